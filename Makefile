@@ -1,0 +1,111 @@
+# league: one plain Makefile.
+#
+#   make            build bin/league (release variant, objects in build/release)
+#   make test       build and run every check suite
+#   make asan       the same suites under ASan+UBSan (objects in build/asan)
+#   make bench      run the benchmarks
+#   make docs       regenerate docs/config.md from the config table
+#   make clean
+#
+# Modules are folders; every .c in a module folder is part of libleague.a.
+# cli/ and bench/ go into the binary only. A new check suite is found by the
+# runner automatically: tests/check_<module>.c exporting
+# `Suite *suite_<module>(void)` is all it takes.
+
+VARIANT ?= release
+BUILD   := build/$(VARIANT)
+CC      ?= cc
+
+PKGS    := libevent lmdb yaml-0.1 openblas check
+
+# Install what is missing before anything asks pkg-config (not for clean).
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
+DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
+ifneq ($(DEPS_RC),0)
+$(error build dependencies missing (see the apt-get line above))
+endif
+endif
+endif
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs libevent lmdb yaml-0.1 openblas)
+CHECK_LIBS := $(shell pkg-config --libs check)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
+	-Wno-unused-parameter -Wundef -Wcast-qual
+OPT_release := -O2 -g
+OPT_asan    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined
+OPT_debug   := -O0 -g
+OPT := $(OPT_$(VARIANT))
+
+CPPFLAGS += -I. -D_GNU_SOURCE $(PKG_CFLAGS)
+CFLAGS   += -std=c11 -pthread $(OPT) $(WARN) -MMD -MP
+LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
+LDLIBS   += $(PKG_LIBS) -lm
+
+MODULES := util storage envs learner payoff players league net collector
+LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
+BIN_SRC := $(wildcard cli/*.c bench/*.c)
+TEST_SRC := $(wildcard tests/*.c)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libleague.a
+EXE      := $(BUILD)/bin/league
+TESTBIN  := $(BUILD)/check_all
+
+.PHONY: all test asan bench docs clean
+all: bin/league
+
+bin/league: $(EXE)
+	@mkdir -p bin
+	cp $< $@
+
+$(EXE): $(BIN_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $(BIN_OBJ) $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The suite list is generated from the test sources, so adding a suite
+# touches no shared file.
+$(BUILD)/tests/suites.h: $(wildcard tests/check_*.c)
+	@mkdir -p $(dir $@)
+	sed -n 's/^Suite \*suite_\([a-z0-9_]*\)(void).*/SUITE(\1)/p' $^ > $@.tmp
+	mv $@.tmp $@
+
+# Suites export suite_<name> with no header: the runner declares them.
+$(TEST_OBJ): CFLAGS += -Wno-missing-prototypes
+$(BUILD)/tests/run.o: $(BUILD)/tests/suites.h
+$(BUILD)/tests/run.o: CPPFLAGS += -I$(BUILD)/tests
+
+$(TESTBIN): $(TEST_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
+
+# Suites that drive the binary find it through LEAGUE_BIN.
+test: $(TESTBIN) $(EXE)
+	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) $(TESTBIN)
+
+asan:
+	$(MAKE) VARIANT=asan test
+
+bench: bin/league
+	bin/league bench all
+
+docs: bin/league
+	bin/league config doc > docs/config.md
+
+clean:
+	rm -rf build bin
+
+-include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -1,0 +1,43 @@
+/*
+ * cli: the `league` multi-call binary. Each command lives in its own
+ * cli/cmd_<name>.c and exports one `const struct cli_cmd`; main.c holds the
+ * table. Exit status: 0 success, 1 runtime failure, 2 usage or config error.
+ */
+#ifndef LG_CLI_H
+#define LG_CLI_H
+
+#include <getopt.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+struct cli_cmd {
+	const char *name;
+	const char *summary; /* one line for `league --help` */
+	const char *help;    /* full text for `league NAME --help` */
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Print "league CMD: <msg>" and a one-line hint to stderr; return 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* getopt_long with our error reporting. Returns the option like getopt_long,
+ * -1 at the end, or -2 after printing a usage error (unknown option, missing
+ * argument); the caller returns CLI_USAGE then. Set optind = 0 before the
+ * first call for a new argv (cli_main does that). */
+int cli_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
+	       const struct option *longopts);
+
+/* Strict numeric option parsing with a usage error naming the option. */
+int cli_opt_u64(const char *cmd, const char *opt, const char *val,
+		unsigned long long lo, unsigned long long hi,
+		unsigned long long *out);
+int cli_opt_double(const char *cmd, const char *opt, const char *val,
+		   double lo, double hi, double *out);
+
+/* True when argv holds -h or --help before any "--". */
+int cli_wants_help(int argc, char **argv);
+
+extern const struct cli_cmd cli_cmd_config;
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * league/config: the league's YAML configuration.
+ *
+ * One declarative table (config.c, `cfg_table`) lists every key: its dotted
+ * path, type, bounds, default and a line of documentation. Everything else is
+ * driven by that table: parsing (libyaml events), defaults (the defaults are
+ * YAML text run through the same parser, so a default can never be invalid),
+ * printing the effective config as YAML (`league config check`), and the
+ * reference in docs/config.md (`league config doc`).
+ *
+ * struct cfg is a plain value: fixed-size strings and arrays, no pointers,
+ * so it can be copied, compared and stored. Lower modules (envs, learner,
+ * collector) never include this header; the daemon and the CLI translate a
+ * cfg into their option structs.
+ *
+ * Errors name file:line:column and the key, e.g.
+ *   league.yaml:12:7: learner.lr: expected a number in [0, 1], got 'fast'
+ * and every load function returns LG_ECONFIG for a rejected config.
+ */
+#ifndef LG_CONFIG_H
+#define LG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define CFG_STR_MAX 256
+#define CFG_LIST_MAX 8
+#define CFG_MATRIX_MAX 16
+
+enum cfg_activation { CFG_ACT_RELU, CFG_ACT_TANH };
+enum cfg_lr_schedule { CFG_LR_CONSTANT, CFG_LR_LINEAR };
+enum cfg_weighting {
+	CFG_PFSP_SQUARED,
+	CFG_PFSP_VARIANCE,
+	CFG_PFSP_LINEAR,
+	CFG_PFSP_LINEAR_CAPPED,
+};
+enum cfg_env_mode { CFG_MODE_SERIAL, CFG_MODE_SYNC, CFG_MODE_ASYNC };
+enum cfg_prior { CFG_PRIOR_HALF, CFG_PRIOR_BETA };
+
+struct cfg_u32_list {
+	uint32_t n;
+	uint32_t v[CFG_LIST_MAX];
+};
+
+struct cfg_matrix {
+	uint32_t rows, cols; /* 0 x 0 when unset */
+	double v[CFG_MATRIX_MAX][CFG_MATRIX_MAX];
+};
+
+struct cfg {
+	struct {
+		char name[CFG_STR_MAX];
+		char dir[CFG_STR_MAX];
+		uint64_t seed;
+	} league;
+	struct {
+		char name[CFG_STR_MAX];
+		uint64_t max_steps;
+		struct cfg_matrix matrix;
+		struct {
+			uint64_t obs_len;
+			double reset_s, step_s, infer_s;
+			uint64_t episode_len;
+			double jitter_lo, jitter_hi;
+		} timing;
+		uint64_t connect4_depth;
+	} env;
+	struct {
+		struct cfg_u32_list hidden;
+		int activation; /* enum cfg_activation */
+	} model;
+	struct {
+		double lr;
+		int lr_schedule; /* enum cfg_lr_schedule */
+		double lr_final_frac;
+		double gamma, gae_lambda;
+		double clip, value_clip;
+		double vf_coef, ent_coef;
+		uint64_t epochs, minibatch, batch;
+		double max_grad_norm;
+		double adam_beta1, adam_beta2, adam_eps;
+		uint64_t push_every;
+		uint64_t queue_segments;
+		uint64_t threads;
+	} learner;
+	struct {
+		uint64_t main, main_exploiter, league_exploiter, self_play;
+	} players;
+	struct {
+		struct {
+			double pfsp, sp, verification;
+			int pfsp_weighting; /* enum cfg_weighting */
+			double sp_min_win_rate;
+			double verify_exploiter_win_rate;
+			double verify_historical_win_rate;
+		} main;
+		struct {
+			double main_min_win_rate;
+			int pfsp_weighting;
+			double reset_prob;
+		} main_exploiter;
+		struct {
+			int pfsp_weighting;
+			double reset_prob;
+		} league_exploiter;
+		struct {
+			double sp, uniform, pfsp, nash;
+			int pfsp_weighting;
+		} self_play;
+	} roles;
+	struct {
+		double pfsp_exponent;
+		uint64_t job_episodes;
+		double job_lease_s;
+		int log_decisions;
+	} matchmaking;
+	struct {
+		uint64_t steps;
+		double win_rate;
+		double max_mult;
+		uint64_t keep;
+	} snapshot;
+	struct {
+		double decay;
+		double min_games;
+		int prior; /* enum cfg_prior */
+		double prior_strength;
+		double elo_k;
+	} payoff;
+	struct {
+		uint64_t count;
+		uint64_t envs;
+		int mode; /* enum cfg_env_mode */
+		uint64_t wait_num;
+		double wait_timeout_s;
+		double step_timeout_s, reset_timeout_s;
+		uint64_t threads;
+		int processes;
+		uint64_t segment_len;
+	} collectors;
+	struct {
+		uint64_t env_steps;
+		double seconds;
+		uint64_t jobs;
+		uint64_t snapshots;
+	} budget;
+	struct {
+		char listen[CFG_STR_MAX];
+		uint64_t port;
+		uint64_t http_port;
+		char token_file[CFG_STR_MAX];
+		double heartbeat_s;
+		uint64_t max_frame;
+	} server;
+	struct {
+		double share;
+		int nashconv;
+		uint64_t games;
+	} eval;
+};
+
+enum cfg_type {
+	CFG_T_U64,
+	CFG_T_DOUBLE,
+	CFG_T_BOOL,
+	CFG_T_STR,
+	CFG_T_ENUM,
+	CFG_T_U32_LIST,
+	CFG_T_MATRIX,
+};
+
+/* One row of the table. */
+struct cfg_key {
+	const char *path;          /* dotted, e.g. "learner.lr" */
+	enum cfg_type type;
+	size_t off;                /* offset in struct cfg */
+	double lo, hi;             /* numbers, list elements, matrix cells;
+				      for strings hi is the max length */
+	const char *def;           /* default as YAML text */
+	const char *const *names;  /* CFG_T_ENUM: NULL-terminated names */
+	const char *doc;
+};
+
+/* The table, in the order keys are printed. */
+const struct cfg_key *cfg_keys(size_t *n);
+
+/* Fill c with every default. Never fails for the shipped table (a test
+ * checks); returns LG_ECONFIG with detail in err if it did. */
+int cfg_defaults(struct cfg *c, char *err, size_t errlen);
+
+/* Defaults, then the YAML file, then the cross-key checks. On error c is
+ * unspecified, err names file:line:column and key, and LG_ECONFIG (or LG_EIO
+ * when the file cannot be read) is returned. */
+int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen);
+/* The same from memory; name stands in for the file name in messages. */
+int cfg_load_string(struct cfg *c, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen);
+
+/* Append the whole effective config as YAML (every key, in table order,
+ * with its doc line as a comment). The output loads back to an equal cfg. */
+int cfg_emit_yaml(const struct cfg *c, lg_buf *out);
+/* Append the Markdown reference of every key. */
+int cfg_emit_markdown(lg_buf *out);
+
+/* Name of an enum value for a key path (NULL when not an enum key). */
+const char *cfg_enum_name(const char *path, int value);
+
+#endif

@@ -1,0 +1,211 @@
+/*
+ * util: the few things every module needs and nothing else.
+ *
+ *   - error codes: every function in the project returns int, 0 for success
+ *     and one of the negative LG_E* codes below on failure; lg_strerror()
+ *     turns a code into text. Human detail (file, line, key, peer) travels in
+ *     a caller-supplied buffer or in the log, never in the code.
+ *   - logging to stderr with a level and a process tag.
+ *   - a small, fast, seedable RNG whose whole state is a plain value, so it
+ *     can be stored in LMDB and restored bit-exactly on resume.
+ *   - clocks, byte order helpers, CRC-32C, a growable byte buffer and strict
+ *     number parsing for command-line arguments.
+ *
+ * util depends on libc only.
+ */
+#ifndef LG_UTIL_H
+#define LG_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- errors ----------------------------------------------------------- */
+
+enum lg_err {
+	LG_OK = 0,
+	LG_ENOMEM = -1,     /* allocation failed */
+	LG_EINVAL = -2,     /* bad argument or input */
+	LG_EIO = -3,        /* operating system I/O error */
+	LG_ENOTFOUND = -4,  /* no such key, player, file, ... */
+	LG_ECORRUPT = -5,   /* stored data failed its checks */
+	LG_EFULL = -6,      /* a bounded container or map is full */
+	LG_EEXIST = -7,     /* already exists */
+	LG_EPROTO = -8,     /* peer broke the wire protocol */
+	LG_ETIMEOUT = -9,   /* deadline passed */
+	LG_EBUSY = -10,     /* resource in use, try again */
+	LG_ECONFIG = -11,   /* configuration rejected */
+	LG_EVERSION = -12,  /* incompatible format or protocol version */
+	LG_EAUTH = -13,     /* authentication failed */
+	LG_ECLOSED = -14,   /* connection or object closed */
+	LG_ERANGE = -15,    /* value out of range */
+	LG_ESTORAGE = -16,  /* storage engine failure */
+	LG_EUNSUPP = -17,   /* not supported */
+	LG_ECANCELED = -18, /* operation canceled */
+};
+
+/* Text for an LG_E* code (static storage; never NULL). */
+const char *lg_strerror(int err);
+
+/* ---- logging ---------------------------------------------------------- */
+
+enum lg_log_level { LG_LOG_ERROR = 0, LG_LOG_WARN, LG_LOG_INFO, LG_LOG_DEBUG };
+
+/* Messages above this level are dropped. Defaults to LG_LOG_INFO, or the
+ * level named by the LEAGUE_LOG environment variable (error|warn|info|debug)
+ * read on first use. */
+void lg_log_set_level(enum lg_log_level level);
+enum lg_log_level lg_log_get_level(void);
+/* Short name printed in every line, e.g. "daemon" or "collector.2". The
+ * string is copied (at most 31 bytes). */
+void lg_log_set_tag(const char *tag);
+void lg_log(enum lg_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lg_vlog(enum lg_log_level level, const char *fmt, va_list ap);
+
+#define LG_ERROR(...) lg_log(LG_LOG_ERROR, __VA_ARGS__)
+#define LG_WARN(...) lg_log(LG_LOG_WARN, __VA_ARGS__)
+#define LG_INFO(...) lg_log(LG_LOG_INFO, __VA_ARGS__)
+#define LG_DEBUG(...)                                                          \
+	do {                                                                   \
+		if (lg_log_get_level() >= LG_LOG_DEBUG)                        \
+			lg_log(LG_LOG_DEBUG, __VA_ARGS__);                     \
+	} while (0)
+
+/* snprintf into a caller buffer that may be NULL (then nothing happens). */
+void lg_errf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ---- rng: xoshiro256** seeded through splitmix64 ------------------------ */
+
+/* The whole state; copy it, store it, restore it. */
+typedef struct lg_rng {
+	uint64_t s[4];
+} lg_rng;
+
+void lg_rng_seed(lg_rng *r, uint64_t seed);
+/* Derive an independent stream: seed mixed with a stream number. */
+void lg_rng_seed2(lg_rng *r, uint64_t seed, uint64_t stream);
+uint64_t lg_rng_u64(lg_rng *r);
+/* Uniform double in [0, 1) with 53 random bits. */
+double lg_rng_double(lg_rng *r);
+/* Uniform float in [0, 1) with 24 random bits. */
+float lg_rng_float(lg_rng *r);
+/* Uniform integer in [0, n), unbiased; n must be > 0. */
+uint64_t lg_rng_below(lg_rng *r, uint64_t n);
+/* Standard normal (Box-Muller, no cached second value so state stays one
+ * plain value). */
+double lg_rng_normal(lg_rng *r);
+/* Index drawn with probability w[i] / sum(w). Negative, NaN or infinite
+ * weights count as 0; when every weight is 0 the draw is uniform over n.
+ * n must be > 0. */
+size_t lg_rng_categorical(lg_rng *r, const double *w, size_t n);
+
+/* ---- clocks ----------------------------------------------------------- */
+
+uint64_t lg_now_ns(void);    /* CLOCK_MONOTONIC */
+double lg_now_s(void);       /* CLOCK_MONOTONIC in seconds */
+double lg_wall_s(void);      /* CLOCK_REALTIME in seconds */
+void lg_sleep_s(double s);   /* nanosleep, restarted on EINTR */
+
+/* ---- byte order ------------------------------------------------------- */
+
+static inline void lg_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
+}
+static inline uint32_t lg_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static inline void lg_put_be64(uint8_t *p, uint64_t v)
+{
+	lg_put_be32(p, (uint32_t)(v >> 32));
+	lg_put_be32(p + 4, (uint32_t)v);
+}
+static inline uint64_t lg_get_be64(const uint8_t *p)
+{
+	return (uint64_t)lg_get_be32(p) << 32 | lg_get_be32(p + 4);
+}
+static inline void lg_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;         p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline uint32_t lg_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+static inline void lg_put_le64(uint8_t *p, uint64_t v)
+{
+	lg_put_le32(p, (uint32_t)v);
+	lg_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint64_t lg_get_le64(const uint8_t *p)
+{
+	return (uint64_t)lg_get_le32(p) | (uint64_t)lg_get_le32(p + 4) << 32;
+}
+static inline void lg_put_lef32(uint8_t *p, float f)
+{
+	uint32_t v;
+	memcpy(&v, &f, 4);
+	lg_put_le32(p, v);
+}
+static inline float lg_get_lef32(const uint8_t *p)
+{
+	uint32_t v = lg_get_le32(p);
+	float f;
+	memcpy(&f, &v, 4);
+	return f;
+}
+static inline void lg_put_lef64(uint8_t *p, double d)
+{
+	uint64_t v;
+	memcpy(&v, &d, 8);
+	lg_put_le64(p, v);
+}
+static inline double lg_get_lef64(const uint8_t *p)
+{
+	uint64_t v = lg_get_le64(p);
+	double d;
+	memcpy(&d, &v, 8);
+	return d;
+}
+
+/* ---- checksums -------------------------------------------------------- */
+
+/* CRC-32C (Castagnoli). Start with crc = 0; chain calls to extend. */
+uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len);
+
+/* ---- growable byte buffer --------------------------------------------- */
+
+typedef struct lg_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+} lg_buf;
+
+/* A zeroed lg_buf is empty and valid. lg_buf_free leaves it empty. */
+void lg_buf_free(lg_buf *b);
+int lg_buf_reserve(lg_buf *b, size_t extra);
+int lg_buf_append(lg_buf *b, const void *p, size_t n);
+int lg_buf_printf(lg_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- strict parsing --------------------------------------------------- */
+
+/* Whole-string parses: no trailing junk, no empty string, range checked.
+ * Return 0 or LG_EINVAL / LG_ERANGE. */
+int lg_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+int lg_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);
+int lg_parse_double(const char *s, double lo, double hi, double *out);
+
+#define LG_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define LG_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LG_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif
