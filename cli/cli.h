@@ -15,6 +15,9 @@ struct cli_cmd {
 	const char *summary; /* one line for `league --help` */
 	const char *help;    /* full text for `league NAME --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	/* 0: `--help` anywhere prints `help`. 1: only `league NAME --help`
+	 * does; later --help flags are the command's (subcommands). */
+	int own_help;
 };
 
 /* Print "league CMD: <msg>" and a one-line hint to stderr; return 2. */
@@ -39,5 +42,6 @@ int cli_opt_double(const char *cmd, const char *opt, const char *val,
 int cli_wants_help(int argc, char **argv);
 
 extern const struct cli_cmd cli_cmd_config;
+extern const struct cli_cmd cli_cmd_bench;
 
 #endif

@@ -8,6 +8,7 @@
 
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_config,
+	&cli_cmd_bench,
 };
 
 static void print_main_help(FILE *f)
@@ -127,7 +128,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < LG_ARRAY_LEN(commands); i++) {
 		if (strcmp(commands[i]->name, name))
 			continue;
-		if (cli_wants_help(argc - 1, argv + 1)) {
+		if (commands[i]->own_help
+			    ? argc > 2 && (!strcmp(argv[2], "--help") ||
+					   !strcmp(argv[2], "-h"))
+			    : cli_wants_help(argc - 1, argv + 1)) {
 			fputs(commands[i]->help, stdout);
 			return CLI_OK;
 		}

@@ -1,0 +1,19 @@
+/*
+ * bench: benchmarks behind `league bench NAME`. Each prints a ratio against
+ * a reference measured in the same run (these machines are shared and
+ * noisy), and with --json one JSON object per line.
+ *
+ * A benchmark is `int bench_<name>(int argc, char **argv)` with argv[0] the
+ * benchmark name, returning a CLI exit status; register it in the table in
+ * cli/cmd_bench.c.
+ */
+#ifndef LG_BENCH_H
+#define LG_BENCH_H
+
+struct bench_entry {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+#endif
