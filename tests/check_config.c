@@ -1,0 +1,267 @@
+/* tests/check_config.c: the key table, the YAML parser's errors, the
+ * emitter round trip, the shipped configs and docs/config.md freshness. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "league/config.h"
+#include "tests/testutil.h"
+
+static int load(struct cfg *c, const char *yaml, char *err, size_t errlen)
+{
+	return cfg_load_string(c, yaml, strlen(yaml), "t.yaml", err, errlen);
+}
+
+START_TEST(defaults_are_valid_and_documented)
+{
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg c;
+	char err[512] = "";
+
+	ck_assert_uint_gt(n, 50);
+	ck_assert_msg(load(&c, "", err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(c.env.name, "rps");
+	ck_assert(c.learner.lr == 0.0003);
+	ck_assert_uint_eq(c.snapshot.steps, 2000000000ull);
+	ck_assert_uint_eq(c.model.hidden.n, 2);
+	ck_assert_uint_eq(c.model.hidden.v[1], 64);
+	ck_assert_int_eq(c.roles.main_exploiter.pfsp_weighting,
+			 CFG_PFSP_VARIANCE);
+	ck_assert(c.matchmaking.log_decisions);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(k[i].doc && strlen(k[i].doc) > 10, "%s", k[i].path);
+		ck_assert_msg(strchr(k[i].path, '.'), "%s", k[i].path);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(k[i].path, k[j].path);
+	}
+}
+END_TEST
+
+START_TEST(values_are_read)
+{
+	struct cfg c;
+	char err[512] = "";
+	const char *y =
+		"league:\n  name: x\n  seed: 42\n"
+		"env:\n  name: matrix\n  matrix:\n    - [3, -2]\n    - [-2, 1]\n"
+		"  timing:\n    step_s: 0.25\n"
+		"model:\n  hidden: []\n  activation: relu\n"
+		"snapshot:\n  steps: 1.5e6\n"
+		"matchmaking:\n  log_decisions: false\n"
+		"server:\n  token_file: \"/tmp/my token\"\n";
+
+	ck_assert_msg(load(&c, y, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(c.league.name, "x");
+	ck_assert_uint_eq(c.league.seed, 42);
+	ck_assert_uint_eq(c.env.matrix.rows, 2);
+	ck_assert_uint_eq(c.env.matrix.cols, 2);
+	ck_assert(c.env.matrix.v[0][1] == -2 && c.env.matrix.v[1][1] == 1);
+	ck_assert(c.env.timing.step_s == 0.25);
+	ck_assert_uint_eq(c.model.hidden.n, 0);
+	ck_assert_int_eq(c.model.activation, CFG_ACT_RELU);
+	ck_assert_uint_eq(c.snapshot.steps, 1500000);
+	ck_assert(!c.matchmaking.log_decisions);
+	ck_assert_str_eq(c.server.token_file, "/tmp/my token");
+}
+END_TEST
+
+/* Every rejected input names file:line:column and what is wrong. */
+static const struct {
+	const char *yaml;
+	const char *msg;
+} bad[] = {
+	{ "learner:\n  lr: fast\n", "t.yaml:2:7: learner.lr: expected a number in [0, 1], got 'fast'" },
+	{ "learner:\n  lr: 2\n", "t.yaml:2:7: learner.lr: expected a number in [0, 1]" },
+	{ "learner:\n  lr: \"0.1\"\n", "t.yaml:2:7: learner.lr: expected a number" },
+	{ "learner:\n  lrr: 0.1\n", "t.yaml:2:3: unknown key 'learner.lrr' (did you mean 'learner.lr'?)" },
+	{ "bogus: 1\n", "t.yaml:1:1: unknown key 'bogus'" },
+	{ "learner:\n  lr: 0.1\n  lr: 0.2\n", "t.yaml:3:3: duplicate key 'learner.lr' (first at line 2)" },
+	{ "learner:\n  lr: 0.1\nlearner:\n  gamma: 0.5\n", "t.yaml:3:1: duplicate section 'learner'" },
+	{ "learner: 3\n", "t.yaml:1:10: learner: expected a mapping of keys" },
+	{ "learner:\n  epochs: 2.5\n", "t.yaml:2:11: learner.epochs: expected a whole number in [1, 1000], got '2.5'" },
+	{ "learner:\n  epochs: -1\n", "learner.epochs: expected a whole number" },
+	{ "learner:\n  epochs:\n", "t.yaml:2:10: learner.epochs: missing value" },
+	{ "model:\n  activation: sigmoid\n", "t.yaml:2:15: model.activation: expected one of relu, tanh, got 'sigmoid'" },
+	{ "model:\n  hidden: 64\n", "t.yaml:2:11: model.hidden: expected a list like [64, 64]" },
+	{ "model:\n  hidden: [64, x]\n", "t.yaml:2:16: model.hidden: expected a whole number in [1, 65536], got 'x'" },
+	{ "model:\n  hidden: [1,2,3,4,5,6,7,8,9]\n", "model.hidden: more than 8 entries" },
+	{ "env:\n  matrix: [[1, 2], [3]]\n", "t.yaml:2:20: env.matrix: row 2 has 1 entries, expected 2" },
+	{ "env:\n  matrix: [1, 2]\n", "env.matrix: expected a list of rows" },
+	{ "matchmaking:\n  log_decisions: yes\n", "t.yaml:2:18: matchmaking.log_decisions: expected true or false, got 'yes'" },
+	{ "model:\n  hidden: [64\n", "t.yaml:3:1: YAML syntax error" },
+	{ "learner:\n\tlr: 0.1\n", "YAML syntax error" },
+	{ "a: &x 1\nb: *x\n", "unknown key 'a'" },
+	{ "learner: &x\n  lr: 0.1\nmodel: *x\n", "YAML aliases are not supported" },
+	{ "league:\n  seed: 1\n---\nleague:\n  seed: 2\n", "only one YAML document" },
+	{ "- a\n- b\n", "t.yaml:1:1: the config must be a mapping of sections" },
+	{ "? [a, b]\n: 1\n", "keys must be plain words" },
+	/* Cross-key rules name the key and its place. */
+	{ "roles:\n  main:\n    pfsp: 0.6\n", "t.yaml:3:5: roles.main.pfsp: roles.main pfsp + sp + verification must be 1, is 1.1" },
+	{ "roles:\n  self_play:\n    sp: 0.5\n", "roles.self_play sp + uniform + pfsp + nash must be 1" },
+	{ "players:\n  main: 0\n", "t.yaml:2:3: players.main: a league needs at least one learning player" },
+	{ "players:\n  main: 0\n  main_exploiter: 1\n", "players.main_exploiter: main exploiters need at least one main player" },
+	{ "collectors:\n  envs: 4\n", "collectors.wait_num: 7 is more than collectors.envs (4)" },
+	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
+	{ "budget:\n  seconds: 0\n", "set at least one budget" },
+	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
+	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
+};
+
+START_TEST(bad_inputs_are_named)
+{
+	struct cfg c;
+	char err[512] = "";
+	int rc;
+
+	unsetenv("LEAGUE_TOKEN");
+	rc = load(&c, bad[_i].yaml, err, sizeof err);
+	ck_assert_msg(rc == LG_ECONFIG, "case %d accepted: %s", _i, bad[_i].yaml);
+	ck_assert_msg(strstr(err, bad[_i].msg), "case %d: got '%s', want '%s'",
+		      _i, err, bad[_i].msg);
+}
+END_TEST
+
+/* Table-driven: one past each numeric bound is refused, naming the key. */
+START_TEST(every_bound_is_enforced)
+{
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	int checked = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE)
+			continue;
+		double probes[2] = { k[i].lo - 1, k[i].hi * 2 + 1 };
+		for (int j = 0; j < 2; j++) {
+			/* Nest the dotted path as YAML mappings. */
+			char yaml[512] = "", err[512] = "", path[128];
+			snprintf(path, sizeof path, "%s", k[i].path);
+			int depth = 0;
+			char *save, *tok = strtok_r(path, ".", &save), *next;
+			for (; (next = strtok_r(NULL, ".", &save)); tok = next)
+				snprintf(yaml + strlen(yaml),
+					 sizeof yaml - strlen(yaml),
+					 "%*s%s:\n", 2 * depth++, "", tok);
+			snprintf(yaml + strlen(yaml), sizeof yaml - strlen(yaml),
+				 "%*s%s: %.17g\n", 2 * depth, "", tok, probes[j]);
+			struct cfg c;
+			if (j == 0 && k[i].lo <= 0 && k[i].type == CFG_T_U64)
+				continue; /* -1 is a different error; below */
+			ck_assert_msg(load(&c, yaml, err, sizeof err) == LG_ECONFIG,
+				      "%s accepted %.17g", k[i].path, probes[j]);
+			ck_assert_msg(strstr(err, k[i].path), "%s: %s", k[i].path,
+				      err);
+			checked++;
+		}
+	}
+	ck_assert_int_gt(checked, 100);
+}
+END_TEST
+
+START_TEST(emit_round_trips)
+{
+	struct cfg a, b;
+	lg_buf y = { 0 };
+	char err[512] = "";
+	const char *src =
+		"env:\n  name: matrix\n  matrix: [[0.1, -2.5e-7], [3, 1e5]]\n"
+		"league:\n  name: \"quote\\\" back\\\\slash\"\n"
+		"model:\n  hidden: [7, 9, 11]\n"
+		"learner:\n  lr: 0.1\n  adam_eps: 1.234567890123e-9\n";
+
+	ck_assert_msg(load(&a, src, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(cfg_emit_yaml(&a, &y), 0);
+	ck_assert_msg(cfg_load_string(&b, (char *)y.data, y.len, "emitted", err,
+				      sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(memcmp(&a, &b, sizeof a), 0);
+	ck_assert_str_eq(b.league.name, "quote\" back\\slash");
+	/* Every key appears in the output. */
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	ck_assert_int_eq(lg_buf_append(&y, "", 1), 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *leaf = strrchr(k[i].path, '.') + 1;
+		char needle[96];
+		snprintf(needle, sizeof needle, " %s: ", leaf);
+		ck_assert_msg(strstr((char *)y.data, needle), "%s missing",
+			      k[i].path);
+	}
+	lg_buf_free(&y);
+}
+END_TEST
+
+START_TEST(shipped_configs_are_valid)
+{
+	char path[512];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof path, "%s/configs", tu_src_dir());
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 6 || strcmp(e->d_name + len - 5, ".yaml"))
+			continue;
+		char file[800], err[512] = "";
+		struct cfg c;
+		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		ck_assert_msg(cfg_load_file(&c, file, err, sizeof err) == 0,
+			      "%s", err);
+		n++;
+	}
+	closedir(d);
+	ck_assert_int_ge(n, 2);
+}
+END_TEST
+
+START_TEST(docs_config_md_is_current)
+{
+	char path[512];
+	lg_buf want = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/docs/config.md", tu_src_dir());
+	ck_assert_int_eq(cfg_emit_markdown(&want), 0);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "%s missing: run make docs", path);
+	char *have = calloc(1, want.len + 2);
+	size_t got = fread(have, 1, want.len + 1, f);
+	fclose(f);
+	ck_assert_msg(got == want.len && !memcmp(have, want.data, want.len),
+		      "docs/config.md is stale: run make docs");
+	free(have);
+	lg_buf_free(&want);
+}
+END_TEST
+
+START_TEST(missing_file_is_io_error)
+{
+	struct cfg c;
+	char err[512] = "";
+
+	ck_assert_int_eq(cfg_load_file(&c, "/nonexistent/x.yaml", err,
+				       sizeof err), LG_EIO);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/x.yaml: cannot open"));
+}
+END_TEST
+
+Suite *suite_config(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, defaults_are_valid_and_documented);
+	tcase_add_test(tc, values_are_read);
+	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
+	tcase_add_test(tc, every_bound_is_enforced);
+	tcase_add_test(tc, emit_round_trips);
+	tcase_add_test(tc, shipped_configs_are_valid);
+	tcase_add_test(tc, docs_config_md_is_current);
+	tcase_add_test(tc, missing_file_is_io_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
