@@ -16,11 +16,11 @@ VARIANT ?= release
 BUILD   := build/$(VARIANT)
 CC      ?= cc
 
-PKGS    := libevent lmdb yaml-0.1 openblas check
+PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))
@@ -29,7 +29,7 @@ endif
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs libevent lmdb yaml-0.1 openblas)
+PKG_LIBS   := $(shell pkg-config --libs libevent lmdb yaml-0.1 openblas libprotobuf-c)
 CHECK_LIBS := $(shell pkg-config --libs check)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -41,7 +41,7 @@ OPT_asan    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 OPT_debug   := -O0 -g
 OPT := $(OPT_$(VARIANT))
 
-CPPFLAGS += -I. -D_GNU_SOURCE $(PKG_CFLAGS)
+CPPFLAGS += -I. -isystem $(BUILD)/gen -D_GNU_SOURCE $(PKG_CFLAGS)
 CFLAGS   += -std=c11 -pthread $(OPT) $(WARN) -MMD -MP
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 LDLIBS   += $(PKG_LIBS) -lm
@@ -51,7 +51,12 @@ LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 BIN_SRC := $(wildcard cli/*.c bench/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The wire schema is compiled by protoc-c into build/<variant>/gen.
+GEN_C    := $(BUILD)/gen/league.pb-c.c
+GEN_H    := $(BUILD)/gen/league.pb-c.h
+GEN_OBJ  := $(BUILD)/gen/league.pb-c.o
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libleague.a
@@ -76,6 +81,17 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(GEN_C) $(GEN_H) &: net/league.proto
+	@mkdir -p $(dir $@)
+	protoc-c --c_out=$(BUILD)/gen --proto_path=net net/league.proto
+
+# Generated code is not held to our warning set.
+$(GEN_OBJ): $(GEN_C)
+	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -MMD -MP -c -o $@ $<
+
+# Any object may include the generated header: build it first.
+$(filter-out $(GEN_OBJ),$(LIB_OBJ)) $(BIN_OBJ) $(TEST_OBJ): | $(GEN_H)
 
 # The suite list is generated from the test sources, so adding a suite
 # touches no shared file.

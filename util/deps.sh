@@ -2,7 +2,7 @@
 # Install the Debian packages league builds against, or print the exact
 # command when not root. Called by the Makefile when pkg-config cannot find
 # a dependency, and by .ci/run.
-PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check"
+PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler"
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing build dependencies; install them with:" >&2
 	echo "  sudo apt-get install -y $PKGS" >&2

@@ -1,0 +1,116 @@
+/*
+ * net: the league wire protocol (net/league.proto) and connections on
+ * libevent.
+ *
+ * Frames are a 4-byte big-endian length N (1 <= N <= max_frame) and N bytes
+ * of one serialized league.Envelope. Messages are the protobuf-c types
+ * generated from net/league.proto (League__Envelope and friends), so any
+ * language with protobuf can speak to the daemon.
+ *
+ * A net_conn wraps one socket in a bufferevent and is a small explicit state
+ * machine (NET_CONN_* below): frames are decoded as they arrive, at most
+ * NET_FRAMES_PER_WAKE per read callback so one chatty peer cannot starve
+ * the loop (the rest is handled on the next loop iteration); when our output
+ * to a peer passes the high watermark we stop reading from it until it
+ * drains (backpressure); any framing or decode error closes that connection
+ * with a logged reason and a short sanitized sample of the offending bytes,
+ * and nothing else changes.
+ */
+#ifndef LG_NET_H
+#define LG_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "league.pb-c.h"
+#include "util/util.h"
+
+#define NET_FRAME_HDR 4
+#define NET_DEFAULT_MAX_FRAME (64u << 20)
+#define NET_FRAMES_PER_WAKE 64
+#define NET_OUT_HIGH_WATER (16u << 20) /* stop reading the peer above */
+#define NET_OUT_LOW_WATER (4u << 20)   /* resume below */
+
+typedef League__Envelope net_msg;
+
+/* ---- frames ----------------------------------------------------------- */
+
+/* Append m as one frame (header and body) to out. */
+int net_frame_encode(const net_msg *m, lg_buf *out);
+
+/*
+ * Decode the first frame of buf[0, len).
+ * Returns 0 with *msg (free with net_msg_free) and *used set; 1 when buf
+ * holds no whole frame yet (nothing consumed); LG_EPROTO when the frame is
+ * empty, longer than max_frame, or not a valid Envelope with a body, with
+ * err saying which (and a sanitized sample of the bytes).
+ * The length is checked before anything is allocated.
+ */
+int net_frame_decode(const uint8_t *buf, size_t len, size_t max_frame,
+		     net_msg **msg, size_t *used, char *err, size_t errlen);
+void net_msg_free(net_msg *m);
+/* Body name ("hello", "job_result", ...; "none" when unset). */
+const char *net_msg_name(const net_msg *m);
+/* Printable sample of raw bytes: up to 32, non-printables as \xNN. */
+void net_sample(const void *p, size_t n, char *out, size_t outlen);
+
+/* ---- connections on libevent ------------------------------------------ */
+
+struct event_base;
+typedef struct net_conn net_conn;
+
+enum net_conn_state {
+	NET_CONN_OPEN,     /* reading and writing */
+	NET_CONN_PAUSED,   /* output above the high watermark: not reading */
+	NET_CONN_CLOSING,  /* flushing output, then closing */
+	NET_CONN_CLOSED,
+};
+
+const char *net_conn_state_name(enum net_conn_state s);
+
+struct net_conn_cbs {
+	/* A decoded message; ownership passes to the callback (free it with
+	 * net_msg_free). The callback may send, or close the connection. */
+	void (*on_msg)(net_conn *c, net_msg *m, void *arg);
+	/* The connection is gone (peer closed, error, or net_conn_close);
+	 * why is a short reason. Called once; the conn is freed after it. */
+	void (*on_close)(net_conn *c, const char *why, void *arg);
+};
+
+/*
+ * Wrap a connected socket (made non-blocking here; owned by the conn from
+ * now on). peer is a label for logs ("127.0.0.1:5555").
+ */
+int net_conn_new(net_conn **out, struct event_base *base, int fd,
+		 size_t max_frame, const struct net_conn_cbs *cbs, void *arg,
+		 const char *peer);
+/* Queue m. LG_ECLOSED when closing or closed. */
+int net_conn_send(net_conn *c, const net_msg *m);
+/* Close now (why is logged), or after flushing queued output when flush is
+ * set. on_close runs from the event loop, never from inside this call. */
+void net_conn_close(net_conn *c, const char *why, int flush);
+enum net_conn_state net_conn_state(const net_conn *c);
+const char *net_conn_peer(const net_conn *c);
+/* Bytes queued for the peer. */
+size_t net_conn_outq(const net_conn *c);
+void net_conn_set_arg(net_conn *c, void *arg);
+
+/* ---- sockets ---------------------------------------------------------- */
+
+/* Parse "host:port" (host may be empty for 127.0.0.1). */
+int net_parse_hostport(const char *s, char *host, size_t hostlen,
+		       uint16_t *port);
+/* A listening TCP socket on host:port (port 0: any free port; the one
+ * chosen is returned in *bound). */
+int net_listen_tcp(const char *host, uint16_t port, int *fd,
+		   uint16_t *bound, char *err, size_t errlen);
+/* A blocking TCP connection to host:port with TCP_NODELAY. */
+int net_connect_tcp(const char *host, uint16_t port, int *fd, char *err,
+		    size_t errlen);
+/* Blocking helpers for simple clients and tests: send one frame; receive
+ * one frame within timeout_s (LG_ETIMEOUT, LG_ECLOSED, LG_EPROTO). */
+int net_send_blocking(int fd, const net_msg *m);
+int net_recv_blocking(int fd, size_t max_frame, double timeout_s,
+		      net_msg **out, char *err, size_t errlen);
+
+#endif
