@@ -50,6 +50,8 @@ MODULES := util storage envs learner payoff players league net collector
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 BIN_SRC := $(wildcard cli/*.c bench/*.c)
 TEST_SRC := $(wildcard tests/*.c)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 # The wire schema is compiled by protoc-c into build/<variant>/gen.
 GEN_C    := $(BUILD)/gen/league.pb-c.c
@@ -63,7 +65,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan bench docs clean
+.PHONY: all test asan bench docs fuzz clean
 all: bin/league
 
 bin/league: $(EXE)
@@ -109,7 +111,9 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
 
 # Suites that drive the binary find it through LEAGUE_BIN.
-test: $(TESTBIN) $(EXE)
+test: $(TESTBIN) $(EXE) $(FUZZ_REPLAY)
+	@for f in $(FUZZ_REPLAY); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
+	  || exit 1; done
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) $(TESTBIN)
 
 asan:
@@ -117,6 +121,27 @@ asan:
 
 bench: bin/league
 	bin/league bench all
+
+# Fuzz harnesses (libFuzzer, clang). `make fuzz` builds them all under
+# build/fuzz; run one with e.g. build/fuzz/fuzz_config -max_total_time=60.
+# `make test` also builds them with a tiny driver so they never rot.
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+fuzz:
+	$(MAKE) VARIANT=fuzz CC=clang \
+		OPT_fuzz="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		build/fuzz/libleague.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  echo "clang $$f -> build/fuzz/$$n"; \
+	  clang $(CPPFLAGS:$(BUILD)/gen=build/fuzz/gen) -Ibuild/fuzz/gen -g -O1 \
+	    -fsanitize=fuzzer,address,undefined -o build/fuzz/$$n $$f \
+	    build/fuzz/libleague.a $(LDLIBS) || exit 1; done
+
+# The replay driver runs each harness over its seed corpus in make test.
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
+		tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LDLIBS)
+
 
 docs: bin/league
 	bin/league config doc > docs/config.md

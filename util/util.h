@@ -62,7 +62,8 @@ enum lg_log_level lg_log_get_level(void);
 void lg_log_set_tag(const char *tag);
 void lg_log(enum lg_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void lg_vlog(enum lg_log_level level, const char *fmt, va_list ap);
+void lg_vlog(enum lg_log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 #define LG_ERROR(...) lg_log(LG_LOG_ERROR, __VA_ARGS__)
 #define LG_WARN(...) lg_log(LG_LOG_WARN, __VA_ARGS__)
