@@ -230,6 +230,14 @@ void net_conn_close(net_conn *c, const char *why, int flush)
 	schedule_close(c, why);
 }
 
+void net_conn_free(net_conn *c)
+{
+	if (!c)
+		return;
+	c->cbs.on_close = NULL;
+	conn_finish(c);
+}
+
 enum net_conn_state net_conn_state(const net_conn *c)
 {
 	return c->state;

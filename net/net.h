@@ -89,6 +89,9 @@ int net_conn_send(net_conn *c, const net_msg *m);
 /* Close now (why is logged), or after flushing queued output when flush is
  * set. on_close runs from the event loop, never from inside this call. */
 void net_conn_close(net_conn *c, const char *why, int flush);
+/* Free at once, with no on_close call: for tearing a server down. Queued
+ * output is dropped. NULL is a no-op. */
+void net_conn_free(net_conn *c);
 enum net_conn_state net_conn_state(const net_conn *c);
 const char *net_conn_peer(const net_conn *c);
 /* Bytes queued for the peer. */

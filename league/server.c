@@ -1,0 +1,602 @@
+/*
+ * league/server.c: sessions, handshake, heartbeats, HTTP /status, drain.
+ * See server.h for the contract.
+ */
+#include "league/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/buffer.h>
+#include <event2/keyvalq_struct.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+enum ss_state { SS_HELLO, SS_READY, SS_CLOSING };
+
+static const char *const ss_names[] = { "hello", "ready", "closing" };
+
+struct league_session {
+	league_server *srv;
+	net_conn *conn;
+	uint64_t id;
+	enum ss_state state;
+	int role;
+	char name[64];
+	double connected_at, last_seen;
+	uint64_t msgs;
+	void *data;
+	league_session *prev, *next;
+};
+
+struct league_server {
+	struct event_base *base;
+	struct league_server_opts o;
+	struct league_server_ops ops;
+	char listen[128], token[256], league[128], env[64], ports_file[512];
+	int lfd;
+	uint16_t port, http_port;
+	struct event *accept_ev, *tick_ev, *drain_ev;
+	struct evhttp *http;
+	league_session *head;
+	size_t nsessions, nready;
+	uint64_t next_id;
+	double started;
+	uint64_t accepted, auth_failures, protocol_errors, timeouts;
+	int draining;
+	double drain_deadline;
+	char drain_reason[128];
+	void (*drain_done)(void *);
+	void *drain_arg;
+};
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static int token_equal(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n = la > lb ? la : lb;
+	unsigned char diff = la != lb;
+
+	/* Constant time in the longer length: no early exit on a mismatch. */
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)((i < la ? a[i] : 0) ^ (i < lb ? b[i] : 0));
+	return diff == 0;
+}
+
+static int is_loopback(const char *addr)
+{
+	return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") ||
+	       !strcmp(addr, "::1");
+}
+
+static void json_str(lg_buf *b, const char *s)
+{
+	lg_buf_append(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			lg_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			lg_buf_printf(b, "\\u%04x", c);
+		else
+			lg_buf_append(b, s, 1);
+	}
+	lg_buf_append(b, "\"", 1);
+}
+
+static void sanitize(char *dst, size_t len, const char *src)
+{
+	size_t o = 0;
+
+	for (; src && *src && o + 1 < len; src++)
+		dst[o++] = (*src >= 0x20 && *src < 0x7f) ? *src : '?';
+	dst[o] = 0;
+}
+
+/* ---- sessions --------------------------------------------------------- */
+
+static void session_unlink(league_session *ss)
+{
+	league_server *s = ss->srv;
+
+	if (ss->prev)
+		ss->prev->next = ss->next;
+	else
+		s->head = ss->next;
+	if (ss->next)
+		ss->next->prev = ss->prev;
+	s->nsessions--;
+}
+
+static void maybe_drained(league_server *s)
+{
+	void (*done)(void *) = s->drain_done;
+
+	if (!s->draining || !done)
+		return;
+	if (s->nsessions && lg_now_s() < s->drain_deadline)
+		return;
+	s->drain_done = NULL;
+	done(s->drain_arg);
+}
+
+static void conn_closed(net_conn *c, const char *why, void *arg)
+{
+	league_session *ss = arg;
+	league_server *s = ss->srv;
+	int was_ready = ss->role != 0 && ss->state != SS_HELLO;
+
+	LG_DEBUG("server: session %llu (%s) closed: %s",
+		 (unsigned long long)ss->id, ss->name, why);
+	session_unlink(ss);
+	if (was_ready) {
+		s->nready--;
+		if (s->ops.on_close)
+			s->ops.on_close(s->ops.ctx, ss, why);
+	}
+	free(ss);
+	maybe_drained(s);
+}
+
+static void send_hello_reply(league_session *ss, int status, const char *error)
+{
+	league_server *s = ss->srv;
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
+
+	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	r.status = (League__Status)status;
+	r.error = (char *)(uintptr_t)(error ? error : "");
+	r.session = ss->id;
+	r.heartbeat_s = s->o.heartbeat_s;
+	r.league = s->league;
+	r.env = s->env;
+	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
+	m.hello_reply = &r;
+	net_conn_send(ss->conn, &m);
+}
+
+static void refuse(league_session *ss, int status, const char *error)
+{
+	send_hello_reply(ss, status, error);
+	ss->state = SS_CLOSING;
+	net_conn_close(ss->conn, error, 1);
+}
+
+static void handle_hello(league_session *ss, net_msg *m)
+{
+	league_server *s = ss->srv;
+	League__Hello *h;
+
+	if (m->body_case != LEAGUE__ENVELOPE__BODY_HELLO) {
+		LG_WARN("server: %s: closing: %s before hello",
+			net_conn_peer(ss->conn), net_msg_name(m));
+		s->protocol_errors++;
+		ss->state = SS_CLOSING;
+		net_conn_close(ss->conn, "protocol error: expected hello", 0);
+		return;
+	}
+	h = m->hello;
+	sanitize(ss->name, sizeof ss->name, h->name);
+	if (h->protocol_version != LEAGUE__CONST__PROTOCOL_VERSION) {
+		char why[96];
+		snprintf(why, sizeof why, "protocol version %u, daemon speaks %d",
+			 h->protocol_version, LEAGUE__CONST__PROTOCOL_VERSION);
+		LG_WARN("server: %s: %s", net_conn_peer(ss->conn), why);
+		refuse(ss, LEAGUE__STATUS__STATUS_VERSION, why);
+		return;
+	}
+	if (s->token[0] && !token_equal(s->token, h->token ? h->token : "")) {
+		LG_WARN("server: %s (%s): authentication failed",
+			net_conn_peer(ss->conn), ss->name);
+		s->auth_failures++;
+		refuse(ss, LEAGUE__STATUS__STATUS_AUTH, "wrong token");
+		return;
+	}
+	if (h->role == LEAGUE__ROLE__ROLE_UNKNOWN ||
+	    h->role > LEAGUE__ROLE__ROLE_INSPECTOR) {
+		refuse(ss, LEAGUE__STATUS__STATUS_BAD_REQUEST, "unknown role");
+		return;
+	}
+	if (s->draining) {
+		refuse(ss, LEAGUE__STATUS__STATUS_SHUTTING_DOWN, "shutting down");
+		return;
+	}
+	ss->role = h->role;
+	ss->state = SS_READY;
+	s->nready++;
+	send_hello_reply(ss, LEAGUE__STATUS__STATUS_OK, NULL);
+	LG_INFO("server: session %llu: %s %s from %s",
+		(unsigned long long)ss->id,
+		h->role == LEAGUE__ROLE__ROLE_COLLECTOR ? "collector"
+		: h->role == LEAGUE__ROLE__ROLE_LEARNER ? "learner"
+							: "inspector",
+		ss->name, net_conn_peer(ss->conn));
+}
+
+static void conn_msg(net_conn *c, net_msg *m, void *arg)
+{
+	league_session *ss = arg;
+	league_server *s = ss->srv;
+
+	ss->last_seen = lg_now_s();
+	ss->msgs++;
+	switch (ss->state) {
+	case SS_HELLO:
+		handle_hello(ss, m);
+		net_msg_free(m);
+		return;
+	case SS_CLOSING:
+		net_msg_free(m);
+		return;
+	case SS_READY:
+		break;
+	}
+	if (m->body_case == LEAGUE__ENVELOPE__BODY_HEARTBEAT) {
+		/* Echo, so the worker also knows the daemon is alive. */
+		net_msg r = LEAGUE__ENVELOPE__INIT;
+		League__Heartbeat hb = LEAGUE__HEARTBEAT__INIT;
+		hb.sent_us = m->heartbeat->sent_us;
+		r.reply_to = m->seq;
+		r.body_case = LEAGUE__ENVELOPE__BODY_HEARTBEAT;
+		r.heartbeat = &hb;
+		net_conn_send(c, &r);
+		net_msg_free(m);
+		return;
+	}
+	if (m->body_case == LEAGUE__ENVELOPE__BODY_HELLO) {
+		net_msg_free(m);
+		s->protocol_errors++;
+		league_session_close(ss, "protocol error: second hello");
+		return;
+	}
+	if (s->ops.on_msg)
+		s->ops.on_msg(s->ops.ctx, ss, m);
+	else
+		net_msg_free(m);
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	league_server *s = arg;
+	struct net_conn_cbs cbs = { conn_msg, conn_closed };
+
+	/* Bounded work per wake-up: at most 64 accepts. */
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage ss_addr;
+		socklen_t sl = sizeof ss_addr;
+		char host[64] = "?", peer[80];
+		int fd = accept4(lfd, (struct sockaddr *)&ss_addr, &sl,
+				 SOCK_CLOEXEC);
+		league_session *ss;
+
+		if (fd < 0)
+			return;
+		if (s->draining) {
+			close(fd);
+			continue;
+		}
+		if (ss_addr.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss_addr)->sin_addr,
+				  host, sizeof host);
+		else if (ss_addr.ss_family == AF_INET6)
+			inet_ntop(AF_INET6,
+				  &((struct sockaddr_in6 *)&ss_addr)->sin6_addr,
+				  host, sizeof host);
+		snprintf(peer, sizeof peer, "%s:%u", host,
+			 ss_addr.ss_family == AF_INET
+				 ? ntohs(((struct sockaddr_in *)&ss_addr)->sin_port)
+				 : ntohs(((struct sockaddr_in6 *)&ss_addr)->sin6_port));
+		ss = calloc(1, sizeof *ss);
+		if (!ss) {
+			close(fd);
+			continue;
+		}
+		ss->srv = s;
+		ss->id = ++s->next_id;
+		ss->state = SS_HELLO;
+		ss->connected_at = ss->last_seen = lg_now_s();
+		snprintf(ss->name, sizeof ss->name, "?");
+		if (net_conn_new(&ss->conn, s->base, fd, s->o.max_frame, &cbs,
+				 ss, peer)) {
+			free(ss);
+			continue;
+		}
+		ss->next = s->head;
+		if (s->head)
+			s->head->prev = ss;
+		s->head = ss;
+		s->nsessions++;
+		s->accepted++;
+	}
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	league_server *s = arg;
+	double now = lg_now_s();
+
+	for (league_session *ss = s->head; ss; ss = ss->next) {
+		if (ss->state == SS_HELLO &&
+		    now - ss->connected_at > s->o.hello_timeout_s) {
+			s->timeouts++;
+			ss->state = SS_CLOSING;
+			net_conn_close(ss->conn, "hello timeout", 0);
+		} else if (ss->state == SS_READY &&
+			   now - ss->last_seen > 3 * s->o.heartbeat_s) {
+			LG_WARN("server: session %llu (%s): heartbeat timeout",
+				(unsigned long long)ss->id, ss->name);
+			s->timeouts++;
+			league_session_close(ss, "heartbeat timeout");
+		}
+	}
+	maybe_drained(s);
+}
+
+/* ---- HTTP ------------------------------------------------------------- */
+
+static void http_status(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+	struct evbuffer *out = evhttp_request_get_output_buffer(req);
+	lg_buf b = { 0 };
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return;
+	}
+	lg_buf_printf(&b, "{\"league\": ");
+	json_str(&b, s->league);
+	lg_buf_printf(&b, ", \"env\": ");
+	json_str(&b, s->env);
+	lg_buf_printf(&b, ", \"uptime_s\": %.3f, \"pid\": %ld, \"draining\": %s,"
+		      " \"connections\": {\"accepted\": %llu, \"open\": %zu, "
+		      "\"ready\": %zu, \"auth_failures\": %llu, "
+		      "\"protocol_errors\": %llu, \"timeouts\": %llu},"
+		      " \"sessions\": [",
+		      lg_now_s() - s->started, (long)getpid(),
+		      s->draining ? "true" : "false",
+		      (unsigned long long)s->accepted, s->nsessions, s->nready,
+		      (unsigned long long)s->auth_failures,
+		      (unsigned long long)s->protocol_errors,
+		      (unsigned long long)s->timeouts);
+	for (league_session *ss = s->head; ss; ss = ss->next) {
+		lg_buf_printf(&b, "%s{\"id\": %llu, \"state\": \"%s\", "
+			      "\"role\": %d, \"name\": ", ss == s->head ? "" : ", ",
+			      (unsigned long long)ss->id, ss_names[ss->state],
+			      ss->role);
+		json_str(&b, ss->name);
+		lg_buf_printf(&b, ", \"peer\": ");
+		json_str(&b, net_conn_peer(ss->conn));
+		lg_buf_printf(&b, ", \"messages\": %llu, \"idle_s\": %.3f}",
+			      (unsigned long long)ss->msgs,
+			      lg_now_s() - ss->last_seen);
+	}
+	lg_buf_printf(&b, "]");
+	if (s->ops.status_json)
+		s->ops.status_json(s->ops.ctx, &b);
+	lg_buf_printf(&b, "}\n");
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+			  "Content-Type", "application/json");
+	evbuffer_add(out, b.data, b.len);
+	evhttp_send_reply(req, 200, "OK", NULL);
+	lg_buf_free(&b);
+}
+
+static void http_other(struct evhttp_request *req, void *arg)
+{
+	evhttp_send_error(req, 404, "try /status");
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+static int write_ports(league_server *s, char *err, size_t errlen)
+{
+	char tmp[600];
+	FILE *f;
+
+	if (!s->ports_file[0])
+		return 0;
+	snprintf(tmp, sizeof tmp, "%s.tmp", s->ports_file);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "port %u\nhttp_port %u\npid %ld\n", s->port,
+			  s->http_port, (long)getpid()) < 0 ||
+	    fclose(f) || rename(tmp, s->ports_file)) {
+		lg_errf(err, errlen, "%s: cannot write: %s", s->ports_file,
+			strerror(errno));
+		return LG_EIO;
+	}
+	return 0;
+}
+
+int league_server_new(league_server **out, struct event_base *base,
+		      const struct league_server_opts *opts,
+		      const struct league_server_ops *ops, char *err,
+		      size_t errlen)
+{
+	league_server *s;
+	int rc;
+
+	*out = NULL;
+	if (!opts->listen || !(opts->heartbeat_s > 0)) {
+		lg_errf(err, errlen, "server: listen address and heartbeat "
+			"needed");
+		return LG_EINVAL;
+	}
+	if (!is_loopback(opts->listen) && !(opts->token && *opts->token)) {
+		lg_errf(err, errlen, "server: listening on %s needs a token",
+			opts->listen);
+		return LG_EINVAL;
+	}
+	s = calloc(1, sizeof *s);
+	if (!s)
+		return LG_ENOMEM;
+	s->base = base;
+	s->o = *opts;
+	s->ops = *ops;
+	s->lfd = -1;
+	s->started = lg_now_s();
+	snprintf(s->listen, sizeof s->listen, "%s", opts->listen);
+	snprintf(s->token, sizeof s->token, "%s", opts->token ? opts->token : "");
+	snprintf(s->league, sizeof s->league, "%s",
+		 opts->league_name ? opts->league_name : "");
+	snprintf(s->env, sizeof s->env, "%s", opts->env_name ? opts->env_name : "");
+	snprintf(s->ports_file, sizeof s->ports_file, "%s",
+		 opts->ports_file ? opts->ports_file : "");
+	if (!(s->o.hello_timeout_s > 0))
+		s->o.hello_timeout_s = 5;
+	if (!s->o.max_frame)
+		s->o.max_frame = NET_DEFAULT_MAX_FRAME;
+
+	if ((rc = net_listen_tcp(s->listen, opts->port, &s->lfd, &s->port, err,
+				 errlen)))
+		goto fail;
+	evutil_make_socket_nonblocking(s->lfd);
+	s->accept_ev = event_new(base, s->lfd, EV_READ | EV_PERSIST, accept_cb, s);
+	s->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, s);
+	if (!s->accept_ev || !s->tick_ev) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	double t = LG_MIN(s->o.heartbeat_s / 2, 0.5);
+	struct timeval tv = { (time_t)t, (suseconds_t)((t - (time_t)t) * 1e6) };
+	event_add(s->accept_ev, NULL);
+	event_add(s->tick_ev, &tv);
+
+	if (!opts->no_http) {
+		struct evhttp_bound_socket *h;
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof ss;
+		s->http = evhttp_new(base);
+		if (!s->http ||
+		    !(h = evhttp_bind_socket_with_handle(s->http, s->listen,
+							 opts->http_port))) {
+			lg_errf(err, errlen, "HTTP listen on %s:%u failed",
+				s->listen, opts->http_port);
+			rc = LG_EIO;
+			goto fail;
+		}
+		getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss,
+			    &sl);
+		s->http_port = ntohs(ss.ss_family == AF_INET6
+					     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					     : ((struct sockaddr_in *)&ss)->sin_port);
+		evhttp_set_cb(s->http, "/status", http_status, s);
+		evhttp_set_gencb(s->http, http_other, s);
+		evhttp_set_max_headers_size(s->http, 8192);
+		evhttp_set_max_body_size(s->http, 4096);
+		evhttp_set_timeout(s->http, 10);
+	}
+	if ((rc = write_ports(s, err, errlen)))
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	league_server_free(s);
+	return rc;
+}
+
+void league_server_free(league_server *s)
+{
+	if (!s)
+		return;
+	while (s->head) {
+		league_session *ss = s->head;
+		session_unlink(ss);
+		net_conn_free(ss->conn);
+		free(ss);
+	}
+	if (s->http)
+		evhttp_free(s->http);
+	if (s->accept_ev)
+		event_free(s->accept_ev);
+	if (s->tick_ev)
+		event_free(s->tick_ev);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	free(s);
+}
+
+uint16_t league_server_port(const league_server *s)
+{
+	return s->port;
+}
+
+uint16_t league_server_http_port(const league_server *s)
+{
+	return s->http_port;
+}
+
+size_t league_server_sessions(const league_server *s)
+{
+	return s->nready;
+}
+
+void league_server_shutdown(league_server *s, const char *reason,
+			    double grace_s, void (*done)(void *arg), void *arg)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__Shutdown sd = LEAGUE__SHUTDOWN__INIT;
+
+	s->draining = 1;
+	s->drain_deadline = lg_now_s() + grace_s;
+	s->drain_done = done;
+	s->drain_arg = arg;
+	snprintf(s->drain_reason, sizeof s->drain_reason, "%s",
+		 reason ? reason : "shutdown");
+	event_del(s->accept_ev);
+	sd.reason = s->drain_reason;
+	m.body_case = LEAGUE__ENVELOPE__BODY_SHUTDOWN;
+	m.shutdown = &sd;
+	for (league_session *ss = s->head; ss; ss = ss->next) {
+		if (ss->state == SS_READY)
+			net_conn_send(ss->conn, &m);
+		ss->state = ss->state == SS_READY ? SS_READY : SS_CLOSING;
+		net_conn_close(ss->conn, s->drain_reason, 1);
+	}
+	/* The tick notices when the last session is gone. */
+}
+
+int league_session_send(league_session *ss, const net_msg *m)
+{
+	return net_conn_send(ss->conn, m);
+}
+
+void league_session_close(league_session *ss, const char *why)
+{
+	net_conn_close(ss->conn, why, 0);
+}
+
+uint64_t league_session_id(const league_session *ss)
+{
+	return ss->id;
+}
+
+int league_session_role(const league_session *ss)
+{
+	return ss->role;
+}
+
+const char *league_session_name(const league_session *ss)
+{
+	return ss->name;
+}
+
+const char *league_session_peer(const league_session *ss)
+{
+	return net_conn_peer(ss->conn);
+}
+
+void league_session_set_data(league_session *ss, void *data)
+{
+	ss->data = data;
+}
+
+void *league_session_data(const league_session *ss)
+{
+	return ss->data;
+}

@@ -1,0 +1,92 @@
+/*
+ * league/server: the daemon's sessions. It accepts workers on a TCP port,
+ * runs the handshake (Hello: protocol version, shared token), keeps
+ * heartbeats, serves HTTP /status, and drains on shutdown. What a message
+ * *means* is not its business: every message after the handshake other
+ * than Heartbeat goes to ops->on_msg, where the league logic answers it.
+ *
+ * Session states (text names in /status and logs):
+ *   hello    connected, waiting for Hello (closed after hello_timeout_s)
+ *   ready    authenticated; messages flow to on_msg
+ *   closing  reply queued, closing once flushed (auth or version refused,
+ *            shutdown)
+ * A session silent for three heartbeat intervals is closed ("heartbeat
+ * timeout") and on_close tells the league so it can re-queue its jobs.
+ *
+ * Everything runs on one libevent loop; no callback blocks.
+ */
+#ifndef LG_LEAGUE_SERVER_H
+#define LG_LEAGUE_SERVER_H
+
+#include <stdint.h>
+
+#include "net/net.h"
+#include "util/util.h"
+
+struct event_base;
+typedef struct league_server league_server;
+typedef struct league_session league_session;
+
+struct league_server_opts {
+	const char *listen;      /* address, e.g. "127.0.0.1" */
+	uint16_t port;           /* 0: any free port */
+	uint16_t http_port;      /* 0: any free port */
+	int no_http;             /* 1: no HTTP listener */
+	const char *token;       /* NULL or "": none required (loopback only) */
+	double heartbeat_s;      /* > 0 */
+	double hello_timeout_s;  /* 0: 5 s */
+	size_t max_frame;        /* 0: NET_DEFAULT_MAX_FRAME */
+	const char *league_name; /* for HelloReply and /status */
+	const char *env_name;
+	const char *ports_file;  /* NULL, or a path written with the bound
+				    ports (atomically) for local workers */
+};
+
+struct league_server_ops {
+	void *ctx;
+	/* A message from an authenticated session; m is the callee's (free
+	 * it with net_msg_free). May send replies or close the session. */
+	void (*on_msg)(void *ctx, league_session *s, net_msg *m);
+	/* The session is gone; called once, for ready sessions only. */
+	void (*on_close)(void *ctx, league_session *s, const char *why);
+	/* Append league fields to the /status JSON object, each as
+	 * `"name": value` preceded by ", " (may be NULL). */
+	int (*status_json)(void *ctx, lg_buf *out);
+};
+
+/*
+ * Listen and serve on base. Errors: LG_EINVAL (listening beyond loopback
+ * without a token), LG_EIO (bind, listen), LG_ENOMEM; err says which.
+ */
+int league_server_new(league_server **out, struct event_base *base,
+		      const struct league_server_opts *opts,
+		      const struct league_server_ops *ops, char *err,
+		      size_t errlen);
+/* Close every session (without on_close calls) and the listeners. */
+void league_server_free(league_server *s);
+uint16_t league_server_port(const league_server *s);
+uint16_t league_server_http_port(const league_server *s);
+/* Sessions in state ready. */
+size_t league_server_sessions(const league_server *s);
+/*
+ * Drain: refuse new connections, send Shutdown{reason} to every session,
+ * close each once flushed, and call done(arg) from the loop when all are
+ * gone (or after grace_s).
+ */
+void league_server_shutdown(league_server *s, const char *reason,
+			    double grace_s, void (*done)(void *arg),
+			    void *arg);
+
+/* Queue a message for the session (LG_ECLOSED once it is closing). */
+int league_session_send(league_session *ss, const net_msg *m);
+/* Close the session; on_close follows from the loop. */
+void league_session_close(league_session *ss, const char *why);
+uint64_t league_session_id(const league_session *ss);
+int league_session_role(const league_session *ss); /* League__Role */
+const char *league_session_name(const league_session *ss);
+const char *league_session_peer(const league_session *ss);
+/* One pointer of league data per session. */
+void league_session_set_data(league_session *ss, void *data);
+void *league_session_data(const league_session *ss);
+
+#endif

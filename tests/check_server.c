@@ -1,0 +1,374 @@
+/* tests/check_server.c: the daemon's session layer over real sockets:
+ * handshake, token and version checks, heartbeat timeouts, HTTP /status,
+ * drain on shutdown. The parent runs the event loop; forked children are
+ * the workers and report through their exit status. */
+#include <check.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "league/server.h"
+#include "tests/testutil.h"
+
+struct fixture {
+	struct event_base *base;
+	league_server *srv;
+	int msgs, closes, drained;
+	char last_close[128];
+};
+
+static void on_msg(void *ctx, league_session *ss, net_msg *m)
+{
+	struct fixture *f = ctx;
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__Ack ack = LEAGUE__ACK__INIT;
+
+	f->msgs++;
+	ack.id = m->seq;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
+	r.ack = &ack;
+	league_session_send(ss, &r);
+	net_msg_free(m);
+}
+
+static void on_close(void *ctx, league_session *ss, const char *why)
+{
+	struct fixture *f = ctx;
+
+	f->closes++;
+	snprintf(f->last_close, sizeof f->last_close, "%s", why);
+}
+
+static int status_extra(void *ctx, lg_buf *out)
+{
+	return lg_buf_printf(out, ", \"players\": 3");
+}
+
+static void start(struct fixture *f, const char *token, double hb,
+		  const char *ports)
+{
+	struct league_server_opts o = {
+		.listen = "127.0.0.1", .token = token, .heartbeat_s = hb,
+		.league_name = "test-league", .env_name = "rps",
+		.ports_file = ports, .hello_timeout_s = 1,
+	};
+	struct league_server_ops ops = { f, on_msg, on_close, status_extra };
+	char err[256];
+
+	memset(f, 0, sizeof *f);
+	f->base = event_base_new();
+	ck_assert_msg(league_server_new(&f->srv, f->base, &o, &ops, err,
+					sizeof err) == 0, "%s", err);
+}
+
+static void stop(struct fixture *f)
+{
+	league_server_free(f->srv);
+	event_base_free(f->base);
+}
+
+static int serve_until_exit(struct fixture *f, pid_t pid)
+{
+	struct timeval tick = { 0, 2000 };
+	double deadline = lg_now_s() + 20;
+	int status;
+
+	for (;;) {
+		event_base_loopexit(f->base, &tick);
+		event_base_dispatch(f->base);
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		ck_assert_msg(lg_now_s() < deadline, "worker hung");
+	}
+	for (int i = 0; i < 5; i++) {
+		event_base_loopexit(f->base, &tick);
+		event_base_dispatch(f->base);
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
+}
+
+/* Worker side (in the child): connect and say hello. Returns the fd and
+ * the status the daemon answered. */
+static int hello(uint16_t port, const char *token, uint32_t version,
+		 int *status, double *hb)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT, *r;
+	League__Hello h = LEAGUE__HELLO__INIT;
+	int fd;
+
+	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+		_exit(90);
+	h.protocol_version = version;
+	h.token = (char *)(uintptr_t)token;
+	h.role = LEAGUE__ROLE__ROLE_COLLECTOR;
+	h.name = (char *)"worker\n\x01"; /* sanitized by the daemon */
+	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
+	m.hello = &h;
+	if (net_send_blocking(fd, &m))
+		_exit(91);
+	if (net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0))
+		_exit(92);
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_HELLO_REPLY)
+		_exit(93);
+	*status = r->hello_reply->status;
+	if (hb)
+		*hb = r->hello_reply->heartbeat_s;
+	net_msg_free(r);
+	return fd;
+}
+
+static int closed_by_peer(int fd)
+{
+	net_msg *r;
+	int rc;
+
+	/* Anything still queued (e.g. Shutdown) first, then EOF. */
+	while ((rc = net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0)) == 0)
+		net_msg_free(r);
+	return rc == LG_ECLOSED;
+}
+
+START_TEST(handshake_then_messages_flow)
+{
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, "sekrit", 5, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int st;
+		double hb;
+		int fd = hello(league_server_port(f.srv), "sekrit", 1, &st, &hb);
+		if (st != LEAGUE__STATUS__STATUS_OK || hb != 5)
+			_exit(1);
+		for (uint64_t i = 1; i <= 10; i++) {
+			net_msg m = LEAGUE__ENVELOPE__INIT, *r;
+			League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
+			m.seq = i;
+			m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+			m.job_request = &jr;
+			if (net_send_blocking(fd, &m) ||
+			    net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0))
+				_exit(2);
+			if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK ||
+			    r->ack->id != i)
+				_exit(3);
+			net_msg_free(r);
+		}
+		_exit(0);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(f.msgs, 10);
+	ck_assert_int_eq(f.closes, 1); /* the worker went away */
+	ck_assert_str_eq(f.last_close, "peer closed");
+	stop(&f);
+}
+END_TEST
+
+START_TEST(wrong_token_and_version_refused)
+{
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, "sekrit", 5, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int st;
+		uint16_t port = league_server_port(f.srv);
+		int fd = hello(port, "guess", 1, &st, NULL);
+		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+			_exit(1);
+		fd = hello(port, "", 1, &st, NULL);
+		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+			_exit(2);
+		fd = hello(port, "sekritX", 1, &st, NULL);
+		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+			_exit(3);
+		fd = hello(port, "sekrit", 2, &st, NULL);
+		if (st != LEAGUE__STATUS__STATUS_VERSION || !closed_by_peer(fd))
+			_exit(4);
+		/* Anything but hello first: closed without a reply. */
+		net_msg m = LEAGUE__ENVELOPE__INIT;
+		League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
+		if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+			_exit(5);
+		m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+		m.job_request = &jr;
+		if (net_send_blocking(fd, &m) || !closed_by_peer(fd))
+			_exit(6);
+		_exit(0);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(f.msgs, 0);   /* nothing reached the league */
+	ck_assert_int_eq(f.closes, 0); /* no session was ever ready */
+	stop(&f);
+}
+END_TEST
+
+START_TEST(silent_worker_times_out)
+{
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, NULL, 0.05, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int st;
+		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
+		if (st != LEAGUE__STATUS__STATUS_OK)
+			_exit(1);
+		/* Say nothing: within 3 heartbeats (0.15 s) plus a tick the
+		 * daemon drops us. */
+		double t0 = lg_now_s();
+		if (!closed_by_peer(fd))
+			_exit(2);
+		_exit(lg_now_s() - t0 < 2 ? 0 : 3);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(f.closes, 1);
+	ck_assert_str_eq(f.last_close, "heartbeat timeout");
+	stop(&f);
+}
+END_TEST
+
+static int http_get(uint16_t port, const char *path, char *out, size_t len)
+{
+	char req[256];
+	int fd;
+	size_t used = 0;
+
+	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+		return -1;
+	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	if (send(fd, req, strlen(req), 0) < 0)
+		return -1;
+	for (ssize_t n; used + 1 < len &&
+			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
+		used += (size_t)n;
+	out[used] = 0;
+	close(fd);
+	return 0;
+}
+
+START_TEST(http_status_reports_sessions)
+{
+	struct fixture f;
+	pid_t pid;
+	char dir[128], ports[256];
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(ports, sizeof ports, "%s/ports", dir);
+	start(&f, NULL, 5, ports);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char body[8192];
+		int st;
+		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
+		if (http_get(league_server_http_port(f.srv), "/status", body,
+			     sizeof body))
+			_exit(1);
+		if (!strstr(body, "200 OK") || !strstr(body, "application/json") ||
+		    !strstr(body, "\"league\": \"test-league\"") ||
+		    !strstr(body, "\"state\": \"ready\"") ||
+		    !strstr(body, "\"name\": \"worker??\"") ||
+		    !strstr(body, "\"players\": 3"))
+			_exit(2);
+		if (http_get(league_server_http_port(f.srv), "/nope", body,
+			     sizeof body) || !strstr(body, "404"))
+			_exit(3);
+		close(fd);
+		_exit(0);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	/* The ports file names both ports for local workers. */
+	FILE *pf = fopen(ports, "r");
+	unsigned p = 0, hp = 0;
+	ck_assert_ptr_nonnull(pf);
+	ck_assert_int_eq(fscanf(pf, "port %u\nhttp_port %u", &p, &hp), 2);
+	fclose(pf);
+	ck_assert_uint_eq(p, league_server_port(f.srv));
+	ck_assert_uint_eq(hp, league_server_http_port(f.srv));
+	stop(&f);
+	tu_rmrf(dir);
+}
+END_TEST
+
+static void drained(void *arg)
+{
+	((struct fixture *)arg)->drained = 1;
+}
+
+START_TEST(shutdown_tells_workers_and_drains)
+{
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, NULL, 5, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int st;
+		net_msg *r;
+		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
+		if (net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0))
+			_exit(2);
+		if (r->body_case != LEAGUE__ENVELOPE__BODY_SHUTDOWN ||
+		    strcmp(r->shutdown->reason, "test over"))
+			_exit(3);
+		net_msg_free(r);
+		_exit(closed_by_peer(fd) ? 0 : 4);
+	}
+	struct timeval tick = { 0, 2000 };
+	double deadline = lg_now_s() + 10;
+	while (league_server_sessions(f.srv) < 1) {
+		ck_assert(lg_now_s() < deadline);
+		event_base_loopexit(f.base, &tick);
+		event_base_dispatch(f.base);
+	}
+	league_server_shutdown(f.srv, "test over", 5, drained, &f);
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert(f.drained);
+	stop(&f);
+}
+END_TEST
+
+START_TEST(beyond_loopback_needs_token)
+{
+	struct league_server_opts o = { .listen = "0.0.0.0", .heartbeat_s = 1 };
+	struct league_server_ops ops = { 0 };
+	struct event_base *base = event_base_new();
+	league_server *s;
+	char err[256] = "";
+
+	ck_assert_int_eq(league_server_new(&s, base, &o, &ops, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "needs a token"));
+	event_base_free(base);
+}
+END_TEST
+
+Suite *suite_server(void)
+{
+	Suite *s = suite_create("server");
+	TCase *tc = tcase_create("core");
+
+	signal(SIGPIPE, SIG_IGN);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, handshake_then_messages_flow);
+	tcase_add_test(tc, wrong_token_and_version_refused);
+	tcase_add_test(tc, silent_worker_times_out);
+	tcase_add_test(tc, http_status_reports_sessions);
+	tcase_add_test(tc, shutdown_tells_workers_and_drains);
+	tcase_add_test(tc, beyond_loopback_needs_token);
+	suite_add_tcase(s, tc);
+	return s;
+}
