@@ -116,4 +116,52 @@ int net_send_blocking(int fd, const net_msg *m);
 int net_recv_blocking(int fd, size_t max_frame, double timeout_s,
 		      net_msg **out, char *err, size_t errlen);
 
+/* ---- worker-side client ----------------------------------------------- */
+
+/*
+ * A blocking client for workers (collectors, learners): connect and Hello
+ * with retries and capped exponential backoff, request/reply matched by
+ * seq, and a background thread that sends a Heartbeat every heartbeat_s / 2
+ * so a worker busy for a long time is not dropped. Replies to heartbeats
+ * and unsolicited messages other than Shutdown are skipped while waiting
+ * for a reply; a Shutdown sets net_client_shutdown_requested().
+ * One thread calls net_client_call at a time.
+ */
+typedef struct net_client net_client;
+
+struct net_client_opts {
+	const char *host;
+	uint16_t port;
+	const char *token;      /* "" or NULL: none */
+	int role;               /* League__Role */
+	const char *name;       /* for daemon logs */
+	size_t max_frame;       /* 0: NET_DEFAULT_MAX_FRAME */
+	double give_up_s;       /* stop retrying a connect after this long;
+				   0: try once */
+	double backoff_min_s;   /* 0: 0.05 */
+	double backoff_max_s;   /* 0: 2 */
+};
+
+/* Connect and say hello. LG_EAUTH / LG_EVERSION when refused (final, no
+ * retry), LG_ECLOSED / LG_ETIMEOUT when the daemon could not be reached
+ * within give_up_s. err says why. */
+int net_client_connect(net_client **out, const struct net_client_opts *o,
+		       char *err, size_t errlen);
+/* Send req (its seq is assigned here) and wait up to timeout_s for the
+ * message replying to it (*reply: free with net_msg_free). LG_ECLOSED when
+ * the connection dropped (call net_client_reconnect), LG_ETIMEOUT,
+ * LG_EPROTO. */
+int net_client_call(net_client *c, net_msg *req, net_msg **reply,
+		    double timeout_s, char *err, size_t errlen);
+/* Send without waiting for a reply. */
+int net_client_send(net_client *c, net_msg *m);
+/* Drop the connection and connect again with backoff (give_up_s). */
+int net_client_reconnect(net_client *c, char *err, size_t errlen);
+int net_client_shutdown_requested(const net_client *c);
+uint64_t net_client_session(const net_client *c);
+/* The HelloReply's league and env names (valid while c lives). */
+const char *net_client_league(const net_client *c);
+const char *net_client_env(const net_client *c);
+void net_client_close(net_client *c); /* NULL is a no-op */
+
 #endif

@@ -49,11 +49,12 @@ static int status_extra(void *ctx, lg_buf *out)
 	return lg_buf_printf(out, ", \"players\": 3");
 }
 
-static void start(struct fixture *f, const char *token, double hb,
-		  const char *ports)
+static void start_on(struct fixture *f, const char *token, double hb,
+		     const char *ports, uint16_t port)
 {
 	struct league_server_opts o = {
-		.listen = "127.0.0.1", .token = token, .heartbeat_s = hb,
+		.listen = "127.0.0.1", .port = port, .token = token,
+		.heartbeat_s = hb,
 		.league_name = "test-league", .env_name = "rps",
 		.ports_file = ports, .hello_timeout_s = 1,
 	};
@@ -64,6 +65,12 @@ static void start(struct fixture *f, const char *token, double hb,
 	f->base = event_base_new();
 	ck_assert_msg(league_server_new(&f->srv, f->base, &o, &ops, err,
 					sizeof err) == 0, "%s", err);
+}
+
+static void start(struct fixture *f, const char *token, double hb,
+		  const char *ports)
+{
+	start_on(f, token, hb, ports, 0);
 }
 
 static void stop(struct fixture *f)
@@ -356,6 +363,146 @@ START_TEST(beyond_loopback_needs_token)
 }
 END_TEST
 
+/* ---- the worker-side client ------------------------------------------- */
+
+static int client_job_request(net_client *c, uint64_t *id)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
+	int rc;
+
+	m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	m.job_request = &jr;
+	if ((rc = net_client_call(c, &m, &r, 5, NULL, 0)))
+		return rc;
+	rc = r->body_case == LEAGUE__ENVELOPE__BODY_ACK && r->ack->id == m.seq
+		     ? 0 : LG_EPROTO;
+	if (id)
+		*id = r->ack->id;
+	net_msg_free(r);
+	return rc;
+}
+
+START_TEST(client_stays_alive_while_busy)
+{
+	/* Heartbeat 0.1 s: without the client's heartbeat thread a worker
+	 * busy for 1 s would be dropped after 0.3 s. */
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, "tok", 0.1, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct net_client_opts o = { .port = league_server_port(f.srv),
+					     .token = "tok", .name = "busy",
+					     .role = LEAGUE__ROLE__ROLE_LEARNER };
+		net_client *c;
+		if (net_client_connect(&c, &o, NULL, 0))
+			_exit(1);
+		if (strcmp(net_client_league(c), "test-league") ||
+		    strcmp(net_client_env(c), "rps"))
+			_exit(2);
+		lg_sleep_s(1.0); /* "training" */
+		if (client_job_request(c, NULL))
+			_exit(3);
+		net_client_close(c);
+		_exit(0);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(f.msgs, 1);
+	ck_assert_str_eq(f.last_close, "peer closed"); /* not a timeout */
+	stop(&f);
+}
+END_TEST
+
+START_TEST(client_auth_failure_is_final)
+{
+	struct fixture f;
+	pid_t pid;
+
+	start(&f, "tok", 5, NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct net_client_opts o = { .port = league_server_port(f.srv),
+					     .token = "nope", .give_up_s = 5,
+					     .role = LEAGUE__ROLE__ROLE_COLLECTOR };
+		net_client *c;
+		char err[256] = "";
+		double t0 = lg_now_s();
+		int rc = net_client_connect(&c, &o, err, sizeof err);
+		if (rc != LG_EAUTH || !strstr(err, "wrong token"))
+			_exit(1);
+		_exit(lg_now_s() - t0 < 1 ? 0 : 2); /* no retries */
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	stop(&f);
+}
+END_TEST
+
+/* A free port: bind port 0, read it, close. */
+static uint16_t free_port(void)
+{
+	int fd;
+	uint16_t port;
+
+	ck_assert_int_eq(net_listen_tcp("127.0.0.1", 0, &fd, &port, NULL, 0), 0);
+	close(fd);
+	return port;
+}
+
+START_TEST(client_reconnects_after_daemon_restart)
+{
+	/* The worker is forked before any daemon exists (as an exec'd worker
+	 * would be, it holds no copy of the listening socket), so it also
+	 * shows connect-with-backoff from a cold start. */
+	struct fixture f;
+	pid_t pid;
+	uint16_t port = free_port();
+	struct timeval tick = { 0, 2000 };
+	double deadline;
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct net_client_opts o = { .port = port, .give_up_s = 10,
+					     .role = LEAGUE__ROLE__ROLE_COLLECTOR };
+		net_client *c;
+		int rc, ok = 0;
+		if (net_client_connect(&c, &o, NULL, 0))
+			_exit(1);
+		/* Served until the daemon goes away; then a call fails... */
+		while ((rc = client_job_request(c, NULL)) == 0) {
+			ok++;
+			lg_sleep_s(0.01);
+		}
+		if (rc != LG_ECLOSED || ok < 2)
+			_exit(2);
+		/* ...and reconnecting waits until it is back. */
+		if (net_client_reconnect(c, NULL, 0) || client_job_request(c, NULL))
+			_exit(3);
+		net_client_close(c);
+		_exit(0);
+	}
+	lg_sleep_s(0.2); /* the worker retries meanwhile */
+	start_on(&f, NULL, 5, NULL, port);
+	deadline = lg_now_s() + 10;
+	/* The third request proves two replies reached the worker. */
+	while (f.msgs < 3 && lg_now_s() < deadline) {
+		event_base_loopexit(f.base, &tick);
+		event_base_dispatch(f.base);
+	}
+	ck_assert_int_ge(f.msgs, 3);
+	stop(&f); /* the daemon dies */
+	lg_sleep_s(0.3);
+	start_on(&f, NULL, 5, NULL, port); /* and comes back */
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_ge(f.msgs, 1);
+	stop(&f);
+}
+END_TEST
+
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
@@ -369,6 +516,9 @@ Suite *suite_server(void)
 	tcase_add_test(tc, http_status_reports_sessions);
 	tcase_add_test(tc, shutdown_tells_workers_and_drains);
 	tcase_add_test(tc, beyond_loopback_needs_token);
+	tcase_add_test(tc, client_stays_alive_while_busy);
+	tcase_add_test(tc, client_auth_failure_is_final);
+	tcase_add_test(tc, client_reconnects_after_daemon_restart);
 	suite_add_tcase(s, tc);
 	return s;
 }
