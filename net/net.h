@@ -164,4 +164,54 @@ const char *net_client_league(const net_client *c);
 const char *net_client_env(const net_client *c);
 void net_client_close(net_client *c); /* NULL is a no-op */
 
+/* ---- trajectory streams (collector -> learner) ------------------------- */
+
+/*
+ * The learner's trajectory endpoint. It runs its own thread and event loop,
+ * accepts senders (Hello with the shared token), and queues the Segment
+ * messages they send. Flow control is by credit: each sender is granted
+ * `window` segments up front and one more for each of its segments the
+ * learner releases, so at most max_senders x window segments are ever
+ * queued and nothing is dropped. A sender that sends without credit breaks
+ * the protocol and is closed. Credits go back in batches (half a window at
+ * a time) so one wake-up carries many.
+ */
+typedef struct net_traj_server net_traj_server;
+
+struct net_traj_server_opts {
+	const char *listen;   /* NULL: 127.0.0.1 */
+	uint16_t port;        /* 0: any free port */
+	const char *token;    /* NULL or "": none */
+	uint32_t window;      /* credits per sender; 0: 8 */
+	uint32_t max_senders; /* connections beyond this are refused; 0: 64 */
+	size_t max_frame;     /* 0: NET_DEFAULT_MAX_FRAME */
+};
+
+int net_traj_server_start(net_traj_server **out,
+			  const struct net_traj_server_opts *o, char *err,
+			  size_t errlen);
+uint16_t net_traj_server_port(const net_traj_server *s);
+/* Take the oldest queued segment, waiting up to timeout_s: 0 and *seg (an
+ * Envelope whose body is a Segment), or LG_ETIMEOUT. Segments of one sender
+ * come out in the order it sent them. */
+int net_traj_pop(net_traj_server *s, net_msg **seg, double timeout_s);
+/* Done with seg: free it and return its credit to the sender. */
+void net_traj_release(net_traj_server *s, net_msg *seg);
+/* Queued now, and the most ever queued at once. */
+size_t net_traj_depth(net_traj_server *s);
+size_t net_traj_max_depth(net_traj_server *s);
+/* Stop the thread, close every sender, free queued segments. */
+void net_traj_server_stop(net_traj_server *s);
+
+/* The collector's side: a blocking sender that waits for credit. */
+typedef struct net_traj_sender net_traj_sender;
+
+int net_traj_sender_connect(net_traj_sender **out, const char *host,
+			    uint16_t port, const char *token, const char *name,
+			    double timeout_s, char *err, size_t errlen);
+/* Send one Segment (m's body must be a segment), blocking up to timeout_s
+ * for credit: 0, LG_ETIMEOUT (nothing sent), LG_ECLOSED. */
+int net_traj_send(net_traj_sender *s, net_msg *m, double timeout_s);
+void net_traj_sender_close(net_traj_sender *s);
+
 #endif

@@ -1,0 +1,533 @@
+/*
+ * net/traj.c: trajectory streams with credit-based flow control.
+ *
+ * Server threads: the loop thread owns the event base and every connection;
+ * the consumer thread only touches the queue and the list of senders owed a
+ * credit, both under one mutex, and wakes the loop through an eventfd (only
+ * when that list goes from empty to non-empty, so one wake-up carries many
+ * credits).
+ *
+ * Credits return when a segment is popped. Per sender the invariant
+ *     outstanding + queued + owed == window
+ * holds, so a sender with no credit left has all its window either queued
+ * or owed, and owed credit is flushed once it reaches half a window (or the
+ * whole window): flow never stalls while the consumer keeps popping.
+ */
+#include "net/net.h"
+
+#include <event2/event.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct tconn {
+	net_traj_server *s;
+	net_conn *conn;
+	uint64_t id;
+	int ready;
+	uint32_t outstanding; /* granted, not yet received */
+	uint32_t owed;        /* popped, credit not yet sent */
+	struct tconn *next;
+};
+
+struct qent {
+	net_msg *m;
+	uint64_t conn_id;
+	struct qent *next;
+};
+
+struct net_traj_server {
+	struct net_traj_server_opts o;
+	char listen[128], token[256];
+	struct event_base *base;
+	struct event *accept_ev, *wake_ev;
+	pthread_t thread;
+	int lfd, wfd;
+	uint16_t port;
+	struct tconn *conns; /* loop thread only */
+	size_t nready;
+	uint64_t next_id;
+
+	pthread_mutex_t mu; /* guards everything below */
+	pthread_cond_t cv;
+	struct qent *head, *tail;
+	size_t depth, max_depth;
+	uint64_t *owed_ids;
+	size_t nowed, capowed;
+	int stopping;
+};
+
+static void wake_loop(net_traj_server *s)
+{
+	uint64_t one = 1;
+
+	if (write(s->wfd, &one, sizeof one) < 0)
+		LG_WARN("traj: cannot wake loop");
+}
+
+static void send_credit(struct tconn *t, uint32_t n)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__Credit cr = LEAGUE__CREDIT__INIT;
+
+	cr.segments = n;
+	m.body_case = LEAGUE__ENVELOPE__BODY_CREDIT;
+	m.credit = &cr;
+	if (net_conn_send(t->conn, &m) == 0)
+		t->outstanding += n;
+}
+
+static void hello_reply(struct tconn *t, int status, const char *error)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
+
+	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	r.status = (League__Status)status;
+	r.error = (char *)(uintptr_t)(error ? error : "");
+	r.session = t->id;
+	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
+	m.hello_reply = &r;
+	net_conn_send(t->conn, &m);
+}
+
+static int token_ok(const char *want, const char *got)
+{
+	size_t lw = strlen(want), lg = strlen(got), n = lw > lg ? lw : lg;
+	unsigned char d = lw != lg;
+
+	for (size_t i = 0; i < n; i++)
+		d |= (unsigned char)((i < lw ? want[i] : 0) ^ (i < lg ? got[i] : 0));
+	return !d;
+}
+
+static void on_msg(net_conn *c, net_msg *m, void *arg)
+{
+	struct tconn *t = arg;
+	net_traj_server *s = t->s;
+
+	if (!t->ready) {
+		const char *why = NULL;
+		int st = LEAGUE__STATUS__STATUS_OK;
+		if (m->body_case != LEAGUE__ENVELOPE__BODY_HELLO)
+			why = "expected hello", st = LEAGUE__STATUS__STATUS_BAD_REQUEST;
+		else if (m->hello->protocol_version !=
+			 LEAGUE__CONST__PROTOCOL_VERSION)
+			why = "protocol version", st = LEAGUE__STATUS__STATUS_VERSION;
+		else if (s->token[0] && !token_ok(s->token, m->hello->token))
+			why = "wrong token", st = LEAGUE__STATUS__STATUS_AUTH;
+		else if (s->nready >= s->o.max_senders)
+			why = "too many senders", st = LEAGUE__STATUS__STATUS_BUSY;
+		net_msg_free(m);
+		hello_reply(t, st, why);
+		if (why) {
+			LG_WARN("traj: %s: refused: %s", net_conn_peer(c), why);
+			net_conn_close(c, why, 1);
+			return;
+		}
+		t->ready = 1;
+		s->nready++;
+		send_credit(t, s->o.window);
+		return;
+	}
+	switch (m->body_case) {
+	case LEAGUE__ENVELOPE__BODY_SEGMENT:
+		if (t->outstanding == 0) {
+			LG_WARN("traj: %s: closing: segment without credit",
+				net_conn_peer(c));
+			net_msg_free(m);
+			net_conn_close(c, "protocol error: no credit", 0);
+			return;
+		}
+		t->outstanding--;
+		struct qent *q = malloc(sizeof *q);
+		if (!q) {
+			net_msg_free(m);
+			net_conn_close(c, "out of memory", 0);
+			return;
+		}
+		q->m = m;
+		q->conn_id = t->id;
+		q->next = NULL;
+		pthread_mutex_lock(&s->mu);
+		if (s->tail)
+			s->tail->next = q;
+		else
+			s->head = q;
+		s->tail = q;
+		if (++s->depth > s->max_depth)
+			s->max_depth = s->depth;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		return;
+	case LEAGUE__ENVELOPE__BODY_HEARTBEAT:
+		net_msg_free(m);
+		return;
+	default:
+		LG_WARN("traj: %s: closing: unexpected %s", net_conn_peer(c),
+			net_msg_name(m));
+		net_msg_free(m);
+		net_conn_close(c, "protocol error: unexpected message", 0);
+	}
+}
+
+static void on_close(net_conn *c, const char *why, void *arg)
+{
+	struct tconn *t = arg, **pp;
+	net_traj_server *s = t->s;
+
+	for (pp = &s->conns; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
+			*pp = t->next;
+			break;
+		}
+	if (t->ready)
+		s->nready--;
+	free(t);
+}
+
+static void accept_cb(evutil_socket_t lfd, short what, void *arg)
+{
+	net_traj_server *s = arg;
+	struct net_conn_cbs cbs = { on_msg, on_close };
+
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		struct tconn *t;
+		char peer[32];
+		if (fd < 0)
+			return;
+		t = calloc(1, sizeof *t);
+		if (!t) {
+			close(fd);
+			continue;
+		}
+		t->s = s;
+		t->id = ++s->next_id;
+		snprintf(peer, sizeof peer, "sender %llu", (unsigned long long)t->id);
+		if (net_conn_new(&t->conn, s->base, fd, s->o.max_frame, &cbs, t,
+				 peer)) {
+			free(t);
+			continue;
+		}
+		t->next = s->conns;
+		s->conns = t;
+	}
+}
+
+static void wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	net_traj_server *s = arg;
+	uint64_t v, *ids;
+	size_t n;
+	int stop;
+
+	if (read(fd, &v, sizeof v) < 0)
+		return;
+	pthread_mutex_lock(&s->mu);
+	stop = s->stopping;
+	ids = s->owed_ids;
+	n = s->nowed;
+	s->owed_ids = NULL;
+	s->nowed = s->capowed = 0;
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++)
+		for (struct tconn *t = s->conns; t; t = t->next)
+			if (t->id == ids[i]) {
+				t->owed++;
+				break;
+			}
+	free(ids);
+	uint32_t batch = s->o.window / 2 ? s->o.window / 2 : 1;
+	for (struct tconn *t = s->conns; t; t = t->next)
+		if (t->ready && t->owed >= batch) {
+			send_credit(t, t->owed);
+			t->owed = 0;
+		}
+	if (stop)
+		event_base_loopbreak(s->base);
+}
+
+static void *loop_main(void *arg)
+{
+	net_traj_server *s = arg;
+
+	event_base_dispatch(s->base);
+	return NULL;
+}
+
+int net_traj_server_start(net_traj_server **out,
+			  const struct net_traj_server_opts *o, char *err,
+			  size_t errlen)
+{
+	net_traj_server *s = calloc(1, sizeof *s);
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return LG_ENOMEM;
+	s->o = *o;
+	s->lfd = s->wfd = -1;
+	if (!s->o.window)
+		s->o.window = 8;
+	if (!s->o.max_senders)
+		s->o.max_senders = 64;
+	if (!s->o.max_frame)
+		s->o.max_frame = NET_DEFAULT_MAX_FRAME;
+	snprintf(s->listen, sizeof s->listen, "%s", o->listen ? o->listen
+							      : "127.0.0.1");
+	snprintf(s->token, sizeof s->token, "%s", o->token ? o->token : "");
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	if ((rc = net_listen_tcp(s->listen, o->port, &s->lfd, &s->port, err,
+				 errlen)))
+		goto fail;
+	evutil_make_socket_nonblocking(s->lfd);
+	s->wfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	s->base = event_base_new();
+	if (s->wfd < 0 || !s->base) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	s->accept_ev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
+				 accept_cb, s);
+	s->wake_ev = event_new(s->base, s->wfd, EV_READ | EV_PERSIST, wake_cb, s);
+	if (!s->accept_ev || !s->wake_ev) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	event_add(s->accept_ev, NULL);
+	event_add(s->wake_ev, NULL);
+	if (pthread_create(&s->thread, NULL, loop_main, s)) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	if (s->accept_ev)
+		event_free(s->accept_ev);
+	if (s->wake_ev)
+		event_free(s->wake_ev);
+	if (s->base)
+		event_base_free(s->base);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->wfd >= 0)
+		close(s->wfd);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+	return rc;
+}
+
+uint16_t net_traj_server_port(const net_traj_server *s)
+{
+	return s->port;
+}
+
+int net_traj_pop(net_traj_server *s, net_msg **seg, double timeout_s)
+{
+	struct timespec ts;
+	double until;
+	struct qent *q;
+	int wake;
+
+	*seg = NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	until = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + timeout_s;
+	ts.tv_sec = (time_t)until;
+	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+	pthread_mutex_lock(&s->mu);
+	while (!s->head && !s->stopping)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &ts))
+			break;
+	q = s->head;
+	if (!q) {
+		pthread_mutex_unlock(&s->mu);
+		return LG_ETIMEOUT;
+	}
+	s->head = q->next;
+	if (!s->head)
+		s->tail = NULL;
+	s->depth--;
+	/* The credit goes back now: the segment has left the queue. */
+	if (s->nowed == s->capowed) {
+		size_t cap = s->capowed ? s->capowed * 2 : 64;
+		uint64_t *p = realloc(s->owed_ids, cap * sizeof *p);
+		if (p) {
+			s->owed_ids = p;
+			s->capowed = cap;
+		}
+	}
+	wake = s->nowed == 0;
+	if (s->nowed < s->capowed)
+		s->owed_ids[s->nowed++] = q->conn_id;
+	pthread_mutex_unlock(&s->mu);
+	if (wake)
+		wake_loop(s);
+	*seg = q->m;
+	free(q);
+	return 0;
+}
+
+void net_traj_release(net_traj_server *s, net_msg *seg)
+{
+	(void)s;
+	net_msg_free(seg);
+}
+
+size_t net_traj_depth(net_traj_server *s)
+{
+	size_t d;
+
+	pthread_mutex_lock(&s->mu);
+	d = s->depth;
+	pthread_mutex_unlock(&s->mu);
+	return d;
+}
+
+size_t net_traj_max_depth(net_traj_server *s)
+{
+	size_t d;
+
+	pthread_mutex_lock(&s->mu);
+	d = s->max_depth;
+	pthread_mutex_unlock(&s->mu);
+	return d;
+}
+
+void net_traj_server_stop(net_traj_server *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->stopping = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	wake_loop(s);
+	pthread_join(s->thread, NULL);
+	while (s->conns) {
+		struct tconn *t = s->conns;
+		s->conns = t->next;
+		net_conn_free(t->conn);
+		free(t);
+	}
+	while (s->head) {
+		struct qent *q = s->head;
+		s->head = q->next;
+		net_msg_free(q->m);
+		free(q);
+	}
+	event_free(s->accept_ev);
+	event_free(s->wake_ev);
+	event_base_free(s->base);
+	close(s->lfd);
+	close(s->wfd);
+	free(s->owed_ids);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+/* ---- sender ----------------------------------------------------------- */
+
+struct net_traj_sender {
+	int fd;
+	uint32_t credit;
+	uint64_t seq;
+};
+
+/* Read one message; a Credit adds to the balance. */
+static int sender_read(net_traj_sender *s, double timeout_s)
+{
+	net_msg *m;
+	int rc = net_recv_blocking(s->fd, 1 << 20, timeout_s, &m, NULL, 0);
+
+	if (rc)
+		return rc;
+	if (m->body_case == LEAGUE__ENVELOPE__BODY_CREDIT)
+		s->credit += m->credit->segments;
+	else if (m->body_case != LEAGUE__ENVELOPE__BODY_HEARTBEAT)
+		rc = LG_EPROTO;
+	net_msg_free(m);
+	return rc;
+}
+
+int net_traj_sender_connect(net_traj_sender **out, const char *host,
+			    uint16_t port, const char *token, const char *name,
+			    double timeout_s, char *err, size_t errlen)
+{
+	net_traj_sender *s = calloc(1, sizeof *s);
+	net_msg m = LEAGUE__ENVELOPE__INIT, *r = NULL;
+	League__Hello h = LEAGUE__HELLO__INIT;
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return LG_ENOMEM;
+	s->fd = -1;
+	if ((rc = net_connect_tcp(host, port, &s->fd, err, errlen)))
+		goto fail;
+	h.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	h.token = (char *)(uintptr_t)(token ? token : "");
+	h.role = LEAGUE__ROLE__ROLE_COLLECTOR;
+	h.name = (char *)(uintptr_t)(name ? name : "collector");
+	m.seq = ++s->seq;
+	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
+	m.hello = &h;
+	if ((rc = net_send_blocking(s->fd, &m)) ||
+	    (rc = net_recv_blocking(s->fd, 1 << 20, timeout_s, &r, err, errlen)))
+		goto fail;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_HELLO_REPLY ||
+	    r->hello_reply->status != LEAGUE__STATUS__STATUS_OK) {
+		lg_errf(err, errlen, "learner refused: %s",
+			r->body_case == LEAGUE__ENVELOPE__BODY_HELLO_REPLY
+				? r->hello_reply->error : net_msg_name(r));
+		rc = r->body_case == LEAGUE__ENVELOPE__BODY_HELLO_REPLY &&
+				     r->hello_reply->status ==
+					     LEAGUE__STATUS__STATUS_AUTH
+			     ? LG_EAUTH : LG_EPROTO;
+		goto fail;
+	}
+	net_msg_free(r);
+	*out = s;
+	return 0;
+fail:
+	net_msg_free(r);
+	net_traj_sender_close(s);
+	return rc;
+}
+
+int net_traj_send(net_traj_sender *s, net_msg *m, double timeout_s)
+{
+	double deadline = lg_now_s() + timeout_s;
+	int rc;
+
+	if (m->body_case != LEAGUE__ENVELOPE__BODY_SEGMENT)
+		return LG_EINVAL;
+	while (s->credit == 0) {
+		double left = deadline - lg_now_s();
+		if (left <= 0)
+			return LG_ETIMEOUT;
+		if ((rc = sender_read(s, left)))
+			return rc;
+	}
+	m->seq = ++s->seq;
+	if ((rc = net_send_blocking(s->fd, m)))
+		return rc;
+	s->credit--;
+	return 0;
+}
+
+void net_traj_sender_close(net_traj_sender *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}
