@@ -4,7 +4,6 @@
  */
 #include "envs/env_internal.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
