@@ -136,6 +136,10 @@ static int make_env(const struct eval_args *a, env **e)
 		name = a->config ? c.env.name : NULL;
 	if (!name)
 		return cli_usage_error(a->cmd, "which game? (--game NAME)");
+	if (!strcmp(name, "matrix") && !c.env.matrix.rows)
+		return cli_usage_error(a->cmd, "the matrix game needs its "
+				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
+				       "--config FILE with env.matrix");
 	opts_from_cfg(&c, &o);
 	rc = env_new(e, name, &o, err, sizeof err);
 	if (rc)
