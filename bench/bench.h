@@ -16,4 +16,6 @@ struct bench_entry {
 	int (*run)(int argc, char **argv);
 };
 
+int bench_env(int argc, char **argv);
+
 #endif

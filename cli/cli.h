@@ -43,5 +43,7 @@ int cli_wants_help(int argc, char **argv);
 
 extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;
+extern const struct cli_cmd cli_cmd_env;
+extern const struct cli_cmd cli_cmd_eval;
 
 #endif

@@ -8,6 +8,7 @@
 
 /* Add benchmarks here, one line each. */
 static const struct bench_entry benches[] = {
+	{ "env", "environment steps per second per game", bench_env },
 	{ NULL, NULL, NULL },
 };
 

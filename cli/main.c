@@ -9,6 +9,8 @@
 static const struct cli_cmd *const commands[] = {
 	&cli_cmd_config,
 	&cli_cmd_bench,
+	&cli_cmd_env,
+	&cli_cmd_eval,
 };
 
 static void print_main_help(FILE *f)

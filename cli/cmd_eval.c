@@ -1,0 +1,327 @@
+/*
+ * cli/cmd_eval.c: `league eval nashconv` and `league eval policy`: exact
+ * evaluation of a policy on the small games by full tree traversal.
+ *
+ * The game's options come from --config FILE (its env section: name,
+ * matrix) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed by the
+ * config parser so the same bounds apply); --game overrides the name.
+ */
+#include "cli/cli.h"
+#include "envs/env.h"
+#include "league/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CFR_ITERS_MAX 1000000ull
+
+/* The config's env section as env options (the one place in the CLI
+ * that translates; the collector front-end does the same). */
+static void opts_from_cfg(const struct cfg *c, struct env_opts *o)
+{
+	env_opts_default(o);
+	o->seed = c->league.seed;
+	o->max_steps = c->env.max_steps;
+	o->matrix.rows = c->env.matrix.rows;
+	o->matrix.cols = c->env.matrix.cols;
+	for (uint32_t i = 0; i < c->env.matrix.rows; i++)
+		for (uint32_t j = 0; j < c->env.matrix.cols; j++)
+			o->matrix.v[i][j] = c->env.matrix.v[i][j];
+	o->timing.obs_len = c->env.timing.obs_len;
+	o->timing.reset_s = c->env.timing.reset_s;
+	o->timing.step_s = c->env.timing.step_s;
+	o->timing.infer_s = c->env.timing.infer_s;
+	o->timing.episode_len = c->env.timing.episode_len;
+	o->timing.jitter_lo = c->env.timing.jitter_lo;
+	o->timing.jitter_hi = c->env.timing.jitter_hi;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+struct eval_args {
+	const char *cmd;
+	const char *game, *policy, *matrix, *config, *out;
+	int json;
+};
+
+static int parse_args(int argc, char **argv, struct eval_args *a)
+{
+	static const struct option opts[] = {
+		{ "game", required_argument, NULL, 'g' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "matrix", required_argument, NULL, 'm' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	while ((ch = cli_getopt(argc, argv, a->cmd, "g:p:m:c:o:", opts)) !=
+	       -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'g': a->game = optarg; break;
+		case 'p': a->policy = optarg; break;
+		case 'm': a->matrix = optarg; break;
+		case 'c': a->config = optarg; break;
+		case 'o': a->out = optarg; break;
+		case 'j': a->json = 1; break;
+		default: return cli_usage_error(a->cmd, "unexpected option");
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error(a->cmd, "unexpected argument '%s'",
+				       argv[optind]);
+	if (!a->policy)
+		a->policy = "uniform";
+	return 0;
+}
+
+/* Build the env from the arguments; CLI status. */
+static int make_env(const struct eval_args *a, env **e)
+{
+	struct cfg c;
+	struct env_opts o;
+	char err[512];
+	const char *name = a->game;
+	int rc;
+
+	if (a->config) {
+		rc = cfg_load_file(&c, a->config, err, sizeof err);
+		if (rc) {
+			fprintf(stderr, "league: %s\n", err);
+			return CLI_USAGE;
+		}
+	} else if ((rc = cfg_defaults(&c, err, sizeof err))) {
+		fprintf(stderr, "league: %s\n", err);
+		return CLI_FAIL;
+	}
+	if (a->matrix) {
+		struct cfg m;
+		lg_buf y = { 0 };
+		if (strchr(a->matrix, '\n'))
+			return cli_usage_error(a->cmd, "--matrix: one line "
+					       "please, e.g. '[[3,-2],[-2,1]]'");
+		if (lg_buf_printf(&y, "env:\n  name: matrix\n  matrix: %s\n",
+				  a->matrix)) {
+			fprintf(stderr, "league: out of memory\n");
+			return CLI_FAIL;
+		}
+		rc = cfg_load_string(&m, (const char *)y.data, y.len,
+				     "--matrix", err, sizeof err);
+		lg_buf_free(&y);
+		if (rc)
+			return cli_usage_error(a->cmd, "%s", err);
+		c.env.matrix = m.env.matrix;
+		if (!name)
+			name = "matrix";
+	}
+	if (!name)
+		name = a->config ? c.env.name : NULL;
+	if (!name)
+		return cli_usage_error(a->cmd, "which game? (--game NAME)");
+	if (!strcmp(name, "matrix") && !c.env.matrix.rows)
+		return cli_usage_error(a->cmd, "the matrix game needs its "
+				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
+				       "--config FILE with env.matrix");
+	opts_from_cfg(&c, &o);
+	rc = env_new(e, name, &o, err, sizeof err);
+	if (rc)
+		return cli_usage_error(a->cmd, "%s", err);
+	if (!(env_spec_of(*e)->flags & ENV_F_TREE)) {
+		env_free(*e);
+		*e = NULL;
+		return cli_usage_error(a->cmd, "%s has no exact evaluation "
+				       "(kuhn, leduc, rps, matrix do)", name);
+	}
+	return 0;
+}
+
+struct policy_src {
+	struct env_policy pol;
+	env_cfr *cfr;
+	env_tabular *tab;
+	uint64_t iters;
+};
+
+static int make_policy(const struct eval_args *a, const env *e,
+		       const env_tree *t, struct policy_src *ps)
+{
+	char err[512];
+	int rc;
+
+	if (!strcmp(a->policy, "uniform")) {
+		ps->pol = env_policy_uniform();
+		return 0;
+	}
+	if (!strncmp(a->policy, "cfr:", 4)) {
+		unsigned long long n;
+		if (cli_opt_u64(a->cmd, "--policy cfr:ITERS", a->policy + 4, 1,
+				CFR_ITERS_MAX, &n))
+			return CLI_USAGE;
+		if (env_cfr_new(&ps->cfr, t)) {
+			fprintf(stderr, "league: out of memory\n");
+			return CLI_FAIL;
+		}
+		env_cfr_run(ps->cfr, n);
+		ps->iters = n;
+		ps->pol = env_cfr_average(ps->cfr);
+		return 0;
+	}
+	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
+		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
+				       "cfr:1000");
+	rc = env_tabular_load(&ps->tab, a->policy,
+			      env_spec_of(e)->num_actions, err, sizeof err);
+	if (rc == LG_EIO && errno == ENOENT)
+		return cli_usage_error(a->cmd, "--policy: expected uniform, "
+				       "cfr:ITERS or a policy file; %s", err);
+	if (rc) {
+		fprintf(stderr, "league eval: %s\n", err);
+		return rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
+	}
+	ps->pol = env_tabular_policy(ps->tab);
+	return 0;
+}
+
+static int eval_run(int argc, char **argv, int dump)
+{
+	struct eval_args a = { .cmd = dump ? "eval policy" : "eval nashconv" };
+	struct policy_src ps = { 0 };
+	struct env_nashconv nc;
+	env *e = NULL;
+	env_tree *t = NULL;
+	char err[512];
+	double t0;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	rc = make_env(&a, &e);
+	if (rc)
+		goto out;
+	if (env_tree_new(&t, e, err, sizeof err)) {
+		fprintf(stderr, "league: %s\n", err);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	t0 = lg_now_s();
+	rc = make_policy(&a, e, t, &ps);
+	if (rc)
+		goto out;
+	if (dump) {
+		lg_buf b = { 0 };
+		FILE *f = stdout;
+		if (env_tree_dump_policy(t, &ps.pol, &b, err, sizeof err)) {
+			fprintf(stderr, "league eval policy: %s\n", err);
+			rc = ps.tab ? CLI_USAGE : CLI_FAIL;
+			lg_buf_free(&b);
+			goto out;
+		}
+		if (a.out && !(f = fopen(a.out, "w"))) {
+			fprintf(stderr, "league eval policy: %s: %s\n", a.out,
+				strerror(errno));
+			rc = CLI_FAIL;
+			lg_buf_free(&b);
+			goto out;
+		}
+		fwrite(b.data, 1, b.len, f);
+		if (f != stdout && fclose(f)) {
+			fprintf(stderr, "league eval policy: %s: write "
+				"failed\n", a.out);
+			rc = CLI_FAIL;
+		}
+		lg_buf_free(&b);
+		goto out;
+	}
+	if (env_tree_nashconv(t, &ps.pol, &nc, err, sizeof err)) {
+		fprintf(stderr, "league eval nashconv: %s\n", err);
+		rc = ps.tab ? CLI_USAGE : CLI_FAIL;
+		goto out;
+	}
+	if (a.json) {
+		printf("{\"game\":\"%s\",\"policy\":", env_spec_of(e)->name);
+		json_str(stdout, a.policy);
+		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g,"
+		       "\"value\":[%.17g,%.17g],\"br_value\":[%.17g,%.17g],"
+		       "\"cfr_iterations\":%llu,\"infostates\":%zu,"
+		       "\"nodes\":%zu,\"seconds\":%.3f}\n",
+		       nc.nashconv, nc.exploitability, nc.value[0],
+		       nc.value[1], nc.br_value[0], nc.br_value[1],
+		       (unsigned long long)ps.iters, env_tree_infostates(t),
+		       env_tree_nodes(t), lg_now_s() - t0);
+	} else {
+		printf("game            %s (%zu infostates, %zu nodes)\n"
+		       "policy          %s\n"
+		       "nashconv        %.12f\n"
+		       "exploitability  %.12f\n"
+		       "value           %.12f %.12f\n"
+		       "br_value        %.12f %.12f\n",
+		       env_spec_of(e)->name, env_tree_infostates(t),
+		       env_tree_nodes(t), a.policy, nc.nashconv,
+		       nc.exploitability, nc.value[0], nc.value[1],
+		       nc.br_value[0], nc.br_value[1]);
+	}
+	rc = CLI_OK;
+out:
+	env_cfr_free(ps.cfr);
+	env_tabular_free(ps.tab);
+	env_tree_free(t);
+	env_free(e);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc < 2)
+		return cli_usage_error("eval", "expected 'nashconv' or "
+				       "'policy'");
+	if (!strcmp(argv[1], "nashconv"))
+		return eval_run(argc - 1, argv + 1, 0);
+	if (!strcmp(argv[1], "policy"))
+		return eval_run(argc - 1, argv + 1, 1);
+	return cli_usage_error("eval", "unknown subcommand '%s'", argv[1]);
+}
+
+const struct cli_cmd cli_cmd_eval = {
+	.name = "eval",
+	.summary = "exact NashConv / exploitability of a policy",
+	.help =
+	"usage: league eval nashconv --game GAME [--policy POLICY] [--json]\n"
+	"                            [--matrix ROWS] [--config FILE]\n"
+	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
+	"\n"
+	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
+	"          rps, matrix) and NashConv = sum over players of (best\n"
+	"          response value - policy value); exploitability =\n"
+	"          NashConv / players. --json prints one object with game,\n"
+	"          policy, nashconv, exploitability, value, br_value, ...\n"
+	"policy    Print POLICY as a tabular policy file (one line per\n"
+	"          information state: INFOSTATE P0 P1 ...), e.g. to save a\n"
+	"          CFR+ solution; --out writes it to FILE.\n"
+	"\n"
+	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
+	"          ITERS iterations, 1..1000000) or a tabular policy FILE\n"
+	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
+	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
+	"          --game matrix); --config takes env.name and env.matrix\n"
+	"          from a league config.\n",
+	.run = run,
+};

@@ -1,0 +1,261 @@
+/*
+ * envs: games the league plays, and exact evaluators for the small ones.
+ *
+ * Shape:
+ *   - A game is a table of functions behind an opaque `env` handle: create
+ *     by name with options, reset with a seed, ask who moves, observe,
+ *     legal-action mask, step, terminal test, returns, free. Chance events
+ *     (card deals) are drawn inside reset/step from the env's own rng, so
+ *     a given seed and action sequence always give the same episode.
+ *     reset/step/observe/legal never allocate: the collector runs thousands.
+ *   - A registry by name (env_count / env_info).
+ *   - Exact evaluators for kuhn, leduc, rps and matrix: a game tree is built
+ *     once (env_tree) with every chance outcome enumerated; best response,
+ *     NashConv and exploitability of any policy (env_policy callback), and a
+ *     CFR+ solver whose average policy is itself an env_policy.
+ *   - Baseline players (env_baseline): "random" for every game, "minimax"
+ *     (perfect) for tictactoe, "alphabeta:N" for connect4.
+ *
+ * Games (docs/envs.md gives rules and encodings in full):
+ *
+ *   name       players obs  actions  encoding of env_observe(e, p, out)
+ *   rps        2 simul   2     3     [1,0] for p=0, [0,1] for p=1
+ *   matrix     2 simul   2   <=16    same; rows for p0, cols for p1
+ *   kuhn       2        11     2     player one-hot(2), own card J,Q,K (3),
+ *                                    3 betting slots x [pass,bet] (6)
+ *   leduc      2        32     3     player one-hot(2), own rank (3),
+ *                                    public rank (3, zero before dealt),
+ *                                    2 rounds x 4 slots x [fold,call,raise]
+ *   tictactoe  2        27     9     planes own/opponent/empty x 9 cells
+ *   connect4   2       126     7     planes own/opponent/empty x 42 cells
+ *                                    (row-major, row 0 at the bottom)
+ *   timing     2   obs_len     2     synthetic: obs[i] = step parity etc.
+ *
+ * "own"/"opponent" are from the view of the observing player p. Every
+ * observation of kuhn/leduc/rps/matrix is a function of p's information
+ * state only, so a network policy may use it directly.
+ *
+ * Thread safety: one env (tree, baseline, cfr) per thread; the registry
+ * and env_tree are read-only after creation and may be shared.
+ */
+#ifndef LG_ENV_H
+#define LG_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/util.h"
+
+#define ENV_MAX_PLAYERS 2
+#define ENV_MAX_ACTIONS 16
+#define ENV_MATRIX_MAX 16
+#define ENV_NAME_MAX 32
+/* Caps on what comes from outside (config, command line). */
+#define ENV_TIMING_OBS_MAX (1u << 20)
+#define ENV_TIMING_EPISODE_MAX 1000000000ull
+#define ENV_TIMING_SECONDS_MAX 3600.0
+#define ENV_C4_DEPTH_MAX 12
+
+/* env_current_player() values beside a player index. Far from the LG_E*
+ * codes so that neither can be mistaken for the other. */
+#define ENV_SIMULTANEOUS (-1000)
+#define ENV_TERMINAL (-1001)
+
+enum env_flags {
+	ENV_F_SIMULTANEOUS = 1 << 0, /* every player acts at once (step_joint) */
+	ENV_F_CHANCE = 1 << 1,       /* has chance events (resolved in-env) */
+	ENV_F_ZERO_SUM = 1 << 2,     /* returns sum to 0 */
+	ENV_F_TREE = 1 << 3,         /* env_tree_new supports it */
+	ENV_F_SLOW = 1 << 4,         /* sleeps to simulate cost (timing) */
+};
+
+struct env_spec {
+	char name[ENV_NAME_MAX];
+	int players;      /* 1..ENV_MAX_PLAYERS */
+	size_t obs_len;   /* floats written by env_observe */
+	int num_actions;  /* bytes written by env_legal; actions are 0..n-1 */
+	uint64_t max_steps; /* no episode is longer (after any override) */
+	unsigned flags;   /* enum env_flags */
+};
+
+/* What the YAML config may set. Zero it (or use env_opts_default) and set
+ * what the game needs; other games ignore the rest. */
+struct env_opts {
+	uint64_t seed;      /* seed of the first episode (env_reset reseeds) */
+	uint64_t max_steps; /* 0: the game's own limit; else truncate there */
+	struct {
+		uint32_t rows, cols; /* 0 x 0: unset (matrix then fails) */
+		double v[ENV_MATRIX_MAX][ENV_MATRIX_MAX]; /* row player's payoff */
+	} matrix;
+	struct {
+		uint64_t obs_len;     /* 1..ENV_TIMING_OBS_MAX */
+		double reset_s, step_s, infer_s; /* nominal, 0..3600 */
+		uint64_t episode_len; /* nominal steps, 1..1e9 */
+		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <= 100 */
+	} timing;
+};
+
+/* Defaults: no matrix, timing = the seed table's small env (64 floats,
+ * 0.1 s reset, 0.005 s step, 0.004 s inference, 500 steps, x[0.4, 1.6]). */
+void env_opts_default(struct env_opts *o);
+
+typedef struct env env;
+
+/* ---- registry --------------------------------------------------------- */
+
+/* Number of registered games. */
+size_t env_count(void);
+/* Spec of game i (0 <= i < env_count()) with default options, and a one
+ * line summary (static storage). For matrix, num_actions is the cap
+ * ENV_MATRIX_MAX. Returns LG_ERANGE for a bad index. */
+int env_info(size_t i, struct env_spec *spec, const char **summary);
+
+/* ---- lifecycle and play ----------------------------------------------- */
+
+/* Create game `name` with options (NULL: defaults). On error *out is NULL,
+ * err (may be NULL) says why, and the return is LG_ENOTFOUND (no such
+ * game), LG_EINVAL / LG_ERANGE (options rejected) or LG_ENOMEM. The env is
+ * reset with opts->seed. Free with env_free. */
+int env_new(env **out, const char *name, const struct env_opts *opts,
+	    char *err, size_t errlen);
+void env_free(env *e); /* NULL is fine */
+
+/* The spec (owned by e, valid until env_free). */
+const struct env_spec *env_spec_of(const env *e);
+/* Simulated inference seconds per batch for the timing game (jittered by
+ * the caller); 0 for every other game. */
+double env_infer_s(const env *e);
+
+/* Start an episode: chance and jitter come from an rng seeded with seed.
+ * The timing game sleeps here. Never fails, never allocates. */
+void env_reset(env *e, uint64_t seed);
+
+/* A player index, ENV_SIMULTANEOUS (call env_step_joint) or ENV_TERMINAL. */
+int env_current_player(const env *e);
+int env_is_terminal(const env *e);
+
+/* Observation of `player` into out[spec.obs_len] (encoding above). Legal
+ * at any state, also terminal. LG_EINVAL for a bad player. */
+int env_observe(const env *e, int player, float *out);
+/* out[spec.num_actions]: 1 where `player` may act now, else 0 (all zero
+ * when it is not that player's turn or the episode is over). Returns the
+ * number of legal actions, or LG_EINVAL for a bad player. */
+int env_legal(const env *e, int player, uint8_t *out);
+
+/* Sequential games: the current player takes `action`. LG_EINVAL if the
+ * action is illegal, the game is simultaneous or over (state unchanged). */
+int env_step(env *e, int action);
+/* Simultaneous games: actions[p] for every player. Same errors. */
+int env_step_joint(env *e, const int *actions);
+
+/* Steps taken this episode (a joint step counts once). */
+uint64_t env_steps(const env *e);
+/* out[players]: returns of the episode so far (final once terminal). An
+ * episode cut by max_steps ends with returns 0 for all (a draw). */
+void env_returns(const env *e, double *out);
+
+/* ---- policies --------------------------------------------------------- */
+
+/* A policy for the evaluators: fill probs[num_actions] for `player` at an
+ * information state, given as its key string (docs/envs.md), its
+ * observation (env_observe encoding, spec.obs_len floats) and legal mask
+ * (num_actions bytes). probs must be >= 0,
+ * zero on illegal actions and sum to 1 (checked to 1e-6; the evaluator
+ * fails with LG_EINVAL otherwise). Return 0 or a negative LG_E* code,
+ * which aborts the evaluation. A network policy plugs in here: it reads
+ * obs and mask; tabular ones read the key. err/errlen may carry detail. */
+typedef int (*env_policy_fn)(void *ctx, int player, const char *infostate,
+			     const float *obs, const uint8_t *mask,
+			     int num_actions, double *probs, char *err,
+			     size_t errlen);
+
+struct env_policy {
+	env_policy_fn fn;
+	void *ctx;
+};
+
+/* Uniform over legal actions. */
+struct env_policy env_policy_uniform(void);
+
+/* Tabular policy: a text file, one line per information state:
+ *     INFOSTATE P0 P1 ... P(num_actions-1)
+ * separated by blanks; '#' starts a comment line; blank lines are
+ * skipped. Probabilities are over all actions (illegal ones 0), >= 0, and
+ * sum to 1 within 1e-6 (then they are renormalised). Lines are at most
+ * 4096 bytes, at most 1e6 entries, no duplicates. A state missing from the
+ * table makes the evaluation fail naming it. */
+typedef struct env_tabular env_tabular;
+
+/* Load for a game with num_actions actions. Errors: LG_EIO (cannot read),
+ * LG_EINVAL (malformed; err names file:line), LG_EFULL, LG_ENOMEM. */
+int env_tabular_load(env_tabular **out, const char *path, int num_actions,
+		     char *err, size_t errlen);
+void env_tabular_free(env_tabular *t);
+/* A policy view of t (valid while t lives). */
+struct env_policy env_tabular_policy(env_tabular *t);
+
+/* ---- exact evaluation (kuhn, leduc, rps, matrix) ----------------------- */
+
+typedef struct env_tree env_tree;
+
+/* Build the full game tree of e's game (e's options, e.g. the payoff).
+ * LG_EUNSUPP if the game has no tree (spec flag ENV_F_TREE unset). */
+int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen);
+void env_tree_free(env_tree *t);
+/* Number of nodes and information states (for reports and tests). */
+size_t env_tree_nodes(const env_tree *t);
+size_t env_tree_infostates(const env_tree *t);
+
+struct env_nashconv {
+	int players;
+	double value[ENV_MAX_PLAYERS];    /* expected return of the profile */
+	double br_value[ENV_MAX_PLAYERS]; /* best response to the others */
+	double nashconv;       /* sum_p br_value[p] - value[p] */
+	double exploitability; /* nashconv / players */
+};
+
+/* Evaluate a policy profile (the same policy for every player; it is told
+ * who acts). Calls pol once per information state. Errors: the policy's
+ * own code, LG_EINVAL for a malformed distribution, LG_ENOMEM. */
+int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
+		      struct env_nashconv *out, char *err, size_t errlen);
+
+/* Write pol as a tabular policy file text (the format above) to out. */
+int env_tree_dump_policy(const env_tree *t, const struct env_policy *pol,
+			 lg_buf *out, char *err, size_t errlen);
+
+/* CFR+ (regret matching+, alternating updates, linear averaging). */
+typedef struct env_cfr env_cfr;
+
+/* The tree must outlive the solver. */
+int env_cfr_new(env_cfr **out, const env_tree *t);
+void env_cfr_free(env_cfr *c);
+/* Run iters more iterations. */
+void env_cfr_run(env_cfr *c, uint64_t iters);
+uint64_t env_cfr_iterations(const env_cfr *c);
+/* The average policy so far (valid while c lives, changes as c runs). */
+struct env_policy env_cfr_average(env_cfr *c);
+
+/* ---- baseline players ------------------------------------------------- */
+
+typedef struct env_baseline env_baseline;
+
+/* spec: "random" (any game), "minimax" (tictactoe: perfect play, ties
+ * among equally good moves broken by the rng), "alphabeta:N" (connect4,
+ * depth 1..ENV_C4_DEPTH_MAX; "alphabeta" alone is depth 4). The baseline
+ * is tied to game `e`'s name but not to the env object. Errors:
+ * LG_EINVAL (bad spec or wrong game), LG_ENOMEM. */
+int env_baseline_new(env_baseline **out, const char *spec, const env *e,
+		     char *err, size_t errlen);
+void env_baseline_free(env_baseline *b);
+/* Choose an action for `player` in e's current state (for sequential
+ * games player must be the current player). LG_EINVAL if it cannot act. */
+int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
+		     int *action);
+/* The baseline's value of e's (non-terminal) state for the player to move:
+ * exact game value for minimax (+1 win, 0 draw, -1 loss), the depth-N
+ * search score for alphabeta. LG_EUNSUPP for random, LG_EINVAL if e is
+ * over or another game. */
+int env_baseline_value(env_baseline *b, const env *e, double *value);
+
+#endif

@@ -1,0 +1,872 @@
+/*
+ * envs/tree.c: exact evaluation of two-player games with small trees.
+ *
+ * The tree is built once by enumerating every chance outcome and action
+ * from the game's pure state functions. Nodes live in one array; the
+ * children of a node are contiguous and come after it. Decision nodes
+ * point at their information state (infoset): its key, player, legal mask
+ * and observation (so network policies can be asked once per infoset).
+ *
+ * Evaluating a policy asks it once per infoset, then:
+ *   value(profile)     one traversal;
+ *   best response of i memoised recursion: at i's infosets pick the action
+ *                      maximising sum over the infoset's histories of
+ *                      (chance x opponent reach) x value below, values below
+ *                      using the best response already fixed deeper down;
+ *   NashConv           sum_i br_value_i - value_i (OpenSpiel's definition),
+ *                      exploitability = NashConv / players.
+ * CFR+ runs on the same arrays (see the env_cfr section).
+ */
+#include "envs/env_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { T_DECISION, T_CHANCE, T_TERMINAL };
+
+struct tnode {
+	int8_t kind, player;
+	int8_t action; /* action (or chance outcome) leading here */
+	int32_t info;  /* decision: infoset index */
+	int32_t first, n;
+	double p;      /* chance probability of this node given its parent */
+	double ret[ENV_MAX_PLAYERS];
+};
+
+struct tinfo {
+	char *key;
+	int player;
+	int nlegal;
+	uint8_t mask[ENV_MAX_ACTIONS];
+	float *obs;
+	int32_t nodes_first, nodes_n; /* into tree->inodes */
+};
+
+struct env_tree {
+	const struct env_game *g;
+	struct env_opts o;
+	struct env_spec spec;
+	int A; /* num_actions */
+	struct tnode *nodes;
+	size_t nn, ncap;
+	struct tinfo *info;
+	size_t ni, icap;
+	int32_t *inodes; /* nodes of each infoset, grouped */
+	struct env_strmap map;
+};
+
+#define TREE_NODES_MAX (1u << 24)
+
+static int node_reserve(env_tree *t, size_t n)
+{
+	if (t->nn + n > TREE_NODES_MAX)
+		return LG_EFULL;
+	if (t->nn + n > t->ncap) {
+		size_t cap = t->ncap ? t->ncap : 1024;
+		while (cap < t->nn + n)
+			cap *= 2;
+		struct tnode *p = realloc(t->nodes, cap * sizeof *p);
+		if (!p)
+			return LG_ENOMEM;
+		t->nodes = p;
+		t->ncap = cap;
+	}
+	return 0;
+}
+
+static int info_of(env_tree *t, const void *st, int player, int32_t *out)
+{
+	char key[ENV_KEY_MAX];
+	int idx;
+
+	t->g->infostate(&t->o, st, player, key, sizeof key);
+	idx = env_strmap_get(&t->map, key);
+	if (idx < 0) {
+		struct tinfo *ti;
+		int rc;
+		if (t->ni == t->icap) {
+			size_t cap = t->icap ? t->icap * 2 : 64;
+			struct tinfo *p = realloc(t->info, cap * sizeof *p);
+			if (!p)
+				return LG_ENOMEM;
+			t->info = p;
+			t->icap = cap;
+		}
+		ti = &t->info[t->ni];
+		memset(ti, 0, sizeof *ti);
+		ti->player = player;
+		ti->key = strdup(key);
+		ti->obs = calloc(t->spec.obs_len, sizeof *ti->obs);
+		if (!ti->key || !ti->obs) {
+			free(ti->key);
+			free(ti->obs);
+			return LG_ENOMEM;
+		}
+		ti->nlegal = t->g->legal(&t->o, st, player, ti->mask);
+		t->g->observe(&t->o, st, player, ti->obs);
+		idx = (int)t->ni++;
+		rc = env_strmap_put(&t->map, key, idx);
+		if (rc)
+			return rc;
+	}
+	*out = idx;
+	return 0;
+}
+
+/* Fill node `at` (its action and p already set) from state st. */
+static int build(env_tree *t, size_t at, const void *st)
+{
+	_Alignas(16) unsigned char child[ENV_STATE_MAX];
+	int acts[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
+						  : ENV_CHANCE_MAX];
+	double probs[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
+						   : ENV_CHANCE_MAX];
+	int pl = t->g->player(&t->o, st), n = 0, rc;
+	size_t first;
+
+	if (pl == ENV_TERMINAL) {
+		t->nodes[at].kind = T_TERMINAL;
+		t->nodes[at].n = 0;
+		t->g->returns(&t->o, st, t->nodes[at].ret);
+		return 0;
+	}
+	if (pl == ENV_CHANCE) {
+		t->nodes[at].kind = T_CHANCE;
+		n = t->g->chance(&t->o, st, acts, probs);
+	} else {
+		uint8_t mask[ENV_MAX_ACTIONS];
+		int32_t info;
+		rc = info_of(t, st, pl, &info);
+		if (rc)
+			return rc;
+		t->nodes[at].kind = T_DECISION;
+		t->nodes[at].player = (int8_t)pl;
+		t->nodes[at].info = info;
+		t->g->legal(&t->o, st, pl, mask);
+		for (int a = 0; a < t->A; a++)
+			if (mask[a]) {
+				acts[n] = a;
+				probs[n++] = 1;
+			}
+	}
+	rc = node_reserve(t, (size_t)n);
+	if (rc)
+		return rc;
+	first = t->nn;
+	t->nn += (size_t)n;
+	t->nodes[at].first = (int32_t)first;
+	t->nodes[at].n = n;
+	for (int i = 0; i < n; i++) {
+		struct tnode *c = &t->nodes[first + (size_t)i];
+		memset(c, 0, sizeof *c);
+		c->action = (int8_t)acts[i];
+		c->p = probs[i];
+		memcpy(child, st, t->g->state_size);
+		t->g->apply(&t->o, child, acts[i], NULL);
+		rc = build(t, first + (size_t)i, child);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int group_infosets(env_tree *t)
+{
+	int32_t *fill;
+
+	t->inodes = calloc(t->nn ? t->nn : 1, sizeof *t->inodes);
+	fill = calloc(t->ni ? t->ni : 1, sizeof *fill);
+	if (!t->inodes || !fill) {
+		free(fill);
+		return LG_ENOMEM;
+	}
+	for (size_t i = 0; i < t->nn; i++)
+		if (t->nodes[i].kind == T_DECISION)
+			t->info[t->nodes[i].info].nodes_n++;
+	for (size_t i = 0, at = 0; i < t->ni; i++) {
+		t->info[i].nodes_first = (int32_t)at;
+		at += (size_t)t->info[i].nodes_n;
+	}
+	for (size_t i = 0; i < t->nn; i++)
+		if (t->nodes[i].kind == T_DECISION) {
+			struct tinfo *ti = &t->info[t->nodes[i].info];
+			t->inodes[ti->nodes_first + fill[t->nodes[i].info]++] =
+				(int32_t)i;
+		}
+	free(fill);
+	return 0;
+}
+
+int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
+{
+	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	env_tree *t;
+	int rc;
+
+	*out = NULL;
+	if (!(e->spec.flags & ENV_F_TREE) || !e->g->infostate ||
+	    e->spec.players != 2) {
+		lg_errf(err, errlen, "%s: no exact evaluation for this game "
+			"(kuhn, leduc, rps and matrix have one)", e->spec.name);
+		return LG_EUNSUPP;
+	}
+	t = calloc(1, sizeof *t);
+	if (!t)
+		goto nomem;
+	t->g = e->g;
+	t->o = e->o;
+	t->spec = e->spec;
+	t->A = e->spec.num_actions;
+	rc = node_reserve(t, 1);
+	if (rc)
+		goto fail;
+	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
+	t->nodes[0].p = 1;
+	t->nn = 1;
+	t->g->root(&t->o, st, NULL);
+	rc = build(t, 0, st);
+	if (rc)
+		goto fail;
+	rc = group_infosets(t);
+	if (rc)
+		goto fail;
+	*out = t;
+	return 0;
+nomem:
+	rc = LG_ENOMEM;
+fail:
+	lg_errf(err, errlen, "%s: building the game tree: %s", e->spec.name,
+		lg_strerror(rc));
+	env_tree_free(t);
+	return rc;
+}
+
+void env_tree_free(env_tree *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->ni; i++) {
+		free(t->info[i].key);
+		free(t->info[i].obs);
+	}
+	free(t->info);
+	free(t->nodes);
+	free(t->inodes);
+	env_strmap_free(&t->map);
+	free(t);
+}
+
+size_t env_tree_nodes(const env_tree *t)
+{
+	return t->nn;
+}
+
+size_t env_tree_infostates(const env_tree *t)
+{
+	return t->ni;
+}
+
+/* ---- policies ---------------------------------------------------------- */
+
+static int uniform_fn(void *ctx, int player, const char *key, const float *obs,
+		      const uint8_t *mask, int A, double *probs, char *err,
+		      size_t errlen)
+{
+	int n = 0;
+
+	for (int a = 0; a < A; a++)
+		n += mask[a] != 0;
+	if (!n) {
+		lg_errf(err, errlen, "uniform policy: no legal action at '%s'",
+			key);
+		return LG_EINVAL;
+	}
+	for (int a = 0; a < A; a++)
+		probs[a] = mask[a] ? 1.0 / n : 0;
+	return 0;
+}
+
+struct env_policy env_policy_uniform(void)
+{
+	struct env_policy p = { uniform_fn, NULL };
+	return p;
+}
+
+/* Ask pol once per infoset; table[i * A + a]. */
+static int ask_policy(const env_tree *t, const struct env_policy *pol,
+		      double *table, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < t->ni; i++) {
+		const struct tinfo *ti = &t->info[i];
+		uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
+		double probs[ENV_MAX_ACTIONS] = { 0 };
+		double sum = 0;
+		int rc;
+
+		memcpy(mask, ti->mask, (size_t)t->A);
+		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask,
+			     t->A, probs, err, errlen);
+		if (rc)
+			return rc;
+		for (int a = 0; a < t->A; a++) {
+			if (!(probs[a] >= 0) || !isfinite(probs[a]) ||
+			    (!mask[a] && probs[a] != 0)) {
+				lg_errf(err, errlen, "policy at '%s': bad "
+					"probability %g for action %d",
+					ti->key, probs[a], a);
+				return LG_EINVAL;
+			}
+			sum += probs[a];
+		}
+		if (fabs(sum - 1) > 1e-6) {
+			lg_errf(err, errlen, "policy at '%s': probabilities "
+				"sum to %.9g, not 1", ti->key, sum);
+			return LG_EINVAL;
+		}
+		for (int a = 0; a < t->A; a++)
+			table[i * (size_t)t->A + (size_t)a] = probs[a] / sum;
+	}
+	return 0;
+}
+
+static void profile_value(const env_tree *t, const double *pi, size_t n,
+			  double *v)
+{
+	const struct tnode *x = &t->nodes[n];
+
+	v[0] = v[1] = 0;
+	if (x->kind == T_TERMINAL) {
+		v[0] = x->ret[0];
+		v[1] = x->ret[1];
+		return;
+	}
+	for (int i = 0; i < x->n; i++) {
+		const struct tnode *c = &t->nodes[x->first + i];
+		double w = x->kind == T_CHANCE
+				   ? c->p
+				   : pi[(size_t)x->info * (size_t)t->A +
+					(size_t)c->action];
+		double cv[2];
+		if (w == 0)
+			continue;
+		profile_value(t, pi, (size_t)(x->first + i), cv);
+		v[0] += w * cv[0];
+		v[1] += w * cv[1];
+	}
+}
+
+struct br_ctx {
+	const env_tree *t;
+	const double *pi;
+	int me;
+	double *reach; /* chance x opponent reach of each node */
+	double *val;
+	uint8_t *done;
+	int *act; /* per infoset, -1 until fixed */
+};
+
+static void br_reach(struct br_ctx *b, size_t n, double r)
+{
+	const struct tnode *x = &b->t->nodes[n];
+
+	b->reach[n] = r;
+	for (int i = 0; i < x->n; i++) {
+		const struct tnode *c = &b->t->nodes[x->first + i];
+		double w = 1;
+		if (x->kind == T_CHANCE)
+			w = c->p;
+		else if (x->player != b->me)
+			w = b->pi[(size_t)x->info * (size_t)b->t->A +
+				  (size_t)c->action];
+		br_reach(b, (size_t)(x->first + i), r * w);
+	}
+}
+
+static double br_value(struct br_ctx *b, size_t n);
+
+static int br_action(struct br_ctx *b, int32_t info)
+{
+	const env_tree *t = b->t;
+	const struct tinfo *ti = &t->info[info];
+	double q[ENV_MAX_ACTIONS] = { 0 };
+	int best = -1;
+
+	if (b->act[info] >= 0)
+		return b->act[info];
+	for (int k = 0; k < ti->nodes_n; k++) {
+		size_t h = (size_t)t->inodes[ti->nodes_first + k];
+		const struct tnode *x = &t->nodes[h];
+		for (int i = 0; i < x->n; i++) {
+			const struct tnode *c = &t->nodes[x->first + i];
+			q[c->action] += b->reach[h] *
+					br_value(b, (size_t)(x->first + i));
+		}
+	}
+	for (int a = 0; a < t->A; a++)
+		if (ti->mask[a] && (best < 0 || q[a] > q[best]))
+			best = a;
+	b->act[info] = best;
+	return best;
+}
+
+static double br_value(struct br_ctx *b, size_t n)
+{
+	const env_tree *t = b->t;
+	const struct tnode *x = &t->nodes[n];
+	double v = 0;
+
+	if (b->done[n])
+		return b->val[n];
+	if (x->kind == T_TERMINAL) {
+		v = x->ret[b->me];
+	} else if (x->kind == T_DECISION && x->player == b->me) {
+		int a = br_action(b, x->info);
+		for (int i = 0; i < x->n; i++)
+			if (t->nodes[x->first + i].action == a)
+				v = br_value(b, (size_t)(x->first + i));
+	} else {
+		for (int i = 0; i < x->n; i++) {
+			const struct tnode *c = &t->nodes[x->first + i];
+			double w = x->kind == T_CHANCE
+					   ? c->p
+					   : b->pi[(size_t)x->info *
+							   (size_t)t->A +
+						   (size_t)c->action];
+			if (w != 0)
+				v += w * br_value(b, (size_t)(x->first + i));
+		}
+	}
+	b->val[n] = v;
+	b->done[n] = 1;
+	return v;
+}
+
+static int nashconv_table(const env_tree *t, const double *pi,
+			  struct env_nashconv *out)
+{
+	struct br_ctx b = { .t = t, .pi = pi };
+	int rc = 0;
+
+	memset(out, 0, sizeof *out);
+	out->players = 2;
+	profile_value(t, pi, 0, out->value);
+	b.reach = calloc(t->nn, sizeof *b.reach);
+	b.val = calloc(t->nn, sizeof *b.val);
+	b.done = calloc(t->nn, 1);
+	b.act = calloc(t->ni ? t->ni : 1, sizeof *b.act);
+	if (!b.reach || !b.val || !b.done || !b.act) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (int me = 0; me < 2; me++) {
+		b.me = me;
+		memset(b.done, 0, t->nn);
+		for (size_t i = 0; i < t->ni; i++)
+			b.act[i] = -1;
+		br_reach(&b, 0, 1);
+		out->br_value[me] = br_value(&b, 0);
+		out->nashconv += out->br_value[me] - out->value[me];
+	}
+	out->exploitability = out->nashconv / 2;
+out:
+	free(b.reach);
+	free(b.val);
+	free(b.done);
+	free(b.act);
+	return rc;
+}
+
+int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
+		      struct env_nashconv *out, char *err, size_t errlen)
+{
+	double *pi = calloc(t->ni * (size_t)t->A + 1, sizeof *pi);
+	int rc;
+
+	if (!pi) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	rc = ask_policy(t, pol, pi, err, errlen);
+	if (!rc) {
+		rc = nashconv_table(t, pi, out);
+		if (rc)
+			lg_errf(err, errlen, "out of memory");
+	}
+	free(pi);
+	return rc;
+}
+
+int env_tree_dump_policy(const env_tree *t, const struct env_policy *pol,
+			 lg_buf *out, char *err, size_t errlen)
+{
+	double *pi = calloc(t->ni * (size_t)t->A + 1, sizeof *pi);
+	int rc;
+
+	if (!pi) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	rc = ask_policy(t, pol, pi, err, errlen);
+	if (rc)
+		goto out;
+	rc = lg_buf_printf(out, "# league tabular policy: %s, %zu infostates, "
+			   "%d actions\n", t->spec.name, t->ni, t->A);
+	for (size_t i = 0; !rc && i < t->ni; i++) {
+		rc = lg_buf_printf(out, "%s", t->info[i].key);
+		for (int a = 0; !rc && a < t->A; a++)
+			rc = lg_buf_printf(out, " %.17g",
+					   pi[i * (size_t)t->A + (size_t)a]);
+		if (!rc)
+			rc = lg_buf_printf(out, "\n");
+	}
+	if (rc)
+		lg_errf(err, errlen, "out of memory");
+out:
+	free(pi);
+	return rc;
+}
+
+/* ---- CFR+ -------------------------------------------------------------- */
+
+/*
+ * Regret matching+ with alternating updates and linear averaging: in
+ * iteration t, for each player i in turn, one traversal with the current
+ * strategies adds i's counterfactual regrets, clamps them at 0 and
+ * re-derives i's current strategy (so player 1 already plays against
+ * player 0's updated strategy), and adds t x (i's reach) x strategy to i's
+ * average.
+ */
+struct env_cfr {
+	const env_tree *t;
+	uint64_t iters;
+	double *regret, *avg, *cur; /* [ni * A] */
+};
+
+static void cfr_match(env_cfr *c, size_t info)
+{
+	const env_tree *t = c->t;
+	const struct tinfo *ti = &t->info[info];
+	double *r = c->regret + info * (size_t)t->A;
+	double *s = c->cur + info * (size_t)t->A;
+	double sum = 0;
+
+	for (int a = 0; a < t->A; a++)
+		sum += ti->mask[a] && r[a] > 0 ? r[a] : 0;
+	for (int a = 0; a < t->A; a++) {
+		if (!ti->mask[a])
+			s[a] = 0;
+		else if (sum > 0)
+			s[a] = r[a] > 0 ? r[a] / sum : 0;
+		else
+			s[a] = 1.0 / ti->nlegal;
+	}
+}
+
+int env_cfr_new(env_cfr **out, const env_tree *t)
+{
+	env_cfr *c = calloc(1, sizeof *c);
+	size_t n = t->ni * (size_t)t->A + 1;
+
+	*out = NULL;
+	if (!c)
+		return LG_ENOMEM;
+	c->t = t;
+	c->regret = calloc(n, sizeof *c->regret);
+	c->avg = calloc(n, sizeof *c->avg);
+	c->cur = calloc(n, sizeof *c->cur);
+	if (!c->regret || !c->avg || !c->cur) {
+		env_cfr_free(c);
+		return LG_ENOMEM;
+	}
+	for (size_t i = 0; i < t->ni; i++)
+		cfr_match(c, i);
+	*out = c;
+	return 0;
+}
+
+void env_cfr_free(env_cfr *c)
+{
+	if (!c)
+		return;
+	free(c->regret);
+	free(c->avg);
+	free(c->cur);
+	free(c);
+}
+
+static double cfr_walk(env_cfr *c, size_t n, int me, double pi_me,
+		       double pi_opp, double weight)
+{
+	const env_tree *t = c->t;
+	const struct tnode *x = &t->nodes[n];
+	size_t A = (size_t)t->A;
+	double v = 0;
+
+	if (x->kind == T_TERMINAL)
+		return x->ret[me];
+	if (x->kind == T_CHANCE) {
+		for (int i = 0; i < x->n; i++) {
+			double p = t->nodes[x->first + i].p;
+			v += p * cfr_walk(c, (size_t)(x->first + i), me, pi_me,
+					  pi_opp * p, weight);
+		}
+		return v;
+	}
+	const double *s = c->cur + (size_t)x->info * A;
+	if (x->player != me) {
+		for (int i = 0; i < x->n; i++) {
+			double p = s[t->nodes[x->first + i].action];
+			if (p > 0)
+				v += p * cfr_walk(c, (size_t)(x->first + i), me,
+						  pi_me, pi_opp * p, weight);
+		}
+		return v;
+	}
+	double q[ENV_MAX_ACTIONS] = { 0 };
+	double *r = c->regret + (size_t)x->info * A;
+	double *avg = c->avg + (size_t)x->info * A;
+	for (int i = 0; i < x->n; i++) {
+		int a = t->nodes[x->first + i].action;
+		q[a] = cfr_walk(c, (size_t)(x->first + i), me, pi_me * s[a],
+				pi_opp, weight);
+		v += s[a] * q[a];
+	}
+	for (int i = 0; i < x->n; i++) {
+		int a = t->nodes[x->first + i].action;
+		r[a] += pi_opp * (q[a] - v);
+		avg[a] += weight * pi_me * s[a];
+	}
+	return v;
+}
+
+void env_cfr_run(env_cfr *c, uint64_t iters)
+{
+	const env_tree *t = c->t;
+
+	for (uint64_t k = 0; k < iters; k++) {
+		double w = (double)++c->iters;
+		for (int me = 0; me < 2; me++) {
+			cfr_walk(c, 0, me, 1, 1, w);
+			for (size_t i = 0; i < t->ni; i++) {
+				if (t->info[i].player != me)
+					continue;
+				double *r = c->regret + i * (size_t)t->A;
+				for (int a = 0; a < t->A; a++)
+					if (r[a] < 0)
+						r[a] = 0;
+				cfr_match(c, i);
+			}
+		}
+	}
+}
+
+uint64_t env_cfr_iterations(const env_cfr *c)
+{
+	return c->iters;
+}
+
+static int cfr_avg_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A, double *probs,
+		      char *err, size_t errlen)
+{
+	env_cfr *c = ctx;
+	const env_tree *t = c->t;
+	int i = env_strmap_get(&t->map, key);
+	double sum = 0;
+
+	if (i < 0) {
+		lg_errf(err, errlen, "CFR+ policy: unknown infostate '%s'",
+			key);
+		return LG_ENOTFOUND;
+	}
+	const double *s = c->avg + (size_t)i * (size_t)t->A;
+	if (A != t->A)
+		return LG_EINVAL;
+	for (int a = 0; a < t->A; a++)
+		sum += mask[a] ? s[a] : 0;
+	for (int a = 0; a < t->A; a++)
+		probs[a] = !mask[a]	 ? 0
+			   : sum > 0 ? s[a] / sum
+				     : 1.0 / t->info[i].nlegal;
+	return 0;
+}
+
+struct env_policy env_cfr_average(env_cfr *c)
+{
+	struct env_policy p = { cfr_avg_fn, c };
+	return p;
+}
+
+/* ---- tabular policy files ----------------------------------------------- */
+
+#define TAB_LINE_MAX 4096
+#define TAB_ENTRIES_MAX 1000000
+
+struct env_tabular {
+	int A;
+	struct env_strmap map;
+	double *probs;
+	size_t n, cap;
+};
+
+int env_tabular_load(env_tabular **out, const char *path, int num_actions,
+		     char *err, size_t errlen)
+{
+	char line[TAB_LINE_MAX + 2];
+	env_tabular *t = NULL;
+	FILE *f = NULL;
+	long lineno = 0;
+	int rc = 0;
+
+	*out = NULL;
+	if (num_actions < 1 || num_actions > ENV_MAX_ACTIONS)
+		return LG_EINVAL;
+	f = fopen(path, "r");
+	if (!f) {
+		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
+		return LG_EIO;
+	}
+	t = calloc(1, sizeof *t);
+	if (!t) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	t->A = num_actions;
+	while (fgets(line, sizeof line, f)) {
+		char *p = line, *key, *save = NULL, *tok;
+		double pr[ENV_MAX_ACTIONS], sum = 0;
+		size_t len = strlen(line);
+		int k = 0;
+
+		lineno++;
+		if (len > TAB_LINE_MAX ||
+		    (len && line[len - 1] != '\n' && !feof(f))) {
+			lg_errf(err, errlen, "%s:%ld: line longer than %d "
+				"bytes", path, lineno, TAB_LINE_MAX);
+			rc = LG_EINVAL;
+			goto out;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+			continue;
+		key = strtok_r(p, " \t\r\n", &save);
+		if (strlen(key) >= ENV_KEY_MAX) {
+			lg_errf(err, errlen, "%s:%ld: infostate longer than "
+				"%d bytes", path, lineno, ENV_KEY_MAX - 1);
+			rc = LG_EINVAL;
+			goto out;
+		}
+		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+			if (k == num_actions) {
+				k++;
+				break;
+			}
+			if (lg_parse_double(tok, 0, 1, &pr[k])) {
+				lg_errf(err, errlen, "%s:%ld: '%s' is not a "
+					"probability in [0, 1]", path, lineno,
+					tok);
+				rc = LG_EINVAL;
+				goto out;
+			}
+			sum += pr[k++];
+		}
+		if (k != num_actions) {
+			lg_errf(err, errlen, "%s:%ld: expected an infostate "
+				"and %d probabilities", path, lineno,
+				num_actions);
+			rc = LG_EINVAL;
+			goto out;
+		}
+		if (fabs(sum - 1) > 1e-6) {
+			lg_errf(err, errlen, "%s:%ld: probabilities sum to "
+				"%.9g, not 1", path, lineno, sum);
+			rc = LG_EINVAL;
+			goto out;
+		}
+		if (env_strmap_get(&t->map, key) >= 0) {
+			lg_errf(err, errlen, "%s:%ld: duplicate infostate "
+				"'%s'", path, lineno, key);
+			rc = LG_EINVAL;
+			goto out;
+		}
+		if (t->n == TAB_ENTRIES_MAX) {
+			lg_errf(err, errlen, "%s:%ld: more than %d entries",
+				path, lineno, TAB_ENTRIES_MAX);
+			rc = LG_EFULL;
+			goto out;
+		}
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 64;
+			double *np = realloc(t->probs,
+					     cap * (size_t)num_actions *
+						     sizeof *np);
+			if (!np) {
+				rc = LG_ENOMEM;
+				goto out;
+			}
+			t->probs = np;
+			t->cap = cap;
+		}
+		for (int a = 0; a < num_actions; a++)
+			t->probs[t->n * (size_t)num_actions + (size_t)a] =
+				pr[a] / sum;
+		rc = env_strmap_put(&t->map, key, (int)t->n);
+		if (rc)
+			goto out;
+		t->n++;
+	}
+	if (ferror(f)) {
+		lg_errf(err, errlen, "%s: read error", path);
+		rc = LG_EIO;
+		goto out;
+	}
+	*out = t;
+	t = NULL;
+out:
+	if (rc == LG_ENOMEM)
+		lg_errf(err, errlen, "%s: out of memory", path);
+	if (f)
+		fclose(f);
+	env_tabular_free(t);
+	return rc;
+}
+
+void env_tabular_free(env_tabular *t)
+{
+	if (!t)
+		return;
+	env_strmap_free(&t->map);
+	free(t->probs);
+	free(t);
+}
+
+static int tabular_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A, double *probs,
+		      char *err, size_t errlen)
+{
+	env_tabular *t = ctx;
+	int i = env_strmap_get(&t->map, key);
+
+	if (A != t->A) {
+		lg_errf(err, errlen, "tabular policy has %d actions, the game "
+			"%d", t->A, A);
+		return LG_EINVAL;
+	}
+	if (i < 0) {
+		lg_errf(err, errlen, "tabular policy has no entry for "
+			"infostate '%s'", key);
+		return LG_ENOTFOUND;
+	}
+	memcpy(probs, t->probs + (size_t)i * (size_t)t->A,
+	       (size_t)t->A * sizeof *probs);
+	return 0;
+}
+
+struct env_policy env_tabular_policy(env_tabular *t)
+{
+	struct env_policy p = { tabular_fn, t };
+	return p;
+}

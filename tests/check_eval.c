@@ -1,0 +1,584 @@
+/* tests/check_eval.c: exact evaluators (best response, NashConv, CFR+),
+ * tabular policy files, baseline players, and `league env` / `league
+ * eval` through the real binary. Known values: Kuhn uniform NashConv
+ * 11/12 and equilibrium value -1/18; Leduc uniform NashConv 4.747222
+ * (OpenSpiel); the 2x2 game [[3,-2],[-2,1]] equilibrium (0.375, 0.625)
+ * for both players and value -1/8; tic-tac-toe value 0. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "envs/env.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+static env *make(const char *name)
+{
+	struct env_opts o;
+	char err[256];
+	env *e = NULL;
+
+	env_opts_default(&o);
+	o.matrix.rows = o.matrix.cols = 2;
+	o.matrix.v[0][0] = 3;
+	o.matrix.v[0][1] = o.matrix.v[1][0] = -2;
+	o.matrix.v[1][1] = 1;
+	ck_assert_msg(env_new(&e, name, &o, err, sizeof err) == 0, "%s", err);
+	return e;
+}
+
+static env_tree *tree_of(env *e)
+{
+	env_tree *t = NULL;
+	char err[256];
+
+	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
+	return t;
+}
+
+static struct env_nashconv eval(env_tree *t, struct env_policy p)
+{
+	struct env_nashconv nc;
+	char err[256];
+
+	ck_assert_msg(env_tree_nashconv(t, &p, &nc, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_double_eq_tol(nc.value[0] + nc.value[1], 0, 1e-12);
+	ck_assert_double_eq_tol(nc.exploitability, nc.nashconv / 2, 1e-15);
+	ck_assert(nc.nashconv > -1e-12);
+	return nc;
+}
+
+START_TEST(kuhn_uniform_nashconv)
+{
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	struct env_nashconv nc = eval(t, env_policy_uniform());
+
+	ck_assert_uint_eq(env_tree_infostates(t), 12);
+	ck_assert_double_eq_tol(nc.nashconv, 11.0 / 12, 1e-12);
+	ck_assert_double_eq_tol(nc.value[0], 1.0 / 8, 1e-12);
+	ck_assert_double_eq_tol(nc.br_value[0], 0.5, 1e-12);
+	ck_assert_double_eq_tol(nc.br_value[1], 5.0 / 12, 1e-12);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(leduc_uniform_nashconv)
+{
+	env *e = make("leduc");
+	env_tree *t = tree_of(e);
+	struct env_nashconv nc = eval(t, env_policy_uniform());
+
+	ck_assert_uint_eq(env_tree_nodes(t), 9457);
+	ck_assert_double_eq_tol(nc.nashconv, 4.747222222, 1e-6);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(kuhn_cfr_plus_equilibrium)
+{
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	env_cfr *c;
+	struct env_nashconv nc;
+
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 1000);
+	ck_assert_uint_eq(env_cfr_iterations(c), 1000);
+	nc = eval(t, env_cfr_average(c));
+	ck_assert_double_eq_tol(nc.value[0], -1.0 / 18, 1e-3);
+	ck_assert_double_lt(nc.nashconv, 1e-3);
+	/* NashConv keeps falling */
+	env_cfr_run(c, 1000);
+	ck_assert_double_lt(eval(t, env_cfr_average(c)).nashconv,
+			    nc.nashconv);
+	env_cfr_free(c);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(leduc_cfr_plus_converges)
+{
+	env *e = make("leduc");
+	env_tree *t = tree_of(e);
+	env_cfr *c;
+	struct env_nashconv nc;
+
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 300);
+	nc = eval(t, env_cfr_average(c));
+	ck_assert_double_lt(nc.nashconv, 0.02);
+	/* Leduc's game value for player 0 is about -0.0856 */
+	ck_assert_double_eq_tol(nc.value[0], -0.0856, 2e-3);
+	env_cfr_free(c);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+static int probs_of(const char *text, double *p0, double *p1)
+{
+	/* parse the two lines "p0 a b" and "p1 a b" of a dumped policy */
+	const char *l0 = strstr(text, "\np0 "), *l1 = strstr(text, "\np1 ");
+	if (!l0 || !l1)
+		return -1;
+	if (sscanf(l0, "\np0 %lf %lf", &p0[0], &p0[1]) != 2 ||
+	    sscanf(l1, "\np1 %lf %lf", &p1[0], &p1[1]) != 2)
+		return -1;
+	return 0;
+}
+
+START_TEST(matrix_2x2_equilibrium)
+{
+	env *e = make("matrix");
+	env_tree *t = tree_of(e);
+	env_cfr *c;
+	struct env_nashconv nc;
+	struct env_policy pol;
+	lg_buf b = { 0 };
+	double p0[2], p1[2];
+	char err[256];
+
+	nc = eval(t, env_policy_uniform());
+	ck_assert_double_eq_tol(nc.value[0], 0, 1e-12);
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 20000);
+	pol = env_cfr_average(c);
+	nc = eval(t, pol);
+	ck_assert_double_eq_tol(nc.value[0], -1.0 / 8, 1e-3);
+	ck_assert_double_lt(nc.nashconv, 2e-3);
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &b, err, sizeof err),
+			 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	ck_assert_int_eq(probs_of((const char *)b.data, p0, p1), 0);
+	ck_assert_double_eq_tol(p0[0], 0.375, 2e-3);
+	ck_assert_double_eq_tol(p0[1], 0.625, 2e-3);
+	ck_assert_double_eq_tol(p1[0], 0.375, 2e-3);
+	ck_assert_double_eq_tol(p1[1], 0.625, 2e-3);
+	lg_buf_free(&b);
+	env_cfr_free(c);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(rps_uniform_is_equilibrium)
+{
+	env *e = make("rps");
+	env_tree *t = tree_of(e);
+	env_cfr *c;
+	env_tabular *tab;
+	char dir[128], path[192], err[256];
+
+	ck_assert_double_eq_tol(eval(t, env_policy_uniform()).nashconv, 0,
+				1e-12);
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 100);
+	ck_assert_double_lt(eval(t, env_cfr_average(c)).nashconv, 1e-9);
+	/* always rock: each side's best response (paper) wins 1 */
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/rock.txt", dir);
+	tu_write_file(path, "# always rock\np0 1 0 0\n\np1 1 0 0\n");
+	ck_assert_int_eq(env_tabular_load(&tab, path, 3, err, sizeof err), 0);
+	ck_assert_double_eq_tol(eval(t, env_tabular_policy(tab)).nashconv, 2,
+				1e-12);
+	env_tabular_free(tab);
+	tu_rmrf(dir);
+	env_cfr_free(c);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(tree_refused_for_board_games)
+{
+	env *e = make("tictactoe");
+	env_tree *t = (env_tree *)1;
+	char err[256];
+
+	ck_assert_int_eq(env_tree_new(&t, e, err, sizeof err), LG_EUNSUPP);
+	ck_assert_ptr_null(t);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(tabular_round_trip_and_errors)
+{
+	static const struct {
+		const char *text;
+		const char *want; /* substring of the error */
+	} bad[] = {
+		{ "Kpb 0.5\n", "x.txt:1:" },
+		{ "# c\nK 0.5 0.5 0.1\n", "x.txt:2:" },
+		{ "K -0.5 1.5\n", "x.txt:1:" },
+		{ "K 0.5 0.4\n", "sum" },
+		{ "K 0.5 0.5\nK 0.5 0.5\n", "duplicate" },
+		{ "K nan 0.5\n", "x.txt:1:" },
+	};
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	env_cfr *c;
+	env_tabular *tab;
+	struct env_policy pol;
+	struct env_nashconv a, b;
+	lg_buf buf = { 0 };
+	char dir[128], path[192], err[512];
+	FILE *f;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/x.txt", dir);
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 200);
+	pol = env_cfr_average(c);
+	a = eval(t, pol);
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &buf, err, sizeof err),
+			 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf.data, 1, buf.len, f), buf.len);
+	fclose(f);
+	ck_assert_int_eq(env_tabular_load(&tab, path, 2, err, sizeof err), 0);
+	b = eval(t, env_tabular_policy(tab));
+	ck_assert_double_eq_tol(a.nashconv, b.nashconv, 1e-12);
+	ck_assert_double_eq_tol(a.value[0], b.value[0], 1e-12);
+	env_tabular_free(tab);
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(bad); i++) {
+		tu_write_file(path, bad[i].text);
+		err[0] = 0;
+		ck_assert_int_eq(env_tabular_load(&tab, path, 2, err,
+						  sizeof err),
+				 LG_EINVAL);
+		ck_assert_ptr_null(tab);
+		ck_assert_msg(strstr(err, bad[i].want), "case %zu: %s", i,
+			      err);
+	}
+	/* an over-long line */
+	{
+		char *big = malloc(6000);
+		ck_assert_ptr_nonnull(big);
+		memset(big, 'K', 5998);
+		big[5998] = '\n';
+		big[5999] = 0;
+		tu_write_file(path, big);
+		free(big);
+		ck_assert_int_eq(env_tabular_load(&tab, path, 2, err,
+						  sizeof err),
+				 LG_EINVAL);
+	}
+	/* a table missing states fails the evaluation naming one */
+	tu_write_file(path, "K 0 1\n");
+	ck_assert_int_eq(env_tabular_load(&tab, path, 2, err, sizeof err), 0);
+	pol = env_tabular_policy(tab);
+	ck_assert_int_eq(env_tree_nashconv(t, &pol, &a, err, sizeof err),
+			 LG_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err, "infostate"));
+	env_tabular_free(tab);
+	ck_assert_int_eq(env_tabular_load(&tab, "/nonexistent/p", 2, err,
+					  sizeof err),
+			 LG_EIO);
+	lg_buf_free(&buf);
+	env_cfr_free(c);
+	tu_rmrf(dir);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* Play a two-player sequential game between baselines a (player 0) and
+ * b; return player 0's return. */
+static double duel(env *e, env_baseline *a, env_baseline *b, uint64_t seed,
+		   lg_rng *r)
+{
+	double ret[2];
+	int p;
+
+	env_reset(e, seed);
+	while ((p = env_current_player(e)) != ENV_TERMINAL) {
+		int act;
+		ck_assert_int_eq(env_baseline_act(p ? b : a, e, p, r, &act), 0);
+		ck_assert_int_eq(env_step(e, act), 0);
+	}
+	env_returns(e, ret);
+	return ret[0];
+}
+
+START_TEST(tictactoe_minimax)
+{
+	env *e = make("tictactoe");
+	env_baseline *mm, *rnd;
+	char err[256];
+	double v;
+	lg_rng r;
+	int lost = 0, draws = 0;
+
+	ck_assert_int_eq(env_baseline_new(&mm, "minimax", e, err, sizeof err),
+			 0);
+	ck_assert_int_eq(env_baseline_new(&rnd, "random", e, err, sizeof err),
+			 0);
+	ck_assert_int_eq(env_baseline_value(mm, e, &v), 0);
+	ck_assert_double_eq(v, 0);
+	ck_assert_int_eq(env_baseline_value(rnd, e, &v), LG_EUNSUPP);
+	/* X in a corner, O on an adjacent edge: a won position for X */
+	ck_assert_int_eq(env_step(e, 0), 0); /* X */
+	ck_assert_int_eq(env_step(e, 1), 0); /* O: a losing reply */
+	ck_assert_int_eq(env_baseline_value(mm, e, &v), 0);
+	ck_assert_double_eq(v, 1); /* X to move wins */
+	lg_rng_seed(&r, 5);
+	for (uint64_t s = 0; s < 100; s++) {
+		lost += duel(e, mm, rnd, s, &r) < 0;
+		lost += duel(e, rnd, mm, s, &r) > 0;
+	}
+	for (uint64_t s = 0; s < 10; s++)
+		draws += duel(e, mm, mm, s, &r) == 0;
+	ck_assert_int_eq(lost, 0);
+	ck_assert_int_eq(draws, 10);
+	env_baseline_free(mm);
+	env_baseline_free(rnd);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(connect4_alphabeta)
+{
+	/* Depth 4 against uniform random over 20 games (each side 10): a
+	 * random player essentially never survives a 4-ply search; allow
+	 * one loss or draw. */
+	env *e = make("connect4");
+	env_baseline *ab, *rnd, *tmp = NULL;
+	char err[256];
+	lg_rng r;
+	int won = 0;
+
+	ck_assert_int_eq(env_baseline_new(&ab, "alphabeta:4", e, err,
+					  sizeof err), 0);
+	ck_assert_int_eq(env_baseline_new(&rnd, "random", e, err, sizeof err),
+			 0);
+	lg_rng_seed(&r, 3);
+	for (uint64_t s = 0; s < 10; s++) {
+		won += duel(e, ab, rnd, s, &r) > 0;
+		won += duel(e, rnd, ab, s, &r) < 0;
+	}
+	ck_assert_int_ge(won, 19);
+	/* an immediate win is taken: three in column 0 for player 0 */
+	env_reset(e, 1);
+	int seq[] = { 0, 1, 0, 1, 0, 2 };
+	for (int i = 0; i < 6; i++)
+		ck_assert_int_eq(env_step(e, seq[i]), 0);
+	int act;
+	ck_assert_int_eq(env_baseline_act(ab, e, 0, &r, &act), 0);
+	ck_assert_int_eq(act, 0);
+	ck_assert_int_eq(env_baseline_act(ab, e, 1, &r, &act), LG_EINVAL);
+	ck_assert_int_eq(env_baseline_new(&tmp, "alphabeta:13", e, err,
+					  sizeof err), LG_EINVAL);
+	ck_assert_int_eq(env_baseline_new(&tmp, "minimax", e, err,
+					  sizeof err), LG_EINVAL);
+	ck_assert_int_eq(env_baseline_new(&tmp, "greedy", e, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_null(tmp);
+	env_baseline_free(ab);
+	env_baseline_free(rnd);
+	env_free(e);
+}
+END_TEST
+
+START_TEST(random_baseline_simultaneous)
+{
+	env *e = make("rps");
+	env_baseline *rnd;
+	char err[128];
+	lg_rng r;
+	int count[3] = { 0 }, act;
+
+	ck_assert_int_eq(env_baseline_new(&rnd, "random", e, err, sizeof err),
+			 0);
+	lg_rng_seed(&r, 1);
+	/* 3000 draws: each count ~ 1000 +- 25.8 (sd); allow 5 sd */
+	for (int i = 0; i < 3000; i++) {
+		ck_assert_int_eq(env_baseline_act(rnd, e, i % 2, &r, &act), 0);
+		count[act]++;
+	}
+	for (int a = 0; a < 3; a++)
+		ck_assert_int_lt(abs(count[a] - 1000), 130);
+	env_baseline_free(rnd);
+	env_free(e);
+}
+END_TEST
+
+/* ---- through the binary ------------------------------------------------ */
+
+START_TEST(cli_env_list)
+{
+	static const char *const argv[] = { "env", "list", NULL };
+	static const char *const names[] = { "rps", "matrix", "kuhn", "leduc",
+					     "tictactoe", "connect4",
+					     "timing" };
+	char out[8192], err[1024];
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	for (size_t i = 0; i < LG_ARRAY_LEN(names); i++)
+		ck_assert_msg(strstr(out, names[i]), "%s missing", names[i]);
+	ck_assert_ptr_nonnull(strstr(out, "players"));
+	{
+		static const char *const bad[] = { "env", "lst", NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, bad), 2);
+	}
+}
+END_TEST
+
+START_TEST(cli_eval_nashconv)
+{
+	static const char *const kuhn[] = { "eval", "nashconv", "--game",
+					    "kuhn", "--policy", "uniform",
+					    "--json", NULL };
+	static const char *const cfr[] = { "eval", "nashconv", "--game",
+					   "kuhn", "--policy", "cfr:1000",
+					   "--json", NULL };
+	static const char *const mx[] = { "eval", "nashconv", "--matrix",
+					  "[[3,-2],[-2,1]]", "--policy",
+					  "cfr:5000", NULL };
+	char out[4096], err[1024];
+	double v;
+	const char *p;
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, kuhn),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"game\":\"kuhn\""));
+	p = strstr(out, "\"nashconv\":");
+	ck_assert_ptr_nonnull(p);
+	v = strtod(p + 11, NULL);
+	ck_assert_double_eq_tol(v, 11.0 / 12, 1e-12);
+	p = strstr(out, "\"exploitability\":");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq_tol(strtod(p + 17, NULL), 11.0 / 24, 1e-12);
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, cfr),
+			 0);
+	p = strstr(out, "\"nashconv\":");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_lt(strtod(p + 11, NULL), 1e-3);
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, mx),
+			 0);
+	p = strstr(out, "value");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq_tol(strtod(p + 5, NULL), -0.125, 1e-3);
+}
+END_TEST
+
+START_TEST(cli_eval_usage_errors)
+{
+	static const char *const cases[][8] = {
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "bogus",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "cfr:0",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "cfr:x",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--bogus", NULL },
+		{ "eval", "nashconv", "--game", "chess", NULL },
+		{ "eval", "nashconv", "--game", "tictactoe", NULL },
+		{ "eval", "nashconv", NULL },
+		{ "eval", "nashconv", "--matrix", "[[1,2],[3]]", NULL },
+		{ "eval", "frobnicate", NULL },
+		{ "eval", NULL },
+	};
+	char err[1024];
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(cases); i++) {
+		ck_assert_msg(tu_run_league(NULL, 0, err, sizeof err,
+					    cases[i]) == 2,
+			      "case %zu", i);
+		ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1,
+			      "case %zu: not one line: %s", i, err);
+	}
+	{
+		static const char *const help[] = { "eval", "--help", NULL };
+		char out[4096];
+		ck_assert_int_eq(tu_run_league(out, sizeof out, NULL, 0, help),
+				 0);
+		ck_assert_ptr_nonnull(strstr(out, "nashconv"));
+	}
+}
+END_TEST
+
+START_TEST(cli_policy_file_round_trip)
+{
+	char dir[128], path[192], bad[192], out[4096], err[1024];
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/leduc.txt", dir);
+	snprintf(bad, sizeof bad, "%s/bad.txt", dir);
+	{
+		const char *const dump[] = { "eval", "policy", "--game",
+					     "leduc", "--policy", "cfr:50",
+					     "--out", path, NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, dump),
+				 0);
+	}
+	{
+		const char *const a[] = { "eval", "nashconv", "--game",
+					  "leduc", "--policy", "cfr:50",
+					  "--json", NULL };
+		const char *const b[] = { "eval", "nashconv", "--game",
+					  "leduc", "--policy", path,
+					  "--json", NULL };
+		char out2[4096];
+		const char *p, *q;
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err,
+					       a), 0);
+		ck_assert_int_eq(tu_run_league(out2, sizeof out2, err,
+					       sizeof err, b), 0);
+		p = strstr(out, "\"nashconv\":");
+		q = strstr(out2, "\"nashconv\":");
+		ck_assert(p && q);
+		ck_assert_double_eq_tol(strtod(p + 11, NULL),
+					strtod(q + 11, NULL), 1e-9);
+	}
+	tu_write_file(bad, "K: 0.5 0.5\n");
+	{
+		const char *const c[] = { "eval", "nashconv", "--game",
+					  "leduc", "--policy", bad, NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, c), 2);
+		ck_assert_ptr_nonnull(strstr(err, "bad.txt:1:"));
+	}
+	tu_rmrf(dir);
+}
+END_TEST
+
+Suite *suite_eval(void)
+{
+	Suite *s = suite_create("eval");
+	TCase *tc = tcase_create("exact");
+	TCase *bl = tcase_create("baselines");
+	TCase *cli = tcase_create("cli");
+
+	tcase_add_test(tc, kuhn_uniform_nashconv);
+	tcase_add_test(tc, leduc_uniform_nashconv);
+	tcase_add_test(tc, kuhn_cfr_plus_equilibrium);
+	tcase_add_test(tc, leduc_cfr_plus_converges);
+	tcase_add_test(tc, matrix_2x2_equilibrium);
+	tcase_add_test(tc, rps_uniform_is_equilibrium);
+	tcase_add_test(tc, tree_refused_for_board_games);
+	tcase_add_test(tc, tabular_round_trip_and_errors);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tcase_add_test(bl, tictactoe_minimax);
+	tcase_add_test(bl, connect4_alphabeta);
+	tcase_add_test(bl, random_baseline_simultaneous);
+	tcase_set_timeout(bl, 60);
+	suite_add_tcase(s, bl);
+	tcase_add_test(cli, cli_env_list);
+	tcase_add_test(cli, cli_eval_nashconv);
+	tcase_add_test(cli, cli_eval_usage_errors);
+	tcase_add_test(cli, cli_policy_file_round_trip);
+	tcase_set_timeout(cli, 60);
+	suite_add_tcase(s, cli);
+	return s;
+}
