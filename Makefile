@@ -111,7 +111,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
 
 # Suites that drive the binary find it through LEAGUE_BIN.
-test: $(TESTBIN) $(EXE) $(FUZZ_REPLAY)
+test: $(TESTBIN) $(EXE) $(FUZZ_REPLAY) $(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_REPLAY); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) $(TESTBIN)
