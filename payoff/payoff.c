@@ -1,6 +1,6 @@
 /*
  * payoff/payoff.c: the decayed payoff table, win rates, online and fitted
- * Elo, and the regret-matching+ meta-Nash solver.
+ * Elo, and the meta-Nash solver (the zero-sum LP by simplex).
  *
  * Pairs live once in `pairs[]`, keyed (min, max) through an open-addressing
  * hash (linear probing, never deleted: a cleared pair keeps its slot with
@@ -576,17 +576,7 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 	return 0;
 }
 
-/* ---- meta-Nash: regret matching+ --------------------------------------- */
-
-static void rm_strategy(const double *r, size_t k, double *s)
-{
-	double sum = 0;
-
-	for (size_t i = 0; i < k; i++)
-		sum += r[i];
-	for (size_t i = 0; i < k; i++)
-		s[i] = sum > 0 ? r[i] / sum : 1.0 / (double)k;
-}
+/* ---- meta-Nash: the zero-sum LP by simplex ----------------------------- */
 
 /* Duality gap of (x, y) in A; *v gets x A y. */
 static double duality_gap(const double *A, size_t m, size_t n,
@@ -611,83 +601,108 @@ static double duality_gap(const double *A, size_t m, size_t n,
 	return best_row - best_col;
 }
 
-int payoff_nash(const double *A, size_t m, size_t n, size_t max_iters,
-		double tol, double *x, double *y, double *value, double *gap)
+/*
+ * With A' = A + c > 0, the column player's LP is: maximise sum(v) subject
+ * to A' v <= 1, v >= 0 (standard form, the slack basis is feasible). At the
+ * optimum sum(v) = 1 / value(A'), y = v / sum(v), and the row player's
+ * strategy is the dual: the objective row's entries under the slacks.
+ * Bland's rule (lowest index enters, lowest basic index breaks ratio ties)
+ * rules out cycling, so the loop ends.
+ */
+int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
+		double *value, double *gap)
 {
-	double *rx = NULL, *ry = NULL, *sx = NULL, *sy = NULL, *u = NULL;
-	double *ax = NULL, *ay = NULL, wsum = 0, v = 0, gp = INFINITY;
+	size_t w = n + m + 1, *basis = NULL;
+	double *T = NULL, mn = INFINITY, c, sum = 0, v = 0, gp;
+	const double eps = 1e-12;
 	int rc = 0;
 
 	if (!m || !n || m > PAYOFF_NASH_MAX || n > PAYOFF_NASH_MAX)
 		return LG_EINVAL;
-	for (size_t k = 0; k < m * n; k++)
+	for (size_t k = 0; k < m * n; k++) {
 		if (!isfinite(A[k]))
 			return LG_EINVAL;
-	rx = calloc(m, sizeof *rx);
-	ry = calloc(n, sizeof *ry);
-	sx = malloc(m * sizeof *sx);
-	sy = malloc(n * sizeof *sy);
-	u = malloc(LG_MAX(m, n) * sizeof *u);
-	ax = calloc(m, sizeof *ax);
-	ay = calloc(n, sizeof *ay);
-	if (!rx || !ry || !sx || !sy || !u || !ax || !ay) {
+		mn = LG_MIN(mn, A[k]);
+	}
+	c = 1.0 - mn;
+	T = calloc((m + 1) * w, sizeof *T);
+	basis = malloc(m * sizeof *basis);
+	if (!T || !basis) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	rm_strategy(rx, m, sx);
-	rm_strategy(ry, n, sy);
-	if (!max_iters)
-		max_iters = 1;
-	for (size_t t = 1; t <= max_iters; t++) {
-		double ev = 0, wt = (double)t;
-		/* row player against the current column strategy */
-		for (size_t i = 0; i < m; i++) {
-			u[i] = 0;
-			for (size_t j = 0; j < n; j++)
-				u[i] += A[i * n + j] * sy[j];
-			ev += sx[i] * u[i];
-		}
-		for (size_t i = 0; i < m; i++)
-			rx[i] = LG_MAX(0.0, rx[i] + u[i] - ev);
-		rm_strategy(rx, m, sx);
-		/* column player (minimising) against the new row strategy */
-		ev = 0;
-		for (size_t j = 0; j < n; j++) {
-			u[j] = 0;
-			for (size_t i = 0; i < m; i++)
-				u[j] += sx[i] * A[i * n + j];
-			ev += sy[j] * u[j];
-		}
+	for (size_t i = 0; i < m; i++) {
 		for (size_t j = 0; j < n; j++)
-			ry[j] = LG_MAX(0.0, ry[j] + ev - u[j]);
-		rm_strategy(ry, n, sy);
-		for (size_t i = 0; i < m; i++)
-			ax[i] += wt * sx[i];
-		for (size_t j = 0; j < n; j++)
-			ay[j] += wt * sy[j];
-		wsum += wt;
-		if (t % 8 == 0 || t == max_iters) {
-			for (size_t i = 0; i < m; i++)
-				x[i] = ax[i] / wsum;
-			for (size_t j = 0; j < n; j++)
-				y[j] = ay[j] / wsum;
-			gp = duality_gap(A, m, n, x, y, &v);
-			if (gp <= tol)
+			T[i * w + j] = A[i * n + j] + c;
+		T[i * w + n + i] = 1;
+		T[i * w + w - 1] = 1;
+		basis[i] = n + i;
+	}
+	for (size_t j = 0; j < n; j++)
+		T[m * w + j] = -1;
+	for (;;) {
+		size_t e = w, l = m;
+		double best = INFINITY;
+		for (size_t j = 0; j + 1 < w; j++)
+			if (T[m * w + j] < -eps) {
+				e = j;
 				break;
+			}
+		if (e == w)
+			break;
+		for (size_t i = 0; i < m; i++) {
+			double a = T[i * w + e], r;
+			if (a <= eps)
+				continue;
+			r = T[i * w + w - 1] / a;
+			if (r < best - eps ||
+			    (r <= best + eps && l < m && basis[i] < basis[l])) {
+				best = r;
+				l = i;
+			}
+		}
+		if (l == m) { /* unbounded: impossible with A' > 0 */
+			rc = LG_ERANGE;
+			goto out;
+		}
+		{
+			double piv = T[l * w + e];
+			for (size_t j = 0; j < w; j++)
+				T[l * w + j] /= piv;
+			for (size_t i = 0; i <= m; i++) {
+				double f = T[i * w + e];
+				if (i == l || f == 0)
+					continue;
+				for (size_t j = 0; j < w; j++)
+					T[i * w + j] -= f * T[l * w + j];
+			}
+			basis[l] = e;
 		}
 	}
+	for (size_t j = 0; j < n; j++)
+		y[j] = 0;
+	for (size_t i = 0; i < m; i++)
+		if (basis[i] < n)
+			y[basis[i]] = LG_MAX(0.0, T[i * w + w - 1]);
+	for (size_t i = 0; i < m; i++) {
+		x[i] = LG_MAX(0.0, T[m * w + n + i]);
+		sum += x[i];
+	}
+	for (size_t i = 0; i < m; i++)
+		x[i] /= sum;
+	sum = 0;
+	for (size_t j = 0; j < n; j++)
+		sum += y[j];
+	for (size_t j = 0; j < n; j++)
+		y[j] /= sum;
+	gp = duality_gap(A, m, n, x, y, &v);
 	if (value)
 		*value = v;
 	if (gap)
 		*gap = gp;
 out:
-	free(rx);
-	free(ry);
-	free(sx);
-	free(sy);
-	free(u);
-	free(ax);
-	free(ay);
+	free(T);
+	free(basis);
 	return rc;
 }
 

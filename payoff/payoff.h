@@ -2,7 +2,8 @@
  * payoff: who beats whom. A decayed win/draw/loss table over agents
  * (learning players and their frozen snapshots share one dense id space),
  * win rates with a prior, an online Elo beside a maximum-likelihood Elo fit
- * of the whole matrix, and the meta-Nash mixture of a zero-sum matrix.
+ * of the whole matrix, and the meta-Nash mixture of a zero-sum matrix
+ * (an exact LP).
  *
  * Shape: the table lives in memory. Pairs are kept once, as (min, max) in a
  * hash map, so an entry and its mirror can never disagree; reading (b, a)
@@ -123,18 +124,17 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 
 /*
  * Meta-Nash of the zero-sum game with row payoffs A (m x n, row-major; the
- * row player maximises, the column player minimises), by regret matching+
- * with alternating updates and linearly weighted averages. Stops when the
- * duality gap of the averages, max_i (A y)_i - min_j (x A)_j, is <= tol or
- * after max_iters iterations. The gap is exact, so it is the stated bound:
- * neither player can gain more than *gap against the returned mixture, and
- * the game value lies in [v - gap, v + gap] for the returned *value v.
- * (Theory gives gap = O(range(A) * sqrt((m + n) / T)) for RM+; it is far
- * faster in practice.) x gets m, y gets n probabilities. value/gap may be
- * NULL. LG_EINVAL (sizes, non-finite entries), LG_ENOMEM.
+ * row player maximises, the column player minimises), solved exactly as a
+ * linear program (dense simplex with Bland's rule, which always ends;
+ * O(m * (n + m)) per pivot). x gets m, y gets n probabilities, *value the
+ * game value x A y. *gap gets the duality gap max_i (A y)_i - min_j (x A)_j
+ * measured on the returned mixtures: the stated bound, 0 up to rounding,
+ * so neither player gains more than *gap by deviating. value/gap may be
+ * NULL. LG_EINVAL (sizes beyond PAYOFF_NASH_MAX, non-finite entries),
+ * LG_ENOMEM.
  */
-int payoff_nash(const double *A, size_t m, size_t n, size_t max_iters,
-		double tol, double *x, double *y, double *value, double *gap);
+int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
+		double *value, double *gap);
 
 /* ---- storage encodings (players/ writes, inspection reads) ---------- */
 

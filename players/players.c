@@ -904,7 +904,7 @@ static int pick_nash(brain *b, const uint32_t *c, uint32_t n,
 		goto out;
 	for (i = 0; i < (size_t)k * k; i++)
 		A[i] -= 0.5;
-	if ((rc = payoff_nash(A, k, k, 2000, 1e-4, x, y, NULL, NULL)))
+	if ((rc = payoff_nash(A, k, k, x, y, NULL, NULL)))
 		goto out;
 	i = lg_rng_categorical(&b->rng, x, k);
 	out->id = c[off + i];
