@@ -229,4 +229,61 @@ const char *brain_kind_name(int kind);
  * 0.5, so the result is finite and >= 0. */
 double brain_pfsp_weight(int weighting, double x, double exponent);
 
+/* ---- simulated league -------------------------------------------------- */
+
+/*
+ * A league with no networks, for tests, `league sim` and the benchmark.
+ * Every agent has a fixed *type* on a cycle of `types` (>= 2): type t + 1
+ * beats type t with probability `edge`, other distinct types are even, a
+ * type against itself is even. Learner k starts at type k mod types; each
+ * snapshot freezes the learner's type and moves the learner one step on
+ * (it learned to beat what it was), a reset moves it back to its start.
+ * So the league is non-transitive: a learner beats its last snapshot but
+ * loses to the one before (with 3 types).
+ *
+ * brain_sim_run() drives the real brain for `jobs` jobs, round robin over
+ * the learners: brain_next_job, episodes drawn with the sim's own rng
+ * (seeded by `seed`, independent of the brain's), brain_record_result,
+ * then brain_report_steps with steps_per_job more steps and one more
+ * parameter version. Types of existing agents are rebuilt from the
+ * lineage, so it also continues a stored league.
+ */
+struct brain_sim_opts {
+	uint64_t seed;
+	uint32_t types;          /* 3 */
+	double edge;             /* 0.8 */
+	uint64_t jobs;
+	uint64_t steps_per_job;  /* 100 */
+	int drift;               /* 0 */
+};
+
+struct brain_sim_learner {
+	uint32_t id;
+	uint64_t jobs;
+	/* Jobs against opponents this learner truly loses to (win prob
+	 * < 0.5 by type) ... */
+	uint64_t hard_jobs;
+	/* ... and, summed over its jobs, the share of all active snapshots
+	 * it truly loses to (what a uniform pick would give). */
+	double hard_share_sum;
+	uint64_t kinds[BRAIN_JOB__COUNT];
+};
+
+#define BRAIN_SIM_LEARNERS (4 * BRAIN_MAX_PLAYERS_PER_ROLE)
+
+struct brain_sim_stats {
+	uint64_t jobs, episodes, snapshots, resets;
+	uint32_t nlearners;
+	struct brain_sim_learner l[BRAIN_SIM_LEARNERS];
+};
+
+void brain_sim_opts_default(struct brain_sim_opts *o);
+/* Win probability of type t against type u under o. */
+double brain_sim_win_prob(const struct brain_sim_opts *o, uint32_t t,
+			  uint32_t u);
+/* Run; st (may be NULL) gets the tallies. Errors from the brain calls;
+ * LG_EINVAL for bad options. */
+int brain_sim_run(brain *b, const struct brain_sim_opts *o,
+		  struct brain_sim_stats *st);
+
 #endif
