@@ -719,6 +719,105 @@ START_TEST(simulated_league_pfsp_vs_uniform)
 }
 END_TEST
 
+/* The inspection commands on a simulated league, one of them while the
+ * directory is held open read-write by this process (the daemon's
+ * place): read-only opens work beside a writer. */
+START_TEST(cli_inspection)
+{
+	char dir[128], cfgp[192], lg[192], out[1 << 16], err[2048];
+	store *w = NULL;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(cfgp, sizeof cfgp, "%s/l.yaml", dir);
+	snprintf(lg, sizeof lg, "%s/league", dir);
+	tu_write_file(cfgp, "league: {seed: 3}\n"
+			    "players: {main: 2, main_exploiter: 1, "
+			    "league_exploiter: 1}\n"
+			    "snapshot: {steps: 2000}\n"
+			    "budget: {jobs: 10}\n");
+	{
+		const char *const a[] = { "sim", cfgp, "--dir", lg, "--jobs",
+					  "400", NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "simulated 400 jobs"));
+	}
+	ck_assert_int_eq(store_open(&w, lg, NULL, NULL, 0), 0);
+	{
+		const char *const a[] = { "payoff", lg, "--format", "json",
+					  NULL };
+		char *p, *q, *r;
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		p = strstr(out, "{\"players\":[0,1,2,");
+		q = strstr(out, "\"win_rate\":[[");
+		r = strstr(out, "\"games\":[[");
+		ck_assert(p && q && r && p < q && q < r);
+	}
+	store_close(w);
+	{
+		const char *const a[] = { "payoff", lg, NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "win rate of row"));
+	}
+	{
+		const char *const a[] = { "payoff", lg, "--format", "csv",
+					  NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "player,opponent,win_rate,"
+						  "games"));
+		ck_assert_ptr_nonnull(strstr(out, "\n0,"));
+	}
+	{
+		const char *const a[] = { "players", lg, "--format", "json",
+					  NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"main\""));
+		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"historical\","
+						  "\"parent\":0"));
+	}
+	{
+		const char *const a[] = { "players", lg, NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "main_exploiter"));
+		ck_assert_ptr_nonnull(strstr(out, "frozen"));
+	}
+	{
+		const char *const a[] = { "ratings", lg, "--format", "json",
+					  NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"nash_gap\":"));
+	}
+	{
+		const char *const a[] = { "payoff", lg, "--format", "xml",
+					  NULL };
+		const char *const b[] = { "payoff", NULL };
+		const char *const c[] = { "players", "/nonexistent/x", NULL };
+		const char *const d[] = { "players", lg, "--format", "csv",
+					  NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, a), 2);
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, b), 2);
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, c), 1);
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, d), 2);
+	}
+	/* a config whose branch probabilities do not sum to 1 */
+	tu_write_file(cfgp, "roles: {main: {pfsp: 0.6}}\n"
+			    "budget: {jobs: 10}\n");
+	{
+		const char *const a[] = { "sim", cfgp, "--dir", lg, NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 2);
+		ck_assert_ptr_nonnull(strstr(err, "roles.main"));
+	}
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_players(void)
 {
 	Suite *s = suite_create("players");
@@ -736,6 +835,7 @@ Suite *suite_players(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(st, resume_is_identical);
 	tcase_add_test(st, simulated_league_pfsp_vs_uniform);
+	tcase_add_test(st, cli_inspection);
 	tcase_set_timeout(st, 60);
 	suite_add_tcase(s, st);
 	return s;
