@@ -453,8 +453,9 @@ int brain_flush(brain *b)
 	if (b->rdonly)
 		return 0;
 	/* Pairs sorted so duplicates are written once (and keys in order). */
-	qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
-	      cmp_u64);
+	if (b->ndirty_pairs > 1)
+		qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
+		      cmp_u64);
 	rc = store_update(b->s, flush_fn, b);
 	if (rc)
 		return rc;
