@@ -20,8 +20,7 @@
  *   snapshots be32 id -> parent, prev, version, step
  *   jobs      be64 id -> JOB_REC bytes (open jobs only)
  *   results   be64 id -> seq, learner, opponent, n, w, d, l, outcomes[n]
- *   log       be64 id -> rng state before, learner, opponent, kind,
- *                        candidates, probability
+ *   log       be64 seq -> type, then per type (brain_log_decode)
  *   meta      brain.agents, brain.next_job, brain.seq (be64), brain.rng
  */
 #include "players/players.h"
@@ -33,7 +32,10 @@
 #define PLAYER_REC 40
 #define SNAP_REC 24
 #define JOB_REC 48
-#define LOG_REC 64
+#define LOG_DECISION_REC 72
+#define LOG_RESULT_REC 28
+#define LOG_STEPS_REC 24
+#define LOG_CANCEL_REC 16
 #define RESULT_HDR 32
 
 struct idlist {
@@ -300,6 +302,15 @@ static int rec_add(brain *b, enum store_db db, const void *key, uint8_t klen,
 	    (rc = lg_buf_append(&b->rec, key, klen)))
 		return rc;
 	return val ? lg_buf_append(&b->rec, val, vlen) : 0;
+}
+
+/* Append a log record under the current sequence number. */
+static int log_add(brain *b, const uint8_t *r, uint32_t len)
+{
+	uint8_t k[8];
+
+	store_key_u64(k, b->seq);
+	return rec_add(b, STORE_DB_LOG, k, 8, r, len);
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -1117,18 +1128,19 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 		return rc;
 	}
 	if (b->o.log_decisions) {
-		uint8_t k[8], r[LOG_REC];
+		uint8_t r[LOG_DECISION_REC];
 		memset(r, 0, sizeof r);
+		r[0] = BRAIN_LOG_DECISION;
+		lg_put_le32(r + 4, learner);
+		lg_put_le32(r + 8, j.opponent);
+		lg_put_le32(r + 12, (uint32_t)j.kind);
+		lg_put_le32(r + 16, j.candidates);
+		lg_put_le32(r + 20, j.episodes);
+		lg_put_le64(r + 24, j.id);
+		lg_put_lef64(r + 32, j.prob);
 		for (int i = 0; i < 4; i++)
-			lg_put_le64(r + 8 * i, before.s[i]);
-		lg_put_le32(r + 32, learner);
-		lg_put_le32(r + 36, j.opponent);
-		lg_put_le32(r + 40, (uint32_t)j.kind);
-		lg_put_le32(r + 44, j.candidates);
-		lg_put_lef64(r + 48, j.prob);
-		lg_put_le64(r + 56, b->seq);
-		store_key_u64(k, j.id);
-		if ((rc = rec_add(b, STORE_DB_LOG, k, 8, r, sizeof r)))
+			lg_put_le64(r + 40 + 8 * i, before.s[i]);
+		if ((rc = log_add(b, r, sizeof r)))
 			return rc;
 	}
 	b->jobs[b->njobs].j = j;
@@ -1243,6 +1255,18 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 		memcpy(r + RESULT_HDR, outcomes, n);
 		b->rec.len += RESULT_HDR + n;
 	}
+	if (b->o.log_decisions) {
+		uint8_t lr[LOG_RESULT_REC];
+		memset(lr, 0, sizeof lr);
+		lr[0] = BRAIN_LOG_RESULT;
+		lg_put_le32(lr + 4, (uint32_t)n);
+		lg_put_le64(lr + 8, job_id);
+		lg_put_le32(lr + 16, cnt[2]);
+		lg_put_le32(lr + 20, cnt[1]);
+		lg_put_le32(lr + 24, cnt[0]);
+		if ((rc = log_add(b, lr, sizeof lr)))
+			return rc;
+	}
 	if ((rc = close_job(b, (size_t)i)))
 		return rc;
 	b->seq++;
@@ -1259,6 +1283,14 @@ int brain_cancel_job(brain *b, uint64_t job_id)
 	i = find_job(b, job_id);
 	if (i < 0)
 		return LG_ENOTFOUND;
+	if (b->o.log_decisions) {
+		uint8_t lr[LOG_CANCEL_REC];
+		memset(lr, 0, sizeof lr);
+		lr[0] = BRAIN_LOG_CANCEL;
+		lg_put_le64(lr + 8, job_id);
+		if ((rc = log_add(b, lr, sizeof lr)))
+			return rc;
+	}
 	if ((rc = close_job(b, (size_t)i)))
 		return rc;
 	b->seq++;
@@ -1344,6 +1376,20 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 			    (rc = mark_pair(b, player, player)))
 				return rc;
 		}
+	}
+	if (b->o.log_decisions) {
+		uint8_t lr[LOG_STEPS_REC];
+		memset(lr, 0, sizeof lr);
+		lr[0] = BRAIN_LOG_STEPS;
+		lr[1] = (uint8_t)out->snapshot;
+		lr[2] = (uint8_t)out->reset;
+		lg_put_le32(lr + 4, player);
+		lg_put_le32(lr + 8, version);
+		lg_put_le32(lr + 12, out->snapshot ? out->snapshot_id :
+						     BRAIN_NONE);
+		lg_put_le64(lr + 16, steps);
+		if ((rc = log_add(b, lr, sizeof lr)))
+			return rc;
 	}
 	b->seq++;
 	return call_done(b);

@@ -229,6 +229,57 @@ const char *brain_kind_name(int kind);
  * 0.5, so the result is finite and >= 0. */
 double brain_pfsp_weight(int weighting, double x, double exponent);
 
+/* ---- decision log and replay ---------------------------------------- */
+
+/*
+ * With log_decisions, every call that changes the league appends one
+ * record to STORE_DB_LOG under its sequence number (be64), in the same
+ * commit as the change: decisions (with the rng state before them, the
+ * branch, the candidate count and the probability), results (outcomes are
+ * in STORE_DB_RESULTS under the job id), step reports (and the snapshot
+ * or reset they caused) and cancellations. Walking the log in order
+ * replays the run exactly.
+ */
+enum brain_log_type {
+	BRAIN_LOG_DECISION = 1,
+	BRAIN_LOG_RESULT,
+	BRAIN_LOG_STEPS,
+	BRAIN_LOG_CANCEL,
+};
+
+struct brain_log_entry {
+	int type;             /* enum brain_log_type */
+	uint64_t seq;
+	uint64_t job;         /* decision, result, cancel */
+	uint32_t player;      /* decision: learner; steps: the player */
+	/* decision */
+	uint32_t opponent, candidates, episodes;
+	int kind;
+	double prob;
+	lg_rng rng_before;
+	/* result */
+	uint32_t n, wins, draws, losses;
+	/* steps */
+	uint64_t steps;
+	uint32_t version, snapshot_id;
+	int snapshot, reset;
+};
+
+/* Decode one log record (key: be64 seq). LG_ECORRUPT when malformed. */
+int brain_log_decode(const void *key, size_t klen, const void *val,
+		     size_t vlen, struct brain_log_entry *e);
+
+/*
+ * Replay the log of league store `from` into `b`, a brain freshly opened
+ * (over another directory) with the same options: every call is made
+ * again in order, results with their stored outcomes, and each decision
+ * and step report is checked against the log. *checked gets the number of
+ * records replayed. LG_ECORRUPT with the first difference in err (seq,
+ * what was logged, what the replay did); brain call errors as they come.
+ */
+int brain_replay(store *from, brain *b, uint64_t *checked, char *err,
+		 size_t errlen);
+
 /* ---- simulated league -------------------------------------------------- */
 
 /*

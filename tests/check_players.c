@@ -600,16 +600,17 @@ static int log_cb(const void *key, size_t klen, const void *val,
 		  size_t vlen, void *arg)
 {
 	struct rd *r = arg;
-	const uint8_t *v = val;
+	struct brain_log_entry e;
 
-	ck_assert_uint_eq(klen, 8);
-	ck_assert_uint_eq(vlen, 64);
+	ck_assert_int_eq(brain_log_decode(key, klen, val, vlen, &e), 0);
+	if (e.type != BRAIN_LOG_DECISION)
+		return 0;
 	ck_assert_uint_lt(r->i, r->n);
-	r->out[r->i].id = lg_get_be64(key);
-	r->out[r->i].learner = lg_get_le32(v + 32);
-	r->out[r->i].opponent = lg_get_le32(v + 36);
-	r->out[r->i].kind = (int)lg_get_le32(v + 40);
-	r->out[r->i].prob = lg_get_lef64(v + 48);
+	r->out[r->i].id = e.job;
+	r->out[r->i].learner = e.player;
+	r->out[r->i].opponent = e.opponent;
+	r->out[r->i].kind = e.kind;
+	r->out[r->i].prob = e.prob;
 	r->i++;
 	return 0;
 }
@@ -716,6 +717,91 @@ START_TEST(simulated_league_pfsp_vs_uniform)
 					5 * sqrt(ushare * (1 - ushare) /
 						 u->jobs));
 	}
+}
+END_TEST
+
+/* The log replays the run: a fresh league with the same options, driven
+ * by the log of a stored run (every role, resets included), makes the
+ * same decisions and snapshots and ends in the same state; a tampered
+ * log is caught at the record that differs. */
+START_TEST(log_replays_the_run)
+{
+	struct brain_opts o;
+	struct fx a, c;
+	struct store_opts ro = { STORE_RDONLY, 0, 0 };
+	store *src = NULL;
+	lg_buf sa = { 0 }, sc = { 0 };
+	uint64_t n = 0;
+	char err[256] = "";
+	struct brain_job *ja = calloc(401, sizeof *ja), *jc =
+		calloc(401, sizeof *jc);
+
+	league_opts(&o, 5);
+	o.main_exploiter.reset_prob = 1;
+	fx_open(&a, &o, 1);
+	run_jobs(a.b, 400, 3, NULL);
+	{
+		struct brain_job j;
+		ck_assert_int_eq(brain_next_job(a.b, 0, &j), 0);
+		ck_assert_int_eq(brain_cancel_job(a.b, j.id), 0);
+	}
+	fx_close(&a, 0);
+	fx_open(&c, &o, 1);
+	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
+	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+		      err);
+	store_close(src);
+	ck_assert_uint_gt(n, 1200); /* 401 decisions, 400 results, reports */
+	fx_close(&c, 0);
+	read_jobs(a.dir, ja, 401, &sa);
+	read_jobs(c.dir, jc, 401, &sc);
+	ck_assert_uint_eq(sa.len, sc.len);
+	ck_assert_int_eq(memcmp(sa.data, sc.data, sa.len), 0);
+	tu_rmrf(c.dir);
+
+	/* tamper with one decision's opponent */
+	{
+		store *w = NULL;
+		store_txn *t = NULL;
+		const void *v;
+		size_t vl;
+		uint8_t k[8], buf[72];
+		for (uint64_t seq = 50;; seq++) {
+			struct brain_log_entry e;
+			ck_assert_int_eq(store_open(&w, a.dir, NULL, NULL, 0),
+					 0);
+			ck_assert_int_eq(store_txn_begin(w, STORE_TXN_WRITE,
+							 &t), 0);
+			store_key_u64(k, seq);
+			ck_assert_int_eq(store_get(t, STORE_DB_LOG, k, 8, &v,
+						   &vl), 0);
+			ck_assert_int_eq(brain_log_decode(k, 8, v, vl, &e), 0);
+			if (e.type != BRAIN_LOG_DECISION || e.candidates < 2) {
+				store_txn_abort(t);
+				store_close(w);
+				continue;
+			}
+			memcpy(buf, v, sizeof buf);
+			lg_put_le32(buf + 8, e.opponent ^ 1u);
+			ck_assert_int_eq(store_put(t, STORE_DB_LOG, k, 8, buf,
+						   sizeof buf), 0);
+			ck_assert_int_eq(store_txn_commit(t), 0);
+			store_close(w);
+			break;
+		}
+	}
+	fx_open(&c, &o, 1);
+	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
+	ck_assert_int_eq(brain_replay(src, c.b, &n, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "logged opponent"));
+	store_close(src);
+	fx_close(&c, 1);
+	tu_rmrf(a.dir);
+	lg_buf_free(&sa);
+	lg_buf_free(&sc);
+	free(ja);
+	free(jc);
 }
 END_TEST
 
@@ -835,6 +921,7 @@ Suite *suite_players(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(st, resume_is_identical);
 	tcase_add_test(st, simulated_league_pfsp_vs_uniform);
+	tcase_add_test(st, log_replays_the_run);
 	tcase_add_test(st, cli_inspection);
 	tcase_set_timeout(st, 60);
 	suite_add_tcase(s, st);
