@@ -503,7 +503,7 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		w[i] += pr->e.wins + 0.5 * pr->e.draws;
 		w[j] += pr->e.losses + 0.5 * pr->e.draws;
 	}
-	for (int sweep = 0; sweep < 100000; sweep++) {
+	for (int sweep = 0; sweep < 20000; sweep++) {
 		double change = 0;
 		for (size_t i = 0; i < n; i++)
 			den[i] = prior / (g[i] + 1.0);
@@ -540,7 +540,7 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 			for (size_t i = 0; i < n; i++)
 				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] / lm));
 		}
-		if (change < 1e-12)
+		if (change < 1e-11)
 			break;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -453,6 +453,19 @@ static int flush_fn(store_txn *t, void *arg)
 	    (rc = store_meta_put_u64(t, "brain.seq", b->seq)) ||
 	    (rc = store_put(t, STORE_DB_META, "brain.rng", 9, rs, sizeof rs)))
 		return rc;
+	/* The payoff options, so inspection shows win rates as the league
+	 * computes them. */
+	{
+		uint8_t po[40];
+		lg_put_lef64(po, b->o.payoff.decay);
+		lg_put_lef64(po + 8, b->o.payoff.min_games);
+		lg_put_lef64(po + 16, (double)b->o.payoff.prior);
+		lg_put_lef64(po + 24, b->o.payoff.prior_strength);
+		lg_put_lef64(po + 32, b->o.payoff.elo_k);
+		if ((rc = store_put(t, STORE_DB_META, "brain.payoff", 12, po,
+				    sizeof po)))
+			return rc;
+	}
 	return store_txn_error(t);
 }
 
@@ -707,6 +720,28 @@ static int load_league(brain *b, store_txn *t)
 	return 0;
 }
 
+/* The league's own payoff options, when stored and valid. */
+static void stored_payoff_opts(store_txn *t, struct payoff_opts *po)
+{
+	struct payoff_opts p;
+	const uint8_t *v;
+	const void *vp;
+	size_t vl;
+
+	if (store_get(t, STORE_DB_META, "brain.payoff", 12, &vp, &vl) ||
+	    vl != 40)
+		return;
+	v = vp;
+	p.decay = lg_get_lef64(v);
+	p.min_games = lg_get_lef64(v + 8);
+	p.prior = lg_get_lef64(v + 16) == PAYOFF_PRIOR_BETA ?
+			  PAYOFF_PRIOR_BETA : PAYOFF_PRIOR_HALF;
+	p.prior_strength = lg_get_lef64(v + 24);
+	p.elo_k = lg_get_lef64(v + 32);
+	if (!payoff_opts_check(&p, NULL, 0))
+		*po = p;
+}
+
 int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 	       size_t errlen)
 {
@@ -727,9 +762,11 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 	b->rdonly = store_is_rdonly(s);
 	if ((rc = brain_opts_check(&b->o, err, errlen)))
 		goto fail;
-	if ((rc = payoff_new(&b->pf, &b->o.payoff)))
-		goto fail;
 	if ((rc = store_txn_begin(s, STORE_TXN_READ, &t)))
+		goto fail;
+	if (!o)
+		stored_payoff_opts(t, &b->o.payoff);
+	if ((rc = payoff_new(&b->pf, &b->o.payoff)))
 		goto fail;
 	rc = store_meta_get_u64(t, "brain.agents", &n);
 	if (rc == LG_ENOTFOUND) {

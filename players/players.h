@@ -132,7 +132,8 @@ typedef struct brain brain;
  * return; an existing one is loaded (players, lineage, payoff, ratings,
  * open jobs, counters, rng) and continues with o's rule numbers (role
  * counts come from the store). Read-only store (inspection): loads only;
- * the mutating calls then fail with LG_EINVAL. o NULL: defaults. The store
+ * the mutating calls then fail with LG_EINVAL. o NULL: defaults, except
+ * the payoff options, which come from the store (the league's own). The store
  * must outlive the brain.
  * Errors: LG_ECONFIG (o rejected, detail in err), LG_ENOTFOUND (read-only
  * and no league in the store), LG_ECORRUPT, LG_ENOMEM, storage errors.

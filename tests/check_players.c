@@ -885,6 +885,7 @@ START_TEST(cli_inspection)
 			    "players: {main: 2, main_exploiter: 1, "
 			    "league_exploiter: 1}\n"
 			    "snapshot: {steps: 2000}\n"
+			    "payoff: {min_games: 1000000}\n"
 			    "budget: {jobs: 10}\n");
 	{
 		const char *const a[] = { "sim", cfgp, "--dir", lg, "--jobs",
@@ -904,6 +905,9 @@ START_TEST(cli_inspection)
 		q = strstr(out, "\"win_rate\":[[");
 		r = strstr(out, "\"games\":[[");
 		ck_assert(p && q && r && p < q && q < r);
+		/* the league's own min_games (stored), not the default: every
+		 * rate is still the 0.5 prior */
+		ck_assert_ptr_nonnull(strstr(out, "\"win_rate\":[[0.5,0.5,"));
 	}
 	store_close(w);
 	{
@@ -920,6 +924,7 @@ START_TEST(cli_inspection)
 		ck_assert_ptr_nonnull(strstr(out, "player,opponent,win_rate,"
 						  "games"));
 		ck_assert_ptr_nonnull(strstr(out, "\n0,"));
+		ck_assert_ptr_nonnull(strstr(out, "\n0,0,0.5,"));
 	}
 	{
 		const char *const a[] = { "players", lg, "--format", "json",
