@@ -44,7 +44,7 @@ struct idlist {
 };
 
 struct agent {
-	uint8_t role, status, dirty;
+	uint8_t role, status, dirty, rdirty; /* rdirty: rating to write */
 	uint32_t parent, prev, version, snapshots, resets;
 	uint32_t last_snapshot; /* learners: latest snapshot id or NONE */
 	uint64_t steps, last_snap_steps;
@@ -66,7 +66,7 @@ struct brain {
 	lg_rng rng;
 	uint64_t next_job, seq;
 	struct idlist learners, mains, hist_all, hist_expl;
-	struct idlist dirty_agents;
+	struct idlist dirty_agents, dirty_ratings;
 	uint64_t *dirty_pairs;
 	size_t ndirty_pairs, cap_dirty_pairs;
 	uint64_t *dead_jobs;  /* stored jobs closed since the last flush */
@@ -277,11 +277,20 @@ static int mark_agent(brain *b, uint32_t id)
 	return idl_push(&b->dirty_agents, id);
 }
 
+static int mark_rating(brain *b, uint32_t id)
+{
+	if (b->ag[id].rdirty)
+		return 0;
+	b->ag[id].rdirty = 1;
+	return idl_push(&b->dirty_ratings, id);
+}
+
+/* The pair's counts and both agents' ratings changed. */
 static int mark_pair(brain *b, uint32_t a, uint32_t c)
 {
 	int rc = reserve((void **)&b->dirty_pairs, &b->cap_dirty_pairs,
 			 b->ndirty_pairs + 1, sizeof *b->dirty_pairs);
-	if (rc)
+	if (rc || (rc = mark_rating(b, a)) || (rc = mark_rating(b, c)))
 		return rc;
 	b->dirty_pairs[b->ndirty_pairs++] =
 		(uint64_t)LG_MIN(a, c) << 32 | LG_MAX(a, c);
@@ -385,6 +394,12 @@ static int job_decode(const uint8_t *r, size_t len, struct brain_job *j)
 
 /* ---- flush ------------------------------------------------------------- */
 
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, c = *(const uint32_t *)y;
+	return a < c ? -1 : a > c;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
@@ -426,11 +441,13 @@ static int flush_fn(store_txn *t, void *arg)
 		uint32_t x = (uint32_t)(pr >> 32), y = (uint32_t)pr;
 		if (i && pr == b->dirty_pairs[i - 1])
 			continue;
-		if ((rc = payoff_store_pair(b->pf, t, x, y)) ||
-		    (rc = payoff_store_rating(b->pf, t, x)) ||
-		    (x != y && (rc = payoff_store_rating(b->pf, t, y))))
+		if ((rc = payoff_store_pair(b->pf, t, x, y)))
 			return rc;
 	}
+	for (uint32_t i = 0; i < b->dirty_ratings.n; i++)
+		if ((rc = payoff_store_rating(b->pf, t,
+					      b->dirty_ratings.v[i])))
+			return rc;
 	for (size_t i = 0; i < b->ndead; i++) {
 		store_key_u64(k, b->dead_jobs[i]);
 		rc = store_del(t, STORE_DB_JOBS, k, 8);
@@ -480,12 +497,18 @@ int brain_flush(brain *b)
 	if (b->ndirty_pairs > 1)
 		qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
 		      cmp_u64);
+	if (b->dirty_ratings.n > 1)
+		qsort(b->dirty_ratings.v, b->dirty_ratings.n,
+		      sizeof *b->dirty_ratings.v, cmp_u32);
 	rc = store_update(b->s, flush_fn, b);
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < b->dirty_agents.n; i++)
 		b->ag[b->dirty_agents.v[i]].dirty = 0;
 	b->dirty_agents.n = 0;
+	for (uint32_t i = 0; i < b->dirty_ratings.n; i++)
+		b->ag[b->dirty_ratings.v[i]].rdirty = 0;
+	b->dirty_ratings.n = 0;
 	b->ndirty_pairs = 0;
 	b->ndead = 0;
 	b->rec.len = 0;
@@ -529,6 +552,7 @@ static int add_agent(brain *b, const struct agent *a, uint32_t *id_out)
 		return rc;
 	b->ag[id] = *a;
 	b->ag[id].dirty = 0;
+	b->ag[id].rdirty = 0;
 	memset(&b->ag[id].snaps, 0, sizeof b->ag[id].snaps);
 	b->n++;
 	*id_out = id;
@@ -819,6 +843,7 @@ int brain_close(brain *b)
 	idl_free(&b->hist_all);
 	idl_free(&b->hist_expl);
 	idl_free(&b->dirty_agents);
+	idl_free(&b->dirty_ratings);
 	free(b->dirty_pairs);
 	free(b->dead_jobs);
 	lg_buf_free(&b->rec);
