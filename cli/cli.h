@@ -45,5 +45,7 @@ extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;
 extern const struct cli_cmd cli_cmd_eval;
+extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
+	cli_cmd_sim;
 
 #endif

@@ -9,6 +9,7 @@
 /* Add benchmarks here, one line each. */
 static const struct bench_entry benches[] = {
 	{ "env", "environment steps per second per game", bench_env },
+	{ "matchmaking", "brain decisions per second by league size", bench_matchmaking },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,583 @@
+/*
+ * cli/cmd_brain.c: the league brain on the command line.
+ *
+ *   league payoff DIR [--format table|csv|json]   win rates and game counts
+ *   league players DIR [--format table|json]      players and snapshots
+ *   league ratings DIR [--format table|json]      Elo (fit and online), Nash
+ *   league sim CONFIG [--dir DIR] [--jobs N]      a simulated league
+ *
+ * The inspection commands open the league directory read-only
+ * (STORE_RDONLY), so they run beside a writing daemon and see one
+ * consistent snapshot. `league sim` writes: it creates (or continues) the
+ * league of CONFIG in DIR and plays it with fixed-strength non-transitive
+ * players (players/sim.c) through the real matchmaking and payoff code.
+ *
+ * cli_brain_opts() translates a config into brain options (the daemon will
+ * need the same; move it to league/ then).
+ */
+#include "cli/cli.h"
+#include "league/config.h"
+#include "players/players.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+/* Matches enum cfg_weighting / enum brain_weighting (same order). */
+static void cli_brain_opts(const struct cfg *c, struct brain_opts *o)
+{
+	brain_opts_default(o);
+	o->seed = c->league.seed;
+	o->n_main = (uint32_t)c->players.main;
+	o->n_main_exploiter = (uint32_t)c->players.main_exploiter;
+	o->n_league_exploiter = (uint32_t)c->players.league_exploiter;
+	o->n_self_play = (uint32_t)c->players.self_play;
+	o->main.pfsp = c->roles.main.pfsp;
+	o->main.sp = c->roles.main.sp;
+	o->main.verification = c->roles.main.verification;
+	o->main.weighting = c->roles.main.pfsp_weighting;
+	o->main.sp_min_win_rate = c->roles.main.sp_min_win_rate;
+	o->main.verify_exploiter_win_rate =
+		c->roles.main.verify_exploiter_win_rate;
+	o->main.verify_historical_win_rate =
+		c->roles.main.verify_historical_win_rate;
+	o->main_exploiter.main_min_win_rate =
+		c->roles.main_exploiter.main_min_win_rate;
+	o->main_exploiter.weighting = c->roles.main_exploiter.pfsp_weighting;
+	o->main_exploiter.reset_prob = c->roles.main_exploiter.reset_prob;
+	o->league_exploiter.weighting =
+		c->roles.league_exploiter.pfsp_weighting;
+	o->league_exploiter.reset_prob = c->roles.league_exploiter.reset_prob;
+	o->self_play.sp = c->roles.self_play.sp;
+	o->self_play.uniform = c->roles.self_play.uniform;
+	o->self_play.pfsp = c->roles.self_play.pfsp;
+	o->self_play.nash = c->roles.self_play.nash;
+	o->self_play.weighting = c->roles.self_play.pfsp_weighting;
+	o->pfsp_exponent = c->matchmaking.pfsp_exponent;
+	o->job_episodes = (uint32_t)c->matchmaking.job_episodes;
+	o->log_decisions = c->matchmaking.log_decisions;
+	o->snapshot_steps = c->snapshot.steps;
+	o->snapshot_win_rate = c->snapshot.win_rate;
+	o->snapshot_max_mult = c->snapshot.max_mult;
+	o->snapshot_keep = c->snapshot.keep;
+	o->payoff.decay = c->payoff.decay;
+	o->payoff.min_games = c->payoff.min_games;
+	o->payoff.prior = c->payoff.prior == CFG_PRIOR_BETA ?
+				  PAYOFF_PRIOR_BETA : PAYOFF_PRIOR_HALF;
+	o->payoff.prior_strength = c->payoff.prior_strength;
+	o->payoff.elo_k = c->payoff.elo_k;
+}
+
+/* ---- shared option parsing -------------------------------------------- */
+
+struct args {
+	const char *cmd;
+	const char *path; /* DIR or CONFIG */
+	const char *dir;
+	int fmt;
+	unsigned long long jobs, seed;
+	int seed_set, drift;
+};
+
+static int parse(int argc, char **argv, struct args *a, int allow_csv,
+		 int sim)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "jobs", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "drift", no_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	a->fmt = FMT_TABLE;
+	a->jobs = 1000;
+	while ((ch = cli_getopt(argc, argv, a->cmd, "f:d:n:s:", opts)) !=
+	       -1) {
+		if (ch == -2)
+			return CLI_USAGE;
+		if (ch == 'f' && !sim) {
+			if (!strcmp(optarg, "table"))
+				a->fmt = FMT_TABLE;
+			else if (!strcmp(optarg, "json"))
+				a->fmt = FMT_JSON;
+			else if (!strcmp(optarg, "csv") && allow_csv)
+				a->fmt = FMT_CSV;
+			else
+				return cli_usage_error(
+					a->cmd, "--format: expected %s, got "
+					"'%s'", allow_csv ? "table, csv or "
+					"json" : "table or json", optarg);
+		} else if (sim && ch == 'd') {
+			a->dir = optarg;
+		} else if (sim && ch == 'n') {
+			if (cli_opt_u64(a->cmd, "--jobs", optarg, 0,
+					100000000ull, &a->jobs))
+				return CLI_USAGE;
+		} else if (sim && ch == 's') {
+			if (cli_opt_u64(a->cmd, "--seed", optarg, 0,
+					UINT64_MAX, &a->seed))
+				return CLI_USAGE;
+			a->seed_set = 1;
+		} else if (sim && ch == 'D') {
+			a->drift = 1;
+		} else {
+			return cli_usage_error(a->cmd, "option '%s' does not "
+					       "apply here", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(a->cmd, sim ? "expected CONFIG" :
+				       "expected the league directory");
+	a->path = argv[optind++];
+	if (optind != argc)
+		return cli_usage_error(a->cmd, "unexpected argument '%s'",
+				       argv[optind]);
+	return 0;
+}
+
+/* Open DIR read-only and load the league. */
+static int open_ro(const char *cmd, const char *dir, store **s, brain **b)
+{
+	struct store_opts so = { STORE_RDONLY, 0, 0 };
+	char err[512];
+	int rc;
+
+	rc = store_open(s, dir, &so, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "league %s: %s\n", cmd, err);
+		return CLI_FAIL;
+	}
+	rc = brain_open(b, *s, NULL, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "league %s: %s: %s\n", cmd, dir,
+			err[0] ? err : lg_strerror(rc));
+		store_close(*s);
+		*s = NULL;
+		return CLI_FAIL;
+	}
+	return 0;
+}
+
+static const char *status_name(const struct brain_player *p)
+{
+	if (p->role != BRAIN_ROLE_HISTORICAL)
+		return "learning";
+	return p->status == BRAIN_RETIRED ? "retired" : "frozen";
+}
+
+/* Everyone, in id order (learners and snapshots). */
+static uint32_t *all_ids(const brain *b)
+{
+	uint32_t n = brain_count(b), *ids = malloc((n ? n : 1) * sizeof *ids);
+
+	if (ids)
+		for (uint32_t i = 0; i < n; i++)
+			ids[i] = i;
+	return ids;
+}
+
+/* ---- league payoff ----------------------------------------------------- */
+
+static int run_payoff(int argc, char **argv)
+{
+	struct args a = { .cmd = "payoff" };
+	store *s = NULL;
+	brain *b = NULL;
+	uint32_t n, *ids = NULL;
+	double *wr = NULL, *g = NULL;
+	int rc;
+
+	if ((rc = parse(argc, argv, &a, 1, 0)))
+		return rc;
+	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
+		return rc;
+	n = brain_count(b);
+	ids = all_ids(b);
+	wr = malloc((size_t)n * n * sizeof *wr + 1);
+	g = malloc((size_t)n * n * sizeof *g + 1);
+	if (!ids || !wr || !g) {
+		fprintf(stderr, "league payoff: %s\n", lg_strerror(LG_ENOMEM));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	payoff_matrix(brain_payoff(b), ids, n, wr, g);
+	if (a.fmt == FMT_JSON) {
+		printf("{\"players\":[");
+		for (uint32_t i = 0; i < n; i++)
+			printf("%s%u", i ? "," : "", i);
+		printf("],\"win_rate\":[");
+		for (uint32_t i = 0; i < n; i++) {
+			printf("%s[", i ? "," : "");
+			for (uint32_t j = 0; j < n; j++)
+				printf("%s%.6g", j ? "," : "",
+				       wr[(size_t)i * n + j]);
+			printf("]");
+		}
+		printf("],\"games\":[");
+		for (uint32_t i = 0; i < n; i++) {
+			printf("%s[", i ? "," : "");
+			for (uint32_t j = 0; j < n; j++)
+				printf("%s%.6g", j ? "," : "",
+				       g[(size_t)i * n + j]);
+			printf("]");
+		}
+		printf("]}\n");
+	} else if (a.fmt == FMT_CSV) {
+		printf("player,opponent,win_rate,games,wins,draws,losses\n");
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t j = 0; j < n; j++) {
+				struct payoff_entry e;
+				payoff_get(brain_payoff(b), i, j, &e);
+				if (!(e.games > 0))
+					continue;
+				printf("%u,%u,%.6g,%.6g,%.6g,%.6g,%.6g\n", i, j,
+				       wr[(size_t)i * n + j], e.games, e.wins,
+				       e.draws, e.losses);
+			}
+	} else {
+		/* Rows: the player; columns: the opponent. A cell is the
+		 * row's win rate and the decayed games; '.' never met. */
+		printf("win rate of row against column (decayed games); "
+		       "'.' = never met\n%-9s", "");
+		for (uint32_t j = 0; j < n; j++)
+			printf(" %11u", j);
+		printf("\n");
+		for (uint32_t i = 0; i < n; i++) {
+			struct brain_player p;
+			brain_player_info(b, i, &p);
+			printf("%4u %-4.4s", i, brain_role_name(p.role));
+			for (uint32_t j = 0; j < n; j++) {
+				double gm = g[(size_t)i * n + j];
+				if (gm > 0)
+					printf(" %4.2f(%5.4g)",
+					       wr[(size_t)i * n + j], gm);
+				else
+					printf(" %11s", ".");
+			}
+			printf("\n");
+		}
+	}
+	rc = CLI_OK;
+out:
+	free(ids);
+	free(wr);
+	free(g);
+	brain_close(b);
+	store_close(s);
+	return rc;
+}
+
+/* ---- league players ---------------------------------------------------- */
+
+static int run_players(int argc, char **argv)
+{
+	struct args a = { .cmd = "players" };
+	store *s = NULL;
+	brain *b = NULL;
+	uint32_t n, *ids = NULL;
+	double *fit = NULL;
+	int rc;
+
+	if ((rc = parse(argc, argv, &a, 0, 0)))
+		return rc;
+	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
+		return rc;
+	n = brain_count(b);
+	ids = all_ids(b);
+	fit = malloc((n ? n : 1) * sizeof *fit);
+	if (!ids || !fit ||
+	    payoff_elo_fit(brain_payoff(b), ids, n, 1.0, fit)) {
+		fprintf(stderr, "league players: %s\n", lg_strerror(LG_ENOMEM));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (a.fmt == FMT_TABLE)
+		printf("%6s %-17s %6s %6s %12s %8s %8s %8s %-8s\n", "id",
+		       "role", "parent", "prev", "steps", "version", "rating",
+		       "elo", "status");
+	else
+		printf("[");
+	for (uint32_t i = 0; i < n; i++) {
+		struct brain_player p;
+		char parent[16] = "-", prev[16] = "-";
+		brain_player_info(b, i, &p);
+		if (p.parent != BRAIN_NONE)
+			snprintf(parent, sizeof parent, "%u", p.parent);
+		if (p.prev != BRAIN_NONE)
+			snprintf(prev, sizeof prev, "%u", p.prev);
+		if (a.fmt == FMT_TABLE) {
+			printf("%6u %-17s %6s %6s %12llu %8u %8.1f %8.1f %-8s",
+			       i, brain_role_name(p.role), parent, prev,
+			       (unsigned long long)p.steps, p.version, fit[i],
+			       payoff_elo(brain_payoff(b), i), status_name(&p));
+			if (p.role != BRAIN_ROLE_HISTORICAL)
+				printf(" snapshots=%u resets=%u", p.snapshots,
+				       p.resets);
+			printf("\n");
+			continue;
+		}
+		printf("%s{\"id\":%u,\"role\":\"%s\",\"parent\":%s,"
+		       "\"prev\":%s,\"steps\":%llu,\"version\":%u,"
+		       "\"rating\":%.3f,\"elo\":%.3f,\"status\":\"%s\","
+		       "\"snapshots\":%u,\"resets\":%u}",
+		       i ? ",\n " : "", i, brain_role_name(p.role),
+		       p.parent == BRAIN_NONE ? "null" : parent,
+		       p.prev == BRAIN_NONE ? "null" : prev,
+		       (unsigned long long)p.steps, p.version, fit[i],
+		       payoff_elo(brain_payoff(b), i), status_name(&p),
+		       p.snapshots, p.resets);
+	}
+	if (a.fmt == FMT_JSON)
+		printf("]\n");
+	rc = CLI_OK;
+out:
+	free(ids);
+	free(fit);
+	brain_close(b);
+	store_close(s);
+	return rc;
+}
+
+/* ---- league ratings ---------------------------------------------------- */
+
+static const double *sort_key;
+static int by_key_desc(const void *x, const void *y)
+{
+	double a = sort_key[*(const uint32_t *)x];
+	double c = sort_key[*(const uint32_t *)y];
+	return a < c ? 1 : a > c ? -1 :
+		       (*(const uint32_t *)x > *(const uint32_t *)y) -
+			       (*(const uint32_t *)x < *(const uint32_t *)y);
+}
+
+static int run_ratings(int argc, char **argv)
+{
+	struct args a = { .cmd = "ratings" };
+	store *s = NULL;
+	brain *b = NULL;
+	uint32_t n, *ids = NULL, *order = NULL;
+	double *fit = NULL, *A = NULL, *x = NULL, *y = NULL, gap = 0;
+	int rc, nash;
+
+	if ((rc = parse(argc, argv, &a, 0, 0)))
+		return rc;
+	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
+		return rc;
+	n = brain_count(b);
+	nash = n && n <= 1024; /* a dense LP beyond that is not a glance */
+	ids = all_ids(b);
+	order = all_ids(b);
+	fit = malloc((n ? n : 1) * sizeof *fit);
+	x = calloc(n ? n : 1, sizeof *x);
+	y = malloc((n ? n : 1) * sizeof *y);
+	A = nash ? malloc((size_t)n * n * sizeof *A) : NULL;
+	if (!ids || !order || !fit || !x || !y || (nash && !A)) {
+		fprintf(stderr, "league ratings: %s\n", lg_strerror(LG_ENOMEM));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	payoff_elo_fit(brain_payoff(b), ids, n, 1.0, fit);
+	if (nash) {
+		/* zero-sum meta-game: win rate - 1/2 (0 where never met) */
+		payoff_matrix(brain_payoff(b), ids, n, A, NULL);
+		for (size_t k = 0; k < (size_t)n * n; k++)
+			A[k] -= 0.5;
+		if (payoff_nash(A, n, n, x, y, NULL, &gap))
+			nash = 0;
+	}
+	sort_key = fit;
+	qsort(order, n, sizeof *order, by_key_desc);
+	if (a.fmt == FMT_TABLE) {
+		printf("rating: maximum-likelihood Elo over the decayed matrix "
+		       "(1 virtual draw prior), mean 0\nelo: online Elo "
+		       "(K from the config); nash: meta-Nash weight%s\n",
+		       nash ? "" : " (not computed: over 1024 players)");
+		printf("%6s %-17s %9s %9s %10s %8s\n", "id", "role", "rating",
+		       "elo", "games", "nash");
+	} else {
+		printf("{\"nash_gap\":%.3g,\"ratings\":[", nash ? gap : -1.0);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t i = order[k];
+		struct brain_player p;
+		brain_player_info(b, i, &p);
+		if (a.fmt == FMT_TABLE)
+			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f\n", i,
+			       brain_role_name(p.role), fit[i],
+			       payoff_elo(brain_payoff(b), i),
+			       payoff_elo_games(brain_payoff(b), i), x[i]);
+		else
+			printf("%s{\"id\":%u,\"role\":\"%s\",\"rating\":%.3f,"
+			       "\"elo\":%.3f,\"games\":%.6g,\"nash\":%.6g}",
+			       k ? ",\n " : "", i, brain_role_name(p.role),
+			       fit[i], payoff_elo(brain_payoff(b), i),
+			       payoff_elo_games(brain_payoff(b), i), x[i]);
+	}
+	if (a.fmt == FMT_JSON)
+		printf("]}\n");
+	rc = CLI_OK;
+out:
+	free(ids);
+	free(order);
+	free(fit);
+	free(A);
+	free(x);
+	free(y);
+	brain_close(b);
+	store_close(s);
+	return rc;
+}
+
+/* ---- league sim -------------------------------------------------------- */
+
+static int run_sim(int argc, char **argv)
+{
+	struct args a = { .cmd = "sim" };
+	struct cfg *c = NULL;
+	struct brain_opts o;
+	struct brain_sim_opts so;
+	struct brain_sim_stats *st = NULL;
+	struct store_opts sto = { 0, 0, 0 };
+	store *s = NULL;
+	brain *b = NULL;
+	char err[512];
+	double t0;
+	int rc;
+
+	if ((rc = parse(argc, argv, &a, 0, 1)))
+		return rc;
+	c = malloc(sizeof *c);
+	st = malloc(sizeof *st);
+	if (!c || !st) {
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (cfg_load_file(c, a.path, err, sizeof err)) {
+		fprintf(stderr, "league sim: %s\n", err);
+		rc = CLI_USAGE;
+		goto out;
+	}
+	cli_brain_opts(c, &o);
+	o.batch = 256;
+	if (brain_opts_check(&o, err, sizeof err)) {
+		fprintf(stderr, "league sim: %s: %s\n", a.path, err);
+		rc = CLI_USAGE;
+		goto out;
+	}
+	if (!a.dir)
+		a.dir = c->league.dir;
+	if ((rc = store_open(&s, a.dir, &sto, err, sizeof err))) {
+		fprintf(stderr, "league sim: %s\n", err);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if ((rc = brain_open(&b, s, &o, err, sizeof err))) {
+		fprintf(stderr, "league sim: %s: %s\n", a.dir,
+			err[0] ? err : lg_strerror(rc));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	brain_sim_opts_default(&so);
+	so.jobs = a.jobs;
+	so.seed = a.seed_set ? a.seed : c->league.seed;
+	so.drift = a.drift;
+	/* one snapshot interval over about 20 jobs of a learner */
+	so.steps_per_job = o.snapshot_steps / 20 ? o.snapshot_steps / 20 : 1;
+	t0 = lg_now_s();
+	rc = brain_sim_run(b, &so, st);
+	if (!rc)
+		rc = brain_flush(b);
+	if (rc) {
+		fprintf(stderr, "league sim: %s\n", lg_strerror(rc));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	printf("simulated %llu jobs (%llu episodes) in %.2f s: %llu "
+	       "snapshots, %llu resets, %u players and snapshots in %s\n",
+	       (unsigned long long)st->jobs,
+	       (unsigned long long)st->episodes, lg_now_s() - t0,
+	       (unsigned long long)st->snapshots,
+	       (unsigned long long)st->resets, brain_count(b), a.dir);
+	printf("%6s %-17s %6s %10s  %s\n", "id", "role", "jobs", "vs-harder",
+	       "jobs by kind");
+	for (uint32_t i = 0; i < st->nlearners; i++) {
+		const struct brain_sim_learner *l = &st->l[i];
+		struct brain_player p;
+		brain_player_info(b, l->id, &p);
+		printf("%6u %-17s %6llu %10.3f ", l->id,
+		       brain_role_name(p.role), (unsigned long long)l->jobs,
+		       l->jobs ? (double)l->hard_jobs / l->jobs : 0.0);
+		for (int k = 0; k < BRAIN_JOB__COUNT; k++)
+			if (l->kinds[k])
+				printf(" %s=%llu", brain_kind_name(k),
+				       (unsigned long long)l->kinds[k]);
+		printf("\n");
+	}
+	rc = CLI_OK;
+out:
+	if (b && brain_close(b) && rc == CLI_OK)
+		rc = CLI_FAIL;
+	store_close(s);
+	free(c);
+	free(st);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_payoff = {
+	.name = "payoff",
+	.summary = "show a league's payoff matrix (read-only)",
+	.help =
+	"usage: league payoff DIR [--format table|csv|json]\n\n"
+	"The win rate of every player and snapshot (rows) against every other\n"
+	"(columns), with the decayed number of games, read from the league in\n"
+	"DIR without disturbing a running daemon. csv: one line per pair that\n"
+	"met (player,opponent,win_rate,games,wins,draws,losses). json: one\n"
+	"object {\"players\": ids, \"win_rate\": rows, \"games\": rows}.\n",
+	.run = run_payoff,
+};
+
+const struct cli_cmd cli_cmd_players = {
+	.name = "players",
+	.summary = "list a league's players and snapshots (read-only)",
+	.help =
+	"usage: league players DIR [--format table|json]\n\n"
+	"Every player and snapshot: id, role, parent (the player a snapshot\n"
+	"froze), prev (that player's previous snapshot), agent steps, params\n"
+	"version, rating (maximum-likelihood Elo), online elo and status\n"
+	"(learning, frozen, retired).\n",
+	.run = run_players,
+};
+
+const struct cli_cmd cli_cmd_ratings = {
+	.name = "ratings",
+	.summary = "rank a league's players by rating (read-only)",
+	.help =
+	"usage: league ratings DIR [--format table|json]\n\n"
+	"Players and snapshots by maximum-likelihood Elo (fitted to the whole\n"
+	"decayed payoff matrix, so repeated games count right), with the\n"
+	"online Elo, rated games and the meta-Nash weight of the matrix\n"
+	"(exact LP, up to 1024 players).\n",
+	.run = run_ratings,
+};
+
+const struct cli_cmd cli_cmd_sim = {
+	.name = "sim",
+	.summary = "play a simulated league (no networks) into DIR",
+	.help =
+	"usage: league sim CONFIG [--dir DIR] [--jobs N] [--seed S] [--drift]\n"
+	"\n"
+	"Creates (or continues) the league of CONFIG in DIR (default: the\n"
+	"config's league.dir) and plays N jobs (default 1000) with players of\n"
+	"fixed strength on a rock-paper-scissors cycle of types, through the\n"
+	"real matchmaking, payoff and snapshot code; a snapshot comes about\n"
+	"every 20 jobs of a learner. --drift: each snapshot moves its learner\n"
+	"one type on. Prints per learner the share of jobs against opponents\n"
+	"it loses to. Inspect the result with league payoff/players/ratings.\n",
+	.run = run_sim,
+};

@@ -1,0 +1,817 @@
+/*
+ * payoff/payoff.c: the decayed payoff table, win rates, online and fitted
+ * Elo, and the meta-Nash solver (the zero-sum LP by simplex).
+ *
+ * Pairs live once in `pairs[]`, keyed (min, max) through an open-addressing
+ * hash (linear probing, never deleted: a cleared pair keeps its slot with
+ * zero counts, which reads exactly like an absent one). Each agent keeps
+ * the list of pair indices it takes part in, for payoff_clear(), and
+ * tracked agents keep a dense win-rate row.
+ */
+#include "payoff/payoff.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pair {
+	uint32_t a, b;        /* a <= b */
+	struct payoff_entry e; /* from a's side */
+};
+
+struct agent {
+	double elo, elo_games;
+	double *row;        /* tracked agents: win rates, capacity row_cap */
+	uint32_t *pairs;    /* indices into p->pairs */
+	uint32_t npairs, cap_pairs;
+};
+
+struct payoff {
+	struct payoff_opts o;
+	struct agent *agents;
+	uint32_t nagents, cap_agents;
+	uint32_t row_cap;     /* capacity of every tracked row */
+	uint32_t *tracked;    /* ids with rows */
+	uint32_t ntracked, cap_tracked;
+	struct pair *pairs;
+	uint32_t npairs, cap_pairs;
+	uint64_t *hkeys;      /* 0 empty, else key + 1 */
+	uint32_t *hvals;
+	size_t hcap;          /* power of two */
+};
+
+void payoff_opts_default(struct payoff_opts *o)
+{
+	o->decay = 0.99;
+	o->min_games = 1;
+	o->prior = PAYOFF_PRIOR_HALF;
+	o->prior_strength = 1;
+	o->elo_k = 16;
+}
+
+int payoff_opts_check(const struct payoff_opts *o, char *err, size_t errlen)
+{
+	if (!(o->decay > 0 && o->decay <= 1)) {
+		lg_errf(err, errlen, "payoff decay %g is not in (0, 1]",
+			o->decay);
+		return LG_EINVAL;
+	}
+	if (!(o->min_games >= 0 && o->min_games <= 1e9) ||
+	    !(o->prior_strength >= 0 && o->prior_strength <= 1e6) ||
+	    !(o->elo_k >= 0 && o->elo_k <= 1e3) ||
+	    (o->prior != PAYOFF_PRIOR_HALF && o->prior != PAYOFF_PRIOR_BETA)) {
+		lg_errf(err, errlen, "payoff min_games, prior, prior_strength "
+			"or elo_k out of range");
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+int payoff_new(payoff **out, const struct payoff_opts *o)
+{
+	payoff *p;
+
+	*out = NULL;
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return LG_ENOMEM;
+	if (o)
+		p->o = *o;
+	else
+		payoff_opts_default(&p->o);
+	if (payoff_opts_check(&p->o, NULL, 0)) {
+		free(p);
+		return LG_EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+void payoff_free(payoff *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->nagents; i++) {
+		free(p->agents[i].row);
+		free(p->agents[i].pairs);
+	}
+	free(p->agents);
+	free(p->tracked);
+	free(p->pairs);
+	free(p->hkeys);
+	free(p->hvals);
+	free(p);
+}
+
+uint32_t payoff_count(const payoff *p)
+{
+	return p->nagents;
+}
+
+static double entry_rate(const struct payoff_opts *o,
+			 const struct payoff_entry *e)
+{
+	double w = e->wins + 0.5 * e->draws, r;
+
+	if (o->prior == PAYOFF_PRIOR_BETA) {
+		double s = o->prior_strength;
+		if (!(e->games + s > 0))
+			return 0.5;
+		r = (w + 0.5 * s) / (e->games + s);
+	} else {
+		if (!(e->games > 0) || e->games < o->min_games)
+			return 0.5;
+		r = w / e->games;
+	}
+	if (!(r >= 0))
+		return 0.0;
+	return r > 1 ? 1.0 : r;
+}
+
+static struct payoff_entry mirror(const struct payoff_entry *e)
+{
+	struct payoff_entry m = { e->losses, e->draws, e->wins, e->games };
+	return m;
+}
+
+/* ---- growth helpers ---------------------------------------------------- */
+
+static int grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t c = *cap ? *cap : 8;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c = c > UINT32_MAX / 2 ? need : c * 2;
+	n = realloc(*ptr, (size_t)c * elem);
+	if (!n)
+		return LG_ENOMEM;
+	*ptr = n;
+	*cap = c;
+	return 0;
+}
+
+int payoff_add(payoff *p, uint32_t id)
+{
+	int rc;
+
+	if (id != p->nagents)
+		return LG_EINVAL;
+	if (id >= PAYOFF_MAX_AGENTS)
+		return LG_EFULL;
+	rc = grow((void **)&p->agents, &p->cap_agents, id + 1,
+		  sizeof *p->agents);
+	if (rc)
+		return rc;
+	if (id + 1 > p->row_cap && p->ntracked) {
+		uint32_t c = p->row_cap ? p->row_cap * 2 : 64;
+		for (uint32_t i = 0; i < p->ntracked; i++) {
+			struct agent *t = &p->agents[p->tracked[i]];
+			double *r = realloc(t->row, (size_t)c * sizeof *r);
+			if (!r)
+				return LG_ENOMEM;
+			t->row = r;
+		}
+		p->row_cap = c;
+	}
+	memset(&p->agents[id], 0, sizeof p->agents[id]);
+	p->nagents++;
+	for (uint32_t i = 0; i < p->ntracked; i++)
+		p->agents[p->tracked[i]].row[id] = 0.5;
+	return 0;
+}
+
+int payoff_track(payoff *p, uint32_t id)
+{
+	struct agent *a;
+	int rc;
+
+	if (id >= p->nagents)
+		return LG_EINVAL;
+	a = &p->agents[id];
+	if (a->row)
+		return 0;
+	rc = grow((void **)&p->tracked, &p->cap_tracked, p->ntracked + 1,
+		  sizeof *p->tracked);
+	if (rc)
+		return rc;
+	if (p->row_cap < p->nagents || !p->row_cap) {
+		uint32_t c = p->row_cap ? p->row_cap : 64;
+		while (c < p->nagents)
+			c *= 2;
+		for (uint32_t i = 0; i < p->ntracked; i++) {
+			struct agent *t = &p->agents[p->tracked[i]];
+			double *r = realloc(t->row, (size_t)c * sizeof *r);
+			if (!r)
+				return LG_ENOMEM;
+			t->row = r;
+		}
+		p->row_cap = c;
+	}
+	a->row = malloc((size_t)p->row_cap * sizeof *a->row);
+	if (!a->row)
+		return LG_ENOMEM;
+	for (uint32_t q = 0; q < p->nagents; q++)
+		a->row[q] = payoff_win_rate(p, id, q);
+	p->tracked[p->ntracked++] = id;
+	return 0;
+}
+
+const double *payoff_row(const payoff *p, uint32_t id)
+{
+	return id < p->nagents ? p->agents[id].row : NULL;
+}
+
+/* ---- pair hash --------------------------------------------------------- */
+
+static uint64_t pair_key(uint32_t a, uint32_t b)
+{
+	return (uint64_t)a << 32 | b;
+}
+
+static size_t hslot(uint64_t key, size_t cap)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17) & (cap - 1);
+}
+
+static int find_pair(const payoff *p, uint32_t a, uint32_t b, uint32_t *idx)
+{
+	uint64_t k = pair_key(a, b) + 1;
+	size_t i;
+
+	if (!p->hcap)
+		return 0;
+	for (i = hslot(k, p->hcap);; i = (i + 1) & (p->hcap - 1)) {
+		if (p->hkeys[i] == 0)
+			return 0;
+		if (p->hkeys[i] == k) {
+			*idx = p->hvals[i];
+			return 1;
+		}
+	}
+}
+
+static void hinsert(uint64_t *keys, uint32_t *vals, size_t cap, uint64_t k,
+		    uint32_t v)
+{
+	size_t i;
+
+	for (i = hslot(k, cap); keys[i]; i = (i + 1) & (cap - 1))
+		;
+	keys[i] = k;
+	vals[i] = v;
+}
+
+static int agent_add_pair(struct agent *a, uint32_t idx)
+{
+	int rc = grow((void **)&a->pairs, &a->cap_pairs, a->npairs + 1,
+		      sizeof *a->pairs);
+	if (rc)
+		return rc;
+	a->pairs[a->npairs++] = idx;
+	return 0;
+}
+
+/* Find or create the (a <= b) pair. */
+static int get_pair(payoff *p, uint32_t a, uint32_t b, struct pair **out)
+{
+	uint32_t idx;
+	int rc;
+
+	if (find_pair(p, a, b, &idx)) {
+		*out = &p->pairs[idx];
+		return 0;
+	}
+	if ((size_t)(p->npairs + 1) * 2 > p->hcap) {
+		size_t nc = p->hcap ? p->hcap * 2 : 64;
+		uint64_t *nk = calloc(nc, sizeof *nk);
+		uint32_t *nv = malloc(nc * sizeof *nv);
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return LG_ENOMEM;
+		}
+		for (size_t i = 0; i < p->hcap; i++)
+			if (p->hkeys[i])
+				hinsert(nk, nv, nc, p->hkeys[i], p->hvals[i]);
+		free(p->hkeys);
+		free(p->hvals);
+		p->hkeys = nk;
+		p->hvals = nv;
+		p->hcap = nc;
+	}
+	rc = grow((void **)&p->pairs, &p->cap_pairs, p->npairs + 1,
+		  sizeof *p->pairs);
+	if (rc)
+		return rc;
+	idx = p->npairs;
+	if ((rc = agent_add_pair(&p->agents[a], idx)))
+		return rc;
+	if (a != b && (rc = agent_add_pair(&p->agents[b], idx))) {
+		p->agents[a].npairs--;
+		return rc;
+	}
+	p->pairs[idx].a = a;
+	p->pairs[idx].b = b;
+	memset(&p->pairs[idx].e, 0, sizeof p->pairs[idx].e);
+	p->npairs++;
+	hinsert(p->hkeys, p->hvals, p->hcap, pair_key(a, b) + 1, idx);
+	*out = &p->pairs[idx];
+	return 0;
+}
+
+static void refresh_rows(payoff *p, uint32_t a, uint32_t b)
+{
+	if (p->agents[a].row)
+		p->agents[a].row[b] = payoff_win_rate(p, a, b);
+	if (a != b && p->agents[b].row)
+		p->agents[b].row[a] = payoff_win_rate(p, b, a);
+}
+
+/* ---- counts ------------------------------------------------------------ */
+
+int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
+{
+	struct pair *pr;
+	struct payoff_entry *e;
+	double d = p->o.decay, s, ea;
+	int rc;
+
+	if (a >= p->nagents || b >= p->nagents || outcome < -1 || outcome > 1)
+		return LG_EINVAL;
+	rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr);
+	if (rc)
+		return rc;
+	e = &pr->e;
+	if (a > b)
+		outcome = -outcome; /* the pair is stored from min's side */
+	e->wins *= d;
+	e->draws *= d;
+	e->losses *= d;
+	e->games *= d;
+	if (outcome > 0)
+		e->wins += 1;
+	else if (outcome < 0)
+		e->losses += 1;
+	else
+		e->draws += 1;
+	e->games += 1;
+	refresh_rows(p, a, b);
+	if (a != b) {
+		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
+		s = outcome > 0 ? 1.0 : outcome < 0 ? 0.0 : 0.5;
+		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
+		x->elo += p->o.elo_k * (s - ea);
+		y->elo -= p->o.elo_k * (s - ea);
+		x->elo_games += 1;
+		y->elo_games += 1;
+	}
+	return 0;
+}
+
+int payoff_get(const payoff *p, uint32_t a, uint32_t b,
+	       struct payoff_entry *e)
+{
+	uint32_t idx;
+
+	memset(e, 0, sizeof *e);
+	if (a >= p->nagents || b >= p->nagents)
+		return LG_EINVAL;
+	if (!find_pair(p, LG_MIN(a, b), LG_MAX(a, b), &idx))
+		return 0;
+	*e = a <= b ? p->pairs[idx].e : mirror(&p->pairs[idx].e);
+	return 0;
+}
+
+static int entry_ok(const struct payoff_entry *e)
+{
+	return isfinite(e->wins) && isfinite(e->draws) &&
+	       isfinite(e->losses) && isfinite(e->games) && e->wins >= 0 &&
+	       e->draws >= 0 && e->losses >= 0 && e->games >= 0;
+}
+
+int payoff_set(payoff *p, uint32_t a, uint32_t b,
+	       const struct payoff_entry *e)
+{
+	struct pair *pr;
+	int rc;
+
+	if (a >= p->nagents || b >= p->nagents || !entry_ok(e))
+		return LG_EINVAL;
+	rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr);
+	if (rc)
+		return rc;
+	pr->e = a <= b ? *e : mirror(e);
+	refresh_rows(p, a, b);
+	return 0;
+}
+
+double payoff_win_rate(const payoff *p, uint32_t a, uint32_t b)
+{
+	struct payoff_entry e;
+
+	if (payoff_get(p, a, b, &e))
+		return 0.5;
+	return entry_rate(&p->o, &e);
+}
+
+int payoff_clear(payoff *p, uint32_t a,
+		 void (*cb)(void *arg, uint32_t a, uint32_t b), void *arg)
+{
+	struct agent *ag;
+
+	if (a >= p->nagents)
+		return LG_EINVAL;
+	ag = &p->agents[a];
+	for (uint32_t i = 0; i < ag->npairs; i++) {
+		struct pair *pr = &p->pairs[ag->pairs[i]];
+		uint32_t b = pr->a == a ? pr->b : pr->a;
+		if (!(pr->e.games > 0) && !pr->e.wins && !pr->e.losses &&
+		    !pr->e.draws)
+			continue;
+		memset(&pr->e, 0, sizeof pr->e);
+		refresh_rows(p, a, b);
+		if (cb)
+			cb(arg, a, b);
+	}
+	return 0;
+}
+
+/* ---- Elo --------------------------------------------------------------- */
+
+double payoff_elo(const payoff *p, uint32_t id)
+{
+	return id < p->nagents ? p->agents[id].elo : 0.0;
+}
+
+double payoff_elo_games(const payoff *p, uint32_t id)
+{
+	return id < p->nagents ? p->agents[id].elo_games : 0.0;
+}
+
+int payoff_set_elo(payoff *p, uint32_t id, double elo, double games)
+{
+	if (id >= p->nagents || !isfinite(elo) || !isfinite(games))
+		return LG_EINVAL;
+	p->agents[id].elo = elo;
+	p->agents[id].elo_games = games;
+	return 0;
+}
+
+#define ELO_CLAMP 4800.0
+
+int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
+		   double prior, double *out)
+{
+	/* local index of each agent (UINT32_MAX: not in ids) */
+	uint32_t *loc = NULL;
+	double *g = NULL, *w = NULL, *den = NULL;
+	double lo = pow(10.0, -ELO_CLAMP / 400.0), hi = 1.0 / lo, mean = 0;
+	int rc = 0;
+
+	if (!(prior >= 0) || !isfinite(prior))
+		return LG_EINVAL;
+	if (!n)
+		return 0;
+	loc = malloc((size_t)p->nagents * sizeof *loc);
+	g = malloc(n * sizeof *g);
+	w = calloc(n, sizeof *w);
+	den = malloc(n * sizeof *den);
+	if (!loc || !g || !w || !den) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->nagents; i++)
+		loc[i] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] >= p->nagents) {
+			rc = LG_EINVAL;
+			goto out;
+		}
+		loc[ids[i]] = (uint32_t)i;
+		g[i] = 1.0;
+	}
+	/* W_i: wins + draws/2 of i against the others in the set. */
+	for (uint32_t k = 0; k < p->npairs; k++) {
+		const struct pair *pr = &p->pairs[k];
+		uint32_t i = loc[pr->a], j = loc[pr->b];
+		if (pr->a == pr->b || i == UINT32_MAX || j == UINT32_MAX)
+			continue;
+		w[i] += pr->e.wins + 0.5 * pr->e.draws;
+		w[j] += pr->e.losses + 0.5 * pr->e.draws;
+	}
+	for (int sweep = 0; sweep < 20000; sweep++) {
+		double change = 0;
+		for (size_t i = 0; i < n; i++)
+			den[i] = prior / (g[i] + 1.0);
+		for (uint32_t k = 0; k < p->npairs; k++) {
+			const struct pair *pr = &p->pairs[k];
+			uint32_t i = loc[pr->a], j = loc[pr->b];
+			double m;
+			if (pr->a == pr->b || i == UINT32_MAX ||
+			    j == UINT32_MAX || !(pr->e.games > 0))
+				continue;
+			m = pr->e.games / (g[i] + g[j]);
+			den[i] += m;
+			den[j] += m;
+		}
+		for (size_t i = 0; i < n; i++) {
+			double num = w[i] + 0.5 * prior, ng;
+			if (!(den[i] > 0))
+				continue; /* never played: stays put */
+			ng = num / den[i];
+			if (ng < lo)
+				ng = lo;
+			if (ng > hi)
+				ng = hi;
+			change = LG_MAX(change, fabs(ng - g[i]) / g[i]);
+			g[i] = ng;
+		}
+		/* The scale is free without a prior: pin the geometric mean
+		 * so the clamps act on ratings, not on drift. */
+		if (prior == 0) {
+			double lm = 0;
+			for (size_t i = 0; i < n; i++)
+				lm += log(g[i]);
+			lm = exp(lm / (double)n);
+			for (size_t i = 0; i < n; i++)
+				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] / lm));
+		}
+		if (change < 1e-11)
+			break;
+	}
+	for (size_t i = 0; i < n; i++) {
+		out[i] = 400.0 * log10(g[i]);
+		mean += out[i];
+	}
+	mean /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		out[i] -= mean;
+out:
+	free(loc);
+	free(g);
+	free(w);
+	free(den);
+	return rc;
+}
+
+int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
+		  double *win_rate, double *games)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= p->nagents)
+			return LG_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct payoff_entry e;
+			payoff_get(p, ids[i], ids[j], &e);
+			if (win_rate)
+				win_rate[i * n + j] = entry_rate(&p->o, &e);
+			if (games)
+				games[i * n + j] = e.games;
+		}
+	return 0;
+}
+
+/* ---- meta-Nash: the zero-sum LP by simplex ----------------------------- */
+
+/* Duality gap of (x, y) in A; *v gets x A y. */
+static double duality_gap(const double *A, size_t m, size_t n,
+			  const double *x, const double *y, double *v)
+{
+	double best_row = -INFINITY, best_col = INFINITY, val = 0;
+
+	for (size_t i = 0; i < m; i++) {
+		double u = 0;
+		for (size_t j = 0; j < n; j++)
+			u += A[i * n + j] * y[j];
+		best_row = LG_MAX(best_row, u);
+		val += x[i] * u;
+	}
+	for (size_t j = 0; j < n; j++) {
+		double u = 0;
+		for (size_t i = 0; i < m; i++)
+			u += x[i] * A[i * n + j];
+		best_col = LG_MIN(best_col, u);
+	}
+	*v = val;
+	return best_row - best_col;
+}
+
+/*
+ * With A' = A + c > 0, the column player's LP is: maximise sum(v) subject
+ * to A' v <= 1, v >= 0 (standard form, the slack basis is feasible). At the
+ * optimum sum(v) = 1 / value(A'), y = v / sum(v), and the row player's
+ * strategy is the dual: the objective row's entries under the slacks.
+ * Bland's rule (lowest index enters, lowest basic index breaks ratio ties)
+ * rules out cycling, so the loop ends.
+ */
+int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
+		double *value, double *gap)
+{
+	size_t w = n + m + 1, *basis = NULL;
+	double *T = NULL, mn = INFINITY, c, sum = 0, v = 0, gp;
+	const double eps = 1e-12;
+	int rc = 0;
+
+	if (!m || !n || m > PAYOFF_NASH_MAX || n > PAYOFF_NASH_MAX)
+		return LG_EINVAL;
+	for (size_t k = 0; k < m * n; k++) {
+		if (!isfinite(A[k]))
+			return LG_EINVAL;
+		mn = LG_MIN(mn, A[k]);
+	}
+	c = 1.0 - mn;
+	T = calloc((m + 1) * w, sizeof *T);
+	basis = malloc(m * sizeof *basis);
+	if (!T || !basis) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m; i++) {
+		for (size_t j = 0; j < n; j++)
+			T[i * w + j] = A[i * n + j] + c;
+		T[i * w + n + i] = 1;
+		T[i * w + w - 1] = 1;
+		basis[i] = n + i;
+	}
+	for (size_t j = 0; j < n; j++)
+		T[m * w + j] = -1;
+	for (;;) {
+		size_t e = w, l = m;
+		double best = INFINITY;
+		for (size_t j = 0; j + 1 < w; j++)
+			if (T[m * w + j] < -eps) {
+				e = j;
+				break;
+			}
+		if (e == w)
+			break;
+		for (size_t i = 0; i < m; i++) {
+			double a = T[i * w + e], r;
+			if (a <= eps)
+				continue;
+			r = T[i * w + w - 1] / a;
+			if (r < best - eps ||
+			    (r <= best + eps && l < m && basis[i] < basis[l])) {
+				best = r;
+				l = i;
+			}
+		}
+		if (l == m) { /* unbounded: impossible with A' > 0 */
+			rc = LG_ERANGE;
+			goto out;
+		}
+		{
+			double piv = T[l * w + e];
+			for (size_t j = 0; j < w; j++)
+				T[l * w + j] /= piv;
+			for (size_t i = 0; i <= m; i++) {
+				double f = T[i * w + e];
+				if (i == l || f == 0)
+					continue;
+				for (size_t j = 0; j < w; j++)
+					T[i * w + j] -= f * T[l * w + j];
+			}
+			basis[l] = e;
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		y[j] = 0;
+	for (size_t i = 0; i < m; i++)
+		if (basis[i] < n)
+			y[basis[i]] = LG_MAX(0.0, T[i * w + w - 1]);
+	for (size_t i = 0; i < m; i++) {
+		x[i] = LG_MAX(0.0, T[m * w + n + i]);
+		sum += x[i];
+	}
+	for (size_t i = 0; i < m; i++)
+		x[i] /= sum;
+	sum = 0;
+	for (size_t j = 0; j < n; j++)
+		sum += y[j];
+	for (size_t j = 0; j < n; j++)
+		y[j] /= sum;
+	gp = duality_gap(A, m, n, x, y, &v);
+	if (value)
+		*value = v;
+	if (gap)
+		*gap = gp;
+out:
+	free(T);
+	free(basis);
+	return rc;
+}
+
+/* ---- storage ----------------------------------------------------------- */
+
+void payoff_entry_encode(const struct payoff_entry *e,
+			 uint8_t out[PAYOFF_ENTRY_BYTES])
+{
+	lg_put_lef64(out, e->wins);
+	lg_put_lef64(out + 8, e->draws);
+	lg_put_lef64(out + 16, e->losses);
+	lg_put_lef64(out + 24, e->games);
+}
+
+int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e)
+{
+	const uint8_t *b = v;
+
+	if (len != PAYOFF_ENTRY_BYTES)
+		return LG_ECORRUPT;
+	e->wins = lg_get_lef64(b);
+	e->draws = lg_get_lef64(b + 8);
+	e->losses = lg_get_lef64(b + 16);
+	e->games = lg_get_lef64(b + 24);
+	return entry_ok(e) ? 0 : LG_ECORRUPT;
+}
+
+static int load_pair(const void *key, size_t klen, const void *val,
+		     size_t vlen, void *arg)
+{
+	payoff *p = arg;
+	struct payoff_entry e;
+	uint32_t a, b;
+
+	if (klen != 8)
+		return LG_ECORRUPT;
+	a = lg_get_be32(key);
+	b = lg_get_be32((const uint8_t *)key + 4);
+	if (a > b)
+		return 0; /* the mirror; the a <= b record is the source */
+	if (payoff_entry_decode(val, vlen, &e) || a >= p->nagents ||
+	    b >= p->nagents)
+		return LG_ECORRUPT;
+	return payoff_set(p, a, b, &e);
+}
+
+static int load_rating(const void *key, size_t klen, const void *val,
+		       size_t vlen, void *arg)
+{
+	payoff *p = arg;
+	uint32_t id;
+
+	if (klen != 4 || vlen != PAYOFF_RATING_BYTES)
+		return LG_ECORRUPT;
+	id = lg_get_be32(key);
+	if (id >= p->nagents)
+		return LG_ECORRUPT;
+	if (payoff_set_elo(p, id, lg_get_lef64(val),
+			   lg_get_lef64((const uint8_t *)val + 8)))
+		return LG_ECORRUPT;
+	return 0;
+}
+
+int payoff_load(payoff *p, store_txn *t)
+{
+	int rc = store_iter(t, STORE_DB_PAYOFF, NULL, 0, load_pair, p);
+
+	if (rc)
+		return rc;
+	return store_iter(t, STORE_DB_RATINGS, NULL, 0, load_rating, p);
+}
+
+int payoff_store_pair(const payoff *p, store_txn *t, uint32_t a, uint32_t b)
+{
+	struct payoff_entry e;
+	uint8_t k[8], v[PAYOFF_ENTRY_BYTES];
+	int rc;
+
+	if ((rc = payoff_get(p, a, b, &e)))
+		return rc;
+	if (!(e.games > 0) && !e.wins && !e.draws && !e.losses) {
+		store_key_u32x2(k, a, b);
+		rc = store_del(t, STORE_DB_PAYOFF, k, 8);
+		if (rc && rc != LG_ENOTFOUND)
+			return rc;
+		store_key_u32x2(k, b, a);
+		rc = store_del(t, STORE_DB_PAYOFF, k, 8);
+		return rc == LG_ENOTFOUND ? 0 : rc;
+	}
+	store_key_u32x2(k, a, b);
+	payoff_entry_encode(&e, v);
+	if ((rc = store_put(t, STORE_DB_PAYOFF, k, 8, v, sizeof v)))
+		return rc;
+	if (a == b)
+		return 0;
+	e = mirror(&e);
+	store_key_u32x2(k, b, a);
+	payoff_entry_encode(&e, v);
+	return store_put(t, STORE_DB_PAYOFF, k, 8, v, sizeof v);
+}
+
+int payoff_store_rating(const payoff *p, store_txn *t, uint32_t id)
+{
+	uint8_t k[4], v[PAYOFF_RATING_BYTES];
+
+	if (id >= p->nagents)
+		return LG_EINVAL;
+	store_key_u32(k, id);
+	lg_put_lef64(v, p->agents[id].elo);
+	lg_put_lef64(v + 8, p->agents[id].elo_games);
+	return store_put(t, STORE_DB_RATINGS, k, 4, v, sizeof v);
+}

@@ -1,0 +1,159 @@
+/*
+ * payoff: who beats whom. A decayed win/draw/loss table over agents
+ * (learning players and their frozen snapshots share one dense id space),
+ * win rates with a prior, an online Elo beside a maximum-likelihood Elo fit
+ * of the whole matrix, and the meta-Nash mixture of a zero-sum matrix
+ * (an exact LP).
+ *
+ * Shape: the table lives in memory. Pairs are kept once, as (min, max) in a
+ * hash map, so an entry and its mirror can never disagree; reading (b, a)
+ * swaps wins and losses. Agents marked with payoff_track() (the learners)
+ * also get a dense row of win rates indexed by opponent id, refreshed on
+ * every result, so a matchmaking decision reads one array and never touches
+ * a hash map or LMDB. Persistence belongs to the caller (players/ writes
+ * the dirty pairs in its transactions); this module only encodes and
+ * decodes the stored values and loads a table from a transaction.
+ *
+ * Ids are dense: payoff_add() registers ids 0, 1, 2, ... in order, up to
+ * PAYOFF_MAX_AGENTS. Not thread-safe; one owner.
+ */
+#ifndef LG_PAYOFF_H
+#define LG_PAYOFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "storage/storage.h"
+#include "util/util.h"
+
+#define PAYOFF_MAX_AGENTS (1u << 24)
+/* Largest matrix side payoff_nash() accepts. */
+#define PAYOFF_NASH_MAX 4096
+
+enum payoff_prior {
+	PAYOFF_PRIOR_HALF, /* 0.5 below min_games, then (w + d/2) / g */
+	PAYOFF_PRIOR_BETA, /* (w + d/2 + s/2) / (g + s), always */
+};
+
+struct payoff_opts {
+	double decay;          /* per new game of a pair, (0, 1]; 0.99 */
+	double min_games;      /* PAYOFF_PRIOR_HALF threshold; 1 */
+	int prior;             /* enum payoff_prior */
+	double prior_strength; /* s of the beta prior; 1 */
+	double elo_k;          /* online Elo K factor; 16 */
+};
+
+/* Decayed counts of `a` against `b`, from a's side. */
+struct payoff_entry {
+	double wins, draws, losses, games;
+};
+
+typedef struct payoff payoff;
+
+void payoff_opts_default(struct payoff_opts *o);
+/* LG_EINVAL with detail in err when an option is out of range. */
+int payoff_opts_check(const struct payoff_opts *o, char *err, size_t errlen);
+
+/* New empty table (o NULL: defaults). LG_ENOMEM, LG_EINVAL. */
+int payoff_new(payoff **out, const struct payoff_opts *o);
+/* NULL is a no-op. */
+void payoff_free(payoff *p);
+/* Number of registered agents (the next id payoff_add expects). */
+uint32_t payoff_count(const payoff *p);
+
+/* Register agent `id`, which must equal payoff_count() (ids are dense).
+ * LG_EINVAL otherwise, LG_EFULL past PAYOFF_MAX_AGENTS, LG_ENOMEM. */
+int payoff_add(payoff *p, uint32_t id);
+/* Keep a dense win-rate row for agent id (a learner). Idempotent. */
+int payoff_track(payoff *p, uint32_t id);
+/* The dense row of a tracked agent: row[q] = payoff_win_rate(p, id, q)
+ * for every registered q; NULL when id is not tracked. Owned by p; valid
+ * until the next payoff_add or payoff_free. */
+const double *payoff_row(const payoff *p, uint32_t id);
+
+/*
+ * One game of a against b, outcome from a's side: 1 win, 0 draw, -1 loss.
+ * The pair's counts decay by opts.decay first, then the outcome is added
+ * (so games after n outcomes from empty is (1 - decay^n) / (1 - decay)).
+ * a == b is self-play: the outcome of the first seat is counted per game.
+ * Updates the online Elo of both (nothing for a == b) and the tracked rows.
+ * LG_EINVAL for an unknown id or outcome, LG_ENOMEM.
+ */
+int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome);
+/* Counts of a against b (zeros when they never met). LG_EINVAL for an
+ * unknown id. */
+int payoff_get(const payoff *p, uint32_t a, uint32_t b,
+	       struct payoff_entry *e);
+/* Replace the counts of a against b (the mirror follows). For loading and
+ * tests. LG_EINVAL for unknown ids or negative/non-finite counts. */
+int payoff_set(payoff *p, uint32_t a, uint32_t b,
+	       const struct payoff_entry *e);
+/* Win rate of a against b under the prior; 0.5 for unknown ids. Never
+ * NaN. */
+double payoff_win_rate(const payoff *p, uint32_t a, uint32_t b);
+/* Forget every result of a (its parameters were reset): its pairs become
+ * empty. Calls cb(arg, a, b) for each opponent b that had a pair, so the
+ * caller can delete the stored entries. */
+int payoff_clear(payoff *p, uint32_t a,
+		 void (*cb)(void *arg, uint32_t a, uint32_t b), void *arg);
+
+/* Online Elo (starts at 0) and the number of rated games of id. */
+double payoff_elo(const payoff *p, uint32_t id);
+double payoff_elo_games(const payoff *p, uint32_t id);
+int payoff_set_elo(payoff *p, uint32_t id, double elo, double games);
+
+/*
+ * Maximum-likelihood Elo (Bradley-Terry, draws count half) of agents
+ * ids[0..n) from the decayed counts among them, by Hunter's MM iteration
+ * to a relative change below 1e-11 (or 20000 sweeps). `prior` adds that
+ * many virtual draws of each agent against a fixed anchor, which keeps an
+ * undefeated agent finite; with prior 0 such an agent is clamped at
+ * +-4800. out[i] is in Elo points, centred on mean 0. Self-play pairs carry
+ * no information and are skipped. Cost O(sweeps * pairs among ids).
+ * LG_EINVAL, LG_ENOMEM.
+ */
+int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
+		   double prior, double *out);
+
+/*
+ * Win-rate matrix and game counts of ids[0..n) (row-major n x n; either
+ * output may be NULL).
+ */
+int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
+		  double *win_rate, double *games);
+
+/*
+ * Meta-Nash of the zero-sum game with row payoffs A (m x n, row-major; the
+ * row player maximises, the column player minimises), solved exactly as a
+ * linear program (dense simplex with Bland's rule, which always ends;
+ * O(m * (n + m)) per pivot). x gets m, y gets n probabilities, *value the
+ * game value x A y. *gap gets the duality gap max_i (A y)_i - min_j (x A)_j
+ * measured on the returned mixtures: the stated bound, 0 up to rounding,
+ * so neither player gains more than *gap by deviating. value/gap may be
+ * NULL. LG_EINVAL (sizes beyond PAYOFF_NASH_MAX, non-finite entries),
+ * LG_ENOMEM.
+ */
+int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
+		double *value, double *gap);
+
+/* ---- storage encodings (players/ writes, inspection reads) ---------- */
+
+#define PAYOFF_ENTRY_BYTES 32
+#define PAYOFF_RATING_BYTES 16
+void payoff_entry_encode(const struct payoff_entry *e,
+			 uint8_t out[PAYOFF_ENTRY_BYTES]);
+int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e);
+
+/*
+ * Fill p (already holding every agent id the stored pairs name) from the
+ * STORE_DB_PAYOFF (keys be32 a, be32 b; both orientations stored, the
+ * a <= b one is read) and STORE_DB_RATINGS (be32 id -> elo, games as LE
+ * doubles) databases of t. LG_ECORRUPT on a malformed record.
+ */
+int payoff_load(payoff *p, store_txn *t);
+/* Write a's pair with b in both orientations (or delete both when empty)
+ * and both agents' ratings records into t. */
+int payoff_store_pair(const payoff *p, store_txn *t, uint32_t a, uint32_t b);
+int payoff_store_rating(const payoff *p, store_txn *t, uint32_t id);
+
+#endif

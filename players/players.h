@@ -1,0 +1,341 @@
+/*
+ * players: the league brain. Player roles (main, main exploiter, league
+ * exploiter, plain self-play) and their frozen snapshots (historical),
+ * opponent choice (PFSP, uniform, self-play, meta-Nash, verification),
+ * snapshot and reset rules, jobs and their results, all persisted in the
+ * league's LMDB store.
+ *
+ * Shape: a `brain` owns the in-memory league (agents, candidate lists, the
+ * payoff table with a dense win-rate row per learner, the rng) and writes
+ * it behind to LMDB. Every mutating call ends with a commit when the
+ * batch size is 1 (the default): when brain_next_job() returns, the job,
+ * the rng state and the decision log are on disk. A larger batch commits
+ * every `batch` calls (and on brain_flush / brain_close): state on disk is
+ * then always a consistent prefix, and a crash loses at most the calls of
+ * the last batch. The daemon (one libevent thread) is the only caller; a
+ * brain is not thread-safe.
+ *
+ * Ids: players and snapshots share one dense id space (0, 1, 2, ... in
+ * creation order), the payoff table's. Parameter blobs are not the
+ * brain's: a job names whose parameter line (player, version) each side
+ * plays, and a snapshot records which (player, version) it froze, so the
+ * daemon can copy the blob.
+ *
+ * Every random choice draws from one util rng whose state is persisted:
+ * the same seed and the same sequence of calls give the same jobs, also
+ * across close and reopen.
+ */
+#ifndef LG_PLAYERS_H
+#define LG_PLAYERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "payoff/payoff.h"
+#include "storage/storage.h"
+#include "util/util.h"
+
+#define BRAIN_NONE UINT32_MAX
+/* Caps on outside input. */
+#define BRAIN_MAX_PLAYERS_PER_ROLE 64
+#define BRAIN_MAX_EPISODES (1u << 20)
+#define BRAIN_MAX_OPEN_JOBS (1u << 20)
+/* The nash branch solves over at most this many (the latest) snapshots. */
+#define BRAIN_NASH_MAX 128
+
+/* Same order as the config's pfsp_weighting names. */
+enum brain_weighting {
+	BRAIN_PFSP_SQUARED,
+	BRAIN_PFSP_VARIANCE,
+	BRAIN_PFSP_LINEAR,
+	BRAIN_PFSP_LINEAR_CAPPED,
+};
+
+enum brain_role {
+	BRAIN_ROLE_MAIN,
+	BRAIN_ROLE_MAIN_EXPLOITER,
+	BRAIN_ROLE_LEAGUE_EXPLOITER,
+	BRAIN_ROLE_SELF_PLAY,
+	BRAIN_ROLE_HISTORICAL,
+	BRAIN_ROLE__COUNT
+};
+
+enum brain_status {
+	BRAIN_ACTIVE,  /* a learner, or a snapshot offered to matchmaking */
+	BRAIN_RETIRED, /* a snapshot beyond snapshot_keep: kept, not offered */
+};
+
+/* What a job is for: which branch of the role's rules chose it. */
+enum brain_kind {
+	BRAIN_JOB_PFSP,        /* PFSP over historical snapshots */
+	BRAIN_JOB_VERIFY_EXPLOITER, /* main: exploiter snapshots it loses to */
+	BRAIN_JOB_VERIFY_HISTORICAL, /* main: forgetting check */
+	BRAIN_JOB_SP,          /* a live player (main: a main; self: itself) */
+	BRAIN_JOB_CURRICULUM,  /* PFSP over the snapshots of a too-strong
+				  live opponent */
+	BRAIN_JOB_EXPLOIT,     /* main exploiter against a live main */
+	BRAIN_JOB_UNIFORM,     /* uniform over own snapshots */
+	BRAIN_JOB_NASH,        /* meta-Nash mixture of own snapshots */
+	BRAIN_JOB_FALLBACK,    /* empty candidate set: the latest self */
+	BRAIN_JOB__COUNT
+};
+
+struct brain_opts {
+	uint64_t seed;
+	uint32_t n_main, n_main_exploiter, n_league_exploiter, n_self_play;
+	struct {
+		double pfsp, sp, verification; /* sum to 1 */
+		int weighting;                 /* PFSP branch: squared */
+		double sp_min_win_rate;        /* 0.3 */
+		double verify_exploiter_win_rate;  /* 0.3 */
+		double verify_historical_win_rate; /* 0.7 */
+	} main;
+	struct {
+		double main_min_win_rate; /* 0.1 */
+		int weighting;            /* variance */
+		double reset_prob;        /* 1 */
+	} main_exploiter;
+	struct {
+		int weighting;     /* linear_capped */
+		double reset_prob; /* 0.25 */
+	} league_exploiter;
+	struct {
+		double sp, uniform, pfsp, nash; /* sum to 1 */
+		int weighting;                  /* squared */
+	} self_play;
+	double pfsp_exponent;       /* of `squared`: (1 - x)^p; 2 */
+	uint32_t job_episodes;      /* 8 */
+	int log_decisions;          /* 1 */
+	uint64_t snapshot_steps;    /* 2e9 */
+	double snapshot_win_rate;   /* 0.7 */
+	double snapshot_max_mult;   /* 2 */
+	uint64_t snapshot_keep;     /* 0: all */
+	struct payoff_opts payoff;
+	uint32_t batch;             /* calls per commit; 1 */
+};
+
+/* AlphaStar's numbers; one main player. */
+void brain_opts_default(struct brain_opts *o);
+/* LG_ECONFIG with detail in err: branch probabilities that do not sum to
+ * 1 (within 1e-9), no learning player, more than
+ * BRAIN_MAX_PLAYERS_PER_ROLE of a role, main exploiters without a main
+ * player, a value out of range. */
+int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen);
+
+typedef struct brain brain;
+
+/*
+ * Open the brain over an open store. Read-write store: a fresh league gets
+ * its players (per role in the order main, main exploiter, league
+ * exploiter, self-play; each main and self-play player also freezes its
+ * initial parameters, version 0, as a first snapshot), committed before
+ * return; an existing one is loaded (players, lineage, payoff, ratings,
+ * open jobs, counters, rng) and continues with o's rule numbers (role
+ * counts come from the store). Read-only store (inspection): loads only;
+ * the mutating calls then fail with LG_EINVAL. o NULL: defaults, except
+ * the payoff options, which come from the store (the league's own). The store
+ * must outlive the brain.
+ * Errors: LG_ECONFIG (o rejected, detail in err), LG_ENOTFOUND (read-only
+ * and no league in the store), LG_ECORRUPT, LG_ENOMEM, storage errors.
+ */
+int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
+	       size_t errlen);
+/* Flush and free; NULL is a no-op. Returns the flush's result. */
+int brain_close(brain *b);
+/* Commit everything not yet committed. */
+int brain_flush(brain *b);
+
+struct brain_job {
+	uint64_t id;
+	uint32_t learner, learner_version;
+	uint32_t opponent;         /* a player or snapshot id */
+	uint32_t opponent_params;  /* whose parameter line it plays */
+	uint32_t opponent_version; /* ... and which version of it */
+	uint32_t episodes;
+	int kind;                  /* enum brain_kind */
+	uint32_t candidates;       /* size of the set it was drawn from */
+	double prob;               /* probability of this opponent in it */
+};
+
+/*
+ * Choose the next job for `learner` by its role's rules, with a fresh job
+ * id. The job record, the rng state and (log_decisions) the decision log
+ * (rng state before, branch, candidates, probability) are committed per
+ * the batch rule before return. LG_EINVAL (not a learner, read-only),
+ * LG_EFULL (BRAIN_MAX_OPEN_JOBS open), storage errors.
+ */
+int brain_next_job(brain *b, uint32_t learner, struct brain_job *out);
+
+/*
+ * The outcomes of job_id's episodes, from the learner's side (1 win,
+ * 0 draw, -1 loss), n in [1, BRAIN_MAX_EPISODES]. Each episode updates the
+ * decayed payoff and the online Elo; the result record (idempotence), the
+ * payoff pairs and the ratings are committed together (batch rule).
+ * LG_EEXIST: the job's result was already counted (nothing changes).
+ * LG_ENOTFOUND: no such job was issued (or it was cancelled). LG_EINVAL.
+ */
+int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
+			size_t n);
+/* Drop an open job without a result (its lease expired). LG_ENOTFOUND. */
+int brain_cancel_job(brain *b, uint64_t job_id);
+
+struct brain_step_report {
+	int snapshot;          /* a snapshot was frozen */
+	uint32_t snapshot_id;
+	uint32_t snapshot_version; /* the version it froze */
+	int reset;             /* reset the learner to its initial params */
+};
+
+/*
+ * Learner `player` now has `steps` agent steps in total (never less than
+ * before) and parameter version `version`. Applies the snapshot rule
+ * (nothing before snapshot_steps since the last snapshot; then snapshot
+ * when the minimum win rate over the role's reference set exceeds
+ * snapshot_win_rate, or at snapshot_max_mult times the interval; an empty
+ * reference set waits for the latter) and the role's reset rule after a
+ * snapshot. A reset also clears the learner's payoff results (they
+ * described parameters that no longer exist). Committed (batch rule).
+ * LG_EINVAL (not a learner, steps going back, read-only).
+ */
+int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
+		       uint32_t version, struct brain_step_report *out);
+
+/* ---- inspection ------------------------------------------------------ */
+
+struct brain_player {
+	uint32_t id;
+	int role;             /* enum brain_role */
+	int status;           /* enum brain_status */
+	uint32_t parent;      /* snapshot: the player frozen; else NONE */
+	uint32_t prev;        /* snapshot: the parent's previous snapshot */
+	uint64_t steps;       /* learner: agent steps; snapshot: the
+				 parent's steps when frozen */
+	uint64_t last_snapshot_steps; /* learner */
+	uint32_t version;     /* learner: current; snapshot: frozen */
+	uint32_t snapshots, resets; /* learner */
+};
+
+uint32_t brain_count(const brain *b);
+/* Player or snapshot `id`; LG_ENOTFOUND past brain_count(). */
+int brain_player_info(const brain *b, uint32_t id, struct brain_player *out);
+/* The payoff table (owned by b). Changes made through it are not
+ * persisted: tests use it to pose win rates. */
+payoff *brain_payoff(brain *b);
+uint64_t brain_next_job_id(const brain *b);
+uint64_t brain_open_jobs(const brain *b);
+
+const char *brain_role_name(int role);
+const char *brain_kind_name(int kind);
+/* PFSP weight f(x) of win rate x; x is clamped to [0, 1] and NaN reads as
+ * 0.5, so the result is finite and >= 0. */
+double brain_pfsp_weight(int weighting, double x, double exponent);
+
+/* ---- decision log and replay ---------------------------------------- */
+
+/*
+ * With log_decisions, every call that changes the league appends one
+ * record to STORE_DB_LOG under its sequence number (be64), in the same
+ * commit as the change: decisions (with the rng state before them, the
+ * branch, the candidate count and the probability), results (outcomes are
+ * in STORE_DB_RESULTS under the job id), step reports (and the snapshot
+ * or reset they caused) and cancellations. Walking the log in order
+ * replays the run exactly.
+ */
+enum brain_log_type {
+	BRAIN_LOG_DECISION = 1,
+	BRAIN_LOG_RESULT,
+	BRAIN_LOG_STEPS,
+	BRAIN_LOG_CANCEL,
+};
+
+struct brain_log_entry {
+	int type;             /* enum brain_log_type */
+	uint64_t seq;
+	uint64_t job;         /* decision, result, cancel */
+	uint32_t player;      /* decision: learner; steps: the player */
+	/* decision */
+	uint32_t opponent, candidates, episodes;
+	int kind;
+	double prob;
+	lg_rng rng_before;
+	/* result */
+	uint32_t n, wins, draws, losses;
+	/* steps */
+	uint64_t steps;
+	uint32_t version, snapshot_id;
+	int snapshot, reset;
+};
+
+/* Decode one log record (key: be64 seq). LG_ECORRUPT when malformed. */
+int brain_log_decode(const void *key, size_t klen, const void *val,
+		     size_t vlen, struct brain_log_entry *e);
+
+/*
+ * Replay the log of league store `from` into `b`, a brain freshly opened
+ * (over another directory) with the same options: every call is made
+ * again in order, results with their stored outcomes, and each decision
+ * and step report is checked against the log. *checked gets the number of
+ * records replayed. LG_ECORRUPT with the first difference in err (seq,
+ * what was logged, what the replay did); brain call errors as they come.
+ */
+int brain_replay(store *from, brain *b, uint64_t *checked, char *err,
+		 size_t errlen);
+
+/* ---- simulated league -------------------------------------------------- */
+
+/*
+ * A league with no networks, for tests, `league sim` and the benchmark.
+ * Every agent has a fixed *type* on a cycle of `types` (>= 2): type t + 1
+ * beats type t with probability `edge`, other distinct types are even, a
+ * type against itself is even. Learner k starts at type k mod types; each
+ * snapshot freezes the learner's type and moves the learner one step on
+ * (it learned to beat what it was), a reset moves it back to its start.
+ * So the league is non-transitive: a learner beats its last snapshot but
+ * loses to the one before (with 3 types).
+ *
+ * brain_sim_run() drives the real brain for `jobs` jobs, round robin over
+ * the learners: brain_next_job, episodes drawn with the sim's own rng
+ * (seeded by `seed`, independent of the brain's), brain_record_result,
+ * then brain_report_steps with steps_per_job more steps and one more
+ * parameter version. Types of existing agents are rebuilt from the
+ * lineage, so it also continues a stored league.
+ */
+struct brain_sim_opts {
+	uint64_t seed;
+	uint32_t types;          /* 3 */
+	double edge;             /* 0.8 */
+	uint64_t jobs;
+	uint64_t steps_per_job;  /* 100 */
+	int drift;               /* 0 */
+};
+
+struct brain_sim_learner {
+	uint32_t id;
+	uint64_t jobs;
+	/* Jobs against opponents this learner truly loses to (win prob
+	 * < 0.5 by type) ... */
+	uint64_t hard_jobs;
+	/* ... and, summed over its jobs, the share of all active snapshots
+	 * it truly loses to (what a uniform pick would give). */
+	double hard_share_sum;
+	uint64_t kinds[BRAIN_JOB__COUNT];
+};
+
+#define BRAIN_SIM_LEARNERS (4 * BRAIN_MAX_PLAYERS_PER_ROLE)
+
+struct brain_sim_stats {
+	uint64_t jobs, episodes, snapshots, resets;
+	uint32_t nlearners;
+	struct brain_sim_learner l[BRAIN_SIM_LEARNERS];
+};
+
+void brain_sim_opts_default(struct brain_sim_opts *o);
+/* Win probability of type t against type u under o. */
+double brain_sim_win_prob(const struct brain_sim_opts *o, uint32_t t,
+			  uint32_t u);
+/* Run; st (may be NULL) gets the tallies. Errors from the brain calls;
+ * LG_EINVAL for bad options. */
+int brain_sim_run(brain *b, const struct brain_sim_opts *o,
+		  struct brain_sim_stats *st);
+
+#endif

@@ -1,0 +1,322 @@
+/* tests/check_payoff.c: the payoff table (decay arithmetic, mirror
+ * consistency, priors, self-play per episode, dense rows), Elo (online
+ * update, maximum-likelihood fit on cases with known answers), the
+ * meta-Nash LP (rock-paper-scissors is uniform; the 2x2 game
+ * [[3,-2],[-2,1]] is (0.375, 0.625) with value -1/8), and the LMDB round
+ * trip. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "payoff/payoff.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+static payoff *make(double decay, uint32_t n)
+{
+	struct payoff_opts o;
+	payoff *p = NULL;
+
+	payoff_opts_default(&o);
+	o.decay = decay;
+	ck_assert_int_eq(payoff_new(&p, &o), 0);
+	for (uint32_t i = 0; i < n; i++)
+		ck_assert_int_eq(payoff_add(p, i), 0);
+	return p;
+}
+
+START_TEST(decay_arithmetic)
+{
+	payoff *p = make(0.9, 2);
+	struct payoff_entry e, m;
+	double g = 0;
+
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(payoff_record(p, 0, 1, 1), 0);
+		g = g * 0.9 + 1;
+	}
+	payoff_get(p, 0, 1, &e);
+	ck_assert_double_eq_tol(e.games, (1 - pow(0.9, 5)) / (1 - 0.9), 1e-12);
+	ck_assert_double_eq_tol(e.games, g, 1e-12);
+	ck_assert_double_eq_tol(e.wins, g, 1e-12);
+	/* a loss recorded from b's side is a win for a: the mirror agrees */
+	ck_assert_int_eq(payoff_record(p, 1, 0, -1), 0);
+	ck_assert_int_eq(payoff_record(p, 1, 0, 0), 0);
+	payoff_get(p, 0, 1, &e);
+	payoff_get(p, 1, 0, &m);
+	ck_assert_double_eq_tol(e.wins, (g * 0.9 + 1) * 0.9, 1e-12);
+	ck_assert_double_eq_tol(e.draws, 1, 1e-12);
+	ck_assert_double_eq(e.losses, 0);
+	ck_assert_double_eq(m.losses, e.wins);
+	ck_assert_double_eq(m.wins, e.losses);
+	ck_assert_double_eq(m.games, e.games);
+	ck_assert_double_eq_tol(payoff_win_rate(p, 0, 1) +
+					payoff_win_rate(p, 1, 0), 1, 1e-12);
+	/* bad input */
+	ck_assert_int_eq(payoff_record(p, 0, 2, 1), LG_EINVAL);
+	ck_assert_int_eq(payoff_record(p, 0, 1, 2), LG_EINVAL);
+	ck_assert_int_eq(payoff_add(p, 5), LG_EINVAL);
+	payoff_free(p);
+	payoff_free(NULL);
+}
+END_TEST
+
+START_TEST(priors_and_self_play)
+{
+	struct payoff_opts o;
+	struct payoff_entry e;
+	payoff *p = NULL;
+
+	payoff_opts_default(&o);
+	o.decay = 1;
+	o.min_games = 3;
+	ck_assert_int_eq(payoff_new(&p, &o), 0);
+	for (uint32_t i = 0; i < 3; i++)
+		payoff_add(p, i);
+	ck_assert_double_eq(payoff_win_rate(p, 0, 1), 0.5);
+	payoff_record(p, 0, 1, 1);
+	payoff_record(p, 0, 1, 1);
+	ck_assert_double_eq(payoff_win_rate(p, 0, 1), 0.5); /* 2 < 3 */
+	payoff_record(p, 0, 1, 0);
+	ck_assert_double_eq_tol(payoff_win_rate(p, 0, 1), 2.5 / 3, 1e-15);
+	/* self-play: every episode counts, from the first seat */
+	payoff_record(p, 2, 2, 1);
+	payoff_record(p, 2, 2, -1);
+	payoff_record(p, 2, 2, 0);
+	payoff_record(p, 2, 2, 1);
+	payoff_get(p, 2, 2, &e);
+	ck_assert_double_eq(e.games, 4);
+	ck_assert_double_eq(e.wins, 2);
+	ck_assert_double_eq(e.draws, 1);
+	ck_assert_double_eq(e.losses, 1);
+	ck_assert_double_eq(payoff_elo_games(p, 2), 0);
+	payoff_free(p);
+
+	/* beta prior: (w + d/2 + s/2) / (g + s) */
+	o.prior = PAYOFF_PRIOR_BETA;
+	o.prior_strength = 4;
+	ck_assert_int_eq(payoff_new(&p, &o), 0);
+	payoff_add(p, 0);
+	payoff_add(p, 1);
+	ck_assert_double_eq(payoff_win_rate(p, 0, 1), 0.5);
+	payoff_record(p, 0, 1, 1);
+	ck_assert_double_eq_tol(payoff_win_rate(p, 0, 1), 3.0 / 5, 1e-15);
+	payoff_free(p);
+
+	o.decay = 0;
+	ck_assert_int_eq(payoff_new(&p, &o), LG_EINVAL);
+	ck_assert_ptr_null(p);
+}
+END_TEST
+
+START_TEST(rows_follow_the_table)
+{
+	payoff *p = make(0.97, 3);
+	lg_rng r;
+
+	lg_rng_seed(&r, 7);
+	ck_assert_int_eq(payoff_track(p, 0), 0);
+	ck_assert_int_eq(payoff_track(p, 1), 0);
+	ck_assert_ptr_null(payoff_row(p, 2));
+	for (int i = 0; i < 5000; i++) {
+		uint32_t n = payoff_count(p);
+		if (i % 50 == 0)
+			ck_assert_int_eq(payoff_add(p, n), 0);
+		n = payoff_count(p);
+		uint32_t a = (uint32_t)lg_rng_below(&r, 2);
+		uint32_t b = (uint32_t)lg_rng_below(&r, n);
+		payoff_record(p, a, b, (int)lg_rng_below(&r, 3) - 1);
+	}
+	for (uint32_t a = 0; a < 2; a++)
+		for (uint32_t b = 0; b < payoff_count(p); b++) {
+			double w = payoff_win_rate(p, a, b);
+			ck_assert(!isnan(w));
+			ck_assert_double_eq(payoff_row(p, a)[b], w);
+		}
+	/* clearing a forgets its pairs and says which */
+	ck_assert_int_eq(payoff_clear(p, 0, NULL, NULL), 0);
+	for (uint32_t b = 0; b < payoff_count(p); b++) {
+		struct payoff_entry e;
+		payoff_get(p, 0, b, &e);
+		ck_assert_double_eq(e.games, 0);
+		ck_assert_double_eq(payoff_row(p, 0)[b], 0.5);
+	}
+	payoff_free(p);
+}
+END_TEST
+
+START_TEST(elo_online)
+{
+	payoff *p = make(1, 2);
+
+	payoff_record(p, 0, 1, 1);
+	ck_assert_double_eq_tol(payoff_elo(p, 0), 8, 1e-12); /* K/2 */
+	ck_assert_double_eq_tol(payoff_elo(p, 1), -8, 1e-12);
+	ck_assert_double_eq(payoff_elo_games(p, 1), 1);
+	payoff_free(p);
+}
+END_TEST
+
+/* A 3:1 record is 400 log10(3) = 190.85 Elo whether the pair played 4 games
+ * or 4000: the fit uses the counts, not the order. Then three players
+ * whose counts are exactly the Bradley-Terry expectations of (200, 0,
+ * -100) must come back as those ratings centred on their mean. */
+START_TEST(elo_fit_known_answers)
+{
+	uint32_t ids[3] = { 0, 1, 2 };
+	double r[3], want = 400 * log10(3.0);
+	const double truth[3] = { 200, 0, -100 };
+
+	for (int scale = 1; scale <= 1000; scale *= 10) {
+		payoff *p = make(1, 2);
+		struct payoff_entry e = { 3.0 * scale, 0, 1.0 * scale,
+					  4.0 * scale };
+		ck_assert_int_eq(payoff_set(p, 0, 1, &e), 0);
+		ck_assert_int_eq(payoff_elo_fit(p, ids, 2, 0, r), 0);
+		ck_assert_double_eq_tol(r[0] - r[1], want, 1e-6);
+		ck_assert_double_eq_tol(r[0] + r[1], 0, 1e-9);
+		payoff_free(p);
+	}
+	payoff *p = make(1, 3);
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++) {
+			double pw = 1 / (1 + pow(10, (truth[j] - truth[i]) /
+							 400));
+			struct payoff_entry e = { 50 * pw, 0, 50 * (1 - pw),
+						  50 };
+			payoff_set(p, (uint32_t)i, (uint32_t)j, &e);
+		}
+	ck_assert_int_eq(payoff_elo_fit(p, ids, 3, 0, r), 0);
+	for (int i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(r[i], truth[i] - 100.0 / 3, 1e-5);
+	/* draws count half: 2 draws + 2 wins of 4 is 0.75 too */
+	struct payoff_entry d = { 2, 2, 0, 4 };
+	payoff_set(p, 0, 1, &d);
+	{
+		uint32_t two[2] = { 0, 1 };
+		ck_assert_int_eq(payoff_elo_fit(p, two, 2, 0, r), 0);
+		ck_assert_double_eq_tol(r[0] - r[1], want, 1e-6);
+	}
+	/* undefeated: finite with a prior, clamped without */
+	struct payoff_entry u = { 10, 0, 0, 10 };
+	payoff_set(p, 0, 1, &u);
+	{
+		uint32_t two[2] = { 0, 1 };
+		ck_assert_int_eq(payoff_elo_fit(p, two, 2, 1, r), 0);
+		ck_assert(isfinite(r[0]) && r[0] > r[1]);
+		ck_assert_double_eq_tol(r[0], -r[1], 1e-9);
+		ck_assert_int_eq(payoff_elo_fit(p, two, 2, 0, r), 0);
+		ck_assert(isfinite(r[0]) && r[0] - r[1] <= 2 * 4800 + 1e-6);
+	}
+	payoff_free(p);
+}
+END_TEST
+
+START_TEST(nash_known_games)
+{
+	const double rps[9] = { 0, -1, 1, 1, 0, -1, -1, 1, 0 };
+	const double g2[4] = { 3, -2, -2, 1 };
+	const double pd[4] = { 1, 3, 0, 2 }; /* row 0 dominant, col 0 */
+	double x[3], y[3], v, gap;
+
+	ck_assert_int_eq(payoff_nash(rps, 3, 3, x, y, &v, &gap),
+			 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_double_eq_tol(x[i], 1.0 / 3, 1e-12);
+		ck_assert_double_eq_tol(y[i], 1.0 / 3, 1e-12);
+	}
+	ck_assert(fabs(gap) <= 1e-12);
+	ck_assert_int_eq(payoff_nash(g2, 2, 2, x, y, &v, &gap),
+			 0);
+	ck_assert(fabs(gap) <= 1e-12);
+	ck_assert_double_eq_tol(x[0], 0.375, 1e-12);
+	ck_assert_double_eq_tol(x[1], 0.625, 1e-12);
+	ck_assert_double_eq_tol(y[0], 0.375, 1e-12);
+	ck_assert_double_eq_tol(y[1], 0.625, 1e-12);
+	ck_assert_double_eq_tol(v, -0.125, 1e-12);
+	ck_assert_int_eq(payoff_nash(pd, 2, 2, x, y, &v, &gap),
+			 0);
+	ck_assert_double_eq_tol(x[0], 1, 1e-6);
+	ck_assert_double_eq_tol(y[0], 1, 1e-6);
+	ck_assert_double_eq_tol(v, 1, 1e-6);
+	{
+		/* a random 30 x 20 game: the certificate holds */
+		double *R = malloc(600 * sizeof *R), rx[30], ry[20];
+		lg_rng r;
+		lg_rng_seed(&r, 3);
+		for (int i = 0; i < 600; i++)
+			R[i] = lg_rng_normal(&r);
+		ck_assert_int_eq(payoff_nash(R, 30, 20, rx, ry, &v, &gap), 0);
+		ck_assert(fabs(gap) <= 1e-9);
+		free(R);
+	}
+	{
+		double bad[1] = { NAN };
+		ck_assert_int_eq(payoff_nash(bad, 1, 1, x, y, NULL, NULL), LG_EINVAL);
+		ck_assert_int_eq(payoff_nash(g2, 0, 2, x, y, NULL, NULL), LG_EINVAL);
+	}
+}
+END_TEST
+
+START_TEST(store_round_trip)
+{
+	char dir[128];
+	store *s = NULL;
+	store_txn *t = NULL;
+	payoff *p = make(0.95, 4), *q = make(0.95, 4);
+	struct payoff_opts o;
+
+	tu_mkdtemp(dir, sizeof dir);
+	ck_assert_int_eq(store_open(&s, dir, NULL, NULL, 0), 0);
+	payoff_record(p, 0, 1, 1);
+	payoff_record(p, 2, 0, 0);
+	payoff_record(p, 3, 3, -1);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_WRITE, &t), 0);
+	for (uint32_t a = 0; a < 4; a++) {
+		for (uint32_t b = a; b < 4; b++)
+			ck_assert_int_eq(payoff_store_pair(p, t, a, b), 0);
+		ck_assert_int_eq(payoff_store_rating(p, t, a), 0);
+	}
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	ck_assert_int_eq(payoff_load(q, t), 0);
+	store_txn_abort(t);
+	for (uint32_t a = 0; a < 4; a++) {
+		ck_assert_double_eq(payoff_elo(p, a), payoff_elo(q, a));
+		for (uint32_t b = 0; b < 4; b++) {
+			struct payoff_entry e, f;
+			payoff_get(p, a, b, &e);
+			payoff_get(q, a, b, &f);
+			ck_assert_double_eq(e.wins, f.wins);
+			ck_assert_double_eq(e.losses, f.losses);
+			ck_assert_double_eq(e.draws, f.draws);
+			ck_assert_double_eq(e.games, f.games);
+		}
+	}
+	payoff_opts_default(&o);
+	o.elo_k = -1;
+	ck_assert_int_eq(payoff_opts_check(&o, NULL, 0), LG_EINVAL);
+	payoff_free(p);
+	payoff_free(q);
+	store_close(s);
+	tu_rmrf(dir);
+}
+END_TEST
+
+Suite *suite_payoff(void)
+{
+	Suite *s = suite_create("payoff");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, decay_arithmetic);
+	tcase_add_test(tc, priors_and_self_play);
+	tcase_add_test(tc, rows_follow_the_table);
+	tcase_add_test(tc, elo_online);
+	tcase_add_test(tc, elo_fit_known_answers);
+	tcase_add_test(tc, nash_known_games);
+	tcase_add_test(tc, store_round_trip);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	return s;
+}
