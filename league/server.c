@@ -446,8 +446,9 @@ static int write_ports(league_server *s, char *err, size_t errlen)
 		return 0;
 	snprintf(tmp, sizeof tmp, "%s.tmp", s->ports_file);
 	f = fopen(tmp, "w");
-	if (!f || fprintf(f, "port %u\nhttp_port %u\npid %ld\n", s->port,
-			  s->http_port, (long)getpid()) < 0 ||
+	if (!f || fprintf(f, "port %u\nhttp_port %u\npid %ld\n%s", s->port,
+			  s->http_port, (long)getpid(),
+			  s->o.ports_extra ? s->o.ports_extra : "") < 0 ||
 	    fclose(f) || rename(tmp, s->ports_file)) {
 		lg_errf(err, errlen, "%s: cannot write: %s", s->ports_file,
 			strerror(errno));

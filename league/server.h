@@ -44,6 +44,8 @@ struct league_server_opts {
 	const char *env_name;
 	const char *ports_file;  /* NULL, or a path written with the bound
 				    ports (atomically) for local workers */
+	const char *ports_extra; /* NULL, or lines appended to that file
+				    (must outlive the server) */
 };
 
 struct league_server_ops {
