@@ -1,0 +1,703 @@
+/*
+ * learner/ppo.c: training. GAE(lambda) over one player's transitions, the
+ * PPO loss and its gradient (forward, per-row masked-softmax loss, backward
+ * through cblas_sgemm), global gradient-norm clipping and Adam over the
+ * flat parameter buffer, and the epoch/minibatch loop.
+ *
+ * Loss of a minibatch of M rows (means over rows):
+ *   pg  = -min(r A, clip(r, 1-c, 1+c) A),  r = exp(logp_new - logp_old)
+ *   vl  = 0.5 (v - R)^2, or with value_clip k:
+ *         0.5 max((v - R)^2, (v_old + clip(v - v_old, -k, k) - R)^2)
+ *   H   = -sum_a p_a log p_a over legal actions
+ *   loss = pg + vf_coef vl - ent_coef H
+ * d/dz_k of the logits (legal k; illegal logits get 0):
+ *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H),  g = d pg / d logp_a
+ */
+#include "learner/learner_internal.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ppo {
+	nn *net;
+	struct ppo_opts o;
+	lg_rng rng;
+	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
+	uint64_t adam_t, updates;
+	/* minibatch workspace, `cap` rows */
+	size_t cap;
+	float *acts[NN_MAX_LAYERS]; /* post-activation of each hidden layer */
+	float *head, *dhead;        /* cap x (actions + 1) */
+	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *lp, *pr;             /* one row: log-probs, probs */
+	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret;
+	uint8_t *mb_mask;
+	int32_t *mb_action;
+	/* batch workspace, `bcap` rows */
+	size_t bcap;
+	float *adv, *ret;
+	uint32_t *idx;
+};
+
+void ppo_opts_default(struct ppo_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->lr = 3e-4;
+	o->lr_schedule = PPO_LR_CONSTANT;
+	o->lr_final_frac = 0.1;
+	o->gamma = 0.99;
+	o->gae_lambda = 0.95;
+	o->clip = 0.2;
+	o->value_clip = 0;
+	o->vf_coef = 0.5;
+	o->ent_coef = 0.01;
+	o->epochs = 4;
+	o->minibatch = 256;
+	o->batch_max = 1u << 26;
+	o->max_grad_norm = 0.5;
+	o->adam_beta1 = 0.9;
+	o->adam_beta2 = 0.999;
+	o->adam_eps = 1e-8;
+	o->norm_adv = 1;
+	o->threads = 0;
+}
+
+static int check_opts(const struct ppo_opts *o, char *err, size_t errlen)
+{
+#define BAD(...)                                                               \
+	do {                                                                   \
+		lg_errf(err, errlen, __VA_ARGS__);                             \
+		return LG_EINVAL;                                              \
+	} while (0)
+	if (!(o->lr >= 0 && o->lr <= 1))
+		BAD("lr %g not in [0, 1]", o->lr);
+	if (o->lr_schedule != PPO_LR_CONSTANT &&
+	    o->lr_schedule != PPO_LR_LINEAR)
+		BAD("unknown lr schedule %d", o->lr_schedule);
+	if (!(o->lr_final_frac >= 0 && o->lr_final_frac <= 1))
+		BAD("lr_final_frac %g not in [0, 1]", o->lr_final_frac);
+	if (!(o->gamma >= 0 && o->gamma <= 1))
+		BAD("gamma %g not in [0, 1]", o->gamma);
+	if (!(o->gae_lambda >= 0 && o->gae_lambda <= 1))
+		BAD("gae_lambda %g not in [0, 1]", o->gae_lambda);
+	if (!(o->clip >= 0 && o->clip <= 10))
+		BAD("clip %g not in [0, 10]", o->clip);
+	if (!(o->value_clip >= 0 && o->value_clip <= 1e6))
+		BAD("value_clip %g not in [0, 1e6]", o->value_clip);
+	if (!(o->vf_coef >= 0 && o->vf_coef <= 1e3))
+		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
+	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
+		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
+	if (o->epochs < 1 || o->epochs > 1000)
+		BAD("epochs %llu not in [1, 1000]",
+		    (unsigned long long)o->epochs);
+	if (o->minibatch < 1 || o->minibatch > (1u << 24))
+		BAD("minibatch %llu not in [1, 2^24]",
+		    (unsigned long long)o->minibatch);
+	if (o->batch_max < 1 || o->batch_max > (1u << 26))
+		BAD("batch_max %llu not in [1, 2^26]",
+		    (unsigned long long)o->batch_max);
+	if (!(o->max_grad_norm >= 0 && o->max_grad_norm <= 1e6))
+		BAD("max_grad_norm %g not in [0, 1e6]", o->max_grad_norm);
+	if (!(o->adam_beta1 >= 0 && o->adam_beta1 < 1) ||
+	    !(o->adam_beta2 >= 0 && o->adam_beta2 < 1))
+		BAD("Adam betas must be in [0, 1)");
+	if (!(o->adam_eps >= 1e-12 && o->adam_eps <= 1))
+		BAD("adam_eps %g not in [1e-12, 1]", o->adam_eps);
+	if (o->threads < 0 || o->threads > 256)
+		BAD("threads %d not in [0, 256]", o->threads);
+	return 0;
+#undef BAD
+}
+
+static void free_mb(ppo *p)
+{
+	for (int l = 0; l < NN_MAX_LAYERS; l++) {
+		free(p->acts[l]);
+		p->acts[l] = NULL;
+	}
+	free(p->head);
+	free(p->dhead);
+	free(p->d0);
+	free(p->d1);
+	free(p->mb_obs);
+	free(p->mb_logp);
+	free(p->mb_value);
+	free(p->mb_adv);
+	free(p->mb_ret);
+	free(p->mb_mask);
+	free(p->mb_action);
+	free(p->lp);
+	free(p->pr);
+	p->lp = p->pr = NULL;
+	p->head = p->dhead = p->d0 = p->d1 = NULL;
+	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
+	p->mb_mask = NULL;
+	p->mb_action = NULL;
+	p->cap = 0;
+}
+
+/* Make the minibatch workspace hold n rows. */
+static int ensure_cap(ppo *p, size_t n)
+{
+	const nn *net = p->net;
+	size_t A = net->s.actions, H = A + 1;
+	int ok = 1;
+
+	if (n <= p->cap)
+		return 0;
+	free_mb(p);
+	for (int l = 0; l + 1 < net->nlayers; l++) {
+		p->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
+		ok &= p->acts[l] != NULL;
+	}
+	p->head = malloc(n * H * sizeof(float));
+	p->dhead = malloc(n * H * sizeof(float));
+	p->d0 = malloc(n * net->wmax * sizeof(float));
+	p->d1 = malloc(n * net->wmax * sizeof(float));
+	p->mb_obs = malloc(n * net->s.obs * sizeof(float));
+	p->mb_logp = malloc(n * sizeof(float));
+	p->mb_value = malloc(n * sizeof(float));
+	p->mb_adv = malloc(n * sizeof(float));
+	p->mb_ret = malloc(n * sizeof(float));
+	p->mb_mask = malloc(n * A);
+	p->mb_action = malloc(n * sizeof(int32_t));
+	p->lp = malloc(A * sizeof(float));
+	p->pr = malloc(A * sizeof(float));
+	ok &= p->lp && p->pr && p->head && p->dhead && p->d0 && p->d1 && p->mb_obs &&
+	      p->mb_logp && p->mb_value && p->mb_adv && p->mb_ret &&
+	      p->mb_mask && p->mb_action;
+	if (!ok) {
+		free_mb(p);
+		return LG_ENOMEM;
+	}
+	p->cap = n;
+	return 0;
+}
+
+static int ensure_bcap(ppo *p, size_t n)
+{
+	float *adv, *ret;
+	uint32_t *idx;
+
+	if (n <= p->bcap)
+		return 0;
+	adv = realloc(p->adv, n * sizeof *adv);
+	if (adv)
+		p->adv = adv;
+	ret = realloc(p->ret, n * sizeof *ret);
+	if (ret)
+		p->ret = ret;
+	idx = realloc(p->idx, n * sizeof *idx);
+	if (idx)
+		p->idx = idx;
+	if (!adv || !ret || !idx)
+		return LG_ENOMEM;
+	p->bcap = n;
+	return 0;
+}
+
+int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
+	    const struct ppo_opts *o, uint64_t seed, char *err, size_t errlen)
+{
+	ppo *p;
+	int rc;
+
+	if (!out || !o || (!net && !shape)) {
+		lg_errf(err, errlen, "ppo_new: missing argument");
+		return LG_EINVAL;
+	}
+	*out = NULL;
+	rc = check_opts(o, err, errlen);
+	if (rc)
+		return rc;
+	if (!net) {
+		rc = nn_shape_check(shape, err, errlen);
+		if (rc)
+			return rc;
+	}
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return LG_ENOMEM;
+	p->o = *o;
+	lg_rng_seed2(&p->rng, seed, 0x7070);
+	if (net) {
+		p->net = net;
+	} else {
+		rc = nn_new(&p->net, shape, seed);
+		if (rc)
+			goto fail;
+	}
+	p->g = calloc(p->net->nparams, sizeof(float));
+	p->m = calloc(p->net->nparams, sizeof(float));
+	p->v = calloc(p->net->nparams, sizeof(float));
+	if (!p->g || !p->m || !p->v) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	rc = ensure_cap(p, (size_t)o->minibatch);
+	if (rc)
+		goto fail;
+	if (o->threads)
+		nn_set_threads(o->threads);
+	*out = p;
+	return 0;
+fail:
+	if (!net)
+		nn_free(p->net);
+	p->net = NULL;
+	ppo_free(p);
+	lg_errf(err, errlen, "%s", lg_strerror(rc));
+	return rc;
+}
+
+void ppo_free(ppo *p)
+{
+	if (!p)
+		return;
+	free_mb(p);
+	free(p->g);
+	free(p->m);
+	free(p->v);
+	free(p->adv);
+	free(p->ret);
+	free(p->idx);
+	nn_free(p->net);
+	free(p);
+}
+
+nn *ppo_net(ppo *p)
+{
+	return p->net;
+}
+
+const float *ppo_grad(const ppo *p, size_t *count)
+{
+	if (count)
+		*count = p->net->nparams;
+	return p->g;
+}
+
+/* ---- loss and gradient ------------------------------------------------ */
+
+/* Accumulated per-row figures of one minibatch. */
+struct sums {
+	double pg, vl, ent, kl, clipped;
+};
+
+/* Per-row loss terms and d loss / d head into p->dhead. */
+static void head_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+{
+	const nn *net = p->net;
+	size_t A = net->s.actions, H = A + 1, n = mb->n;
+	const struct ppo_opts *o = &p->o;
+	float invn = 1.0f / (float)n;
+	float c = (float)o->clip, vclip = (float)o->value_clip;
+	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
+
+	for (size_t i = 0; i < n; i++) {
+		const float *z = p->head + i * H;
+		const uint8_t *mask = mb->mask + i * A;
+		float *dz = p->dhead + i * H;
+		int32_t a = mb->action[i];
+		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
+		float v, R, dv, lr, dlr;
+
+		nn_masked_softmax(z, mask, A, p->lp, p->pr);
+		lr = p->lp[a] - mb->logp[i];
+		ratio = expf(lr);
+		rc = ratio < 1 - c ? 1 - c : ratio > 1 + c ? 1 + c : ratio;
+		s1 = ratio * adv;
+		s2 = rc * adv;
+		glogp = s1 <= s2 ? -adv * ratio : 0;
+		s->pg += -(s1 <= s2 ? s1 : s2);
+		s->kl += (ratio - 1) - lr;
+		s->clipped += fabsf(ratio - 1) > c;
+		for (size_t k = 0; k < A; k++)
+			if (mask[k])
+				ent -= p->pr[k] * p->lp[k];
+		s->ent += ent;
+		for (size_t k = 0; k < A; k++) {
+			if (!mask[k]) {
+				dz[k] = 0;
+				continue;
+			}
+			dz[k] = invn * (glogp * ((k == (size_t)a) - p->pr[k]) +
+					ec * p->pr[k] * (p->lp[k] + ent));
+		}
+		v = z[A];
+		R = mb->ret[i];
+		dv = v - R;
+		if (vclip > 0) {
+			float vo = mb->value[i], d = v - vo;
+			float vc = vo + (d < -vclip ? -vclip
+						   : d > vclip ? vclip : d);
+			float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
+			if (l1 >= l2) {
+				s->vl += 0.5 * l1;
+			} else {
+				s->vl += 0.5 * l2;
+				dv = fabsf(d) < vclip ? vc - R : 0;
+			}
+		} else {
+			s->vl += 0.5 * (double)dv * dv;
+		}
+		dlr = invn * vf * dv;
+		dz[A] = dlr;
+	}
+}
+
+/* Forward the minibatch, head gradient, backward into p->g (zeroed
+ * first, then accumulated). */
+static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+{
+	nn *net = p->net;
+	int L = net->nlayers, act = net->s.act;
+	size_t n = mb->n;
+	const float *x = mb->obs;
+	float *dy, *dx;
+
+	for (int l = 0; l < L; l++) {
+		float *y = l == L - 1 ? p->head : p->acts[l];
+		nn_linear(net, l, x, n, y);
+		if (l < L - 1) {
+			nn_activate(act, y, n * net->dims[l + 1]);
+			x = y;
+		}
+	}
+	head_grad(p, mb, s);
+	memset(p->g, 0, net->nparams * sizeof *p->g);
+	dy = p->dhead;
+	dx = p->d0;
+	for (int l = L - 1; l >= 0; l--) {
+		size_t in = net->dims[l], out = net->dims[l + 1];
+		const float *xin = l == 0 ? mb->obs : p->acts[l - 1];
+		float *gW = nn_w(net, p->g, l), *gb = nn_b(net, p->g, l);
+		const float *W = nn_w(net, net->p, l);
+
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in,
+			    (int)out, (int)n, 1.0f, xin, (int)in, dy, (int)out,
+			    1.0f, gW, (int)out);
+		for (size_t i = 0; i < n; i++) {
+			const float *row = dy + i * out;
+			for (size_t j = 0; j < out; j++)
+				gb[j] += row[j];
+		}
+		if (l == 0)
+			break;
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n,
+			    (int)in, (int)out, 1.0f, dy, (int)out, W, (int)out,
+			    0.0f, dx, (int)in);
+		/* through the activation of layer l-1's output */
+		{
+			const float *a = p->acts[l - 1];
+			size_t len = n * in;
+			if (act == NN_RELU) {
+				for (size_t i = 0; i < len; i++)
+					dx[i] = a[i] > 0 ? dx[i] : 0;
+			} else {
+				for (size_t i = 0; i < len; i++)
+					dx[i] *= 1 - a[i] * a[i];
+			}
+		}
+		dy = dx;
+		dx = dx == p->d0 ? p->d1 : p->d0;
+	}
+}
+
+static void fill_stats(const ppo *p, const struct sums *s, size_t n,
+		       struct ppo_stats *st)
+{
+	double pg = s->pg / n, vl = s->vl / n, ent = s->ent / n;
+
+	st->pg_loss = pg;
+	st->value_loss = vl;
+	st->entropy = ent;
+	st->loss = pg + p->o.vf_coef * vl - p->o.ent_coef * ent;
+	st->approx_kl = s->kl / n;
+	st->clip_frac = s->clipped / n;
+}
+
+static int check_rows(const nn *net, size_t n, const uint8_t *mask,
+		      const int32_t *action)
+{
+	size_t A = net->s.actions;
+
+	for (size_t i = 0; i < n; i++) {
+		if (action[i] < 0 || (size_t)action[i] >= A ||
+		    !mask[i * A + (size_t)action[i]])
+			return LG_EINVAL;
+	}
+	return 0;
+}
+
+static int all_finite(const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
+		  struct ppo_stats *st)
+{
+	struct sums s = { 0 };
+	int rc;
+
+	if (!p || !mb || !mb->n || !mb->obs || !mb->mask || !mb->action ||
+	    !mb->logp || !mb->value || !mb->adv || !mb->ret)
+		return LG_EINVAL;
+	if (mb->n > p->o.batch_max)
+		return LG_ERANGE;
+	rc = check_rows(p->net, mb->n, mb->mask, mb->action);
+	if (rc)
+		return rc;
+	rc = ensure_cap(p, mb->n);
+	if (rc)
+		return rc;
+	loss_grad(p, mb, &s);
+	if (st) {
+		memset(st, 0, sizeof *st);
+		fill_stats(p, &s, mb->n, st);
+		st->minibatches = 1;
+	}
+	return 0;
+}
+
+/* ---- GAE -------------------------------------------------------------- */
+
+void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
+	     float *adv, float *ret)
+{
+	double next_adv = 0;
+
+	for (size_t k = b->n; k-- > 0;) {
+		double v = b->value[k], delta;
+		int last = k + 1 == b->n;
+		if (b->done[k] == 1) {
+			delta = b->reward[k] - v;
+			next_adv = delta;
+		} else if (b->done[k] == 2 || last) {
+			/* cut: bootstrap with the state's own estimate */
+			delta = b->reward[k] + gamma * v - v;
+			next_adv = delta;
+		} else {
+			delta = b->reward[k] + gamma * b->value[k + 1] - v;
+			next_adv = delta + gamma * lambda * next_adv;
+		}
+		adv[k] = (float)next_adv;
+		ret[k] = (float)(next_adv + v);
+	}
+}
+
+static int check_batch(const ppo *p, const struct ppo_batch *b)
+{
+	const nn *net = p->net;
+
+	if (!b || !b->n || !b->obs || !b->mask || !b->action || !b->logp ||
+	    !b->value || !b->reward || !b->done)
+		return LG_EINVAL;
+	if (b->n > p->o.batch_max)
+		return LG_ERANGE;
+	if (check_rows(net, b->n, b->mask, b->action))
+		return LG_EINVAL;
+	if (!all_finite(b->obs, b->n * net->s.obs) ||
+	    !all_finite(b->logp, b->n) || !all_finite(b->value, b->n) ||
+	    !all_finite(b->reward, b->n))
+		return LG_EINVAL;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->done[i] > 2)
+			return LG_EINVAL;
+	return 0;
+}
+
+/* GAE into p->adv/p->ret, normalised as configured. */
+static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	double mean = 0, var = 0, rmean = 0;
+	size_t n = b->n;
+	int rc;
+
+	rc = check_batch(p, b);
+	if (rc)
+		return rc;
+	rc = ensure_bcap(p, n);
+	if (rc)
+		return rc;
+	rc = ensure_cap(p, LG_MIN(n, (size_t)p->o.minibatch));
+	if (rc)
+		return rc;
+	ppo_gae(b, p->o.gamma, p->o.gae_lambda, p->adv, p->ret);
+	for (size_t i = 0; i < n; i++) {
+		mean += p->adv[i];
+		rmean += p->ret[i];
+	}
+	mean /= n;
+	rmean /= n;
+	for (size_t i = 0; i < n; i++)
+		var += (p->adv[i] - mean) * (p->adv[i] - mean);
+	var = n > 1 ? var / (n - 1) : 0;
+	if (p->o.norm_adv) {
+		double inv = 1.0 / (sqrt(var) + 1e-8);
+		for (size_t i = 0; i < n; i++)
+			p->adv[i] = (float)((p->adv[i] - mean) * inv);
+	}
+	memset(st, 0, sizeof *st);
+	st->adv_mean = mean;
+	st->ret_mean = rmean;
+	return 0;
+}
+
+/* Copy rows idx[0..m) of b into the minibatch buffers. */
+static void gather(ppo *p, const struct ppo_batch *b, const uint32_t *idx,
+		   size_t m, struct ppo_minibatch *mb)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions;
+
+	for (size_t i = 0; i < m; i++) {
+		size_t r = idx[i];
+		memcpy(p->mb_obs + i * O, b->obs + r * O, O * sizeof(float));
+		memcpy(p->mb_mask + i * A, b->mask + r * A, A);
+		p->mb_action[i] = b->action[r];
+		p->mb_logp[i] = b->logp[r];
+		p->mb_value[i] = b->value[r];
+		p->mb_adv[i] = p->adv[r];
+		p->mb_ret[i] = p->ret[r];
+	}
+	mb->n = m;
+	mb->obs = p->mb_obs;
+	mb->mask = p->mb_mask;
+	mb->action = p->mb_action;
+	mb->logp = p->mb_logp;
+	mb->value = p->mb_value;
+	mb->adv = p->mb_adv;
+	mb->ret = p->mb_ret;
+}
+
+static double current_lr(const ppo *p)
+{
+	double f;
+
+	if (p->o.lr_schedule != PPO_LR_LINEAR || !p->o.total_updates)
+		return p->o.lr;
+	f = (double)p->updates / (double)p->o.total_updates;
+	if (f > 1)
+		f = 1;
+	return p->o.lr * (1 - (1 - p->o.lr_final_frac) * f);
+}
+
+/* Clip the global gradient norm, then one Adam step (PyTorch's form:
+ * p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)). Returns the norm. */
+static double adam_step(ppo *p, double lr)
+{
+	size_t n = p->net->nparams;
+	float *w = p->net->p, *g = p->g, *m = p->m, *v = p->v;
+	double norm2 = 0, norm, bc1, bc2;
+	float b1 = (float)p->o.adam_beta1, b2 = (float)p->o.adam_beta2;
+	float scale = 1, step, isb2, eps = (float)p->o.adam_eps;
+
+	for (size_t i = 0; i < n; i++)
+		norm2 += (double)g[i] * g[i];
+	norm = sqrt(norm2);
+	if (p->o.max_grad_norm > 0 && norm > p->o.max_grad_norm)
+		scale = (float)(p->o.max_grad_norm / (norm + 1e-6));
+	p->adam_t++;
+	bc1 = 1 - pow(p->o.adam_beta1, (double)p->adam_t);
+	bc2 = 1 - pow(p->o.adam_beta2, (double)p->adam_t);
+	step = (float)(lr / bc1);
+	isb2 = (float)(1 / sqrt(bc2));
+	for (size_t i = 0; i < n; i++) {
+		float gi = g[i] * scale;
+		m[i] = b1 * m[i] + (1 - b1) * gi;
+		v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+		w[i] -= step * m[i] / (sqrtf(v[i]) * isb2 + eps);
+	}
+	return norm;
+}
+
+int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	struct ppo_stats local, acc;
+	struct sums tot = { 0 };
+	size_t n, mbs, rows = 0;
+	double lr, gn = 0;
+	int rc;
+
+	if (!p)
+		return LG_EINVAL;
+	rc = prepare(p, b, &acc);
+	if (rc)
+		return rc;
+	n = b->n;
+	mbs = LG_MIN(n, (size_t)p->o.minibatch);
+	lr = current_lr(p);
+	for (size_t i = 0; i < n; i++)
+		p->idx[i] = (uint32_t)i;
+	for (uint64_t e = 0; e < p->o.epochs; e++) {
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)lg_rng_below(&p->rng, i + 1);
+			uint32_t t = p->idx[i];
+			p->idx[i] = p->idx[j];
+			p->idx[j] = t;
+		}
+		for (size_t s0 = 0; s0 < n; s0 += mbs) {
+			struct ppo_minibatch mb;
+			struct sums s = { 0 };
+			size_t m = LG_MIN(mbs, n - s0);
+			gather(p, b, p->idx + s0, m, &mb);
+			loss_grad(p, &mb, &s);
+			gn += adam_step(p, lr);
+			tot.pg += s.pg;
+			tot.vl += s.vl;
+			tot.ent += s.ent;
+			tot.kl += s.kl;
+			tot.clipped += s.clipped;
+			rows += m;
+			acc.minibatches++;
+		}
+	}
+	p->updates++;
+	if (st) {
+		local = acc;
+		fill_stats(p, &tot, rows, &local);
+		local.grad_norm = gn / (double)acc.minibatches;
+		local.lr = lr;
+		local.updates = p->updates;
+		*st = local;
+	}
+	return 0;
+}
+
+int ppo_evaluate(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	struct ppo_stats acc;
+	struct sums tot = { 0 };
+	size_t n, mbs;
+	int rc;
+
+	if (!p || !st)
+		return LG_EINVAL;
+	rc = prepare(p, b, &acc);
+	if (rc)
+		return rc;
+	n = b->n;
+	mbs = LG_MIN(n, (size_t)p->o.minibatch);
+	for (size_t i = 0; i < n; i++)
+		p->idx[i] = (uint32_t)i;
+	for (size_t s0 = 0; s0 < n; s0 += mbs) {
+		struct ppo_minibatch mb;
+		size_t m = LG_MIN(mbs, n - s0);
+		gather(p, b, p->idx + s0, m, &mb);
+		/* per-row sums are independent of the 1/m gradient scale */
+		loss_grad(p, &mb, &tot);
+		acc.minibatches++;
+	}
+	fill_stats(p, &tot, n, &acc);
+	acc.lr = current_lr(p);
+	acc.updates = p->updates;
+	*st = acc;
+	return 0;
+}
