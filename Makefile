@@ -102,6 +102,9 @@ $(BUILD)/tests/suites.h: $(wildcard tests/check_*.c)
 	sed -n 's/^Suite \*suite_\([a-z0-9_]*\)(void).*/SUITE(\1)/p' $^ > $@.tmp
 	mv $@.tmp $@
 
+# The learner's elementwise loops need the vectoriser (-O2 leaves them scalar).
+$(BUILD)/learner/%.o: CFLAGS += -O3
+
 # Suites export suite_<name> with no header: the runner declares them.
 $(TEST_OBJ): CFLAGS += -Wno-missing-prototypes
 $(BUILD)/tests/run.o: $(BUILD)/tests/suites.h

@@ -9,6 +9,7 @@
 /* Add benchmarks here, one line each. */
 static const struct bench_entry benches[] = {
 	{ "env", "environment steps per second per game", bench_env },
+	{ "learner", "PPO update samples/s and GFLOP/s vs the sgemm peak", bench_learner },
 	{ NULL, NULL, NULL },
 };
 
