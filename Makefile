@@ -125,6 +125,10 @@ asan:
 bench: bin/league
 	bin/league bench all
 
+# Our PPO update against PyTorch's (needs python3-torch; never in make test).
+bench-torch: bin/league
+	bench/learner_vs_torch
+
 # Fuzz harnesses (libFuzzer, clang). `make fuzz` builds them all under
 # build/fuzz; run one with e.g. build/fuzz/fuzz_config -max_total_time=60.
 # `make test` also builds them with a tiny driver so they never rot.
