@@ -240,7 +240,6 @@ int bench_learner(int argc, char **argv)
 	if (nn_shape_check(&o.s, err, sizeof err))
 		return cli_usage_error("bench learner", "%s", err);
 	memset(&y, 0, sizeof y);
-	nn_set_threads((int)o.threads);
 	ppo_opts_default(&po);
 	po.epochs = o.epochs;
 	po.minibatch = o.minibatch;
@@ -262,7 +261,7 @@ int bench_learner(int argc, char **argv)
 	b.reward = y.reward;
 	b.done = y.done;
 	/* reference first, then the learner */
-	if (nn_sgemm_peak(LG_MIN(1.5, o.seconds), &peak)) {
+	if (nn_sgemm_peak(LG_MIN(1.5, o.seconds), (int)o.threads, &peak)) {
 		fprintf(stderr, "league bench learner: out of memory\n");
 		goto out;
 	}

@@ -39,7 +39,8 @@
  * Thread safety: an nn is read-only during nn_act, so several threads may
  * share one net, each with its own nn_ws and rng. A ppo is single-threaded
  * (BLAS parallelises inside). BLAS thread count is process-wide
- * (nn_set_threads).
+ * (nn_set_threads); ppo_new with opts.threads >= 1 sets it to 1 and
+ * parallelises over row shards itself.
  */
 #ifndef LG_LEARNER_H
 #define LG_LEARNER_H
@@ -146,9 +147,10 @@ int nn_save_file(const nn *n, const char *path, char *err, size_t errlen);
 int nn_load_file(nn **out, const char *path, char *err, size_t errlen);
 
 /* Measure this machine's single-precision GEMM rate: square sgemm of a few
- * sizes (512..2048) for about `seconds`, best GFLOP/s, with the current
- * thread count. The reference for the learner benchmark. */
-int nn_sgemm_peak(double seconds, double *gflops);
+ * sizes (512..2048) for about `seconds`, best GFLOP/s, with `threads`
+ * BLAS threads (the previous count is restored). The reference for the
+ * learner benchmark. LG_ENOMEM. */
+int nn_sgemm_peak(double seconds, int threads, double *gflops);
 
 /* ---- PPO -------------------------------------------------------------- */
 
@@ -169,7 +171,11 @@ struct ppo_opts {
 	double max_grad_norm; /* 0: off */
 	double adam_beta1, adam_beta2, adam_eps;
 	int norm_adv;         /* 1: normalise advantages per batch */
-	int threads;          /* BLAS threads (0: leave as is) */
+	int threads;          /* 0: leave BLAS threading as it is. T >= 1:
+			       * split each minibatch into up to T row shards
+			       * (at most 16, at least 32 rows each) on T
+			       * threads, with single-threaded sgemm (this
+			       * sets the process-wide BLAS count to 1) */
 };
 
 /* The config defaults (lr 3e-4, gamma 0.99, lambda 0.95, clip 0.2, ...). */

@@ -675,8 +675,9 @@ out:
 
 /* ---- sgemm peak ---------------------------------------------------- */
 
-int nn_sgemm_peak(double seconds, double *gflops)
+int nn_sgemm_peak(double seconds, int threads, double *gflops)
 {
+	int before = openblas_get_num_threads();
 	static const int sizes[] = { 512, 1024, 2048 };
 	double best = 0;
 	float *a, *b, *c;
@@ -695,6 +696,7 @@ int nn_sgemm_peak(double seconds, double *gflops)
 		b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
 	}
 	memset(c, 0, nmax * nmax * sizeof *c);
+	nn_set_threads(threads);
 	for (size_t k = 0; k < LG_ARRAY_LEN(sizes); k++) {
 		int n = sizes[k];
 		double flops = 2.0 * n * n * n;
@@ -712,6 +714,7 @@ int nn_sgemm_peak(double seconds, double *gflops)
 		} while (lg_now_s() < t_end);
 	}
 	*gflops = best;
+	nn_set_threads(before);
 out:
 	free(a);
 	free(b);

@@ -12,13 +12,46 @@
  *   loss = pg + vf_coef vl - ent_coef H
  * d/dz_k of the logits (legal k; illegal logits get 0):
  *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H),  g = d pg / d logp_a
+ *
+ * Threads: with opts.threads = T > 1 a minibatch is split into T row
+ * shards, each run forward and backward on its own thread with
+ * single-threaded sgemm into its own gradient buffer, and the buffers are
+ * summed in a fixed order (deterministic for a given T). For the small
+ * matrices of RL nets this scales far better than threading inside each
+ * sgemm call. Adam is one loop on the calling thread.
  */
 #include "learner/learner_internal.h"
 
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define PPO_MAX_SHARDS 16
+/* Fewer rows per shard than this are not worth a thread. */
+#define PPO_MIN_SHARD_ROWS 32
+
+/* Accumulated per-row figures of one minibatch. */
+struct sums {
+	double pg, vl, ent, kl, clipped;
+};
+
+/* One thread's share of a minibatch: workspace for `cap` rows and its own
+ * gradient buffer (shard 0 uses the ppo's). */
+struct shard {
+	float *acts[NN_MAX_LAYERS]; /* post-activation of each hidden layer */
+	float *head, *dhead;        /* cap x (actions + 1) */
+	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *lp, *pr;             /* one row: log-probs, probs */
+	float *g;
+	size_t cap;
+	/* the job while it runs */
+	const struct ppo *p;
+	struct ppo_minibatch mb;
+	float invn;
+	struct sums s;
+};
 
 struct ppo {
 	nn *net;
@@ -26,12 +59,10 @@ struct ppo {
 	lg_rng rng;
 	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
 	uint64_t adam_t, updates;
-	/* minibatch workspace, `cap` rows */
-	size_t cap;
-	float *acts[NN_MAX_LAYERS]; /* post-activation of each hidden layer */
-	float *head, *dhead;        /* cap x (actions + 1) */
-	float *d0, *d1;             /* cap x wmax back-propagated deltas */
-	float *lp, *pr;             /* one row: log-probs, probs */
+	int nshards;
+	struct shard sh[PPO_MAX_SHARDS];
+	/* gathered minibatch, `gcap` rows */
+	size_t gcap;
 	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret;
 	uint8_t *mb_mask;
 	int32_t *mb_action;
@@ -112,16 +143,51 @@ static int check_opts(const struct ppo_opts *o, char *err, size_t errlen)
 #undef BAD
 }
 
-static void free_mb(ppo *p)
+static void shard_free_ws(struct shard *sh)
 {
 	for (int l = 0; l < NN_MAX_LAYERS; l++) {
-		free(p->acts[l]);
-		p->acts[l] = NULL;
+		free(sh->acts[l]);
+		sh->acts[l] = NULL;
 	}
-	free(p->head);
-	free(p->dhead);
-	free(p->d0);
-	free(p->d1);
+	free(sh->head);
+	free(sh->dhead);
+	free(sh->d0);
+	free(sh->d1);
+	free(sh->lp);
+	free(sh->pr);
+	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->lp = sh->pr = NULL;
+	sh->cap = 0;
+}
+
+static int shard_ensure(const nn *net, struct shard *sh, size_t n)
+{
+	size_t A = net->s.actions, H = A + 1;
+	int ok = 1;
+
+	if (n <= sh->cap)
+		return 0;
+	shard_free_ws(sh);
+	for (int l = 0; l + 1 < net->nlayers; l++) {
+		sh->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
+		ok &= sh->acts[l] != NULL;
+	}
+	sh->head = malloc(n * H * sizeof(float));
+	sh->dhead = malloc(n * H * sizeof(float));
+	sh->d0 = malloc(n * net->wmax * sizeof(float));
+	sh->d1 = malloc(n * net->wmax * sizeof(float));
+	sh->lp = malloc(A * sizeof(float));
+	sh->pr = malloc(A * sizeof(float));
+	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->lp && sh->pr;
+	if (!ok) {
+		shard_free_ws(sh);
+		return LG_ENOMEM;
+	}
+	sh->cap = n;
+	return 0;
+}
+
+static void free_gather(ppo *p)
+{
 	free(p->mb_obs);
 	free(p->mb_logp);
 	free(p->mb_value);
@@ -129,34 +195,37 @@ static void free_mb(ppo *p)
 	free(p->mb_ret);
 	free(p->mb_mask);
 	free(p->mb_action);
-	free(p->lp);
-	free(p->pr);
-	p->lp = p->pr = NULL;
-	p->head = p->dhead = p->d0 = p->d1 = NULL;
 	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
 	p->mb_mask = NULL;
 	p->mb_action = NULL;
-	p->cap = 0;
+	p->gcap = 0;
 }
 
-/* Make the minibatch workspace hold n rows. */
+/* Shards used for a minibatch of n rows. */
+static int shards_for(const ppo *p, size_t n)
+{
+	size_t k = n / PPO_MIN_SHARD_ROWS;
+
+	if (k < 1)
+		k = 1;
+	return (int)LG_MIN((size_t)p->nshards, k);
+}
+
+/* Make the workspace hold a minibatch of n rows. */
 static int ensure_cap(ppo *p, size_t n)
 {
 	const nn *net = p->net;
-	size_t A = net->s.actions, H = A + 1;
-	int ok = 1;
+	size_t A = net->s.actions;
+	int k = shards_for(p, n), rc;
 
-	if (n <= p->cap)
-		return 0;
-	free_mb(p);
-	for (int l = 0; l + 1 < net->nlayers; l++) {
-		p->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
-		ok &= p->acts[l] != NULL;
+	for (int i = 0; i < k; i++) {
+		rc = shard_ensure(net, &p->sh[i], (n + (size_t)k - 1) / (size_t)k);
+		if (rc)
+			return rc;
 	}
-	p->head = malloc(n * H * sizeof(float));
-	p->dhead = malloc(n * H * sizeof(float));
-	p->d0 = malloc(n * net->wmax * sizeof(float));
-	p->d1 = malloc(n * net->wmax * sizeof(float));
+	if (n <= p->gcap)
+		return 0;
+	free_gather(p);
 	p->mb_obs = malloc(n * net->s.obs * sizeof(float));
 	p->mb_logp = malloc(n * sizeof(float));
 	p->mb_value = malloc(n * sizeof(float));
@@ -164,16 +233,12 @@ static int ensure_cap(ppo *p, size_t n)
 	p->mb_ret = malloc(n * sizeof(float));
 	p->mb_mask = malloc(n * A);
 	p->mb_action = malloc(n * sizeof(int32_t));
-	p->lp = malloc(A * sizeof(float));
-	p->pr = malloc(A * sizeof(float));
-	ok &= p->lp && p->pr && p->head && p->dhead && p->d0 && p->d1 && p->mb_obs &&
-	      p->mb_logp && p->mb_value && p->mb_adv && p->mb_ret &&
-	      p->mb_mask && p->mb_action;
-	if (!ok) {
-		free_mb(p);
+	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
+	    !p->mb_ret || !p->mb_mask || !p->mb_action) {
+		free_gather(p);
 		return LG_ENOMEM;
 	}
-	p->cap = n;
+	p->gcap = n;
 	return 0;
 }
 
@@ -230,6 +295,7 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 		if (rc)
 			goto fail;
 	}
+	p->nshards = LG_MIN(LG_MAX(o->threads, 1), PPO_MAX_SHARDS);
 	p->g = calloc(p->net->nparams, sizeof(float));
 	p->m = calloc(p->net->nparams, sizeof(float));
 	p->v = calloc(p->net->nparams, sizeof(float));
@@ -237,11 +303,20 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 		rc = LG_ENOMEM;
 		goto fail;
 	}
+	p->sh[0].g = p->g;
+	for (int i = 1; i < p->nshards; i++) {
+		p->sh[i].g = calloc(p->net->nparams, sizeof(float));
+		if (!p->sh[i].g) {
+			rc = LG_ENOMEM;
+			goto fail;
+		}
+	}
 	rc = ensure_cap(p, (size_t)o->minibatch);
 	if (rc)
 		goto fail;
+	/* threads work on shards; each sgemm call stays on one thread */
 	if (o->threads)
-		nn_set_threads(o->threads);
+		nn_set_threads(1);
 	*out = p;
 	return 0;
 fail:
@@ -257,7 +332,12 @@ void ppo_free(ppo *p)
 {
 	if (!p)
 		return;
-	free_mb(p);
+	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
+		shard_free_ws(&p->sh[i]);
+		if (i > 0)
+			free(p->sh[i].g);
+	}
+	free_gather(p);
 	free(p->g);
 	free(p->m);
 	free(p->v);
@@ -282,31 +362,29 @@ const float *ppo_grad(const ppo *p, size_t *count)
 
 /* ---- loss and gradient ------------------------------------------------ */
 
-/* Accumulated per-row figures of one minibatch. */
-struct sums {
-	double pg, vl, ent, kl, clipped;
-};
-
-/* Per-row loss terms and d loss / d head into p->dhead. */
-static void head_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+/* Per-row loss terms and d loss / d head into sh->dhead; invn is 1 over
+ * the whole minibatch's rows. */
+static void head_grad(const ppo *p, struct shard *sh)
 {
+	const struct ppo_minibatch *mb = &sh->mb;
+	struct sums *s = &sh->s;
 	const nn *net = p->net;
 	size_t A = net->s.actions, H = A + 1, n = mb->n;
 	const struct ppo_opts *o = &p->o;
-	float invn = 1.0f / (float)n;
+	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
 	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
 
 	for (size_t i = 0; i < n; i++) {
-		const float *z = p->head + i * H;
+		const float *z = sh->head + i * H;
 		const uint8_t *mask = mb->mask + i * A;
-		float *dz = p->dhead + i * H;
+		float *dz = sh->dhead + i * H;
 		int32_t a = mb->action[i];
 		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
-		float v, R, dv, lr, dlr;
+		float v, R, dv, lr;
 
-		nn_masked_softmax(z, mask, A, p->lp, p->pr);
-		lr = p->lp[a] - mb->logp[i];
+		nn_masked_softmax(z, mask, A, sh->lp, sh->pr);
+		lr = sh->lp[a] - mb->logp[i];
 		ratio = expf(lr);
 		rc = ratio < 1 - c ? 1 - c : ratio > 1 + c ? 1 + c : ratio;
 		s1 = ratio * adv;
@@ -317,15 +395,15 @@ static void head_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 		s->clipped += fabsf(ratio - 1) > c;
 		for (size_t k = 0; k < A; k++)
 			if (mask[k])
-				ent -= p->pr[k] * p->lp[k];
+				ent -= sh->pr[k] * sh->lp[k];
 		s->ent += ent;
 		for (size_t k = 0; k < A; k++) {
 			if (!mask[k]) {
 				dz[k] = 0;
 				continue;
 			}
-			dz[k] = invn * (glogp * ((k == (size_t)a) - p->pr[k]) +
-					ec * p->pr[k] * (p->lp[k] + ent));
+			dz[k] = invn * (glogp * ((k == (size_t)a) - sh->pr[k]) +
+					ec * sh->pr[k] * (sh->lp[k] + ent));
 		}
 		v = z[A];
 		R = mb->ret[i];
@@ -344,37 +422,38 @@ static void head_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 		} else {
 			s->vl += 0.5 * (double)dv * dv;
 		}
-		dlr = invn * vf * dv;
-		dz[A] = dlr;
+		dz[A] = invn * vf * dv;
 	}
 }
 
-/* Forward the minibatch, head gradient, backward into p->g (zeroed
- * first, then accumulated). */
-static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+/* One shard: forward its rows, head gradient, backward into sh->g (zeroed
+ * first, then accumulated by sgemm with beta 1). */
+static void shard_run(struct shard *sh)
 {
-	nn *net = p->net;
+	const ppo *p = sh->p;
+	const nn *net = p->net;
+	const struct ppo_minibatch *mb = &sh->mb;
 	int L = net->nlayers, act = net->s.act;
 	size_t n = mb->n;
 	const float *x = mb->obs;
 	float *dy, *dx;
 
 	for (int l = 0; l < L; l++) {
-		float *y = l == L - 1 ? p->head : p->acts[l];
+		float *y = l == L - 1 ? sh->head : sh->acts[l];
 		nn_linear(net, l, x, n, y);
 		if (l < L - 1) {
 			nn_activate(act, y, n * net->dims[l + 1]);
 			x = y;
 		}
 	}
-	head_grad(p, mb, s);
-	memset(p->g, 0, net->nparams * sizeof *p->g);
-	dy = p->dhead;
-	dx = p->d0;
+	head_grad(p, sh);
+	memset(sh->g, 0, net->nparams * sizeof *sh->g);
+	dy = sh->dhead;
+	dx = sh->d0;
 	for (int l = L - 1; l >= 0; l--) {
 		size_t in = net->dims[l], out = net->dims[l + 1];
-		const float *xin = l == 0 ? mb->obs : p->acts[l - 1];
-		float *gW = nn_w(net, p->g, l), *gb = nn_b(net, p->g, l);
+		const float *xin = l == 0 ? mb->obs : sh->acts[l - 1];
+		float *gW = nn_w(net, sh->g, l), *gb = nn_b(net, sh->g, l);
 		const float *W = nn_w(net, net->p, l);
 
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in,
@@ -392,7 +471,7 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 			    0.0f, dx, (int)in);
 		/* through the activation of layer l-1's output */
 		{
-			const float *a = p->acts[l - 1];
+			const float *a = sh->acts[l - 1];
 			size_t len = n * in;
 			if (act == NN_RELU) {
 				for (size_t i = 0; i < len; i++)
@@ -403,7 +482,60 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 			}
 		}
 		dy = dx;
-		dx = dx == p->d0 ? p->d1 : p->d0;
+		dx = dx == sh->d0 ? sh->d1 : sh->d0;
+	}
+}
+
+static void *shard_main(void *arg)
+{
+	shard_run(arg);
+	return NULL;
+}
+
+/* The minibatch's loss sums into s and its gradient into p->g. The
+ * workspace must hold mb->n rows (ensure_cap). */
+static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+{
+	size_t n = mb->n, O = p->net->s.obs, A = p->net->s.actions;
+	int k = shards_for(p, n);
+	pthread_t th[PPO_MAX_SHARDS];
+	int started[PPO_MAX_SHARDS] = { 0 };
+
+	for (int i = 0; i < k; i++) {
+		struct shard *sh = &p->sh[i];
+		size_t r0 = n * (size_t)i / (size_t)k;
+		size_t r1 = n * (size_t)(i + 1) / (size_t)k;
+		sh->p = p;
+		sh->invn = 1.0f / (float)n;
+		memset(&sh->s, 0, sizeof sh->s);
+		sh->mb = (struct ppo_minibatch){
+			r1 - r0,          mb->obs + r0 * O, mb->mask + r0 * A,
+			mb->action + r0,  mb->logp + r0,    mb->value + r0,
+			mb->adv + r0,     mb->ret + r0,
+		};
+	}
+	for (int i = 1; i < k; i++)
+		started[i] = !pthread_create(&th[i], NULL, shard_main,
+					     &p->sh[i]);
+	shard_run(&p->sh[0]);
+	for (int i = 1; i < k; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			shard_run(&p->sh[i]); /* no thread: run it here */
+	}
+	for (int i = 0; i < k; i++) {
+		const struct sums *t = &p->sh[i].s;
+		if (i > 0) {
+			const float *gi = p->sh[i].g;
+			for (size_t j = 0; j < p->net->nparams; j++)
+				p->g[j] += gi[j];
+		}
+		s->pg += t->pg;
+		s->vl += t->vl;
+		s->ent += t->ent;
+		s->kl += t->kl;
+		s->clipped += t->clipped;
 	}
 }
 
