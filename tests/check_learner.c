@@ -302,6 +302,69 @@ START_TEST(gradcheck_linear_policy)
 }
 END_TEST
 
+START_TEST(shards_match_one_thread)
+{
+	/* threads = 3 splits 200 rows into 3 shards on 3 threads: the same
+	 * loss and gradient as one thread up to float summation order, and
+	 * bit-identical from run to run */
+	static const uint32_t h[] = { 24, 16 };
+	struct nn_shape s = shape3(7, 5, NN_RELU, 2, h);
+	struct ppo_opts o;
+	struct ppo_stats s1, s3;
+	struct refbatch b;
+	struct ppo_minibatch mb;
+	ppo *p1 = NULL, *p3 = NULL, *q3 = NULL;
+	size_t np;
+	const float *g1, *g3;
+	double gmax = 0;
+
+	ppo_opts_default(&o);
+	o.value_clip = 0.3;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p1, NULL, &s, &o, 4, NULL, 0), 0);
+	o.threads = 3;
+	ck_assert_int_eq(ppo_new(&p3, NULL, &s, &o, 4, NULL, 0), 0);
+	ck_assert_int_eq(ppo_new(&q3, NULL, &s, &o, 4, NULL, 0), 0);
+	refbatch_make(&b, ppo_net(p1), 200, 9);
+	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
+				     b.value, b.adv, b.ret };
+	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
+	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
+	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
+	g1 = ppo_grad(p1, &np);
+	g3 = ppo_grad(p3, NULL);
+	for (size_t i = 0; i < np; i++)
+		gmax = fmax(gmax, fabs(g1[i]));
+	ck_assert(gmax > 0);
+	for (size_t i = 0; i < np; i++)
+		ck_assert_msg(fabs(g1[i] - g3[i]) <= 1e-5 * gmax,
+			      "param %zu: %g vs %g", i, g1[i], g3[i]);
+	/* a whole update, twice over, with 3 threads */
+	{
+		struct fixed_like {
+			uint8_t done[200];
+			float reward[200];
+		} fl;
+		struct ppo_batch pb;
+		for (int i = 0; i < 200; i++) {
+			fl.done[i] = i % 10 == 9;
+			fl.reward[i] = (float)(i % 3) - 1;
+		}
+		pb = (struct ppo_batch){ 200, b.obs, b.mask, b.action, b.logp,
+					 b.value, fl.reward, fl.done };
+		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
+		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
+		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
+					nn_params(ppo_net(q3), NULL),
+					np * sizeof(float)), 0);
+	}
+	refbatch_free(&b);
+	ppo_free(p1);
+	ppo_free(p3);
+	ppo_free(q3);
+}
+END_TEST
+
 /* ---- GAE ---------------------------------------------------------------- */
 
 START_TEST(gae_hand_worked)
@@ -882,6 +945,7 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_tanh);
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
+	tcase_add_test(g, shards_match_one_thread);
 	tcase_set_timeout(g, 60);
 	suite_add_tcase(s, g);
 	tcase_add_test(t, gae_hand_worked);
