@@ -124,8 +124,9 @@ int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 
 /* An env_policy (envs/env.h) view of a net for the exact evaluators, e.g.
  * NashConv of a saved network. ctx is caller-owned and must outlive the
- * policy; ws needs max_batch >= 1 and the net's obs length must be the
- * game's. */
+ * policy; ws needs max_batch >= 1. The policy checks the action count;
+ * the caller must make sure the net's obs length is the game's
+ * (env_spec.obs_len), which the callback cannot see. */
 struct nn_policy_ctx {
 	const nn *net;
 	nn_ws *ws;
@@ -208,8 +209,11 @@ struct ppo_stats {
 typedef struct ppo ppo;
 
 /* A trainer that takes ownership of net (freed with the ppo; NULL: a new
- * net of *shape from seed). Errors: LG_EINVAL (bad options or shape; err
- * detail), LG_ENOMEM. */
+ * net of *shape initialised from seed). seed also seeds the minibatch
+ * shuffling. Errors: LG_EINVAL / LG_ERANGE (bad options or shape; err
+ * says which), LG_ENOMEM; on error the caller still owns net. With
+ * o->threads > 1 it starts o->threads - 1 worker threads (stopped by
+ * ppo_free). */
 int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 	    const struct ppo_opts *o, uint64_t seed, char *err,
 	    size_t errlen);
