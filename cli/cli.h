@@ -8,6 +8,10 @@
 
 #include <getopt.h>
 
+#include "envs/env.h"
+#include "league/config.h"
+#include "learner/learner.h"
+
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 struct cli_cmd {
@@ -41,7 +45,13 @@ int cli_opt_double(const char *cmd, const char *opt, const char *val,
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 
-extern const struct cli_cmd cli_cmd_serve;
+/* Config sections as lower modules' options (cli/translate.c). */
+void cli_env_opts(const struct cfg *c, struct env_opts *o);
+void cli_nn_shape(const struct cfg *c, const struct env_spec *spec,
+		  struct nn_shape *s);
+void cli_ppo_opts(const struct cfg *c, struct ppo_opts *o);
+
+extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn;
 extern const struct cli_cmd cli_cmd_run; /* registered once the workers exist */
 extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;

@@ -17,26 +17,6 @@
 
 #define CFR_ITERS_MAX 1000000ull
 
-/* The config's env section as env options (the one place in the CLI
- * that translates; the collector front-end does the same). */
-static void opts_from_cfg(const struct cfg *c, struct env_opts *o)
-{
-	env_opts_default(o);
-	o->seed = c->league.seed;
-	o->max_steps = c->env.max_steps;
-	o->matrix.rows = c->env.matrix.rows;
-	o->matrix.cols = c->env.matrix.cols;
-	for (uint32_t i = 0; i < c->env.matrix.rows; i++)
-		for (uint32_t j = 0; j < c->env.matrix.cols; j++)
-			o->matrix.v[i][j] = c->env.matrix.v[i][j];
-	o->timing.obs_len = c->env.timing.obs_len;
-	o->timing.reset_s = c->env.timing.reset_s;
-	o->timing.step_s = c->env.timing.step_s;
-	o->timing.infer_s = c->env.timing.infer_s;
-	o->timing.episode_len = c->env.timing.episode_len;
-	o->timing.jitter_lo = c->env.timing.jitter_lo;
-	o->timing.jitter_hi = c->env.timing.jitter_hi;
-}
 
 static void json_str(FILE *f, const char *s)
 {
@@ -140,7 +120,7 @@ static int make_env(const struct eval_args *a, env **e)
 		return cli_usage_error(a->cmd, "the matrix game needs its "
 				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
 				       "--config FILE with env.matrix");
-	opts_from_cfg(&c, &o);
+	cli_env_opts(&c, &o);
 	rc = env_new(e, name, &o, err, sizeof err);
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);

@@ -17,17 +17,17 @@
  * (first line, surrounding blanks dropped). "" when neither is set. */
 static int read_token(const struct cfg *c, char *tok, size_t len)
 {
-	const char *env = getenv("LEAGUE_TOKEN");
+	const char *tenv = getenv("LEAGUE_TOKEN");
 	FILE *f;
 
 	tok[0] = 0;
-	if (env && *env) {
-		if (strlen(env) >= len) {
+	if (tenv && *tenv) {
+		if (strlen(tenv) >= len) {
 			fprintf(stderr, "league serve: LEAGUE_TOKEN is longer "
 				"than %zu bytes\n", len - 1);
 			return -1;
 		}
-		snprintf(tok, len, "%s", env);
+		snprintf(tok, len, "%s", tenv);
 		return 0;
 	}
 	if (!c->server.token_file[0])

@@ -53,6 +53,7 @@ struct league_daemon {
 	struct event *tick, *sigterm, *sigint;
 	char dir[CFG_STR_MAX];
 	char ports_extra[4096];
+	lg_buf config_yaml;          /* sent to every worker that registers */
 
 	struct learner_slot *slots;  /* by player id, for ids < nslots */
 	uint32_t nslots;
@@ -726,6 +727,7 @@ static void on_register(league_daemon *d, league_session *ss,
 	}
 	rr.status = LEAGUE__STATUS__STATUS_OK;
 	rr.error = (char *)"";
+	rr.config = (char *)d->config_yaml.data;
 	r.reply_to = m->seq;
 	r.body_case = LEAGUE__ENVELOPE__BODY_REGISTER_REPLY;
 	r.register_reply = &rr;
@@ -1074,6 +1076,9 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	}
 	if ((rc = league_leases_new(&d->leases)))
 		goto fail;
+	if ((rc = cfg_emit_yaml(&d->cfg, &d->config_yaml)) ||
+	    (rc = lg_buf_append(&d->config_yaml, "", 1)))
+		goto fail;
 
 	/* Local workers read the learning players from the ports file. */
 	size_t off = (size_t)snprintf(d->ports_extra, sizeof d->ports_extra,
@@ -1162,5 +1167,6 @@ void league_daemon_free(league_daemon *d)
 	league_leases_free(d->leases);
 	store_close(d->st);
 	free(d->slots);
+	lg_buf_free(&d->config_yaml);
 	free(d);
 }

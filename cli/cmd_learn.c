@@ -1,0 +1,561 @@
+/*
+ * cli/cmd_learn.c: `league learn --connect HOST:PORT --player ID`, the
+ * learner worker.
+ *
+ * It owns one learning player. Collectors stream that player's
+ * trajectories straight to its trajectory endpoint (net_traj_server: a
+ * bounded queue with credit flow control, so a slow learner slows the
+ * collectors down and nothing is dropped). Every learner.batch transitions
+ * make one PPO update; every learner.push_every updates the parameters go
+ * to the daemon as a new version (ParamsPut), and the daemon answers with
+ * the stored version, or with a reset (the league's rules for exploiters):
+ * then the learner fetches that version and starts over with fresh
+ * optimizer state.
+ *
+ * The daemon is the source of truth: after a reconnect (a daemon restart
+ * with --resume) the learner re-registers and continues from the newest
+ * version the daemon holds; training since the last acknowledged push is
+ * lost, never half-applied.
+ *
+ * The game, the network shape and the PPO settings come from the config
+ * the daemon sends in RegisterReply, so the worker needs no config file.
+ */
+#include "cli/cli.h"
+#include "net/net.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CALL_TIMEOUT_S 60.0
+
+struct learn {
+	struct cfg cfg;
+	struct net_client_opts co;
+	net_client *cl;
+	net_traj_server *ts;
+	char host[128], name[64], endpoint[160], listen[128];
+	uint16_t port;
+	uint32_t player;
+	int have_cfg;
+
+	struct env_spec spec;
+	struct nn_shape shape;
+	struct ppo_opts po;
+	ppo *p;
+	uint32_t version;     /* the version our net started from */
+	uint64_t steps;       /* agent steps trained on (daemon's count) */
+	uint64_t updates, pushes, rejected, resets;
+
+	/* The batch being gathered. */
+	size_t n, cap;
+	float *obs, *logp, *value, *reward;
+	uint8_t *mask, *done;
+	int32_t *action;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int batch_reserve(struct learn *L, size_t rows)
+{
+	size_t need = L->n + rows;
+
+	if (need <= L->cap)
+		return 0;
+	size_t cap = L->cap ? L->cap : 1024;
+	while (cap < need)
+		cap *= 2;
+#define GROW(f, per)                                                           \
+	do {                                                                   \
+		void *q = realloc(L->f, cap * (per) * sizeof(*L->f));          \
+		if (!q)                                                        \
+			return LG_ENOMEM;                                      \
+		L->f = q;                                                      \
+	} while (0)
+	GROW(obs, L->shape.obs);
+	GROW(mask, L->shape.actions);
+	GROW(action, 1);
+	GROW(logp, 1);
+	GROW(value, 1);
+	GROW(reward, 1);
+	GROW(done, 1);
+#undef GROW
+	L->cap = cap;
+	return 0;
+}
+
+/* A reply's Ack, or NULL with a log line when it is something else. */
+static League__Ack *as_ack(net_msg *r, const char *what)
+{
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK) {
+		LG_WARN("learn: %s: unexpected %s", what, net_msg_name(r));
+		return NULL;
+	}
+	return r->ack;
+}
+
+static int call(struct learn *L, net_msg *req, net_msg **rep,
+		const char *what)
+{
+	char err[256];
+	int rc = net_client_call(L->cl, req, rep, CALL_TIMEOUT_S, err,
+				 sizeof err);
+
+	if (rc)
+		LG_WARN("learn: %s: %s", what, err);
+	return rc;
+}
+
+/* Replace the trainer with one around net (fresh optimizer state). */
+static int new_trainer(struct learn *L, nn *net)
+{
+	char err[256];
+	ppo *p;
+	int rc = ppo_new(&p, net, NULL, &L->po,
+			 L->cfg.league.seed ^ ((uint64_t)L->player << 32) ^
+				 L->resets,
+			 err, sizeof err);
+
+	if (rc) {
+		LG_ERROR("learn: trainer: %s", err);
+		nn_free(net);
+		return rc;
+	}
+	ppo_free(L->p);
+	L->p = p;
+	return 0;
+}
+
+static int load_params(struct learn *L, const void *blob, size_t len,
+		       nn **out)
+{
+	char err[256];
+	int rc = nn_load(out, blob, len, err, sizeof err);
+
+	if (rc) {
+		LG_ERROR("learn: player %u parameters: %s", L->player, err);
+		return rc;
+	}
+	const struct nn_shape *s = nn_shape_of(*out);
+	if (memcmp(s, &L->shape, sizeof *s)) {
+		LG_ERROR("learn: player %u: stored network shape differs from "
+			 "the config's model (obs %u actions %u layers %u)",
+			 L->player, s->obs, s->actions, s->nhidden);
+		nn_free(*out);
+		*out = NULL;
+		return LG_ECONFIG;
+	}
+	return 0;
+}
+
+static int fetch_version(struct learn *L, uint32_t version, nn **out)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
+	int rc;
+
+	g.player = L->player;
+	g.version = version;
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
+	req.params_get = &g;
+	if ((rc = call(L, &req, &r, "params get")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
+		LG_ERROR("learn: version %u of player %u: %s", version,
+			 L->player,
+			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				 ? r->ack->error
+				 : net_msg_name(r));
+		net_msg_free(r);
+		return LG_ENOTFOUND;
+	}
+	rc = load_params(L, r->params->blob.data, r->params->blob.len, out);
+	net_msg_free(r);
+	return rc;
+}
+
+/* Send our parameters; the daemon stores them as a new version (or as
+ * version 0 when it holds none yet). */
+static int push(struct learn *L)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
+	lg_buf blob = { 0 };
+	League__Ack *a;
+	int rc;
+
+	if ((rc = nn_save(ppo_net(L->p), &blob)))
+		return rc;
+	pp.player = L->player;
+	pp.base_version = L->version;
+	pp.blob.data = blob.data;
+	pp.blob.len = blob.len;
+	pp.player_steps = L->steps;
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
+	req.params_put = &pp;
+	rc = call(L, &req, &r, "params put");
+	lg_buf_free(&blob);
+	if (rc)
+		return rc;
+	if (!(a = as_ack(r, "params put")) ||
+	    a->status != LEAGUE__STATUS__STATUS_OK) {
+		LG_WARN("learn: params put refused: %s", a ? a->error : "");
+		net_msg_free(r);
+		return LG_EPROTO;
+	}
+	L->version = (uint32_t)a->id;
+	L->pushes++;
+	if (a->reset) {
+		nn *net;
+		net_msg_free(r);
+		L->resets++;
+		if ((rc = fetch_version(L, L->version, &net)) ||
+		    (rc = new_trainer(L, net)))
+			return rc;
+		L->n = 0; /* data of the old parameters */
+		LG_INFO("learn: player %u reset by the league: version %u, "
+			"fresh optimizer", L->player, L->version);
+		return 0;
+	}
+	net_msg_free(r);
+	return 0;
+}
+
+/*
+ * Register (again, after a reconnect) and take the daemon's view of the
+ * player: its config, newest parameters and step count. A fresh player
+ * gets initial parameters from the seed, pushed as version 0.
+ */
+static int do_register(struct learn *L)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	League__RegisterReply *rr;
+	char err[512];
+	nn *net = NULL;
+	int rc;
+
+	rg.player = L->player;
+	rg.trajectory_endpoint = L->endpoint;
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	if ((rc = call(L, &req, &r, "register")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
+		League__Ack *a = as_ack(r, "register");
+		LG_ERROR("learn: player %u refused: %s", L->player,
+			 a ? a->error : "unexpected reply");
+		rc = !a ? LG_EPROTO
+		     : a->status == LEAGUE__STATUS__STATUS_BUSY ? LG_EBUSY
+		     : a->status == LEAGUE__STATUS__STATUS_NOT_FOUND
+			     ? LG_ENOTFOUND
+			     : LG_EINVAL;
+		net_msg_free(r);
+		return rc;
+	}
+	rr = r->register_reply;
+	if (!L->have_cfg) {
+		env *e;
+		struct env_opts eo;
+		const char *y = rr->config ? rr->config : "";
+		if (cfg_load_string(&L->cfg, y, strlen(y), "daemon config",
+				    err, sizeof err)) {
+			LG_ERROR("learn: %s", err);
+			net_msg_free(r);
+			return LG_ECONFIG;
+		}
+		cli_env_opts(&L->cfg, &eo);
+		if ((rc = env_new(&e, L->cfg.env.name, &eo, err, sizeof err))) {
+			LG_ERROR("learn: game %s: %s", L->cfg.env.name, err);
+			net_msg_free(r);
+			return rc;
+		}
+		L->spec = *env_spec_of(e);
+		env_free(e);
+		cli_nn_shape(&L->cfg, &L->spec, &L->shape);
+		cli_ppo_opts(&L->cfg, &L->po);
+		L->have_cfg = 1;
+	}
+	L->steps = rr->player_steps;
+	int fresh = rr->params.len == 0;
+	if (!fresh) {
+		rc = load_params(L, rr->params.data, rr->params.len, &net);
+		L->version = rr->params_version;
+	} else {
+		rc = nn_new(&net, &L->shape,
+			    L->cfg.league.seed * 1000003u + L->player);
+		L->version = 0;
+	}
+	net_msg_free(r);
+	if (rc || (rc = new_trainer(L, net)))
+		return rc;
+	L->n = 0;
+	if (fresh && (rc = push(L)))
+		return rc;
+	LG_INFO("learn: player %u registered: version %u, %llu steps, "
+		"trajectories on %s", L->player, L->version,
+		(unsigned long long)L->steps, L->endpoint);
+	return 0;
+}
+
+/* Check a segment against our shape before a byte of it is used. */
+static const char *segment_invalid(const struct learn *L,
+				   const League__Segment *g)
+{
+	size_t c = g->count;
+
+	if (g->player != L->player)
+		return "for another player";
+	if (!c || c > L->po.batch_max)
+		return "count out of range";
+	if (g->obs_len != L->shape.obs || g->num_actions != L->shape.actions)
+		return "shape differs from the model";
+	if (g->n_obs != c * g->obs_len || g->masks.len != c * g->num_actions ||
+	    g->n_actions != c || g->n_logp != c || g->n_values != c ||
+	    g->n_rewards != c || g->dones.len != c)
+		return "array lengths disagree with count";
+	for (size_t i = 0; i < c; i++) {
+		if (g->actions[i] >= g->num_actions ||
+		    !g->masks.data[i * g->num_actions + g->actions[i]])
+			return "illegal action";
+		if (!isfinite(g->logp[i]) || !isfinite(g->values[i]) ||
+		    !isfinite(g->rewards[i]))
+			return "non-finite number";
+	}
+	for (size_t i = 0; i < g->n_obs; i++)
+		if (!isfinite(g->obs[i]))
+			return "non-finite observation";
+	return NULL;
+}
+
+static int add_segment(struct learn *L, const League__Segment *g)
+{
+	size_t c = g->count, A = L->shape.actions, O = L->shape.obs;
+	int rc;
+
+	if ((rc = batch_reserve(L, c)))
+		return rc;
+	memcpy(L->obs + L->n * O, g->obs, c * O * sizeof(float));
+	memcpy(L->mask + L->n * A, g->masks.data, c * A);
+	for (size_t i = 0; i < c; i++) {
+		size_t k = L->n + i;
+		L->action[k] = (int32_t)g->actions[i];
+		L->logp[k] = g->logp[i];
+		L->value[k] = g->values[i];
+		L->reward[k] = g->rewards[i];
+		/* 1: the episode ended; the segment's last row otherwise
+		 * cuts the stream (bootstrap from its value). */
+		L->done[k] = g->dones.data[i] ? 1 : i + 1 == c ? 2 : 0;
+	}
+	L->n += c;
+	return 0;
+}
+
+static int train(struct learn *L)
+{
+	struct ppo_batch b = {
+		.n = L->n, .obs = L->obs, .mask = L->mask,
+		.action = L->action, .logp = L->logp, .value = L->value,
+		.reward = L->reward, .done = L->done,
+	};
+	struct ppo_stats st;
+	double t0 = lg_now_s();
+	int rc = ppo_update(L->p, &b, &st);
+
+	if (rc) {
+		LG_ERROR("learn: PPO update on %zu rows: %s", L->n,
+			 lg_strerror(rc));
+		return rc;
+	}
+	L->steps += L->n;
+	L->updates++;
+	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
+		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f",
+		L->player, (unsigned long long)L->updates, L->n,
+		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
+		st.entropy, st.approx_kl, st.clip_frac);
+	L->n = 0;
+	return 0;
+}
+
+static int reconnect(struct learn *L)
+{
+	char err[256];
+	int rc = net_client_reconnect(L->cl, err, sizeof err);
+
+	if (rc) {
+		LG_ERROR("learn: daemon unreachable: %s", err);
+		return rc;
+	}
+	return do_register(L);
+}
+
+static int learn_loop(struct learn *L)
+{
+	int rc;
+
+	while (!stop_signal && !net_client_shutdown_requested(L->cl)) {
+		net_msg *m;
+		const char *why;
+
+		rc = net_traj_pop(L->ts, &m, 0.25);
+		if (rc == LG_ETIMEOUT)
+			continue;
+		if (rc)
+			return rc;
+		if ((why = segment_invalid(L, m->segment))) {
+			L->rejected++;
+			LG_WARN("learn: segment %llu of job %llu rejected: %s "
+				"(%llu rejected so far)",
+				(unsigned long long)m->segment->segment_seq,
+				(unsigned long long)m->segment->job_id, why,
+				(unsigned long long)L->rejected);
+			net_traj_release(L->ts, m);
+			continue;
+		}
+		rc = add_segment(L, m->segment);
+		net_traj_release(L->ts, m);
+		if (rc)
+			return rc;
+		if (L->n < L->cfg.learner.batch)
+			continue;
+		if ((rc = train(L)))
+			return rc;
+		if (L->updates % L->cfg.learner.push_every)
+			continue;
+		while ((rc = push(L)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
+			if (stop_signal)
+				return 0;
+			if ((rc = reconnect(L)))
+				return rc;
+			break; /* the daemon's newest version stands */
+		}
+		if (rc == LG_EPROTO && (rc = reconnect(L)))
+			return rc;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "player", required_argument, NULL, 'p' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct learn L;
+	const char *connect = NULL, *token = getenv("LEAGUE_TOKEN");
+	unsigned long long player = ~0ull;
+	char err[512];
+	int ch, rc;
+
+	memset(&L, 0, sizeof L);
+	snprintf(L.listen, sizeof L.listen, "127.0.0.1");
+	while ((ch = cli_getopt(argc, argv, "learn", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'c': connect = optarg; break;
+		case 'l': snprintf(L.listen, sizeof L.listen, "%s", optarg);
+			  break;
+		case 'n': snprintf(L.name, sizeof L.name, "%s", optarg); break;
+		case 'p':
+			if (cli_opt_u64("learn", "--player", optarg, 0,
+					UINT32_MAX - 1, &player))
+				return CLI_USAGE;
+			break;
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("learn", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!connect || player == ~0ull)
+		return cli_usage_error("learn", "--connect HOST:PORT and "
+				       "--player ID are required");
+	if (net_parse_hostport(connect, L.host, sizeof L.host, &L.port))
+		return cli_usage_error("learn", "--connect: expected HOST:PORT, "
+				       "got '%s'", connect);
+	L.player = (uint32_t)player;
+	if (!L.name[0])
+		snprintf(L.name, sizeof L.name, "learner.%u", L.player);
+	lg_log_set_tag(L.name);
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	struct net_traj_server_opts to = {
+		.listen = L.listen, .token = token,
+		.window = 8, .max_senders = 64,
+	};
+	if ((rc = net_traj_server_start(&L.ts, &to, err, sizeof err))) {
+		fprintf(stderr, "league learn: trajectory endpoint: %s\n", err);
+		return CLI_FAIL;
+	}
+	snprintf(L.endpoint, sizeof L.endpoint, "%s:%u", L.listen,
+		 net_traj_server_port(L.ts));
+	L.co = (struct net_client_opts){
+		.host = L.host, .port = L.port, .token = token,
+		.role = LEAGUE__ROLE__ROLE_LEARNER, .name = L.name,
+		.give_up_s = 60,
+	};
+	if ((rc = net_client_connect(&L.cl, &L.co, err, sizeof err))) {
+		fprintf(stderr, "league learn: %s\n", err);
+		net_traj_server_stop(L.ts);
+		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
+							   : CLI_FAIL;
+	}
+	rc = do_register(&L);
+	if (!rc)
+		rc = learn_loop(&L);
+	LG_INFO("learn: player %u stops: %llu updates, %llu pushes, %llu "
+		"steps, %llu segments rejected%s", L.player,
+		(unsigned long long)L.updates, (unsigned long long)L.pushes,
+		(unsigned long long)L.steps, (unsigned long long)L.rejected,
+		rc ? "" : " (clean)");
+	net_client_close(L.cl);
+	net_traj_server_stop(L.ts);
+	ppo_free(L.p);
+	free(L.obs);
+	free(L.mask);
+	free(L.action);
+	free(L.logp);
+	free(L.value);
+	free(L.reward);
+	free(L.done);
+	return rc == LG_EBUSY || rc == LG_ECONFIG || rc == LG_ENOTFOUND
+		       ? CLI_USAGE
+	       : rc				  ? CLI_FAIL
+						  : CLI_OK;
+}
+
+const struct cli_cmd cli_cmd_learn = {
+	.name = "learn",
+	.summary = "run a learner worker for one learning player",
+	.help =
+	"usage: league learn --connect HOST:PORT --player ID [--listen ADDR]\n"
+	"                    [--name NAME]\n\n"
+	"Owns learning player ID of the league served at HOST:PORT: takes its\n"
+	"trajectories from collectors on a trajectory endpoint (bounded queue,\n"
+	"credit flow control: nothing is dropped), trains it with PPO, and\n"
+	"pushes a new parameter version every learner.push_every updates.\n"
+	"Game, model and training settings come from the daemon's config.\n"
+	"Reconnects with backoff when the daemon restarts.\n\n"
+	"  --listen ADDR   trajectory endpoint address (default 127.0.0.1;\n"
+	"                  collectors on other machines need a routable one)\n"
+	"  --name NAME     label in daemon logs (default learner.ID)\n\n"
+	"Token: $LEAGUE_TOKEN.\n",
+	.run = run,
+};
