@@ -17,5 +17,6 @@ struct bench_entry {
 };
 
 int bench_env(int argc, char **argv);
+int bench_collector(int argc, char **argv);
 
 #endif

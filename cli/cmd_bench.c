@@ -9,6 +9,7 @@
 /* Add benchmarks here, one line each. */
 static const struct bench_entry benches[] = {
 	{ "env", "environment steps per second per game", bench_env },
+	{ "collector", "env manager vs the seed collector table", bench_collector },
 	{ NULL, NULL, NULL },
 };
 
