@@ -549,17 +549,25 @@ static void child_kill(struct slot *s)
 	s->fd = -1;
 }
 
+/* Spawns are serialized so that no child inherits another child's end
+ * of its socketpair (which would hide that child's crash as a timeout). */
+static pthread_mutex_t spawn_mu = PTHREAD_MUTEX_INITIALIZER;
+
 static int child_spawn(coll *c, struct slot *s)
 {
 	int sv[2];
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	pthread_mutex_lock(&spawn_mu);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		pthread_mutex_unlock(&spawn_mu);
 		return LG_EIO;
+	}
 	pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		pthread_mutex_unlock(&spawn_mu);
 		return LG_EIO;
 	}
 	if (pid == 0) {
@@ -567,6 +575,7 @@ static int child_spawn(coll *c, struct slot *s)
 		child_main(c, s->idx, sv[1]);
 	}
 	close(sv[1]);
+	pthread_mutex_unlock(&spawn_mu);
 	s->pid = pid;
 	s->fd = sv[0];
 	return 0;
@@ -1175,7 +1184,9 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 			c->st.forwards++;
 			c->st.rows += n;
 		}
-		for (size_t i = 0; i < c->n && c->st.steps < goal; i++) {
+		/* The whole round steps (like sync: at most n - 1 over the
+		 * goal), so no forward's rows go to waste. */
+		for (size_t i = 0; i < c->n; i++) {
 			struct slot *s = &c->slots[i];
 			struct cmd m = { .op = OP_STEP, .episode = s->episode,
 					 .step = s->ep_steps };
@@ -1424,9 +1435,7 @@ void coll_stats(coll *c, struct coll_stats *out)
 		pthread_mutex_unlock(&c->mu);
 }
 
-/* Stop the workers, join them (also abandoned ones), flush what is
- * buffered (an episode in progress, done = 0). */
-static void coll_stop(coll *c)
+void coll_stop(coll *c)
 {
 	if (c->stopped || !c->threads_up)
 		return;

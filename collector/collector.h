@@ -214,8 +214,13 @@ int coll_collect(coll *c, uint64_t min_steps, double max_s);
 void coll_stats(coll *c, struct coll_stats *out);
 
 /* Stop every worker (waiting for env calls in progress, also abandoned
- * ones), kill children, free. NULL is fine. Segments still buffered (an
- * episode in progress) are not handed to the sink. */
+ * ones), kill children, then hand what is still buffered (episodes in
+ * progress: their last rows have done = 0) to the sink, so that every
+ * completed transition reaches the sink exactly once. Afterwards only
+ * coll_stats and coll_free may be called. Idempotent. */
+void coll_stop(coll *c);
+
+/* coll_stop, then free. NULL is fine. */
 void coll_free(coll *c);
 
 /* "serial", "sync", "async" <-> enum; parse returns LG_EINVAL. */
