@@ -60,7 +60,6 @@ struct slot {
 	uint8_t *mask;      /* [players][num_actions] */
 	int abnormal_pending; /* a new worker must end the episode first */
 	int cause;
-	int was_step;       /* abnormal_pending: a step was in flight */
 	int next_op;        /* serial mode: the op a RESET slot needs */
 
 	/* Owned by the current worker. */
@@ -1081,7 +1080,6 @@ static double watchdog(coll *c)
 		c->zombies = s->w;
 		s->w = NULL;
 		s->gen++;
-		s->was_step = s->state == ST_STEP;
 		if (s->state == ST_STEP) {
 			c->busy_steps--;
 			/* the in-flight transition is complete (abnormally) */
