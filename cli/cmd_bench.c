@@ -11,6 +11,7 @@ static const struct bench_entry benches[] = {
 	{ "env", "environment steps per second per game", bench_env },
 	{ "matchmaking", "brain decisions per second by league size", bench_matchmaking },
 	{ "learner", "PPO update samples/s and GFLOP/s vs the sgemm peak", bench_learner },
+	{ "collector", "env manager vs the seed collector table", bench_collector },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,0 +1,230 @@
+/*
+ * collector: a vectorized env manager with batched inference and
+ * trajectory building, the inside of a collector worker.
+ *
+ * Shape:
+ *   - A collector runs `num_envs` instances of one game. Each env has its
+ *     own worker thread (env calls block: the timing game sleeps, a real
+ *     simulator waits on I/O), and with `processes` the worker drives the
+ *     env in a child process over a socketpair instead, so a game that
+ *     crashes or is not thread-safe only takes its child down.
+ *   - Modes: COLL_SERIAL (the caller steps every env in turn: baseline),
+ *     COLL_SYNC (one forward per network over every env not resetting,
+ *     then step them all, wait for all) and COLL_ASYNC (a forward as soon
+ *     as `wait_num` envs are ready, or once the first ready one has waited
+ *     `wait_timeout_s`). Several forwards may run at once (one per ready
+ *     batch), so an env never waits for another batch's inference.
+ *   - Resets are off the critical path: an env whose episode ended resets
+ *     in its own worker and joins later batches when done; the others go
+ *     on (also in sync mode, which waits only for envs that are stepping).
+ *   - Batching leader/follower: the worker that finds no batch forming for
+ *     its network leads one: it waits for the batch rule, gathers the
+ *     ready rows, calls the policy once, hands the actions out with one
+ *     condition-variable broadcast and steps its own env. One wake-up per
+ *     transition on the critical path.
+ *   - Inference goes through `struct coll_policy` (one per network), so
+ *     the collector does not depend on the learner; the acting seat's
+ *     network decides the batch, so in a match each side is batched
+ *     separately.
+ *   - Trajectories: for every learning seat of every env a buffer of at
+ *     most `segment_len` transitions (bounded memory). A segment goes to
+ *     the sink when it is full or its episode ends; every transition is
+ *     handed over exactly once, per env in order (segment_seq counts up
+ *     per env with no gaps). Rewards are per seat: the change of that
+ *     seat's return between its own consecutive actions.
+ *   - Broken envs: a step that fails, crashes its child or passes
+ *     `step_timeout_s` (resets: `reset_timeout_s`) ends its episode as
+ *     abnormal (the seats' last transitions get done = 1 and the result
+ *     says abnormal), the env is recreated (up to `max_retries` times in a
+ *     row) and the collector goes on. A hung thread cannot be killed: it
+ *     is abandoned (joined at coll_free) and a new worker takes the env.
+ *
+ * Thread safety: one thread drives a collector (coll_collect, coll_stats,
+ * coll_free). Callbacks (policy, sink, result) run on worker threads;
+ * sink and result calls are serialized by the collector; policy calls
+ * may run concurrently (see struct coll_policy).
+ */
+#ifndef LG_COLLECTOR_H
+#define LG_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envs/env.h"
+#include "util/util.h"
+
+/* Caps on what comes from outside (config, command line). */
+#define COLL_ENVS_MAX 4096
+#define COLL_NETS_MAX 16
+#define COLL_SEGMENT_MAX (1u << 20)
+#define COLL_RETRIES_MAX 100
+
+enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
+
+/* Inference for one network. act gets n rows: obs[n * obs_len] and
+ * mask[n * num_actions] (1 = legal) and fills action[n] (a legal action),
+ * logp[n] (log-probability of that action) and value[n]. rng is the
+ * calling worker's own. Returns 0 or an LG_E* code, which stops the
+ * collector (coll_collect returns it).
+ *
+ * act is called from worker threads, and up to max_calls calls (0: no
+ * limit) of one policy may run at once; a network forward needs one
+ * workspace per concurrent call (nn_act's ws). */
+struct coll_policy {
+	int (*act)(void *ctx, const float *obs, const uint8_t *mask,
+		   size_t n, size_t obs_len, int num_actions, lg_rng *rng,
+		   int32_t *action, float *logp, float *value);
+	void *ctx;
+	unsigned max_calls;
+};
+
+/* Uniform over legal actions, no waiting (tests). */
+struct coll_policy coll_policy_uniform(void);
+
+/* Simulated inference (benchmarks): each call sleeps infer_s times a
+ * uniform factor in [jitter_lo, jitter_hi] once per batch, then picks
+ * uniform legal actions. The struct must outlive the policy. */
+struct coll_sim {
+	double infer_s, jitter_lo, jitter_hi;
+};
+struct coll_policy coll_policy_simulated(const struct coll_sim *sim);
+
+/* Who sits where in a match. net indexes opts.policies; only learning
+ * seats produce trajectories. */
+struct coll_seat {
+	uint32_t player;
+	uint32_t net;
+	int learning;
+};
+struct coll_match {
+	struct coll_seat seat[ENV_MAX_PLAYERS];
+};
+
+/* A finished trajectory segment of one learning seat, in the wire
+ * Segment layout (net/league.proto): count rows of obs[count * obs_len],
+ * masks[count * num_actions], actions, logp, values, rewards, dones.
+ * Arrays are valid only during the sink call. */
+struct coll_segment {
+	uint32_t player;
+	uint32_t env_index;
+	int seat;
+	uint64_t segment_seq; /* per env: 0, 1, 2, ... over all its seats */
+	uint64_t episode;     /* per env episode number */
+	uint32_t count;
+	size_t obs_len;
+	int num_actions;
+	const float *obs;
+	const uint8_t *masks;
+	const int32_t *actions;
+	const float *logp, *values, *rewards;
+	const uint8_t *dones;
+};
+
+/* One finished episode (normal or abnormal). */
+struct coll_episode {
+	uint32_t env_index;
+	uint64_t episode;  /* per env, counts up from 0 */
+	int players;
+	uint32_t player[ENV_MAX_PLAYERS];
+	double returns[ENV_MAX_PLAYERS]; /* 0 for an abnormal episode */
+	uint64_t steps;
+	int abnormal;
+	int cause;         /* LG_E* why it was abnormal (0 if normal) */
+};
+
+/* Fault injection for tests, called in the env's worker (or child)
+ * before each env call: step is the step number within the episode, or
+ * COLL_FAULT_RESET for the reset. Return one of enum coll_fault. */
+#define COLL_FAULT_RESET UINT64_MAX
+enum coll_fault {
+	COLL_FAULT_NONE = 0,
+	COLL_FAULT_FAIL,  /* the call fails with LG_EIO */
+	COLL_FAULT_HANG,  /* the call sleeps fault_hang_s first */
+	COLL_FAULT_CRASH, /* processes: the child exits; threads: FAIL */
+};
+
+struct coll_opts {
+	const char *game;       /* env name (copied) */
+	struct env_opts env;    /* env options; env.seed seeds the collector */
+	size_t num_envs;        /* 1..COLL_ENVS_MAX */
+	enum coll_mode mode;
+	size_t wait_num;        /* async: 1..num_envs */
+	double wait_timeout_s;  /* async: >= 0 */
+	double step_timeout_s;  /* > 0 */
+	double reset_timeout_s; /* > 0 */
+	int processes;          /* envs in child processes */
+	uint32_t max_retries;   /* env recreations in a row, <= RETRIES_MAX */
+	uint32_t segment_len;   /* 1..COLL_SEGMENT_MAX */
+	const struct coll_policy *policies; /* [num_policies], copied */
+	size_t num_policies;    /* 1..COLL_NETS_MAX */
+	struct coll_match match; /* every env plays this match */
+
+	/* Sink for finished segments; a nonzero return stops the collector
+	 * (coll_collect returns it). NULL: trajectories are not built. */
+	int (*sink)(void *ctx, const struct coll_segment *seg);
+	void *sink_ctx;
+	/* Finished episodes; NULL: not reported. */
+	void (*result)(void *ctx, const struct coll_episode *ep);
+	void *result_ctx;
+
+	int (*fault)(void *ctx, size_t env_index, uint64_t episode,
+		     uint64_t step);
+	void *fault_ctx;
+	double fault_hang_s;
+};
+
+/* Defaults: 8 envs, async, wait_num 7, wait_timeout 0.01 s, step timeout
+ * 60 s, reset timeout 120 s, threads, 3 retries, segments of 128, self
+ * play of player 0 on network 0 with every seat learning. game, env and
+ * policies must still be set. */
+void coll_opts_default(struct coll_opts *o);
+
+struct coll_stats {
+	uint64_t steps;       /* transitions completed (env steps taken) */
+	uint64_t resets;      /* env resets done (env creations count) */
+	uint64_t episodes;    /* finished episodes, normal or abnormal */
+	uint64_t abnormal;    /* of which abnormal */
+	uint64_t recreated;   /* envs recreated after a failure */
+	uint64_t timeouts;    /* step or reset timeouts */
+	uint64_t forwards;    /* policy calls */
+	uint64_t rows;        /* rows over all policy calls */
+	uint64_t segments;    /* segments handed to the sink */
+	uint64_t transitions; /* rows handed to the sink */
+	size_t dead_envs;     /* envs given up after max_retries */
+};
+
+typedef struct coll coll;
+
+/* Create the collector and start its envs (their first reset runs in the
+ * background). Errors: LG_EINVAL / LG_ERANGE (options; err says which),
+ * LG_ENOTFOUND (no such game), LG_ENOMEM, LG_EIO (thread or process
+ * creation). Free with coll_free. */
+int coll_new(coll **out, const struct coll_opts *o, char *err,
+	     size_t errlen);
+
+/* Run until at least min_steps more transitions are completed (counting
+ * from the end of the previous goal, so transitions finished between
+ * calls count towards the next one), or max_s seconds pass (0: no limit;
+ * then LG_ETIMEOUT). Returns 0, LG_ETIMEOUT, an error from the policy or
+ * the sink, or LG_EIO when every env is dead. Between calls the envs
+ * finish what they started and then wait. */
+int coll_collect(coll *c, uint64_t min_steps, double max_s);
+
+/* Counters so far (consistent snapshot). */
+void coll_stats(coll *c, struct coll_stats *out);
+
+/* Stop every worker (waiting for env calls in progress, also abandoned
+ * ones), kill children, then hand what is still buffered (episodes in
+ * progress: their last rows have done = 0) to the sink, so that every
+ * completed transition reaches the sink exactly once. Afterwards only
+ * coll_stats and coll_free may be called. Idempotent. */
+void coll_stop(coll *c);
+
+/* coll_stop, then free. NULL is fine. */
+void coll_free(coll *c);
+
+/* "serial", "sync", "async" <-> enum; parse returns LG_EINVAL. */
+const char *coll_mode_name(enum coll_mode m);
+int coll_mode_parse(const char *s, enum coll_mode *out);
+
+#endif

@@ -1,0 +1,638 @@
+/* tests/check_collector.c: the env manager. Every mode (threads and child
+ * processes) accounts for every transition exactly once, in per-env
+ * order, with rewards summing to the episode returns; batches never mix
+ * networks; step timeouts fire; a failing or crashing env is recovered
+ * and its episode reported abnormal (its trajectory ends there, the next
+ * episode starts fresh); dead envs and sink errors; option checks; and
+ * `league bench collector` through the binary. The timing game with tiny
+ * times (or none) keeps every case well under a second or two. */
+#include <check.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/collector.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+#define MAX_EP 4096
+#define NENV 4
+
+/* What the sink and the result callback saw. */
+struct record {
+	pthread_mutex_t mu;
+	uint64_t rows;
+	uint64_t segments;
+	uint64_t next_seq[NENV];
+	int seq_ok;
+	/* per env, per episode, per seat: rows, reward sum, done seen, last
+	 * step fraction (obs[1]) */
+	struct {
+		uint64_t rows[2];
+		double rew[2];
+		int done[2];
+		float last_frac[2];
+		int order_ok;
+		int ended; /* result reported */
+		int abnormal;
+		int cause;
+		uint64_t steps;
+		double ret[2];
+	} ep[NENV][64];
+	int seat_seen[2];
+	int sink_rc;
+};
+
+static void rec_init(struct record *r)
+{
+	memset(r, 0, sizeof *r);
+	pthread_mutex_init(&r->mu, NULL);
+	r->seq_ok = 1;
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < 64; k++) {
+			r->ep[i][k].order_ok = 1;
+			r->ep[i][k].last_frac[0] = r->ep[i][k].last_frac[1] =
+				-1;
+		}
+}
+
+static int sink(void *ctx, const struct coll_segment *g)
+{
+	struct record *r = ctx;
+
+	pthread_mutex_lock(&r->mu);
+	ck_assert_uint_lt(g->env_index, NENV);
+	if (g->segment_seq != r->next_seq[g->env_index])
+		r->seq_ok = 0;
+	r->next_seq[g->env_index] = g->segment_seq + 1;
+	r->rows += g->count;
+	r->segments++;
+	r->seat_seen[g->seat] = 1;
+	ck_assert_uint_eq(g->obs_len, 8);
+	ck_assert_int_eq(g->num_actions, 2);
+	for (uint32_t k = 0; k < g->count; k++) {
+		uint64_t e = g->episode;
+		const float *o = g->obs + k * g->obs_len;
+		int s = g->seat;
+		ck_assert_uint_lt(e, 64);
+		ck_assert(o[0] == (float)s); /* the seat's own observation */
+		ck_assert(g->actions[k] == 0 || g->actions[k] == 1);
+		ck_assert(g->masks[2 * k] == 1 && g->masks[2 * k + 1] == 1);
+		ck_assert(fabsf(g->logp[k] + logf(2)) < 1e-6f);
+		if (o[1] <= r->ep[g->env_index][e].last_frac[s] ||
+		    r->ep[g->env_index][e].done[s])
+			r->ep[g->env_index][e].order_ok = 0;
+		r->ep[g->env_index][e].last_frac[s] = o[1];
+		r->ep[g->env_index][e].rows[s]++;
+		r->ep[g->env_index][e].rew[s] += g->rewards[k];
+		if (g->dones[k])
+			r->ep[g->env_index][e].done[s] = 1;
+	}
+	pthread_mutex_unlock(&r->mu);
+	return r->sink_rc;
+}
+
+static void result(void *ctx, const struct coll_episode *ep)
+{
+	struct record *r = ctx;
+
+	pthread_mutex_lock(&r->mu);
+	ck_assert_uint_lt(ep->env_index, NENV);
+	ck_assert_uint_lt(ep->episode, 64);
+	ck_assert(!r->ep[ep->env_index][ep->episode].ended);
+	r->ep[ep->env_index][ep->episode].ended = 1;
+	r->ep[ep->env_index][ep->episode].abnormal = ep->abnormal;
+	r->ep[ep->env_index][ep->episode].cause = ep->cause;
+	r->ep[ep->env_index][ep->episode].steps = ep->steps;
+	r->ep[ep->env_index][ep->episode].ret[0] = ep->returns[0];
+	r->ep[ep->env_index][ep->episode].ret[1] = ep->returns[1];
+	pthread_mutex_unlock(&r->mu);
+}
+
+static struct coll_policy uniform_pol;
+
+static void base_opts(struct coll_opts *o, enum coll_mode mode, int procs,
+		      double step_s, struct record *r)
+{
+	coll_opts_default(o);
+	uniform_pol = coll_policy_uniform();
+	o->game = "timing";
+	o->env.seed = 7;
+	o->env.timing.obs_len = 8;
+	o->env.timing.reset_s = step_s * 3;
+	o->env.timing.step_s = step_s;
+	o->env.timing.infer_s = 0;
+	o->env.timing.episode_len = 16;
+	o->num_envs = NENV;
+	o->mode = mode;
+	o->wait_num = 3;
+	o->wait_timeout_s = 0.0005;
+	o->processes = procs;
+	o->segment_len = 5;
+	o->policies = &uniform_pol;
+	o->num_policies = 1;
+	o->sink = sink;
+	o->sink_ctx = r;
+	o->result = result;
+	o->result_ctx = r;
+}
+
+/* Every completed transition reached the sink once, in order; finished
+ * episodes' rows add up (steps, rewards = returns, done on the last). */
+static void check_accounting(struct record *r, const struct coll_stats *st)
+{
+	uint64_t ended_steps = 0;
+
+	ck_assert_int_eq(r->seq_ok, 1);
+	ck_assert_uint_eq(r->rows, st->steps);
+	ck_assert_uint_eq(r->rows, st->transitions);
+	ck_assert_uint_eq(r->segments, st->segments);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < 64; k++) {
+			__typeof__(r->ep[0][0]) *e = &r->ep[i][k];
+			ck_assert_msg(e->order_ok, "env %d episode %d out of "
+				      "order", i, k);
+			if (!e->ended)
+				continue;
+			ended_steps += e->steps;
+			ck_assert_uint_eq(e->rows[0] + e->rows[1], e->steps);
+			if (e->abnormal)
+				continue;
+			ck_assert(e->done[0] && e->done[1]);
+			ck_assert(fabs(e->rew[0] - e->ret[0]) < 1e-9);
+			ck_assert(fabs(e->rew[1] - e->ret[1]) < 1e-9);
+			ck_assert(e->ret[0] == -e->ret[1]);
+		}
+	ck_assert_uint_le(ended_steps, st->steps);
+}
+
+static void run_accounting(enum coll_mode mode, int procs, double step_s)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+
+	rec_init(r);
+	base_opts(&o, mode, procs, step_s, r);
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	for (int k = 0; k < 4; k++) {
+		ck_assert_int_eq(coll_collect(c, 50, 20), 0);
+		coll_stats(c, &st);
+		ck_assert_uint_ge(st.steps, 50u * (unsigned)(k + 1));
+	}
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	check_accounting(r, &st);
+	ck_assert_uint_ge(st.episodes, 4); /* 200 steps, episodes <= 26 */
+	ck_assert_uint_eq(st.abnormal, 0);
+	/* every finished episode was followed by a reset (maybe running) */
+	ck_assert_uint_ge(st.resets + NENV, NENV + st.episodes);
+	ck_assert_uint_ge(st.rows, st.steps);
+	ck_assert_uint_le(st.rows, st.steps + NENV);
+	free(r);
+}
+
+START_TEST(accounting_threads)
+{
+	static const enum coll_mode modes[] = { COLL_SERIAL, COLL_SYNC,
+						COLL_ASYNC };
+	run_accounting(modes[_i], 0, 0);
+	run_accounting(modes[_i], 0, 0.0005);
+}
+END_TEST
+
+START_TEST(accounting_processes)
+{
+	static const enum coll_mode modes[] = { COLL_SERIAL, COLL_SYNC,
+						COLL_ASYNC };
+	run_accounting(modes[_i], 1, 0.0002);
+}
+END_TEST
+
+/* Sync steps every env, then waits for all: with no resets in the way
+ * (long episodes) every forward after the first two holds all envs. */
+START_TEST(sync_batches_every_env)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st0, st;
+	coll *c = NULL;
+	char err[256];
+	uint64_t rows, fw;
+
+	rec_init(r);
+	base_opts(&o, COLL_SYNC, _i, 0.0002, r);
+	o.env.timing.episode_len = 100000;
+	o.env.timing.jitter_lo = o.env.timing.jitter_hi = 1;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	/* Warm up: envs whose first reset ends late start in small
+	 * batches (resets stay off the critical path). */
+	do {
+		ck_assert_int_eq(coll_collect(c, 20, 20), 0);
+		coll_stats(c, &st0);
+	} while (st0.resets < NENV);
+	ck_assert_int_eq(coll_collect(c, 20, 20), 0);
+	coll_stats(c, &st0);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(coll_collect(c, 50, 20), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	rows = st.rows - st0.rows;
+	fw = st.forwards - st0.forwards;
+	ck_assert_uint_ge(fw, 45);
+	ck_assert_msg(rows + NENV >= fw * NENV, "rows %llu forwards %llu",
+		      (unsigned long long)rows, (unsigned long long)fw);
+	ck_assert_uint_eq(r->rows, st.steps);
+	free(r);
+}
+END_TEST
+
+/* ---- batching by network ------------------------------------------------ */
+
+struct netpol {
+	int seat;
+	uint64_t calls, rows, bad;
+	pthread_mutex_t mu;
+};
+
+static int net_act(void *ctx, const float *obs, const uint8_t *mask,
+		   size_t n, size_t obs_len, int na, lg_rng *rng,
+		   int32_t *action, float *logp, float *value)
+{
+	struct netpol *p = ctx;
+	struct coll_policy u = coll_policy_uniform();
+
+	pthread_mutex_lock(&p->mu);
+	p->calls++;
+	p->rows += n;
+	for (size_t i = 0; i < n; i++)
+		if (obs[i * obs_len] != (float)p->seat)
+			p->bad++;
+	pthread_mutex_unlock(&p->mu);
+	lg_sleep_s(0.0005);
+	return u.act(NULL, obs, mask, n, obs_len, na, rng, action, logp,
+		     value);
+}
+
+START_TEST(batches_per_network)
+{
+	struct record *r = malloc(sizeof *r);
+	struct netpol np[2] = { { .seat = 0 }, { .seat = 1 } };
+	struct coll_policy pols[2];
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+	enum coll_mode mode = _i ? COLL_ASYNC : COLL_SYNC;
+
+	rec_init(r);
+	for (int k = 0; k < 2; k++) {
+		pthread_mutex_init(&np[k].mu, NULL);
+		pols[k] = (struct coll_policy){ net_act, &np[k], 0 };
+	}
+	base_opts(&o, mode, 0, 0.0005, r);
+	o.policies = pols;
+	o.num_policies = 2;
+	o.match.seat[0] = (struct coll_seat){ 11, 0, 1 };
+	o.match.seat[1] = (struct coll_seat){ 22, 1, 0 };
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_eq(np[0].bad + np[1].bad, 0);
+	ck_assert_uint_gt(np[0].calls, 0);
+	ck_assert_uint_gt(np[1].calls, 0);
+	ck_assert_uint_eq(np[0].rows + np[1].rows, st.rows);
+	ck_assert_uint_eq(np[0].calls + np[1].calls, st.forwards);
+	/* Only the learning seat 0 has trajectories: half the steps. */
+	ck_assert_int_eq(r->seat_seen[0], 1);
+	ck_assert_int_eq(r->seat_seen[1], 0);
+	ck_assert_uint_le(r->rows, np[0].rows);
+	ck_assert_uint_ge(r->rows + NENV, np[0].rows);
+	/* seat 0 moves first: at most one more move per episode */
+	ck_assert_uint_ge(r->rows * 2 + NENV, st.steps);
+	ck_assert_uint_le(r->rows * 2, st.steps + st.episodes + NENV);
+	if (mode == COLL_SYNC)
+		ck_assert_uint_gt(np[0].rows, np[0].calls);
+	free(r);
+}
+END_TEST
+
+/* ---- faults ------------------------------------------------------------- */
+
+struct fault_plan {
+	size_t env;
+	uint64_t episode, step;
+	int kind;
+};
+
+static int fault_hook(void *ctx, size_t ei, uint64_t ep, uint64_t step)
+{
+	const struct fault_plan *f = ctx;
+
+	if (ei == f->env && ep == f->episode && step == f->step)
+		return f->kind;
+	return COLL_FAULT_NONE;
+}
+
+static void run_fault(int procs, int kind, int want_cause)
+{
+	struct record *r = malloc(sizeof *r);
+	struct fault_plan plan = { 1, 0, 5, kind };
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+
+	rec_init(r);
+	base_opts(&o, COLL_ASYNC, procs, 0.0005, r);
+	o.fault = fault_hook;
+	o.fault_ctx = &plan;
+	o.fault_hang_s = 0.6;
+	o.step_timeout_s = 0.1;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 300, 20), 0);
+	/* The watchdog runs inside coll_collect: go on until the fault has
+	 * been handled and env 1's next episode is over. */
+	for (int k = 0; k < 200; k++) {
+		int seen;
+		pthread_mutex_lock(&r->mu);
+		seen = r->ep[1][1].ended;
+		pthread_mutex_unlock(&r->mu);
+		if (seen)
+			break;
+		ck_assert_int_eq(coll_collect(c, 20, 20), 0);
+	}
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	check_accounting(r, &st);
+	ck_assert_uint_eq(st.abnormal, 1);
+	ck_assert_uint_ge(st.recreated, 1);
+	if (want_cause == LG_ETIMEOUT)
+		ck_assert_uint_eq(st.timeouts, 1);
+	/* env 1's first episode: abnormal after 6 transitions (the sixth
+	 * failed), its trajectory closed with done; episode 1 starts anew. */
+	ck_assert_int_eq(r->ep[1][0].ended, 1);
+	ck_assert_int_eq(r->ep[1][0].abnormal, 1);
+	ck_assert_int_eq(r->ep[1][0].cause, want_cause);
+	ck_assert_uint_eq(r->ep[1][0].steps, 6);
+	ck_assert_uint_eq(r->ep[1][0].rows[0] + r->ep[1][0].rows[1], 6);
+	ck_assert(r->ep[1][0].done[0] && r->ep[1][0].done[1]);
+	ck_assert_int_eq(r->ep[1][1].ended, 1);
+	ck_assert_int_eq(r->ep[1][1].abnormal, 0);
+	ck_assert(r->ep[1][1].rows[0] + r->ep[1][1].rows[1] ==
+		  r->ep[1][1].steps);
+	/* the other envs never noticed */
+	for (int i = 0; i < NENV; i++)
+		if (i != 1)
+			ck_assert_int_eq(r->ep[i][0].abnormal, 0);
+	free(r);
+}
+
+START_TEST(fail_recovered_threads)
+{
+	run_fault(0, COLL_FAULT_FAIL, LG_EIO);
+}
+END_TEST
+
+START_TEST(timeout_fires_threads)
+{
+	run_fault(0, COLL_FAULT_HANG, LG_ETIMEOUT);
+}
+END_TEST
+
+START_TEST(crash_recovered_processes)
+{
+	run_fault(1, COLL_FAULT_CRASH, LG_EIO);
+}
+END_TEST
+
+START_TEST(timeout_fires_processes)
+{
+	run_fault(1, COLL_FAULT_HANG, LG_ETIMEOUT);
+}
+END_TEST
+
+static int always_fail_reset(void *ctx, size_t ei, uint64_t ep,
+			     uint64_t step)
+{
+	const size_t *bad = ctx;
+
+	return (*bad == SIZE_MAX || ei == *bad) && step == COLL_FAULT_RESET
+		       ? COLL_FAULT_FAIL
+		       : COLL_FAULT_NONE;
+}
+
+START_TEST(dead_env_and_all_dead)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	size_t bad = 0;
+	char err[256];
+
+	rec_init(r);
+	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0, r);
+	o.fault = always_fail_reset;
+	o.fault_ctx = &bad;
+	o.max_retries = 2;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 100, 20), 0);
+	/* The others may outrun env 0's three failed creations. */
+	for (int k = 0; k < 500; k++) {
+		coll_stats(c, &st);
+		if (st.dead_envs)
+			break;
+		ck_assert_int_eq(coll_collect(c, 10, 20), 0);
+	}
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_eq(st.dead_envs, 1);
+	ck_assert_uint_eq(st.abnormal, 3); /* first try + 2 retries */
+	check_accounting(r, &st);
+
+	bad = SIZE_MAX;
+	rec_init(r);
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 100, 20), LG_EIO);
+	coll_free(c);
+	free(r);
+}
+END_TEST
+
+START_TEST(sink_error_stops)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	coll *c = NULL;
+	char err[256];
+
+	rec_init(r);
+	r->sink_rc = LG_EFULL;
+	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0, r);
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 1000, 20), LG_EFULL);
+	coll_free(c);
+	free(r);
+}
+END_TEST
+
+static int failing_act(void *ctx, const float *obs, const uint8_t *mask,
+		       size_t n, size_t obs_len, int na, lg_rng *rng,
+		       int32_t *action, float *logp, float *value)
+{
+	return LG_EIO;
+}
+
+/* A deadline ends a collect with LG_ETIMEOUT; a policy error stops the
+ * collector with that error. */
+START_TEST(deadline_and_policy_error)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_policy bad = { failing_act, NULL, 0 };
+	struct coll_opts o;
+	coll *c = NULL;
+	char err[256];
+	double t0;
+
+	rec_init(r);
+	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0.001, r);
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	t0 = lg_now_s();
+	ck_assert_int_eq(coll_collect(c, 1000000, 0.2), LG_ETIMEOUT);
+	ck_assert(lg_now_s() - t0 < 1.5);
+	/* the unmet goal carries over to the next call */
+	ck_assert_int_eq(coll_collect(c, 0, 0.05), LG_ETIMEOUT);
+	coll_free(c);
+
+	rec_init(r);
+	o.policies = &bad;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 100, 20), LG_EIO);
+	coll_free(c);
+	free(r);
+}
+END_TEST
+
+START_TEST(options_rejected)
+{
+	struct coll_opts o;
+	coll *c = (coll *)1;
+	char err[256];
+
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.wait_num = NENV + 1;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ERANGE);
+	ck_assert_ptr_null(c);
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.num_policies = 0;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_EINVAL);
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.match.seat[1].net = 3;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_EINVAL);
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.num_envs = COLL_ENVS_MAX + 1;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ERANGE);
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.game = "nosuchgame";
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ENOTFOUND);
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.segment_len = 0;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ERANGE);
+	coll_free(NULL);
+	{
+		enum coll_mode m;
+		ck_assert_int_eq(coll_mode_parse("sync", &m), 0);
+		ck_assert_int_eq(m, COLL_SYNC);
+		ck_assert_int_eq(coll_mode_parse("fast", &m), LG_EINVAL);
+		ck_assert_str_eq(coll_mode_name(COLL_ASYNC), "async");
+	}
+}
+END_TEST
+
+/* Any game: kuhn (chance, short episodes) and rps (simultaneous). */
+START_TEST(other_games)
+{
+	static const char *games[] = { "kuhn", "rps", "tictactoe" };
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+
+	coll_opts_default(&o);
+	uniform_pol = coll_policy_uniform();
+	o.game = games[_i];
+	o.num_envs = 3;
+	o.wait_num = 2;
+	o.policies = &uniform_pol;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 300, 20), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_ge(st.steps, 300);
+	ck_assert_uint_gt(st.episodes, 0);
+	ck_assert_uint_eq(st.abnormal, 0);
+	if (!strcmp(games[_i], "rps")) { /* two rows per joint step */
+		ck_assert_uint_ge(st.rows, 2 * st.steps);
+		ck_assert_uint_le(st.rows, 2 * (st.steps + 3));
+	}
+}
+END_TEST
+
+START_TEST(bench_cli_json)
+{
+	static char out[8192], errb[4096];
+	const char *argv[] = { "bench", "collector", "--env", "small",
+			       "--mode", "async", "--time-scale", "0.01",
+			       "--collects", "5", "--json", NULL };
+	const char *bad[] = { "bench", "collector", "--mode", "fast", NULL };
+	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
+
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, errb);
+	ck_assert_ptr_nonnull(strstr(out, "\"env\":\"small\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"reset_mult\":5"));
+	ck_assert_ptr_nonnull(strstr(out, "\"mode\":\"async\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"seconds\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"lower_bound_s\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"ratio\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"seed_best_s\":"));
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb,
+				       bad),
+			 2);
+}
+END_TEST
+
+Suite *suite_collector(void)
+{
+	Suite *s = suite_create("collector");
+	TCase *t = tcase_create("core");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, accounting_threads, 0, 3);
+	tcase_add_loop_test(t, accounting_processes, 0, 3);
+	tcase_add_loop_test(t, sync_batches_every_env, 0, 2);
+	tcase_add_loop_test(t, batches_per_network, 0, 2);
+	tcase_add_test(t, fail_recovered_threads);
+	tcase_add_test(t, timeout_fires_threads);
+	tcase_add_test(t, crash_recovered_processes);
+	tcase_add_test(t, timeout_fires_processes);
+	tcase_add_loop_test(t, dead_env_and_all_dead, 0, 2);
+	tcase_add_loop_test(t, sink_error_stops, 0, 2);
+	tcase_add_loop_test(t, deadline_and_policy_error, 0, 2);
+	tcase_add_test(t, options_rejected);
+	tcase_add_loop_test(t, other_games, 0, 3);
+	tcase_add_test(t, bench_cli_json);
+	suite_add_tcase(s, t);
+	return s;
+}
