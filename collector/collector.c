@@ -61,6 +61,10 @@ struct slot {
 	int abnormal_pending; /* a new worker must end the episode first */
 	int cause;
 	int next_op;        /* serial mode: the op a RESET slot needs */
+	/* The episode's match and tag, set by the slot's worker before each
+	 * episode (next_episode) and read by it and by post_ready. */
+	struct coll_match match;
+	uint64_t tag;
 
 	/* Owned by the current worker. */
 	uint64_t episode, ep_steps, seg_seq;
@@ -276,10 +280,10 @@ static int traj_alloc(struct traj *t, size_t len, size_t obs_len, int na)
 	return 0;
 }
 
-static int learning(const coll *c, int seat)
+static int learning(const coll *c, const struct slot *s, int seat)
 {
 	return c->o.sink && seat < c->spec.players &&
-	       c->o.match.seat[seat].learning;
+	       s->match.seat[seat].learning;
 }
 
 static void set_fatal(coll *c, int rc)
@@ -301,7 +305,8 @@ static int traj_flush(coll *c, struct slot *s, int seat)
 	if (!t->count)
 		return 0;
 	seg = (struct coll_segment){
-		.player = c->o.match.seat[seat].player,
+		.tag = s->tag,
+		.player = s->match.seat[seat].player,
 		.env_index = (uint32_t)s->idx,
 		.seat = seat,
 		.episode = s->episode,
@@ -352,17 +357,18 @@ static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	struct coll_episode ep = { 0 };
 
 	for (int p = 0; p < c->spec.players; p++) {
-		if (!learning(c, p))
+		if (!learning(c, s, p))
 			continue;
 		if (s->tr[p].count)
 			s->tr[p].dones[s->tr[p].count - 1] = 1;
 		traj_flush(c, s, p);
 	}
+	ep.tag = s->tag;
 	ep.env_index = (uint32_t)s->idx;
 	ep.episode = s->episode;
 	ep.players = c->spec.players;
 	for (int p = 0; p < c->spec.players; p++) {
-		ep.player[p] = c->o.match.seat[p].player;
+		ep.player[p] = s->match.seat[p].player;
 		ep.returns[p] = abnormal ? 0 : s->ret[p];
 	}
 	ep.steps = s->ep_steps;
@@ -793,7 +799,7 @@ static void post_ready(coll *c, struct slot *s)
 	s->pending = s->nacting;
 	for (int k = 0; k < s->nacting; k++) {
 		int p = s->acting[k];
-		struct group *g = &c->groups[c->o.match.seat[p].net];
+		struct group *g = &c->groups[s->match.seat[p].net];
 		g->rows[g->n++] = (struct rowref){ (uint32_t)s->idx, p };
 	}
 	kick_groups(c);
@@ -811,7 +817,7 @@ static int await_actions(coll *c, struct worker *w)
 			return 1;
 		if (c->collecting)
 			for (int k = 0; k < s->nacting && !led; k++) {
-				size_t gi = c->o.match.seat[s->acting[k]].net;
+				size_t gi = s->match.seat[s->acting[k]].net;
 				struct group *g = &c->groups[gi];
 				if (!g->leader && g->n) {
 					lead(c, w, gi);
@@ -878,7 +884,7 @@ static int after_op(coll *c, struct slot *s, int op, int rc,
 		}
 		for (int p = 0; p < c->spec.players; p++) {
 			struct traj *t = &s->tr[p];
-			if (learning(c, p) && t->count)
+			if (learning(c, s, p) && t->count)
 				t->rewards[t->count - 1] +=
 					(float)(r->returns[p] - s->ret[p]);
 			s->ret[p] = r->returns[p];
@@ -913,6 +919,55 @@ recreate:
 	if (++s->retries > c->o.max_retries)
 		return 0;
 	return OP_CREATE;
+}
+
+/* Ask next_episode for the slot's next match. 1: got one; 0: nothing to
+ * play now; LG_EINVAL (made fatal): a net out of range. */
+static int choose_match(coll *c, struct slot *s)
+{
+	struct coll_match m;
+	uint64_t tag = 0;
+	int got;
+
+	if (!c->o.next_episode)
+		return 1;
+	m = c->o.match;
+	pthread_mutex_lock(&c->sink_mu);
+	got = c->o.next_episode(c->o.episode_ctx, s->idx, &m, &tag);
+	pthread_mutex_unlock(&c->sink_mu);
+	if (!got)
+		return 0;
+	for (int p = 0; p < c->spec.players; p++)
+		if (m.seat[p].net >= c->o.num_policies) {
+			LG_ERROR("collector: next_episode: seat %d on net %u "
+				 "of %zu", p, m.seat[p].net,
+				 c->o.num_policies);
+			set_fatal(c, LG_EINVAL);
+			return LG_EINVAL;
+		}
+	s->match = m;
+	s->tag = tag;
+	return 1;
+}
+
+/* Worker: wait until next_episode gives the slot a match. 0, or 1 when
+ * the worker must exit instead. */
+static int await_match(coll *c, struct worker *w)
+{
+	struct slot *s = w->s;
+	int got;
+
+	while ((got = choose_match(c, s)) == 0) {
+		pthread_mutex_lock(&c->mu);
+		int quit = c->stop || c->fatal || w->gen != s->gen;
+		/* Idle is not hung: keep the watchdog away. */
+		s->deadline = lg_now_s() + c->o.reset_timeout_s;
+		pthread_mutex_unlock(&c->mu);
+		if (quit)
+			return 1;
+		lg_sleep_s(0.002);
+	}
+	return got < 0;
 }
 
 static void *worker_main(void *arg)
@@ -960,7 +1015,7 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&c->mu);
 			/* State CMD: the watchdog leaves the slot alone. */
 			for (int k = 0; k < s->nacting; k++)
-				if (learning(c, s->acting[k]))
+				if (learning(c, s, s->acting[k]))
 					traj_append(c, s, s->acting[k]);
 			pthread_mutex_lock(&c->mu);
 			s->state = ST_STEP;
@@ -968,6 +1023,14 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&c->mu);
 		} else {
 			if (c->stop) {
+				pthread_mutex_unlock(&c->mu);
+				goto out;
+			}
+			pthread_mutex_unlock(&c->mu);
+			if (await_match(c, w))
+				goto out;
+			pthread_mutex_lock(&c->mu);
+			if (c->stop || w->gen != s->gen) {
 				pthread_mutex_unlock(&c->mu);
 				goto out;
 			}
@@ -1142,12 +1205,26 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 			while (s->state == ST_RESET) {
 				struct cmd m = { .op = (uint32_t)s->next_op,
 						 .episode = s->episode };
+				int got = choose_match(c, s);
+				if (got < 0)
+					return LG_EINVAL;
+				if (!got)
+					break; /* idle this round */
 				m.seed = episode_seed(c, i, s->episode);
 				serial_op(c, s, &m);
 			}
 		}
 		if (c->dead == c->n)
 			return LG_EIO;
+		size_t nready = 0;
+		for (size_t i = 0; i < c->n; i++)
+			nready += c->slots[i].state == ST_READY;
+		if (!nready) { /* every env idle: nothing to play yet */
+			if (until > 0 && lg_now_s() >= until)
+				return LG_ETIMEOUT;
+			lg_sleep_s(0.002);
+			continue;
+		}
 		for (size_t k = 0; k < c->o.num_policies; k++) {
 			struct group *g = &c->groups[k];
 			size_t n = 0;
@@ -1156,7 +1233,7 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 				if (s->state != ST_READY)
 					continue;
 				for (int a = 0; a < s->nacting; a++)
-					if (c->o.match.seat[s->acting[a]].net ==
+					if (s->match.seat[s->acting[a]].net ==
 					    k)
 						w->brows[n++] = (struct rowref){
 							(uint32_t)i,
@@ -1192,7 +1269,7 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 				continue;
 			for (int a = 0; a < s->nacting; a++) {
 				m.actions[a] = s->act[s->acting[a]];
-				if (learning(c, s->acting[a]))
+				if (learning(c, s, s->acting[a]))
 					traj_append(c, s, s->acting[a]);
 			}
 			serial_op(c, s, &m);
@@ -1323,8 +1400,11 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 			rc = LG_ENOMEM;
 			goto fail;
 		}
+		s->match = c->o.match;
 		for (int p = 0; p < c->spec.players; p++)
-			if (learning(c, p) &&
+			/* Per-episode matches may make any seat learn. */
+			if ((o->next_episode ? o->sink != NULL
+					     : learning(c, s, p)) &&
 			    traj_alloc(&s->tr[p], o->segment_len,
 				       c->spec.obs_len, c->spec.num_actions)) {
 				rc = LG_ENOMEM;
@@ -1460,7 +1540,7 @@ void coll_stop(coll *c)
 		child_kill(s);
 		if (!c->fatal)
 			for (int p = 0; p < c->spec.players; p++)
-				if (learning(c, p))
+				if (learning(c, s, p))
 					traj_flush(c, s, p);
 	}
 	c->stopped = 1;

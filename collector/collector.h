@@ -105,6 +105,7 @@ struct coll_match {
  * masks[count * num_actions], actions, logp, values, rewards, dones.
  * Arrays are valid only during the sink call. */
 struct coll_segment {
+	uint64_t tag;         /* the episode's tag (next_episode) */
 	uint32_t player;
 	uint32_t env_index;
 	int seat;
@@ -122,6 +123,7 @@ struct coll_segment {
 
 /* One finished episode (normal or abnormal). */
 struct coll_episode {
+	uint64_t tag;      /* the episode's tag (next_episode) */
 	uint32_t env_index;
 	uint64_t episode;  /* per env, counts up from 0 */
 	int players;
@@ -157,7 +159,18 @@ struct coll_opts {
 	uint32_t segment_len;   /* 1..COLL_SEGMENT_MAX */
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
-	struct coll_match match; /* every env plays this match */
+	struct coll_match match; /* every env plays this match, unless: */
+	/* Optional: choose each episode's match. Called before every
+	 * episode of env env_index (serialized with the sink and result
+	 * calls): fill *m (nets index policies) and *tag, which comes back
+	 * in the episode's segments and result, and return 1; or return 0
+	 * when there is nothing to play: the env idles and asks again
+	 * shortly (an idle env counts as resetting, so it holds no batch
+	 * up). NULL: every episode plays `match` with tag 0. A match naming
+	 * a net past num_policies stops the collector (LG_EINVAL). */
+	int (*next_episode)(void *ctx, size_t env_index,
+			    struct coll_match *m, uint64_t *tag);
+	void *episode_ctx;
 
 	/* Sink for finished segments; a nonzero return stops the collector
 	 * (coll_collect returns it). NULL: trajectories are not built. */

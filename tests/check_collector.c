@@ -325,6 +325,167 @@ START_TEST(batches_per_network)
 }
 END_TEST
 
+
+/* ---- per-episode matches (next_episode) --------------------------------- */
+
+#define PM_JOBS 6
+#define PM_EPS 3
+
+struct pm {
+	pthread_mutex_t mu;
+	int avail;                 /* jobs released so far */
+	int handed[PM_JOBS];       /* episodes handed out per job */
+	int ended[PM_JOBS];
+	int bad;                   /* a check failed in a callback */
+	uint64_t seg_rows[PM_JOBS];
+	uint64_t rows[2];          /* policy rows per net */
+};
+
+/* Job k: player k learns on net 0 against player 50 on net 1; the
+ * learner sits in seat k % 2. */
+static int pm_next(void *ctx, size_t env_index, struct coll_match *m,
+		   uint64_t *tag)
+{
+	struct pm *pm = ctx;
+
+	pthread_mutex_lock(&pm->mu);
+	for (int k = 0; k < pm->avail; k++) {
+		if (pm->handed[k] == PM_EPS)
+			continue;
+		pm->handed[k]++;
+		int ls = k % 2;
+		m->seat[ls] = (struct coll_seat){ (uint32_t)k, 0, 1 };
+		m->seat[!ls] = (struct coll_seat){ 50, 1, 0 };
+		*tag = 100 + (uint64_t)k;
+		pthread_mutex_unlock(&pm->mu);
+		return 1;
+	}
+	pthread_mutex_unlock(&pm->mu);
+	return 0;
+}
+
+static int pm_sink(void *ctx, const struct coll_segment *g)
+{
+	struct pm *pm = ctx;
+	int k = (int)g->tag - 100;
+
+	pthread_mutex_lock(&pm->mu);
+	if (k < 0 || k >= PM_JOBS || g->player != (uint32_t)k ||
+	    g->seat != k % 2)
+		pm->bad++;
+	else
+		pm->seg_rows[k] += g->count;
+	pthread_mutex_unlock(&pm->mu);
+	return 0;
+}
+
+static void pm_result(void *ctx, const struct coll_episode *ep)
+{
+	struct pm *pm = ctx;
+	int k = (int)ep->tag - 100;
+
+	pthread_mutex_lock(&pm->mu);
+	if (k < 0 || k >= PM_JOBS || ep->abnormal ||
+	    ep->player[k % 2] != (uint32_t)k || ep->player[!(k % 2)] != 50)
+		pm->bad++;
+	else
+		pm->ended[k]++;
+	pthread_mutex_unlock(&pm->mu);
+}
+
+static int pm_act(void *ctx, const float *obs, const uint8_t *mask, size_t n,
+		  size_t obs_len, int na, lg_rng *rng, int32_t *action,
+		  float *logp, float *value)
+{
+	uint64_t *rows = ctx;
+
+	__atomic_add_fetch(rows, n, __ATOMIC_RELAXED);
+	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
+					 action, logp, value);
+}
+
+static int pm_all_ended(struct pm *pm, int jobs)
+{
+	int done = 1;
+
+	pthread_mutex_lock(&pm->mu);
+	for (int k = 0; k < jobs; k++)
+		done &= pm->ended[k] == PM_EPS;
+	pthread_mutex_unlock(&pm->mu);
+	return done;
+}
+
+/* A collector fed episode by episode: each episode plays the match and
+ * carries the tag next_episode chose, envs idle (without stalling or
+ * spinning the caller) when there is nothing to play, and pick up work
+ * released later. Every mode. */
+START_TEST(per_episode_matches)
+{
+	static const enum coll_mode modes[] = { COLL_SERIAL, COLL_SYNC,
+						COLL_ASYNC };
+	struct pm *pm = calloc(1, sizeof *pm);
+	struct coll_policy pols[2];
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+	double t0;
+
+	pthread_mutex_init(&pm->mu, NULL);
+	pm->avail = PM_JOBS / 2;
+	for (int k = 0; k < 2; k++)
+		pols[k] = (struct coll_policy){ pm_act, &pm->rows[k], 0 };
+	base_opts(&o, modes[_i], 0, 0.0002, NULL);
+	o.policies = pols;
+	o.num_policies = 2;
+	o.sink = pm_sink;
+	o.sink_ctx = pm;
+	o.result = pm_result;
+	o.result_ctx = pm;
+	o.next_episode = pm_next;
+	o.episode_ctx = pm;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	t0 = lg_now_s();
+	while (!pm_all_ended(pm, PM_JOBS / 2)) {
+		int rc = coll_collect(c, UINT64_MAX / 2, 0.05);
+		ck_assert(rc == 0 || rc == LG_ETIMEOUT);
+		ck_assert_msg(lg_now_s() - t0 < 20, "first jobs never ended");
+	}
+	/* Out of work: the envs idle and the caller gets its timeout. */
+	coll_stats(c, &st);
+	uint64_t steps = st.steps;
+	ck_assert_int_eq(coll_collect(c, UINT64_MAX / 2, 0.05), LG_ETIMEOUT);
+	coll_stats(c, &st);
+	ck_assert_uint_eq(st.steps, steps);
+	pthread_mutex_lock(&pm->mu);
+	pm->avail = PM_JOBS;
+	pthread_mutex_unlock(&pm->mu);
+	t0 = lg_now_s();
+	while (!pm_all_ended(pm, PM_JOBS)) {
+		int rc = coll_collect(c, UINT64_MAX / 2, 0.05);
+		ck_assert(rc == 0 || rc == LG_ETIMEOUT);
+		ck_assert_msg(lg_now_s() - t0 < 20, "later jobs never ended");
+	}
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_int_eq(pm->bad, 0);
+	uint64_t seg = 0;
+	for (int k = 0; k < PM_JOBS; k++) {
+		ck_assert_int_eq(pm->handed[k], PM_EPS);
+		ck_assert_int_eq(pm->ended[k], PM_EPS);
+		seg += pm->seg_rows[k];
+	}
+	ck_assert_uint_eq(st.episodes, PM_JOBS * PM_EPS);
+	/* Both nets acted, and every learning row reached the sink. */
+	ck_assert_uint_gt(pm->rows[0], 0);
+	ck_assert_uint_gt(pm->rows[1], 0);
+	ck_assert_uint_eq(seg, pm->rows[0]);
+	ck_assert_uint_eq(pm->rows[0] + pm->rows[1], st.steps);
+	free(pm);
+}
+END_TEST
+
 /* ---- faults ------------------------------------------------------------- */
 
 struct fault_plan {
@@ -623,6 +784,7 @@ Suite *suite_collector(void)
 	tcase_add_loop_test(t, accounting_processes, 0, 3);
 	tcase_add_loop_test(t, sync_batches_every_env, 0, 2);
 	tcase_add_loop_test(t, batches_per_network, 0, 2);
+	tcase_add_loop_test(t, per_episode_matches, 0, 3);
 	tcase_add_test(t, fail_recovered_threads);
 	tcase_add_test(t, timeout_fires_threads);
 	tcase_add_test(t, crash_recovered_processes);
