@@ -1,0 +1,804 @@
+/*
+ * cli/cmd_collect.c: `league collect --connect HOST:PORT`, the collector
+ * worker.
+ *
+ * One env manager (collector/) runs all its envs for the life of the
+ * worker; jobs feed it episode by episode through next_episode, so several
+ * jobs with different players play at once and no env waits for a job to
+ * be set up. Networks live in COLL_NETS_MAX slots, one per (player,
+ * version) in use, fetched from the daemon once and shared by every job
+ * that plays them; a slot is refilled only when no job uses it.
+ *
+ * Loop of the main thread: drive the envs for a few milliseconds
+ * (coll_collect), report finished jobs (JobResult, acknowledged after the
+ * daemon's commit), and ask for more jobs while fewer than enough to keep
+ * every env busy are open. Trajectories of learning seats go straight to
+ * the learner's endpoint from the env threads (the sink), blocking on the
+ * learner's credit: backpressure, never a silent drop. A segment the
+ * learner cannot take (it is gone) is counted and logged.
+ *
+ * After a reconnect (daemon restart) the open jobs are abandoned: the
+ * daemon re-issued them, so their results would be stale.
+ */
+#include "cli/cli.h"
+#include "collector/collector.h"
+#include "net/net.h"
+#include "util/util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_OPEN_JOBS 32
+#define MAX_SENDERS 16
+#define CALL_TIMEOUT_S 60.0
+#define SEND_TIMEOUT_S 120.0
+#define MAX_EPISODES_PER_JOB 4096
+
+struct netslot {
+	nn *net;
+	nn_ws *ws;
+	uint32_t player, version;
+	int refs;              /* open jobs using it */
+};
+
+struct cjob {
+	League__Job *msg;      /* unpacked copy */
+	int net[2];            /* slot per seat */
+	uint32_t handed, ended;
+	int abandoned;         /* a reconnect made its result stale */
+	League__Episode *eps;  /* [msg->episodes] */
+	double *ret;           /* [episodes x 2] */
+};
+
+struct sender {
+	char endpoint[160];
+	net_traj_sender *s;
+};
+
+struct collect {
+	struct cfg cfg;
+	struct net_client_opts co;
+	net_client *cl;
+	coll *c;
+	char host[128], name[64];
+	uint16_t port;
+	uint64_t envs;
+	struct env_spec spec;
+	struct nn_shape shape;
+	const char *token;
+
+	pthread_mutex_t mu;    /* jobs, slots' refs, counters */
+	struct cjob *jobs[MAX_OPEN_JOBS];
+	int njobs;
+	struct netslot slots[COLL_NETS_MAX];
+	struct coll_policy pols[COLL_NETS_MAX];
+	struct sender senders[MAX_SENDERS]; /* sink thread only */
+	int nsenders;
+
+	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
+	uint64_t fetches;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* ---- inference: one policy per net slot ------------------------------- */
+
+static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
+		    size_t n, size_t obs_len, int na, lg_rng *rng,
+		    int32_t *action, float *logp, float *value)
+{
+	struct netslot *ns = ctx;
+
+	if (!ns->net)
+		return LG_EINVAL;
+	return nn_act(ns->net, ns->ws, obs, mask, n, rng, action, logp,
+		      value);
+}
+
+/* ---- callbacks from env threads ---------------------------------------- */
+
+static struct cjob *job_by_id(struct collect *W, uint64_t id)
+{
+	for (int i = 0; i < W->njobs; i++)
+		if (W->jobs[i]->msg->job_id == id)
+			return W->jobs[i];
+	return NULL;
+}
+
+static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
+			uint64_t *tag)
+{
+	struct collect *W = ctx;
+	int got = 0;
+
+	pthread_mutex_lock(&W->mu);
+	for (int i = 0; i < W->njobs && !got; i++) {
+		struct cjob *j = W->jobs[i];
+		if (j->abandoned || j->handed >= j->msg->episodes)
+			continue;
+		j->handed++;
+		for (int p = 0; p < 2; p++) {
+			League__Seat *s = j->msg->seats[p];
+			m->seat[p] = (struct coll_seat){ s->player,
+							 (uint32_t)j->net[p],
+							 s->learning };
+		}
+		*tag = j->msg->job_id;
+		got = 1;
+	}
+	pthread_mutex_unlock(&W->mu);
+	return got;
+}
+
+static void on_episode(void *ctx, const struct coll_episode *ep)
+{
+	struct collect *W = ctx;
+	struct cjob *j;
+
+	pthread_mutex_lock(&W->mu);
+	if ((j = job_by_id(W, ep->tag)) && j->ended < j->msg->episodes) {
+		League__Episode *e = &j->eps[j->ended];
+		double *r = j->ret + 2 * (size_t)j->ended;
+		league__episode__init(e);
+		r[0] = ep->returns[0];
+		r[1] = ep->returns[1];
+		e->n_returns = 2;
+		e->returns = r;
+		e->steps = (uint32_t)LG_MIN(ep->steps, UINT32_MAX);
+		e->abnormal = ep->abnormal;
+		j->ended++;
+		W->episodes++;
+	}
+	pthread_mutex_unlock(&W->mu);
+}
+
+/* The learner endpoint of a learning seat, connected on first use. */
+static net_traj_sender *sender_for(struct collect *W, const char *ep)
+{
+	char host[128], err[256];
+	uint16_t port;
+
+	for (int i = 0; i < W->nsenders; i++)
+		if (!strcmp(W->senders[i].endpoint, ep))
+			return W->senders[i].s;
+	if (W->nsenders == MAX_SENDERS) {
+		net_traj_sender_close(W->senders[0].s);
+		memmove(W->senders, W->senders + 1,
+			sizeof(W->senders[0]) * (MAX_SENDERS - 1));
+		W->nsenders--;
+	}
+	if (net_parse_hostport(ep, host, sizeof host, &port)) {
+		LG_WARN("collect: bad learner endpoint '%s'", ep);
+		return NULL;
+	}
+	struct sender *s = &W->senders[W->nsenders];
+	if (net_traj_sender_connect(&s->s, host, port, W->token, W->name, 5,
+				    err, sizeof err)) {
+		LG_WARN("collect: learner at %s: %s", ep, err);
+		return NULL;
+	}
+	snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
+	W->nsenders++;
+	return s->s;
+}
+
+static void sender_drop(struct collect *W, net_traj_sender *x)
+{
+	for (int i = 0; i < W->nsenders; i++)
+		if (W->senders[i].s == x) {
+			net_traj_sender_close(x);
+			W->senders[i] = W->senders[--W->nsenders];
+			return;
+		}
+}
+
+static int sink(void *ctx, const struct coll_segment *g)
+{
+	struct collect *W = ctx;
+	League__Segment sg = LEAGUE__SEGMENT__INIT;
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	char endpoint[160] = "";
+	uint32_t version = 0;
+	struct cjob *j;
+	int rc;
+
+	pthread_mutex_lock(&W->mu);
+	if ((j = job_by_id(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
+		League__Seat *s = j->msg->seats[g->seat];
+		snprintf(endpoint, sizeof endpoint, "%s",
+			 s->learner_endpoint ? s->learner_endpoint : "");
+		version = s->params_version;
+	}
+	pthread_mutex_unlock(&W->mu);
+	if (!endpoint[0]) {
+		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		return 0;
+	}
+	uint32_t *acts = malloc(g->count * sizeof *acts);
+	if (!acts)
+		return LG_ENOMEM;
+	for (uint32_t i = 0; i < g->count; i++)
+		acts[i] = (uint32_t)g->actions[i];
+	sg.player = g->player;
+	sg.params_version = version;
+	sg.job_id = g->tag;
+	sg.env_index = g->env_index;
+	sg.segment_seq = g->segment_seq;
+	sg.obs_len = (uint32_t)g->obs_len;
+	sg.num_actions = (uint32_t)g->num_actions;
+	sg.count = g->count;
+	sg.n_obs = g->count * g->obs_len;
+	sg.obs = (float *)(uintptr_t)g->obs;
+	sg.masks.data = (uint8_t *)(uintptr_t)g->masks;
+	sg.masks.len = g->count * (size_t)g->num_actions;
+	sg.n_actions = g->count;
+	sg.actions = acts;
+	sg.n_logp = sg.n_values = sg.n_rewards = g->count;
+	sg.logp = (float *)(uintptr_t)g->logp;
+	sg.values = (float *)(uintptr_t)g->values;
+	sg.rewards = (float *)(uintptr_t)g->rewards;
+	sg.dones.data = (uint8_t *)(uintptr_t)g->dones;
+	sg.dones.len = g->count;
+	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
+	m.segment = &sg;
+	net_traj_sender *s = sender_for(W, endpoint);
+	rc = s ? net_traj_send(s, &m, SEND_TIMEOUT_S) : LG_ECLOSED;
+	if (rc) {
+		if (s)
+			sender_drop(W, s);
+		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		LG_WARN("collect: %u transitions for player %u not delivered "
+			"to %s: %s (%llu so far)", g->count, g->player,
+			endpoint, lg_strerror(rc),
+			(unsigned long long)W->undeliverable);
+	}
+	free(acts);
+	return 0;
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+static void job_free(struct cjob *j)
+{
+	if (!j)
+		return;
+	league__job__free_unpacked(j->msg, NULL);
+	free(j->eps);
+	free(j->ret);
+	free(j);
+}
+
+static int call(struct collect *W, net_msg *req, net_msg **rep,
+		const char *what)
+{
+	char err[256];
+	int rc = net_client_call(W->cl, req, rep, CALL_TIMEOUT_S, err,
+				 sizeof err);
+
+	if (rc)
+		LG_WARN("collect: %s: %s", what, err);
+	return rc;
+}
+
+/* A net slot holding (player, version), loading it if need be. Caller
+ * holds no lock: slots with refs 0 are touched by no env. */
+static int slot_get(struct collect *W, uint32_t player, uint32_t version,
+		    int *out)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
+	int free_k = -1, rc;
+	char err[256];
+	nn *net = NULL;
+	nn_ws *ws = NULL;
+
+	pthread_mutex_lock(&W->mu);
+	for (int k = 0; k < COLL_NETS_MAX; k++) {
+		struct netslot *ns = &W->slots[k];
+		if (ns->net && ns->player == player && ns->version == version) {
+			ns->refs++;
+			*out = k;
+			pthread_mutex_unlock(&W->mu);
+			return 0;
+		}
+		if (!ns->refs && (free_k < 0 || !ns->net))
+			free_k = k;
+	}
+	if (free_k >= 0)
+		W->slots[free_k].refs = 1; /* reserve it */
+	pthread_mutex_unlock(&W->mu);
+	if (free_k < 0)
+		return LG_EFULL;
+	g.player = player;
+	g.version = version;
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
+	req.params_get = &g;
+	if ((rc = call(W, &req, &r, "params get")))
+		goto fail;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
+		LG_WARN("collect: params %u/%u: %s", player, version,
+			r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				? r->ack->error
+				: net_msg_name(r));
+		net_msg_free(r);
+		rc = LG_ENOTFOUND;
+		goto fail;
+	}
+	rc = nn_load(&net, r->params->blob.data, r->params->blob.len, err,
+		     sizeof err);
+	net_msg_free(r);
+	if (rc) {
+		LG_WARN("collect: params %u/%u: %s", player, version, err);
+		goto fail;
+	}
+	if (memcmp(nn_shape_of(net), &W->shape, sizeof W->shape)) {
+		LG_WARN("collect: params %u/%u: shape differs from the config",
+			player, version);
+		rc = LG_ECONFIG;
+		goto fail;
+	}
+	if ((rc = nn_ws_new(&ws, net, W->envs * 2)))
+		goto fail;
+	W->fetches++;
+	pthread_mutex_lock(&W->mu);
+	struct netslot *ns = &W->slots[free_k];
+	nn_ws_free(ns->ws);
+	nn_free(ns->net);
+	ns->net = net;
+	ns->ws = ws;
+	ns->player = player;
+	ns->version = version;
+	*out = free_k;
+	pthread_mutex_unlock(&W->mu);
+	return 0;
+fail:
+	nn_free(net);
+	pthread_mutex_lock(&W->mu);
+	W->slots[free_k].refs = 0;
+	pthread_mutex_unlock(&W->mu);
+	return rc;
+}
+
+static void slot_put(struct collect *W, int k)
+{
+	if (k >= 0 && W->slots[k].refs > 0)
+		W->slots[k].refs--;
+}
+
+/* Report a job as played (or as unplayable, with no episodes). */
+static int report(struct collect *W, uint64_t job_id, League__Episode **eps,
+		  size_t n)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobResult jr = LEAGUE__JOB_RESULT__INIT;
+	int rc;
+
+	jr.job_id = job_id;
+	jr.n_episodes = n;
+	jr.episodes = eps;
+	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
+	req.job_result = &jr;
+	if ((rc = call(W, &req, &r, "job result")))
+		return rc;
+	if (r->body_case == LEAGUE__ENVELOPE__BODY_ACK &&
+	    r->ack->status == LEAGUE__STATUS__STATUS_STALE)
+		W->jobs_stale++;
+	else if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK ||
+		 r->ack->status != LEAGUE__STATUS__STATUS_OK)
+		LG_WARN("collect: job %llu result: %s",
+			(unsigned long long)job_id,
+			r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				? r->ack->error
+				: net_msg_name(r));
+	net_msg_free(r);
+	return 0;
+}
+
+/* Report and drop every finished job. */
+static int report_done(struct collect *W)
+{
+	for (;;) {
+		struct cjob *j = NULL;
+		pthread_mutex_lock(&W->mu);
+		for (int i = 0; i < W->njobs; i++) {
+			struct cjob *x = W->jobs[i];
+			if (x->ended == x->msg->episodes ||
+			    (x->abandoned && x->ended == x->handed)) {
+				j = x;
+				W->jobs[i] = W->jobs[--W->njobs];
+				slot_put(W, j->net[0]);
+				slot_put(W, j->net[1]);
+				break;
+			}
+		}
+		pthread_mutex_unlock(&W->mu);
+		if (!j)
+			return 0;
+		int rc = 0;
+		if (!j->abandoned) {
+			League__Episode *ptrs[MAX_EPISODES_PER_JOB];
+			for (uint32_t i = 0; i < j->ended; i++)
+				ptrs[i] = &j->eps[i];
+			rc = report(W, j->msg->job_id, ptrs, j->ended);
+			if (!rc)
+				W->jobs_done++;
+		}
+		job_free(j);
+		if (rc)
+			return rc;
+	}
+}
+
+/* Take a job: load its nets, then offer its episodes to the envs. A job
+ * that cannot be played here is reported at once with no episodes, which
+ * the daemon treats as cancelled. */
+static int take_job(struct collect *W, const League__Job *src)
+{
+	uint8_t buf[4096];
+	size_t len = league__job__get_packed_size(src);
+	struct cjob *j = calloc(1, sizeof *j);
+	int rc = 0;
+
+	if (!j)
+		return LG_ENOMEM;
+	j->net[0] = j->net[1] = -1;
+	if (len > sizeof buf || src->n_seats != 2 || !src->episodes ||
+	    src->episodes > MAX_EPISODES_PER_JOB) {
+		LG_WARN("collect: job %llu malformed (%zu seats, %u episodes)",
+			(unsigned long long)src->job_id, src->n_seats,
+			src->episodes);
+		free(j);
+		return report(W, src->job_id, NULL, 0);
+	}
+	league__job__pack(src, buf);
+	j->msg = league__job__unpack(NULL, len, buf);
+	j->eps = calloc(src->episodes, sizeof *j->eps);
+	j->ret = calloc(2 * (size_t)src->episodes, sizeof *j->ret);
+	if (!j->msg || !j->eps || !j->ret) {
+		job_free(j);
+		return LG_ENOMEM;
+	}
+	for (int p = 0; p < 2 && !rc; p++)
+		rc = slot_get(W, j->msg->seats[p]->player,
+			      j->msg->seats[p]->params_version, &j->net[p]);
+	if (rc) {
+		uint64_t id = j->msg->job_id;
+		pthread_mutex_lock(&W->mu);
+		slot_put(W, j->net[0]);
+		slot_put(W, j->net[1]);
+		pthread_mutex_unlock(&W->mu);
+		job_free(j);
+		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT)
+			return rc;
+		return report(W, id, NULL, 0);
+	}
+	pthread_mutex_lock(&W->mu);
+	W->jobs[W->njobs++] = j;
+	pthread_mutex_unlock(&W->mu);
+	return 0;
+}
+
+static int open_jobs(struct collect *W)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&W->mu);
+	for (int i = 0; i < W->njobs; i++)
+		n += !W->jobs[i]->abandoned;
+	pthread_mutex_unlock(&W->mu);
+	return n;
+}
+
+/* Episodes not yet handed to an env. */
+static uint64_t backlog(struct collect *W)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&W->mu);
+	for (int i = 0; i < W->njobs; i++)
+		if (!W->jobs[i]->abandoned)
+			n += W->jobs[i]->msg->episodes - W->jobs[i]->handed;
+	pthread_mutex_unlock(&W->mu);
+	return n;
+}
+
+static int request_jobs(struct collect *W, uint32_t want)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
+	int rc;
+
+	jq.max_jobs = want;
+	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	req.job_request = &jq;
+	if ((rc = call(W, &req, &r, "job request")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_JOBS) {
+		net_msg_free(r);
+		return 0;
+	}
+	for (size_t i = 0; i < r->jobs->n_jobs && !rc; i++)
+		rc = take_job(W, r->jobs->jobs[i]);
+	rc = rc ? rc : (int)r->jobs->n_jobs;
+	net_msg_free(r);
+	return rc;
+}
+
+/* ---- connection -------------------------------------------------------- */
+
+static int do_register(struct collect *W)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	char err[512];
+	int rc;
+
+	rg.envs = (uint32_t)W->envs;
+	rg.max_jobs = MAX_OPEN_JOBS;
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	if ((rc = call(W, &req, &r, "register")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
+		LG_ERROR("collect: register refused: %s",
+			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				 ? r->ack->error
+				 : net_msg_name(r));
+		net_msg_free(r);
+		return LG_EINVAL;
+	}
+	if (!W->c) {
+		const char *y = r->register_reply->config
+					? r->register_reply->config
+					: "";
+		rc = cfg_load_string(&W->cfg, y, strlen(y), "daemon config",
+				     err, sizeof err);
+		if (rc)
+			LG_ERROR("collect: %s", err);
+	}
+	net_msg_free(r);
+	return rc;
+}
+
+/* Reconnect after the daemon went away: jobs in hand are stale now. */
+static int reconnect(struct collect *W)
+{
+	char err[256];
+	int rc;
+
+	pthread_mutex_lock(&W->mu);
+	for (int i = 0; i < W->njobs; i++)
+		W->jobs[i]->abandoned = 1;
+	pthread_mutex_unlock(&W->mu);
+	if ((rc = net_client_reconnect(W->cl, err, sizeof err))) {
+		LG_ERROR("collect: daemon unreachable: %s", err);
+		return rc;
+	}
+	LG_INFO("collect: reconnected; open jobs abandoned");
+	return do_register(W);
+}
+
+static int start_envs(struct collect *W)
+{
+	struct coll_opts o;
+	struct env_opts eo;
+	char err[512];
+	env *e;
+	int rc;
+
+	cli_env_opts(&W->cfg, &eo);
+	if ((rc = env_new(&e, W->cfg.env.name, &eo, err, sizeof err))) {
+		LG_ERROR("collect: game %s: %s", W->cfg.env.name, err);
+		return rc;
+	}
+	W->spec = *env_spec_of(e);
+	env_free(e);
+	if (W->spec.players != 2) {
+		LG_ERROR("collect: game %s has %d players; jobs have two seats",
+			 W->cfg.env.name, W->spec.players);
+		return LG_EUNSUPP;
+	}
+	cli_nn_shape(&W->cfg, &W->spec, &W->shape);
+	for (int k = 0; k < COLL_NETS_MAX; k++)
+		W->pols[k] = (struct coll_policy){ slot_act, &W->slots[k], 1 };
+	coll_opts_default(&o);
+	o.game = W->cfg.env.name;
+	o.env = eo;
+	/* Different collectors play different episodes. */
+	o.env.seed = W->cfg.league.seed ^ (uint64_t)getpid() << 20 ^
+		     (uint64_t)(lg_now_s() * 1e6);
+	o.num_envs = W->envs;
+	o.mode = W->cfg.collectors.mode == CFG_MODE_SERIAL ? COLL_SERIAL
+		 : W->cfg.collectors.mode == CFG_MODE_SYNC ? COLL_SYNC
+							   : COLL_ASYNC;
+	o.wait_num = LG_MIN(W->cfg.collectors.wait_num, W->envs);
+	o.wait_timeout_s = W->cfg.collectors.wait_timeout_s;
+	o.step_timeout_s = W->cfg.collectors.step_timeout_s;
+	o.reset_timeout_s = W->cfg.collectors.reset_timeout_s;
+	o.processes = W->cfg.collectors.processes;
+	o.segment_len = (uint32_t)W->cfg.collectors.segment_len;
+	o.policies = W->pols;
+	o.num_policies = COLL_NETS_MAX;
+	o.sink = sink;
+	o.sink_ctx = W;
+	o.result = on_episode;
+	o.result_ctx = W;
+	o.next_episode = next_episode;
+	o.episode_ctx = W;
+	if ((rc = coll_new(&W->c, &o, err, sizeof err)))
+		LG_ERROR("collect: %s", err);
+	return rc;
+}
+
+static int collect_loop(struct collect *W)
+{
+	double last_log = lg_now_s(), idle_until = 0;
+	uint64_t last_steps = 0;
+	int rc = 0;
+
+	while (!stop_signal && !net_client_shutdown_requested(W->cl)) {
+		rc = coll_collect(W->c, UINT64_MAX / 2, 0.005);
+		if (rc && rc != LG_ETIMEOUT) {
+			LG_ERROR("collect: env manager: %s", lg_strerror(rc));
+			return rc;
+		}
+		rc = report_done(W);
+		/* Keep a job's worth of episodes waiting beyond what the
+		 * envs play, so no env idles between jobs. */
+		double now = lg_now_s();
+		if (!rc && now >= idle_until &&
+		    backlog(W) < W->envs && open_jobs(W) < MAX_OPEN_JOBS / 2) {
+			int got = request_jobs(W, 2);
+			if (got == 0)
+				idle_until = now + 0.05; /* nothing to do */
+			rc = got < 0 ? got : 0;
+		}
+		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
+			if (stop_signal ||
+			    net_client_shutdown_requested(W->cl))
+				break;
+			if ((rc = reconnect(W)))
+				return rc;
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (now - last_log >= 10) {
+			struct coll_stats st;
+			coll_stats(W->c, &st);
+			LG_INFO("collect: %.0f steps/s, %llu episodes, %llu "
+				"jobs (%llu stale), %llu net fetches, %llu "
+				"transitions undeliverable",
+				(double)(st.steps - last_steps) /
+					(now - last_log),
+				(unsigned long long)W->episodes,
+				(unsigned long long)W->jobs_done,
+				(unsigned long long)W->jobs_stale,
+				(unsigned long long)W->fetches,
+				(unsigned long long)W->undeliverable);
+			last_steps = st.steps;
+			last_log = now;
+		}
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "envs", required_argument, NULL, 'e' },
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct collect W;
+	const char *connect = NULL;
+	unsigned long long envs = 0;
+	char err[512];
+	int ch, rc;
+
+	memset(&W, 0, sizeof W);
+	W.token = getenv("LEAGUE_TOKEN");
+	while ((ch = cli_getopt(argc, argv, "collect", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'c': connect = optarg; break;
+		case 'n': snprintf(W.name, sizeof W.name, "%s", optarg); break;
+		case 'e':
+			if (cli_opt_u64("collect", "--envs", optarg, 1,
+					COLL_ENVS_MAX, &envs))
+				return CLI_USAGE;
+			break;
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("collect", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!connect)
+		return cli_usage_error("collect", "--connect HOST:PORT is "
+				       "required");
+	if (net_parse_hostport(connect, W.host, sizeof W.host, &W.port))
+		return cli_usage_error("collect", "--connect: expected "
+				       "HOST:PORT, got '%s'", connect);
+	if (!W.name[0])
+		snprintf(W.name, sizeof W.name, "collector.%ld",
+			 (long)getpid());
+	lg_log_set_tag(W.name);
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pthread_mutex_init(&W.mu, NULL);
+
+	W.co = (struct net_client_opts){
+		.host = W.host, .port = W.port, .token = W.token,
+		.role = LEAGUE__ROLE__ROLE_COLLECTOR, .name = W.name,
+		.give_up_s = 60,
+	};
+	if ((rc = net_client_connect(&W.cl, &W.co, err, sizeof err))) {
+		fprintf(stderr, "league collect: %s\n", err);
+		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
+							   : CLI_FAIL;
+	}
+	W.envs = 8;
+	if (!(rc = do_register(&W))) {
+		W.envs = envs ? envs : W.cfg.collectors.envs;
+		rc = start_envs(&W);
+	}
+	if (!rc) {
+		LG_INFO("collect: %llu envs of %s (%s mode)",
+			(unsigned long long)W.envs, W.cfg.env.name,
+			coll_mode_name(W.cfg.collectors.mode == CFG_MODE_SERIAL
+					       ? COLL_SERIAL
+				       : W.cfg.collectors.mode == CFG_MODE_SYNC
+					       ? COLL_SYNC
+					       : COLL_ASYNC));
+		rc = collect_loop(&W);
+	}
+	coll_free(W.c);
+	LG_INFO("collect: stops: %llu jobs, %llu episodes, %llu stale, %llu "
+		"transitions undeliverable", (unsigned long long)W.jobs_done,
+		(unsigned long long)W.episodes,
+		(unsigned long long)W.jobs_stale,
+		(unsigned long long)W.undeliverable);
+	for (int i = 0; i < W.njobs; i++)
+		job_free(W.jobs[i]);
+	for (int k = 0; k < COLL_NETS_MAX; k++) {
+		nn_ws_free(W.slots[k].ws);
+		nn_free(W.slots[k].net);
+	}
+	for (int i = 0; i < W.nsenders; i++)
+		net_traj_sender_close(W.senders[i].s);
+	net_client_close(W.cl);
+	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE
+	       : rc				    ? CLI_FAIL
+						    : CLI_OK;
+}
+
+const struct cli_cmd cli_cmd_collect = {
+	.name = "collect",
+	.summary = "run a collector worker (many envs, batched inference)",
+	.help =
+	"usage: league collect --connect HOST:PORT [--envs N] [--name NAME]\n\n"
+	"Plays the jobs the daemon at HOST:PORT hands out: many envs at once,\n"
+	"one batched forward per network, several jobs in flight; reports\n"
+	"every job's episodes to the daemon and streams the learning seats'\n"
+	"trajectories to their learners. Game and env manager settings come\n"
+	"from the daemon's config (collectors.*). Reconnects with backoff\n"
+	"when the daemon restarts.\n\n"
+	"  --envs N      envs to run (default collectors.envs)\n"
+	"  --name NAME   label in daemon logs\n\n"
+	"Token: $LEAGUE_TOKEN.\n",
+	.run = run,
+};
