@@ -184,6 +184,11 @@ static uint32_t *all_ids(const brain *b)
 
 /* ---- league payoff ----------------------------------------------------- */
 
+/* Row labels of the table. */
+static const char *const short_role[BRAIN_ROLE__COUNT] = {
+	"main", "mexp", "lexp", "self", "hist",
+};
+
 static int run_payoff(int argc, char **argv)
 {
 	struct args a = { .cmd = "payoff" };
@@ -251,7 +256,7 @@ static int run_payoff(int argc, char **argv)
 		for (uint32_t i = 0; i < n; i++) {
 			struct brain_player p;
 			brain_player_info(b, i, &p);
-			printf("%4u %-4.4s", i, brain_role_name(p.role));
+			printf("%4u %-4s", i, short_role[p.role]);
 			for (uint32_t j = 0; j < n; j++) {
 				double gm = g[(size_t)i * n + j];
 				if (gm > 0)

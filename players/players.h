@@ -193,8 +193,9 @@ struct brain_step_report {
  * when the minimum win rate over the role's reference set exceeds
  * snapshot_win_rate, or at snapshot_max_mult times the interval; an empty
  * reference set waits for the latter) and the role's reset rule after a
- * snapshot. A reset also clears the learner's payoff results (they
- * described parameters that no longer exist). Committed (batch rule).
+ * snapshot. A reset moves the learner's payoff results and online Elo to
+ * the snapshot just frozen (they describe those parameters) and starts
+ * the learner afresh. Committed (batch rule).
  * LG_EINVAL (not a learner, steps going back, read-only).
  */
 int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
