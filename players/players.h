@@ -216,15 +216,19 @@ struct brain_player {
 	uint32_t snapshots, resets; /* learner */
 };
 
+/* Number of players and snapshots (ids are 0 .. count - 1). */
 uint32_t brain_count(const brain *b);
 /* Player or snapshot `id`; LG_ENOTFOUND past brain_count(). */
 int brain_player_info(const brain *b, uint32_t id, struct brain_player *out);
 /* The payoff table (owned by b). Changes made through it are not
  * persisted: tests use it to pose win rates. */
 payoff *brain_payoff(brain *b);
+/* The id the next job will get; the number of jobs issued and neither
+ * answered nor cancelled. */
 uint64_t brain_next_job_id(const brain *b);
 uint64_t brain_open_jobs(const brain *b);
 
+/* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);
 const char *brain_kind_name(int kind);
 /* PFSP weight f(x) of win rate x; x is clamped to [0, 1] and NaN reads as
