@@ -102,6 +102,10 @@ $(BUILD)/tests/suites.h: $(wildcard tests/check_*.c)
 	sed -n 's/^Suite \*suite_\([a-z0-9_]*\)(void).*/SUITE(\1)/p' $^ > $@.tmp
 	mv $@.tmp $@
 
+# The learner's elementwise loops need the vectoriser (-O2 leaves them
+# scalar; sqrtf with errno semantics keeps Adam scalar too).
+$(BUILD)/learner/%.o: CFLAGS += -O3 -fno-math-errno
+
 # Suites export suite_<name> with no header: the runner declares them.
 $(TEST_OBJ): CFLAGS += -Wno-missing-prototypes
 $(BUILD)/tests/run.o: $(BUILD)/tests/suites.h
@@ -121,6 +125,10 @@ asan:
 
 bench: bin/league
 	bin/league bench all
+
+# Our PPO update against PyTorch's (needs python3-torch; never in make test).
+bench-torch: bin/league
+	bench/learner_vs_torch
 
 # Fuzz harnesses (libFuzzer, clang). `make fuzz` builds them all under
 # build/fuzz; run one with e.g. build/fuzz/fuzz_config -max_total_time=60.

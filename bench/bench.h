@@ -18,5 +18,6 @@ struct bench_entry {
 
 int bench_env(int argc, char **argv);
 int bench_matchmaking(int argc, char **argv);
+int bench_learner(int argc, char **argv);
 
 #endif

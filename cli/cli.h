@@ -41,6 +41,8 @@ int cli_opt_double(const char *cmd, const char *opt, const char *val,
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 
+extern const struct cli_cmd cli_cmd_serve;
+extern const struct cli_cmd cli_cmd_run; /* registered once the workers exist */
 extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;

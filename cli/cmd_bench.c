@@ -10,6 +10,7 @@
 static const struct bench_entry benches[] = {
 	{ "env", "environment steps per second per game", bench_env },
 	{ "matchmaking", "brain decisions per second by league size", bench_matchmaking },
+	{ "learner", "PPO update samples/s and GFLOP/s vs the sgemm peak", bench_learner },
 	{ NULL, NULL, NULL },
 };
 

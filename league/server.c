@@ -387,9 +387,52 @@ static void http_status(struct evhttp_request *req, void *arg)
 	lg_buf_free(&b);
 }
 
+/* Send one 200 reply carrying data (copied). */
+static void http_reply(struct evhttp_request *req, const char *ctype,
+		       const void *data, size_t len)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Content-Type", ctype);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evbuffer_add(evhttp_request_get_output_buffer(req), data, len);
+	evhttp_send_reply(req, 200, "OK", NULL);
+}
+
+static void http_payoff(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+	lg_buf b = { 0 };
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return;
+	}
+	if (!s->ops.payoff_json) {
+		evhttp_send_error(req, 404, "no payoff matrix in this server");
+		return;
+	}
+	if (s->ops.payoff_json(s->ops.ctx, &b) || lg_buf_printf(&b, "\n")) {
+		lg_buf_free(&b);
+		evhttp_send_error(req, 500, "payoff matrix unavailable");
+		return;
+	}
+	http_reply(req, "application/json", b.data, b.len);
+	lg_buf_free(&b);
+}
+
 static void http_other(struct evhttp_request *req, void *arg)
 {
-	evhttp_send_error(req, 404, "try /status");
+	const char *uri = evhttp_request_get_uri(req);
+
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	    (!strcmp(uri, "/") || !strncmp(uri, "/?", 2) ||
+	     !strcmp(uri, "/index.html"))) {
+		http_reply(req, "text/html; charset=utf-8", league_web_page,
+			   strlen(league_web_page));
+		return;
+	}
+	evhttp_send_error(req, 404, "try /, /status or /payoff");
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
@@ -403,8 +446,9 @@ static int write_ports(league_server *s, char *err, size_t errlen)
 		return 0;
 	snprintf(tmp, sizeof tmp, "%s.tmp", s->ports_file);
 	f = fopen(tmp, "w");
-	if (!f || fprintf(f, "port %u\nhttp_port %u\npid %ld\n", s->port,
-			  s->http_port, (long)getpid()) < 0 ||
+	if (!f || fprintf(f, "port %u\nhttp_port %u\npid %ld\n%s", s->port,
+			  s->http_port, (long)getpid(),
+			  s->o.ports_extra ? s->o.ports_extra : "") < 0 ||
 	    fclose(f) || rename(tmp, s->ports_file)) {
 		lg_errf(err, errlen, "%s: cannot write: %s", s->ports_file,
 			strerror(errno));
@@ -486,6 +530,7 @@ int league_server_new(league_server **out, struct event_base *base,
 					     ? ((struct sockaddr_in6 *)&ss)->sin6_port
 					     : ((struct sockaddr_in *)&ss)->sin_port);
 		evhttp_set_cb(s->http, "/status", http_status, s);
+		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);
 		evhttp_set_max_body_size(s->http, 4096);

@@ -13,6 +13,10 @@
  * A session silent for three heartbeat intervals is closed ("heartbeat
  * timeout") and on_close tells the league so it can re-queue its jobs.
  *
+ * HTTP (read-only, GET): /status (JSON), /payoff (JSON, from the league),
+ * and / (a self-contained page that polls both and draws the payoff matrix
+ * as a heatmap; see league/web.c).
+ *
  * Everything runs on one libevent loop; no callback blocks.
  */
 #ifndef LG_LEAGUE_SERVER_H
@@ -40,6 +44,8 @@ struct league_server_opts {
 	const char *env_name;
 	const char *ports_file;  /* NULL, or a path written with the bound
 				    ports (atomically) for local workers */
+	const char *ports_extra; /* NULL, or lines appended to that file
+				    (must outlive the server) */
 };
 
 struct league_server_ops {
@@ -52,6 +58,10 @@ struct league_server_ops {
 	/* Append league fields to the /status JSON object, each as
 	 * `"name": value` preceded by ", " (may be NULL). */
 	int (*status_json)(void *ctx, lg_buf *out);
+	/* The payoff matrix as `league payoff --format json` prints it
+	 * ({"players": [...], "win_rate": [[...]], "games": [[...]]}), for
+	 * GET /payoff and the live page (may be NULL: 404). */
+	int (*payoff_json)(void *ctx, lg_buf *out);
 };
 
 /*
@@ -76,6 +86,9 @@ size_t league_server_sessions(const league_server *s);
 void league_server_shutdown(league_server *s, const char *reason,
 			    double grace_s, void (*done)(void *arg),
 			    void *arg);
+
+/* The self-contained live page served at / (league/web.c). */
+extern const char league_web_page[];
 
 /* Queue a message for the session (LG_ECLOSED once it is closing). */
 int league_session_send(league_session *ss, const net_msg *m);

@@ -1360,6 +1360,31 @@ int brain_cancel_job(brain *b, uint64_t job_id)
 	return call_done(b);
 }
 
+int brain_cancel_open_jobs(brain *b, uint64_t *n)
+{
+	uint64_t *ids, k = 0;
+	size_t m = 0;
+	int rc = 0;
+
+	if (n)
+		*n = 0;
+	if (b->rdonly)
+		return LG_EINVAL;
+	/* Ids first: a commit (batch rule) compacts the job array. */
+	if (!(ids = malloc(sizeof(*ids) * (b->njobs ? b->njobs : 1))))
+		return LG_ENOMEM;
+	for (size_t i = 0; i < b->njobs; i++)
+		if (!b->jobs[i].done)
+			ids[m++] = b->jobs[i].j.id;
+	for (size_t i = 0; i < m && !rc; i++)
+		if (!(rc = brain_cancel_job(b, ids[i])))
+			k++;
+	free(ids);
+	if (n)
+		*n = k;
+	return rc;
+}
+
 /* ---- snapshot and reset rules ----------------------------------------- */
 
 /* Minimum win rate of L over its role's reference set; INFINITY when the
@@ -1497,6 +1522,37 @@ payoff *brain_payoff(brain *b)
 uint64_t brain_next_job_id(const brain *b)
 {
 	return b->next_job;
+}
+
+int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
+{
+	double *wr = malloc(n * n * sizeof(*wr) + 1);
+	double *g = malloc(n * n * sizeof(*g) + 1);
+	int rc = LG_ENOMEM;
+
+	if (!wr || !g)
+		goto out;
+	if ((rc = payoff_matrix(b->pf, ids, n, wr, g)))
+		goto out;
+	lg_buf_printf(out, "{\"players\":[");
+	for (size_t i = 0; i < n; i++)
+		lg_buf_printf(out, "%s%u", i ? "," : "", ids[i]);
+	for (int k = 0; k < 2; k++) {
+		const double *v = k ? g : wr;
+		lg_buf_printf(out, "],\"%s\":[", k ? "games" : "win_rate");
+		for (size_t i = 0; i < n; i++) {
+			lg_buf_printf(out, "%s[", i ? "," : "");
+			for (size_t j = 0; j < n; j++)
+				lg_buf_printf(out, "%s%.6g", j ? "," : "",
+					      v[i * n + j]);
+			lg_buf_printf(out, "]");
+		}
+	}
+	rc = lg_buf_printf(out, "]}");
+out:
+	free(wr);
+	free(g);
+	return rc;
 }
 
 uint64_t brain_open_jobs(const brain *b)

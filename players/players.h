@@ -178,6 +178,10 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n);
 /* Drop an open job without a result (its lease expired). LG_ENOTFOUND. */
 int brain_cancel_job(brain *b, uint64_t job_id);
+/* Cancel every open job (a restarted daemon: the jobs in flight died with
+ * its leases; their late results must count nowhere). *n (may be NULL)
+ * gets how many. */
+int brain_cancel_open_jobs(brain *b, uint64_t *n);
 
 struct brain_step_report {
 	int snapshot;          /* a snapshot was frozen */
@@ -227,6 +231,11 @@ payoff *brain_payoff(brain *b);
  * answered nor cancelled. */
 uint64_t brain_next_job_id(const brain *b);
 uint64_t brain_open_jobs(const brain *b);
+
+/* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
+ * --format json` prints: {"players":[ids],"win_rate":[[..]],"games":[[..]]}
+ * (rows in ids order). LG_ENOMEM. */
+int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);

@@ -49,6 +49,13 @@ static int status_extra(void *ctx, lg_buf *out)
 	return lg_buf_printf(out, ", \"players\": 3");
 }
 
+static int payoff_json(void *ctx, lg_buf *out)
+{
+	return lg_buf_printf(out, "{\"players\": [\"1\", \"2\"], "
+			     "\"win_rate\": [[0.5, 0.75], [0.25, 0.5]], "
+			     "\"games\": [[0, 8], [8, 0]]}");
+}
+
 static void start_on(struct fixture *f, const char *token, double hb,
 		     const char *ports, uint16_t port)
 {
@@ -58,7 +65,8 @@ static void start_on(struct fixture *f, const char *token, double hb,
 		.league_name = "test-league", .env_name = "rps",
 		.ports_file = ports, .hello_timeout_s = 1,
 	};
-	struct league_server_ops ops = { f, on_msg, on_close, status_extra };
+	struct league_server_ops ops = { f, on_msg, on_close, status_extra,
+					 payoff_json };
 	char err[256];
 
 	memset(f, 0, sizeof *f);
@@ -292,6 +300,15 @@ START_TEST(http_status_reports_sessions)
 		if (http_get(league_server_http_port(f.srv), "/nope", body,
 			     sizeof body) || !strstr(body, "404"))
 			_exit(3);
+		/* The live page and the matrix it polls. */
+		if (http_get(league_server_http_port(f.srv), "/", body,
+			     sizeof body) || !strstr(body, "200 OK") ||
+		    !strstr(body, "text/html") || !strstr(body, "fetch(\"/payoff\")"))
+			_exit(4);
+		if (http_get(league_server_http_port(f.srv), "/payoff", body,
+			     sizeof body) || !strstr(body, "200 OK") ||
+		    !strstr(body, "\"win_rate\": [[0.5, 0.75]"))
+			_exit(5);
 		close(fd);
 		_exit(0);
 	}

@@ -1,0 +1,309 @@
+/*
+ * bench/bench_learner.c: `league bench learner`: samples per second of a
+ * full PPO update (GAE, epochs of shuffled minibatches, forward, backward,
+ * Adam) on a synthetic batch, the GFLOP/s of the matrix products that
+ * implies, and the ratio to this machine's own sgemm peak measured in the
+ * same run with the same BLAS thread count (nn_sgemm_peak). samples_per_s
+ * is batch / seconds per update (each sample is visited `epochs` times).
+ * bench/learner_vs_torch runs the same update in PyTorch with --json.
+ */
+#include "bench/bench.h"
+#include "cli/cli.h"
+#include "learner/learner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct blopts {
+	struct nn_shape s;
+	char hidden_txt[128];
+	unsigned long long batch, minibatch, epochs, threads;
+	double seconds;
+	int json;
+};
+
+static int parse_hidden(const char *txt, struct nn_shape *s)
+{
+	char buf[128], *save = NULL, *tok;
+
+	if (strlen(txt) >= sizeof buf)
+		return -1;
+	strcpy(buf, txt);
+	s->nhidden = 0;
+	if (!strcmp(buf, "") || !strcmp(buf, "none"))
+		return 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+		if (s->nhidden == NN_MAX_LAYERS ||
+		    lg_parse_u64(tok, 1, NN_MAX_WIDTH, &v))
+			return -1;
+		s->hidden[s->nhidden++] = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* Synthetic batch: gaussian observations, ~3/4 of actions legal, actions
+ * and log-probabilities sampled from the net itself, episodes of 32. */
+struct synth {
+	float *obs, *logp, *value, *reward;
+	uint8_t *mask, *done;
+	int32_t *action;
+};
+
+static void synth_free(struct synth *y)
+{
+	free(y->obs);
+	free(y->logp);
+	free(y->value);
+	free(y->reward);
+	free(y->mask);
+	free(y->done);
+	free(y->action);
+}
+
+static int synth_make(struct synth *y, const nn *net, size_t n)
+{
+	const struct nn_shape *s = nn_shape_of(net);
+	nn_ws *ws = NULL;
+	lg_rng r;
+	int rc;
+
+	memset(y, 0, sizeof *y);
+	y->obs = malloc(n * s->obs * sizeof(float));
+	y->logp = malloc(n * sizeof(float));
+	y->value = malloc(n * sizeof(float));
+	y->reward = malloc(n * sizeof(float));
+	y->mask = malloc(n * s->actions);
+	y->done = malloc(n);
+	y->action = malloc(n * sizeof(int32_t));
+	if (!y->obs || !y->logp || !y->value || !y->reward || !y->mask ||
+	    !y->done || !y->action)
+		return LG_ENOMEM;
+	lg_rng_seed(&r, 42);
+	for (size_t i = 0; i < n * s->obs; i++)
+		y->obs[i] = (float)lg_rng_normal(&r);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *m = y->mask + i * s->actions;
+		for (size_t a = 0; a < s->actions; a++)
+			m[a] = lg_rng_below(&r, 4) != 0;
+		m[lg_rng_below(&r, s->actions)] = 1;
+		y->done[i] = i % 32 == 31;
+		y->reward[i] = y->done[i] ? (lg_rng_below(&r, 2) ? 1 : -1) : 0;
+	}
+	rc = nn_ws_new(&ws, net, n);
+	if (!rc)
+		rc = nn_act(net, ws, y->obs, y->mask, n, &r, y->action, y->logp,
+			    y->value);
+	nn_ws_free(ws);
+	return rc;
+}
+
+static int usage_help(void)
+{
+	printf("usage: league bench learner [--obs N] [--hidden W,W,...] "
+	       "[--actions N]\n"
+	       "       [--act relu|tanh] [--batch N] [--minibatch N] "
+	       "[--epochs N]\n"
+	       "       [--threads N] [--seconds S] [--json]\n\n"
+	       "Samples per second of a full PPO update (defaults: obs 128, "
+	       "hidden 256,256,\nactions 16, relu, batch 4096, minibatch "
+	       "1024, epochs 4, 1 BLAS thread,\nabout 3 s of updates), "
+	       "the GFLOP/s of its matrix products and the ratio to\nthe "
+	       "sgemm peak of this machine measured in the same run with "
+	       "the same threads.\n");
+	return CLI_OK;
+}
+
+static int parse(int argc, char **argv, struct blopts *o)
+{
+	static const struct option opts[] = {
+		{ "obs", required_argument, NULL, 'o' },
+		{ "hidden", required_argument, NULL, 'H' },
+		{ "actions", required_argument, NULL, 'a' },
+		{ "act", required_argument, NULL, 'A' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "minibatch", required_argument, NULL, 'm' },
+		{ "epochs", required_argument, NULL, 'e' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = "bench learner";
+	unsigned long long v;
+	int ch;
+
+	memset(o, 0, sizeof *o);
+	o->s.obs = 128;
+	o->s.actions = 16;
+	o->s.act = NN_RELU;
+	o->s.nhidden = 2;
+	o->s.hidden[0] = o->s.hidden[1] = 256;
+	strcpy(o->hidden_txt, "256,256");
+	o->batch = 4096;
+	o->minibatch = 1024;
+	o->epochs = 4;
+	o->threads = 1;
+	o->seconds = 3;
+	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
+		switch (ch) {
+		case -2:
+			return CLI_USAGE;
+		case 'o':
+			if (cli_opt_u64(cmd, "--obs", optarg, 1, NN_MAX_OBS,
+					&v))
+				return CLI_USAGE;
+			o->s.obs = (uint32_t)v;
+			break;
+		case 'a':
+			if (cli_opt_u64(cmd, "--actions", optarg, 1,
+					NN_MAX_ACTIONS, &v))
+				return CLI_USAGE;
+			o->s.actions = (uint32_t)v;
+			break;
+		case 'H':
+			if (parse_hidden(optarg, &o->s))
+				return cli_usage_error(cmd, "--hidden: expected "
+						       "up to 8 widths in [1, "
+						       "65536] like 256,256");
+			snprintf(o->hidden_txt, sizeof o->hidden_txt, "%s",
+				 optarg);
+			break;
+		case 'A':
+			if (!strcmp(optarg, "relu"))
+				o->s.act = NN_RELU;
+			else if (!strcmp(optarg, "tanh"))
+				o->s.act = NN_TANH;
+			else
+				return cli_usage_error(cmd, "--act: relu or "
+						       "tanh");
+			break;
+		case 'b':
+			if (cli_opt_u64(cmd, "--batch", optarg, 1, 1 << 22,
+					&o->batch))
+				return CLI_USAGE;
+			break;
+		case 'm':
+			if (cli_opt_u64(cmd, "--minibatch", optarg, 1, 1 << 22,
+					&o->minibatch))
+				return CLI_USAGE;
+			break;
+		case 'e':
+			if (cli_opt_u64(cmd, "--epochs", optarg, 1, 1000,
+					&o->epochs))
+				return CLI_USAGE;
+			break;
+		case 't':
+			if (cli_opt_u64(cmd, "--threads", optarg, 1, 256,
+					&o->threads))
+				return CLI_USAGE;
+			break;
+		case 's':
+			if (cli_opt_double(cmd, "--seconds", optarg, 0.01, 600,
+					   &o->seconds))
+				return CLI_USAGE;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'h':
+			usage_help();
+			return -1;
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error(cmd, "unexpected argument '%s'",
+				       argv[optind]);
+	return CLI_OK;
+}
+
+int bench_learner(int argc, char **argv)
+{
+	struct blopts o;
+	struct ppo_opts po;
+	struct ppo_batch b;
+	struct ppo_stats st;
+	struct synth y;
+	ppo *p = NULL;
+	char err[256];
+	double peak = 0, t0, dt, sps, gflops;
+	uint64_t updates = 0;
+	int rc, ret = CLI_FAIL;
+
+	rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (nn_shape_check(&o.s, err, sizeof err))
+		return cli_usage_error("bench learner", "%s", err);
+	memset(&y, 0, sizeof y);
+	ppo_opts_default(&po);
+	po.epochs = o.epochs;
+	po.minibatch = o.minibatch;
+	po.threads = (int)o.threads;
+	if (ppo_new(&p, NULL, &o.s, &po, 1, err, sizeof err)) {
+		fprintf(stderr, "league bench learner: %s\n", err);
+		goto out;
+	}
+	if (synth_make(&y, ppo_net(p), (size_t)o.batch)) {
+		fprintf(stderr, "league bench learner: out of memory\n");
+		goto out;
+	}
+	b.n = (size_t)o.batch;
+	b.obs = y.obs;
+	b.mask = y.mask;
+	b.action = y.action;
+	b.logp = y.logp;
+	b.value = y.value;
+	b.reward = y.reward;
+	b.done = y.done;
+	/* reference first, then the learner */
+	if (nn_sgemm_peak(LG_MIN(1.5, o.seconds), (int)o.threads, &peak)) {
+		fprintf(stderr, "league bench learner: out of memory\n");
+		goto out;
+	}
+	if (ppo_update(p, &b, &st)) /* warm-up */
+		goto out;
+	t0 = lg_now_s();
+	do {
+		if (ppo_update(p, &b, &st))
+			goto out;
+		updates++;
+		dt = lg_now_s() - t0;
+	} while (dt < o.seconds || updates < 2);
+	sps = (double)o.batch * updates / dt;
+	gflops = nn_train_flops_per_row(&o.s) * (double)o.epochs * sps / 1e9;
+	if (o.json) {
+		printf("{\"bench\":\"learner\",\"obs\":%u,\"hidden\":\"%s\","
+		       "\"actions\":%u,\"act\":\"%s\",\"batch\":%llu,"
+		       "\"minibatch\":%llu,\"epochs\":%llu,\"threads\":%llu,"
+		       "\"updates\":%llu,\"update_s\":%.6f,"
+		       "\"samples_per_s\":%.1f,\"gflops\":%.3f,"
+		       "\"sgemm_peak_gflops\":%.3f,\"peak_ratio\":%.4f,"
+		       "\"loss\":%.6f}\n",
+		       o.s.obs, o.hidden_txt, o.s.actions,
+		       o.s.act == NN_RELU ? "relu" : "tanh", o.batch,
+		       o.minibatch, o.epochs, o.threads,
+		       (unsigned long long)updates, dt / updates, sps, gflops,
+		       peak, gflops / peak, st.loss);
+	} else {
+		printf("learner: obs %u hidden %s actions %u %s, batch %llu "
+		       "minibatch %llu epochs %llu, %llu BLAS thread(s)\n",
+		       o.s.obs, o.hidden_txt, o.s.actions,
+		       o.s.act == NN_RELU ? "relu" : "tanh", o.batch,
+		       o.minibatch, o.epochs, o.threads);
+		printf("%14s %10s %10s %12s %10s\n", "samples/s", "update_s",
+		       "GFLOP/s", "sgemm peak", "vs peak");
+		printf("%14.0f %10.4f %10.2f %12.2f %10.4f\n", sps,
+		       dt / updates, gflops, peak, gflops / peak);
+	}
+	fflush(stdout);
+	ret = CLI_OK;
+out:
+	synth_free(&y);
+	ppo_free(p);
+	return ret;
+}

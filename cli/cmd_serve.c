@@ -1,0 +1,150 @@
+/* cli/cmd_serve.c: `league serve CONFIG`: the league daemon alone. */
+#include "cli/cli.h"
+#include "league/config.h"
+#include "league/daemon.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TOKEN_MAX 256
+
+/* The shared token: LEAGUE_TOKEN, else the config's server.token_file
+ * (first line, surrounding blanks dropped). "" when neither is set. */
+static int read_token(const struct cfg *c, char *tok, size_t len)
+{
+	const char *env = getenv("LEAGUE_TOKEN");
+	FILE *f;
+
+	tok[0] = 0;
+	if (env && *env) {
+		if (strlen(env) >= len) {
+			fprintf(stderr, "league serve: LEAGUE_TOKEN is longer "
+				"than %zu bytes\n", len - 1);
+			return -1;
+		}
+		snprintf(tok, len, "%s", env);
+		return 0;
+	}
+	if (!c->server.token_file[0])
+		return 0;
+	if (!(f = fopen(c->server.token_file, "r"))) {
+		fprintf(stderr, "league serve: server.token_file %s: %s\n",
+			c->server.token_file, strerror(errno));
+		return -1;
+	}
+	if (!fgets(tok, (int)len, f))
+		tok[0] = 0;
+	fclose(f);
+	tok[strcspn(tok, "\r\n")] = 0;
+	if (!tok[0]) {
+		fprintf(stderr, "league serve: server.token_file %s is empty\n",
+			c->server.token_file);
+		return -1;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "resume", no_argument, NULL, 'r' },
+		{ "ports-file", required_argument, NULL, 'p' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "http-port", required_argument, NULL, 'H' },
+		{ "nosync", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct cfg c;
+	struct league_daemon_opts o = { .port = -1, .http_port = -1 };
+	const char *dir = NULL;
+	char err[1024], tok[TOKEN_MAX];
+	unsigned long long v;
+	struct event_base *base;
+	league_daemon *d;
+	int ch, rc;
+
+	while ((ch = cli_getopt(argc, argv, "serve", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'd': dir = optarg; break;
+		case 'r': o.resume = 1; break;
+		case 'p': o.ports_file = optarg; break;
+		case 'l': o.listen = optarg; break;
+		case 'n': o.store_flags |= STORE_NOSYNC; break;
+		case 'P':
+		case 'H':
+			if (cli_opt_u64("serve", ch == 'P' ? "--port"
+							   : "--http-port",
+					optarg, 0, 65535, &v))
+				return CLI_USAGE;
+			if (ch == 'P')
+				o.port = (int)v;
+			else
+				o.http_port = (int)v;
+			break;
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("serve", "expected one CONFIG file");
+	if (cfg_load_file(&c, argv[optind], err, sizeof err)) {
+		fprintf(stderr, "league serve: %s\n", err);
+		return CLI_USAGE;
+	}
+	if (read_token(&c, tok, sizeof tok))
+		return CLI_USAGE;
+	o.cfg = &c;
+	o.dir = dir ? dir : c.league.dir;
+	o.token = tok;
+	lg_log_set_tag("daemon");
+	signal(SIGPIPE, SIG_IGN);
+	if (!(base = event_base_new())) {
+		fprintf(stderr, "league serve: no event base\n");
+		return CLI_FAIL;
+	}
+	rc = league_daemon_new(&d, base, &o, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "league serve: %s\n", err);
+		event_base_free(base);
+		return rc == LG_EEXIST || rc == LG_ENOTFOUND || rc == LG_ECONFIG
+			       ? CLI_USAGE
+			       : CLI_FAIL;
+	}
+	rc = league_daemon_run(d);
+	LG_INFO("daemon: stopped: %s", league_daemon_stop_reason(d));
+	league_daemon_free(d);
+	event_base_free(base);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
+const struct cli_cmd cli_cmd_serve = {
+	.name = "serve",
+	.summary = "run the league daemon (matchmaking, payoff, parameters)",
+	.help =
+	"usage: league serve CONFIG [--dir DIR] [--resume] [--ports-file F]\n"
+	"                    [--listen ADDR] [--port N] [--http-port N]\n"
+	"                    [--nosync]\n\n"
+	"Serves the league in DIR (default: league.dir) to collectors and\n"
+	"learners until the config's budget is reached or SIGTERM/SIGINT,\n"
+	"then drains: workers are told to stop, everything is committed.\n"
+	"Everything acknowledged is in LMDB first, so after any crash (kill -9\n"
+	"included) --resume continues the league.\n\n"
+	"  --dir DIR         league directory\n"
+	"  --resume          continue the league in DIR (required when DIR\n"
+	"                    holds one; refused when it does not)\n"
+	"  --ports-file F    write the bound ports and learning players to F\n"
+	"  --listen ADDR     address (default server.listen, 127.0.0.1);\n"
+	"                    beyond loopback a token is required\n"
+	"  --port N, --http-port N   0: any free port\n"
+	"  --nosync          no fsync per commit: safe against kill -9, not\n"
+	"                    against power loss\n\n"
+	"Token: $LEAGUE_TOKEN, else the file named by server.token_file.\n"
+	"HTTP: /status (JSON), /payoff (JSON), / (live heatmap page).\n",
+	.run = run,
+};

@@ -1,0 +1,1166 @@
+/*
+ * league/daemon.c: the league manager (see daemon.h).
+ *
+ * Layout: one struct league_daemon; a learner table indexed by player id
+ * (who owns each learning player, its endpoint and newest parameters); the
+ * message handlers, one per request type, each ending in exactly one
+ * reply; a one-second tick for lease expiry, rates and the budget.
+ */
+#include "league/daemon.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "league/lease.h"
+#include "league/server.h"
+#include "net/net.h"
+#include "storage/storage.h"
+
+#define DAEMON_MAX_JOBS_PER_REQUEST 64
+#define DAEMON_KEEP_VERSIONS 8
+#define DAEMON_ENDPOINT_MAX 255
+#define DAEMON_MATRIX_MAX 512 /* /payoff shows at most this many agents */
+
+struct learner_slot {
+	int is_learner;
+	league_session *owner;       /* NULL: no learner connected */
+	char endpoint[DAEMON_ENDPOINT_MAX + 1];
+	int has_params;              /* some version is stored */
+	uint32_t newest;             /* newest stored version */
+};
+
+struct sess_data {
+	struct sess_data *next, *prev; /* every live session's, for free */
+	int role;
+	uint32_t player;             /* learner: the player it owns */
+	uint32_t max_jobs;           /* collector */
+	uint64_t results;
+};
+
+struct league_daemon {
+	struct cfg cfg;
+	struct event_base *base;
+	store *st;
+	brain *br;
+	league_leases *leases;
+	league_server *srv;
+	struct event *tick, *sigterm, *sigint;
+	char dir[CFG_STR_MAX];
+	char ports_extra[4096];
+
+	struct learner_slot *slots;  /* by player id, for ids < nslots */
+	uint32_t nslots;
+	uint32_t rr;                 /* round robin over learners */
+
+	/* Counters persisted in meta with every result. */
+	uint64_t env_steps, jobs_done, episodes, abnormal;
+	double seconds_before;       /* run time of earlier runs */
+	double started;
+	/* Rates over the last tick interval. */
+	uint64_t rate_steps, rate_jobs;
+	double rate_t, steps_per_s, jobs_per_s;
+	uint64_t stale_results, requeued;
+
+	struct sess_data *sessions;
+	int stopping;
+	int failed;                  /* an LMDB write failed: stop */
+	char stop_reason[128];
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void ack(league_session *ss, uint64_t reply_to, int status,
+		const char *error, uint64_t id, int reset)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__Ack a = LEAGUE__ACK__INIT;
+
+	a.status = (League__Status)status;
+	a.error = (char *)(uintptr_t)(error ? error : "");
+	a.id = id;
+	a.reset = reset;
+	m.reply_to = reply_to;
+	m.body_case = LEAGUE__ENVELOPE__BODY_ACK;
+	m.ack = &a;
+	league_session_send(ss, &m);
+}
+
+static double run_seconds(const league_daemon *d)
+{
+	return d->seconds_before + (lg_now_s() - d->started);
+}
+
+static struct learner_slot *slot_of(league_daemon *d, uint32_t player)
+{
+	if (player >= d->nslots || !d->slots[player].is_learner)
+		return NULL;
+	return &d->slots[player];
+}
+
+/* Grow the learner table to cover every id the brain knows. */
+static int slots_sync(league_daemon *d)
+{
+	uint32_t n = brain_count(d->br);
+
+	if (n > d->nslots) {
+		struct learner_slot *s = realloc(d->slots, sizeof(*s) * n);
+		if (!s)
+			return LG_ENOMEM;
+		memset(s + d->nslots, 0, sizeof(*s) * (n - d->nslots));
+		d->slots = s;
+		for (uint32_t i = d->nslots; i < n; i++) {
+			struct brain_player p;
+			if (!brain_player_info(d->br, i, &p))
+				s[i].is_learner = p.role != BRAIN_ROLE_HISTORICAL;
+		}
+		d->nslots = n;
+	}
+	return 0;
+}
+
+/* ---- parameters ------------------------------------------------------- */
+
+struct params_scan {
+	league_daemon *d;
+};
+
+static int params_scan_cb(const void *key, size_t klen, const void *val,
+			  size_t vlen, void *arg)
+{
+	league_daemon *d = arg;
+
+	if (klen != 8)
+		return LG_ECORRUPT;
+	uint32_t player = lg_get_be32(key), version = lg_get_be32(
+						    (const uint8_t *)key + 4);
+	if (player < d->nslots) {
+		struct learner_slot *s = &d->slots[player];
+		if (!s->has_params || version > s->newest)
+			s->newest = version;
+		s->has_params = 1;
+	}
+	return 0;
+}
+
+static int params_load_index(league_daemon *d)
+{
+	store_txn *t;
+	int rc;
+
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = store_iter(t, STORE_DB_PARAMS, NULL, 0, params_scan_cb, d);
+	store_txn_abort(t);
+	return rc;
+}
+
+static int params_exist(league_daemon *d, uint32_t player, uint32_t version)
+{
+	uint8_t k[8];
+	store_txn *t;
+	const void *v;
+	size_t vl;
+	int rc;
+
+	if (player < d->nslots && d->slots[player].has_params &&
+	    version == d->slots[player].newest)
+		return 1;
+	if (store_txn_begin(d->st, STORE_TXN_READ, &t))
+		return 0;
+	store_key_u32x2(k, player, version);
+	rc = store_get(t, STORE_DB_PARAMS, k, sizeof k, &v, &vl);
+	store_txn_abort(t);
+	return rc == 0;
+}
+
+/* Copy a version's blob out (caller frees *blob). */
+static int params_read(league_daemon *d, uint32_t player, uint32_t version,
+		       uint8_t **blob, size_t *len, char *err, size_t errlen)
+{
+	struct store_blob_info info;
+	const void *p;
+	uint8_t k[8];
+	store_txn *t;
+	int rc;
+
+	*blob = NULL;
+	*len = 0;
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	store_key_u32x2(k, player, version);
+	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
+			    errlen);
+	if (!rc) {
+		*blob = malloc(info.nbytes ? info.nbytes : 1);
+		if (!*blob)
+			rc = LG_ENOMEM;
+		else {
+			memcpy(*blob, p, info.nbytes);
+			*len = info.nbytes;
+		}
+	}
+	store_txn_abort(t);
+	return rc;
+}
+
+struct params_put {
+	league_daemon *d;
+	uint32_t player, version;
+	const void *blob;
+	size_t len;
+};
+
+/* Versions a snapshot froze are kept for good; so are version 0 (the
+ * initial parameters a reset returns to) and the newest KEEP. */
+static int version_pinned(league_daemon *d, uint32_t player, uint32_t v)
+{
+	uint32_t n = brain_count(d->br);
+
+	if (v == 0)
+		return 1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct brain_player p;
+		if (!brain_player_info(d->br, i, &p) &&
+		    p.role == BRAIN_ROLE_HISTORICAL && p.parent == player &&
+		    p.version == v)
+			return 1;
+	}
+	return 0;
+}
+
+static int params_put_txn(store_txn *t, void *arg)
+{
+	struct params_put *pp = arg;
+	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
+	uint8_t k[8];
+
+	info.dims[0] = (uint32_t)pp->len;
+	info.nbytes = pp->len;
+	store_key_u32x2(k, pp->player, pp->version);
+	store_blob_put(t, STORE_DB_PARAMS, k, sizeof k, &info, pp->blob);
+	/* Drop the version that just fell out of the kept window. */
+	if (pp->version > DAEMON_KEEP_VERSIONS) {
+		uint32_t old = pp->version - DAEMON_KEEP_VERSIONS - 1;
+		if (!version_pinned(pp->d, pp->player, old)) {
+			store_key_u32x2(k, pp->player, old);
+			int rc = store_del(t, STORE_DB_PARAMS, k, sizeof k);
+			if (rc && rc != LG_ENOTFOUND)
+				return rc;
+		}
+	}
+	return store_txn_error(t);
+}
+
+static int params_store(league_daemon *d, uint32_t player, uint32_t version,
+			const void *blob, size_t len)
+{
+	struct params_put pp = { d, player, version, blob, len };
+	int rc = store_update(d->st, params_put_txn, &pp);
+
+	if (!rc) {
+		struct learner_slot *s = &d->slots[player];
+		s->has_params = 1;
+		if (version > s->newest)
+			s->newest = version;
+	}
+	return rc;
+}
+
+/* ---- counters --------------------------------------------------------- */
+
+static int counters_txn(store_txn *t, void *arg)
+{
+	league_daemon *d = arg;
+
+	store_meta_put_u64(t, "daemon.env_steps", d->env_steps);
+	store_meta_put_u64(t, "daemon.jobs_done", d->jobs_done);
+	store_meta_put_u64(t, "daemon.episodes", d->episodes);
+	store_meta_put_u64(t, "daemon.abnormal", d->abnormal);
+	store_meta_put_u64(t, "daemon.run_ms",
+			   (uint64_t)(run_seconds(d) * 1000));
+	return store_txn_error(t);
+}
+
+static int counters_load(league_daemon *d)
+{
+	store_txn *t;
+	uint64_t ms = 0;
+	int rc;
+
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	store_meta_get_u64(t, "daemon.env_steps", &d->env_steps);
+	store_meta_get_u64(t, "daemon.jobs_done", &d->jobs_done);
+	store_meta_get_u64(t, "daemon.episodes", &d->episodes);
+	store_meta_get_u64(t, "daemon.abnormal", &d->abnormal);
+	store_meta_get_u64(t, "daemon.run_ms", &ms);
+	store_txn_abort(t);
+	d->seconds_before = (double)ms / 1000;
+	return 0;
+}
+
+static void fail(league_daemon *d, int rc, const char *what)
+{
+	LG_ERROR("daemon: %s: %s; stopping (the league on disk is intact)",
+		 what, lg_strerror(rc));
+	d->failed = rc;
+	league_daemon_stop(d, "storage failure");
+}
+
+/* ---- budget ----------------------------------------------------------- */
+
+static uint64_t snapshot_count(league_daemon *d)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < brain_count(d->br); i++) {
+		struct brain_player p;
+		if (!brain_player_info(d->br, i, &p) &&
+		    p.role == BRAIN_ROLE_HISTORICAL)
+			n++;
+	}
+	return n;
+}
+
+static void check_budget(league_daemon *d)
+{
+	const char *why = NULL;
+
+	if (d->stopping)
+		return;
+	if (d->cfg.budget.env_steps && d->env_steps >= d->cfg.budget.env_steps)
+		why = "budget: env_steps reached";
+	else if (d->cfg.budget.jobs && d->jobs_done >= d->cfg.budget.jobs)
+		why = "budget: jobs reached";
+	else if (d->cfg.budget.seconds > 0 &&
+		 run_seconds(d) >= d->cfg.budget.seconds)
+		why = "budget: seconds reached";
+	else if (d->cfg.budget.snapshots &&
+		 snapshot_count(d) >= d->cfg.budget.snapshots)
+		why = "budget: snapshots reached";
+	if (why) {
+		LG_INFO("daemon: %s (env steps %llu, jobs %llu, %.1f s)", why,
+			(unsigned long long)d->env_steps,
+			(unsigned long long)d->jobs_done, run_seconds(d));
+		league_daemon_stop(d, why);
+	}
+}
+
+/* ---- jobs ------------------------------------------------------------- */
+
+/* The learner sits in seat 1 on odd job ids, so it learns both seats. */
+static int learner_seat(uint64_t job_id)
+{
+	return (int)(job_id & 1);
+}
+
+static uint64_t job_seed(const league_daemon *d, uint64_t job_id)
+{
+	uint64_t x = d->cfg.league.seed ^ (job_id * 0x9e3779b97f4a7c15ull);
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	return x ^ (x >> 29);
+}
+
+/* Pack a brain job as the wire Job, into the lease table. */
+static int enqueue_job(league_daemon *d, const struct brain_job *j)
+{
+	League__Job job = LEAGUE__JOB__INIT;
+	League__Seat seat[2] = { LEAGUE__SEAT__INIT, LEAGUE__SEAT__INIT };
+	League__Seat *seats[2] = { &seat[0], &seat[1] };
+	int ls = learner_seat(j->id);
+	struct learner_slot *s = slot_of(d, j->learner);
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	seat[ls].player = j->learner;
+	seat[ls].params_version = j->learner_version;
+	seat[ls].learning = 1;
+	seat[ls].learner_endpoint = s ? s->endpoint : (char *)"";
+	seat[!ls].player = j->opponent_params;
+	seat[!ls].params_version = j->opponent_version;
+	seat[!ls].learner_endpoint = (char *)"";
+	/* Plain self-play against the same parameters: both seats teach. */
+	if (j->opponent_params == j->learner &&
+	    j->opponent_version == j->learner_version) {
+		seat[!ls].learning = 1;
+		seat[!ls].learner_endpoint = seat[ls].learner_endpoint;
+	}
+	job.job_id = j->id;
+	job.n_seats = 2;
+	job.seats = seats;
+	job.episodes = j->episodes;
+	job.lease_s = d->cfg.matchmaking.job_lease_s;
+	job.seed = job_seed(d, j->id);
+	len = league__job__get_packed_size(&job);
+	if (!(buf = malloc(len ? len : 1)))
+		return LG_ENOMEM;
+	league__job__pack(&job, buf);
+	rc = league_leases_enqueue(d->leases, j->id, buf, len);
+	free(buf);
+	return rc;
+}
+
+/*
+ * Make up to `want` new jobs, round robin over the learners that can play
+ * now (a learner connected, both seats' parameters stored). A job whose
+ * opponent has no parameters yet is cancelled in the brain.
+ */
+static void make_jobs(league_daemon *d, size_t want)
+{
+	uint32_t tries = 0;
+
+	while (want && tries < d->nslots) {
+		uint32_t p = d->rr++ % d->nslots;
+		struct learner_slot *s = &d->slots[p];
+		struct brain_job j;
+		int rc;
+
+		tries++;
+		if (!s->is_learner || !s->owner || !s->has_params)
+			continue;
+		if ((rc = brain_next_job(d->br, p, &j))) {
+			if (rc != LG_EFULL)
+				fail(d, rc, "brain_next_job");
+			return;
+		}
+		if (!params_exist(d, j.learner, j.learner_version) ||
+		    !params_exist(d, j.opponent_params, j.opponent_version)) {
+			if ((rc = brain_cancel_job(d->br, j.id)))
+				fail(d, rc, "brain_cancel_job");
+			continue;
+		}
+		if ((rc = enqueue_job(d, &j))) {
+			brain_cancel_job(d->br, j.id);
+			LG_WARN("daemon: job %llu: %s",
+				(unsigned long long)j.id, lg_strerror(rc));
+			return;
+		}
+		want--;
+		tries = 0;
+	}
+}
+
+static void on_job_request(league_daemon *d, league_session *ss,
+			   struct sess_data *sd, net_msg *m)
+{
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__Jobs jobs = LEAGUE__JOBS__INIT;
+	League__Job *list[DAEMON_MAX_JOBS_PER_REQUEST];
+	size_t want = m->job_request->max_jobs;
+	size_t n = 0;
+
+	if (want == 0 || want > DAEMON_MAX_JOBS_PER_REQUEST)
+		want = want ? DAEMON_MAX_JOBS_PER_REQUEST : 1;
+	if (!d->stopping) {
+		league_leases_expire(d->leases, lg_now_s());
+		if (league_leases_queued(d->leases) < want)
+			make_jobs(d, want - league_leases_queued(d->leases));
+		while (n < want) {
+			uint64_t id;
+			const void *p;
+			size_t len;
+			if (league_leases_take(d->leases,
+					       league_session_id(ss),
+					       lg_now_s(),
+					       d->cfg.matchmaking.job_lease_s,
+					       &id, &p, &len))
+				break;
+			list[n] = league__job__unpack(NULL, len, p);
+			if (!list[n]) {
+				league_leases_cancel(d->leases, id);
+				continue;
+			}
+			n++;
+		}
+	}
+	jobs.n_jobs = n;
+	jobs.jobs = list;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_JOBS;
+	r.jobs = &jobs;
+	league_session_send(ss, &r);
+	for (size_t i = 0; i < n; i++)
+		league__job__free_unpacked(list[i], NULL);
+	(void)sd;
+}
+
+static void on_job_result(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m)
+{
+	League__JobResult *jr = m->job_result;
+	int8_t out[1024];
+	size_t n = 0;
+	uint64_t steps = 0, abnormal = 0;
+	int ls = learner_seat(jr->job_id), rc;
+
+	if (league_leases_complete(d->leases, league_session_id(ss),
+				   jr->job_id) != LEASE_OK) {
+		d->stale_results++;
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
+		    "job not leased to this session", jr->job_id, 0);
+		return;
+	}
+	if (jr->n_episodes > sizeof out) {
+		brain_cancel_job(d->br, jr->job_id);
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "too many episodes", jr->job_id, 0);
+		return;
+	}
+	for (size_t i = 0; i < jr->n_episodes; i++) {
+		League__Episode *e = jr->episodes[i];
+		steps += e->steps;
+		if (e->abnormal || e->n_returns != 2 ||
+		    !isfinite(e->returns[ls])) {
+			abnormal++;
+			continue;
+		}
+		double r = e->returns[ls];
+		out[n++] = r > 0 ? 1 : r < 0 ? -1 : 0;
+	}
+	if (n)
+		rc = brain_record_result(d->br, jr->job_id, out, n);
+	else
+		rc = brain_cancel_job(d->br, jr->job_id);
+	if (rc == LG_EEXIST || rc == LG_ENOTFOUND) {
+		/* Counted before (a restart re-issued it) or cancelled. */
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+		return;
+	}
+	if (rc) {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, lg_strerror(rc),
+		    jr->job_id, 0);
+		fail(d, rc, "brain_record_result");
+		return;
+	}
+	d->env_steps += steps;
+	d->episodes += jr->n_episodes;
+	d->abnormal += abnormal;
+	d->jobs_done++;
+	sd->results++;
+	if ((rc = store_update(d->st, counters_txn, d))) {
+		fail(d, rc, "counters");
+		return;
+	}
+	ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+	check_budget(d);
+}
+
+/* ---- parameters over the wire ----------------------------------------- */
+
+static void on_params_get(league_daemon *d, league_session *ss, net_msg *m)
+{
+	League__ParamsGet *g = m->params_get;
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__Params p = LEAGUE__PARAMS__INIT;
+	uint8_t *blob;
+	size_t len;
+	char err[256] = "";
+	int rc = params_read(d, g->player, g->version, &blob, &len, err,
+			     sizeof err);
+
+	if (rc) {
+		ack(ss, m->seq, rc == LG_ENOTFOUND
+				? LEAGUE__STATUS__STATUS_NOT_FOUND
+				: LEAGUE__STATUS__STATUS_SERVER,
+		    rc == LG_ENOTFOUND ? "no such parameters" : err,
+		    g->version, 0);
+		return;
+	}
+	p.player = g->player;
+	p.version = g->version;
+	p.blob.data = blob;
+	p.blob.len = len;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_PARAMS;
+	r.params = &p;
+	league_session_send(ss, &r);
+	free(blob);
+}
+
+static void on_params_put(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m)
+{
+	League__ParamsPut *pp = m->params_put;
+	struct learner_slot *s = slot_of(d, pp->player);
+	struct brain_step_report rep = { 0 };
+	struct brain_player bp;
+	uint32_t version;
+	int rc;
+
+	if (sd->role != LEAGUE__ROLE__ROLE_LEARNER || !s || s->owner != ss) {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "not the registered learner of this player", 0, 0);
+		return;
+	}
+	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame) {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "empty parameters", 0, 0);
+		return;
+	}
+	if (!s->has_params) {
+		/* The learner's initialisation: version 0, what resets go
+		 * back to and what the first snapshots froze. */
+		if ((rc = params_store(d, pp->player, 0, pp->blob.data,
+				       pp->blob.len))) {
+			fail(d, rc, "params");
+			return;
+		}
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", 0, 0);
+		return;
+	}
+	brain_player_info(d->br, pp->player, &bp);
+	if (pp->player_steps < bp.steps) {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "player_steps went back", 0, 0);
+		return;
+	}
+	version = s->newest + 1;
+	if ((rc = params_store(d, pp->player, version, pp->blob.data,
+			       pp->blob.len)) ||
+	    (rc = brain_report_steps(d->br, pp->player, pp->player_steps,
+				     version, &rep))) {
+		fail(d, rc, "params put");
+		return;
+	}
+	if (rep.snapshot) {
+		slots_sync(d);
+		LG_INFO("daemon: player %u: snapshot %u of version %u at %llu "
+			"steps", pp->player, rep.snapshot_id,
+			rep.snapshot_version,
+			(unsigned long long)pp->player_steps);
+	}
+	if (rep.reset) {
+		uint8_t *blob;
+		size_t len;
+		char err[256];
+		if ((rc = params_read(d, pp->player, 0, &blob, &len, err,
+				      sizeof err))) {
+			fail(d, rc, err);
+			return;
+		}
+		version++;
+		rc = params_store(d, pp->player, version, blob, len);
+		free(blob);
+		if (rc || (rc = brain_report_steps(d->br, pp->player,
+						   pp->player_steps, version,
+						   &rep))) {
+			fail(d, rc, "reset");
+			return;
+		}
+		LG_INFO("daemon: player %u: reset to its initial parameters "
+			"(version %u)", pp->player, version);
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 1);
+	} else {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 0);
+	}
+	check_budget(d);
+}
+
+/* ---- registration ----------------------------------------------------- */
+
+static void on_register(league_daemon *d, league_session *ss,
+			struct sess_data *sd, net_msg *m)
+{
+	League__Register *rg = m->register_;
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__RegisterReply rr = LEAGUE__REGISTER_REPLY__INIT;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+
+	if (sd->role == LEAGUE__ROLE__ROLE_COLLECTOR) {
+		sd->max_jobs = rg->max_jobs ? rg->max_jobs : 1;
+	} else if (sd->role == LEAGUE__ROLE__ROLE_LEARNER) {
+		struct learner_slot *s = slot_of(d, rg->player);
+		const char *ep = rg->trajectory_endpoint;
+		struct brain_player bp;
+		char err[256];
+		if (!s) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_NOT_FOUND,
+			    "no such learning player", rg->player, 0);
+			return;
+		}
+		if (s->owner && s->owner != ss) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BUSY,
+			    "another learner owns this player", rg->player,
+			    0);
+			return;
+		}
+		if (!ep || !*ep || strlen(ep) > DAEMON_ENDPOINT_MAX) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			    "trajectory_endpoint missing or too long",
+			    rg->player, 0);
+			return;
+		}
+		brain_player_info(d->br, rg->player, &bp);
+		if (s->has_params && params_read(d, rg->player, s->newest,
+						 &blob, &len, err,
+						 sizeof err)) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, err,
+			    rg->player, 0);
+			return;
+		}
+		s->owner = ss;
+		snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
+		sd->player = rg->player;
+		rr.params_version = s->has_params ? s->newest : 0;
+		rr.params.data = blob;
+		rr.params.len = len;
+		rr.player_steps = bp.steps;
+		LG_INFO("daemon: learner %s owns player %u (version %u, %llu "
+			"steps), trajectories to %s",
+			league_session_name(ss), rg->player, rr.params_version,
+			(unsigned long long)bp.steps, s->endpoint);
+	} else {
+		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "only collectors and learners register", 0, 0);
+		return;
+	}
+	rr.status = LEAGUE__STATUS__STATUS_OK;
+	rr.error = (char *)"";
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_REGISTER_REPLY;
+	r.register_reply = &rr;
+	league_session_send(ss, &r);
+	free(blob);
+}
+
+/* ---- session callbacks ------------------------------------------------ */
+
+static void on_msg(void *ctx, league_session *ss, net_msg *m)
+{
+	league_daemon *d = ctx;
+	struct sess_data *sd = league_session_data(ss);
+
+	if (!sd) {
+		if (!(sd = calloc(1, sizeof *sd))) {
+			league_session_close(ss, "out of memory");
+			net_msg_free(m);
+			return;
+		}
+		sd->role = league_session_role(ss);
+		sd->player = BRAIN_NONE;
+		sd->next = d->sessions;
+		if (d->sessions)
+			d->sessions->prev = sd;
+		d->sessions = sd;
+		league_session_set_data(ss, sd);
+	}
+	switch (m->body_case) {
+	case LEAGUE__ENVELOPE__BODY_REGISTER:
+		on_register(d, ss, sd, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_JOB_REQUEST:
+		on_job_request(d, ss, sd, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_JOB_RESULT:
+		on_job_result(d, ss, sd, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_PARAMS_GET:
+		on_params_get(d, ss, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_PARAMS_PUT:
+		on_params_put(d, ss, sd, m);
+		break;
+	default:
+		LG_WARN("daemon: %s: unexpected %s; closing",
+			league_session_name(ss), net_msg_name(m));
+		league_session_close(ss, "protocol error: unexpected message");
+		break;
+	}
+	net_msg_free(m);
+}
+
+static void on_close(void *ctx, league_session *ss, const char *why)
+{
+	league_daemon *d = ctx;
+	struct sess_data *sd = league_session_data(ss);
+	size_t n = league_leases_drop_session(d->leases,
+					      league_session_id(ss));
+
+	d->requeued += n;
+	if (n)
+		LG_INFO("daemon: %s gone (%s): %zu job(s) re-queued",
+			league_session_name(ss), why, n);
+	if (!sd)
+		return;
+	if (sd->player != BRAIN_NONE) {
+		struct learner_slot *s = slot_of(d, sd->player);
+		if (s && s->owner == ss)
+			s->owner = NULL;
+	}
+	if (sd->prev)
+		sd->prev->next = sd->next;
+	else
+		d->sessions = sd->next;
+	if (sd->next)
+		sd->next->prev = sd->prev;
+	free(sd);
+	league_session_set_data(ss, NULL);
+}
+
+/* ---- HTTP ------------------------------------------------------------- */
+
+static int status_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+	uint32_t n = brain_count(d->br);
+	int first = 1;
+
+	lg_buf_printf(b, ", \"dir\": \"%s\", \"run_s\": %.1f, "
+		      "\"env_steps\": %llu, \"env_steps_per_s\": %.1f, "
+		      "\"jobs_done\": %llu, \"jobs_per_s\": %.2f, "
+		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
+		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
+		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
+		      "\"players\": %u, \"snapshots\": %llu, "
+		      "\"main_rating\": %.1f, \"stopping\": %s, \"learners\": [",
+		      d->dir, run_seconds(d),
+		      (unsigned long long)d->env_steps, d->steps_per_s,
+		      (unsigned long long)d->jobs_done, d->jobs_per_s,
+		      (unsigned long long)d->episodes,
+		      (unsigned long long)d->abnormal,
+		      league_leases_queued(d->leases),
+		      league_leases_active(d->leases),
+		      (unsigned long long)d->requeued,
+		      (unsigned long long)d->stale_results, n,
+		      (unsigned long long)snapshot_count(d),
+		      payoff_elo(brain_payoff(d->br), 0),
+		      d->stopping ? "true" : "false");
+	for (uint32_t i = 0; i < d->nslots; i++) {
+		struct brain_player p;
+		if (!d->slots[i].is_learner || brain_player_info(d->br, i, &p))
+			continue;
+		lg_buf_printf(b, "%s{\"id\": %u, \"role\": \"%s\", "
+			      "\"steps\": %llu, \"version\": %u, "
+			      "\"snapshots\": %u, \"resets\": %u, "
+			      "\"elo\": %.1f, \"connected\": %s}",
+			      first ? "" : ", ", i, brain_role_name(p.role),
+			      (unsigned long long)p.steps, p.version,
+			      p.snapshots, p.resets,
+			      payoff_elo(brain_payoff(d->br), i),
+			      d->slots[i].owner ? "true" : "false");
+		first = 0;
+	}
+	return lg_buf_printf(b, "]");
+}
+
+/* The same object `league payoff --format json` prints (the newest
+ * DAEMON_MATRIX_MAX agents when there are more). */
+static int payoff_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+	uint32_t n = brain_count(d->br), first = 0;
+	uint32_t *ids;
+	int rc;
+
+	if (n > DAEMON_MATRIX_MAX)
+		first = n - DAEMON_MATRIX_MAX;
+	n -= first;
+	if (!(ids = malloc(sizeof(*ids) * (n ? n : 1))))
+		return LG_ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = first + i;
+	rc = brain_payoff_json(d->br, ids, n, b);
+	free(ids);
+	return rc;
+}
+
+/* ---- lifecycle -------------------------------------------------------- */
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	league_daemon *d = arg;
+	double now = lg_now_s();
+	size_t n = league_leases_expire(d->leases, now);
+
+	if (n) {
+		d->requeued += n;
+		LG_INFO("daemon: %zu job lease(s) expired; re-queued", n);
+	}
+	if (now - d->rate_t >= 1) {
+		double dt = now - d->rate_t;
+		d->steps_per_s = (double)(d->env_steps - d->rate_steps) / dt;
+		d->jobs_per_s = (double)(d->jobs_done - d->rate_jobs) / dt;
+		d->rate_steps = d->env_steps;
+		d->rate_jobs = d->jobs_done;
+		d->rate_t = now;
+	}
+	check_budget(d);
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	league_daemon *d = arg;
+
+	LG_INFO("daemon: signal %d: draining", (int)sig);
+	league_daemon_stop(d, sig == SIGINT ? "interrupted" : "terminated");
+}
+
+static void drained(void *arg)
+{
+	league_daemon *d = arg;
+
+	event_base_loopexit(d->base, NULL);
+}
+
+void league_daemon_stop(league_daemon *d, const char *reason)
+{
+	if (d->stopping)
+		return;
+	d->stopping = 1;
+	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", reason);
+	if (brain_flush(d->br) || store_update(d->st, counters_txn, d))
+		LG_ERROR("daemon: final flush failed");
+	league_server_shutdown(d->srv, reason, 10, drained, d);
+}
+
+const char *league_daemon_stop_reason(const league_daemon *d)
+{
+	return d->stop_reason;
+}
+
+void league_brain_opts(const struct cfg *c, struct brain_opts *o)
+{
+	brain_opts_default(o);
+	o->seed = c->league.seed;
+	o->n_main = (uint32_t)c->players.main;
+	o->n_main_exploiter = (uint32_t)c->players.main_exploiter;
+	o->n_league_exploiter = (uint32_t)c->players.league_exploiter;
+	o->n_self_play = (uint32_t)c->players.self_play;
+	o->main.pfsp = c->roles.main.pfsp;
+	o->main.sp = c->roles.main.sp;
+	o->main.verification = c->roles.main.verification;
+	o->main.weighting = c->roles.main.pfsp_weighting;
+	o->main.sp_min_win_rate = c->roles.main.sp_min_win_rate;
+	o->main.verify_exploiter_win_rate =
+		c->roles.main.verify_exploiter_win_rate;
+	o->main.verify_historical_win_rate =
+		c->roles.main.verify_historical_win_rate;
+	o->main_exploiter.main_min_win_rate =
+		c->roles.main_exploiter.main_min_win_rate;
+	o->main_exploiter.weighting = c->roles.main_exploiter.pfsp_weighting;
+	o->main_exploiter.reset_prob = c->roles.main_exploiter.reset_prob;
+	o->league_exploiter.weighting =
+		c->roles.league_exploiter.pfsp_weighting;
+	o->league_exploiter.reset_prob = c->roles.league_exploiter.reset_prob;
+	o->self_play.sp = c->roles.self_play.sp;
+	o->self_play.uniform = c->roles.self_play.uniform;
+	o->self_play.pfsp = c->roles.self_play.pfsp;
+	o->self_play.nash = c->roles.self_play.nash;
+	o->self_play.weighting = c->roles.self_play.pfsp_weighting;
+	o->pfsp_exponent = c->matchmaking.pfsp_exponent;
+	o->job_episodes = (uint32_t)c->matchmaking.job_episodes;
+	o->log_decisions = c->matchmaking.log_decisions;
+	o->snapshot_steps = c->snapshot.steps;
+	o->snapshot_win_rate = c->snapshot.win_rate;
+	o->snapshot_max_mult = c->snapshot.max_mult;
+	o->snapshot_keep = c->snapshot.keep;
+	o->payoff.decay = c->payoff.decay;
+	o->payoff.min_games = c->payoff.min_games;
+	o->payoff.prior = c->payoff.prior == CFG_PRIOR_BETA ? PAYOFF_PRIOR_BETA
+							    : PAYOFF_PRIOR_HALF;
+	o->payoff.prior_strength = c->payoff.prior_strength;
+	o->payoff.elo_k = c->payoff.elo_k;
+}
+
+/* The structural part of a config must match the league on disk. */
+static int config_matches(league_daemon *d, char *err, size_t errlen)
+{
+	lg_buf now = { 0 };
+	store_txn *t;
+	const void *v;
+	size_t vl;
+	int rc;
+
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = store_get(t, STORE_DB_META, "daemon.env", 10, &v, &vl);
+	if (rc == LG_ENOTFOUND) {
+		store_txn_abort(t);
+		return 0;
+	}
+	lg_buf_printf(&now, "%s", d->cfg.env.name);
+	if (rc || vl != now.len || memcmp(v, now.data, vl)) {
+		lg_errf(err, errlen, "%s: the league plays '%.*s', the config "
+			"says env.name '%s'", d->dir, (int)(rc ? 0 : vl),
+			rc ? "" : (const char *)v, d->cfg.env.name);
+		rc = LG_ECONFIG;
+	}
+	store_txn_abort(t);
+	lg_buf_free(&now);
+	return rc;
+}
+
+static int mark_created(store_txn *t, void *arg)
+{
+	league_daemon *d = arg;
+	const void *v;
+	size_t vl;
+
+	if (store_get(t, STORE_DB_META, "daemon.env", 10, &v, &vl) == 0)
+		return 0;
+	store_put(t, STORE_DB_META, "daemon.env", 10, d->cfg.env.name,
+		  strlen(d->cfg.env.name));
+	return store_txn_error(t);
+}
+
+int league_daemon_new(league_daemon **out, struct event_base *base,
+		      const struct league_daemon_opts *o, char *err,
+		      size_t errlen)
+{
+	struct store_opts so = { .flags = o->store_flags };
+	struct brain_opts bo;
+	league_daemon *d;
+	char path[CFG_STR_MAX + 16];
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	if (!(d = calloc(1, sizeof *d)))
+		return LG_ENOMEM;
+	d->cfg = *o->cfg;
+	d->base = base;
+	snprintf(d->dir, sizeof d->dir, "%s", o->dir);
+	snprintf(path, sizeof path, "%s/data.mdb", d->dir);
+	int exists = stat(path, &sb) == 0;
+	if (exists && !o->resume) {
+		lg_errf(err, errlen, "%s already holds a league; pass --resume "
+			"to continue it", d->dir);
+		rc = LG_EEXIST;
+		goto fail;
+	}
+	if (!exists && o->resume) {
+		lg_errf(err, errlen, "--resume: no league in %s", d->dir);
+		rc = LG_ENOTFOUND;
+		goto fail;
+	}
+	if (mkdir(d->dir, 0755) && errno != EEXIST) {
+		lg_errf(err, errlen, "%s: cannot create: %s", d->dir,
+			strerror(errno));
+		rc = LG_EIO;
+		goto fail;
+	}
+	if ((rc = store_open(&d->st, d->dir, &so, err, errlen)))
+		goto fail;
+	if ((rc = config_matches(d, err, errlen)))
+		goto fail;
+	league_brain_opts(&d->cfg, &bo);
+	if ((rc = brain_open(&d->br, d->st, &bo, err, errlen)))
+		goto fail;
+	if ((rc = store_update(d->st, mark_created, d))) {
+		lg_errf(err, errlen, "%s: cannot write: %s", d->dir,
+			lg_strerror(rc));
+		goto fail;
+	}
+	if ((rc = slots_sync(d)) || (rc = params_load_index(d)) ||
+	    (rc = counters_load(d))) {
+		lg_errf(err, errlen, "%s: cannot load the league: %s", d->dir,
+			lg_strerror(rc));
+		goto fail;
+	}
+	if ((rc = brain_cancel_open_jobs(d->br, NULL))) {
+		lg_errf(err, errlen, "%s: cannot drop old jobs: %s", d->dir,
+			lg_strerror(rc));
+		goto fail;
+	}
+	if ((rc = league_leases_new(&d->leases)))
+		goto fail;
+
+	/* Local workers read the learning players from the ports file. */
+	size_t off = (size_t)snprintf(d->ports_extra, sizeof d->ports_extra,
+				      "learners");
+	for (uint32_t i = 0; i < d->nslots && off < sizeof d->ports_extra - 16;
+	     i++)
+		if (d->slots[i].is_learner)
+			off += (size_t)snprintf(d->ports_extra + off,
+						sizeof d->ports_extra - off,
+						" %u", i);
+	snprintf(d->ports_extra + off, sizeof d->ports_extra - off, "\n");
+
+	struct league_server_opts so2 = {
+		.listen = o->listen ? o->listen : d->cfg.server.listen,
+		.port = (uint16_t)(o->port >= 0 ? o->port
+						: (int)d->cfg.server.port),
+		.http_port = (uint16_t)(o->http_port >= 0
+						? o->http_port
+						: (int)d->cfg.server.http_port),
+		.token = o->token,
+		.heartbeat_s = d->cfg.server.heartbeat_s,
+		.max_frame = d->cfg.server.max_frame,
+		.league_name = d->cfg.league.name,
+		.env_name = d->cfg.env.name,
+		.ports_file = o->ports_file,
+		.ports_extra = d->ports_extra,
+	};
+	struct league_server_ops ops = {
+		.ctx = d, .on_msg = on_msg, .on_close = on_close,
+		.status_json = status_json, .payoff_json = payoff_json,
+	};
+	d->started = d->rate_t = lg_now_s();
+	d->rate_steps = d->env_steps;
+	d->rate_jobs = d->jobs_done;
+	if ((rc = league_server_new(&d->srv, base, &so2, &ops, err, errlen)))
+		goto fail;
+	d->tick = event_new(base, -1, EV_PERSIST, tick_cb, d);
+	d->sigterm = evsignal_new(base, SIGTERM, signal_cb, d);
+	d->sigint = evsignal_new(base, SIGINT, signal_cb, d);
+	if (!d->tick || !d->sigterm || !d->sigint) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	struct timeval tv = { 0, 250000 };
+	event_add(d->tick, &tv);
+	event_add(d->sigterm, NULL);
+	event_add(d->sigint, NULL);
+	LG_INFO("daemon: league '%s' (%s) in %s: %u players, %llu env steps "
+		"so far; workers on %s:%u, HTTP on %u", d->cfg.league.name,
+		d->cfg.env.name, d->dir, brain_count(d->br),
+		(unsigned long long)d->env_steps, so2.listen,
+		league_server_port(d->srv), league_server_http_port(d->srv));
+	*out = d;
+	return 0;
+fail:
+	league_daemon_free(d);
+	return rc;
+}
+
+int league_daemon_run(league_daemon *d)
+{
+	check_budget(d);
+	event_base_dispatch(d->base);
+	return d->failed;
+}
+
+void league_daemon_free(league_daemon *d)
+{
+	if (!d)
+		return;
+	if (d->tick)
+		event_free(d->tick);
+	if (d->sigterm)
+		event_free(d->sigterm);
+	if (d->sigint)
+		event_free(d->sigint);
+	league_server_free(d->srv); /* no on_close calls: free ours */
+	while (d->sessions) {
+		struct sess_data *n = d->sessions->next;
+		free(d->sessions);
+		d->sessions = n;
+	}
+	if (d->br && d->st && !store_is_rdonly(d->st))
+		store_update(d->st, counters_txn, d);
+	brain_close(d->br);
+	league_leases_free(d->leases);
+	store_close(d->st);
+	free(d->slots);
+	free(d);
+}

@@ -1,0 +1,81 @@
+/*
+ * league/lease: jobs leased to collector sessions.
+ *
+ * The daemon hands a job to one session at a time with a deadline. A lease
+ * ends in one of three ways:
+ *   - its holder reports the result in time: league_leases_complete() says
+ *     LEASE_OK once; the daemon records the result and the job is gone;
+ *   - the deadline passes, or the holder's session is lost: the job is
+ *     re-queued ahead of every job never handed out, and the next request
+ *     gets it (same job id, same payload);
+ *   - anyone else reports it (an earlier holder whose lease expired, a
+ *     reconnected worker, a duplicate): LEASE_STALE, and nothing counts.
+ * The job payload is opaque bytes (the packed League__Job), copied in.
+ *
+ * Costs: enqueue, take, complete are O(1) expected (an open-addressing
+ * table by job id, linear probing with backward-shift deletion, so no
+ * tombstones). Expiry pops a min-heap of deadlines and stops at the first
+ * deadline still in the future; heap entries of leases that already ended
+ * are skipped by a generation check. Dropping a session walks the active
+ * leases: O(jobs in flight), which the daemon bounds.
+ *
+ * Not thread-safe: the daemon's one event loop owns it.
+ */
+#ifndef LG_LEAGUE_LEASE_H
+#define LG_LEAGUE_LEASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct league_leases league_leases;
+
+enum league_lease_status {
+	LEASE_OK = 0,      /* the holder finished it: count the result */
+	LEASE_STALE = 1,   /* not (or no longer) this session's job */
+};
+
+/* Payloads are capped so one bad caller cannot exhaust memory. */
+#define LEAGUE_LEASE_MAX_PAYLOAD (1u << 20)
+
+/* New empty table. LG_ENOMEM. */
+int league_leases_new(league_leases **out);
+/* Free the table and every payload; NULL is a no-op. */
+void league_leases_free(league_leases *l);
+
+/* Queue a job for assignment (new from matchmaking, or re-issued after a
+ * restart). Copies payload. LG_EEXIST if job_id is queued or leased,
+ * LG_EINVAL for job id 0 or a payload over the cap, LG_ENOMEM. */
+int league_leases_enqueue(league_leases *l, uint64_t job_id,
+			  const void *payload, size_t len);
+/* Jobs waiting for a collector. */
+size_t league_leases_queued(const league_leases *l);
+/* Jobs held by sessions. */
+size_t league_leases_active(const league_leases *l);
+/* 1 when job_id is queued or leased. */
+int league_leases_has(const league_leases *l, uint64_t job_id);
+
+/*
+ * Lease the next job to session until now + lease_s: a re-queued job
+ * first (oldest first), else the oldest fresh one. Returns 0 with *job_id
+ * and a pointer to the payload (owned by the table, valid until the lease
+ * ends), or LG_ENOTFOUND when nothing is queued.
+ */
+int league_leases_take(league_leases *l, uint64_t session, double now,
+		       double lease_s, uint64_t *job_id, const void **payload,
+		       size_t *len);
+/* A result for job_id from session: LEASE_OK (the lease ends, the job is
+ * forgotten) or LEASE_STALE (unknown job, queued job, or another
+ * session's lease: nothing changes). */
+enum league_lease_status league_leases_complete(league_leases *l,
+						uint64_t session,
+						uint64_t job_id);
+/* Re-queue every lease whose deadline is at or before now; returns how
+ * many. */
+size_t league_leases_expire(league_leases *l, double now);
+/* Re-queue every lease of a lost session; returns how many. */
+size_t league_leases_drop_session(league_leases *l, uint64_t session);
+/* Forget a queued or leased job (the daemon cancelled it): 0 or
+ * LG_ENOTFOUND. */
+int league_leases_cancel(league_leases *l, uint64_t job_id);
+
+#endif

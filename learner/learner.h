@@ -1,0 +1,258 @@
+/*
+ * learner: the policy-value network and its PPO trainer, on OpenBLAS.
+ *
+ * Shape:
+ *   - nn: an MLP with a shared torso (nhidden layers, ReLU or tanh) and one
+ *     fused linear head of actions+1 outputs: the first `actions` are the
+ *     policy logits (masked softmax over legal actions), the last is the
+ *     value. Every layer is a row-major W[in x out] and b[out]; all tensors
+ *     live in one contiguous float buffer described by a size table
+ *     (nn_tensor), so gradients and Adam moments are the same layout and the
+ *     optimizer is one loop. Forward and backward are batched through
+ *     cblas_sgemm.
+ *   - nn_ws + nn_act: forward-only inference for collectors, no allocation
+ *     per call.
+ *   - nn_save/nn_load: the parameter file format (docs/learner.md):
+ *       offset size
+ *        0      4   magic "LGNN"
+ *        4      4   format version (1)
+ *        8      4   obs            12  4  actions
+ *       16      4   activation (0 relu, 1 tanh)
+ *       20      4   nhidden
+ *       24     32   hidden[8] (unused entries 0)
+ *       56      8   parameter count (floats)
+ *       64      4   CRC-32C of the body
+ *       68      4   CRC-32C of bytes 0..67
+ *       72     ...  body: parameter count x float32
+ *     every integer and float little-endian. Loading checks the header CRC,
+ *     the caps below and that the count matches the shape and the length
+ *     before it allocates, then the body CRC.
+ *   - ppo: PPO with GAE(lambda), clipped surrogate, optional value clip,
+ *     entropy bonus, advantage normalisation, epochs of shuffled
+ *     minibatches, Adam with global gradient-norm clipping and a linear
+ *     learning-rate schedule.
+ *
+ * Only this module includes <cblas.h>. It does not read the league config:
+ * struct ppo_opts mirrors the learner.* keys and struct nn_shape the
+ * model.* keys; the daemon and CLI translate.
+ *
+ * Thread safety: an nn is read-only during nn_act, so several threads may
+ * share one net, each with its own nn_ws and rng. A ppo is single-threaded
+ * (BLAS parallelises inside). BLAS thread count is process-wide
+ * (nn_set_threads); ppo_new with opts.threads >= 1 sets it to 1 and
+ * parallelises over row shards itself.
+ */
+#ifndef LG_LEARNER_H
+#define LG_LEARNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "envs/env.h"
+#include "util/util.h"
+
+#define NN_MAX_LAYERS 8
+/* Caps on shapes that come from outside (config, files). */
+#define NN_MAX_OBS (1u << 20)
+#define NN_MAX_ACTIONS 4096u
+#define NN_MAX_WIDTH 65536u
+#define NN_MAX_PARAMS (1ull << 28)
+#define NN_FILE_MAGIC "LGNN"
+#define NN_FILE_VERSION 1u
+#define NN_FILE_HEADER 72u
+
+enum nn_act { NN_RELU, NN_TANH };
+
+struct nn_shape {
+	uint32_t obs, actions, nhidden, hidden[NN_MAX_LAYERS];
+	int act; /* enum nn_act */
+};
+
+typedef struct nn nn;
+
+/* One parameter tensor: floats [offset, offset + rows*cols) of the
+ * parameter (and gradient, and moment) buffer. */
+struct nn_tensor {
+	char name[16]; /* "W0", "b0", ..., "Whead", "bhead" */
+	size_t offset, rows, cols;
+};
+
+/* Check a shape against the caps (obs, actions >= 1, widths >= 1, total
+ * parameters <= NN_MAX_PARAMS). LG_EINVAL / LG_ERANGE, detail in err. */
+int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen);
+
+/* A new net of shape s, initialised deterministically from seed: weights
+ * normal with std sqrt(2/in) (relu) or sqrt(1/in) (tanh), policy logits
+ * scaled by 0.01, biases 0. Errors: LG_EINVAL / LG_ERANGE (shape),
+ * LG_ENOMEM. Free with nn_free. */
+int nn_new(nn **out, const struct nn_shape *s, uint64_t seed);
+void nn_free(nn *n); /* NULL is fine */
+/* A deep copy (frozen snapshots must never alias a live net). */
+int nn_clone(nn **out, const nn *n);
+const struct nn_shape *nn_shape_of(const nn *n);
+
+/* The parameter buffer (owned by n) and its length in floats. Writing
+ * through it changes the net. */
+float *nn_params(nn *n, size_t *count);
+const float *nn_params_const(const nn *n, size_t *count);
+/* Number of tensors (2 per torso layer + 2 for the head) and tensor i. */
+size_t nn_tensor_count(const nn *n);
+int nn_tensor_info(const nn *n, size_t i, struct nn_tensor *t);
+
+/* Process-wide BLAS thread count (1..256). */
+void nn_set_threads(int threads);
+
+/* ---- inference ---------------------------------------------------------- */
+
+/* Caller-owned scratch for batches of up to max_batch rows (1..1<<20) of
+ * n's shape; one per thread. Errors LG_EINVAL, LG_ENOMEM. */
+typedef struct nn_ws nn_ws;
+int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch);
+void nn_ws_free(nn_ws *w); /* NULL is fine */
+
+/* obs[n x obs], mask[n x actions] (1 legal); out: sampled action, its
+ * log-probability, value estimate per row. rng caller-owned. No
+ * allocation. Errors: LG_EINVAL (n > ws capacity, ws of another shape, a
+ * row without a legal action; outputs are then unspecified). */
+int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
+	   size_t n, lg_rng *rng, int32_t *action, float *logp, float *value);
+
+/* Deterministic variant: probs[n x actions] (0 on illegal actions) and
+ * value[n] (value may be NULL). Same errors. */
+int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
+	     size_t n, float *probs, float *value);
+
+/* An env_policy (envs/env.h) view of a net for the exact evaluators, e.g.
+ * NashConv of a saved network. ctx is caller-owned and must outlive the
+ * policy; ws needs max_batch >= 1. The policy checks the action count;
+ * the caller must make sure the net's obs length is the game's
+ * (env_spec.obs_len), which the callback cannot see. */
+struct nn_policy_ctx {
+	const nn *net;
+	nn_ws *ws;
+};
+struct env_policy nn_env_policy(struct nn_policy_ctx *ctx);
+
+/* ---- parameter files ------------------------------------------------- */
+
+/* Append the serialised net to out. LG_ENOMEM. */
+int nn_save(const nn *n, lg_buf *out);
+/* Parse a serialised net. Errors: LG_ECORRUPT (truncated, bad magic, CRC
+ * mismatch, sizes that disagree), LG_EVERSION, LG_ERANGE (shape beyond the
+ * caps), LG_ENOMEM; err says which. */
+int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen);
+/* The same through a file (written to PATH.tmp then renamed). LG_EIO for
+ * I/O errors, naming the path. Files larger than the largest legal net are
+ * rejected before reading. */
+int nn_save_file(const nn *n, const char *path, char *err, size_t errlen);
+int nn_load_file(nn **out, const char *path, char *err, size_t errlen);
+
+/* Measure this machine's single-precision GEMM rate: square sgemm of a few
+ * sizes (512..2048) for about `seconds`, best GFLOP/s, with `threads`
+ * BLAS threads (the previous count is restored). The reference for the
+ * learner benchmark. LG_ENOMEM. */
+int nn_sgemm_peak(double seconds, int threads, double *gflops);
+
+/* ---- PPO -------------------------------------------------------------- */
+
+enum ppo_lr_schedule { PPO_LR_CONSTANT, PPO_LR_LINEAR };
+
+/* Mirrors the learner.* config keys. */
+struct ppo_opts {
+	double lr;
+	int lr_schedule;      /* enum ppo_lr_schedule */
+	double lr_final_frac; /* linear: final lr = lr * this */
+	uint64_t total_updates; /* linear: updates to reach the final lr */
+	double gamma, gae_lambda;
+	double clip;          /* ratio clip */
+	double value_clip;    /* 0: off */
+	double vf_coef, ent_coef;
+	uint64_t epochs, minibatch;
+	uint64_t batch_max;   /* largest batch accepted (cap, 1..1<<26) */
+	double max_grad_norm; /* 0: off */
+	double adam_beta1, adam_beta2, adam_eps;
+	int norm_adv;         /* 1: normalise advantages per batch */
+	int threads;          /* 0: leave BLAS threading as it is. T >= 1:
+			       * split each minibatch into up to T row shards
+			       * (at most 16, at least 32 rows each) on T
+			       * threads, with single-threaded sgemm (this
+			       * sets the process-wide BLAS count to 1) */
+};
+
+/* The config defaults (lr 3e-4, gamma 0.99, lambda 0.95, clip 0.2, ...). */
+void ppo_opts_default(struct ppo_opts *o);
+
+/* Transitions of one learning player, in the wire Segment's layout: row t
+ * is a step where that player acted. done[t]: 0 the next row is this
+ * player's next step of the same episode; 1 the episode ended after it
+ * (no bootstrap); 2 the stream is cut here (another env or a gap follows):
+ * bootstrap with value[t]. The last row is a cut unless done. reward[t] is
+ * what the player received from its action until its next one. */
+struct ppo_batch {
+	size_t n;
+	const float *obs;     /* n x obs */
+	const uint8_t *mask;  /* n x actions */
+	const int32_t *action;
+	const float *logp;    /* behaviour log-probability of action */
+	const float *value;   /* behaviour value estimate */
+	const float *reward;
+	const uint8_t *done;
+};
+
+struct ppo_stats {
+	double loss, pg_loss, value_loss, entropy;
+	double approx_kl, clip_frac, grad_norm, lr;
+	double adv_mean, ret_mean;
+	uint64_t minibatches, updates;
+};
+
+typedef struct ppo ppo;
+
+/* A trainer that takes ownership of net (freed with the ppo; NULL: a new
+ * net of *shape initialised from seed). seed also seeds the minibatch
+ * shuffling. Errors: LG_EINVAL / LG_ERANGE (bad options or shape; err
+ * says which), LG_ENOMEM; on error the caller still owns net. With
+ * o->threads > 1 it starts o->threads - 1 worker threads (stopped by
+ * ppo_free). */
+int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
+	    const struct ppo_opts *o, uint64_t seed, char *err,
+	    size_t errlen);
+void ppo_free(ppo *p); /* NULL is fine; frees the net too */
+nn *ppo_net(ppo *p);
+
+/* One PPO update on batch b: GAE, advantage normalisation, o.epochs
+ * passes of shuffled minibatches, one Adam step each. st (may be NULL)
+ * gets means over the minibatches. Errors: LG_EINVAL (action out of range
+ * or illegal, a row without legal actions, non-finite input, n == 0),
+ * LG_ERANGE (n > batch_max), LG_ENOMEM; the net is unchanged then. */
+int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st);
+
+/* The PPO loss of the current net on b (same advantages as ppo_update
+ * would use). Changes neither the net nor the optimizer state (only the
+ * gradient buffer). */
+int ppo_evaluate(ppo *p, const struct ppo_batch *b, struct ppo_stats *st);
+
+/* Low level, for tests and custom loops: one minibatch with given
+ * advantages and returns. Zeroes the gradient buffer, then fills it with
+ * the gradient of the loss (mean over rows) and st with the loss. */
+struct ppo_minibatch {
+	size_t n;
+	const float *obs;
+	const uint8_t *mask;
+	const int32_t *action;
+	const float *logp, *value; /* behaviour */
+	const float *adv, *ret;
+};
+int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
+		  struct ppo_stats *st);
+/* The gradient buffer (layout of nn_params) and its length. */
+const float *ppo_grad(const ppo *p, size_t *count);
+/* Compute GAE advantages and returns (value + advantage) of b into
+ * adv[n] and ret[n] (caller-owned), as ppo_update does before
+ * normalising. */
+void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
+	     float *adv, float *ret);
+/* FLOPs of one forward+backward pass over one row (for benchmarks). */
+double nn_train_flops_per_row(const struct nn_shape *s);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * learner/learner_internal.h: what nn.c shares with ppo.c (not part of the
+ * public API). The net's layers are l = 0..nlayers-1; dims[l] -> dims[l+1];
+ * the last layer is the fused head (actions logits + 1 value).
+ */
+#ifndef LG_LEARNER_INTERNAL_H
+#define LG_LEARNER_INTERNAL_H
+
+#include "learner/learner.h"
+
+#define NN_MAX_TENSORS (2 * (NN_MAX_LAYERS + 1))
+
+struct nn {
+	struct nn_shape s;
+	int nlayers;                       /* nhidden + 1 */
+	uint32_t dims[NN_MAX_LAYERS + 2];  /* obs, hidden..., actions + 1 */
+	size_t wmax;                       /* widest hidden layer (>= 1) */
+	size_t nparams;
+	size_t ntensors;
+	struct nn_tensor t[NN_MAX_TENSORS];
+	float *p;
+};
+
+/* Weights and bias of layer l inside a buffer of the params' layout. */
+static inline float *nn_w(const nn *n, float *buf, int l)
+{
+	return buf + n->t[2 * l].offset;
+}
+static inline float *nn_b(const nn *n, float *buf, int l)
+{
+	return buf + n->t[2 * l + 1].offset;
+}
+
+/* y[B x out] = x[B x in] W + b for layer l (sgemm). */
+void nn_linear(const nn *n, int l, const float *x, size_t B, float *y);
+/* Apply the hidden activation to y[len] in place. */
+void nn_activate(int act, float *y, size_t len);
+
+/* Masked log-softmax of one row of logits z[A]: writes logp[A] and p[A]
+ * (both 0 on illegal actions); returns the number of legal actions (0:
+ * nothing written). */
+int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
+		      float *logp, float *p);
+
+#endif

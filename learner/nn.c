@@ -1,0 +1,723 @@
+/*
+ * learner/nn.c: the MLP (shape, size table, deterministic init), batched
+ * forward through cblas_sgemm, inference for collectors (nn_act), the
+ * env_policy adapter, the parameter file format and the sgemm peak probe.
+ * Training (backward, PPO, Adam) is in ppo.c.
+ */
+#include "learner/learner_internal.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- shape ---------------------------------------------------------- */
+
+int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
+{
+	uint64_t total = 0, in;
+
+	if (!s) {
+		lg_errf(err, errlen, "no shape");
+		return LG_EINVAL;
+	}
+	if (s->obs < 1 || s->obs > NN_MAX_OBS) {
+		lg_errf(err, errlen, "obs %u not in [1, %u]", s->obs,
+			NN_MAX_OBS);
+		return LG_ERANGE;
+	}
+	if (s->actions < 1 || s->actions > NN_MAX_ACTIONS) {
+		lg_errf(err, errlen, "actions %u not in [1, %u]", s->actions,
+			NN_MAX_ACTIONS);
+		return LG_ERANGE;
+	}
+	if (s->nhidden > NN_MAX_LAYERS) {
+		lg_errf(err, errlen, "%u hidden layers, at most %d",
+			s->nhidden, NN_MAX_LAYERS);
+		return LG_ERANGE;
+	}
+	if (s->act != NN_RELU && s->act != NN_TANH) {
+		lg_errf(err, errlen, "unknown activation %d", s->act);
+		return LG_EINVAL;
+	}
+	in = s->obs;
+	for (uint32_t i = 0; i <= s->nhidden; i++) {
+		uint64_t out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
+		if (i < s->nhidden && (out < 1 || out > NN_MAX_WIDTH)) {
+			lg_errf(err, errlen, "hidden[%u] = %llu not in [1, %u]",
+				i, (unsigned long long)out, NN_MAX_WIDTH);
+			return LG_ERANGE;
+		}
+		/* in, out <= 2^20: no overflow in 64 bits */
+		total += in * out + out;
+		if (total > NN_MAX_PARAMS) {
+			lg_errf(err, errlen, "more than %llu parameters",
+				(unsigned long long)NN_MAX_PARAMS);
+			return LG_ERANGE;
+		}
+		in = out;
+	}
+	return 0;
+}
+
+/* Fill dims, the size table and nparams from the (checked) shape. */
+static void layout(nn *n)
+{
+	size_t off = 0;
+
+	n->nlayers = (int)n->s.nhidden + 1;
+	n->dims[0] = n->s.obs;
+	n->wmax = 1;
+	for (uint32_t i = 0; i < n->s.nhidden; i++) {
+		n->dims[i + 1] = n->s.hidden[i];
+		n->wmax = LG_MAX(n->wmax, n->s.hidden[i]);
+	}
+	n->dims[n->nlayers] = n->s.actions + 1;
+	n->ntensors = 0;
+	for (int l = 0; l < n->nlayers; l++) {
+		struct nn_tensor *w = &n->t[n->ntensors++];
+		struct nn_tensor *b = &n->t[n->ntensors++];
+		int head = l == n->nlayers - 1;
+		if (head) {
+			snprintf(w->name, sizeof w->name, "Whead");
+			snprintf(b->name, sizeof b->name, "bhead");
+		} else {
+			snprintf(w->name, sizeof w->name, "W%d", l);
+			snprintf(b->name, sizeof b->name, "b%d", l);
+		}
+		w->offset = off;
+		w->rows = n->dims[l];
+		w->cols = n->dims[l + 1];
+		off += w->rows * w->cols;
+		b->offset = off;
+		b->rows = 1;
+		b->cols = n->dims[l + 1];
+		off += b->cols;
+	}
+	n->nparams = off;
+}
+
+static int alloc_net(nn **out, const struct nn_shape *s)
+{
+	nn *n;
+
+	*out = NULL;
+	n = calloc(1, sizeof *n);
+	if (!n)
+		return LG_ENOMEM;
+	n->s = *s;
+	for (uint32_t i = s->nhidden; i < NN_MAX_LAYERS; i++)
+		n->s.hidden[i] = 0;
+	layout(n);
+	n->p = calloc(n->nparams, sizeof *n->p);
+	if (!n->p) {
+		free(n);
+		return LG_ENOMEM;
+	}
+	*out = n;
+	return 0;
+}
+
+int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
+{
+	lg_rng r;
+	nn *n;
+	int rc;
+
+	if (!out)
+		return LG_EINVAL;
+	*out = NULL;
+	rc = nn_shape_check(s, NULL, 0);
+	if (rc)
+		return rc;
+	rc = alloc_net(&n, s);
+	if (rc)
+		return rc;
+	lg_rng_seed2(&r, seed, 0x6e6e);
+	for (int l = 0; l < n->nlayers; l++) {
+		const struct nn_tensor *w = &n->t[2 * l];
+		int head = l == n->nlayers - 1;
+		double std = sqrt((s->act == NN_RELU && !head ? 2.0 : 1.0) /
+				  (double)w->rows);
+		float *W = n->p + w->offset;
+		for (size_t i = 0; i < w->rows; i++)
+			for (size_t j = 0; j < w->cols; j++) {
+				double g = std * lg_rng_normal(&r);
+				/* near-uniform initial policy */
+				if (head && j < s->actions)
+					g *= 0.01;
+				W[i * w->cols + j] = (float)g;
+			}
+	}
+	*out = n;
+	return 0;
+}
+
+void nn_free(nn *n)
+{
+	if (!n)
+		return;
+	free(n->p);
+	free(n);
+}
+
+int nn_clone(nn **out, const nn *n)
+{
+	int rc = alloc_net(out, &n->s);
+
+	if (rc)
+		return rc;
+	memcpy((*out)->p, n->p, n->nparams * sizeof *n->p);
+	return 0;
+}
+
+const struct nn_shape *nn_shape_of(const nn *n)
+{
+	return &n->s;
+}
+
+float *nn_params(nn *n, size_t *count)
+{
+	if (count)
+		*count = n->nparams;
+	return n->p;
+}
+
+const float *nn_params_const(const nn *n, size_t *count)
+{
+	if (count)
+		*count = n->nparams;
+	return n->p;
+}
+
+size_t nn_tensor_count(const nn *n)
+{
+	return n->ntensors;
+}
+
+int nn_tensor_info(const nn *n, size_t i, struct nn_tensor *t)
+{
+	if (i >= n->ntensors)
+		return LG_ERANGE;
+	*t = n->t[i];
+	return 0;
+}
+
+void nn_set_threads(int threads)
+{
+	if (threads >= 1 && threads <= 256)
+		openblas_set_num_threads(threads);
+}
+
+double nn_train_flops_per_row(const struct nn_shape *s)
+{
+	double f = 0, in = s->obs;
+
+	for (uint32_t i = 0; i <= s->nhidden; i++) {
+		double out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
+		/* forward y = xW, backward dW = x^T dy, dx = dy W^T (none
+		 * for the first layer: nothing consumes d obs) */
+		f += (i == 0 ? 4.0 : 6.0) * in * out;
+		in = out;
+	}
+	return f;
+}
+
+/* ---- forward -------------------------------------------------------- */
+
+void nn_linear(const nn *n, int l, const float *x, size_t B, float *y)
+{
+	size_t in = n->dims[l], out = n->dims[l + 1];
+	const float *W = n->p + n->t[2 * l].offset;
+	const float *b = n->p + n->t[2 * l + 1].offset;
+
+	for (size_t i = 0; i < B; i++)
+		memcpy(y + i * out, b, out * sizeof *y);
+	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B,
+		    (int)out, (int)in, 1.0f, x, (int)in, W, (int)out, 1.0f, y,
+		    (int)out);
+}
+
+void nn_activate(int act, float *y, size_t len)
+{
+	if (act == NN_RELU) {
+		for (size_t i = 0; i < len; i++)
+			y[i] = y[i] > 0 ? y[i] : 0;
+	} else {
+		for (size_t i = 0; i < len; i++)
+			y[i] = tanhf(y[i]);
+	}
+}
+
+int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
+		      float *logp, float *p)
+{
+	float mx = -INFINITY;
+	double sum = 0;
+	int legal = 0;
+	float lse;
+
+	for (size_t a = 0; a < A; a++)
+		if (mask[a]) {
+			legal++;
+			if (z[a] > mx)
+				mx = z[a];
+		}
+	if (!legal)
+		return 0;
+	for (size_t a = 0; a < A; a++)
+		if (mask[a])
+			sum += exp((double)(z[a] - mx));
+	lse = mx + (float)log(sum);
+	for (size_t a = 0; a < A; a++) {
+		if (mask[a]) {
+			logp[a] = z[a] - lse;
+			p[a] = expf(logp[a]);
+		} else {
+			logp[a] = 0;
+			p[a] = 0;
+		}
+	}
+	return legal;
+}
+
+/* ---- inference ------------------------------------------------------ */
+
+struct nn_ws {
+	struct nn_shape s;
+	size_t cap;
+	float *a, *b;   /* cap x wmax ping-pong */
+	float *head;    /* cap x (actions + 1) */
+	float *logp, *p; /* actions */
+};
+
+static int same_shape(const struct nn_shape *x, const struct nn_shape *y)
+{
+	if (x->obs != y->obs || x->actions != y->actions ||
+	    x->nhidden != y->nhidden || x->act != y->act)
+		return 0;
+	for (uint32_t i = 0; i < x->nhidden; i++)
+		if (x->hidden[i] != y->hidden[i])
+			return 0;
+	return 1;
+}
+
+int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
+{
+	nn_ws *w;
+
+	if (!out || !n)
+		return LG_EINVAL;
+	*out = NULL;
+	if (max_batch < 1 || max_batch > (1u << 20))
+		return LG_EINVAL;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return LG_ENOMEM;
+	w->s = n->s;
+	w->cap = max_batch;
+	w->a = malloc(max_batch * n->wmax * sizeof *w->a);
+	w->b = malloc(max_batch * n->wmax * sizeof *w->b);
+	w->head = malloc(max_batch * (n->s.actions + 1) * sizeof *w->head);
+	w->logp = malloc(n->s.actions * sizeof *w->logp);
+	w->p = malloc(n->s.actions * sizeof *w->p);
+	if (!w->a || !w->b || !w->head || !w->logp || !w->p) {
+		nn_ws_free(w);
+		return LG_ENOMEM;
+	}
+	*out = w;
+	return 0;
+}
+
+void nn_ws_free(nn_ws *w)
+{
+	if (!w)
+		return;
+	free(w->a);
+	free(w->b);
+	free(w->head);
+	free(w->logp);
+	free(w->p);
+	free(w);
+}
+
+/* Forward n rows into ws->head. */
+static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
+{
+	const float *x = obs;
+	float *y = ws->a;
+
+	if (!net || !ws || !obs || n > ws->cap || !same_shape(&net->s, &ws->s))
+		return LG_EINVAL;
+	for (int l = 0; l < net->nlayers; l++) {
+		int head = l == net->nlayers - 1;
+		float *dst = head ? ws->head : y;
+		nn_linear(net, l, x, n, dst);
+		if (!head) {
+			nn_activate(net->s.act, dst, n * net->dims[l + 1]);
+			x = dst;
+			y = dst == ws->a ? ws->b : ws->a;
+		}
+	}
+	return 0;
+}
+
+int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
+	   size_t n, lg_rng *rng, int32_t *action, float *logp, float *value)
+{
+	size_t A;
+	int rc;
+
+	if (!mask || !rng || !action || !logp || !value)
+		return LG_EINVAL;
+	rc = forward_ws(net, ws, obs, n);
+	if (rc)
+		return rc;
+	A = net->s.actions;
+	for (size_t i = 0; i < n; i++) {
+		const float *z = ws->head + i * (A + 1);
+		float u, acc = 0;
+		size_t pick = A;
+		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp, ws->p))
+			return LG_EINVAL;
+		u = lg_rng_float(rng);
+		for (size_t a = 0; a < A; a++) {
+			if (!mask[i * A + a])
+				continue;
+			pick = a; /* rounding: fall back to the last legal */
+			acc += ws->p[a];
+			if (u < acc)
+				break;
+		}
+		action[i] = (int32_t)pick;
+		logp[i] = ws->logp[pick];
+		value[i] = z[A];
+	}
+	return 0;
+}
+
+int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
+	     size_t n, float *probs, float *value)
+{
+	size_t A;
+	int rc;
+
+	if (!mask || !probs)
+		return LG_EINVAL;
+	rc = forward_ws(net, ws, obs, n);
+	if (rc)
+		return rc;
+	A = net->s.actions;
+	for (size_t i = 0; i < n; i++) {
+		const float *z = ws->head + i * (A + 1);
+		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp,
+				       probs + i * A))
+			return LG_EINVAL;
+		if (value)
+			value[i] = z[A];
+	}
+	return 0;
+}
+
+static int policy_fn(void *ctx, int player, const char *infostate,
+		     const float *obs, const uint8_t *mask, int num_actions,
+		     double *probs, char *err, size_t errlen)
+{
+	struct nn_policy_ctx *c = ctx;
+	float p[ENV_MAX_ACTIONS];
+	double sum = 0;
+	int rc;
+
+	(void)player;
+	(void)infostate;
+	if (num_actions < 1 || num_actions > ENV_MAX_ACTIONS ||
+	    (uint32_t)num_actions != c->net->s.actions) {
+		lg_errf(err, errlen, "network has %u actions, game %d",
+			c->net->s.actions, num_actions);
+		return LG_EINVAL;
+	}
+	rc = nn_probs(c->net, c->ws, obs, mask, 1, p, NULL);
+	if (rc) {
+		lg_errf(err, errlen, "network policy: %s", lg_strerror(rc));
+		return rc;
+	}
+	for (int a = 0; a < num_actions; a++)
+		sum += p[a];
+	/* float probabilities: renormalise in double for the 1e-6 check */
+	for (int a = 0; a < num_actions; a++)
+		probs[a] = p[a] / sum;
+	return 0;
+}
+
+struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
+{
+	struct env_policy p = { policy_fn, ctx };
+
+	return p;
+}
+
+/* ---- parameter files ------------------------------------------------ */
+
+int nn_save(const nn *n, lg_buf *out)
+{
+	uint8_t h[NN_FILE_HEADER];
+	size_t start;
+	uint8_t *body;
+	int rc;
+
+	rc = lg_buf_reserve(out, NN_FILE_HEADER + n->nparams * 4);
+	if (rc)
+		return rc;
+	start = out->len;
+	memset(h, 0, sizeof h);
+	memcpy(h, NN_FILE_MAGIC, 4);
+	lg_put_le32(h + 4, NN_FILE_VERSION);
+	lg_put_le32(h + 8, n->s.obs);
+	lg_put_le32(h + 12, n->s.actions);
+	lg_put_le32(h + 16, (uint32_t)n->s.act);
+	lg_put_le32(h + 20, n->s.nhidden);
+	for (uint32_t i = 0; i < n->s.nhidden; i++)
+		lg_put_le32(h + 24 + 4 * i, n->s.hidden[i]);
+	lg_put_le64(h + 56, n->nparams);
+	out->len += NN_FILE_HEADER;
+	body = out->data + out->len;
+	for (size_t i = 0; i < n->nparams; i++)
+		lg_put_lef32(body + 4 * i, n->p[i]);
+	lg_put_le32(h + 64, lg_crc32c(0, body, n->nparams * 4));
+	lg_put_le32(h + 68, lg_crc32c(0, h, 68));
+	memcpy(out->data + start, h, NN_FILE_HEADER);
+	out->len += n->nparams * 4;
+	return 0;
+}
+
+int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
+{
+	const uint8_t *h = buf, *body;
+	struct nn_shape s;
+	uint64_t count;
+	uint32_t version;
+	char why[128];
+	nn *n = NULL;
+	int rc;
+
+	if (!out)
+		return LG_EINVAL;
+	*out = NULL;
+	if (!buf || len < NN_FILE_HEADER) {
+		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
+			"is %u", len, NN_FILE_HEADER);
+		return LG_ECORRUPT;
+	}
+	if (memcmp(h, NN_FILE_MAGIC, 4)) {
+		lg_errf(err, errlen, "not a network parameter file (bad "
+			"magic)");
+		return LG_ECORRUPT;
+	}
+	if (lg_crc32c(0, h, 68) != lg_get_le32(h + 68)) {
+		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
+		return LG_ECORRUPT;
+	}
+	version = lg_get_le32(h + 4);
+	if (version != NN_FILE_VERSION) {
+		lg_errf(err, errlen, "format version %u, this build reads %u",
+			version, NN_FILE_VERSION);
+		return LG_EVERSION;
+	}
+	memset(&s, 0, sizeof s);
+	s.obs = lg_get_le32(h + 8);
+	s.actions = lg_get_le32(h + 12);
+	s.act = (int)lg_get_le32(h + 16);
+	s.nhidden = lg_get_le32(h + 20);
+	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
+		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
+	rc = nn_shape_check(&s, why, sizeof why);
+	if (rc) {
+		lg_errf(err, errlen, "bad shape in header: %s", why);
+		return rc;
+	}
+	for (uint32_t i = s.nhidden; i < NN_MAX_LAYERS; i++)
+		if (s.hidden[i]) {
+			lg_errf(err, errlen, "bad shape in header: hidden[%u] "
+				"set beyond nhidden", i);
+			return LG_ECORRUPT;
+		}
+	count = lg_get_le64(h + 56);
+	{
+		nn probe;
+		memset(&probe, 0, sizeof probe);
+		probe.s = s;
+		layout(&probe);
+		if (count != probe.nparams) {
+			lg_errf(err, errlen, "parameter count %llu does not "
+				"match the shape (%zu)",
+				(unsigned long long)count, probe.nparams);
+			return LG_ECORRUPT;
+		}
+	}
+	if (len - NN_FILE_HEADER != count * 4) {
+		lg_errf(err, errlen, "%s: body is %zu bytes, expected %llu",
+			len - NN_FILE_HEADER < count * 4 ? "truncated"
+							 : "trailing bytes",
+			len - NN_FILE_HEADER, (unsigned long long)count * 4);
+		return LG_ECORRUPT;
+	}
+	body = h + NN_FILE_HEADER;
+	if (lg_crc32c(0, body, count * 4) != lg_get_le32(h + 64)) {
+		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
+		return LG_ECORRUPT;
+	}
+	rc = alloc_net(&n, &s);
+	if (rc) {
+		lg_errf(err, errlen, "out of memory");
+		return rc;
+	}
+	for (size_t i = 0; i < n->nparams; i++)
+		n->p[i] = lg_get_lef32(body + 4 * i);
+	*out = n;
+	return 0;
+}
+
+int nn_save_file(const nn *n, const char *path, char *err, size_t errlen)
+{
+	lg_buf b = { 0 };
+	char tmp[4096];
+	FILE *f = NULL;
+	int rc;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+		lg_errf(err, errlen, "%s: path too long", path);
+		return LG_EINVAL;
+	}
+	rc = nn_save(n, &b);
+	if (rc) {
+		lg_errf(err, errlen, "out of memory");
+		goto out;
+	}
+	f = fopen(tmp, "wb");
+	if (!f || fwrite(b.data, 1, b.len, f) != b.len || fflush(f) ||
+	    fsync(fileno(f))) {
+		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
+		rc = LG_EIO;
+		goto out;
+	}
+	if (fclose(f)) {
+		f = NULL;
+		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
+		rc = LG_EIO;
+		goto out;
+	}
+	f = NULL;
+	if (rename(tmp, path)) {
+		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = LG_EIO;
+	}
+out:
+	if (f)
+		fclose(f);
+	if (rc)
+		unlink(tmp);
+	lg_buf_free(&b);
+	return rc;
+}
+
+int nn_load_file(nn **out, const char *path, char *err, size_t errlen)
+{
+	char why[256];
+	struct stat st;
+	uint8_t *data = NULL;
+	FILE *f;
+	size_t len;
+	int rc;
+
+	if (!out)
+		return LG_EINVAL;
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f) {
+		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == ENOENT ? LG_ENOTFOUND : LG_EIO;
+	}
+	if (fstat(fileno(f), &st) || st.st_size < 0) {
+		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
+		rc = LG_EIO;
+		goto out;
+	}
+	if ((uint64_t)st.st_size > NN_FILE_HEADER + NN_MAX_PARAMS * 4) {
+		lg_errf(err, errlen, "%s: %lld bytes is larger than any "
+			"network file", path, (long long)st.st_size);
+		rc = LG_ECORRUPT;
+		goto out;
+	}
+	len = (size_t)st.st_size;
+	data = malloc(len ? len : 1);
+	if (!data) {
+		lg_errf(err, errlen, "%s: out of memory", path);
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	if (fread(data, 1, len, f) != len) {
+		lg_errf(err, errlen, "%s: short read", path);
+		rc = LG_EIO;
+		goto out;
+	}
+	rc = nn_load(out, data, len, why, sizeof why);
+	if (rc)
+		lg_errf(err, errlen, "%s: %s", path, why);
+out:
+	fclose(f);
+	free(data);
+	return rc;
+}
+
+/* ---- sgemm peak ---------------------------------------------------- */
+
+int nn_sgemm_peak(double seconds, int threads, double *gflops)
+{
+	int before = openblas_get_num_threads();
+	static const int sizes[] = { 512, 1024, 2048 };
+	double best = 0;
+	float *a, *b, *c;
+	size_t nmax = 2048;
+	int rc = 0;
+
+	a = malloc(nmax * nmax * sizeof *a);
+	b = malloc(nmax * nmax * sizeof *b);
+	c = malloc(nmax * nmax * sizeof *c);
+	if (!a || !b || !c) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < nmax * nmax; i++) {
+		a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+		b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+	}
+	memset(c, 0, nmax * nmax * sizeof *c);
+	nn_set_threads(threads);
+	for (size_t k = 0; k < LG_ARRAY_LEN(sizes); k++) {
+		int n = sizes[k];
+		double flops = 2.0 * n * n * n;
+		double t_end = lg_now_s() + seconds / LG_ARRAY_LEN(sizes);
+		/* warm-up, then best single call */
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n,
+			    1.0f, a, n, b, n, 0.0f, c, n);
+		do {
+			double t0 = lg_now_s(), dt;
+			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+				    n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+			dt = lg_now_s() - t0;
+			if (dt > 0 && flops / dt / 1e9 > best)
+				best = flops / dt / 1e9;
+		} while (lg_now_s() < t_end);
+	}
+	*gflops = best;
+	nn_set_threads(before);
+out:
+	free(a);
+	free(b);
+	free(c);
+	return rc;
+}

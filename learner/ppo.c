@@ -1,0 +1,959 @@
+/*
+ * learner/ppo.c: training. GAE(lambda) over one player's transitions, the
+ * PPO loss and its gradient (forward, per-row masked-softmax loss, backward
+ * through cblas_sgemm), global gradient-norm clipping and Adam over the
+ * flat parameter buffer, and the epoch/minibatch loop.
+ *
+ * Loss of a minibatch of M rows (means over rows):
+ *   pg  = -min(r A, clip(r, 1-c, 1+c) A),  r = exp(logp_new - logp_old)
+ *   vl  = 0.5 (v - R)^2, or with value_clip k:
+ *         0.5 max((v - R)^2, (v_old + clip(v - v_old, -k, k) - R)^2)
+ *   H   = -sum_a p_a log p_a over legal actions
+ *   loss = pg + vf_coef vl - ent_coef H
+ * d/dz_k of the logits (legal k; illegal logits get 0):
+ *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H),  g = d pg / d logp_a
+ *
+ * Threads: with opts.threads = T > 1 a minibatch is split into T row
+ * shards, each run forward and backward on its own thread with
+ * single-threaded sgemm into its own gradient buffer, and the buffers are
+ * summed in a fixed order (deterministic for a given T). For the small
+ * matrices of RL nets this scales far better than threading inside each
+ * sgemm call. Adam is one loop on the calling thread.
+ */
+#include "learner/learner_internal.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PPO_MAX_SHARDS 16
+/* Fewer rows per shard than this are not worth a thread. */
+#define PPO_MIN_SHARD_ROWS 32
+/* Polls before a waiting thread blocks on the condition variable: about
+ * the serial gap between two minibatches (Adam, gather). Creating a
+ * thread per minibatch cost 0.2-0.35 ms on this VM, and a futex wake-up
+ * is of that order too. */
+#define PPO_SPIN 10000
+
+/* Accumulated per-row figures of one minibatch. */
+struct sums {
+	double pg, vl, ent, kl, clipped;
+};
+
+/* One thread's share of a minibatch: workspace for `cap` rows and its own
+ * gradient buffer (shard 0 uses the ppo's). */
+struct shard {
+	float *acts[NN_MAX_LAYERS]; /* post-activation of each hidden layer */
+	float *head, *dhead;        /* cap x (actions + 1) */
+	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *lp, *pr;             /* one row: log-probs, probs */
+	float *g;
+	size_t cap;
+	/* the job while it runs */
+	const struct ppo *p;
+	struct ppo_minibatch mb;
+	float invn;
+	struct sums s;
+};
+
+struct ppo {
+	nn *net;
+	struct ppo_opts o;
+	lg_rng rng;
+	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
+	uint64_t adam_t, updates;
+	int nshards;
+	struct shard sh[PPO_MAX_SHARDS];
+	/* worker threads for shards 1..nworkers, parked between jobs */
+	struct {
+		pthread_t th[PPO_MAX_SHARDS];
+		int nworkers, init;
+		int active;             /* shards in the current job */
+		atomic_uint gen;        /* bumped to start a job (or quit) */
+		atomic_int pending;     /* workers not done with the job */
+		atomic_int quit;
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+	} pool;
+	/* gathered minibatch, `gcap` rows */
+	size_t gcap;
+	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret;
+	uint8_t *mb_mask;
+	int32_t *mb_action;
+	/* batch workspace, `bcap` rows */
+	size_t bcap;
+	float *adv, *ret;
+	uint32_t *idx;
+};
+
+void ppo_opts_default(struct ppo_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->lr = 3e-4;
+	o->lr_schedule = PPO_LR_CONSTANT;
+	o->lr_final_frac = 0.1;
+	o->gamma = 0.99;
+	o->gae_lambda = 0.95;
+	o->clip = 0.2;
+	o->value_clip = 0;
+	o->vf_coef = 0.5;
+	o->ent_coef = 0.01;
+	o->epochs = 4;
+	o->minibatch = 256;
+	o->batch_max = 1u << 26;
+	o->max_grad_norm = 0.5;
+	o->adam_beta1 = 0.9;
+	o->adam_beta2 = 0.999;
+	o->adam_eps = 1e-8;
+	o->norm_adv = 1;
+	o->threads = 0;
+}
+
+static int check_opts(const struct ppo_opts *o, char *err, size_t errlen)
+{
+#define BAD(...)                                                               \
+	do {                                                                   \
+		lg_errf(err, errlen, __VA_ARGS__);                             \
+		return LG_EINVAL;                                              \
+	} while (0)
+	if (!(o->lr >= 0 && o->lr <= 1))
+		BAD("lr %g not in [0, 1]", o->lr);
+	if (o->lr_schedule != PPO_LR_CONSTANT &&
+	    o->lr_schedule != PPO_LR_LINEAR)
+		BAD("unknown lr schedule %d", o->lr_schedule);
+	if (!(o->lr_final_frac >= 0 && o->lr_final_frac <= 1))
+		BAD("lr_final_frac %g not in [0, 1]", o->lr_final_frac);
+	if (!(o->gamma >= 0 && o->gamma <= 1))
+		BAD("gamma %g not in [0, 1]", o->gamma);
+	if (!(o->gae_lambda >= 0 && o->gae_lambda <= 1))
+		BAD("gae_lambda %g not in [0, 1]", o->gae_lambda);
+	if (!(o->clip >= 0 && o->clip <= 10))
+		BAD("clip %g not in [0, 10]", o->clip);
+	if (!(o->value_clip >= 0 && o->value_clip <= 1e6))
+		BAD("value_clip %g not in [0, 1e6]", o->value_clip);
+	if (!(o->vf_coef >= 0 && o->vf_coef <= 1e3))
+		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
+	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
+		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
+	if (o->epochs < 1 || o->epochs > 1000)
+		BAD("epochs %llu not in [1, 1000]",
+		    (unsigned long long)o->epochs);
+	if (o->minibatch < 1 || o->minibatch > (1u << 24))
+		BAD("minibatch %llu not in [1, 2^24]",
+		    (unsigned long long)o->minibatch);
+	if (o->batch_max < 1 || o->batch_max > (1u << 26))
+		BAD("batch_max %llu not in [1, 2^26]",
+		    (unsigned long long)o->batch_max);
+	if (!(o->max_grad_norm >= 0 && o->max_grad_norm <= 1e6))
+		BAD("max_grad_norm %g not in [0, 1e6]", o->max_grad_norm);
+	if (!(o->adam_beta1 >= 0 && o->adam_beta1 < 1) ||
+	    !(o->adam_beta2 >= 0 && o->adam_beta2 < 1))
+		BAD("Adam betas must be in [0, 1)");
+	if (!(o->adam_eps >= 1e-12 && o->adam_eps <= 1))
+		BAD("adam_eps %g not in [1e-12, 1]", o->adam_eps);
+	if (o->threads < 0 || o->threads > 256)
+		BAD("threads %d not in [0, 256]", o->threads);
+	return 0;
+#undef BAD
+}
+
+static void shard_free_ws(struct shard *sh)
+{
+	for (int l = 0; l < NN_MAX_LAYERS; l++) {
+		free(sh->acts[l]);
+		sh->acts[l] = NULL;
+	}
+	free(sh->head);
+	free(sh->dhead);
+	free(sh->d0);
+	free(sh->d1);
+	free(sh->lp);
+	free(sh->pr);
+	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->lp = sh->pr = NULL;
+	sh->cap = 0;
+}
+
+static int shard_ensure(const nn *net, struct shard *sh, size_t n)
+{
+	size_t A = net->s.actions, H = A + 1;
+	int ok = 1;
+
+	if (n <= sh->cap)
+		return 0;
+	shard_free_ws(sh);
+	for (int l = 0; l + 1 < net->nlayers; l++) {
+		sh->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
+		ok &= sh->acts[l] != NULL;
+	}
+	sh->head = malloc(n * H * sizeof(float));
+	sh->dhead = malloc(n * H * sizeof(float));
+	sh->d0 = malloc(n * net->wmax * sizeof(float));
+	sh->d1 = malloc(n * net->wmax * sizeof(float));
+	sh->lp = malloc(A * sizeof(float));
+	sh->pr = malloc(A * sizeof(float));
+	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->lp && sh->pr;
+	if (!ok) {
+		shard_free_ws(sh);
+		return LG_ENOMEM;
+	}
+	sh->cap = n;
+	return 0;
+}
+
+static void free_gather(ppo *p)
+{
+	free(p->mb_obs);
+	free(p->mb_logp);
+	free(p->mb_value);
+	free(p->mb_adv);
+	free(p->mb_ret);
+	free(p->mb_mask);
+	free(p->mb_action);
+	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
+	p->mb_mask = NULL;
+	p->mb_action = NULL;
+	p->gcap = 0;
+}
+
+/* Shards used for a minibatch of n rows. */
+static int shards_for(const ppo *p, size_t n)
+{
+	size_t k = n / PPO_MIN_SHARD_ROWS;
+
+	if (k < 1)
+		k = 1;
+	return (int)LG_MIN((size_t)p->nshards, k);
+}
+
+/* Make the workspace hold a minibatch of n rows. */
+static int ensure_cap(ppo *p, size_t n)
+{
+	const nn *net = p->net;
+	size_t A = net->s.actions;
+	int k = shards_for(p, n), rc;
+
+	for (int i = 0; i < k; i++) {
+		rc = shard_ensure(net, &p->sh[i], (n + (size_t)k - 1) / (size_t)k);
+		if (rc)
+			return rc;
+	}
+	if (n <= p->gcap)
+		return 0;
+	free_gather(p);
+	p->mb_obs = malloc(n * net->s.obs * sizeof(float));
+	p->mb_logp = malloc(n * sizeof(float));
+	p->mb_value = malloc(n * sizeof(float));
+	p->mb_adv = malloc(n * sizeof(float));
+	p->mb_ret = malloc(n * sizeof(float));
+	p->mb_mask = malloc(n * A);
+	p->mb_action = malloc(n * sizeof(int32_t));
+	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
+	    !p->mb_ret || !p->mb_mask || !p->mb_action) {
+		free_gather(p);
+		return LG_ENOMEM;
+	}
+	p->gcap = n;
+	return 0;
+}
+
+static int ensure_bcap(ppo *p, size_t n)
+{
+	float *adv, *ret;
+	uint32_t *idx;
+
+	if (n <= p->bcap)
+		return 0;
+	adv = realloc(p->adv, n * sizeof *adv);
+	if (adv)
+		p->adv = adv;
+	ret = realloc(p->ret, n * sizeof *ret);
+	if (ret)
+		p->ret = ret;
+	idx = realloc(p->idx, n * sizeof *idx);
+	if (idx)
+		p->idx = idx;
+	if (!adv || !ret || !idx)
+		return LG_ENOMEM;
+	p->bcap = n;
+	return 0;
+}
+
+static void shard_run(struct shard *sh);
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+struct worker_arg {
+	ppo *p;
+	int i;
+};
+
+static void *worker_main(void *arg)
+{
+	ppo *p = ((struct worker_arg *)arg)->p;
+	int i = ((struct worker_arg *)arg)->i;
+	unsigned seen = 0;
+
+	free(arg);
+	for (;;) {
+		int n = 0;
+		while (atomic_load(&p->pool.gen) == seen && n++ < PPO_SPIN)
+			cpu_relax();
+		if (atomic_load(&p->pool.gen) == seen) {
+			pthread_mutex_lock(&p->pool.mu);
+			while (atomic_load(&p->pool.gen) == seen)
+				pthread_cond_wait(&p->pool.cv, &p->pool.mu);
+			pthread_mutex_unlock(&p->pool.mu);
+		}
+		seen = atomic_load(&p->pool.gen);
+		if (atomic_load(&p->pool.quit))
+			return NULL;
+		if (i < p->pool.active)
+			shard_run(&p->sh[i]);
+		if (atomic_fetch_sub(&p->pool.pending, 1) == 1) {
+			pthread_mutex_lock(&p->pool.mu);
+			pthread_cond_broadcast(&p->pool.cv);
+			pthread_mutex_unlock(&p->pool.mu);
+		}
+	}
+}
+
+/* Start nshards - 1 workers; on failure run with those that started. */
+static int pool_start(ppo *p)
+{
+	if (pthread_mutex_init(&p->pool.mu, NULL))
+		return LG_ENOMEM;
+	if (pthread_cond_init(&p->pool.cv, NULL)) {
+		pthread_mutex_destroy(&p->pool.mu);
+		return LG_ENOMEM;
+	}
+	p->pool.init = 1;
+	atomic_init(&p->pool.gen, 0);
+	atomic_init(&p->pool.pending, 0);
+	atomic_init(&p->pool.quit, 0);
+	for (int i = 1; i < p->nshards; i++) {
+		struct worker_arg *a = malloc(sizeof *a);
+		if (!a)
+			break;
+		a->p = p;
+		a->i = i;
+		if (pthread_create(&p->pool.th[i], NULL, worker_main, a)) {
+			free(a);
+			break;
+		}
+		p->pool.nworkers = i;
+	}
+	if (p->pool.nworkers + 1 < p->nshards)
+		LG_WARN("learner: %d of %d training threads started",
+			p->pool.nworkers + 1, p->nshards);
+	p->nshards = p->pool.nworkers + 1;
+	return 0;
+}
+
+static void pool_stop(ppo *p)
+{
+	if (!p->pool.init)
+		return;
+	pthread_mutex_lock(&p->pool.mu);
+	atomic_store(&p->pool.quit, 1);
+	atomic_fetch_add(&p->pool.gen, 1);
+	pthread_cond_broadcast(&p->pool.cv);
+	pthread_mutex_unlock(&p->pool.mu);
+	for (int i = 1; i <= p->pool.nworkers; i++)
+		pthread_join(p->pool.th[i], NULL);
+	pthread_cond_destroy(&p->pool.cv);
+	pthread_mutex_destroy(&p->pool.mu);
+	p->pool.init = 0;
+	p->pool.nworkers = 0;
+}
+
+/* Run shards 0..k-1: 0 here, the rest on the workers; wait for all. */
+static void pool_run(ppo *p, int k)
+{
+	int n = 0;
+
+	if (k <= 1 || !p->pool.nworkers) {
+		for (int i = 0; i < k; i++)
+			shard_run(&p->sh[i]);
+		return;
+	}
+	p->pool.active = k;
+	atomic_store(&p->pool.pending, p->pool.nworkers);
+	pthread_mutex_lock(&p->pool.mu);
+	atomic_fetch_add(&p->pool.gen, 1);
+	pthread_cond_broadcast(&p->pool.cv);
+	pthread_mutex_unlock(&p->pool.mu);
+	shard_run(&p->sh[0]);
+	while (atomic_load(&p->pool.pending) && n++ < PPO_SPIN)
+		cpu_relax();
+	if (atomic_load(&p->pool.pending)) {
+		pthread_mutex_lock(&p->pool.mu);
+		while (atomic_load(&p->pool.pending))
+			pthread_cond_wait(&p->pool.cv, &p->pool.mu);
+		pthread_mutex_unlock(&p->pool.mu);
+	}
+}
+
+int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
+	    const struct ppo_opts *o, uint64_t seed, char *err, size_t errlen)
+{
+	ppo *p;
+	int rc;
+
+	if (!out || !o || (!net && !shape)) {
+		lg_errf(err, errlen, "ppo_new: missing argument");
+		return LG_EINVAL;
+	}
+	*out = NULL;
+	rc = check_opts(o, err, errlen);
+	if (rc)
+		return rc;
+	if (!net) {
+		rc = nn_shape_check(shape, err, errlen);
+		if (rc)
+			return rc;
+	}
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return LG_ENOMEM;
+	p->o = *o;
+	lg_rng_seed2(&p->rng, seed, 0x7070);
+	if (net) {
+		p->net = net;
+	} else {
+		rc = nn_new(&p->net, shape, seed);
+		if (rc)
+			goto fail;
+	}
+	p->nshards = LG_MIN(LG_MAX(o->threads, 1), PPO_MAX_SHARDS);
+	p->g = calloc(p->net->nparams, sizeof(float));
+	p->m = calloc(p->net->nparams, sizeof(float));
+	p->v = calloc(p->net->nparams, sizeof(float));
+	if (!p->g || !p->m || !p->v) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	p->sh[0].g = p->g;
+	for (int i = 1; i < p->nshards; i++) {
+		p->sh[i].g = calloc(p->net->nparams, sizeof(float));
+		if (!p->sh[i].g) {
+			rc = LG_ENOMEM;
+			goto fail;
+		}
+	}
+	rc = pool_start(p);
+	if (rc)
+		goto fail;
+	rc = ensure_cap(p, (size_t)o->minibatch);
+	if (rc)
+		goto fail;
+	/* threads work on shards; each sgemm call stays on one thread */
+	if (o->threads)
+		nn_set_threads(1);
+	*out = p;
+	return 0;
+fail:
+	if (!net)
+		nn_free(p->net);
+	p->net = NULL;
+	ppo_free(p);
+	lg_errf(err, errlen, "%s", lg_strerror(rc));
+	return rc;
+}
+
+void ppo_free(ppo *p)
+{
+	if (!p)
+		return;
+	pool_stop(p);
+	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
+		shard_free_ws(&p->sh[i]);
+		if (i > 0)
+			free(p->sh[i].g);
+	}
+	free_gather(p);
+	free(p->g);
+	free(p->m);
+	free(p->v);
+	free(p->adv);
+	free(p->ret);
+	free(p->idx);
+	nn_free(p->net);
+	free(p);
+}
+
+nn *ppo_net(ppo *p)
+{
+	return p->net;
+}
+
+const float *ppo_grad(const ppo *p, size_t *count)
+{
+	if (count)
+		*count = p->net->nparams;
+	return p->g;
+}
+
+/* ---- loss and gradient ------------------------------------------------ */
+
+/* Per-row loss terms and d loss / d head into sh->dhead; invn is 1 over
+ * the whole minibatch's rows. */
+static void head_grad(const ppo *p, struct shard *sh)
+{
+	const struct ppo_minibatch *mb = &sh->mb;
+	struct sums *s = &sh->s;
+	const nn *net = p->net;
+	size_t A = net->s.actions, H = A + 1, n = mb->n;
+	const struct ppo_opts *o = &p->o;
+	float invn = sh->invn;
+	float c = (float)o->clip, vclip = (float)o->value_clip;
+	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
+
+	for (size_t i = 0; i < n; i++) {
+		const float *z = sh->head + i * H;
+		const uint8_t *mask = mb->mask + i * A;
+		float *dz = sh->dhead + i * H;
+		int32_t a = mb->action[i];
+		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
+		float v, R, dv, lr;
+
+		nn_masked_softmax(z, mask, A, sh->lp, sh->pr);
+		lr = sh->lp[a] - mb->logp[i];
+		ratio = expf(lr);
+		rc = ratio < 1 - c ? 1 - c : ratio > 1 + c ? 1 + c : ratio;
+		s1 = ratio * adv;
+		s2 = rc * adv;
+		glogp = s1 <= s2 ? -adv * ratio : 0;
+		s->pg += -(s1 <= s2 ? s1 : s2);
+		s->kl += (ratio - 1) - lr;
+		s->clipped += fabsf(ratio - 1) > c;
+		for (size_t k = 0; k < A; k++)
+			if (mask[k])
+				ent -= sh->pr[k] * sh->lp[k];
+		s->ent += ent;
+		for (size_t k = 0; k < A; k++) {
+			if (!mask[k]) {
+				dz[k] = 0;
+				continue;
+			}
+			dz[k] = invn * (glogp * ((k == (size_t)a) - sh->pr[k]) +
+					ec * sh->pr[k] * (sh->lp[k] + ent));
+		}
+		v = z[A];
+		R = mb->ret[i];
+		dv = v - R;
+		if (vclip > 0) {
+			float vo = mb->value[i], d = v - vo;
+			float vc = vo + (d < -vclip ? -vclip
+						   : d > vclip ? vclip : d);
+			float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
+			if (l1 >= l2) {
+				s->vl += 0.5 * l1;
+			} else {
+				s->vl += 0.5 * l2;
+				dv = fabsf(d) < vclip ? vc - R : 0;
+			}
+		} else {
+			s->vl += 0.5 * (double)dv * dv;
+		}
+		dz[A] = invn * vf * dv;
+	}
+}
+
+/* One shard: forward its rows, head gradient, backward into sh->g (zeroed
+ * first, then accumulated by sgemm with beta 1). */
+static void shard_run(struct shard *sh)
+{
+	const ppo *p = sh->p;
+	const nn *net = p->net;
+	const struct ppo_minibatch *mb = &sh->mb;
+	int L = net->nlayers, act = net->s.act;
+	size_t n = mb->n;
+	const float *x = mb->obs;
+	float *dy, *dx;
+
+	for (int l = 0; l < L; l++) {
+		float *y = l == L - 1 ? sh->head : sh->acts[l];
+		nn_linear(net, l, x, n, y);
+		if (l < L - 1) {
+			nn_activate(act, y, n * net->dims[l + 1]);
+			x = y;
+		}
+	}
+	head_grad(p, sh);
+	memset(sh->g, 0, net->nparams * sizeof *sh->g);
+	dy = sh->dhead;
+	dx = sh->d0;
+	for (int l = L - 1; l >= 0; l--) {
+		size_t in = net->dims[l], out = net->dims[l + 1];
+		const float *xin = l == 0 ? mb->obs : sh->acts[l - 1];
+		float *gW = nn_w(net, sh->g, l), *gb = nn_b(net, sh->g, l);
+		const float *W = nn_w(net, net->p, l);
+
+		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in,
+			    (int)out, (int)n, 1.0f, xin, (int)in, dy, (int)out,
+			    1.0f, gW, (int)out);
+		for (size_t i = 0; i < n; i++) {
+			const float *row = dy + i * out;
+			for (size_t j = 0; j < out; j++)
+				gb[j] += row[j];
+		}
+		if (l == 0)
+			break;
+		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n,
+			    (int)in, (int)out, 1.0f, dy, (int)out, W, (int)out,
+			    0.0f, dx, (int)in);
+		/* through the activation of layer l-1's output */
+		{
+			const float *a = sh->acts[l - 1];
+			size_t len = n * in;
+			if (act == NN_RELU) {
+				for (size_t i = 0; i < len; i++)
+					dx[i] = a[i] > 0 ? dx[i] : 0;
+			} else {
+				for (size_t i = 0; i < len; i++)
+					dx[i] *= 1 - a[i] * a[i];
+			}
+		}
+		dy = dx;
+		dx = dx == sh->d0 ? sh->d1 : sh->d0;
+	}
+}
+
+/* The minibatch's loss sums into s and its gradient into p->g. The
+ * workspace must hold mb->n rows (ensure_cap). */
+static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
+{
+	size_t n = mb->n, O = p->net->s.obs, A = p->net->s.actions;
+	int k = shards_for(p, n);
+
+	for (int i = 0; i < k; i++) {
+		struct shard *sh = &p->sh[i];
+		size_t r0 = n * (size_t)i / (size_t)k;
+		size_t r1 = n * (size_t)(i + 1) / (size_t)k;
+		sh->p = p;
+		sh->invn = 1.0f / (float)n;
+		memset(&sh->s, 0, sizeof sh->s);
+		sh->mb = (struct ppo_minibatch){
+			r1 - r0,          mb->obs + r0 * O, mb->mask + r0 * A,
+			mb->action + r0,  mb->logp + r0,    mb->value + r0,
+			mb->adv + r0,     mb->ret + r0,
+		};
+	}
+	pool_run(p, k);
+	for (int i = 0; i < k; i++) {
+		const struct sums *t = &p->sh[i].s;
+		if (i > 0) {
+			const float *gi = p->sh[i].g;
+			for (size_t j = 0; j < p->net->nparams; j++)
+				p->g[j] += gi[j];
+		}
+		s->pg += t->pg;
+		s->vl += t->vl;
+		s->ent += t->ent;
+		s->kl += t->kl;
+		s->clipped += t->clipped;
+	}
+}
+
+static void fill_stats(const ppo *p, const struct sums *s, size_t n,
+		       struct ppo_stats *st)
+{
+	double pg = s->pg / n, vl = s->vl / n, ent = s->ent / n;
+
+	st->pg_loss = pg;
+	st->value_loss = vl;
+	st->entropy = ent;
+	st->loss = pg + p->o.vf_coef * vl - p->o.ent_coef * ent;
+	st->approx_kl = s->kl / n;
+	st->clip_frac = s->clipped / n;
+}
+
+static int check_rows(const nn *net, size_t n, const uint8_t *mask,
+		      const int32_t *action)
+{
+	size_t A = net->s.actions;
+
+	for (size_t i = 0; i < n; i++) {
+		if (action[i] < 0 || (size_t)action[i] >= A ||
+		    !mask[i * A + (size_t)action[i]])
+			return LG_EINVAL;
+	}
+	return 0;
+}
+
+static int all_finite(const float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
+		  struct ppo_stats *st)
+{
+	struct sums s = { 0 };
+	int rc;
+
+	if (!p || !mb || !mb->n || !mb->obs || !mb->mask || !mb->action ||
+	    !mb->logp || !mb->value || !mb->adv || !mb->ret)
+		return LG_EINVAL;
+	if (mb->n > p->o.batch_max)
+		return LG_ERANGE;
+	rc = check_rows(p->net, mb->n, mb->mask, mb->action);
+	if (rc)
+		return rc;
+	rc = ensure_cap(p, mb->n);
+	if (rc)
+		return rc;
+	loss_grad(p, mb, &s);
+	if (st) {
+		memset(st, 0, sizeof *st);
+		fill_stats(p, &s, mb->n, st);
+		st->minibatches = 1;
+	}
+	return 0;
+}
+
+/* ---- GAE -------------------------------------------------------------- */
+
+void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
+	     float *adv, float *ret)
+{
+	double next_adv = 0;
+
+	for (size_t k = b->n; k-- > 0;) {
+		double v = b->value[k], delta;
+		int last = k + 1 == b->n;
+		if (b->done[k] == 1) {
+			delta = b->reward[k] - v;
+			next_adv = delta;
+		} else if (b->done[k] == 2 || last) {
+			/* cut: bootstrap with the state's own estimate */
+			delta = b->reward[k] + gamma * v - v;
+			next_adv = delta;
+		} else {
+			delta = b->reward[k] + gamma * b->value[k + 1] - v;
+			next_adv = delta + gamma * lambda * next_adv;
+		}
+		adv[k] = (float)next_adv;
+		ret[k] = (float)(next_adv + v);
+	}
+}
+
+static int check_batch(const ppo *p, const struct ppo_batch *b)
+{
+	const nn *net = p->net;
+
+	if (!b || !b->n || !b->obs || !b->mask || !b->action || !b->logp ||
+	    !b->value || !b->reward || !b->done)
+		return LG_EINVAL;
+	if (b->n > p->o.batch_max)
+		return LG_ERANGE;
+	if (check_rows(net, b->n, b->mask, b->action))
+		return LG_EINVAL;
+	if (!all_finite(b->obs, b->n * net->s.obs) ||
+	    !all_finite(b->logp, b->n) || !all_finite(b->value, b->n) ||
+	    !all_finite(b->reward, b->n))
+		return LG_EINVAL;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->done[i] > 2)
+			return LG_EINVAL;
+	return 0;
+}
+
+/* GAE into p->adv/p->ret, normalised as configured. */
+static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	double mean = 0, var = 0, rmean = 0;
+	size_t n = b->n;
+	int rc;
+
+	rc = check_batch(p, b);
+	if (rc)
+		return rc;
+	rc = ensure_bcap(p, n);
+	if (rc)
+		return rc;
+	rc = ensure_cap(p, LG_MIN(n, (size_t)p->o.minibatch));
+	if (rc)
+		return rc;
+	ppo_gae(b, p->o.gamma, p->o.gae_lambda, p->adv, p->ret);
+	for (size_t i = 0; i < n; i++) {
+		mean += p->adv[i];
+		rmean += p->ret[i];
+	}
+	mean /= n;
+	rmean /= n;
+	for (size_t i = 0; i < n; i++)
+		var += (p->adv[i] - mean) * (p->adv[i] - mean);
+	var = n > 1 ? var / (n - 1) : 0;
+	if (p->o.norm_adv) {
+		double inv = 1.0 / (sqrt(var) + 1e-8);
+		for (size_t i = 0; i < n; i++)
+			p->adv[i] = (float)((p->adv[i] - mean) * inv);
+	}
+	memset(st, 0, sizeof *st);
+	st->adv_mean = mean;
+	st->ret_mean = rmean;
+	return 0;
+}
+
+/* Copy rows idx[0..m) of b into the minibatch buffers. */
+static void gather(ppo *p, const struct ppo_batch *b, const uint32_t *idx,
+		   size_t m, struct ppo_minibatch *mb)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions;
+
+	for (size_t i = 0; i < m; i++) {
+		size_t r = idx[i];
+		memcpy(p->mb_obs + i * O, b->obs + r * O, O * sizeof(float));
+		memcpy(p->mb_mask + i * A, b->mask + r * A, A);
+		p->mb_action[i] = b->action[r];
+		p->mb_logp[i] = b->logp[r];
+		p->mb_value[i] = b->value[r];
+		p->mb_adv[i] = p->adv[r];
+		p->mb_ret[i] = p->ret[r];
+	}
+	mb->n = m;
+	mb->obs = p->mb_obs;
+	mb->mask = p->mb_mask;
+	mb->action = p->mb_action;
+	mb->logp = p->mb_logp;
+	mb->value = p->mb_value;
+	mb->adv = p->mb_adv;
+	mb->ret = p->mb_ret;
+}
+
+static double current_lr(const ppo *p)
+{
+	double f;
+
+	if (p->o.lr_schedule != PPO_LR_LINEAR || !p->o.total_updates)
+		return p->o.lr;
+	f = (double)p->updates / (double)p->o.total_updates;
+	if (f > 1)
+		f = 1;
+	return p->o.lr * (1 - (1 - p->o.lr_final_frac) * f);
+}
+
+/* Clip the global gradient norm, then one Adam step (PyTorch's form:
+ * p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)). Returns the norm. */
+static double adam_step(ppo *p, double lr)
+{
+	size_t n = p->net->nparams;
+	float *w = p->net->p, *g = p->g, *m = p->m, *v = p->v;
+	double norm2 = 0, norm, bc1, bc2;
+	float b1 = (float)p->o.adam_beta1, b2 = (float)p->o.adam_beta2;
+	float scale = 1, step, isb2, eps = (float)p->o.adam_eps;
+
+	for (size_t i = 0; i < n; i++)
+		norm2 += (double)g[i] * g[i];
+	norm = sqrt(norm2);
+	if (p->o.max_grad_norm > 0 && norm > p->o.max_grad_norm)
+		scale = (float)(p->o.max_grad_norm / (norm + 1e-6));
+	p->adam_t++;
+	bc1 = 1 - pow(p->o.adam_beta1, (double)p->adam_t);
+	bc2 = 1 - pow(p->o.adam_beta2, (double)p->adam_t);
+	step = (float)(lr / bc1);
+	isb2 = (float)(1 / sqrt(bc2));
+	for (size_t i = 0; i < n; i++) {
+		float gi = g[i] * scale;
+		m[i] = b1 * m[i] + (1 - b1) * gi;
+		v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+		w[i] -= step * m[i] / (sqrtf(v[i]) * isb2 + eps);
+	}
+	return norm;
+}
+
+int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	struct ppo_stats local, acc;
+	struct sums tot = { 0 };
+	size_t n, mbs, rows = 0;
+	double lr, gn = 0;
+	int rc;
+
+	if (!p)
+		return LG_EINVAL;
+	rc = prepare(p, b, &acc);
+	if (rc)
+		return rc;
+	n = b->n;
+	mbs = LG_MIN(n, (size_t)p->o.minibatch);
+	lr = current_lr(p);
+	for (size_t i = 0; i < n; i++)
+		p->idx[i] = (uint32_t)i;
+	for (uint64_t e = 0; e < p->o.epochs; e++) {
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)lg_rng_below(&p->rng, i + 1);
+			uint32_t t = p->idx[i];
+			p->idx[i] = p->idx[j];
+			p->idx[j] = t;
+		}
+		for (size_t s0 = 0; s0 < n; s0 += mbs) {
+			struct ppo_minibatch mb;
+			struct sums s = { 0 };
+			size_t m = LG_MIN(mbs, n - s0);
+			gather(p, b, p->idx + s0, m, &mb);
+			loss_grad(p, &mb, &s);
+			gn += adam_step(p, lr);
+			tot.pg += s.pg;
+			tot.vl += s.vl;
+			tot.ent += s.ent;
+			tot.kl += s.kl;
+			tot.clipped += s.clipped;
+			rows += m;
+			acc.minibatches++;
+		}
+	}
+	p->updates++;
+	if (st) {
+		local = acc;
+		fill_stats(p, &tot, rows, &local);
+		local.grad_norm = gn / (double)acc.minibatches;
+		local.lr = lr;
+		local.updates = p->updates;
+		*st = local;
+	}
+	return 0;
+}
+
+int ppo_evaluate(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+{
+	struct ppo_stats acc;
+	struct sums tot = { 0 };
+	size_t n, mbs;
+	int rc;
+
+	if (!p || !st)
+		return LG_EINVAL;
+	rc = prepare(p, b, &acc);
+	if (rc)
+		return rc;
+	n = b->n;
+	mbs = LG_MIN(n, (size_t)p->o.minibatch);
+	for (size_t i = 0; i < n; i++)
+		p->idx[i] = (uint32_t)i;
+	for (size_t s0 = 0; s0 < n; s0 += mbs) {
+		struct ppo_minibatch mb;
+		size_t m = LG_MIN(mbs, n - s0);
+		gather(p, b, p->idx + s0, m, &mb);
+		/* per-row sums are independent of the 1/m gradient scale */
+		loss_grad(p, &mb, &tot);
+		acc.minibatches++;
+	}
+	fill_stats(p, &tot, n, &acc);
+	acc.lr = current_lr(p);
+	acc.updates = p->updates;
+	*st = acc;
+	return 0;
+}

@@ -1,0 +1,968 @@
+/* tests/check_learner.c: the learner module. A finite-difference gradient
+ * check of every parameter tensor against an independent double-precision
+ * reference of the PPO loss (both activations, masks with illegal actions,
+ * clipped ratios and value clipping active); GAE on a hand-worked batch;
+ * a PPO update lowers its loss on a fixed batch; a policy facing a fixed
+ * biased opponent in a 3x3 matrix game learns the best response within a
+ * bounded number of updates; inference sampling matches the masked
+ * softmax; bit-exact save/load; truncated and corrupt files; input
+ * validation; `league bench learner` through the binary. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envs/env.h"
+#include "learner/learner.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+static struct nn_shape shape3(uint32_t obs, uint32_t actions, int act,
+			      uint32_t nh, const uint32_t *h)
+{
+	struct nn_shape s;
+
+	memset(&s, 0, sizeof s);
+	s.obs = obs;
+	s.actions = actions;
+	s.act = act;
+	s.nhidden = nh;
+	for (uint32_t i = 0; i < nh; i++)
+		s.hidden[i] = h[i];
+	return s;
+}
+
+/* ---- double-precision reference of the loss --------------------------- */
+
+struct refbatch {
+	size_t n;
+	float *obs, *logp, *value, *adv, *ret;
+	uint8_t *mask;
+	int32_t *action;
+};
+
+/* The PPO loss of learner/ppo.c, written out naively in double. */
+static double ref_loss(const nn *net, const double *p,
+		       const struct ppo_opts *o, const struct refbatch *b)
+{
+	const struct nn_shape *s = nn_shape_of(net);
+	size_t L = nn_tensor_count(net) / 2, A = s->actions;
+	double total_pg = 0, total_vl = 0, total_ent = 0;
+	double *cur = malloc(4096 * sizeof *cur), *nxt = malloc(4096 *
+							       sizeof *nxt);
+
+	ck_assert_ptr_nonnull(cur);
+	ck_assert_ptr_nonnull(nxt);
+	for (size_t i = 0; i < b->n; i++) {
+		size_t in = s->obs;
+		double lse, mx = -1e300, ent = 0, ratio, rc, pg, v, vl;
+		for (size_t k = 0; k < in; k++)
+			cur[k] = b->obs[i * in + k];
+		for (size_t l = 0; l < L; l++) {
+			struct nn_tensor w, bb;
+			nn_tensor_info(net, 2 * l, &w);
+			nn_tensor_info(net, 2 * l + 1, &bb);
+			ck_assert(w.cols <= 4096);
+			for (size_t j = 0; j < w.cols; j++) {
+				double z = p[bb.offset + j];
+				for (size_t k = 0; k < w.rows; k++)
+					z += cur[k] * p[w.offset + k * w.cols +
+							j];
+				if (l + 1 < L)
+					z = s->act == NN_RELU ? (z > 0 ? z : 0)
+							      : tanh(z);
+				nxt[j] = z;
+			}
+			memcpy(cur, nxt, w.cols * sizeof *cur);
+			in = w.cols;
+		}
+		for (size_t a = 0; a < A; a++)
+			if (b->mask[i * A + a] && cur[a] > mx)
+				mx = cur[a];
+		lse = 0;
+		for (size_t a = 0; a < A; a++)
+			if (b->mask[i * A + a])
+				lse += exp(cur[a] - mx);
+		lse = mx + log(lse);
+		for (size_t a = 0; a < A; a++)
+			if (b->mask[i * A + a])
+				ent -= exp(cur[a] - lse) * (cur[a] - lse);
+		ratio = exp(cur[b->action[i]] - lse - b->logp[i]);
+		rc = fmin(fmax(ratio, 1 - o->clip), 1 + o->clip);
+		pg = -fmin(ratio * b->adv[i], rc * b->adv[i]);
+		v = cur[A];
+		vl = (v - b->ret[i]) * (v - b->ret[i]);
+		if (o->value_clip > 0) {
+			double vc = b->value[i] +
+				    fmin(fmax(v - b->value[i], -o->value_clip),
+					 o->value_clip);
+			vl = fmax(vl, (vc - b->ret[i]) * (vc - b->ret[i]));
+		}
+		total_pg += pg;
+		total_vl += 0.5 * vl;
+		total_ent += ent;
+	}
+	free(cur);
+	free(nxt);
+	return (total_pg + o->vf_coef * total_vl - o->ent_coef * total_ent) /
+	       (double)b->n;
+}
+
+static void refbatch_free(struct refbatch *b)
+{
+	free(b->obs);
+	free(b->logp);
+	free(b->value);
+	free(b->adv);
+	free(b->ret);
+	free(b->mask);
+	free(b->action);
+}
+
+/* Rows with random masks (action A-1 illegal everywhere, so its head
+ * column must get no gradient), old log-probabilities spread so that some
+ * ratios fall outside the clip range, values near the returns so that the
+ * value clip is active for some rows. */
+static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
+			  uint64_t seed)
+{
+	const struct nn_shape *s = nn_shape_of(net);
+	size_t A = s->actions;
+	lg_rng r;
+
+	lg_rng_seed(&r, seed);
+	b->n = n;
+	b->obs = malloc(n * s->obs * sizeof(float));
+	b->logp = malloc(n * sizeof(float));
+	b->value = malloc(n * sizeof(float));
+	b->adv = malloc(n * sizeof(float));
+	b->ret = malloc(n * sizeof(float));
+	b->mask = malloc(n * A);
+	b->action = malloc(n * sizeof(int32_t));
+	for (size_t i = 0; i < n * s->obs; i++)
+		b->obs[i] = (float)lg_rng_normal(&r);
+	for (size_t i = 0; i < n; i++) {
+		int legal[64], k = 0;
+		for (size_t a = 0; a + 1 < A; a++) {
+			b->mask[i * A + a] = lg_rng_below(&r, 3) != 0;
+			if (b->mask[i * A + a])
+				legal[k++] = (int)a;
+		}
+		b->mask[i * A + A - 1] = 0;
+		if (!k) {
+			b->mask[i * A] = 1;
+			legal[k++] = 0;
+		}
+		b->action[i] = legal[lg_rng_below(&r, (uint64_t)k)];
+		b->logp[i] = (float)(-1.0 - lg_rng_double(&r));
+		b->value[i] = (float)lg_rng_normal(&r);
+		b->ret[i] = b->value[i] + (float)(0.3 * lg_rng_normal(&r));
+		b->adv[i] = (float)lg_rng_normal(&r);
+	}
+}
+
+static void grad_check(int act, uint64_t seed)
+{
+	static const uint32_t h[] = { 6, 5 };
+	struct nn_shape s = shape3(5, 4, act, 2, h);
+	struct ppo_opts o;
+	struct ppo_stats st;
+	struct refbatch b;
+	struct ppo_minibatch mb;
+	ppo *p = NULL;
+	char err[256];
+	size_t np, ng;
+	float *pf;
+	const float *g;
+	double *pd, loss;
+	lg_rng r;
+
+	ppo_opts_default(&o);
+	o.clip = 0.2;
+	o.value_clip = 0.2;
+	o.ent_coef = 0.05;
+	o.vf_coef = 0.7;
+	o.threads = 1;
+	ck_assert_msg(ppo_new(&p, NULL, &s, &o, seed, err, sizeof err) == 0,
+		      "%s", err);
+	pf = nn_params(ppo_net(p), &np);
+	/* larger than the init so the policy is far from uniform */
+	lg_rng_seed(&r, seed + 1);
+	for (size_t i = 0; i < np; i++)
+		pf[i] = (float)(0.6 * lg_rng_normal(&r));
+	refbatch_make(&b, ppo_net(p), 9, seed + 2);
+	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
+				     b.value, b.adv, b.ret };
+	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
+	g = ppo_grad(p, &ng);
+	ck_assert_uint_eq(ng, np);
+	pd = malloc(np * sizeof *pd);
+	for (size_t i = 0; i < np; i++)
+		pd[i] = pf[i];
+	loss = ref_loss(ppo_net(p), pd, &o, &b);
+	ck_assert_msg(fabs(loss - st.loss) < 1e-5 * (1 + fabs(loss)),
+		      "loss %.9g vs reference %.9g", st.loss, loss);
+	for (size_t t = 0; t < nn_tensor_count(ppo_net(p)); t++) {
+		struct nn_tensor ti;
+		double max_abs = 0, max_rel = 0;
+		nn_tensor_info(ppo_net(p), t, &ti);
+		for (size_t k = 0; k < ti.rows * ti.cols; k++) {
+			size_t i = ti.offset + k;
+			double hh = 1e-6, lp, lm, num, diff;
+			pd[i] = (double)pf[i] + hh;
+			lp = ref_loss(ppo_net(p), pd, &o, &b);
+			pd[i] = (double)pf[i] - hh;
+			lm = ref_loss(ppo_net(p), pd, &o, &b);
+			pd[i] = pf[i];
+			num = (lp - lm) / (2 * hh);
+			diff = fabs(num - g[i]);
+			ck_assert_msg(diff <= 2e-5 + 1e-3 * fabs(num),
+				      "%s act %d: %s[%zu] analytic %.8g "
+				      "numeric %.8g", act ? "tanh" : "relu",
+				      act, ti.name, k, g[i], num);
+			max_abs = fmax(max_abs, diff);
+			if (fabs(num) > 1e-4)
+				max_rel = fmax(max_rel, diff / fabs(num));
+		}
+		fprintf(stderr, "gradcheck %s %-6s %4zu params: max |err| "
+			"%.2e, max rel err %.2e\n", act ? "tanh" : "relu",
+			ti.name, ti.rows * ti.cols, max_abs, max_rel);
+	}
+	/* masking: logits of an action illegal in every row get nothing */
+	{
+		struct nn_tensor wh, bh;
+		size_t L = nn_tensor_count(ppo_net(p));
+		nn_tensor_info(ppo_net(p), L - 2, &wh);
+		nn_tensor_info(ppo_net(p), L - 1, &bh);
+		for (size_t k = 0; k < wh.rows; k++)
+			ck_assert(g[wh.offset + k * wh.cols + 3] == 0.0f);
+		ck_assert(g[bh.offset + 3] == 0.0f);
+	}
+	ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
+	free(pd);
+	refbatch_free(&b);
+	ppo_free(p);
+}
+
+START_TEST(gradcheck_tanh)
+{
+	grad_check(NN_TANH, 11);
+}
+END_TEST
+
+START_TEST(gradcheck_relu)
+{
+	grad_check(NN_RELU, 12);
+}
+END_TEST
+
+START_TEST(gradcheck_linear_policy)
+{
+	/* no hidden layer: the head reads the observation directly */
+	struct nn_shape s = shape3(3, 3, NN_TANH, 0, NULL);
+	struct ppo_opts o;
+	struct ppo_stats st;
+	struct refbatch b;
+	struct ppo_minibatch mb;
+	ppo *p = NULL;
+	size_t np;
+	float *pf;
+	const float *g;
+	double *pd;
+
+	ppo_opts_default(&o);
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 3, NULL, 0), 0);
+	pf = nn_params(ppo_net(p), &np);
+	ck_assert_uint_eq(np, 3 * 4 + 4);
+	for (size_t i = 0; i < np; i++)
+		pf[i] = (float)sin((double)i);
+	refbatch_make(&b, ppo_net(p), 6, 5);
+	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
+				     b.value, b.adv, b.ret };
+	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
+	g = ppo_grad(p, NULL);
+	pd = malloc(np * sizeof *pd);
+	for (size_t i = 0; i < np; i++)
+		pd[i] = pf[i];
+	for (size_t i = 0; i < np; i++) {
+		double lp, lm, num;
+		pd[i] = (double)pf[i] + 1e-6;
+		lp = ref_loss(ppo_net(p), pd, &o, &b);
+		pd[i] = (double)pf[i] - 1e-6;
+		lm = ref_loss(ppo_net(p), pd, &o, &b);
+		pd[i] = pf[i];
+		num = (lp - lm) / 2e-6;
+		ck_assert_msg(fabs(num - g[i]) <= 2e-5 + 1e-3 * fabs(num),
+			      "param %zu analytic %g numeric %g", i, g[i], num);
+	}
+	free(pd);
+	refbatch_free(&b);
+	ppo_free(p);
+}
+END_TEST
+
+START_TEST(shards_match_one_thread)
+{
+	/* threads = 3 splits 200 rows into 3 shards on 3 threads: the same
+	 * loss and gradient as one thread up to float summation order, and
+	 * bit-identical from run to run */
+	static const uint32_t h[] = { 24, 16 };
+	struct nn_shape s = shape3(7, 5, NN_RELU, 2, h);
+	struct ppo_opts o;
+	struct ppo_stats s1, s3;
+	struct refbatch b;
+	struct ppo_minibatch mb;
+	ppo *p1 = NULL, *p3 = NULL, *q3 = NULL;
+	size_t np;
+	const float *g1, *g3;
+	double gmax = 0;
+
+	ppo_opts_default(&o);
+	o.value_clip = 0.3;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p1, NULL, &s, &o, 4, NULL, 0), 0);
+	o.threads = 3;
+	ck_assert_int_eq(ppo_new(&p3, NULL, &s, &o, 4, NULL, 0), 0);
+	ck_assert_int_eq(ppo_new(&q3, NULL, &s, &o, 4, NULL, 0), 0);
+	refbatch_make(&b, ppo_net(p1), 200, 9);
+	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
+				     b.value, b.adv, b.ret };
+	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
+	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
+	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
+	g1 = ppo_grad(p1, &np);
+	g3 = ppo_grad(p3, NULL);
+	for (size_t i = 0; i < np; i++)
+		gmax = fmax(gmax, fabs(g1[i]));
+	ck_assert(gmax > 0);
+	for (size_t i = 0; i < np; i++)
+		ck_assert_msg(fabs(g1[i] - g3[i]) <= 1e-5 * gmax,
+			      "param %zu: %g vs %g", i, g1[i], g3[i]);
+	/* a whole update, twice over, with 3 threads */
+	{
+		struct fixed_like {
+			uint8_t done[200];
+			float reward[200];
+		} fl;
+		struct ppo_batch pb;
+		for (int i = 0; i < 200; i++) {
+			fl.done[i] = i % 10 == 9;
+			fl.reward[i] = (float)(i % 3) - 1;
+		}
+		pb = (struct ppo_batch){ 200, b.obs, b.mask, b.action, b.logp,
+					 b.value, fl.reward, fl.done };
+		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
+		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
+		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
+					nn_params(ppo_net(q3), NULL),
+					np * sizeof(float)), 0);
+	}
+	refbatch_free(&b);
+	ppo_free(p1);
+	ppo_free(p3);
+	ppo_free(q3);
+}
+END_TEST
+
+/* ---- GAE ---------------------------------------------------------------- */
+
+START_TEST(gae_hand_worked)
+{
+	/* gamma 0.9, lambda 0.5; row 1 ends an episode, row 3 (last) is a
+	 * cut bootstrapped with its own value:
+	 *   A3 = 5 + 0.9*4 - 4             = 4.6
+	 *   A2 = (0 + 0.9*4 - 3) + 0.45*A3 = 2.67
+	 *   A1 = 1 - 2                     = -1
+	 *   A0 = (0 + 0.9*2 - 1) + 0.45*A1 = 0.35 */
+	float v[] = { 1, 2, 3, 4 }, r[] = { 0, 1, 0, 5 }, adv[4], ret[4];
+	uint8_t done[] = { 0, 1, 0, 0 };
+	struct ppo_batch b = { 0 };
+	const double want[] = { 0.35, -1, 2.67, 4.6 };
+
+	b.n = 4;
+	b.value = v;
+	b.reward = r;
+	b.done = done;
+	ppo_gae(&b, 0.9, 0.5, adv, ret);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_double_eq_tol(adv[i], want[i], 1e-5);
+		ck_assert_double_eq_tol(ret[i], want[i] + v[i], 1e-5);
+	}
+	/* done = 2 cuts the stream in the middle: row 1 bootstraps from
+	 * itself and row 0 still sees row 1 */
+	done[1] = 2;
+	ppo_gae(&b, 0.9, 0.5, adv, ret);
+	ck_assert_double_eq_tol(adv[1], 1 + 0.9 * 2 - 2, 1e-5);
+	ck_assert_double_eq_tol(adv[0], 0.8 + 0.45 * 0.8, 1e-5);
+}
+END_TEST
+
+/* ---- PPO on a fixed batch ------------------------------------------ */
+
+struct fixed {
+	struct ppo_batch b;
+	float *obs, *logp, *value, *reward;
+	uint8_t *mask, *done;
+	int32_t *action;
+};
+
+static void fixed_make(struct fixed *f, const nn *net, size_t n,
+		       uint64_t seed)
+{
+	const struct nn_shape *s = nn_shape_of(net);
+	nn_ws *ws = NULL;
+	lg_rng r;
+
+	lg_rng_seed(&r, seed);
+	f->obs = malloc(n * s->obs * sizeof(float));
+	f->logp = malloc(n * sizeof(float));
+	f->value = malloc(n * sizeof(float));
+	f->reward = malloc(n * sizeof(float));
+	f->mask = malloc(n * s->actions);
+	f->done = malloc(n);
+	f->action = malloc(n * sizeof(int32_t));
+	for (size_t i = 0; i < n * s->obs; i++)
+		f->obs[i] = (float)lg_rng_normal(&r);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t a = 0; a < s->actions; a++)
+			f->mask[i * s->actions + a] = lg_rng_below(&r, 4) != 0;
+		f->mask[i * s->actions + lg_rng_below(&r, s->actions)] = 1;
+		f->done[i] = i % 8 == 7;
+	}
+	ck_assert_int_eq(nn_ws_new(&ws, net, n), 0);
+	ck_assert_int_eq(nn_act(net, ws, f->obs, f->mask, n, &r, f->action,
+				f->logp, f->value), 0);
+	/* reward: +1 for even actions at the episode's end */
+	for (size_t i = 0; i < n; i++)
+		f->reward[i] = f->done[i] ? (f->action[i] % 2 ? -1.0f : 1.0f)
+					  : 0;
+	nn_ws_free(ws);
+	f->b = (struct ppo_batch){ n, f->obs, f->mask, f->action, f->logp,
+				   f->value, f->reward, f->done };
+}
+
+static void fixed_free(struct fixed *f)
+{
+	free(f->obs);
+	free(f->logp);
+	free(f->value);
+	free(f->reward);
+	free(f->mask);
+	free(f->done);
+	free(f->action);
+}
+
+START_TEST(ppo_lowers_loss)
+{
+	static const uint32_t h[] = { 32, 32 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 2, h);
+	struct ppo_opts o;
+	struct ppo_stats before, after, up;
+	struct fixed f;
+	ppo *p = NULL;
+
+	ppo_opts_default(&o);
+	o.lr = 1e-3;
+	o.minibatch = 64;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 7, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), 512, 8);
+	ck_assert_int_eq(ppo_evaluate(p, &f.b, &before), 0);
+	/* the batch came from this net: every ratio is 1 */
+	ck_assert_double_eq_tol(before.approx_kl, 0, 1e-5);
+	ck_assert_double_eq_tol(before.clip_frac, 0, 1e-12);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_int_eq(ppo_update(p, &f.b, &up), 0);
+		ck_assert(isfinite(up.loss) && isfinite(up.grad_norm));
+		ck_assert_uint_eq(up.minibatches, 4 * 512 / 64);
+	}
+	ck_assert_int_eq(ppo_evaluate(p, &f.b, &after), 0);
+	ck_assert_msg(after.loss < before.loss - 0.05,
+		      "loss %.5f -> %.5f", before.loss, after.loss);
+	ck_assert(after.pg_loss < before.pg_loss);
+	ck_assert(after.value_loss < before.value_loss);
+	ck_assert(after.approx_kl > 0);
+	fixed_free(&f);
+	ppo_free(p);
+}
+END_TEST
+
+START_TEST(ppo_deterministic_and_validating)
+{
+	static const uint32_t h[] = { 16 };
+	struct nn_shape s = shape3(10, 6, NN_RELU, 1, h);
+	struct ppo_opts o;
+	struct fixed f;
+	ppo *p = NULL, *q = NULL;
+	size_t np;
+	float *keep;
+	float nanv = NAN;
+
+	ppo_opts_default(&o);
+	o.minibatch = 32;
+	o.batch_max = 256;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 9, NULL, 0), 0);
+	ck_assert_int_eq(ppo_new(&q, NULL, &s, &o, 9, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), 128, 10);
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), 0);
+	ck_assert_int_eq(ppo_update(q, &f.b, NULL), 0);
+	nn_params(ppo_net(p), &np);
+	ck_assert_int_eq(memcmp(nn_params(ppo_net(p), NULL),
+				nn_params(ppo_net(q), NULL),
+				np * sizeof(float)), 0);
+	keep = malloc(np * sizeof *keep);
+	memcpy(keep, nn_params(ppo_net(p), NULL), np * sizeof *keep);
+	/* an illegal action, a bad done value, NaN, too large: rejected and
+	 * the net is unchanged */
+	{
+		uint8_t m = f.mask[0 * 6 + (size_t)f.action[0]];
+		f.mask[(size_t)f.action[0]] = 0;
+		ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+		f.mask[(size_t)f.action[0]] = m;
+	}
+	f.done[3] = 7;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+	f.done[3] = 0;
+	f.reward[5] = nanv;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+	f.reward[5] = 0;
+	f.b.n = 257;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_ERANGE);
+	f.b.n = 0;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+	ck_assert_int_eq(memcmp(keep, nn_params(ppo_net(p), NULL),
+				np * sizeof(float)), 0);
+	free(keep);
+	fixed_free(&f);
+	ppo_free(p);
+	ppo_free(q);
+	/* options */
+	o.epochs = 0;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 1, NULL, 0), LG_EINVAL);
+	ck_assert_ptr_null(p);
+	ppo_free(NULL);
+}
+END_TEST
+
+START_TEST(lr_schedule_linear)
+{
+	static const uint32_t h[] = { 8 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct ppo_stats st;
+	struct fixed f;
+	ppo *p = NULL;
+	const double want[] = { 1e-3, 0.775e-3, 0.55e-3, 0.325e-3, 1e-4,
+				1e-4 };
+
+	ppo_opts_default(&o);
+	o.lr = 1e-3;
+	o.lr_schedule = PPO_LR_LINEAR;
+	o.lr_final_frac = 0.1;
+	o.total_updates = 4;
+	o.epochs = 1;
+	o.minibatch = 64;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 1, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), 64, 2);
+	for (int k = 0; k < 6; k++) {
+		ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
+		ck_assert_double_eq_tol(st.lr, want[k], 1e-12);
+	}
+	fixed_free(&f);
+	ppo_free(p);
+}
+END_TEST
+
+/* ---- learning against a biased opponent ----------------------------- */
+
+START_TEST(learns_best_response)
+{
+	/* Rock-paper-scissors as a matrix game; the opponent plays rock 1/2,
+	 * paper 1/4, scissors 1/4, so paper is the unique best response
+	 * (+0.25 against 0 for rock and -0.25 for scissors). */
+	static const double rps[3][3] = { { 0, -1, 1 },
+					  { 1, 0, -1 },
+					  { -1, 1, 0 } };
+	static const uint32_t h[] = { 16 };
+	const size_t N = 256;
+	struct nn_shape s = shape3(2, 3, NN_TANH, 1, h);
+	struct env_opts eo;
+	struct ppo_opts o;
+	struct ppo_stats st;
+	env *e = NULL;
+	ppo *p = NULL;
+	nn_ws *ws = NULL;
+	char err[256];
+	float obs[256 * 2], logp[256], value[256], reward[256], prob[3];
+	uint8_t mask[256 * 3], done[256];
+	int32_t action[256];
+	lg_rng r, opp;
+	int k, reached = -1;
+
+	env_opts_default(&eo);
+	eo.matrix.rows = eo.matrix.cols = 3;
+	memcpy(eo.matrix.v[0], rps[0], sizeof rps[0]);
+	memcpy(eo.matrix.v[1], rps[1], sizeof rps[1]);
+	memcpy(eo.matrix.v[2], rps[2], sizeof rps[2]);
+	ck_assert_msg(env_new(&e, "matrix", &eo, err, sizeof err) == 0, "%s",
+		      err);
+	ppo_opts_default(&o);
+	o.lr = 3e-3;
+	o.minibatch = 64;
+	o.ent_coef = 0.0;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 21, NULL, 0), 0);
+	ck_assert_int_eq(nn_ws_new(&ws, ppo_net(p), N), 0);
+	lg_rng_seed(&r, 22);
+	lg_rng_seed(&opp, 23);
+	for (k = 0; k < 60; k++) {
+		struct ppo_batch b = { N, obs, mask, action, logp, value,
+				       reward, done };
+		for (size_t i = 0; i < N; i++) {
+			env_reset(e, (uint64_t)k * N + i);
+			env_observe(e, 0, obs + 2 * i);
+			ck_assert_int_eq(env_legal(e, 0, mask + 3 * i), 3);
+		}
+		ck_assert_int_eq(nn_act(ppo_net(p), ws, obs, mask, N, &r,
+					action, logp, value), 0);
+		for (size_t i = 0; i < N; i++) {
+			double u = lg_rng_double(&opp), ret[2];
+			int acts[2] = { action[i], u < 0.5 ? 0 : u < 0.75 ? 1 : 2 };
+			env_reset(e, (uint64_t)k * N + i);
+			ck_assert_int_eq(env_step_joint(e, acts), 0);
+			ck_assert(env_is_terminal(e));
+			env_returns(e, ret);
+			reward[i] = (float)ret[0];
+			done[i] = 1;
+		}
+		ck_assert_int_eq(ppo_update(p, &b, &st), 0);
+		ck_assert_int_eq(nn_probs(ppo_net(p), ws, obs, mask, 1, prob,
+					  NULL), 0);
+		if (prob[1] > 0.95) {
+			reached = k + 1;
+			break;
+		}
+	}
+	ck_assert_msg(reached > 0, "P(paper) %.3f after 60 updates", prob[1]);
+	fprintf(stderr, "learner: best response P(paper) > 0.95 after %d "
+		"updates of %zu episodes\n", reached, N);
+	/* The net as an env_policy: the exact evaluator sees the same
+	 * nearly pure paper, which scissors exploits for about +1. */
+	{
+		env_tree *t = NULL;
+		struct nn_policy_ctx ctx = { ppo_net(p), ws };
+		struct env_policy pol = nn_env_policy(&ctx);
+		struct env_nashconv nc;
+		ck_assert_int_eq(env_tree_new(&t, e, err, sizeof err), 0);
+		ck_assert_msg(env_tree_nashconv(t, &pol, &nc, err, sizeof err)
+			      == 0, "%s", err);
+		ck_assert(nc.br_value[1] > 0.9 && nc.br_value[1] <= 1.0);
+		ck_assert(nc.nashconv > 0.9);
+		env_tree_free(t);
+	}
+	nn_ws_free(ws);
+	ppo_free(p);
+	env_free(e);
+}
+END_TEST
+
+/* ---- inference ---------------------------------------------------------- */
+
+START_TEST(act_samples_masked_softmax)
+{
+	static const uint32_t h[] = { 12 };
+	struct nn_shape s = shape3(4, 5, NN_RELU, 1, h);
+	const size_t N = 20000;
+	nn *n = NULL;
+	nn_ws *ws = NULL;
+	float obs[4] = { 0.5f, -1, 2, 0.1f }, probs[5], logp, value, v2;
+	float *pf, *obsN, *logpN, *valN;
+	uint8_t mask[5] = { 1, 0, 1, 1, 0 }, *maskN;
+	int32_t a, *actN;
+	size_t np, count[5] = { 0 };
+	lg_rng r;
+
+	ck_assert_int_eq(nn_new(&n, &s, 5), 0);
+	pf = nn_params(n, &np);
+	lg_rng_seed(&r, 6);
+	for (size_t i = 0; i < np; i++)
+		pf[i] = (float)lg_rng_normal(&r);
+	ck_assert_int_eq(nn_ws_new(&ws, n, N), 0);
+	ck_assert_int_eq(nn_probs(n, ws, obs, mask, 1, probs, &value), 0);
+	ck_assert(probs[1] == 0 && probs[4] == 0);
+	ck_assert_double_eq_tol(probs[0] + probs[2] + probs[3], 1, 1e-6);
+	obsN = malloc(N * 4 * sizeof *obsN);
+	maskN = malloc(N * 5);
+	actN = malloc(N * sizeof *actN);
+	logpN = malloc(N * sizeof *logpN);
+	valN = malloc(N * sizeof *valN);
+	for (size_t i = 0; i < N; i++) {
+		memcpy(obsN + 4 * i, obs, sizeof obs);
+		memcpy(maskN + 5 * i, mask, sizeof mask);
+	}
+	ck_assert_int_eq(nn_act(n, ws, obsN, maskN, N, &r, actN, logpN, valN),
+			 0);
+	for (size_t i = 0; i < N; i++) {
+		ck_assert(mask[actN[i]]);
+		ck_assert_double_eq_tol(logpN[i], logf(probs[actN[i]]), 1e-5);
+		ck_assert_double_eq_tol(valN[i], value, 1e-5);
+		count[actN[i]]++;
+	}
+	/* frequencies within 5 binomial standard deviations */
+	for (int k = 0; k < 5; k++) {
+		double sd = sqrt(probs[k] * (1 - probs[k]) / N);
+		ck_assert_msg(fabs((double)count[k] / N - probs[k]) <=
+				      5 * sd + 1e-12,
+			      "action %d: %zu of %zu, p %.4f", k, count[k], N,
+			      probs[k]);
+	}
+	/* one row alone gives the same value: batching changes nothing */
+	ck_assert_int_eq(nn_act(n, ws, obs, mask, 1, &r, &a, &logp, &v2), 0);
+	ck_assert_double_eq_tol(v2, value, 1e-5);
+	/* errors */
+	memset(mask, 0, sizeof mask);
+	ck_assert_int_eq(nn_act(n, ws, obs, mask, 1, &r, &a, &logp, &v2),
+			 LG_EINVAL);
+	ck_assert_int_eq(nn_act(n, ws, obsN, maskN, N + 1, &r, actN, logpN,
+				valN), LG_EINVAL);
+	free(obsN);
+	free(maskN);
+	free(actN);
+	free(logpN);
+	free(valN);
+	nn_ws_free(ws);
+	nn_free(n);
+	nn_ws_free(NULL);
+	nn_free(NULL);
+}
+END_TEST
+
+START_TEST(init_deterministic_and_shape_caps)
+{
+	static const uint32_t h[] = { 7, 3 };
+	struct nn_shape s = shape3(4, 5, NN_TANH, 2, h);
+	nn *a = NULL, *b = NULL, *c = NULL;
+	size_t na, nb;
+	struct nn_tensor t;
+
+	ck_assert_int_eq(nn_new(&a, &s, 1), 0);
+	ck_assert_int_eq(nn_new(&b, &s, 1), 0);
+	ck_assert_int_eq(nn_new(&c, &s, 2), 0);
+	nn_params(a, &na);
+	nn_params(b, &nb);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_uint_eq(na, 4 * 7 + 7 + 7 * 3 + 3 + 3 * 6 + 6);
+	ck_assert_int_eq(memcmp(nn_params(a, NULL), nn_params(b, NULL),
+				na * 4), 0);
+	ck_assert_int_ne(memcmp(nn_params(a, NULL), nn_params(c, NULL),
+				na * 4), 0);
+	ck_assert_uint_eq(nn_tensor_count(a), 6);
+	ck_assert_int_eq(nn_tensor_info(a, 4, &t), 0);
+	ck_assert_str_eq(t.name, "Whead");
+	ck_assert_uint_eq(t.rows, 3);
+	ck_assert_uint_eq(t.cols, 6);
+	ck_assert_int_eq(nn_tensor_info(a, 6, &t), LG_ERANGE);
+	nn_free(a);
+	nn_free(b);
+	nn_free(c);
+	s.obs = 0;
+	ck_assert_int_eq(nn_new(&a, &s, 1), LG_ERANGE);
+	ck_assert_ptr_null(a);
+	s.obs = 4;
+	s.nhidden = 9;
+	ck_assert_int_eq(nn_new(&a, &s, 1), LG_ERANGE);
+	s.nhidden = 3;
+	s.hidden[2] = 65536; /* 3 * 65536^2 params: over the cap */
+	s.hidden[1] = 65536;
+	ck_assert_int_eq(nn_new(&a, &s, 1), LG_ERANGE);
+	s.nhidden = 2;
+	s.act = 5;
+	ck_assert_int_eq(nn_new(&a, &s, 1), LG_EINVAL);
+}
+END_TEST
+
+/* ---- parameter files -------------------------------------------------- */
+
+static void fix_header_crc(uint8_t *h)
+{
+	lg_put_le32(h + 68, lg_crc32c(0, h, 68));
+}
+
+START_TEST(save_load_bit_exact)
+{
+	static const uint32_t h[] = { 9, 4 };
+	struct nn_shape s = shape3(6, 3, NN_RELU, 2, h);
+	nn *a = NULL, *b = NULL;
+	lg_buf buf = { 0 };
+	char dir[256], path[512], err[512];
+	size_t na, nb;
+	float *pa;
+
+	ck_assert_int_eq(nn_new(&a, &s, 77), 0);
+	pa = nn_params(a, &na);
+	pa[0] = -0.0f; /* sign of zero survives */
+	pa[1] = 1e-42f; /* a subnormal too */
+	ck_assert_int_eq(nn_save(a, &buf), 0);
+	ck_assert_uint_eq(buf.len, NN_FILE_HEADER + 4 * na);
+	ck_assert_int_eq(memcmp(buf.data, "LGNN", 4), 0);
+	ck_assert_uint_eq(lg_get_le32(buf.data + 4), NN_FILE_VERSION);
+	ck_assert_uint_eq(lg_get_le32(buf.data + 8), 6);
+	ck_assert_uint_eq(lg_get_le32(buf.data + 28), 4);
+	ck_assert_uint_eq(lg_get_le64(buf.data + 56), na);
+	ck_assert(lg_get_lef32(buf.data + NN_FILE_HEADER + 4) == 1e-42f);
+	ck_assert_int_eq(nn_load(&b, buf.data, buf.len, err, sizeof err), 0);
+	nn_params(b, &nb);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_int_eq(memcmp(nn_params(a, NULL), nn_params(b, NULL),
+				na * 4), 0);
+	ck_assert_int_eq(memcmp(nn_shape_of(a), nn_shape_of(b),
+				sizeof(struct nn_shape)), 0);
+	nn_free(b);
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/net.bin", dir);
+	ck_assert_msg(nn_save_file(a, path, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(nn_load_file(&b, path, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(memcmp(nn_params(a, NULL), nn_params(b, NULL),
+				na * 4), 0);
+	nn_free(b);
+	snprintf(path, sizeof path, "%s/missing.bin", dir);
+	ck_assert_int_eq(nn_load_file(&b, path, err, sizeof err),
+			 LG_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err, "missing.bin"));
+	snprintf(path, sizeof path, "%s/junk.bin", dir);
+	tu_write_file(path, "not a network at all, but long enough to hold "
+			    "a header of seventy-two bytes........");
+	ck_assert_int_eq(nn_load_file(&b, path, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "junk.bin"));
+	ck_assert_ptr_nonnull(strstr(err, "magic"));
+	tu_rmrf(dir);
+	lg_buf_free(&buf);
+	nn_free(a);
+}
+END_TEST
+
+START_TEST(load_rejects_truncated_and_corrupt)
+{
+	static const uint32_t h[] = { 5 };
+	struct nn_shape s = shape3(3, 2, NN_TANH, 1, h);
+	nn *a = NULL, *b = NULL;
+	lg_buf buf = { 0 };
+	uint8_t *c;
+	char err[256];
+
+	ck_assert_int_eq(nn_new(&a, &s, 1), 0);
+	ck_assert_int_eq(nn_save(a, &buf), 0);
+	c = malloc(buf.len + 1);
+	/* every truncation */
+	for (size_t len = 0; len < buf.len; len++) {
+		err[0] = 0;
+		ck_assert_int_eq(nn_load(&b, buf.data, len, err, sizeof err),
+				 LG_ECORRUPT);
+		ck_assert_ptr_null(b);
+		ck_assert_msg(strstr(err, "truncated"), "len %zu: %s", len,
+			      err);
+	}
+	/* trailing byte */
+	memcpy(c, buf.data, buf.len);
+	c[buf.len] = 0;
+	ck_assert_int_eq(nn_load(&b, c, buf.len + 1, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "trailing"));
+	/* a flipped bit anywhere: header or body checksum */
+	for (size_t i = 0; i < buf.len; i++) {
+		memcpy(c, buf.data, buf.len);
+		c[i] ^= 0x10;
+		ck_assert_int_ne(nn_load(&b, c, buf.len, err, sizeof err), 0);
+		ck_assert_ptr_null(b);
+		if (i >= NN_FILE_HEADER)
+			ck_assert_ptr_nonnull(strstr(err, "body checksum"));
+	}
+	/* a newer version, with a valid header checksum */
+	memcpy(c, buf.data, buf.len);
+	lg_put_le32(c + 4, 2);
+	fix_header_crc(c);
+	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err),
+			 LG_EVERSION);
+	/* a huge shape is refused before anything is allocated */
+	memcpy(c, buf.data, buf.len);
+	lg_put_le32(c + 8, 0x40000000u);
+	fix_header_crc(c);
+	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err), LG_ERANGE);
+	ck_assert_ptr_nonnull(strstr(err, "obs"));
+	/* a count that disagrees with the shape */
+	memcpy(c, buf.data, buf.len);
+	lg_put_le64(c + 56, 1000);
+	fix_header_crc(c);
+	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_ptr_nonnull(strstr(err, "count"));
+	/* hidden widths set past nhidden */
+	memcpy(c, buf.data, buf.len);
+	lg_put_le32(c + 24 + 4 * 5, 3);
+	fix_header_crc(c);
+	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err),
+			 LG_ECORRUPT);
+	free(c);
+	lg_buf_free(&buf);
+	nn_free(a);
+}
+END_TEST
+
+/* ---- the benchmark through the binary ---------------------------------- */
+
+START_TEST(cli_bench_learner)
+{
+	char out[4096], err[4096];
+	const char *const ok[] = { "bench", "learner", "--obs", "8",
+				   "--hidden", "16,16", "--actions", "4",
+				   "--batch", "64", "--minibatch", "32",
+				   "--seconds", "0.05", "--json", NULL };
+	const char *const bad[] = { "bench", "learner", "--hidden", "0",
+				    NULL };
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, ok),
+			 0);
+	ck_assert_ptr_nonnull(strstr(out, "\"samples_per_s\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"gflops\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"sgemm_peak_gflops\":"));
+	ck_assert_ptr_nonnull(strstr(out, "\"peak_ratio\":"));
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, bad),
+			 2);
+}
+END_TEST
+
+Suite *suite_learner(void)
+{
+	Suite *s = suite_create("learner");
+	TCase *g = tcase_create("gradient");
+	TCase *t = tcase_create("ppo");
+	TCase *f = tcase_create("files");
+	TCase *c = tcase_create("cli");
+
+	tcase_add_test(g, gradcheck_tanh);
+	tcase_add_test(g, gradcheck_relu);
+	tcase_add_test(g, gradcheck_linear_policy);
+	tcase_add_test(g, shards_match_one_thread);
+	tcase_set_timeout(g, 60);
+	suite_add_tcase(s, g);
+	tcase_add_test(t, gae_hand_worked);
+	tcase_add_test(t, ppo_lowers_loss);
+	tcase_add_test(t, ppo_deterministic_and_validating);
+	tcase_add_test(t, lr_schedule_linear);
+	tcase_add_test(t, learns_best_response);
+	tcase_add_test(t, act_samples_masked_softmax);
+	tcase_add_test(t, init_deterministic_and_shape_caps);
+	tcase_set_timeout(t, 60);
+	suite_add_tcase(s, t);
+	tcase_add_test(f, save_load_bit_exact);
+	tcase_add_test(f, load_rejects_truncated_and_corrupt);
+	tcase_set_timeout(f, 60);
+	suite_add_tcase(s, f);
+	tcase_add_test(c, cli_bench_learner);
+	tcase_set_timeout(c, 60);
+	suite_add_tcase(s, c);
+	return s;
+}

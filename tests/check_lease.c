@@ -1,0 +1,266 @@
+/* tests/check_lease.c: the daemon's job lease table. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "league/lease.h"
+#include "util/util.h"
+
+static league_leases *mk(void)
+{
+	league_leases *l;
+
+	ck_assert_int_eq(league_leases_new(&l), 0);
+	return l;
+}
+
+static void put(league_leases *l, uint64_t id)
+{
+	char p[32];
+	int n = snprintf(p, sizeof(p), "job-%llu", (unsigned long long)id);
+
+	ck_assert_int_eq(league_leases_enqueue(l, id, p, (size_t)n), 0);
+}
+
+static uint64_t take(league_leases *l, uint64_t session, double now,
+		     double lease)
+{
+	uint64_t id = 0;
+	const void *p;
+	size_t len;
+	char want[32];
+
+	ck_assert_int_eq(league_leases_take(l, session, now, lease, &id, &p,
+					    &len), 0);
+	int n = snprintf(want, sizeof(want), "job-%llu",
+			 (unsigned long long)id);
+	ck_assert_uint_eq(len, (size_t)n);
+	ck_assert(!memcmp(p, want, len));
+	return id;
+}
+
+START_TEST(fifo_and_complete_once)
+{
+	league_leases *l = mk();
+	uint64_t id;
+	const void *p;
+	size_t len;
+
+	for (uint64_t i = 1; i <= 5; i++)
+		put(l, i);
+	ck_assert_uint_eq(league_leases_queued(l), 5);
+	for (uint64_t i = 1; i <= 5; i++)
+		ck_assert_uint_eq(take(l, 7, 0, 10), i);
+	ck_assert_int_eq(league_leases_take(l, 7, 0, 10, &id, &p, &len),
+			 LG_ENOTFOUND);
+	ck_assert_uint_eq(league_leases_active(l), 5);
+	/* Another session's report does not count; the holder's counts once. */
+	ck_assert_int_eq(league_leases_complete(l, 8, 3), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 7, 3), LEASE_OK);
+	ck_assert_int_eq(league_leases_complete(l, 7, 3), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 7, 99), LEASE_STALE);
+	ck_assert_uint_eq(league_leases_active(l), 4);
+	ck_assert(!league_leases_has(l, 3));
+	/* A finished id may be queued again (a daemon restart re-issues). */
+	put(l, 3);
+	ck_assert_int_eq(league_leases_enqueue(l, 3, "x", 1), LG_EEXIST);
+	ck_assert_int_eq(league_leases_enqueue(l, 4, "x", 1), LG_EEXIST);
+	ck_assert_int_eq(league_leases_enqueue(l, 0, "x", 1), LG_EINVAL);
+	ck_assert_int_eq(league_leases_enqueue(l, 77, "x",
+					       LEAGUE_LEASE_MAX_PAYLOAD + 1),
+			 LG_EINVAL);
+	league_leases_free(l);
+	league_leases_free(NULL);
+}
+END_TEST
+
+START_TEST(expiry_requeues_first_and_late_result_is_stale)
+{
+	league_leases *l = mk();
+
+	put(l, 1);
+	put(l, 2);
+	put(l, 3);
+	ck_assert_uint_eq(take(l, 1, 0.0, 5.0), 1);  /* deadline 5 */
+	ck_assert_uint_eq(take(l, 2, 1.0, 10.0), 2); /* deadline 11 */
+	ck_assert_uint_eq(league_leases_expire(l, 4.9), 0);
+	ck_assert_uint_eq(league_leases_expire(l, 5.0), 1);
+	ck_assert_uint_eq(league_leases_queued(l), 2);
+	/* Job 1 comes back before job 3, which was never handed out. */
+	ck_assert_uint_eq(take(l, 3, 6.0, 5.0), 1);
+	ck_assert_int_eq(league_leases_complete(l, 1, 1), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 3, 1), LEASE_OK);
+	/* Completed before its deadline: the stale heap entry is skipped. */
+	ck_assert_int_eq(league_leases_complete(l, 2, 2), LEASE_OK);
+	ck_assert_uint_eq(league_leases_expire(l, 100), 0);
+	ck_assert_uint_eq(take(l, 3, 100, 5), 3);
+	ck_assert_uint_eq(league_leases_active(l), 1);
+	league_leases_free(l);
+}
+END_TEST
+
+START_TEST(drop_session_requeues_only_its_leases)
+{
+	league_leases *l = mk();
+
+	for (uint64_t i = 1; i <= 6; i++)
+		put(l, i);
+	for (uint64_t i = 1; i <= 6; i++)
+		take(l, i % 2 ? 10 : 20, 0, 60);
+	ck_assert_uint_eq(league_leases_drop_session(l, 10), 3);
+	ck_assert_uint_eq(league_leases_active(l), 3);
+	ck_assert_uint_eq(league_leases_queued(l), 3);
+	ck_assert_int_eq(league_leases_complete(l, 10, 1), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 20, 2), LEASE_OK);
+	/* Re-queued in the order they were found: 1, 3, 5. */
+	ck_assert_uint_eq(take(l, 30, 1, 60), 1);
+	ck_assert_uint_eq(take(l, 30, 1, 60), 3);
+	ck_assert_int_eq(league_leases_cancel(l, 5), 0);
+	ck_assert_int_eq(league_leases_cancel(l, 5), LG_ENOTFOUND);
+	ck_assert_int_eq(league_leases_cancel(l, 4), 0);
+	ck_assert_uint_eq(league_leases_queued(l), 0);
+	/* The old deadline of a cancelled lease does not resurrect it. */
+	ck_assert_uint_eq(league_leases_expire(l, 1000), 3);
+	ck_assert_uint_eq(league_leases_queued(l), 3); /* 6, 1, 3 */
+	league_leases_free(l);
+}
+END_TEST
+
+/*
+ * Random operations against a plain-array model: every count, every take
+ * order and every complete status must agree. Many inserts and deletes
+ * exercise the index's backward-shift deletion and growth.
+ */
+enum { M_CAP = 4096 };
+struct model {
+	uint64_t id[M_CAP];
+	int state[M_CAP]; /* 0 absent, 1 queued, 2 leased */
+	uint64_t sess[M_CAP];
+	double deadline[M_CAP];
+	uint64_t order[M_CAP]; /* queue position: requeued < fresh */
+	int requeued[M_CAP];
+	int n;
+	uint64_t seq;
+};
+
+START_TEST(random_ops_match_model)
+{
+	static struct model m;
+	league_leases *l = mk();
+	lg_rng r;
+	uint64_t next_id = 1;
+	double now = 0;
+
+	memset(&m, 0, sizeof(m));
+	lg_rng_seed(&r, 1234);
+	for (int step = 0; step < 40000; step++) {
+		int op = (int)lg_rng_below(&r, 6);
+		now += lg_rng_double(&r);
+		if (op == 0 && m.n < M_CAP) {
+			uint64_t id = next_id++;
+			put(l, id);
+			int i = m.n++;
+			m.id[i] = id;
+			m.state[i] = 1;
+			m.requeued[i] = 0;
+			m.order[i] = m.seq++;
+		} else if (op == 1) {
+			/* take: the model's next is the requeued one with the
+			 * lowest order, else the fresh one with the lowest. */
+			int best = -1;
+			for (int i = 0; i < m.n; i++) {
+				if (m.state[i] != 1)
+					continue;
+				if (best < 0 ||
+				    m.requeued[i] > m.requeued[best] ||
+				    (m.requeued[i] == m.requeued[best] &&
+				     m.order[i] < m.order[best]))
+					best = i;
+			}
+			uint64_t s = 1 + lg_rng_below(&r, 4);
+			if (best < 0) {
+				uint64_t id;
+				const void *p;
+				size_t len;
+				ck_assert_int_eq(league_leases_take(l, s, now, 3,
+								    &id, &p,
+								    &len),
+						 LG_ENOTFOUND);
+				continue;
+			}
+			ck_assert_uint_eq(take(l, s, now, 3), m.id[best]);
+			m.state[best] = 2;
+			m.sess[best] = s;
+			m.deadline[best] = now + 3;
+		} else if (op == 2 && m.n) {
+			int i = (int)lg_rng_below(&r, (uint64_t)m.n);
+			uint64_t s = 1 + lg_rng_below(&r, 4);
+			int ok = m.state[i] == 2 && m.sess[i] == s;
+			ck_assert_int_eq(league_leases_complete(l, s, m.id[i]),
+					 ok ? LEASE_OK : LEASE_STALE);
+			if (ok)
+				m.state[i] = 0;
+		} else if (op == 3) {
+			size_t want = 0;
+			/* Requeue in deadline order. */
+			for (;;) {
+				int best = -1;
+				for (int i = 0; i < m.n; i++)
+					if (m.state[i] == 2 &&
+					    m.deadline[i] <= now &&
+					    (best < 0 ||
+					     m.deadline[i] < m.deadline[best]))
+						best = i;
+				if (best < 0)
+					break;
+				m.state[best] = 1;
+				m.requeued[best] = 1;
+				m.order[best] = m.seq++;
+				want++;
+			}
+			ck_assert_uint_eq(league_leases_expire(l, now), want);
+		} else if (op == 4) {
+			uint64_t s = 1 + lg_rng_below(&r, 4);
+			size_t want = 0;
+			for (int i = 0; i < m.n; i++)
+				if (m.state[i] == 2 && m.sess[i] == s) {
+					m.state[i] = 1;
+					m.requeued[i] = 1;
+					m.order[i] = m.seq++;
+					want++;
+				}
+			ck_assert_uint_eq(league_leases_drop_session(l, s),
+					  want);
+		} else if (op == 5 && m.n && lg_rng_below(&r, 4) == 0) {
+			int i = (int)lg_rng_below(&r, (uint64_t)m.n);
+			ck_assert_int_eq(league_leases_cancel(l, m.id[i]),
+					 m.state[i] ? 0 : LG_ENOTFOUND);
+			m.state[i] = 0;
+		}
+		size_t q = 0, a = 0;
+		for (int i = 0; i < m.n; i++) {
+			q += m.state[i] == 1;
+			a += m.state[i] == 2;
+		}
+		ck_assert_uint_eq(league_leases_queued(l), q);
+		ck_assert_uint_eq(league_leases_active(l), a);
+	}
+	for (int i = 0; i < m.n; i++)
+		ck_assert_int_eq(league_leases_has(l, m.id[i]), m.state[i] != 0);
+	league_leases_free(l);
+}
+END_TEST
+
+Suite *suite_lease(void)
+{
+	Suite *s = suite_create("lease");
+	TCase *tc = tcase_create("lease");
+
+	tcase_add_test(tc, fifo_and_complete_once);
+	tcase_add_test(tc, expiry_requeues_first_and_late_result_is_stale);
+	tcase_add_test(tc, drop_session_requeues_only_its_leases);
+	tcase_add_test(tc, random_ops_match_model);
+	suite_add_tcase(s, tc);
+	return s;
+}
