@@ -12,11 +12,12 @@
  * league of CONFIG in DIR and plays it with fixed-strength non-transitive
  * players (players/sim.c) through the real matchmaking and payoff code.
  *
- * cli_brain_opts() translates a config into brain options (the daemon will
- * need the same; move it to league/ then).
+ * The config becomes brain options through league_brain_opts(), as in the
+ * daemon.
  */
 #include "cli/cli.h"
 #include "league/config.h"
+#include "league/daemon.h"
 #include "players/players.h"
 
 #include <math.h>
@@ -25,51 +26,6 @@
 #include <string.h>
 
 enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
-
-/* Matches enum cfg_weighting / enum brain_weighting (same order). */
-static void cli_brain_opts(const struct cfg *c, struct brain_opts *o)
-{
-	brain_opts_default(o);
-	o->seed = c->league.seed;
-	o->n_main = (uint32_t)c->players.main;
-	o->n_main_exploiter = (uint32_t)c->players.main_exploiter;
-	o->n_league_exploiter = (uint32_t)c->players.league_exploiter;
-	o->n_self_play = (uint32_t)c->players.self_play;
-	o->main.pfsp = c->roles.main.pfsp;
-	o->main.sp = c->roles.main.sp;
-	o->main.verification = c->roles.main.verification;
-	o->main.weighting = c->roles.main.pfsp_weighting;
-	o->main.sp_min_win_rate = c->roles.main.sp_min_win_rate;
-	o->main.verify_exploiter_win_rate =
-		c->roles.main.verify_exploiter_win_rate;
-	o->main.verify_historical_win_rate =
-		c->roles.main.verify_historical_win_rate;
-	o->main_exploiter.main_min_win_rate =
-		c->roles.main_exploiter.main_min_win_rate;
-	o->main_exploiter.weighting = c->roles.main_exploiter.pfsp_weighting;
-	o->main_exploiter.reset_prob = c->roles.main_exploiter.reset_prob;
-	o->league_exploiter.weighting =
-		c->roles.league_exploiter.pfsp_weighting;
-	o->league_exploiter.reset_prob = c->roles.league_exploiter.reset_prob;
-	o->self_play.sp = c->roles.self_play.sp;
-	o->self_play.uniform = c->roles.self_play.uniform;
-	o->self_play.pfsp = c->roles.self_play.pfsp;
-	o->self_play.nash = c->roles.self_play.nash;
-	o->self_play.weighting = c->roles.self_play.pfsp_weighting;
-	o->pfsp_exponent = c->matchmaking.pfsp_exponent;
-	o->job_episodes = (uint32_t)c->matchmaking.job_episodes;
-	o->log_decisions = c->matchmaking.log_decisions;
-	o->snapshot_steps = c->snapshot.steps;
-	o->snapshot_win_rate = c->snapshot.win_rate;
-	o->snapshot_max_mult = c->snapshot.max_mult;
-	o->snapshot_keep = c->snapshot.keep;
-	o->payoff.decay = c->payoff.decay;
-	o->payoff.min_games = c->payoff.min_games;
-	o->payoff.prior = c->payoff.prior == CFG_PRIOR_BETA ?
-				  PAYOFF_PRIOR_BETA : PAYOFF_PRIOR_HALF;
-	o->payoff.prior_strength = c->payoff.prior_strength;
-	o->payoff.elo_k = c->payoff.elo_k;
-}
 
 /* ---- shared option parsing -------------------------------------------- */
 
@@ -184,6 +140,11 @@ static uint32_t *all_ids(const brain *b)
 
 /* ---- league payoff ----------------------------------------------------- */
 
+/* Row labels of the table. */
+static const char *const short_role[BRAIN_ROLE__COUNT] = {
+	"main", "mexp", "lexp", "self", "hist",
+};
+
 static int run_payoff(int argc, char **argv)
 {
 	struct args a = { .cmd = "payoff" };
@@ -208,26 +169,17 @@ static int run_payoff(int argc, char **argv)
 	}
 	payoff_matrix(brain_payoff(b), ids, n, wr, g);
 	if (a.fmt == FMT_JSON) {
-		printf("{\"players\":[");
-		for (uint32_t i = 0; i < n; i++)
-			printf("%s%u", i ? "," : "", i);
-		printf("],\"win_rate\":[");
-		for (uint32_t i = 0; i < n; i++) {
-			printf("%s[", i ? "," : "");
-			for (uint32_t j = 0; j < n; j++)
-				printf("%s%.6g", j ? "," : "",
-				       wr[(size_t)i * n + j]);
-			printf("]");
+		/* the daemon's /payoff serves the same object */
+		lg_buf out = { 0 };
+		if (brain_payoff_json(b, ids, n, &out)) {
+			lg_buf_free(&out);
+			fprintf(stderr, "league payoff: %s\n",
+				lg_strerror(LG_ENOMEM));
+			rc = CLI_FAIL;
+			goto out;
 		}
-		printf("],\"games\":[");
-		for (uint32_t i = 0; i < n; i++) {
-			printf("%s[", i ? "," : "");
-			for (uint32_t j = 0; j < n; j++)
-				printf("%s%.6g", j ? "," : "",
-				       g[(size_t)i * n + j]);
-			printf("]");
-		}
-		printf("]}\n");
+		printf("%.*s\n", (int)out.len, (const char *)out.data);
+		lg_buf_free(&out);
 	} else if (a.fmt == FMT_CSV) {
 		printf("player,opponent,win_rate,games,wins,draws,losses\n");
 		for (uint32_t i = 0; i < n; i++)
@@ -251,7 +203,7 @@ static int run_payoff(int argc, char **argv)
 		for (uint32_t i = 0; i < n; i++) {
 			struct brain_player p;
 			brain_player_info(b, i, &p);
-			printf("%4u %-4.4s", i, brain_role_name(p.role));
+			printf("%4u %-4s", i, short_role[p.role]);
 			for (uint32_t j = 0; j < n; j++) {
 				double gm = g[(size_t)i * n + j];
 				if (gm > 0)
@@ -463,7 +415,7 @@ static int run_sim(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto out;
 	}
-	cli_brain_opts(c, &o);
+	league_brain_opts(c, &o);
 	o.batch = 256;
 	if (brain_opts_check(&o, err, sizeof err)) {
 		fprintf(stderr, "league sim: %s: %s\n", a.path, err);

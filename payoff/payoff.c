@@ -440,6 +440,45 @@ int payoff_clear(payoff *p, uint32_t a,
 	return 0;
 }
 
+int payoff_move(payoff *p, uint32_t from, uint32_t to,
+		void (*cb)(void *arg, uint32_t a, uint32_t b), void *arg)
+{
+	uint32_t np;
+	int rc;
+
+	if (from >= p->nagents || to >= p->nagents || from == to)
+		return LG_EINVAL;
+	np = p->agents[from].npairs;
+	for (uint32_t k = 0; k < np; k++) {
+		/* by index: get_pair below may move p->pairs */
+		uint32_t idx = p->agents[from].pairs[k];
+		struct pair pr = p->pairs[idx];
+		uint32_t q = pr.a == from ? pr.b : pr.a;
+		struct payoff_entry e = pr.a == from ? pr.e : mirror(&pr.e);
+		struct pair *np_;
+
+		if (!(e.games > 0) && !e.wins && !e.draws && !e.losses)
+			continue;
+		memset(&p->pairs[idx].e, 0, sizeof p->pairs[idx].e);
+		refresh_rows(p, from, q);
+		if (cb)
+			cb(arg, from, q);
+		if (q == from || q == to)
+			continue; /* self-play of parameters now gone */
+		if ((rc = get_pair(p, LG_MIN(to, q), LG_MAX(to, q), &np_)))
+			return rc;
+		np_->e = to <= q ? e : mirror(&e);
+		refresh_rows(p, to, q);
+		if (cb)
+			cb(arg, to, q);
+	}
+	p->agents[to].elo = p->agents[from].elo;
+	p->agents[to].elo_games = p->agents[from].elo_games;
+	p->agents[from].elo = 0;
+	p->agents[from].elo_games = 0;
+	return 0;
+}
+
 /* ---- Elo --------------------------------------------------------------- */
 
 double payoff_elo(const payoff *p, uint32_t id)

@@ -97,6 +97,13 @@ double payoff_win_rate(const payoff *p, uint32_t a, uint32_t b);
 int payoff_clear(payoff *p, uint32_t a,
 		 void (*cb)(void *arg, uint32_t a, uint32_t b), void *arg);
 
+/* Move every result of `from` to `to` (a fresh agent: the snapshot that
+ * froze from's parameters before from was reset), and from's online Elo
+ * with them; from starts empty. Self-play pairs of from are dropped.
+ * cb(arg, a, b) is called for each pair that changed. LG_EINVAL. */
+int payoff_move(payoff *p, uint32_t from, uint32_t to,
+		void (*cb)(void *arg, uint32_t a, uint32_t b), void *arg);
+
 /* Online Elo (starts at 0) and the number of rated games of id. */
 double payoff_elo(const payoff *p, uint32_t id);
 double payoff_elo_games(const payoff *p, uint32_t id);

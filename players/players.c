@@ -75,6 +75,7 @@ struct brain {
 	struct open_job *jobs;
 	size_t njobs, cap_jobs, ndone;
 	uint32_t pending;     /* calls since the last flush */
+	int cb_err;           /* first error inside a payoff callback */
 	double *scratch;
 	size_t cap_scratch;
 	uint32_t *cand;
@@ -1413,10 +1414,10 @@ static double reference_min(const brain *b, uint32_t L)
 static void clear_cb(void *arg, uint32_t a, uint32_t c)
 {
 	brain *b = arg;
+	int rc = mark_pair(b, a, c);
 
-	/* An allocation failure here leaves the stored pair stale until the
-	 * next result for it; recorded as an error by the caller's flush. */
-	(void)mark_pair(b, a, c);
+	if (rc && !b->cb_err)
+		b->cb_err = rc;
 }
 
 int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
@@ -1458,9 +1459,13 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 		if (reset_prob > 0 && lg_rng_double(&b->rng) < reset_prob) {
 			out->reset = 1;
 			a->resets++;
-			if ((rc = payoff_clear(b->pf, player, clear_cb, b)) ||
-			    (rc = payoff_set_elo(b->pf, player, 0, 0)) ||
-			    (rc = mark_pair(b, player, player)))
+			/* The results belong to the parameters just frozen:
+			 * they move to the snapshot. */
+			b->cb_err = 0;
+			if ((rc = payoff_move(b->pf, player, out->snapshot_id,
+					      clear_cb, b)) ||
+			    (rc = b->cb_err) ||
+			    (rc = mark_pair(b, player, out->snapshot_id)))
 				return rc;
 		}
 	}

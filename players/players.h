@@ -197,8 +197,9 @@ struct brain_step_report {
  * when the minimum win rate over the role's reference set exceeds
  * snapshot_win_rate, or at snapshot_max_mult times the interval; an empty
  * reference set waits for the latter) and the role's reset rule after a
- * snapshot. A reset also clears the learner's payoff results (they
- * described parameters that no longer exist). Committed (batch rule).
+ * snapshot. A reset moves the learner's payoff results and online Elo to
+ * the snapshot just frozen (they describe those parameters) and starts
+ * the learner afresh. Committed (batch rule).
  * LG_EINVAL (not a learner, steps going back, read-only).
  */
 int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
@@ -219,12 +220,15 @@ struct brain_player {
 	uint32_t snapshots, resets; /* learner */
 };
 
+/* Number of players and snapshots (ids are 0 .. count - 1). */
 uint32_t brain_count(const brain *b);
 /* Player or snapshot `id`; LG_ENOTFOUND past brain_count(). */
 int brain_player_info(const brain *b, uint32_t id, struct brain_player *out);
 /* The payoff table (owned by b). Changes made through it are not
  * persisted: tests use it to pose win rates. */
 payoff *brain_payoff(brain *b);
+/* The id the next job will get; the number of jobs issued and neither
+ * answered nor cancelled. */
 uint64_t brain_next_job_id(const brain *b);
 uint64_t brain_open_jobs(const brain *b);
 
@@ -233,6 +237,7 @@ uint64_t brain_open_jobs(const brain *b);
  * (rows in ids order). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
+/* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);
 const char *brain_kind_name(int kind);
 /* PFSP weight f(x) of win rate x; x is clamped to [0, 1] and NaN reads as

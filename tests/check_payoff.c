@@ -134,6 +134,29 @@ START_TEST(rows_follow_the_table)
 			ck_assert(!isnan(w));
 			ck_assert_double_eq(payoff_row(p, a)[b], w);
 		}
+	/* moving 1's results to a fresh agent: the counts follow, from
+	 * both sides, and 1 starts empty */
+	{
+		uint32_t fresh = payoff_count(p);
+		struct payoff_entry before, after, m;
+		double elo = payoff_elo(p, 1);
+		ck_assert_int_eq(payoff_add(p, fresh), 0);
+		payoff_get(p, 1, 0, &before);
+		ck_assert_int_eq(payoff_move(p, 1, fresh, NULL, NULL), 0);
+		payoff_get(p, fresh, 0, &after);
+		payoff_get(p, 0, fresh, &m);
+		ck_assert_double_eq(after.wins, before.wins);
+		ck_assert_double_eq(after.games, before.games);
+		ck_assert_double_eq(m.losses, before.wins);
+		ck_assert_double_eq(payoff_row(p, 0)[fresh],
+				    payoff_win_rate(p, 0, fresh));
+		payoff_get(p, 1, 0, &after);
+		ck_assert_double_eq(after.games, 0);
+		ck_assert_double_eq(payoff_row(p, 1)[0], 0.5);
+		ck_assert_double_eq(payoff_elo(p, fresh), elo);
+		ck_assert_double_eq(payoff_elo(p, 1), 0);
+		ck_assert_int_eq(payoff_move(p, 1, 1, NULL, NULL), LG_EINVAL);
+	}
 	/* clearing a forgets its pairs and says which */
 	ck_assert_int_eq(payoff_clear(p, 0, NULL, NULL), 0);
 	for (uint32_t b = 0; b < payoff_count(p); b++) {

@@ -430,10 +430,19 @@ START_TEST(snapshot_and_reset_triggers)
 		ck_assert(!r.snapshot);
 		ck_assert_int_eq(brain_report_steps(f.b, mx, 300, 6, &r), 0);
 		ck_assert(r.snapshot && r.reset);
-		/* the reset forgot the exploiter's results */
+		/* the reset moved the exploiter's results (20 wins against
+		 * the main player) and Elo to the snapshot it froze */
 		payoff_get(brain_payoff(f.b), mx, m, &e);
 		ck_assert_double_eq(e.games, 0);
 		ck_assert_double_eq(payoff_elo(brain_payoff(f.b), mx), 0);
+		payoff_get(brain_payoff(f.b), r.snapshot_id, m, &e);
+		ck_assert_double_eq_tol(e.games, (1 - pow(0.99, 20)) / 0.01,
+					1e-9);
+		ck_assert_double_eq(e.wins, e.games);
+		payoff_get(brain_payoff(f.b), m, r.snapshot_id, &e);
+		ck_assert_double_eq(e.losses, e.games);
+		ck_assert(payoff_elo(brain_payoff(f.b), r.snapshot_id) > 0);
+		ck_assert_double_eq(payoff_row(brain_payoff(f.b), mx)[m], 0.5);
 		brain_player_info(f.b, mx, &p);
 		ck_assert_uint_eq(p.resets, 2);
 		ck_assert_uint_eq(p.snapshots, 2);
