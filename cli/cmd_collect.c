@@ -82,6 +82,7 @@ struct collect {
 
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	uint64_t fetches;
+	double t_envs, t_report, t_request; /* main loop time, for the log */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -647,12 +648,17 @@ static int collect_loop(struct collect *W)
 	int rc = 0;
 
 	while (!stop_signal && !net_client_shutdown_requested(W->cl)) {
-		rc = coll_collect(W->c, UINT64_MAX / 2, 0.005);
+		double t0 = lg_now_s();
+		rc = coll_collect(W->c, 1u << 20, 0.005);
 		if (rc && rc != LG_ETIMEOUT) {
 			LG_ERROR("collect: env manager: %s", lg_strerror(rc));
 			return rc;
 		}
+		double t1 = lg_now_s();
 		rc = report_done(W);
+		double t2 = lg_now_s();
+		W->t_envs += t1 - t0;
+		W->t_report += t2 - t1;
 		/* Keep a job's worth of episodes waiting beyond what the
 		 * envs play, so no env idles between jobs. */
 		double now = lg_now_s();
@@ -662,6 +668,7 @@ static int collect_loop(struct collect *W)
 			if (got == 0)
 				idle_until = now + 0.05; /* nothing to do */
 			rc = got < 0 ? got : 0;
+			W->t_request += lg_now_s() - now;
 		}
 		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
 			if (stop_signal ||
@@ -678,14 +685,19 @@ static int collect_loop(struct collect *W)
 			coll_stats(W->c, &st);
 			LG_INFO("collect: %.0f steps/s, %llu episodes, %llu "
 				"jobs (%llu stale), %llu net fetches, %llu "
-				"transitions undeliverable",
+				"transitions undeliverable; time in envs %.0f%%, "
+				"reporting %.0f%%, requesting %.0f%%",
 				(double)(st.steps - last_steps) /
 					(now - last_log),
 				(unsigned long long)W->episodes,
 				(unsigned long long)W->jobs_done,
 				(unsigned long long)W->jobs_stale,
 				(unsigned long long)W->fetches,
-				(unsigned long long)W->undeliverable);
+				(unsigned long long)W->undeliverable,
+				100 * W->t_envs / (now - last_log),
+				100 * W->t_report / (now - last_log),
+				100 * W->t_request / (now - last_log));
+			W->t_envs = W->t_report = W->t_request = 0;
 			last_steps = st.steps;
 			last_log = now;
 		}

@@ -54,6 +54,7 @@ struct slot {
 	double ready_at;
 	int nacting, pending;
 	int acting[ENV_MAX_PLAYERS];
+	uint8_t waiting[ENV_MAX_PLAYERS]; /* seat's row not yet answered */
 	int32_t act[ENV_MAX_PLAYERS];
 	float logp[ENV_MAX_PLAYERS], value[ENV_MAX_PLAYERS];
 	float *obs;         /* [players][obs_len] */
@@ -723,6 +724,7 @@ static void scatter(coll *c, struct worker *w, size_t n)
 		s->act[p] = w->bact[i];
 		s->logp[p] = w->blogp[i];
 		s->value[p] = w->bval[i];
+		s->waiting[p] = 0;
 		if (--s->pending == 0) {
 			s->state = ST_CMD;
 			c->busy_steps++;
@@ -745,6 +747,16 @@ static void lead(coll *c, struct worker *w, size_t gi)
 		double d;
 		if (c->stop || c->fatal || w->gen != w->s->gen) {
 			g->leader = 0;
+			return;
+		}
+		/* Our own slot was answered meanwhile: its rows were in the
+		 * batch the previous leader of this group had in flight when
+		 * we took the lead (or in another group's). Step it instead
+		 * of waiting, or sync mode waits for this very slot forever.
+		 * Another worker takes the lead. */
+		if (w->s->state != ST_READY) {
+			g->leader = 0;
+			pthread_cond_broadcast(&c->cv_work);
 			return;
 		}
 		if (!c->collecting) {
@@ -794,6 +806,8 @@ static void lead(coll *c, struct worker *w, size_t gi)
 /* Post the slot's acting rows. Caller holds mu. */
 static void post_ready(coll *c, struct slot *s)
 {
+	int leaderless = 0;
+
 	s->state = ST_READY;
 	s->ready_at = lg_now_s();
 	s->pending = s->nacting;
@@ -801,7 +815,17 @@ static void post_ready(coll *c, struct slot *s)
 		int p = s->acting[k];
 		struct group *g = &c->groups[s->match.seat[p].net];
 		g->rows[g->n++] = (struct rowref){ (uint32_t)s->idx, p };
+		s->waiting[p] = 1;
 	}
+	/* This worker will lead one of its groups; when its rows sit in
+	 * more than one group without a leader (simultaneous moves, one
+	 * network per seat), parked workers must hear of the others. */
+	for (int k = 0; k < s->nacting; k++) {
+		struct group *g = &c->groups[s->match.seat[s->acting[k]].net];
+		leaderless += !g->leader && g->n;
+	}
+	if (leaderless > 1)
+		pthread_cond_broadcast(&c->cv_work);
 	kick_groups(c);
 }
 
@@ -815,8 +839,14 @@ static int await_actions(coll *c, struct worker *w)
 		int led = 0;
 		if (c->stop || c->fatal || w->gen != s->gen)
 			return 1;
+		/* Lead only a group holding one of our own unanswered rows:
+		 * a worker leading some other group could see its own slot
+		 * answered meanwhile, and sync mode would wait forever for
+		 * that slot to step while its worker waits to lead. */
 		if (c->collecting)
 			for (int k = 0; k < s->nacting && !led; k++) {
+				if (!s->waiting[s->acting[k]])
+					continue;
 				size_t gi = s->match.seat[s->acting[k]].net;
 				struct group *g = &c->groups[gi];
 				if (!g->leader && g->n) {

@@ -447,14 +447,14 @@ START_TEST(per_episode_matches)
 	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
 	t0 = lg_now_s();
 	while (!pm_all_ended(pm, PM_JOBS / 2)) {
-		int rc = coll_collect(c, UINT64_MAX / 2, 0.05);
+		int rc = coll_collect(c, 1u << 20, 0.05);
 		ck_assert(rc == 0 || rc == LG_ETIMEOUT);
 		ck_assert_msg(lg_now_s() - t0 < 20, "first jobs never ended");
 	}
 	/* Out of work: the envs idle and the caller gets its timeout. */
 	coll_stats(c, &st);
 	uint64_t steps = st.steps;
-	ck_assert_int_eq(coll_collect(c, UINT64_MAX / 2, 0.05), LG_ETIMEOUT);
+	ck_assert_int_eq(coll_collect(c, 1u << 20, 0.05), LG_ETIMEOUT);
 	coll_stats(c, &st);
 	ck_assert_uint_eq(st.steps, steps);
 	pthread_mutex_lock(&pm->mu);
@@ -462,7 +462,7 @@ START_TEST(per_episode_matches)
 	pthread_mutex_unlock(&pm->mu);
 	t0 = lg_now_s();
 	while (!pm_all_ended(pm, PM_JOBS)) {
-		int rc = coll_collect(c, UINT64_MAX / 2, 0.05);
+		int rc = coll_collect(c, 1u << 20, 0.05);
 		ck_assert(rc == 0 || rc == LG_ETIMEOUT);
 		ck_assert_msg(lg_now_s() - t0 < 20, "later jobs never ended");
 	}
@@ -483,6 +483,63 @@ START_TEST(per_episode_matches)
 	ck_assert_uint_eq(seg, pm->rows[0]);
 	ck_assert_uint_eq(pm->rows[0] + pm->rows[1], st.steps);
 	free(pm);
+}
+END_TEST
+
+
+/* Regression: in sync mode a worker could take the lead of a group while
+ * its own rows were still in the previous leader's batch in flight; once
+ * answered, its slot waited to step while it waited (as leader) for every
+ * slot to finish stepping. Simultaneous moves, one network per seat, one
+ * forward at a time per network, a policy slow enough to overlap. */
+static int slow_act(void *ctx, const float *obs, const uint8_t *mask,
+		    size_t n, size_t obs_len, int na, lg_rng *rng,
+		    int32_t *action, float *logp, float *value)
+{
+	lg_sleep_s(0.0002);
+	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
+					 action, logp, value);
+}
+
+static int rps_next(void *ctx, size_t env_index, struct coll_match *m,
+		    uint64_t *tag)
+{
+	int k = (int)(env_index + *(uint64_t *)ctx);
+
+	m->seat[0] = (struct coll_seat){ 1, (uint32_t)(k % 3), 1 };
+	m->seat[1] = (struct coll_seat){ 2, (uint32_t)((k / 3) % 3), 0 };
+	*tag = 1;
+	return 1;
+}
+
+START_TEST(sync_leader_never_waits_for_itself)
+{
+	struct coll_policy pols[3];
+	struct coll_opts o;
+	struct coll_stats st;
+	uint64_t salt = 0;
+	coll *c = NULL;
+	char err[256];
+
+	for (int k = 0; k < 3; k++)
+		pols[k] = (struct coll_policy){ slow_act, NULL, 1 };
+	coll_opts_default(&o);
+	o.game = "rps";
+	o.num_envs = 8;
+	o.mode = COLL_SYNC;
+	o.wait_num = 8;
+	o.policies = pols;
+	o.num_policies = 3;
+	o.next_episode = rps_next;
+	o.episode_ctx = &salt;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	/* 2000 one-step episodes take well under a second when nothing
+	 * stalls; the bug managed a few dozen per second. */
+	int rc = coll_collect(c, 2000, 20);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_msg(rc == 0, "only %llu steps in 20 s",
+		      (unsigned long long)st.steps);
 }
 END_TEST
 
@@ -785,6 +842,7 @@ Suite *suite_collector(void)
 	tcase_add_loop_test(t, sync_batches_every_env, 0, 2);
 	tcase_add_loop_test(t, batches_per_network, 0, 2);
 	tcase_add_loop_test(t, per_episode_matches, 0, 3);
+	tcase_add_test(t, sync_leader_never_waits_for_itself);
 	tcase_add_test(t, fail_recovered_threads);
 	tcase_add_test(t, timeout_fires_threads);
 	tcase_add_test(t, crash_recovered_processes);
