@@ -407,8 +407,19 @@ static int learn_loop(struct learn *L)
 		const char *why;
 
 		rc = net_traj_pop(L->ts, &m, 0.25);
-		if (rc == LG_ETIMEOUT)
+		if (rc == LG_ETIMEOUT) {
+			/* Idle: is the daemon still there (or telling us to
+			 * stop)? */
+			if ((rc = net_client_poll(L->cl))) {
+				if (stop_signal)
+					return 0;
+				LG_WARN("learn: lost the daemon: %s",
+					lg_strerror(rc));
+				if ((rc = reconnect(L)))
+					return rc;
+			}
 			continue;
+		}
 		if (rc)
 			return rc;
 		if ((why = segment_invalid(L, m->segment))) {

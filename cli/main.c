@@ -7,6 +7,7 @@
 #include <string.h>
 
 static const struct cli_cmd *const commands[] = {
+	&cli_cmd_run,
 	&cli_cmd_serve,
 	&cli_cmd_collect,
 	&cli_cmd_learn,

@@ -103,6 +103,7 @@ struct worker {
 	int32_t *bact;
 	float *blogp, *bval;
 	struct rowref *brows;
+	int leading;         /* group this worker leads now, or -1 */
 	struct worker *next; /* zombie list */
 };
 
@@ -646,6 +647,7 @@ static struct worker *worker_alloc(coll *c, struct slot *s)
 	w->c = c;
 	w->s = s;
 	w->gen = s->gen;
+	w->leading = -1;
 	lg_rng_seed2(&w->rng, c->o.env.seed ^ 0x636f6c6cull,
 		     s->idx * 1000 + s->gen);
 	w->bobs = malloc(r * c->spec.obs_len * sizeof *w->bobs);
@@ -728,6 +730,11 @@ static void scatter(coll *c, struct worker *w, size_t n)
 		if (--s->pending == 0) {
 			s->state = ST_CMD;
 			c->busy_steps++;
+			/* Its worker may be waiting as some group's leader:
+			 * wake it so it can step (see lead()). */
+			if (s->w && s->w->leading >= 0)
+				pthread_cond_broadcast(
+					&c->groups[s->w->leading].cv);
 		}
 	}
 	c->st.forwards++;
@@ -743,10 +750,12 @@ static void lead(coll *c, struct worker *w, size_t gi)
 	int rc;
 
 	g->leader = 1;
+	w->leading = (int)gi;
 	for (;;) {
 		double d;
 		if (c->stop || c->fatal || w->gen != w->s->gen) {
 			g->leader = 0;
+			w->leading = -1;
 			return;
 		}
 		/* Our own slot was answered meanwhile: its rows were in the
@@ -756,6 +765,7 @@ static void lead(coll *c, struct worker *w, size_t gi)
 		 * Another worker takes the lead. */
 		if (w->s->state != ST_READY) {
 			g->leader = 0;
+			w->leading = -1;
 			pthread_cond_broadcast(&c->cv_work);
 			return;
 		}
@@ -778,6 +788,7 @@ static void lead(coll *c, struct worker *w, size_t gi)
 	memcpy(w->brows, g->rows, n * sizeof *g->rows);
 	g->n = 0;
 	g->leader = 0;
+	w->leading = -1;
 	g->calls++;
 	pthread_mutex_unlock(&c->mu);
 	gather(c, w, n);

@@ -264,7 +264,7 @@ int league_leases_enqueue(league_leases *l, uint64_t job_id,
 	void *copy;
 	int rc;
 
-	if (job_id == 0 || len > LEAGUE_LEASE_MAX_PAYLOAD)
+	if (len > LEAGUE_LEASE_MAX_PAYLOAD)
 		return LG_EINVAL;
 	if (league_leases_has(l, job_id))
 		return LG_EEXIST;

@@ -44,7 +44,7 @@ void league_leases_free(league_leases *l);
 
 /* Queue a job for assignment (new from matchmaking, or re-issued after a
  * restart). Copies payload. LG_EEXIST if job_id is queued or leased,
- * LG_EINVAL for job id 0 or a payload over the cap, LG_ENOMEM. */
+ * LG_EINVAL for a payload over the cap, LG_ENOMEM. */
 int league_leases_enqueue(league_leases *l, uint64_t job_id,
 			  const void *payload, size_t len);
 /* Jobs waiting for a collector. */

@@ -6,6 +6,7 @@
 #include "net/net.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,31 @@ int net_client_call(net_client *c, net_msg *req, net_msg **reply,
 			return 0;
 		}
 		net_msg_free(r); /* heartbeat echo or unsolicited */
+	}
+}
+
+int net_client_poll(net_client *c)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		net_msg *r;
+		char err[128];
+		int rc;
+
+		if (c->fd < 0)
+			return LG_ECLOSED;
+		if (poll(&pfd, 1, 0) <= 0)
+			return 0;
+		/* Readable: a frame (or the end) is arriving. */
+		if ((rc = net_recv_blocking(c->fd, c->o.max_frame, 1.0, &r, err,
+					    sizeof err)))
+			return rc;
+		int stop = r->body_case == LEAGUE__ENVELOPE__BODY_SHUTDOWN;
+		net_msg_free(r);
+		if (stop) {
+			c->shutdown = 1; /* the close that follows is expected */
+			return 0;
+		}
 	}
 }
 

@@ -157,6 +157,10 @@ int net_client_call(net_client *c, net_msg *req, net_msg **reply,
 int net_client_send(net_client *c, net_msg *m);
 /* Drop the connection and connect again with backoff (give_up_s). */
 int net_client_reconnect(net_client *c, char *err, size_t errlen);
+/* Between calls: read what the daemon sent unasked (heartbeat echoes, a
+ * Shutdown) without blocking. 0, or LG_ECLOSED / LG_EPROTO when the
+ * connection is gone (then reconnect). Same thread as net_client_call. */
+int net_client_poll(net_client *c);
 int net_client_shutdown_requested(const net_client *c);
 uint64_t net_client_session(const net_client *c);
 /* The HelloReply's league and env names (valid while c lives). */

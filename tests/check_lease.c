@@ -66,7 +66,9 @@ START_TEST(fifo_and_complete_once)
 	put(l, 3);
 	ck_assert_int_eq(league_leases_enqueue(l, 3, "x", 1), LG_EEXIST);
 	ck_assert_int_eq(league_leases_enqueue(l, 4, "x", 1), LG_EEXIST);
-	ck_assert_int_eq(league_leases_enqueue(l, 0, "x", 1), LG_EINVAL);
+	/* Id 0 is an id like any other (the brain's first job). */
+	ck_assert_int_eq(league_leases_enqueue(l, 0, "x", 1), 0);
+	ck_assert(league_leases_has(l, 0));
 	ck_assert_int_eq(league_leases_enqueue(l, 77, "x",
 					       LEAGUE_LEASE_MAX_PAYLOAD + 1),
 			 LG_EINVAL);
