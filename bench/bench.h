@@ -20,5 +20,6 @@ int bench_env(int argc, char **argv);
 int bench_matchmaking(int argc, char **argv);
 int bench_learner(int argc, char **argv);
 int bench_collector(int argc, char **argv);
+int bench_daemon(int argc, char **argv);
 
 #endif

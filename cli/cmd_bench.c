@@ -12,6 +12,7 @@ static const struct bench_entry benches[] = {
 	{ "matchmaking", "brain decisions per second by league size", bench_matchmaking },
 	{ "learner", "PPO update samples/s and GFLOP/s vs the sgemm peak", bench_learner },
 	{ "collector", "env manager vs the seed collector table", bench_collector },
+	{ "daemon", "daemon jobs/s and job round trips vs a raw loopback ping-pong", bench_daemon },
 	{ NULL, NULL, NULL },
 };
 
