@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BD_MAX_COLLECTORS 1024
@@ -356,6 +357,7 @@ static void *driver_main(void *arg)
 
 struct figures {
 	double per_s, p50, p99;
+	double server_cpu_us; /* server thread CPU per job in the window */
 	uint64_t jobs, empty, stale;
 	int threads;
 };
@@ -370,12 +372,13 @@ static int cmp_float(const void *a, const void *b)
 /*
  * Drive the connected sockets fds[0..n) with `threads` threads: warm up,
  * measure `seconds`, stop. check_seq: every reply must answer the
- * connection's last request (the daemon; not the echo server). The sockets stay open (the caller closes).
+ * connection's last request (the daemon; not the echo server). server is
+ * the thread answering (its CPU time over the window is reported). The sockets stay open (the caller closes).
  * With cap_jobs/cap_ack, the first Jobs and Ack frames are copied there.
  */
 static int drive(const int *fds, size_t n, uint64_t threads, double seconds,
-		 int check_seq, struct figures *f, lg_buf *cap_jobs,
-		 lg_buf *cap_ack, char *err, size_t errlen)
+		 int check_seq, pthread_t server, struct figures *f,
+		 lg_buf *cap_jobs, lg_buf *cap_ack, char *err, size_t errlen)
 {
 	struct window w;
 	struct driver *dv = calloc(threads, sizeof *dv);
@@ -383,8 +386,10 @@ static int drive(const int *fds, size_t n, uint64_t threads, double seconds,
 	float *all = NULL;
 	size_t total = 0, started = 0;
 	double warm = LG_MIN(0.5, seconds / 4);
-	uint64_t t_start, t_end;
-	int rc = 0;
+	uint64_t t_start = 0, t_end = 1;
+	struct timespec cpu0 = { 0, 0 }, cpu1 = { 0, 0 };
+	clockid_t clk;
+	int rc = 0, have_clk = !pthread_getcpuclockid(server, &clk);
 
 	memset(f, 0, sizeof *f);
 	atomic_init(&w.start, UINT64_MAX);
@@ -429,14 +434,20 @@ static int drive(const int *fds, size_t n, uint64_t threads, double seconds,
 			rc = LG_ENOMEM;
 			atomic_store(&w.stop, 1);
 			break;
+		} else {
+			pthread_setname_np(dv[t].th, "bench-client");
 		}
 	if (!rc) {
 		lg_sleep_s(warm);
+		if (have_clk)
+			clock_gettime(clk, &cpu0);
 		t_start = lg_now_ns();
 		atomic_store(&w.start, t_start);
 		lg_sleep_s(seconds);
 		t_end = lg_now_ns();
 		atomic_store(&w.end, t_end);
+		if (have_clk)
+			clock_gettime(clk, &cpu1);
 		atomic_store(&w.stop, 1);
 	}
 	for (size_t t = 0; t < started; t++)
@@ -457,6 +468,11 @@ static int drive(const int *fds, size_t n, uint64_t threads, double seconds,
 	}
 	f->threads = (int)threads;
 	f->per_s = (double)f->jobs / ((double)(t_end - t_start) / 1e9);
+	if (f->jobs)
+		f->server_cpu_us = ((double)(cpu1.tv_sec - cpu0.tv_sec) * 1e6 +
+				    (double)(cpu1.tv_nsec - cpu0.tv_nsec) /
+					    1e3) /
+				   (double)f->jobs;
 	if (total) {
 		if (!(all = malloc(sizeof(float) * total))) {
 			rc = LG_ENOMEM;
@@ -610,6 +626,7 @@ static int echo_start(struct echo *e, const lg_buf *jobs, const lg_buf *ackf,
 		lg_errf(err, errlen, "echo server: %s", strerror(errno));
 		return LG_EIO;
 	}
+	pthread_setname_np(e->th, "bench-echo");
 	return 0;
 }
 
@@ -907,6 +924,7 @@ static int daemon_phase(const struct bargs *a, const struct league_setup *L,
 		goto out;
 	}
 	running = 1;
+	pthread_setname_np(th, "bench-daemon"); /* for perf and top */
 	for (uint32_t i = 0; i < L->nlearners; i++)
 		if ((rc = learner_join(&lc[i], port, L->learners[i], err,
 				       errlen)))
@@ -915,8 +933,8 @@ static int daemon_phase(const struct bargs *a, const struct league_setup *L,
 		if ((rc = collector_join(&fds[i], port, (size_t)i, err,
 					 errlen)))
 			goto out;
-	rc = drive(fds, (size_t)a->collectors, a->threads, a->seconds, 1, f,
-		   cap_jobs, cap_ack, err, errlen);
+	rc = drive(fds, (size_t)a->collectors, a->threads, a->seconds, 1, th,
+		   f, cap_jobs, cap_ack, err, errlen);
 out:
 	for (uint64_t i = 0; fds && i < a->collectors; i++)
 		if (fds[i] >= 0)
@@ -961,7 +979,7 @@ static int pingpong_phase(const struct bargs *a, const lg_buf *jobs,
 				     errlen);
 	if (!rc)
 		rc = drive(fds, (size_t)a->collectors, a->threads, a->seconds,
-			   0, f, NULL, NULL, err, errlen);
+			   0, e.th, f, NULL, NULL, err, errlen);
 	for (uint64_t i = 0; i < a->collectors; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -989,17 +1007,20 @@ static void report(const struct bargs *a, const struct league_setup *L,
 		       "\"p50_us\":%.1f,\"p99_us\":%.1f,"
 		       "\"pingpong_per_s\":%.1f,\"pingpong_p50_us\":%.1f,"
 		       "\"pingpong_p99_us\":%.1f,\"ratio\":%.4f,"
+		       "\"daemon_cpu_us_per_job\":%.1f,"
+		       "\"echo_cpu_us_per_job\":%.1f,"
 		       "\"empty_replies\":%llu,\"stale_acks\":%llu}\n",
 		       mode, L->count, L->nlearners,
 		       (unsigned long long)a->collectors,
 		       (unsigned long long)a->threads, a->seconds,
 		       (unsigned long long)d->jobs, d->per_s, d->p50, d->p99,
-		       p->per_s, p->p50, p->p99, ratio,
-		       (unsigned long long)d->empty,
+		       p->per_s, p->p50, p->p99, ratio, d->server_cpu_us,
+		       p->server_cpu_us, (unsigned long long)d->empty,
 		       (unsigned long long)d->stale);
 	} else {
-		printf("%-15s %10.1f %10.1f %10.1f %8llu %8llu\n", mode,
-		       d->per_s, d->p50, d->p99, (unsigned long long)d->empty,
+		printf("%-15s %10.1f %10.1f %10.1f %10.1f %8llu %8llu\n",
+		       mode, d->per_s, d->p50, d->p99, d->server_cpu_us,
+		       (unsigned long long)d->empty,
 		       (unsigned long long)d->stale);
 		printf("%-15s %10.4f   (jobs_per_s / pingpong_per_s)\n",
 		       "  ratio", ratio);
@@ -1136,8 +1157,9 @@ int bench_daemon(int argc, char **argv)
 		       L.count, L.nlearners, lg_now_s() - t0, BD_BLOB_BYTES,
 		       (unsigned long long)a.collectors,
 		       (unsigned long long)a.threads, a.seconds, dir);
-		printf("%-15s %10s %10s %10s %8s %8s\n", "phase", "jobs/s",
-		       "p50_us", "p99_us", "empty", "stale");
+		printf("%-15s %10s %10s %10s %10s %8s %8s\n", "phase",
+		       "jobs/s", "p50_us", "p99_us", "cpu_us/job", "empty",
+		       "stale");
 		fflush(stdout);
 	}
 	for (int i = 0; i < nmodes; i++) {
@@ -1151,9 +1173,10 @@ int bench_daemon(int argc, char **argv)
 						 err, sizeof err)))
 				goto out;
 			if (!a.json)
-				printf("%-15s %10.1f %10.1f %10.1f   "
+				printf("%-15s %10.1f %10.1f %10.1f %10.1f   "
 				       "(echo server, same frames)\n",
-				       "pingpong", pp.per_s, pp.p50, pp.p99);
+				       "pingpong", pp.per_s, pp.p50, pp.p99,
+				       pp.server_cpu_us);
 		}
 	}
 	for (int i = 0; i < nmodes; i++)
