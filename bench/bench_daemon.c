@@ -36,6 +36,7 @@
 #include "storage/storage.h"
 #include "util/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
@@ -1028,6 +1029,25 @@ static void report(const struct bargs *a, const struct league_setup *L,
 	fflush(stdout);
 }
 
+/* Remove the benchmark's league directory (flat: the store's files, the
+ * lock file, the ports file). */
+static void rm_league(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[512];
+
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
 static int usage_help(void)
 {
 	printf("usage: league bench daemon [--collectors N] [--players N] "
@@ -1188,14 +1208,6 @@ out:
 			err[0] ? err : lg_strerror(rc));
 	lg_buf_free(&cap_jobs);
 	lg_buf_free(&cap_ack);
-	{
-		char path[300];
-		const char *files[] = { "data.mdb", "lock.mdb", "ports" };
-		for (size_t i = 0; i < LG_ARRAY_LEN(files); i++) {
-			snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-			unlink(path);
-		}
-		rmdir(dir);
-	}
+	rm_league(dir);
 	return rc ? CLI_FAIL : CLI_OK;
 }

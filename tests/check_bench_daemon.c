@@ -2,9 +2,11 @@
  * tests/check_bench_daemon.c: `league bench daemon` through the binary with
  * tiny numbers: both store modes report every figure, the figures are sane
  * (jobs were played, p99 >= p50, the ratio is jobs_per_s / pingpong_per_s),
- * several client threads work, and bad options are usage errors.
+ * several client threads work, the league directory is removed, and bad
+ * options are usage errors.
  */
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,16 +54,44 @@ static void check_line(const char *line, const char *store,
 	ck_assert_double_eq(num(line, "stale_acks"), 0);
 }
 
+/* Entries in dir other than . and .. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
 START_TEST(json_both_modes)
 {
 	static char out[8192], err[8192];
 	const char *argv[] = { "bench", "daemon", "--seconds", "0.5",
 			       "--collectors", "4", "--players", "20",
 			       "--json", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	const char *old = getenv("TMPDIR");
+	char tmp[256], saved[256] = "";
 	const char *l1 = out, *l2;
+	int rc;
 
+	/* The league goes under $TMPDIR and is removed afterwards. */
+	tu_mkdtemp(tmp, sizeof tmp);
+	if (old)
+		snprintf(saved, sizeof saved, "%s", old);
+	setenv("TMPDIR", tmp, 1);
+	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	if (old)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_int_eq(entries(tmp), 0);
+	tu_rmrf(tmp);
 	l2 = strchr(l1, '\n');
 	ck_assert_ptr_nonnull(l2);
 	l2++;
