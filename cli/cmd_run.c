@@ -321,10 +321,11 @@ static int mkdirs(const char *path)
  * that command (the same read-only code path a person would use). */
 static int print_matrix(struct run *r)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
-	if (pid < 0)
+	fflush(stdout); /* our lines first, then the child's */
+	if ((pid = fork()) < 0)
 		return -1;
 	if (pid == 0) {
 		execl(r->self, "league", "payoff", r->dir, (char *)NULL);
@@ -462,8 +463,12 @@ static int run_main(struct run *r)
 		if (stopping) {
 			if (!alive(r))
 				break;
+			/* With the daemon gone the workers have nothing left
+			 * to finish: a second, then SIGTERM; five, SIGKILL. */
 			if (d->pid <= 0 && now - stop_at > 1)
 				signal_all(r, SIGTERM, 1);
+			if (d->pid <= 0 && now - stop_at > 5)
+				signal_all(r, SIGKILL, 1);
 			if (now - stop_at > RUN_GRACE_S)
 				signal_all(r, SIGTERM, 0);
 			if (now - stop_at > 2 * RUN_GRACE_S)
