@@ -671,6 +671,8 @@ static int collect_loop(struct collect *W)
 			W->t_request += lg_now_s() - now;
 		}
 		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
+			/* A Shutdown may sit unread behind the close. */
+			net_client_poll(W->cl);
 			if (stop_signal ||
 			    net_client_shutdown_requested(W->cl))
 				break;

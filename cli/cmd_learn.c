@@ -411,7 +411,8 @@ static int learn_loop(struct learn *L)
 			/* Idle: is the daemon still there (or telling us to
 			 * stop)? */
 			if ((rc = net_client_poll(L->cl))) {
-				if (stop_signal)
+				if (stop_signal ||
+				    net_client_shutdown_requested(L->cl))
 					return 0;
 				LG_WARN("learn: lost the daemon: %s",
 					lg_strerror(rc));
@@ -443,7 +444,9 @@ static int learn_loop(struct learn *L)
 		if (L->updates % L->cfg.learner.push_every)
 			continue;
 		while ((rc = push(L)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
-			if (stop_signal)
+			/* A Shutdown may sit unread behind the close. */
+			net_client_poll(L->cl);
+			if (stop_signal || net_client_shutdown_requested(L->cl))
 				return 0;
 			if ((rc = reconnect(L)))
 				return rc;

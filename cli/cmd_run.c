@@ -61,7 +61,7 @@ struct run {
 	char dir[CFG_STR_MAX];
 	char logs[CFG_STR_MAX + 16];
 	char self[4096];
-	int resume, quiet;
+	int resume, quiet, overwrite;
 	uint64_t collectors;
 	struct child ch[RUN_MAX_CHILDREN];
 	int nch;
@@ -261,7 +261,8 @@ static int reap(struct run *r, int stopping)
 				daemon_gone = 1;
 				break;
 			}
-			if (stopping)
+			/* Status 0: the daemon told it to stop (draining). */
+			if (stopping || (WIFEXITED(st) && !WEXITSTATUS(st)))
 				break;
 			/* A worker died under a live daemon: note it and
 			 * start it again, backing off up to 10 s. */
@@ -320,10 +321,11 @@ static int mkdirs(const char *path)
  * that command (the same read-only code path a person would use). */
 static int print_matrix(struct run *r)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
-	if (pid < 0)
+	fflush(stdout); /* our lines first, then the child's */
+	if ((pid = fork()) < 0)
 		return -1;
 	if (pid == 0) {
 		execl(r->self, "league", "payoff", r->dir, (char *)NULL);
@@ -344,10 +346,28 @@ static int run_main(struct run *r)
 
 	snprintf(path, sizeof path, "%s/data.mdb", r->dir);
 	int exists = stat(path, &sb) == 0;
+	if (exists && r->overwrite && !r->resume) {
+		/* Only the files a league directory holds; nothing else in
+		 * DIR is touched. */
+		static const char *const files[] = {
+			"data.mdb", "lock.mdb", "league.lock", "token", "ports",
+			"logs/daemon.log",
+		};
+		char f[CFG_STR_MAX + 32];
+		for (size_t i = 0; i < LG_ARRAY_LEN(files); i++) {
+			snprintf(f, sizeof f, "%s/%s", r->dir, files[i]);
+			if (unlink(f) && errno != ENOENT) {
+				fprintf(stderr, "league run: --overwrite: %s: "
+					"%s\n", f, strerror(errno));
+				return CLI_FAIL;
+			}
+		}
+		exists = 0;
+	}
 	if (exists && !r->resume) {
 		fprintf(stderr, "league run: %s already holds a league; pass "
-			"--resume to continue it, or --dir for a new one\n",
-			r->dir);
+			"--resume to continue it, --overwrite to start over, "
+			"or --dir for a new one\n", r->dir);
 		return CLI_USAGE;
 	}
 	if (!exists && r->resume) {
@@ -443,8 +463,12 @@ static int run_main(struct run *r)
 		if (stopping) {
 			if (!alive(r))
 				break;
+			/* With the daemon gone the workers have nothing left
+			 * to finish: a second, then SIGTERM; five, SIGKILL. */
 			if (d->pid <= 0 && now - stop_at > 1)
 				signal_all(r, SIGTERM, 1);
+			if (d->pid <= 0 && now - stop_at > 5)
+				signal_all(r, SIGKILL, 1);
 			if (now - stop_at > RUN_GRACE_S)
 				signal_all(r, SIGTERM, 0);
 			if (now - stop_at > 2 * RUN_GRACE_S)
@@ -454,7 +478,9 @@ static int run_main(struct run *r)
 				if (!r->ch[i].pid && r->ch[i].restart_at &&
 				    now >= r->ch[i].restart_at)
 					child_spawn(r, &r->ch[i]);
-			if (now - last_progress >= 1) {
+			/* A line a second on a terminal (rewritten in place),
+			 * every five seconds into a file or pipe. */
+			if (now - last_progress >= (isatty(1) ? 1 : 5)) {
 				progress(r, 0);
 				last_progress = now;
 			}
@@ -485,6 +511,7 @@ static int run(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'r' },
 		{ "collectors", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "overwrite", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct run r;
@@ -500,6 +527,7 @@ static int run(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'r': r.resume = 1; break;
 		case 'q': r.quiet = 1; break;
+		case 'o': r.overwrite = 1; break;
 		case 'c':
 			if (cli_opt_u64("run", "--collectors", optarg, 1, 32,
 					&ncoll))
@@ -509,6 +537,9 @@ static int run(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("run", "expected one CONFIG file");
+	if (r.resume && r.overwrite)
+		return cli_usage_error("run", "--resume and --overwrite "
+				       "contradict each other");
 	r.config = argv[optind];
 	if (cfg_load_file(&r.cfg, r.config, err, sizeof err)) {
 		fprintf(stderr, "league run: %s\n", err);
@@ -535,8 +566,8 @@ const struct cli_cmd cli_cmd_run = {
 	.name = "run",
 	.summary = "run a whole league here: daemon, collectors, learners",
 	.help =
-	"usage: league run CONFIG [--dir DIR] [--resume] [--collectors N]\n"
-	"                  [--quiet]\n\n"
+	"usage: league run CONFIG [--dir DIR] [--resume | --overwrite]\n"
+	"                  [--collectors N] [--quiet]\n\n"
 	"Starts the daemon (league serve) and local collectors and learners as\n"
 	"child processes over loopback, shows progress (env steps/s, jobs/s,\n"
 	"players, snapshots, the main player's rating), stops at the config's\n"
@@ -545,6 +576,7 @@ const struct cli_cmd cli_cmd_run = {
 	"Logs: DIR/logs/*.log. Live page: the http_port printed at start.\n\n"
 	"  --dir DIR         league directory (default: league.dir)\n"
 	"  --resume          continue the league in DIR\n"
+	"  --overwrite       replace the league in DIR with a new one\n"
 	"  --collectors N    local collectors (default: collectors.count)\n"
 	"  --quiet           no progress line\n",
 	.run = run,

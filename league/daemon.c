@@ -67,6 +67,7 @@ struct league_daemon {
 	uint64_t rate_steps, rate_jobs;
 	double rate_t, steps_per_s, jobs_per_s;
 	uint64_t stale_results, requeued;
+	int counters_dirty;          /* written at the next tick */
 
 	struct sess_data *sessions;
 	int stopping;
@@ -505,6 +506,13 @@ static void on_job_result(league_daemon *d, league_session *ss,
 
 	if (league_leases_complete(d->leases, league_session_id(ss),
 				   jr->job_id) != LEASE_OK) {
+		/* A result we committed before a crash, sent again by a
+		 * worker that never saw the ack: it counted, say so. */
+		if (brain_job_state(d->br, jr->job_id) == BRAIN_JOB_COUNTED) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "",
+			    jr->job_id, 0);
+			return;
+		}
 		d->stale_results++;
 		ack(ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
 		    "job not leased to this session", jr->job_id, 0);
@@ -547,10 +555,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	d->abnormal += abnormal;
 	d->jobs_done++;
 	sd->results++;
-	if ((rc = store_update(d->st, counters_txn, d))) {
-		fail(d, rc, "counters");
-		return;
-	}
+	d->counters_dirty = 1;
 	ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
 	check_budget(d);
 }
@@ -888,6 +893,14 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		d->requeued += n;
 		LG_INFO("daemon: %zu job lease(s) expired; re-queued", n);
 	}
+	/* Throughput counters are statistics, not results: they go to disk
+	 * four times a second (and at stop), not with every result. */
+	if (d->counters_dirty && !d->failed) {
+		int rc = store_update(d->st, counters_txn, d);
+		if (rc)
+			fail(d, rc, "counters");
+		d->counters_dirty = 0;
+	}
 	if (now - d->rate_t >= 1) {
 		double dt = now - d->rate_t;
 		d->steps_per_s = (double)(d->env_steps - d->rate_steps) / dt;
@@ -972,6 +985,29 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o)
 							    : PAYOFF_PRIOR_HALF;
 	o->payoff.prior_strength = c->payoff.prior_strength;
 	o->payoff.elo_k = c->payoff.elo_k;
+}
+
+/* Jobs that were in flight when the last daemon stopped go out again with
+ * their ids (a late result from before counts once, by id). */
+static int reissue_open_jobs(league_daemon *d)
+{
+	uint64_t n = brain_open_jobs(d->br);
+	struct brain_job *js;
+	size_t got;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	if (!(js = malloc(sizeof(*js) * n)))
+		return LG_ENOMEM;
+	brain_open_jobs_list(d->br, js, n, &got);
+	for (size_t i = 0; i < got && !rc; i++)
+		rc = enqueue_job(d, &js[i]);
+	free(js);
+	if (!rc && got)
+		LG_INFO("daemon: %zu job(s) in flight before the restart "
+			"re-issued", got);
+	return rc;
 }
 
 /* The structural part of a config must match the league on disk. */
@@ -1069,13 +1105,13 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 			lg_strerror(rc));
 		goto fail;
 	}
-	if ((rc = brain_cancel_open_jobs(d->br, NULL))) {
-		lg_errf(err, errlen, "%s: cannot drop old jobs: %s", d->dir,
-			lg_strerror(rc));
-		goto fail;
-	}
 	if ((rc = league_leases_new(&d->leases)))
 		goto fail;
+	if ((rc = reissue_open_jobs(d))) {
+		lg_errf(err, errlen, "%s: cannot re-issue the jobs in flight: %s",
+			d->dir, lg_strerror(rc));
+		goto fail;
+	}
 	if ((rc = cfg_emit_yaml(&d->cfg, &d->config_yaml)) ||
 	    (rc = lg_buf_append(&d->config_yaml, "", 1)))
 		goto fail;

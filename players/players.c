@@ -1269,6 +1269,30 @@ static int closed_job_code(brain *b, uint64_t id)
 	return rc == 0 ? LG_EEXIST : rc;
 }
 
+int brain_job_state(brain *b, uint64_t job_id)
+{
+	int rc;
+
+	if (find_job(b, job_id) >= 0)
+		return BRAIN_JOB_OPEN;
+	rc = closed_job_code(b, job_id);
+	return rc == LG_EEXIST ? BRAIN_JOB_COUNTED
+	       : rc == LG_ENOTFOUND ? BRAIN_JOB_GONE
+				    : rc;
+}
+
+int brain_open_jobs_list(const brain *b, struct brain_job *out, size_t max,
+			 size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < b->njobs && k < max; i++)
+		if (!b->jobs[i].done)
+			out[k++] = b->jobs[i].j;
+	*n = k;
+	return 0;
+}
+
 int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n)
 {

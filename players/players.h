@@ -178,6 +178,16 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n);
 /* Drop an open job without a result (its lease expired). LG_ENOTFOUND. */
 int brain_cancel_job(brain *b, uint64_t job_id);
+/* Where job id stands: BRAIN_JOB_OPEN (issued, no result yet),
+ * BRAIN_JOB_COUNTED (its result is in), BRAIN_JOB_GONE (never issued, or
+ * cancelled), or a negative storage error. A daemon that restarted uses it
+ * to answer a result it may already have committed before it died. */
+enum { BRAIN_JOB_GONE = 0, BRAIN_JOB_OPEN = 1, BRAIN_JOB_COUNTED = 2 };
+int brain_job_state(brain *b, uint64_t job_id);
+/* Copy up to max open jobs (oldest first) into out; *n gets how many
+ * were copied. For a restarted daemon to re-issue the jobs in flight. */
+int brain_open_jobs_list(const brain *b, struct brain_job *out, size_t max,
+			 size_t *n);
 /* Cancel every open job (a restarted daemon: the jobs in flight died with
  * its leases; their late results must count nowhere). *n (may be NULL)
  * gets how many. */
