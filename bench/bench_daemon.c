@@ -87,6 +87,7 @@ struct bio {
 	size_t out_off;
 	int want_out; /* EPOLLOUT registered */
 	uint64_t k;   /* echo: frames answered */
+	struct bio *prev, *next; /* echo: every open connection */
 };
 
 static void bio_close(struct bio *b)
@@ -528,8 +529,22 @@ struct echo {
 	pthread_t th;
 	const lg_buf *reply[2]; /* answer frame k of a connection with
 				   reply[k % 2] */
-	int failed;
+	struct bio *conns;      /* open connections, freed at stop */
+	int started, failed;
 };
+
+static void echo_drop(struct echo *e, struct bio *b)
+{
+	epoll_ctl(e->epfd, EPOLL_CTL_DEL, b->fd, NULL);
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		e->conns = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	bio_close(b);
+	free(b);
+}
 
 static int echo_frames(struct echo *e, struct bio *b)
 {
@@ -576,13 +591,14 @@ static void *echo_main(void *arg)
 					continue;
 				}
 				b->fd = fd;
+				b->next = e->conns;
+				if (e->conns)
+					e->conns->prev = b;
+				e->conns = b;
 				struct epoll_event ev = { EPOLLIN,
 							  { .ptr = b } };
-				if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd,
-					      &ev)) {
-					bio_close(b);
-					free(b);
-				}
+				if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev))
+					echo_drop(e, b);
 				continue;
 			}
 			struct bio *b = tag;
@@ -594,18 +610,16 @@ static void *echo_main(void *arg)
 				rc = bio_read(b);
 			if (!rc)
 				rc = echo_frames(e, b);
-			if (rc) {
-				/* The peer is gone (or misbehaved). */
-				epoll_ctl(e->epfd, EPOLL_CTL_DEL, b->fd, NULL);
-				bio_close(b);
-				free(b);
-			}
+			if (rc) /* the peer is gone (or misbehaved) */
+				echo_drop(e, b);
 		}
 	}
 }
 
-/* Start the echo server; its connections are freed as their peers close
- * (the caller closes every client before echo_stop). */
+/* Start the echo server on a free loopback port (e->port). Connections
+ * are freed as their peers close, the rest by echo_stop. */
+static void echo_stop(struct echo *e);
+
 static int echo_start(struct echo *e, const lg_buf *jobs, const lg_buf *ackf,
 		      char *err, size_t errlen)
 {
@@ -625,20 +639,25 @@ static int echo_start(struct echo *e, const lg_buf *jobs, const lg_buf *ackf,
 	    epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->wake[0], &wv) ||
 	    pthread_create(&e->th, NULL, echo_main, e)) {
 		lg_errf(err, errlen, "echo server: %s", strerror(errno));
+		echo_stop(e);
 		return LG_EIO;
 	}
+	e->started = 1;
 	pthread_setname_np(e->th, "bench-echo");
 	return 0;
 }
 
 static void echo_stop(struct echo *e)
 {
-	if (write(e->wake[1], "x", 1) == 1)
+	int fds[4] = { e->lfd, e->epfd, e->wake[0], e->wake[1] };
+
+	if (e->started && write(e->wake[1], "x", 1) == 1)
 		pthread_join(e->th, NULL);
-	close(e->lfd);
-	close(e->epfd);
-	close(e->wake[0]);
-	close(e->wake[1]);
+	while (e->conns)
+		echo_drop(e, e->conns);
+	for (int i = 0; i < 4; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* ---- the league -------------------------------------------------------- */
@@ -984,8 +1003,6 @@ static int pingpong_phase(const struct bargs *a, const lg_buf *jobs,
 	for (uint64_t i = 0; i < a->collectors; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	/* Let the server see every close before it stops. */
-	lg_sleep_s(0.05);
 	echo_stop(&e);
 	if (!rc && e.failed)
 		rc = e.failed;
