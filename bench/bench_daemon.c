@@ -4,7 +4,7 @@
  * request/response ping-pong measured in the same run.
  *
  * The league: the config below (3 learners: main, main exploiter, league
- * exploiter; 16 episodes per job) grown to --players players and snapshots
+ * exploiter; --episodes per job, 64 like configs/default.yaml) grown to --players players and snapshots
  * by the real brain with players/sim.c (brain_sim_run, what `league sim`
  * runs), then a parameter blob is stored for every (player, version) a
  * job can name, in the daemon's own layout (league/daemon.h: STORE_DB_PARAMS,
@@ -61,17 +61,18 @@
 #define BD_FRAME_CAP (1u << 20)  /* client and echo input cap */
 #define BD_CALL_S 10.0
 
+/* The league's config; %llu is --episodes. */
 static const char bd_config[] =
 	"league:\n  name: bench\n  seed: 1\n"
 	"env:\n  name: rps\n"
 	"players:\n  main: 1\n  main_exploiter: 1\n  league_exploiter: 1\n"
 	"snapshot:\n  steps: 20000\n"
-	"matchmaking:\n  job_episodes: 16\n  job_lease_s: 60\n"
+	"matchmaking:\n  job_episodes: %llu\n  job_lease_s: 60\n"
 	"server:\n  heartbeat_s: 5\n"
 	"budget:\n  seconds: 1e8\n";
 
 struct bargs {
-	uint64_t collectors, players, threads;
+	uint64_t collectors, players, threads, episodes;
 	double seconds;
 	const char *store; /* both, fsync, nosync */
 	int json;
@@ -223,7 +224,7 @@ static int send_request(struct driver *dv, struct coll *c)
 /* The job's episodes with synthetic returns (a fair coin, no draws). */
 static int send_result(struct driver *dv, struct coll *c, const League__Job *j)
 {
-	enum { MAXEP = 1024 };
+	enum { MAXEP = 1024 }; /* the daemon's cap per result */
 	static __thread League__Episode ep[MAXEP];
 	static __thread League__Episode *eps[MAXEP];
 	static __thread double ret[MAXEP][2];
@@ -1021,7 +1022,7 @@ static void report(const struct bargs *a, const struct league_setup *L,
 	if (a->json) {
 		printf("{\"bench\":\"daemon\",\"store\":\"%s\",\"players\":%u,"
 		       "\"learners\":%u,\"collectors\":%llu,\"threads\":%llu,"
-		       "\"seconds\":%g,\"jobs\":%llu,\"jobs_per_s\":%.1f,"
+		       "\"episodes\":%llu,\"seconds\":%g,\"jobs\":%llu,\"jobs_per_s\":%.1f,"
 		       "\"p50_us\":%.1f,\"p99_us\":%.1f,"
 		       "\"pingpong_per_s\":%.1f,\"pingpong_p50_us\":%.1f,"
 		       "\"pingpong_p99_us\":%.1f,\"ratio\":%.4f,"
@@ -1030,7 +1031,8 @@ static void report(const struct bargs *a, const struct league_setup *L,
 		       "\"empty_replies\":%llu,\"stale_acks\":%llu}\n",
 		       mode, L->count, L->nlearners,
 		       (unsigned long long)a->collectors,
-		       (unsigned long long)a->threads, a->seconds,
+		       (unsigned long long)a->threads,
+		       (unsigned long long)a->episodes, a->seconds,
 		       (unsigned long long)d->jobs, d->per_s, d->p50, d->p99,
 		       p->per_s, p->p50, p->p99, ratio, d->server_cpu_us,
 		       p->server_cpu_us, (unsigned long long)d->empty,
@@ -1069,22 +1071,24 @@ static int usage_help(void)
 {
 	printf("usage: league bench daemon [--collectors N] [--players N] "
 	       "[--seconds S]\n"
-	       "       [--threads N] [--store both|fsync|nosync] [--json]\n\n"
+	       "       [--threads N] [--episodes N] [--store both|fsync|nosync] "
+	       "[--json]\n\n"
 	       "Jobs per second and p50/p99 job round trip (JobRequest to "
 	       "Ack) through the real\ndaemon over loopback, beside a raw "
 	       "ping-pong of the same frames against a\ntrivial echo server "
 	       "in the same run; ratio = jobs_per_s / pingpong_per_s.\n"
-	       "The league (3 learners, 16 episodes per job) is grown to "
-	       "--players players\nand snapshots by the simulated league "
-	       "(`league sim`), with a %u-byte parameter\nblob for every "
-	       "version a job can name; one simulated learner per learning\n"
-	       "player registers and puts parameters. The daemon runs in "
-	       "this process on its\nown thread; collectors are non-blocking "
-	       "sockets on --threads client threads.\n\n"
+	       "The league (3 learners) is grown to --players players and "
+	       "snapshots by the\nsimulated league (`league sim`), with a "
+	       "%u-byte parameter blob for every version a\njob can name; "
+	       "one simulated learner per learning player registers and puts\n"
+	       "parameters. The daemon runs in this process on its own thread; "
+	       "collectors are\nnon-blocking sockets on --threads client "
+	       "threads.\n\n"
 	       "  --collectors N  simulated collectors (64)\n"
 	       "  --players N     players and snapshots (1000)\n"
 	       "  --seconds S     measured seconds per phase (5)\n"
 	       "  --threads N     client threads driving the collectors (1)\n"
+	       "  --episodes N    episodes per job (64, as configs/default.yaml)\n"
 	       "  --store MODE    fsync (the daemon's default), nosync "
 	       "(STORE_NOSYNC), both\n"
 	       "  --json          one object per store mode\n",
@@ -1099,13 +1103,15 @@ int bench_daemon(int argc, char **argv)
 		{ "players", required_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "episodes", required_argument, NULL, 'e' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "bench daemon";
-	struct bargs a = { 64, 1000, 1, 5.0, "both", 0 };
+	struct bargs a = { 64, 1000, 1, 64, 5.0, "both", 0 };
+	char cfgtext[sizeof bd_config + 32];
 	static struct cfg c;
 	struct league_setup L;
 	struct figures fs[2], pp;
@@ -1138,6 +1144,11 @@ int bench_daemon(int argc, char **argv)
 			else
 				a.threads = v;
 			break;
+		case 'e':
+			if (cli_opt_u64(cmd, "--episodes", optarg, 1, 1024, &v))
+				return CLI_USAGE;
+			a.episodes = v;
+			break;
 		case 's':
 			if (cli_opt_double(cmd, "--seconds", optarg, 0.05, 3600,
 					   &a.seconds))
@@ -1160,8 +1171,10 @@ int bench_daemon(int argc, char **argv)
 				       "nosync, got '%s'", a.store);
 	if (a.threads > a.collectors)
 		a.threads = a.collectors;
-	if (cfg_load_string(&c, bd_config, strlen(bd_config), "bench daemon",
-			    err, sizeof err)) {
+	snprintf(cfgtext, sizeof cfgtext, bd_config,
+		 (unsigned long long)a.episodes);
+	if (cfg_load_string(&c, cfgtext, strlen(cfgtext), "bench daemon", err,
+			    sizeof err)) {
 		fprintf(stderr, "league bench daemon: %s\n", err);
 		return CLI_FAIL;
 	}
@@ -1189,11 +1202,12 @@ int bench_daemon(int argc, char **argv)
 		printf("league: %u players and snapshots (%u learners; "
 		       "snapshots grown by the simulated league in %.1f s), "
 		       "%u-byte parameter blobs\n"
-		       "%llu collectors on %llu client thread(s), 16 episodes "
-		       "per job, %g s per phase, league in %s\n",
+		       "%llu collectors on %llu client thread(s), %llu "
+		       "episodes per job, %g s per phase, league in %s\n",
 		       L.count, L.nlearners, lg_now_s() - t0, BD_BLOB_BYTES,
 		       (unsigned long long)a.collectors,
-		       (unsigned long long)a.threads, a.seconds, dir);
+		       (unsigned long long)a.threads,
+		       (unsigned long long)a.episodes, a.seconds, dir);
 		printf("%-15s %10s %10s %10s %10s %8s %8s\n", "phase",
 		       "jobs/s", "p50_us", "p99_us", "cpu_us/job", "empty",
 		       "stale");

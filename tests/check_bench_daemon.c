@@ -43,6 +43,7 @@ static void check_line(const char *line, const char *store,
 	ck_assert(num(line, "players") >= players);
 	ck_assert(num(line, "players") < players + 20);
 	ck_assert_double_eq(num(line, "learners"), 3);
+	ck_assert_double_eq(num(line, "episodes"), 8);
 	ck_assert_msg(jps > 0 && num(line, "jobs") > 0, "%s", line);
 	ck_assert_msg(pps > 0, "%s", line);
 	ck_assert_msg(p50 > 0 && p99 >= p50, "%s", line);
@@ -73,7 +74,7 @@ START_TEST(json_both_modes)
 	static char out[8192], err[8192];
 	const char *argv[] = { "bench", "daemon", "--seconds", "0.5",
 			       "--collectors", "4", "--players", "20",
-			       "--json", NULL };
+			       "--episodes", "8", "--json", NULL };
 	const char *old = getenv("TMPDIR");
 	char tmp[256], saved[256] = "";
 	const char *l1 = out, *l2;
@@ -129,6 +130,7 @@ START_TEST(bad_options)
 		{ "bench", "daemon", "--collectors", "0", NULL },
 		{ "bench", "daemon", "--players", "x", NULL },
 		{ "bench", "daemon", "--seconds", "0", NULL },
+		{ "bench", "daemon", "--episodes", "1025", NULL },
 		{ "bench", "daemon", "extra", NULL },
 	};
 
