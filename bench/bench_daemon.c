@@ -60,6 +60,7 @@
 #define BD_MAX_SAMPLES (1u << 22) /* round trips kept per thread */
 #define BD_FRAME_CAP (1u << 20)  /* client and echo input cap */
 #define BD_CALL_S 10.0
+#define BD_MAX_EPISODES 1024     /* the daemon's cap per result */
 
 /* The league's config; %llu is --episodes. */
 static const char bd_config[] =
@@ -196,6 +197,10 @@ struct driver {
 	int capture;
 	lg_buf cap_jobs, cap_ack;
 	int check_seq; /* the daemon: replies must answer our request */
+	/* the JobResult being built (episodes capped at BD_MAX_EPISODES) */
+	League__Episode ep[BD_MAX_EPISODES];
+	League__Episode *eps[BD_MAX_EPISODES];
+	double ret[BD_MAX_EPISODES][2];
 };
 
 static int send_msg(struct driver *dv, struct coll *c, net_msg *m)
@@ -224,26 +229,23 @@ static int send_request(struct driver *dv, struct coll *c)
 /* The job's episodes with synthetic returns (a fair coin, no draws). */
 static int send_result(struct driver *dv, struct coll *c, const League__Job *j)
 {
-	enum { MAXEP = 1024 }; /* the daemon's cap per result */
-	static __thread League__Episode ep[MAXEP];
-	static __thread League__Episode *eps[MAXEP];
-	static __thread double ret[MAXEP][2];
 	net_msg m = LEAGUE__ENVELOPE__INIT;
 	League__JobResult jr = LEAGUE__JOB_RESULT__INIT;
-	size_t n = LG_MIN(j->episodes, (uint32_t)MAXEP);
+	size_t n = LG_MIN(j->episodes, (uint32_t)BD_MAX_EPISODES);
 
 	for (size_t i = 0; i < n; i++) {
-		league__episode__init(&ep[i]);
-		ret[i][0] = lg_rng_below(&dv->rng, 2) ? 1 : -1;
-		ret[i][1] = -ret[i][0];
-		ep[i].n_returns = 2;
-		ep[i].returns = ret[i];
-		ep[i].steps = 1;
-		eps[i] = &ep[i];
+		League__Episode *e = &dv->ep[i];
+		league__episode__init(e);
+		dv->ret[i][0] = lg_rng_below(&dv->rng, 2) ? 1 : -1;
+		dv->ret[i][1] = -dv->ret[i][0];
+		e->n_returns = 2;
+		e->returns = dv->ret[i];
+		e->steps = 1;
+		dv->eps[i] = e;
 	}
 	jr.job_id = j->job_id;
 	jr.n_episodes = n;
-	jr.episodes = eps;
+	jr.episodes = dv->eps;
 	m.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
 	m.job_result = &jr;
 	c->wait = WAIT_ACK;
@@ -1145,7 +1147,8 @@ int bench_daemon(int argc, char **argv)
 				a.threads = v;
 			break;
 		case 'e':
-			if (cli_opt_u64(cmd, "--episodes", optarg, 1, 1024, &v))
+			if (cli_opt_u64(cmd, "--episodes", optarg, 1,
+					BD_MAX_EPISODES, &v))
 				return CLI_USAGE;
 			a.episodes = v;
 			break;
