@@ -48,6 +48,9 @@ struct netslot {
 
 struct cjob {
 	League__Job *msg;      /* unpacked copy */
+	uint64_t serial;       /* episode tag: unique per copy of a job (a
+				  re-issued job may come back under the same
+				  id while the abandoned copy still plays) */
 	int net[2];            /* slot per seat */
 	uint32_t handed, ended;
 	int abandoned;         /* a reconnect made its result stale */
@@ -75,6 +78,7 @@ struct collect {
 	pthread_mutex_t mu;    /* jobs, slots' refs, counters */
 	struct cjob *jobs[MAX_OPEN_JOBS];
 	int njobs;
+	uint64_t next_serial;
 	struct netslot slots[COLL_NETS_MAX];
 	struct coll_policy pols[COLL_NETS_MAX];
 	struct sender senders[MAX_SENDERS]; /* sink thread only */
@@ -108,10 +112,10 @@ static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
 
 /* ---- callbacks from env threads ---------------------------------------- */
 
-static struct cjob *job_by_id(struct collect *W, uint64_t id)
+static struct cjob *job_by_serial(struct collect *W, uint64_t serial)
 {
 	for (int i = 0; i < W->njobs; i++)
-		if (W->jobs[i]->msg->job_id == id)
+		if (W->jobs[i]->serial == serial)
 			return W->jobs[i];
 	return NULL;
 }
@@ -134,7 +138,7 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 							 (uint32_t)j->net[p],
 							 s->learning };
 		}
-		*tag = j->msg->job_id;
+		*tag = j->serial;
 		got = 1;
 	}
 	pthread_mutex_unlock(&W->mu);
@@ -147,7 +151,7 @@ static void on_episode(void *ctx, const struct coll_episode *ep)
 	struct cjob *j;
 
 	pthread_mutex_lock(&W->mu);
-	if ((j = job_by_id(W, ep->tag)) && j->ended < j->msg->episodes) {
+	if ((j = job_by_serial(W, ep->tag)) && j->ended < j->handed) {
 		League__Episode *e = &j->eps[j->ended];
 		double *r = j->ret + 2 * (size_t)j->ended;
 		league__episode__init(e);
@@ -214,8 +218,10 @@ static int sink(void *ctx, const struct coll_segment *g)
 	int rc;
 
 	pthread_mutex_lock(&W->mu);
-	if ((j = job_by_id(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
+	uint64_t job_id = 0;
+	if ((j = job_by_serial(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
 		League__Seat *s = j->msg->seats[g->seat];
+		job_id = j->msg->job_id;
 		snprintf(endpoint, sizeof endpoint, "%s",
 			 s->learner_endpoint ? s->learner_endpoint : "");
 		version = s->params_version;
@@ -232,7 +238,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 		acts[i] = (uint32_t)g->actions[i];
 	sg.player = g->player;
 	sg.params_version = version;
-	sg.job_id = g->tag;
+	sg.job_id = job_id;
 	sg.env_index = g->env_index;
 	sg.segment_seq = g->segment_seq;
 	sg.obs_len = (uint32_t)g->obs_len;
@@ -282,12 +288,12 @@ static void job_free(struct cjob *j)
 static int call(struct collect *W, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	char err[256];
+	char err[256] = "";
 	int rc = net_client_call(W->cl, req, rep, CALL_TIMEOUT_S, err,
 				 sizeof err);
 
 	if (rc)
-		LG_WARN("collect: %s: %s", what, err);
+		LG_WARN("collect: %s: %s", what, err[0] ? err : lg_strerror(rc));
 	return rc;
 }
 
@@ -461,6 +467,13 @@ static int take_job(struct collect *W, const League__Job *src)
 		free(j);
 		return report(W, src->job_id, NULL, 0);
 	}
+	pthread_mutex_lock(&W->mu);
+	int full = W->njobs >= MAX_OPEN_JOBS;
+	pthread_mutex_unlock(&W->mu);
+	if (full) { /* only after a reconnect left abandoned jobs behind */
+		free(j);
+		return report(W, src->job_id, NULL, 0);
+	}
 	league__job__pack(src, buf);
 	j->msg = league__job__unpack(NULL, len, buf);
 	j->eps = calloc(src->episodes, sizeof *j->eps);
@@ -484,18 +497,19 @@ static int take_job(struct collect *W, const League__Job *src)
 		return report(W, id, NULL, 0);
 	}
 	pthread_mutex_lock(&W->mu);
+	j->serial = ++W->next_serial;
 	W->jobs[W->njobs++] = j;
 	pthread_mutex_unlock(&W->mu);
 	return 0;
 }
 
+/* Jobs held, abandoned ones included (they still take a place). */
 static int open_jobs(struct collect *W)
 {
-	int n = 0;
+	int n;
 
 	pthread_mutex_lock(&W->mu);
-	for (int i = 0; i < W->njobs; i++)
-		n += !W->jobs[i]->abandoned;
+	n = W->njobs;
 	pthread_mutex_unlock(&W->mu);
 	return n;
 }

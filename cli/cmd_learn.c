@@ -105,12 +105,12 @@ static League__Ack *as_ack(net_msg *r, const char *what)
 static int call(struct learn *L, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	char err[256];
+	char err[256] = "";
 	int rc = net_client_call(L->cl, req, rep, CALL_TIMEOUT_S, err,
 				 sizeof err);
 
 	if (rc)
-		LG_WARN("learn: %s: %s", what, err);
+		LG_WARN("learn: %s: %s", what, err[0] ? err : lg_strerror(rc));
 	return rc;
 }
 

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -66,7 +67,7 @@ struct run {
 	struct child ch[RUN_MAX_CHILDREN];
 	int nch;
 	uint16_t port, http_port;
-	uint32_t learners[RUN_MAX_CHILDREN];
+	uint32_t learners[RUN_MAX_CHILDREN + 1];
 	int nlearners;
 	double t0;
 };
@@ -113,7 +114,13 @@ static int child_spawn(struct run *r, struct child *c)
 		int nul = open("/dev/null", O_RDONLY);
 		if (nul >= 0)
 			dup2(nul, 0);
-		signal(SIGINT, SIG_IGN); /* Ctrl-C reaches run, which drains */
+		/* Our own process group: Ctrl-C in the terminal reaches run
+		 * alone, which drains the league through the daemon. If run
+		 * dies (kill -9), its children hear of it. */
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(0); /* run died before prctl */
 		signal(SIGTERM, SIG_DFL);
 		execv(r->self, c->argv);
 		fprintf(stderr, "league run: exec %s: %s\n", r->self,
@@ -159,8 +166,12 @@ static int read_ports(struct run *r)
 			char *p = line + 8, *end;
 			for (;;) {
 				unsigned long id = strtoul(p, &end, 10);
-				if (end == p || r->nlearners >= RUN_MAX_CHILDREN / 2)
+				if (end == p)
 					break;
+				if (r->nlearners == RUN_MAX_CHILDREN) {
+					r->nlearners++; /* too many: refused */
+					break;
+				}
 				r->learners[r->nlearners++] = (uint32_t)id;
 				p = end;
 			}
@@ -404,6 +415,12 @@ static int run_main(struct run *r)
 	}
 	started = lg_now_s();
 	while (read_ports(r)) {
+		if (got_signal) {
+			signal_all(r, SIGTERM, 0);
+			while (alive(r) && waitpid(-1, NULL, 0) > 0)
+				;
+			return CLI_FAIL;
+		}
 		if (reap(r, 1) || lg_now_s() - started > 30) {
 			fprintf(stderr, "league run: the daemon did not start; "
 				"see %s/daemon.log\n", r->logs);
@@ -413,6 +430,17 @@ static int run_main(struct run *r)
 			return CLI_FAIL;
 		}
 		lg_sleep_s(0.02);
+	}
+	if (1 + r->collectors + (uint64_t)r->nlearners > RUN_MAX_CHILDREN) {
+		fprintf(stderr, "league run: %llu collectors and %d learners are "
+			"more than the %d local processes league run starts; "
+			"run league serve, collect and learn yourself\n",
+			(unsigned long long)r->collectors, r->nlearners,
+			RUN_MAX_CHILDREN - 1);
+		signal_all(r, SIGTERM, 0);
+		while (alive(r) && waitpid(-1, NULL, 0) > 0)
+			;
+		return CLI_USAGE;
 	}
 	for (uint64_t i = 0; i < r->collectors; i++) {
 		char name[32];

@@ -973,9 +973,9 @@ static int choose_match(coll *c, struct slot *s)
 	if (!c->o.next_episode)
 		return 1;
 	m = c->o.match;
-	pthread_mutex_lock(&c->sink_mu);
+	/* Not under sink_mu: a sink blocked on a learner's credit must not
+	 * hold up every env's next episode (nor look like a hung reset). */
 	got = c->o.next_episode(c->o.episode_ctx, s->idx, &m, &tag);
-	pthread_mutex_unlock(&c->sink_mu);
 	if (!got)
 		return 0;
 	for (int p = 0; p < c->spec.players; p++)

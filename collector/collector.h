@@ -161,8 +161,9 @@ struct coll_opts {
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
 	struct coll_match match; /* every env plays this match, unless: */
 	/* Optional: choose each episode's match. Called before every
-	 * episode of env env_index (serialized with the sink and result
-	 * calls): fill *m (nets index policies) and *tag, which comes back
+	 * episode of env env_index, from that env's thread (so calls for
+	 * different envs may run at once: the callee locks what it
+	 * shares): fill *m (nets index policies) and *tag, which comes back
 	 * in the episode's segments and result, and return 1; or return 0
 	 * when there is nothing to play: the env idles and asks again
 	 * shortly (an idle env counts as resetting, so it holds no batch

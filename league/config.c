@@ -175,7 +175,7 @@ static const struct cfg_key table[] = {
 
 	DBL("matchmaking.pfsp_exponent", matchmaking.pfsp_exponent, 0, 100,
 	    "2", "Exponent p of the `squared` weighting (1 - x)^p."),
-	U64("matchmaking.job_episodes", matchmaking.job_episodes, 1, 1e6, "8",
+	U64("matchmaking.job_episodes", matchmaking.job_episodes, 1, 4096, "8",
 	    "Episodes per job."),
 	DBL("matchmaking.job_lease_s", matchmaking.job_lease_s, 0.1, 86400,
 	    "60", "A job not finished within this many seconds is re-queued."),

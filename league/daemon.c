@@ -23,6 +23,7 @@
 #include "storage/storage.h"
 
 #define DAEMON_MAX_JOBS_PER_REQUEST 64
+#define DAEMON_MAX_EPISODES 4096 /* matchmaking.job_episodes' cap */
 #define DAEMON_KEEP_VERSIONS 8
 #define DAEMON_ENDPOINT_MAX 255
 #define DAEMON_MATRIX_MAX 512 /* /payoff shows at most this many agents */
@@ -451,6 +452,32 @@ static void make_jobs(league_daemon *d, size_t want)
 	}
 }
 
+/* Learning seats stream to wherever their learner listens now: a job
+ * queued (or re-issued after a restart) before its learner (re)registered
+ * learns the endpoint here, when it is handed out. A learner that is not
+ * connected leaves the endpoint empty: the collector counts and logs those
+ * transitions as undeliverable; the games still count. */
+static void set_endpoints(league_daemon *d, League__Job *job)
+{
+	for (size_t i = 0; i < job->n_seats; i++) {
+		League__Seat *st = job->seats[i];
+		struct learner_slot *s;
+		if (!st->learning)
+			continue;
+		s = slot_of(d, st->player);
+		const char *ep = s && s->owner ? s->endpoint : "";
+		char *dup = strdup(ep);
+		if (!dup)
+			continue; /* keep the packed one */
+		/* Unpacked strings are ours to free, except protobuf-c's
+		 * shared default for a field that was empty. */
+		if (st->learner_endpoint &&
+		    st->learner_endpoint != protobuf_c_empty_string)
+			free(st->learner_endpoint);
+		st->learner_endpoint = dup;
+	}
+}
+
 static void on_job_request(league_daemon *d, league_session *ss,
 			   struct sess_data *sd, net_msg *m)
 {
@@ -481,6 +508,7 @@ static void on_job_request(league_daemon *d, league_session *ss,
 				league_leases_cancel(d->leases, id);
 				continue;
 			}
+			set_endpoints(d, list[n]);
 			n++;
 		}
 	}
@@ -499,7 +527,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m)
 {
 	League__JobResult *jr = m->job_result;
-	int8_t out[1024];
+	int8_t out[DAEMON_MAX_EPISODES];
 	size_t n = 0;
 	uint64_t steps = 0, abnormal = 0;
 	int ls = learner_seat(jr->job_id), rc;
@@ -692,6 +720,12 @@ static void on_register(league_daemon *d, league_session *ss,
 		if (!s) {
 			ack(ss, m->seq, LEAGUE__STATUS__STATUS_NOT_FOUND,
 			    "no such learning player", rg->player, 0);
+			return;
+		}
+		if (sd->player != BRAIN_NONE && sd->player != rg->player) {
+			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			    "a learner session owns one player", rg->player,
+			    0);
 			return;
 		}
 		if (s->owner && s->owner != ss) {

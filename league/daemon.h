@@ -28,8 +28,12 @@
  * good; other old versions are deleted once `keep` newer ones exist.
  *
  * Crash safety: every reply that acknowledges something follows the LMDB
- * commit that holds it. After kill -9, `--resume` reloads the brain, drops
- * the jobs that were in flight (their results would be stale) and goes on.
+ * commit that holds it. After kill -9, `--resume` reloads the brain and
+ * re-issues the jobs that were in flight, with their ids; a result the
+ * dead daemon had committed is acknowledged again when a worker resends
+ * it, and counts once. Throughput counters (env steps, jobs) are written
+ * four times a second, so a crash may lose the last quarter second of
+ * them; results, payoff and parameters are never lost once acknowledged.
  */
 #ifndef LG_LEAGUE_DAEMON_H
 #define LG_LEAGUE_DAEMON_H

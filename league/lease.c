@@ -402,29 +402,29 @@ static int cmp_rec_id(const void *a, const void *b, void *arg)
  * the order does not depend on where records happen to sit in the slab. */
 size_t league_leases_drop_session(league_leases *l, uint64_t session)
 {
-	uint32_t *mine = NULL;
-	size_t n = 0;
+	uint32_t *mine = malloc(sizeof(*mine) * (l->active ? l->active : 1));
+	size_t n = 0, k = 0;
 
 	for (uint32_t r = 0; r < l->nrecs; r++) {
 		if (l->recs[r].state != REC_LEASED ||
 		    l->recs[r].session != session)
 			continue;
-		if (!mine && !(mine = malloc(sizeof(*mine) * l->active))) {
+		if (!mine) {
 			/* Out of memory: requeue in slab order rather than
 			 * leave the jobs with a dead session. */
 			requeue(l, r);
 			n++;
 			continue;
 		}
-		mine[n++] = r;
+		mine[k++] = r;
 	}
 	if (mine) {
-		qsort_r(mine, n, sizeof(*mine), cmp_rec_id, l->recs);
-		for (size_t i = 0; i < n; i++)
+		qsort_r(mine, k, sizeof(*mine), cmp_rec_id, l->recs);
+		for (size_t i = 0; i < k; i++)
 			requeue(l, mine[i]);
 		free(mine);
 	}
-	return n;
+	return n + k;
 }
 
 int league_leases_cancel(league_leases *l, uint64_t job_id)

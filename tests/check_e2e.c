@@ -188,6 +188,9 @@ static void register_collector(net_client *c)
 	net_msg_free(r);
 }
 
+/* The learning seat's learner endpoint of the last job taken. */
+static char last_endpoint[160];
+
 /* One job (waiting for one to be offered); returns its id and episode
  * count. */
 static uint64_t take_job(net_client *c, uint32_t *episodes)
@@ -206,6 +209,14 @@ static uint64_t take_job(net_client *c, uint32_t *episodes)
 			uint64_t id = r->jobs->jobs[0]->job_id;
 			*episodes = r->jobs->jobs[0]->episodes;
 			ck_assert_uint_eq(r->jobs->jobs[0]->n_seats, 2);
+			last_endpoint[0] = 0;
+			for (int k = 0; k < 2; k++) {
+				League__Seat *st = r->jobs->jobs[0]->seats[k];
+				if (st->learning)
+					snprintf(last_endpoint,
+						 sizeof last_endpoint, "%s",
+						 st->learner_endpoint);
+			}
 			net_msg_free(r);
 			return id;
 		}
@@ -341,6 +352,10 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	int reissued = 0;
 	for (int k = 0; k < 20; k++) {
 		uint64_t id = take_job(col, &n);
+		/* Re-issued before its learner re-registered, it still
+		 * names where that learner listens now. */
+		if (id == held)
+			ck_assert_str_eq(last_endpoint, "127.0.0.1:9");
 		reissued |= id == held;
 		make_result(&res, id, n, &rng);
 		ck_assert_int_eq(send_result(col, &res),
