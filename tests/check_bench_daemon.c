@@ -130,7 +130,7 @@ START_TEST(bad_options)
 		{ "bench", "daemon", "--collectors", "0", NULL },
 		{ "bench", "daemon", "--players", "x", NULL },
 		{ "bench", "daemon", "--seconds", "0", NULL },
-		{ "bench", "daemon", "--episodes", "1025", NULL },
+		{ "bench", "daemon", "--episodes", "4097", NULL },
 		{ "bench", "daemon", "extra", NULL },
 	};
 
