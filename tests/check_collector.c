@@ -828,6 +828,17 @@ START_TEST(bench_cli_json)
 	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb,
 				       bad),
 			 2);
+	/* A real forward pass instead of a simulated inference sleep. */
+	const char *real[] = { "bench", "collector", "--env", "small",
+			       "--mode", "sync", "--time-scale", "0.01",
+			       "--collects", "5", "--real-inference", "--json",
+			       NULL };
+	rc = tu_run_league(out, sizeof out, errb, sizeof errb, real);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, errb);
+	ck_assert_ptr_nonnull(strstr(out, "\"real_inference\":true"));
+	const char *p = strstr(out, "\"infer_s\":");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_gt(strtod(p + 10, NULL), 0); /* it measured */
 }
 END_TEST
 
