@@ -71,6 +71,10 @@ struct league_daemon {
 	int counters_dirty;          /* written at the next tick */
 
 	struct sess_data *sessions;
+	struct pending *out;         /* replies waiting for the commit */
+	size_t nout, capout;
+	struct event *flush_ev;
+	uint64_t commits;
 	int stopping;
 	int failed;                  /* an LMDB write failed: stop */
 	char stop_reason[128];
@@ -78,8 +82,76 @@ struct league_daemon {
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static void ack(league_session *ss, uint64_t reply_to, int status,
-		const char *error, uint64_t id, int reset)
+/*
+ * Group commit. Every reply waits in d->out until the end of the loop
+ * turn: flush_cb then commits the brain's changes of the whole turn in
+ * one transaction (one fsync, however many results and jobs it holds)
+ * and only then sends the replies. So nothing is acknowledged before it
+ * is on disk, and a burst from many collectors costs one commit, not one
+ * per message. Replies keep their order per session.
+ */
+static void fail(league_daemon *d, int rc, const char *what);
+
+struct pending {
+	league_session *ss; /* NULL once the session is gone */
+	uint8_t *frame;
+	size_t len;
+};
+
+static void reply(league_daemon *d, league_session *ss, const net_msg *m)
+{
+	lg_buf b = { 0 };
+
+	if (d->nout == d->capout) {
+		size_t cap = d->capout ? d->capout * 2 : 64;
+		struct pending *p = realloc(d->out, sizeof(*p) * cap);
+		if (!p) {
+			league_session_close(ss, "out of memory");
+			return;
+		}
+		d->out = p;
+		d->capout = cap;
+	}
+	if (net_frame_encode(m, &b)) {
+		lg_buf_free(&b);
+		league_session_close(ss, "out of memory");
+		return;
+	}
+	d->out[d->nout++] = (struct pending){ ss, b.data, b.len };
+	if (d->nout == 1)
+		event_active(d->flush_ev, EV_TIMEOUT, 0);
+}
+
+static void drop_replies(league_daemon *d)
+{
+	for (size_t i = 0; i < d->nout; i++)
+		free(d->out[i].frame);
+	d->nout = 0;
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	league_daemon *d = arg;
+	int rc = d->failed ? d->failed : brain_flush(d->br);
+
+	if (rc) {
+		/* Nothing of this turn is on disk: acknowledge none of it. */
+		drop_replies(d);
+		if (!d->failed)
+			fail(d, rc, "commit");
+		return;
+	}
+	d->commits++;
+	for (size_t i = 0; i < d->nout; i++)
+		if (d->out[i].ss)
+			league_session_send_frame(d->out[i].ss,
+						  d->out[i].frame,
+						  d->out[i].len);
+	drop_replies(d);
+}
+
+static void ack(league_daemon *d, league_session *ss, uint64_t reply_to,
+		int status, const char *error, uint64_t id, int reset)
 {
 	net_msg m = LEAGUE__ENVELOPE__INIT;
 	League__Ack a = LEAGUE__ACK__INIT;
@@ -91,7 +163,7 @@ static void ack(league_session *ss, uint64_t reply_to, int status,
 	m.reply_to = reply_to;
 	m.body_case = LEAGUE__ENVELOPE__BODY_ACK;
 	m.ack = &a;
-	league_session_send(ss, &m);
+	reply(d, ss, &m);
 }
 
 static double run_seconds(const league_daemon *d)
@@ -517,7 +589,7 @@ static void on_job_request(league_daemon *d, league_session *ss,
 	r.reply_to = m->seq;
 	r.body_case = LEAGUE__ENVELOPE__BODY_JOBS;
 	r.jobs = &jobs;
-	league_session_send(ss, &r);
+	reply(d, ss, &r);
 	for (size_t i = 0; i < n; i++)
 		league__job__free_unpacked(list[i], NULL);
 	(void)sd;
@@ -537,18 +609,18 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		/* A result we committed before a crash, sent again by a
 		 * worker that never saw the ack: it counted, say so. */
 		if (brain_job_state(d->br, jr->job_id) == BRAIN_JOB_COUNTED) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "",
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "",
 			    jr->job_id, 0);
 			return;
 		}
 		d->stale_results++;
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
 		    "job not leased to this session", jr->job_id, 0);
 		return;
 	}
 	if (jr->n_episodes > sizeof out) {
 		brain_cancel_job(d->br, jr->job_id);
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 		    "too many episodes", jr->job_id, 0);
 		return;
 	}
@@ -569,11 +641,11 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		rc = brain_cancel_job(d->br, jr->job_id);
 	if (rc == LG_EEXIST || rc == LG_ENOTFOUND) {
 		/* Counted before (a restart re-issued it) or cancelled. */
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
 		return;
 	}
 	if (rc) {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, lg_strerror(rc),
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, lg_strerror(rc),
 		    jr->job_id, 0);
 		fail(d, rc, "brain_record_result");
 		return;
@@ -584,7 +656,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	d->jobs_done++;
 	sd->results++;
 	d->counters_dirty = 1;
-	ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
 	check_budget(d);
 }
 
@@ -602,7 +674,7 @@ static void on_params_get(league_daemon *d, league_session *ss, net_msg *m)
 			     sizeof err);
 
 	if (rc) {
-		ack(ss, m->seq, rc == LG_ENOTFOUND
+		ack(d, ss, m->seq, rc == LG_ENOTFOUND
 				? LEAGUE__STATUS__STATUS_NOT_FOUND
 				: LEAGUE__STATUS__STATUS_SERVER,
 		    rc == LG_ENOTFOUND ? "no such parameters" : err,
@@ -616,7 +688,7 @@ static void on_params_get(league_daemon *d, league_session *ss, net_msg *m)
 	r.reply_to = m->seq;
 	r.body_case = LEAGUE__ENVELOPE__BODY_PARAMS;
 	r.params = &p;
-	league_session_send(ss, &r);
+	reply(d, ss, &r);
 	free(blob);
 }
 
@@ -631,12 +703,12 @@ static void on_params_put(league_daemon *d, league_session *ss,
 	int rc;
 
 	if (sd->role != LEAGUE__ROLE__ROLE_LEARNER || !s || s->owner != ss) {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 		    "not the registered learner of this player", 0, 0);
 		return;
 	}
 	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame) {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 		    "empty parameters", 0, 0);
 		return;
 	}
@@ -648,12 +720,12 @@ static void on_params_put(league_daemon *d, league_session *ss,
 			fail(d, rc, "params");
 			return;
 		}
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", 0, 0);
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", 0, 0);
 		return;
 	}
 	brain_player_info(d->br, pp->player, &bp);
 	if (pp->player_steps < bp.steps) {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 		    "player_steps went back", 0, 0);
 		return;
 	}
@@ -692,9 +764,9 @@ static void on_params_put(league_daemon *d, league_session *ss,
 		}
 		LG_INFO("daemon: player %u: reset to its initial parameters "
 			"(version %u)", pp->player, version);
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 1);
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 1);
 	} else {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 0);
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version, 0);
 	}
 	check_budget(d);
 }
@@ -718,24 +790,24 @@ static void on_register(league_daemon *d, league_session *ss,
 		struct brain_player bp;
 		char err[256];
 		if (!s) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_NOT_FOUND,
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_NOT_FOUND,
 			    "no such learning player", rg->player, 0);
 			return;
 		}
 		if (sd->player != BRAIN_NONE && sd->player != rg->player) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 			    "a learner session owns one player", rg->player,
 			    0);
 			return;
 		}
 		if (s->owner && s->owner != ss) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BUSY,
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BUSY,
 			    "another learner owns this player", rg->player,
 			    0);
 			return;
 		}
 		if (!ep || !*ep || strlen(ep) > DAEMON_ENDPOINT_MAX) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 			    "trajectory_endpoint missing or too long",
 			    rg->player, 0);
 			return;
@@ -744,7 +816,7 @@ static void on_register(league_daemon *d, league_session *ss,
 		if (s->has_params && params_read(d, rg->player, s->newest,
 						 &blob, &len, err,
 						 sizeof err)) {
-			ack(ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, err,
+			ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, err,
 			    rg->player, 0);
 			return;
 		}
@@ -760,7 +832,7 @@ static void on_register(league_daemon *d, league_session *ss,
 			league_session_name(ss), rg->player, rr.params_version,
 			(unsigned long long)bp.steps, s->endpoint);
 	} else {
-		ack(ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 		    "only collectors and learners register", 0, 0);
 		return;
 	}
@@ -770,7 +842,7 @@ static void on_register(league_daemon *d, league_session *ss,
 	r.reply_to = m->seq;
 	r.body_case = LEAGUE__ENVELOPE__BODY_REGISTER_REPLY;
 	r.register_reply = &rr;
-	league_session_send(ss, &r);
+	reply(d, ss, &r);
 	free(blob);
 }
 
@@ -831,6 +903,9 @@ static void on_close(void *ctx, league_session *ss, const char *why)
 	if (n)
 		LG_INFO("daemon: %s gone (%s): %zu job(s) re-queued",
 			league_session_name(ss), why, n);
+	for (size_t i = 0; i < d->nout; i++)
+		if (d->out[i].ss == ss)
+			d->out[i].ss = NULL;
 	if (!sd)
 		return;
 	if (sd->player != BRAIN_NONE) {
@@ -862,6 +937,7 @@ static int status_json(void *ctx, lg_buf *b)
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
 		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
+		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
 		      "\"main_rating\": %.1f, \"stopping\": %s, \"learners\": [",
 		      d->dir, run_seconds(d),
@@ -872,7 +948,8 @@ static int status_json(void *ctx, lg_buf *b)
 		      league_leases_queued(d->leases),
 		      league_leases_active(d->leases),
 		      (unsigned long long)d->requeued,
-		      (unsigned long long)d->stale_results, n,
+		      (unsigned long long)d->stale_results,
+		      (unsigned long long)d->commits, n,
 		      (unsigned long long)snapshot_count(d),
 		      payoff_elo(brain_payoff(d->br), 0),
 		      d->stopping ? "true" : "false");
@@ -967,6 +1044,9 @@ void league_daemon_stop(league_daemon *d, const char *reason)
 		return;
 	d->stopping = 1;
 	snprintf(d->stop_reason, sizeof d->stop_reason, "%s", reason);
+	/* Commit and answer what this turn handled before the Shutdown. */
+	if (d->nout)
+		flush_cb(-1, 0, d);
 	if (brain_flush(d->br) || store_update(d->st, counters_txn, d))
 		LG_ERROR("daemon: final flush failed");
 	league_server_shutdown(d->srv, reason, 10, drained, d);
@@ -1126,6 +1206,7 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	if ((rc = config_matches(d, err, errlen)))
 		goto fail;
 	league_brain_opts(&d->cfg, &bo);
+	bo.batch = UINT32_MAX; /* the daemon commits once per loop turn */
 	if ((rc = brain_open(&d->br, d->st, &bo, err, errlen)))
 		goto fail;
 	if ((rc = store_update(d->st, mark_created, d))) {
@@ -1186,9 +1267,10 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	if ((rc = league_server_new(&d->srv, base, &so2, &ops, err, errlen)))
 		goto fail;
 	d->tick = event_new(base, -1, EV_PERSIST, tick_cb, d);
+	d->flush_ev = event_new(base, -1, 0, flush_cb, d);
 	d->sigterm = evsignal_new(base, SIGTERM, signal_cb, d);
 	d->sigint = evsignal_new(base, SIGINT, signal_cb, d);
-	if (!d->tick || !d->sigterm || !d->sigint) {
+	if (!d->tick || !d->flush_ev || !d->sigterm || !d->sigint) {
 		rc = LG_ENOMEM;
 		goto fail;
 	}
@@ -1221,6 +1303,10 @@ void league_daemon_free(league_daemon *d)
 		return;
 	if (d->tick)
 		event_free(d->tick);
+	if (d->flush_ev)
+		event_free(d->flush_ev);
+	drop_replies(d);
+	free(d->out);
 	if (d->sigterm)
 		event_free(d->sigterm);
 	if (d->sigint)

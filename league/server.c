@@ -611,6 +611,12 @@ int league_session_send(league_session *ss, const net_msg *m)
 	return net_conn_send(ss->conn, m);
 }
 
+int league_session_send_frame(league_session *ss, const void *frame,
+			      size_t len)
+{
+	return net_conn_send_frame(ss->conn, frame, len);
+}
+
 void league_session_close(league_session *ss, const char *why)
 {
 	net_conn_close(ss->conn, why, 0);

@@ -92,6 +92,9 @@ extern const char league_web_page[];
 
 /* Queue a message for the session (LG_ECLOSED once it is closing). */
 int league_session_send(league_session *ss, const net_msg *m);
+/* The same for a frame already encoded (net_frame_encode). */
+int league_session_send_frame(league_session *ss, const void *frame,
+			      size_t len);
 /* Close the session; on_close follows from the loop. */
 void league_session_close(league_session *ss, const char *why);
 uint64_t league_session_id(const league_session *ss);

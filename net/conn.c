@@ -211,8 +211,18 @@ int net_conn_send(net_conn *c, const net_msg *m)
 		return LG_ECLOSED;
 	if ((rc = net_frame_encode(m, &b)))
 		return rc;
-	rc = bufferevent_write(c->bev, b.data, b.len) ? LG_ENOMEM : 0;
+	rc = net_conn_send_frame(c, b.data, b.len);
 	lg_buf_free(&b);
+	return rc;
+}
+
+int net_conn_send_frame(net_conn *c, const void *frame, size_t len)
+{
+	int rc;
+
+	if (c->state == NET_CONN_CLOSING || c->state == NET_CONN_CLOSED)
+		return LG_ECLOSED;
+	rc = bufferevent_write(c->bev, frame, len) ? LG_ENOMEM : 0;
 	if (!rc && c->state == NET_CONN_OPEN &&
 	    evbuffer_get_length(bufferevent_get_output(c->bev)) >
 		    NET_OUT_HIGH_WATER) {

@@ -86,6 +86,8 @@ int net_conn_new(net_conn **out, struct event_base *base, int fd,
 		 const char *peer);
 /* Queue m. LG_ECLOSED when closing or closed. */
 int net_conn_send(net_conn *c, const net_msg *m);
+/* Queue a frame made by net_frame_encode (header included). */
+int net_conn_send_frame(net_conn *c, const void *frame, size_t len);
 /* Close now (why is logged), or after flushing queued output when flush is
  * set. on_close runs from the event loop, never from inside this call. */
 void net_conn_close(net_conn *c, const char *why, int flush);
