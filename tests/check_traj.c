@@ -56,15 +56,17 @@ START_TEST(every_segment_once_in_order_within_bound)
 		ck_assert_int_ge(pids[k], 0);
 		if (pids[k] == 0) {
 			net_traj_sender *tx;
+			/* Generous timeouts: under ASan on a loaded 2-core
+			 * machine a slice of 10 s was seen to pass. */
 			if (net_traj_sender_connect(&tx, "127.0.0.1", port, "tok",
-						    "c", 5, NULL, 0))
+						    "c", 30, NULL, 0))
 				_exit(1);
 			for (uint64_t i = 0; i < PER_SENDER; i++) {
 				net_msg m;
 				League__Segment seg;
 				float obs[4];
 				fill_segment(&m, &seg, obs, (uint32_t)k, i);
-				if (net_traj_send(tx, &m, 10))
+				if (net_traj_send(tx, &m, 30))
 					_exit(2);
 			}
 			net_traj_sender_close(tx);
@@ -74,7 +76,19 @@ START_TEST(every_segment_once_in_order_within_bound)
 	/* A slow consumer: the senders must wait for credit. */
 	while (got < SENDERS * PER_SENDER) {
 		net_msg *m;
-		ck_assert_int_eq(net_traj_pop(s, &m, 10), 0);
+		int prc = net_traj_pop(s, &m, 30);
+		if (prc) { /* say which sender gave up, and how */
+			for (int k = 0; k < SENDERS; k++) {
+				int st;
+				if (waitpid(pids[k], &st, WNOHANG) == pids[k])
+					fprintf(stderr, "traj: sender %d exited "
+						"%d after %llu segments\n", k,
+						WIFEXITED(st) ? WEXITSTATUS(st)
+							      : -1,
+						(unsigned long long)next[k]);
+			}
+		}
+		ck_assert_int_eq(prc, 0);
 		League__Segment *seg = m->segment;
 		ck_assert_uint_lt(seg->env_index, SENDERS);
 		ck_assert_uint_eq(seg->segment_seq, next[seg->env_index]);
