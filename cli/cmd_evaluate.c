@@ -10,13 +10,16 @@
  * meta-Nash weights over the snapshots); fetch the nets it does not hold
  * (ParamsGet; cached by (player, version) while later work still names
  * them); NashConv of the main player and of the league's mixture as ONE
- * behaviour policy (env_tree_mixture) by full tree traversal; EvalReport,
+ * behaviour policy (env_tree_mixture) by full tree traversal, the mixture
+ * weighted by the exact meta-Nash over the snapshots (meta_nash below says
+ * why not the daemon's payoff-table weights); EvalReport,
  * which the daemon commits before its Ack. With no work it waits half a
  * second and asks again. A main version the daemon dropped meanwhile
  * (it keeps the newest few) just means asking again.
  */
 #include "cli/cli.h"
 #include "net/net.h"
+#include "payoff/payoff.h"
 #include "util/util.h"
 
 #include <signal.h>
@@ -208,6 +211,55 @@ static void cache_trim(struct evaluator *W)
 	}
 }
 
+/*
+ * The meta-Nash over the snapshots, solved exactly: the symmetric
+ * zero-sum meta-game whose entry (i, j) is snapshot i's expected return
+ * against j, both seats averaged, from the game tree (PSRO's meta-game
+ * without sampling noise). Why not the daemon's weights: snapshots rarely
+ * play each other, so its snapshot-vs-snapshot win rates are mostly the
+ * 0.5 prior and any mixture is a Nash of that table.
+ */
+static int meta_nash(struct evaluator *W, const struct env_policy *pols,
+		     size_t k, double *x, char *err, size_t errlen)
+{
+	double *v = malloc(sizeof(*v) * k * k * 2), *y;
+	int rc;
+
+	if (!v)
+		return LG_ENOMEM;
+	y = v + k * k;
+	if (!(rc = env_tree_cross_values(W->tree, pols, k, v, err, errlen))) {
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < k; j++)
+				y[i * k + j] = (v[i * k + j] - v[j * k + i]) / 2;
+		if ((rc = payoff_nash(y, k, k, x, v, NULL, NULL)))
+			lg_errf(err, errlen, "meta-Nash: %s", lg_strerror(rc));
+	}
+	free(v);
+	return rc;
+}
+
+/* For the log: the league mixture with the daemon's payoff-table weights,
+ * beside the exact one. */
+static void log_payoff_weights(struct evaluator *W, const League__EvalWork *w,
+			       const struct env_policy *pols)
+{
+	struct env_nashconv nc;
+	env_tabular *mix = NULL;
+	struct env_policy p;
+	char err[256];
+
+	if (env_tree_mixture(W->tree, pols, w->weights, w->n_snapshots, &mix,
+			     err, sizeof err))
+		return;
+	p = env_tabular_policy(mix);
+	if (!env_tree_nashconv(W->tree, &p, &nc, err, sizeof err))
+		LG_INFO("evaluate: snapshot %u: with the payoff table's "
+			"meta-Nash weights the league NashConv is %.4f",
+			w->snapshot, nc.nashconv);
+	env_tabular_free(mix);
+}
+
 /* Both NashConvs of one work item into rep. */
 static int evaluate(struct evaluator *W, const League__EvalWork *w,
 		    League__EvalReport *rep)
@@ -215,6 +267,7 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	struct nn_policy_ctx ctx[EVAL_SNAPSHOTS_MAX + 1];
 	struct env_policy pols[EVAL_SNAPSHOTS_MAX];
 	struct env_nashconv nc_main, nc_league;
+	double x[EVAL_SNAPSHOTS_MAX];
 	struct env_policy pmain, pmix;
 	env_tabular *mix = NULL;
 	struct cached *c;
@@ -243,11 +296,13 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	pmain = nn_env_policy(&ctx[k]);
 	if ((rc = env_tree_nashconv(W->tree, &pmain, &nc_main, err,
 				    sizeof err)) ||
-	    (rc = env_tree_mixture(W->tree, pols, w->weights, k, &mix, err,
+	    (rc = meta_nash(W, pols, k, x, err, sizeof err)) ||
+	    (rc = env_tree_mixture(W->tree, pols, x, k, &mix, err,
 				   sizeof err))) {
 		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
 		goto out;
 	}
+	log_payoff_weights(W, w, pols);
 	pmix = env_tabular_policy(mix);
 	if ((rc = env_tree_nashconv(W->tree, &pmix, &nc_league, err,
 				    sizeof err))) {

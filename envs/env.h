@@ -244,6 +244,17 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 		     const double *w, size_t k, env_tabular **out, char *err,
 		     size_t errlen);
 
+/*
+ * Exact expected return of player 0 for every ordered pair of k policies:
+ * out[i * k + j] (k x k, caller's) is the value to player 0 when pols[i]
+ * plays seat 0 and pols[j] seat 1 (zero-sum games: player 1 gets the
+ * negative). Each policy is asked once per infostate; then one traversal
+ * per pair. For a meta-game over snapshots (PSRO). Errors as
+ * env_tree_mixture.
+ */
+int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
+			  size_t k, double *out, char *err, size_t errlen);
+
 /* CFR+ (regret matching+, alternating updates, linear averaging). */
 typedef struct env_cfr env_cfr;
 

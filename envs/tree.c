@@ -976,3 +976,44 @@ out:
 	free(den);
 	return rc;
 }
+
+int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
+			  size_t k, double *out, char *err, size_t errlen)
+{
+	size_t A = (size_t)t->A, cells = t->ni * A + 1;
+	double *tabs = NULL, *pi = NULL;
+	int rc = 0;
+
+	if (k == 0 || k > ENV_MIX_MAX) {
+		lg_errf(err, errlen, "cross values of %zu policies (1..%d)", k,
+			ENV_MIX_MAX);
+		return LG_EINVAL;
+	}
+	tabs = calloc(k * cells, sizeof *tabs);
+	pi = calloc(cells, sizeof *pi);
+	if (!tabs || !pi) {
+		lg_errf(err, errlen, "cross values: out of memory");
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < k; j++)
+		if ((rc = ask_policy(t, &pols[j], tabs + j * cells, err,
+				     errlen)))
+			goto out;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < k; j++) {
+			double v[2];
+			/* Player 0's infostates from i, player 1's from j. */
+			for (size_t s = 0; s < t->ni; s++)
+				memcpy(pi + s * A,
+				       tabs + (t->info[s].player ? j : i) *
+						      cells + s * A,
+				       A * sizeof *pi);
+			profile_value(t, pi, 0, v);
+			out[i * k + j] = v[0];
+		}
+out:
+	free(tabs);
+	free(pi);
+	return rc;
+}

@@ -857,7 +857,7 @@ static int eval_work(league_daemon *d, uint32_t cap, League__EvalWork *w,
 		sum += x[i] > 1e-9 ? x[i] : 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
-		if (!(x[i] > 1e-9) || brain_player_info(d->br, ids[i], &p))
+		if (brain_player_info(d->br, ids[i], &p))
 			continue;
 		if (!params_exist(d, p.parent, p.version))
 			goto out; /* not stored yet: nothing to do now */
@@ -866,7 +866,7 @@ static int eval_work(league_daemon *d, uint32_t cap, League__EvalWork *w,
 		snaps[k].player = p.parent;
 		snaps[k].version = p.version;
 		sp[k] = &snaps[k];
-		weights[k++] = x[i] / sum;
+		weights[k++] = x[i] > 1e-9 && sum > 0 ? x[i] / sum : 0;
 	}
 	if (!k)
 		goto out;

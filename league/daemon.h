@@ -87,9 +87,11 @@ const char *league_daemon_stop_reason(const league_daemon *d);
  * An evaluator worker (`league evaluate`, ROLE_INSPECTOR) asks with
  * EvalRequest; the daemon answers EvalWork with the newest snapshot not
  * yet evaluated (or nothing): the newest main player's parameters, the
- * snapshots with weight > 0 in the meta-Nash of the newest BRAIN_NASH_MAX
- * snapshots' win-rate matrix (as 2 x win rate - 1), env steps and run
- * seconds now. EvalReport is committed to STORE_DB_EVAL under be64 seq
+ * newest BRAIN_NASH_MAX snapshots with their weights in the meta-Nash of
+ * their win-rate matrix (as 2 x win rate - 1), env steps and run seconds
+ * now. (Snapshots rarely play each other, so that matrix is mostly the
+ * 0.5 prior; the evaluator solves the meta-game exactly instead and uses
+ * these weights for its log only.) EvalReport is committed to STORE_DB_EVAL under be64 seq
  * (with meta "eval.next_snapshot", so no snapshot is evaluated twice, also
  * across resume) before the Ack.
  */
