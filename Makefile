@@ -154,6 +154,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
 docs: bin/league
 	bin/league config doc > docs/config.md
 
+# The Kuhn exploitability curve (5 minutes): runs/results-kuhn/kuhn.csv.
+results-quick: bin/league
+	bin/league run configs/kuhn.yaml --dir runs/results-kuhn --overwrite --quiet
+	bin/league eval runs/results-kuhn --format csv > runs/results-kuhn/kuhn.csv
+
 clean:
 	rm -rf build bin
 

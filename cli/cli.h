@@ -52,6 +52,7 @@ void cli_nn_shape(const struct cfg *c, const struct env_spec *spec,
 void cli_ppo_opts(const struct cfg *c, struct ppo_opts *o);
 
 extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn, cli_cmd_collect;
+extern const struct cli_cmd cli_cmd_evaluate;
 extern const struct cli_cmd cli_cmd_run;
 extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;

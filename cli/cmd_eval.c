@@ -5,15 +5,23 @@
  * The game's options come from --config FILE (its env section: name,
  * matrix) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed by the
  * config parser so the same bounds apply); --game overrides the name.
+ *
+ * `league eval DIR` (the first argument a directory): the league's
+ * exploitability over time, as the evaluator worker stored it
+ * (STORE_DB_EVAL), from a read-only open that works beside a running
+ * daemon.
  */
 #include "cli/cli.h"
 #include "envs/env.h"
 #include "league/config.h"
+#include "league/daemon.h"
+#include "storage/storage.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CFR_ITERS_MAX 1000000ull
 
@@ -268,8 +276,101 @@ out:
 	return rc;
 }
 
+/* `league eval DIR [--format table|csv|json]`. */
+static int eval_curve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct store_opts so = { .flags = STORE_RDONLY };
+	struct league_eval_point *pt = NULL;
+	const char *fmt = "table", *dir;
+	store *st = NULL;
+	store_txn *t = NULL;
+	size_t n = 0;
+	char err[512];
+	int ch, rc;
+
+	while ((ch = cli_getopt(argc, argv, "eval", "f:", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'f': fmt = optarg; break;
+		default: return cli_usage_error("eval", "unexpected option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("eval", "expected one league DIR");
+	dir = argv[optind];
+	if (strcmp(fmt, "table") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
+		return cli_usage_error("eval", "--format: table, csv or json, "
+				       "not '%s'", fmt);
+	if ((rc = store_open(&st, dir, &so, err, sizeof err))) {
+		fprintf(stderr, "league eval: %s\n", err);
+		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+	}
+	if ((rc = store_txn_begin(st, STORE_TXN_READ, &t)) ||
+	    (rc = league_eval_list(t, &pt, &n))) {
+		fprintf(stderr, "league eval: %s: reading evaluations: %s\n",
+			dir, lg_strerror(rc));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (!strcmp(fmt, "json")) {
+		printf("[");
+		for (size_t i = 0; i < n; i++)
+			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
+			       "\"nashconv_main\":%.17g,"
+			       "\"nashconv_league\":%.17g,\"snapshot\":%u,"
+			       "\"league_snapshots\":%u,\"main_player\":%u,"
+			       "\"main_version\":%u}", i ? "," : "",
+			       pt[i].seconds,
+			       (unsigned long long)pt[i].env_steps,
+			       pt[i].nashconv_main, pt[i].nashconv_league,
+			       pt[i].snapshot, pt[i].league_snapshots,
+			       pt[i].main_player, pt[i].main_version);
+		printf("]\n");
+	} else if (!strcmp(fmt, "csv")) {
+		printf("seconds,env_steps,nashconv_main,nashconv_league,"
+		       "snapshot,league_snapshots,main_player,main_version\n");
+		for (size_t i = 0; i < n; i++)
+			printf("%.3f,%llu,%.9g,%.9g,%u,%u,%u,%u\n",
+			       pt[i].seconds,
+			       (unsigned long long)pt[i].env_steps,
+			       pt[i].nashconv_main, pt[i].nashconv_league,
+			       pt[i].snapshot, pt[i].league_snapshots,
+			       pt[i].main_player, pt[i].main_version);
+	} else {
+		printf("%9s %12s %13s %15s %8s %9s %8s\n", "seconds",
+		       "env_steps", "nashconv_main", "nashconv_league",
+		       "snapshot", "snapshots", "main");
+		for (size_t i = 0; i < n; i++)
+			printf("%9.1f %12llu %13.6f %15.6f %8u %9u %3u/v%u\n",
+			       pt[i].seconds,
+			       (unsigned long long)pt[i].env_steps,
+			       pt[i].nashconv_main, pt[i].nashconv_league,
+			       pt[i].snapshot, pt[i].league_snapshots,
+			       pt[i].main_player, pt[i].main_version);
+		if (!n)
+			printf("(no evaluations yet: `league run` stores one "
+			       "per snapshot when eval.nashconv is true and "
+			       "the game has an exact evaluator)\n");
+	}
+	rc = CLI_OK;
+out:
+	free(pt);
+	store_txn_abort(t);
+	store_close(st);
+	return rc;
+}
+
 static int run(int argc, char **argv)
 {
+	struct stat sb;
+
+	if (argc >= 2 && argv[1][0] != '-' && stat(argv[1], &sb) == 0 &&
+	    S_ISDIR(sb.st_mode))
+		return eval_curve(argc, argv);
 	if (argc < 2)
 		return cli_usage_error("eval", "expected 'nashconv' or "
 				       "'policy'");
@@ -282,9 +383,10 @@ static int run(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_eval = {
 	.name = "eval",
-	.summary = "exact NashConv / exploitability of a policy",
+	.summary = "exact NashConv of a policy; a league's NashConv curve",
 	.help =
-	"usage: league eval nashconv --game GAME [--policy POLICY] [--json]\n"
+	"usage: league eval DIR [--format table|csv|json]\n"
+	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
 	"\n"
@@ -300,6 +402,12 @@ const struct cli_cmd cli_cmd_eval = {
 	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
 	"          ITERS iterations, 1..1000000) or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
+	"DIR       a league directory: its exploitability over time, one row\n"
+	"          per evaluated snapshot (seconds, env_steps, nashconv_main\n"
+	"          of the newest main player, nashconv_league of the meta-Nash\n"
+	"          mixture over the snapshots as one behaviour policy), as\n"
+	"          stored by the evaluator (`league evaluate`). Read-only:\n"
+	"          works beside a running daemon. JSON: a list of objects.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

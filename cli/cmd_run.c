@@ -42,7 +42,7 @@
 #define RUN_MAX_CHILDREN 64
 #define RUN_GRACE_S 15.0
 
-enum child_kind { CH_DAEMON, CH_COLLECTOR, CH_LEARNER };
+enum child_kind { CH_DAEMON, CH_COLLECTOR, CH_LEARNER, CH_EVALUATOR };
 
 struct child {
 	enum child_kind kind;
@@ -231,10 +231,14 @@ static void progress(struct run *r, int final)
 	double players = json_num(body, "players");
 	double snaps = json_num(body, "snapshots");
 	double rating = json_num(body, "main_rating");
+	double ncl = json_num(body, "nashconv_league");
+	char nc[48] = "";
+	if (!isnan(ncl))
+		snprintf(nc, sizeof nc, "  nashconv league %.4f", ncl);
 	printf("%s[%6.1fs] env steps %.0f (%.0f/s)  jobs/s %.1f  players %.0f"
-	       "  snapshots %.0f  main elo %.0f%s",
+	       "  snapshots %.0f  main elo %.0f%s%s",
 	       isatty(1) ? "\r" : "", now, steps, sps, jps, players, snaps,
-	       rating, isatty(1) && !final ? "   " : "\n");
+	       rating, nc, isatty(1) && !final ? "   " : "\n");
 	fflush(stdout);
 }
 
@@ -345,6 +349,21 @@ static int print_matrix(struct run *r)
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The game has an exact evaluator (exploitability over time). */
+static int has_tree(const struct cfg *c)
+{
+	struct env_opts o;
+	env *e;
+	int yes;
+
+	cli_env_opts(c, &o);
+	if (env_new(&e, c->env.name, &o, NULL, 0))
+		return 0;
+	yes = (env_spec_of(e)->flags & ENV_F_TREE) != 0;
+	env_free(e);
+	return yes;
 }
 
 static int run_main(struct run *r)
@@ -462,6 +481,14 @@ static int run_main(struct run *r)
 		child_arg(c, "127.0.0.1:%u", r->port);
 		child_arg(c, "--player");
 		child_arg(c, "%u", r->learners[i]);
+	}
+	if (r->cfg.eval.nashconv && has_tree(&r->cfg)) {
+		struct child *c = child_add(r, CH_EVALUATOR, "evaluator");
+		child_arg(c, "evaluate");
+		child_arg(c, "--connect");
+		child_arg(c, "127.0.0.1:%u", r->port);
+		child_arg(c, "--name");
+		child_arg(c, "evaluator");
 	}
 	for (int i = 1; i < r->nch; i++)
 		if (child_spawn(r, &r->ch[i]))

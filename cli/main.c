@@ -11,6 +11,7 @@ static const struct cli_cmd *const commands[] = {
 	&cli_cmd_serve,
 	&cli_cmd_collect,
 	&cli_cmd_learn,
+	&cli_cmd_evaluate,
 	&cli_cmd_config,
 	&cli_cmd_bench,
 	&cli_cmd_env,

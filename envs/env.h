@@ -224,6 +224,37 @@ int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
 int env_tree_dump_policy(const env_tree *t, const struct env_policy *pol,
 			 lg_buf *out, char *err, size_t errlen);
 
+/*
+ * The league's mixture of k policies as ONE behaviour policy (Kuhn's
+ * theorem): at an information state I of player p,
+ *     mix(a|I) = sum_j w_j r_j(I) pol_j(a|I) / sum_j w_j r_j(I),
+ * with r_j(I) player p's own reach probability of I under pol_j; where
+ * every r_j(I) is 0 it is the w-weighted average sum_j w_j pol_j(a|I) /
+ * sum_j w_j. Playing mix is then the same as drawing j with probability
+ * w_j / sum(w) once per episode and playing pol_j throughout. Each policy
+ * with w_j > 0 is asked once per infostate (zero weights are skipped).
+ * *out is a tabular policy over every infostate of t (free with
+ * env_tabular_free; view it with env_tabular_policy). Errors: LG_EINVAL (k
+ * outside 1..ENV_MIX_MAX, a weight negative or not finite, weights summing
+ * to 0, a policy's malformed distribution), the policies' own codes,
+ * LG_ENOMEM; err says which.
+ */
+#define ENV_MIX_MAX 4096
+int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
+		     const double *w, size_t k, env_tabular **out, char *err,
+		     size_t errlen);
+
+/*
+ * Exact expected return of player 0 for every ordered pair of k policies:
+ * out[i * k + j] (k x k, caller's) is the value to player 0 when pols[i]
+ * plays seat 0 and pols[j] seat 1 (zero-sum games: player 1 gets the
+ * negative). Each policy is asked once per infostate; then one traversal
+ * per pair. For a meta-game over snapshots (PSRO). Errors as
+ * env_tree_mixture.
+ */
+int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
+			  size_t k, double *out, char *err, size_t errlen);
+
 /* CFR+ (regret matching+, alternating updates, linear averaging). */
 typedef struct env_cfr env_cfr;
 

@@ -870,3 +870,150 @@ struct env_policy env_tabular_policy(env_tabular *t)
 	struct env_policy p = { tabular_fn, t };
 	return p;
 }
+
+/* ---- mixtures of policies as one behaviour policy ------------------------ */
+
+/* reach[info] = the acting player's own reach probability of each infoset
+ * under pi (perfect recall: the same for every history in it). */
+static void own_reach(const env_tree *t, const double *pi, size_t n,
+		      const double r[2], double *reach)
+{
+	const struct tnode *x = &t->nodes[n];
+
+	if (x->kind == T_DECISION)
+		reach[x->info] = r[x->player];
+	for (int i = 0; i < x->n; i++) {
+		const struct tnode *c = &t->nodes[x->first + i];
+		double rc[2] = { r[0], r[1] };
+		if (x->kind == T_DECISION)
+			rc[x->player] *= pi[(size_t)x->info * (size_t)t->A +
+					    (size_t)c->action];
+		own_reach(t, pi, (size_t)(x->first + i), rc, reach);
+	}
+}
+
+int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
+		     const double *w, size_t k, env_tabular **out, char *err,
+		     size_t errlen)
+{
+	size_t A = (size_t)t->A, cells = t->ni * A + 1;
+	double *pi = NULL, *reach = NULL, *num = NULL, *den = NULL;
+	double *avg = NULL, wsum = 0;
+	env_tabular *tab = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (k == 0 || k > ENV_MIX_MAX) {
+		lg_errf(err, errlen, "mixture of %zu policies (1..%d)", k,
+			ENV_MIX_MAX);
+		return LG_EINVAL;
+	}
+	for (size_t j = 0; j < k; j++) {
+		if (!(w[j] >= 0) || !isfinite(w[j])) {
+			lg_errf(err, errlen, "mixture weight %zu is %g", j,
+				w[j]);
+			return LG_EINVAL;
+		}
+		wsum += w[j];
+	}
+	if (!(wsum > 0)) {
+		lg_errf(err, errlen, "mixture weights sum to 0");
+		return LG_EINVAL;
+	}
+	pi = calloc(cells, sizeof *pi);
+	num = calloc(cells, sizeof *num);
+	avg = calloc(cells, sizeof *avg);
+	reach = calloc(t->ni + 1, sizeof *reach);
+	den = calloc(t->ni + 1, sizeof *den);
+	tab = calloc(1, sizeof *tab);
+	if (!pi || !num || !avg || !reach || !den || !tab)
+		goto nomem;
+	for (size_t j = 0; j < k; j++) {
+		const double r0[2] = { 1, 1 };
+		if (w[j] == 0)
+			continue;
+		if ((rc = ask_policy(t, &pols[j], pi, err, errlen)))
+			goto out;
+		memset(reach, 0, (t->ni + 1) * sizeof *reach);
+		own_reach(t, pi, 0, r0, reach);
+		for (size_t i = 0; i < t->ni; i++) {
+			double wr = w[j] * reach[i];
+			den[i] += wr;
+			for (size_t a = 0; a < A; a++) {
+				num[i * A + a] += wr * pi[i * A + a];
+				avg[i * A + a] += w[j] * pi[i * A + a];
+			}
+		}
+	}
+	tab->A = t->A;
+	tab->n = tab->cap = t->ni;
+	tab->probs = num; /* normalised in place below */
+	num = NULL;
+	for (size_t i = 0; i < t->ni; i++) {
+		double *p = tab->probs + i * A;
+		if (den[i] > 0)
+			for (size_t a = 0; a < A; a++)
+				p[a] /= den[i];
+		else
+			for (size_t a = 0; a < A; a++)
+				p[a] = avg[i * A + a] / wsum;
+		if ((rc = env_strmap_put(&tab->map, t->info[i].key, (int)i)))
+			goto out;
+	}
+	*out = tab;
+	tab = NULL;
+	goto out;
+nomem:
+	rc = LG_ENOMEM;
+out:
+	if (rc == LG_ENOMEM)
+		lg_errf(err, errlen, "mixture: out of memory");
+	env_tabular_free(tab);
+	free(pi);
+	free(num);
+	free(avg);
+	free(reach);
+	free(den);
+	return rc;
+}
+
+int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
+			  size_t k, double *out, char *err, size_t errlen)
+{
+	size_t A = (size_t)t->A, cells = t->ni * A + 1;
+	double *tabs = NULL, *pi = NULL;
+	int rc = 0;
+
+	if (k == 0 || k > ENV_MIX_MAX) {
+		lg_errf(err, errlen, "cross values of %zu policies (1..%d)", k,
+			ENV_MIX_MAX);
+		return LG_EINVAL;
+	}
+	tabs = calloc(k * cells, sizeof *tabs);
+	pi = calloc(cells, sizeof *pi);
+	if (!tabs || !pi) {
+		lg_errf(err, errlen, "cross values: out of memory");
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	for (size_t j = 0; j < k; j++)
+		if ((rc = ask_policy(t, &pols[j], tabs + j * cells, err,
+				     errlen)))
+			goto out;
+	for (size_t i = 0; i < k; i++)
+		for (size_t j = 0; j < k; j++) {
+			double v[2];
+			/* Player 0's infostates from i, player 1's from j. */
+			for (size_t s = 0; s < t->ni; s++)
+				memcpy(pi + s * A,
+				       tabs + (t->info[s].player ? j : i) *
+						      cells + s * A,
+				       A * sizeof *pi);
+			profile_value(t, pi, 0, v);
+			out[i * k + j] = v[0];
+		}
+out:
+	free(tabs);
+	free(pi);
+	return rc;
+}

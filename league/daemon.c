@@ -44,6 +44,12 @@ struct sess_data {
 	uint64_t results;
 };
 
+struct eval_state {
+	uint32_t next;               /* snapshots below this are evaluated */
+	int have;                    /* a point is stored */
+	double main, league;         /* NashConvs of the newest point */
+};
+
 struct league_daemon {
 	struct cfg cfg;
 	struct event_base *base;
@@ -69,6 +75,7 @@ struct league_daemon {
 	double rate_t, steps_per_s, jobs_per_s;
 	uint64_t stale_results, requeued;
 	int counters_dirty;          /* written at the next tick */
+	struct eval_state eval;      /* exploitability over time */
 
 	struct sess_data *sessions;
 	struct pending *out;         /* replies waiting for the commit */
@@ -831,9 +838,11 @@ static void on_register(league_daemon *d, league_session *ss,
 			"steps), trajectories to %s",
 			league_session_name(ss), rg->player, rr.params_version,
 			(unsigned long long)bp.steps, s->endpoint);
-	} else {
+	} else if (sd->role != LEAGUE__ROLE__ROLE_INSPECTOR) {
+		/* Inspectors (the evaluator) register for the config only. */
 		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
-		    "only collectors and learners register", 0, 0);
+		    "only collectors, learners and inspectors register", 0,
+		    0);
 		return;
 	}
 	rr.status = LEAGUE__STATUS__STATUS_OK;
@@ -844,6 +853,238 @@ static void on_register(league_daemon *d, league_session *ss,
 	r.register_reply = &rr;
 	reply(d, ss, &r);
 	free(blob);
+}
+
+/* ---- exploitability over time (daemon.h) ------------------------------- */
+
+static int eval_last_cb(const void *key, size_t klen, const void *val,
+			size_t vlen, void *arg)
+{
+	struct league_eval_point *last = arg;
+
+	if (!league_eval_decode(val, vlen, last))
+		last->seq = 1; /* marks "found"; the newest one wins */
+	return 0;
+}
+
+static int eval_load(league_daemon *d)
+{
+	struct league_eval_point pt = { 0 };
+	uint64_t next = 0;
+	store_txn *t;
+	int rc;
+
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = store_meta_get_u64(t, "eval.next_snapshot", &next);
+	if (rc == LG_ENOTFOUND)
+		rc = 0;
+	if (!rc)
+		rc = store_iter(t, STORE_DB_EVAL, NULL, 0, eval_last_cb, &pt);
+	store_txn_abort(t);
+	d->eval.next = (uint32_t)next;
+	d->eval.have = pt.seq != 0;
+	d->eval.main = pt.nashconv_main;
+	d->eval.league = pt.nashconv_league;
+	return rc;
+}
+
+/* The /status fields (with a trailing ", "), or "" before any point. */
+static const char *eval_status(const league_daemon *d)
+{
+	static char buf[128];
+
+	if (!d->eval.have)
+		return "";
+	snprintf(buf, sizeof buf, "\"nashconv_main\": %.6f, "
+		 "\"nashconv_league\": %.6f, ", d->eval.main, d->eval.league);
+	return buf;
+}
+
+/* The main player whose newest parameters a point evaluates: the first
+ * main player, else the first learner. BRAIN_NONE if none has params. */
+static uint32_t eval_main_player(league_daemon *d)
+{
+	uint32_t first = BRAIN_NONE;
+
+	for (uint32_t i = 0; i < d->nslots; i++) {
+		struct brain_player p;
+		if (!d->slots[i].is_learner || !d->slots[i].has_params ||
+		    brain_player_info(d->br, i, &p))
+			continue;
+		if (p.role == BRAIN_ROLE_MAIN)
+			return i;
+		if (first == BRAIN_NONE)
+			first = i;
+	}
+	return first;
+}
+
+/* Fill w with the work for the newest snapshot; 0 with has_work unset
+ * when there is none (nothing new, parameters missing). The arrays are
+ * the caller's (cap entries). */
+static int eval_work(league_daemon *d, uint32_t cap, League__EvalWork *w,
+		     League__EvalSnapshot *snaps, League__EvalSnapshot **sp,
+		     double *weights)
+{
+	uint32_t ids[BRAIN_NASH_MAX], n = 0, mp;
+	double *wr = NULL, *x = NULL;
+	size_t k = 0;
+	int rc = 0;
+
+	for (uint32_t i = brain_count(d->br); i-- > 0 && n < cap;) {
+		struct brain_player p;
+		if (!brain_player_info(d->br, i, &p) &&
+		    p.role == BRAIN_ROLE_HISTORICAL)
+			ids[n++] = i;
+	}
+	if (!n || ids[0] < d->eval.next ||
+	    (mp = eval_main_player(d)) == BRAIN_NONE)
+		return 0;
+	for (uint32_t i = 0; i < n / 2; i++) { /* oldest first */
+		uint32_t tmp = ids[i];
+		ids[i] = ids[n - 1 - i];
+		ids[n - 1 - i] = tmp;
+	}
+	wr = malloc(sizeof(*wr) * n * n);
+	x = malloc(sizeof(*x) * n * 2);
+	if (!wr || !x) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	if ((rc = payoff_matrix(brain_payoff(d->br), ids, n, wr, NULL)))
+		goto out;
+	for (size_t i = 0; i < (size_t)n * n; i++)
+		wr[i] = 2 * wr[i] - 1;
+	if ((rc = payoff_nash(wr, n, n, x, x + n, NULL, NULL)))
+		goto out;
+	double sum = 0;
+	for (uint32_t i = 0; i < n; i++)
+		sum += x[i] > 1e-9 ? x[i] : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct brain_player p;
+		if (brain_player_info(d->br, ids[i], &p))
+			continue;
+		if (!params_exist(d, p.parent, p.version))
+			goto out; /* not stored yet: nothing to do now */
+		snaps[k] = (League__EvalSnapshot)LEAGUE__EVAL_SNAPSHOT__INIT;
+		snaps[k].id = ids[i];
+		snaps[k].player = p.parent;
+		snaps[k].version = p.version;
+		sp[k] = &snaps[k];
+		weights[k++] = x[i] > 1e-9 && sum > 0 ? x[i] / sum : 0;
+	}
+	if (!k)
+		goto out;
+	w->has_work = 1;
+	w->snapshot = ids[n - 1];
+	w->main_player = mp;
+	w->main_version = d->slots[mp].newest;
+	w->n_snapshots = k;
+	w->snapshots = sp;
+	w->n_weights = k;
+	w->weights = weights;
+	w->env_steps = d->env_steps;
+	w->seconds = run_seconds(d);
+	w->league_snapshots = n;
+out:
+	free(wr);
+	free(x);
+	return rc;
+}
+
+static void on_eval_request(league_daemon *d, league_session *ss,
+			    struct sess_data *sd, net_msg *m)
+{
+	League__EvalSnapshot snaps[BRAIN_NASH_MAX], *sp[BRAIN_NASH_MAX];
+	League__EvalWork w = LEAGUE__EVAL_WORK__INIT;
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	double weights[BRAIN_NASH_MAX];
+	uint32_t cap = m->eval_request->max_snapshots;
+	int rc;
+
+	if (sd->role != LEAGUE__ROLE__ROLE_INSPECTOR) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "evaluation is for inspectors", 0, 0);
+		return;
+	}
+	if (!cap || cap > BRAIN_NASH_MAX)
+		cap = BRAIN_NASH_MAX;
+	if (!d->stopping &&
+	    (rc = eval_work(d, cap, &w, snaps, sp, weights))) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, lg_strerror(rc),
+		    0, 0);
+		return;
+	}
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_EVAL_WORK;
+	r.eval_work = &w;
+	reply(d, ss, &r);
+}
+
+static int eval_put_txn(store_txn *t, void *arg)
+{
+	struct league_eval_point *pt = arg;
+	uint8_t k[8], v[LEAGUE_EVAL_REC_BYTES];
+	const void *lk, *lv;
+	size_t lkl, lvl;
+	int rc = store_last(t, STORE_DB_EVAL, &lk, &lkl, &lv, &lvl);
+
+	if (rc && rc != LG_ENOTFOUND)
+		return rc;
+	pt->seq = rc ? 0 : (lkl == 8 ? lg_get_be64(lk) + 1 : 0);
+	store_key_u64(k, pt->seq);
+	league_eval_encode(pt, v);
+	store_put(t, STORE_DB_EVAL, k, sizeof k, v, sizeof v);
+	store_meta_put_u64(t, "eval.next_snapshot", (uint64_t)pt->snapshot + 1);
+	return store_txn_error(t);
+}
+
+static void on_eval_report(league_daemon *d, league_session *ss,
+			   struct sess_data *sd, net_msg *m)
+{
+	League__EvalReport *er = m->eval_report;
+	struct league_eval_point pt = { 0 };
+	struct brain_player p;
+	int rc;
+
+	if (sd->role != LEAGUE__ROLE__ROLE_INSPECTOR ||
+	    brain_player_info(d->br, er->snapshot, &p) ||
+	    p.role != BRAIN_ROLE_HISTORICAL || !isfinite(er->nashconv_main) ||
+	    !isfinite(er->nashconv_league) || !isfinite(er->seconds)) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "not a report on a snapshot", er->snapshot, 0);
+		return;
+	}
+	if (er->snapshot < d->eval.next) {
+		/* Evaluated already (a resent report): it counted once. */
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", er->snapshot, 0);
+		return;
+	}
+	pt.snapshot = er->snapshot;
+	pt.main_player = er->main_player;
+	pt.main_version = er->main_version;
+	pt.league_snapshots = er->league_snapshots;
+	pt.env_steps = er->env_steps;
+	pt.seconds = er->seconds;
+	pt.nashconv_main = er->nashconv_main;
+	pt.nashconv_league = er->nashconv_league;
+	pt.eval_seconds = er->eval_seconds;
+	if ((rc = store_update(d->st, eval_put_txn, &pt))) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER, lg_strerror(rc),
+		    er->snapshot, 0);
+		fail(d, rc, "eval report");
+		return;
+	}
+	d->eval.next = er->snapshot + 1;
+	d->eval.have = 1;
+	d->eval.main = er->nashconv_main;
+	d->eval.league = er->nashconv_league;
+	LG_INFO("daemon: snapshot %u evaluated: NashConv main %.4f, league "
+		"%.4f (%u snapshots, %.0f s, %llu env steps)", er->snapshot,
+		er->nashconv_main, er->nashconv_league, er->league_snapshots,
+		er->seconds, (unsigned long long)er->env_steps);
+	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", er->snapshot, 0);
 }
 
 /* ---- session callbacks ------------------------------------------------ */
@@ -882,6 +1123,12 @@ static void on_msg(void *ctx, league_session *ss, net_msg *m)
 		break;
 	case LEAGUE__ENVELOPE__BODY_PARAMS_PUT:
 		on_params_put(d, ss, sd, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_EVAL_REQUEST:
+		on_eval_request(d, ss, sd, m);
+		break;
+	case LEAGUE__ENVELOPE__BODY_EVAL_REPORT:
+		on_eval_report(d, ss, sd, m);
 		break;
 	default:
 		LG_WARN("daemon: %s: unexpected %s; closing",
@@ -939,7 +1186,8 @@ static int status_json(void *ctx, lg_buf *b)
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
-		      "\"main_rating\": %.1f, \"stopping\": %s, \"learners\": [",
+		      "\"main_rating\": %.1f, \"stopping\": %s, %s"
+		      "\"learners\": [",
 		      d->dir, run_seconds(d),
 		      (unsigned long long)d->env_steps, d->steps_per_s,
 		      (unsigned long long)d->jobs_done, d->jobs_per_s,
@@ -952,7 +1200,7 @@ static int status_json(void *ctx, lg_buf *b)
 		      (unsigned long long)d->commits, n,
 		      (unsigned long long)snapshot_count(d),
 		      payoff_elo(brain_payoff(d->br), 0),
-		      d->stopping ? "true" : "false");
+		      d->stopping ? "true" : "false", eval_status(d));
 	for (uint32_t i = 0; i < d->nslots; i++) {
 		struct brain_player p;
 		if (!d->slots[i].is_learner || brain_player_info(d->br, i, &p))
@@ -1215,7 +1463,7 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		goto fail;
 	}
 	if ((rc = slots_sync(d)) || (rc = params_load_index(d)) ||
-	    (rc = counters_load(d))) {
+	    (rc = counters_load(d)) || (rc = eval_load(d))) {
 		lg_errf(err, errlen, "%s: cannot load the league: %s", d->dir,
 			lg_strerror(rc));
 		goto fail;

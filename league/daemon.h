@@ -85,4 +85,45 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o);
 /* Why the last run stopped ("budget: env_steps", "signal", ...). */
 const char *league_daemon_stop_reason(const league_daemon *d);
 
+/* ---- exploitability over time ------------------------------------------ */
+
+/*
+ * An evaluator worker (`league evaluate`, ROLE_INSPECTOR) asks with
+ * EvalRequest; the daemon answers EvalWork with the newest snapshot not
+ * yet evaluated (or nothing): the newest main player's parameters, the
+ * newest BRAIN_NASH_MAX snapshots with their weights in the meta-Nash of
+ * their win-rate matrix (as 2 x win rate - 1), env steps and run seconds
+ * now. (Snapshots rarely play each other, so that matrix is mostly the
+ * 0.5 prior; the evaluator solves the meta-game exactly instead and uses
+ * these weights for its log only.) EvalReport is committed to STORE_DB_EVAL under be64 seq
+ * (with meta "eval.next_snapshot", so no snapshot is evaluated twice, also
+ * across resume) before the Ack.
+ */
+#define LEAGUE_EVAL_REC_BYTES 64
+#define LEAGUE_EVAL_POINTS_MAX (1u << 20)
+
+struct league_eval_point {
+	uint64_t seq;              /* key in STORE_DB_EVAL */
+	uint32_t snapshot;         /* newest snapshot at this point */
+	uint32_t main_player, main_version;
+	uint32_t league_snapshots; /* snapshots the meta-Nash covered */
+	uint64_t env_steps;
+	double seconds;            /* league run seconds */
+	double nashconv_main, nashconv_league;
+	double eval_seconds;       /* what the evaluation cost */
+};
+
+void league_eval_encode(const struct league_eval_point *p,
+			uint8_t out[LEAGUE_EVAL_REC_BYTES]);
+/* LG_ENOTFOUND: not an exploitability record (another kind in the same
+ * database; skip it); LG_ECORRUPT: one, but malformed. seq is not set. */
+int league_eval_decode(const void *val, size_t len,
+		       struct league_eval_point *p);
+/* Every exploitability record of the store in seq order (t may be a read
+ * transaction of a read-only store). *out is malloc'd (free it), *n the
+ * count; at most LEAGUE_EVAL_POINTS_MAX (else LG_EFULL). LG_ECORRUPT,
+ * LG_ENOMEM, storage errors. */
+int league_eval_list(store_txn *t, struct league_eval_point **out,
+		     size_t *n);
+
 #endif

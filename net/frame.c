@@ -107,6 +107,9 @@ const char *net_msg_name(const net_msg *m)
 	case LEAGUE__ENVELOPE__BODY_SHUTDOWN: return "shutdown";
 	case LEAGUE__ENVELOPE__BODY_SEGMENT: return "segment";
 	case LEAGUE__ENVELOPE__BODY_CREDIT: return "credit";
+	case LEAGUE__ENVELOPE__BODY_EVAL_REQUEST: return "eval_request";
+	case LEAGUE__ENVELOPE__BODY_EVAL_WORK: return "eval_work";
+	case LEAGUE__ENVELOPE__BODY_EVAL_REPORT: return "eval_report";
 	default: return "none";
 	}
 }

@@ -1,0 +1,498 @@
+/*
+ * cli/cmd_evaluate.c: `league evaluate --connect HOST:PORT`, the evaluator
+ * worker: exploitability over time for the games with an exact evaluator
+ * (kuhn, leduc, rps, matrix).
+ *
+ * The daemon never runs networks, so this worker does: it connects as an
+ * inspector, registers for the league's config (game and model), builds
+ * the game tree once, and loops: EvalRequest -> EvalWork (the newest
+ * snapshot not yet evaluated, the newest main player's parameters, the
+ * meta-Nash weights over the snapshots); fetch the nets it does not hold
+ * (ParamsGet; cached by (player, version) while later work still names
+ * them); NashConv of the main player and of the league's mixture as ONE
+ * behaviour policy (env_tree_mixture) by full tree traversal, the mixture
+ * weighted by the exact meta-Nash over the snapshots (meta_nash below says
+ * why not the daemon's payoff-table weights); EvalReport,
+ * which the daemon commits before its Ack. With no work it waits half a
+ * second and asks again. A main version the daemon dropped meanwhile
+ * (it keeps the newest few) just means asking again.
+ */
+#include "cli/cli.h"
+#include "net/net.h"
+#include "payoff/payoff.h"
+#include "util/util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EVAL_CACHE_MAX 256  /* nets held: snapshots in a mixture + main */
+#define EVAL_SNAPSHOTS_MAX 128 /* per work item (the daemon's cap too) */
+#define CALL_TIMEOUT_S 60.0
+#define IDLE_S 0.5
+
+struct cached {
+	nn *net;
+	nn_ws *ws;
+	uint32_t player, version;
+	int used; /* named by the current work item */
+};
+
+struct evaluator {
+	struct cfg cfg;
+	struct net_client_opts co;
+	net_client *cl;
+	char host[128], name[64];
+	uint16_t port;
+	const char *token;
+	int configured;
+	env *e;
+	env_tree *tree;
+	struct nn_shape shape;
+	struct cached cache[EVAL_CACHE_MAX];
+	uint64_t points, fetches;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int call(struct evaluator *W, net_msg *req, net_msg **rep,
+		const char *what)
+{
+	char err[256];
+	int rc = net_client_call(W->cl, req, rep, CALL_TIMEOUT_S, err,
+				 sizeof err);
+
+	if (rc)
+		LG_WARN("evaluate: %s: %s", what, err);
+	return rc;
+}
+
+/* Register for the config; the first time, build the game and its tree. */
+static int do_register(struct evaluator *W)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	struct env_opts eo;
+	char err[512];
+	int rc;
+
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	if ((rc = call(W, &req, &r, "register")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
+		LG_ERROR("evaluate: register refused: %s",
+			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				 ? r->ack->error
+				 : net_msg_name(r));
+		net_msg_free(r);
+		return LG_EINVAL;
+	}
+	if (!W->configured) {
+		const char *y = r->register_reply->config
+					? r->register_reply->config
+					: "";
+		rc = cfg_load_string(&W->cfg, y, strlen(y), "daemon config",
+				     err, sizeof err);
+		if (rc)
+			LG_ERROR("evaluate: %s", err);
+	}
+	net_msg_free(r);
+	if (rc || W->configured)
+		return rc;
+	cli_env_opts(&W->cfg, &eo);
+	if ((rc = env_new(&W->e, W->cfg.env.name, &eo, err, sizeof err)) ||
+	    (rc = env_tree_new(&W->tree, W->e, err, sizeof err))) {
+		LG_ERROR("evaluate: %s", err);
+		return rc == LG_EUNSUPP ? LG_EUNSUPP : rc;
+	}
+	cli_nn_shape(&W->cfg, env_spec_of(W->e), &W->shape);
+	W->configured = 1;
+	LG_INFO("evaluate: %s: %zu infostates, %zu nodes", W->cfg.env.name,
+		env_tree_infostates(W->tree), env_tree_nodes(W->tree));
+	return 0;
+}
+
+static int reconnect(struct evaluator *W)
+{
+	char err[256];
+	int rc;
+
+	if ((rc = net_client_reconnect(W->cl, err, sizeof err))) {
+		LG_ERROR("evaluate: daemon unreachable: %s", err);
+		return rc;
+	}
+	return do_register(W);
+}
+
+/* The cached net of (player, version), fetched if need be. */
+static int net_get(struct evaluator *W, uint32_t player, uint32_t version,
+		   struct cached **out)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
+	struct cached *slot = NULL;
+	char err[256];
+	nn *net = NULL;
+	nn_ws *ws = NULL;
+	int rc;
+
+	for (int k = 0; k < EVAL_CACHE_MAX; k++) {
+		struct cached *c = &W->cache[k];
+		if (c->net && c->player == player && c->version == version) {
+			c->used = 1;
+			*out = c;
+			return 0;
+		}
+		if (!slot && !c->net)
+			slot = c;
+	}
+	if (!slot)
+		return LG_EFULL;
+	g.player = player;
+	g.version = version;
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
+	req.params_get = &g;
+	if ((rc = call(W, &req, &r, "params get")))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
+		LG_DEBUG("evaluate: params %u/%u: %s", player, version,
+			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+				 ? r->ack->error
+				 : net_msg_name(r));
+		net_msg_free(r);
+		return LG_ENOTFOUND;
+	}
+	rc = nn_load(&net, r->params->blob.data, r->params->blob.len, err,
+		     sizeof err);
+	net_msg_free(r);
+	if (rc) {
+		LG_WARN("evaluate: params %u/%u: %s", player, version, err);
+		return rc;
+	}
+	if (memcmp(nn_shape_of(net), &W->shape, sizeof W->shape)) {
+		LG_WARN("evaluate: params %u/%u: shape differs from the "
+			"config", player, version);
+		nn_free(net);
+		return LG_ECONFIG;
+	}
+	if ((rc = nn_ws_new(&ws, net, 1))) {
+		nn_free(net);
+		return rc;
+	}
+	slot->net = net;
+	slot->ws = ws;
+	slot->player = player;
+	slot->version = version;
+	slot->used = 1;
+	W->fetches++;
+	*out = slot;
+	return 0;
+}
+
+/* Drop the nets the last work item did not name (old main versions). */
+static void cache_trim(struct evaluator *W)
+{
+	for (int k = 0; k < EVAL_CACHE_MAX; k++) {
+		struct cached *c = &W->cache[k];
+		if (c->net && !c->used) {
+			nn_ws_free(c->ws);
+			nn_free(c->net);
+			memset(c, 0, sizeof *c);
+		}
+		c->used = 0;
+	}
+}
+
+/*
+ * The meta-Nash over the snapshots, solved exactly: the symmetric
+ * zero-sum meta-game whose entry (i, j) is snapshot i's expected return
+ * against j, both seats averaged, from the game tree (PSRO's meta-game
+ * without sampling noise). Why not the daemon's weights: snapshots rarely
+ * play each other, so its snapshot-vs-snapshot win rates are mostly the
+ * 0.5 prior and any mixture is a Nash of that table.
+ */
+static int meta_nash(struct evaluator *W, const struct env_policy *pols,
+		     size_t k, double *x, char *err, size_t errlen)
+{
+	double *v = malloc(sizeof(*v) * k * k * 2), *y;
+	int rc;
+
+	if (!v)
+		return LG_ENOMEM;
+	y = v + k * k;
+	if (!(rc = env_tree_cross_values(W->tree, pols, k, v, err, errlen))) {
+		for (size_t i = 0; i < k; i++)
+			for (size_t j = 0; j < k; j++)
+				y[i * k + j] = (v[i * k + j] - v[j * k + i]) / 2;
+		if ((rc = payoff_nash(y, k, k, x, v, NULL, NULL)))
+			lg_errf(err, errlen, "meta-Nash: %s", lg_strerror(rc));
+	}
+	free(v);
+	return rc;
+}
+
+/* For the log: the league mixture with the daemon's payoff-table weights,
+ * beside the exact one. */
+static void log_payoff_weights(struct evaluator *W, const League__EvalWork *w,
+			       const struct env_policy *pols)
+{
+	struct env_nashconv nc;
+	env_tabular *mix = NULL;
+	struct env_policy p;
+	char err[256];
+
+	if (env_tree_mixture(W->tree, pols, w->weights, w->n_snapshots, &mix,
+			     err, sizeof err))
+		return;
+	p = env_tabular_policy(mix);
+	if (!env_tree_nashconv(W->tree, &p, &nc, err, sizeof err))
+		LG_INFO("evaluate: snapshot %u: with the payoff table's "
+			"meta-Nash weights the league NashConv is %.4f",
+			w->snapshot, nc.nashconv);
+	env_tabular_free(mix);
+}
+
+/* Both NashConvs of one work item into rep. */
+static int evaluate(struct evaluator *W, const League__EvalWork *w,
+		    League__EvalReport *rep)
+{
+	struct nn_policy_ctx ctx[EVAL_SNAPSHOTS_MAX + 1];
+	struct env_policy pols[EVAL_SNAPSHOTS_MAX];
+	struct env_nashconv nc_main, nc_league;
+	double x[EVAL_SNAPSHOTS_MAX];
+	struct env_policy pmain, pmix;
+	env_tabular *mix = NULL;
+	struct cached *c;
+	size_t k = w->n_snapshots;
+	char err[512];
+	double t0 = lg_now_s();
+	int rc;
+
+	if (!k || k > EVAL_SNAPSHOTS_MAX || w->n_weights != k) {
+		LG_WARN("evaluate: work for snapshot %u has %zu snapshots "
+			"and %zu weights", w->snapshot, k, w->n_weights);
+		return LG_EPROTO;
+	}
+	for (int j = 0; j < EVAL_CACHE_MAX; j++)
+		W->cache[j].used = 0;
+	if ((rc = net_get(W, w->main_player, w->main_version, &c)))
+		goto out;
+	ctx[k] = (struct nn_policy_ctx){ c->net, c->ws };
+	for (size_t j = 0; j < k; j++) {
+		const League__EvalSnapshot *s = w->snapshots[j];
+		if ((rc = net_get(W, s->player, s->version, &c)))
+			goto out;
+		ctx[j] = (struct nn_policy_ctx){ c->net, c->ws };
+		pols[j] = nn_env_policy(&ctx[j]);
+	}
+	pmain = nn_env_policy(&ctx[k]);
+	if ((rc = env_tree_nashconv(W->tree, &pmain, &nc_main, err,
+				    sizeof err)) ||
+	    (rc = meta_nash(W, pols, k, x, err, sizeof err)) ||
+	    (rc = env_tree_mixture(W->tree, pols, x, k, &mix, err,
+				   sizeof err))) {
+		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
+		goto out;
+	}
+	log_payoff_weights(W, w, pols);
+	pmix = env_tabular_policy(mix);
+	if ((rc = env_tree_nashconv(W->tree, &pmix, &nc_league, err,
+				    sizeof err))) {
+		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
+		goto out;
+	}
+	rep->snapshot = w->snapshot;
+	rep->main_player = w->main_player;
+	rep->main_version = w->main_version;
+	rep->env_steps = w->env_steps;
+	rep->seconds = w->seconds;
+	rep->league_snapshots = w->league_snapshots;
+	rep->nashconv_main = nc_main.nashconv;
+	rep->nashconv_league = nc_league.nashconv;
+	rep->eval_seconds = lg_now_s() - t0;
+out:
+	cache_trim(W);
+	env_tabular_free(mix);
+	return rc;
+}
+
+/* Wait up to s seconds, reading what the daemon sends unasked. */
+static int idle(struct evaluator *W, double s)
+{
+	double until = lg_now_s() + s;
+	int rc = 0;
+
+	while (!rc && !stop_signal && !net_client_shutdown_requested(W->cl) &&
+	       lg_now_s() < until) {
+		lg_sleep_s(0.05);
+		rc = net_client_poll(W->cl);
+	}
+	return rc;
+}
+
+static int eval_loop(struct evaluator *W)
+{
+	int rc = 0;
+
+	while (!stop_signal && !net_client_shutdown_requested(W->cl)) {
+		net_msg req = LEAGUE__ENVELOPE__INIT, *r = NULL;
+		League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+		League__EvalReport rep = LEAGUE__EVAL_REPORT__INIT;
+
+		er.max_snapshots = EVAL_SNAPSHOTS_MAX;
+		req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
+		req.eval_request = &er;
+		rc = call(W, &req, &r, "eval request");
+		if (!rc && r->body_case != LEAGUE__ENVELOPE__BODY_EVAL_WORK) {
+			LG_WARN("evaluate: eval request: %s",
+				r->body_case == LEAGUE__ENVELOPE__BODY_ACK
+					? r->ack->error
+					: net_msg_name(r));
+			net_msg_free(r);
+			r = NULL;
+			rc = idle(W, IDLE_S);
+		} else if (!rc && !r->eval_work->has_work) {
+			net_msg_free(r);
+			r = NULL;
+			rc = idle(W, IDLE_S);
+		} else if (!rc) {
+			rc = evaluate(W, r->eval_work, &rep);
+			net_msg_free(r);
+			r = NULL;
+			if (rc == LG_ENOTFOUND || rc == LG_EPROTO ||
+			    rc == LG_EFULL) {
+				/* Parameters gone meanwhile: ask again. */
+				rc = idle(W, IDLE_S / 5);
+			} else if (!rc) {
+				req = (net_msg)LEAGUE__ENVELOPE__INIT;
+				req.body_case =
+					LEAGUE__ENVELOPE__BODY_EVAL_REPORT;
+				req.eval_report = &rep;
+				if (!(rc = call(W, &req, &r, "eval report"))) {
+					if (r->body_case ==
+						    LEAGUE__ENVELOPE__BODY_ACK &&
+					    r->ack->status ==
+						    LEAGUE__STATUS__STATUS_OK)
+						W->points++;
+					else
+						LG_WARN("evaluate: report "
+							"refused");
+					net_msg_free(r);
+				}
+				if (!rc)
+					LG_INFO("evaluate: snapshot %u "
+						"(%u in the league): NashConv "
+						"main %.4f, league %.4f (%.2f "
+						"s)", rep.snapshot,
+						rep.league_snapshots,
+						rep.nashconv_main,
+						rep.nashconv_league,
+						rep.eval_seconds);
+			}
+		}
+		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
+			net_client_poll(W->cl);
+			if (stop_signal || net_client_shutdown_requested(W->cl))
+				break;
+			if ((rc = reconnect(W)))
+				return rc;
+			continue;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "connect", required_argument, NULL, 'c' },
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct evaluator W;
+	const char *connect = NULL;
+	char err[512];
+	int ch, rc;
+
+	memset(&W, 0, sizeof W);
+	W.token = getenv("LEAGUE_TOKEN");
+	while ((ch = cli_getopt(argc, argv, "evaluate", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'c': connect = optarg; break;
+		case 'n': snprintf(W.name, sizeof W.name, "%s", optarg); break;
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("evaluate", "unexpected argument '%s'",
+				       argv[optind]);
+	if (!connect)
+		return cli_usage_error("evaluate", "--connect HOST:PORT is "
+				       "required");
+	if (net_parse_hostport(connect, W.host, sizeof W.host, &W.port))
+		return cli_usage_error("evaluate", "--connect: expected "
+				       "HOST:PORT, got '%s'", connect);
+	if (!W.name[0])
+		snprintf(W.name, sizeof W.name, "evaluator.%ld",
+			 (long)getpid());
+	lg_log_set_tag(W.name);
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	W.co = (struct net_client_opts){
+		.host = W.host, .port = W.port, .token = W.token,
+		.role = LEAGUE__ROLE__ROLE_INSPECTOR, .name = W.name,
+		.give_up_s = 60,
+	};
+	if ((rc = net_client_connect(&W.cl, &W.co, err, sizeof err))) {
+		fprintf(stderr, "league evaluate: %s\n", err);
+		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
+							   : CLI_FAIL;
+	}
+	if (!(rc = do_register(&W)))
+		rc = eval_loop(&W);
+	LG_INFO("evaluate: stops: %llu points evaluated, %llu nets fetched",
+		(unsigned long long)W.points, (unsigned long long)W.fetches);
+	for (int k = 0; k < EVAL_CACHE_MAX; k++) {
+		nn_ws_free(W.cache[k].ws);
+		nn_free(W.cache[k].net);
+	}
+	env_tree_free(W.tree);
+	env_free(W.e);
+	net_client_close(W.cl);
+	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE
+	       : rc				    ? CLI_FAIL
+						    : CLI_OK;
+}
+
+const struct cli_cmd cli_cmd_evaluate = {
+	.name = "evaluate",
+	.summary = "run an evaluator worker (exploitability over time)",
+	.help =
+	"usage: league evaluate --connect HOST:PORT [--name NAME]\n\n"
+	"For games with an exact evaluator (kuhn, leduc, rps, matrix): after\n"
+	"each snapshot the daemon at HOST:PORT freezes, computes the NashConv\n"
+	"of the newest main player and of the league's meta-Nash mixture over\n"
+	"its snapshots (as one behaviour policy) by full game-tree traversal,\n"
+	"and reports both; the daemon stores them and `league eval DIR`\n"
+	"shows the curve. Evaluation lags training when snapshots come fast:\n"
+	"it always takes the newest snapshot, and one evaluation covers the\n"
+	"snapshots frozen since the last. `league run` starts one when\n"
+	"eval.nashconv is true and the game has a tree.\n\n"
+	"  --name NAME   label in daemon logs\n\n"
+	"Token: $LEAGUE_TOKEN.\n",
+	.run = run,
+};
