@@ -11,6 +11,7 @@
 #include "envs/env.h"
 #include "league/config.h"
 #include "learner/learner.h"
+#include "net/net.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -50,6 +51,26 @@ void cli_env_opts(const struct cfg *c, struct env_opts *o);
 void cli_nn_shape(const struct cfg *c, const struct env_spec *spec,
 		  struct nn_shape *s);
 void cli_ppo_opts(const struct cfg *c, struct ppo_opts *o);
+
+/* ---- worker front-ends (cli/worker.c) ---- */
+#define CLI_WORKER_CALL_S 60.0
+/* net_client_call with a log line "<who>: <what>: <why>" on failure. */
+int cli_worker_call(net_client *c, const char *who, const char *what,
+		    net_msg *req, net_msg **rep);
+/* Why a reply is not the one asked for (an Ack's error, or its type). */
+const char *cli_worker_refusal(const net_msg *r);
+/* The config a RegisterReply carries, into c. LG_ECONFIG (logged). */
+int cli_worker_config(const net_msg *register_reply, struct cfg *c,
+		      const char *who);
+/* Parse a parameter blob; with shape, refuse another shape (LG_ECONFIG). */
+int cli_worker_load_net(const void *blob, size_t len,
+			const struct nn_shape *shape, const char *who,
+			uint32_t player, uint32_t version, nn **out);
+/* ParamsGet (player, version), then cli_worker_load_net. LG_ENOTFOUND
+ * when the daemon has no such version; connection errors as the call. */
+int cli_worker_fetch_net(net_client *c, const char *who, uint32_t player,
+			 uint32_t version, const struct nn_shape *shape,
+			 nn **out);
 
 extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn, cli_cmd_collect;
 extern const struct cli_cmd cli_cmd_evaluate;

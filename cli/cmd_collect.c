@@ -288,13 +288,7 @@ static void job_free(struct cjob *j)
 static int call(struct collect *W, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	char err[256] = "";
-	int rc = net_client_call(W->cl, req, rep, CALL_TIMEOUT_S, err,
-				 sizeof err);
-
-	if (rc)
-		LG_WARN("collect: %s: %s", what, err[0] ? err : lg_strerror(rc));
-	return rc;
+	return cli_worker_call(W->cl, "collect", what, req, rep);
 }
 
 /* A net slot holding (player, version), loading it if need be. Caller
@@ -302,10 +296,7 @@ static int call(struct collect *W, net_msg *req, net_msg **rep,
 static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 		    int *out)
 {
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
 	int free_k = -1, rc;
-	char err[256];
 	nn *net = NULL;
 	nn_ws *ws = NULL;
 
@@ -326,34 +317,9 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 	pthread_mutex_unlock(&W->mu);
 	if (free_k < 0)
 		return LG_EFULL;
-	g.player = player;
-	g.version = version;
-	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
-	req.params_get = &g;
-	if ((rc = call(W, &req, &r, "params get")))
+	if ((rc = cli_worker_fetch_net(W->cl, "collect", player, version,
+					&W->shape, &net)))
 		goto fail;
-	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
-		LG_WARN("collect: params %u/%u: %s", player, version,
-			r->body_case == LEAGUE__ENVELOPE__BODY_ACK
-				? r->ack->error
-				: net_msg_name(r));
-		net_msg_free(r);
-		rc = LG_ENOTFOUND;
-		goto fail;
-	}
-	rc = nn_load(&net, r->params->blob.data, r->params->blob.len, err,
-		     sizeof err);
-	net_msg_free(r);
-	if (rc) {
-		LG_WARN("collect: params %u/%u: %s", player, version, err);
-		goto fail;
-	}
-	if (memcmp(nn_shape_of(net), &W->shape, sizeof W->shape)) {
-		LG_WARN("collect: params %u/%u: shape differs from the config",
-			player, version);
-		rc = LG_ECONFIG;
-		goto fail;
-	}
 	if ((rc = nn_ws_new(&ws, net, W->envs * 2)))
 		goto fail;
 	W->fetches++;
@@ -555,7 +521,6 @@ static int do_register(struct collect *W)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__Register rg = LEAGUE__REGISTER__INIT;
-	char err[512];
 	int rc;
 
 	rg.envs = (uint32_t)W->envs;
@@ -566,21 +531,12 @@ static int do_register(struct collect *W)
 		return rc;
 	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
 		LG_ERROR("collect: register refused: %s",
-			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
-				 ? r->ack->error
-				 : net_msg_name(r));
+			 cli_worker_refusal(r));
 		net_msg_free(r);
 		return LG_EINVAL;
 	}
-	if (!W->c) {
-		const char *y = r->register_reply->config
-					? r->register_reply->config
-					: "";
-		rc = cfg_load_string(&W->cfg, y, strlen(y), "daemon config",
-				     err, sizeof err);
-		if (rc)
-			LG_ERROR("collect: %s", err);
-	}
+	if (!W->c)
+		rc = cli_worker_config(r, &W->cfg, "collect");
 	net_msg_free(r);
 	return rc;
 }

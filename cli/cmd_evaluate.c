@@ -65,13 +65,7 @@ static void on_signal(int sig)
 static int call(struct evaluator *W, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	char err[256];
-	int rc = net_client_call(W->cl, req, rep, CALL_TIMEOUT_S, err,
-				 sizeof err);
-
-	if (rc)
-		LG_WARN("evaluate: %s: %s", what, err);
-	return rc;
+	return cli_worker_call(W->cl, "evaluate", what, req, rep);
 }
 
 /* Register for the config; the first time, build the game and its tree. */
@@ -89,21 +83,12 @@ static int do_register(struct evaluator *W)
 		return rc;
 	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
 		LG_ERROR("evaluate: register refused: %s",
-			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
-				 ? r->ack->error
-				 : net_msg_name(r));
+			 cli_worker_refusal(r));
 		net_msg_free(r);
 		return LG_EINVAL;
 	}
-	if (!W->configured) {
-		const char *y = r->register_reply->config
-					? r->register_reply->config
-					: "";
-		rc = cfg_load_string(&W->cfg, y, strlen(y), "daemon config",
-				     err, sizeof err);
-		if (rc)
-			LG_ERROR("evaluate: %s", err);
-	}
+	if (!W->configured)
+		rc = cli_worker_config(r, &W->cfg, "evaluate");
 	net_msg_free(r);
 	if (rc || W->configured)
 		return rc;
@@ -136,10 +121,7 @@ static int reconnect(struct evaluator *W)
 static int net_get(struct evaluator *W, uint32_t player, uint32_t version,
 		   struct cached **out)
 {
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
 	struct cached *slot = NULL;
-	char err[256];
 	nn *net = NULL;
 	nn_ws *ws = NULL;
 	int rc;
@@ -156,33 +138,9 @@ static int net_get(struct evaluator *W, uint32_t player, uint32_t version,
 	}
 	if (!slot)
 		return LG_EFULL;
-	g.player = player;
-	g.version = version;
-	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
-	req.params_get = &g;
-	if ((rc = call(W, &req, &r, "params get")))
+	if ((rc = cli_worker_fetch_net(W->cl, "evaluate", player, version,
+					&W->shape, &net)))
 		return rc;
-	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
-		LG_DEBUG("evaluate: params %u/%u: %s", player, version,
-			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
-				 ? r->ack->error
-				 : net_msg_name(r));
-		net_msg_free(r);
-		return LG_ENOTFOUND;
-	}
-	rc = nn_load(&net, r->params->blob.data, r->params->blob.len, err,
-		     sizeof err);
-	net_msg_free(r);
-	if (rc) {
-		LG_WARN("evaluate: params %u/%u: %s", player, version, err);
-		return rc;
-	}
-	if (memcmp(nn_shape_of(net), &W->shape, sizeof W->shape)) {
-		LG_WARN("evaluate: params %u/%u: shape differs from the "
-			"config", player, version);
-		nn_free(net);
-		return LG_ECONFIG;
-	}
 	if ((rc = nn_ws_new(&ws, net, 1))) {
 		nn_free(net);
 		return rc;

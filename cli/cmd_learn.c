@@ -105,13 +105,7 @@ static League__Ack *as_ack(net_msg *r, const char *what)
 static int call(struct learn *L, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	char err[256] = "";
-	int rc = net_client_call(L->cl, req, rep, CALL_TIMEOUT_S, err,
-				 sizeof err);
-
-	if (rc)
-		LG_WARN("learn: %s: %s", what, err[0] ? err : lg_strerror(rc));
-	return rc;
+	return cli_worker_call(L->cl, "learn", what, req, rep);
 }
 
 /* Replace the trainer with one around net (fresh optimizer state). */
@@ -135,51 +129,16 @@ static int new_trainer(struct learn *L, nn *net)
 }
 
 static int load_params(struct learn *L, const void *blob, size_t len,
-		       nn **out)
+		       uint32_t version, nn **out)
 {
-	char err[256];
-	int rc = nn_load(out, blob, len, err, sizeof err);
-
-	if (rc) {
-		LG_ERROR("learn: player %u parameters: %s", L->player, err);
-		return rc;
-	}
-	const struct nn_shape *s = nn_shape_of(*out);
-	if (memcmp(s, &L->shape, sizeof *s)) {
-		LG_ERROR("learn: player %u: stored network shape differs from "
-			 "the config's model (obs %u actions %u layers %u)",
-			 L->player, s->obs, s->actions, s->nhidden);
-		nn_free(*out);
-		*out = NULL;
-		return LG_ECONFIG;
-	}
-	return 0;
+	return cli_worker_load_net(blob, len, &L->shape, "learn", L->player,
+				   version, out);
 }
 
 static int fetch_version(struct learn *L, uint32_t version, nn **out)
 {
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
-	int rc;
-
-	g.player = L->player;
-	g.version = version;
-	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
-	req.params_get = &g;
-	if ((rc = call(L, &req, &r, "params get")))
-		return rc;
-	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
-		LG_ERROR("learn: version %u of player %u: %s", version,
-			 L->player,
-			 r->body_case == LEAGUE__ENVELOPE__BODY_ACK
-				 ? r->ack->error
-				 : net_msg_name(r));
-		net_msg_free(r);
-		return LG_ENOTFOUND;
-	}
-	rc = load_params(L, r->params->blob.data, r->params->blob.len, out);
-	net_msg_free(r);
-	return rc;
+	return cli_worker_fetch_net(L->cl, "learn", L->player, version,
+				    &L->shape, out);
 }
 
 /* Send our parameters; the daemon stores them as a new version (or as
@@ -265,10 +224,7 @@ static int do_register(struct learn *L)
 	if (!L->have_cfg) {
 		env *e;
 		struct env_opts eo;
-		const char *y = rr->config ? rr->config : "";
-		if (cfg_load_string(&L->cfg, y, strlen(y), "daemon config",
-				    err, sizeof err)) {
-			LG_ERROR("learn: %s", err);
+		if (cli_worker_config(r, &L->cfg, "learn")) {
 			net_msg_free(r);
 			return LG_ECONFIG;
 		}
@@ -287,7 +243,8 @@ static int do_register(struct learn *L)
 	L->steps = rr->player_steps;
 	int fresh = rr->params.len == 0;
 	if (!fresh) {
-		rc = load_params(L, rr->params.data, rr->params.len, &net);
+		rc = load_params(L, rr->params.data, rr->params.len,
+				 rr->params_version, &net);
 		L->version = rr->params_version;
 	} else {
 		rc = nn_new(&net, &L->shape,

@@ -1,0 +1,94 @@
+/*
+ * cli/worker.c: what the worker front-ends (collect, learn, evaluate) say
+ * to the daemon the same way: a request/reply call that logs why it
+ * failed, the config a RegisterReply carries, and a network fetched by
+ * (player, version) and checked against the config's model.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cli_worker_call(net_client *c, const char *who, const char *what,
+		    net_msg *req, net_msg **rep)
+{
+	char err[256] = "";
+	int rc = net_client_call(c, req, rep, CLI_WORKER_CALL_S, err,
+				 sizeof err);
+
+	if (rc)
+		LG_WARN("%s: %s: %s", who, what, err[0] ? err : lg_strerror(rc));
+	return rc;
+}
+
+const char *cli_worker_refusal(const net_msg *r)
+{
+	if (r->body_case == LEAGUE__ENVELOPE__BODY_ACK)
+		return r->ack->error && *r->ack->error ? r->ack->error
+						       : "refused";
+	return net_msg_name(r);
+}
+
+int cli_worker_config(const net_msg *r, struct cfg *c, const char *who)
+{
+	const char *y = r->register_reply->config ? r->register_reply->config
+						  : "";
+	char err[512];
+
+	if (cfg_load_string(c, y, strlen(y), "daemon config", err,
+			    sizeof err)) {
+		LG_ERROR("%s: %s", who, err);
+		return LG_ECONFIG;
+	}
+	return 0;
+}
+
+int cli_worker_load_net(const void *blob, size_t len,
+			const struct nn_shape *shape, const char *who,
+			uint32_t player, uint32_t version, nn **out)
+{
+	char err[256];
+	int rc = nn_load(out, blob, len, err, sizeof err);
+
+	if (rc) {
+		LG_WARN("%s: params %u/%u: %s", who, player, version, err);
+		return rc;
+	}
+	const struct nn_shape *s = nn_shape_of(*out);
+	if (shape && memcmp(s, shape, sizeof *s)) {
+		LG_WARN("%s: params %u/%u: network shape (obs %u, actions %u, "
+			"%u layers) differs from the config's model", who,
+			player, version, s->obs, s->actions, s->nhidden);
+		nn_free(*out);
+		*out = NULL;
+		return LG_ECONFIG;
+	}
+	return 0;
+}
+
+int cli_worker_fetch_net(net_client *c, const char *who, uint32_t player,
+			 uint32_t version, const struct nn_shape *shape,
+			 nn **out)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsGet g = LEAGUE__PARAMS_GET__INIT;
+	int rc;
+
+	*out = NULL;
+	g.player = player;
+	g.version = version;
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_GET;
+	req.params_get = &g;
+	if ((rc = cli_worker_call(c, who, "params get", &req, &r)))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_PARAMS) {
+		LG_WARN("%s: params %u/%u: %s", who, player, version,
+			cli_worker_refusal(r));
+		net_msg_free(r);
+		return LG_ENOTFOUND;
+	}
+	rc = cli_worker_load_net(r->params->blob.data, r->params->blob.len,
+				 shape, who, player, version, out);
+	net_msg_free(r);
+	return rc;
+}
