@@ -25,13 +25,6 @@
 #include "storage/storage.h"
 #include "tests/testutil.h"
 
-struct daemon {
-	pid_t pid;
-	uint16_t port;
-	uint32_t learners[16];
-	int nlearners;
-};
-
 static const char *tiny_cfg =
 	"league: {name: e2e, seed: 5}\n"
 	"env: {name: rps}\n"
@@ -49,71 +42,7 @@ static void write_cfg(const char *dir, const char *text, char *path,
 	tu_write_file(path, text);
 }
 
-/* Start `league serve` on dir and wait for its ports file. */
-static void serve(struct daemon *d, const char *cfg, const char *dir,
-		  int resume, const char *token)
-{
-	char ports[512], log[512], ldir[512], line[256];
-	double t0 = lg_now_s();
-	FILE *f = NULL;
-
-	snprintf(ports, sizeof ports, "%s.ports", dir);
-	snprintf(log, sizeof log, "%s.log", dir);
-	snprintf(ldir, sizeof ldir, "%s", dir);
-	unlink(ports);
-	d->pid = fork();
-	ck_assert_int_ge(d->pid, 0);
-	if (d->pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd >= 0)
-			dup2(fd, 2);
-		if (token)
-			setenv("LEAGUE_TOKEN", token, 1);
-		else
-			unsetenv("LEAGUE_TOKEN");
-		execl(tu_league_bin(), "league", "serve", cfg, "--dir", ldir,
-		      "--ports-file", ports, "--nosync",
-		      resume ? "--resume" : NULL, (char *)NULL);
-		_exit(127);
-	}
-	while (!(f = fopen(ports, "r"))) {
-		int st;
-		ck_assert_msg(waitpid(d->pid, &st, WNOHANG) == 0,
-			      "league serve exited early (see %s)", log);
-		ck_assert_msg(lg_now_s() - t0 < 20, "no ports file");
-		lg_sleep_s(0.01);
-	}
-	d->port = 0;
-	d->nlearners = 0;
-	while (fgets(line, sizeof line, f)) {
-		unsigned v;
-		if (sscanf(line, "port %u", &v) == 1)
-			d->port = (uint16_t)v;
-		else if (!strncmp(line, "learners", 8)) {
-			char *p = line + 8, *end;
-			for (;;) {
-				unsigned long id = strtoul(p, &end, 10);
-				if (end == p || d->nlearners == 16)
-					break;
-				d->learners[d->nlearners++] = (uint32_t)id;
-				p = end;
-			}
-		}
-	}
-	fclose(f);
-	ck_assert_uint_gt(d->port, 0);
-}
-
-static int stop(struct daemon *d, int sig)
-{
-	int st;
-
-	kill(d->pid, sig);
-	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static net_client *client(struct daemon *d, int role, const char *name,
+static net_client *client(struct tu_daemon *d, int role, const char *name,
 			  const char *token, int *rc_out)
 {
 	struct net_client_opts o = {
@@ -143,7 +72,7 @@ static net_msg *call(net_client *c, net_msg *req)
 
 /* A learner that registers and (when the player has none) stores a
  * parameter blob; the daemon keeps blobs without reading them. */
-static net_client *fake_learner(struct daemon *d, uint32_t player)
+static net_client *fake_learner(struct tu_daemon *d, uint32_t player)
 {
 	net_client *c = client(d, LEAGUE__ROLE__ROLE_LEARNER, "fake-learner",
 			       NULL, NULL);
@@ -298,7 +227,7 @@ static double games_on_disk(const char *dir)
 START_TEST(kill9_resume_counts_every_acked_result_once)
 {
 	char dir[128], cfg[256];
-	struct daemon d;
+	struct tu_daemon d;
 	net_client *learners[16], *col;
 	lg_rng rng;
 	uint64_t acked = 0, last_id = 0;
@@ -309,7 +238,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
 	strcat(dir, "/league");
 	lg_rng_seed(&rng, 3);
-	serve(&d, cfg, dir, 0, NULL);
+	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 2);
 	for (int i = 0; i < d.nlearners; i++)
 		learners[i] = fake_learner(&d, d.learners[i]);
@@ -333,9 +262,9 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	make_result(&res, racing, n, &rng);
 	ck_assert_int_eq(net_client_send(col, &res.m), 0);
 	lg_sleep_s(0.3); /* committed by now */
-	ck_assert_int_eq(stop(&d, SIGKILL), 128 + SIGKILL);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGKILL), 128 + SIGKILL);
 
-	serve(&d, cfg, dir, 1, NULL);
+	tu_serve(&d, cfg, dir, 1, NULL);
 	for (int i = 0; i < d.nlearners; i++) {
 		net_client_close(learners[i]);
 		learners[i] = fake_learner(&d, d.learners[i]);
@@ -373,7 +302,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	net_client_close(col);
 	for (int i = 0; i < d.nlearners; i++)
 		net_client_close(learners[i]);
-	ck_assert_int_eq(stop(&d, SIGTERM), 0);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	double games = games_on_disk(dir);
 	printf("e2e: %llu results acknowledged, %.0f payoff games on disk\n",
 	       (unsigned long long)acked, games);
@@ -387,14 +316,14 @@ END_TEST
 START_TEST(dead_collector_job_goes_to_the_next)
 {
 	char dir[128], cfg[256];
-	struct daemon d;
+	struct tu_daemon d;
 	net_client *learners[16], *a, *b;
 	uint32_t n;
 
 	tu_mkdtemp(dir, sizeof dir);
 	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
 	strcat(dir, "/league");
-	serve(&d, cfg, dir, 0, NULL);
+	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learners[i] = fake_learner(&d, d.learners[i]);
 	a = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "a", NULL, NULL);
@@ -418,7 +347,7 @@ START_TEST(dead_collector_job_goes_to_the_next)
 	net_client_close(b);
 	for (int i = 0; i < d.nlearners; i++)
 		net_client_close(learners[i]);
-	ck_assert_int_eq(stop(&d, SIGTERM), 0);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
 }
@@ -427,7 +356,7 @@ END_TEST
 START_TEST(bad_clients_are_cut_off_others_served)
 {
 	char dir[128], cfg[256];
-	struct daemon d;
+	struct tu_daemon d;
 	net_client *learners[16], *col, *bad;
 	uint32_t n;
 	int fd, rc;
@@ -435,7 +364,7 @@ START_TEST(bad_clients_are_cut_off_others_served)
 	tu_mkdtemp(dir, sizeof dir);
 	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
 	strcat(dir, "/league");
-	serve(&d, cfg, dir, 0, "s3cret");
+	tu_serve(&d, cfg, dir, 0, "s3cret");
 	/* A wrong token is refused. */
 	bad = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "bad", "nope", &rc);
 	ck_assert_int_eq(rc, LG_EAUTH);
@@ -496,7 +425,7 @@ START_TEST(bad_clients_are_cut_off_others_served)
 	net_client_close(col);
 	for (int i = 0; i < d.nlearners; i++)
 		net_client_close(learners[i]);
-	ck_assert_int_eq(stop(&d, SIGTERM), 0);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
 }

@@ -1,9 +1,11 @@
 /* tests/testutil.c: temp dirs and running the binary under test. */
 #include "tests/testutil.h"
+#include "util/util.h"
 
 #include <check.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +120,68 @@ int tu_run_league(char *out, size_t outlen, char *err, size_t errlen,
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+/* Start `league serve` on dir and wait for its ports file. */
+void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
+		  int resume, const char *token)
+{
+	char ports[512], log[512], ldir[512], line[256];
+	double t0 = lg_now_s();
+	FILE *f = NULL;
+
+	snprintf(ports, sizeof ports, "%s.ports", dir);
+	snprintf(log, sizeof log, "%s.log", dir);
+	snprintf(ldir, sizeof ldir, "%s", dir);
+	unlink(ports);
+	d->pid = fork();
+	ck_assert_int_ge(d->pid, 0);
+	if (d->pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0)
+			dup2(fd, 2);
+		if (token)
+			setenv("LEAGUE_TOKEN", token, 1);
+		else
+			unsetenv("LEAGUE_TOKEN");
+		execl(tu_league_bin(), "league", "serve", cfg, "--dir", ldir,
+		      "--ports-file", ports, "--nosync",
+		      resume ? "--resume" : NULL, (char *)NULL);
+		_exit(127);
+	}
+	while (!(f = fopen(ports, "r"))) {
+		int st;
+		ck_assert_msg(waitpid(d->pid, &st, WNOHANG) == 0,
+			      "league serve exited early (see %s)", log);
+		ck_assert_msg(lg_now_s() - t0 < 20, "no ports file");
+		lg_sleep_s(0.01);
+	}
+	d->port = 0;
+	d->nlearners = 0;
+	while (fgets(line, sizeof line, f)) {
+		unsigned v;
+		if (sscanf(line, "port %u", &v) == 1)
+			d->port = (uint16_t)v;
+		else if (!strncmp(line, "learners", 8)) {
+			char *p = line + 8, *end;
+			for (;;) {
+				unsigned long id = strtoul(p, &end, 10);
+				if (end == p || d->nlearners == 16)
+					break;
+				d->learners[d->nlearners++] = (uint32_t)id;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	ck_assert_uint_gt(d->port, 0);
+}
+
+int tu_serve_stop(struct tu_daemon *d, int sig)
+{
+	int st;
+
+	kill(d->pid, sig);
+	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }

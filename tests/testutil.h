@@ -3,6 +3,8 @@
 #define LG_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 /* Create a fresh directory under $TMPDIR (or /tmp) and return its path in
  * buf (at least 64 bytes). Aborts the test on failure. */
@@ -20,5 +22,19 @@ const char *tu_src_dir(void);
  * either may be NULL). Returns the exit status, or 128+signal. */
 int tu_run_league(char *out, size_t outlen, char *err, size_t errlen,
 		  const char *const *argv);
+
+/* A `league serve` child on dir (--nosync, --resume when resume), with
+ * LEAGUE_TOKEN set to token (NULL: unset); waits for its ports file and
+ * reads the port and the learning players. Its stderr goes to DIR.log. */
+struct tu_daemon {
+	pid_t pid;
+	uint16_t port;
+	uint32_t learners[16];
+	int nlearners;
+};
+void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
+	      int resume, const char *token);
+/* Send sig and reap: the exit status, or 128 + the signal. */
+int tu_serve_stop(struct tu_daemon *d, int sig);
 
 #endif
