@@ -86,6 +86,12 @@ START_TEST(every_segment_once_in_order_within_bound)
 						WIFEXITED(st) ? WEXITSTATUS(st)
 							      : -1,
 						(unsigned long long)next[k]);
+				else
+					fprintf(stderr, "traj: sender %d still "
+						"running, %llu segments "
+						"received, queue depth %zu\n",
+						k, (unsigned long long)next[k],
+						net_traj_depth(s));
 			}
 		}
 		ck_assert_int_eq(prc, 0);
