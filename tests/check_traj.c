@@ -45,17 +45,25 @@ static void fill_segment(net_msg *m, League__Segment *seg, float *obs,
 
 START_TEST(every_segment_once_in_order_within_bound)
 {
-	net_traj_server *s = start("tok");
-	uint16_t port = net_traj_server_port(s);
+	net_traj_server *s;
+	uint16_t port;
 	pid_t pids[SENDERS];
 	uint64_t next[SENDERS] = { 0 };
-	int got = 0;
+	int got = 0, go[2];
 
+	/* The senders are forked before the server's thread exists: a fork
+	 * while another thread holds an allocator lock (ASan's, at least)
+	 * can leave the child hung on its first malloc. They learn the port
+	 * through a pipe. */
+	ck_assert_int_eq(pipe(go), 0);
 	for (int k = 0; k < SENDERS; k++) {
 		pids[k] = fork();
 		ck_assert_int_ge(pids[k], 0);
 		if (pids[k] == 0) {
 			net_traj_sender *tx;
+			close(go[1]);
+			if (read(go[0], &port, sizeof port) != sizeof port)
+				_exit(3);
 			/* Generous timeouts: under ASan on a loaded 2-core
 			 * machine a slice of 10 s was seen to pass. */
 			if (net_traj_sender_connect(&tx, "127.0.0.1", port, "tok",
@@ -73,6 +81,13 @@ START_TEST(every_segment_once_in_order_within_bound)
 			_exit(0);
 		}
 	}
+	s = start("tok");
+	port = net_traj_server_port(s);
+	close(go[0]);
+	for (int k = 0; k < SENDERS; k++)
+		ck_assert_int_eq(write(go[1], &port, sizeof port),
+				 (ssize_t)sizeof port);
+	close(go[1]);
 	/* A slow consumer: the senders must wait for credit. */
 	while (got < SENDERS * PER_SENDER) {
 		net_msg *m;
@@ -122,13 +137,20 @@ END_TEST
 
 START_TEST(sender_ignoring_credit_is_cut_off)
 {
-	net_traj_server *s = start(NULL);
-	uint16_t port = net_traj_server_port(s);
-	pid_t pid = fork();
+	net_traj_server *s;
+	uint16_t port;
+	int go[2];
+	pid_t pid;
 
+	/* Fork before the server's thread starts (see above). */
+	ck_assert_int_eq(pipe(go), 0);
+	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		int fd;
+		close(go[1]);
+		if (read(go[0], &port, sizeof port) != sizeof port)
+			_exit(3);
 		net_msg h = LEAGUE__ENVELOPE__INIT, *r;
 		League__Hello hello = LEAGUE__HELLO__INIT;
 		if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
@@ -153,6 +175,12 @@ START_TEST(sender_ignoring_credit_is_cut_off)
 			net_msg_free(r);
 		_exit(0);
 	}
+	s = start(NULL);
+	port = net_traj_server_port(s);
+	close(go[0]);
+	ck_assert_int_eq(write(go[1], &port, sizeof port),
+			 (ssize_t)sizeof port);
+	close(go[1]);
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
