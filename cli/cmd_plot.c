@@ -273,8 +273,8 @@ static int run(int argc, char **argv)
 		n++;
 	}
 	if (!n) {
-		rc = cli_usage_error("plot", "%s:%zu: no data rows", a.csv,
-				     lineno);
+		rc = cli_usage_error("plot", "%s:1: no data rows after the "
+				     "header", a.csv);
 		goto out;
 	}
 
