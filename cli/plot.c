@@ -179,6 +179,7 @@ static void line(struct canvas *cv, long x0, long y0, long x1, long y1,
 /* ---- axes ---- */
 
 #define TICKS_MAX 64
+#define PLOT_MARKS_MAX 100
 
 struct axis {
 	double lo, hi;          /* mapped range (linear, or log10 with logy) */
@@ -462,6 +463,14 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 			line(&cv, px, py, qx, qy, c);
 			px = qx;
 			py = qy;
+		}
+		/* a 5x5 mark on each point while they are few enough to
+		 * tell apart, so a straight run shows where data is */
+		for (size_t i = 0; s->n <= PLOT_MARKS_MAX && i < s->n; i++) {
+			long qx = map_x(&ax, s->x[i]);
+			long qy = map_y(&ay, s->series[k].y[i]);
+			for (long d = -1; d <= 1; d++) /* 3x3 brush: 5x5 */
+				line(&cv, qx - 1, qy + d, qx + 1, qy + d, c);
 		}
 	}
 
