@@ -241,9 +241,20 @@ static void axis_label(const struct axis *a, double t, char *buf, size_t n)
 		snprintf(buf, n, "%.6g", t + 0.0);
 }
 
+/* Nearest pixel, kept to a small band around the canvas so no coordinate
+ * (even NaN) can make the line loop long. */
+static long px_round(double v)
+{
+	if (!(v > -2.0 * PLOT_W))
+		return -2 * PLOT_W;
+	if (v > 2.0 * PLOT_W)
+		return 2 * PLOT_W;
+	return lround(v);
+}
+
 static long map_x(const struct axis *a, double v)
 {
-	return lround(PLOT_L + (v - a->lo) / (a->hi - a->lo) *
+	return px_round(PLOT_L + (v - a->lo) / (a->hi - a->lo) *
 				       (PLOT_R - PLOT_L));
 }
 
@@ -251,13 +262,13 @@ static long map_y(const struct axis *a, double v)
 {
 	if (a->log)
 		v = log10(v);
-	return lround(PLOT_B - (v - a->lo) / (a->hi - a->lo) *
+	return px_round(PLOT_B - (v - a->lo) / (a->hi - a->lo) *
 				       (PLOT_B - PLOT_T));
 }
 
 static long tick_y(const struct axis *a, double t)
 {
-	return lround(PLOT_B - (t - a->lo) / (a->hi - a->lo) *
+	return px_round(PLOT_B - (t - a->lo) / (a->hi - a->lo) *
 				       (PLOT_B - PLOT_T));
 }
 
@@ -417,6 +428,17 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 			ymx = fmax(ymx, v);
 		}
 	}
+	/* ranges whose width or tick step doubles cannot hold (near
+	 * DBL_MAX, or subnormal) are refused rather than drawn wrong */
+	if (!isfinite(xmx - xmn) || !isfinite(ymx - ymn) ||
+	    fmax(fabs(xmn), fabs(xmx)) > 1e300 ||
+	    fmax(fabs(ymn), fabs(ymx)) > 1e300 ||
+	    (xmx > xmn && xmx - xmn < 1e-290) ||
+	    (ymx > ymn && ymx - ymn < 1e-290)) {
+		lg_errf(err, errlen, "value range too wide or too narrow to "
+			"plot (x %g..%g, y %g..%g)", xmn, xmx, ymn, ymx);
+		return LG_EINVAL;
+	}
 	axis_linear(&ax, xmn, xmx);
 	if (s->logy)
 		axis_log(&ay, ymn, ymx);
@@ -430,7 +452,7 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 	 * before it is left out) */
 	long xlab_end = -1000;
 	for (int i = 0; i < ax.nticks; i++) {
-		long x = lround(PLOT_L + (ax.tick[i] - ax.lo) /
+		long x = px_round(PLOT_L + (ax.tick[i] - ax.lo) /
 						 (ax.hi - ax.lo) *
 						 (PLOT_R - PLOT_L));
 		fill(&cv, x, PLOT_T, x, PLOT_B, PLOT_C_GRID);

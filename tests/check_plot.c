@@ -228,6 +228,9 @@ static const struct bad {
 	{ "t,a\n0,1\n\n2,nan\n", "a", 0, ":4:", "not a finite number" },
 	{ "t,a\n0,1\n1,2,3\n", "a", 0, ":3:", "3 cells, the header has 2" },
 	{ "t,a\n0,1\n1,0\n", "a", 1, ":3:", "not > 0" },
+	/* no one line to blame: the file is named */
+	{ "t,a\n0,1e308\n1,-1e308\n", "a", 0, ": ", "too wide" },
+	{ "t,a\n1e-300,1\n1.0000000001e-300,2\n", "a", 0, ": ", "narrow" },
 };
 
 START_TEST(plot_bad_input)
