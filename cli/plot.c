@@ -502,13 +502,31 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 	fill(&cv, PLOT_L - 1, PLOT_T - 1, PLOT_L - 1, PLOT_B + 1, PLOT_C_FG);
 	fill(&cv, PLOT_R + 1, PLOT_T - 1, PLOT_R + 1, PLOT_B + 1, PLOT_C_FG);
 
-	/* legend: top right inside the plot area */
+	/* legend: inside the plot area */
 	long lw = 0;
 	for (size_t k = 0; k < s->nseries; k++)
 		lw = LG_MAX(lw, text_width(s->series[k].name));
 	lw += 24 + 8 + 16;
+	lw = LG_MIN(lw, (long)(PLOT_R - PLOT_L - 16)); /* long names: cut */
 	long lh = (long)s->nseries * (TXT_HT + 6) + 10;
 	long lx = PLOT_R - 8 - lw, ly = PLOT_T + 8;
+	/* the corner of the plot area where the box hides the fewest
+	 * data pixels (top right first on ties) */
+	long best = -1;
+	for (int corner = 0; corner < 4; corner++) {
+		long cx = corner % 2 ? PLOT_L + 8 : PLOT_R - 8 - lw;
+		long cy = corner / 2 ? PLOT_B - 8 - lh : PLOT_T + 8;
+		long hidden = 0;
+		for (long y = cy; y <= cy + lh; y++)
+			for (long x = cx; x <= cx + lw; x++)
+				hidden += cv.px[(size_t)y * PLOT_W +
+						(size_t)x] >= PLOT_C_SERIES;
+		if (best < 0 || hidden < best) {
+			best = hidden;
+			lx = cx;
+			ly = cy;
+		}
+	}
 	fill(&cv, lx, ly, lx + lw, ly + lh, PLOT_C_BG);
 	fill(&cv, lx, ly, lx + lw, ly, PLOT_C_FG);
 	fill(&cv, lx, ly + lh, lx + lw, ly + lh, PLOT_C_FG);

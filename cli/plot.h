@@ -4,7 +4,8 @@
  * A fixed-size canvas of palette indices: title on top, a plot area with
  * "nice" linear ticks (or decade ticks with logy), tick labels in a built-in
  * 5x7 bitmap font (lower case drawn as upper case), a legend box naming the
- * series in the top right corner of the plot area, one colour per series.
+ * series in the corner of the plot area where it hides the least data, one
+ * colour per series and a mark on each point (up to 100 points).
  * The PNG is 4-bit palette, no interlace, every row filter 0, its zlib
  * stream made of "stored" deflate blocks (no compression, no zlib needed);
  * CRC-32 and Adler-32 are computed here.
