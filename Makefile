@@ -154,10 +154,11 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
 docs: bin/league
 	bin/league config doc > docs/config.md
 
-# The Kuhn exploitability curve (5 minutes): runs/results-kuhn/kuhn.csv.
+# The Kuhn exploitability curve (5 minutes): runs/results-kuhn/kuhn.{csv,png}.
 results-quick: bin/league
 	bin/league run configs/kuhn.yaml --dir runs/results-kuhn --overwrite --quiet
 	bin/league eval runs/results-kuhn --format csv > runs/results-kuhn/kuhn.csv
+	bin/league plot runs/results-kuhn/kuhn.csv --x seconds --y nashconv_main,nashconv_league --logy --title "Kuhn poker: NashConv over time" -o runs/results-kuhn/kuhn.png
 
 clean:
 	rm -rf build bin

@@ -78,7 +78,7 @@ extern const struct cli_cmd cli_cmd_run;
 extern const struct cli_cmd cli_cmd_config;
 extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;
-extern const struct cli_cmd cli_cmd_eval;
+extern const struct cli_cmd cli_cmd_eval, cli_cmd_plot;
 extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
 	cli_cmd_sim;
 

@@ -15,7 +15,7 @@ static const struct cli_cmd *const commands[] = {
 	&cli_cmd_config,
 	&cli_cmd_bench,
 	&cli_cmd_env,
-	&cli_cmd_eval,
+	&cli_cmd_eval, &cli_cmd_plot,
 	&cli_cmd_payoff, &cli_cmd_players, &cli_cmd_ratings, &cli_cmd_sim,
 };
 
