@@ -353,6 +353,8 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 
 	if (!net || !ws || !obs || n > ws->cap || !same_shape(&net->s, &ws->s))
 		return LG_EINVAL;
+	if (!n)
+		return 0;
 	for (int l = 0; l < net->nlayers; l++) {
 		int head = l == net->nlayers - 1;
 		float *dst = head ? ws->head : y;

@@ -721,6 +721,8 @@ START_TEST(act_samples_masked_softmax)
 	/* one row alone gives the same value: batching changes nothing */
 	ck_assert_int_eq(nn_act(n, ws, obs, mask, 1, &r, &a, &logp, &v2), 0);
 	ck_assert_double_eq_tol(v2, value, 1e-5);
+	/* an empty batch is a no-op */
+	ck_assert_int_eq(nn_act(n, ws, obs, mask, 0, &r, &a, &logp, &v2), 0);
 	/* errors */
 	memset(mask, 0, sizeof mask);
 	ck_assert_int_eq(nn_act(n, ws, obs, mask, 1, &r, &a, &logp, &v2),
