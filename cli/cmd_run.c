@@ -368,7 +368,7 @@ static int has_tree(const struct cfg *c)
 
 static int run_main(struct run *r)
 {
-	char err[512], tok[64], path[CFG_STR_MAX + 16];
+	char tok[64], path[CFG_STR_MAX + 16];
 	struct child *d;
 	int rc = CLI_FAIL, stopping = 0;
 	double stop_at = 0, started, last_progress = 0;
@@ -542,7 +542,6 @@ static int run_main(struct run *r)
 		}
 		lg_sleep_s(0.05);
 	}
-	(void)err;
 	int dst = d->status;
 	if (WIFEXITED(dst) && WEXITSTATUS(dst) == 0)
 		rc = CLI_OK;

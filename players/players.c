@@ -1384,31 +1384,6 @@ int brain_cancel_job(brain *b, uint64_t job_id)
 	return call_done(b);
 }
 
-int brain_cancel_open_jobs(brain *b, uint64_t *n)
-{
-	uint64_t *ids, k = 0;
-	size_t m = 0;
-	int rc = 0;
-
-	if (n)
-		*n = 0;
-	if (b->rdonly)
-		return LG_EINVAL;
-	/* Ids first: a commit (batch rule) compacts the job array. */
-	if (!(ids = malloc(sizeof(*ids) * (b->njobs ? b->njobs : 1))))
-		return LG_ENOMEM;
-	for (size_t i = 0; i < b->njobs; i++)
-		if (!b->jobs[i].done)
-			ids[m++] = b->jobs[i].j.id;
-	for (size_t i = 0; i < m && !rc; i++)
-		if (!(rc = brain_cancel_job(b, ids[i])))
-			k++;
-	free(ids);
-	if (n)
-		*n = k;
-	return rc;
-}
-
 /* ---- snapshot and reset rules ----------------------------------------- */
 
 /* Minimum win rate of L over its role's reference set; INFINITY when the

@@ -188,10 +188,6 @@ int brain_job_state(brain *b, uint64_t job_id);
  * were copied. For a restarted daemon to re-issue the jobs in flight. */
 int brain_open_jobs_list(const brain *b, struct brain_job *out, size_t max,
 			 size_t *n);
-/* Cancel every open job (a restarted daemon: the jobs in flight died with
- * its leases; their late results must count nowhere). *n (may be NULL)
- * gets how many. */
-int brain_cancel_open_jobs(brain *b, uint64_t *n);
 
 struct brain_step_report {
 	int snapshot;          /* a snapshot was frozen */
