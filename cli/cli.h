@@ -72,6 +72,12 @@ int cli_worker_fetch_net(net_client *c, const char *who, uint32_t player,
 			 uint32_t version, const struct nn_shape *shape,
 			 nn **out);
 
+/* --connect HOST:PORT, required and parsed: CLI_OK or a usage error. */
+int cli_worker_address(const char *cmd, const char *connect, char *host,
+		       size_t hostlen, uint16_t *port);
+/* Log tag, SIGPIPE ignored, SIGINT and SIGTERM to on_stop. */
+void cli_worker_signals(const char *name, void (*on_stop)(int));
+
 extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn, cli_cmd_collect;
 extern const struct cli_cmd cli_cmd_evaluate;
 extern const struct cli_cmd cli_cmd_run;

@@ -708,21 +708,13 @@ static int run(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("collect", "unexpected argument '%s'",
 				       argv[optind]);
-	if (!connect)
-		return cli_usage_error("collect", "--connect HOST:PORT is "
-				       "required");
-	if (net_parse_hostport(connect, W.host, sizeof W.host, &W.port))
-		return cli_usage_error("collect", "--connect: expected "
-				       "HOST:PORT, got '%s'", connect);
+	if ((rc = cli_worker_address("collect", connect, W.host,
+				      sizeof W.host, &W.port)))
+		return rc;
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "collector.%ld",
 			 (long)getpid());
-	lg_log_set_tag(W.name);
-	signal(SIGPIPE, SIG_IGN);
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_worker_signals(W.name, on_signal);
 	pthread_mutex_init(&W.mu, NULL);
 
 	W.co = (struct net_client_opts){

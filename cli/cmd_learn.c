@@ -451,21 +451,15 @@ static int run(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("learn", "unexpected argument '%s'",
 				       argv[optind]);
-	if (!connect || player == ~0ull)
-		return cli_usage_error("learn", "--connect HOST:PORT and "
-				       "--player ID are required");
-	if (net_parse_hostport(connect, L.host, sizeof L.host, &L.port))
-		return cli_usage_error("learn", "--connect: expected HOST:PORT, "
-				       "got '%s'", connect);
+	if (player == ~0ull)
+		return cli_usage_error("learn", "--player ID is required");
+	if ((rc = cli_worker_address("learn", connect, L.host, sizeof L.host,
+				     &L.port)))
+		return rc;
 	L.player = (uint32_t)player;
 	if (!L.name[0])
 		snprintf(L.name, sizeof L.name, "learner.%u", L.player);
-	lg_log_set_tag(L.name);
-	signal(SIGPIPE, SIG_IGN);
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_worker_signals(L.name, on_signal);
 
 	struct net_traj_server_opts to = {
 		.listen = L.listen, .token = token,

@@ -6,6 +6,7 @@
  */
 #include "cli/cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -91,4 +92,26 @@ int cli_worker_fetch_net(net_client *c, const char *who, uint32_t player,
 				 shape, who, player, version, out);
 	net_msg_free(r);
 	return rc;
+}
+
+int cli_worker_address(const char *cmd, const char *connect, char *host,
+		       size_t hostlen, uint16_t *port)
+{
+	if (!connect)
+		return cli_usage_error(cmd, "--connect HOST:PORT is required");
+	if (net_parse_hostport(connect, host, hostlen, port))
+		return cli_usage_error(cmd, "--connect: expected HOST:PORT, "
+				       "got '%s'", connect);
+	return CLI_OK;
+}
+
+void cli_worker_signals(const char *name, void (*on_stop)(int))
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	lg_log_set_tag(name);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
