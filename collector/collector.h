@@ -58,6 +58,7 @@
 #define COLL_NETS_MAX 16
 #define COLL_SEGMENT_MAX (1u << 20)
 #define COLL_RETRIES_MAX 100
+#define COLL_BASELINES_MAX 8
 
 enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
 
@@ -90,11 +91,16 @@ struct coll_sim {
 struct coll_policy coll_policy_simulated(const struct coll_sim *sim);
 
 /* Who sits where in a match. net indexes opts.policies; only learning
- * seats produce trajectories. */
+ * seats produce trajectories. A seat with baseline k >= 1 is played by
+ * the fixed player opts.baselines[k - 1] (envs/ env_baseline) inside the
+ * env's own worker (or child): no inference, no batch, its net is
+ * ignored; it may still learn from its own rewards only if learning is
+ * set, which evaluation never does. */
 struct coll_seat {
 	uint32_t player;
 	uint32_t net;
 	int learning;
+	uint32_t baseline;  /* 0: the net plays this seat */
 };
 struct coll_match {
 	struct coll_seat seat[ENV_MAX_PLAYERS];
@@ -159,6 +165,11 @@ struct coll_opts {
 	uint32_t segment_len;   /* 1..COLL_SEGMENT_MAX */
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
+	/* Fixed players seats may name (coll_seat.baseline): env_baseline
+	 * specs such as "random", "minimax", "alphabeta:2", copied; each is
+	 * checked against the game at coll_new. */
+	const char *const *baselines;
+	size_t num_baselines;   /* 0..COLL_BASELINES_MAX */
 	struct coll_match match; /* every env plays this match, unless: */
 	/* Optional: choose each episode's match. Called before every
 	 * episode of env env_index, from that env's thread (so calls for
