@@ -51,7 +51,8 @@ struct cjob {
 	uint64_t serial;       /* episode tag: unique per copy of a job (a
 				  re-issued job may come back under the same
 				  id while the abandoned copy still plays) */
-	int net[2];            /* slot per seat */
+	int net[2];            /* slot per seat (-1: a baseline plays it) */
+	uint32_t base[2];      /* baseline per seat: index + 1, or 0 */
 	uint32_t handed, ended;
 	int abandoned;         /* a reconnect made its result stale */
 	League__Episode *eps;  /* [msg->episodes] */
@@ -80,6 +81,10 @@ struct collect {
 	int njobs;
 	uint64_t next_serial;
 	struct netslot slots[COLL_NETS_MAX];
+	/* The league's eval.baselines: what a seat's `baseline` may name. */
+	char base[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	const char *basep[CFG_BASELINES_MAX];
+	size_t nbase;
 	struct coll_policy pols[COLL_NETS_MAX];
 	struct sender senders[MAX_SENDERS]; /* sink thread only */
 	int nsenders;
@@ -134,9 +139,12 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 		j->handed++;
 		for (int p = 0; p < 2; p++) {
 			League__Seat *s = j->msg->seats[p];
-			m->seat[p] = (struct coll_seat){ s->player,
-							 (uint32_t)j->net[p],
-							 s->learning };
+			m->seat[p] = (struct coll_seat){
+				.player = s->player,
+				.net = j->net[p] < 0 ? 0 : (uint32_t)j->net[p],
+				.learning = s->learning && !j->base[p],
+				.baseline = j->base[p],
+			};
 		}
 		*tag = j->serial;
 		got = 1;
@@ -412,6 +420,20 @@ static int report_done(struct collect *W)
 	}
 }
 
+/* A seat's baseline by name: index + 1 into W->base. LG_EINVAL for one
+ * this league does not evaluate against (then the job is refused). */
+static int baseline_index(struct collect *W, const char *name, uint32_t *out)
+{
+	for (size_t i = 0; i < W->nbase; i++)
+		if (!strcmp(W->base[i], name)) {
+			*out = (uint32_t)i + 1;
+			return 0;
+		}
+	LG_WARN("collect: job names baseline '%s', not one of eval.baselines",
+		name);
+	return LG_EINVAL;
+}
+
 /* Take a job: load its nets, then offer its episodes to the envs. A job
  * that cannot be played here is reported at once with no episodes, which
  * the daemon treats as cancelled. */
@@ -448,9 +470,14 @@ static int take_job(struct collect *W, const League__Job *src)
 		job_free(j);
 		return LG_ENOMEM;
 	}
-	for (int p = 0; p < 2 && !rc; p++)
-		rc = slot_get(W, j->msg->seats[p]->player,
-			      j->msg->seats[p]->params_version, &j->net[p]);
+	for (int p = 0; p < 2 && !rc; p++) {
+		const League__Seat *st = j->msg->seats[p];
+		if (st->baseline && st->baseline[0]) {
+			rc = baseline_index(W, st->baseline, &j->base[p]);
+			continue;
+		}
+		rc = slot_get(W, st->player, st->params_version, &j->net[p]);
+	}
 	if (rc) {
 		uint64_t id = j->msg->job_id;
 		pthread_mutex_lock(&W->mu);
@@ -600,6 +627,14 @@ static int start_envs(struct collect *W)
 	o.segment_len = (uint32_t)W->cfg.collectors.segment_len;
 	o.policies = W->pols;
 	o.num_policies = COLL_NETS_MAX;
+	if (cfg_eval_baselines(&W->cfg, W->base, &W->nbase, err, sizeof err)) {
+		LG_ERROR("collect: eval.baselines: %s", err);
+		return LG_ECONFIG;
+	}
+	for (size_t i = 0; i < W->nbase; i++)
+		W->basep[i] = W->base[i];
+	o.baselines = W->basep;
+	o.num_baselines = W->nbase;
 	o.sink = sink;
 	o.sink_ctx = W;
 	o.result = on_episode;

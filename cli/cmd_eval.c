@@ -276,8 +276,86 @@ out:
 	return rc;
 }
 
-/* `league eval DIR [--format table|csv|json]`. */
-static int eval_curve(int argc, char **argv)
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : 0;
+}
+
+/* The baseline rows (daemon.h) as a table, CSV or JSON. */
+static void print_baselines(const struct league_bgame_row *r, size_t n,
+			    const char *fmt)
+{
+	if (!strcmp(fmt, "json"))
+		printf("[");
+	else if (!strcmp(fmt, "csv"))
+		printf("seconds,env_steps,player,version,baseline,games,"
+		       "win_rate,loss_rate,games_seat0,wins_seat0,"
+		       "draws_seat0,losses_seat0,games_seat1,wins_seat1,"
+		       "draws_seat1,losses_seat1\n");
+	else
+		printf("%9s %12s %6s %7s %-12s %6s %6s %6s %17s %17s\n",
+		       "seconds", "env_steps", "player", "version",
+		       "baseline", "games", "win", "loss", "seat0 W/D/L",
+		       "seat1 W/D/L");
+	for (size_t i = 0; i < n; i++) {
+		const struct league_bgame_row *x = &r[i];
+		uint64_t g = x->games[0] + x->games[1];
+		double w = ratio(x->wins[0] + x->wins[1], g);
+		double l = ratio(x->losses[0] + x->losses[1], g);
+		if (!strcmp(fmt, "json")) {
+			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
+			       "\"player\":%u,\"version\":%u,\"baseline\":",
+			       i ? "," : "", x->seconds,
+			       (unsigned long long)x->env_steps, x->player,
+			       x->version);
+			json_str(stdout, x->baseline);
+			printf(",\"games\":%llu,\"win_rate\":%.9g,"
+			       "\"loss_rate\":%.9g", (unsigned long long)g, w,
+			       l);
+			for (int s = 0; s < 2; s++)
+				printf(",\"seat%d\":{\"games\":%llu,"
+				       "\"wins\":%llu,\"draws\":%llu,"
+				       "\"losses\":%llu}", s,
+				       (unsigned long long)x->games[s],
+				       (unsigned long long)x->wins[s],
+				       (unsigned long long)x->draws[s],
+				       (unsigned long long)x->losses[s]);
+			printf("}");
+		} else if (!strcmp(fmt, "csv")) {
+			printf("%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
+			       x->seconds, (unsigned long long)x->env_steps,
+			       x->player, x->version, x->baseline,
+			       (unsigned long long)g, w, l);
+			for (int s = 0; s < 2; s++)
+				printf(",%llu,%llu,%llu,%llu",
+				       (unsigned long long)x->games[s],
+				       (unsigned long long)x->wins[s],
+				       (unsigned long long)x->draws[s],
+				       (unsigned long long)x->losses[s]);
+			printf("\n");
+		} else {
+			char sd[2][40];
+			for (int s = 0; s < 2; s++)
+				snprintf(sd[s], sizeof sd[s], "%llu/%llu/%llu",
+					 (unsigned long long)x->wins[s],
+					 (unsigned long long)x->draws[s],
+					 (unsigned long long)x->losses[s]);
+			printf("%9.1f %12llu %6u %7u %-12s %6llu %6.3f %6.3f "
+			       "%17s %17s\n", x->seconds,
+			       (unsigned long long)x->env_steps, x->player,
+			       x->version, x->baseline, (unsigned long long)g,
+			       w, l, sd[0], sd[1]);
+		}
+	}
+	if (!strcmp(fmt, "json"))
+		printf("]\n");
+	else if (!strcmp(fmt, "table") && !n)
+		printf("(no evaluation games yet: the daemon plays them when "
+		       "eval.share > 0)\n");
+}
+
+/* `league eval [baselines] DIR [--format table|csv|json]`. */
+static int eval_curve(int argc, char **argv, int baselines)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -285,6 +363,7 @@ static int eval_curve(int argc, char **argv)
 	};
 	struct store_opts so = { .flags = STORE_RDONLY };
 	struct league_eval_point *pt = NULL;
+	struct league_bgame_row *rows = NULL;
 	const char *fmt = "table", *dir;
 	store *st = NULL;
 	store_txn *t = NULL;
@@ -310,13 +389,16 @@ static int eval_curve(int argc, char **argv)
 		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
 	}
 	if ((rc = store_txn_begin(st, STORE_TXN_READ, &t)) ||
-	    (rc = league_eval_list(t, &pt, &n))) {
+	    (baselines ? (rc = league_bgame_list(t, &rows, &n))
+		       : (rc = league_eval_list(t, &pt, &n)))) {
 		fprintf(stderr, "league eval: %s: reading evaluations: %s\n",
 			dir, lg_strerror(rc));
 		rc = CLI_FAIL;
 		goto out;
 	}
-	if (!strcmp(fmt, "json")) {
+	if (baselines) {
+		print_baselines(rows, n, fmt);
+	} else if (!strcmp(fmt, "json")) {
 		printf("[");
 		for (size_t i = 0; i < n; i++)
 			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
@@ -359,6 +441,7 @@ static int eval_curve(int argc, char **argv)
 	rc = CLI_OK;
 out:
 	free(pt);
+	free(rows);
 	store_txn_abort(t);
 	store_close(st);
 	return rc;
@@ -370,7 +453,9 @@ static int run(int argc, char **argv)
 
 	if (argc >= 2 && argv[1][0] != '-' && stat(argv[1], &sb) == 0 &&
 	    S_ISDIR(sb.st_mode))
-		return eval_curve(argc, argv);
+		return eval_curve(argc, argv, 0);
+	if (argc >= 2 && !strcmp(argv[1], "baselines"))
+		return eval_curve(argc - 1, argv + 1, 1);
 	if (argc < 2)
 		return cli_usage_error("eval", "expected 'nashconv' or "
 				       "'policy'");
@@ -386,6 +471,7 @@ const struct cli_cmd cli_cmd_eval = {
 	.summary = "exact NashConv of a policy; a league's NashConv curve",
 	.help =
 	"usage: league eval DIR [--format table|csv|json]\n"
+	"       league eval baselines DIR [--format table|csv|json]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -408,6 +494,11 @@ const struct cli_cmd cli_cmd_eval = {
 	"          mixture over the snapshots as one behaviour policy), as\n"
 	"          stored by the evaluator (`league evaluate`). Read-only:\n"
 	"          works beside a running daemon. JSON: a list of objects.\n"
+	"baselines DIR: the league's games against fixed baselines\n"
+	"          (eval.share, eval.baselines), one row per evaluated main\n"
+	"          player version and baseline: games, win and loss rate\n"
+	"          over both seats, and wins/draws/losses by the player's\n"
+	"          seat (seat 0 moves first).\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

@@ -158,7 +158,7 @@ void coll_opts_default(struct coll_opts *o)
 	o->segment_len = 128;
 	o->num_policies = 1;
 	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
-		o->match.seat[p] = (struct coll_seat){ 0, 0, 1 };
+		o->match.seat[p] = (struct coll_seat){ .learning = 1 };
 }
 
 static int uniform_pick(const uint8_t *mask, int na, lg_rng *rng,

@@ -251,13 +251,22 @@ static const struct cfg_key table[] = {
 	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
 	    "Largest wire frame in bytes."),
 
-	DBL("eval.share", eval.share, 0, 1, "0",
-	    "Share of jobs that evaluate main players against fixed baselines."),
+	DBL("eval.share", eval.share, 0, 0.9, "0",
+	    "Share of the episodes collectors play that evaluate main players "
+	    "against fixed baselines (eval.baselines); 0 turns baseline "
+	    "evaluation off. Results go to their own table (`league eval "
+	    "baselines DIR`), never into the payoff matrix."),
+	STR("eval.baselines", eval.baselines, 1, "auto",
+	    "Baselines evaluation plays, comma-separated: random (any game), "
+	    "minimax (tictactoe, perfect play), alphabeta:N (connect4, depth "
+	    "1..12); auto: random, plus minimax for tictactoe or alphabeta at "
+	    "env.connect4_depth for connect4."),
 	BOOL("eval.nashconv", eval.nashconv, "true",
 	     "After each snapshot, compute exact NashConv where the game "
 	     "allows it."),
-	U64("eval.games", eval.games, 1, 1e9, "100",
-	    "Games per evaluation job."),
+	U64("eval.games", eval.games, 1, 1e6, "100",
+	    "Games each evaluated main-player version plays against each "
+	    "baseline from each seat."),
 };
 
 #define NKEYS LG_ARRAY_LEN(table)
@@ -752,6 +761,8 @@ static int is_loopback(const char *addr)
 static int validate(struct parser *p)
 {
 	const struct cfg *c = p->c;
+	char msg[256], bl[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	size_t n;
 	double s;
 
 	s = c->roles.main.pfsp + c->roles.main.sp + c->roles.main.verification;
@@ -790,11 +801,98 @@ static int validate(struct parser *p)
 	if (!strcmp(c->env.name, "matrix") && !c->env.matrix.rows)
 		return verr(p, "env.matrix", "the matrix game needs its payoff "
 			    "matrix");
+	if (cfg_eval_baselines(c, bl, &n, msg, sizeof msg))
+		return verr(p, "eval.baselines", "%s", msg);
 	if (!is_loopback(c->server.listen) && !c->server.token_file[0] &&
 	    !getenv("LEAGUE_TOKEN"))
 		return verr(p, "server.listen", "listening beyond loopback "
 			    "needs server.token_file or LEAGUE_TOKEN");
 	return 0;
+}
+
+static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[256];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	lg_errf(err, errlen, "%s", msg);
+	return LG_ECONFIG;
+}
+
+/* One baseline spec (len bytes at spec): checked against the game and
+ * copied, NUL-terminated, to out. */
+static int baseline_one(const struct cfg *c, const char *spec, size_t len,
+			char *out, char *err, size_t errlen)
+{
+	char b[CFG_BASELINE_MAX];
+	int64_t depth;
+
+	if (!len || len >= sizeof b)
+		return cfg_fail(err, errlen, "empty or overlong entry");
+	memcpy(b, spec, len);
+	b[len] = 0;
+	if (!strcmp(b, "minimax") && strcmp(c->env.name, "tictactoe"))
+		return cfg_fail(err, errlen, "'minimax' plays tictactoe, not "
+				"%s", c->env.name);
+	if (!strncmp(b, "alphabeta:", 10)) {
+		if (strcmp(c->env.name, "connect4"))
+			return cfg_fail(err, errlen, "'%s' plays connect4, "
+					"not %s", b, c->env.name);
+		if (lg_parse_i64(b + 10, 1, 12, &depth))
+			return cfg_fail(err, errlen, "'%s': depth must be "
+					"1..12", b);
+	} else if (strcmp(b, "random") && strcmp(b, "minimax")) {
+		return cfg_fail(err, errlen, "unknown baseline '%s' (random, "
+				"minimax, alphabeta:N, or auto alone)", b);
+	}
+	memcpy(out, b, len + 1);
+	return 0;
+}
+
+int cfg_eval_baselines(const struct cfg *c,
+		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+		       size_t errlen)
+{
+	const char *s = c->eval.baselines;
+
+	*n = 0;
+	if (!strcmp(s, "auto")) {
+		snprintf(out[(*n)++], CFG_BASELINE_MAX, "random");
+		if (!strcmp(c->env.name, "tictactoe"))
+			snprintf(out[(*n)++], CFG_BASELINE_MAX, "minimax");
+		else if (!strcmp(c->env.name, "connect4"))
+			snprintf(out[(*n)++], CFG_BASELINE_MAX, "alphabeta:%u",
+				 (unsigned)c->env.connect4_depth);
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		while (len && *s == ' ')
+			s++, len--;
+		while (len && s[len - 1] == ' ')
+			len--;
+		if (*n == CFG_BASELINES_MAX)
+			return cfg_fail(err, errlen, "more than %d baselines",
+					CFG_BASELINES_MAX);
+		if (baseline_one(c, s, len, out[*n], err, errlen))
+			return LG_ECONFIG;
+		for (size_t i = 0; i < *n; i++)
+			if (!strcmp(out[i], out[*n]))
+				return cfg_fail(err, errlen, "'%s' named "
+						"twice", out[i]);
+		++*n;
+		s += strcspn(s, ",");
+		if (!*s)
+			return 0;
+		s++;
+	}
 }
 
 /* ---- loading ---------------------------------------------------------- */

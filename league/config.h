@@ -157,10 +157,21 @@ struct cfg {
 	} server;
 	struct {
 		double share;
+		char baselines[CFG_STR_MAX];
 		int nashconv;
 		uint64_t games;
 	} eval;
 };
+
+/* eval.baselines resolved: the specs ("random", "minimax",
+ * "alphabeta:N") into out[0..*n), CFG_BASELINES_MAX entries. "auto"
+ * picks random plus the game's strong baseline. LG_ECONFIG with err for
+ * an unknown spec, one for another game, a duplicate, or too many. */
+#define CFG_BASELINES_MAX 8
+#define CFG_BASELINE_MAX 32
+int cfg_eval_baselines(const struct cfg *c,
+		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+		       size_t errlen);
 
 enum cfg_type {
 	CFG_T_U64,

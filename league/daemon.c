@@ -50,6 +50,33 @@ struct eval_state {
 	double main, league;         /* NashConvs of the newest point */
 };
 
+/* One evaluation job of the version being evaluated. */
+struct bg_job {
+	uint64_t id;
+	uint32_t base;               /* index into bgames.name */
+	int seat;                    /* the evaluated player's seat */
+	uint32_t episodes;
+	int done;                    /* reported (or dropped) */
+};
+
+/* Evaluation against fixed baselines (daemon.h). */
+struct bgames {
+	char name[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	size_t nbase;
+	double ratio;                /* eval episodes per training episode */
+	double credit;               /* eval episodes owed */
+	uint32_t epoch;              /* daemon starts, in the job ids */
+	uint32_t next_id;
+	uint32_t rr;                 /* round robin over main players */
+	int have;                    /* a version is being evaluated */
+	uint32_t player, version;
+	uint64_t env_steps;          /* when it was chosen */
+	double seconds;
+	struct bg_job *jobs;         /* its jobs: baselines x seats x parts */
+	size_t njobs, issued, done;
+	uint64_t games, steps;       /* recorded this run */
+};
+
 struct league_daemon {
 	struct cfg cfg;
 	struct event_base *base;
@@ -76,6 +103,7 @@ struct league_daemon {
 	uint64_t stale_results, requeued;
 	int counters_dirty;          /* written at the next tick */
 	struct eval_state eval;      /* exploitability over time */
+	struct bgames bg;            /* evaluation against baselines */
 
 	struct sess_data *sessions;
 	struct pending *out;         /* replies waiting for the commit */
@@ -306,6 +334,8 @@ static int version_pinned(league_daemon *d, uint32_t player, uint32_t v)
 
 	if (v == 0)
 		return 1;
+	if (d->bg.have && d->bg.player == player && d->bg.version == v)
+		return 1;
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
 		if (!brain_player_info(d->br, i, &p) &&
@@ -491,6 +521,273 @@ static int enqueue_job(league_daemon *d, const struct brain_job *j)
 	return rc;
 }
 
+/* ---- evaluation against baselines (daemon.h) ---------------------------- */
+
+static int bg_init(league_daemon *d, char *err, size_t errlen)
+{
+	struct bgames *g = &d->bg;
+	double share = d->cfg.eval.share;
+
+	if (!(share > 0))
+		return 0;
+	if (cfg_eval_baselines(&d->cfg, g->name, &g->nbase, err, errlen))
+		return LG_ECONFIG;
+	g->ratio = share / (1 - share);
+	return 0;
+}
+
+static int bg_epoch_txn(store_txn *t, void *arg)
+{
+	struct bgames *g = arg;
+	uint64_t e = 0;
+
+	store_meta_get_u64(t, "eval.baseline_epoch", &e);
+	g->epoch = (uint32_t)(e + 1) & 0x7fffffff;
+	store_meta_put_u64(t, "eval.baseline_epoch", g->epoch);
+	return store_txn_error(t);
+}
+
+static int bg_del_txn(store_txn *t, void *arg)
+{
+	const uint32_t *pv = arg;
+	uint8_t k[8];
+	int rc;
+
+	store_key_u32x2(k, pv[0], pv[1]);
+	rc = store_del(t, STORE_DB_PARAMS, k, sizeof k);
+	return rc == LG_ENOTFOUND ? 0 : rc ? rc : store_txn_error(t);
+}
+
+/* The version evaluated last is no longer pinned: delete it when the
+ * parameter window has moved past it (params_put_txn skipped it). */
+static void bg_unpin(league_daemon *d)
+{
+	struct bgames *g = &d->bg;
+	uint32_t pv[2] = { g->player, g->version };
+	struct learner_slot *s = slot_of(d, g->player);
+
+	if (!g->have)
+		return;
+	g->have = 0;
+	if (!s || g->version + DAEMON_KEEP_VERSIONS >= s->newest ||
+	    version_pinned(d, pv[0], pv[1]))
+		return;
+	int rc = store_update(d->st, bg_del_txn, pv);
+	if (rc)
+		fail(d, rc, "evaluation: dropping an old version");
+}
+
+/* Choose the next version to evaluate and lay out its jobs. 0 when none
+ * can be evaluated now (no main player with parameters, or the newest
+ * version was the last one evaluated). */
+static int bg_pick(league_daemon *d)
+{
+	struct bgames *g = &d->bg;
+	uint32_t games = (uint32_t)d->cfg.eval.games, mp = BRAIN_NONE;
+	uint32_t per = LEAGUE_BGAME_JOB_EPISODES;
+
+	for (uint32_t k = 0; k < d->nslots && mp == BRAIN_NONE; k++) {
+		uint32_t i = (g->rr + k) % d->nslots;
+		struct brain_player p;
+		if (d->slots[i].is_learner && d->slots[i].has_params &&
+		    !brain_player_info(d->br, i, &p) &&
+		    p.role == BRAIN_ROLE_MAIN)
+			mp = i;
+	}
+	if (mp == BRAIN_NONE)
+		return 0;
+	if (g->have || g->njobs) {
+		if (mp == g->player && d->slots[mp].newest == g->version)
+			return 0; /* nothing new to evaluate */
+		bg_unpin(d);
+	}
+	size_t parts = (games + per - 1) / per;
+	size_t n = g->nbase * 2 * parts;
+	struct bg_job *jobs = realloc(g->jobs, n * sizeof *jobs);
+	if (!jobs)
+		return 0;
+	g->jobs = jobs;
+	g->njobs = g->issued = g->done = 0;
+	/* Interleave baselines and seats, so a partial evaluation (cut
+	 * short by the budget) still covers both seats of every one. */
+	for (size_t k = 0; k < parts; k++)
+		for (size_t b = 0; b < g->nbase; b++)
+			for (int seat = 0; seat < 2; seat++) {
+				struct bg_job *j = &jobs[g->njobs++];
+				uint32_t left = games - (uint32_t)k * per;
+				*j = (struct bg_job){
+					.id = LEAGUE_BGAME_JOB_BIT |
+					      (uint64_t)g->epoch << 32 |
+					      g->next_id++,
+					.base = (uint32_t)b,
+					.seat = seat,
+					.episodes = LG_MIN(left, per),
+				};
+			}
+	g->rr = mp + 1;
+	g->have = 1;
+	g->player = mp;
+	g->version = d->slots[mp].newest;
+	g->env_steps = d->env_steps;
+	g->seconds = run_seconds(d);
+	return 1;
+}
+
+static int bg_enqueue(league_daemon *d, const struct bg_job *j)
+{
+	struct bgames *g = &d->bg;
+	League__Job job = LEAGUE__JOB__INIT;
+	League__Seat seat[2] = { LEAGUE__SEAT__INIT, LEAGUE__SEAT__INIT };
+	League__Seat *seats[2] = { &seat[0], &seat[1] };
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	seat[j->seat].player = g->player;
+	seat[j->seat].params_version = g->version;
+	seat[!j->seat].player = g->player;
+	seat[!j->seat].baseline = g->name[j->base];
+	job.job_id = j->id;
+	job.n_seats = 2;
+	job.seats = seats;
+	job.episodes = j->episodes;
+	job.lease_s = d->cfg.matchmaking.job_lease_s;
+	job.seed = job_seed(d, j->id);
+	job.evaluation = 1;
+	job.baseline = g->name[j->base];
+	len = league__job__get_packed_size(&job);
+	if (!(buf = malloc(len)))
+		return LG_ENOMEM;
+	league__job__pack(&job, buf);
+	rc = league_leases_enqueue(d->leases, j->id, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* Queue the evaluation jobs the training episodes handed out so far
+ * have paid for (eval.share of all episodes). */
+static void bg_make_jobs(league_daemon *d)
+{
+	struct bgames *g = &d->bg;
+
+	if (!g->nbase)
+		return;
+	/* Owing more than two jobs' worth means collectors were busy
+	 * elsewhere (or the version had nothing new): do not burst. */
+	g->credit = LG_MIN(g->credit, 2.0 * LEAGUE_BGAME_JOB_EPISODES);
+	for (;;) {
+		if (g->issued == g->njobs) {
+			if (g->done < g->njobs || !bg_pick(d))
+				return;
+		}
+		struct bg_job *j = &g->jobs[g->issued];
+		if (g->credit < j->episodes)
+			return;
+		if (bg_enqueue(d, j)) {
+			j->done = 1; /* skip it */
+			g->done++;
+		}
+		g->credit -= j->episodes;
+		g->issued++;
+	}
+}
+
+struct bg_add {
+	uint32_t player, version;
+	const char *baseline;
+	uint64_t env_steps;
+	double seconds;
+	int seat;
+	uint64_t wins, draws, losses;
+};
+
+static int bg_add_txn(store_txn *t, void *arg)
+{
+	const struct bg_add *a = arg;
+	struct league_bgame_row r = { 0 };
+	uint8_t k[LEAGUE_BGAME_KEY_MAX], v[LEAGUE_BGAME_REC_BYTES];
+	size_t kl = league_bgame_key(a->player, a->version, a->baseline, k);
+	const void *old;
+	size_t ol;
+	int rc = store_get(t, STORE_DB_EVAL, k, kl, &old, &ol);
+
+	if (rc == LG_ENOTFOUND) {
+		r.player = a->player;
+		r.version = a->version;
+		r.env_steps = a->env_steps;
+		r.seconds = a->seconds;
+	} else if (rc || (rc = league_bgame_decode(k, kl, old, ol, &r))) {
+		return rc == LG_ENOTFOUND ? LG_ECORRUPT : rc;
+	}
+	r.games[a->seat] += a->wins + a->draws + a->losses;
+	r.wins[a->seat] += a->wins;
+	r.draws[a->seat] += a->draws;
+	r.losses[a->seat] += a->losses;
+	league_bgame_encode(&r, v);
+	store_put(t, STORE_DB_EVAL, k, kl, v, sizeof v);
+	return store_txn_error(t);
+}
+
+static void bg_on_result(league_daemon *d, league_session *ss, net_msg *m)
+{
+	struct bgames *g = &d->bg;
+	League__JobResult *jr = m->job_result;
+	struct bg_job *j = NULL;
+	uint64_t steps = 0;
+	int rc;
+
+	if (league_leases_complete(d->leases, league_session_id(ss),
+				   jr->job_id) != LEASE_OK) {
+		d->stale_results++;
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
+		    "job not leased to this session", jr->job_id, 0);
+		return;
+	}
+	for (size_t i = 0; i < g->issued; i++)
+		if (g->jobs[i].id == jr->job_id && !g->jobs[i].done)
+			j = &g->jobs[i];
+	if (!j) { /* its version was given up: nothing to count */
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+		return;
+	}
+	struct bg_add a = { g->player, g->version, g->name[j->base],
+			    g->env_steps, g->seconds, j->seat, 0, 0, 0 };
+	for (size_t i = 0; i < jr->n_episodes; i++) {
+		League__Episode *e = jr->episodes[i];
+		steps += e->steps;
+		if (e->abnormal || e->n_returns != 2 ||
+		    !isfinite(e->returns[j->seat]))
+			continue;
+		double r = e->returns[j->seat];
+		if (r > 0)
+			a.wins++;
+		else if (r < 0)
+			a.losses++;
+		else
+			a.draws++;
+	}
+	if (jr->n_episodes > j->episodes) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "too many episodes", jr->job_id, 0);
+		a.wins = a.draws = a.losses = 0;
+	} else if (a.wins + a.draws + a.losses &&
+		   (rc = store_update(d->st, bg_add_txn, &a))) {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER,
+		    lg_strerror(rc), jr->job_id, 0);
+		fail(d, rc, "evaluation result");
+		return;
+	} else {
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+	}
+	j->done = 1;
+	g->done++;
+	g->games += a.wins + a.draws + a.losses;
+	g->steps += steps;
+	if (g->done == g->njobs)
+		LG_INFO("daemon: player %u version %u evaluated against %zu "
+			"baseline(s)", g->player, g->version, g->nbase);
+}
+
 /*
  * Make up to `want` new jobs, round robin over the learners that can play
  * now (a learner connected, both seats' parameters stored). A job whose
@@ -526,6 +823,7 @@ static void make_jobs(league_daemon *d, size_t want)
 				(unsigned long long)j.id, lg_strerror(rc));
 			return;
 		}
+		d->bg.credit += d->bg.ratio * j.episodes;
 		want--;
 		tries = 0;
 	}
@@ -572,6 +870,7 @@ static void on_job_request(league_daemon *d, league_session *ss,
 		league_leases_expire(d->leases, lg_now_s());
 		if (league_leases_queued(d->leases) < want)
 			make_jobs(d, want - league_leases_queued(d->leases));
+		bg_make_jobs(d);
 		while (n < want) {
 			uint64_t id;
 			const void *p;
@@ -611,6 +910,10 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	uint64_t steps = 0, abnormal = 0;
 	int ls = learner_seat(jr->job_id), rc;
 
+	if (jr->job_id & LEAGUE_BGAME_JOB_BIT) {
+		bg_on_result(d, ss, m);
+		return;
+	}
 	if (league_leases_complete(d->leases, league_session_id(ss),
 				   jr->job_id) != LEASE_OK) {
 		/* A result we committed before a crash, sent again by a
@@ -993,6 +1296,21 @@ out:
 	return rc;
 }
 
+static const char *bg_status(const league_daemon *d)
+{
+	static char buf[256];
+	const struct bgames *g = &d->bg;
+
+	if (!g->nbase)
+		return "";
+	snprintf(buf, sizeof buf, "\"baseline_games\": %llu, "
+		 "\"baseline_eval\": {\"player\": %u, \"version\": %u, "
+		 "\"jobs\": %zu, \"jobs_done\": %zu}, ",
+		 (unsigned long long)g->games, g->player, g->version,
+		 g->njobs, g->done);
+	return buf;
+}
+
 static void on_eval_request(league_daemon *d, league_session *ss,
 			    struct sess_data *sd, net_msg *m)
 {
@@ -1186,7 +1504,7 @@ static int status_json(void *ctx, lg_buf *b)
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
-		      "\"main_rating\": %.1f, \"stopping\": %s, %s"
+		      "\"main_rating\": %.1f, \"stopping\": %s, %s%s"
 		      "\"learners\": [",
 		      d->dir, run_seconds(d),
 		      (unsigned long long)d->env_steps, d->steps_per_s,
@@ -1200,7 +1518,8 @@ static int status_json(void *ctx, lg_buf *b)
 		      (unsigned long long)d->commits, n,
 		      (unsigned long long)snapshot_count(d),
 		      payoff_elo(brain_payoff(d->br), 0),
-		      d->stopping ? "true" : "false", eval_status(d));
+		      d->stopping ? "true" : "false", eval_status(d),
+		      bg_status(d));
 	for (uint32_t i = 0; i < d->nslots; i++) {
 		struct brain_player p;
 		if (!d->slots[i].is_learner || brain_player_info(d->br, i, &p))
@@ -1470,6 +1789,13 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	}
 	if ((rc = league_leases_new(&d->leases)))
 		goto fail;
+	if ((rc = bg_init(d, err, errlen)))
+		goto fail;
+	if (d->bg.nbase && (rc = store_update(d->st, bg_epoch_txn, &d->bg))) {
+		lg_errf(err, errlen, "%s: cannot write: %s", d->dir,
+			lg_strerror(rc));
+		goto fail;
+	}
 	if ((rc = reissue_open_jobs(d))) {
 		lg_errf(err, errlen, "%s: cannot re-issue the jobs in flight: %s",
 			d->dir, lg_strerror(rc));
@@ -1571,6 +1897,7 @@ void league_daemon_free(league_daemon *d)
 	league_leases_free(d->leases);
 	store_close(d->st);
 	free(d->slots);
+	free(d->bg.jobs);
 	lg_buf_free(&d->config_yaml);
 	free(d);
 }

@@ -126,4 +126,50 @@ int league_eval_decode(const void *val, size_t len,
 int league_eval_list(store_txn *t, struct league_eval_point **out,
 		     size_t *n);
 
+/* ---- evaluation against fixed baselines -------------------------------- */
+
+/*
+ * With eval.share > 0 the daemon mixes evaluation jobs into the job queue
+ * so that about that share of all episodes plays a main player against
+ * the fixed baselines of eval.baselines. It evaluates one version at a
+ * time: the newest version of the next main player (round robin), which
+ * plays eval.games games against every baseline from each seat, in jobs
+ * of at most LEAGUE_BGAME_JOB_EPISODES episodes; the next version is
+ * taken once every job of this one has reported. The version is kept
+ * (not deleted from the parameter window) while it is evaluated.
+ *
+ * Nothing learns in these games and they never touch the payoff matrix:
+ * each result is added to the row (player, version, baseline) in
+ * STORE_DB_EVAL before its Ack. `league eval baselines DIR` lists them.
+ * A restart forgets the version being evaluated (its partial row stays)
+ * and starts on the newest one; evaluation job ids carry the bit
+ * LEAGUE_BGAME_JOB_BIT and the daemon's start count, so a result from
+ * before a restart is stale, never counted twice.
+ */
+#define LEAGUE_BGAME_REC_BYTES 96
+#define LEAGUE_BGAME_KEY_MAX (9 + CFG_BASELINE_MAX)
+#define LEAGUE_BGAME_JOB_BIT (1ull << 63)
+#define LEAGUE_BGAME_JOB_EPISODES 256
+
+struct league_bgame_row {
+	uint32_t player, version;
+	char baseline[CFG_BASELINE_MAX];
+	uint64_t env_steps;        /* training env steps when it was chosen */
+	double seconds;            /* league run seconds then */
+	/* By the evaluated player's seat (0: it moves first). */
+	uint64_t games[2], wins[2], draws[2], losses[2];
+};
+
+size_t league_bgame_key(uint32_t player, uint32_t version,
+			const char *baseline,
+			uint8_t key[LEAGUE_BGAME_KEY_MAX]);
+void league_bgame_encode(const struct league_bgame_row *r,
+			 uint8_t out[LEAGUE_BGAME_REC_BYTES]);
+/* LG_ENOTFOUND: another kind of record; LG_ECORRUPT: malformed. */
+int league_bgame_decode(const void *key, size_t klen, const void *val,
+			size_t vlen, struct league_bgame_row *r);
+/* Every row in key order (player, version, baseline); *out malloc'd. */
+int league_bgame_list(store_txn *t, struct league_bgame_row **out,
+		      size_t *n);
+
 #endif

@@ -299,8 +299,8 @@ START_TEST(batches_per_network)
 	base_opts(&o, mode, 0, 0.0005, r);
 	o.policies = pols;
 	o.num_policies = 2;
-	o.match.seat[0] = (struct coll_seat){ 11, 0, 1 };
-	o.match.seat[1] = (struct coll_seat){ 22, 1, 0 };
+	o.match.seat[0] = (struct coll_seat){ 11, 0, 1, 0 };
+	o.match.seat[1] = (struct coll_seat){ 22, 1, 0, 0 };
 	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
 	coll_stop(c);
@@ -354,8 +354,8 @@ static int pm_next(void *ctx, size_t env_index, struct coll_match *m,
 			continue;
 		pm->handed[k]++;
 		int ls = k % 2;
-		m->seat[ls] = (struct coll_seat){ (uint32_t)k, 0, 1 };
-		m->seat[!ls] = (struct coll_seat){ 50, 1, 0 };
+		m->seat[ls] = (struct coll_seat){ (uint32_t)k, 0, 1, 0 };
+		m->seat[!ls] = (struct coll_seat){ 50, 1, 0, 0 };
 		*tag = 100 + (uint64_t)k;
 		pthread_mutex_unlock(&pm->mu);
 		return 1;
@@ -506,8 +506,8 @@ static int rps_next(void *ctx, size_t env_index, struct coll_match *m,
 {
 	int k = (int)(env_index + *(uint64_t *)ctx);
 
-	m->seat[0] = (struct coll_seat){ 1, (uint32_t)(k % 3), 1 };
-	m->seat[1] = (struct coll_seat){ 2, (uint32_t)((k / 3) % 3), 0 };
+	m->seat[0] = (struct coll_seat){ 1, (uint32_t)(k % 3), 1, 0 };
+	m->seat[1] = (struct coll_seat){ 2, (uint32_t)((k / 3) % 3), 0, 0 };
 	*tag = 1;
 	return 1;
 }

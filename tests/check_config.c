@@ -107,7 +107,44 @@ static const struct {
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
 	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
+	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: 'minimax' plays tictactoe, not rps" },
+	{ "env: {name: tictactoe}\neval:\n  baselines: random, alphabeta:2\n", "eval.baselines: 'alphabeta:2' plays connect4, not tictactoe" },
+	{ "env: {name: connect4}\neval:\n  baselines: alphabeta:13\n", "eval.baselines: 'alphabeta:13': depth must be 1..12" },
+	{ "eval:\n  baselines: random,random\n", "eval.baselines: 'random' named twice" },
+	{ "eval:\n  baselines: random,\n", "eval.baselines: empty or overlong entry" },
+	{ "eval:\n  baselines: greedy\n", "eval.baselines: unknown baseline 'greedy'" },
+	{ "eval:\n  share: 0.95\n", "eval.share: expected a number in [0, 0.9]" },
 };
+
+START_TEST(eval_baselines_resolve)
+{
+	static const struct {
+		const char *yaml;
+		const char *want[3];
+	} cases[] = {
+		{ "eval: {share: 0.1}\n", { "random" } },
+		{ "env: {name: tictactoe}\n", { "random", "minimax" } },
+		{ "env: {name: connect4, connect4_depth: 3}\n",
+		  { "random", "alphabeta:3" } },
+		{ "env: {name: connect4}\neval: {baselines: ' alphabeta:5 ,"
+		  "random'}\n", { "alphabeta:5", "random" } },
+	};
+	char out[CFG_BASELINES_MAX][CFG_BASELINE_MAX], err[256];
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(cases); i++) {
+		struct cfg c;
+		size_t n, want = 0;
+		ck_assert_int_eq(load(&c, cases[i].yaml, err, sizeof err), 0);
+		ck_assert_int_eq(cfg_eval_baselines(&c, out, &n, err,
+						    sizeof err), 0);
+		while (want < 3 && cases[i].want[want])
+			want++;
+		ck_assert_uint_eq(n, want);
+		for (size_t k = 0; k < n; k++)
+			ck_assert_str_eq(out[k], cases[i].want[k]);
+	}
+}
+END_TEST
 
 START_TEST(bad_inputs_are_named)
 {
@@ -256,6 +293,7 @@ Suite *suite_config(void)
 
 	tcase_add_test(tc, defaults_are_valid_and_documented);
 	tcase_add_test(tc, values_are_read);
+	tcase_add_test(tc, eval_baselines_resolve);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);

@@ -9,7 +9,9 @@
  *   - garbage and an oversized frame close that connection only; a wrong
  *     token is refused;
  *   - `league run` of a small rock-paper-scissors league: exit 0, the
- *     payoff matrix printed, every snapshot played. */
+ *     payoff matrix printed, every snapshot played;
+ *   - evaluation against baselines: the share of episodes, the jobs'
+ *     seats, the rows on disk and a payoff matrix they never touch. */
 #include <check.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "league/daemon.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "storage/storage.h"
@@ -158,15 +161,15 @@ static uint64_t take_job(net_client *c, uint32_t *episodes)
 /* The result message of a job: episodes with returns +-1 / 0. */
 struct result {
 	League__JobResult jr;
-	League__Episode ep[64], *eps[64];
-	double ret[64][2];
+	League__Episode ep[256], *eps[256];
+	double ret[256][2];
 	net_msg m;
 };
 
 static void make_result(struct result *res, uint64_t id, uint32_t n,
 			lg_rng *rng)
 {
-	ck_assert_uint_le(n, 64);
+	ck_assert_uint_le(n, 256);
 	res->jr = (League__JobResult)LEAGUE__JOB_RESULT__INIT;
 	for (uint32_t i = 0; i < n; i++) {
 		league__episode__init(&res->ep[i]);
@@ -498,6 +501,191 @@ START_TEST(league_run_small_rps)
 }
 END_TEST
 
+/* What a test collector needs to know of an offered job. */
+struct job_info {
+	uint64_t id;
+	uint32_t episodes;
+	int evaluation;
+	char baseline[32];     /* the baseline seat's, "" if none */
+	int base_seat;         /* -1: no baseline seat */
+	uint32_t player[2], version[2];
+	int learning[2];
+};
+
+static int take_job_info(net_client *c, struct job_info *ji)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
+	int got = 0;
+
+	jq.max_jobs = 1;
+	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	req.job_request = &jq;
+	r = call(c, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_JOBS);
+	if (r->jobs->n_jobs) {
+		League__Job *j = r->jobs->jobs[0];
+		memset(ji, 0, sizeof *ji);
+		ji->id = j->job_id;
+		ji->episodes = j->episodes;
+		ji->evaluation = j->evaluation;
+		ji->base_seat = -1;
+		ck_assert_uint_eq(j->n_seats, 2);
+		for (int k = 0; k < 2; k++) {
+			League__Seat *st = j->seats[k];
+			ji->player[k] = st->player;
+			ji->version[k] = st->params_version;
+			ji->learning[k] = st->learning;
+			if (st->baseline && st->baseline[0]) {
+				ck_assert_int_eq(ji->base_seat, -1);
+				ji->base_seat = k;
+				snprintf(ji->baseline, sizeof ji->baseline,
+					 "%s", st->baseline);
+			}
+		}
+		got = 1;
+	}
+	net_msg_free(r);
+	return got;
+}
+
+START_TEST(eval_jobs_take_their_share_and_their_own_table)
+{
+	const char *text =
+		"league: {name: e2e-eval, seed: 3}\n"
+		"env: {name: tictactoe}\n"
+		"model: {hidden: [8]}\n"
+		"players: {main: 1, main_exploiter: 0, league_exploiter: 0}\n"
+		"payoff: {decay: 1.0}\n"
+		"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
+		"snapshot: {steps: 1000000000}\n"
+		"eval: {share: 0.5, games: 300, nashconv: false}\n"
+		"budget: {seconds: 600}\n";
+	char dir[128], cfg[256];
+	struct tu_daemon d;
+	net_client *ln, *c, *other;
+	uint64_t train_eps = 0, eval_eps = 0, eval_jobs = 0;
+	uint64_t at_last_eval = 0;
+	/* [baseline: 0 random, 1 minimax][seat][win, draw, loss] sent */
+	uint64_t sent[2][2][3] = { { { 0 } } };
+	struct result res;
+	struct job_info ji;
+	lg_rng rng;
+
+	lg_rng_seed(&rng, 11);
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	strcat(dir, "/league");
+	tu_serve(&d, cfg, dir, 0, NULL);
+	ck_assert_int_eq(d.nlearners, 1);
+	uint32_t main_id = d.learners[0];
+	ln = fake_learner(&d, main_id);
+	c = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL, NULL);
+	register_collector(c);
+	other = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL, NULL);
+	register_collector(other);
+	/* 300 games x 2 seats x 2 baselines = 8 jobs (256 + 44 each). */
+	while (eval_jobs < 8) {
+		ck_assert_msg(train_eps < 10000, "no evaluation jobs after %llu "
+			      "training episodes (%llu evaluation jobs)",
+			      (unsigned long long)train_eps,
+			      (unsigned long long)eval_jobs);
+		if (!take_job_info(c, &ji)) {
+			lg_sleep_s(0.01);
+			continue;
+		}
+		make_result(&res, ji.id, ji.episodes, &rng);
+		if (!ji.evaluation) {
+			ck_assert_int_eq(ji.base_seat, -1);
+			train_eps += ji.episodes;
+			ck_assert_int_eq(send_result(c, &res),
+					 LEAGUE__STATUS__STATUS_OK);
+			continue;
+		}
+		/* The main player's newest version against a baseline;
+		 * nothing learns. */
+		ck_assert_int_ge(ji.base_seat, 0);
+		int ms = !ji.base_seat, b = !strcmp(ji.baseline, "minimax");
+		ck_assert_msg(b || !strcmp(ji.baseline, "random"), "%s",
+			      ji.baseline);
+		ck_assert_uint_eq(ji.player[ms], main_id);
+		ck_assert_uint_eq(ji.version[ms], 0);
+		ck_assert(!ji.learning[0] && !ji.learning[1]);
+		ck_assert(ji.episodes == 256 || ji.episodes == 44);
+		for (uint32_t i = 0; i < ji.episodes; i++) {
+			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
+			res.ret[i][ms] = 1.0 - k;
+			res.ret[i][!ms] = k - 1.0;
+			sent[b][ms][k]++;
+		}
+		/* Someone else's report of it is stale and counts nothing. */
+		ck_assert_int_eq(send_result(other, &res),
+				 LEAGUE__STATUS__STATUS_STALE);
+		ck_assert_int_eq(send_result(c, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+		ck_assert_int_eq(send_result(c, &res),
+				 LEAGUE__STATUS__STATUS_STALE);
+		eval_eps += ji.episodes;
+		eval_jobs++;
+		at_last_eval = train_eps;
+	}
+	/* eval.share 0.5: as many evaluation episodes as training ones,
+	 * give or take the job in hand and one in the queue. */
+	ck_assert_msg(at_last_eval + 8 >= eval_eps &&
+		      at_last_eval <= eval_eps + 8,
+		      "%llu training episodes for %llu evaluation ones",
+		      (unsigned long long)at_last_eval,
+		      (unsigned long long)eval_eps);
+	/* No new version: no new evaluation. */
+	for (int i = 0; i < 200; i++) {
+		if (!take_job_info(c, &ji))
+			continue;
+		ck_assert(!ji.evaluation);
+		make_result(&res, ji.id, ji.episodes, &rng);
+		ck_assert_int_eq(send_result(c, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+		train_eps += ji.episodes;
+	}
+	net_client_close(c);
+	net_client_close(other);
+	net_client_close(ln);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+
+	/* Their own table, exactly what was sent; the payoff matrix holds
+	 * the training games only. */
+	store *st;
+	store_txn *t;
+	struct league_bgame_row *rows;
+	size_t n;
+	char err[256];
+	struct store_opts so = { .flags = STORE_RDONLY };
+	ck_assert(store_open(&st, dir, &so, err, sizeof err) == 0);
+	ck_assert(store_txn_begin(st, STORE_TXN_READ, &t) == 0);
+	ck_assert_int_eq(league_bgame_list(t, &rows, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		int b = !strcmp(rows[i].baseline, "minimax");
+		ck_assert_uint_eq(rows[i].player, main_id);
+		ck_assert_uint_eq(rows[i].version, 0);
+		for (int s = 0; s < 2; s++) {
+			ck_assert_uint_eq(rows[i].games[s], 300);
+			ck_assert_uint_eq(rows[i].wins[s], sent[b][s][0]);
+			ck_assert_uint_eq(rows[i].draws[s], sent[b][s][1]);
+			ck_assert_uint_eq(rows[i].losses[s], sent[b][s][2]);
+		}
+	}
+	free(rows);
+	store_txn_abort(t);
+	store_close(st);
+	ck_assert_double_eq_tol(games_on_disk(dir), (double)train_eps, 1e-9);
+	printf("e2e: evaluation: %llu episodes in 8 jobs beside %llu "
+	       "training episodes\n", (unsigned long long)eval_eps,
+	       (unsigned long long)at_last_eval);
+	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_e2e(void)
 {
 	Suite *s = suite_create("e2e");
@@ -508,6 +696,7 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
+	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
 	suite_add_tcase(s, t);
 	return s;
 }
