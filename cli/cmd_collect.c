@@ -5,7 +5,7 @@
  * One env manager (collector/) runs all its envs for the life of the
  * worker; jobs feed it episode by episode through next_episode, so several
  * jobs with different players play at once and no env waits for a job to
- * be set up. Networks live in COLL_NETS_MAX slots, one per (player,
+ * be set up. Networks live in NET_SLOTS slots, one per (player,
  * version) in use, fetched from the daemon once and shared by every job
  * that plays them; a slot is refilled only when no job uses it.
  *
@@ -38,10 +38,15 @@
 #define CALL_TIMEOUT_S 60.0
 #define SEND_TIMEOUT_S 120.0
 #define MAX_EPISODES_PER_JOB 4096
+/* Net slots; the env manager sees each twice: policy k samples slot k,
+ * policy NET_SLOTS + k plays slot k greedily (evaluation seats). */
+#define NET_SLOTS (COLL_NETS_MAX / 2)
 
 struct netslot {
 	nn *net;
 	nn_ws *ws;
+	nn_ws *gws;            /* the greedy policy's: it may run at once */
+	float *probs;          /* its scratch, rows x actions */
 	uint32_t player, version;
 	int refs;              /* open jobs using it */
 };
@@ -53,6 +58,7 @@ struct cjob {
 				  id while the abandoned copy still plays) */
 	int net[2];            /* slot per seat (-1: a baseline plays it) */
 	uint32_t base[2];      /* baseline per seat: index + 1, or 0 */
+	int greedy[2];         /* seat plays its most probable action */
 	uint32_t handed, ended;
 	int abandoned;         /* a reconnect made its result stale */
 	League__Episode *eps;  /* [msg->episodes] */
@@ -80,7 +86,7 @@ struct collect {
 	struct cjob *jobs[MAX_OPEN_JOBS];
 	int njobs;
 	uint64_t next_serial;
-	struct netslot slots[COLL_NETS_MAX];
+	struct netslot slots[NET_SLOTS];
 	/* The league's eval.baselines: what a seat's `baseline` may name. */
 	char base[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
 	const char *basep[CFG_BASELINES_MAX];
@@ -115,6 +121,33 @@ static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
 		      value);
 }
 
+/* The most probable legal action (the first of equals). */
+static int slot_act_greedy(void *ctx, const float *obs, const uint8_t *mask,
+			   size_t n, size_t obs_len, int na, lg_rng *rng,
+			   int32_t *action, float *logp, float *value)
+{
+	struct netslot *ns = ctx;
+	int rc;
+
+	if (!ns->net)
+		return LG_EINVAL;
+	if ((rc = nn_probs(ns->net, ns->gws, obs, mask, n, ns->probs, value)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		const float *p = ns->probs + i * (size_t)na;
+		int best = -1;
+		for (int a = 0; a < na; a++)
+			if (mask[i * (size_t)na + a] &&
+			    (best < 0 || p[a] > p[best]))
+				best = a;
+		if (best < 0)
+			return LG_EINVAL;
+		action[i] = best;
+		logp[i] = logf(p[best] > 0 ? p[best] : 1e-30f);
+	}
+	return 0;
+}
+
 /* ---- callbacks from env threads ---------------------------------------- */
 
 static struct cjob *job_by_serial(struct collect *W, uint64_t serial)
@@ -141,7 +174,10 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 			League__Seat *s = j->msg->seats[p];
 			m->seat[p] = (struct coll_seat){
 				.player = s->player,
-				.net = j->net[p] < 0 ? 0 : (uint32_t)j->net[p],
+				.net = j->net[p] < 0	 ? 0
+				       : j->greedy[p] ? (uint32_t)(NET_SLOTS +
+								  j->net[p])
+						      : (uint32_t)j->net[p],
 				.learning = s->learning && !j->base[p],
 				.baseline = j->base[p],
 			};
@@ -299,6 +335,17 @@ static int call(struct collect *W, net_msg *req, net_msg **rep,
 	return cli_worker_call(W->cl, "collect", what, req, rep);
 }
 
+static void slot_clear(struct netslot *ns)
+{
+	nn_ws_free(ns->ws);
+	nn_ws_free(ns->gws);
+	nn_free(ns->net);
+	free(ns->probs);
+	ns->ws = ns->gws = NULL;
+	ns->net = NULL;
+	ns->probs = NULL;
+}
+
 /* A net slot holding (player, version), loading it if need be. Caller
  * holds no lock: slots with refs 0 are touched by no env. */
 static int slot_get(struct collect *W, uint32_t player, uint32_t version,
@@ -306,10 +353,11 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 {
 	int free_k = -1, rc;
 	nn *net = NULL;
-	nn_ws *ws = NULL;
+	nn_ws *ws = NULL, *gws = NULL;
+	float *probs = NULL;
 
 	pthread_mutex_lock(&W->mu);
-	for (int k = 0; k < COLL_NETS_MAX; k++) {
+	for (int k = 0; k < NET_SLOTS; k++) {
 		struct netslot *ns = &W->slots[k];
 		if (ns->net && ns->player == player && ns->version == version) {
 			ns->refs++;
@@ -328,21 +376,31 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 	if ((rc = cli_worker_fetch_net(W->cl, "collect", player, version,
 					&W->shape, &net)))
 		goto fail;
-	if ((rc = nn_ws_new(&ws, net, W->envs * 2)))
+	if ((rc = nn_ws_new(&ws, net, W->envs * 2)) ||
+	    (rc = nn_ws_new(&gws, net, W->envs * 2)))
 		goto fail;
+	if (!(probs = malloc(W->envs * 2 * (size_t)W->spec.num_actions *
+			     sizeof *probs))) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
 	W->fetches++;
 	pthread_mutex_lock(&W->mu);
 	struct netslot *ns = &W->slots[free_k];
-	nn_ws_free(ns->ws);
-	nn_free(ns->net);
+	slot_clear(ns);
 	ns->net = net;
 	ns->ws = ws;
+	ns->gws = gws;
+	ns->probs = probs;
 	ns->player = player;
 	ns->version = version;
 	*out = free_k;
 	pthread_mutex_unlock(&W->mu);
 	return 0;
 fail:
+	nn_ws_free(ws);
+	nn_ws_free(gws);
+	free(probs);
 	nn_free(net);
 	pthread_mutex_lock(&W->mu);
 	W->slots[free_k].refs = 0;
@@ -472,6 +530,7 @@ static int take_job(struct collect *W, const League__Job *src)
 	}
 	for (int p = 0; p < 2 && !rc; p++) {
 		const League__Seat *st = j->msg->seats[p];
+		j->greedy[p] = st->greedy;
 		if (st->baseline && st->baseline[0]) {
 			rc = baseline_index(W, st->baseline, &j->base[p]);
 			continue;
@@ -607,8 +666,11 @@ static int start_envs(struct collect *W)
 		return LG_EUNSUPP;
 	}
 	cli_nn_shape(&W->cfg, &W->spec, &W->shape);
-	for (int k = 0; k < COLL_NETS_MAX; k++)
+	for (int k = 0; k < NET_SLOTS; k++) {
 		W->pols[k] = (struct coll_policy){ slot_act, &W->slots[k], 1 };
+		W->pols[NET_SLOTS + k] = (struct coll_policy){
+			slot_act_greedy, &W->slots[k], 1 };
+	}
 	coll_opts_default(&o);
 	o.game = W->cfg.env.name;
 	o.env = eo;
@@ -785,10 +847,8 @@ static int run(int argc, char **argv)
 		(unsigned long long)W.undeliverable);
 	for (int i = 0; i < W.njobs; i++)
 		job_free(W.jobs[i]);
-	for (int k = 0; k < COLL_NETS_MAX; k++) {
-		nn_ws_free(W.slots[k].ws);
-		nn_free(W.slots[k].net);
-	}
+	for (int k = 0; k < NET_SLOTS; k++)
+		slot_clear(&W.slots[k]);
 	for (int i = 0; i < W.nsenders; i++)
 		net_traj_sender_close(W.senders[i].s);
 	net_client_close(W.cl);

@@ -55,7 +55,7 @@
 
 /* Caps on what comes from outside (config, command line). */
 #define COLL_ENVS_MAX 4096
-#define COLL_NETS_MAX 16
+#define COLL_NETS_MAX 32
 #define COLL_SEGMENT_MAX (1u << 20)
 #define COLL_RETRIES_MAX 100
 #define COLL_BASELINES_MAX 8

@@ -261,6 +261,10 @@ static const struct cfg_key table[] = {
 	    "minimax (tictactoe, perfect play), alphabeta:N (connect4, depth "
 	    "1..12); auto: random, plus minimax for tictactoe or alphabeta at "
 	    "env.connect4_depth for connect4."),
+	BOOL("eval.greedy", eval.greedy, "true",
+	     "In games against baselines the evaluated player plays its most "
+	     "probable legal action; false: it samples its policy as in "
+	     "training."),
 	BOOL("eval.nashconv", eval.nashconv, "true",
 	     "After each snapshot, compute exact NashConv where the game "
 	     "allows it."),

@@ -158,6 +158,7 @@ struct cfg {
 	struct {
 		double share;
 		char baselines[CFG_STR_MAX];
+		int greedy;
 		int nashconv;
 		uint64_t games;
 	} eval;

@@ -645,6 +645,7 @@ static int bg_enqueue(league_daemon *d, const struct bg_job *j)
 
 	seat[j->seat].player = g->player;
 	seat[j->seat].params_version = g->version;
+	seat[j->seat].greedy = d->cfg.eval.greedy;
 	seat[!j->seat].player = g->player;
 	seat[!j->seat].baseline = g->name[j->base];
 	job.job_id = j->id;

@@ -510,6 +510,7 @@ struct job_info {
 	int base_seat;         /* -1: no baseline seat */
 	uint32_t player[2], version[2];
 	int learning[2];
+	int greedy[2];
 };
 
 static int take_job_info(net_client *c, struct job_info *ji)
@@ -536,6 +537,7 @@ static int take_job_info(net_client *c, struct job_info *ji)
 			ji->player[k] = st->player;
 			ji->version[k] = st->params_version;
 			ji->learning[k] = st->learning;
+			ji->greedy[k] = st->greedy;
 			if (st->baseline && st->baseline[0]) {
 				ck_assert_int_eq(ji->base_seat, -1);
 				ji->base_seat = k;
@@ -611,6 +613,7 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 		ck_assert_uint_eq(ji.player[ms], main_id);
 		ck_assert_uint_eq(ji.version[ms], 0);
 		ck_assert(!ji.learning[0] && !ji.learning[1]);
+		ck_assert(ji.greedy[ms] && !ji.greedy[!ms]); /* eval.greedy */
 		ck_assert(ji.episodes == 256 || ji.episodes == 44);
 		for (uint32_t i = 0; i < ji.episodes; i++) {
 			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
