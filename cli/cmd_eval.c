@@ -283,8 +283,10 @@ static double ratio(uint64_t a, uint64_t b)
 
 /* The baseline rows (daemon.h) as a table, CSV or JSON. */
 static void print_baselines(const struct league_bgame_row *r, size_t n,
-			    const char *fmt)
+			    const char *fmt, const char *only)
 {
+	int first = 1;
+
 	if (!strcmp(fmt, "json"))
 		printf("[");
 	else if (!strcmp(fmt, "csv"))
@@ -300,12 +302,15 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct league_bgame_row *x = &r[i];
 		uint64_t g = x->games[0] + x->games[1];
+
+		if (only && strcmp(x->baseline, only))
+			continue;
 		double w = ratio(x->wins[0] + x->wins[1], g);
 		double l = ratio(x->losses[0] + x->losses[1], g);
 		if (!strcmp(fmt, "json")) {
 			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
 			       "\"player\":%u,\"version\":%u,\"baseline\":",
-			       i ? "," : "", x->seconds,
+			       first ? "" : ",", x->seconds,
 			       (unsigned long long)x->env_steps, x->player,
 			       x->version);
 			json_str(stdout, x->baseline);
@@ -321,6 +326,7 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 				       (unsigned long long)x->draws[s],
 				       (unsigned long long)x->losses[s]);
 			printf("}");
+			first = 0;
 		} else if (!strcmp(fmt, "csv")) {
 			printf("%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
 			       x->seconds, (unsigned long long)x->env_steps,
@@ -349,7 +355,7 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 	}
 	if (!strcmp(fmt, "json"))
 		printf("]\n");
-	else if (!strcmp(fmt, "table") && !n)
+	else if (!strcmp(fmt, "table") && first && !n)
 		printf("(no evaluation games yet: the daemon plays them when "
 		       "eval.share > 0)\n");
 }
@@ -359,9 +365,11 @@ static int eval_curve(int argc, char **argv, int baselines)
 {
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
+		{ "baseline", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_opts so = { .flags = STORE_RDONLY };
+	const char *only = NULL;
 	struct league_eval_point *pt = NULL;
 	struct league_bgame_row *rows = NULL;
 	const char *fmt = "table", *dir;
@@ -371,10 +379,17 @@ static int eval_curve(int argc, char **argv, int baselines)
 	char err[512];
 	int ch, rc;
 
-	while ((ch = cli_getopt(argc, argv, "eval", "f:", opts)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "eval", "f:b:", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'f': fmt = optarg; break;
+		case 'b':
+			if (!baselines)
+				return cli_usage_error("eval", "--baseline "
+						       "goes with 'eval "
+						       "baselines DIR'");
+			only = optarg;
+			break;
 		default: return cli_usage_error("eval", "unexpected option");
 		}
 	}
@@ -397,7 +412,7 @@ static int eval_curve(int argc, char **argv, int baselines)
 		goto out;
 	}
 	if (baselines) {
-		print_baselines(rows, n, fmt);
+		print_baselines(rows, n, fmt, only);
 	} else if (!strcmp(fmt, "json")) {
 		printf("[");
 		for (size_t i = 0; i < n; i++)
@@ -472,6 +487,7 @@ const struct cli_cmd cli_cmd_eval = {
 	.help =
 	"usage: league eval DIR [--format table|csv|json]\n"
 	"       league eval baselines DIR [--format table|csv|json]\n"
+	"                                 [--baseline NAME]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -498,7 +514,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"          (eval.share, eval.baselines), one row per evaluated main\n"
 	"          player version and baseline: games, win and loss rate\n"
 	"          over both seats, and wins/draws/losses by the player's\n"
-	"          seat (seat 0 moves first).\n"
+	"          seat (seat 0 moves first); --baseline keeps one\n"
+	"          baseline's rows (e.g. to plot its curve).\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",
