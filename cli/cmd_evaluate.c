@@ -22,6 +22,7 @@
 #include "payoff/payoff.h"
 #include "util/util.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,42 @@ static void log_payoff_weights(struct evaluator *W, const League__EvalWork *w,
 }
 
 /* Both NashConvs of one work item into rep. */
+/* Games with a handful of information states (rps, matrix): log the
+ * league mixture's action distribution itself, e.g. to compare it with
+ * the uniform equilibrium of rock-paper-scissors (L1 distance). */
+static void log_small_policy(struct evaluator *W, uint32_t snapshot,
+			     const struct env_policy *pol)
+{
+	lg_buf b = { 0 };
+	char err[256];
+
+	if (env_tree_infostates(W->tree) > 4 ||
+	    env_tree_dump_policy(W->tree, pol, &b, err, sizeof err) ||
+	    lg_buf_append(&b, "", 1)) {
+		lg_buf_free(&b);
+		return;
+	}
+	for (char *line = (char *)b.data, *nl; line && *line; line = nl) {
+		double p[ENV_MAX_ACTIONS], l1 = 0;
+		int n = 0, off = 0;
+		if ((nl = strchr(line, '\n')))
+			*nl++ = 0;
+		if (*line == '#')
+			continue;
+		const char *q = strchr(line, ' ');
+		while (q && n < ENV_MAX_ACTIONS &&
+		       sscanf(q, " %lf%n", &p[n], &off) == 1) {
+			q += off;
+			n++;
+		}
+		for (int a = 0; a < n; a++)
+			l1 += fabs(p[a] - 1.0 / n);
+		LG_INFO("evaluate: snapshot %u: league mixture at %s "
+			"(L1 from uniform %.4f)", snapshot, line, l1);
+	}
+	lg_buf_free(&b);
+}
+
 static int evaluate(struct evaluator *W, const League__EvalWork *w,
 		    League__EvalReport *rep)
 {
@@ -262,6 +299,7 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	}
 	log_payoff_weights(W, w, pols);
 	pmix = env_tabular_policy(mix);
+	log_small_policy(W, w->snapshot, &pmix);
 	if ((rc = env_tree_nashconv(W->tree, &pmix, &nc_league, err,
 				    sizeof err))) {
 		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
