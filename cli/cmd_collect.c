@@ -136,7 +136,7 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 			League__Seat *s = j->msg->seats[p];
 			m->seat[p] = (struct coll_seat){ s->player,
 							 (uint32_t)j->net[p],
-							 s->learning };
+							 s->learning, 0 };
 		}
 		*tag = j->serial;
 		got = 1;
