@@ -16,6 +16,12 @@
  *     abandoned: the slot's generation moves on and a new worker takes
  *     the slot; the old thread, once its call returns, sees the
  *     generation changed and exits touching only its own env.
+ *   - Baseline seats never reach the slot: every op ends with auto-play
+ *     (the baselines move until a network must act or the episode is
+ *     over) in whoever hosts the env, so a reply always describes a
+ *     state where only network seats act, and acting/batching never see
+ *     a baseline seat. The cmd carries each seat's baseline, so the
+ *     child needs no other copy of the match.
  */
 #include "collector/collector.h"
 
@@ -44,6 +50,15 @@ struct traj {
 };
 
 struct worker;
+
+/* An env and the fixed players acting in it, owned by whoever hosts the
+ * env: a worker (threads, serial) or the child. Baselines are not
+ * thread-safe (minimax memoises), hence one set per env. */
+struct host {
+	env *e;
+	env_baseline *base[COLL_BASELINES_MAX]; /* by index, made on use */
+	lg_rng rng; /* the baselines', reseeded by every create/reset */
+};
 
 struct slot {
 	size_t idx;
@@ -96,7 +111,7 @@ struct worker {
 	unsigned gen;
 	pthread_t th;
 	int started;
-	env *e;
+	struct host h;
 	lg_rng rng;
 	float *bobs;
 	uint8_t *bmask;
@@ -115,6 +130,8 @@ struct coll {
 	struct slot *slots;
 	struct group groups[COLL_NETS_MAX];
 	struct coll_policy pols[COLL_NETS_MAX];
+	char bspec[COLL_BASELINES_MAX][COLL_BASELINE_SPEC_MAX];
+	const char *bspecs[COLL_BASELINES_MAX]; /* o.baselines points here */
 
 	pthread_mutex_t mu, sink_mu;
 	pthread_cond_t cv_work, cv_caller;
@@ -158,7 +175,7 @@ void coll_opts_default(struct coll_opts *o)
 	o->segment_len = 128;
 	o->num_policies = 1;
 	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
-		o->match.seat[p] = (struct coll_seat){ .learning = 1 };
+		o->match.seat[p] = (struct coll_seat){ 0, 0, 1, 0 };
 }
 
 static int uniform_pick(const uint8_t *mask, int na, lg_rng *rng,
@@ -282,10 +299,21 @@ static int traj_alloc(struct traj *t, size_t len, size_t obs_len, int na)
 	return 0;
 }
 
+/* Baseline seats never learn: they have no logp or value to train on,
+ * whatever their learning flag says. */
 static int learning(const coll *c, const struct slot *s, int seat)
 {
 	return c->o.sink && seat < c->spec.players &&
-	       s->match.seat[seat].learning;
+	       s->match.seat[seat].learning && !s->match.seat[seat].baseline;
+}
+
+/* Every seat a baseline: whole episodes run inside one reset. */
+static int all_baseline(const coll *c, const struct coll_match *m)
+{
+	for (int p = 0; p < c->spec.players; p++)
+		if (!m->seat[p].baseline)
+			return 0;
+	return 1;
 }
 
 static void set_fatal(coll *c, int rc)
@@ -396,12 +424,16 @@ static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 struct reply {
 	int32_t rc, player;
 	uint64_t steps;
+	uint64_t moves; /* env steps auto-play took after the op */
 	double returns[ENV_MAX_PLAYERS];
 };
 
+/* actions[p] is seat p's action (only the seats that act are read);
+ * base[p] is seat p's baseline (0: a network), valid for every op. */
 struct cmd {
 	uint32_t op;
 	int32_t actions[ENV_MAX_PLAYERS];
+	uint8_t base[ENV_MAX_PLAYERS];
 	uint64_t seed, episode, step;
 };
 
@@ -422,32 +454,121 @@ static int fault_check(const coll *c, size_t i, uint64_t ep, uint64_t step,
 	return f == COLL_FAULT_FAIL || f == COLL_FAULT_CRASH ? LG_EIO : 0;
 }
 
-/* Run one op on env *e (creating it for OP_CREATE). */
-static int local_op(const coll *c, env **e, size_t i, const struct cmd *m,
-		    int in_child)
+/* Free the env and its baselines (a recreated env starts afresh). */
+static void host_clear(struct host *h)
+{
+	env_free(h->e);
+	h->e = NULL;
+	for (int k = 0; k < COLL_BASELINES_MAX; k++) {
+		env_baseline_free(h->base[k]);
+		h->base[k] = NULL;
+	}
+}
+
+/* Baseline k (1-based, checked against the specs) picks seat p's move.
+ * Made on first use, so envs that never meet a baseline pay nothing. */
+static int host_base_act(const coll *c, struct host *h, unsigned k, int p,
+			 int *action)
+{
+	env_baseline **b;
+	int rc;
+
+	if (k < 1 || k > c->o.num_baselines)
+		return LG_EINVAL;
+	b = &h->base[k - 1];
+	if (!*b) {
+		rc = env_baseline_new(b, c->o.baselines[k - 1], h->e, NULL, 0);
+		if (rc)
+			return rc;
+	}
+	return env_baseline_act(*b, h->e, p, &h->rng, action);
+}
+
+/* One env step: network seats play m->actions, baseline seats choose
+ * here, all from the state before the step (simultaneous moves). */
+static int host_step(const coll *c, struct host *h, const struct cmd *m)
+{
+	int cur = env_current_player(h->e), a[ENV_MAX_PLAYERS] = { 0 };
+	int lo = cur, hi = cur + 1, rc;
+
+	if (cur == ENV_SIMULTANEOUS) {
+		lo = 0;
+		hi = c->spec.players;
+	} else if (cur < 0 || cur >= c->spec.players) {
+		return LG_EINVAL; /* over: the env would refuse it too */
+	}
+	for (int p = lo; p < hi; p++) {
+		a[p] = m->actions[p];
+		if (m->base[p]) {
+			rc = host_base_act(c, h, m->base[p], p, &a[p]);
+			if (rc)
+				return rc;
+		}
+	}
+	if (cur == ENV_SIMULTANEOUS)
+		return env_step_joint(h->e, a);
+	return env_step(h->e, a[cur]);
+}
+
+/* Must only baselines act now? */
+static int bases_to_move(const coll *c, const env *e, const struct cmd *m)
+{
+	int cur = env_current_player(e);
+
+	if (cur >= 0)
+		return cur < c->spec.players && m->base[cur];
+	if (cur != ENV_SIMULTANEOUS)
+		return 0;
+	for (int p = 0; p < c->spec.players; p++)
+		if (!m->base[p])
+			return 0;
+	return 1;
+}
+
+/* Let the baselines move until a network must act or the episode is
+ * over (max_steps bounds every episode, so this ends). */
+static int autoplay(const coll *c, struct host *h, const struct cmd *m,
+		    uint64_t *moves)
+{
+	while (bases_to_move(c, h->e, m)) {
+		int rc = host_step(c, h, m);
+		if (rc)
+			return rc;
+		++*moves;
+	}
+	return 0;
+}
+
+/* Run one op on the host's env (creating it for OP_CREATE), then
+ * auto-play; r->moves says how many baseline steps that took. */
+static int local_op(const coll *c, struct host *h, size_t i,
+		    const struct cmd *m, int in_child, struct reply *r)
 {
 	int rc = fault_check(c, i, m->episode,
 			     m->op == OP_STEP ? m->step : COLL_FAULT_RESET,
 			     in_child);
 
+	r->moves = 0;
 	if (rc)
 		return rc;
 	if (m->op == OP_CREATE) {
 		struct env_opts eo = c->o.env;
-		env_free(*e);
-		*e = NULL;
+		host_clear(h);
 		eo.seed = m->seed;
-		return env_new(e, c->game, &eo, NULL, 0);
+		rc = env_new(&h->e, c->game, &eo, NULL, 0);
+	} else if (!h->e) {
+		rc = LG_EINVAL;
+	} else if (m->op == OP_RESET) {
+		env_reset(h->e, m->seed);
+	} else {
+		rc = host_step(c, h, m);
 	}
-	if (!*e)
-		return LG_EINVAL;
-	if (m->op == OP_RESET) {
-		env_reset(*e, m->seed);
-		return 0;
-	}
-	if (env_current_player(*e) == ENV_SIMULTANEOUS)
-		return env_step_joint(*e, (const int *)m->actions);
-	return env_step(*e, m->actions[0]);
+	if (rc)
+		return rc;
+	/* The episode's seed also drives its baselines: replayable. */
+	if (m->op != OP_STEP)
+		lg_rng_seed2(&h->rng, m->seed, 0x62617365ull);
+	return autoplay(c, h, m, &r->moves);
 }
 
 /* What the env looks like now: who acts, returns, and the acting seats'
@@ -523,16 +644,16 @@ static void child_main(const coll *c, size_t i, int fd)
 	size_t np = (size_t)c->spec.players;
 	float *obs = calloc(np * ol, sizeof *obs);
 	uint8_t *mask = calloc(np * na, 1);
-	env *e = NULL;
+	struct host h = { 0 };
 	struct cmd m;
 
 	if (!obs || !mask)
 		_exit(71);
 	while (read_all(fd, &m, sizeof m, 0) == 0) {
 		struct reply r = { 0 };
-		r.rc = local_op(c, &e, i, &m, 1);
+		r.rc = local_op(c, &h, i, &m, 1, &r);
 		if (!r.rc)
-			local_observe(c, e, &r, obs, mask);
+			local_observe(c, h.e, &r, obs, mask);
 		if (write_all(fd, &r, sizeof r))
 			break;
 		if (!r.rc && write_all(fd, obs, np * ol * sizeof *obs))
@@ -540,6 +661,10 @@ static void child_main(const coll *c, size_t i, int fd)
 		if (!r.rc && write_all(fd, mask, np * na))
 			break;
 	}
+	/* Tidy for leak checkers, though _exit would do. */
+	host_clear(&h);
+	free(obs);
+	free(mask);
 	_exit(0);
 }
 
@@ -627,7 +752,7 @@ static void worker_free(struct worker *w)
 {
 	if (!w)
 		return;
-	env_free(w->e);
+	host_clear(&w->h);
 	free(w->bobs);
 	free(w->bmask);
 	free(w->bact);
@@ -871,18 +996,20 @@ static int await_actions(coll *c, struct worker *w)
 	return c->stop || w->gen != s->gen;
 }
 
-/* Count a completed transition; the goal reached stops issuing. Caller
- * holds mu. */
-static void count_step(coll *c)
+/* Count n completed transitions (baseline moves included); the goal
+ * reached stops issuing. Caller holds mu. */
+static void count_steps(coll *c, uint64_t n)
 {
-	c->st.steps++;
+	c->st.steps += n;
 	if (c->collecting && c->st.steps >= c->goal) {
 		c->collecting = 0;
 		pthread_cond_broadcast(&c->cv_caller);
 	}
 }
 
-/* Set acting seats from the reply; 0 seats means the episode is over. */
+/* Set acting seats from the reply; 0 seats means the episode is over.
+ * Auto-play left a network to move, so a sequential mover is never a
+ * baseline seat; simultaneous baseline seats are chosen in the host. */
 static void set_acting(coll *c, struct slot *s, const struct reply *r)
 {
 	s->nacting = 0;
@@ -890,7 +1017,19 @@ static void set_acting(coll *c, struct slot *s, const struct reply *r)
 		s->acting[s->nacting++] = r->player;
 	else if (r->player == ENV_SIMULTANEOUS)
 		for (int p = 0; p < c->spec.players; p++)
-			s->acting[s->nacting++] = p;
+			if (!s->match.seat[p].baseline)
+				s->acting[s->nacting++] = p;
+}
+
+/* A cmd for the slot's current episode: its baselines ride along. */
+static struct cmd cmd_for(const coll *c, const struct slot *s, int op)
+{
+	struct cmd m = { .op = (uint32_t)op, .episode = s->episode,
+			 .step = s->ep_steps };
+
+	for (int p = 0; p < c->spec.players; p++)
+		m.base[p] = (uint8_t)s->match.seat[p].baseline;
+	return m;
 }
 
 /* Run op m on the slot's env (thread or child). On success the reply
@@ -902,9 +1041,9 @@ static int run_op(coll *c, struct worker *w, const struct cmd *m,
 
 	if (c->o.processes)
 		return remote_op(c, w->s, m, r, obs, mask);
-	rc = local_op(c, &w->e, w->s->idx, m, 0);
+	rc = local_op(c, &w->h, w->s->idx, m, 0, r);
 	if (!rc)
-		local_observe(c, w->e, r, obs, mask);
+		local_observe(c, w->h.e, r, obs, mask);
 	return rc;
 }
 
@@ -915,10 +1054,12 @@ static int after_op(coll *c, struct slot *s, int op, int rc,
 		    const struct reply *r)
 {
 	if (op == OP_STEP) {
+		/* A failed op's reply is not to be trusted: it counts once. */
+		uint64_t n = 1 + (rc ? 0 : r->moves);
 		pthread_mutex_lock(&c->mu);
-		count_step(c);
+		count_steps(c, n);
 		pthread_mutex_unlock(&c->mu);
-		s->ep_steps++;
+		s->ep_steps += n;
 		if (rc) {
 			episode_end(c, s, 1, rc);
 			goto recreate;
@@ -941,10 +1082,12 @@ static int after_op(coll *c, struct slot *s, int op, int rc,
 	if (!rc) {
 		pthread_mutex_lock(&c->mu);
 		c->st.resets++;
+		count_steps(c, r->moves);
 		pthread_mutex_unlock(&c->mu);
-		memset(s->ret, 0, sizeof s->ret);
-		s->ep_steps = 0;
-		if (r->player == ENV_TERMINAL) { /* an empty episode */
+		/* Baselines may have moved already (or played it out). */
+		memcpy(s->ret, r->returns, sizeof s->ret);
+		s->ep_steps = r->moves;
+		if (r->player == ENV_TERMINAL) { /* empty or all-baseline */
 			episode_end(c, s, 0, 0);
 			return OP_RESET;
 		}
@@ -963,7 +1106,8 @@ recreate:
 }
 
 /* Ask next_episode for the slot's next match. 1: got one; 0: nothing to
- * play now; LG_EINVAL (made fatal): a net out of range. */
+ * play now; LG_EINVAL (made fatal): a net or baseline out of range (a
+ * baseline seat's net is not used, so not checked). */
 static int choose_match(coll *c, struct slot *s)
 {
 	struct coll_match m;
@@ -978,14 +1122,22 @@ static int choose_match(coll *c, struct slot *s)
 	got = c->o.next_episode(c->o.episode_ctx, s->idx, &m, &tag);
 	if (!got)
 		return 0;
-	for (int p = 0; p < c->spec.players; p++)
-		if (m.seat[p].net >= c->o.num_policies) {
+	for (int p = 0; p < c->spec.players; p++) {
+		if (m.seat[p].baseline > c->o.num_baselines) {
+			LG_ERROR("collector: next_episode: seat %d on "
+				 "baseline %u of %zu", p, m.seat[p].baseline,
+				 c->o.num_baselines);
+			set_fatal(c, LG_EINVAL);
+			return LG_EINVAL;
+		}
+		if (!m.seat[p].baseline && m.seat[p].net >= c->o.num_policies) {
 			LG_ERROR("collector: next_episode: seat %d on net %u "
 				 "of %zu", p, m.seat[p].net,
 				 c->o.num_policies);
 			set_fatal(c, LG_EINVAL);
 			return LG_EINVAL;
 		}
+	}
 	s->match = m;
 	s->tag = tag;
 	return 1;
@@ -1009,6 +1161,21 @@ static int await_match(coll *c, struct worker *w)
 		lg_sleep_s(0.002);
 	}
 	return got < 0;
+}
+
+/* An all-baseline match plays whole episodes inside its resets, which
+ * nothing else holds back: wait for a coll_collect, or such an env would
+ * run without bound between calls. Caller holds mu. 1: must exit. */
+static int await_collecting(coll *c, struct worker *w)
+{
+	while (!c->collecting) {
+		if (c->stop || c->fatal || w->gen != w->s->gen)
+			return 1;
+		/* Parked, not hung: keep the watchdog away. */
+		w->s->deadline = HUGE_VAL;
+		pthread_cond_wait(&c->cv_work, &c->mu);
+	}
+	return c->stop || c->fatal || w->gen != w->s->gen;
 }
 
 static void *worker_main(void *arg)
@@ -1039,8 +1206,7 @@ static void *worker_main(void *arg)
 			goto dead;
 	}
 	for (;;) {
-		struct cmd m = { .op = (uint32_t)op, .episode = s->episode,
-				 .step = s->ep_steps };
+		struct cmd m = cmd_for(c, s, op);
 		struct reply r = { 0 };
 		int rc;
 
@@ -1052,7 +1218,7 @@ static void *worker_main(void *arg)
 				goto out;
 			}
 			for (int k = 0; k < s->nacting; k++)
-				m.actions[k] = s->act[s->acting[k]];
+				m.actions[s->acting[k]] = s->act[s->acting[k]];
 			pthread_mutex_unlock(&c->mu);
 			/* State CMD: the watchdog leaves the slot alone. */
 			for (int k = 0; k < s->nacting; k++)
@@ -1071,12 +1237,15 @@ static void *worker_main(void *arg)
 			if (await_match(c, w))
 				goto out;
 			pthread_mutex_lock(&c->mu);
-			if (c->stop || w->gen != s->gen) {
+			if (c->stop || w->gen != s->gen ||
+			    (all_baseline(c, &s->match) &&
+			     await_collecting(c, w))) {
 				pthread_mutex_unlock(&c->mu);
 				goto out;
 			}
 			s->deadline = lg_now_s() + c->o.reset_timeout_s;
 			pthread_mutex_unlock(&c->mu);
+			m = cmd_for(c, s, op); /* the match just chosen */
 			m.seed = episode_seed(c, s->idx, s->episode);
 		}
 		rc = run_op(c, w, &m, &r, obs, mask);
@@ -1187,7 +1356,7 @@ static double watchdog(coll *c)
 		if (s->state == ST_STEP) {
 			c->busy_steps--;
 			/* the in-flight transition is complete (abnormally) */
-			count_step(c);
+			count_steps(c, 1);
 			s->ep_steps++;
 			s->state = ST_RESET;
 			c->resetting++;
@@ -1239,20 +1408,25 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 	int rc;
 
 	while (c->st.steps < goal && !c->fatal) {
+		size_t ran = 0;
 		/* Reset what needs it, then one forward per network over
 		 * every env, then step each env in turn. */
 		for (size_t i = 0; i < c->n; i++) {
 			struct slot *s = &c->slots[i];
-			while (s->state == ST_RESET) {
-				struct cmd m = { .op = (uint32_t)s->next_op,
-						 .episode = s->episode };
+			/* A reset may play a whole episode (all
+			 * baselines): stop at the goal. */
+			while (s->state == ST_RESET && c->st.steps < goal &&
+			       !c->fatal) {
+				struct cmd m;
 				int got = choose_match(c, s);
 				if (got < 0)
 					return LG_EINVAL;
 				if (!got)
 					break; /* idle this round */
+				m = cmd_for(c, s, s->next_op);
 				m.seed = episode_seed(c, i, s->episode);
 				serial_op(c, s, &m);
+				ran++;
 			}
 		}
 		if (c->dead == c->n)
@@ -1260,10 +1434,11 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 		size_t nready = 0;
 		for (size_t i = 0; i < c->n; i++)
 			nready += c->slots[i].state == ST_READY;
-		if (!nready) { /* every env idle: nothing to play yet */
+		if (!nready) { /* nothing for a network to play */
 			if (until > 0 && lg_now_s() >= until)
 				return LG_ETIMEOUT;
-			lg_sleep_s(0.002);
+			if (!ran) /* every env idle */
+				lg_sleep_s(0.002);
 			continue;
 		}
 		for (size_t k = 0; k < c->o.num_policies; k++) {
@@ -1304,12 +1479,11 @@ static int serial_collect(coll *c, uint64_t goal, double until)
 		 * goal), so no forward's rows go to waste. */
 		for (size_t i = 0; i < c->n; i++) {
 			struct slot *s = &c->slots[i];
-			struct cmd m = { .op = OP_STEP, .episode = s->episode,
-					 .step = s->ep_steps };
+			struct cmd m = cmd_for(c, s, OP_STEP);
 			if (s->state != ST_READY)
 				continue;
 			for (int a = 0; a < s->nacting; a++) {
-				m.actions[a] = s->act[s->acting[a]];
+				m.actions[s->acting[a]] = s->act[s->acting[a]];
 				if (learning(c, s, s->acting[a]))
 					traj_append(c, s, s->acting[a]);
 			}
@@ -1369,13 +1543,54 @@ static int check_opts(const struct coll_opts *o, char *err, size_t errlen)
 				"act", k);
 			return LG_EINVAL;
 		}
-	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
-		if (o->match.seat[p].net >= o->num_policies) {
-			lg_errf(err, errlen, "collector: seat %d uses network "
-				"%u of %zu", p, o->match.seat[p].net,
-				o->num_policies);
+	if (o->num_baselines > COLL_BASELINES_MAX) {
+		lg_errf(err, errlen, "collector: at most %d baselines",
+			COLL_BASELINES_MAX);
+		return LG_ERANGE;
+	}
+	for (size_t k = 0; k < o->num_baselines; k++)
+		if (!o->baselines || !o->baselines[k] ||
+		    strlen(o->baselines[k]) >= COLL_BASELINE_SPEC_MAX) {
+			lg_errf(err, errlen, "collector: baseline %zu: no spec "
+				"or longer than %d bytes", k + 1,
+				COLL_BASELINE_SPEC_MAX - 1);
 			return LG_EINVAL;
 		}
+	for (int p = 0; p < ENV_MAX_PLAYERS; p++) {
+		const struct coll_seat *st = &o->match.seat[p];
+		if (st->baseline > o->num_baselines) {
+			lg_errf(err, errlen, "collector: seat %d uses baseline "
+				"%u of %zu", p, st->baseline,
+				o->num_baselines);
+			return LG_EINVAL;
+		}
+		if (!st->baseline && st->net >= o->num_policies) {
+			lg_errf(err, errlen, "collector: seat %d uses network "
+				"%u of %zu", p, st->net, o->num_policies);
+			return LG_EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Every baseline spec must play this game: try each on the probe env
+ * now rather than failing every env's first move later. */
+static int check_baselines(const struct coll_opts *o, const env *probe,
+			   char *err, size_t errlen)
+{
+	for (size_t k = 0; k < o->num_baselines; k++) {
+		env_baseline *b = NULL;
+		char why[160] = "";
+		int rc = env_baseline_new(&b, o->baselines[k], probe, why,
+					  sizeof why);
+		env_baseline_free(b);
+		if (rc) {
+			lg_errf(err, errlen, "collector: baseline %zu '%s' "
+				"for %s: %s", k + 1, o->baselines[k],
+				o->game, why);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -1398,6 +1613,11 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	rc = env_new(&probe, o->game, &probe_opts, err, errlen);
 	if (rc)
 		return rc;
+	rc = check_baselines(o, probe, err, errlen);
+	if (rc) {
+		env_free(probe);
+		return rc;
+	}
 	c = calloc(1, sizeof *c);
 	if (!c) {
 		env_free(probe);
@@ -1410,6 +1630,12 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	env_free(probe);
 	memcpy(c->pols, o->policies, o->num_policies * sizeof *c->pols);
 	c->o.policies = c->pols;
+	for (size_t k = 0; k < o->num_baselines; k++) {
+		snprintf(c->bspec[k], sizeof c->bspec[k], "%s",
+			 o->baselines[k]);
+		c->bspecs[k] = c->bspec[k];
+	}
+	c->o.baselines = c->bspecs;
 	c->n = o->num_envs;
 	c->rows_max = c->n * (size_t)c->spec.players;
 	c->slots = calloc(c->n, sizeof *c->slots);

@@ -59,6 +59,7 @@
 #define COLL_SEGMENT_MAX (1u << 20)
 #define COLL_RETRIES_MAX 100
 #define COLL_BASELINES_MAX 8
+#define COLL_BASELINE_SPEC_MAX 64 /* bytes of a spec, with its NUL */
 
 enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
 
@@ -94,8 +95,15 @@ struct coll_policy coll_policy_simulated(const struct coll_sim *sim);
  * seats produce trajectories. A seat with baseline k >= 1 is played by
  * the fixed player opts.baselines[k - 1] (envs/ env_baseline) inside the
  * env's own worker (or child): no inference, no batch, its net is
- * ignored; it may still learn from its own rewards only if learning is
- * set, which evaluation never does. */
+ * ignored (not even range-checked) and it never produces a trajectory,
+ * whatever learning says (a baseline has no logp or value to learn
+ * from). Its moves are env steps like any other (coll_stats.steps,
+ * coll_episode.steps) and its returns are reported as usual. Between
+ * network moves the baselines move at once, in the same env call, so
+ * step_timeout_s covers them too; a baseline that fails to move fails
+ * that call (an abnormal episode). A match where every seat is a
+ * baseline plays whole episodes inside its resets, and only while
+ * coll_collect runs. */
 struct coll_seat {
 	uint32_t player;
 	uint32_t net;
@@ -166,8 +174,13 @@ struct coll_opts {
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
 	/* Fixed players seats may name (coll_seat.baseline): env_baseline
-	 * specs such as "random", "minimax", "alphabeta:2", copied; each is
-	 * checked against the game at coll_new. */
+	 * specs such as "random", "minimax", "alphabeta:2", each shorter
+	 * than COLL_BASELINE_SPEC_MAX, copied (the array need not outlive
+	 * coll_new); each is checked against the game at coll_new
+	 * (LG_EINVAL naming the spec). Every env makes its own instances
+	 * (baselines are not thread-safe), and their rng is seeded from
+	 * each episode's seed. A seat naming a baseline past num_baselines
+	 * is rejected like a net out of range. */
 	const char *const *baselines;
 	size_t num_baselines;   /* 0..COLL_BASELINES_MAX */
 	struct coll_match match; /* every env plays this match, unless: */

@@ -3,9 +3,12 @@
  * order, with rewards summing to the episode returns; batches never mix
  * networks; step timeouts fire; a failing or crashing env is recovered
  * and its episode reported abnormal (its trajectory ends there, the next
- * episode starts fresh); dead envs and sink errors; option checks; and
- * `league bench collector` through the binary. The timing game with tiny
- * times (or none) keeps every case well under a second or two. */
+ * episode starts fresh); dead envs and sink errors; option checks;
+ * baseline seats (fixed players moving inside the env's host, in every
+ * mode: they win as they should, their moves count as steps, they never
+ * learn nor call a policy); and `league bench collector` through the
+ * binary. The timing game with tiny times (or none) keeps every case
+ * well under a second or two. */
 #include <check.h>
 #include <math.h>
 #include <pthread.h>
@@ -507,7 +510,8 @@ static int rps_next(void *ctx, size_t env_index, struct coll_match *m,
 	int k = (int)(env_index + *(uint64_t *)ctx);
 
 	m->seat[0] = (struct coll_seat){ 1, (uint32_t)(k % 3), 1, 0 };
-	m->seat[1] = (struct coll_seat){ 2, (uint32_t)((k / 3) % 3), 0, 0 };
+	m->seat[1] = (struct coll_seat){ 2, (uint32_t)((k / 3) % 3), 0,
+					    0 };
 	*tag = 1;
 	return 1;
 }
@@ -808,6 +812,411 @@ START_TEST(other_games)
 }
 END_TEST
 
+/* ---- baseline seats ------------------------------------------------------ */
+
+#define BL_EPS 75 /* episodes per env */
+
+/* A network against one baseline, episode by episode: the baseline's
+ * seat alternates per episode and env (tag = its seat), and its net
+ * names no policy (a baseline seat's net is never used). Both seats say
+ * learning; only the network's may produce rows. */
+struct bl {
+	pthread_mutex_t mu;
+	int handed[NENV];
+	int rock;          /* the network always plays action 0 */
+	int simul;         /* one network row per step (rps) */
+	int bad;           /* a callback saw something wrong */
+	uint64_t pol_rows, pol_calls;
+	struct {
+		int ended, abnormal, done;
+		uint64_t steps, rows;
+		double ret[2], rew;
+	} ep[NENV][BL_EPS];
+};
+
+static int bl_next(void *ctx, size_t ei, struct coll_match *m,
+		   uint64_t *tag)
+{
+	struct bl *b = ctx;
+	int k, bs;
+
+	pthread_mutex_lock(&b->mu);
+	if (b->handed[ei] == BL_EPS) {
+		pthread_mutex_unlock(&b->mu);
+		return 0;
+	}
+	k = b->handed[ei]++;
+	pthread_mutex_unlock(&b->mu);
+	bs = (int)((ei + (size_t)k) % 2);
+	m->seat[bs] = (struct coll_seat){ 90, 7, 1, 1 };
+	m->seat[!bs] = (struct coll_seat){ 1, 0, 1, 0 };
+	*tag = (uint64_t)bs;
+	return 1;
+}
+
+static int bl_sink(void *ctx, const struct coll_segment *g)
+{
+	struct bl *b = ctx;
+
+	pthread_mutex_lock(&b->mu);
+	if (g->env_index >= NENV || g->episode >= BL_EPS ||
+	    g->seat != !(int)g->tag || g->player != 1) {
+		b->bad++;
+	} else {
+		__typeof__(b->ep[0][0]) *e = &b->ep[g->env_index][g->episode];
+		for (uint32_t k = 0; k < g->count; k++) {
+			if (e->done)
+				b->bad++; /* rows after the last one */
+			e->rows++;
+			e->rew += g->rewards[k];
+			e->done |= g->dones[k];
+		}
+	}
+	pthread_mutex_unlock(&b->mu);
+	return 0;
+}
+
+static void bl_result(void *ctx, const struct coll_episode *ep)
+{
+	struct bl *b = ctx;
+
+	pthread_mutex_lock(&b->mu);
+	if (ep->env_index >= NENV || ep->episode >= BL_EPS ||
+	    b->ep[ep->env_index][ep->episode].ended ||
+	    ep->player[ep->tag] != 90 || ep->player[!ep->tag] != 1) {
+		b->bad++;
+	} else {
+		__typeof__(b->ep[0][0]) *e = &b->ep[ep->env_index][ep->episode];
+		e->ended = 1;
+		e->abnormal = ep->abnormal;
+		e->steps = ep->steps;
+		e->ret[0] = ep->returns[0];
+		e->ret[1] = ep->returns[1];
+	}
+	pthread_mutex_unlock(&b->mu);
+}
+
+static int bl_act(void *ctx, const float *obs, const uint8_t *mask, size_t n,
+		  size_t obs_len, int na, lg_rng *rng, int32_t *action,
+		  float *logp, float *value)
+{
+	struct bl *b = ctx;
+
+	__atomic_add_fetch(&b->pol_rows, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&b->pol_calls, 1, __ATOMIC_RELAXED);
+	if (b->rock) {
+		for (size_t i = 0; i < n; i++) {
+			action[i] = 0;
+			logp[i] = value[i] = 0;
+		}
+		return 0;
+	}
+	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
+					 action, logp, value);
+}
+
+static int bl_all_ended(struct bl *b)
+{
+	int done = 1;
+
+	pthread_mutex_lock(&b->mu);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < BL_EPS; k++)
+			done &= b->ep[i][k].ended;
+	pthread_mutex_unlock(&b->mu);
+	return done;
+}
+
+/* Modes the baseline tests run in: serial, sync, async (threads), then
+ * serial and async with child processes. */
+static const struct {
+	enum coll_mode mode;
+	int procs;
+} bl_modes[] = { { COLL_SERIAL, 0 }, { COLL_SYNC, 0 }, { COLL_ASYNC, 0 },
+		 { COLL_SERIAL, 1 }, { COLL_ASYNC, 1 } };
+
+/* Play every env's BL_EPS episodes of game with baseline spec, then
+ * check what every mode must give: each episode's steps count both
+ * sides' moves and add up to stats.steps, the network acted exactly on
+ * its own moves, only its seat left rows, and its rewards add up to its
+ * return with done on the last row. */
+static void bl_run(struct bl *b, const char *game, const char *spec, int mi)
+{
+	struct coll_policy pol = { bl_act, b, 0 };
+	char spec_buf[32];
+	const char *specs[1] = { spec_buf };
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+	uint64_t steps = 0, net_rows = 0;
+	double t0;
+
+	pthread_mutex_init(&b->mu, NULL);
+	snprintf(spec_buf, sizeof spec_buf, "%s", spec);
+	coll_opts_default(&o);
+	o.game = game;
+	o.env.seed = 11;
+	o.num_envs = NENV;
+	o.mode = bl_modes[mi].mode;
+	o.processes = bl_modes[mi].procs;
+	o.wait_num = 2;
+	o.segment_len = 2;
+	o.policies = &pol;
+	o.num_policies = 1;
+	o.baselines = specs;
+	o.num_baselines = 1;
+	o.next_episode = bl_next;
+	o.episode_ctx = b;
+	o.sink = bl_sink;
+	o.sink_ctx = b;
+	o.result = bl_result;
+	o.result_ctx = b;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	/* The collector keeps its own copy of the spec. */
+	memset(spec_buf, 'x', sizeof spec_buf - 1);
+	t0 = lg_now_s();
+	while (!bl_all_ended(b)) {
+		int rc = coll_collect(c, 1u << 20, 0.05);
+		ck_assert_msg(rc == 0 || rc == LG_ETIMEOUT, "rc %d", rc);
+		ck_assert_msg(lg_now_s() - t0 < 30, "episodes never ended");
+	}
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_int_eq(b->bad, 0);
+	ck_assert_uint_eq(st.episodes, NENV * BL_EPS);
+	ck_assert_uint_eq(st.abnormal, 0);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < BL_EPS; k++) {
+			__typeof__(b->ep[0][0]) *e = &b->ep[i][k];
+			int bs = (i + k) % 2;
+			uint64_t mine = b->simul ? e->steps
+				      : bs ? (e->steps + 1) / 2 : e->steps / 2;
+			ck_assert(!e->abnormal);
+			ck_assert_uint_ge(e->steps, 1);
+			ck_assert_uint_eq(e->rows, mine);
+			ck_assert_msg(e->done, "env %d episode %d", i, k);
+			ck_assert(e->rew == e->ret[!bs]);
+			ck_assert(e->ret[0] == -e->ret[1]);
+			steps += e->steps;
+			net_rows += mine;
+		}
+	/* Every env idles at the end, so nothing is in flight. */
+	ck_assert_uint_eq(st.steps, steps);
+	ck_assert_uint_eq(b->pol_rows, net_rows);
+	ck_assert_uint_eq(st.rows, net_rows);
+	ck_assert_uint_eq(st.forwards, b->pol_calls);
+	ck_assert_uint_eq(st.transitions, net_rows);
+}
+
+/* Perfect play never loses to the uniform network, and wins most games
+ * from either seat (over 20000 games: 0.969 moving first, 0.777
+ * second). Had the network played the baseline's seat too, that seat
+ * would win 0.585 / 0.288; the bounds sit 4+ sd below the true rates
+ * for 150 games a seat. */
+START_TEST(baseline_tictactoe_minimax)
+{
+	struct bl *b = calloc(1, sizeof *b);
+	int won[2] = { 0 }, lost = 0;
+
+	bl_run(b, "tictactoe", "minimax", _i);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < BL_EPS; k++) {
+			int bs = (i + k) % 2;
+			lost += b->ep[i][k].ret[bs] < 0;
+			won[bs] += b->ep[i][k].ret[bs] > 0;
+			ck_assert_uint_ge(b->ep[i][k].steps, 5);
+		}
+	ck_assert_int_eq(lost, 0);
+	ck_assert_msg(won[0] >= 0.88 * NENV * BL_EPS / 2, "won %d", won[0]);
+	ck_assert_msg(won[1] >= 0.62 * NENV * BL_EPS / 2, "won %d", won[1]);
+	free(b);
+}
+END_TEST
+
+/* Depth-2 search against the uniform network: over 20000 games it won
+ * 0.999 from either seat. */
+START_TEST(baseline_connect4_alphabeta)
+{
+	struct bl *b = calloc(1, sizeof *b);
+	int won = 0;
+
+	bl_run(b, "connect4", "alphabeta:2", _i);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < BL_EPS; k++)
+			won += b->ep[i][k].ret[(i + k) % 2] > 0;
+	ck_assert_msg(won >= 0.9 * NENV * BL_EPS, "won %d", won);
+	free(b);
+}
+END_TEST
+
+/* Simultaneous moves: the baseline's action is chosen in the host, the
+ * network only sees its own row. A network always playing rock meets a
+ * uniform baseline: wins, losses and draws about a third each (had the
+ * baseline's action been left at 0, all draws). */
+START_TEST(baseline_rps_random)
+{
+	struct bl *b = calloc(1, sizeof *b);
+	int out[3] = { 0 };
+
+	b->rock = 1;
+	b->simul = 1;
+	bl_run(b, "rps", "random", _i);
+	for (int i = 0; i < NENV; i++)
+		for (int k = 0; k < BL_EPS; k++) {
+			double r = b->ep[i][k].ret[!((i + k) % 2)];
+			ck_assert_uint_eq(b->ep[i][k].steps, 1);
+			out[r > 0 ? 0 : r < 0 ? 1 : 2]++;
+		}
+	for (int j = 0; j < 3; j++) /* 300 games: mean 100, sd 8.2 */
+		ck_assert_msg(out[j] >= 60, "outcome %d: %d", j, out[j]);
+	free(b);
+}
+END_TEST
+
+struct count_ctx {
+	uint64_t calls, eps, bad;
+};
+
+static int count_act(void *ctx, const float *obs, const uint8_t *mask,
+		     size_t n, size_t obs_len, int na, lg_rng *rng,
+		     int32_t *action, float *logp, float *value)
+{
+	struct count_ctx *cc = ctx;
+
+	__atomic_add_fetch(&cc->calls, 1, __ATOMIC_RELAXED);
+	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
+					 action, logp, value);
+}
+
+static int count_sink(void *ctx, const struct coll_segment *g)
+{
+	struct count_ctx *cc = ctx;
+
+	cc->bad++; /* baseline seats never learn */
+	return 0;
+}
+
+static void count_result(void *ctx, const struct coll_episode *ep)
+{
+	struct count_ctx *cc = ctx;
+
+	cc->eps++;
+	if (ep->abnormal || ep->steps != 1 ||
+	    ep->returns[0] != -ep->returns[1])
+		cc->bad++;
+}
+
+/* Both seats baselines: episodes play out inside the resets with no
+ * policy call and no trajectory, and only while coll_collect runs. */
+START_TEST(baseline_all_seats)
+{
+	const char *specs[] = { "random" };
+	struct count_ctx cc = { 0 };
+	struct coll_policy pol = { count_act, &cc, 0 };
+	struct coll_opts o;
+	struct coll_stats st, st1;
+	coll *c = NULL;
+	char err[256];
+
+	coll_opts_default(&o);
+	o.game = "rps";
+	o.num_envs = NENV;
+	o.mode = bl_modes[_i].mode;
+	o.processes = bl_modes[_i].procs;
+	o.wait_num = 2;
+	o.policies = &pol;
+	o.baselines = specs;
+	o.num_baselines = 1;
+	o.match.seat[0] = (struct coll_seat){ 1, 0, 1, 1 };
+	o.match.seat[1] = (struct coll_seat){ 2, 3, 1, 1 };
+	o.sink = count_sink;
+	o.sink_ctx = &cc;
+	o.result = count_result;
+	o.result_ctx = &cc;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(coll_collect(c, 500, 20), 0);
+	coll_stats(c, &st);
+	ck_assert_uint_ge(st.steps, 1500);
+	/* Between calls an env finishes at most the episode it started. */
+	lg_sleep_s(0.05);
+	coll_stats(c, &st1);
+	ck_assert_uint_le(st1.steps, st.steps + NENV);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_eq(cc.calls, 0);
+	ck_assert_uint_eq(cc.bad, 0);
+	ck_assert_uint_eq(st.forwards, 0);
+	ck_assert_uint_eq(st.segments, 0);
+	ck_assert_uint_eq(st.abnormal, 0);
+	ck_assert_uint_eq(st.episodes, cc.eps);
+	ck_assert_uint_eq(st.steps, st.episodes);
+}
+END_TEST
+
+static int bl3_next(void *ctx, size_t ei, struct coll_match *m,
+		    uint64_t *tag)
+{
+	m->seat[1].baseline = 3;
+	return 1;
+}
+
+/* Specs are checked against the game at coll_new; a seat naming a
+ * baseline that does not exist stops the collector. */
+START_TEST(baseline_rejected)
+{
+	static const struct {
+		const char *game, *spec;
+	} bad[] = { { "connect4", "minimax" }, { "tictactoe", "nosuch" },
+		    { "tictactoe", "alphabeta:2" },
+		    { "connect4", "alphabeta:99" } };
+	const char *specs[COLL_BASELINES_MAX + 1];
+	struct coll_opts o;
+	coll *c = (coll *)1;
+	char err[256];
+
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		const char *two[2] = { "random", bad[k].spec };
+		base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+		o.game = bad[k].game;
+		o.baselines = two;
+		o.num_baselines = 2;
+		err[0] = 0;
+		ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_EINVAL);
+		ck_assert_ptr_null(c);
+		ck_assert_msg(strstr(err, bad[k].spec), "err: %s", err);
+	}
+	for (int k = 0; k <= COLL_BASELINES_MAX; k++)
+		specs[k] = "random";
+	base_opts(&o, COLL_ASYNC, 0, 0, NULL);
+	o.baselines = specs;
+	o.num_baselines = COLL_BASELINES_MAX + 1;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ERANGE);
+	o.num_baselines = COLL_BASELINES_MAX;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	coll_free(c);
+	/* The default match is checked at coll_new... */
+	o.num_baselines = 1;
+	o.match.seat[1].baseline = 3;
+	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "baseline"));
+	/* ...each episode's when it starts. */
+	for (int m = 0; m < 2; m++) {
+		base_opts(&o, m ? COLL_ASYNC : COLL_SERIAL, 0, 0, NULL);
+		o.baselines = specs;
+		o.num_baselines = 1;
+		o.next_episode = bl3_next;
+		ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s",
+			      err);
+		ck_assert_int_eq(coll_collect(c, 100, 20), LG_EINVAL);
+		coll_free(c);
+	}
+}
+END_TEST
+
 START_TEST(bench_cli_json)
 {
 	static char out[8192], errb[4096];
@@ -864,6 +1273,15 @@ Suite *suite_collector(void)
 	tcase_add_test(t, options_rejected);
 	tcase_add_loop_test(t, other_games, 0, 3);
 	tcase_add_test(t, bench_cli_json);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("baseline");
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, baseline_tictactoe_minimax, 0, 5);
+	tcase_add_loop_test(t, baseline_connect4_alphabeta, 0, 5);
+	tcase_add_loop_test(t, baseline_rps_random, 0, 5);
+	tcase_add_loop_test(t, baseline_all_seats, 0, 5);
+	tcase_add_test(t, baseline_rejected);
 	suite_add_tcase(s, t);
 	return s;
 }
