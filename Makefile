@@ -154,11 +154,30 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
 docs: bin/league
 	bin/league config doc > docs/config.md
 
-# The Kuhn exploitability curve (5 minutes): runs/results-kuhn/kuhn.{csv,png}.
-results-quick: bin/league
-	bin/league run configs/kuhn.yaml --dir runs/results-kuhn --overwrite --quiet
-	bin/league eval runs/results-kuhn --format csv > runs/results-kuhn/kuhn.csv
-	bin/league plot runs/results-kuhn/kuhn.csv --x seconds --y nashconv_main,nashconv_league --logy --title "Kuhn poker: NashConv over time" -o runs/results-kuhn/kuhn.png
+# Training curves for docs/results.md: runs/results-GAME/*.{csv,png}.
+# NashConv over time (exact evaluator) for the poker and matrix games;
+# games against the baselines for tic-tac-toe and Connect Four. Each runs
+# the game's config for its whole budget (rps 1 min, kuhn 5, tictactoe 10,
+# leduc and connect4 30); `make results-quick` is the Kuhn curve.
+NASHCONV_GAMES := rps kuhn leduc
+BASELINE_GAMES := tictactoe connect4
+
+results-quick: results-kuhn
+
+$(addprefix results-,$(NASHCONV_GAMES)): results-%: bin/league
+	bin/league run configs/$*.yaml --dir runs/results-$* --overwrite --quiet
+	bin/league eval runs/results-$* --format csv > runs/results-$*/$*.csv
+	bin/league plot runs/results-$*/$*.csv --x seconds --y nashconv_main,nashconv_league --logy --title "$*: NashConv over time" -o runs/results-$*/$*.png
+
+results-tictactoe: STRONG := minimax
+results-connect4: STRONG := alphabeta:2
+$(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
+	bin/league run configs/$*.yaml --dir runs/results-$* --overwrite --quiet
+	bin/league eval baselines runs/results-$* --format csv > runs/results-$*/$*-all.csv
+	bin/league eval baselines runs/results-$* --baseline $(STRONG) --format csv > runs/results-$*/$*.csv
+	bin/league plot runs/results-$*/$*.csv --x seconds --y win_rate,loss_rate --title "$*: main player against $(STRONG)" -o runs/results-$*/$*.png
+
+.PHONY: results-quick $(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 
 clean:
 	rm -rf build bin
