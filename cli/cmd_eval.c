@@ -283,7 +283,7 @@ static double ratio(uint64_t a, uint64_t b)
 
 /* The baseline rows (daemon.h) as a table, CSV or JSON. */
 static void print_baselines(const struct league_bgame_row *r, size_t n,
-			    const char *fmt, const char *only)
+			    const char *fmt, const char *only, size_t from)
 {
 	int first = 1;
 
@@ -303,7 +303,7 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 		const struct league_bgame_row *x = &r[i];
 		uint64_t g = x->games[0] + x->games[1];
 
-		if (only && strcmp(x->baseline, only))
+		if (i < from || (only && strcmp(x->baseline, only)))
 			continue;
 		double w = ratio(x->wins[0] + x->wins[1], g);
 		double l = ratio(x->losses[0] + x->losses[1], g);
@@ -366,10 +366,12 @@ static int eval_curve(int argc, char **argv, int baselines)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "last", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_opts so = { .flags = STORE_RDONLY };
 	const char *only = NULL;
+	int64_t last = 0;
 	struct league_eval_point *pt = NULL;
 	struct league_bgame_row *rows = NULL;
 	const char *fmt = "table", *dir;
@@ -379,7 +381,7 @@ static int eval_curve(int argc, char **argv, int baselines)
 	char err[512];
 	int ch, rc;
 
-	while ((ch = cli_getopt(argc, argv, "eval", "f:b:", opts)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "eval", "f:b:l:", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'f': fmt = optarg; break;
@@ -389,6 +391,14 @@ static int eval_curve(int argc, char **argv, int baselines)
 						       "goes with 'eval "
 						       "baselines DIR'");
 			only = optarg;
+			break;
+		case 'l':
+			if (!baselines || lg_parse_i64(optarg, 1, 1000000,
+						       &last))
+				return cli_usage_error("eval", "--last: a "
+						       "count of versions "
+						       "(1..1000000) with "
+						       "'eval baselines DIR'");
 			break;
 		default: return cli_usage_error("eval", "unexpected option");
 		}
@@ -412,7 +422,17 @@ static int eval_curve(int argc, char **argv, int baselines)
 		goto out;
 	}
 	if (baselines) {
-		print_baselines(rows, n, fmt, only);
+		/* --last N: the rows of the N newest (player, version)
+		 * pairs, which end the key order. */
+		size_t from = n;
+		for (int64_t k = 0; k < last && from > 0; k++) {
+			uint32_t p = rows[from - 1].player;
+			uint32_t v = rows[from - 1].version;
+			while (from > 0 && rows[from - 1].player == p &&
+			       rows[from - 1].version == v)
+				from--;
+		}
+		print_baselines(rows, n, fmt, only, last ? from : 0);
 	} else if (!strcmp(fmt, "json")) {
 		printf("[");
 		for (size_t i = 0; i < n; i++)
@@ -487,7 +507,7 @@ const struct cli_cmd cli_cmd_eval = {
 	.help =
 	"usage: league eval DIR [--format table|csv|json]\n"
 	"       league eval baselines DIR [--format table|csv|json]\n"
-	"                                 [--baseline NAME]\n"
+	"                                 [--baseline NAME] [--last N]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -515,7 +535,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"          player version and baseline: games, win and loss rate\n"
 	"          over both seats, and wins/draws/losses by the player's\n"
 	"          seat (seat 0 moves first); --baseline keeps one\n"
-	"          baseline's rows (e.g. to plot its curve).\n"
+	"          baseline's rows (e.g. to plot its curve); --last N\n"
+	"          the rows of the N newest versions evaluated.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

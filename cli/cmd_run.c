@@ -332,9 +332,10 @@ static int mkdirs(const char *path)
 	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* Print the payoff matrix the way `league payoff DIR` does, by running
- * that command (the same read-only code path a person would use). */
-static int print_matrix(struct run *r)
+/* Run `league ARGS...` (NULL-terminated) and wait: the same read-only
+ * code path a person would use to print the payoff matrix or the games
+ * against the baselines. */
+static int run_self(struct run *r, char *const args[])
 {
 	pid_t pid;
 	int st;
@@ -343,12 +344,29 @@ static int print_matrix(struct run *r)
 	if ((pid = fork()) < 0)
 		return -1;
 	if (pid == 0) {
-		execl(r->self, "league", "payoff", r->dir, (char *)NULL);
+		execv(r->self, args);
 		_exit(127);
 	}
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The payoff matrix, as `league payoff DIR` prints it; with eval.share
+ * also the newest games against the baselines. */
+static int print_matrix(struct run *r)
+{
+	char *payoff[] = { "league", "payoff", r->dir, NULL };
+	char *base[] = { "league", "eval", "baselines", r->dir, "--last", "2",
+			 NULL };
+
+	if (run_self(r, payoff))
+		return -1;
+	if (!(r->cfg.eval.share > 0))
+		return 0;
+	printf("\nmain player against the baselines (the newest evaluated "
+	       "versions; all of them: league eval baselines %s):\n", r->dir);
+	return run_self(r, base);
 }
 
 /* The game has an exact evaluator (exploitability over time). */
