@@ -326,7 +326,6 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 				       (unsigned long long)x->draws[s],
 				       (unsigned long long)x->losses[s]);
 			printf("}");
-			first = 0;
 		} else if (!strcmp(fmt, "csv")) {
 			printf("%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
 			       x->seconds, (unsigned long long)x->env_steps,
@@ -352,10 +351,11 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 			       x->version, x->baseline, (unsigned long long)g,
 			       w, l, sd[0], sd[1]);
 		}
+		first = 0;
 	}
 	if (!strcmp(fmt, "json"))
 		printf("]\n");
-	else if (!strcmp(fmt, "table") && first && !n)
+	else if (!strcmp(fmt, "table") && first)
 		printf("(no evaluation games yet: the daemon plays them when "
 		       "eval.share > 0)\n");
 }

@@ -219,7 +219,6 @@ static void log_payoff_weights(struct evaluator *W, const League__EvalWork *w,
 	env_tabular_free(mix);
 }
 
-/* Both NashConvs of one work item into rep. */
 /* Games with a handful of information states (rps, matrix): log the
  * league mixture's action distribution itself, e.g. to compare it with
  * the uniform equilibrium of rock-paper-scissors (L1 distance). */
@@ -256,6 +255,7 @@ static void log_small_policy(struct evaluator *W, uint32_t snapshot,
 	lg_buf_free(&b);
 }
 
+/* Both NashConvs of one work item into rep. */
 static int evaluate(struct evaluator *W, const League__EvalWork *w,
 		    League__EvalReport *rep)
 {

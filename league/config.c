@@ -855,7 +855,10 @@ static int baseline_one(const struct cfg *c, const char *spec, size_t len,
 		return cfg_fail(err, errlen, "unknown baseline '%s' (random, "
 				"minimax, alphabeta:N, or auto alone)", b);
 	}
-	memcpy(out, b, len + 1);
+	if (!strncmp(b, "alphabeta:", 10)) /* alphabeta:02 is alphabeta:2 */
+		snprintf(out, CFG_BASELINE_MAX, "alphabeta:%d", (int)depth);
+	else
+		memcpy(out, b, len + 1);
 	return 0;
 }
 

@@ -68,6 +68,9 @@ struct bgames {
 	uint32_t epoch;              /* daemon starts, in the job ids */
 	uint32_t next_id;
 	uint32_t rr;                 /* round robin over main players */
+	uint32_t *last;              /* per player: newest version evaluated
+					(+1; 0: none), from the rows on disk */
+	uint32_t nlast;
 	int have;                    /* a version is being evaluated */
 	uint32_t player, version;
 	uint64_t env_steps;          /* when it was chosen */
@@ -558,24 +561,66 @@ static int bg_del_txn(store_txn *t, void *arg)
 	return rc == LG_ENOTFOUND ? 0 : rc ? rc : store_txn_error(t);
 }
 
-/* The version evaluated last is no longer pinned: delete it when the
- * parameter window has moved past it (params_put_txn skipped it). */
+/* A version evaluation no longer pins: delete it when the parameter
+ * window has moved past it (params_put_txn skipped it then). */
+static int bg_release(league_daemon *d, uint32_t player, uint32_t version)
+{
+	uint32_t pv[2] = { player, version };
+	struct learner_slot *s = slot_of(d, player);
+
+	if (!s || !s->has_params ||
+	    version + DAEMON_KEEP_VERSIONS >= s->newest ||
+	    version_pinned(d, player, version))
+		return 0;
+	return store_update(d->st, bg_del_txn, pv);
+}
+
 static void bg_unpin(league_daemon *d)
 {
 	struct bgames *g = &d->bg;
-	uint32_t pv[2] = { g->player, g->version };
-	struct learner_slot *s = slot_of(d, g->player);
+	int rc;
 
 	if (!g->have)
 		return;
 	g->have = 0;
-	if (!s || g->version + DAEMON_KEEP_VERSIONS >= s->newest ||
-	    version_pinned(d, pv[0], pv[1]))
-		return;
-	int rc = store_update(d->st, bg_del_txn, pv);
-	if (rc)
+	if ((rc = bg_release(d, g->player, g->version)))
 		fail(d, rc, "evaluation: dropping an old version");
 }
+
+/* After the slots and parameters are loaded: the newest version of each
+ * player evaluated before (never evaluated twice, also across restarts)
+ * and the version a previous run was evaluating when it stopped, which
+ * is deleted now if the window has passed it. */
+static int bg_load(league_daemon *d)
+{
+	struct bgames *g = &d->bg;
+	struct league_bgame_row *rows = NULL;
+	store_txn *t;
+	size_t n = 0;
+	int rc;
+
+	if (!g->nbase)
+		return 0;
+	if (!(g->last = calloc(d->nslots ? d->nslots : 1, sizeof *g->last)))
+		return LG_ENOMEM;
+	g->nlast = d->nslots;
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = league_bgame_list(t, &rows, &n);
+	store_txn_abort(t);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].player < g->nlast &&
+		    rows[i].version + 1 > g->last[rows[i].player])
+			g->last[rows[i].player] = rows[i].version + 1;
+	free(rows);
+	for (uint32_t p = 0; p < g->nlast && !rc; p++)
+		if (g->last[p])
+			rc = bg_release(d, p, g->last[p] - 1);
+	return rc;
+}
+
 
 /* Choose the next version to evaluate and lay out its jobs. 0 when none
  * can be evaluated now (no main player with parameters, or the newest
@@ -586,21 +631,22 @@ static int bg_pick(league_daemon *d)
 	uint32_t games = (uint32_t)d->cfg.eval.games, mp = BRAIN_NONE;
 	uint32_t per = LEAGUE_BGAME_JOB_EPISODES;
 
+	/* The next main player (round robin) with a version not yet
+	 * evaluated. */
 	for (uint32_t k = 0; k < d->nslots && mp == BRAIN_NONE; k++) {
 		uint32_t i = (g->rr + k) % d->nslots;
 		struct brain_player p;
 		if (d->slots[i].is_learner && d->slots[i].has_params &&
 		    !brain_player_info(d->br, i, &p) &&
-		    p.role == BRAIN_ROLE_MAIN)
+		    p.role == BRAIN_ROLE_MAIN &&
+		    !(i < g->nlast && g->last[i] == d->slots[i].newest + 1))
 			mp = i;
 	}
 	if (mp == BRAIN_NONE)
 		return 0;
-	if (g->have || g->njobs) {
-		if (mp == g->player && d->slots[mp].newest == g->version)
-			return 0; /* nothing new to evaluate */
-		bg_unpin(d);
-	}
+	bg_unpin(d);
+	if (mp < g->nlast && g->last[mp] == d->slots[mp].newest + 1)
+		return 0; /* nothing new to evaluate */
 	size_t parts = (games + per - 1) / per;
 	size_t n = g->nbase * 2 * parts;
 	struct bg_job *jobs = realloc(g->jobs, n * sizeof *jobs);
@@ -628,6 +674,8 @@ static int bg_pick(league_daemon *d)
 	g->have = 1;
 	g->player = mp;
 	g->version = d->slots[mp].newest;
+	if (mp < g->nlast)
+		g->last[mp] = g->version + 1;
 	g->env_steps = d->env_steps;
 	g->seconds = run_seconds(d);
 	return 1;
@@ -652,7 +700,10 @@ static int bg_enqueue(league_daemon *d, const struct bg_job *j)
 	job.n_seats = 2;
 	job.seats = seats;
 	job.episodes = j->episodes;
-	job.lease_s = d->cfg.matchmaking.job_lease_s;
+	/* The lease covers a training job's episodes; these are longer. */
+	job.lease_s = d->cfg.matchmaking.job_lease_s *
+		      LG_MAX(1.0, (double)j->episodes /
+					  (double)d->cfg.matchmaking.job_episodes);
 	job.seed = job_seed(d, j->id);
 	job.evaluation = 1;
 	job.baseline = g->name[j->base];
@@ -673,17 +724,14 @@ static void bg_make_jobs(league_daemon *d)
 
 	if (!g->nbase)
 		return;
-	/* Owing more than two jobs' worth means collectors were busy
-	 * elsewhere (or the version had nothing new): do not burst. */
-	g->credit = LG_MIN(g->credit, 2.0 * LEAGUE_BGAME_JOB_EPISODES);
 	for (;;) {
 		if (g->issued == g->njobs) {
 			if (g->done < g->njobs || !bg_pick(d))
-				return;
+				break;
 		}
 		struct bg_job *j = &g->jobs[g->issued];
 		if (g->credit < j->episodes)
-			return;
+			break;
 		if (bg_enqueue(d, j)) {
 			j->done = 1; /* skip it */
 			g->done++;
@@ -691,6 +739,22 @@ static void bg_make_jobs(league_daemon *d)
 		g->credit -= j->episodes;
 		g->issued++;
 	}
+	/* Credit left over while nothing could be evaluated (no new
+	 * version, results outstanding) would come out as a burst later:
+	 * keep at most two jobs' worth. */
+	g->credit = LG_MIN(g->credit, 2.0 * LEAGUE_BGAME_JOB_EPISODES);
+}
+
+/* A queued evaluation job the daemon could not hand out: forget it. */
+static void bg_drop(league_daemon *d, uint64_t id)
+{
+	struct bgames *g = &d->bg;
+
+	for (size_t i = 0; i < g->issued; i++)
+		if (g->jobs[i].id == id && !g->jobs[i].done) {
+			g->jobs[i].done = 1;
+			g->done++;
+		}
 }
 
 struct bg_add {
@@ -885,6 +949,8 @@ static void on_job_request(league_daemon *d, league_session *ss,
 			list[n] = league__job__unpack(NULL, len, p);
 			if (!list[n]) {
 				league_leases_cancel(d->leases, id);
+				if (id & LEAGUE_BGAME_JOB_BIT)
+					bg_drop(d, id);
 				continue;
 			}
 			set_endpoints(d, list[n]);
@@ -1304,6 +1370,12 @@ static const char *bg_status(const league_daemon *d)
 
 	if (!g->nbase)
 		return "";
+	if (!g->have) {
+		snprintf(buf, sizeof buf, "\"baseline_games\": %llu, "
+			 "\"baseline_eval\": null, ",
+			 (unsigned long long)g->games);
+		return buf;
+	}
 	snprintf(buf, sizeof buf, "\"baseline_games\": %llu, "
 		 "\"baseline_eval\": {\"player\": %u, \"version\": %u, "
 		 "\"jobs\": %zu, \"jobs_done\": %zu}, ",
@@ -1341,17 +1413,32 @@ static void on_eval_request(league_daemon *d, league_session *ss,
 	reply(d, ss, &r);
 }
 
+static int seq_scan_cb(const void *key, size_t klen, const void *val,
+		       size_t vlen, void *arg)
+{
+	uint64_t *next = arg;
+
+	if (klen == 8 && lg_get_be64(key) >= *next)
+		*next = lg_get_be64(key) + 1;
+	return 0;
+}
+
 static int eval_put_txn(store_txn *t, void *arg)
 {
 	struct league_eval_point *pt = arg;
 	uint8_t k[8], v[LEAGUE_EVAL_REC_BYTES];
-	const void *lk, *lv;
-	size_t lkl, lvl;
-	int rc = store_last(t, STORE_DB_EVAL, &lk, &lkl, &lv, &lvl);
+	uint64_t next = 0;
+	int rc = store_meta_get_u64(t, "eval.next_seq", &next);
 
-	if (rc && rc != LG_ENOTFOUND)
+	/* The exploitability records are the 8-byte keys; the baseline rows
+	 * ('B' keys) sort after them, so the last key says nothing. A league
+	 * from before the counter existed is scanned once. */
+	if (rc == LG_ENOTFOUND)
+		rc = store_iter(t, STORE_DB_EVAL, NULL, 0, seq_scan_cb, &next);
+	if (rc)
 		return rc;
-	pt->seq = rc ? 0 : (lkl == 8 ? lg_get_be64(lk) + 1 : 0);
+	pt->seq = next;
+	store_meta_put_u64(t, "eval.next_seq", next + 1);
 	store_key_u64(k, pt->seq);
 	league_eval_encode(pt, v);
 	store_put(t, STORE_DB_EVAL, k, sizeof k, v, sizeof v);
@@ -1792,6 +1879,11 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		goto fail;
 	if ((rc = bg_init(d, err, errlen)))
 		goto fail;
+	if ((rc = bg_load(d))) {
+		lg_errf(err, errlen, "%s: cannot load the evaluation rows: %s",
+			d->dir, lg_strerror(rc));
+		goto fail;
+	}
 	if (d->bg.nbase && (rc = store_update(d->st, bg_epoch_txn, &d->bg))) {
 		lg_errf(err, errlen, "%s: cannot write: %s", d->dir,
 			lg_strerror(rc));
@@ -1899,6 +1991,7 @@ void league_daemon_free(league_daemon *d)
 	store_close(d->st);
 	free(d->slots);
 	free(d->bg.jobs);
+	free(d->bg.last);
 	lg_buf_free(&d->config_yaml);
 	free(d);
 }

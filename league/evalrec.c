@@ -155,7 +155,7 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 	if (vlen < 4 || memcmp(v, BGAME_MAGIC, 4))
 		return LG_ENOTFOUND;
 	if (vlen != LEAGUE_BGAME_REC_BYTES || klen < 10 ||
-	    klen > LEAGUE_BGAME_KEY_MAX || k[0] != 'B')
+	    klen >= LEAGUE_BGAME_KEY_MAX || k[0] != 'B')
 		return LG_ECORRUPT;
 	memset(r, 0, sizeof *r);
 	r->player = lg_get_le32(v + 4);

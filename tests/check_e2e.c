@@ -689,6 +689,136 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 }
 END_TEST
 
+/* `league run` of a short league with evaluation games, then the
+ * `league eval` outputs of its dir into out. */
+static void run_with_eval(const char *text, char *dir, size_t dlen,
+			  char *ldir, size_t llen)
+{
+	static char out[1 << 16], err[1 << 16];
+	char cfg[256];
+
+	tu_mkdtemp(dir, dlen);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	snprintf(ldir, llen, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	ck_assert_msg(strstr(out, "main player against the baselines"), "%s",
+		      out);
+}
+
+/* Count the rows of `league eval baselines DIR --format csv` and check
+ * each: the games add up, no seat has more than `games`, and nobody
+ * beats `unbeatable` (a perfect player). Returns the rows. */
+static int check_rows(const char *ldir, unsigned games,
+		      const char *unbeatable, unsigned *strong_games)
+{
+	static char out[1 << 18], err[1 << 12];
+	const char *argv[] = { "eval", "baselines", ldir, "--format", "csv",
+			       NULL };
+	int rows = 0;
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	*strong_games = 0;
+	for (char *line = strchr(out, '\n'); line && line[1]; ) {
+		char base[32];
+		unsigned long long g, g0, w0, d0, l0, g1, w1, d1, l1;
+		double secs, wr, lr;
+		unsigned long long steps;
+		unsigned pl, ver;
+		line++;
+		int k = sscanf(line, "%lf,%llu,%u,%u,%31[^,],%llu,%lf,%lf,"
+			       "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu",
+			       &secs, &steps, &pl, &ver, base, &g, &wr, &lr,
+			       &g0, &w0, &d0, &l0, &g1, &w1, &d1, &l1);
+		ck_assert_msg(k == 16, "row: %.80s", line);
+		ck_assert_uint_eq(g, g0 + g1);
+		ck_assert_uint_eq(g0, w0 + d0 + l0);
+		ck_assert_uint_eq(g1, w1 + d1 + l1);
+		ck_assert_uint_le(g0, games);
+		ck_assert_uint_le(g1, games);
+		if (unbeatable && !strcmp(base, unbeatable)) {
+			ck_assert_msg(w0 + w1 == 0, "%s lost %llu games",
+				      unbeatable, w0 + w1);
+			*strong_games += (unsigned)g;
+		}
+		rows++;
+		line = strchr(line, '\n');
+	}
+	return rows;
+}
+
+START_TEST(league_run_tictactoe_against_minimax)
+{
+	const char *text =
+		"league: {name: e2e-ttt, seed: 4}\n"
+		"env: {name: tictactoe}\n"
+		"model: {hidden: [32]}\n"
+		"learner: {batch: 512, minibatch: 128}\n"
+		"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+		"snapshot: {steps: 20000}\n"
+		"matchmaking: {job_episodes: 16}\n"
+		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
+		"eval: {share: 0.3, games: 50}\n"
+		"budget: {seconds: 6}\n";
+	char dir[128], ldir[192];
+	unsigned strong;
+
+	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir);
+	int rows = check_rows(ldir, 50, "minimax", &strong);
+	printf("e2e: tictactoe: %d evaluation rows, %u games against "
+	       "minimax, none won\n", rows, strong);
+	ck_assert_int_ge(rows, 2);
+	ck_assert_uint_gt(strong, 0);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* Both evaluations at once share STORE_DB_EVAL: the NashConv points keep
+ * their own sequence beside the baseline rows. */
+START_TEST(league_run_kuhn_nashconv_beside_baseline_rows)
+{
+	static char out[1 << 16], err[1 << 12];
+	const char *text =
+		"league: {name: e2e-kuhn, seed: 4}\n"
+		"env: {name: kuhn}\n"
+		"model: {hidden: [16]}\n"
+		"learner: {batch: 512, minibatch: 128}\n"
+		"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+		"snapshot: {steps: 3000}\n"
+		"matchmaking: {job_episodes: 16}\n"
+		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
+		"eval: {share: 0.3, games: 50, nashconv: true}\n"
+		"budget: {seconds: 8}\n";
+	char dir[128], ldir[192];
+	unsigned strong;
+
+	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir);
+	int rows = check_rows(ldir, 50, NULL, &strong);
+	const char *argv[] = { "eval", ldir, "--format", "csv", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	int points = 0, last_snapshot = -1;
+	for (char *line = strchr(out, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		double secs, a, b;
+		unsigned long long steps;
+		int snap;
+		ck_assert_int_eq(sscanf(line + 1, "%lf,%llu,%lf,%lf,%d", &secs,
+					&steps, &a, &b, &snap), 5);
+		ck_assert_int_gt(snap, last_snapshot); /* none overwritten */
+		last_snapshot = snap;
+		points++;
+	}
+	printf("e2e: kuhn: %d NashConv points beside %d baseline rows\n",
+	       points, rows);
+	ck_assert_int_ge(rows, 1);
+	ck_assert_int_ge(points, 2);
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_e2e(void)
 {
 	Suite *s = suite_create("e2e");
@@ -700,6 +830,8 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
+	tcase_add_test(t, league_run_tictactoe_against_minimax);
+	tcase_add_test(t, league_run_kuhn_nashconv_beside_baseline_rows);
 	suite_add_tcase(s, t);
 	return s;
 }
