@@ -170,12 +170,14 @@ $(addprefix results-,$(NASHCONV_GAMES)): results-%: bin/league
 	bin/league plot runs/results-$*/$*.csv --x seconds --y nashconv_main,nashconv_league --logy --title "$*: NashConv over time" -o runs/results-$*/$*.png
 
 results-tictactoe: STRONG := minimax
+results-tictactoe: CURVES := loss_rate_seat0,loss_rate_seat1
 results-connect4: STRONG := alphabeta:2
+results-connect4: CURVES := win_rate_seat0,win_rate_seat1
 $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 	bin/league run configs/$*.yaml --dir runs/results-$* --overwrite --quiet
 	bin/league eval baselines runs/results-$* --format csv > runs/results-$*/$*-all.csv
 	bin/league eval baselines runs/results-$* --baseline $(STRONG) --format csv > runs/results-$*/$*.csv
-	bin/league plot runs/results-$*/$*.csv --x seconds --y win_rate,loss_rate --title "$*: main player against $(STRONG)" -o runs/results-$*/$*.png
+	bin/league plot runs/results-$*/$*.csv --x seconds --y $(CURVES) --title "$* against $(STRONG)" -o runs/results-$*/$*.png
 
 .PHONY: results-quick $(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 

@@ -293,7 +293,8 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 		printf("seconds,env_steps,player,version,baseline,games,"
 		       "win_rate,loss_rate,games_seat0,wins_seat0,"
 		       "draws_seat0,losses_seat0,games_seat1,wins_seat1,"
-		       "draws_seat1,losses_seat1\n");
+		       "draws_seat1,losses_seat1,win_rate_seat0,"
+		       "loss_rate_seat0,win_rate_seat1,loss_rate_seat1\n");
 	else
 		printf("%9s %12s %6s %7s %-12s %6s %6s %6s %17s %17s\n",
 		       "seconds", "env_steps", "player", "version",
@@ -337,6 +338,9 @@ static void print_baselines(const struct league_bgame_row *r, size_t n,
 				       (unsigned long long)x->wins[s],
 				       (unsigned long long)x->draws[s],
 				       (unsigned long long)x->losses[s]);
+			for (int s = 0; s < 2; s++)
+				printf(",%.9g,%.9g", ratio(x->wins[s], x->games[s]),
+				       ratio(x->losses[s], x->games[s]));
 			printf("\n");
 		} else {
 			char sd[2][40];
