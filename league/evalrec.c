@@ -55,53 +55,69 @@ int league_eval_decode(const void *val, size_t len,
 	return 0;
 }
 
-struct eval_list {
-	struct league_eval_point *p;
-	size_t n, cap;
-	int rc;
+/* The records of one kind, decoded into a growable array of `size`-byte
+ * items (an lg_buf: malloc'd, so aligned for any struct). */
+struct rec_list {
+	lg_buf b;
+	size_t size;
+	int (*decode)(const void *key, size_t klen, const void *val,
+		      size_t vlen, void *item);
 };
 
-static int list_cb(const void *key, size_t klen, const void *val,
-		   size_t vlen, void *arg)
+static int rec_cb(const void *key, size_t klen, const void *val, size_t vlen,
+		  void *arg)
 {
-	struct eval_list *l = arg;
-	struct league_eval_point pt;
-	int rc = league_eval_decode(val, vlen, &pt);
+	struct rec_list *l = arg;
+	union {
+		struct league_eval_point p;
+		struct league_bgame_row r;
+	} item;
+	int rc = l->decode(key, klen, val, vlen, &item);
 
 	if (rc == LG_ENOTFOUND)
 		return 0; /* another kind of evaluation record */
-	if (rc || klen != 8)
-		return LG_ECORRUPT;
-	pt.seq = lg_get_be64(key);
-	if (l->n == LEAGUE_EVAL_POINTS_MAX)
+	if (rc)
+		return rc;
+	if (l->b.len / l->size == LEAGUE_EVAL_POINTS_MAX)
 		return LG_EFULL;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct league_eval_point *np = realloc(l->p, cap * sizeof *np);
-		if (!np)
-			return LG_ENOMEM;
-		l->p = np;
-		l->cap = cap;
+	return lg_buf_append(&l->b, &item, l->size);
+}
+
+static int rec_list(store_txn *t, struct rec_list *l, void **out, size_t *n)
+{
+	int rc = store_iter(t, STORE_DB_EVAL, NULL, 0, rec_cb, l);
+
+	*out = NULL;
+	*n = 0;
+	if (rc) {
+		lg_buf_free(&l->b);
+		return rc;
 	}
-	l->p[l->n++] = pt;
+	*out = l->b.data; /* NULL when empty */
+	*n = l->b.len / l->size;
+	return 0;
+}
+
+static int point_decode(const void *key, size_t klen, const void *val,
+			size_t vlen, void *item)
+{
+	struct league_eval_point *pt = item;
+	int rc = league_eval_decode(val, vlen, pt);
+
+	if (rc)
+		return rc;
+	if (klen != 8)
+		return LG_ECORRUPT;
+	pt->seq = lg_get_be64(key);
 	return 0;
 }
 
 int league_eval_list(store_txn *t, struct league_eval_point **out,
 		     size_t *n)
 {
-	struct eval_list l = { 0 };
-	int rc = store_iter(t, STORE_DB_EVAL, NULL, 0, list_cb, &l);
+	struct rec_list l = { .size = sizeof **out, .decode = point_decode };
 
-	*out = NULL;
-	*n = 0;
-	if (rc) {
-		free(l.p);
-		return rc;
-	}
-	*out = l.p;
-	*n = l.n;
-	return 0;
+	return rec_list(t, &l, (void **)out, n);
 }
 
 /* ---- evaluation against fixed baselines -------------------------------- */
@@ -178,49 +194,16 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 	return 0;
 }
 
-struct bgame_list {
-	struct league_bgame_row *r;
-	size_t n, cap;
-};
-
-static int bgame_cb(const void *key, size_t klen, const void *val,
-		    size_t vlen, void *arg)
+static int row_decode(const void *key, size_t klen, const void *val,
+		      size_t vlen, void *item)
 {
-	struct bgame_list *l = arg;
-	struct league_bgame_row row;
-	int rc = league_bgame_decode(key, klen, val, vlen, &row);
-
-	if (rc == LG_ENOTFOUND)
-		return 0; /* an exploitability record */
-	if (rc)
-		return rc;
-	if (l->n == LEAGUE_EVAL_POINTS_MAX)
-		return LG_EFULL;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct league_bgame_row *nr = realloc(l->r, cap * sizeof *nr);
-		if (!nr)
-			return LG_ENOMEM;
-		l->r = nr;
-		l->cap = cap;
-	}
-	l->r[l->n++] = row;
-	return 0;
+	return league_bgame_decode(key, klen, val, vlen, item);
 }
 
 int league_bgame_list(store_txn *t, struct league_bgame_row **out,
 		      size_t *n)
 {
-	struct bgame_list l = { 0 };
-	int rc = store_iter(t, STORE_DB_EVAL, NULL, 0, bgame_cb, &l);
+	struct rec_list l = { .size = sizeof **out, .decode = row_decode };
 
-	*out = NULL;
-	*n = 0;
-	if (rc) {
-		free(l.r);
-		return rc;
-	}
-	*out = l.r;
-	*n = l.n;
-	return 0;
+	return rec_list(t, &l, (void **)out, n);
 }
