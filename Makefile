@@ -92,8 +92,11 @@ $(GEN_C) $(GEN_H) &: net/league.proto
 $(GEN_OBJ): $(GEN_C)
 	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -MMD -MP -c -o $@ $<
 
-# Any object may include the generated header: build it first.
-$(filter-out $(GEN_OBJ),$(LIB_OBJ)) $(BIN_OBJ) $(TEST_OBJ): | $(GEN_H)
+# Any object may include the generated header: build it first, and
+# rebuild every object when it changes (it is included through -isystem,
+# so -MMD leaves it out of the .d files: an object compiled against the
+# old layout of a message would otherwise survive a schema change).
+$(filter-out $(GEN_OBJ),$(LIB_OBJ)) $(BIN_OBJ) $(TEST_OBJ): $(GEN_H)
 
 # The suite list is generated from the test sources, so adding a suite
 # touches no shared file.
