@@ -59,6 +59,11 @@ int cli_worker_call(net_client *c, const char *who, const char *what,
 		    net_msg *req, net_msg **rep);
 /* Why a reply is not the one asked for (an Ack's error, or its type). */
 const char *cli_worker_refusal(const net_msg *r);
+/* Register as rg says; with cfg, load the config the reply carries into
+ * it. A refusal is logged and LG_EINVAL; call errors as cli_worker_call;
+ * LG_ECONFIG (logged) for a config that does not load. */
+int cli_worker_register(net_client *c, const char *who, League__Register *rg,
+			struct cfg *cfg);
 /* The config a RegisterReply carries, into c. LG_ECONFIG (logged). */
 int cli_worker_config(const net_msg *register_reply, struct cfg *c,
 		      const char *who);

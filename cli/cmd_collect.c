@@ -605,26 +605,12 @@ static int request_jobs(struct collect *W, uint32_t want)
 
 static int do_register(struct collect *W)
 {
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__Register rg = LEAGUE__REGISTER__INIT;
-	int rc;
 
 	rg.envs = (uint32_t)W->envs;
 	rg.max_jobs = MAX_OPEN_JOBS;
-	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
-	req.register_ = &rg;
-	if ((rc = call(W, &req, &r, "register")))
-		return rc;
-	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
-		LG_ERROR("collect: register refused: %s",
-			 cli_worker_refusal(r));
-		net_msg_free(r);
-		return LG_EINVAL;
-	}
-	if (!W->c)
-		rc = cli_worker_config(r, &W->cfg, "collect");
-	net_msg_free(r);
-	return rc;
+	/* The config only the first time: the envs run on it. */
+	return cli_worker_register(W->cl, "collect", &rg, W->c ? NULL : &W->cfg);
 }
 
 /* Reconnect after the daemon went away: jobs in hand are stale now. */

@@ -72,25 +72,13 @@ static int call(struct evaluator *W, net_msg *req, net_msg **rep,
 /* Register for the config; the first time, build the game and its tree. */
 static int do_register(struct evaluator *W)
 {
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__Register rg = LEAGUE__REGISTER__INIT;
 	struct env_opts eo;
 	char err[512];
 	int rc;
 
-	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
-	req.register_ = &rg;
-	if ((rc = call(W, &req, &r, "register")))
-		return rc;
-	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
-		LG_ERROR("evaluate: register refused: %s",
-			 cli_worker_refusal(r));
-		net_msg_free(r);
-		return LG_EINVAL;
-	}
-	if (!W->configured)
-		rc = cli_worker_config(r, &W->cfg, "evaluate");
-	net_msg_free(r);
+	rc = cli_worker_register(W->cl, "evaluate", &rg,
+				 W->configured ? NULL : &W->cfg);
 	if (rc || W->configured)
 		return rc;
 	cli_env_opts(&W->cfg, &eo);

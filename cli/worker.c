@@ -30,6 +30,28 @@ const char *cli_worker_refusal(const net_msg *r)
 	return net_msg_name(r);
 }
 
+int cli_worker_register(net_client *c, const char *who, League__Register *rg,
+			struct cfg *cfg)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	int rc;
+
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = rg;
+	if ((rc = cli_worker_call(c, who, "register", &req, &r)))
+		return rc;
+	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
+		LG_ERROR("%s: register refused: %s", who,
+			 cli_worker_refusal(r));
+		net_msg_free(r);
+		return LG_EINVAL;
+	}
+	if (cfg)
+		rc = cli_worker_config(r, cfg, who);
+	net_msg_free(r);
+	return rc;
+}
+
 int cli_worker_config(const net_msg *r, struct cfg *c, const char *who)
 {
 	const char *y = r->register_reply->config ? r->register_reply->config

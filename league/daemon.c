@@ -484,6 +484,16 @@ static uint64_t job_seed(const league_daemon *d, uint64_t job_id)
 	return x ^ (x >> 29);
 }
 
+/* An episode's outcome for one seat: 1 won, 0 drawn, -1 lost, or
+ * EP_UNUSABLE (abnormal, malformed, a return that is not a number). */
+#define EP_UNUSABLE 2
+static int episode_outcome(const League__Episode *e, int seat)
+{
+	if (e->abnormal || e->n_returns != 2 || !isfinite(e->returns[seat]))
+		return EP_UNUSABLE;
+	return e->returns[seat] > 0 ? 1 : e->returns[seat] < 0 ? -1 : 0;
+}
+
 /* Pack a brain job as the wire Job, into the lease table. */
 static int enqueue_job(league_daemon *d, const struct brain_job *j)
 {
@@ -818,18 +828,11 @@ static void bg_on_result(league_daemon *d, league_session *ss, net_msg *m)
 	struct bg_add a = { g->player, g->version, g->name[j->base],
 			    g->env_steps, g->seconds, j->seat, 0, 0, 0 };
 	for (size_t i = 0; i < jr->n_episodes; i++) {
-		League__Episode *e = jr->episodes[i];
-		steps += e->steps;
-		if (e->abnormal || e->n_returns != 2 ||
-		    !isfinite(e->returns[j->seat]))
-			continue;
-		double r = e->returns[j->seat];
-		if (r > 0)
-			a.wins++;
-		else if (r < 0)
-			a.losses++;
-		else
-			a.draws++;
+		int o = episode_outcome(jr->episodes[i], j->seat);
+		steps += jr->episodes[i]->steps;
+		a.wins += o == 1;
+		a.draws += o == 0;
+		a.losses += o == -1;
 	}
 	if (jr->n_episodes > j->episodes) {
 		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
@@ -1002,15 +1005,12 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		return;
 	}
 	for (size_t i = 0; i < jr->n_episodes; i++) {
-		League__Episode *e = jr->episodes[i];
-		steps += e->steps;
-		if (e->abnormal || e->n_returns != 2 ||
-		    !isfinite(e->returns[ls])) {
+		int o = episode_outcome(jr->episodes[i], ls);
+		steps += jr->episodes[i]->steps;
+		if (o == EP_UNUSABLE)
 			abnormal++;
-			continue;
-		}
-		double r = e->returns[ls];
-		out[n++] = r > 0 ? 1 : r < 0 ? -1 : 0;
+		else
+			out[n++] = (int8_t)o;
 	}
 	if (n)
 		rc = brain_record_result(d->br, jr->job_id, out, n);
