@@ -52,6 +52,8 @@ void cli_ppo_opts(const struct cfg *c, struct ppo_opts *o)
 	o->value_clip = c->learner.value_clip;
 	o->vf_coef = c->learner.vf_coef;
 	o->ent_coef = c->learner.ent_coef;
+	o->magnet_coef = c->learner.magnet_coef;
+	o->magnet_every = c->learner.magnet_every;
 	o->epochs = c->learner.epochs;
 	o->minibatch = c->learner.minibatch;
 	/* A batch closes at the first segment that reaches learner.batch,

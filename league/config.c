@@ -92,6 +92,12 @@ static const struct cfg_key table[] = {
 	    "Weight of the value loss."),
 	DBL("learner.ent_coef", learner.ent_coef, 0, 10, "0.01",
 	    "Weight of the entropy bonus."),
+	DBL("learner.magnet_coef", learner.magnet_coef, 0, 10, "0",
+	    "Weight of the KL divergence of the policy from the magnet, a "
+	    "copy of the net refreshed every learner.magnet_every updates "
+	    "(magnetic mirror descent); 0 disables it."),
+	U64("learner.magnet_every", learner.magnet_every, 1, 1000000, "10",
+	    "PPO updates between two refreshes of the magnet."),
 	U64("learner.epochs", learner.epochs, 1, 1000, "4",
 	    "PPO epochs over each batch."),
 	U64("learner.minibatch", learner.minibatch, 1, 1 << 24, "256",

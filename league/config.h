@@ -79,6 +79,8 @@ struct cfg {
 		double gamma, gae_lambda;
 		double clip, value_clip;
 		double vf_coef, ent_coef;
+		double magnet_coef;
+		uint64_t magnet_every;
 		uint64_t epochs, minibatch, batch;
 		double max_grad_norm;
 		double adam_beta1, adam_beta2, adam_eps;

@@ -167,6 +167,11 @@ struct ppo_opts {
 	double clip;          /* ratio clip */
 	double value_clip;    /* 0: off */
 	double vf_coef, ent_coef;
+	double magnet_coef;   /* 0: off. Else the loss adds magnet_coef *
+			       * KL(pi || magnet), the magnet a copy of the
+			       * net refreshed every magnet_every updates
+			       * (magnetic mirror descent's moving magnet) */
+	uint64_t magnet_every;
 	uint64_t epochs, minibatch;
 	uint64_t batch_max;   /* largest batch accepted (cap, 1..1<<26) */
 	double max_grad_norm; /* 0: off */
@@ -202,6 +207,7 @@ struct ppo_batch {
 struct ppo_stats {
 	double loss, pg_loss, value_loss, entropy;
 	double approx_kl, clip_frac, grad_norm, lr;
+	double magnet_kl; /* mean KL(pi || magnet); 0 without a magnet */
 	double adv_mean, ret_mean;
 	uint64_t minibatches, updates;
 };
@@ -242,6 +248,7 @@ struct ppo_minibatch {
 	const int32_t *action;
 	const float *logp, *value; /* behaviour */
 	const float *adv, *ret;
+	const float *mlogp; /* n x actions magnet log-probs, or NULL */
 };
 int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		  struct ppo_stats *st);

@@ -40,7 +40,7 @@
 
 /* Accumulated per-row figures of one minibatch. */
 struct sums {
-	double pg, vl, ent, kl, clipped;
+	double pg, vl, ent, kl, clipped, mkl;
 };
 
 /* One thread's share of a minibatch: workspace for `cap` rows and its own
@@ -87,7 +87,15 @@ struct ppo {
 	size_t bcap;
 	float *adv, *ret;
 	uint32_t *idx;
+	/* the magnet (magnet_coef > 0): a lagged copy of the net, its
+	 * log-probabilities over the batch (bcap x actions) and over the
+	 * gathered minibatch (gcap x actions) */
+	nn *magnet;
+	nn_ws *mws;
+	float *mlogp, *mb_mlogp;
 };
+
+#define PPO_MAGNET_CHUNK 4096
 
 void ppo_opts_default(struct ppo_opts *o)
 {
@@ -101,6 +109,8 @@ void ppo_opts_default(struct ppo_opts *o)
 	o->value_clip = 0;
 	o->vf_coef = 0.5;
 	o->ent_coef = 0.01;
+	o->magnet_coef = 0;
+	o->magnet_every = 10;
 	o->epochs = 4;
 	o->minibatch = 256;
 	o->batch_max = 1u << 26;
@@ -138,6 +148,12 @@ static int check_opts(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
 	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
 		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
+	if (!(o->magnet_coef >= 0 && o->magnet_coef <= 10))
+		BAD("magnet_coef %g not in [0, 10]", o->magnet_coef);
+	if (o->magnet_coef > 0 &&
+	    !(o->magnet_every >= 1 && o->magnet_every <= 1000000))
+		BAD("magnet_every %llu not in [1, 1000000]",
+		    (unsigned long long)o->magnet_every);
 	if (o->epochs < 1 || o->epochs > 1000)
 		BAD("epochs %llu not in [1, 1000]",
 		    (unsigned long long)o->epochs);
@@ -212,7 +228,9 @@ static void free_gather(ppo *p)
 	free(p->mb_ret);
 	free(p->mb_mask);
 	free(p->mb_action);
+	free(p->mb_mlogp);
 	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
+	p->mb_mlogp = NULL;
 	p->mb_mask = NULL;
 	p->mb_action = NULL;
 	p->gcap = 0;
@@ -250,8 +268,11 @@ static int ensure_cap(ppo *p, size_t n)
 	p->mb_ret = malloc(n * sizeof(float));
 	p->mb_mask = malloc(n * A);
 	p->mb_action = malloc(n * sizeof(int32_t));
+	if (p->magnet)
+		p->mb_mlogp = malloc(n * A * sizeof(float));
 	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
-	    !p->mb_ret || !p->mb_mask || !p->mb_action) {
+	    !p->mb_ret || !p->mb_mask || !p->mb_action ||
+	    (p->magnet && !p->mb_mlogp)) {
 		free_gather(p);
 		return LG_ENOMEM;
 	}
@@ -277,6 +298,13 @@ static int ensure_bcap(ppo *p, size_t n)
 		p->idx = idx;
 	if (!adv || !ret || !idx)
 		return LG_ENOMEM;
+	if (p->magnet) {
+		float *ml = realloc(p->mlogp,
+				    n * p->net->s.actions * sizeof *ml);
+		if (!ml)
+			return LG_ENOMEM;
+		p->mlogp = ml;
+	}
 	p->bcap = n;
 	return 0;
 }
@@ -448,6 +476,13 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 			goto fail;
 		}
 	}
+	if (o->magnet_coef > 0) {
+		rc = nn_clone(&p->magnet, p->net);
+		if (!rc)
+			rc = nn_ws_new(&p->mws, p->magnet, PPO_MAGNET_CHUNK);
+		if (rc)
+			goto fail;
+	}
 	rc = pool_start(p);
 	if (rc)
 		goto fail;
@@ -485,6 +520,9 @@ void ppo_free(ppo *p)
 	free(p->adv);
 	free(p->ret);
 	free(p->idx);
+	free(p->mlogp);
+	nn_ws_free(p->mws);
+	nn_free(p->magnet);
 	nn_free(p->net);
 	free(p);
 }
@@ -515,6 +553,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
 	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
+	float mc = (float)o->magnet_coef;
 
 	for (size_t i = 0; i < n; i++) {
 		const float *z = sh->head + i * H;
@@ -545,6 +584,21 @@ static void head_grad(const ppo *p, struct shard *sh)
 			}
 			dz[k] = invn * (glogp * ((k == (size_t)a) - sh->pr[k]) +
 					ec * sh->pr[k] * (sh->lp[k] + ent));
+		}
+		if (mb->mlogp) {
+			/* mc KL(pi || magnet); d/dz_k = pi_k (d_k - KL) with
+			 * d_k = log pi_k - log magnet_k */
+			const float *ml = mb->mlogp + i * A;
+			float kl = 0;
+
+			for (size_t k = 0; k < A; k++)
+				if (mask[k])
+					kl += sh->pr[k] * (sh->lp[k] - ml[k]);
+			s->mkl += kl;
+			for (size_t k = 0; k < A; k++)
+				if (mask[k])
+					dz[k] += invn * mc * sh->pr[k] *
+						 (sh->lp[k] - ml[k] - kl);
 		}
 		v = z[A];
 		R = mb->ret[i];
@@ -645,6 +699,7 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 			r1 - r0,          mb->obs + r0 * O, mb->mask + r0 * A,
 			mb->action + r0,  mb->logp + r0,    mb->value + r0,
 			mb->adv + r0,     mb->ret + r0,
+			mb->mlogp ? mb->mlogp + r0 * A : NULL,
 		};
 	}
 	pool_run(p, k);
@@ -660,6 +715,7 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 		s->ent += t->ent;
 		s->kl += t->kl;
 		s->clipped += t->clipped;
+		s->mkl += t->mkl;
 	}
 }
 
@@ -671,7 +727,9 @@ static void fill_stats(const ppo *p, const struct sums *s, size_t n,
 	st->pg_loss = pg;
 	st->value_loss = vl;
 	st->entropy = ent;
-	st->loss = pg + p->o.vf_coef * vl - p->o.ent_coef * ent;
+	st->magnet_kl = s->mkl / n;
+	st->loss = pg + p->o.vf_coef * vl - p->o.ent_coef * ent +
+		   p->o.magnet_coef * st->magnet_kl;
 	st->approx_kl = s->kl / n;
 	st->clip_frac = s->clipped / n;
 }
@@ -771,6 +829,23 @@ static int check_batch(const ppo *p, const struct ppo_batch *b)
 }
 
 /* GAE into p->adv/p->ret, normalised as configured. */
+/* The magnet's log-probabilities of every legal action of b into
+ * p->mlogp (illegal ones 0; never read). check_batch has passed. */
+static void magnet_logp(ppo *p, const struct ppo_batch *b)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions;
+
+	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
+		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
+		float *out = p->mlogp + r0 * A;
+
+		nn_probs(p->magnet, p->mws, b->obs + r0 * O, b->mask + r0 * A,
+			 m, out, NULL);
+		for (size_t i = 0; i < m * A; i++)
+			out[i] = out[i] > 1e-30f ? logf(out[i]) : -69.0f;
+	}
+}
+
 static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 {
 	double mean = 0, var = 0, rmean = 0;
@@ -801,6 +876,8 @@ static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 		for (size_t i = 0; i < n; i++)
 			p->adv[i] = (float)((p->adv[i] - mean) * inv);
 	}
+	if (p->magnet)
+		magnet_logp(p, b);
 	memset(st, 0, sizeof *st);
 	st->adv_mean = mean;
 	st->ret_mean = rmean;
@@ -822,7 +899,11 @@ static void gather(ppo *p, const struct ppo_batch *b, const uint32_t *idx,
 		p->mb_value[i] = b->value[r];
 		p->mb_adv[i] = p->adv[r];
 		p->mb_ret[i] = p->ret[r];
+		if (p->magnet)
+			memcpy(p->mb_mlogp + i * A, p->mlogp + r * A,
+			       A * sizeof(float));
 	}
+	mb->mlogp = p->magnet ? p->mb_mlogp : NULL;
 	mb->n = m;
 	mb->obs = p->mb_obs;
 	mb->mask = p->mb_mask;
@@ -911,11 +992,18 @@ int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 			tot.ent += s.ent;
 			tot.kl += s.kl;
 			tot.clipped += s.clipped;
+			tot.mkl += s.mkl;
 			rows += m;
 			acc.minibatches++;
 		}
 	}
 	p->updates++;
+	if (p->magnet && p->updates % p->o.magnet_every == 0) {
+		size_t np;
+		float *dst = nn_params(p->magnet, &np);
+
+		memcpy(dst, nn_params_const(p->net, NULL), np * sizeof *dst);
+	}
 	if (st) {
 		local = acc;
 		fill_stats(p, &tot, rows, &local);

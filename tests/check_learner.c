@@ -38,6 +38,7 @@ static struct nn_shape shape3(uint32_t obs, uint32_t actions, int act,
 struct refbatch {
 	size_t n;
 	float *obs, *logp, *value, *adv, *ret;
+	float *mlogp; /* magnet log-probs, n x actions */
 	uint8_t *mask;
 	int32_t *action;
 };
@@ -48,7 +49,7 @@ static double ref_loss(const nn *net, const double *p,
 {
 	const struct nn_shape *s = nn_shape_of(net);
 	size_t L = nn_tensor_count(net) / 2, A = s->actions;
-	double total_pg = 0, total_vl = 0, total_ent = 0;
+	double total_pg = 0, total_vl = 0, total_ent = 0, total_mkl = 0;
 	double *cur = malloc(4096 * sizeof *cur), *nxt = malloc(4096 *
 							       sizeof *nxt);
 
@@ -86,8 +87,11 @@ static double ref_loss(const nn *net, const double *p,
 				lse += exp(cur[a] - mx);
 		lse = mx + log(lse);
 		for (size_t a = 0; a < A; a++)
-			if (b->mask[i * A + a])
+			if (b->mask[i * A + a]) {
 				ent -= exp(cur[a] - lse) * (cur[a] - lse);
+				total_mkl += exp(cur[a] - lse) *
+					     (cur[a] - lse - b->mlogp[i * A + a]);
+			}
 		ratio = exp(cur[b->action[i]] - lse - b->logp[i]);
 		rc = fmin(fmax(ratio, 1 - o->clip), 1 + o->clip);
 		pg = -fmin(ratio * b->adv[i], rc * b->adv[i]);
@@ -105,7 +109,8 @@ static double ref_loss(const nn *net, const double *p,
 	}
 	free(cur);
 	free(nxt);
-	return (total_pg + o->vf_coef * total_vl - o->ent_coef * total_ent) /
+	return (total_pg + o->vf_coef * total_vl - o->ent_coef * total_ent +
+		o->magnet_coef * total_mkl) /
 	       (double)b->n;
 }
 
@@ -118,6 +123,7 @@ static void refbatch_free(struct refbatch *b)
 	free(b->ret);
 	free(b->mask);
 	free(b->action);
+	free(b->mlogp);
 }
 
 /* Rows with random masks (action A-1 illegal everywhere, so its head
@@ -140,6 +146,7 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 	b->ret = malloc(n * sizeof(float));
 	b->mask = malloc(n * A);
 	b->action = malloc(n * sizeof(int32_t));
+	b->mlogp = malloc(n * A * sizeof(float));
 	for (size_t i = 0; i < n * s->obs; i++)
 		b->obs[i] = (float)lg_rng_normal(&r);
 	for (size_t i = 0; i < n; i++) {
@@ -159,10 +166,23 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 		b->value[i] = (float)lg_rng_normal(&r);
 		b->ret[i] = b->value[i] + (float)(0.3 * lg_rng_normal(&r));
 		b->adv[i] = (float)lg_rng_normal(&r);
+		/* a magnet distribution over the legal actions */
+		{
+			double z[64], sum = 0;
+			for (size_t a = 0; a < A; a++) {
+				z[a] = b->mask[i * A + a]
+					       ? exp(lg_rng_normal(&r))
+					       : 0;
+				sum += z[a];
+			}
+			for (size_t a = 0; a < A; a++)
+				b->mlogp[i * A + a] =
+					z[a] > 0 ? (float)log(z[a] / sum) : 0;
+		}
 	}
 }
 
-static void grad_check(int act, uint64_t seed)
+static void grad_check(int act, uint64_t seed, double magnet)
 {
 	static const uint32_t h[] = { 6, 5 };
 	struct nn_shape s = shape3(5, 4, act, 2, h);
@@ -183,6 +203,7 @@ static void grad_check(int act, uint64_t seed)
 	o.value_clip = 0.2;
 	o.ent_coef = 0.05;
 	o.vf_coef = 0.7;
+	o.magnet_coef = magnet;
 	o.threads = 1;
 	ck_assert_msg(ppo_new(&p, NULL, &s, &o, seed, err, sizeof err) == 0,
 		      "%s", err);
@@ -193,7 +214,8 @@ static void grad_check(int act, uint64_t seed)
 		pf[i] = (float)(0.6 * lg_rng_normal(&r));
 	refbatch_make(&b, ppo_net(p), 9, seed + 2);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
-				     b.value, b.adv, b.ret };
+				     b.value, b.adv, b.ret,
+				     magnet > 0 ? b.mlogp : NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, &ng);
 	ck_assert_uint_eq(ng, np);
@@ -247,13 +269,20 @@ static void grad_check(int act, uint64_t seed)
 
 START_TEST(gradcheck_tanh)
 {
-	grad_check(NN_TANH, 11);
+	grad_check(NN_TANH, 11, 0);
+}
+END_TEST
+
+START_TEST(gradcheck_magnet)
+{
+	/* the KL(pi || magnet) term of magnetic mirror descent */
+	grad_check(NN_TANH, 13, 0.4);
 }
 END_TEST
 
 START_TEST(gradcheck_relu)
 {
-	grad_check(NN_RELU, 12);
+	grad_check(NN_RELU, 12, 0);
 }
 END_TEST
 
@@ -279,7 +308,7 @@ START_TEST(gradcheck_linear_policy)
 		pf[i] = (float)sin((double)i);
 	refbatch_make(&b, ppo_net(p), 6, 5);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
-				     b.value, b.adv, b.ret };
+				     b.value, b.adv, b.ret, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, NULL);
 	pd = malloc(np * sizeof *pd);
@@ -320,6 +349,7 @@ START_TEST(shards_match_one_thread)
 
 	ppo_opts_default(&o);
 	o.value_clip = 0.3;
+	o.magnet_coef = 0.3; /* each shard reads its own magnet rows */
 	o.threads = 1;
 	ck_assert_int_eq(ppo_new(&p1, NULL, &s, &o, 4, NULL, 0), 0);
 	o.threads = 3;
@@ -327,7 +357,7 @@ START_TEST(shards_match_one_thread)
 	ck_assert_int_eq(ppo_new(&q3, NULL, &s, &o, 4, NULL, 0), 0);
 	refbatch_make(&b, ppo_net(p1), 200, 9);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
-				     b.value, b.adv, b.ret };
+				     b.value, b.adv, b.ret, b.mlogp };
 	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
 	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
 	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
@@ -485,6 +515,85 @@ START_TEST(ppo_lowers_loss)
 	ck_assert(after.approx_kl > 0);
 	fixed_free(&f);
 	ppo_free(p);
+}
+END_TEST
+
+/* Mean total-variation distance between the policies of a and b on f. */
+static double policy_tv(const nn *a, const nn *b, const struct fixed *f)
+{
+	const struct nn_shape *s = nn_shape_of(a);
+	size_t n = f->b.n, A = s->actions;
+	float *pa = malloc(n * A * sizeof *pa), *pb = malloc(n * A * sizeof *pb);
+	nn_ws *wa = NULL, *wb = NULL;
+	double tv = 0;
+
+	ck_assert_int_eq(nn_ws_new(&wa, a, n), 0);
+	ck_assert_int_eq(nn_ws_new(&wb, b, n), 0);
+	ck_assert_int_eq(nn_probs(a, wa, f->b.obs, f->b.mask, n, pa, NULL), 0);
+	ck_assert_int_eq(nn_probs(b, wb, f->b.obs, f->b.mask, n, pb, NULL), 0);
+	for (size_t i = 0; i < n * A; i++)
+		tv += 0.5 * fabs((double)pa[i] - pb[i]);
+	nn_ws_free(wa);
+	nn_ws_free(wb);
+	free(pa);
+	free(pb);
+	return tv / (double)n;
+}
+
+/* How far 30 updates on one fixed batch move the policy from its start. */
+static double moved(double magnet, uint64_t every, double *mkl)
+{
+	static const uint32_t h[] = { 32 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct ppo_stats up;
+	struct fixed f;
+	ppo *p = NULL;
+	nn *start = NULL;
+	double tv;
+
+	ppo_opts_default(&o);
+	o.lr = 3e-3;
+	o.minibatch = 128;
+	o.ent_coef = 0;
+	o.magnet_coef = magnet;
+	o.magnet_every = every;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 21, NULL, 0), 0);
+	ck_assert_int_eq(nn_clone(&start, ppo_net(p)), 0);
+	fixed_make(&f, ppo_net(p), 512, 22);
+	*mkl = 0;
+	for (int k = 0; k < 30; k++) {
+		ck_assert_int_eq(ppo_update(p, &f.b, &up), 0);
+		ck_assert(up.magnet_kl >= 0 && isfinite(up.magnet_kl));
+		*mkl = fmax(*mkl, up.magnet_kl);
+	}
+	tv = policy_tv(start, ppo_net(p), &f);
+	nn_free(start);
+	fixed_free(&f);
+	ppo_free(p);
+	return tv;
+}
+
+START_TEST(magnet_holds_the_policy_and_moves_with_it)
+{
+	/* magnetic mirror descent: KL(pi || magnet) holds the policy near
+	 * the magnet; a fixed magnet (never refreshed in 30 updates) holds
+	 * it closest, one refreshed every update lets it travel */
+	double k0, k1, k30, free_tv, every1, fixed;
+
+	free_tv = moved(0, 10, &k0);
+	every1 = moved(5.0, 1, &k1);
+	fixed = moved(5.0, 1000, &k30);
+	fprintf(stderr, "magnet: moved tv %.4f without, %.4f refreshed every "
+		"update, %.4f fixed (max KL %.4f %.4f)\n", free_tv, every1,
+		fixed, k1, k30);
+	ck_assert_double_eq(k0, 0);
+	ck_assert(k1 > 0 && k30 > k1);
+	ck_assert_msg(fixed < 0.5 * free_tv, "fixed magnet %.4f vs free %.4f",
+		      fixed, free_tv);
+	ck_assert_msg(every1 > 1.5 * fixed, "refreshed %.4f vs fixed %.4f",
+		      every1, fixed);
 }
 END_TEST
 
@@ -945,6 +1054,7 @@ Suite *suite_learner(void)
 	TCase *c = tcase_create("cli");
 
 	tcase_add_test(g, gradcheck_tanh);
+	tcase_add_test(g, gradcheck_magnet);
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_test(g, shards_match_one_thread);
@@ -952,6 +1062,7 @@ Suite *suite_learner(void)
 	suite_add_tcase(s, g);
 	tcase_add_test(t, gae_hand_worked);
 	tcase_add_test(t, ppo_lowers_loss);
+	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, ppo_deterministic_and_validating);
 	tcase_add_test(t, lr_schedule_linear);
 	tcase_add_test(t, learns_best_response);
