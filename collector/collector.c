@@ -43,6 +43,7 @@ enum op { OP_CREATE = 1, OP_RESET, OP_STEP };
 
 struct traj {
 	uint32_t count;
+	uint64_t episode; /* the env's episode of the first row */
 	float *obs;
 	uint8_t *masks, *dones;
 	int32_t *actions;
@@ -339,7 +340,7 @@ static int traj_flush(coll *c, struct slot *s, int seat)
 		.player = s->match.seat[seat].player,
 		.env_index = (uint32_t)s->idx,
 		.seat = seat,
-		.episode = s->episode,
+		.episode = t->episode,
 		.count = t->count,
 		.obs_len = c->spec.obs_len,
 		.num_actions = c->spec.num_actions,
@@ -370,6 +371,8 @@ static void traj_append(coll *c, struct slot *s, int seat)
 
 	if (t->count == c->o.segment_len)
 		traj_flush(c, s, seat);
+	if (!t->count)
+		t->episode = s->episode;
 	k = t->count++;
 	memcpy(t->obs + k * ol, s->obs + (size_t)seat * ol, ol * sizeof(float));
 	memcpy(t->masks + k * na, s->mask + (size_t)seat * na, na);
@@ -389,9 +392,16 @@ static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	for (int p = 0; p < c->spec.players; p++) {
 		if (!learning(c, s, p))
 			continue;
-		if (s->tr[p].count)
-			s->tr[p].dones[s->tr[p].count - 1] = 1;
-		traj_flush(c, s, p);
+		struct traj *t = &s->tr[p];
+		/* A segment holds consecutive episodes: one the seat did
+		 * not act in ends it (its last row already closes an
+		 * episode). An abnormal end flushes: the env is recreated. */
+		if (t->count && t->dones[t->count - 1])
+			traj_flush(c, s, p);
+		else if (t->count)
+			t->dones[t->count - 1] = 1;
+		if (abnormal)
+			traj_flush(c, s, p);
 	}
 	ep.tag = s->tag;
 	ep.env_index = (uint32_t)s->idx;
@@ -1120,8 +1130,14 @@ static int choose_match(coll *c, struct slot *s)
 	/* Not under sink_mu: a sink blocked on a learner's credit must not
 	 * hold up every env's next episode (nor look like a hung reset). */
 	got = c->o.next_episode(c->o.episode_ctx, s->idx, &m, &tag);
-	if (!got)
+	if (!got) {
+		/* Idle: nothing buffered may wait for an episode that
+		 * may never come. */
+		for (int p = 0; p < c->spec.players; p++)
+			if (learning(c, s, p))
+				traj_flush(c, s, p);
 		return 0;
+	}
 	for (int p = 0; p < c->spec.players; p++) {
 		if (m.seat[p].baseline > c->o.num_baselines) {
 			LG_ERROR("collector: next_episode: seat %d on "
@@ -1138,6 +1154,15 @@ static int choose_match(coll *c, struct slot *s)
 			return LG_EINVAL;
 		}
 	}
+	/* Finished episodes stay buffered (one segment carries several,
+	 * done = 1 closing each) only while the next one has the same job
+	 * and the same learning player on that seat. */
+	for (int p = 0; p < c->spec.players; p++)
+		if (s->tr[p].count &&
+		    (tag != s->tag || m.seat[p].baseline ||
+		     !m.seat[p].learning ||
+		     m.seat[p].player != s->match.seat[p].player))
+			traj_flush(c, s, p);
 	s->match = m;
 	s->tag = tag;
 	return 1;

@@ -28,7 +28,11 @@
  *     separately.
  *   - Trajectories: for every learning seat of every env a buffer of at
  *     most `segment_len` transitions (bounded memory). A segment goes to
- *     the sink when it is full or its episode ends; every transition is
+ *     the sink when it is full, when the env's next episode has another
+ *     job (tag) or another player on that seat, when the env has no next
+ *     episode, when an episode ends abnormally, or at stop; so one
+ *     segment may hold several episodes (done = 1 closes each), which in
+ *     short games saves a message per episode; every transition is
  *     handed over exactly once, per env in order (segment_seq counts up
  *     per env with no gaps). Rewards are per seat: the change of that
  *     seat's return between its own consecutive actions.
@@ -124,7 +128,9 @@ struct coll_segment {
 	uint32_t env_index;
 	int seat;
 	uint64_t segment_seq; /* per env: 0, 1, 2, ... over all its seats */
-	uint64_t episode;     /* per env episode number */
+	uint64_t episode;     /* per env episode number of the first row;
+			       * each row with done = 1 closes one, and the
+			       * next row is the next episode's */
 	uint32_t count;
 	size_t obs_len;
 	int num_actions;

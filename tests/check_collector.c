@@ -75,8 +75,8 @@ static int sink(void *ctx, const struct coll_segment *g)
 	r->seat_seen[g->seat] = 1;
 	ck_assert_uint_eq(g->obs_len, 8);
 	ck_assert_int_eq(g->num_actions, 2);
+	uint64_t e = g->episode; /* a done row closes it: e++ */
 	for (uint32_t k = 0; k < g->count; k++) {
-		uint64_t e = g->episode;
 		const float *o = g->obs + k * g->obs_len;
 		int s = g->seat;
 		ck_assert_uint_lt(e, 64);
@@ -91,7 +91,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 		r->ep[g->env_index][e].rows[s]++;
 		r->ep[g->env_index][e].rew[s] += g->rewards[k];
 		if (g->dones[k])
-			r->ep[g->env_index][e].done[s] = 1;
+			r->ep[g->env_index][e++].done[s] = 1;
 	}
 	pthread_mutex_unlock(&r->mu);
 	return r->sink_rc;
@@ -863,13 +863,20 @@ static int bl_sink(void *ctx, const struct coll_segment *g)
 	    g->seat != !(int)g->tag || g->player != 1) {
 		b->bad++;
 	} else {
-		__typeof__(b->ep[0][0]) *e = &b->ep[g->env_index][g->episode];
+		uint64_t ei = g->episode; /* a done row closes it: ei++ */
 		for (uint32_t k = 0; k < g->count; k++) {
+			__typeof__(b->ep[0][0]) *e;
+			if (ei >= BL_EPS) {
+				b->bad++;
+				break;
+			}
+			e = &b->ep[g->env_index][ei];
 			if (e->done)
 				b->bad++; /* rows after the last one */
 			e->rows++;
 			e->rew += g->rewards[k];
 			e->done |= g->dones[k];
+			ei += g->dones[k] != 0;
 		}
 	}
 	pthread_mutex_unlock(&b->mu);
