@@ -88,6 +88,12 @@ struct slot {
 	uint32_t retries;
 	double ret[ENV_MAX_PLAYERS];
 	struct traj tr[ENV_MAX_PLAYERS];
+	/* A finished episode whose rows are still buffered: its result
+	 * waits until they went to the sink or the slot has its next
+	 * episode of the same job, so a consumer never sees a job end
+	 * before its rows (result_flush) */
+	struct coll_episode held;
+	int holding;
 	pid_t pid;
 	int fd;
 };
@@ -383,11 +389,25 @@ static void traj_append(coll *c, struct slot *s, int seat)
 	t->dones[k] = 0;
 }
 
+/* Hand a held episode result to the result callback. */
+static void result_flush(coll *c, struct slot *s)
+{
+	if (!s->holding)
+		return;
+	s->holding = 0;
+	if (c->o.result) {
+		pthread_mutex_lock(&c->sink_mu);
+		c->o.result(c->o.result_ctx, &s->held);
+		pthread_mutex_unlock(&c->sink_mu);
+	}
+}
+
 /* The episode ended (normally or not): close every seat's last row and
- * report the episode. */
+ * report the episode (now, or once its rows are out: struct slot). */
 static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 {
 	struct coll_episode ep = { 0 };
+	int buffered = 0;
 
 	for (int p = 0; p < c->spec.players; p++) {
 		if (!learning(c, s, p))
@@ -402,7 +422,10 @@ static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 			t->dones[t->count - 1] = 1;
 		if (abnormal)
 			traj_flush(c, s, p);
+		buffered |= t->count != 0;
 	}
+	/* the previous episode's rows went out above, if any were held */
+	result_flush(c, s);
 	ep.tag = s->tag;
 	ep.env_index = (uint32_t)s->idx;
 	ep.episode = s->episode;
@@ -414,11 +437,10 @@ static void episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	ep.steps = s->ep_steps;
 	ep.abnormal = abnormal;
 	ep.cause = abnormal ? cause : 0;
-	if (c->o.result) {
-		pthread_mutex_lock(&c->sink_mu);
-		c->o.result(c->o.result_ctx, &ep);
-		pthread_mutex_unlock(&c->sink_mu);
-	}
+	s->held = ep;
+	s->holding = 1;
+	if (!buffered)
+		result_flush(c, s);
 	pthread_mutex_lock(&c->mu);
 	c->st.episodes++;
 	if (abnormal)
@@ -1076,7 +1098,10 @@ static int after_op(coll *c, struct slot *s, int op, int rc,
 		}
 		for (int p = 0; p < c->spec.players; p++) {
 			struct traj *t = &s->tr[p];
-			if (learning(c, s, p) && t->count)
+			/* not onto a done row: the seat has not acted in
+			 * this episode yet */
+			if (learning(c, s, p) && t->count &&
+			    !t->dones[t->count - 1])
 				t->rewards[t->count - 1] +=
 					(float)(r->returns[p] - s->ret[p]);
 			s->ret[p] = r->returns[p];
@@ -1115,6 +1140,35 @@ recreate:
 	return OP_CREATE;
 }
 
+/* Before the slot's next episode (m, tag; NULL: none): finished episodes
+ * stay buffered (one segment carries several, done = 1 closing each) only
+ * while the next one has the same job and the same learning player on
+ * that seat; then the held result goes out (struct slot). The sink may
+ * block on a learner's credit: keep the watchdog away meanwhile. */
+static void flush_guarded(coll *c, struct slot *s, const struct coll_match *m,
+			  uint64_t tag)
+{
+	int any = s->holding;
+
+	for (int p = 0; p < c->spec.players; p++)
+		any |= s->tr[p].count != 0;
+	if (!any)
+		return;
+	pthread_mutex_lock(&c->mu);
+	s->deadline = HUGE_VAL;
+	pthread_mutex_unlock(&c->mu);
+	for (int p = 0; p < c->spec.players; p++)
+		if (s->tr[p].count &&
+		    (!m || tag != s->tag || m->seat[p].baseline ||
+		     !m->seat[p].learning ||
+		     m->seat[p].player != s->match.seat[p].player))
+			traj_flush(c, s, p);
+	result_flush(c, s);
+	pthread_mutex_lock(&c->mu);
+	s->deadline = lg_now_s() + c->o.reset_timeout_s;
+	pthread_mutex_unlock(&c->mu);
+}
+
 /* Ask next_episode for the slot's next match. 1: got one; 0: nothing to
  * play now; LG_EINVAL (made fatal): a net or baseline out of range (a
  * baseline seat's net is not used, so not checked). */
@@ -1124,8 +1178,10 @@ static int choose_match(coll *c, struct slot *s)
 	uint64_t tag = 0;
 	int got;
 
-	if (!c->o.next_episode)
+	if (!c->o.next_episode) {
+		result_flush(c, s);
 		return 1;
+	}
 	m = c->o.match;
 	/* Not under sink_mu: a sink blocked on a learner's credit must not
 	 * hold up every env's next episode (nor look like a hung reset). */
@@ -1133,9 +1189,7 @@ static int choose_match(coll *c, struct slot *s)
 	if (!got) {
 		/* Idle: nothing buffered may wait for an episode that
 		 * may never come. */
-		for (int p = 0; p < c->spec.players; p++)
-			if (learning(c, s, p))
-				traj_flush(c, s, p);
+		flush_guarded(c, s, NULL, 0);
 		return 0;
 	}
 	for (int p = 0; p < c->spec.players; p++) {
@@ -1154,15 +1208,7 @@ static int choose_match(coll *c, struct slot *s)
 			return LG_EINVAL;
 		}
 	}
-	/* Finished episodes stay buffered (one segment carries several,
-	 * done = 1 closing each) only while the next one has the same job
-	 * and the same learning player on that seat. */
-	for (int p = 0; p < c->spec.players; p++)
-		if (s->tr[p].count &&
-		    (tag != s->tag || m.seat[p].baseline ||
-		     !m.seat[p].learning ||
-		     m.seat[p].player != s->match.seat[p].player))
-			traj_flush(c, s, p);
+	flush_guarded(c, s, &m, tag);
 	s->match = m;
 	s->tag = tag;
 	return 1;
@@ -1834,6 +1880,7 @@ void coll_stop(coll *c)
 			for (int p = 0; p < c->spec.players; p++)
 				if (learning(c, s, p))
 					traj_flush(c, s, p);
+		result_flush(c, s);
 	}
 	c->stopped = 1;
 }

@@ -373,8 +373,10 @@ static int pm_sink(void *ctx, const struct coll_segment *g)
 	int k = (int)g->tag - 100;
 
 	pthread_mutex_lock(&pm->mu);
+	/* no row after the job's last result: a consumer that retires a
+	 * job once all its results are in must have all its rows */
 	if (k < 0 || k >= PM_JOBS || g->player != (uint32_t)k ||
-	    g->seat != k % 2)
+	    g->seat != k % 2 || pm->ended[k] == PM_EPS)
 		pm->bad++;
 	else
 		pm->seg_rows[k] += g->count;
