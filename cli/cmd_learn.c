@@ -335,10 +335,11 @@ static int train(struct learn *L)
 	L->steps += L->n;
 	L->updates++;
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
-		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f",
+		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f, "
+		"magnet kl %.4f",
 		L->player, (unsigned long long)L->updates, L->n,
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
-		st.entropy, st.approx_kl, st.clip_frac);
+		st.entropy, st.approx_kl, st.clip_frac, st.magnet_kl);
 	L->n = 0;
 	return 0;
 }

@@ -9,9 +9,11 @@
  *   vl  = 0.5 (v - R)^2, or with value_clip k:
  *         0.5 max((v - R)^2, (v_old + clip(v - v_old, -k, k) - R)^2)
  *   H   = -sum_a p_a log p_a over legal actions
- *   loss = pg + vf_coef vl - ent_coef H
+ *   KL  = sum_a p_a (log p_a - log m_a), m the magnet (magnet_coef > 0)
+ *   loss = pg + vf_coef vl - ent_coef H + magnet_coef KL
  * d/dz_k of the logits (legal k; illegal logits get 0):
- *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H),  g = d pg / d logp_a
+ *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H)
+ *     + magnet_coef p_k (log p_k - log m_k - KL),  g = d pg / d logp_a
  *
  * Threads: with opts.threads = T > 1 a minibatch is split into T row
  * shards, each run forward and backward on its own thread with
@@ -828,10 +830,9 @@ static int check_batch(const ppo *p, const struct ppo_batch *b)
 	return 0;
 }
 
-/* GAE into p->adv/p->ret, normalised as configured. */
 /* The magnet's log-probabilities of every legal action of b into
- * p->mlogp (illegal ones 0; never read). check_batch has passed. */
-static void magnet_logp(ppo *p, const struct ppo_batch *b)
+ * p->mlogp (illegal ones -69 at most; never read). */
+static int magnet_logp(ppo *p, const struct ppo_batch *b)
 {
 	size_t O = p->net->s.obs, A = p->net->s.actions;
 
@@ -839,13 +840,18 @@ static void magnet_logp(ppo *p, const struct ppo_batch *b)
 		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
 		float *out = p->mlogp + r0 * A;
 
-		nn_probs(p->magnet, p->mws, b->obs + r0 * O, b->mask + r0 * A,
-			 m, out, NULL);
+		int rc = nn_probs(p->magnet, p->mws, b->obs + r0 * O,
+				  b->mask + r0 * A, m, out, NULL);
+		if (rc)
+			return rc;
 		for (size_t i = 0; i < m * A; i++)
 			out[i] = out[i] > 1e-30f ? logf(out[i]) : -69.0f;
 	}
+	return 0;
 }
 
+/* GAE into p->adv/p->ret, normalised as configured; the magnet's
+ * log-probabilities. */
 static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 {
 	double mean = 0, var = 0, rmean = 0;
@@ -876,8 +882,8 @@ static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 		for (size_t i = 0; i < n; i++)
 			p->adv[i] = (float)((p->adv[i] - mean) * inv);
 	}
-	if (p->magnet)
-		magnet_logp(p, b);
+	if (p->magnet && (rc = magnet_logp(p, b)))
+		return rc;
 	memset(st, 0, sizeof *st);
 	st->adv_mean = mean;
 	st->ret_mean = rmean;
