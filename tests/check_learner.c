@@ -597,6 +597,139 @@ START_TEST(magnet_holds_the_policy_and_moves_with_it)
 }
 END_TEST
 
+/*
+ * Self-play on Kuhn poker, one net on both seats, exact NashConv of the
+ * net every 25 updates over the second half of `updates`; returns their
+ * mean. Single-threaded and seeded, so deterministic on one machine; BLAS
+ * kernels differ between CPUs, so the thresholds below leave room.
+ */
+static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
+{
+	enum { ROWS = 2048, MAXR = ROWS + 16 };
+	struct ppo_opts o;
+	struct nn_shape sh;
+	struct env_spec sp;
+	env *e = NULL;
+	env_tree *tree = NULL;
+	ppo *p = NULL;
+	nn_ws *ws = NULL;
+	lg_rng rng;
+	char err[256];
+	double sum = 0;
+	int evals = 0;
+	static float obs[MAXR * 16], logp[MAXR], val[MAXR], rew[MAXR];
+	static uint8_t mask[MAXR * 4], done[MAXR];
+	static int32_t act[MAXR];
+
+	ck_assert_msg(env_new(&e, "kuhn", NULL, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(env_tree_new(&tree, e, err, sizeof err), 0);
+	sp = *env_spec_of(e);
+	ck_assert(sp.obs_len <= 16 && sp.num_actions <= 4);
+	memset(&sh, 0, sizeof sh);
+	sh.obs = (uint32_t)sp.obs_len;
+	sh.actions = (uint32_t)sp.num_actions;
+	sh.nhidden = 1;
+	sh.hidden[0] = 32;
+	sh.act = NN_TANH;
+	ppo_opts_default(&o);
+	o.lr = 0.003;
+	o.ent_coef = 0.05;
+	o.magnet_coef = magnet;
+	o.magnet_every = 10;
+	o.minibatch = 512;
+	o.gamma = 1;
+	o.gae_lambda = 1;
+	o.batch_max = MAXR;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &sh, &o, seed, err, sizeof err), 0);
+	ck_assert_int_eq(nn_ws_new(&ws, ppo_net(p), 1), 0);
+	lg_rng_seed2(&rng, seed, 1);
+	for (int u = 1; u <= updates; u++) {
+		size_t n = 0;
+		struct ppo_batch b;
+		while (n < ROWS) {
+			size_t n0 = n, cnt[2] = { 0 }, rows[2][8], k = 0;
+			double ret[ENV_MAX_PLAYERS];
+			static float o2[16 * 16], l2[16], v2[16], r2[16];
+			static uint8_t m2[16 * 4], d2[16];
+			static int32_t a2[16];
+			size_t O = sp.obs_len, A = (size_t)sp.num_actions;
+
+			env_reset(e, lg_rng_u64(&rng));
+			while (!env_is_terminal(e)) {
+				int pl = env_current_player(e);
+				ck_assert(pl == 0 || pl == 1);
+				ck_assert(cnt[pl] < 8);
+				env_observe(e, pl, obs + n * O);
+				env_legal(e, pl, mask + n * A);
+				ck_assert_int_eq(nn_act(ppo_net(p), ws,
+							obs + n * O,
+							mask + n * A, 1, &rng,
+							&act[n], &logp[n],
+							&val[n]), 0);
+				ck_assert_int_eq(env_step(e, act[n]), 0);
+				rows[pl][cnt[pl]++] = n++;
+			}
+			env_returns(e, ret);
+			/* the seats' rows interleave: seat 0's, then seat
+			 * 1's, each closed by done with its return */
+			for (int pl = 0; pl < 2; pl++)
+				for (size_t i = 0; i < cnt[pl]; i++, k++) {
+					size_t r = rows[pl][i];
+					memcpy(o2 + k * O, obs + r * O,
+					       O * sizeof(float));
+					memcpy(m2 + k * A, mask + r * A, A);
+					a2[k] = act[r];
+					l2[k] = logp[r];
+					v2[k] = val[r];
+					d2[k] = i + 1 == cnt[pl];
+					r2[k] = d2[k] ? (float)ret[pl] : 0;
+				}
+			memcpy(obs + n0 * O, o2, k * O * sizeof(float));
+			memcpy(mask + n0 * A, m2, k * A);
+			memcpy(act + n0, a2, k * sizeof *act);
+			memcpy(logp + n0, l2, k * sizeof *logp);
+			memcpy(val + n0, v2, k * sizeof *val);
+			memcpy(rew + n0, r2, k * sizeof *rew);
+			memcpy(done + n0, d2, k);
+		}
+		b = (struct ppo_batch){ n, obs, mask, act, logp, val, rew, done };
+		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
+		if (u > updates / 2 && u % 25 == 0) {
+			struct nn_policy_ctx ctx = { ppo_net(p), ws };
+			struct env_policy pol = nn_env_policy(&ctx);
+			struct env_nashconv nc;
+			ck_assert_int_eq(env_tree_nashconv(tree, &pol, &nc, err,
+							   sizeof err), 0);
+			sum += nc.nashconv;
+			evals++;
+		}
+	}
+	nn_ws_free(ws);
+	ppo_free(p);
+	env_tree_free(tree);
+	env_free(e);
+	return sum / evals;
+}
+
+START_TEST(magnet_selfplay_kuhn_near_nash)
+{
+	/* Plain PPO self-play cycles among near-pure strategies around
+	 * Kuhn's mixed equilibrium (NashConv 0.3-0.8 in docs/results.md);
+	 * with the magnet the last iterate stays near the equilibrium. The
+	 * same 200 updates (400 k rows) with and without it. Measured: 0.08
+	 * with, 0.84 and 1.13 without (seeds 1, 2; 300 updates). */
+	double with = kuhn_selfplay(0.5, 200, 1);
+	double without = kuhn_selfplay(0, 200, 1);
+
+	fprintf(stderr, "kuhn self-play: mean NashConv over the last 100 "
+		"updates %.4f with the magnet, %.4f without\n", with, without);
+	ck_assert_msg(with < 0.2, "with the magnet %.4f", with);
+	ck_assert_msg(with < 0.5 * without, "%.4f vs %.4f", with, without);
+}
+END_TEST
+
 START_TEST(ppo_deterministic_and_validating)
 {
 	static const uint32_t h[] = { 16 };
@@ -1063,12 +1196,13 @@ Suite *suite_learner(void)
 	tcase_add_test(t, gae_hand_worked);
 	tcase_add_test(t, ppo_lowers_loss);
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
+	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);
 	tcase_add_test(t, lr_schedule_linear);
 	tcase_add_test(t, learns_best_response);
 	tcase_add_test(t, act_samples_masked_softmax);
 	tcase_add_test(t, init_deterministic_and_shape_caps);
-	tcase_set_timeout(t, 60);
+	tcase_set_timeout(t, 180); /* Kuhn self-play runs twice under ASan */
 	suite_add_tcase(s, t);
 	tcase_add_test(f, save_load_bit_exact);
 	tcase_add_test(f, load_rejects_truncated_and_corrupt);
