@@ -49,6 +49,9 @@ struct learn {
 	uint32_t version;     /* the version our net started from */
 	uint64_t steps;       /* agent steps trained on (daemon's count) */
 	uint64_t updates, pushes, rejected, resets;
+	/* League time at registration and when it came: the clock of the
+	 * linear learning-rate schedule over budget.seconds */
+	double league_s, league_at;
 
 	/* The batch being gathered. */
 	size_t n, cap;
@@ -241,6 +244,8 @@ static int do_register(struct learn *L)
 		L->have_cfg = 1;
 	}
 	L->steps = rr->player_steps;
+	L->league_s = rr->league_seconds;
+	L->league_at = lg_now_s();
 	int fresh = rr->params.len == 0;
 	if (!fresh) {
 		rc = load_params(L, rr->params.data, rr->params.len,
@@ -325,7 +330,13 @@ static int train(struct learn *L)
 	};
 	struct ppo_stats st;
 	double t0 = lg_now_s();
-	int rc = ppo_update(L->p, &b, &st);
+	int rc;
+
+	if (L->cfg.learner.lr_schedule == CFG_LR_LINEAR &&
+	    L->cfg.budget.seconds > 0)
+		ppo_set_progress(L->p, (L->league_s + t0 - L->league_at) /
+					       L->cfg.budget.seconds);
+	rc = ppo_update(L->p, &b, &st);
 
 	if (rc) {
 		LG_ERROR("learn: PPO update on %zu rows: %s", L->n,

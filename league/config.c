@@ -78,7 +78,9 @@ static const struct cfg_key table[] = {
 
 	DBL("learner.lr", learner.lr, 0, 1, "0.0003", "Adam learning rate."),
 	ENUM("learner.lr_schedule", learner.lr_schedule, sched_names,
-	     "constant", "Learning-rate schedule over the budget."),
+	     "constant", "Learning-rate schedule: linear goes from "
+	     "learner.lr to lr * lr_final_frac over budget.seconds of league "
+	     "time (resumes included; it needs a seconds budget)."),
 	DBL("learner.lr_final_frac", learner.lr_final_frac, 0, 1, "0.1",
 	    "With the linear schedule: final rate as a fraction of lr."),
 	DBL("learner.gamma", learner.gamma, 0, 1, "0.99", "Discount factor."),
@@ -796,6 +798,9 @@ static int validate(struct parser *p)
 			    "collectors.envs (%llu)",
 			    (unsigned long long)c->collectors.wait_num,
 			    (unsigned long long)c->collectors.envs);
+	if (c->learner.lr_schedule == CFG_LR_LINEAR && !(c->budget.seconds > 0))
+		return verr(p, "learner.lr_schedule", "linear runs over "
+			    "budget.seconds, which is 0 (no time budget)");
 	if (c->learner.minibatch > c->learner.batch)
 		return verr(p, "learner.minibatch", "%llu is more than "
 			    "learner.batch (%llu)",

@@ -1204,6 +1204,7 @@ static void on_register(league_daemon *d, league_session *ss,
 		rr.params.data = blob;
 		rr.params.len = len;
 		rr.player_steps = bp.steps;
+		rr.league_seconds = run_seconds(d);
 		LG_INFO("daemon: learner %s owns player %u (version %u, %llu "
 			"steps), trajectories to %s",
 			league_session_name(ss), rg->player, rr.params_version,

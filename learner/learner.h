@@ -226,6 +226,11 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 void ppo_free(ppo *p); /* NULL is fine; frees the net too */
 nn *ppo_net(ppo *p);
 
+/* The linear schedule's progress f in [0, 1] (clamped), set by the
+ * caller before updates (the league learner: league time over
+ * budget.seconds); once set it replaces updates / total_updates. */
+void ppo_set_progress(ppo *p, double f);
+
 /* One PPO update on batch b: GAE, advantage normalisation, o.epochs
  * passes of shuffled minibatches, one Adam step each. st (may be NULL)
  * gets means over the minibatches. Errors: LG_EINVAL (action out of range

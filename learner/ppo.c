@@ -95,6 +95,7 @@ struct ppo {
 	nn *magnet;
 	nn_ws *mws;
 	float *mlogp, *mb_mlogp;
+	double progress; /* ppo_set_progress; < 0: not set */
 };
 
 #define PPO_MAGNET_CHUNK 4096
@@ -454,6 +455,7 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 	if (!p)
 		return LG_ENOMEM;
 	p->o = *o;
+	p->progress = -1;
 	lg_rng_seed2(&p->rng, seed, 0x7070);
 	if (net) {
 		p->net = net;
@@ -924,12 +926,22 @@ static double current_lr(const ppo *p)
 {
 	double f;
 
-	if (p->o.lr_schedule != PPO_LR_LINEAR || !p->o.total_updates)
+	if (p->o.lr_schedule != PPO_LR_LINEAR)
 		return p->o.lr;
-	f = (double)p->updates / (double)p->o.total_updates;
+	if (p->progress >= 0)
+		f = p->progress;
+	else if (p->o.total_updates)
+		f = (double)p->updates / (double)p->o.total_updates;
+	else
+		return p->o.lr;
 	if (f > 1)
 		f = 1;
 	return p->o.lr * (1 - (1 - p->o.lr_final_frac) * f);
+}
+
+void ppo_set_progress(ppo *p, double f)
+{
+	p->progress = f > 1 ? 1 : f > 0 ? f : 0; /* NaN: 0 */
 }
 
 /* Clip the global gradient norm, then one Adam step (PyTorch's form:

@@ -105,6 +105,7 @@ static const struct {
 	{ "collectors:\n  envs: 4\n", "collectors.wait_num: 7 is more than collectors.envs (4)" },
 	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
+	{ "learner:\n  lr_schedule: linear\nbudget:\n  seconds: 0\n  jobs: 9\n", "t.yaml:2:3: learner.lr_schedule: linear runs over budget.seconds, which is 0" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
 	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
 	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: 'minimax' plays tictactoe, not rps" },

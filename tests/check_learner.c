@@ -812,6 +812,16 @@ START_TEST(lr_schedule_linear)
 		ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
 		ck_assert_double_eq_tol(st.lr, want[k], 1e-12);
 	}
+	/* the league's clock: progress replaces the update count */
+	ppo_set_progress(p, 0.5);
+	ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
+	ck_assert_double_eq_tol(st.lr, 0.55e-3, 1e-12);
+	ppo_set_progress(p, 0);
+	ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
+	ck_assert_double_eq_tol(st.lr, 1e-3, 1e-12);
+	ppo_set_progress(p, 7); /* clamped */
+	ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
+	ck_assert_double_eq_tol(st.lr, 1e-4, 1e-12);
 	fixed_free(&f);
 	ppo_free(p);
 }
