@@ -1,7 +1,8 @@
 /*
  * cli/cmd_brain.c: the league brain on the command line.
  *
- *   league payoff DIR [--format table|csv|json]   win rates and game counts
+ *   league payoff DIR [--format table|csv|json] [--top N]
+ *                                                  win rates and game counts
  *   league players DIR [--format table|json]      players and snapshots
  *   league ratings DIR [--format table|json]      Elo (fit and online), Nash
  *   league sim CONFIG [--dir DIR] [--jobs N]      a simulated league
@@ -36,6 +37,7 @@ struct args {
 	int fmt;
 	unsigned long long jobs, seed;
 	int seed_set, drift;
+	unsigned long long top; /* payoff table: at most this many players */
 };
 
 static int parse(int argc, char **argv, struct args *a, int allow_csv,
@@ -47,13 +49,14 @@ static int parse(int argc, char **argv, struct args *a, int allow_csv,
 		{ "jobs", required_argument, NULL, 'n' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "drift", no_argument, NULL, 'D' },
+		{ "top", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 
 	a->fmt = FMT_TABLE;
 	a->jobs = 1000;
-	while ((ch = cli_getopt(argc, argv, a->cmd, "f:d:n:s:", opts)) !=
+	while ((ch = cli_getopt(argc, argv, a->cmd, "f:d:n:s:t:", opts)) !=
 	       -1) {
 		if (ch == -2)
 			return CLI_USAGE;
@@ -82,6 +85,10 @@ static int parse(int argc, char **argv, struct args *a, int allow_csv,
 			a->seed_set = 1;
 		} else if (sim && ch == 'D') {
 			a->drift = 1;
+		} else if (!strcmp(a->cmd, "payoff") && ch == 't') {
+			if (cli_opt_u64(a->cmd, "--top", optarg, 1, 1000000,
+					&a->top))
+				return CLI_USAGE;
 		} else {
 			return cli_usage_error(a->cmd, "option '%s' does not "
 					       "apply here", argv[optind - 1]);
@@ -94,6 +101,9 @@ static int parse(int argc, char **argv, struct args *a, int allow_csv,
 	if (optind != argc)
 		return cli_usage_error(a->cmd, "unexpected argument '%s'",
 				       argv[optind]);
+	if (a->top && a->fmt != FMT_TABLE)
+		return cli_usage_error(a->cmd, "--top applies to the table "
+				       "(csv and json list every player)");
 	return 0;
 }
 
@@ -145,6 +155,43 @@ static const char *const short_role[BRAIN_ROLE__COUNT] = {
 	"main", "mexp", "lexp", "self", "hist",
 };
 
+/* The players of the table, in id order into ids[]: all n, or (top <
+ * n) every learning player and then the newest snapshots, top in all
+ * (the learning ones first if they alone are more). */
+static uint32_t table_players(brain *b, uint32_t n, unsigned long long top,
+			      uint32_t *ids)
+{
+	uint32_t k = 0, learning = 0, room;
+
+	if (!top || top >= n) {
+		for (uint32_t i = 0; i < n; i++)
+			ids[i] = i;
+		return n;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct brain_player p;
+		brain_player_info(b, i, &p);
+		learning += p.role != BRAIN_ROLE_HISTORICAL;
+	}
+	room = top > learning ? (uint32_t)top - learning : 0;
+	/* snapshots newer than the (room)-th newest are kept */
+	for (uint32_t i = n, seen = 0; i-- > 0;) {
+		struct brain_player p;
+		brain_player_info(b, i, &p);
+		if (p.role == BRAIN_ROLE_HISTORICAL && seen++ >= room)
+			continue;
+		if (p.role == BRAIN_ROLE_HISTORICAL || k < top)
+			ids[k++] = i;
+	}
+	/* back to id order */
+	for (uint32_t x = 0; x < k / 2; x++) {
+		uint32_t t = ids[x];
+		ids[x] = ids[k - 1 - x];
+		ids[k - 1 - x] = t;
+	}
+	return k;
+}
+
 static int run_payoff(int argc, char **argv)
 {
 	struct args a = { .cmd = "payoff" };
@@ -194,17 +241,26 @@ static int run_payoff(int argc, char **argv)
 			}
 	} else {
 		/* Rows: the player; columns: the opponent. A cell is the
-		 * row's win rate and the decayed games; '.' never met. */
+		 * row's win rate and the decayed games; '.' never met. With
+		 * --top N: the learning players, then the newest snapshots,
+		 * N in all. */
+		uint32_t k = table_players(b, n, a.top, ids);
 		printf("win rate of row against column (decayed games); "
-		       "'.' = never met\n%-9s", "");
-		for (uint32_t j = 0; j < n; j++)
-			printf(" %11u", j);
+		       "'.' = never met");
+		if (k < n)
+			printf("; %u of %u players: the learning ones and the "
+			       "newest snapshots", k, n);
+		printf("\n%-9s", "");
+		for (uint32_t x = 0; x < k; x++)
+			printf(" %11u", ids[x]);
 		printf("\n");
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t x = 0; x < k; x++) {
 			struct brain_player p;
+			uint32_t i = ids[x];
 			brain_player_info(b, i, &p);
 			printf("%4u %-4s", i, short_role[p.role]);
-			for (uint32_t j = 0; j < n; j++) {
+			for (uint32_t y = 0; y < k; y++) {
+				uint32_t j = ids[y];
 				double gm = g[(size_t)i * n + j];
 				if (gm > 0)
 					printf(" %4.2f(%5.4g)",
@@ -485,12 +541,14 @@ const struct cli_cmd cli_cmd_payoff = {
 	.name = "payoff",
 	.summary = "show a league's payoff matrix (read-only)",
 	.help =
-	"usage: league payoff DIR [--format table|csv|json]\n\n"
+	"usage: league payoff DIR [--format table|csv|json] [--top N]\n\n"
 	"The win rate of every player and snapshot (rows) against every other\n"
 	"(columns), with the decayed number of games, read from the league in\n"
 	"DIR without disturbing a running daemon. csv: one line per pair that\n"
 	"met (player,opponent,win_rate,games,wins,draws,losses). json: one\n"
-	"object {\"players\": ids, \"win_rate\": rows, \"games\": rows}.\n",
+	"object {\"players\": ids, \"win_rate\": rows, \"games\": rows}.\n"
+	"--top N (table only): at most N players, the learning ones and then\n"
+	"the newest snapshots (`league run` prints 12).\n",
 	.run = run_payoff,
 };
 

@@ -356,7 +356,7 @@ static int run_self(struct run *r, char *const args[])
  * also the newest games against the baselines. */
 static int print_matrix(struct run *r)
 {
-	char *payoff[] = { "league", "payoff", r->dir, NULL };
+	char *payoff[] = { "league", "payoff", r->dir, "--top", "12", NULL };
 	char *base[] = { "league", "eval", "baselines", r->dir, "--last", "2",
 			 NULL };
 

@@ -924,6 +924,48 @@ START_TEST(cli_inspection)
 		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
 					       sizeof err, a), 0);
 		ck_assert_ptr_nonnull(strstr(out, "win rate of row"));
+		ck_assert_ptr_null(strstr(out, "players: the learning"));
+	}
+	{
+		/* --top 6: the four learning players (0, 2, 4, 5: each main
+		 * player's first snapshot comes right after it) and the two
+		 * newest snapshots, in id order */
+		const char *const a[] = { "payoff", lg, "--top", "6", NULL };
+		const char *const x[] = { "payoff", lg, "--top", "0", NULL };
+		const char *const y[] = { "payoff", lg, "--top", "3",
+					  "--format", "csv", NULL };
+		struct brain_player bp;
+		store *rs = NULL;
+		brain *rb = NULL;
+		uint32_t n;
+		char want[64];
+		int rows = 0;
+		ck_assert_int_eq(store_open(&rs, lg, &(struct store_opts){
+						     STORE_RDONLY, 0, 0 },
+					    NULL, 0), 0);
+		ck_assert_int_eq(brain_open(&rb, rs, NULL, NULL, 0), 0);
+		n = brain_count(rb);
+		ck_assert_uint_gt(n, 8);
+		ck_assert_int_eq(brain_player_info(rb, 5, &bp), 0);
+		ck_assert(bp.role == BRAIN_ROLE_LEAGUE_EXPLOITER);
+		ck_assert_int_eq(brain_player_info(rb, n - 3, &bp), 0);
+		ck_assert(bp.role == BRAIN_ROLE_HISTORICAL);
+		brain_close(rb);
+		store_close(rs);
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, a), 0);
+		snprintf(want, sizeof want, "6 of %u players", n);
+		ck_assert_ptr_nonnull(strstr(out, want));
+		snprintf(want, sizeof want, "\n%4u ", n - 2);
+		ck_assert_ptr_nonnull(strstr(out, want));
+		snprintf(want, sizeof want, "\n%4u ", n - 3);
+		ck_assert_ptr_null(strstr(out, want));
+		ck_assert_ptr_nonnull(strstr(out, "\n   5 lexp"));
+		for (const char *p = out; (p = strchr(p, '\n')); p++)
+			rows++;
+		ck_assert_int_eq(rows, 2 + 6); /* title, header, 6 rows */
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, x), 2);
+		ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, y), 2);
 	}
 	{
 		const char *const a[] = { "payoff", lg, "--format", "csv",
