@@ -45,6 +45,16 @@ struct sums {
 	double pg, vl, ent, kl, clipped, mkl;
 };
 
+static void sums_add(struct sums *a, const struct sums *b)
+{
+	a->pg += b->pg;
+	a->vl += b->vl;
+	a->ent += b->ent;
+	a->kl += b->kl;
+	a->clipped += b->clipped;
+	a->mkl += b->mkl;
+}
+
 /* One thread's share of a minibatch: workspace for `cap` rows and its own
  * gradient buffer (shard 0 uses the ppo's). */
 struct shard {
@@ -714,12 +724,7 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 			for (size_t j = 0; j < p->net->nparams; j++)
 				p->g[j] += gi[j];
 		}
-		s->pg += t->pg;
-		s->vl += t->vl;
-		s->ent += t->ent;
-		s->kl += t->kl;
-		s->clipped += t->clipped;
-		s->mkl += t->mkl;
+		sums_add(s, t);
 	}
 }
 
@@ -1005,12 +1010,7 @@ int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 			gather(p, b, p->idx + s0, m, &mb);
 			loss_grad(p, &mb, &s);
 			gn += adam_step(p, lr);
-			tot.pg += s.pg;
-			tot.vl += s.vl;
-			tot.ent += s.ent;
-			tot.kl += s.kl;
-			tot.clipped += s.clipped;
-			tot.mkl += s.mkl;
+			sums_add(&tot, &s);
 			rows += m;
 			acc.minibatches++;
 		}
