@@ -1148,20 +1148,22 @@ recreate:
 static void flush_guarded(coll *c, struct slot *s, const struct coll_match *m,
 			  uint64_t tag)
 {
-	int any = s->holding;
+	int flush[ENV_MAX_PLAYERS], any = s->holding; /* sink_mu may wait */
 
-	for (int p = 0; p < c->spec.players; p++)
-		any |= s->tr[p].count != 0;
+	for (int p = 0; p < c->spec.players; p++) {
+		flush[p] = s->tr[p].count &&
+			   (!m || tag != s->tag || m->seat[p].baseline ||
+			    !m->seat[p].learning ||
+			    m->seat[p].player != s->match.seat[p].player);
+		any |= flush[p];
+	}
 	if (!any)
 		return;
 	pthread_mutex_lock(&c->mu);
 	s->deadline = HUGE_VAL;
 	pthread_mutex_unlock(&c->mu);
 	for (int p = 0; p < c->spec.players; p++)
-		if (s->tr[p].count &&
-		    (!m || tag != s->tag || m->seat[p].baseline ||
-		     !m->seat[p].learning ||
-		     m->seat[p].player != s->match.seat[p].player))
+		if (flush[p])
 			traj_flush(c, s, p);
 	result_flush(c, s);
 	pthread_mutex_lock(&c->mu);
