@@ -87,7 +87,8 @@ struct collect {
 	int njobs;
 	uint64_t next_serial;
 	struct netslot slots[NET_SLOTS];
-	/* The league's eval.baselines: what a seat's `baseline` may name. */
+	/* The league's eval.baselines and matchmaking.baselines: what a
+	 * seat's `baseline` may name. */
 	char base[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
 	const char *basep[CFG_BASELINES_MAX];
 	size_t nbase;
@@ -479,7 +480,8 @@ static int report_done(struct collect *W)
 }
 
 /* A seat's baseline by name: index + 1 into W->base. LG_EINVAL for one
- * this league does not evaluate against (then the job is refused). */
+ * this league neither evaluates nor trains against (then the job is
+ * refused). */
 static int baseline_index(struct collect *W, const char *name, uint32_t *out)
 {
 	for (size_t i = 0; i < W->nbase; i++)
@@ -487,8 +489,8 @@ static int baseline_index(struct collect *W, const char *name, uint32_t *out)
 			*out = (uint32_t)i + 1;
 			return 0;
 		}
-	LG_WARN("collect: job names baseline '%s', not one of eval.baselines",
-		name);
+	LG_WARN("collect: job names baseline '%s', not one of the league's "
+		"baselines", name);
 	return LG_EINVAL;
 }
 
@@ -675,8 +677,8 @@ static int start_envs(struct collect *W)
 	o.segment_len = (uint32_t)W->cfg.collectors.segment_len;
 	o.policies = W->pols;
 	o.num_policies = COLL_NETS_MAX;
-	if (cfg_eval_baselines(&W->cfg, W->base, &W->nbase, err, sizeof err)) {
-		LG_ERROR("collect: eval.baselines: %s", err);
+	if (cfg_all_baselines(&W->cfg, W->base, &W->nbase, err, sizeof err)) {
+		LG_ERROR("collect: baselines: %s", err);
 		return LG_ECONFIG;
 	}
 	for (size_t i = 0; i < W->nbase; i++)

@@ -190,6 +190,15 @@ static const struct cfg_key table[] = {
 	BOOL("matchmaking.log_decisions", matchmaking.log_decisions, "true",
 	     "Store every matchmaking decision with its inputs so a run can be "
 	     "replayed."),
+	DBL("matchmaking.baseline_share", matchmaking.baseline_share, 0, 0.9,
+	    "0", "Share of the main players' training episodes played against "
+	    "the fixed opponents of matchmaking.baselines (from both seats; "
+	    "only the main player learns). Outside the payoff matrix; 0 turns "
+	    "them off."),
+	STR("matchmaking.baselines", matchmaking.baselines, 0, "",
+	    "Fixed training opponents, comma-separated, as in eval.baselines "
+	    "(no auto). Naming an evaluation baseline here trains against the "
+	    "yardstick: say so when reporting its results."),
 
 	U64("snapshot.steps", snapshot.steps, 1, BIG, "2e9",
 	    "Agent steps since the last snapshot before a player may snapshot."),
@@ -818,6 +827,14 @@ static int validate(struct parser *p)
 			    "matrix");
 	if (cfg_eval_baselines(c, bl, &n, msg, sizeof msg))
 		return verr(p, "eval.baselines", "%s", msg);
+	if (cfg_train_baselines(c, bl, &n, msg, sizeof msg))
+		return verr(p, "matchmaking.baselines", "%s", msg);
+	if (c->matchmaking.baseline_share > 0 && !n)
+		return verr(p, "matchmaking.baseline_share", "is %g but "
+			    "matchmaking.baselines names none",
+			    c->matchmaking.baseline_share);
+	if (cfg_all_baselines(c, bl, &n, msg, sizeof msg))
+		return verr(p, "matchmaking.baselines", "%s", msg);
 	if (!is_loopback(c->server.listen) && !c->server.token_file[0] &&
 	    !getenv("LEAGUE_TOKEN"))
 		return verr(p, "server.listen", "listening beyond loopback "
@@ -873,6 +890,37 @@ static int baseline_one(const struct cfg *c, const char *spec, size_t len,
 	return 0;
 }
 
+/* The comma-separated list s, appended to out[*n..). */
+static int baseline_list(const struct cfg *c, const char *s,
+			 char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+			 size_t errlen)
+{
+	size_t first = *n;
+
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		while (len && *s == ' ')
+			s++, len--;
+		while (len && s[len - 1] == ' ')
+			len--;
+		if (*n == CFG_BASELINES_MAX)
+			return cfg_fail(err, errlen, "more than %d baselines",
+					CFG_BASELINES_MAX);
+		if (baseline_one(c, s, len, out[*n], err, errlen))
+			return LG_ECONFIG;
+		for (size_t i = first; i < *n; i++)
+			if (!strcmp(out[i], out[*n]))
+				return cfg_fail(err, errlen, "'%s' named "
+						"twice", out[i]);
+		++*n;
+		s += strcspn(s, ",");
+		if (!*s)
+			return 0;
+		s++;
+	}
+}
+
 int cfg_eval_baselines(const struct cfg *c,
 		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
 		       size_t errlen)
@@ -889,28 +937,44 @@ int cfg_eval_baselines(const struct cfg *c,
 				 (unsigned)c->env.connect4_depth);
 		return 0;
 	}
-	for (;;) {
-		size_t len = strcspn(s, ",");
+	return baseline_list(c, s, out, n, err, errlen);
+}
 
-		while (len && *s == ' ')
-			s++, len--;
-		while (len && s[len - 1] == ' ')
-			len--;
+int cfg_train_baselines(const struct cfg *c,
+			char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+			size_t errlen)
+{
+	*n = 0;
+	if (!c->matchmaking.baselines[0])
+		return 0;
+	return baseline_list(c, c->matchmaking.baselines, out, n, err, errlen);
+}
+
+int cfg_all_baselines(const struct cfg *c,
+		      char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+		      size_t errlen)
+{
+	char tr[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	size_t nt;
+	int rc;
+
+	if ((rc = cfg_eval_baselines(c, out, n, err, errlen)) ||
+	    (rc = cfg_train_baselines(c, tr, &nt, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < nt; i++) {
+		size_t k = 0;
+		while (k < *n && strcmp(out[k], tr[i]))
+			k++;
+		if (k < *n)
+			continue;
 		if (*n == CFG_BASELINES_MAX)
-			return cfg_fail(err, errlen, "more than %d baselines",
+			return cfg_fail(err, errlen, "eval.baselines and "
+					"matchmaking.baselines name more than "
+					"%d baselines together",
 					CFG_BASELINES_MAX);
-		if (baseline_one(c, s, len, out[*n], err, errlen))
-			return LG_ECONFIG;
-		for (size_t i = 0; i < *n; i++)
-			if (!strcmp(out[i], out[*n]))
-				return cfg_fail(err, errlen, "'%s' named "
-						"twice", out[i]);
-		++*n;
-		s += strcspn(s, ",");
-		if (!*s)
-			return 0;
-		s++;
+		memcpy(out[(*n)++], tr[i], CFG_BASELINE_MAX);
 	}
+	return 0;
 }
 
 /* ---- loading ---------------------------------------------------------- */

@@ -118,6 +118,8 @@ struct cfg {
 		uint64_t job_episodes;
 		double job_lease_s;
 		int log_decisions;
+		double baseline_share;
+		char baselines[CFG_STR_MAX];
 	} matchmaking;
 	struct {
 		uint64_t steps;
@@ -175,6 +177,15 @@ struct cfg {
 int cfg_eval_baselines(const struct cfg *c,
 		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
 		       size_t errlen);
+/* matchmaking.baselines resolved the same way (no "auto"; empty: none). */
+int cfg_train_baselines(const struct cfg *c,
+			char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+			size_t errlen);
+/* Every baseline a collector may be asked to play: the evaluation ones,
+ * then the training ones not among them. */
+int cfg_all_baselines(const struct cfg *c,
+		      char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
+		      size_t errlen);
 
 enum cfg_type {
 	CFG_T_U64,

@@ -80,6 +80,24 @@ struct bgames {
 	uint64_t games, steps;       /* recorded this run */
 };
 
+/* Training games against fixed opponents (matchmaking.baselines). Job
+ * ids: LEAGUE_TBGAME_JOB_BIT, the daemon's start count (bgames.epoch)
+ * in bits 32..61, then a counter, the baseline's index (3 bits) and the
+ * learning seat (bit 0, as for every training job). */
+#define TB_SEAT_BITS 1
+#define TB_BASE_BITS 3
+struct tbgames {
+	char name[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	size_t nbase;
+	double ratio;                /* baseline episodes per brain episode */
+	double credit;               /* baseline episodes owed */
+	uint32_t next_id;
+	uint32_t rr;                 /* round robin over baselines and seats */
+	/* This run's results, by baseline and the main player's seat. */
+	uint64_t games[CFG_BASELINES_MAX][2], wins[CFG_BASELINES_MAX][2],
+		losses[CFG_BASELINES_MAX][2];
+};
+
 struct league_daemon {
 	struct cfg cfg;
 	struct event_base *base;
@@ -107,6 +125,7 @@ struct league_daemon {
 	int counters_dirty;          /* written at the next tick */
 	struct eval_state eval;      /* exploitability over time */
 	struct bgames bg;            /* evaluation against baselines */
+	struct tbgames tb;           /* training against baselines */
 
 	struct sess_data *sessions;
 	struct pending *out;         /* replies waiting for the commit */
@@ -856,6 +875,142 @@ static void bg_on_result(league_daemon *d, league_session *ss, net_msg *m)
 			"baseline(s)", g->player, g->version, g->nbase);
 }
 
+/* ---- training against baselines (daemon.h) ----------------------------- */
+
+static void tb_init(league_daemon *d, char *err, size_t errlen)
+{
+	struct tbgames *t = &d->tb;
+	double share = d->cfg.matchmaking.baseline_share;
+
+	t->nbase = 0;
+	/* cfg_validate checked the list already. */
+	if (!(share > 0) ||
+	    cfg_train_baselines(&d->cfg, t->name, &t->nbase, err, errlen))
+		return;
+	t->ratio = share / (1 - share);
+}
+
+static int tb_base(uint64_t id)
+{
+	return (int)(id >> TB_SEAT_BITS) & ((1 << TB_BASE_BITS) - 1);
+}
+
+/* One job of main player p's newest version against the next baseline
+ * from the next seat (round robin over both). Its seat learns; the
+ * baseline's never does (the collector plays it inside the env). */
+static int tb_enqueue(league_daemon *d, uint32_t p)
+{
+	struct tbgames *t = &d->tb;
+	struct learner_slot *s = slot_of(d, p);
+	League__Job job = LEAGUE__JOB__INIT;
+	League__Seat seat[2] = { LEAGUE__SEAT__INIT, LEAGUE__SEAT__INIT };
+	League__Seat *seats[2] = { &seat[0], &seat[1] };
+	uint32_t b = (uint32_t)(t->rr / 2 % t->nbase);
+	int ls = (int)(t->rr & 1);
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	t->rr++;
+	seat[ls].player = p;
+	seat[ls].params_version = s->newest;
+	seat[ls].learning = 1;
+	seat[ls].learner_endpoint = s->endpoint;
+	seat[!ls].player = p;
+	seat[!ls].baseline = t->name[b];
+	seat[!ls].learner_endpoint = (char *)"";
+	job.job_id = LEAGUE_TBGAME_JOB_BIT |
+		     (uint64_t)(d->bg.epoch & 0x3fffffff) << 32 |
+		     (uint64_t)t->next_id++ << (TB_SEAT_BITS + TB_BASE_BITS) |
+		     b << TB_SEAT_BITS | (uint32_t)ls;
+	t->next_id &= (1u << (32 - TB_SEAT_BITS - TB_BASE_BITS)) - 1;
+	job.n_seats = 2;
+	job.seats = seats;
+	job.episodes = (uint32_t)d->cfg.matchmaking.job_episodes;
+	job.lease_s = d->cfg.matchmaking.job_lease_s;
+	job.seed = job_seed(d, job.job_id);
+	job.baseline = t->name[b];
+	len = league__job__get_packed_size(&job);
+	if (!(buf = malloc(len)))
+		return LG_ENOMEM;
+	league__job__pack(&job, buf);
+	rc = league_leases_enqueue(d->leases, job.job_id, buf, len);
+	free(buf);
+	return rc;
+}
+
+/* After a training job of player p: queue the baseline games its
+ * episodes paid for, if p is a main player. */
+static size_t tb_make_jobs(league_daemon *d, uint32_t p, uint64_t episodes)
+{
+	struct tbgames *t = &d->tb;
+	struct learner_slot *s = slot_of(d, p);
+	struct brain_player bp;
+	double per = (double)d->cfg.matchmaking.job_episodes;
+	size_t n = 0;
+
+	if (!t->nbase || !s || !s->has_params ||
+	    brain_player_info(d->br, p, &bp) || bp.role != BRAIN_ROLE_MAIN ||
+	    !params_exist(d, p, s->newest))
+		return 0;
+	t->credit += t->ratio * (double)episodes;
+	while (t->credit >= per) {
+		int rc = tb_enqueue(d, p);
+		if (rc) {
+			LG_WARN("daemon: baseline job: %s", lg_strerror(rc));
+			break;
+		}
+		t->credit -= per;
+		n++;
+	}
+	return n;
+}
+
+static void tb_on_result(league_daemon *d, league_session *ss,
+			 struct sess_data *sd, net_msg *m)
+{
+	struct tbgames *t = &d->tb;
+	League__JobResult *jr = m->job_result;
+	int ls = learner_seat(jr->job_id), b = tb_base(jr->job_id);
+	uint64_t steps = 0, abnormal = 0, w = 0, l = 0, n = 0;
+
+	if (league_leases_complete(d->leases, league_session_id(ss),
+				   jr->job_id) != LEASE_OK) {
+		d->stale_results++;
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_STALE,
+		    "job not leased to this session", jr->job_id, 0);
+		return;
+	}
+	if (jr->n_episodes > d->cfg.matchmaking.job_episodes ||
+	    (size_t)b >= t->nbase) { /* b: only a forged id */
+		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+		    "too many episodes", jr->job_id, 0);
+		return;
+	}
+	for (size_t i = 0; i < jr->n_episodes; i++) {
+		int o = episode_outcome(jr->episodes[i], ls);
+		steps += jr->episodes[i]->steps;
+		if (o == EP_UNUSABLE) {
+			abnormal++;
+			continue;
+		}
+		n++;
+		w += o == 1;
+		l += o == -1;
+	}
+	t->games[b][ls] += n;
+	t->wins[b][ls] += w;
+	t->losses[b][ls] += l;
+	d->env_steps += steps;
+	d->episodes += jr->n_episodes;
+	d->abnormal += abnormal;
+	d->jobs_done++;
+	sd->results++;
+	d->counters_dirty = 1;
+	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+	check_budget(d);
+}
+
 /*
  * Make up to `want` new jobs, round robin over the learners that can play
  * now (a learner connected, both seats' parameters stored). A job whose
@@ -894,6 +1049,8 @@ static void make_jobs(league_daemon *d, size_t want)
 		d->bg.credit += d->bg.ratio * j.episodes;
 		want--;
 		tries = 0;
+		size_t extra = tb_make_jobs(d, p, j.episodes);
+		want -= LG_MIN(want, extra);
 	}
 }
 
@@ -982,6 +1139,10 @@ static void on_job_result(league_daemon *d, league_session *ss,
 
 	if (jr->job_id & LEAGUE_BGAME_JOB_BIT) {
 		bg_on_result(d, ss, m);
+		return;
+	}
+	if (jr->job_id & LEAGUE_TBGAME_JOB_BIT) {
+		tb_on_result(d, ss, sd, m);
 		return;
 	}
 	if (league_leases_complete(d->leases, league_session_id(ss),
@@ -1579,6 +1740,29 @@ static void on_close(void *ctx, league_session *ss, const char *why)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
+/* "baseline_training": this run's games per baseline, by the main
+ * player's seat (arrays of two: seat 0 moves first). */
+static void tb_status(const league_daemon *d, lg_buf *b)
+{
+	const struct tbgames *t = &d->tb;
+
+	if (!t->nbase)
+		return;
+	lg_buf_printf(b, "\"baseline_training\": [");
+	for (size_t i = 0; i < t->nbase; i++)
+		lg_buf_printf(b, "%s{\"baseline\": \"%s\", \"games\": "
+			      "[%llu, %llu], \"wins\": [%llu, %llu], "
+			      "\"losses\": [%llu, %llu]}", i ? ", " : "",
+			      t->name[i],
+			      (unsigned long long)t->games[i][0],
+			      (unsigned long long)t->games[i][1],
+			      (unsigned long long)t->wins[i][0],
+			      (unsigned long long)t->wins[i][1],
+			      (unsigned long long)t->losses[i][0],
+			      (unsigned long long)t->losses[i][1]);
+	lg_buf_printf(b, "], ");
+}
+
 static int status_json(void *ctx, lg_buf *b)
 {
 	league_daemon *d = ctx;
@@ -1593,8 +1777,7 @@ static int status_json(void *ctx, lg_buf *b)
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
-		      "\"main_rating\": %.1f, \"stopping\": %s, %s%s"
-		      "\"learners\": [",
+		      "\"main_rating\": %.1f, \"stopping\": %s, %s%s",
 		      d->dir, run_seconds(d),
 		      (unsigned long long)d->env_steps, d->steps_per_s,
 		      (unsigned long long)d->jobs_done, d->jobs_per_s,
@@ -1609,6 +1792,8 @@ static int status_json(void *ctx, lg_buf *b)
 		      payoff_elo(brain_payoff(d->br), 0),
 		      d->stopping ? "true" : "false", eval_status(d),
 		      bg_status(d));
+	tb_status(d, b);
+	lg_buf_printf(b, "\"learners\": [");
 	for (uint32_t i = 0; i < d->nslots; i++) {
 		struct brain_player p;
 		if (!d->slots[i].is_learner || brain_player_info(d->br, i, &p))
@@ -1880,12 +2065,14 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		goto fail;
 	if ((rc = bg_init(d, err, errlen)))
 		goto fail;
+	tb_init(d, err, errlen);
 	if ((rc = bg_load(d))) {
 		lg_errf(err, errlen, "%s: cannot load the evaluation rows: %s",
 			d->dir, lg_strerror(rc));
 		goto fail;
 	}
-	if (d->bg.nbase && (rc = store_update(d->st, bg_epoch_txn, &d->bg))) {
+	if ((d->bg.nbase || d->tb.nbase) &&
+	    (rc = store_update(d->st, bg_epoch_txn, &d->bg))) {
 		lg_errf(err, errlen, "%s: cannot write: %s", d->dir,
 			lg_strerror(rc));
 		goto fail;

@@ -151,6 +151,21 @@ int league_eval_list(store_txn *t, struct league_eval_point **out,
 #define LEAGUE_BGAME_JOB_BIT (1ull << 63)
 #define LEAGUE_BGAME_JOB_EPISODES 256
 
+/*
+ * Training against fixed opponents: with matchmaking.baseline_share > 0,
+ * every training job handed to a main player pays for that share of
+ * episodes (share / (1 - share) per brain episode) of jobs in which its
+ * newest version plays one of matchmaking.baselines, the baselines and
+ * the two seats taken in turn. Its seat learns as in any training job;
+ * the baseline is played by the collector inside the env. The results
+ * count in the league's env steps and episodes but never in the payoff
+ * matrix or the matchmaking (the brain never sees these jobs); this
+ * run's wins and losses per baseline and seat are in the status
+ * (`baseline_training`). The ids carry LEAGUE_TBGAME_JOB_BIT (and the
+ * start count), so a result from before a restart is stale.
+ */
+#define LEAGUE_TBGAME_JOB_BIT (1ull << 62)
+
 struct league_bgame_row {
 	uint32_t player, version;
 	char baseline[CFG_BASELINE_MAX];

@@ -115,6 +115,12 @@ static const struct {
 	{ "eval:\n  baselines: random,\n", "eval.baselines: empty or overlong entry" },
 	{ "eval:\n  baselines: greedy\n", "eval.baselines: unknown baseline 'greedy'" },
 	{ "eval:\n  share: 0.95\n", "eval.share: expected a number in [0, 0.9]" },
+	{ "matchmaking:\n  baseline_share: 0.3\n", "t.yaml:2:3: matchmaking.baseline_share: is 0.3 but matchmaking.baselines names none" },
+	{ "matchmaking:\n  baselines: minimax\n", "matchmaking.baselines: 'minimax' plays tictactoe, not rps" },
+	{ "matchmaking:\n  baselines: auto\n", "matchmaking.baselines: unknown baseline 'auto'" },
+	{ "matchmaking:\n  baselines: random, random\n", "matchmaking.baselines: 'random' named twice" },
+	{ "matchmaking:\n  baseline_share: 1\n", "matchmaking.baseline_share: expected a number in [0, 0.9]" },
+	{ "env: {name: connect4}\neval: {baselines: 'alphabeta:1,alphabeta:2,alphabeta:3,alphabeta:4,alphabeta:5'}\nmatchmaking: {baselines: 'alphabeta:5,alphabeta:6,alphabeta:7,alphabeta:8,random'}\n", "matchmaking.baselines: eval.baselines and matchmaking.baselines name more than 8 baselines together" },
 };
 
 START_TEST(eval_baselines_resolve)
@@ -144,6 +150,36 @@ START_TEST(eval_baselines_resolve)
 		for (size_t k = 0; k < n; k++)
 			ck_assert_str_eq(out[k], cases[i].want[k]);
 	}
+}
+END_TEST
+
+/* A collector may be asked to play the evaluation baselines and the
+ * training ones: their union, the evaluation ones first, each once. */
+START_TEST(training_baselines_join_the_evaluation_ones)
+{
+	char out[CFG_BASELINES_MAX][CFG_BASELINE_MAX], err[256];
+	struct cfg c;
+	size_t n;
+
+	ck_assert_int_eq(load(&c, "env: {name: connect4}\n"
+			      "matchmaking: {baseline_share: 0.5, baselines: "
+			      "'alphabeta:3, alphabeta:02, random'}\n", err,
+			      sizeof err), 0);
+	ck_assert_int_eq(cfg_train_baselines(&c, out, &n, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(out[1], "alphabeta:2");
+	ck_assert_int_eq(cfg_all_baselines(&c, out, &n, err, sizeof err), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(out[0], "random");
+	ck_assert_str_eq(out[1], "alphabeta:2");
+	ck_assert_str_eq(out[2], "alphabeta:3");
+	/* None by default. */
+	ck_assert_int_eq(load(&c, "env: {name: connect4}\n", err, sizeof err),
+			 0);
+	ck_assert_int_eq(cfg_train_baselines(&c, out, &n, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(n, 0);
 }
 END_TEST
 
@@ -295,6 +331,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, defaults_are_valid_and_documented);
 	tcase_add_test(tc, values_are_read);
 	tcase_add_test(tc, eval_baselines_resolve);
+	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);

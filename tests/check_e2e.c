@@ -689,6 +689,125 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 }
 END_TEST
 
+/* matchmaking.baselines: the main player's newest version learns against
+ * fixed opponents, from both seats in turn, in baseline_share of its
+ * episodes; the results reach the status, never the payoff matrix. */
+START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
+{
+	const char *text =
+		"league: {name: e2e-tb, seed: 5}\n"
+		"env: {name: tictactoe}\n"
+		"model: {hidden: [8]}\n"
+		"players: {main: 1, main_exploiter: 0, league_exploiter: 0}\n"
+		"payoff: {decay: 1.0}\n"
+		"matchmaking: {job_episodes: 4, job_lease_s: 30,\n"
+		"  baseline_share: 0.25, baselines: 'minimax, random'}\n"
+		"snapshot: {steps: 1000000000}\n"
+		"budget: {seconds: 600}\n";
+	static char body[1 << 16];
+	char dir[128], cfg[256], want[256];
+	struct tu_daemon d;
+	net_client *ln, *c, *other;
+	uint64_t train_eps = 0, base_eps = 0;
+	/* [baseline: 0 minimax, 1 random][main's seat][win, draw, loss] */
+	uint64_t sent[2][2][3] = { { { 0 } } };
+	struct result res;
+	struct job_info ji;
+	lg_rng rng;
+
+	lg_rng_seed(&rng, 12);
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	strcat(dir, "/league");
+	tu_serve(&d, cfg, dir, 0, NULL);
+	ck_assert_uint_gt(d.http_port, 0);
+	uint32_t main_id = d.learners[0];
+	ln = fake_learner(&d, main_id);
+	c = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL, NULL);
+	register_collector(c);
+	other = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL, NULL);
+	register_collector(other);
+	while (train_eps < 2000) {
+		if (!take_job_info(c, &ji)) {
+			lg_sleep_s(0.01);
+			continue;
+		}
+		make_result(&res, ji.id, ji.episodes, &rng);
+		ck_assert(!ji.evaluation);
+		if (ji.base_seat < 0) {
+			train_eps += ji.episodes;
+			ck_assert_int_eq(send_result(c, &res),
+					 LEAGUE__STATUS__STATUS_OK);
+			continue;
+		}
+		/* The main player's newest version learns from its seat; the
+		 * baseline's seat never does; the seats take turns. */
+		int ms = !ji.base_seat, b = !strcmp(ji.baseline, "random");
+		ck_assert_msg(b || !strcmp(ji.baseline, "minimax"), "%s",
+			      ji.baseline);
+		ck_assert_uint_eq(ji.player[ms], main_id);
+		ck_assert_uint_eq(ji.version[ms], 0);
+		ck_assert(ji.learning[ms] && !ji.learning[!ms]);
+		ck_assert(!ji.greedy[0] && !ji.greedy[1]);
+		ck_assert_uint_eq(ji.episodes, 4);
+		for (uint32_t i = 0; i < ji.episodes; i++) {
+			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
+			res.ret[i][ms] = 1.0 - k;
+			res.ret[i][!ms] = k - 1.0;
+			sent[b][ms][k]++;
+		}
+		ck_assert_int_eq(send_result(other, &res),
+				 LEAGUE__STATUS__STATUS_STALE);
+		ck_assert_int_eq(send_result(c, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+		ck_assert_int_eq(send_result(c, &res),
+				 LEAGUE__STATUS__STATUS_STALE);
+		base_eps += ji.episodes;
+	}
+	/* share 0.25: a third as many as the training episodes, give or
+	 * take a job; each baseline and seat a quarter of them. */
+	ck_assert_msg(base_eps * 3 + 12 >= train_eps &&
+		      base_eps * 3 <= train_eps + 12,
+		      "%llu baseline episodes for %llu training ones",
+		      (unsigned long long)base_eps,
+		      (unsigned long long)train_eps);
+	for (int b = 0; b < 2; b++)
+		for (int s = 0; s < 2; s++) {
+			uint64_t g = sent[b][s][0] + sent[b][s][1] +
+				     sent[b][s][2];
+			ck_assert_uint_le(g, base_eps / 4 + 4);
+			ck_assert_uint_ge(g + 4, base_eps / 4);
+		}
+	ck_assert_int_eq(tu_http_get(d.http_port, "/status", body,
+				     sizeof body), 0);
+	for (int b = 0; b < 2; b++) {
+		uint64_t (*x)[3] = sent[b];
+		snprintf(want, sizeof want,
+			 "{\"baseline\": \"%s\", \"games\": [%llu, %llu], "
+			 "\"wins\": [%llu, %llu], \"losses\": [%llu, %llu]}",
+			 b ? "random" : "minimax",
+			 (unsigned long long)(x[0][0] + x[0][1] + x[0][2]),
+			 (unsigned long long)(x[1][0] + x[1][1] + x[1][2]),
+			 (unsigned long long)x[0][0],
+			 (unsigned long long)x[1][0],
+			 (unsigned long long)x[0][2],
+			 (unsigned long long)x[1][2]);
+		ck_assert_msg(strstr(body, want), "no %s in\n%s", want, body);
+	}
+	net_client_close(c);
+	net_client_close(other);
+	net_client_close(ln);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	/* The payoff matrix holds the training games only. */
+	ck_assert_double_eq_tol(games_on_disk(dir), (double)train_eps, 1e-9);
+	printf("e2e: baseline training: %llu episodes beside %llu training "
+	       "episodes\n", (unsigned long long)base_eps,
+	       (unsigned long long)train_eps);
+	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
 /* `league run` of a short league with evaluation games, then the
  * `league eval` outputs of its dir into out. */
 static void run_with_eval(const char *text, char *dir, size_t dlen,
@@ -831,6 +950,7 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, league_run_small_rps);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
 	tcase_add_test(t, league_run_tictactoe_against_minimax);
+	tcase_add_test(t, baseline_training_jobs_take_their_share_outside_the_payoff);
 	tcase_add_test(t, league_run_kuhn_nashconv_beside_baseline_rows);
 	suite_add_tcase(s, t);
 	return s;

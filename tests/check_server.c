@@ -254,25 +254,6 @@ START_TEST(silent_worker_times_out)
 }
 END_TEST
 
-static int http_get(uint16_t port, const char *path, char *out, size_t len)
-{
-	char req[256];
-	int fd;
-	size_t used = 0;
-
-	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
-		return -1;
-	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
-	if (send(fd, req, strlen(req), 0) < 0)
-		return -1;
-	for (ssize_t n; used + 1 < len &&
-			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
-		used += (size_t)n;
-	out[used] = 0;
-	close(fd);
-	return 0;
-}
-
 START_TEST(http_status_reports_sessions)
 {
 	struct fixture f;
@@ -288,7 +269,7 @@ START_TEST(http_status_reports_sessions)
 		char body[8192];
 		int st;
 		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
-		if (http_get(league_server_http_port(f.srv), "/status", body,
+		if (tu_http_get(league_server_http_port(f.srv), "/status", body,
 			     sizeof body))
 			_exit(1);
 		if (!strstr(body, "200 OK") || !strstr(body, "application/json") ||
@@ -297,15 +278,15 @@ START_TEST(http_status_reports_sessions)
 		    !strstr(body, "\"name\": \"worker??\"") ||
 		    !strstr(body, "\"players\": 3"))
 			_exit(2);
-		if (http_get(league_server_http_port(f.srv), "/nope", body,
+		if (tu_http_get(league_server_http_port(f.srv), "/nope", body,
 			     sizeof body) || !strstr(body, "404"))
 			_exit(3);
 		/* The live page and the matrix it polls. */
-		if (http_get(league_server_http_port(f.srv), "/", body,
+		if (tu_http_get(league_server_http_port(f.srv), "/", body,
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "text/html") || !strstr(body, "fetch(\"/payoff\")"))
 			_exit(4);
-		if (http_get(league_server_http_port(f.srv), "/payoff", body,
+		if (tu_http_get(league_server_http_port(f.srv), "/payoff", body,
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "\"win_rate\": [[0.5, 0.75]"))
 			_exit(5);

@@ -1,5 +1,6 @@
 /* tests/testutil.c: temp dirs and running the binary under test. */
 #include "tests/testutil.h"
+#include "net/net.h"
 #include "util/util.h"
 
 #include <check.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -156,12 +158,14 @@ void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
 		ck_assert_msg(lg_now_s() - t0 < 20, "no ports file");
 		lg_sleep_s(0.01);
 	}
-	d->port = 0;
+	d->port = d->http_port = 0;
 	d->nlearners = 0;
 	while (fgets(line, sizeof line, f)) {
 		unsigned v;
 		if (sscanf(line, "port %u", &v) == 1)
 			d->port = (uint16_t)v;
+		else if (sscanf(line, "http_port %u", &v) == 1)
+			d->http_port = (uint16_t)v;
 		else if (!strncmp(line, "learners", 8)) {
 			char *p = line + 8, *end;
 			for (;;) {
@@ -184,4 +188,25 @@ int tu_serve_stop(struct tu_daemon *d, int sig)
 	kill(d->pid, sig);
 	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int tu_http_get(uint16_t port, const char *path, char *out, size_t len)
+{
+	char req[256];
+	int fd;
+	size_t used = 0;
+
+	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+		return -1;
+	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	if (send(fd, req, strlen(req), 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	for (ssize_t n; used + 1 < len &&
+			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
+		used += (size_t)n;
+	out[used] = 0;
+	close(fd);
+	return 0;
 }
