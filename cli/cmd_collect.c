@@ -97,6 +97,12 @@ struct collect {
 	int nsenders;
 
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
+	/* Set when the daemon's Shutdown ended the loop: the segments
+	 * coll_free flushes then have no learner to go to (the daemon
+	 * stops the learners too), so they are counted in `dropped`, not
+	 * sent. A collector stopped alone (a signal) still sends them. */
+	int stopping;
+	uint64_t dropped;
 	uint64_t fetches;
 	double t_envs, t_report, t_request; /* main loop time, for the log */
 };
@@ -272,6 +278,10 @@ static int sink(void *ctx, const struct coll_segment *g)
 		version = s->params_version;
 	}
 	pthread_mutex_unlock(&W->mu);
+	if (__atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&W->dropped, g->count, __ATOMIC_RELAXED);
+		return 0;
+	}
 	if (!endpoint[0]) {
 		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
 		return 0;
@@ -827,12 +837,16 @@ static int run(int argc, char **argv)
 					       : COLL_ASYNC));
 		rc = collect_loop(&W);
 	}
+	if (W.cl && net_client_shutdown_requested(W.cl))
+		__atomic_store_n(&W.stopping, 1, __ATOMIC_RELEASE);
 	coll_free(W.c);
 	LG_INFO("collect: stops: %llu jobs, %llu episodes, %llu stale, %llu "
-		"transitions undeliverable", (unsigned long long)W.jobs_done,
+		"transitions undeliverable, %llu dropped at the stop",
+		(unsigned long long)W.jobs_done,
 		(unsigned long long)W.episodes,
 		(unsigned long long)W.jobs_stale,
-		(unsigned long long)W.undeliverable);
+		(unsigned long long)W.undeliverable,
+		(unsigned long long)W.dropped);
 	for (int i = 0; i < W.njobs; i++)
 		job_free(W.jobs[i]);
 	for (int k = 0; k < NET_SLOTS; k++)
