@@ -34,6 +34,10 @@ struct learner_slot {
 	char endpoint[DAEMON_ENDPOINT_MAX + 1];
 	int has_params;              /* some version is stored */
 	uint32_t newest;             /* newest stored version */
+	/* Training against baselines (main players): episodes owed, and
+	 * the turn over baselines and seats. */
+	double tb_credit;
+	uint32_t tb_rr;
 };
 
 struct sess_data {
@@ -90,9 +94,7 @@ struct tbgames {
 	char name[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
 	size_t nbase;
 	double ratio;                /* baseline episodes per brain episode */
-	double credit;               /* baseline episodes owed */
 	uint32_t next_id;
-	uint32_t rr;                 /* round robin over baselines and seats */
 	/* This run's results, by baseline and the main player's seat. */
 	uint64_t games[CFG_BASELINES_MAX][2], wins[CFG_BASELINES_MAX][2],
 		losses[CFG_BASELINES_MAX][2];
@@ -877,17 +879,18 @@ static void bg_on_result(league_daemon *d, league_session *ss, net_msg *m)
 
 /* ---- training against baselines (daemon.h) ----------------------------- */
 
-static void tb_init(league_daemon *d, char *err, size_t errlen)
+static int tb_init(league_daemon *d, char *err, size_t errlen)
 {
 	struct tbgames *t = &d->tb;
 	double share = d->cfg.matchmaking.baseline_share;
 
 	t->nbase = 0;
-	/* cfg_validate checked the list already. */
-	if (!(share > 0) ||
-	    cfg_train_baselines(&d->cfg, t->name, &t->nbase, err, errlen))
-		return;
+	if (!(share > 0))
+		return 0;
+	if (cfg_train_baselines(&d->cfg, t->name, &t->nbase, err, errlen))
+		return LG_ECONFIG;
 	t->ratio = share / (1 - share);
+	return 0;
 }
 
 static int tb_base(uint64_t id)
@@ -895,9 +898,9 @@ static int tb_base(uint64_t id)
 	return (int)(id >> TB_SEAT_BITS) & ((1 << TB_BASE_BITS) - 1);
 }
 
-/* One job of main player p's newest version against the next baseline
- * from the next seat (round robin over both). Its seat learns; the
- * baseline's never does (the collector plays it inside the env). */
+/* One job of main player p's newest version against its next baseline
+ * from its next seat (each player takes both in turn). Its seat learns;
+ * the baseline's never does (the collector plays it inside the env). */
 static int tb_enqueue(league_daemon *d, uint32_t p)
 {
 	struct tbgames *t = &d->tb;
@@ -905,13 +908,13 @@ static int tb_enqueue(league_daemon *d, uint32_t p)
 	League__Job job = LEAGUE__JOB__INIT;
 	League__Seat seat[2] = { LEAGUE__SEAT__INIT, LEAGUE__SEAT__INIT };
 	League__Seat *seats[2] = { &seat[0], &seat[1] };
-	uint32_t b = (uint32_t)(t->rr / 2 % t->nbase);
-	int ls = (int)(t->rr & 1);
+	uint32_t b = (uint32_t)(s->tb_rr / 2 % t->nbase);
+	int ls = (int)(s->tb_rr & 1);
 	uint8_t *buf;
 	size_t len;
 	int rc;
 
-	t->rr++;
+	s->tb_rr++;
 	seat[ls].player = p;
 	seat[ls].params_version = s->newest;
 	seat[ls].learning = 1;
@@ -940,7 +943,8 @@ static int tb_enqueue(league_daemon *d, uint32_t p)
 }
 
 /* After a training job of player p: queue the baseline games its
- * episodes paid for, if p is a main player. */
+ * episodes paid for, if p is a main player. Each pays for its share of
+ * evaluation games too, as eval.share is of all episodes. */
 static size_t tb_make_jobs(league_daemon *d, uint32_t p, uint64_t episodes)
 {
 	struct tbgames *t = &d->tb;
@@ -950,17 +954,17 @@ static size_t tb_make_jobs(league_daemon *d, uint32_t p, uint64_t episodes)
 	size_t n = 0;
 
 	if (!t->nbase || !s || !s->has_params ||
-	    brain_player_info(d->br, p, &bp) || bp.role != BRAIN_ROLE_MAIN ||
-	    !params_exist(d, p, s->newest))
+	    brain_player_info(d->br, p, &bp) || bp.role != BRAIN_ROLE_MAIN)
 		return 0;
-	t->credit += t->ratio * (double)episodes;
-	while (t->credit >= per) {
+	s->tb_credit += t->ratio * (double)episodes;
+	while (s->tb_credit >= per) {
 		int rc = tb_enqueue(d, p);
 		if (rc) {
 			LG_WARN("daemon: baseline job: %s", lg_strerror(rc));
 			break;
 		}
-		t->credit -= per;
+		s->tb_credit -= per;
+		d->bg.credit += d->bg.ratio * per;
 		n++;
 	}
 	return n;
@@ -984,7 +988,9 @@ static void tb_on_result(league_daemon *d, league_session *ss,
 	if (jr->n_episodes > d->cfg.matchmaking.job_episodes ||
 	    (size_t)b >= t->nbase) { /* b: only a forged id */
 		ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
-		    "too many episodes", jr->job_id, 0);
+		    (size_t)b >= t->nbase ? "no such baseline"
+					  : "too many episodes",
+		    jr->job_id, 0);
 		return;
 	}
 	for (size_t i = 0; i < jr->n_episodes; i++) {
@@ -2065,7 +2071,8 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		goto fail;
 	if ((rc = bg_init(d, err, errlen)))
 		goto fail;
-	tb_init(d, err, errlen);
+	if ((rc = tb_init(d, err, errlen)))
+		goto fail;
 	if ((rc = bg_load(d))) {
 		lg_errf(err, errlen, "%s: cannot load the evaluation rows: %s",
 			d->dir, lg_strerror(rc));

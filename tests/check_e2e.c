@@ -698,7 +698,7 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		"league: {name: e2e-tb, seed: 5}\n"
 		"env: {name: tictactoe}\n"
 		"model: {hidden: [8]}\n"
-		"players: {main: 1, main_exploiter: 0, league_exploiter: 0}\n"
+		"players: {main: 2, main_exploiter: 0, league_exploiter: 0}\n"
 		"payoff: {decay: 1.0}\n"
 		"matchmaking: {job_episodes: 4, job_lease_s: 30,\n"
 		"  baseline_share: 0.25, baselines: 'minimax, random'}\n"
@@ -707,7 +707,9 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	static char body[1 << 16];
 	char dir[128], cfg[256], want[256];
 	struct tu_daemon d;
-	net_client *ln, *c, *other;
+	net_client *ln[2], *c, *other;
+	/* Per main player [its seat][baseline]: each takes both in turn. */
+	uint64_t turns[2][2][2] = { { { 0 } } };
 	uint64_t train_eps = 0, base_eps = 0;
 	/* [baseline: 0 minimax, 1 random][main's seat][win, draw, loss] */
 	uint64_t sent[2][2][3] = { { { 0 } } };
@@ -721,8 +723,9 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	strcat(dir, "/league");
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_uint_gt(d.http_port, 0);
-	uint32_t main_id = d.learners[0];
-	ln = fake_learner(&d, main_id);
+	ck_assert_int_eq(d.nlearners, 2);
+	ln[0] = fake_learner(&d, d.learners[0]);
+	ln[1] = fake_learner(&d, d.learners[1]);
 	c = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL, NULL);
 	register_collector(c);
 	other = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL, NULL);
@@ -745,8 +748,10 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		int ms = !ji.base_seat, b = !strcmp(ji.baseline, "random");
 		ck_assert_msg(b || !strcmp(ji.baseline, "minimax"), "%s",
 			      ji.baseline);
-		ck_assert_uint_eq(ji.player[ms], main_id);
+		int pl = ji.player[ms] == d.learners[1];
+		ck_assert(pl || ji.player[ms] == d.learners[0]);
 		ck_assert_uint_eq(ji.version[ms], 0);
+		turns[pl][ms][b]++;
 		ck_assert(ji.learning[ms] && !ji.learning[!ms]);
 		ck_assert(!ji.greedy[0] && !ji.greedy[1]);
 		ck_assert_uint_eq(ji.episodes, 4);
@@ -765,9 +770,10 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		base_eps += ji.episodes;
 	}
 	/* share 0.25: a third as many as the training episodes, give or
-	 * take a job; each baseline and seat a quarter of them. */
-	ck_assert_msg(base_eps * 3 + 12 >= train_eps &&
-		      base_eps * 3 <= train_eps + 12,
+	 * take a job per player; each baseline and seat a quarter of
+	 * them, give or take a job per player. */
+	ck_assert_msg(base_eps * 3 + 24 >= train_eps &&
+		      base_eps * 3 <= train_eps + 24,
 		      "%llu baseline episodes for %llu training ones",
 		      (unsigned long long)base_eps,
 		      (unsigned long long)train_eps);
@@ -775,9 +781,19 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		for (int s = 0; s < 2; s++) {
 			uint64_t g = sent[b][s][0] + sent[b][s][1] +
 				     sent[b][s][2];
-			ck_assert_uint_le(g, base_eps / 4 + 4);
-			ck_assert_uint_ge(g + 4, base_eps / 4);
+			ck_assert_uint_le(g, base_eps / 4 + 8);
+			ck_assert_uint_ge(g + 8, base_eps / 4);
 		}
+	for (int pl = 0; pl < 2; pl++) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (int k = 0; k < 4; k++) {
+			lo = LG_MIN(lo, turns[pl][k / 2][k % 2]);
+			hi = LG_MAX(hi, turns[pl][k / 2][k % 2]);
+		}
+		ck_assert_msg(lo > 0 && hi - lo <= 1, "player %d: seats x "
+			      "baselines %llu..%llu jobs", pl,
+			      (unsigned long long)lo, (unsigned long long)hi);
+	}
 	ck_assert_int_eq(tu_http_get(d.http_port, "/status", body,
 				     sizeof body), 0);
 	for (int b = 0; b < 2; b++) {
@@ -796,7 +812,8 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	}
 	net_client_close(c);
 	net_client_close(other);
-	net_client_close(ln);
+	net_client_close(ln[0]);
+	net_client_close(ln[1]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	/* The payoff matrix holds the training games only. */
 	ck_assert_double_eq_tol(games_on_disk(dir), (double)train_eps, 1e-9);
