@@ -181,30 +181,6 @@ static int read_ports(struct run *r)
 	return r->port ? 0 : 1;
 }
 
-/* GET path from the daemon's HTTP port into out; 0 or -1. */
-static int http_get(uint16_t port, const char *path, char *out, size_t len)
-{
-	char req[256];
-	size_t used = 0;
-	int fd;
-
-	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
-		return -1;
-	struct timeval tv = { 2, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-		close(fd);
-		return -1;
-	}
-	for (ssize_t n; used + 1 < len &&
-			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
-		used += (size_t)n;
-	out[used] = 0;
-	close(fd);
-	return strstr(out, " 200 ") ? 0 : -1;
-}
-
 /* The number after "key": in a flat JSON text; NAN when absent. */
 static double json_num(const char *body, const char *key)
 {
@@ -223,7 +199,8 @@ static void progress(struct run *r, int final)
 	double now = lg_now_s() - r->t0;
 
 	if (r->quiet || !r->http_port ||
-	    http_get(r->http_port, "/status", body, sizeof body))
+	    net_http_get(r->http_port, "/status", 2, body, sizeof body) ||
+	    !strstr(body, " 200 "))
 		return;
 	double sps = json_num(body, "env_steps_per_s");
 	double jps = json_num(body, "jobs_per_s");

@@ -877,6 +877,24 @@ static void bg_on_result(league_daemon *d, league_session *ss, net_msg *m)
 			"baseline(s)", g->player, g->version, g->nbase);
 }
 
+/* A training result is in: count it, Ack it, and see whether the budget
+ * is spent. */
+static void result_counted(league_daemon *d, league_session *ss,
+			   struct sess_data *sd, net_msg *m, uint64_t steps,
+			   uint64_t abnormal)
+{
+	League__JobResult *jr = m->job_result;
+
+	d->env_steps += steps;
+	d->episodes += jr->n_episodes;
+	d->abnormal += abnormal;
+	d->jobs_done++;
+	sd->results++;
+	d->counters_dirty = 1;
+	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
+	check_budget(d);
+}
+
 /* ---- training against baselines (daemon.h) ----------------------------- */
 
 static int tb_init(league_daemon *d, char *err, size_t errlen)
@@ -1007,14 +1025,7 @@ static void tb_on_result(league_daemon *d, league_session *ss,
 	t->games[b][ls] += n;
 	t->wins[b][ls] += w;
 	t->losses[b][ls] += l;
-	d->env_steps += steps;
-	d->episodes += jr->n_episodes;
-	d->abnormal += abnormal;
-	d->jobs_done++;
-	sd->results++;
-	d->counters_dirty = 1;
-	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
-	check_budget(d);
+	result_counted(d, ss, sd, m, steps, abnormal);
 }
 
 /*
@@ -1194,14 +1205,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		fail(d, rc, "brain_record_result");
 		return;
 	}
-	d->env_steps += steps;
-	d->episodes += jr->n_episodes;
-	d->abnormal += abnormal;
-	d->jobs_done++;
-	sd->results++;
-	d->counters_dirty = 1;
-	ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", jr->job_id, 0);
-	check_budget(d);
+	result_counted(d, ss, sd, m, steps, abnormal);
 }
 
 /* ---- parameters over the wire ----------------------------------------- */

@@ -112,6 +112,11 @@ int net_listen_tcp(const char *host, uint16_t port, int *fd,
 /* A blocking TCP connection to host:port with TCP_NODELAY. */
 int net_connect_tcp(const char *host, uint16_t port, int *fd, char *err,
 		    size_t errlen);
+/* GET path from 127.0.0.1:port over HTTP/1.0, waiting at most timeout_s
+ * per read: the whole response (status line, headers, body),
+ * NUL-terminated, into out. 0, or -1 if connecting or sending failed. */
+int net_http_get(uint16_t port, const char *path, double timeout_s,
+		 char *out, size_t len);
 /* Blocking helpers for simple clients and tests: send one frame; receive
  * one frame within timeout_s (LG_ETIMEOUT, LG_ECLOSED, LG_EPROTO). */
 int net_send_blocking(int fd, const net_msg *m);

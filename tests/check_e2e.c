@@ -794,7 +794,7 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 			      "baselines %llu..%llu jobs", pl,
 			      (unsigned long long)lo, (unsigned long long)hi);
 	}
-	ck_assert_int_eq(tu_http_get(d.http_port, "/status", body,
+	ck_assert_int_eq(net_http_get(d.http_port, "/status", 5, body,
 				     sizeof body), 0);
 	for (int b = 0; b < 2; b++) {
 		uint64_t (*x)[3] = sent[b];

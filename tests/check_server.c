@@ -269,7 +269,7 @@ START_TEST(http_status_reports_sessions)
 		char body[8192];
 		int st;
 		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
-		if (tu_http_get(league_server_http_port(f.srv), "/status", body,
+		if (net_http_get(league_server_http_port(f.srv), "/status", 5, body,
 			     sizeof body))
 			_exit(1);
 		if (!strstr(body, "200 OK") || !strstr(body, "application/json") ||
@@ -278,15 +278,15 @@ START_TEST(http_status_reports_sessions)
 		    !strstr(body, "\"name\": \"worker??\"") ||
 		    !strstr(body, "\"players\": 3"))
 			_exit(2);
-		if (tu_http_get(league_server_http_port(f.srv), "/nope", body,
+		if (net_http_get(league_server_http_port(f.srv), "/nope", 5, body,
 			     sizeof body) || !strstr(body, "404"))
 			_exit(3);
 		/* The live page and the matrix it polls. */
-		if (tu_http_get(league_server_http_port(f.srv), "/", body,
+		if (net_http_get(league_server_http_port(f.srv), "/", 5, body,
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "text/html") || !strstr(body, "fetch(\"/payoff\")"))
 			_exit(4);
-		if (tu_http_get(league_server_http_port(f.srv), "/payoff", body,
+		if (net_http_get(league_server_http_port(f.srv), "/payoff", 5, body,
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "\"win_rate\": [[0.5, 0.75]"))
 			_exit(5);

@@ -1,6 +1,5 @@
 /* tests/testutil.c: temp dirs and running the binary under test. */
 #include "tests/testutil.h"
-#include "net/net.h"
 #include "util/util.h"
 
 #include <check.h>
@@ -10,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -188,25 +186,4 @@ int tu_serve_stop(struct tu_daemon *d, int sig)
 	kill(d->pid, sig);
 	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-int tu_http_get(uint16_t port, const char *path, char *out, size_t len)
-{
-	char req[256];
-	int fd;
-	size_t used = 0;
-
-	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
-		return -1;
-	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
-	if (send(fd, req, strlen(req), 0) < 0) {
-		close(fd);
-		return -1;
-	}
-	for (ssize_t n; used + 1 < len &&
-			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
-		used += (size_t)n;
-	out[used] = 0;
-	close(fd);
-	return 0;
 }

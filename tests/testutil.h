@@ -36,9 +36,5 @@ void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
 	      int resume, const char *token);
 /* Send sig and reap: the exit status, or 128 + the signal. */
 int tu_serve_stop(struct tu_daemon *d, int sig);
-/* GET path from 127.0.0.1:port over HTTP/1.0: the whole response
- * (status line, headers, body) NUL-terminated into out. -1 if the
- * connection or the request failed. */
-int tu_http_get(uint16_t port, const char *path, char *out, size_t len);
 
 #endif
