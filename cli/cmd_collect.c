@@ -70,6 +70,19 @@ struct sender {
 	net_traj_sender *s;
 };
 
+/* A learner endpoint that refused or failed a send: its segments are
+ * dropped (counted undeliverable) without trying again until `until`,
+ * and it is warned about at most every DOWN_WARN_S. A learner the daemon
+ * stopped goes down a moment before the collector hears of the stop;
+ * without this, every segment flushed in between tried to connect and
+ * logged two warnings. */
+#define DOWN_RETRY_S 1.0
+#define DOWN_WARN_S 10.0
+struct down {
+	char endpoint[160];
+	double until, warned_at;
+};
+
 struct collect {
 	struct cfg cfg;
 	struct net_client_opts co;
@@ -94,6 +107,8 @@ struct collect {
 	size_t nbase;
 	struct coll_policy pols[COLL_NETS_MAX];
 	struct sender senders[MAX_SENDERS]; /* sink thread only */
+	struct down down[MAX_SENDERS];      /* sink thread only */
+	int ndown;
 	int nsenders;
 
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
@@ -219,6 +234,39 @@ static void on_episode(void *ctx, const struct coll_episode *ep)
 }
 
 /* The learner endpoint of a learning seat, connected on first use. */
+static struct down *down_of(struct collect *W, const char *ep)
+{
+	for (int i = 0; i < W->ndown; i++)
+		if (!strcmp(W->down[i].endpoint, ep))
+			return &W->down[i];
+	return NULL;
+}
+
+/* ep failed (why): no new attempt for DOWN_RETRY_S; warn unless it was
+ * warned about within DOWN_WARN_S. */
+static void mark_down(struct collect *W, const char *ep, const char *why)
+{
+	struct down *d = down_of(W, ep);
+	double now = lg_now_s();
+
+	if (!d) {
+		if (W->ndown == MAX_SENDERS) /* forget the oldest */
+			memmove(W->down, W->down + 1,
+				sizeof(W->down[0]) * --W->ndown);
+		d = &W->down[W->ndown++];
+		snprintf(d->endpoint, sizeof d->endpoint, "%s", ep);
+		d->warned_at = -HUGE_VAL;
+	}
+	d->until = now + DOWN_RETRY_S;
+	if (now - d->warned_at < DOWN_WARN_S)
+		return;
+	d->warned_at = now;
+	LG_WARN("collect: learner at %s: %s; its transitions are dropped "
+		"while it is down (%llu undeliverable so far)", ep, why,
+		(unsigned long long)__atomic_load_n(&W->undeliverable,
+						    __ATOMIC_RELAXED));
+}
+
 static net_traj_sender *sender_for(struct collect *W, const char *ep)
 {
 	char host[128], err[256];
@@ -240,7 +288,7 @@ static net_traj_sender *sender_for(struct collect *W, const char *ep)
 	struct sender *s = &W->senders[W->nsenders];
 	if (net_traj_sender_connect(&s->s, host, port, W->token, W->name, 5,
 				    err, sizeof err)) {
-		LG_WARN("collect: learner at %s: %s", ep, err);
+		mark_down(W, ep, err);
 		return NULL;
 	}
 	snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
@@ -313,16 +361,19 @@ static int sink(void *ctx, const struct coll_segment *g)
 	sg.dones.len = g->count;
 	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
 	m.segment = &sg;
-	net_traj_sender *s = sender_for(W, endpoint);
+	struct down *dn = down_of(W, endpoint);
+	net_traj_sender *s = dn && lg_now_s() < dn->until
+				     ? NULL : sender_for(W, endpoint);
 	rc = s ? net_traj_send(s, &m, SEND_TIMEOUT_S) : LG_ECLOSED;
 	if (rc) {
-		if (s)
-			sender_drop(W, s);
 		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
-		LG_WARN("collect: %u transitions for player %u not delivered "
-			"to %s: %s (%llu so far)", g->count, g->player,
-			endpoint, lg_strerror(rc),
-			(unsigned long long)W->undeliverable);
+		if (s) { /* it was up: a send failed */
+			char why[96];
+			sender_drop(W, s);
+			snprintf(why, sizeof why, "sending failed (%s)",
+				 lg_strerror(rc));
+			mark_down(W, endpoint, why);
+		}
 	}
 	free(acts);
 	return 0;
