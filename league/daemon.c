@@ -516,6 +516,21 @@ static int episode_outcome(const League__Episode *e, int seat)
 }
 
 /* Pack a brain job as the wire Job, into the lease table. */
+/* Pack job and queue it under its id for the collectors to lease. */
+static int lease_job(league_daemon *d, const League__Job *job)
+{
+	size_t len = league__job__get_packed_size(job);
+	uint8_t *buf = malloc(len ? len : 1);
+	int rc;
+
+	if (!buf)
+		return LG_ENOMEM;
+	league__job__pack(job, buf);
+	rc = league_leases_enqueue(d->leases, job->job_id, buf, len);
+	free(buf);
+	return rc;
+}
+
 static int enqueue_job(league_daemon *d, const struct brain_job *j)
 {
 	League__Job job = LEAGUE__JOB__INIT;
@@ -523,9 +538,6 @@ static int enqueue_job(league_daemon *d, const struct brain_job *j)
 	League__Seat *seats[2] = { &seat[0], &seat[1] };
 	int ls = learner_seat(j->id);
 	struct learner_slot *s = slot_of(d, j->learner);
-	uint8_t *buf;
-	size_t len;
-	int rc;
 
 	seat[ls].player = j->learner;
 	seat[ls].params_version = j->learner_version;
@@ -546,13 +558,7 @@ static int enqueue_job(league_daemon *d, const struct brain_job *j)
 	job.episodes = j->episodes;
 	job.lease_s = d->cfg.matchmaking.job_lease_s;
 	job.seed = job_seed(d, j->id);
-	len = league__job__get_packed_size(&job);
-	if (!(buf = malloc(len ? len : 1)))
-		return LG_ENOMEM;
-	league__job__pack(&job, buf);
-	rc = league_leases_enqueue(d->leases, j->id, buf, len);
-	free(buf);
-	return rc;
+	return lease_job(d, &job);
 }
 
 /* ---- evaluation against baselines (daemon.h) ---------------------------- */
@@ -718,9 +724,6 @@ static int bg_enqueue(league_daemon *d, const struct bg_job *j)
 	League__Job job = LEAGUE__JOB__INIT;
 	League__Seat seat[2] = { LEAGUE__SEAT__INIT, LEAGUE__SEAT__INIT };
 	League__Seat *seats[2] = { &seat[0], &seat[1] };
-	uint8_t *buf;
-	size_t len;
-	int rc;
 
 	seat[j->seat].player = g->player;
 	seat[j->seat].params_version = g->version;
@@ -738,13 +741,7 @@ static int bg_enqueue(league_daemon *d, const struct bg_job *j)
 	job.seed = job_seed(d, j->id);
 	job.evaluation = 1;
 	job.baseline = g->name[j->base];
-	len = league__job__get_packed_size(&job);
-	if (!(buf = malloc(len)))
-		return LG_ENOMEM;
-	league__job__pack(&job, buf);
-	rc = league_leases_enqueue(d->leases, j->id, buf, len);
-	free(buf);
-	return rc;
+	return lease_job(d, &job);
 }
 
 /* Queue the evaluation jobs the training episodes handed out so far
@@ -928,9 +925,6 @@ static int tb_enqueue(league_daemon *d, uint32_t p)
 	League__Seat *seats[2] = { &seat[0], &seat[1] };
 	uint32_t b = (uint32_t)(s->tb_rr / 2 % t->nbase);
 	int ls = (int)(s->tb_rr & 1);
-	uint8_t *buf;
-	size_t len;
-	int rc;
 
 	s->tb_rr++;
 	seat[ls].player = p;
@@ -951,13 +945,7 @@ static int tb_enqueue(league_daemon *d, uint32_t p)
 	job.lease_s = d->cfg.matchmaking.job_lease_s;
 	job.seed = job_seed(d, job.job_id);
 	job.baseline = t->name[b];
-	len = league__job__get_packed_size(&job);
-	if (!(buf = malloc(len)))
-		return LG_ENOMEM;
-	league__job__pack(&job, buf);
-	rc = league_leases_enqueue(d->leases, job.job_id, buf, len);
-	free(buf);
-	return rc;
+	return lease_job(d, &job);
 }
 
 /* After a training job of player p: queue the baseline games its
