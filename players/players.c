@@ -1,86 +1,26 @@
 /*
- * players/players.c: the league brain (see players.h).
+ * players/players.c: the league brain's lifecycle (see players.h and
+ * brain_internal.h for the files beside it): open and close, the
+ * write-behind flush, agents and snapshots, jobs and their results, the
+ * snapshot and reset rules, and inspection.
  *
- * In memory: one `struct agent` per id (learners and snapshots), candidate
- * lists kept up to date as snapshots appear (all active snapshots, those of
- * main exploiters, each learner's own, the main players), the payoff table
- * with a dense row per learner, and the open jobs sorted by id. A PFSP
- * decision is one pass over a candidate list reading the learner's row:
- * O(candidates), no hashing, no LMDB.
+ * Write-behind: calls mark what they changed (agents, pairs, ratings,
+ * open jobs, closed jobs) and append their per-call records (results,
+ * decision log, snapshot lineage) to the write batch, the caller's
+ * (brain_opts.wb: the daemon's turn) or the brain's own. brain_flush()
+ * writes the marked state, the counters and the rng state and applies the
+ * batch, all in one store_update() transaction. A job opened and closed
+ * within one batch never touches LMDB's jobs database. records.c has
+ * every layout.
  *
- * Write-behind: calls mark what they changed (agents, pairs, ratings, open
- * jobs, closed jobs) and append the per-call records (results, decision
- * log, snapshot lineage) to a buffer; flush() writes all of it and the
- * counters and rng state in one store_update() transaction. A job opened
- * and closed within one batch never touches LMDB's jobs database.
- *
- * Stored records (little-endian fields, fixed layouts, format byte first
- * where they may grow):
- *   players   be32 id -> PLAYER_REC bytes
- *   snapshots be32 id -> parent, prev, version, step
- *   jobs      be64 id -> JOB_REC bytes (open jobs only)
- *   results   be64 id -> seq, learner, opponent, n, w, d, l, outcomes[n]
- *   log       be64 seq -> type, then per type (brain_log_decode)
- *   meta      brain.agents, brain.next_job, brain.seq (be64), brain.rng
+ * Meta keys: brain.agents, brain.next_job, brain.seq (be64), brain.rng,
+ * brain.payoff (the league's payoff options, for inspection).
  */
-#include "players/players.h"
+#include "players/brain_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define PLAYER_REC 40
-#define SNAP_REC 24
-#define JOB_REC 48
-#define LOG_DECISION_REC 72
-#define LOG_RESULT_REC 28
-#define LOG_STEPS_REC 24
-#define LOG_CANCEL_REC 16
-#define RESULT_HDR 32
-
-struct idlist {
-	uint32_t *v;
-	uint32_t n, cap;
-};
-
-struct agent {
-	uint8_t role, status, dirty, rdirty; /* rdirty: rating to write */
-	uint32_t parent, prev, version, snapshots, resets;
-	uint32_t last_snapshot; /* learners: latest snapshot id or NONE */
-	uint64_t steps, last_snap_steps;
-	struct idlist snaps;    /* learners: own active snapshots, in order */
-};
-
-struct open_job {
-	struct brain_job j;
-	uint8_t done, stored; /* stored: its record is in LMDB */
-};
-
-struct brain {
-	store *s;
-	int rdonly;
-	struct brain_opts o;
-	payoff *pf;
-	struct agent *ag;
-	uint32_t n, cap;
-	lg_rng rng;
-	uint64_t next_job, seq;
-	struct idlist learners, mains, hist_all, hist_expl;
-	struct idlist dirty_agents, dirty_ratings;
-	uint64_t *dirty_pairs;
-	size_t ndirty_pairs, cap_dirty_pairs;
-	uint64_t *dead_jobs;  /* stored jobs closed since the last flush */
-	size_t ndead, cap_dead;
-	lg_buf rec;           /* pending records: db, klen, vlen, key, val */
-	struct open_job *jobs;
-	size_t njobs, cap_jobs, ndone;
-	uint32_t pending;     /* calls since the last flush */
-	int cb_err;           /* first error inside a payoff callback */
-	double *scratch;
-	size_t cap_scratch;
-	uint32_t *cand;
-	size_t cap_cand;
-};
 
 static const char *const role_names[] = {
 	"main", "main_exploiter", "league_exploiter", "self_play",
@@ -90,6 +30,7 @@ static const char *const kind_names[] = {
 	"pfsp", "verify_exploiter", "verify_historical", "sp", "curriculum",
 	"exploit", "uniform", "nash", "fallback",
 };
+
 
 const char *brain_role_name(int role)
 {
@@ -216,7 +157,7 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 
 /* ---- small containers -------------------------------------------------- */
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
+int brain_reserve(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap ? *cap : 16;
 	void *n;
@@ -233,7 +174,7 @@ static int reserve(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int idl_push(struct idlist *l, uint32_t v)
+int brain_idl_push(struct idlist *l, uint32_t v)
 {
 	if (l->n == l->cap) {
 		uint32_t c = l->cap ? l->cap * 2 : 8;
@@ -264,6 +205,22 @@ static void idl_free(struct idlist *l)
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
+/* Insert v into the ascending list l (no duplicates). */
+static int idl_insert_sorted(struct idlist *l, uint32_t v)
+{
+	uint32_t i = l->n;
+	int rc;
+
+	while (i > 0 && l->v[i - 1] > v)
+		i--;
+	if (i > 0 && l->v[i - 1] == v)
+		return 0;
+	if ((rc = brain_idl_push(l, v)))
+		return rc;
+	memmove(l->v + i + 1, l->v + i, (size_t)(l->n - 1 - i) * sizeof *l->v);
+	l->v[i] = v;
+	return 0;
+}
 
 static int is_learner(const brain *b, uint32_t id)
 {
@@ -275,7 +232,7 @@ static int mark_agent(brain *b, uint32_t id)
 	if (b->ag[id].dirty)
 		return 0;
 	b->ag[id].dirty = 1;
-	return idl_push(&b->dirty_agents, id);
+	return brain_idl_push(&b->dirty_agents, id);
 }
 
 static int mark_rating(brain *b, uint32_t id)
@@ -283,14 +240,14 @@ static int mark_rating(brain *b, uint32_t id)
 	if (b->ag[id].rdirty)
 		return 0;
 	b->ag[id].rdirty = 1;
-	return idl_push(&b->dirty_ratings, id);
+	return brain_idl_push(&b->dirty_ratings, id);
 }
 
 /* The pair's counts and both agents' ratings changed. */
 static int mark_pair(brain *b, uint32_t a, uint32_t c)
 {
-	int rc = reserve((void **)&b->dirty_pairs, &b->cap_dirty_pairs,
-			 b->ndirty_pairs + 1, sizeof *b->dirty_pairs);
+	int rc = brain_reserve((void **)&b->dirty_pairs, &b->cap_dirty_pairs,
+			       b->ndirty_pairs + 1, sizeof *b->dirty_pairs);
 	if (rc || (rc = mark_rating(b, a)) || (rc = mark_rating(b, c)))
 		return rc;
 	b->dirty_pairs[b->ndirty_pairs++] =
@@ -298,99 +255,17 @@ static int mark_pair(brain *b, uint32_t a, uint32_t c)
 	return 0;
 }
 
-/* Append a pending put (val) or delete (val NULL) record. */
-static int rec_add(brain *b, enum store_db db, const void *key, uint8_t klen,
-		   const void *val, uint32_t vlen)
+/* Append e to the decision log (when logging) under the current seq. */
+static int log_add(brain *b, const struct brain_log_entry *e)
 {
-	uint8_t h[6];
-	int rc;
+	uint8_t k[8], r[BRAIN_REC_LOG_MAX];
+	size_t len;
 
-	h[0] = (uint8_t)db;
-	h[1] = klen;
-	lg_put_le32(h + 2, val ? vlen : UINT32_MAX);
-	if ((rc = lg_buf_append(&b->rec, h, sizeof h)) ||
-	    (rc = lg_buf_append(&b->rec, key, klen)))
-		return rc;
-	return val ? lg_buf_append(&b->rec, val, vlen) : 0;
-}
-
-/* Append a log record under the current sequence number. */
-static int log_add(brain *b, const uint8_t *r, uint32_t len)
-{
-	uint8_t k[8];
-
+	if (!b->o.log_decisions)
+		return 0;
+	len = brain_rec_log_encode(e, r);
 	store_key_u64(k, b->seq);
-	return rec_add(b, STORE_DB_LOG, k, 8, r, len);
-}
-
-/* ---- records ----------------------------------------------------------- */
-
-static void player_encode(const struct agent *a, uint8_t r[PLAYER_REC])
-{
-	memset(r, 0, PLAYER_REC);
-	r[0] = 1; /* format */
-	r[1] = a->role;
-	r[2] = a->status;
-	lg_put_le32(r + 4, a->parent);
-	lg_put_le32(r + 8, a->prev);
-	lg_put_le32(r + 12, a->version);
-	lg_put_le32(r + 16, a->snapshots);
-	lg_put_le32(r + 20, a->resets);
-	lg_put_le64(r + 24, a->steps);
-	lg_put_le64(r + 32, a->last_snap_steps);
-}
-
-static int player_decode(const uint8_t *r, size_t len, struct agent *a)
-{
-	if (len != PLAYER_REC || r[0] != 1 || r[1] >= BRAIN_ROLE__COUNT ||
-	    r[2] > BRAIN_RETIRED)
-		return LG_ECORRUPT;
-	memset(a, 0, sizeof *a);
-	a->role = r[1];
-	a->status = r[2];
-	a->parent = lg_get_le32(r + 4);
-	a->prev = lg_get_le32(r + 8);
-	a->version = lg_get_le32(r + 12);
-	a->snapshots = lg_get_le32(r + 16);
-	a->resets = lg_get_le32(r + 20);
-	a->steps = lg_get_le64(r + 24);
-	a->last_snap_steps = lg_get_le64(r + 32);
-	a->last_snapshot = BRAIN_NONE;
-	return 0;
-}
-
-static void job_encode(const struct brain_job *j, uint8_t r[JOB_REC])
-{
-	memset(r, 0, JOB_REC);
-	lg_put_le64(r, j->id);
-	lg_put_le32(r + 8, j->learner);
-	lg_put_le32(r + 12, j->learner_version);
-	lg_put_le32(r + 16, j->opponent);
-	lg_put_le32(r + 20, j->opponent_params);
-	lg_put_le32(r + 24, j->opponent_version);
-	lg_put_le32(r + 28, j->episodes);
-	lg_put_le32(r + 32, (uint32_t)j->kind);
-	lg_put_le32(r + 36, j->candidates);
-	lg_put_lef64(r + 40, j->prob);
-}
-
-static int job_decode(const uint8_t *r, size_t len, struct brain_job *j)
-{
-	if (len != JOB_REC)
-		return LG_ECORRUPT;
-	j->id = lg_get_le64(r);
-	j->learner = lg_get_le32(r + 8);
-	j->learner_version = lg_get_le32(r + 12);
-	j->opponent = lg_get_le32(r + 16);
-	j->opponent_params = lg_get_le32(r + 20);
-	j->opponent_version = lg_get_le32(r + 24);
-	j->episodes = lg_get_le32(r + 28);
-	j->kind = (int)lg_get_le32(r + 32);
-	j->candidates = lg_get_le32(r + 36);
-	j->prob = lg_get_lef64(r + 40);
-	if (j->kind < 0 || j->kind >= BRAIN_JOB__COUNT)
-		return LG_ECORRUPT;
-	return 0;
+	return store_batch_put(b->wb, STORE_DB_LOG, k, 8, r, len);
 }
 
 /* ---- flush ------------------------------------------------------------- */
@@ -407,34 +282,24 @@ static int cmp_u64(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
+/* Everything marked since the last flush, the batch, the counters and
+ * the rng, into t. Repeatable (store_update may run it again). */
 static int flush_fn(store_txn *t, void *arg)
 {
 	brain *b = arg;
-	const uint8_t *p = b->rec.data, *end = b->rec.data + b->rec.len;
-	uint8_t k[8], v[PLAYER_REC > JOB_REC ? PLAYER_REC : JOB_REC];
-	uint8_t rs[32];
+	uint8_t k[8], v[BRAIN_REC_PLAYER > BRAIN_REC_JOB ? BRAIN_REC_PLAYER
+							 : BRAIN_REC_JOB];
+	uint8_t rs[BRAIN_REC_RNG], po[BRAIN_REC_PAYOFF_OPTS];
 	int rc;
 
-	while (p < end) {
-		enum store_db db = (enum store_db)p[0];
-		uint8_t klen = p[1];
-		uint32_t vlen = lg_get_le32(p + 2);
-		const uint8_t *key = p + 6;
-		if (vlen == UINT32_MAX) {
-			rc = store_del(t, db, key, klen);
-			p = key + klen;
-		} else {
-			rc = store_put(t, db, key, klen, key + klen, vlen);
-			p = key + klen + vlen;
-		}
-		if (rc && rc != LG_ENOTFOUND)
-			return rc;
-	}
+	if ((rc = store_batch_apply(b->wb, t)))
+		return rc;
 	for (uint32_t i = 0; i < b->dirty_agents.n; i++) {
 		uint32_t id = b->dirty_agents.v[i];
 		store_key_u32(k, id);
-		player_encode(&b->ag[id], v);
-		if ((rc = store_put(t, STORE_DB_PLAYERS, k, 4, v, PLAYER_REC)))
+		brain_rec_player_encode(&b->ag[id], v);
+		if ((rc = store_put(t, STORE_DB_PLAYERS, k, 4, v,
+				    BRAIN_REC_PLAYER)))
 			return rc;
 	}
 	for (size_t i = 0; i < b->ndirty_pairs; i++) {
@@ -460,30 +325,21 @@ static int flush_fn(store_txn *t, void *arg)
 		if (oj->done || oj->stored)
 			continue;
 		store_key_u64(k, oj->j.id);
-		job_encode(&oj->j, v);
-		if ((rc = store_put(t, STORE_DB_JOBS, k, 8, v, JOB_REC)))
+		brain_rec_job_encode(&oj->j, v);
+		if ((rc = store_put(t, STORE_DB_JOBS, k, 8, v, BRAIN_REC_JOB)))
 			return rc;
 	}
-	for (int i = 0; i < 4; i++)
-		lg_put_le64(rs + 8 * i, b->rng.s[i]);
+	brain_rec_rng_encode(&b->rng, rs);
+	/* The payoff options, so inspection shows win rates as the league
+	 * computes them. */
+	brain_rec_payoff_opts_encode(&b->o.payoff, po);
 	if ((rc = store_meta_put_u64(t, "brain.agents", b->n)) ||
 	    (rc = store_meta_put_u64(t, "brain.next_job", b->next_job)) ||
 	    (rc = store_meta_put_u64(t, "brain.seq", b->seq)) ||
-	    (rc = store_put(t, STORE_DB_META, "brain.rng", 9, rs, sizeof rs)))
+	    (rc = store_put(t, STORE_DB_META, "brain.rng", 9, rs, sizeof rs)) ||
+	    (rc = store_put(t, STORE_DB_META, "brain.payoff", 12, po,
+			    sizeof po)))
 		return rc;
-	/* The payoff options, so inspection shows win rates as the league
-	 * computes them. */
-	{
-		uint8_t po[40];
-		lg_put_lef64(po, b->o.payoff.decay);
-		lg_put_lef64(po + 8, b->o.payoff.min_games);
-		lg_put_lef64(po + 16, (double)b->o.payoff.prior);
-		lg_put_lef64(po + 24, b->o.payoff.prior_strength);
-		lg_put_lef64(po + 32, b->o.payoff.elo_k);
-		if ((rc = store_put(t, STORE_DB_META, "brain.payoff", 12, po,
-				    sizeof po)))
-			return rc;
-	}
 	return store_txn_error(t);
 }
 
@@ -504,6 +360,7 @@ int brain_flush(brain *b)
 	rc = store_update(b->s, flush_fn, b);
 	if (rc)
 		return rc;
+	store_batch_clear(b->wb);
 	for (uint32_t i = 0; i < b->dirty_agents.n; i++)
 		b->ag[b->dirty_agents.v[i]].dirty = 0;
 	b->dirty_agents.n = 0;
@@ -512,7 +369,6 @@ int brain_flush(brain *b)
 	b->dirty_ratings.n = 0;
 	b->ndirty_pairs = 0;
 	b->ndead = 0;
-	b->rec.len = 0;
 	b->pending = 0;
 	/* Open jobs are now stored; closed ones leave the array. */
 	for (size_t i = 0; i < b->njobs; i++) {
@@ -555,9 +411,20 @@ static int add_agent(brain *b, const struct agent *a, uint32_t *id_out)
 	b->ag[id].dirty = 0;
 	b->ag[id].rdirty = 0;
 	memset(&b->ag[id].snaps, 0, sizeof b->ag[id].snaps);
+	memset(&b->ag[id].frozen, 0, sizeof b->ag[id].frozen);
 	b->n++;
 	*id_out = id;
 	return 0;
+}
+
+/* A snapshot joins its parent's lineage: counted, and its version frozen
+ * for good. */
+static int note_snapshot(brain *b, uint32_t id)
+{
+	const struct agent *s = &b->ag[id];
+
+	b->nsnapshots++;
+	return idl_insert_sorted(&b->ag[s->parent].frozen, s->version);
 }
 
 /* Offer snapshot id to matchmaking (lists in id order). */
@@ -566,11 +433,11 @@ static int list_snapshot(brain *b, uint32_t id)
 	const struct agent *s = &b->ag[id];
 	int rc;
 
-	if ((rc = idl_push(&b->hist_all, id)) ||
-	    (rc = idl_push(&b->ag[s->parent].snaps, id)))
+	if ((rc = brain_idl_push(&b->hist_all, id)) ||
+	    (rc = brain_idl_push(&b->ag[s->parent].snaps, id)))
 		return rc;
 	if (b->ag[s->parent].role == BRAIN_ROLE_MAIN_EXPLOITER)
-		return idl_push(&b->hist_expl, id);
+		return brain_idl_push(&b->hist_expl, id);
 	return 0;
 }
 
@@ -588,7 +455,7 @@ static void retire_snapshot(brain *b, uint32_t id)
 static int freeze(brain *b, uint32_t L, uint32_t *sid)
 {
 	struct agent s;
-	uint8_t k[4], r[SNAP_REC];
+	uint8_t k[4], r[BRAIN_REC_SNAPSHOT];
 	int rc;
 
 	memset(&s, 0, sizeof s);
@@ -599,7 +466,8 @@ static int freeze(brain *b, uint32_t L, uint32_t *sid)
 	s.version = b->ag[L].version;
 	s.steps = b->ag[L].steps;
 	s.last_snapshot = BRAIN_NONE;
-	if ((rc = add_agent(b, &s, sid)) || (rc = list_snapshot(b, *sid)))
+	if ((rc = add_agent(b, &s, sid)) || (rc = list_snapshot(b, *sid)) ||
+	    (rc = note_snapshot(b, *sid)))
 		return rc;
 	b->ag[L].last_snapshot = *sid;
 	b->ag[L].last_snap_steps = b->ag[L].steps;
@@ -611,12 +479,9 @@ static int freeze(brain *b, uint32_t L, uint32_t *sid)
 			return rc;
 	}
 	store_key_u32(k, *sid);
-	lg_put_le32(r, L);
-	lg_put_le32(r + 4, s.prev);
-	lg_put_le32(r + 8, s.version);
-	lg_put_le32(r + 12, 0);
-	lg_put_le64(r + 16, s.steps);
-	if ((rc = rec_add(b, STORE_DB_SNAPSHOTS, k, 4, r, SNAP_REC)) ||
+	brain_rec_snapshot_encode(&s, r);
+	if ((rc = store_batch_put(b->wb, STORE_DB_SNAPSHOTS, k, 4, r,
+				  sizeof r)) ||
 	    (rc = mark_agent(b, *sid)) || (rc = mark_agent(b, L)))
 		return rc;
 	return 0;
@@ -642,11 +507,11 @@ static int create_league(brain *b)
 			a.last_snapshot = BRAIN_NONE;
 			if ((rc = add_agent(b, &a, &id)) ||
 			    (rc = payoff_track(b->pf, id)) ||
-			    (rc = idl_push(&b->learners, id)) ||
+			    (rc = brain_idl_push(&b->learners, id)) ||
 			    (rc = mark_agent(b, id)))
 				return rc;
 			if (roles[r] == BRAIN_ROLE_MAIN &&
-			    (rc = idl_push(&b->mains, id)))
+			    (rc = brain_idl_push(&b->mains, id)))
 				return rc;
 			if ((roles[r] == BRAIN_ROLE_MAIN ||
 			     roles[r] == BRAIN_ROLE_SELF_PLAY) &&
@@ -675,7 +540,7 @@ static int load_player(const void *key, size_t klen, const void *val,
 	int rc;
 
 	if (klen != 4 || lg_get_be32(key) != b->n ||
-	    player_decode(val, vlen, &a))
+	    brain_rec_player_decode(val, vlen, &a))
 		return LG_ECORRUPT;
 	if (a.role == BRAIN_ROLE_HISTORICAL &&
 	    (a.parent >= b->n || !is_learner(b, a.parent)))
@@ -684,13 +549,15 @@ static int load_player(const void *key, size_t klen, const void *val,
 		return rc;
 	if (a.role != BRAIN_ROLE_HISTORICAL) {
 		if ((rc = payoff_track(b->pf, id)) ||
-		    (rc = idl_push(&b->learners, id)))
+		    (rc = brain_idl_push(&b->learners, id)))
 			return rc;
-		if (a.role == BRAIN_ROLE_MAIN && (rc = idl_push(&b->mains, id)))
+		if (a.role == BRAIN_ROLE_MAIN && (rc = brain_idl_push(&b->mains, id)))
 			return rc;
 		return 0;
 	}
 	b->ag[a.parent].last_snapshot = id;
+	if ((rc = note_snapshot(b, id)))
+		return rc;
 	if (a.status == BRAIN_ACTIVE)
 		return list_snapshot(b, id);
 	return 0;
@@ -703,15 +570,16 @@ static int load_job(const void *key, size_t klen, const void *val,
 	struct brain_job j;
 	int rc;
 
-	if (klen != 8 || job_decode(val, vlen, &j) ||
+	if (klen != 8 || brain_rec_job_decode(val, vlen, &j) ||
 	    j.id != lg_get_be64(key) || !is_learner(b, j.learner) ||
 	    j.opponent >= b->n)
 		return LG_ECORRUPT;
-	if ((rc = reserve((void **)&b->jobs, &b->cap_jobs, b->njobs + 1,
+	if ((rc = brain_reserve((void **)&b->jobs, &b->cap_jobs, b->njobs + 1,
 			  sizeof *b->jobs)))
 		return rc;
 	b->jobs[b->njobs].j = j;
 	b->jobs[b->njobs].done = 0;
+	b->jobs[b->njobs].counted = 0;
 	b->jobs[b->njobs].stored = 1;
 	b->njobs++;
 	return 0;
@@ -738,33 +606,17 @@ static int load_league(brain *b, store_txn *t)
 		return rc == LG_ENOTFOUND ? LG_ECORRUPT : rc;
 	if ((rc = store_get(t, STORE_DB_META, "brain.rng", 9, &v, &vl)))
 		return rc == LG_ENOTFOUND ? LG_ECORRUPT : rc;
-	if (vl != 32)
-		return LG_ECORRUPT;
-	for (int i = 0; i < 4; i++)
-		b->rng.s[i] = lg_get_le64((const uint8_t *)v + 8 * i);
-	return 0;
+	return brain_rec_rng_decode(v, vl, &b->rng);
 }
 
 /* The league's own payoff options, when stored and valid. */
 static void stored_payoff_opts(store_txn *t, struct payoff_opts *po)
 {
-	struct payoff_opts p;
-	const uint8_t *v;
-	const void *vp;
+	const void *v;
 	size_t vl;
 
-	if (store_get(t, STORE_DB_META, "brain.payoff", 12, &vp, &vl) ||
-	    vl != 40)
-		return;
-	v = vp;
-	p.decay = lg_get_lef64(v);
-	p.min_games = lg_get_lef64(v + 8);
-	p.prior = lg_get_lef64(v + 16) == PAYOFF_PRIOR_BETA ?
-			  PAYOFF_PRIOR_BETA : PAYOFF_PRIOR_HALF;
-	p.prior_strength = lg_get_lef64(v + 24);
-	p.elo_k = lg_get_lef64(v + 32);
-	if (!payoff_opts_check(&p, NULL, 0))
-		*po = p;
+	if (!store_get(t, STORE_DB_META, "brain.payoff", 12, &v, &vl))
+		brain_rec_payoff_opts_decode(v, vl, po);
 }
 
 int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
@@ -785,6 +637,7 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 		brain_opts_default(&b->o);
 	b->s = s;
 	b->rdonly = store_is_rdonly(s);
+	b->wb = b->o.wb ? b->o.wb : &b->own_wb;
 	if ((rc = brain_opts_check(&b->o, err, errlen)))
 		goto fail;
 	if ((rc = store_txn_begin(s, STORE_TXN_READ, &t)))
@@ -835,8 +688,10 @@ int brain_close(brain *b)
 	if (!b)
 		return 0;
 	rc = brain_flush(b);
-	for (uint32_t i = 0; i < b->n; i++)
+	for (uint32_t i = 0; i < b->n; i++) {
 		idl_free(&b->ag[i].snaps);
+		idl_free(&b->ag[i].frozen);
+	}
 	free(b->ag);
 	payoff_free(b->pf);
 	idl_free(&b->learners);
@@ -847,326 +702,14 @@ int brain_close(brain *b)
 	idl_free(&b->dirty_ratings);
 	free(b->dirty_pairs);
 	free(b->dead_jobs);
-	lg_buf_free(&b->rec);
+	store_batch_free(&b->own_wb);
 	free(b->jobs);
 	free(b->scratch);
 	free(b->cand);
 	free(b);
 	return rc;
 }
-
-/* ---- matchmaking ------------------------------------------------------- */
-
-double brain_pfsp_weight(int weighting, double x, double exponent)
-{
-	if (!(x >= 0))
-		x = isnan(x) ? 0.5 : 0.0;
-	if (x > 1)
-		x = 1;
-	switch (weighting) {
-	case BRAIN_PFSP_SQUARED:
-		return exponent == 2 ? (1 - x) * (1 - x) : pow(1 - x, exponent);
-	case BRAIN_PFSP_VARIANCE:
-		return x * (1 - x);
-	case BRAIN_PFSP_LINEAR:
-		return 1 - x;
-	case BRAIN_PFSP_LINEAR_CAPPED:
-		return LG_MIN(0.5, 1 - x);
-	}
-	return 0;
-}
-
-struct pick {
-	uint32_t id;
-	uint32_t n;
-	double prob;
-};
-
-/* Win rate from the row, clamped so a weight can never be NaN. */
-static inline double rate(const double *row, uint32_t q)
-{
-	double x = row[q];
-	return x >= 0 ? (x <= 1 ? x : 1) : (x != x ? 0.5 : 0);
-}
-
-/*
- * PFSP over c[0..n): weights f(row[c[i]]), normalised; every weight below
- * 1e-10 in total falls back to uniform. n must be > 0.
- */
-static int pick_pfsp(brain *b, const double *row, const uint32_t *c,
-		     uint32_t n, int weighting, struct pick *out)
-{
-	double *w, sum = 0, u, e = b->o.pfsp_exponent;
-	uint32_t i;
-	int rc;
-
-	if ((rc = reserve((void **)&b->scratch, &b->cap_scratch, n,
-			  sizeof *b->scratch)))
-		return rc;
-	w = b->scratch;
-	switch (weighting) {
-	case BRAIN_PFSP_SQUARED:
-		if (e == 2) {
-			for (i = 0; i < n; i++) {
-				double y = 1 - rate(row, c[i]);
-				sum += w[i] = y * y;
-			}
-		} else {
-			for (i = 0; i < n; i++)
-				sum += w[i] = pow(1 - rate(row, c[i]), e);
-		}
-		break;
-	case BRAIN_PFSP_VARIANCE:
-		for (i = 0; i < n; i++) {
-			double x = rate(row, c[i]);
-			sum += w[i] = x * (1 - x);
-		}
-		break;
-	case BRAIN_PFSP_LINEAR:
-		for (i = 0; i < n; i++)
-			sum += w[i] = 1 - rate(row, c[i]);
-		break;
-	default:
-		for (i = 0; i < n; i++)
-			sum += w[i] = LG_MIN(0.5, 1 - rate(row, c[i]));
-		break;
-	}
-	out->n = n;
-	if (!(sum >= 1e-10) || !isfinite(sum)) {
-		out->id = c[lg_rng_below(&b->rng, n)];
-		out->prob = 1.0 / n;
-		return 0;
-	}
-	u = lg_rng_double(&b->rng) * sum;
-	for (i = 0; i + 1 < n; i++) {
-		if (u < w[i])
-			break;
-		u -= w[i];
-	}
-	/* Rounding may leave u past the end: take the last positive one. */
-	while (i > 0 && !(w[i] > 0))
-		i--;
-	out->id = c[i];
-	out->prob = w[i] / sum;
-	return 0;
-}
-
-static void pick_uniform(brain *b, const uint32_t *c, uint32_t n,
-			 struct pick *out)
-{
-	out->id = c[lg_rng_below(&b->rng, n)];
-	out->n = n;
-	out->prob = 1.0 / n;
-}
-
-/* Meta-Nash mixture of the latest BRAIN_NASH_MAX snapshots in c. */
-static int pick_nash(brain *b, const uint32_t *c, uint32_t n,
-		     struct pick *out)
-{
-	uint32_t k = LG_MIN(n, BRAIN_NASH_MAX), off = n - k;
-	double *A = NULL, *x = NULL, *y = NULL;
-	size_t i;
-	int rc;
-
-	A = malloc((size_t)k * k * sizeof *A);
-	x = malloc(k * sizeof *x);
-	y = malloc(k * sizeof *y);
-	if (!A || !x || !y) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	if ((rc = payoff_matrix(b->pf, c + off, k, A, NULL)))
-		goto out;
-	for (i = 0; i < (size_t)k * k; i++)
-		A[i] -= 0.5;
-	if ((rc = payoff_nash(A, k, k, x, y, NULL, NULL)))
-		goto out;
-	i = lg_rng_categorical(&b->rng, x, k);
-	out->id = c[off + i];
-	out->n = k;
-	out->prob = x[i];
-out:
-	free(A);
-	free(x);
-	free(y);
-	return rc;
-}
-
-static void live(const brain *b, uint32_t id, struct brain_job *j)
-{
-	j->opponent = id;
-	j->opponent_params = id;
-	j->opponent_version = b->ag[id].version;
-}
-
-static void frozen(const brain *b, uint32_t id, struct brain_job *j)
-{
-	j->opponent = id;
-	j->opponent_params = b->ag[id].parent;
-	j->opponent_version = b->ag[id].version;
-}
-
-static void set_pick(const brain *b, const struct pick *p, int kind,
-		     struct brain_job *j)
-{
-	if (b->ag[p->id].role == BRAIN_ROLE_HISTORICAL)
-		frozen(b, p->id, j);
-	else
-		live(b, p->id, j);
-	j->kind = kind;
-	j->candidates = p->n;
-	j->prob = p->prob;
-}
-
-static void fallback(const brain *b, uint32_t L, struct brain_job *j)
-{
-	live(b, L, j);
-	j->kind = BRAIN_JOB_FALLBACK;
-	j->candidates = 0;
-	j->prob = 1;
-}
-
-/* Main: verification. 1 when it chose, 0 when it passes, <0 error. */
-static int verify(brain *b, uint32_t L, uint32_t opp, const double *row,
-		  struct brain_job *j)
-{
-	const struct idlist *ex = &b->hist_expl, *own = &b->ag[opp].snaps;
-	struct pick p;
-	double mn = INFINITY;
-	uint32_t k;
-	int rc;
-
-	for (uint32_t i = 0; i < ex->n; i++)
-		mn = LG_MIN(mn, rate(row, ex->v[i]));
-	if (ex->n && mn < b->o.main.verify_exploiter_win_rate) {
-		if ((rc = pick_pfsp(b, row, ex->v, ex->n, BRAIN_PFSP_SQUARED,
-				    &p)))
-			return rc;
-		set_pick(b, &p, BRAIN_JOB_VERIFY_EXPLOITER, j);
-		return 1;
-	}
-	/* Drop the monotonic suffix (AlphaStar's remove_monotonic_suffix):
-	 * keep up to the last point where the win rate still rose. */
-	for (k = own->n; k > 1; k--)
-		if (rate(row, own->v[k - 2]) < rate(row, own->v[k - 1]))
-			break;
-	if (k <= 1)
-		k = 0;
-	mn = INFINITY;
-	for (uint32_t i = 0; i < k; i++)
-		mn = LG_MIN(mn, rate(row, own->v[i]));
-	if (k && mn < b->o.main.verify_historical_win_rate) {
-		if ((rc = pick_pfsp(b, row, own->v, k, BRAIN_PFSP_SQUARED, &p)))
-			return rc;
-		set_pick(b, &p, BRAIN_JOB_VERIFY_HISTORICAL, j);
-		return 1;
-	}
-	return 0;
-}
-
-/* Play live `opp` while beating it more than min_rate, else PFSP over its
- * snapshots (live opp when it has none). */
-static int live_or_curriculum(brain *b, uint32_t opp, const double *row,
-			      double min_rate, int weighting, int live_kind,
-			      struct brain_job *j)
-{
-	const struct idlist *own = &b->ag[opp].snaps;
-	struct pick p;
-	int rc;
-
-	if (rate(row, opp) > min_rate || !own->n) {
-		live(b, opp, j);
-		j->kind = live_kind;
-		j->candidates = 1;
-		j->prob = 1;
-		return 0;
-	}
-	if ((rc = pick_pfsp(b, row, own->v, own->n, weighting, &p)))
-		return rc;
-	set_pick(b, &p, BRAIN_JOB_CURRICULUM, j);
-	return 0;
-}
-
-static int choose(brain *b, uint32_t L, struct brain_job *j)
-{
-	const double *row = payoff_row(b->pf, L);
-	const struct idlist *all = &b->hist_all, *own = &b->ag[L].snaps;
-	struct pick p;
-	double u;
-	uint32_t opp;
-	int rc;
-
-	switch (b->ag[L].role) {
-	case BRAIN_ROLE_MAIN:
-		u = lg_rng_double(&b->rng);
-		if (u < b->o.main.pfsp) {
-			if (!all->n) {
-				fallback(b, L, j);
-				return 0;
-			}
-			if ((rc = pick_pfsp(b, row, all->v, all->n,
-					    b->o.main.weighting, &p)))
-				return rc;
-			set_pick(b, &p, BRAIN_JOB_PFSP, j);
-			return 0;
-		}
-		opp = b->mains.v[lg_rng_below(&b->rng, b->mains.n)];
-		if (u < b->o.main.pfsp + b->o.main.verification) {
-			rc = verify(b, L, opp, row, j);
-			if (rc)
-				return rc < 0 ? rc : 0;
-		}
-		return live_or_curriculum(b, opp, row,
-					  b->o.main.sp_min_win_rate,
-					  BRAIN_PFSP_VARIANCE, BRAIN_JOB_SP, j);
-	case BRAIN_ROLE_MAIN_EXPLOITER:
-		opp = b->mains.v[lg_rng_below(&b->rng, b->mains.n)];
-		return live_or_curriculum(
-			b, opp, row, b->o.main_exploiter.main_min_win_rate,
-			b->o.main_exploiter.weighting, BRAIN_JOB_EXPLOIT, j);
-	case BRAIN_ROLE_LEAGUE_EXPLOITER:
-		if (!all->n) {
-			fallback(b, L, j);
-			return 0;
-		}
-		if ((rc = pick_pfsp(b, row, all->v, all->n,
-				    b->o.league_exploiter.weighting, &p)))
-			return rc;
-		set_pick(b, &p, BRAIN_JOB_PFSP, j);
-		return 0;
-	case BRAIN_ROLE_SELF_PLAY:
-		u = lg_rng_double(&b->rng);
-		if (u < b->o.self_play.sp) {
-			live(b, L, j);
-			j->kind = BRAIN_JOB_SP;
-			j->candidates = 1;
-			j->prob = 1;
-			return 0;
-		}
-		if (!own->n) {
-			fallback(b, L, j);
-			return 0;
-		}
-		if (u < b->o.self_play.sp + b->o.self_play.uniform) {
-			pick_uniform(b, own->v, own->n, &p);
-			set_pick(b, &p, BRAIN_JOB_UNIFORM, j);
-			return 0;
-		}
-		if (u < b->o.self_play.sp + b->o.self_play.uniform +
-			    b->o.self_play.pfsp) {
-			if ((rc = pick_pfsp(b, row, own->v, own->n,
-					    b->o.self_play.weighting, &p)))
-				return rc;
-			set_pick(b, &p, BRAIN_JOB_PFSP, j);
-			return 0;
-		}
-		if ((rc = pick_nash(b, own->v, own->n, &p)))
-			return rc;
-		set_pick(b, &p, BRAIN_JOB_NASH, j);
-		return 0;
-	}
-	return LG_EINVAL;
-}
+/* ---- jobs and results -------------------------------------------------- */
 
 int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 {
@@ -1178,37 +721,27 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 		return LG_EINVAL;
 	if (b->njobs - b->ndone >= BRAIN_MAX_OPEN_JOBS)
 		return LG_EFULL;
-	if ((rc = reserve((void **)&b->jobs, &b->cap_jobs, b->njobs + 1,
-			  sizeof *b->jobs)))
+	if ((rc = brain_reserve((void **)&b->jobs, &b->cap_jobs, b->njobs + 1,
+				sizeof *b->jobs)))
 		return rc;
 	memset(&j, 0, sizeof j);
 	j.id = b->next_job;
 	j.learner = learner;
 	j.learner_version = b->ag[learner].version;
 	j.episodes = b->o.job_episodes;
-	if ((rc = choose(b, learner, &j))) {
+	if ((rc = brain_choose(b, learner, &j))) {
 		b->rng = before;
 		return rc;
 	}
-	if (b->o.log_decisions) {
-		uint8_t r[LOG_DECISION_REC];
-		memset(r, 0, sizeof r);
-		r[0] = BRAIN_LOG_DECISION;
-		lg_put_le32(r + 4, learner);
-		lg_put_le32(r + 8, j.opponent);
-		lg_put_le32(r + 12, (uint32_t)j.kind);
-		lg_put_le32(r + 16, j.candidates);
-		lg_put_le32(r + 20, j.episodes);
-		lg_put_le64(r + 24, j.id);
-		lg_put_lef64(r + 32, j.prob);
-		for (int i = 0; i < 4; i++)
-			lg_put_le64(r + 40 + 8 * i, before.s[i]);
-		if ((rc = log_add(b, r, sizeof r)))
-			return rc;
-	}
-	b->jobs[b->njobs].j = j;
-	b->jobs[b->njobs].done = 0;
-	b->jobs[b->njobs].stored = 0;
+	struct brain_log_entry e = {
+		.type = BRAIN_LOG_DECISION, .job = j.id, .player = learner,
+		.opponent = j.opponent, .candidates = j.candidates,
+		.episodes = j.episodes, .kind = j.kind, .prob = j.prob,
+		.rng_before = before,
+	};
+	if ((rc = log_add(b, &e)))
+		return rc;
+	b->jobs[b->njobs] = (struct open_job){ .j = j };
 	b->njobs++;
 	b->next_job++;
 	b->seq++;
@@ -1216,7 +749,8 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 	return call_done(b);
 }
 
-/* Index of open job id, or -1. Jobs are sorted by id. */
+/* Index of job id among the jobs not yet flushed away (open, or closed
+ * since the last flush), or -1. Jobs are sorted by id. */
 static long find_job(const brain *b, uint64_t id)
 {
 	size_t lo = 0, hi = b->njobs;
@@ -1228,40 +762,56 @@ static long find_job(const brain *b, uint64_t id)
 		else
 			hi = mid;
 	}
-	if (lo < b->njobs && b->jobs[lo].j.id == id && !b->jobs[lo].done)
+	if (lo < b->njobs && b->jobs[lo].j.id == id)
 		return (long)lo;
 	return -1;
 }
 
-static int close_job(brain *b, size_t i)
+/* Index of open job id, or -1. */
+static long find_open_job(const brain *b, uint64_t id)
+{
+	long i = find_job(b, id);
+
+	return i >= 0 && !b->jobs[i].done ? i : -1;
+}
+
+static int close_job(brain *b, size_t i, int counted)
 {
 	struct open_job *oj = &b->jobs[i];
 	int rc;
 
 	oj->done = 1;
+	oj->counted = (uint8_t)counted;
 	b->ndone++;
 	if (oj->stored) {
-		if ((rc = reserve((void **)&b->dead_jobs, &b->cap_dead,
-				  b->ndead + 1, sizeof *b->dead_jobs)))
+		if ((rc = brain_reserve((void **)&b->dead_jobs, &b->cap_dead,
+					b->ndead + 1, sizeof *b->dead_jobs)))
 			return rc;
 		b->dead_jobs[b->ndead++] = oj->j.id;
 	}
 	return 0;
 }
 
-/* The job is not open: was its result counted, or was it never issued? */
+/*
+ * The job is not open: LG_EEXIST when its result was counted, LG_ENOTFOUND
+ * when it was never issued or was cancelled. A job closed since the last
+ * flush answers from memory (its records still wait in the batch); an
+ * older one from the results database, which holds what was committed.
+ */
 static int closed_job_code(brain *b, uint64_t id)
 {
 	store_txn *t = NULL;
 	const void *v;
 	size_t vl;
 	uint8_t k[8];
+	long i;
 	int rc;
 
 	if (id >= b->next_job)
 		return LG_ENOTFOUND;
-	if ((rc = brain_flush(b)) ||
-	    (rc = store_txn_begin(b->s, STORE_TXN_READ, &t)))
+	if ((i = find_job(b, id)) >= 0)
+		return b->jobs[i].counted ? LG_EEXIST : LG_ENOTFOUND;
+	if ((rc = store_txn_begin(b->s, STORE_TXN_READ, &t)))
 		return rc;
 	store_key_u64(k, id);
 	rc = store_get(t, STORE_DB_RESULTS, k, 8, &v, &vl);
@@ -1273,7 +823,7 @@ int brain_job_state(brain *b, uint64_t job_id)
 {
 	int rc;
 
-	if (find_job(b, job_id) >= 0)
+	if (find_open_job(b, job_id) >= 0)
 		return BRAIN_JOB_OPEN;
 	rc = closed_job_code(b, job_id);
 	return rc == LG_EEXIST ? BRAIN_JOB_COUNTED
@@ -1297,8 +847,9 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n)
 {
 	struct brain_job *j;
-	uint8_t k[8], *r;
+	struct brain_rec_result res = { 0 };
 	uint32_t cnt[3] = { 0, 0, 0 };
+	uint8_t k[8], *r;
 	long i;
 	int rc;
 
@@ -1307,7 +858,7 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 	for (size_t e = 0; e < n; e++)
 		if (outcomes[e] < -1 || outcomes[e] > 1)
 			return LG_EINVAL;
-	i = find_job(b, job_id);
+	i = find_open_job(b, job_id);
 	if (i < 0)
 		return closed_job_code(b, job_id);
 	j = &b->jobs[i].j;
@@ -1319,42 +870,26 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 	}
 	if ((rc = mark_pair(b, j->learner, j->opponent)))
 		return rc;
-	/* The result record: header, then the outcomes for replay. */
-	if ((rc = lg_buf_reserve(&b->rec, 6 + 8 + RESULT_HDR + n)))
-		return rc;
+	/* The result record keeps every outcome, for replay. */
+	res = (struct brain_rec_result){
+		.seq = b->seq, .learner = j->learner, .opponent = j->opponent,
+		.n = (uint32_t)n, .wins = cnt[2], .draws = cnt[1],
+		.losses = cnt[0], .outcomes = outcomes,
+	};
+	if (!(r = malloc(brain_rec_result_size(n))))
+		return LG_ENOMEM;
+	brain_rec_result_encode(&res, r);
 	store_key_u64(k, job_id);
-	{
-		uint8_t h[6];
-		h[0] = STORE_DB_RESULTS;
-		h[1] = 8;
-		lg_put_le32(h + 2, (uint32_t)(RESULT_HDR + n));
-		lg_buf_append(&b->rec, h, 6);
-		lg_buf_append(&b->rec, k, 8);
-		r = b->rec.data + b->rec.len;
-		memset(r, 0, RESULT_HDR);
-		lg_put_le64(r, b->seq);
-		lg_put_le32(r + 8, j->learner);
-		lg_put_le32(r + 12, j->opponent);
-		lg_put_le32(r + 16, (uint32_t)n);
-		lg_put_le32(r + 20, cnt[2]);
-		lg_put_le32(r + 24, cnt[1]);
-		lg_put_le32(r + 28, cnt[0]);
-		memcpy(r + RESULT_HDR, outcomes, n);
-		b->rec.len += RESULT_HDR + n;
-	}
-	if (b->o.log_decisions) {
-		uint8_t lr[LOG_RESULT_REC];
-		memset(lr, 0, sizeof lr);
-		lr[0] = BRAIN_LOG_RESULT;
-		lg_put_le32(lr + 4, (uint32_t)n);
-		lg_put_le64(lr + 8, job_id);
-		lg_put_le32(lr + 16, cnt[2]);
-		lg_put_le32(lr + 20, cnt[1]);
-		lg_put_le32(lr + 24, cnt[0]);
-		if ((rc = log_add(b, lr, sizeof lr)))
-			return rc;
-	}
-	if ((rc = close_job(b, (size_t)i)))
+	rc = store_batch_put(b->wb, STORE_DB_RESULTS, k, 8, r,
+			     brain_rec_result_size(n));
+	free(r);
+	if (rc)
+		return rc;
+	struct brain_log_entry e = {
+		.type = BRAIN_LOG_RESULT, .job = job_id, .n = (uint32_t)n,
+		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
+	};
+	if ((rc = log_add(b, &e)) || (rc = close_job(b, (size_t)i, 1)))
 		return rc;
 	b->seq++;
 	return call_done(b);
@@ -1362,23 +897,16 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 
 int brain_cancel_job(brain *b, uint64_t job_id)
 {
+	struct brain_log_entry e = { .type = BRAIN_LOG_CANCEL, .job = job_id };
 	long i;
 	int rc;
 
 	if (b->rdonly)
 		return LG_EINVAL;
-	i = find_job(b, job_id);
+	i = find_open_job(b, job_id);
 	if (i < 0)
 		return LG_ENOTFOUND;
-	if (b->o.log_decisions) {
-		uint8_t lr[LOG_CANCEL_REC];
-		memset(lr, 0, sizeof lr);
-		lr[0] = BRAIN_LOG_CANCEL;
-		lg_put_le64(lr + 8, job_id);
-		if ((rc = log_add(b, lr, sizeof lr)))
-			return rc;
-	}
-	if ((rc = close_job(b, (size_t)i)))
+	if ((rc = log_add(b, &e)) || (rc = close_job(b, (size_t)i, 0)))
 		return rc;
 	b->seq++;
 	return call_done(b);
@@ -1406,7 +934,7 @@ static double reference_min(const brain *b, uint32_t L)
 		break;
 	}
 	for (uint32_t i = 0; i < ref->n; i++)
-		mn = LG_MIN(mn, rate(row, ref->v[i]));
+		mn = LG_MIN(mn, brain_rate(row, ref->v[i]));
 	return mn;
 }
 
@@ -1468,20 +996,13 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 				return rc;
 		}
 	}
-	if (b->o.log_decisions) {
-		uint8_t lr[LOG_STEPS_REC];
-		memset(lr, 0, sizeof lr);
-		lr[0] = BRAIN_LOG_STEPS;
-		lr[1] = (uint8_t)out->snapshot;
-		lr[2] = (uint8_t)out->reset;
-		lg_put_le32(lr + 4, player);
-		lg_put_le32(lr + 8, version);
-		lg_put_le32(lr + 12, out->snapshot ? out->snapshot_id :
-						     BRAIN_NONE);
-		lg_put_le64(lr + 16, steps);
-		if ((rc = log_add(b, lr, sizeof lr)))
-			return rc;
-	}
+	struct brain_log_entry e = {
+		.type = BRAIN_LOG_STEPS, .player = player, .version = version,
+		.steps = steps, .snapshot = out->snapshot, .reset = out->reset,
+		.snapshot_id = out->snapshot ? out->snapshot_id : BRAIN_NONE,
+	};
+	if ((rc = log_add(b, &e)))
+		return rc;
 	b->seq++;
 	return call_done(b);
 }
@@ -1557,4 +1078,28 @@ out:
 uint64_t brain_open_jobs(const brain *b)
 {
 	return b->njobs - b->ndone;
+}
+
+uint64_t brain_snapshot_count(const brain *b)
+{
+	return b->nsnapshots;
+}
+
+int brain_version_frozen(const brain *b, uint32_t player, uint32_t version)
+{
+	const struct idlist *l;
+	uint32_t lo = 0, hi;
+
+	if (!is_learner(b, player))
+		return 0;
+	l = &b->ag[player].frozen;
+	hi = l->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid] < version)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && l->v[lo] == version;
 }

@@ -12,8 +12,11 @@
  * the rng state and the decision log are on disk. A larger batch commits
  * every `batch` calls (and on brain_flush / brain_close): state on disk is
  * then always a consistent prefix, and a crash loses at most the calls of
- * the last batch. The daemon (one libevent thread) is the only caller; a
- * brain is not thread-safe.
+ * the last batch. The daemon sets the batch to "never" and calls
+ * brain_flush once per loop turn; it hands the brain its write batch
+ * (brain_opts.wb) and appends its own records to the same one, so the
+ * turn commits once. The daemon (one libevent thread) is the only
+ * caller; a brain is not thread-safe.
  *
  * Ids: players and snapshots share one dense id space (0, 1, 2, ... in
  * creation order), the payoff table's. Parameter blobs are not the
@@ -112,6 +115,10 @@ struct brain_opts {
 	uint64_t snapshot_keep;     /* 0: all */
 	struct payoff_opts payoff;
 	uint32_t batch;             /* calls per commit; 1 */
+	/* Where per-call records wait for the commit: NULL, the brain's
+	 * own; else the caller's, which must outlive the brain. Every
+	 * brain_flush applies and then clears it, the caller's ops too. */
+	store_batch *wb;
 };
 
 /* AlphaStar's numbers; one main player. */
@@ -142,7 +149,9 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 	       size_t errlen);
 /* Flush and free; NULL is a no-op. Returns the flush's result. */
 int brain_close(brain *b);
-/* Commit everything not yet committed. */
+/* Commit everything not yet committed, with every op of the write batch,
+ * in one transaction; the batch is cleared after the commit. On error
+ * nothing of it is on disk and the state stays pending. */
 int brain_flush(brain *b);
 
 struct brain_job {
@@ -237,6 +246,11 @@ payoff *brain_payoff(brain *b);
  * answered nor cancelled. */
 uint64_t brain_next_job_id(const brain *b);
 uint64_t brain_open_jobs(const brain *b);
+/* Snapshots (historical agents, retired ones included). O(1). */
+uint64_t brain_snapshot_count(const brain *b);
+/* 1 when some snapshot of learner `player` froze parameter `version`
+ * (kept for good, even once retired), else 0. O(log snapshots). */
+int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
 
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
  * --format json` prints: {"players":[ids],"win_rate":[[..]],"games":[[..]]}

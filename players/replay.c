@@ -1,71 +1,11 @@
 /*
- * players/replay.c: decode the brain's decision log and replay a stored
- * run into a fresh brain, checking every decision and step report (see
- * players.h). Layouts match the writers in players.c (little-endian):
- *
- *   decision  type, learner@4, opponent@8, kind@12, candidates@16,
- *             episodes@20, job@24, prob@32, rng state before@40..71
- *   result    type, n@4, job@8, wins@16, draws@20, losses@24
- *   steps     type, snapshot@1, reset@2, player@4, version@8,
- *             snapshot id@12, steps@16
- *   cancel    type, job@8
+ * players/replay.c: replay a stored run's decision log into a fresh
+ * brain, checking every decision and step report (see players.h). The
+ * records are decoded by records.c, beside their encoders.
  */
-#include "players/players.h"
+#include "players/brain_internal.h"
 
 #include <string.h>
-
-int brain_log_decode(const void *key, size_t klen, const void *val,
-		     size_t vlen, struct brain_log_entry *e)
-{
-	const uint8_t *r = val;
-
-	memset(e, 0, sizeof *e);
-	if (klen != 8 || vlen < 1)
-		return LG_ECORRUPT;
-	e->seq = lg_get_be64(key);
-	e->type = r[0];
-	switch (e->type) {
-	case BRAIN_LOG_DECISION:
-		if (vlen != 72)
-			return LG_ECORRUPT;
-		e->player = lg_get_le32(r + 4);
-		e->opponent = lg_get_le32(r + 8);
-		e->kind = (int)lg_get_le32(r + 12);
-		e->candidates = lg_get_le32(r + 16);
-		e->episodes = lg_get_le32(r + 20);
-		e->job = lg_get_le64(r + 24);
-		e->prob = lg_get_lef64(r + 32);
-		for (int i = 0; i < 4; i++)
-			e->rng_before.s[i] = lg_get_le64(r + 40 + 8 * i);
-		return e->kind >= 0 && e->kind < BRAIN_JOB__COUNT ?
-			       0 : LG_ECORRUPT;
-	case BRAIN_LOG_RESULT:
-		if (vlen != 28)
-			return LG_ECORRUPT;
-		e->n = lg_get_le32(r + 4);
-		e->job = lg_get_le64(r + 8);
-		e->wins = lg_get_le32(r + 16);
-		e->draws = lg_get_le32(r + 20);
-		e->losses = lg_get_le32(r + 24);
-		return 0;
-	case BRAIN_LOG_STEPS:
-		if (vlen != 24)
-			return LG_ECORRUPT;
-		e->snapshot = r[1];
-		e->reset = r[2];
-		e->player = lg_get_le32(r + 4);
-		e->version = lg_get_le32(r + 8);
-		e->snapshot_id = lg_get_le32(r + 12);
-		e->steps = lg_get_le64(r + 16);
-		return 0;
-	case BRAIN_LOG_CANCEL:
-		if (vlen != 16)
-			return LG_ECORRUPT;
-		e->job = lg_get_le64(r + 8);
-		return 0;
-	}
-	return LG_ECORRUPT;
-}
 
 struct replay {
 	brain *b;
@@ -90,7 +30,8 @@ static int replay_one(const void *key, size_t klen, const void *val,
 	struct brain_log_entry e;
 	struct brain_job j;
 	struct brain_step_report sr;
-	const void *res;
+	struct brain_rec_result res;
+	const void *v;
 	size_t rlen;
 	uint8_t k[8];
 	int rc;
@@ -114,16 +55,16 @@ static int replay_one(const void *key, size_t klen, const void *val,
 		break;
 	case BRAIN_LOG_RESULT:
 		store_key_u64(k, e.job);
-		if ((rc = store_get(rp->t, STORE_DB_RESULTS, k, 8, &res,
+		if ((rc = store_get(rp->t, STORE_DB_RESULTS, k, 8, &v,
 				    &rlen)) ||
-		    rlen != 32 + (size_t)e.n) {
+		    brain_rec_result_decode(v, rlen, &res) || res.n != e.n) {
 			lg_errf(rp->err, rp->errlen, "seq %llu: result of job "
 				"%llu missing", (unsigned long long)e.seq,
 				(unsigned long long)e.job);
 			return LG_ECORRUPT;
 		}
-		if ((rc = brain_record_result(rp->b, e.job,
-					      (const int8_t *)res + 32, e.n)))
+		if ((rc = brain_record_result(rp->b, e.job, res.outcomes,
+					      e.n)))
 			return rc;
 		break;
 	case BRAIN_LOG_STEPS:

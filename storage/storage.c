@@ -558,6 +558,27 @@ static int blob_shape_ok(const struct store_blob_info *info)
 	return info->rank == 0 || n == info->nbytes;
 }
 
+/* The header and payload of a blob into out[STORE_BLOB_HDR + nbytes]. */
+static void blob_encode(uint8_t *out, const struct store_blob_info *info,
+			const void *payload)
+{
+	memset(out, 0, STORE_BLOB_HDR);
+	lg_put_le32(out + 0, BLOB_MAGIC);
+	out[4] = BLOB_VERSION & 0xff;
+	out[5] = BLOB_VERSION >> 8;
+	out[6] = (uint8_t)info->dtype;
+	out[7] = 0;
+	lg_put_le32(out + 8, info->rank);
+	for (unsigned i = 0; i < STORE_BLOB_MAX_RANK; i++)
+		lg_put_le32(out + 12 + 4 * i,
+			    i < info->rank ? info->dims[i] : 0);
+	lg_put_le64(out + 32, info->nbytes);
+	lg_put_le32(out + 40, lg_crc32c(0, payload, info->nbytes));
+	lg_put_le32(out + 44, lg_crc32c(0, out, 44));
+	if (info->nbytes)
+		memcpy(out + STORE_BLOB_HDR, payload, info->nbytes);
+}
+
 int store_blob_put(store_txn *t, enum store_db db, const void *key,
 		   size_t klen, const struct store_blob_info *info,
 		   const void *payload)
@@ -572,20 +593,7 @@ int store_blob_put(store_txn *t, enum store_db db, const void *key,
 	buf = malloc(STORE_BLOB_HDR + info->nbytes);
 	if (!buf)
 		return t->err = LG_ENOMEM;
-	memset(buf, 0, STORE_BLOB_HDR);
-	lg_put_le32(buf + 0, BLOB_MAGIC);
-	buf[4] = BLOB_VERSION & 0xff;
-	buf[5] = BLOB_VERSION >> 8;
-	buf[6] = (uint8_t)info->dtype;
-	buf[7] = 0;
-	lg_put_le32(buf + 8, info->rank);
-	for (unsigned i = 0; i < STORE_BLOB_MAX_RANK; i++)
-		lg_put_le32(buf + 12 + 4 * i, i < info->rank ? info->dims[i] : 0);
-	lg_put_le64(buf + 32, info->nbytes);
-	lg_put_le32(buf + 40, lg_crc32c(0, payload, info->nbytes));
-	lg_put_le32(buf + 44, lg_crc32c(0, buf, 44));
-	if (info->nbytes)
-		memcpy(buf + STORE_BLOB_HDR, payload, info->nbytes);
+	blob_encode(buf, info, payload);
 	rc = store_put(t, db, key, klen, buf, STORE_BLOB_HDR + info->nbytes);
 	free(buf);
 	return rc;
@@ -659,4 +667,127 @@ int store_meta_get_u64(store_txn *t, const char *name, uint64_t *v)
 		return LG_ECORRUPT;
 	*v = lg_get_be64(p);
 	return 0;
+}
+
+/* ---- write batches ---------------------------------------------------- */
+
+/*
+ * An op in the buffer: db (1 byte), key length (2, le), value length (4,
+ * le; UINT32_MAX for a delete), key, value. Values are capped below 4 GiB
+ * by that field, far above any frame the daemon accepts.
+ */
+#define OP_HDR 7
+#define OP_DEL UINT32_MAX
+
+/* Reserve an op of klen + vlen bytes and return where its value goes. */
+static uint8_t *batch_op(store_batch *b, enum store_db db, const void *key,
+			 size_t klen, size_t vlen, int del)
+{
+	uint8_t *p;
+	int rc;
+
+	if (b->err)
+		return NULL;
+	if (!valid_db(db) || klen == 0 || klen > MAX_KEY ||
+	    vlen >= OP_DEL) {
+		b->err = LG_EINVAL;
+		return NULL;
+	}
+	if ((rc = lg_buf_reserve(&b->ops, OP_HDR + klen + vlen))) {
+		b->err = rc;
+		return NULL;
+	}
+	p = b->ops.data + b->ops.len;
+	p[0] = (uint8_t)db;
+	p[1] = (uint8_t)(klen & 0xff);
+	p[2] = (uint8_t)(klen >> 8);
+	lg_put_le32(p + 3, del ? OP_DEL : (uint32_t)vlen);
+	memcpy(p + OP_HDR, key, klen);
+	b->ops.len += OP_HDR + klen + vlen;
+	b->count++;
+	return p + OP_HDR + klen;
+}
+
+int store_batch_put(store_batch *b, enum store_db db, const void *key,
+		    size_t klen, const void *val, size_t vlen)
+{
+	uint8_t *v = batch_op(b, db, key, klen, vlen, 0);
+
+	if (!v)
+		return b->err;
+	if (vlen)
+		memcpy(v, val, vlen);
+	return 0;
+}
+
+int store_batch_del(store_batch *b, enum store_db db, const void *key,
+		    size_t klen)
+{
+	return batch_op(b, db, key, klen, 0, 1) ? 0 : b->err;
+}
+
+int store_batch_blob(store_batch *b, enum store_db db, const void *key,
+		     size_t klen, const struct store_blob_info *info,
+		     const void *payload)
+{
+	uint8_t *v;
+
+	if (b->err)
+		return b->err;
+	if (!blob_shape_ok(info) ||
+	    info->nbytes >= (uint64_t)OP_DEL - STORE_BLOB_HDR)
+		return b->err = LG_EINVAL;
+	v = batch_op(b, db, key, klen, STORE_BLOB_HDR + info->nbytes, 0);
+	if (!v)
+		return b->err;
+	blob_encode(v, info, payload);
+	return 0;
+}
+
+int store_batch_meta_u64(store_batch *b, const char *name, uint64_t v)
+{
+	uint8_t val[8];
+
+	lg_put_be64(val, v);
+	return store_batch_put(b, STORE_DB_META, name, strlen(name), val, 8);
+}
+
+int store_batch_apply(const store_batch *b, store_txn *t)
+{
+	const uint8_t *p = b->ops.data, *end = b->ops.data + b->ops.len;
+
+	if (b->err)
+		return b->err;
+	while (p < end) {
+		enum store_db db = (enum store_db)p[0];
+		size_t klen = (size_t)p[1] | (size_t)p[2] << 8;
+		uint32_t vlen = lg_get_le32(p + 3);
+		const uint8_t *key = p + OP_HDR;
+		int rc;
+
+		if (vlen == OP_DEL) {
+			rc = store_del(t, db, key, klen);
+			p = key + klen;
+		} else {
+			rc = store_put(t, db, key, klen, key + klen, vlen);
+			p = key + klen + vlen;
+		}
+		if (rc && rc != LG_ENOTFOUND)
+			return rc;
+	}
+	return store_txn_error(t);
+}
+
+void store_batch_clear(store_batch *b)
+{
+	b->ops.len = 0;
+	b->count = 0;
+	b->err = 0;
+}
+
+void store_batch_free(store_batch *b)
+{
+	lg_buf_free(&b->ops);
+	b->count = 0;
+	b->err = 0;
 }

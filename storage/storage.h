@@ -173,6 +173,46 @@ int store_blob_get(store_txn *t, enum store_db db, const void *key,
 		   size_t klen, struct store_blob_info *info,
 		   const void **payload, char *err, size_t errlen);
 
+/* ---- write batches ------------------------------------------------------ */
+
+/*
+ * A write batch: puts and deletes collected in memory, applied in order
+ * inside one write transaction. The daemon keeps one per loop turn, and
+ * the brain and the daemon's handlers both append to it, so a turn's
+ * changes reach LMDB in one commit (one fsync). Because store_update()
+ * may run a transaction again after growing the map, applying is
+ * repeatable: the batch is not consumed; clear it after the commit.
+ *
+ * Appends copy key and value. Errors are sticky as in a transaction: the
+ * first failed append (LG_EINVAL: bad db, a key outside 1..511 bytes, a
+ * value of 4 GiB or more, a blob of a bad shape; LG_ENOMEM) makes every
+ * later append a no-op returning it, and store_batch_apply returns it
+ * without writing, so the commit turns into an abort. A zeroed batch is
+ * empty and valid.
+ */
+typedef struct store_batch {
+	lg_buf ops;     /* encoded ops (storage.c) */
+	size_t count;   /* ops appended */
+	int err;        /* sticky */
+} store_batch;
+
+int store_batch_put(store_batch *b, enum store_db db, const void *key,
+		    size_t klen, const void *val, size_t vlen);
+/* A delete of a key that is absent at apply time is not an error. */
+int store_batch_del(store_batch *b, enum store_db db, const void *key,
+		    size_t klen);
+/* The checksummed blob store_blob_put would write, encoded now. */
+int store_batch_blob(store_batch *b, enum store_db db, const void *key,
+		     size_t klen, const struct store_blob_info *info,
+		     const void *payload);
+/* store_meta_put_u64's record. */
+int store_batch_meta_u64(store_batch *b, const char *name, uint64_t v);
+/* Apply every op to t, in order. The batch's sticky error, else t's. */
+int store_batch_apply(const store_batch *b, store_txn *t);
+/* Empty it (capacity kept) and clear its error; after a commit. */
+void store_batch_clear(store_batch *b);
+void store_batch_free(store_batch *b);
+
 /* ---- meta helpers: string keys, be64 values --------------------------- */
 
 int store_meta_put_u64(store_txn *t, const char *name, uint64_t v);

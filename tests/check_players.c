@@ -417,6 +417,25 @@ START_TEST(snapshot_and_reset_triggers)
 	brain_player_info(f.b, r.snapshot_id, &p);
 	ck_assert_uint_eq(p.parent, mx);
 	ck_assert_uint_eq(p.steps, 200);
+	/* The counts the daemon asks for in O(1): the main player's
+	 * initial snapshot and this one; versions frozen for good, also
+	 * after a reopen (rebuilt from the lineage). */
+	ck_assert_uint_eq(brain_snapshot_count(f.b), 2);
+	for (int reopen = 0; reopen < 2; reopen++) {
+		if (reopen) {
+			ck_assert_int_eq(brain_close(f.b), 0);
+			store_close(f.s);
+			fx_open(&f, &o, 0);
+		}
+		ck_assert_uint_eq(brain_snapshot_count(f.b), 2);
+		ck_assert(brain_version_frozen(f.b, mx, 4));
+		ck_assert(!brain_version_frozen(f.b, mx, 3));
+		ck_assert(!brain_version_frozen(f.b, mx, 5));
+		ck_assert(brain_version_frozen(f.b, m, 0));
+		ck_assert(!brain_version_frozen(f.b, m, 4));
+		ck_assert(!brain_version_frozen(f.b, r.snapshot_id, 4));
+		ck_assert(!brain_version_frozen(f.b, 999, 0));
+	}
 	/* win-rate trigger: beats the main > 0.7 after the interval */
 	{
 		int8_t wins[20];
@@ -472,6 +491,10 @@ START_TEST(snapshot_and_reset_triggers)
 					5 * sqrt(0.1875 / n));
 		brain_player_info(f.b, 1, &p);
 		ck_assert_int_eq(p.status, BRAIN_RETIRED);
+		/* Retired, but what it froze stays frozen. */
+		ck_assert(brain_version_frozen(f.b, 0, p.version));
+		ck_assert_uint_eq(brain_snapshot_count(f.b),
+				  brain_count(f.b) - 1);
 		brain_player_info(f.b, brain_count(f.b) - 1, &p);
 		ck_assert_int_eq(p.status, BRAIN_ACTIVE);
 		for (int i = 0; i < 50; i++) {

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -566,6 +567,100 @@ START_TEST(sigkill_never_loses_an_acknowledged_record)
 }
 END_TEST
 
+struct batch_ctx {
+	const store_batch *b;
+	int runs;
+};
+
+static int batch_fn(store_txn *t, void *arg)
+{
+	struct batch_ctx *c = arg;
+
+	c->runs++;
+	return store_batch_apply(c->b, t);
+}
+
+/* A batch applies in order inside one transaction, repeatably (the map
+ * grows under it: store_update runs it again), deletes of absent keys are
+ * fine, blobs come out verified, and a bad append poisons the batch so
+ * the commit writes nothing. */
+START_TEST(write_batch_applies_in_order_and_is_sticky)
+{
+	store *s = open_rw(1 << 16); /* small map: the batch must grow it */
+	store_batch b = { 0 };
+	struct batch_ctx c = { &b, 0 };
+	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
+	static uint8_t big[4096];
+	store_txn *t;
+	uint8_t k[8];
+	const void *v;
+	size_t vl;
+	char err[128];
+
+	for (uint32_t i = 0; i < 64; i++) {
+		store_key_u32x2(k, 1, i);
+		memset(big, (int)i, sizeof big);
+		ck_assert_int_eq(store_batch_put(&b, STORE_DB_SCRATCH, k, 8, big,
+						 sizeof big), 0);
+	}
+	store_key_u32x2(k, 1, 3);
+	ck_assert_int_eq(store_batch_del(&b, STORE_DB_SCRATCH, k, 8), 0);
+	store_key_u32x2(k, 9, 9); /* absent: not an error */
+	ck_assert_int_eq(store_batch_del(&b, STORE_DB_SCRATCH, k, 8), 0);
+	store_key_u32x2(k, 1, 5); /* the later put wins */
+	ck_assert_int_eq(store_batch_put(&b, STORE_DB_SCRATCH, k, 8, "x", 1),
+			 0);
+	info.dims[0] = 3;
+	info.nbytes = 3;
+	store_key_u32x2(k, 2, 0);
+	ck_assert_int_eq(store_batch_blob(&b, STORE_DB_SCRATCH, k, 8, &info,
+					  "abc"), 0);
+	ck_assert_int_eq(store_batch_meta_u64(&b, "test.n", 42), 0);
+	ck_assert_uint_eq(b.count, 64 + 3 + 2);
+	ck_assert_int_eq(store_update(s, batch_fn, &c), 0);
+	ck_assert_int_gt(c.runs, 1); /* it grew the map and ran again */
+
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	store_key_u32x2(k, 1, 3);
+	ck_assert_int_eq(store_get(t, STORE_DB_SCRATCH, k, 8, &v, &vl),
+			 LG_ENOTFOUND);
+	store_key_u32x2(k, 1, 5);
+	ck_assert_int_eq(store_get(t, STORE_DB_SCRATCH, k, 8, &v, &vl), 0);
+	ck_assert_uint_eq(vl, 1);
+	store_key_u32x2(k, 1, 63);
+	ck_assert_int_eq(store_get(t, STORE_DB_SCRATCH, k, 8, &v, &vl), 0);
+	ck_assert_uint_eq(vl, sizeof big);
+	ck_assert_int_eq(((const uint8_t *)v)[100], 63);
+	store_key_u32x2(k, 2, 0);
+	ck_assert_int_eq(store_blob_get(t, STORE_DB_SCRATCH, k, 8, &info, &v,
+					err, sizeof err), 0);
+	ck_assert_int_eq(memcmp(v, "abc", 3), 0);
+	uint64_t n = 0;
+	ck_assert_int_eq(store_meta_get_u64(t, "test.n", &n), 0);
+	ck_assert_uint_eq(n, 42);
+	store_txn_abort(t);
+
+	/* Sticky: a bad key poisons the batch; nothing of it is written. */
+	store_batch_clear(&b);
+	store_key_u32x2(k, 3, 0);
+	ck_assert_int_eq(store_batch_put(&b, STORE_DB_SCRATCH, k, 8, "y", 1),
+			 0);
+	ck_assert_int_eq(store_batch_put(&b, STORE_DB_SCRATCH, k, 0, "y", 1),
+			 LG_EINVAL);
+	ck_assert_int_eq(store_batch_put(&b, STORE_DB_SCRATCH, k, 8, "y", 1),
+			 LG_EINVAL);
+	ck_assert_int_eq(store_update(s, batch_fn, &c), LG_EINVAL);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	ck_assert_int_eq(store_get(t, STORE_DB_SCRATCH, k, 8, &v, &vl),
+			 LG_ENOTFOUND);
+	store_txn_abort(t);
+	store_batch_clear(&b);
+	ck_assert_int_eq(b.err, 0);
+	store_batch_free(&b);
+	store_close(s);
+}
+END_TEST
+
 Suite *suite_storage(void)
 {
 	Suite *s = suite_create("storage");
@@ -582,6 +677,7 @@ Suite *suite_storage(void)
 	tcase_add_test(tc, rdonly_refuses_writes_and_strangers);
 	tcase_add_test(tc, schema_version_checked);
 	tcase_add_test(tc, blob_roundtrip_and_corruption);
+	tcase_add_test(tc, write_batch_applies_in_order_and_is_sticky);
 	tcase_add_test(tc, stale_reader_slots_cleared);
 	tcase_add_test(tc, reader_sees_consistent_snapshots_while_writer_grows_map);
 	tcase_add_test(tc, sigkill_never_loses_an_acknowledged_record);

@@ -1,0 +1,146 @@
+/*
+ * players/brain_internal.h: the brain's in-memory state and the functions
+ * its files share. Included by the players module only; everything outside
+ * goes through players.h. The files:
+ *
+ *   players.c      lifecycle (open, close, flush), agents and snapshots,
+ *                  jobs and their results, the snapshot and reset rules,
+ *                  inspection
+ *   matchmaking.c  opponent choice by role: PFSP, uniform, self-play,
+ *                  meta-Nash, verification (brain_choose)
+ *   records.c      every record the brain stores, encode and decode side
+ *                  by side (the log's decoder is public: brain_log_decode)
+ *   replay.c       the decision log replayed into a fresh brain
+ *   sim.c          the simulated league, on the public API only
+ */
+#ifndef LG_PLAYERS_BRAIN_INTERNAL_H
+#define LG_PLAYERS_BRAIN_INTERNAL_H
+
+#include "players/players.h"
+
+struct idlist {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+struct agent {
+	uint8_t role, status, dirty, rdirty; /* rdirty: rating to write */
+	uint32_t parent, prev, version, snapshots, resets;
+	uint32_t last_snapshot; /* learners: latest snapshot id or NONE */
+	uint64_t steps, last_snap_steps;
+	struct idlist snaps;    /* learners: own active snapshots, in order */
+	struct idlist frozen;   /* learners: versions any snapshot of theirs
+				   froze (retired ones too), ascending */
+};
+
+struct open_job {
+	struct brain_job j;
+	uint8_t done;    /* closed since the last flush ... */
+	uint8_t counted; /* ... with its result counted (else cancelled) */
+	uint8_t stored;  /* its record is in LMDB */
+};
+
+struct brain {
+	store *s;
+	int rdonly;
+	struct brain_opts o;
+	payoff *pf;
+	struct agent *ag;
+	uint32_t n, cap;
+	uint64_t nsnapshots;  /* historical agents */
+	lg_rng rng;
+	uint64_t next_job, seq;
+	struct idlist learners, mains, hist_all, hist_expl;
+	struct idlist dirty_agents, dirty_ratings;
+	uint64_t *dirty_pairs;
+	size_t ndirty_pairs, cap_dirty_pairs;
+	uint64_t *dead_jobs;  /* stored jobs closed since the last flush */
+	size_t ndead, cap_dead;
+	/* Per-call records (results, log, lineage) wait here for the flush:
+	 * the caller's batch (brain_opts.wb) or our own. */
+	store_batch own_wb;
+	store_batch *wb;
+	struct open_job *jobs;
+	size_t njobs, cap_jobs, ndone;
+	uint32_t pending;     /* calls since the last flush */
+	int cb_err;           /* first error inside a payoff callback */
+	double *scratch;
+	size_t cap_scratch;
+	uint32_t *cand;
+	size_t cap_cand;
+};
+
+/* Grow *p (elements of elem bytes, capacity *cap) to hold need. */
+int brain_reserve(void **p, size_t *cap, size_t need, size_t elem);
+int brain_idl_push(struct idlist *l, uint32_t v);
+
+/* Win rate from a payoff row, clamped so a weight can never be NaN. */
+static inline double brain_rate(const double *row, uint32_t q)
+{
+	double x = row[q];
+	return x >= 0 ? (x <= 1 ? x : 1) : (x != x ? 0.5 : 0);
+}
+
+/* matchmaking.c: fill j's opponent, kind, candidates and probability for
+ * learner L by its role's rules (draws from b->rng). LG_EINVAL for a
+ * role without rules, LG_ENOMEM. */
+int brain_choose(brain *b, uint32_t L, struct brain_job *j);
+
+/* ---- records.c ---------------------------------------------------------- */
+
+/* Fixed record sizes (little-endian fields; a format byte first where a
+ * record may grow). */
+#define BRAIN_REC_PLAYER 40
+#define BRAIN_REC_SNAPSHOT 24
+#define BRAIN_REC_JOB 48
+#define BRAIN_REC_RESULT_HDR 32
+#define BRAIN_REC_RNG 32
+#define BRAIN_REC_PAYOFF_OPTS 40
+#define BRAIN_REC_LOG_MAX 72
+
+/* players: be32 id -> the agent's stored fields. Decode refuses a bad
+ * format, role or status (LG_ECORRUPT). */
+void brain_rec_player_encode(const struct agent *a,
+			     uint8_t r[BRAIN_REC_PLAYER]);
+int brain_rec_player_decode(const void *r, size_t len, struct agent *a);
+/* snapshots: be32 id -> parent, prev, version, steps (lineage). */
+void brain_rec_snapshot_encode(const struct agent *s,
+			       uint8_t r[BRAIN_REC_SNAPSHOT]);
+int brain_rec_snapshot_decode(const void *r, size_t len, struct agent *s);
+/* jobs: be64 id -> the open job. */
+void brain_rec_job_encode(const struct brain_job *j,
+			  uint8_t r[BRAIN_REC_JOB]);
+int brain_rec_job_decode(const void *r, size_t len, struct brain_job *j);
+
+/* results: be64 job id -> the log seq, learner, opponent, the counts and
+ * every outcome (so replay can record it again). */
+struct brain_rec_result {
+	uint64_t seq;
+	uint32_t learner, opponent, n, wins, draws, losses;
+	const int8_t *outcomes; /* n, pointing into the record */
+};
+static inline size_t brain_rec_result_size(size_t n)
+{
+	return BRAIN_REC_RESULT_HDR + n;
+}
+void brain_rec_result_encode(const struct brain_rec_result *res,
+			     uint8_t *r);
+int brain_rec_result_decode(const void *r, size_t len,
+			    struct brain_rec_result *res);
+
+/* log: be64 seq -> the entry (its type's fields; brain_log_decode is the
+ * decoder). Returns the record's length (at most BRAIN_REC_LOG_MAX), 0
+ * for an unknown type. */
+size_t brain_rec_log_encode(const struct brain_log_entry *e,
+			    uint8_t r[BRAIN_REC_LOG_MAX]);
+
+/* meta "brain.rng" and "brain.payoff". */
+void brain_rec_rng_encode(const lg_rng *g, uint8_t r[BRAIN_REC_RNG]);
+int brain_rec_rng_decode(const void *r, size_t len, lg_rng *g);
+void brain_rec_payoff_opts_encode(const struct payoff_opts *p,
+				  uint8_t r[BRAIN_REC_PAYOFF_OPTS]);
+/* LG_ECORRUPT for a wrong length or options payoff_opts_check refuses. */
+int brain_rec_payoff_opts_decode(const void *r, size_t len,
+				 struct payoff_opts *p);
+
+#endif
