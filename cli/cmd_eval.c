@@ -14,7 +14,7 @@
 #include "cli/cli.h"
 #include "envs/env.h"
 #include "league/config.h"
-#include "league/daemon.h"
+#include "league/evalrec.h"
 #include "storage/storage.h"
 
 #include <errno.h>

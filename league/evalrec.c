@@ -1,7 +1,7 @@
 /*
- * league/evalrec.c: the exploitability-over-time records in STORE_DB_EVAL
- * (see daemon.h, "exploitability over time"). The daemon writes them as
- * the evaluator reports; `league eval DIR` reads them read-only.
+ * league/evalrec.c: the evaluation records in STORE_DB_EVAL (see
+ * evalrec.h). The daemon writes them as the evaluator and the baseline
+ * games report; `league eval DIR` reads them read-only.
  *
  * Record (little-endian, LEAGUE_EVAL_REC_BYTES): magic "NCV1", snapshot,
  * main player, main version, league snapshots, reserved (u32 each);
@@ -9,7 +9,7 @@
  * (f64). Records of other kinds in the same database (other magic) are
  * skipped by readers, so other evaluation tables can share it.
  */
-#include "league/daemon.h"
+#include "league/evalrec.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -21,8 +21,7 @@ enum { Q_REQUEUE, Q_FRESH, Q__COUNT };
 
 struct rec {
 	uint64_t id;
-	void *payload;
-	size_t len;
+	struct league_job job;
 	uint64_t session;
 	double deadline;
 	uint32_t gen;       /* bumped whenever a lease starts or ends */
@@ -213,8 +212,6 @@ void league_leases_free(league_leases *l)
 {
 	if (!l)
 		return;
-	for (uint32_t i = 0; i < l->nrecs; i++)
-		free(l->recs[i].payload);
 	free(l->recs);
 	free(l->index);
 	free(l->heap);
@@ -249,46 +246,32 @@ static void rec_release(league_leases *l, uint32_t r)
 	struct rec *x = &l->recs[r];
 
 	index_remove(l, index_find(l, x->id));
-	free(x->payload);
-	x->payload = NULL;
 	x->state = REC_FREE;
 	x->gen++;
 	x->next = l->free_head;
 	l->free_head = r;
 }
 
-int league_leases_enqueue(league_leases *l, uint64_t job_id,
-			  const void *payload, size_t len)
+int league_leases_enqueue(league_leases *l, const struct league_job *job)
 {
 	uint32_t r;
-	void *copy;
 	int rc;
 
-	if (len > LEAGUE_LEASE_MAX_PAYLOAD)
-		return LG_EINVAL;
-	if (league_leases_has(l, job_id))
+	if (league_leases_has(l, job->id))
 		return LG_EEXIST;
 	/* Keep the index at most half full. */
 	if ((size_t)(l->queued + l->active + 1) * 2 > l->index_cap &&
 	    (rc = index_grow(l)))
 		return rc;
-	copy = malloc(len ? len : 1);
-	if (!copy)
-		return LG_ENOMEM;
-	if (len)
-		memcpy(copy, payload, len);
-	if ((rc = rec_alloc(l, &r))) {
-		free(copy);
+	if ((rc = rec_alloc(l, &r)))
 		return rc;
-	}
 	struct rec *x = &l->recs[r];
-	x->id = job_id;
-	x->payload = copy;
-	x->len = len;
+	x->id = job->id;
+	x->job = *job;
 	x->session = 0;
 	x->deadline = 0;
 	x->state = REC_QUEUED;
-	l->index[index_find(l, job_id)] = r;
+	l->index[index_find(l, job->id)] = r;
 	fifo_push(l, Q_FRESH, r);
 	l->queued++;
 	return 0;
@@ -310,8 +293,7 @@ int league_leases_has(const league_leases *l, uint64_t job_id)
 }
 
 int league_leases_take(league_leases *l, uint64_t session, double now,
-		       double lease_s, uint64_t *job_id, const void **payload,
-		       size_t *len)
+		       const struct league_job **job)
 {
 	int q = l->q[Q_REQUEUE].head != NIL ? Q_REQUEUE : Q_FRESH;
 	uint32_t r = l->q[q].head;
@@ -320,7 +302,7 @@ int league_leases_take(league_leases *l, uint64_t session, double now,
 	if (r == NIL)
 		return LG_ENOTFOUND;
 	struct rec *x = &l->recs[r];
-	struct heap_ent e = { now + lease_s, r, x->gen + 1 };
+	struct heap_ent e = { now + x->job.lease_s, r, x->gen + 1 };
 	if ((rc = heap_push(l, e)))
 		return rc;
 	fifo_unlink(l, r);
@@ -330,9 +312,7 @@ int league_leases_take(league_leases *l, uint64_t session, double now,
 	x->deadline = e.deadline;
 	l->queued--;
 	l->active++;
-	*job_id = x->id;
-	*payload = x->payload;
-	*len = x->len;
+	*job = &x->job;
 	return 0;
 }
 
@@ -348,13 +328,16 @@ static struct rec *lookup(league_leases *l, uint64_t job_id, uint32_t *r)
 
 enum league_lease_status league_leases_complete(league_leases *l,
 						uint64_t session,
-						uint64_t job_id)
+						uint64_t job_id,
+						struct league_job *job)
 {
 	uint32_t r;
 	struct rec *x = lookup(l, job_id, &r);
 
 	if (!x || x->state != REC_LEASED || x->session != session)
 		return LEASE_STALE;
+	if (job)
+		*job = x->job;
 	l->active--;
 	rec_release(l, r);
 	return LEASE_OK;
@@ -427,13 +410,16 @@ size_t league_leases_drop_session(league_leases *l, uint64_t session)
 	return n + k;
 }
 
-int league_leases_cancel(league_leases *l, uint64_t job_id)
+int league_leases_cancel(league_leases *l, uint64_t job_id,
+			 struct league_job *job)
 {
 	uint32_t r;
 	struct rec *x = lookup(l, job_id, &r);
 
 	if (!x)
 		return LG_ENOTFOUND;
+	if (job)
+		*job = x->job;
 	if (x->state == REC_QUEUED) {
 		fifo_unlink(l, r);
 		l->queued--;

@@ -7,10 +7,11 @@
  *     LEASE_OK once; the daemon records the result and the job is gone;
  *   - the deadline passes, or the holder's session is lost: the job is
  *     re-queued ahead of every job never handed out, and the next request
- *     gets it (same job id, same payload);
+ *     gets it (the same job, same id);
  *   - anyone else reports it (an earlier holder whose lease expired, a
  *     reconnected worker, a duplicate): LEASE_STALE, and nothing counts.
- * The job payload is opaque bytes (the packed League__Job), copied in.
+ * A job is held by value (league/job.h: typed, packed for the wire only
+ * when it is handed out), so a record costs no allocation of its own.
  *
  * Costs: enqueue, take, complete are O(1) expected (an open-addressing
  * table by job id, linear probing with backward-shift deletion, so no
@@ -27,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "league/job.h"
+
 typedef struct league_leases league_leases;
 
 enum league_lease_status {
@@ -34,19 +37,15 @@ enum league_lease_status {
 	LEASE_STALE = 1,   /* not (or no longer) this session's job */
 };
 
-/* Payloads are capped so one bad caller cannot exhaust memory. */
-#define LEAGUE_LEASE_MAX_PAYLOAD (1u << 20)
-
 /* New empty table. LG_ENOMEM. */
 int league_leases_new(league_leases **out);
-/* Free the table and every payload; NULL is a no-op. */
+/* Free the table; NULL is a no-op. */
 void league_leases_free(league_leases *l);
 
-/* Queue a job for assignment (new from matchmaking, or re-issued after a
- * restart). Copies payload. LG_EEXIST if job_id is queued or leased,
- * LG_EINVAL for a payload over the cap, LG_ENOMEM. */
-int league_leases_enqueue(league_leases *l, uint64_t job_id,
-			  const void *payload, size_t len);
+/* Queue a job for assignment (new from a kind, or re-issued after a
+ * restart), copied in, under job->id. LG_EEXIST if that id is queued or
+ * leased, LG_EFULL, LG_ENOMEM. */
+int league_leases_enqueue(league_leases *l, const struct league_job *job);
 /* Jobs waiting for a collector. */
 size_t league_leases_queued(const league_leases *l);
 /* Jobs held by sessions. */
@@ -55,27 +54,28 @@ size_t league_leases_active(const league_leases *l);
 int league_leases_has(const league_leases *l, uint64_t job_id);
 
 /*
- * Lease the next job to session until now + lease_s: a re-queued job
- * first (oldest first), else the oldest fresh one. Returns 0 with *job_id
- * and a pointer to the payload (owned by the table, valid until the lease
- * ends), or LG_ENOTFOUND when nothing is queued.
+ * Lease the next job to session until now + the job's lease_s: a
+ * re-queued job first (oldest first), else the oldest fresh one. Returns
+ * 0 with *job pointing at it (owned by the table, valid until the next
+ * call that changes the table), or LG_ENOTFOUND when nothing is queued.
  */
 int league_leases_take(league_leases *l, uint64_t session, double now,
-		       double lease_s, uint64_t *job_id, const void **payload,
-		       size_t *len);
+		       const struct league_job **job);
 /* A result for job_id from session: LEASE_OK (the lease ends, the job is
- * forgotten) or LEASE_STALE (unknown job, queued job, or another
- * session's lease: nothing changes). */
+ * forgotten; *job, when not NULL, gets a copy) or LEASE_STALE (unknown
+ * job, queued job, or another session's lease: nothing changes). */
 enum league_lease_status league_leases_complete(league_leases *l,
 						uint64_t session,
-						uint64_t job_id);
+						uint64_t job_id,
+						struct league_job *job);
 /* Re-queue every lease whose deadline is at or before now; returns how
  * many. */
 size_t league_leases_expire(league_leases *l, double now);
 /* Re-queue every lease of a lost session; returns how many. */
 size_t league_leases_drop_session(league_leases *l, uint64_t session);
-/* Forget a queued or leased job (the daemon cancelled it): 0 or
- * LG_ENOTFOUND. */
-int league_leases_cancel(league_leases *l, uint64_t job_id);
+/* Forget a queued or leased job (the daemon cancelled it): 0 (with a
+ * copy in *job when not NULL) or LG_ENOTFOUND. */
+int league_leases_cancel(league_leases *l, uint64_t job_id,
+			 struct league_job *job);
 
 #endif

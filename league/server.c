@@ -31,6 +31,12 @@ struct league_session {
 	uint64_t msgs;
 	void *data;
 	league_session *prev, *next;
+	/* In-process sessions (conn NULL): what is sent, oldest first from
+	 * mem_off, and the close, which runs from the loop. */
+	lg_buf mem;
+	size_t mem_off;
+	struct event *mem_close;
+	char mem_why[64];
 };
 
 struct league_server {
@@ -124,9 +130,18 @@ static void maybe_drained(league_server *s)
 	done(s->drain_arg);
 }
 
-static void conn_closed(net_conn *c, const char *why, void *arg)
+static void session_free(league_session *ss)
 {
-	league_session *ss = arg;
+	if (ss->mem_close)
+		event_free(ss->mem_close);
+	lg_buf_free(&ss->mem);
+	free(ss);
+}
+
+/* The session is gone (its connection closed, or a memory session was
+ * closed): the league hears of it once. */
+static void session_gone(league_session *ss, const char *why)
+{
 	league_server *s = ss->srv;
 	int was_ready = ss->role != 0 && ss->state != SS_HELLO;
 
@@ -138,8 +153,20 @@ static void conn_closed(net_conn *c, const char *why, void *arg)
 		if (s->ops.on_close)
 			s->ops.on_close(s->ops.ctx, ss, why);
 	}
-	free(ss);
+	session_free(ss);
 	maybe_drained(s);
+}
+
+static void conn_closed(net_conn *c, const char *why, void *arg)
+{
+	session_gone(arg, why);
+}
+
+static void mem_closed(evutil_socket_t fd, short what, void *arg)
+{
+	league_session *ss = arg;
+
+	session_gone(ss, ss->mem_why);
 }
 
 static void send_hello_reply(league_session *ss, int status, const char *error)
@@ -326,7 +353,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			s->timeouts++;
 			ss->state = SS_CLOSING;
 			net_conn_close(ss->conn, "hello timeout", 0);
-		} else if (ss->state == SS_READY &&
+		} else if (ss->state == SS_READY && ss->conn &&
 			   now - ss->last_seen > 3 * s->o.heartbeat_s) {
 			LG_WARN("server: session %llu (%s): heartbeat timeout",
 				(unsigned long long)ss->id, ss->name);
@@ -371,7 +398,7 @@ static void http_status(struct evhttp_request *req, void *arg)
 			      ss->role);
 		json_str(&b, ss->name);
 		lg_buf_printf(&b, ", \"peer\": ");
-		json_str(&b, net_conn_peer(ss->conn));
+		json_str(&b, league_session_peer(ss));
 		lg_buf_printf(&b, ", \"messages\": %llu, \"idle_s\": %.3f}",
 			      (unsigned long long)ss->msgs,
 			      lg_now_s() - ss->last_seen);
@@ -552,8 +579,9 @@ void league_server_free(league_server *s)
 	while (s->head) {
 		league_session *ss = s->head;
 		session_unlink(ss);
-		net_conn_free(ss->conn);
-		free(ss);
+		if (ss->conn)
+			net_conn_free(ss->conn);
+		session_free(ss);
 	}
 	if (s->http)
 		evhttp_free(s->http);
@@ -599,27 +627,102 @@ void league_server_shutdown(league_server *s, const char *reason,
 	m.shutdown = &sd;
 	for (league_session *ss = s->head; ss; ss = ss->next) {
 		if (ss->state == SS_READY)
-			net_conn_send(ss->conn, &m);
+			league_session_send(ss, &m);
 		ss->state = ss->state == SS_READY ? SS_READY : SS_CLOSING;
-		net_conn_close(ss->conn, s->drain_reason, 1);
+		if (ss->conn)
+			net_conn_close(ss->conn, s->drain_reason, 1);
+		else
+			league_session_close(ss, s->drain_reason);
 	}
 	/* The tick notices when the last session is gone. */
 }
 
 int league_session_send(league_session *ss, const net_msg *m)
 {
+	if (!ss->conn)
+		return net_frame_encode(m, &ss->mem);
 	return net_conn_send(ss->conn, m);
 }
 
 int league_session_send_frame(league_session *ss, const void *frame,
 			      size_t len)
 {
+	if (!ss->conn)
+		return lg_buf_append(&ss->mem, frame, len);
 	return net_conn_send_frame(ss->conn, frame, len);
 }
 
 void league_session_close(league_session *ss, const char *why)
 {
-	net_conn_close(ss->conn, why, 0);
+	if (ss->conn) {
+		net_conn_close(ss->conn, why, 0);
+		return;
+	}
+	if (ss->state == SS_CLOSING)
+		return;
+	ss->state = SS_CLOSING;
+	snprintf(ss->mem_why, sizeof ss->mem_why, "%s", why);
+	event_active(ss->mem_close, EV_TIMEOUT, 0);
+}
+
+/* ---- in-process sessions --------------------------------------------- */
+
+league_session *league_server_attach(league_server *s, int role,
+				     const char *name)
+{
+	league_session *ss = calloc(1, sizeof *ss);
+
+	if (!ss)
+		return NULL;
+	if (!(ss->mem_close = event_new(s->base, -1, 0, mem_closed, ss))) {
+		free(ss);
+		return NULL;
+	}
+	ss->srv = s;
+	ss->id = ++s->next_id;
+	ss->state = SS_READY;
+	ss->role = role;
+	sanitize(ss->name, sizeof ss->name, name);
+	ss->connected_at = ss->last_seen = lg_now_s();
+	ss->next = s->head;
+	if (s->head)
+		s->head->prev = ss;
+	s->head = ss;
+	s->nsessions++;
+	s->nready++;
+	return ss;
+}
+
+void league_session_feed(league_session *ss, net_msg *m)
+{
+	league_server *s = ss->srv;
+
+	ss->last_seen = lg_now_s();
+	ss->msgs++;
+	if (ss->state != SS_READY || !s->ops.on_msg)
+		net_msg_free(m);
+	else
+		s->ops.on_msg(s->ops.ctx, ss, m);
+}
+
+int league_session_take(league_session *ss, net_msg **m)
+{
+	size_t used;
+	char err[160];
+	int rc;
+
+	*m = NULL;
+	if (ss->conn || ss->mem_off == ss->mem.len)
+		return LG_ENOTFOUND;
+	rc = net_frame_decode(ss->mem.data + ss->mem_off,
+			      ss->mem.len - ss->mem_off, SIZE_MAX, m, &used,
+			      err, sizeof err);
+	if (rc)
+		return rc == 1 ? LG_EPROTO : rc;
+	ss->mem_off += used;
+	if (ss->mem_off == ss->mem.len)
+		ss->mem_off = ss->mem.len = 0;
+	return 0;
 }
 
 uint64_t league_session_id(const league_session *ss)
@@ -639,7 +742,7 @@ const char *league_session_name(const league_session *ss)
 
 const char *league_session_peer(const league_session *ss)
 {
-	return net_conn_peer(ss->conn);
+	return ss->conn ? net_conn_peer(ss->conn) : "memory";
 }
 
 void league_session_set_data(league_session *ss, void *data)

@@ -105,4 +105,20 @@ const char *league_session_peer(const league_session *ss);
 void league_session_set_data(league_session *ss, void *data);
 void *league_session_data(const league_session *ss);
 
+/* ---- in-process sessions (tests) ----------------------------------------
+ * A session with no socket, already authenticated: the league handles it
+ * like any other, what is sent to it is kept in memory, and closing it
+ * (league_session_close, a drain) ends it from the loop with on_close.
+ * Tests drive the daemon's handlers through it without processes or
+ * timing. Heartbeats do not apply. */
+
+/* A ready session of role (League__Role) named name; NULL: no memory. */
+league_session *league_server_attach(league_server *s, int role,
+				     const char *name);
+/* Hand the league m (consumed) as if the session had sent it. */
+void league_session_feed(league_session *ss, net_msg *m);
+/* The oldest message sent to in-process session ss: 0 with *m (free with
+ * net_msg_free), LG_ENOTFOUND when none waits. */
+int league_session_take(league_session *ss, net_msg **m);
+
 #endif

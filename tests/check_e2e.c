@@ -23,9 +23,11 @@
 #include <unistd.h>
 
 #include "league/daemon.h"
+#include "league/evalrec.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "storage/storage.h"
+#include "tests/proto.h"
 #include "tests/testutil.h"
 
 static const char *tiny_cfg =
@@ -45,160 +47,25 @@ static void write_cfg(const char *dir, const char *text, char *path,
 	tu_write_file(path, text);
 }
 
-static net_client *client(struct tu_daemon *d, int role, const char *name,
-			  const char *token, int *rc_out)
+/* A learner of player over a socket (tests/proto.h). */
+static void learner_for(struct tp_peer *p, struct tu_daemon *d,
+			uint32_t player)
 {
-	struct net_client_opts o = {
-		.host = "127.0.0.1", .port = d->port, .token = token,
-		.role = role, .name = name, .give_up_s = 10,
-	};
-	net_client *c = NULL;
-	char err[256];
-	int rc = net_client_connect(&c, &o, err, sizeof err);
-
-	if (rc_out)
-		*rc_out = rc;
-	else
-		ck_assert_msg(rc == 0, "%s", err);
-	return c;
+	tp_connect(p, d->port, LEAGUE__ROLE__ROLE_LEARNER, "fake-learner",
+		   NULL);
+	ck_assert_int_eq(tp_fake_learner(p, player), LEAGUE__STATUS__STATUS_OK);
 }
 
-static net_msg *call(net_client *c, net_msg *req)
-{
-	net_msg *r = NULL;
-	char err[256];
-	int rc = net_client_call(c, req, &r, 10, err, sizeof err);
-
-	ck_assert_msg(rc == 0, "%s: %s", net_msg_name(req), err);
-	return r;
-}
-
-/* A learner that registers and (when the player has none) stores a
- * parameter blob; the daemon keeps blobs without reading them. */
-static net_client *fake_learner(struct tu_daemon *d, uint32_t player)
-{
-	net_client *c = client(d, LEAGUE__ROLE__ROLE_LEARNER, "fake-learner",
-			       NULL, NULL);
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__Register rg = LEAGUE__REGISTER__INIT;
-	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
-
-	rg.player = player;
-	rg.trajectory_endpoint = (char *)"127.0.0.1:9";
-	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
-	req.register_ = &rg;
-	r = call(c, &req);
-	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
-	int fresh = r->register_reply->params.len == 0;
-	net_msg_free(r);
-	if (fresh) {
-		pp.player = player;
-		pp.blob.data = (uint8_t *)"params";
-		pp.blob.len = 6;
-		req = (net_msg)LEAGUE__ENVELOPE__INIT;
-		req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
-		req.params_put = &pp;
-		r = call(c, &req);
-		ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_ACK);
-		ck_assert_int_eq(r->ack->status, LEAGUE__STATUS__STATUS_OK);
-		net_msg_free(r);
-	}
-	return c;
-}
-
-static void register_collector(net_client *c)
-{
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__Register rg = LEAGUE__REGISTER__INIT;
-
-	rg.envs = 4;
-	rg.max_jobs = 4;
-	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
-	req.register_ = &rg;
-	r = call(c, &req);
-	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
-	net_msg_free(r);
-}
-
-/* The learning seat's learner endpoint of the last job taken. */
-static char last_endpoint[160];
+/* The last job taken, for its seats and endpoint. */
+static struct tp_job last;
 
 /* One job (waiting for one to be offered); returns its id and episode
  * count. */
-static uint64_t take_job(net_client *c, uint32_t *episodes)
+static uint64_t take_job(struct tp_peer *p, uint32_t *episodes)
 {
-	double t0 = lg_now_s();
-
-	for (;;) {
-		net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-		League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
-		jq.max_jobs = 1;
-		req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
-		req.job_request = &jq;
-		r = call(c, &req);
-		ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_JOBS);
-		if (r->jobs->n_jobs) {
-			uint64_t id = r->jobs->jobs[0]->job_id;
-			*episodes = r->jobs->jobs[0]->episodes;
-			ck_assert_uint_eq(r->jobs->jobs[0]->n_seats, 2);
-			last_endpoint[0] = 0;
-			for (int k = 0; k < 2; k++) {
-				League__Seat *st = r->jobs->jobs[0]->seats[k];
-				if (st->learning)
-					snprintf(last_endpoint,
-						 sizeof last_endpoint, "%s",
-						 st->learner_endpoint);
-			}
-			net_msg_free(r);
-			return id;
-		}
-		net_msg_free(r);
-		ck_assert_msg(lg_now_s() - t0 < 10, "no job offered");
-		lg_sleep_s(0.01);
-	}
-}
-
-/* The result message of a job: episodes with returns +-1 / 0. */
-struct result {
-	League__JobResult jr;
-	League__Episode ep[256], *eps[256];
-	double ret[256][2];
-	net_msg m;
-};
-
-static void make_result(struct result *res, uint64_t id, uint32_t n,
-			lg_rng *rng)
-{
-	ck_assert_uint_le(n, 256);
-	res->jr = (League__JobResult)LEAGUE__JOB_RESULT__INIT;
-	for (uint32_t i = 0; i < n; i++) {
-		league__episode__init(&res->ep[i]);
-		double v = (double)lg_rng_below(rng, 3) - 1;
-		res->ret[i][0] = v;
-		res->ret[i][1] = -v;
-		res->ep[i].n_returns = 2;
-		res->ep[i].returns = res->ret[i];
-		res->ep[i].steps = 1;
-		res->eps[i] = &res->ep[i];
-	}
-	res->jr.job_id = id;
-	res->jr.n_episodes = n;
-	res->jr.episodes = res->eps;
-	res->m = (net_msg)LEAGUE__ENVELOPE__INIT;
-	res->m.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
-	res->m.job_result = &res->jr;
-}
-
-/* Send a result and wait for its Ack; returns the status. */
-static int send_result(net_client *c, struct result *res)
-{
-	net_msg *r = call(c, &res->m);
-	int st;
-
-	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_ACK);
-	st = r->ack->status;
-	net_msg_free(r);
-	return st;
+	tp_wait_job(p, &last);
+	*episodes = last.episodes;
+	return last.id;
 }
 
 /* Sum of decayed games over unordered pairs (decay 1: exact counts). */
@@ -231,10 +98,10 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 {
 	char dir[128], cfg[256];
 	struct tu_daemon d;
-	net_client *learners[16], *col;
+	struct tp_peer learners[16], col;
 	lg_rng rng;
 	uint64_t acked = 0, last_id = 0;
-	struct result res;
+	struct tp_result res;
 	uint32_t n;
 
 	tu_mkdtemp(dir, sizeof dir);
@@ -244,14 +111,14 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 2);
 	for (int i = 0; i < d.nlearners; i++)
-		learners[i] = fake_learner(&d, d.learners[i]);
-	col = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "fake-collector", NULL,
-		     NULL);
-	register_collector(col);
+		learner_for(&learners[i], &d, d.learners[i]);
+	tp_connect(&col, d.port, LEAGUE__ROLE__ROLE_COLLECTOR,
+		   "fake-collector", NULL);
+	tp_register_collector(&col, 4, 4);
 	for (int k = 0; k < 30; k++) {
-		uint64_t id = take_job(col, &n);
-		make_result(&res, id, n, &rng);
-		ck_assert_int_eq(send_result(col, &res),
+		uint64_t id = take_job(&col, &n);
+		tp_make_result(&res, id, n, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 		acked += n;
 		last_id = id;
@@ -260,51 +127,66 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	 * the restart); another one's result reaches the daemon, which
 	 * commits it, but the daemon is killed before the worker reads the
 	 * Ack, so the worker sends it again after the restart. */
-	uint64_t held = take_job(col, &n);
-	uint64_t racing = take_job(col, &n);
-	make_result(&res, racing, n, &rng);
-	ck_assert_int_eq(net_client_send(col, &res.m), 0);
-	lg_sleep_s(0.3); /* committed by now */
+	uint64_t held = take_job(&col, &n);
+	uint64_t racing = take_job(&col, &n);
+	tp_make_result(&res, racing, n, &rng, 0);
+	ck_assert_int_eq(net_client_send(col.c, &res.m), 0);
+	/* Kill only once the daemon has committed it: its status counts a
+	 * result in the turn that commits it, and serves HTTP after. */
+	{
+		char st[8192], want[64];
+		double t0 = lg_now_s();
+		snprintf(want, sizeof want, "\"jobs_done\": 31,");
+		for (;;) {
+			ck_assert_int_eq(net_http_get(d.http_port, "/status",
+						      5, st, sizeof st), 0);
+			if (strstr(st, want))
+				break;
+			ck_assert_msg(lg_now_s() - t0 < 10, "never committed: "
+				      "%s", st);
+			lg_sleep_s(0.005);
+		}
+	}
 	ck_assert_int_eq(tu_serve_stop(&d, SIGKILL), 128 + SIGKILL);
 
 	tu_serve(&d, cfg, dir, 1, NULL);
 	for (int i = 0; i < d.nlearners; i++) {
-		net_client_close(learners[i]);
-		learners[i] = fake_learner(&d, d.learners[i]);
+		tp_close(&learners[i]);
+		learner_for(&learners[i], &d, d.learners[i]);
 	}
-	net_client_close(col);
-	col = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "fake-collector", NULL,
-		     NULL);
-	register_collector(col);
+	tp_close(&col);
+	tp_connect(&col, d.port, LEAGUE__ROLE__ROLE_COLLECTOR,
+		   "fake-collector", NULL);
+	tp_register_collector(&col, 4, 4);
 	/* The unacknowledged result again: the daemon had committed it, so
 	 * it is acknowledged now, and counts once. */
-	ck_assert_int_eq(send_result(col, &res), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_int_eq(tp_send_result(&col, &res), LEAGUE__STATUS__STATUS_OK);
 	acked += n;
 	/* The job held at the kill comes out again, with its id. */
 	int reissued = 0;
 	for (int k = 0; k < 20; k++) {
-		uint64_t id = take_job(col, &n);
+		uint64_t id = take_job(&col, &n);
 		/* Re-issued before its learner re-registered, it still
 		 * names where that learner listens now. */
 		if (id == held)
-			ck_assert_str_eq(last_endpoint, "127.0.0.1:9");
+			ck_assert_str_eq(last.endpoint, "127.0.0.1:9");
 		reissued |= id == held;
-		make_result(&res, id, n, &rng);
-		ck_assert_int_eq(send_result(col, &res),
+		tp_make_result(&res, id, n, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 		acked += n;
 		/* A repeat of an acknowledged result counts once. */
 		if (k == 0) {
-			ck_assert_int_eq(send_result(col, &res),
+			ck_assert_int_eq(tp_send_result(&col, &res),
 					 LEAGUE__STATUS__STATUS_OK);
 		}
 	}
 	ck_assert_msg(reissued, "job %llu (in flight at the kill) was not "
 		      "re-issued", (unsigned long long)held);
 	ck_assert_uint_gt(last_id, 0);
-	net_client_close(col);
+	tp_close(&col);
 	for (int i = 0; i < d.nlearners; i++)
-		net_client_close(learners[i]);
+		tp_close(&learners[i]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	double games = games_on_disk(dir);
 	printf("e2e: %llu results acknowledged, %.0f payoff games on disk\n",
@@ -320,7 +202,7 @@ START_TEST(dead_collector_job_goes_to_the_next)
 {
 	char dir[128], cfg[256];
 	struct tu_daemon d;
-	net_client *learners[16], *a, *b;
+	struct tp_peer learners[16], a, b;
 	uint32_t n;
 
 	tu_mkdtemp(dir, sizeof dir);
@@ -328,28 +210,28 @@ START_TEST(dead_collector_job_goes_to_the_next)
 	strcat(dir, "/league");
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
-		learners[i] = fake_learner(&d, d.learners[i]);
-	a = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "a", NULL, NULL);
-	register_collector(a);
-	uint64_t id = take_job(a, &n);
-	net_client_close(a); /* dies holding the job */
-	b = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "b", NULL, NULL);
-	register_collector(b);
+		learner_for(&learners[i], &d, d.learners[i]);
+	tp_connect(&a, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "a", NULL);
+	tp_register_collector(&a, 4, 4);
+	uint64_t id = take_job(&a, &n);
+	tp_close(&a); /* dies holding the job */
+	tp_connect(&b, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "b", NULL);
+	tp_register_collector(&b, 4, 4);
 	double t0 = lg_now_s();
 	uint64_t got;
 	/* The daemon sees the close on its next loop turn. */
-	while ((got = take_job(b, &n)) != id) {
+	while ((got = take_job(&b, &n)) != id) {
 		ck_assert_msg(lg_now_s() - t0 < 5, "job %llu never re-queued",
 			      (unsigned long long)id);
 		lg_rng rng;
-		struct result res;
+		struct tp_result res;
 		lg_rng_seed(&rng, got);
-		make_result(&res, got, n, &rng);
-		send_result(b, &res);
+		tp_make_result(&res, got, n, &rng, 0);
+		tp_send_result(&b, &res);
 	}
-	net_client_close(b);
+	tp_close(&b);
 	for (int i = 0; i < d.nlearners; i++)
-		net_client_close(learners[i]);
+		tp_close(&learners[i]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
@@ -360,7 +242,8 @@ START_TEST(bad_clients_are_cut_off_others_served)
 {
 	char dir[128], cfg[256];
 	struct tu_daemon d;
-	net_client *learners[16], *col, *bad;
+	struct tp_peer learners[16], col;
+	net_client *bad;
 	uint32_t n;
 	int fd, rc;
 
@@ -369,37 +252,26 @@ START_TEST(bad_clients_are_cut_off_others_served)
 	strcat(dir, "/league");
 	tu_serve(&d, cfg, dir, 0, "s3cret");
 	/* A wrong token is refused. */
-	bad = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "bad", "nope", &rc);
+	{
+		struct net_client_opts o = {
+			.host = "127.0.0.1", .port = d.port, .token = "nope",
+			.role = LEAGUE__ROLE__ROLE_COLLECTOR, .name = "bad",
+			.give_up_s = 10,
+		};
+		char err[256];
+		bad = NULL;
+		rc = net_client_connect(&bad, &o, err, sizeof err);
+	}
 	ck_assert_int_eq(rc, LG_EAUTH);
 	ck_assert_ptr_null(bad);
 	for (int i = 0; i < d.nlearners; i++) {
-		struct net_client_opts o = {
-			.host = "127.0.0.1", .port = d.port,
-			.token = "s3cret", .role = LEAGUE__ROLE__ROLE_LEARNER,
-			.name = "l", .give_up_s = 5,
-		};
-		char err[256];
-		net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-		League__Register rg = LEAGUE__REGISTER__INIT;
-		League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
-		ck_assert(net_client_connect(&learners[i], &o, err,
-					     sizeof err) == 0);
-		rg.player = d.learners[i];
-		rg.trajectory_endpoint = (char *)"127.0.0.1:9";
-		req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
-		req.register_ = &rg;
-		net_msg_free(call(learners[i], &req));
-		pp.player = d.learners[i];
-		pp.blob.data = (uint8_t *)"p";
-		pp.blob.len = 1;
-		req = (net_msg)LEAGUE__ENVELOPE__INIT;
-		req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
-		req.params_put = &pp;
-		r = call(learners[i], &req);
-		net_msg_free(r);
+		tp_connect(&learners[i], d.port, LEAGUE__ROLE__ROLE_LEARNER,
+			   "l", "s3cret");
+		ck_assert_int_eq(tp_fake_learner(&learners[i], d.learners[i]),
+				 LEAGUE__STATUS__STATUS_OK);
 	}
-	col = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "good", "s3cret", NULL);
-	register_collector(col);
+	tp_connect(&col, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "good", "s3cret");
+	tp_register_collector(&col, 4, 4);
 	/* Garbage, then an oversized frame header, on raw sockets. */
 	for (int k = 0; k < 2; k++) {
 		static const uint8_t junk[] = "GET / HTTP/1.0\r\n\r\n";
@@ -417,17 +289,17 @@ START_TEST(bad_clients_are_cut_off_others_served)
 		ck_assert_int_eq(got, 0); /* closed by the daemon */
 		close(fd);
 		/* ... while the good collector is served. */
-		uint64_t id = take_job(col, &n);
+		uint64_t id = take_job(&col, &n);
 		lg_rng rng;
-		struct result res;
+		struct tp_result res;
 		lg_rng_seed(&rng, id);
-		make_result(&res, id, n, &rng);
-		ck_assert_int_eq(send_result(col, &res),
+		tp_make_result(&res, id, n, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 	}
-	net_client_close(col);
+	tp_close(&col);
 	for (int i = 0; i < d.nlearners; i++)
-		net_client_close(learners[i]);
+		tp_close(&learners[i]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
@@ -501,56 +373,6 @@ START_TEST(league_run_small_rps)
 }
 END_TEST
 
-/* What a test collector needs to know of an offered job. */
-struct job_info {
-	uint64_t id;
-	uint32_t episodes;
-	int evaluation;
-	char baseline[32];     /* the baseline seat's, "" if none */
-	int base_seat;         /* -1: no baseline seat */
-	uint32_t player[2], version[2];
-	int learning[2];
-	int greedy[2];
-};
-
-static int take_job_info(net_client *c, struct job_info *ji)
-{
-	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
-	League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
-	int got = 0;
-
-	jq.max_jobs = 1;
-	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
-	req.job_request = &jq;
-	r = call(c, &req);
-	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_JOBS);
-	if (r->jobs->n_jobs) {
-		League__Job *j = r->jobs->jobs[0];
-		memset(ji, 0, sizeof *ji);
-		ji->id = j->job_id;
-		ji->episodes = j->episodes;
-		ji->evaluation = j->evaluation;
-		ji->base_seat = -1;
-		ck_assert_uint_eq(j->n_seats, 2);
-		for (int k = 0; k < 2; k++) {
-			League__Seat *st = j->seats[k];
-			ji->player[k] = st->player;
-			ji->version[k] = st->params_version;
-			ji->learning[k] = st->learning;
-			ji->greedy[k] = st->greedy;
-			if (st->baseline && st->baseline[0]) {
-				ck_assert_int_eq(ji->base_seat, -1);
-				ji->base_seat = k;
-				snprintf(ji->baseline, sizeof ji->baseline,
-					 "%s", st->baseline);
-			}
-		}
-		got = 1;
-	}
-	net_msg_free(r);
-	return got;
-}
-
 START_TEST(eval_jobs_take_their_share_and_their_own_table)
 {
 	const char *text =
@@ -565,13 +387,13 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 		"budget: {seconds: 600}\n";
 	char dir[128], cfg[256];
 	struct tu_daemon d;
-	net_client *ln, *c, *other;
+	struct tp_peer ln, c, other;
 	uint64_t train_eps = 0, eval_eps = 0, eval_jobs = 0;
 	uint64_t at_last_eval = 0;
 	/* [baseline: 0 random, 1 minimax][seat][win, draw, loss] sent */
 	uint64_t sent[2][2][3] = { { { 0 } } };
-	struct result res;
-	struct job_info ji;
+	struct tp_result res;
+	struct tp_job ji;
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 11);
@@ -581,26 +403,26 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 1);
 	uint32_t main_id = d.learners[0];
-	ln = fake_learner(&d, main_id);
-	c = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL, NULL);
-	register_collector(c);
-	other = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL, NULL);
-	register_collector(other);
+	learner_for(&ln, &d, main_id);
+	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(&c, 4, 4);
+	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
+	tp_register_collector(&other, 4, 4);
 	/* 300 games x 2 seats x 2 baselines = 8 jobs (256 + 44 each). */
 	while (eval_jobs < 8) {
 		ck_assert_msg(train_eps < 10000, "no evaluation jobs after %llu "
 			      "training episodes (%llu evaluation jobs)",
 			      (unsigned long long)train_eps,
 			      (unsigned long long)eval_jobs);
-		if (!take_job_info(c, &ji)) {
+		if (!tp_take_job(&c, &ji)) {
 			lg_sleep_s(0.01);
 			continue;
 		}
-		make_result(&res, ji.id, ji.episodes, &rng);
+		tp_make_result(&res, ji.id, ji.episodes, &rng, 0);
 		if (!ji.evaluation) {
 			ck_assert_int_eq(ji.base_seat, -1);
 			train_eps += ji.episodes;
-			ck_assert_int_eq(send_result(c, &res),
+			ck_assert_int_eq(tp_send_result(&c, &res),
 					 LEAGUE__STATUS__STATUS_OK);
 			continue;
 		}
@@ -622,11 +444,11 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 			sent[b][ms][k]++;
 		}
 		/* Someone else's report of it is stale and counts nothing. */
-		ck_assert_int_eq(send_result(other, &res),
+		ck_assert_int_eq(tp_send_result(&other, &res),
 				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(send_result(c, &res),
+		ck_assert_int_eq(tp_send_result(&c, &res),
 				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(send_result(c, &res),
+		ck_assert_int_eq(tp_send_result(&c, &res),
 				 LEAGUE__STATUS__STATUS_STALE);
 		eval_eps += ji.episodes;
 		eval_jobs++;
@@ -641,17 +463,17 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 		      (unsigned long long)eval_eps);
 	/* No new version: no new evaluation. */
 	for (int i = 0; i < 200; i++) {
-		if (!take_job_info(c, &ji))
+		if (!tp_take_job(&c, &ji))
 			continue;
 		ck_assert(!ji.evaluation);
-		make_result(&res, ji.id, ji.episodes, &rng);
-		ck_assert_int_eq(send_result(c, &res),
+		tp_make_result(&res, ji.id, ji.episodes, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&c, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 		train_eps += ji.episodes;
 	}
-	net_client_close(c);
-	net_client_close(other);
-	net_client_close(ln);
+	tp_close(&c);
+	tp_close(&other);
+	tp_close(&ln);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 
 	/* Their own table, exactly what was sent; the payoff matrix holds
@@ -707,14 +529,14 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	static char body[1 << 16];
 	char dir[128], cfg[256], want[256];
 	struct tu_daemon d;
-	net_client *ln[2], *c, *other;
+	struct tp_peer ln[2], c, other;
 	/* Per main player [its seat][baseline]: each takes both in turn. */
 	uint64_t turns[2][2][2] = { { { 0 } } };
 	uint64_t train_eps = 0, base_eps = 0;
 	/* [baseline: 0 minimax, 1 random][main's seat][win, draw, loss] */
 	uint64_t sent[2][2][3] = { { { 0 } } };
-	struct result res;
-	struct job_info ji;
+	struct tp_result res;
+	struct tp_job ji;
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 12);
@@ -724,22 +546,22 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_uint_gt(d.http_port, 0);
 	ck_assert_int_eq(d.nlearners, 2);
-	ln[0] = fake_learner(&d, d.learners[0]);
-	ln[1] = fake_learner(&d, d.learners[1]);
-	c = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL, NULL);
-	register_collector(c);
-	other = client(&d, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL, NULL);
-	register_collector(other);
+	learner_for(&ln[0], &d, d.learners[0]);
+	learner_for(&ln[1], &d, d.learners[1]);
+	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(&c, 4, 4);
+	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
+	tp_register_collector(&other, 4, 4);
 	while (train_eps < 2000) {
-		if (!take_job_info(c, &ji)) {
+		if (!tp_take_job(&c, &ji)) {
 			lg_sleep_s(0.01);
 			continue;
 		}
-		make_result(&res, ji.id, ji.episodes, &rng);
+		tp_make_result(&res, ji.id, ji.episodes, &rng, 0);
 		ck_assert(!ji.evaluation);
 		if (ji.base_seat < 0) {
 			train_eps += ji.episodes;
-			ck_assert_int_eq(send_result(c, &res),
+			ck_assert_int_eq(tp_send_result(&c, &res),
 					 LEAGUE__STATUS__STATUS_OK);
 			continue;
 		}
@@ -761,11 +583,11 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 			res.ret[i][!ms] = k - 1.0;
 			sent[b][ms][k]++;
 		}
-		ck_assert_int_eq(send_result(other, &res),
+		ck_assert_int_eq(tp_send_result(&other, &res),
 				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(send_result(c, &res),
+		ck_assert_int_eq(tp_send_result(&c, &res),
 				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(send_result(c, &res),
+		ck_assert_int_eq(tp_send_result(&c, &res),
 				 LEAGUE__STATUS__STATUS_STALE);
 		base_eps += ji.episodes;
 	}
@@ -810,10 +632,10 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 			 (unsigned long long)x[1][2]);
 		ck_assert_msg(strstr(body, want), "no %s in\n%s", want, body);
 	}
-	net_client_close(c);
-	net_client_close(other);
-	net_client_close(ln[0]);
-	net_client_close(ln[1]);
+	tp_close(&c);
+	tp_close(&other);
+	tp_close(&ln[0]);
+	tp_close(&ln[1]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	/* The payoff matrix holds the training games only. */
 	ck_assert_double_eq_tol(games_on_disk(dir), (double)train_eps, 1e-9);

@@ -15,63 +15,74 @@ static league_leases *mk(void)
 	return l;
 }
 
-static void put(league_leases *l, uint64_t id)
+/* A job whose fields say which id it is, leased for lease seconds. */
+static struct league_job job_of(uint64_t id, double lease)
 {
-	char p[32];
-	int n = snprintf(p, sizeof(p), "job-%llu", (unsigned long long)id);
+	struct league_job j = { .id = id, .lease_s = lease };
 
-	ck_assert_int_eq(league_leases_enqueue(l, id, p, (size_t)n), 0);
+	j.tag = (uint32_t)(id * 7 + 1);
+	j.episodes = (uint32_t)id + 3;
+	j.seat[1].player = (uint32_t)id ^ 0x55;
+	return j;
 }
 
+/* Field by field: padding bytes need not survive a struct copy. */
+static int job_eq(const struct league_job *a, const struct league_job *b)
+{
+	return a->id == b->id && a->lease_s == b->lease_s &&
+	       a->tag == b->tag && a->episodes == b->episodes &&
+	       a->seat[1].player == b->seat[1].player;
+}
+
+static void put(league_leases *l, uint64_t id, double lease)
+{
+	struct league_job j = job_of(id, lease);
+
+	ck_assert_int_eq(league_leases_enqueue(l, &j), 0);
+}
+
+/* Take the next job; it must come back whole, with the lease it was
+ * queued with. */
 static uint64_t take(league_leases *l, uint64_t session, double now,
 		     double lease)
 {
-	uint64_t id = 0;
-	const void *p;
-	size_t len;
-	char want[32];
+	const struct league_job *j = NULL;
 
-	ck_assert_int_eq(league_leases_take(l, session, now, lease, &id, &p,
-					    &len), 0);
-	int n = snprintf(want, sizeof(want), "job-%llu",
-			 (unsigned long long)id);
-	ck_assert_uint_eq(len, (size_t)n);
-	ck_assert(!memcmp(p, want, len));
-	return id;
+	ck_assert_int_eq(league_leases_take(l, session, now, &j), 0);
+	struct league_job want = job_of(j->id, lease);
+	ck_assert(job_eq(j, &want));
+	return j->id;
 }
 
 START_TEST(fifo_and_complete_once)
 {
 	league_leases *l = mk();
-	uint64_t id;
-	const void *p;
-	size_t len;
+	const struct league_job *j;
+	struct league_job got, dup = job_of(3, 10);
 
 	for (uint64_t i = 1; i <= 5; i++)
-		put(l, i);
+		put(l, i, 10);
 	ck_assert_uint_eq(league_leases_queued(l), 5);
 	for (uint64_t i = 1; i <= 5; i++)
 		ck_assert_uint_eq(take(l, 7, 0, 10), i);
-	ck_assert_int_eq(league_leases_take(l, 7, 0, 10, &id, &p, &len),
-			 LG_ENOTFOUND);
+	ck_assert_int_eq(league_leases_take(l, 7, 0, &j), LG_ENOTFOUND);
 	ck_assert_uint_eq(league_leases_active(l), 5);
 	/* Another session's report does not count; the holder's counts once. */
-	ck_assert_int_eq(league_leases_complete(l, 8, 3), LEASE_STALE);
-	ck_assert_int_eq(league_leases_complete(l, 7, 3), LEASE_OK);
-	ck_assert_int_eq(league_leases_complete(l, 7, 3), LEASE_STALE);
-	ck_assert_int_eq(league_leases_complete(l, 7, 99), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 8, 3, &got), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 7, 3, &got), LEASE_OK);
+	ck_assert(job_eq(&got, &dup)); /* the job, whole */
+	ck_assert_int_eq(league_leases_complete(l, 7, 3, NULL), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 7, 99, NULL), LEASE_STALE);
 	ck_assert_uint_eq(league_leases_active(l), 4);
 	ck_assert(!league_leases_has(l, 3));
 	/* A finished id may be queued again (a daemon restart re-issues). */
-	put(l, 3);
-	ck_assert_int_eq(league_leases_enqueue(l, 3, "x", 1), LG_EEXIST);
-	ck_assert_int_eq(league_leases_enqueue(l, 4, "x", 1), LG_EEXIST);
+	put(l, 3, 10);
+	ck_assert_int_eq(league_leases_enqueue(l, &dup), LG_EEXIST);
+	dup.id = 4;
+	ck_assert_int_eq(league_leases_enqueue(l, &dup), LG_EEXIST);
 	/* Id 0 is an id like any other (the brain's first job). */
-	ck_assert_int_eq(league_leases_enqueue(l, 0, "x", 1), 0);
+	put(l, 0, 10);
 	ck_assert(league_leases_has(l, 0));
-	ck_assert_int_eq(league_leases_enqueue(l, 77, "x",
-					       LEAGUE_LEASE_MAX_PAYLOAD + 1),
-			 LG_EINVAL);
 	league_leases_free(l);
 	league_leases_free(NULL);
 }
@@ -81,9 +92,9 @@ START_TEST(expiry_requeues_first_and_late_result_is_stale)
 {
 	league_leases *l = mk();
 
-	put(l, 1);
-	put(l, 2);
-	put(l, 3);
+	put(l, 1, 5);
+	put(l, 2, 10);
+	put(l, 3, 5);
 	ck_assert_uint_eq(take(l, 1, 0.0, 5.0), 1);  /* deadline 5 */
 	ck_assert_uint_eq(take(l, 2, 1.0, 10.0), 2); /* deadline 11 */
 	ck_assert_uint_eq(league_leases_expire(l, 4.9), 0);
@@ -91,10 +102,10 @@ START_TEST(expiry_requeues_first_and_late_result_is_stale)
 	ck_assert_uint_eq(league_leases_queued(l), 2);
 	/* Job 1 comes back before job 3, which was never handed out. */
 	ck_assert_uint_eq(take(l, 3, 6.0, 5.0), 1);
-	ck_assert_int_eq(league_leases_complete(l, 1, 1), LEASE_STALE);
-	ck_assert_int_eq(league_leases_complete(l, 3, 1), LEASE_OK);
+	ck_assert_int_eq(league_leases_complete(l, 1, 1, NULL), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 3, 1, NULL), LEASE_OK);
 	/* Completed before its deadline: the stale heap entry is skipped. */
-	ck_assert_int_eq(league_leases_complete(l, 2, 2), LEASE_OK);
+	ck_assert_int_eq(league_leases_complete(l, 2, 2, NULL), LEASE_OK);
 	ck_assert_uint_eq(league_leases_expire(l, 100), 0);
 	ck_assert_uint_eq(take(l, 3, 100, 5), 3);
 	ck_assert_uint_eq(league_leases_active(l), 1);
@@ -107,20 +118,20 @@ START_TEST(drop_session_requeues_only_its_leases)
 	league_leases *l = mk();
 
 	for (uint64_t i = 1; i <= 6; i++)
-		put(l, i);
+		put(l, i, 60);
 	for (uint64_t i = 1; i <= 6; i++)
 		take(l, i % 2 ? 10 : 20, 0, 60);
 	ck_assert_uint_eq(league_leases_drop_session(l, 10), 3);
 	ck_assert_uint_eq(league_leases_active(l), 3);
 	ck_assert_uint_eq(league_leases_queued(l), 3);
-	ck_assert_int_eq(league_leases_complete(l, 10, 1), LEASE_STALE);
-	ck_assert_int_eq(league_leases_complete(l, 20, 2), LEASE_OK);
+	ck_assert_int_eq(league_leases_complete(l, 10, 1, NULL), LEASE_STALE);
+	ck_assert_int_eq(league_leases_complete(l, 20, 2, NULL), LEASE_OK);
 	/* Re-queued in the order they were found: 1, 3, 5. */
 	ck_assert_uint_eq(take(l, 30, 1, 60), 1);
 	ck_assert_uint_eq(take(l, 30, 1, 60), 3);
-	ck_assert_int_eq(league_leases_cancel(l, 5), 0);
-	ck_assert_int_eq(league_leases_cancel(l, 5), LG_ENOTFOUND);
-	ck_assert_int_eq(league_leases_cancel(l, 4), 0);
+	ck_assert_int_eq(league_leases_cancel(l, 5, NULL), 0);
+	ck_assert_int_eq(league_leases_cancel(l, 5, NULL), LG_ENOTFOUND);
+	ck_assert_int_eq(league_leases_cancel(l, 4, NULL), 0);
 	ck_assert_uint_eq(league_leases_queued(l), 0);
 	/* The old deadline of a cancelled lease does not resurrect it. */
 	ck_assert_uint_eq(league_leases_expire(l, 1000), 3);
@@ -161,7 +172,7 @@ START_TEST(random_ops_match_model)
 		now += lg_rng_double(&r);
 		if (op == 0 && m.n < M_CAP) {
 			uint64_t id = next_id++;
-			put(l, id);
+			put(l, id, 3);
 			int i = m.n++;
 			m.id[i] = id;
 			m.state[i] = 1;
@@ -182,12 +193,9 @@ START_TEST(random_ops_match_model)
 			}
 			uint64_t s = 1 + lg_rng_below(&r, 4);
 			if (best < 0) {
-				uint64_t id;
-				const void *p;
-				size_t len;
-				ck_assert_int_eq(league_leases_take(l, s, now, 3,
-								    &id, &p,
-								    &len),
+				const struct league_job *j;
+				ck_assert_int_eq(league_leases_take(l, s, now,
+								    &j),
 						 LG_ENOTFOUND);
 				continue;
 			}
@@ -199,7 +207,8 @@ START_TEST(random_ops_match_model)
 			int i = (int)lg_rng_below(&r, (uint64_t)m.n);
 			uint64_t s = 1 + lg_rng_below(&r, 4);
 			int ok = m.state[i] == 2 && m.sess[i] == s;
-			ck_assert_int_eq(league_leases_complete(l, s, m.id[i]),
+			ck_assert_int_eq(league_leases_complete(l, s, m.id[i],
+							 NULL),
 					 ok ? LEASE_OK : LEASE_STALE);
 			if (ok)
 				m.state[i] = 0;
@@ -236,7 +245,7 @@ START_TEST(random_ops_match_model)
 					  want);
 		} else if (op == 5 && m.n && lg_rng_below(&r, 4) == 0) {
 			int i = (int)lg_rng_below(&r, (uint64_t)m.n);
-			ck_assert_int_eq(league_leases_cancel(l, m.id[i]),
+			ck_assert_int_eq(league_leases_cancel(l, m.id[i], NULL),
 					 m.state[i] ? 0 : LG_ENOTFOUND);
 			m.state[i] = 0;
 		}

@@ -6,11 +6,10 @@
 
 static uint64_t splitmix64(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+	uint64_t z = lg_mix64(*x);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	*x += 0x9e3779b97f4a7c15ULL;
+	return z;
 }
 
 void lg_rng_seed(lg_rng *r, uint64_t seed)

@@ -80,6 +80,17 @@ void lg_errf(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- rng: xoshiro256** seeded through splitmix64 ------------------------ */
 
+/* splitmix64's output function: a bijection of 64-bit words that spreads
+ * every input bit over the output, for deriving seeds (of jobs, episodes,
+ * streams) from a league seed and a counter. */
+static inline uint64_t lg_mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
 /* The whole state; copy it, store it, restore it. */
 typedef struct lg_rng {
 	uint64_t s[4];

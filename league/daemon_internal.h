@@ -1,0 +1,247 @@
+/*
+ * league/daemon_internal.h: the daemon's state and the seams between its
+ * files. Included by league/ only; the public contract is daemon.h.
+ *
+ *   daemon.c         lifecycle, message dispatch, the reply queue and the
+ *                    turn's one commit, the tick, the budget, and the
+ *                    steps every job kind shares (hand out, take a
+ *                    result back)
+ *   learners.c       registration, the learner table, parameter versions
+ *                    (the window, pins, ParamsGet and ParamsPut)
+ *   kind_league.c          jobs the brain's matchmaking chooses
+ *   kind_baseline_eval.c   main players evaluated against fixed baselines
+ *   kind_baseline_train.c  main players trained against fixed baselines
+ *   kind_probe.c           one-episode probes of the collectors (tests)
+ *   kinds.c          the table of job kinds
+ *   exploit.c        exploitability over time (EvalRequest, EvalReport)
+ *   status.c         /status and /payoff
+ *
+ * One write batch per loop turn: every handler appends what it stores to
+ * d->wb (the brain appends to the same batch), and daemon_commit() at the
+ * end of the turn commits it in one transaction before any reply of the
+ * turn is sent. Nothing else writes to the store.
+ */
+#ifndef LG_LEAGUE_DAEMON_INTERNAL_H
+#define LG_LEAGUE_DAEMON_INTERNAL_H
+
+#include "league/daemon.h"
+#include "league/job.h"
+#include "league/lease.h"
+#include "league/server.h"
+#include "net/net.h"
+#include "storage/storage.h"
+
+#define DAEMON_MAX_JOBS_PER_REQUEST 64
+#define DAEMON_ENDPOINT_MAX 255
+#define DAEMON_MATRIX_MAX 512 /* /payoff shows at most this many agents */
+#define DAEMON_KINDS_MAX 8
+
+/* One learning player: who owns it now and what it has stored. */
+struct learner {
+	int is_learner;
+	league_session *owner;       /* NULL: no learner connected */
+	char endpoint[DAEMON_ENDPOINT_MAX + 1];
+	int has_params;              /* some version is stored */
+	uint32_t newest;             /* newest stored version */
+	uint8_t *blob;               /* the newest version's bytes */
+	size_t blob_len;
+	/* Versions turn_first..newest wait in the batch while commits is
+	 * still turn_commit (more than one put in a turn). */
+	uint32_t turn_first;
+	uint64_t turn_commit;
+	int turn_puts;
+};
+
+/* Per session. */
+struct sess_data {
+	struct sess_data *next, *prev; /* every live session's, for free */
+	int role;
+	uint32_t player;             /* learner: the player it owns */
+	uint32_t max_jobs;           /* collector */
+	uint64_t results;
+};
+
+/* Exploitability over time (exploit.c). */
+struct nashconv_state {
+	uint32_t next;               /* snapshots below this are evaluated */
+	uint64_t next_seq;           /* the next record's key */
+	int have;                    /* a point is stored */
+	double main, league;         /* NashConvs of the newest point */
+};
+
+/*
+ * A job kind: who makes its jobs, what a result of one means, and what
+ * happens when one is given up. The daemon does the steps they share:
+ * leasing, packing for the wire, the stale check, the episode cap, the
+ * outcome tally from the subject seat, the counters and the Ack. A new
+ * kind is one file defining one of these and one line in kinds.c.
+ *
+ * Every hook may be NULL. Hooks run on the daemon's loop; what they store
+ * goes to d->wb.
+ */
+struct league_tally {
+	const int8_t *outcomes;  /* usable episodes, from the subject seat:
+				    1 won, 0 drawn, -1 lost */
+	size_t n;
+	uint64_t steps;          /* env steps over every episode */
+	uint64_t abnormal;       /* episodes that could not be used */
+	uint64_t episodes;       /* every episode reported */
+};
+
+enum {
+	KIND_COUNTED = 0,  /* the result counted */
+	KIND_IGNORED = 1,  /* acknowledged, but nothing counted (it was
+			      counted before, or its purpose is gone) */
+};
+
+struct league_kind {
+	const char *name;
+	/* Its results count in the league's env steps, episodes and jobs
+	 * (training); evaluation does not. */
+	int counts;
+	/* After the learners and parameters are loaded: read the config
+	 * and the store, allocate *state. A kind the config leaves off
+	 * returns 0 and stays idle. LG_ECONFIG (err says why) or storage
+	 * errors stop the daemon from starting. */
+	int (*init)(league_daemon *d, void **state, char *err,
+		    size_t errlen);
+	void (*fini)(league_daemon *d, void *state);
+	/* A JobRequest is being answered: queue what the kind owes now.
+	 * want is how many more jobs the request could take. */
+	void (*make)(league_daemon *d, void *state, size_t want);
+	/* Any kind's job j was just queued (its episodes may pay for this
+	 * kind's jobs). */
+	void (*queued)(league_daemon *d, void *state,
+		       const struct league_job *j);
+	/* The result of its job j, from the session that held the lease,
+	 * tallied. KIND_COUNTED, KIND_IGNORED, or an LG_E* error (the Ack
+	 * says so and the daemon stops: it could not record it). */
+	int (*result)(league_daemon *d, void *state, const struct league_job *j,
+		      const struct league_tally *t);
+	/* Its job j will not be played or counted (refused result). */
+	void (*drop)(league_daemon *d, void *state,
+		     const struct league_job *j);
+	/* A result for job_id that no lease holds: 1 when this kind counted
+	 * it before (a worker resending after a restart: Ack OK). */
+	int (*counted)(league_daemon *d, void *state, uint64_t job_id);
+	/* 1 when (player, version) must stay in the parameter window. */
+	int (*pins)(const league_daemon *d, const void *state,
+		    uint32_t player, uint32_t version);
+	/* /status fields, each `"name": value, `. */
+	void (*status)(const league_daemon *d, const void *state, lg_buf *b);
+};
+
+/* kinds.c: the kinds, in the order they make jobs and print status. */
+const struct league_kind *const *league_kinds(size_t *n);
+extern const struct league_kind league_kind_league,
+	league_kind_baseline_eval, league_kind_baseline_train,
+	league_kind_probe;
+
+struct league_daemon {
+	struct cfg cfg;
+	struct league_daemon_opts opts;
+	struct event_base *base;
+	store *st;
+	store_batch wb;              /* this turn's writes */
+	brain *br;
+	league_leases *leases;
+	league_server *srv;
+	struct event *tick, *sigterm, *sigint;
+	char dir[CFG_STR_MAX];
+	char ports_extra[4096];
+	lg_buf config_yaml;          /* sent to every worker that registers */
+
+	/* Fixed players a seat may name (league_seat.baseline - 1): the
+	 * evaluation ones, then the training ones (cfg_all_baselines). */
+	char baselines[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	size_t nbaselines;
+
+	struct learner *learners;    /* by player id, for ids < nlearners */
+	uint32_t nlearners;
+
+	const struct league_kind *kinds[DAEMON_KINDS_MAX];
+	void *kstate[DAEMON_KINDS_MAX];
+	size_t nkinds;
+	uint32_t epoch;              /* daemon starts, in daemon job ids */
+	uint32_t next_id;            /* ... and their counter */
+
+	/* Counters committed with every turn that changed them. */
+	uint64_t env_steps, jobs_done, episodes, abnormal;
+	double seconds_before;       /* run time of earlier runs */
+	double started;
+	/* Rates over the last second. */
+	uint64_t rate_steps, rate_jobs;
+	double rate_t, steps_per_s, jobs_per_s;
+	uint64_t stale_results, requeued;
+	int counters_dirty;
+	struct nashconv_state nashconv;
+
+	struct sess_data *sessions;
+	struct pending *out;         /* replies waiting for the commit */
+	size_t nout, capout;
+	struct event *flush_ev;
+	uint64_t commits;
+	int stopping;
+	int failed;                  /* an LMDB write failed: stop */
+	char stop_reason[128];
+};
+
+/* ---- daemon.c ------------------------------------------------------------ */
+
+/* Queue a reply for ss, sent after this turn's commit. */
+void daemon_reply(league_daemon *d, league_session *ss, const net_msg *m);
+void daemon_ack(league_daemon *d, league_session *ss, uint64_t reply_to,
+		int status, const char *error, uint64_t id, int reset);
+/* A write the league could not make: log, stop serving. */
+void daemon_fail(league_daemon *d, int rc, const char *what);
+/* League run seconds, resumes included. */
+double daemon_run_seconds(const league_daemon *d);
+/* Stop when a budget is spent. */
+void daemon_check_budget(league_daemon *d);
+/* A fresh id for a job of a kind other than the brain's. */
+uint64_t daemon_job_id(league_daemon *d);
+/* The seed of a job's episodes (from the league seed and the id). */
+uint64_t daemon_job_seed(const league_daemon *d, uint64_t job_id);
+/* Queue j for the collectors and tell every kind (kind->queued). 0,
+ * LG_EEXIST, LG_ENOMEM. */
+int daemon_queue_job(league_daemon *d, const struct league_job *j);
+/* This kind's state. */
+void *daemon_kind_state(const league_daemon *d, const struct league_kind *k);
+/* The index + 1 of baseline name in d->baselines, 0 if it is not one. */
+uint8_t daemon_baseline_index(const league_daemon *d, const char *name);
+
+/* ---- learners.c ------------------------------------------------------------ */
+
+/* The learner of player, or NULL when player is not a learning one. */
+struct learner *daemon_learner(league_daemon *d, uint32_t player);
+/* Grow the table to every id the brain knows. */
+int daemon_learners_sync(league_daemon *d);
+/* The index of stored parameter versions (at start). */
+int daemon_params_load(league_daemon *d);
+/* 1 when (player, version) is stored (or in this turn's batch). */
+int daemon_params_exist(league_daemon *d, uint32_t player, uint32_t version);
+/* A version no one pins any more: delete it now if the window has
+ * moved past it (appended to the batch). */
+int daemon_params_release(league_daemon *d, uint32_t player,
+			  uint32_t version);
+void daemon_learners_free(league_daemon *d);
+void daemon_on_register(league_daemon *d, league_session *ss,
+			struct sess_data *sd, net_msg *m);
+void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m);
+void daemon_on_params_put(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m);
+
+/* ---- exploit.c -------------------------------------------------------------- */
+
+int daemon_nashconv_load(league_daemon *d);
+void daemon_on_eval_request(league_daemon *d, league_session *ss,
+			    struct sess_data *sd, net_msg *m);
+void daemon_on_eval_report(league_daemon *d, league_session *ss,
+			   struct sess_data *sd, net_msg *m);
+
+/* ---- status.c ---------------------------------------------------------------- */
+
+int daemon_status_json(void *ctx, lg_buf *b);
+int daemon_payoff_json(void *ctx, lg_buf *b);
+
+#endif

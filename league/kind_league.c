@@ -1,0 +1,166 @@
+/*
+ * league/kind_league.c: the league's own jobs, the ones the brain's
+ * matchmaking chooses (players/players.h): a learning player's current
+ * version against the opponent its role's rules drew, with the learner's
+ * seat alternating by job id so it learns both seats. Results go into the
+ * payoff matrix through the brain; ids are the brain's.
+ *
+ * Jobs are made round robin over the learners that can play now (a
+ * learner connected, both seats' parameters stored); a job whose
+ * opponent has no parameters yet is cancelled in the brain. Jobs that
+ * were in flight when the last daemon stopped go out again with their
+ * ids, so a late result from before counts once.
+ */
+#include "league/daemon_internal.h"
+
+#include <stdlib.h>
+
+struct league_jobs {
+	uint32_t rr;                 /* round robin over learners */
+};
+
+/* The typed job of brain job b. Plain self-play against the same
+ * parameters teaches from both seats. */
+static void job_of(const league_daemon *d, const struct brain_job *b,
+		   struct league_job *j)
+{
+	int ls = (int)(b->id & 1);
+
+	*j = (struct league_job){
+		.id = b->id,
+		.kind = &league_kind_league,
+		.episodes = b->episodes,
+		.lease_s = d->cfg.matchmaking.job_lease_s,
+		.subject = (uint8_t)ls,
+	};
+	j->seat[ls] = (struct league_seat){ .player = b->learner,
+					    .version = b->learner_version,
+					    .learning = 1 };
+	j->seat[!ls] = (struct league_seat){ .player = b->opponent_params,
+					     .version = b->opponent_version };
+	if (b->opponent_params == b->learner &&
+	    b->opponent_version == b->learner_version)
+		j->seat[!ls].learning = 1;
+}
+
+/* Re-issued jobs were paid for (evaluation credit, baseline games) by
+ * the run that made them: they go straight to the lease table. */
+static int reissue_open_jobs(league_daemon *d)
+{
+	uint64_t n = brain_open_jobs(d->br);
+	struct brain_job *js;
+	struct league_job j;
+	size_t got;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	if (!(js = malloc(sizeof(*js) * n)))
+		return LG_ENOMEM;
+	brain_open_jobs_list(d->br, js, n, &got);
+	for (size_t i = 0; i < got && !rc; i++) {
+		job_of(d, &js[i], &j);
+		rc = league_leases_enqueue(d->leases, &j);
+	}
+	free(js);
+	if (!rc && got)
+		LG_INFO("daemon: %zu job(s) in flight before the restart "
+			"re-issued", got);
+	return rc;
+}
+
+static int init(league_daemon *d, void **state, char *err, size_t errlen)
+{
+	int rc;
+
+	if (!(*state = calloc(1, sizeof(struct league_jobs))))
+		return LG_ENOMEM;
+	if ((rc = reissue_open_jobs(d)))
+		lg_errf(err, errlen, "%s: cannot re-issue the jobs in flight: "
+			"%s", d->dir, lg_strerror(rc));
+	return rc;
+}
+
+static void fini(league_daemon *d, void *state)
+{
+	free(state);
+}
+
+static void make(league_daemon *d, void *state, size_t want)
+{
+	struct league_jobs *k = state;
+	size_t target = league_leases_queued(d->leases) + want;
+	uint32_t tries = 0;
+
+	while (league_leases_queued(d->leases) < target &&
+	       tries < d->nlearners) {
+		uint32_t p = k->rr++ % d->nlearners;
+		struct learner *l = &d->learners[p];
+		struct brain_job b;
+		struct league_job j;
+		int rc;
+
+		tries++;
+		if (!l->is_learner || !l->owner || !l->has_params)
+			continue;
+		if ((rc = brain_next_job(d->br, p, &b))) {
+			if (rc != LG_EFULL)
+				daemon_fail(d, rc, "brain_next_job");
+			return;
+		}
+		if (!daemon_params_exist(d, b.learner, b.learner_version) ||
+		    !daemon_params_exist(d, b.opponent_params,
+					 b.opponent_version)) {
+			if ((rc = brain_cancel_job(d->br, b.id)))
+				daemon_fail(d, rc, "brain_cancel_job");
+			continue;
+		}
+		job_of(d, &b, &j);
+		if ((rc = daemon_queue_job(d, &j))) {
+			brain_cancel_job(d->br, b.id);
+			LG_WARN("daemon: job %llu: %s",
+				(unsigned long long)b.id, lg_strerror(rc));
+			return;
+		}
+		tries = 0;
+	}
+}
+
+static int result(league_daemon *d, void *state, const struct league_job *j,
+		  const struct league_tally *t)
+{
+	int rc = t->n ? brain_record_result(d->br, j->id, t->outcomes, t->n)
+		      : brain_cancel_job(d->br, j->id);
+
+	/* Counted before (a restart re-issued it) or cancelled. */
+	if (rc == LG_EEXIST || rc == LG_ENOTFOUND)
+		return KIND_IGNORED;
+	return rc ? rc : KIND_COUNTED;
+}
+
+static void drop(league_daemon *d, void *state, const struct league_job *j)
+{
+	int rc = brain_cancel_job(d->br, j->id);
+
+	if (rc && rc != LG_ENOTFOUND)
+		daemon_fail(d, rc, "brain_cancel_job");
+}
+
+/* A result committed before a crash, sent again by a worker that never
+ * saw the Ack: it counted. */
+static int counted(league_daemon *d, void *state, uint64_t job_id)
+{
+	return !(job_id & LEAGUE_JOB_DAEMON_BIT) &&
+	       brain_job_state(d->br, job_id) == BRAIN_JOB_COUNTED;
+}
+
+const struct league_kind league_kind_league = {
+	.name = "league",
+	.counts = 1,
+	.init = init,
+	.fini = fini,
+	.make = make,
+	.result = result,
+	.drop = drop,
+	.counted = counted,
+};

@@ -1,0 +1,451 @@
+/*
+ * league/learners.c: who trains which player, and the parameter versions
+ * they push (see daemon.h for the protocol).
+ *
+ * The learner table is indexed by player id (ids the brain knows; only
+ * learning players have an entry in use). It holds the session that owns
+ * each player, where its learner listens for trajectories, the newest
+ * stored version and that version's bytes, so registration and the
+ * collectors' ParamsGet of the newest version are served from memory,
+ * also in the turn that stored it (the batch is not committed yet).
+ *
+ * Versions: STORE_DB_PARAMS, key (be32 player, be32 version), a
+ * checksummed blob in the learner's own format. Versions are never
+ * rewritten. A version is kept for good when a snapshot froze it
+ * (brain_version_frozen) or it is version 0 (what a reset returns to),
+ * while a job kind pins it (league_kind.pins), and as one of the newest
+ * DAEMON_KEEP_VERSIONS; any other is deleted when it falls out of that
+ * window.
+ */
+#include "league/daemon_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DAEMON_KEEP_VERSIONS 8
+
+struct learner *daemon_learner(league_daemon *d, uint32_t player)
+{
+	if (player >= d->nlearners || !d->learners[player].is_learner)
+		return NULL;
+	return &d->learners[player];
+}
+
+int daemon_learners_sync(league_daemon *d)
+{
+	uint32_t n = brain_count(d->br);
+
+	if (n > d->nlearners) {
+		struct learner *s = realloc(d->learners, sizeof(*s) * n);
+		if (!s)
+			return LG_ENOMEM;
+		memset(s + d->nlearners, 0, sizeof(*s) * (n - d->nlearners));
+		d->learners = s;
+		for (uint32_t i = d->nlearners; i < n; i++) {
+			struct brain_player p;
+			if (!brain_player_info(d->br, i, &p))
+				s[i].is_learner = p.role != BRAIN_ROLE_HISTORICAL;
+		}
+		d->nlearners = n;
+	}
+	return 0;
+}
+
+void daemon_learners_free(league_daemon *d)
+{
+	for (uint32_t i = 0; i < d->nlearners; i++)
+		free(d->learners[i].blob);
+	free(d->learners);
+	d->learners = NULL;
+	d->nlearners = 0;
+}
+
+/* ---- versions ----------------------------------------------------------- */
+
+static int params_scan_cb(const void *key, size_t klen, const void *val,
+			  size_t vlen, void *arg)
+{
+	league_daemon *d = arg;
+	uint32_t player, version;
+
+	if (klen != 8)
+		return LG_ECORRUPT;
+	player = lg_get_be32(key);
+	version = lg_get_be32((const uint8_t *)key + 4);
+	if (player < d->nlearners) {
+		struct learner *l = &d->learners[player];
+		if (!l->has_params || version > l->newest)
+			l->newest = version;
+		l->has_params = 1;
+	}
+	return 0;
+}
+
+int daemon_params_load(league_daemon *d)
+{
+	store_txn *t;
+	int rc;
+
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = store_iter(t, STORE_DB_PARAMS, NULL, 0, params_scan_cb, d);
+	store_txn_abort(t);
+	return rc;
+}
+
+/* Copy a committed version's blob out (caller frees *blob). */
+static int params_read_stored(league_daemon *d, uint32_t player,
+			      uint32_t version, uint8_t **blob, size_t *len,
+			      char *err, size_t errlen)
+{
+	struct store_blob_info info;
+	const void *p;
+	uint8_t k[8];
+	store_txn *t;
+	int rc;
+
+	*blob = NULL;
+	*len = 0;
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	store_key_u32x2(k, player, version);
+	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
+			    errlen);
+	if (!rc) {
+		if (!(*blob = malloc(info.nbytes ? info.nbytes : 1)))
+			rc = LG_ENOMEM;
+		else {
+			memcpy(*blob, p, info.nbytes);
+			*len = info.nbytes;
+		}
+	}
+	store_txn_abort(t);
+	return rc;
+}
+
+/* The newest version's bytes of learner l (player), cached: read once
+ * from the store after a start, then kept as they are put. */
+static int newest_blob(league_daemon *d, uint32_t player,
+		       const uint8_t **blob, size_t *len, char *err,
+		       size_t errlen)
+{
+	struct learner *l = &d->learners[player];
+	int rc;
+
+	if (!l->blob && (rc = params_read_stored(d, player, l->newest,
+						 &l->blob, &l->blob_len, err,
+						 errlen)))
+		return rc;
+	*blob = l->blob;
+	*len = l->blob_len;
+	return 0;
+}
+
+int daemon_params_exist(league_daemon *d, uint32_t player, uint32_t version)
+{
+	struct learner *l = player < d->nlearners ? &d->learners[player] : NULL;
+	uint8_t k[8];
+	store_txn *t;
+	const void *v;
+	size_t vl;
+	int rc;
+
+	if (l && l->has_params && version == l->newest)
+		return 1;
+	if (l && l->turn_puts && l->turn_commit == d->commits &&
+	    version >= l->turn_first && version <= l->newest)
+		return 1; /* put this turn, not committed yet */
+	if (store_txn_begin(d->st, STORE_TXN_READ, &t))
+		return 0;
+	store_key_u32x2(k, player, version);
+	rc = store_get(t, STORE_DB_PARAMS, k, sizeof k, &v, &vl);
+	store_txn_abort(t);
+	return rc == 0;
+}
+
+/* Kept for good (a snapshot froze it, or the initial version), or while
+ * a kind needs it. */
+static int version_pinned(const league_daemon *d, uint32_t player,
+			  uint32_t v)
+{
+	if (v == 0 || brain_version_frozen(d->br, player, v))
+		return 1;
+	for (size_t i = 0; i < d->nkinds; i++)
+		if (d->kinds[i]->pins &&
+		    d->kinds[i]->pins(d, d->kstate[i], player, v))
+			return 1;
+	return 0;
+}
+
+static int params_del(league_daemon *d, uint32_t player, uint32_t version)
+{
+	uint8_t k[8];
+
+	store_key_u32x2(k, player, version);
+	return store_batch_del(&d->wb, STORE_DB_PARAMS, k, sizeof k);
+}
+
+int daemon_params_release(league_daemon *d, uint32_t player,
+			  uint32_t version)
+{
+	struct learner *l = daemon_learner(d, player);
+
+	if (!l || !l->has_params || version + DAEMON_KEEP_VERSIONS >= l->newest ||
+	    version_pinned(d, player, version))
+		return 0;
+	return params_del(d, player, version);
+}
+
+/* Store version of player (the newest from now on), and drop the version
+ * that just fell out of the kept window. */
+static int params_store(league_daemon *d, uint32_t player, uint32_t version,
+			const void *blob, size_t len)
+{
+	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
+	struct learner *l = &d->learners[player];
+	uint8_t k[8], *copy;
+	int rc;
+
+	info.dims[0] = (uint32_t)len;
+	info.nbytes = len;
+	if (!(copy = malloc(len ? len : 1)))
+		return LG_ENOMEM;
+	memcpy(copy, blob, len);
+	store_key_u32x2(k, player, version);
+	if ((rc = store_batch_blob(&d->wb, STORE_DB_PARAMS, k, sizeof k, &info,
+				   blob))) {
+		free(copy);
+		return rc;
+	}
+	if (version > DAEMON_KEEP_VERSIONS) {
+		uint32_t old = version - DAEMON_KEEP_VERSIONS - 1;
+		if (!version_pinned(d, player, old) &&
+		    (rc = params_del(d, player, old))) {
+			free(copy);
+			return rc;
+		}
+	}
+	free(l->blob);
+	l->blob = copy;
+	l->blob_len = len;
+	if (!l->turn_puts || l->turn_commit != d->commits) {
+		l->turn_first = version;
+		l->turn_commit = d->commits;
+		l->turn_puts = 1;
+	}
+	l->has_params = 1;
+	if (version > l->newest)
+		l->newest = version;
+	return 0;
+}
+
+/* ---- messages -------------------------------------------------------------- */
+
+/* A learner session takes over player: checks, then the RegisterReply
+ * fields (the newest parameters, the steps, the league's time). 0, or
+ * the Ack already queued. */
+static int register_learner(league_daemon *d, league_session *ss,
+			    struct sess_data *sd, net_msg *m,
+			    League__RegisterReply *rr)
+{
+	League__Register *rg = m->register_;
+	struct learner *l = daemon_learner(d, rg->player);
+	const char *ep = rg->trajectory_endpoint;
+	struct brain_player bp;
+	const uint8_t *blob = NULL;
+	size_t len = 0;
+	char err[256];
+	int status = 0;
+	const char *why = NULL;
+
+	if (!l) {
+		status = LEAGUE__STATUS__STATUS_NOT_FOUND;
+		why = "no such learning player";
+	} else if (sd->player != BRAIN_NONE && sd->player != rg->player) {
+		status = LEAGUE__STATUS__STATUS_BAD_REQUEST;
+		why = "a learner session owns one player";
+	} else if (l->owner && l->owner != ss) {
+		status = LEAGUE__STATUS__STATUS_BUSY;
+		why = "another learner owns this player";
+	} else if (!ep || !*ep || strlen(ep) > DAEMON_ENDPOINT_MAX) {
+		status = LEAGUE__STATUS__STATUS_BAD_REQUEST;
+		why = "trajectory_endpoint missing or too long";
+	} else if (l->has_params &&
+		   newest_blob(d, rg->player, &blob, &len, err, sizeof err)) {
+		status = LEAGUE__STATUS__STATUS_SERVER;
+		why = err;
+	}
+	if (why) {
+		daemon_ack(d, ss, m->seq, status, why, rg->player, 0);
+		return -1;
+	}
+	brain_player_info(d->br, rg->player, &bp);
+	l->owner = ss;
+	snprintf(l->endpoint, sizeof l->endpoint, "%s", ep);
+	sd->player = rg->player;
+	rr->params_version = l->has_params ? l->newest : 0;
+	rr->params.data = (uint8_t *)(uintptr_t)blob;
+	rr->params.len = len;
+	rr->player_steps = bp.steps;
+	rr->league_seconds = daemon_run_seconds(d);
+	LG_INFO("daemon: learner %s owns player %u (version %u, %llu steps), "
+		"trajectories to %s", league_session_name(ss), rg->player,
+		rr->params_version, (unsigned long long)bp.steps, l->endpoint);
+	return 0;
+}
+
+void daemon_on_register(league_daemon *d, league_session *ss,
+			struct sess_data *sd, net_msg *m)
+{
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__RegisterReply rr = LEAGUE__REGISTER_REPLY__INIT;
+
+	if (sd->role == LEAGUE__ROLE__ROLE_COLLECTOR) {
+		sd->max_jobs = m->register_->max_jobs ? m->register_->max_jobs
+						      : 1;
+	} else if (sd->role == LEAGUE__ROLE__ROLE_LEARNER) {
+		if (register_learner(d, ss, sd, m, &rr))
+			return;
+	} else if (sd->role != LEAGUE__ROLE__ROLE_INSPECTOR) {
+		/* Inspectors (the evaluator) register for the config only. */
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   "only collectors, learners and inspectors register",
+			   0, 0);
+		return;
+	}
+	rr.status = LEAGUE__STATUS__STATUS_OK;
+	rr.error = (char *)"";
+	rr.config = (char *)d->config_yaml.data;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_REGISTER_REPLY;
+	r.register_reply = &rr;
+	daemon_reply(d, ss, &r);
+}
+
+void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m)
+{
+	League__ParamsGet *g = m->params_get;
+	struct learner *l = daemon_learner(d, g->player);
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__Params p = LEAGUE__PARAMS__INIT;
+	const uint8_t *blob;
+	uint8_t *copy = NULL;
+	size_t len;
+	char err[256] = "";
+	int rc;
+
+	if (l && l->has_params && g->version == l->newest)
+		rc = newest_blob(d, g->player, &blob, &len, err, sizeof err);
+	else {
+		rc = params_read_stored(d, g->player, g->version, &copy, &len,
+					err, sizeof err);
+		blob = copy;
+	}
+	if (rc) {
+		daemon_ack(d, ss, m->seq, rc == LG_ENOTFOUND
+				? LEAGUE__STATUS__STATUS_NOT_FOUND
+				: LEAGUE__STATUS__STATUS_SERVER,
+			   rc == LG_ENOTFOUND ? "no such parameters" : err,
+			   g->version, 0);
+		return;
+	}
+	p.player = g->player;
+	p.version = g->version;
+	p.blob.data = (uint8_t *)(uintptr_t)blob;
+	p.blob.len = len;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_PARAMS;
+	r.params = &p;
+	daemon_reply(d, ss, &r);
+	free(copy);
+}
+
+/* The snapshot and reset rules said reset: the player starts again from
+ * its initial parameters, stored as the next version. */
+static int reset_player(league_daemon *d, uint32_t player,
+			uint64_t player_steps, uint32_t *version)
+{
+	struct brain_step_report rep;
+	uint8_t *blob;
+	size_t len;
+	char err[256];
+	int rc;
+
+	if ((rc = params_read_stored(d, player, 0, &blob, &len, err,
+				     sizeof err))) {
+		LG_ERROR("daemon: reset of player %u: %s", player, err);
+		return rc;
+	}
+	++*version;
+	rc = params_store(d, player, *version, blob, len);
+	free(blob);
+	if (rc || (rc = brain_report_steps(d->br, player, player_steps,
+					   *version, &rep)))
+		return rc;
+	LG_INFO("daemon: player %u: reset to its initial parameters (version "
+		"%u)", player, *version);
+	return 0;
+}
+
+void daemon_on_params_put(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m)
+{
+	League__ParamsPut *pp = m->params_put;
+	struct learner *l = daemon_learner(d, pp->player);
+	struct brain_step_report rep = { 0 };
+	struct brain_player bp;
+	uint32_t version;
+	int rc;
+
+	if (sd->role != LEAGUE__ROLE__ROLE_LEARNER || !l || l->owner != ss) {
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   "not the registered learner of this player", 0, 0);
+		return;
+	}
+	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame) {
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   "empty parameters", 0, 0);
+		return;
+	}
+	if (!l->has_params) {
+		/* The learner's initialisation: version 0, what resets go
+		 * back to and what the first snapshots froze. */
+		if ((rc = params_store(d, pp->player, 0, pp->blob.data,
+				       pp->blob.len))) {
+			daemon_fail(d, rc, "params");
+			return;
+		}
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", 0, 0);
+		return;
+	}
+	brain_player_info(d->br, pp->player, &bp);
+	if (pp->player_steps < bp.steps) {
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   "player_steps went back", 0, 0);
+		return;
+	}
+	version = l->newest + 1;
+	if ((rc = params_store(d, pp->player, version, pp->blob.data,
+			       pp->blob.len)) ||
+	    (rc = brain_report_steps(d->br, pp->player, pp->player_steps,
+				     version, &rep))) {
+		daemon_fail(d, rc, "params put");
+		return;
+	}
+	if (rep.snapshot) {
+		daemon_learners_sync(d);
+		LG_INFO("daemon: player %u: snapshot %u of version %u at %llu "
+			"steps", pp->player, rep.snapshot_id,
+			rep.snapshot_version,
+			(unsigned long long)pp->player_steps);
+	}
+	if (rep.reset &&
+	    (rc = reset_player(d, pp->player, pp->player_steps, &version))) {
+		daemon_fail(d, rc, "reset");
+		return;
+	}
+	daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version,
+		   rep.reset);
+	daemon_check_budget(d);
+}

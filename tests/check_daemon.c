@@ -1,0 +1,381 @@
+/* tests/check_daemon.c: the daemon's handlers driven in-process
+ * (tests/proto.h): no child process, no socket and no sleep, so a handler
+ * bug fails at its assert. Each case opens a league in a temp dir, talks
+ * to it through in-process sessions and reads its state directly
+ * (league/daemon_internal.h) or from the store. Cases:
+ *   - a job's round trip: registration, the job's seats and endpoint, the
+ *     result counted once (a resend is acknowledged, not counted again);
+ *   - bad requests get their refusal and change nothing;
+ *   - one commit per loop turn, whatever the turn holds;
+ *   - a lost collector's jobs go to the next one, with their ids;
+ *   - a restarted daemon re-issues the jobs in flight, and a result from
+ *     before it is stale unless it was counted;
+ *   - the parameter window keeps version 0, frozen versions and the
+ *     newest eight, and deletes the rest;
+ *   - the probe kind: a job kind made of one file and one table line. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "league/daemon_internal.h"
+#include "tests/proto.h"
+#include "tests/testutil.h"
+
+static const char *rps_cfg =
+	"league: {name: inproc, seed: 5}\n"
+	"env: {name: rps}\n"
+	"model: {hidden: [8]}\n"
+	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+	"payoff: {decay: 1.0}\n"
+	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
+	"snapshot: {steps: 1000000000}\n"
+	"budget: {seconds: 600}\n";
+
+/* Two learners (the main player 0 and the main exploiter 2: id 1 is
+ * the main player's initial snapshot) and a collector. */
+struct fx {
+	struct tp_league L;
+	struct tp_peer learner[2], col;
+	uint32_t id[2];
+};
+
+static void fx_open(struct fx *f, const char *yaml, uint32_t probes)
+{
+	uint32_t n = 0;
+
+	lg_log_set_level(LG_LOG_ERROR);
+	tp_league_open(&f->L, yaml, 0, probes);
+	for (uint32_t p = 0; p < f->L.d->nlearners && n < 2; p++)
+		if (f->L.d->learners[p].is_learner)
+			f->id[n++] = p;
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(f->id[1], 2);
+	for (uint32_t i = 0; i < 2; i++) {
+		tp_attach(&f->L, &f->learner[i], LEAGUE__ROLE__ROLE_LEARNER,
+			  "learner");
+		ck_assert_int_eq(tp_fake_learner(&f->learner[i], f->id[i]),
+				 LEAGUE__STATUS__STATUS_OK);
+	}
+	tp_attach(&f->L, &f->col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
+	tp_register_collector(&f->col, 4, 4);
+}
+
+static double games_in_payoff(league_daemon *d)
+{
+	double sum = 0;
+	uint32_t n = brain_count(d->br);
+
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i; j < n; j++) {
+			struct payoff_entry e;
+			ck_assert_int_eq(payoff_get(brain_payoff(d->br), i, j,
+						    &e), 0);
+			sum += e.games;
+		}
+	return sum;
+}
+
+START_TEST(job_round_trip_counts_once)
+{
+	struct fx f;
+	struct tp_job j;
+	struct tp_result res;
+	league_daemon *d;
+
+	fx_open(&f, rps_cfg, 0);
+	d = f.L.d;
+	ck_assert(tp_take_job(&f.col, &j));
+	ck_assert_uint_eq(j.episodes, 4);
+	ck_assert_double_eq(j.lease_s, 30);
+	ck_assert(!j.evaluation);
+	ck_assert_int_eq(j.base_seat, -1);
+	/* The learner's seat alternates with the id; it streams to where
+	 * its learner said it listens. */
+	int ls = (int)(j.id & 1);
+	ck_assert(j.learning[ls]);
+	ck_assert_str_eq(j.endpoint, "127.0.0.1:9");
+	ck_assert(j.player[ls] == f.id[0] || j.player[ls] == f.id[1]);
+
+	tp_make_result(&res, j.id, 4, NULL, 1);
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(d->jobs_done, 1);
+	ck_assert_uint_eq(d->env_steps, 4);
+	ck_assert_double_eq(games_in_payoff(d), 4);
+	/* The same result again (a worker that missed the Ack): the brain
+	 * counted it, so it is acknowledged, and nothing moves. */
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(d->jobs_done, 1);
+	ck_assert_double_eq(games_in_payoff(d), 4);
+	ck_assert_uint_eq(d->stale_results, 0);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+START_TEST(bad_requests_are_refused_and_change_nothing)
+{
+	struct fx f;
+	struct tp_peer other, insp;
+	struct tp_job j;
+	struct tp_result res;
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+	league_daemon *d;
+
+	fx_open(&f, rps_cfg, 0);
+	d = f.L.d;
+	/* A second learner for an owned player; a player that is not a
+	 * learning one; parameters from a collector. */
+	tp_attach(&f.L, &other, LEAGUE__ROLE__ROLE_LEARNER, "intruder");
+	ck_assert_int_eq(tp_fake_learner(&other, 0),
+			 LEAGUE__STATUS__STATUS_BUSY);
+	ck_assert_int_eq(tp_fake_learner(&other, 77),
+			 LEAGUE__STATUS__STATUS_NOT_FOUND);
+	ck_assert_int_eq(tp_fake_learner(&other, 1), /* a snapshot */
+			 LEAGUE__STATUS__STATUS_NOT_FOUND);
+	rg.player = 2;
+	rg.trajectory_endpoint = (char *)"";
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	r = tp_call(&other, &req);
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_BUSY);
+	net_msg_free(r);
+	r = tp_params_put(&f.col, 0, 10, "blob");
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_BAD_REQUEST);
+	net_msg_free(r);
+	/* Steps that go back. */
+	r = tp_params_put(&f.learner[0], 0, 100, "v1");
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+	net_msg_free(r);
+	r = tp_params_put(&f.learner[0], 0, 50, "v2");
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_BAD_REQUEST);
+	net_msg_free(r);
+	ck_assert_uint_eq(d->learners[0].newest, 1);
+	/* Evaluation work is for inspectors. */
+	req = (net_msg)LEAGUE__ENVELOPE__INIT;
+	req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
+	req.eval_request = &er;
+	r = tp_call(&f.col, &req);
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_BAD_REQUEST);
+	net_msg_free(r);
+	tp_attach(&f.L, &insp, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
+	r = tp_call(&insp, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_EVAL_WORK);
+	net_msg_free(r);
+	/* A result for a job nobody leased; one with more episodes than
+	 * its job: refused, and the job is given up in the brain. */
+	tp_make_result(&res, 12345, 1, NULL, 1);
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_STALE);
+	ck_assert_uint_eq(d->stale_results, 1);
+	ck_assert(tp_take_job(&f.col, &j));
+	uint64_t open = brain_open_jobs(d->br);
+	tp_make_result(&res, j.id, j.episodes + 1, NULL, 1);
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_BAD_REQUEST);
+	ck_assert_uint_eq(brain_open_jobs(d->br), open - 1);
+	ck_assert_uint_eq(d->jobs_done, 0);
+	ck_assert_double_eq(games_in_payoff(d), 0);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+/* Results of many jobs fed in one loop turn commit once, and every Ack
+ * follows that commit. */
+START_TEST(one_commit_per_turn)
+{
+	struct fx f;
+	struct tp_job j[4];
+	struct tp_result res[4];
+	league_daemon *d;
+	net_msg *r;
+	lg_buf b = { 0 };
+
+	fx_open(&f, rps_cfg, 0);
+	d = f.L.d;
+	for (int i = 0; i < 4; i++)
+		ck_assert(tp_take_job(&f.col, &j[i]));
+	uint64_t before = d->commits;
+	for (int i = 0; i < 4; i++) {
+		net_msg *m = NULL;
+		size_t used;
+		char err[128];
+		tp_make_result(&res[i], j[i].id, 4, NULL, -1);
+		b.len = 0;
+		ck_assert_int_eq(net_frame_encode(&res[i].m, &b), 0);
+		ck_assert_int_eq(net_frame_decode(b.data, b.len, b.len, &m,
+						  &used, err, sizeof err), 0);
+		league_session_feed(f.col.ss, m);
+	}
+	/* Nothing is sent before the turn's commit. */
+	ck_assert_int_eq(league_session_take(f.col.ss, &r), LG_ENOTFOUND);
+	tp_league_turn(&f.L);
+	ck_assert_uint_eq(d->commits, before + 1);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(league_session_take(f.col.ss, &r), 0);
+		ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+		net_msg_free(r);
+	}
+	ck_assert_uint_eq(d->jobs_done, 4);
+	lg_buf_free(&b);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+START_TEST(lost_collector_jobs_go_to_the_next)
+{
+	struct fx f;
+	struct tp_peer next;
+	struct tp_job a, b, c;
+
+	fx_open(&f, rps_cfg, 0);
+	ck_assert(tp_take_job(&f.col, &a));
+	ck_assert(tp_take_job(&f.col, &b));
+	tp_detach(&f.col);
+	ck_assert_uint_eq(f.L.d->requeued, 2);
+	tp_attach(&f.L, &next, LEAGUE__ROLE__ROLE_COLLECTOR, "next");
+	tp_register_collector(&next, 4, 4);
+	ck_assert(tp_take_job(&next, &c));
+	ck_assert_uint_eq(c.id, a.id);
+	ck_assert(tp_take_job(&next, &c));
+	ck_assert_uint_eq(c.id, b.id);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+START_TEST(restart_reissues_jobs_in_flight)
+{
+	struct fx f;
+	struct tp_job counted, held, again;
+	struct tp_result res;
+
+	fx_open(&f, rps_cfg, 0);
+	ck_assert(tp_take_job(&f.col, &counted));
+	ck_assert(tp_take_job(&f.col, &held));
+	tp_make_result(&res, counted.id, 4, NULL, 0);
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_OK);
+	tp_league_close(&f.L, 0);
+
+	tp_league_open(&f.L, rps_cfg, 1, 0);
+	ck_assert_uint_eq(f.L.d->jobs_done, 1);
+	ck_assert_uint_eq(league_leases_queued(f.L.d->leases), 1);
+	tp_attach(&f.L, &f.col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
+	tp_register_collector(&f.col, 4, 4);
+	/* The counted result sent again: acknowledged, counted once. */
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(f.L.d->jobs_done, 1);
+	/* The held job comes back with its id (its learner has not come
+	 * back yet, so its seat streams nowhere). */
+	ck_assert(tp_take_job(&f.col, &again));
+	ck_assert_uint_eq(again.id, held.id);
+	ck_assert_str_eq(again.endpoint, "");
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+static int has_version(league_daemon *d, uint32_t player, uint32_t v)
+{
+	store_txn *t;
+	uint8_t k[8];
+	const void *val;
+	size_t vl;
+	int rc;
+
+	ck_assert_int_eq(store_txn_begin(d->st, STORE_TXN_READ, &t), 0);
+	store_key_u32x2(k, player, v);
+	rc = store_get(t, STORE_DB_PARAMS, k, 8, &val, &vl);
+	store_txn_abort(t);
+	return rc == 0;
+}
+
+START_TEST(parameter_window_keeps_what_is_pinned)
+{
+	const char *yaml =
+		"league: {name: window, seed: 5}\n"
+		"env: {name: rps}\n"
+		"players: {main: 1}\n"
+		"snapshot: {steps: 1000, max_mult: 1}\n"
+		"budget: {seconds: 600}\n";
+	struct tp_league L;
+	struct tp_peer lr;
+	net_msg *r;
+	char blob[32];
+
+	tp_league_open(&L, yaml, 0, 0);
+	tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	ck_assert_int_eq(tp_fake_learner(&lr, 0), LEAGUE__STATUS__STATUS_OK);
+	/* Versions 1..30, 100 steps each: a snapshot every 10 versions.
+	 * The window is the newest version and the eight before it. */
+	for (uint32_t v = 1; v <= 30; v++) {
+		snprintf(blob, sizeof blob, "v%u", v);
+		r = tp_params_put(&lr, 0, 100ull * v, blob);
+		ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+		ck_assert_uint_eq(r->ack->id, v);
+		net_msg_free(r);
+	}
+	ck_assert_uint_eq(brain_snapshot_count(L.d->br), 4); /* 0 + 3 */
+	for (uint32_t v = 0; v <= 30; v++) {
+		int want = v == 0 || v % 10 == 0 || v >= 30 - 8;
+		ck_assert_msg(has_version(L.d, 0, v) == want,
+			      "version %u %s", v, want ? "missing" : "kept");
+	}
+	tp_league_close(&L, 1);
+}
+END_TEST
+
+/* The probe kind (league/kind_probe.c): jobs in which the first baseline
+ * plays itself; nothing learns and the league's counters do not move. */
+START_TEST(probe_kind_round_trip)
+{
+	struct fx f;
+	struct tp_job j;
+	struct tp_result res;
+	lg_buf st = { 0 };
+	int probes = 0;
+
+	fx_open(&f, rps_cfg, 3);
+	for (int k = 0; k < 12 && probes < 3; k++) {
+		ck_assert(tp_take_job(&f.col, &j));
+		if (j.nbase_seats != 2)
+			continue; /* a league job */
+		probes++;
+		ck_assert_str_eq(j.baseline, "random");
+		ck_assert_uint_eq(j.episodes, 1);
+		ck_assert(!j.learning[0] && !j.learning[1]);
+		ck_assert(j.id & LEAGUE_JOB_DAEMON_BIT);
+		tp_make_result(&res, j.id, 1, NULL, 1);
+		res.ep[0].steps = 7;
+		ck_assert_int_eq(tp_send_result(&f.col, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+	}
+	ck_assert_int_eq(probes, 3);
+	ck_assert_uint_eq(f.L.d->jobs_done, 0);
+	ck_assert_int_eq(daemon_status_json(f.L.d, &st), 0);
+	ck_assert_ptr_nonnull(strstr((char *)st.data, "\"probes\": {\"done\": "
+				     "3, \"episodes\": 3, \"steps\": 21}"));
+	lg_buf_free(&st);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+Suite *suite_daemon(void)
+{
+	Suite *s = suite_create("daemon");
+	TCase *tc = tcase_create("inproc");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, job_round_trip_counts_once);
+	tcase_add_test(tc, bad_requests_are_refused_and_change_nothing);
+	tcase_add_test(tc, one_commit_per_turn);
+	tcase_add_test(tc, lost_collector_jobs_go_to_the_next);
+	tcase_add_test(tc, restart_reissues_jobs_in_flight);
+	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
+	tcase_add_test(tc, probe_kind_round_trip);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,273 @@
+/* tests/proto.c: the test protocol helpers (see proto.h). */
+#include "tests/proto.h"
+
+#include <check.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "league/config.h"
+#include "tests/testutil.h"
+
+void tp_league_open(struct tp_league *L, const char *yaml, int resume,
+		    uint32_t probe_jobs)
+{
+	struct cfg c;
+	char err[512];
+	int rc;
+
+	if (!resume)
+		tu_mkdtemp(L->dir, sizeof L->dir);
+	ck_assert_msg(cfg_load_string(&c, yaml, strlen(yaml), "test.yaml", err,
+				      sizeof err) == 0, "%s", err);
+	ck_assert_ptr_nonnull(L->base = event_base_new());
+	struct league_daemon_opts o = {
+		.cfg = &c, .dir = L->dir, .resume = resume, .port = 0,
+		.http_port = 0, .store_flags = STORE_NOSYNC,
+		.probe_jobs = probe_jobs,
+	};
+	rc = league_daemon_new(&L->d, L->base, &o, err, sizeof err);
+	ck_assert_msg(rc == 0, "league_daemon_new: %s (%s)", err,
+		      lg_strerror(rc));
+}
+
+void tp_league_turn(struct tp_league *L)
+{
+	/* Two passes: a close (deferred to the loop) may queue more. */
+	for (int i = 0; i < 2; i++)
+		event_base_loop(L->base, EVLOOP_NONBLOCK);
+}
+
+void tp_league_close(struct tp_league *L, int remove)
+{
+	tp_league_turn(L);
+	league_daemon_free(L->d);
+	event_base_free(L->base);
+	L->d = NULL;
+	L->base = NULL;
+	if (remove)
+		tu_rmrf(L->dir);
+}
+
+void tp_attach(struct tp_league *L, struct tp_peer *p, int role,
+	       const char *name)
+{
+	memset(p, 0, sizeof *p);
+	p->L = L;
+	p->ss = league_server_attach(league_daemon_server(L->d), role, name);
+	ck_assert_ptr_nonnull(p->ss);
+}
+
+void tp_detach(struct tp_peer *p)
+{
+	league_session_close(p->ss, "test: connection lost");
+	tp_league_turn(p->L);
+	p->ss = NULL;
+}
+
+void tp_connect(struct tp_peer *p, uint16_t port, int role,
+		const char *name, const char *token)
+{
+	struct net_client_opts o = {
+		.host = "127.0.0.1", .port = port, .token = token,
+		.role = role, .name = name, .give_up_s = 10,
+	};
+	char err[256];
+
+	memset(p, 0, sizeof *p);
+	ck_assert_msg(net_client_connect(&p->c, &o, err, sizeof err) == 0,
+		      "%s", err);
+}
+
+void tp_close(struct tp_peer *p)
+{
+	net_client_close(p->c);
+	p->c = NULL;
+}
+
+/* In-process: the request through the codec (the daemon owns what it is
+ * fed), one loop turn (the commit, then the reply), the reply out. */
+static net_msg *call_inproc(struct tp_peer *p, net_msg *req)
+{
+	static uint64_t seq;
+	lg_buf b = { 0 };
+	net_msg *m = NULL, *r = NULL;
+	size_t used;
+	char err[256];
+
+	req->seq = ++seq;
+	ck_assert_int_eq(net_frame_encode(req, &b), 0);
+	ck_assert_int_eq(net_frame_decode(b.data, b.len, b.len, &m, &used,
+					  err, sizeof err), 0);
+	lg_buf_free(&b);
+	league_session_feed(p->ss, m);
+	tp_league_turn(p->L);
+	ck_assert_msg(league_session_take(p->ss, &r) == 0,
+		      "no reply to %s", net_msg_name(req));
+	ck_assert_uint_eq(r->reply_to, req->seq);
+	return r;
+}
+
+net_msg *tp_call(struct tp_peer *p, net_msg *req)
+{
+	net_msg *r = NULL;
+	char err[256];
+
+	if (p->ss)
+		return call_inproc(p, req);
+	ck_assert_msg(net_client_call(p->c, req, &r, 10, err, sizeof err) == 0,
+		      "%s: %s", net_msg_name(req), err);
+	return r;
+}
+
+int tp_ack_status(net_msg *r)
+{
+	ck_assert_msg(r->body_case == LEAGUE__ENVELOPE__BODY_ACK,
+		      "expected an ack, got %s", net_msg_name(r));
+	return r->ack->status;
+}
+
+void tp_register_collector(struct tp_peer *p, uint32_t envs,
+			   uint32_t max_jobs)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+
+	rg.envs = envs;
+	rg.max_jobs = max_jobs;
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	r = tp_call(p, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
+	net_msg_free(r);
+}
+
+net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
+		       const char *blob)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT;
+	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
+
+	pp.player = player;
+	pp.player_steps = steps;
+	pp.blob.data = (uint8_t *)(uintptr_t)blob;
+	pp.blob.len = strlen(blob);
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
+	req.params_put = &pp;
+	return tp_call(p, &req);
+}
+
+int tp_fake_learner(struct tp_peer *p, uint32_t player)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	int fresh, status;
+
+	rg.player = player;
+	rg.trajectory_endpoint = (char *)"127.0.0.1:9";
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	r = tp_call(p, &req);
+	if (r->body_case == LEAGUE__ENVELOPE__BODY_ACK) {
+		status = r->ack->status;
+		net_msg_free(r);
+		return status;
+	}
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
+	fresh = r->register_reply->params.len == 0;
+	net_msg_free(r);
+	if (fresh) {
+		r = tp_params_put(p, player, 0, "params");
+		ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+		net_msg_free(r);
+	}
+	return LEAGUE__STATUS__STATUS_OK;
+}
+
+int tp_take_job(struct tp_peer *p, struct tp_job *ji)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
+	int got = 0;
+
+	jq.max_jobs = 1;
+	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	req.job_request = &jq;
+	r = tp_call(p, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_JOBS);
+	if (r->jobs->n_jobs) {
+		League__Job *j = r->jobs->jobs[0];
+		memset(ji, 0, sizeof *ji);
+		ji->id = j->job_id;
+		ji->episodes = j->episodes;
+		ji->lease_s = j->lease_s;
+		ji->evaluation = j->evaluation;
+		ji->base_seat = -1;
+		ck_assert_uint_eq(j->n_seats, 2);
+		for (int k = 0; k < 2; k++) {
+			League__Seat *st = j->seats[k];
+			ji->player[k] = st->player;
+			ji->version[k] = st->params_version;
+			ji->learning[k] = st->learning;
+			ji->greedy[k] = st->greedy;
+			if (st->learning)
+				snprintf(ji->endpoint, sizeof ji->endpoint,
+					 "%s", st->learner_endpoint);
+			if (st->baseline && st->baseline[0]) {
+				if (ji->base_seat < 0) {
+					ji->base_seat = k;
+					snprintf(ji->baseline,
+						 sizeof ji->baseline, "%s",
+						 st->baseline);
+				}
+				ji->nbase_seats++;
+			}
+		}
+		got = 1;
+	}
+	net_msg_free(r);
+	return got;
+}
+
+void tp_wait_job(struct tp_peer *p, struct tp_job *j)
+{
+	double t0 = lg_now_s();
+
+	while (!tp_take_job(p, j)) {
+		ck_assert_msg(lg_now_s() - t0 < 10, "no job offered");
+		if (p->c)
+			lg_sleep_s(0.01);
+	}
+}
+
+void tp_make_result(struct tp_result *res, uint64_t id, uint32_t n,
+		    lg_rng *rng, double fixed)
+{
+	ck_assert_uint_le(n, 256);
+	res->jr = (League__JobResult)LEAGUE__JOB_RESULT__INIT;
+	for (uint32_t i = 0; i < n; i++) {
+		league__episode__init(&res->ep[i]);
+		double v = rng ? (double)lg_rng_below(rng, 3) - 1 : fixed;
+		res->ret[i][0] = v;
+		res->ret[i][1] = -v;
+		res->ep[i].n_returns = 2;
+		res->ep[i].returns = res->ret[i];
+		res->ep[i].steps = 1;
+		res->eps[i] = &res->ep[i];
+	}
+	res->jr.job_id = id;
+	res->jr.n_episodes = n;
+	res->jr.episodes = res->eps;
+	res->m = (net_msg)LEAGUE__ENVELOPE__INIT;
+	res->m.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
+	res->m.job_result = &res->jr;
+}
+
+int tp_send_result(struct tp_peer *p, struct tp_result *res)
+{
+	net_msg *r = tp_call(p, &res->m);
+	int st = tp_ack_status(r);
+
+	net_msg_free(r);
+	return st;
+}
