@@ -31,6 +31,7 @@
 #include "cli/cli.h"
 #include "league/config.h"
 #include "league/daemon.h"
+#include "league/options.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "storage/storage.h"

@@ -1,11 +1,16 @@
 /* tests/check_config.c: the key table, the YAML parser's errors, the
- * emitter round trip, the shipped configs and docs/config.md freshness. */
+ * emitter round trip, the shipped configs, docs/config.md freshness, and
+ * the default config translated (league/options.h) to each module's own
+ * defaults. */
 #include <check.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "league/config.h"
+#include "league/options.h"
+#include "net/net.h"
+#include "players/players.h"
 #include "tests/testutil.h"
 
 static int load(struct cfg *c, const char *yaml, char *err, size_t errlen)
@@ -312,6 +317,99 @@ START_TEST(docs_config_md_is_current)
 }
 END_TEST
 
+/* The default config, translated, is each module's own defaults: a
+ * default changed on one side only fails here. Field by field for the
+ * message, then the whole struct so a field the translation sets and this
+ * list forgets fails too. Where the two differ on purpose the module's
+ * value is overwritten first, with the reason. */
+#define SAME(f) ck_assert_msg(t.f == d.f, "%s: config default differs from " \
+			      "the module's", #f)
+
+START_TEST(defaults_are_the_modules_defaults)
+{
+	struct cfg c;
+	char err[512] = "";
+
+	ck_assert_msg(cfg_defaults(&c, err, sizeof err) == 0, "%s", err);
+	{
+		struct brain_opts t, d;
+		league_brain_opts(&c, &t);
+		brain_opts_default(&d);
+		SAME(seed); SAME(n_main); SAME(n_main_exploiter);
+		SAME(n_league_exploiter); SAME(n_self_play);
+		SAME(main.pfsp); SAME(main.sp); SAME(main.verification);
+		SAME(main.weighting); SAME(main.sp_min_win_rate);
+		SAME(main.verify_exploiter_win_rate);
+		SAME(main.verify_historical_win_rate);
+		SAME(main_exploiter.main_min_win_rate);
+		SAME(main_exploiter.weighting); SAME(main_exploiter.reset_prob);
+		SAME(league_exploiter.weighting);
+		SAME(league_exploiter.reset_prob);
+		SAME(self_play.sp); SAME(self_play.uniform);
+		SAME(self_play.pfsp); SAME(self_play.nash);
+		SAME(self_play.weighting); SAME(pfsp_exponent);
+		SAME(job_episodes); SAME(log_decisions); SAME(snapshot_steps);
+		SAME(snapshot_win_rate); SAME(snapshot_max_mult);
+		SAME(snapshot_keep); SAME(payoff.decay); SAME(payoff.min_games);
+		SAME(payoff.prior); SAME(payoff.prior_strength);
+		SAME(payoff.elo_k);
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	{
+		struct ppo_opts t, d;
+		league_ppo_opts(&c, &t);
+		ppo_opts_default(&d);
+		SAME(lr); SAME(lr_schedule); SAME(lr_final_frac); SAME(gamma);
+		SAME(gae_lambda); SAME(clip); SAME(value_clip); SAME(vf_coef);
+		SAME(ent_coef); SAME(magnet_coef); SAME(magnet_every);
+		SAME(epochs); SAME(minibatch); SAME(max_grad_norm);
+		SAME(adam_beta1); SAME(adam_beta2); SAME(adam_eps);
+		/* The module's batch_max is its cap; a league's is
+		 * learner.batch plus one segment. */
+		ck_assert_uint_eq(t.batch_max,
+				  c.learner.batch + c.collectors.segment_len);
+		d.batch_max = t.batch_max;
+		/* The module leaves BLAS threading alone (0); a league
+		 * learner always shards its minibatches (learner.threads). */
+		ck_assert_int_eq(t.threads, 1);
+		d.threads = t.threads;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	{
+		struct coll_opts t, d;
+		league_coll_opts(&c, 0, &t);
+		coll_opts_default(&d);
+		SAME(num_envs); SAME(mode); SAME(wait_num); SAME(wait_timeout_s);
+		SAME(step_timeout_s); SAME(reset_timeout_s); SAME(processes);
+		SAME(segment_len);
+		/* The module has no game; the env options are compared
+		 * below. */
+		ck_assert_str_eq(t.game, "rps");
+		d.game = t.game;
+		d.env = t.env;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+		/* An explicit env count wins and clamps wait_num. */
+		league_coll_opts(&c, 4, &t);
+		ck_assert_uint_eq(t.num_envs, 4);
+		ck_assert_uint_eq(t.wait_num, 4);
+	}
+	{
+		struct env_opts t, d;
+		league_env_opts(&c, &t);
+		env_opts_default(&d);
+		SAME(max_steps); SAME(matrix.rows); SAME(matrix.cols);
+		SAME(timing.obs_len); SAME(timing.reset_s); SAME(timing.step_s);
+		SAME(timing.infer_s); SAME(timing.episode_len);
+		SAME(timing.jitter_lo); SAME(timing.jitter_hi);
+		/* The env's first episode seed is the league's seed. */
+		ck_assert_uint_eq(t.seed, c.league.seed);
+		d.seed = t.seed;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	ck_assert_uint_eq(c.server.max_frame, NET_DEFAULT_MAX_FRAME);
+}
+END_TEST
+
 START_TEST(missing_file_is_io_error)
 {
 	struct cfg c;
@@ -338,6 +436,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, shipped_configs_are_valid);
 	tcase_add_test(tc, docs_config_md_is_current);
 	tcase_add_test(tc, missing_file_is_io_error);
+	tcase_add_test(tc, defaults_are_the_modules_defaults);
 	suite_add_tcase(s, tc);
 	return s;
 }
