@@ -37,7 +37,7 @@
 #define MAX_SENDERS 16
 #define CALL_TIMEOUT_S 60.0
 #define SEND_TIMEOUT_S 120.0
-#define MAX_EPISODES_PER_JOB 4096
+#define MAX_EPISODES_PER_JOB LEAGUE_JOB_EPISODES_MAX
 /* Net slots; the env manager sees each twice: policy k samples slot k,
  * policy NET_SLOTS + k plays slot k greedily (evaluation seats). */
 #define NET_SLOTS (COLL_NETS_MAX / 2)

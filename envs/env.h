@@ -49,11 +49,13 @@
 #define ENV_MAX_PLAYERS 2
 #define ENV_MAX_ACTIONS 16
 #define ENV_MATRIX_MAX 16
+#define ENV_MATRIX_VALUE_MAX 1e6 /* |payoff| of the matrix game */
 #define ENV_NAME_MAX 32
 /* Caps on what comes from outside (config, command line). */
 #define ENV_TIMING_OBS_MAX (1u << 20)
 #define ENV_TIMING_EPISODE_MAX 1000000000ull
 #define ENV_TIMING_SECONDS_MAX 3600.0
+#define ENV_TIMING_JITTER_MAX 100.0
 #define ENV_C4_DEPTH_MAX 12
 
 /* env_current_player() values beside a player index. Far from the LG_E*
@@ -91,7 +93,8 @@ struct env_opts {
 		uint64_t obs_len;     /* 1..ENV_TIMING_OBS_MAX */
 		double reset_s, step_s, infer_s; /* nominal, 0..3600 */
 		uint64_t episode_len; /* nominal steps, 1..1e9 */
-		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <= 100 */
+		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <=
+					      * ENV_TIMING_JITTER_MAX */
 	} timing;
 };
 

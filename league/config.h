@@ -1,7 +1,7 @@
 /*
  * league/config: the league's YAML configuration.
  *
- * One declarative table (config.c, `cfg_table`) lists every key: its dotted
+ * One declarative table (config.c, `table`) lists every key: its dotted
  * path, type, bounds, default and a line of documentation. Everything else is
  * driven by that table: parsing (libyaml events), defaults (the defaults are
  * YAML text run through the same parser, so a default can never be invalid),
@@ -23,11 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/collector.h"
+#include "envs/env.h"
+#include "learner/learner.h"
 #include "util/util.h"
 
 #define CFG_STR_MAX 256
-#define CFG_LIST_MAX 8
-#define CFG_MATRIX_MAX 16
+#define CFG_LIST_MAX NN_MAX_LAYERS /* the one list is model.hidden */
+#define CFG_MATRIX_MAX ENV_MATRIX_MAX
 
 enum cfg_activation { CFG_ACT_RELU, CFG_ACT_TANH };
 enum cfg_lr_schedule { CFG_LR_CONSTANT, CFG_LR_LINEAR };
@@ -197,6 +200,10 @@ enum cfg_type {
 	CFG_T_MATRIX,
 };
 
+/* cfg_key.flags: a CFG_T_DOUBLE bound that is itself excluded. */
+#define CFG_F_LO_OPEN 1u
+#define CFG_F_HI_OPEN 2u
+
 /* One row of the table. */
 struct cfg_key {
 	const char *path;          /* dotted, e.g. "learner.lr" */
@@ -207,6 +214,7 @@ struct cfg_key {
 	const char *def;           /* default as YAML text */
 	const char *const *names;  /* CFG_T_ENUM: NULL-terminated names */
 	const char *doc;
+	unsigned flags;            /* CFG_F_* */
 };
 
 /* The table, in the order keys are printed. */

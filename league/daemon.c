@@ -24,7 +24,6 @@
 #include "storage/storage.h"
 
 #define DAEMON_MAX_JOBS_PER_REQUEST 64
-#define DAEMON_MAX_EPISODES 4096 /* matchmaking.job_episodes' cap */
 #define DAEMON_KEEP_VERSIONS 8
 #define DAEMON_ENDPOINT_MAX 255
 #define DAEMON_MATRIX_MAX 512 /* /payoff shows at most this many agents */
@@ -1138,7 +1137,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m)
 {
 	League__JobResult *jr = m->job_result;
-	int8_t out[DAEMON_MAX_EPISODES];
+	int8_t out[LEAGUE_JOB_EPISODES_MAX];
 	size_t n = 0;
 	uint64_t steps = 0, abnormal = 0;
 	int ls = learner_seat(jr->job_id), rc;

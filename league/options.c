@@ -9,6 +9,9 @@
 
 #include "players/players.h"
 
+_Static_assert(LEAGUE_JOB_EPISODES_MAX <= BRAIN_MAX_EPISODES,
+	       "a job the config allows must fit the brain's cap");
+
 static const int act_of[] = {
 	[CFG_ACT_RELU] = NN_RELU,
 	[CFG_ACT_TANH] = NN_TANH,
@@ -62,6 +65,8 @@ void league_nn_shape(const struct cfg *c, const struct env_spec *spec,
 	memset(s, 0, sizeof *s);
 	s->obs = (uint32_t)spec->obs_len;
 	s->actions = (uint32_t)spec->num_actions;
+	/* The config's list cap is NN_MAX_LAYERS (config.h), so the min
+	 * never cuts a loaded config; it guards the array. */
 	s->nhidden = LG_MIN(c->model.hidden.n, (uint32_t)NN_MAX_LAYERS);
 	for (uint32_t i = 0; i < s->nhidden; i++)
 		s->hidden[i] = c->model.hidden.v[i];

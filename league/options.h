@@ -24,6 +24,11 @@
  * storage headers, which the workers do not need). */
 struct brain_opts;
 
+/* Most episodes in one job (matchmaking.job_episodes' bound): the daemon
+ * and the collector worker hold a job's results in arrays this long. At
+ * most BRAIN_MAX_EPISODES (asserted in options.c). */
+#define LEAGUE_JOB_EPISODES_MAX 4096
+
 /* env.* and league.seed. */
 void league_env_opts(const struct cfg *c, struct env_opts *o);
 

@@ -1,17 +1,25 @@
 /* tests/check_config.c: the key table, the YAML parser's errors, the
  * emitter round trip, the shipped configs, docs/config.md freshness, and
- * the default config translated (league/options.h) to each module's own
- * defaults. */
+ * the ties between the table and the modules: the default config
+ * translates (league/options.h) to each module's own defaults, and every
+ * value the table allows passes the module's own check. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "league/config.h"
+#include "league/daemon.h"
 #include "league/options.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "tests/testutil.h"
+
+/* An evaluation job is one job like any other to the arrays sized by the
+ * episode cap. */
+_Static_assert(LEAGUE_BGAME_JOB_EPISODES <= LEAGUE_JOB_EPISODES_MAX,
+	       "evaluation jobs fit the job episode cap");
 
 static int load(struct cfg *c, const char *yaml, char *err, size_t errlen)
 {
@@ -126,6 +134,11 @@ static const struct {
 	{ "matchmaking:\n  baselines: random, random\n", "matchmaking.baselines: 'random' named twice" },
 	{ "matchmaking:\n  baseline_share: 1\n", "matchmaking.baseline_share: expected a number in [0, 0.9]" },
 	{ "env: {name: connect4}\neval: {baselines: 'alphabeta:1,alphabeta:2,alphabeta:3,alphabeta:4,alphabeta:5'}\nmatchmaking: {baselines: 'alphabeta:5,alphabeta:6,alphabeta:7,alphabeta:8,random'}\n", "matchmaking.baselines: eval.baselines and matchmaking.baselines name more than 8 baselines together" },
+	/* Values the config once allowed and a module then refused. */
+	{ "payoff:\n  decay: 0\n", "t.yaml:2:10: payoff.decay: expected a number in (0, 1], got '0'" },
+	{ "collectors:\n  envs: 4097\n  wait_num: 1\n", "collectors.envs: expected a whole number in [1, 4096]" },
+	{ "learner:\n  batch: 67108864\n", "learner.batch: expected a whole number in [1, 66060288]" },
+	{ "learner:\n  adam_beta2: 1\n", "learner.adam_beta2: expected a number in [0, 1), got '1'" },
 };
 
 START_TEST(eval_baselines_resolve)
@@ -212,8 +225,15 @@ START_TEST(every_bound_is_enforced)
 	for (size_t i = 0; i < n; i++) {
 		if (k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE)
 			continue;
-		double probes[2] = { k[i].lo - 1, k[i].hi * 2 + 1 };
-		for (int j = 0; j < 2; j++) {
+		/* An open bound itself is out too. */
+		double probes[4] = { k[i].lo - 1, k[i].hi * 2 + 1, k[i].lo,
+				     k[i].hi };
+		int nprobe = 2;
+		if (k[i].flags & CFG_F_LO_OPEN)
+			nprobe = 3;
+		if (k[i].flags & CFG_F_HI_OPEN)
+			probes[nprobe++] = k[i].hi;
+		for (int j = 0; j < nprobe; j++) {
 			/* Nest the dotted path as YAML mappings. */
 			char yaml[512] = "", err[512] = "", path[128];
 			snprintf(path, sizeof path, "%s", k[i].path);
@@ -410,6 +430,188 @@ START_TEST(defaults_are_the_modules_defaults)
 }
 END_TEST
 
+/* Key k of c at its lowest (hi = 0) or highest allowed value. */
+static void set_extreme(struct cfg *c, const struct cfg_key *k, int hi)
+{
+	double v = hi ? k->hi : k->lo;
+
+	if (k->type == CFG_T_U64) {
+		*(uint64_t *)((char *)c + k->off) = (uint64_t)v;
+		return;
+	}
+	if (!hi && (k->flags & CFG_F_LO_OPEN))
+		v = nextafter(v, k->hi);
+	if (hi && (k->flags & CFG_F_HI_OPEN))
+		v = nextafter(v, k->lo);
+	*(double *)((char *)c + k->off) = v;
+}
+
+static int has_prefix(const char *path, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (!strncmp(path, *prefixes, strlen(*prefixes)))
+			return 1;
+	return 0;
+}
+
+/* A sum-to-1 group holding key k (set to v): the others at 0, or one of
+ * them at 1 when v is 0, so only k's bound is on trial. */
+static void fix_sums(struct cfg *c, const struct cfg_key *k, double v)
+{
+	double *mains[] = { &c->roles.main.pfsp, &c->roles.main.sp,
+			    &c->roles.main.verification, NULL };
+	double *selfs[] = { &c->roles.self_play.sp,
+			    &c->roles.self_play.uniform,
+			    &c->roles.self_play.pfsp, &c->roles.self_play.nash,
+			    NULL };
+	double *mine = (double *)((char *)c + k->off);
+
+	for (double **g = mains; g; g = g == mains ? selfs : NULL) {
+		int in = 0;
+		for (double **q = g; *q; q++)
+			in |= *q == mine;
+		if (!in)
+			continue;
+		for (double **q = g; *q; q++)
+			if (*q != mine)
+				**q = 0;
+		if (v == 0)
+			*(g[0] == mine ? g[1] : g[0]) = 1;
+	}
+}
+
+/* Every number the table allows for a key the players module reads
+ * passes brain_opts_check, alone at its bound (the rules between keys
+ * held). A bound wider than the module's fails here. */
+START_TEST(bounds_pass_the_brain_check)
+{
+	static const char *const brain_keys[] = {
+		"league.seed", "players.", "roles.", "matchmaking.",
+		"snapshot.", "payoff.", NULL };
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    !has_prefix(k[i].path, brain_keys))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct brain_opts o;
+			set_extreme(&c, &k[i], hi);
+			fix_sums(&c, &k[i], hi ? k[i].hi : k[i].lo);
+			if (!c.players.main)
+				c.players.self_play = 1; /* a learner */
+			league_brain_opts(&c, &o);
+			ck_assert_msg(brain_opts_check(&o, err, sizeof err) == 0,
+				      "%s at %s: %s", k[i].path,
+				      hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 40);
+}
+END_TEST
+
+/* The same for the learner: ppo_new checks every option before it
+ * allocates, threads last, so an impossible thread count shows that all
+ * the others passed. */
+START_TEST(bounds_pass_the_ppo_check)
+{
+	static const char *const ppo_keys[] = {
+		"learner.", "collectors.segment_len", NULL };
+	struct nn_shape shape = { .obs = 2, .actions = 3, .act = NN_TANH };
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	ppo *p;
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	def.learner.magnet_coef = 0.1; /* so magnet_every is checked */
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    !has_prefix(k[i].path, ppo_keys) ||
+		    !strcmp(k[i].path, "learner.threads"))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct ppo_opts o;
+			set_extreme(&c, &k[i], hi);
+			league_ppo_opts(&c, &o);
+			o.threads = -1;
+			int rc = ppo_new(&p, NULL, &shape, &o, 1, err,
+					 sizeof err);
+			ck_assert_msg(rc == LG_EINVAL &&
+				      strstr(err, "threads -1"), "%s at %s: %s",
+				      k[i].path, hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 30);
+	/* The largest batch with the longest segment. */
+	{
+		struct cfg c = def;
+		struct ppo_opts o;
+		c.learner.batch = PPO_BATCH_MAX - COLL_SEGMENT_MAX;
+		c.collectors.segment_len = COLL_SEGMENT_MAX;
+		league_ppo_opts(&c, &o);
+		o.threads = -1;
+		int rc = ppo_new(&p, NULL, &shape, &o, 1, err, sizeof err);
+		ck_assert_msg(rc == LG_EINVAL && strstr(err, "threads -1"),
+			      "%s", err);
+	}
+	/* learner.threads itself, for real (a tiny net). */
+	for (int hi = 0; hi < 2; hi++) {
+		struct cfg c = def;
+		struct ppo_opts o;
+		c.learner.threads = hi ? PPO_THREADS_MAX : 1;
+		league_ppo_opts(&c, &o);
+		ck_assert_msg(ppo_new(&p, NULL, &shape, &o, 1, err,
+				      sizeof err) == 0, "%s", err);
+		ppo_free(p);
+	}
+}
+END_TEST
+
+/* And the collector: coll_new checks its options before anything else,
+ * the policies after every collectors.* value. */
+START_TEST(bounds_pass_the_collector_check)
+{
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	coll *cl;
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    strncmp(k[i].path, "collectors.", 11))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct coll_opts o;
+			set_extreme(&c, &k[i], hi);
+			league_coll_opts(&c, 0, &o);
+			o.num_policies = 0;
+			int rc = coll_new(&cl, &o, err, sizeof err);
+			ck_assert_msg(rc == LG_EINVAL &&
+				      strstr(err, "policies"), "%s at %s: %s",
+				      k[i].path, hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 10);
+}
+END_TEST
+
 START_TEST(missing_file_is_io_error)
 {
 	struct cfg c;
@@ -437,6 +639,9 @@ Suite *suite_config(void)
 	tcase_add_test(tc, docs_config_md_is_current);
 	tcase_add_test(tc, missing_file_is_io_error);
 	tcase_add_test(tc, defaults_are_the_modules_defaults);
+	tcase_add_test(tc, bounds_pass_the_brain_check);
+	tcase_add_test(tc, bounds_pass_the_ppo_check);
+	tcase_add_test(tc, bounds_pass_the_collector_check);
 	suite_add_tcase(s, tc);
 	return s;
 }
