@@ -831,29 +831,54 @@ static int is_loopback(const char *addr)
 	       !strcmp(addr, "::1");
 }
 
+/* A module check's message as a key error. brain_opts_check begins each
+ * message with the config section it concerns ("roles.main: ...",
+ * "players: ...", "payoff decay ..."); the first key of that section the
+ * file sets gives the key and the place (none set: the section alone).
+ * tests/check_config.c has a bad input for every rule a config within the
+ * table's bounds can break, so a change of wording there shows; the other
+ * rules are the bounds, which bounds_pass_the_brain_check ties. */
+static int module_err(struct parser *p, const char *msg)
+{
+	size_t n = strcspn(msg, ":/ ");
+	const char *detail = msg;
+	const struct mark *bm = NULL;
+	const char *path = NULL;
+	char section[64];
+
+	if (msg[n] == ':' && msg[n + 1] == ' ')
+		detail = msg + n + 2;
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct mark *m = &p->marks[i];
+		if (!m->line || strncmp(table[i].path, msg, n) ||
+		    table[i].path[n] != '.')
+			continue;
+		if (!bm || m->line < bm->line ||
+		    (m->line == bm->line && m->col < bm->col)) {
+			bm = m;
+			path = table[i].path;
+		}
+	}
+	if (!path) {
+		snprintf(section, sizeof section, "%.*s", (int)n, msg);
+		path = section;
+	}
+	return verr(p, path, "%s", detail);
+}
+
+/* The cross-key rules. Those of the players module are its own
+ * brain_opts_check, run on the options this config becomes; the rest
+ * belong to no module's check. */
 static int validate(struct parser *p)
 {
 	const struct cfg *c = p->c;
 	char msg[256], bl[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	struct brain_opts bo;
 	size_t n;
-	double s;
 
-	s = c->roles.main.pfsp + c->roles.main.sp + c->roles.main.verification;
-	if (fabs(s - 1.0) > 1e-9)
-		return verr(p, "roles.main.pfsp", "roles.main pfsp + sp + "
-			    "verification must be 1, is %.15g", s);
-	s = c->roles.self_play.sp + c->roles.self_play.uniform +
-	    c->roles.self_play.pfsp + c->roles.self_play.nash;
-	if (fabs(s - 1.0) > 1e-9)
-		return verr(p, "roles.self_play.sp", "roles.self_play sp + "
-			    "uniform + pfsp + nash must be 1, is %.15g", s);
-	if (c->players.main + c->players.main_exploiter +
-	    c->players.league_exploiter + c->players.self_play == 0)
-		return verr(p, "players.main", "a league needs at least one "
-			    "learning player");
-	if (c->players.main_exploiter && !c->players.main)
-		return verr(p, "players.main_exploiter", "main exploiters need "
-			    "at least one main player to exploit");
+	league_brain_opts(c, &bo);
+	if (brain_opts_check(&bo, msg, sizeof msg))
+		return module_err(p, msg);
 	if (c->collectors.wait_num > c->collectors.envs)
 		return verr(p, "collectors.wait_num", "%llu is more than "
 			    "collectors.envs (%llu)",
@@ -1272,7 +1297,8 @@ int cfg_emit_markdown(lg_buf *b)
 		"prints the effective config with every default filled in.\n\n"
 		"Cross-key rules: `roles.main` pfsp + sp + verification = 1; "
 		"`roles.self_play` sp + uniform + pfsp + nash = 1; at least one "
-		"learning player; main exploiters need a main player; "
+		"learning player; main exploiters need a main player (these "
+		"four are the players module's own check); "
 		"`collectors.wait_num` <= `collectors.envs`; "
 		"`learner.minibatch` <= `learner.batch`; at least one budget; "
 		"the `matrix` game needs `env.matrix`; listening beyond "

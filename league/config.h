@@ -8,10 +8,16 @@
  * printing the effective config as YAML (`league config check`), and the
  * reference in docs/config.md (`league config doc`).
  *
+ * A bound a lower module enforces is that module's exported cap (COLL_*,
+ * ENV_*, NN_*, PPO_*, BRAIN_*) where it exports one; where it checks a
+ * literal of its own, tests/check_config.c shows that every value the table
+ * allows passes the module's check. The cross-key rules of the players
+ * module are its brain_opts_check, run on the translated options.
+ *
  * struct cfg is a plain value: fixed-size strings and arrays, no pointers,
  * so it can be copied, compared and stored. Lower modules (envs, learner,
- * collector) never include this header; the daemon and the CLI translate a
- * cfg into their option structs.
+ * collector, players) never include this header; league/options.h
+ * translates a cfg into their option structs.
  *
  * Errors name file:line:column and the key, e.g.
  *   league.yaml:12:7: learner.lr: expected a number in [0, 1], got 'fast'

@@ -111,10 +111,12 @@ static const struct {
 	{ "- a\n- b\n", "t.yaml:1:1: the config must be a mapping of sections" },
 	{ "? [a, b]\n: 1\n", "keys must be plain words" },
 	/* Cross-key rules name the key and its place. */
-	{ "roles:\n  main:\n    pfsp: 0.6\n", "t.yaml:3:5: roles.main.pfsp: roles.main pfsp + sp + verification must be 1, is 1.1" },
-	{ "roles:\n  self_play:\n    sp: 0.5\n", "roles.self_play sp + uniform + pfsp + nash must be 1" },
+	/* The players module's rules, from brain_opts_check, placed at the
+	 * first key of the section they name. */
+	{ "roles:\n  main:\n    pfsp: 0.6\n", "t.yaml:3:5: roles.main.pfsp: pfsp + sp + verification must be 1 (each in [0, 1]), is 1.1" },
+	{ "roles:\n  self_play:\n    uniform: 0.1\n    sp: 0.5\n", "t.yaml:3:5: roles.self_play.uniform: sp + uniform + pfsp + nash must be 1" },
 	{ "players:\n  main: 0\n", "t.yaml:2:3: players.main: a league needs at least one learning player" },
-	{ "players:\n  main: 0\n  main_exploiter: 1\n", "players.main_exploiter: main exploiters need at least one main player" },
+	{ "players:\n  main: 0\n  main_exploiter: 1\n", "t.yaml:2:3: players.main: main exploiters need a main player" },
 	{ "collectors:\n  envs: 4\n", "collectors.wait_num: 7 is more than collectors.envs (4)" },
 	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
