@@ -281,6 +281,14 @@ typedef struct env_baseline env_baseline;
  * LG_EINVAL (bad spec or wrong game), LG_ENOMEM. */
 int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 		     char *err, size_t errlen);
+/* The same spec checked against game `game` (a registry name) without an
+ * env, with the same errors: the one parser of the syntax, for configs.
+ * canon gets the canonical spec ("alphabeta" and "alphabeta:04" become
+ * "alphabeta:4"), at most ENV_BASELINE_CANON_MAX bytes with its NUL
+ * (truncated to canonlen). */
+#define ENV_BASELINE_CANON_MAX 16
+int env_baseline_check(const char *spec, const char *game, char *canon,
+		       size_t canonlen, char *err, size_t errlen);
 void env_baseline_free(env_baseline *b);
 /* Choose an action for `player` in e's current state (for sequential
  * games player must be the current player). LG_EINVAL if it cannot act. */

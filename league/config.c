@@ -931,36 +931,21 @@ static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
 	return LG_ECONFIG;
 }
 
-/* One baseline spec (len bytes at spec): checked against the game and
- * copied, NUL-terminated, to out. */
+/* One baseline spec (len bytes at spec): checked against the game by the
+ * baselines' own parser (envs/), which writes its canonical form to out
+ * (alphabeta:02 is alphabeta:2, so duplicates show). */
 static int baseline_one(const struct cfg *c, const char *spec, size_t len,
 			char *out, char *err, size_t errlen)
 {
 	char b[CFG_BASELINE_MAX];
-	int64_t depth;
 
 	if (!len || len >= sizeof b)
 		return cfg_fail(err, errlen, "empty or overlong entry");
 	memcpy(b, spec, len);
 	b[len] = 0;
-	if (!strcmp(b, "minimax") && strcmp(c->env.name, "tictactoe"))
-		return cfg_fail(err, errlen, "'minimax' plays tictactoe, not "
-				"%s", c->env.name);
-	if (!strncmp(b, "alphabeta:", 10)) {
-		if (strcmp(c->env.name, "connect4"))
-			return cfg_fail(err, errlen, "'%s' plays connect4, "
-					"not %s", b, c->env.name);
-		if (lg_parse_i64(b + 10, 1, 12, &depth))
-			return cfg_fail(err, errlen, "'%s': depth must be "
-					"1..12", b);
-	} else if (strcmp(b, "random") && strcmp(b, "minimax")) {
-		return cfg_fail(err, errlen, "unknown baseline '%s' (random, "
-				"minimax, alphabeta:N, or auto alone)", b);
-	}
-	if (!strncmp(b, "alphabeta:", 10)) /* alphabeta:02 is alphabeta:2 */
-		snprintf(out, CFG_BASELINE_MAX, "alphabeta:%d", (int)depth);
-	else
-		memcpy(out, b, len + 1);
+	if (env_baseline_check(b, c->env.name, out, CFG_BASELINE_MAX, err,
+			       errlen))
+		return LG_ECONFIG;
 	return 0;
 }
 

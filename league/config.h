@@ -178,11 +178,16 @@ struct cfg {
 };
 
 /* eval.baselines resolved: the specs ("random", "minimax",
- * "alphabeta:N") into out[0..*n), CFG_BASELINES_MAX entries. "auto"
- * picks random plus the game's strong baseline. LG_ECONFIG with err for
- * an unknown spec, one for another game, a duplicate, or too many. */
-#define CFG_BASELINES_MAX 8
+ * "alphabeta:N", checked and made canonical by env_baseline_check) into
+ * out[0..*n), CFG_BASELINES_MAX entries. "auto" picks random plus the
+ * game's strong baseline. LG_ECONFIG with err for an unknown spec, one for
+ * another game, a duplicate, or too many. CFG_BASELINE_MAX is also the
+ * size of a baseline name in stored evaluation keys (league/daemon.h). */
+#define CFG_BASELINES_MAX COLL_BASELINES_MAX
 #define CFG_BASELINE_MAX 32
+_Static_assert(CFG_BASELINE_MAX >= ENV_BASELINE_CANON_MAX &&
+	       CFG_BASELINE_MAX <= COLL_BASELINE_SPEC_MAX,
+	       "a canonical spec fits, and the collector takes every entry");
 int cfg_eval_baselines(const struct cfg *c,
 		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
 		       size_t errlen);

@@ -123,15 +123,15 @@ static const struct {
 	{ "learner:\n  lr_schedule: linear\nbudget:\n  seconds: 0\n  jobs: 9\n", "t.yaml:2:3: learner.lr_schedule: linear runs over budget.seconds, which is 0" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
 	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
-	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: 'minimax' plays tictactoe, not rps" },
-	{ "env: {name: tictactoe}\neval:\n  baselines: random, alphabeta:2\n", "eval.baselines: 'alphabeta:2' plays connect4, not tictactoe" },
-	{ "env: {name: connect4}\neval:\n  baselines: alphabeta:13\n", "eval.baselines: 'alphabeta:13': depth must be 1..12" },
+	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: baseline 'minimax' plays tictactoe, not rps" },
+	{ "env: {name: tictactoe}\neval:\n  baselines: random, alphabeta:2\n", "eval.baselines: baseline 'alphabeta:2' plays connect4, not tictactoe" },
+	{ "env: {name: connect4}\neval:\n  baselines: alphabeta:13\n", "eval.baselines: baseline 'alphabeta:13': depth must be 1..12" },
 	{ "eval:\n  baselines: random,random\n", "eval.baselines: 'random' named twice" },
 	{ "eval:\n  baselines: random,\n", "eval.baselines: empty or overlong entry" },
 	{ "eval:\n  baselines: greedy\n", "eval.baselines: unknown baseline 'greedy'" },
 	{ "eval:\n  share: 0.95\n", "eval.share: expected a number in [0, 0.9]" },
 	{ "matchmaking:\n  baseline_share: 0.3\n", "t.yaml:2:3: matchmaking.baseline_share: is 0.3 but matchmaking.baselines names none" },
-	{ "matchmaking:\n  baselines: minimax\n", "matchmaking.baselines: 'minimax' plays tictactoe, not rps" },
+	{ "matchmaking:\n  baselines: minimax\n", "matchmaking.baselines: baseline 'minimax' plays tictactoe, not rps" },
 	{ "matchmaking:\n  baselines: auto\n", "matchmaking.baselines: unknown baseline 'auto'" },
 	{ "matchmaking:\n  baselines: random, random\n", "matchmaking.baselines: 'random' named twice" },
 	{ "matchmaking:\n  baseline_share: 1\n", "matchmaking.baseline_share: expected a number in [0, 0.9]" },
@@ -155,6 +155,10 @@ START_TEST(eval_baselines_resolve)
 		  { "random", "alphabeta:3" } },
 		{ "env: {name: connect4}\neval: {baselines: ' alphabeta:5 ,"
 		  "random'}\n", { "alphabeta:5", "random" } },
+		/* The baselines' own default depth, as the collector plays
+		 * it. */
+		{ "env: {name: connect4}\neval: {baselines: alphabeta}\n",
+		  { "alphabeta:4" } },
 	};
 	char out[CFG_BASELINES_MAX][CFG_BASELINE_MAX], err[256];
 
