@@ -263,8 +263,6 @@ static const struct cfg_key table[] = {
 	    86400, "60", "An env step slower than this is a broken env."),
 	DBL("collectors.reset_timeout_s", collectors.reset_timeout_s, 0.001,
 	    86400, "120", "An env reset slower than this is a broken env."),
-	U64("collectors.threads", collectors.threads, 1, 1024, "2",
-	    "Env worker threads per collector."),
 	BOOL("collectors.processes", collectors.processes, "false",
 	     "Run envs in child processes (for games that are not thread-safe "
 	     "or may crash)."),

@@ -150,7 +150,6 @@ struct cfg {
 		uint64_t wait_num;
 		double wait_timeout_s;
 		double step_timeout_s, reset_timeout_s;
-		uint64_t threads;
 		int processes;
 		uint64_t segment_len;
 	} collectors;

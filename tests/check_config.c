@@ -141,6 +141,8 @@ static const struct {
 	{ "collectors:\n  envs: 4097\n  wait_num: 1\n", "collectors.envs: expected a whole number in [1, 4096]" },
 	{ "learner:\n  batch: 67108864\n", "learner.batch: expected a whole number in [1, 66060288]" },
 	{ "learner:\n  adam_beta2: 1\n", "learner.adam_beta2: expected a number in [0, 1), got '1'" },
+	/* Nothing read it: the collector runs one worker per env. */
+	{ "collectors:\n  threads: 2\n", "t.yaml:2:3: unknown key 'collectors.threads'" },
 };
 
 START_TEST(eval_baselines_resolve)
