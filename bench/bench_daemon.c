@@ -31,6 +31,7 @@
 #include "cli/cli.h"
 #include "league/config.h"
 #include "league/daemon.h"
+#include "league/options.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "storage/storage.h"
@@ -60,7 +61,7 @@
 #define BD_MAX_SAMPLES (1u << 22) /* round trips kept per thread */
 #define BD_FRAME_CAP (1u << 20)  /* client and echo input cap */
 #define BD_CALL_S 10.0
-#define BD_MAX_EPISODES 4096     /* matchmaking.job_episodes cap */
+#define BD_MAX_EPISODES LEAGUE_JOB_EPISODES_MAX /* job_episodes cap */
 
 /* The league's config; %llu is --episodes. */
 static const char bd_config[] =

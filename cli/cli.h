@@ -10,6 +10,7 @@
 
 #include "envs/env.h"
 #include "league/config.h"
+#include "league/options.h" /* the config as module options */
 #include "learner/learner.h"
 #include "net/net.h"
 
@@ -45,12 +46,6 @@ int cli_opt_double(const char *cmd, const char *opt, const char *val,
 
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
-
-/* Config sections as lower modules' options (cli/translate.c). */
-void cli_env_opts(const struct cfg *c, struct env_opts *o);
-void cli_nn_shape(const struct cfg *c, const struct env_spec *spec,
-		  struct nn_shape *s);
-void cli_ppo_opts(const struct cfg *c, struct ppo_opts *o);
 
 /* ---- worker front-ends (cli/worker.c) ---- */
 #define CLI_WORKER_CALL_S 60.0

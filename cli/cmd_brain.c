@@ -13,12 +13,13 @@
  * league of CONFIG in DIR and plays it with fixed-strength non-transitive
  * players (players/sim.c) through the real matchmaking and payoff code.
  *
- * The config becomes brain options through league_brain_opts(), as in the
- * daemon.
+ * The config becomes brain options through league_brain_opts()
+ * (league/options.h), as in the daemon.
  */
 #include "cli/cli.h"
 #include "league/config.h"
 #include "league/daemon.h"
+#include "league/options.h"
 #include "players/players.h"
 
 #include <math.h>

@@ -37,7 +37,7 @@
 #define MAX_SENDERS 16
 #define CALL_TIMEOUT_S 60.0
 #define SEND_TIMEOUT_S 120.0
-#define MAX_EPISODES_PER_JOB 4096
+#define MAX_EPISODES_PER_JOB LEAGUE_JOB_EPISODES_MAX
 /* Net slots; the env manager sees each twice: policy k samples slot k,
  * policy NET_SLOTS + k plays slot k greedily (evaluation seats). */
 #define NET_SLOTS (COLL_NETS_MAX / 2)
@@ -697,13 +697,12 @@ static int reconnect(struct collect *W)
 static int start_envs(struct collect *W)
 {
 	struct coll_opts o;
-	struct env_opts eo;
 	char err[512];
 	env *e;
 	int rc;
 
-	cli_env_opts(&W->cfg, &eo);
-	if ((rc = env_new(&e, W->cfg.env.name, &eo, err, sizeof err))) {
+	league_coll_opts(&W->cfg, W->envs, &o);
+	if ((rc = env_new(&e, o.game, &o.env, err, sizeof err))) {
 		LG_ERROR("collect: game %s: %s", W->cfg.env.name, err);
 		return rc;
 	}
@@ -714,28 +713,15 @@ static int start_envs(struct collect *W)
 			 W->cfg.env.name, W->spec.players);
 		return LG_EUNSUPP;
 	}
-	cli_nn_shape(&W->cfg, &W->spec, &W->shape);
+	league_nn_shape(&W->cfg, &W->spec, &W->shape);
 	for (int k = 0; k < NET_SLOTS; k++) {
 		W->pols[k] = (struct coll_policy){ slot_act, &W->slots[k], 1 };
 		W->pols[NET_SLOTS + k] = (struct coll_policy){
 			slot_act_greedy, &W->slots[k], 1 };
 	}
-	coll_opts_default(&o);
-	o.game = W->cfg.env.name;
-	o.env = eo;
 	/* Different collectors play different episodes. */
 	o.env.seed = W->cfg.league.seed ^ (uint64_t)getpid() << 20 ^
 		     (uint64_t)(lg_now_s() * 1e6);
-	o.num_envs = W->envs;
-	o.mode = W->cfg.collectors.mode == CFG_MODE_SERIAL ? COLL_SERIAL
-		 : W->cfg.collectors.mode == CFG_MODE_SYNC ? COLL_SYNC
-							   : COLL_ASYNC;
-	o.wait_num = LG_MIN(W->cfg.collectors.wait_num, W->envs);
-	o.wait_timeout_s = W->cfg.collectors.wait_timeout_s;
-	o.step_timeout_s = W->cfg.collectors.step_timeout_s;
-	o.reset_timeout_s = W->cfg.collectors.reset_timeout_s;
-	o.processes = W->cfg.collectors.processes;
-	o.segment_len = (uint32_t)W->cfg.collectors.segment_len;
 	o.policies = W->pols;
 	o.num_policies = COLL_NETS_MAX;
 	if (cfg_all_baselines(&W->cfg, W->base, &W->nbase, err, sizeof err)) {
@@ -752,9 +738,13 @@ static int start_envs(struct collect *W)
 	o.result_ctx = W;
 	o.next_episode = next_episode;
 	o.episode_ctx = W;
-	if ((rc = coll_new(&W->c, &o, err, sizeof err)))
+	if ((rc = coll_new(&W->c, &o, err, sizeof err))) {
 		LG_ERROR("collect: %s", err);
-	return rc;
+		return rc;
+	}
+	LG_INFO("collect: %zu envs of %s (%s mode)", o.num_envs, o.game,
+		coll_mode_name(o.mode));
+	return 0;
 }
 
 static int collect_loop(struct collect *W)
@@ -878,16 +868,8 @@ static int run(int argc, char **argv)
 		W.envs = envs ? envs : W.cfg.collectors.envs;
 		rc = start_envs(&W);
 	}
-	if (!rc) {
-		LG_INFO("collect: %llu envs of %s (%s mode)",
-			(unsigned long long)W.envs, W.cfg.env.name,
-			coll_mode_name(W.cfg.collectors.mode == CFG_MODE_SERIAL
-					       ? COLL_SERIAL
-				       : W.cfg.collectors.mode == CFG_MODE_SYNC
-					       ? COLL_SYNC
-					       : COLL_ASYNC));
+	if (!rc)
 		rc = collect_loop(&W);
-	}
 	if (W.cl && net_client_shutdown_requested(W.cl))
 		__atomic_store_n(&W.stopping, 1, __ATOMIC_RELEASE);
 	coll_free(W.c);

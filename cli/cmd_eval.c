@@ -128,7 +128,7 @@ static int make_env(const struct eval_args *a, env **e)
 		return cli_usage_error(a->cmd, "the matrix game needs its "
 				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
 				       "--config FILE with env.matrix");
-	cli_env_opts(&c, &o);
+	league_env_opts(&c, &o);
 	rc = env_new(e, name, &o, err, sizeof err);
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);

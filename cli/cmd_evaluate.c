@@ -81,13 +81,13 @@ static int do_register(struct evaluator *W)
 				 W->configured ? NULL : &W->cfg);
 	if (rc || W->configured)
 		return rc;
-	cli_env_opts(&W->cfg, &eo);
+	league_env_opts(&W->cfg, &eo);
 	if ((rc = env_new(&W->e, W->cfg.env.name, &eo, err, sizeof err)) ||
 	    (rc = env_tree_new(&W->tree, W->e, err, sizeof err))) {
 		LG_ERROR("evaluate: %s", err);
 		return rc == LG_EUNSUPP ? LG_EUNSUPP : rc;
 	}
-	cli_nn_shape(&W->cfg, env_spec_of(W->e), &W->shape);
+	league_nn_shape(&W->cfg, env_spec_of(W->e), &W->shape);
 	W->configured = 1;
 	LG_INFO("evaluate: %s: %zu infostates, %zu nodes", W->cfg.env.name,
 		env_tree_infostates(W->tree), env_tree_nodes(W->tree));

@@ -231,7 +231,7 @@ static int do_register(struct learn *L)
 			net_msg_free(r);
 			return LG_ECONFIG;
 		}
-		cli_env_opts(&L->cfg, &eo);
+		league_env_opts(&L->cfg, &eo);
 		if ((rc = env_new(&e, L->cfg.env.name, &eo, err, sizeof err))) {
 			LG_ERROR("learn: game %s: %s", L->cfg.env.name, err);
 			net_msg_free(r);
@@ -239,8 +239,8 @@ static int do_register(struct learn *L)
 		}
 		L->spec = *env_spec_of(e);
 		env_free(e);
-		cli_nn_shape(&L->cfg, &L->spec, &L->shape);
-		cli_ppo_opts(&L->cfg, &L->po);
+		league_nn_shape(&L->cfg, &L->spec, &L->shape);
+		league_ppo_opts(&L->cfg, &L->po);
 		L->have_cfg = 1;
 	}
 	L->steps = rr->player_steps;

@@ -353,7 +353,7 @@ static int has_tree(const struct cfg *c)
 	env *e;
 	int yes;
 
-	cli_env_opts(c, &o);
+	league_env_opts(c, &o);
 	if (env_new(&e, c->env.name, &o, NULL, 0))
 		return 0;
 	yes = (env_spec_of(e)->flags & ENV_F_TREE) != 0;

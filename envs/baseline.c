@@ -5,7 +5,8 @@
  *   minimax      tic-tac-toe, perfect play: exact negamax values (memoised
  *                over the 3^9 board codes), ties among equally good moves
  *                broken uniformly with the caller's rng;
- *   alphabeta:N  Connect Four, negamax alpha-beta to depth N (1..12) with
+ *   alphabeta:N  Connect Four, negamax alpha-beta to depth N
+ *                (1..ENV_C4_DEPTH_MAX; "alphabeta" alone is 4) with
  *                a window heuristic; ties at the root broken by the rng.
  */
 #include "envs/env_internal.h"
@@ -22,28 +23,27 @@ struct env_baseline {
 	int8_t *memo; /* minimax: value+1 for each board code, 0 unknown */
 };
 
-int env_baseline_new(env_baseline **out, const char *spec, const env *e,
-		     char *err, size_t errlen)
+/* The spec syntax, parsed here only: the kind and depth spec names for game
+ * `game` (a registry name), or LG_EINVAL with err. */
+static int parse_spec(const char *spec, const char *game, int *kind,
+		      int *depth, char *err, size_t errlen)
 {
-	env_baseline *b;
-	int kind, depth = 0;
-
-	*out = NULL;
+	*depth = 0;
 	if (!strcmp(spec, "random")) {
-		kind = B_RANDOM;
+		*kind = B_RANDOM;
 	} else if (!strcmp(spec, "minimax")) {
-		if (e->g != &env_game_tictactoe) {
+		if (strcmp(game, env_game_tictactoe.name)) {
 			lg_errf(err, errlen, "baseline 'minimax' plays "
-				"tictactoe, not %s", e->spec.name);
+				"tictactoe, not %s", game);
 			return LG_EINVAL;
 		}
-		kind = B_MINIMAX;
+		*kind = B_MINIMAX;
 	} else if (!strncmp(spec, "alphabeta", 9) &&
 		   (spec[9] == 0 || spec[9] == ':')) {
 		int64_t d = 4;
-		if (e->g != &env_game_connect4) {
-			lg_errf(err, errlen, "baseline 'alphabeta' plays "
-				"connect4, not %s", e->spec.name);
+		if (strcmp(game, env_game_connect4.name)) {
+			lg_errf(err, errlen, "baseline '%s' plays connect4, "
+				"not %s", spec, game);
 			return LG_EINVAL;
 		}
 		if (spec[9] == ':' &&
@@ -52,13 +52,39 @@ int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 				"1..%d", spec, ENV_C4_DEPTH_MAX);
 			return LG_EINVAL;
 		}
-		kind = B_ALPHABETA;
-		depth = (int)d;
+		*kind = B_ALPHABETA;
+		*depth = (int)d;
 	} else {
 		lg_errf(err, errlen, "unknown baseline '%s' (random, minimax, "
 			"alphabeta:N)", spec);
 		return LG_EINVAL;
 	}
+	return 0;
+}
+
+int env_baseline_check(const char *spec, const char *game, char *canon,
+		       size_t canonlen, char *err, size_t errlen)
+{
+	int kind, depth, rc;
+
+	if ((rc = parse_spec(spec, game, &kind, &depth, err, errlen)))
+		return rc;
+	if (kind == B_ALPHABETA)
+		snprintf(canon, canonlen, "alphabeta:%d", depth);
+	else
+		snprintf(canon, canonlen, "%s", spec);
+	return 0;
+}
+
+int env_baseline_new(env_baseline **out, const char *spec, const env *e,
+		     char *err, size_t errlen)
+{
+	env_baseline *b;
+	int kind, depth, rc;
+
+	*out = NULL;
+	if ((rc = parse_spec(spec, e->spec.name, &kind, &depth, err, errlen)))
+		return rc;
 	b = calloc(1, sizeof *b);
 	if (!b) {
 		lg_errf(err, errlen, "out of memory");

@@ -49,11 +49,13 @@
 #define ENV_MAX_PLAYERS 2
 #define ENV_MAX_ACTIONS 16
 #define ENV_MATRIX_MAX 16
+#define ENV_MATRIX_VALUE_MAX 1e6 /* |payoff| of the matrix game */
 #define ENV_NAME_MAX 32
 /* Caps on what comes from outside (config, command line). */
 #define ENV_TIMING_OBS_MAX (1u << 20)
 #define ENV_TIMING_EPISODE_MAX 1000000000ull
 #define ENV_TIMING_SECONDS_MAX 3600.0
+#define ENV_TIMING_JITTER_MAX 100.0
 #define ENV_C4_DEPTH_MAX 12
 
 /* env_current_player() values beside a player index. Far from the LG_E*
@@ -91,7 +93,8 @@ struct env_opts {
 		uint64_t obs_len;     /* 1..ENV_TIMING_OBS_MAX */
 		double reset_s, step_s, infer_s; /* nominal, 0..3600 */
 		uint64_t episode_len; /* nominal steps, 1..1e9 */
-		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <= 100 */
+		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <=
+					      * ENV_TIMING_JITTER_MAX */
 	} timing;
 };
 
@@ -278,6 +281,14 @@ typedef struct env_baseline env_baseline;
  * LG_EINVAL (bad spec or wrong game), LG_ENOMEM. */
 int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 		     char *err, size_t errlen);
+/* The same spec checked against game `game` (a registry name) without an
+ * env, with the same errors: the one parser of the syntax, for configs.
+ * canon gets the canonical spec ("alphabeta" and "alphabeta:04" become
+ * "alphabeta:4"), at most ENV_BASELINE_CANON_MAX bytes with its NUL
+ * (truncated to canonlen). */
+#define ENV_BASELINE_CANON_MAX 16
+int env_baseline_check(const char *spec, const char *game, char *canon,
+		       size_t canonlen, char *err, size_t errlen);
 void env_baseline_free(env_baseline *b);
 /* Choose an action for `player` in e's current state (for sequential
  * games player must be the current player). LG_EINVAL if it cannot act. */

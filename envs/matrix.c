@@ -30,9 +30,11 @@ static int mx_setup_common(struct env_opts *o, struct env_spec *spec,
 	for (uint32_t i = 0; i < r; i++)
 		for (uint32_t j = 0; j < c; j++)
 			if (!isfinite(o->matrix.v[i][j]) ||
-			    fabs(o->matrix.v[i][j]) > 1e6) {
+			    fabs(o->matrix.v[i][j]) > ENV_MATRIX_VALUE_MAX) {
 				lg_errf(err, errlen, "matrix: payoff [%u][%u] "
-					"is not a number in [-1e6, 1e6]", i, j);
+					"is not a number in [-%g, %g]", i, j,
+					ENV_MATRIX_VALUE_MAX,
+					ENV_MATRIX_VALUE_MAX);
 				return LG_ERANGE;
 			}
 	spec->players = 2;

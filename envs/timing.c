@@ -45,9 +45,9 @@ static int timing_setup(struct env_opts *o, struct env_spec *spec, char *err,
 		lg_errf(err, errlen, "timing: times must be in [0, %g] s", tmax);
 		return LG_ERANGE;
 	}
-	if (!(lo >= 0 && lo <= hi && hi <= 100)) {
+	if (!(lo >= 0 && lo <= hi && hi <= ENV_TIMING_JITTER_MAX)) {
 		lg_errf(err, errlen, "timing: need 0 <= jitter_lo <= jitter_hi "
-			"<= 100");
+			"<= %g", ENV_TIMING_JITTER_MAX);
 		return LG_ERANGE;
 	}
 	spec->players = 2;

@@ -10,6 +10,9 @@
  */
 #include "league/config.h"
 
+#include "league/options.h"
+#include "players/players.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -26,13 +29,23 @@ static const char *const weight_names[] = { "squared", "variance", "linear",
 static const char *const mode_names[] = { "serial", "sync", "async", NULL };
 static const char *const prior_names[] = { "half", "beta", NULL };
 
+/* Caps in doc text, so the prose follows the number. */
+#define STR_(x) #x
+#define XSTR(x) STR_(x)
+
 #define OFF(f) offsetof(struct cfg, f)
-#define U64(p, f, lo, hi, d, doc) { p, CFG_T_U64, OFF(f), lo, hi, d, NULL, doc }
-#define DBL(p, f, lo, hi, d, doc) { p, CFG_T_DOUBLE, OFF(f), lo, hi, d, NULL, doc }
-#define BOOL(p, f, d, doc) { p, CFG_T_BOOL, OFF(f), 0, 1, d, NULL, doc }
+#define U64(p, f, lo, hi, d, doc) \
+	{ p, CFG_T_U64, OFF(f), lo, hi, d, NULL, doc, 0 }
+#define DBL(p, f, lo, hi, d, doc) \
+	{ p, CFG_T_DOUBLE, OFF(f), lo, hi, d, NULL, doc, 0 }
+#define BOOL(p, f, d, doc) { p, CFG_T_BOOL, OFF(f), 0, 1, d, NULL, doc, 0 }
 #define STR(p, f, lo, d, doc) \
-	{ p, CFG_T_STR, OFF(f), lo, CFG_STR_MAX - 1, d, NULL, doc }
-#define ENUM(p, f, names, d, doc) { p, CFG_T_ENUM, OFF(f), 0, 0, d, names, doc }
+	{ p, CFG_T_STR, OFF(f), lo, CFG_STR_MAX - 1, d, NULL, doc, 0 }
+#define ENUM(p, f, names, d, doc) \
+	{ p, CFG_T_ENUM, OFF(f), 0, 0, d, names, doc, 0 }
+/* A number with an excluded bound (CFG_F_LO_OPEN, CFG_F_HI_OPEN). */
+#define DBLX(p, f, lo, hi, fl, d, doc) \
+	{ p, CFG_T_DOUBLE, OFF(f), lo, hi, d, NULL, doc, fl }
 
 #define BIG 1e15 /* exact in a double; plenty for counters */
 
@@ -49,30 +62,37 @@ static const struct cfg_key table[] = {
 	    "Game to play; `league env list` names them."),
 	U64("env.max_steps", env.max_steps, 0, 1e9, "0",
 	    "Cap on steps per episode; 0 keeps the game's own limit."),
-	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -1e6, 1e6, "[]", NULL,
+	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -ENV_MATRIX_VALUE_MAX,
+	  ENV_MATRIX_VALUE_MAX, "[]", NULL,
 	  "Payoff of the row player for the `matrix` game, as a list of rows "
-	  "(zero-sum: the column player gets the negation). At most 16x16." },
-	U64("env.timing.obs_len", env.timing.obs_len, 1, 1 << 20, "64",
-	    "`timing` game: observation length."),
-	DBL("env.timing.reset_s", env.timing.reset_s, 0, 3600, "0.1",
+	  "(zero-sum: the column player gets the negation). At most "
+	  XSTR(ENV_MATRIX_MAX) "x" XSTR(ENV_MATRIX_MAX) ".", 0 },
+	U64("env.timing.obs_len", env.timing.obs_len, 1, ENV_TIMING_OBS_MAX,
+	    "64", "`timing` game: observation length."),
+	DBL("env.timing.reset_s", env.timing.reset_s, 0,
+	    ENV_TIMING_SECONDS_MAX, "0.1",
 	    "`timing` game: nominal reset time in seconds."),
-	DBL("env.timing.step_s", env.timing.step_s, 0, 3600, "0.005",
-	    "`timing` game: nominal step time in seconds."),
-	DBL("env.timing.infer_s", env.timing.infer_s, 0, 3600, "0.004",
+	DBL("env.timing.step_s", env.timing.step_s, 0, ENV_TIMING_SECONDS_MAX,
+	    "0.005", "`timing` game: nominal step time in seconds."),
+	DBL("env.timing.infer_s", env.timing.infer_s, 0,
+	    ENV_TIMING_SECONDS_MAX, "0.004",
 	    "`timing` game: simulated inference time per batch in seconds."),
-	U64("env.timing.episode_len", env.timing.episode_len, 1, 1e9, "500",
+	U64("env.timing.episode_len", env.timing.episode_len, 1,
+	    ENV_TIMING_EPISODE_MAX, "500",
 	    "`timing` game: nominal episode length in steps."),
+	/* lo <= 1 <= hi, so the game's jitter_lo <= jitter_hi always holds. */
 	DBL("env.timing.jitter_lo", env.timing.jitter_lo, 0, 1, "0.4",
 	    "`timing` game: lowest multiplier of every nominal time and length."),
-	DBL("env.timing.jitter_hi", env.timing.jitter_hi, 1, 100, "1.6",
+	DBL("env.timing.jitter_hi", env.timing.jitter_hi, 1,
+	    ENV_TIMING_JITTER_MAX, "1.6",
 	    "`timing` game: highest multiplier of every nominal time and length."),
-	U64("env.connect4_depth", env.connect4_depth, 1, 12, "2",
+	U64("env.connect4_depth", env.connect4_depth, 1, ENV_C4_DEPTH_MAX, "2",
 	    "Search depth of the Connect Four alpha-beta baseline."),
 
-	{ "model.hidden", CFG_T_U32_LIST, OFF(model.hidden), 1, 65536,
+	{ "model.hidden", CFG_T_U32_LIST, OFF(model.hidden), 1, NN_MAX_WIDTH,
 	  "[64, 64]", NULL,
-	  "Hidden layer widths of the shared MLP torso (at most 8 layers; [] "
-	  "for a linear policy)." },
+	  "Hidden layer widths of the shared MLP torso (at most "
+	  XSTR(NN_MAX_LAYERS) " layers; [] for a linear policy).", 0 },
 	ENUM("model.activation", model.activation, act_names, "tanh",
 	     "Hidden activation."),
 
@@ -98,20 +118,23 @@ static const struct cfg_key table[] = {
 	    "Weight of the KL divergence of the policy from the magnet, a "
 	    "copy of the net refreshed every learner.magnet_every updates "
 	    "(magnetic mirror descent); 0 disables it."),
-	U64("learner.magnet_every", learner.magnet_every, 1, 1000000, "10",
+	U64("learner.magnet_every", learner.magnet_every, 1,
+	    PPO_MAGNET_EVERY_MAX, "10",
 	    "PPO updates between two refreshes of the magnet."),
-	U64("learner.epochs", learner.epochs, 1, 1000, "4",
+	U64("learner.epochs", learner.epochs, 1, PPO_EPOCHS_MAX, "4",
 	    "PPO epochs over each batch."),
-	U64("learner.minibatch", learner.minibatch, 1, 1 << 24, "256",
-	    "Samples per minibatch."),
-	U64("learner.batch", learner.batch, 1, 1 << 26, "2048",
+	U64("learner.minibatch", learner.minibatch, 1, PPO_MINIBATCH_MAX,
+	    "256", "Samples per minibatch."),
+	/* A batch may run one segment past learner.batch (options.h). */
+	U64("learner.batch", learner.batch, 1,
+	    PPO_BATCH_MAX - COLL_SEGMENT_MAX, "2048",
 	    "Samples per PPO update."),
 	DBL("learner.max_grad_norm", learner.max_grad_norm, 0, 1e6, "0.5",
 	    "Global gradient-norm clip; 0 disables it."),
-	DBL("learner.adam_beta1", learner.adam_beta1, 0, 0.999999, "0.9",
-	    "Adam beta1."),
-	DBL("learner.adam_beta2", learner.adam_beta2, 0, 0.99999999, "0.999",
-	    "Adam beta2."),
+	DBLX("learner.adam_beta1", learner.adam_beta1, 0, 1, CFG_F_HI_OPEN,
+	     "0.9", "Adam beta1."),
+	DBLX("learner.adam_beta2", learner.adam_beta2, 0, 1, CFG_F_HI_OPEN,
+	     "0.999", "Adam beta2."),
 	DBL("learner.adam_eps", learner.adam_eps, 1e-12, 1, "1e-08",
 	    "Adam epsilon."),
 	U64("learner.push_every", learner.push_every, 1, 1e6, "1",
@@ -120,16 +143,18 @@ static const struct cfg_key table[] = {
 	U64("learner.queue_segments", learner.queue_segments, 1, 1 << 20, "64",
 	    "Trajectory segments the learner queues before it pushes back on "
 	    "collectors (never dropped)."),
-	U64("learner.threads", learner.threads, 1, 256, "1",
-	    "BLAS threads per learner."),
+	U64("learner.threads", learner.threads, 1, PPO_THREADS_MAX, "1",
+	    "Threads per learner: each minibatch is split into row shards "
+	    "trained in parallel, each with single-threaded BLAS."),
 
-	U64("players.main", players.main, 0, 64, "1",
+	U64("players.main", players.main, 0, BRAIN_MAX_PLAYERS_PER_ROLE, "1",
 	    "Number of main players."),
-	U64("players.main_exploiter", players.main_exploiter, 0, 64, "0",
-	    "Number of main exploiters."),
-	U64("players.league_exploiter", players.league_exploiter, 0, 64, "0",
-	    "Number of league exploiters."),
-	U64("players.self_play", players.self_play, 0, 64, "0",
+	U64("players.main_exploiter", players.main_exploiter, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0", "Number of main exploiters."),
+	U64("players.league_exploiter", players.league_exploiter, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0", "Number of league exploiters."),
+	U64("players.self_play", players.self_play, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0",
 	    "Number of plain self-play players (see roles.self_play)."),
 
 	DBL("roles.main.pfsp", roles.main.pfsp, 0, 1, "0.5",
@@ -183,8 +208,8 @@ static const struct cfg_key table[] = {
 
 	DBL("matchmaking.pfsp_exponent", matchmaking.pfsp_exponent, 0, 100,
 	    "2", "Exponent p of the `squared` weighting (1 - x)^p."),
-	U64("matchmaking.job_episodes", matchmaking.job_episodes, 1, 4096, "8",
-	    "Episodes per job."),
+	U64("matchmaking.job_episodes", matchmaking.job_episodes, 1,
+	    LEAGUE_JOB_EPISODES_MAX, "8", "Episodes per job."),
 	DBL("matchmaking.job_lease_s", matchmaking.job_lease_s, 0.1, 86400,
 	    "60", "A job not finished within this many seconds is re-queued."),
 	BOOL("matchmaking.log_decisions", matchmaking.log_decisions, "true",
@@ -210,8 +235,8 @@ static const struct cfg_key table[] = {
 	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
 	    "Most snapshots kept per player for matchmaking; 0 keeps all."),
 
-	DBL("payoff.decay", payoff.decay, 0, 1, "0.99",
-	    "Decay of a pair's counts per new game (1 = no decay)."),
+	DBLX("payoff.decay", payoff.decay, 0, 1, CFG_F_LO_OPEN, "0.99",
+	     "Decay of a pair's counts per new game (1 = no decay)."),
 	DBL("payoff.min_games", payoff.min_games, 0, 1e9, "1",
 	    "Below this many decayed games a win rate is the prior."),
 	ENUM("payoff.prior", payoff.prior, prior_names, "half",
@@ -224,11 +249,12 @@ static const struct cfg_key table[] = {
 
 	U64("collectors.count", collectors.count, 0, 1024, "1",
 	    "Local collector processes started by `league run`."),
-	U64("collectors.envs", collectors.envs, 1, 1 << 16, "8",
-	    "Environments per collector."),
+	U64("collectors.envs", collectors.envs, 1, COLL_ENVS_MAX, "8",
+	    "Environments per collector, each on its own worker thread (or "
+	    "child process)."),
 	ENUM("collectors.mode", collectors.mode, mode_names, "async",
 	     "Env manager mode."),
-	U64("collectors.wait_num", collectors.wait_num, 1, 1 << 16, "7",
+	U64("collectors.wait_num", collectors.wait_num, 1, COLL_ENVS_MAX, "7",
 	    "Async mode: go on once this many envs are ready."),
 	DBL("collectors.wait_timeout_s", collectors.wait_timeout_s, 0, 3600,
 	    "0.01", "Async mode: or once this long has passed with at least "
@@ -237,13 +263,12 @@ static const struct cfg_key table[] = {
 	    86400, "60", "An env step slower than this is a broken env."),
 	DBL("collectors.reset_timeout_s", collectors.reset_timeout_s, 0.001,
 	    86400, "120", "An env reset slower than this is a broken env."),
-	U64("collectors.threads", collectors.threads, 1, 1024, "2",
-	    "Env worker threads per collector."),
 	BOOL("collectors.processes", collectors.processes, "false",
 	     "Run envs in child processes (for games that are not thread-safe "
 	     "or may crash)."),
-	U64("collectors.segment_len", collectors.segment_len, 1, 1 << 20,
-	    "128", "Transitions per trajectory segment sent to a learner."),
+	U64("collectors.segment_len", collectors.segment_len, 1,
+	    COLL_SEGMENT_MAX, "128",
+	    "Transitions per trajectory segment sent to a learner."),
 
 	U64("budget.env_steps", budget.env_steps, 0, BIG, "0",
 	    "Stop after this many env steps; 0 for no limit."),
@@ -276,8 +301,8 @@ static const struct cfg_key table[] = {
 	STR("eval.baselines", eval.baselines, 1, "auto",
 	    "Baselines evaluation plays, comma-separated: random (any game), "
 	    "minimax (tictactoe, perfect play), alphabeta:N (connect4, depth "
-	    "1..12); auto: random, plus minimax for tictactoe or alphabeta at "
-	    "env.connect4_depth for connect4."),
+	    "1.." XSTR(ENV_C4_DEPTH_MAX) "); auto: random, plus minimax for "
+	    "tictactoe or alphabeta at env.connect4_depth for connect4."),
 	BOOL("eval.greedy", eval.greedy, "true",
 	     "In games against baselines the evaluated player plays its most "
 	     "probable legal action; false: it samples its policy as in "
@@ -393,6 +418,31 @@ static void fmt_bound(char *buf, size_t len, double v)
 	snprintf(buf, len, "%.15g", v);
 }
 
+/* A number key's range as "[lo, hi]", with "(" or ")" at an open bound. */
+static void fmt_range(char *buf, size_t len, const struct cfg_key *k)
+{
+	char lo[32], hi[32];
+
+	fmt_bound(lo, sizeof lo, k->lo);
+	fmt_bound(hi, sizeof hi, k->hi);
+	snprintf(buf, len, "%c%s, %s%c", k->flags & CFG_F_LO_OPEN ? '(' : '[',
+		 lo, hi, k->flags & CFG_F_HI_OPEN ? ')' : ']');
+}
+
+/* A number within k's range, open bounds excluded. */
+static int parse_double_text(const struct cfg_key *k, const char *s,
+			     double *out)
+{
+	double v;
+
+	if (lg_parse_double(s, k->lo, k->hi, &v) ||
+	    ((k->flags & CFG_F_LO_OPEN) && v == k->lo) ||
+	    ((k->flags & CFG_F_HI_OPEN) && v == k->hi))
+		return LG_ERANGE;
+	*out = v;
+	return 0;
+}
+
 /* Levenshtein distance, capped: for "did you mean" hints. */
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -455,22 +505,23 @@ static int set_scalar(struct parser *p, const struct cfg_key *k,
 	char *base = (char *)p->c + k->off;
 	const char *s = ev_text(ev);
 	int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-	char lo[32], hi[32];
+	char lo[32], hi[32], range[80];
 
 	fmt_bound(lo, sizeof lo, k->lo);
 	fmt_bound(hi, sizeof hi, k->hi);
+	fmt_range(range, sizeof range, k);
 	switch (k->type) {
 	case CFG_T_U64:
 		if (!plain || parse_u64_text(s, k->lo, k->hi, (uint64_t *)base))
 			return perr(p, &ev->start_mark,
-				    "%s: expected a whole number in [%s, %s], "
-				    "got '%s'", k->path, lo, hi, s);
+				    "%s: expected a whole number in %s, "
+				    "got '%s'", k->path, range, s);
 		return 0;
 	case CFG_T_DOUBLE:
-		if (!plain || lg_parse_double(s, k->lo, k->hi, (double *)base))
+		if (!plain || parse_double_text(k, s, (double *)base))
 			return perr(p, &ev->start_mark,
-				    "%s: expected a number in [%s, %s], got '%s'",
-				    k->path, lo, hi, s);
+				    "%s: expected a number in %s, got '%s'",
+				    k->path, range, s);
 		return 0;
 	case CFG_T_BOOL:
 		if (plain && !strcmp(s, "true"))
@@ -522,11 +573,10 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 			    int whole)
 {
 	yaml_event_t ev;
-	char lo[32], hi[32];
+	char range[80];
 	int rc;
 
-	fmt_bound(lo, sizeof lo, k->lo);
-	fmt_bound(hi, sizeof hi, k->hi);
+	fmt_range(range, sizeof range, k);
 	*n = 0;
 	for (;;) {
 		if ((rc = next_event(p, &ev)))
@@ -554,13 +604,13 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 			bad = parse_u64_text(ev_text(&ev), k->lo, k->hi, &u);
 			d = (double)u;
 		} else if (!bad) {
-			bad = lg_parse_double(ev_text(&ev), k->lo, k->hi, &d);
+			bad = parse_double_text(k, ev_text(&ev), &d);
 		}
 		if (bad) {
 			rc = perr(p, &ev.start_mark,
-				  "%s: expected a %s in [%s, %s], got '%s'",
+				  "%s: expected a %s in %s, got '%s'",
 				  k->path, whole ? "whole number" : "number",
-				  lo, hi, ev_text(&ev));
+				  range, ev_text(&ev));
 			yaml_event_delete(&ev);
 			return rc;
 		}
@@ -779,29 +829,54 @@ static int is_loopback(const char *addr)
 	       !strcmp(addr, "::1");
 }
 
+/* A module check's message as a key error. brain_opts_check begins each
+ * message with the config section it concerns ("roles.main: ...",
+ * "players: ...", "payoff decay ..."); the first key of that section the
+ * file sets gives the key and the place (none set: the section alone).
+ * tests/check_config.c has a bad input for every rule a config within the
+ * table's bounds can break, so a change of wording there shows; the other
+ * rules are the bounds, which bounds_pass_the_brain_check ties. */
+static int module_err(struct parser *p, const char *msg)
+{
+	size_t n = strcspn(msg, ":/ ");
+	const char *detail = msg;
+	const struct mark *bm = NULL;
+	const char *path = NULL;
+	char section[64];
+
+	if (msg[n] == ':' && msg[n + 1] == ' ')
+		detail = msg + n + 2;
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct mark *m = &p->marks[i];
+		if (!m->line || strncmp(table[i].path, msg, n) ||
+		    table[i].path[n] != '.')
+			continue;
+		if (!bm || m->line < bm->line ||
+		    (m->line == bm->line && m->col < bm->col)) {
+			bm = m;
+			path = table[i].path;
+		}
+	}
+	if (!path) {
+		snprintf(section, sizeof section, "%.*s", (int)n, msg);
+		path = section;
+	}
+	return verr(p, path, "%s", detail);
+}
+
+/* The cross-key rules. Those of the players module are its own
+ * brain_opts_check, run on the options this config becomes; the rest
+ * belong to no module's check. */
 static int validate(struct parser *p)
 {
 	const struct cfg *c = p->c;
 	char msg[256], bl[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
+	struct brain_opts bo;
 	size_t n;
-	double s;
 
-	s = c->roles.main.pfsp + c->roles.main.sp + c->roles.main.verification;
-	if (fabs(s - 1.0) > 1e-9)
-		return verr(p, "roles.main.pfsp", "roles.main pfsp + sp + "
-			    "verification must be 1, is %.15g", s);
-	s = c->roles.self_play.sp + c->roles.self_play.uniform +
-	    c->roles.self_play.pfsp + c->roles.self_play.nash;
-	if (fabs(s - 1.0) > 1e-9)
-		return verr(p, "roles.self_play.sp", "roles.self_play sp + "
-			    "uniform + pfsp + nash must be 1, is %.15g", s);
-	if (c->players.main + c->players.main_exploiter +
-	    c->players.league_exploiter + c->players.self_play == 0)
-		return verr(p, "players.main", "a league needs at least one "
-			    "learning player");
-	if (c->players.main_exploiter && !c->players.main)
-		return verr(p, "players.main_exploiter", "main exploiters need "
-			    "at least one main player to exploit");
+	league_brain_opts(c, &bo);
+	if (brain_opts_check(&bo, msg, sizeof msg))
+		return module_err(p, msg);
 	if (c->collectors.wait_num > c->collectors.envs)
 		return verr(p, "collectors.wait_num", "%llu is more than "
 			    "collectors.envs (%llu)",
@@ -819,9 +894,6 @@ static int validate(struct parser *p)
 	    !c->budget.jobs && !c->budget.snapshots)
 		return verr(p, "budget.seconds", "set at least one budget "
 			    "(env_steps, seconds, jobs or snapshots)");
-	if (c->env.timing.jitter_lo > c->env.timing.jitter_hi)
-		return verr(p, "env.timing.jitter_lo", "is above "
-			    "env.timing.jitter_hi");
 	if (!strcmp(c->env.name, "matrix") && !c->env.matrix.rows)
 		return verr(p, "env.matrix", "the matrix game needs its payoff "
 			    "matrix");
@@ -857,36 +929,21 @@ static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
 	return LG_ECONFIG;
 }
 
-/* One baseline spec (len bytes at spec): checked against the game and
- * copied, NUL-terminated, to out. */
+/* One baseline spec (len bytes at spec): checked against the game by the
+ * baselines' own parser (envs/), which writes its canonical form to out
+ * (alphabeta:02 is alphabeta:2, so duplicates show). */
 static int baseline_one(const struct cfg *c, const char *spec, size_t len,
 			char *out, char *err, size_t errlen)
 {
 	char b[CFG_BASELINE_MAX];
-	int64_t depth;
 
 	if (!len || len >= sizeof b)
 		return cfg_fail(err, errlen, "empty or overlong entry");
 	memcpy(b, spec, len);
 	b[len] = 0;
-	if (!strcmp(b, "minimax") && strcmp(c->env.name, "tictactoe"))
-		return cfg_fail(err, errlen, "'minimax' plays tictactoe, not "
-				"%s", c->env.name);
-	if (!strncmp(b, "alphabeta:", 10)) {
-		if (strcmp(c->env.name, "connect4"))
-			return cfg_fail(err, errlen, "'%s' plays connect4, "
-					"not %s", b, c->env.name);
-		if (lg_parse_i64(b + 10, 1, 12, &depth))
-			return cfg_fail(err, errlen, "'%s': depth must be "
-					"1..12", b);
-	} else if (strcmp(b, "random") && strcmp(b, "minimax")) {
-		return cfg_fail(err, errlen, "unknown baseline '%s' (random, "
-				"minimax, alphabeta:N, or auto alone)", b);
-	}
-	if (!strncmp(b, "alphabeta:", 10)) /* alphabeta:02 is alphabeta:2 */
-		snprintf(out, CFG_BASELINE_MAX, "alphabeta:%d", (int)depth);
-	else
-		memcpy(out, b, len + 1);
+	if (env_baseline_check(b, c->env.name, out, CFG_BASELINE_MAX, err,
+			       errlen))
+		return LG_ECONFIG;
 	return 0;
 }
 
@@ -1223,7 +1280,8 @@ int cfg_emit_markdown(lg_buf *b)
 		"prints the effective config with every default filled in.\n\n"
 		"Cross-key rules: `roles.main` pfsp + sp + verification = 1; "
 		"`roles.self_play` sp + uniform + pfsp + nash = 1; at least one "
-		"learning player; main exploiters need a main player; "
+		"learning player; main exploiters need a main player (these "
+		"four are the players module's own check); "
 		"`collectors.wait_num` <= `collectors.envs`; "
 		"`learner.minibatch` <= `learner.batch`; at least one budget; "
 		"the `matrix` game needs `env.matrix`; listening beyond "
@@ -1251,10 +1309,7 @@ int cfg_emit_markdown(lg_buf *b)
 			snprintf(range, sizeof range, "%.0f to %.0f bytes",
 				 k->lo, k->hi);
 		} else if (k->type != CFG_T_BOOL) {
-			char lo[32], hi[32];
-			fmt_bound(lo, sizeof lo, k->lo);
-			fmt_bound(hi, sizeof hi, k->hi);
-			snprintf(range, sizeof range, "[%s, %s]", lo, hi);
+			fmt_range(range, sizeof range, k);
 		}
 		if (!rc)
 			rc = lg_buf_printf(b, "| `%s` | %s | `%s` | %s | %s |\n",

@@ -1,17 +1,23 @@
 /*
  * league/config: the league's YAML configuration.
  *
- * One declarative table (config.c, `cfg_table`) lists every key: its dotted
+ * One declarative table (config.c, `table`) lists every key: its dotted
  * path, type, bounds, default and a line of documentation. Everything else is
  * driven by that table: parsing (libyaml events), defaults (the defaults are
  * YAML text run through the same parser, so a default can never be invalid),
  * printing the effective config as YAML (`league config check`), and the
  * reference in docs/config.md (`league config doc`).
  *
+ * A bound a lower module enforces is that module's exported cap (COLL_*,
+ * ENV_*, NN_*, PPO_*, BRAIN_*) where it exports one; where it checks a
+ * literal of its own, tests/check_config.c shows that every value the table
+ * allows passes the module's check. The cross-key rules of the players
+ * module are its brain_opts_check, run on the translated options.
+ *
  * struct cfg is a plain value: fixed-size strings and arrays, no pointers,
  * so it can be copied, compared and stored. Lower modules (envs, learner,
- * collector) never include this header; the daemon and the CLI translate a
- * cfg into their option structs.
+ * collector, players) never include this header; league/options.h
+ * translates a cfg into their option structs.
  *
  * Errors name file:line:column and the key, e.g.
  *   league.yaml:12:7: learner.lr: expected a number in [0, 1], got 'fast'
@@ -23,11 +29,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/collector.h"
+#include "envs/env.h"
+#include "learner/learner.h"
 #include "util/util.h"
 
 #define CFG_STR_MAX 256
-#define CFG_LIST_MAX 8
-#define CFG_MATRIX_MAX 16
+#define CFG_LIST_MAX NN_MAX_LAYERS /* the one list is model.hidden */
+#define CFG_MATRIX_MAX ENV_MATRIX_MAX
 
 enum cfg_activation { CFG_ACT_RELU, CFG_ACT_TANH };
 enum cfg_lr_schedule { CFG_LR_CONSTANT, CFG_LR_LINEAR };
@@ -141,7 +150,6 @@ struct cfg {
 		uint64_t wait_num;
 		double wait_timeout_s;
 		double step_timeout_s, reset_timeout_s;
-		uint64_t threads;
 		int processes;
 		uint64_t segment_len;
 	} collectors;
@@ -169,11 +177,16 @@ struct cfg {
 };
 
 /* eval.baselines resolved: the specs ("random", "minimax",
- * "alphabeta:N") into out[0..*n), CFG_BASELINES_MAX entries. "auto"
- * picks random plus the game's strong baseline. LG_ECONFIG with err for
- * an unknown spec, one for another game, a duplicate, or too many. */
-#define CFG_BASELINES_MAX 8
+ * "alphabeta:N", checked and made canonical by env_baseline_check) into
+ * out[0..*n), CFG_BASELINES_MAX entries. "auto" picks random plus the
+ * game's strong baseline. LG_ECONFIG with err for an unknown spec, one for
+ * another game, a duplicate, or too many. CFG_BASELINE_MAX is also the
+ * size of a baseline name in stored evaluation keys (league/daemon.h). */
+#define CFG_BASELINES_MAX COLL_BASELINES_MAX
 #define CFG_BASELINE_MAX 32
+_Static_assert(CFG_BASELINE_MAX >= ENV_BASELINE_CANON_MAX &&
+	       CFG_BASELINE_MAX <= COLL_BASELINE_SPEC_MAX,
+	       "a canonical spec fits, and the collector takes every entry");
 int cfg_eval_baselines(const struct cfg *c,
 		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
 		       size_t errlen);
@@ -197,6 +210,10 @@ enum cfg_type {
 	CFG_T_MATRIX,
 };
 
+/* cfg_key.flags: a CFG_T_DOUBLE bound that is itself excluded. */
+#define CFG_F_LO_OPEN 1u
+#define CFG_F_HI_OPEN 2u
+
 /* One row of the table. */
 struct cfg_key {
 	const char *path;          /* dotted, e.g. "learner.lr" */
@@ -207,6 +224,7 @@ struct cfg_key {
 	const char *def;           /* default as YAML text */
 	const char *const *names;  /* CFG_T_ENUM: NULL-terminated names */
 	const char *doc;
+	unsigned flags;            /* CFG_F_* */
 };
 
 /* The table, in the order keys are printed. */

@@ -14,6 +14,7 @@
  * and takes their results back through the steps every kind shares.
  */
 #include "league/daemon_internal.h"
+#include "league/options.h"
 
 #include <errno.h>
 #include <event2/event.h>

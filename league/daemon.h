@@ -81,10 +81,6 @@ int league_daemon_run(league_daemon *d);
 /* Flush, close the store. NULL is a no-op. */
 void league_daemon_free(league_daemon *d);
 
-/* The brain options a config asks for (matchmaking, roles, snapshot and
- * payoff sections). */
-void league_brain_opts(const struct cfg *c, struct brain_opts *o);
-
 /* Why the last run stopped ("budget: env_steps", "signal", ...). */
 const char *league_daemon_stop_reason(const league_daemon *d);
 

@@ -23,6 +23,11 @@
 
 #include "league/evalrec.h"
 
+/* An evaluation job is a job like any other to the arrays sized by the
+ * episode cap. */
+_Static_assert(LEAGUE_BGAME_JOB_EPISODES <= LEAGUE_JOB_EPISODES_MAX,
+	       "evaluation jobs fit the job episode cap");
+
 /* One job of the version being evaluated. */
 struct plan_entry {
 	uint32_t base;               /* index into the kind's baselines */

@@ -157,6 +157,13 @@ int nn_sgemm_peak(double seconds, int threads, double *gflops);
 
 enum ppo_lr_schedule { PPO_LR_CONSTANT, PPO_LR_LINEAR };
 
+/* Caps ppo_new checks (the config's learner.* bounds come from them). */
+#define PPO_EPOCHS_MAX 1000
+#define PPO_MINIBATCH_MAX (1u << 24)
+#define PPO_BATCH_MAX (1u << 26)
+#define PPO_MAGNET_EVERY_MAX 1000000
+#define PPO_THREADS_MAX 256
+
 /* Mirrors the learner.* config keys. */
 struct ppo_opts {
 	double lr;

@@ -1,11 +1,18 @@
 /* tests/check_config.c: the key table, the YAML parser's errors, the
- * emitter round trip, the shipped configs and docs/config.md freshness. */
+ * emitter round trip, the shipped configs, docs/config.md freshness, and
+ * the ties between the table and the modules: the default config
+ * translates (league/options.h) to each module's own defaults, and every
+ * value the table allows passes the module's own check. */
 #include <check.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "league/config.h"
+#include "league/options.h"
+#include "net/net.h"
+#include "players/players.h"
 #include "tests/testutil.h"
 
 static int load(struct cfg *c, const char *yaml, char *err, size_t errlen)
@@ -98,29 +105,38 @@ static const struct {
 	{ "- a\n- b\n", "t.yaml:1:1: the config must be a mapping of sections" },
 	{ "? [a, b]\n: 1\n", "keys must be plain words" },
 	/* Cross-key rules name the key and its place. */
-	{ "roles:\n  main:\n    pfsp: 0.6\n", "t.yaml:3:5: roles.main.pfsp: roles.main pfsp + sp + verification must be 1, is 1.1" },
-	{ "roles:\n  self_play:\n    sp: 0.5\n", "roles.self_play sp + uniform + pfsp + nash must be 1" },
+	/* The players module's rules, from brain_opts_check, placed at the
+	 * first key of the section they name. */
+	{ "roles:\n  main:\n    pfsp: 0.6\n", "t.yaml:3:5: roles.main.pfsp: pfsp + sp + verification must be 1 (each in [0, 1]), is 1.1" },
+	{ "roles:\n  self_play:\n    uniform: 0.1\n    sp: 0.5\n", "t.yaml:3:5: roles.self_play.uniform: sp + uniform + pfsp + nash must be 1" },
 	{ "players:\n  main: 0\n", "t.yaml:2:3: players.main: a league needs at least one learning player" },
-	{ "players:\n  main: 0\n  main_exploiter: 1\n", "players.main_exploiter: main exploiters need at least one main player" },
+	{ "players:\n  main: 0\n  main_exploiter: 1\n", "t.yaml:2:3: players.main: main exploiters need a main player" },
 	{ "collectors:\n  envs: 4\n", "collectors.wait_num: 7 is more than collectors.envs (4)" },
 	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
 	{ "learner:\n  lr_schedule: linear\nbudget:\n  seconds: 0\n  jobs: 9\n", "t.yaml:2:3: learner.lr_schedule: linear runs over budget.seconds, which is 0" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
 	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
-	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: 'minimax' plays tictactoe, not rps" },
-	{ "env: {name: tictactoe}\neval:\n  baselines: random, alphabeta:2\n", "eval.baselines: 'alphabeta:2' plays connect4, not tictactoe" },
-	{ "env: {name: connect4}\neval:\n  baselines: alphabeta:13\n", "eval.baselines: 'alphabeta:13': depth must be 1..12" },
+	{ "eval:\n  baselines: minimax\n", "t.yaml:2:3: eval.baselines: baseline 'minimax' plays tictactoe, not rps" },
+	{ "env: {name: tictactoe}\neval:\n  baselines: random, alphabeta:2\n", "eval.baselines: baseline 'alphabeta:2' plays connect4, not tictactoe" },
+	{ "env: {name: connect4}\neval:\n  baselines: alphabeta:13\n", "eval.baselines: baseline 'alphabeta:13': depth must be 1..12" },
 	{ "eval:\n  baselines: random,random\n", "eval.baselines: 'random' named twice" },
 	{ "eval:\n  baselines: random,\n", "eval.baselines: empty or overlong entry" },
 	{ "eval:\n  baselines: greedy\n", "eval.baselines: unknown baseline 'greedy'" },
 	{ "eval:\n  share: 0.95\n", "eval.share: expected a number in [0, 0.9]" },
 	{ "matchmaking:\n  baseline_share: 0.3\n", "t.yaml:2:3: matchmaking.baseline_share: is 0.3 but matchmaking.baselines names none" },
-	{ "matchmaking:\n  baselines: minimax\n", "matchmaking.baselines: 'minimax' plays tictactoe, not rps" },
+	{ "matchmaking:\n  baselines: minimax\n", "matchmaking.baselines: baseline 'minimax' plays tictactoe, not rps" },
 	{ "matchmaking:\n  baselines: auto\n", "matchmaking.baselines: unknown baseline 'auto'" },
 	{ "matchmaking:\n  baselines: random, random\n", "matchmaking.baselines: 'random' named twice" },
 	{ "matchmaking:\n  baseline_share: 1\n", "matchmaking.baseline_share: expected a number in [0, 0.9]" },
 	{ "env: {name: connect4}\neval: {baselines: 'alphabeta:1,alphabeta:2,alphabeta:3,alphabeta:4,alphabeta:5'}\nmatchmaking: {baselines: 'alphabeta:5,alphabeta:6,alphabeta:7,alphabeta:8,random'}\n", "matchmaking.baselines: eval.baselines and matchmaking.baselines name more than 8 baselines together" },
+	/* Values the config once allowed and a module then refused. */
+	{ "payoff:\n  decay: 0\n", "t.yaml:2:10: payoff.decay: expected a number in (0, 1], got '0'" },
+	{ "collectors:\n  envs: 4097\n  wait_num: 1\n", "collectors.envs: expected a whole number in [1, 4096]" },
+	{ "learner:\n  batch: 67108864\n", "learner.batch: expected a whole number in [1, 66060288]" },
+	{ "learner:\n  adam_beta2: 1\n", "learner.adam_beta2: expected a number in [0, 1), got '1'" },
+	/* Nothing read it: the collector runs one worker per env. */
+	{ "collectors:\n  threads: 2\n", "t.yaml:2:3: unknown key 'collectors.threads'" },
 };
 
 START_TEST(eval_baselines_resolve)
@@ -135,6 +151,10 @@ START_TEST(eval_baselines_resolve)
 		  { "random", "alphabeta:3" } },
 		{ "env: {name: connect4}\neval: {baselines: ' alphabeta:5 ,"
 		  "random'}\n", { "alphabeta:5", "random" } },
+		/* The baselines' own default depth, as the collector plays
+		 * it. */
+		{ "env: {name: connect4}\neval: {baselines: alphabeta}\n",
+		  { "alphabeta:4" } },
 	};
 	char out[CFG_BASELINES_MAX][CFG_BASELINE_MAX], err[256];
 
@@ -207,8 +227,15 @@ START_TEST(every_bound_is_enforced)
 	for (size_t i = 0; i < n; i++) {
 		if (k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE)
 			continue;
-		double probes[2] = { k[i].lo - 1, k[i].hi * 2 + 1 };
-		for (int j = 0; j < 2; j++) {
+		/* An open bound itself is out too. */
+		double probes[4] = { k[i].lo - 1, k[i].hi * 2 + 1, k[i].lo,
+				     k[i].hi };
+		int nprobe = 2;
+		if (k[i].flags & CFG_F_LO_OPEN)
+			nprobe = 3;
+		if (k[i].flags & CFG_F_HI_OPEN)
+			probes[nprobe++] = k[i].hi;
+		for (int j = 0; j < nprobe; j++) {
 			/* Nest the dotted path as YAML mappings. */
 			char yaml[512] = "", err[512] = "", path[128];
 			snprintf(path, sizeof path, "%s", k[i].path);
@@ -312,6 +339,281 @@ START_TEST(docs_config_md_is_current)
 }
 END_TEST
 
+/* The default config, translated, is each module's own defaults: a
+ * default changed on one side only fails here. Field by field for the
+ * message, then the whole struct so a field the translation sets and this
+ * list forgets fails too. Where the two differ on purpose the module's
+ * value is overwritten first, with the reason. */
+#define SAME(f) ck_assert_msg(t.f == d.f, "%s: config default differs from " \
+			      "the module's", #f)
+
+START_TEST(defaults_are_the_modules_defaults)
+{
+	struct cfg c;
+	char err[512] = "";
+
+	ck_assert_msg(cfg_defaults(&c, err, sizeof err) == 0, "%s", err);
+	{
+		struct brain_opts t, d;
+		league_brain_opts(&c, &t);
+		brain_opts_default(&d);
+		SAME(seed); SAME(n_main); SAME(n_main_exploiter);
+		SAME(n_league_exploiter); SAME(n_self_play);
+		SAME(main.pfsp); SAME(main.sp); SAME(main.verification);
+		SAME(main.weighting); SAME(main.sp_min_win_rate);
+		SAME(main.verify_exploiter_win_rate);
+		SAME(main.verify_historical_win_rate);
+		SAME(main_exploiter.main_min_win_rate);
+		SAME(main_exploiter.weighting); SAME(main_exploiter.reset_prob);
+		SAME(league_exploiter.weighting);
+		SAME(league_exploiter.reset_prob);
+		SAME(self_play.sp); SAME(self_play.uniform);
+		SAME(self_play.pfsp); SAME(self_play.nash);
+		SAME(self_play.weighting); SAME(pfsp_exponent);
+		SAME(job_episodes); SAME(log_decisions); SAME(snapshot_steps);
+		SAME(snapshot_win_rate); SAME(snapshot_max_mult);
+		SAME(snapshot_keep); SAME(payoff.decay); SAME(payoff.min_games);
+		SAME(payoff.prior); SAME(payoff.prior_strength);
+		SAME(payoff.elo_k);
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	{
+		struct ppo_opts t, d;
+		league_ppo_opts(&c, &t);
+		ppo_opts_default(&d);
+		SAME(lr); SAME(lr_schedule); SAME(lr_final_frac); SAME(gamma);
+		SAME(gae_lambda); SAME(clip); SAME(value_clip); SAME(vf_coef);
+		SAME(ent_coef); SAME(magnet_coef); SAME(magnet_every);
+		SAME(epochs); SAME(minibatch); SAME(max_grad_norm);
+		SAME(adam_beta1); SAME(adam_beta2); SAME(adam_eps);
+		/* The module's batch_max is its cap; a league's is
+		 * learner.batch plus one segment. */
+		ck_assert_uint_eq(t.batch_max,
+				  c.learner.batch + c.collectors.segment_len);
+		d.batch_max = t.batch_max;
+		/* The module leaves BLAS threading alone (0); a league
+		 * learner always shards its minibatches (learner.threads). */
+		ck_assert_int_eq(t.threads, 1);
+		d.threads = t.threads;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	{
+		struct coll_opts t, d;
+		league_coll_opts(&c, 0, &t);
+		coll_opts_default(&d);
+		SAME(num_envs); SAME(mode); SAME(wait_num); SAME(wait_timeout_s);
+		SAME(step_timeout_s); SAME(reset_timeout_s); SAME(processes);
+		SAME(segment_len);
+		/* The module has no game; the env options are compared
+		 * below. */
+		ck_assert_str_eq(t.game, "rps");
+		d.game = t.game;
+		d.env = t.env;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+		/* An explicit env count wins and clamps wait_num. */
+		league_coll_opts(&c, 4, &t);
+		ck_assert_uint_eq(t.num_envs, 4);
+		ck_assert_uint_eq(t.wait_num, 4);
+	}
+	{
+		struct env_opts t, d;
+		league_env_opts(&c, &t);
+		env_opts_default(&d);
+		SAME(max_steps); SAME(matrix.rows); SAME(matrix.cols);
+		SAME(timing.obs_len); SAME(timing.reset_s); SAME(timing.step_s);
+		SAME(timing.infer_s); SAME(timing.episode_len);
+		SAME(timing.jitter_lo); SAME(timing.jitter_hi);
+		/* The env's first episode seed is the league's seed. */
+		ck_assert_uint_eq(t.seed, c.league.seed);
+		d.seed = t.seed;
+		ck_assert(!memcmp(&t, &d, sizeof t));
+	}
+	ck_assert_uint_eq(c.server.max_frame, NET_DEFAULT_MAX_FRAME);
+}
+END_TEST
+
+/* Key k of c at its lowest (hi = 0) or highest allowed value. */
+static void set_extreme(struct cfg *c, const struct cfg_key *k, int hi)
+{
+	double v = hi ? k->hi : k->lo;
+
+	if (k->type == CFG_T_U64) {
+		*(uint64_t *)((char *)c + k->off) = (uint64_t)v;
+		return;
+	}
+	if (!hi && (k->flags & CFG_F_LO_OPEN))
+		v = nextafter(v, k->hi);
+	if (hi && (k->flags & CFG_F_HI_OPEN))
+		v = nextafter(v, k->lo);
+	*(double *)((char *)c + k->off) = v;
+}
+
+static int has_prefix(const char *path, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (!strncmp(path, *prefixes, strlen(*prefixes)))
+			return 1;
+	return 0;
+}
+
+/* A sum-to-1 group holding key k (set to v): the others at 0, or one of
+ * them at 1 when v is 0, so only k's bound is on trial. */
+static void fix_sums(struct cfg *c, const struct cfg_key *k, double v)
+{
+	double *mains[] = { &c->roles.main.pfsp, &c->roles.main.sp,
+			    &c->roles.main.verification, NULL };
+	double *selfs[] = { &c->roles.self_play.sp,
+			    &c->roles.self_play.uniform,
+			    &c->roles.self_play.pfsp, &c->roles.self_play.nash,
+			    NULL };
+	double *mine = (double *)((char *)c + k->off);
+
+	for (double **g = mains; g; g = g == mains ? selfs : NULL) {
+		int in = 0;
+		for (double **q = g; *q; q++)
+			in |= *q == mine;
+		if (!in)
+			continue;
+		for (double **q = g; *q; q++)
+			if (*q != mine)
+				**q = 0;
+		if (v == 0)
+			*(g[0] == mine ? g[1] : g[0]) = 1;
+	}
+}
+
+/* Every number the table allows for a key the players module reads
+ * passes brain_opts_check, alone at its bound (the rules between keys
+ * held). A bound wider than the module's fails here. */
+START_TEST(bounds_pass_the_brain_check)
+{
+	static const char *const brain_keys[] = {
+		"league.seed", "players.", "roles.", "matchmaking.",
+		"snapshot.", "payoff.", NULL };
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    !has_prefix(k[i].path, brain_keys))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct brain_opts o;
+			set_extreme(&c, &k[i], hi);
+			fix_sums(&c, &k[i], hi ? k[i].hi : k[i].lo);
+			if (!c.players.main)
+				c.players.self_play = 1; /* a learner */
+			league_brain_opts(&c, &o);
+			ck_assert_msg(brain_opts_check(&o, err, sizeof err) == 0,
+				      "%s at %s: %s", k[i].path,
+				      hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 40);
+}
+END_TEST
+
+/* The same for the learner: ppo_new checks every option before it
+ * allocates, threads last, so an impossible thread count shows that all
+ * the others passed. */
+START_TEST(bounds_pass_the_ppo_check)
+{
+	static const char *const ppo_keys[] = {
+		"learner.", "collectors.segment_len", NULL };
+	struct nn_shape shape = { .obs = 2, .actions = 3, .act = NN_TANH };
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	ppo *p;
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	def.learner.magnet_coef = 0.1; /* so magnet_every is checked */
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    !has_prefix(k[i].path, ppo_keys) ||
+		    !strcmp(k[i].path, "learner.threads"))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct ppo_opts o;
+			set_extreme(&c, &k[i], hi);
+			league_ppo_opts(&c, &o);
+			o.threads = -1;
+			int rc = ppo_new(&p, NULL, &shape, &o, 1, err,
+					 sizeof err);
+			ck_assert_msg(rc == LG_EINVAL &&
+				      strstr(err, "threads -1"), "%s at %s: %s",
+				      k[i].path, hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 30);
+	/* The largest batch with the longest segment. */
+	{
+		struct cfg c = def;
+		struct ppo_opts o;
+		c.learner.batch = PPO_BATCH_MAX - COLL_SEGMENT_MAX;
+		c.collectors.segment_len = COLL_SEGMENT_MAX;
+		league_ppo_opts(&c, &o);
+		o.threads = -1;
+		int rc = ppo_new(&p, NULL, &shape, &o, 1, err, sizeof err);
+		ck_assert_msg(rc == LG_EINVAL && strstr(err, "threads -1"),
+			      "%s", err);
+	}
+	/* learner.threads itself, for real (a tiny net). */
+	for (int hi = 0; hi < 2; hi++) {
+		struct cfg c = def;
+		struct ppo_opts o;
+		c.learner.threads = hi ? PPO_THREADS_MAX : 1;
+		league_ppo_opts(&c, &o);
+		ck_assert_msg(ppo_new(&p, NULL, &shape, &o, 1, err,
+				      sizeof err) == 0, "%s", err);
+		ppo_free(p);
+	}
+}
+END_TEST
+
+/* And the collector: coll_new checks its options before anything else,
+ * the policies after every collectors.* value. */
+START_TEST(bounds_pass_the_collector_check)
+{
+	size_t n;
+	const struct cfg_key *k = cfg_keys(&n);
+	struct cfg def;
+	char err[512] = "";
+	coll *cl;
+	int tried = 0;
+
+	ck_assert_int_eq(cfg_defaults(&def, err, sizeof err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if ((k[i].type != CFG_T_U64 && k[i].type != CFG_T_DOUBLE) ||
+		    strncmp(k[i].path, "collectors.", 11))
+			continue;
+		for (int hi = 0; hi < 2; hi++) {
+			struct cfg c = def;
+			struct coll_opts o;
+			set_extreme(&c, &k[i], hi);
+			league_coll_opts(&c, 0, &o);
+			o.num_policies = 0;
+			int rc = coll_new(&cl, &o, err, sizeof err);
+			ck_assert_msg(rc == LG_EINVAL &&
+				      strstr(err, "policies"), "%s at %s: %s",
+				      k[i].path, hi ? "hi" : "lo", err);
+			tried++;
+		}
+	}
+	ck_assert_int_gt(tried, 10);
+}
+END_TEST
+
 START_TEST(missing_file_is_io_error)
 {
 	struct cfg c;
@@ -338,6 +640,10 @@ Suite *suite_config(void)
 	tcase_add_test(tc, shipped_configs_are_valid);
 	tcase_add_test(tc, docs_config_md_is_current);
 	tcase_add_test(tc, missing_file_is_io_error);
+	tcase_add_test(tc, defaults_are_the_modules_defaults);
+	tcase_add_test(tc, bounds_pass_the_brain_check);
+	tcase_add_test(tc, bounds_pass_the_ppo_check);
+	tcase_add_test(tc, bounds_pass_the_collector_check);
 	suite_add_tcase(s, tc);
 	return s;
 }
