@@ -26,19 +26,14 @@
 #define CFR_ITERS_MAX 1000000ull
 
 
+/* s as a JSON string on f. */
 static void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
+	lg_buf b = { 0 };
+
+	if (!lg_buf_json_str(&b, s))
+		fwrite(b.data, 1, b.len, f);
+	lg_buf_free(&b);
 }
 
 struct eval_args {

@@ -823,12 +823,6 @@ static int verr(struct parser *p, const char *path, const char *fmt, ...)
 	return LG_ECONFIG;
 }
 
-static int is_loopback(const char *addr)
-{
-	return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") ||
-	       !strcmp(addr, "::1");
-}
-
 /* A module check's message as a key error. brain_opts_check begins each
  * message with the config section it concerns ("roles.main: ...",
  * "players: ...", "payoff decay ..."); the first key of that section the
@@ -907,7 +901,7 @@ static int validate(struct parser *p)
 			    c->matchmaking.baseline_share);
 	if (cfg_all_baselines(c, bl, &n, msg, sizeof msg))
 		return verr(p, "matchmaking.baselines", "%s", msg);
-	if (!is_loopback(c->server.listen) && !c->server.token_file[0] &&
+	if (!lg_is_loopback(c->server.listen) && !c->server.token_file[0] &&
 	    !getenv("LEAGUE_TOKEN"))
 		return verr(p, "server.listen", "listening beyond loopback "
 			    "needs server.token_file or LEAGUE_TOKEN");

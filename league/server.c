@@ -73,27 +73,6 @@ static int token_equal(const char *a, const char *b)
 	return diff == 0;
 }
 
-static int is_loopback(const char *addr)
-{
-	return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") ||
-	       !strcmp(addr, "::1");
-}
-
-static void json_str(lg_buf *b, const char *s)
-{
-	lg_buf_append(b, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			lg_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			lg_buf_printf(b, "\\u%04x", c);
-		else
-			lg_buf_append(b, s, 1);
-	}
-	lg_buf_append(b, "\"", 1);
-}
-
 static void sanitize(char *dst, size_t len, const char *src)
 {
 	size_t o = 0;
@@ -377,9 +356,9 @@ static void http_status(struct evhttp_request *req, void *arg)
 		return;
 	}
 	lg_buf_printf(&b, "{\"league\": ");
-	json_str(&b, s->league);
+	lg_buf_json_str(&b, s->league);
 	lg_buf_printf(&b, ", \"env\": ");
-	json_str(&b, s->env);
+	lg_buf_json_str(&b, s->env);
 	lg_buf_printf(&b, ", \"uptime_s\": %.3f, \"pid\": %ld, \"draining\": %s,"
 		      " \"connections\": {\"accepted\": %llu, \"open\": %zu, "
 		      "\"ready\": %zu, \"auth_failures\": %llu, "
@@ -396,9 +375,9 @@ static void http_status(struct evhttp_request *req, void *arg)
 			      "\"role\": %d, \"name\": ", ss == s->head ? "" : ", ",
 			      (unsigned long long)ss->id, ss_names[ss->state],
 			      ss->role);
-		json_str(&b, ss->name);
+		lg_buf_json_str(&b, ss->name);
 		lg_buf_printf(&b, ", \"peer\": ");
-		json_str(&b, league_session_peer(ss));
+		lg_buf_json_str(&b, league_session_peer(ss));
 		lg_buf_printf(&b, ", \"messages\": %llu, \"idle_s\": %.3f}",
 			      (unsigned long long)ss->msgs,
 			      lg_now_s() - ss->last_seen);
@@ -498,7 +477,7 @@ int league_server_new(league_server **out, struct event_base *base,
 			"needed");
 		return LG_EINVAL;
 	}
-	if (!is_loopback(opts->listen) && !(opts->token && *opts->token)) {
+	if (!lg_is_loopback(opts->listen) && !(opts->token && *opts->token)) {
 		lg_errf(err, errlen, "server: listening on %s needs a token",
 			opts->listen);
 		return LG_EINVAL;

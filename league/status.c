@@ -45,7 +45,9 @@ int daemon_status_json(void *ctx, lg_buf *b)
 {
 	league_daemon *d = ctx;
 
-	lg_buf_printf(b, ", \"dir\": \"%s\", \"run_s\": %.1f, "
+	lg_buf_printf(b, ", \"dir\": ");
+	lg_buf_json_str(b, d->dir);
+	lg_buf_printf(b, ", \"run_s\": %.1f, "
 		      "\"env_steps\": %llu, \"env_steps_per_s\": %.1f, "
 		      "\"jobs_done\": %llu, \"jobs_per_s\": %.2f, "
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
@@ -54,7 +56,7 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
 		      "\"main_rating\": %.1f, \"stopping\": %s, ",
-		      d->dir, daemon_run_seconds(d),
+		      daemon_run_seconds(d),
 		      (unsigned long long)d->env_steps, d->steps_per_s,
 		      (unsigned long long)d->jobs_done, d->jobs_per_s,
 		      (unsigned long long)d->episodes,

@@ -192,6 +192,26 @@ START_TEST(strict_parsing)
 }
 END_TEST
 
+START_TEST(json_strings_and_loopback)
+{
+	lg_buf b = { 0 };
+
+	ck_assert_int_eq(lg_buf_json_str(&b, "a\"b\\c\n\x7f\xc3\xa9"), 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	ck_assert_str_eq((char *)b.data,
+			 "\"a\\\"b\\\\c\\u000a\\u007f\xc3\xa9\"");
+	lg_buf_free(&b);
+	ck_assert(lg_is_loopback("127.0.0.1") && lg_is_loopback("127.9.9.9"));
+	ck_assert(lg_is_loopback("::1") && lg_is_loopback("localhost"));
+	ck_assert(!lg_is_loopback("0.0.0.0") && !lg_is_loopback("10.0.0.1"));
+	ck_assert(!lg_is_loopback("::") && !lg_is_loopback("1270.0.0.1x"));
+	/* The mixer the seeds come from: a bijection, so distinct counters
+	 * give distinct seeds. */
+	ck_assert_uint_ne(lg_mix64(0), lg_mix64(1));
+	ck_assert_uint_eq(lg_mix64(0), 0xe220a8397b1dcdafull);
+}
+END_TEST
+
 START_TEST(strerror_total)
 {
 	for (int e = 0; e >= -18; e--)
@@ -215,6 +235,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, byte_order);
 	tcase_add_test(tc, buf_grows);
 	tcase_add_test(tc, strict_parsing);
+	tcase_add_test(tc, json_strings_and_loopback);
 	tcase_add_test(tc, strerror_total);
 	suite_add_tcase(s, tc);
 	return s;

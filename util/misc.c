@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 uint64_t lg_now_ns(void)
@@ -138,6 +139,28 @@ int lg_buf_printf(lg_buf *b, const char *fmt, ...)
 	va_end(ap);
 	b->len += (size_t)n;
 	return 0;
+}
+
+int lg_buf_json_str(lg_buf *b, const char *s)
+{
+	int rc = lg_buf_append(b, "\"", 1);
+
+	for (; *s && !rc; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			rc = lg_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			rc = lg_buf_printf(b, "\\u%04x", c);
+		else
+			rc = lg_buf_append(b, s, 1);
+	}
+	return rc ? rc : lg_buf_append(b, "\"", 1);
+}
+
+int lg_is_loopback(const char *addr)
+{
+	return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") ||
+	       !strcmp(addr, "::1");
 }
 
 int lg_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)

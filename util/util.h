@@ -208,6 +208,14 @@ int lg_buf_append(lg_buf *b, const void *p, size_t n);
 int lg_buf_printf(lg_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* s as a JSON string (quoted; '"', '\\' and control bytes and DEL escaped,
+ * other bytes as they are), appended to b. */
+int lg_buf_json_str(lg_buf *b, const char *s);
+
+/* 1 when addr names this host's loopback ("127.x.y.z", "::1",
+ * "localhost"): where league may listen without a token. */
+int lg_is_loopback(const char *addr);
+
 /* ---- strict parsing --------------------------------------------------- */
 
 /* Whole-string parses: no trailing junk, no empty string, range checked.
