@@ -227,7 +227,8 @@ struct cfg_key {
 	unsigned flags;            /* CFG_F_* */
 };
 
-/* The table, in the order keys are printed. */
+/* The table, in the order keys are printed; *n (n may be NULL) gets the
+ * number of keys. */
 const struct cfg_key *cfg_keys(size_t *n);
 
 /* Fill c with every default. Never fails for the shipped table (a test

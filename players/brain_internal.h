@@ -10,6 +10,7 @@
  *                  meta-Nash, verification (brain_choose)
  *   records.c      every record the brain stores, encode and decode side
  *                  by side (the log's decoder is public: brain_log_decode)
+ *   opts.c         the options: defaults and checks
  *   replay.c       the decision log replayed into a fresh brain
  *   sim.c          the simulated league, on the public API only
  */

@@ -1,0 +1,348 @@
+/*
+ * league/config_table.c: the key table, the one place each key's name,
+ * type, bounds (the modules' own caps), default and documentation are
+ * written (config.h has the shape; config.c parses and checks against it,
+ * config_emit.c prints it).
+ */
+#include "league/config_internal.h"
+
+#include <string.h>
+
+#include "league/options.h"
+#include "players/players.h"
+
+/* ---- the table -------------------------------------------------------- */
+
+static const char *const act_names[] = { "relu", "tanh", NULL };
+static const char *const sched_names[] = { "constant", "linear", NULL };
+static const char *const weight_names[] = { "squared", "variance", "linear",
+					    "linear_capped", NULL };
+static const char *const mode_names[] = { "serial", "sync", "async", NULL };
+static const char *const prior_names[] = { "half", "beta", NULL };
+
+/* Caps in doc text, so the prose follows the number. */
+#define STR_(x) #x
+#define XSTR(x) STR_(x)
+
+#define OFF(f) offsetof(struct cfg, f)
+#define U64(p, f, lo, hi, d, doc) \
+	{ p, CFG_T_U64, OFF(f), lo, hi, d, NULL, doc, 0 }
+#define DBL(p, f, lo, hi, d, doc) \
+	{ p, CFG_T_DOUBLE, OFF(f), lo, hi, d, NULL, doc, 0 }
+#define BOOL(p, f, d, doc) { p, CFG_T_BOOL, OFF(f), 0, 1, d, NULL, doc, 0 }
+#define STR(p, f, lo, d, doc) \
+	{ p, CFG_T_STR, OFF(f), lo, CFG_STR_MAX - 1, d, NULL, doc, 0 }
+#define ENUM(p, f, names, d, doc) \
+	{ p, CFG_T_ENUM, OFF(f), 0, 0, d, names, doc, 0 }
+/* A number with an excluded bound (CFG_F_LO_OPEN, CFG_F_HI_OPEN). */
+#define DBLX(p, f, lo, hi, fl, d, doc) \
+	{ p, CFG_T_DOUBLE, OFF(f), lo, hi, d, NULL, doc, fl }
+
+#define BIG 1e15 /* exact in a double; plenty for counters */
+
+static const struct cfg_key table[] = {
+	STR("league.name", league.name, 1, "league",
+	    "Name shown in status pages and logs."),
+	STR("league.dir", league.dir, 1, "runs/league",
+	    "League directory: the LMDB environment and logs live here."),
+	U64("league.seed", league.seed, 0, BIG, "1",
+	    "Seed of every random choice the league makes (matchmaking, "
+	    "initialisation, environments)."),
+
+	STR("env.name", env.name, 1, "rps",
+	    "Game to play; `league env list` names them."),
+	U64("env.max_steps", env.max_steps, 0, 1e9, "0",
+	    "Cap on steps per episode; 0 keeps the game's own limit."),
+	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -ENV_MATRIX_VALUE_MAX,
+	  ENV_MATRIX_VALUE_MAX, "[]", NULL,
+	  "Payoff of the row player for the `matrix` game, as a list of rows "
+	  "(zero-sum: the column player gets the negation). At most "
+	  XSTR(ENV_MATRIX_MAX) "x" XSTR(ENV_MATRIX_MAX) ".", 0 },
+	U64("env.timing.obs_len", env.timing.obs_len, 1, ENV_TIMING_OBS_MAX,
+	    "64", "`timing` game: observation length."),
+	DBL("env.timing.reset_s", env.timing.reset_s, 0,
+	    ENV_TIMING_SECONDS_MAX, "0.1",
+	    "`timing` game: nominal reset time in seconds."),
+	DBL("env.timing.step_s", env.timing.step_s, 0, ENV_TIMING_SECONDS_MAX,
+	    "0.005", "`timing` game: nominal step time in seconds."),
+	DBL("env.timing.infer_s", env.timing.infer_s, 0,
+	    ENV_TIMING_SECONDS_MAX, "0.004",
+	    "`timing` game: simulated inference time per batch in seconds."),
+	U64("env.timing.episode_len", env.timing.episode_len, 1,
+	    ENV_TIMING_EPISODE_MAX, "500",
+	    "`timing` game: nominal episode length in steps."),
+	/* lo <= 1 <= hi, so the game's jitter_lo <= jitter_hi always holds. */
+	DBL("env.timing.jitter_lo", env.timing.jitter_lo, 0, 1, "0.4",
+	    "`timing` game: lowest multiplier of every nominal time and length."),
+	DBL("env.timing.jitter_hi", env.timing.jitter_hi, 1,
+	    ENV_TIMING_JITTER_MAX, "1.6",
+	    "`timing` game: highest multiplier of every nominal time and length."),
+	U64("env.connect4_depth", env.connect4_depth, 1, ENV_C4_DEPTH_MAX, "2",
+	    "Search depth of the Connect Four alpha-beta baseline."),
+
+	{ "model.hidden", CFG_T_U32_LIST, OFF(model.hidden), 1, NN_MAX_WIDTH,
+	  "[64, 64]", NULL,
+	  "Hidden layer widths of the shared MLP torso (at most "
+	  XSTR(NN_MAX_LAYERS) " layers; [] for a linear policy).", 0 },
+	ENUM("model.activation", model.activation, act_names, "tanh",
+	     "Hidden activation."),
+
+	DBL("learner.lr", learner.lr, 0, 1, "0.0003", "Adam learning rate."),
+	ENUM("learner.lr_schedule", learner.lr_schedule, sched_names,
+	     "constant", "Learning-rate schedule: linear goes from "
+	     "learner.lr to lr * lr_final_frac over budget.seconds of league "
+	     "time (resumes included; it needs a seconds budget)."),
+	DBL("learner.lr_final_frac", learner.lr_final_frac, 0, 1, "0.1",
+	    "With the linear schedule: final rate as a fraction of lr."),
+	DBL("learner.gamma", learner.gamma, 0, 1, "0.99", "Discount factor."),
+	DBL("learner.gae_lambda", learner.gae_lambda, 0, 1, "0.95",
+	    "GAE lambda."),
+	DBL("learner.clip", learner.clip, 0, 10, "0.2",
+	    "PPO clipping range of the probability ratio."),
+	DBL("learner.value_clip", learner.value_clip, 0, 1e6, "0",
+	    "Clip range of the value update; 0 disables value clipping."),
+	DBL("learner.vf_coef", learner.vf_coef, 0, 1e3, "0.5",
+	    "Weight of the value loss."),
+	DBL("learner.ent_coef", learner.ent_coef, 0, 10, "0.01",
+	    "Weight of the entropy bonus."),
+	DBL("learner.magnet_coef", learner.magnet_coef, 0, 10, "0",
+	    "Weight of the KL divergence of the policy from the magnet, a "
+	    "copy of the net refreshed every learner.magnet_every updates "
+	    "(magnetic mirror descent); 0 disables it."),
+	U64("learner.magnet_every", learner.magnet_every, 1,
+	    PPO_MAGNET_EVERY_MAX, "10",
+	    "PPO updates between two refreshes of the magnet."),
+	U64("learner.epochs", learner.epochs, 1, PPO_EPOCHS_MAX, "4",
+	    "PPO epochs over each batch."),
+	U64("learner.minibatch", learner.minibatch, 1, PPO_MINIBATCH_MAX,
+	    "256", "Samples per minibatch."),
+	/* A batch may run one segment past learner.batch (options.h). */
+	U64("learner.batch", learner.batch, 1,
+	    PPO_BATCH_MAX - COLL_SEGMENT_MAX, "2048",
+	    "Samples per PPO update."),
+	DBL("learner.max_grad_norm", learner.max_grad_norm, 0, 1e6, "0.5",
+	    "Global gradient-norm clip; 0 disables it."),
+	DBLX("learner.adam_beta1", learner.adam_beta1, 0, 1, CFG_F_HI_OPEN,
+	     "0.9", "Adam beta1."),
+	DBLX("learner.adam_beta2", learner.adam_beta2, 0, 1, CFG_F_HI_OPEN,
+	     "0.999", "Adam beta2."),
+	DBL("learner.adam_eps", learner.adam_eps, 1e-12, 1, "1e-08",
+	    "Adam epsilon."),
+	U64("learner.push_every", learner.push_every, 1, 1e6, "1",
+	    "Push a new parameter version to the daemon every this many "
+	    "updates."),
+	U64("learner.queue_segments", learner.queue_segments, 1, 1 << 20, "64",
+	    "Trajectory segments the learner queues before it pushes back on "
+	    "collectors (never dropped)."),
+	U64("learner.threads", learner.threads, 1, PPO_THREADS_MAX, "1",
+	    "Threads per learner: each minibatch is split into row shards "
+	    "trained in parallel, each with single-threaded BLAS."),
+
+	U64("players.main", players.main, 0, BRAIN_MAX_PLAYERS_PER_ROLE, "1",
+	    "Number of main players."),
+	U64("players.main_exploiter", players.main_exploiter, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0", "Number of main exploiters."),
+	U64("players.league_exploiter", players.league_exploiter, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0", "Number of league exploiters."),
+	U64("players.self_play", players.self_play, 0,
+	    BRAIN_MAX_PLAYERS_PER_ROLE, "0",
+	    "Number of plain self-play players (see roles.self_play)."),
+
+	DBL("roles.main.pfsp", roles.main.pfsp, 0, 1, "0.5",
+	    "Main: probability of PFSP over all historical snapshots."),
+	DBL("roles.main.sp", roles.main.sp, 0, 1, "0.35",
+	    "Main: probability of the self-play branch (a main player)."),
+	DBL("roles.main.verification", roles.main.verification, 0, 1, "0.15",
+	    "Main: probability of first trying verification opponents. "
+	    "pfsp + sp + verification must be 1."),
+	ENUM("roles.main.pfsp_weighting", roles.main.pfsp_weighting,
+	     weight_names, "squared", "Main: PFSP weighting of the PFSP branch."),
+	DBL("roles.main.sp_min_win_rate", roles.main.sp_min_win_rate, 0, 1,
+	    "0.3",
+	    "Main: self-play against a main player only while beating it more "
+	    "often than this; else PFSP-variance over its snapshots."),
+	DBL("roles.main.verify_exploiter_win_rate",
+	    roles.main.verify_exploiter_win_rate, 0, 1, "0.3",
+	    "Main: verify against exploiter snapshots it beats less often "
+	    "than this."),
+	DBL("roles.main.verify_historical_win_rate",
+	    roles.main.verify_historical_win_rate, 0, 1, "0.7",
+	    "Main: verify against its own older snapshots it beats less often "
+	    "than this."),
+	DBL("roles.main_exploiter.main_min_win_rate",
+	    roles.main_exploiter.main_min_win_rate, 0, 1, "0.1",
+	    "Main exploiter: play a main player while beating it more often "
+	    "than this; else PFSP over that player's snapshots."),
+	ENUM("roles.main_exploiter.pfsp_weighting",
+	     roles.main_exploiter.pfsp_weighting, weight_names, "variance",
+	     "Main exploiter: PFSP weighting over the main player's snapshots."),
+	DBL("roles.main_exploiter.reset_prob", roles.main_exploiter.reset_prob,
+	    0, 1, "1", "Main exploiter: probability of a reset after a snapshot."),
+	ENUM("roles.league_exploiter.pfsp_weighting",
+	     roles.league_exploiter.pfsp_weighting, weight_names,
+	     "linear_capped", "League exploiter: PFSP weighting over all "
+	     "historical snapshots."),
+	DBL("roles.league_exploiter.reset_prob",
+	    roles.league_exploiter.reset_prob, 0, 1, "0.25",
+	    "League exploiter: probability of a reset after a snapshot."),
+	DBL("roles.self_play.sp", roles.self_play.sp, 0, 1, "1",
+	    "Self-play role: probability of playing its latest self."),
+	DBL("roles.self_play.uniform", roles.self_play.uniform, 0, 1, "0",
+	    "Self-play role: probability of a uniformly drawn own snapshot."),
+	DBL("roles.self_play.pfsp", roles.self_play.pfsp, 0, 1, "0",
+	    "Self-play role: probability of PFSP over its snapshots."),
+	DBL("roles.self_play.nash", roles.self_play.nash, 0, 1, "0",
+	    "Self-play role: probability of drawing from the meta-Nash "
+	    "mixture of the snapshots. sp + uniform + pfsp + nash must be 1."),
+	ENUM("roles.self_play.pfsp_weighting", roles.self_play.pfsp_weighting,
+	     weight_names, "squared", "Self-play role: PFSP weighting."),
+
+	DBL("matchmaking.pfsp_exponent", matchmaking.pfsp_exponent, 0, 100,
+	    "2", "Exponent p of the `squared` weighting (1 - x)^p."),
+	U64("matchmaking.job_episodes", matchmaking.job_episodes, 1,
+	    LEAGUE_JOB_EPISODES_MAX, "8", "Episodes per job."),
+	DBL("matchmaking.job_lease_s", matchmaking.job_lease_s, 0.1, 86400,
+	    "60", "A job not finished within this many seconds is re-queued."),
+	BOOL("matchmaking.log_decisions", matchmaking.log_decisions, "true",
+	     "Store every matchmaking decision with its inputs so a run can be "
+	     "replayed."),
+	DBL("matchmaking.baseline_share", matchmaking.baseline_share, 0, 0.9,
+	    "0", "Share of the main players' training episodes played against "
+	    "the fixed opponents of matchmaking.baselines (from both seats; "
+	    "only the main player learns). Outside the payoff matrix; 0 turns "
+	    "them off."),
+	STR("matchmaking.baselines", matchmaking.baselines, 0, "",
+	    "Fixed training opponents, comma-separated, as in eval.baselines "
+	    "(no auto). Naming an evaluation baseline here trains against the "
+	    "yardstick: say so when reporting its results."),
+
+	U64("snapshot.steps", snapshot.steps, 1, BIG, "2e9",
+	    "Agent steps since the last snapshot before a player may snapshot."),
+	DBL("snapshot.win_rate", snapshot.win_rate, 0, 1, "0.7",
+	    "Snapshot once the minimum win rate over the role's reference set "
+	    "exceeds this."),
+	DBL("snapshot.max_mult", snapshot.max_mult, 1, 1e6, "2",
+	    "Snapshot anyway after this many times snapshot.steps."),
+	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
+	    "Most snapshots kept per player for matchmaking; 0 keeps all."),
+
+	DBLX("payoff.decay", payoff.decay, 0, 1, CFG_F_LO_OPEN, "0.99",
+	     "Decay of a pair's counts per new game (1 = no decay)."),
+	DBL("payoff.min_games", payoff.min_games, 0, 1e9, "1",
+	    "Below this many decayed games a win rate is the prior."),
+	ENUM("payoff.prior", payoff.prior, prior_names, "half",
+	     "Win rate prior: `half` (0.5 below min_games) or `beta` "
+	     "(Beta(s/2, s/2) pseudo-games always added)."),
+	DBL("payoff.prior_strength", payoff.prior_strength, 0, 1e6, "1",
+	    "Pseudo-games s of the beta prior."),
+	DBL("payoff.elo_k", payoff.elo_k, 0, 1e3, "16",
+	    "K factor of the online Elo rating."),
+
+	U64("collectors.count", collectors.count, 0, 1024, "1",
+	    "Local collector processes started by `league run`."),
+	U64("collectors.envs", collectors.envs, 1, COLL_ENVS_MAX, "8",
+	    "Environments per collector, each on its own worker thread (or "
+	    "child process)."),
+	ENUM("collectors.mode", collectors.mode, mode_names, "async",
+	     "Env manager mode."),
+	U64("collectors.wait_num", collectors.wait_num, 1, COLL_ENVS_MAX, "7",
+	    "Async mode: go on once this many envs are ready."),
+	DBL("collectors.wait_timeout_s", collectors.wait_timeout_s, 0, 3600,
+	    "0.01", "Async mode: or once this long has passed with at least "
+	    "one env ready."),
+	DBL("collectors.step_timeout_s", collectors.step_timeout_s, 0.001,
+	    86400, "60", "An env step slower than this is a broken env."),
+	DBL("collectors.reset_timeout_s", collectors.reset_timeout_s, 0.001,
+	    86400, "120", "An env reset slower than this is a broken env."),
+	BOOL("collectors.processes", collectors.processes, "false",
+	     "Run envs in child processes (for games that are not thread-safe "
+	     "or may crash)."),
+	U64("collectors.segment_len", collectors.segment_len, 1,
+	    COLL_SEGMENT_MAX, "128",
+	    "Transitions per trajectory segment sent to a learner."),
+
+	U64("budget.env_steps", budget.env_steps, 0, BIG, "0",
+	    "Stop after this many env steps; 0 for no limit."),
+	DBL("budget.seconds", budget.seconds, 0, 1e9, "60",
+	    "Stop after this many seconds of wall time; 0 for no limit."),
+	U64("budget.jobs", budget.jobs, 0, BIG, "0",
+	    "Stop after this many finished jobs; 0 for no limit."),
+	U64("budget.snapshots", budget.snapshots, 0, BIG, "0",
+	    "Stop after this many snapshots; 0 for no limit."),
+
+	STR("server.listen", server.listen, 1, "127.0.0.1",
+	    "Address the daemon listens on."),
+	U64("server.port", server.port, 0, 65535, "0",
+	    "Worker port; 0 picks a free one (written to the league dir)."),
+	U64("server.http_port", server.http_port, 0, 65535, "0",
+	    "HTTP status port; 0 picks a free one."),
+	STR("server.token_file", server.token_file, 0, "",
+	    "File holding the shared worker token (or set LEAGUE_TOKEN); "
+	    "required when listening beyond loopback."),
+	DBL("server.heartbeat_s", server.heartbeat_s, 0.01, 3600, "5",
+	    "Workers silent for three heartbeats are dropped."),
+	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
+	    "Largest wire frame in bytes."),
+
+	DBL("eval.share", eval.share, 0, 0.9, "0",
+	    "Share of the episodes collectors play that evaluate main players "
+	    "against fixed baselines (eval.baselines); 0 turns baseline "
+	    "evaluation off. Results go to their own table (`league eval "
+	    "baselines DIR`), never into the payoff matrix."),
+	STR("eval.baselines", eval.baselines, 1, "auto",
+	    "Baselines evaluation plays, comma-separated: random (any game), "
+	    "minimax (tictactoe, perfect play), alphabeta:N (connect4, depth "
+	    "1.." XSTR(ENV_C4_DEPTH_MAX) "); auto: random, plus minimax for "
+	    "tictactoe or alphabeta at env.connect4_depth for connect4."),
+	BOOL("eval.greedy", eval.greedy, "true",
+	     "In games against baselines the evaluated player plays its most "
+	     "probable legal action; false: it samples its policy as in "
+	     "training."),
+	BOOL("eval.nashconv", eval.nashconv, "true",
+	     "After each snapshot, compute exact NashConv where the game "
+	     "allows it."),
+	U64("eval.games", eval.games, 1, 1e6, "100",
+	    "Games each evaluated main-player version plays against each "
+	    "baseline from each seat."),
+};
+
+#define NKEYS LG_ARRAY_LEN(table)
+_Static_assert(NKEYS <= CFG_KEYS_MAX, "raise CFG_KEYS_MAX");
+
+const struct cfg_key *cfg_keys(size_t *n)
+{
+	if (n)
+		*n = NKEYS;
+	return table;
+}
+
+const struct cfg_key *cfg_key_find(const char *path)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strcmp(table[i].path, path))
+			return &table[i];
+	return NULL;
+}
+
+const char *cfg_enum_name(const char *path, int value)
+{
+	const struct cfg_key *k = cfg_key_find(path);
+
+	if (!k || k->type != CFG_T_ENUM || value < 0)
+		return NULL;
+	for (int i = 0; k->names[i]; i++)
+		if (i == value)
+			return k->names[i];
+	return NULL;
+}
+
+int cfg_is_section(const char *path)
+{
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!strncmp(table[i].path, path, n) && table[i].path[n] == '.')
+			return 1;
+	return 0;
+}
+

@@ -1,0 +1,121 @@
+/*
+ * players/opts.c: the brain's options: AlphaStar's numbers as defaults
+ * (league/options.c maps the config onto them; tests/check_config.c ties
+ * the two) and the checks brain_open applies, which the config's
+ * validation calls too, so a rule on these numbers is written once.
+ */
+#include "players/players.h"
+
+#include <math.h>
+#include <string.h>
+
+void brain_opts_default(struct brain_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->seed = 1;
+	o->n_main = 1;
+	o->main.pfsp = 0.5;
+	o->main.sp = 0.35;
+	o->main.verification = 0.15;
+	o->main.weighting = BRAIN_PFSP_SQUARED;
+	o->main.sp_min_win_rate = 0.3;
+	o->main.verify_exploiter_win_rate = 0.3;
+	o->main.verify_historical_win_rate = 0.7;
+	o->main_exploiter.main_min_win_rate = 0.1;
+	o->main_exploiter.weighting = BRAIN_PFSP_VARIANCE;
+	o->main_exploiter.reset_prob = 1;
+	o->league_exploiter.weighting = BRAIN_PFSP_LINEAR_CAPPED;
+	o->league_exploiter.reset_prob = 0.25;
+	o->self_play.sp = 1;
+	o->self_play.weighting = BRAIN_PFSP_SQUARED;
+	o->pfsp_exponent = 2;
+	o->job_episodes = 8;
+	o->log_decisions = 1;
+	o->snapshot_steps = 2000000000ull;
+	o->snapshot_win_rate = 0.7;
+	o->snapshot_max_mult = 2;
+	o->snapshot_keep = 0;
+	payoff_opts_default(&o->payoff);
+	o->batch = 1;
+}
+
+static int prob_ok(double p)
+{
+	return p >= 0 && p <= 1;
+}
+
+static int weighting_ok(int w)
+{
+	return w >= BRAIN_PFSP_SQUARED && w <= BRAIN_PFSP_LINEAR_CAPPED;
+}
+
+int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
+{
+	double s;
+
+	s = o->main.pfsp + o->main.sp + o->main.verification;
+	if (!prob_ok(o->main.pfsp) || !prob_ok(o->main.sp) ||
+	    !prob_ok(o->main.verification) || !(fabs(s - 1.0) <= 1e-9)) {
+		lg_errf(err, errlen, "roles.main: pfsp + sp + verification "
+			"must be 1 (each in [0, 1]), is %.15g", s);
+		return LG_ECONFIG;
+	}
+	s = o->self_play.sp + o->self_play.uniform + o->self_play.pfsp +
+	    o->self_play.nash;
+	if (!prob_ok(o->self_play.sp) || !prob_ok(o->self_play.uniform) ||
+	    !prob_ok(o->self_play.pfsp) || !prob_ok(o->self_play.nash) ||
+	    !(fabs(s - 1.0) <= 1e-9)) {
+		lg_errf(err, errlen, "roles.self_play: sp + uniform + pfsp + "
+			"nash must be 1 (each in [0, 1]), is %.15g", s);
+		return LG_ECONFIG;
+	}
+	if (!o->n_main && !o->n_main_exploiter && !o->n_league_exploiter &&
+	    !o->n_self_play) {
+		lg_errf(err, errlen, "players: a league needs at least one "
+			"learning player");
+		return LG_ECONFIG;
+	}
+	if (o->n_main > BRAIN_MAX_PLAYERS_PER_ROLE ||
+	    o->n_main_exploiter > BRAIN_MAX_PLAYERS_PER_ROLE ||
+	    o->n_league_exploiter > BRAIN_MAX_PLAYERS_PER_ROLE ||
+	    o->n_self_play > BRAIN_MAX_PLAYERS_PER_ROLE) {
+		lg_errf(err, errlen, "players: at most %d per role",
+			BRAIN_MAX_PLAYERS_PER_ROLE);
+		return LG_ECONFIG;
+	}
+	if (o->n_main_exploiter && !o->n_main) {
+		lg_errf(err, errlen, "players: main exploiters need a main "
+			"player");
+		return LG_ECONFIG;
+	}
+	if (!weighting_ok(o->main.weighting) ||
+	    !weighting_ok(o->main_exploiter.weighting) ||
+	    !weighting_ok(o->league_exploiter.weighting) ||
+	    !weighting_ok(o->self_play.weighting)) {
+		lg_errf(err, errlen, "roles: unknown pfsp weighting");
+		return LG_ECONFIG;
+	}
+	if (!prob_ok(o->main.sp_min_win_rate) ||
+	    !prob_ok(o->main.verify_exploiter_win_rate) ||
+	    !prob_ok(o->main.verify_historical_win_rate) ||
+	    !prob_ok(o->main_exploiter.main_min_win_rate) ||
+	    !prob_ok(o->main_exploiter.reset_prob) ||
+	    !prob_ok(o->league_exploiter.reset_prob) ||
+	    !prob_ok(o->snapshot_win_rate)) {
+		lg_errf(err, errlen, "roles/snapshot: a win rate or "
+			"probability is outside [0, 1]");
+		return LG_ECONFIG;
+	}
+	if (!(o->pfsp_exponent >= 0 && o->pfsp_exponent <= 100) ||
+	    !o->job_episodes || o->job_episodes > BRAIN_MAX_EPISODES ||
+	    !o->snapshot_steps || !(o->snapshot_max_mult >= 1) ||
+	    !isfinite(o->snapshot_max_mult) || !o->batch) {
+		lg_errf(err, errlen, "matchmaking/snapshot: pfsp_exponent, "
+			"job_episodes, snapshot steps/max_mult or batch out "
+			"of range");
+		return LG_ECONFIG;
+	}
+	if (payoff_opts_check(&o->payoff, err, errlen))
+		return LG_ECONFIG;
+	return 0;
+}
