@@ -640,11 +640,13 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 
 	if (!rc)
 		LG_INFO("daemon: league '%s' (%s) in %s: %u players, %llu env "
-			"steps so far; workers on %s:%u, HTTP on %u",
+			"steps so far; workers on %s:%u, HTTP on %u; store: %s",
 			d->cfg.league.name, d->cfg.env.name, d->dir,
 			brain_count(d->br), (unsigned long long)d->env_steps,
 			so.listen, league_server_port(d->srv),
-			league_server_http_port(d->srv));
+			league_server_http_port(d->srv),
+			store_is_durable(d->st) ? "fsync at every commit"
+						: "no fsync (--nosync)");
 	return rc;
 }
 

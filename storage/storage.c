@@ -284,6 +284,15 @@ int store_is_rdonly(const store *s)
 	return !!(s->flags & STORE_RDONLY);
 }
 
+int store_is_durable(const store *s)
+{
+	unsigned int f = 0;
+
+	if (store_is_rdonly(s) || mdb_env_get_flags(s->env, &f))
+		return 0;
+	return !(f & (MDB_NOSYNC | MDB_NOMETASYNC | MDB_MAPASYNC));
+}
+
 /* Double the map after a MAP_FULL, once no transaction is active. */
 static void maybe_grow(store *s)
 {

@@ -90,6 +90,10 @@ int store_reader_check(store *s, int *dead);
 /* Current map size in bytes. */
 size_t store_map_size(const store *s);
 int store_is_rdonly(const store *s);
+/* 1 when a commit returns only after its data and meta pages were synced
+ * to disk (LMDB's flags, as opened: no MDB_NOSYNC, MDB_NOMETASYNC or
+ * MDB_MAPASYNC); 0 for STORE_NOSYNC and read-only stores. */
+int store_is_durable(const store *s);
 
 enum store_txn_flags { STORE_TXN_WRITE = 0, STORE_TXN_READ = 1 };
 

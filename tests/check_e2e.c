@@ -108,7 +108,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
 	strcat(dir, "/league");
 	lg_rng_seed(&rng, 3);
-	tu_serve(&d, cfg, dir, 0, NULL);
+	tu_serve_sync(&d, cfg, dir, 0, NULL, 1); /* the default: fsync */
 	ck_assert_int_eq(d.nlearners, 2);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -149,7 +149,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	}
 	ck_assert_int_eq(tu_serve_stop(&d, SIGKILL), 128 + SIGKILL);
 
-	tu_serve(&d, cfg, dir, 1, NULL);
+	tu_serve_sync(&d, cfg, dir, 1, NULL, 1);
 	for (int i = 0; i < d.nlearners; i++) {
 		tp_close(&learners[i]);
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -193,6 +193,20 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	       (unsigned long long)acked, games);
 	ck_assert_msg(games == (double)acked, "payoff games %.0f, acked %llu",
 		      games, (unsigned long long)acked);
+	/* Both daemons ran the default, durable store. */
+	{
+		char log[256], text[1 << 16];
+		snprintf(log, sizeof log, "%s.log", dir);
+		FILE *lf = fopen(log, "r");
+		ck_assert_ptr_nonnull(lf);
+		size_t got = fread(text, 1, sizeof text - 1, lf);
+		text[got] = 0;
+		fclose(lf);
+		const char *a = strstr(text, "store: fsync at every commit");
+		ck_assert_msg(a && strstr(a + 1, "store: fsync at every "
+					  "commit"), "%s", text);
+		ck_assert(!strstr(text, "no fsync"));
+	}
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
 }

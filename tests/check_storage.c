@@ -584,6 +584,26 @@ static int batch_fn(store_txn *t, void *arg)
  * grows under it: store_update runs it again), deletes of absent keys are
  * fine, blobs come out verified, and a bad append poisons the batch so
  * the commit writes nothing. */
+/* The default store fsyncs at every commit; STORE_NOSYNC and read-only
+ * stores say they do not. */
+START_TEST(default_store_is_durable)
+{
+	struct store_opts o = { .flags = STORE_NOSYNC };
+	store *s = open_rw(0), *r;
+	char err[256];
+
+	ck_assert(store_is_durable(s));
+	store_close(s);
+	ck_assert_int_eq(store_open(&s, dir, &o, err, sizeof err), 0);
+	ck_assert(!store_is_durable(s));
+	o.flags = STORE_RDONLY;
+	ck_assert_int_eq(store_open(&r, dir, &o, err, sizeof err), 0);
+	ck_assert(!store_is_durable(r));
+	store_close(r);
+	store_close(s);
+}
+END_TEST
+
 START_TEST(write_batch_applies_in_order_and_is_sticky)
 {
 	store *s = open_rw(1 << 16); /* small map: the batch must grow it */
@@ -678,6 +698,7 @@ Suite *suite_storage(void)
 	tcase_add_test(tc, schema_version_checked);
 	tcase_add_test(tc, blob_roundtrip_and_corruption);
 	tcase_add_test(tc, write_batch_applies_in_order_and_is_sticky);
+	tcase_add_test(tc, default_store_is_durable);
 	tcase_add_test(tc, stale_reader_slots_cleared);
 	tcase_add_test(tc, reader_sees_consistent_snapshots_while_writer_grows_map);
 	tcase_add_test(tc, sigkill_never_loses_an_acknowledged_record);

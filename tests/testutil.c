@@ -124,7 +124,13 @@ int tu_run_league(char *out, size_t outlen, char *err, size_t errlen,
 
 /* Start `league serve` on dir and wait for its ports file. */
 void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
-		  int resume, const char *token)
+	      int resume, const char *token)
+{
+	tu_serve_sync(d, cfg, dir, resume, token, 0);
+}
+
+void tu_serve_sync(struct tu_daemon *d, const char *cfg, const char *dir,
+		   int resume, const char *token, int sync)
 {
 	char ports[512], log[512], ldir[512], line[256];
 	double t0 = lg_now_s();
@@ -144,9 +150,15 @@ void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
 			setenv("LEAGUE_TOKEN", token, 1);
 		else
 			unsetenv("LEAGUE_TOKEN");
-		execl(tu_league_bin(), "league", "serve", cfg, "--dir", ldir,
-		      "--ports-file", ports, "--nosync",
-		      resume ? "--resume" : NULL, (char *)NULL);
+		const char *argv[10] = { "league", "serve", cfg, "--dir", ldir,
+					 "--ports-file", ports };
+		int n = 7;
+		if (!sync)
+			argv[n++] = "--nosync";
+		if (resume)
+			argv[n++] = "--resume";
+		argv[n] = NULL;
+		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
 		_exit(127);
 	}
 	while (!(f = fopen(ports, "r"))) {

@@ -34,6 +34,10 @@ struct tu_daemon {
 };
 void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
 	      int resume, const char *token);
+/* The same; with sync, without --nosync: the daemon's default store,
+ * which fsyncs at every commit. */
+void tu_serve_sync(struct tu_daemon *d, const char *cfg, const char *dir,
+		   int resume, const char *token, int sync);
 /* Send sig and reap: the exit status, or 128 + the signal. */
 int tu_serve_stop(struct tu_daemon *d, int sig);
 
