@@ -453,8 +453,10 @@ START_TEST(timing_jitter_and_sleep)
 	for (uint64_t s = 0; s < 20; s++)
 		env_reset(e, s);
 	dt = lg_now_s() - t0;
+	/* At most 4 ms a reset plus 2 ms of wake-up slack each (a loaded
+	 * 2-core VM oversleeps by well under that). */
 	ck_assert_double_ge(dt, 20 * 0.001);
-	ck_assert_double_lt(dt, 20 * 0.004 + 0.5);
+	ck_assert_double_lt(dt, 20 * (0.004 + 0.002));
 	env_free(e);
 
 	o.timing.jitter_lo = 2;
