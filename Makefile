@@ -170,7 +170,7 @@ results-quick: results-kuhn
 $(addprefix results-,$(NASHCONV_GAMES)): results-%: bin/league
 	bin/league run configs/$*.yaml --dir runs/results-$* --overwrite --quiet
 	bin/league eval runs/results-$* --format csv > runs/results-$*/$*.csv
-	bin/league plot runs/results-$*/$*.csv --x seconds --y nashconv_main,nashconv_league --logy --title "$*: NashConv over time" -o runs/results-$*/$*.png
+	bin/league plot runs/results-$*/$*.csv --x seconds --y nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg --logy --title "$*: NashConv over time" -o runs/results-$*/$*.png
 
 results-tictactoe: STRONG := minimax
 results-tictactoe: CURVES := loss_rate_seat0,loss_rate_seat1

@@ -18,6 +18,7 @@
 #include "storage/storage.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,91 @@ static void json_str(FILE *f, const char *s)
 	if (!lg_buf_json_str(&b, s))
 		fwrite(b.data, 1, b.len, f);
 	lg_buf_free(&b);
+}
+
+/* A NashConv for JSON (null when the point has none: NaN). */
+static void json_nc(const char *name, double v)
+{
+	if (isfinite(v))
+		printf(",\"%s\":%.17g", name, v);
+	else
+		printf(",\"%s\":null", name);
+}
+
+/* A NashConv cell: CSV (width 0: "%.9g", empty when NaN) or the table
+ * ("%*.6f" in width, "-" when NaN). */
+static void cell_nc(int width, double v, const char *sep)
+{
+	if (!width && isfinite(v))
+		printf("%.9g%s", v, sep);
+	else if (!width)
+		printf("%s", sep);
+	else if (isfinite(v))
+		printf("%*.6f%s", width, v, sep);
+	else
+		printf("%*s%s", width, "-", sep);
+}
+
+/* The exploitability points as JSON, CSV or a table. The columns:
+ * nashconv_main (the newest main player), nashconv_league (the
+ * snapshots mixed by the league's own meta-Nash weights),
+ * nashconv_oracle_mix (mixed by the exact meta-Nash: an oracle),
+ * nashconv_avg (the main player's average policy over avg_versions). */
+static void print_points(const struct league_eval_point *pt, size_t n,
+			 const char *fmt)
+{
+	if (!strcmp(fmt, "json")) {
+		printf("[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu",
+			       i ? "," : "", pt[i].seconds,
+			       (unsigned long long)pt[i].env_steps);
+			json_nc("nashconv_main", pt[i].nashconv_main);
+			json_nc("nashconv_league", pt[i].nashconv_league);
+			json_nc("nashconv_oracle_mix",
+				pt[i].nashconv_oracle_mix);
+			json_nc("nashconv_avg", pt[i].nashconv_avg);
+			printf(",\"snapshot\":%u,\"league_snapshots\":%u,"
+			       "\"avg_versions\":%u,\"main_player\":%u,"
+			       "\"main_version\":%u}", pt[i].snapshot,
+			       pt[i].league_snapshots, pt[i].avg_versions,
+			       pt[i].main_player, pt[i].main_version);
+		}
+		printf("]\n");
+		return;
+	}
+	if (!strcmp(fmt, "csv")) {
+		printf("seconds,env_steps,nashconv_main,nashconv_league,"
+		       "nashconv_oracle_mix,nashconv_avg,snapshot,"
+		       "league_snapshots,avg_versions,main_player,"
+		       "main_version\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("%.3f,%llu,", pt[i].seconds,
+			       (unsigned long long)pt[i].env_steps);
+			cell_nc(0, pt[i].nashconv_main, ",");
+			cell_nc(0, pt[i].nashconv_league, ",");
+			cell_nc(0, pt[i].nashconv_oracle_mix, ",");
+			cell_nc(0, pt[i].nashconv_avg, ",");
+			printf("%u,%u,%u,%u,%u\n", pt[i].snapshot,
+			       pt[i].league_snapshots, pt[i].avg_versions,
+			       pt[i].main_player, pt[i].main_version);
+		}
+		return;
+	}
+	printf("%9s %12s %13s %15s %11s %9s %8s %9s %8s\n", "seconds",
+	       "env_steps", "nashconv_main", "nashconv_league", "oracle_mix",
+	       "main_avg", "snapshot", "snapshots", "main");
+	for (size_t i = 0; i < n; i++) {
+		printf("%9.1f %12llu ", pt[i].seconds,
+		       (unsigned long long)pt[i].env_steps);
+		cell_nc(13, pt[i].nashconv_main, " ");
+		cell_nc(15, pt[i].nashconv_league, " ");
+		cell_nc(11, pt[i].nashconv_oracle_mix, " ");
+		cell_nc(9, pt[i].nashconv_avg, " ");
+		printf("%8u %9u %3u/v%u\n", pt[i].snapshot,
+		       pt[i].league_snapshots, pt[i].main_player,
+		       pt[i].main_version);
+	}
 }
 
 struct eval_args {
@@ -432,42 +518,9 @@ static int eval_curve(int argc, char **argv, int baselines)
 				from--;
 		}
 		print_baselines(rows, n, fmt, only, last ? from : 0);
-	} else if (!strcmp(fmt, "json")) {
-		printf("[");
-		for (size_t i = 0; i < n; i++)
-			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
-			       "\"nashconv_main\":%.17g,"
-			       "\"nashconv_league\":%.17g,\"snapshot\":%u,"
-			       "\"league_snapshots\":%u,\"main_player\":%u,"
-			       "\"main_version\":%u}", i ? "," : "",
-			       pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps,
-			       pt[i].nashconv_main, pt[i].nashconv_league,
-			       pt[i].snapshot, pt[i].league_snapshots,
-			       pt[i].main_player, pt[i].main_version);
-		printf("]\n");
-	} else if (!strcmp(fmt, "csv")) {
-		printf("seconds,env_steps,nashconv_main,nashconv_league,"
-		       "snapshot,league_snapshots,main_player,main_version\n");
-		for (size_t i = 0; i < n; i++)
-			printf("%.3f,%llu,%.9g,%.9g,%u,%u,%u,%u\n",
-			       pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps,
-			       pt[i].nashconv_main, pt[i].nashconv_league,
-			       pt[i].snapshot, pt[i].league_snapshots,
-			       pt[i].main_player, pt[i].main_version);
 	} else {
-		printf("%9s %12s %13s %15s %8s %9s %8s\n", "seconds",
-		       "env_steps", "nashconv_main", "nashconv_league",
-		       "snapshot", "snapshots", "main");
-		for (size_t i = 0; i < n; i++)
-			printf("%9.1f %12llu %13.6f %15.6f %8u %9u %3u/v%u\n",
-			       pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps,
-			       pt[i].nashconv_main, pt[i].nashconv_league,
-			       pt[i].snapshot, pt[i].league_snapshots,
-			       pt[i].main_player, pt[i].main_version);
-		if (!n)
+		print_points(pt, n, fmt);
+		if (!n && !strcmp(fmt, "table"))
 			printf("(no evaluations yet: `league run` stores one "
 			       "per snapshot when eval.nashconv is true and "
 			       "the game has an exact evaluator)\n");
@@ -524,10 +577,14 @@ const struct cli_cmd cli_cmd_eval = {
 	"          ITERS iterations, 1..1000000) or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"DIR       a league directory: its exploitability over time, one row\n"
-	"          per evaluated snapshot (seconds, env_steps, nashconv_main\n"
-	"          of the newest main player, nashconv_league of the meta-Nash\n"
-	"          mixture over the snapshots as one behaviour policy), as\n"
-	"          stored by the evaluator (`league evaluate`). Read-only:\n"
+	"          per evaluated snapshot (seconds, env_steps; NashConv of:\n"
+	"          nashconv_main the newest main player; nashconv_league the\n"
+	"          snapshots mixed as one behaviour policy by the league's\n"
+	"          own meta-Nash weights (its payoff table); nashconv_oracle_mix\n"
+	"          the same snapshots by the exact meta-Nash of their game-tree\n"
+	"          values (an oracle the league lacks); nashconv_avg the main\n"
+	"          player's average policy over avg_versions of its versions),\n"
+	"          as stored by the evaluator (`league evaluate`). Read-only:\n"
 	"          works beside a running daemon. JSON: a list of objects.\n"
 	"baselines DIR: the league's games against fixed baselines\n"
 	"          (eval.share, eval.baselines), one row per evaluated main\n"

@@ -9,11 +9,14 @@
  * snapshot not yet evaluated, the newest main player's parameters, the
  * meta-Nash weights over the snapshots); fetch the nets it does not hold
  * (ParamsGet; cached by (player, version) while later work still names
- * them); NashConv of the main player and of the league's mixture as ONE
- * behaviour policy (env_tree_mixture) by full tree traversal, the mixture
- * weighted by the exact meta-Nash over the snapshots (meta_nash below says
- * why not the daemon's payoff-table weights); EvalReport,
- * which the daemon commits before its Ack. With no work it waits half a
+ * them); NashConvs by full tree traversal of: the main player; the
+ * league's snapshots mixed as ONE behaviour policy (env_tree_mixture) by
+ * the daemon's own meta-Nash weights (what its matchmaking sees); the same
+ * snapshots mixed by the exact meta-Nash of their game-tree cross values
+ * (meta_nash below: an oracle the league does not have, reported as its
+ * own column); and the main player's average policy (its snapshots and
+ * current version, uniformly, as NFSP reports); EvalReport, which the
+ * daemon commits before its Ack. With no work it waits half a
  * second and asks again. A main version the daemon dropped meanwhile
  * (it keeps the newest few) just means asking again.
  */
@@ -29,7 +32,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EVAL_CACHE_MAX 256  /* nets held: snapshots in a mixture + main */
+#define EVAL_CACHE_MAX 320  /* nets held: the league mixture, the main
+			     player's snapshots and its version */
 #define EVAL_SNAPSHOTS_MAX 128 /* per work item (the daemon's cap too) */
 #define CALL_TIMEOUT_S 60.0
 #define IDLE_S 0.5
@@ -162,9 +166,9 @@ static void cache_trim(struct evaluator *W)
  * The meta-Nash over the snapshots, solved exactly: the symmetric
  * zero-sum meta-game whose entry (i, j) is snapshot i's expected return
  * against j, both seats averaged, from the game tree (PSRO's meta-game
- * without sampling noise). Why not the daemon's weights: snapshots rarely
- * play each other, so its snapshot-vs-snapshot win rates are mostly the
- * 0.5 prior and any mixture is a Nash of that table.
+ * without sampling noise). The league has no such table: snapshots
+ * rarely play each other, so its snapshot-vs-snapshot win rates are
+ * mostly the 0.5 prior. Hence an oracle column, never the league's.
  */
 static int meta_nash(struct evaluator *W, const struct env_policy *pols,
 		     size_t k, double *x, char *err, size_t errlen)
@@ -186,32 +190,39 @@ static int meta_nash(struct evaluator *W, const struct env_policy *pols,
 	return rc;
 }
 
-/* For the log: the league mixture with the daemon's payoff-table weights,
- * beside the exact one. */
-static void log_payoff_weights(struct evaluator *W, const League__EvalWork *w,
-			       const struct env_policy *pols)
+static void log_small_policy(struct evaluator *W, uint32_t snapshot,
+			     const char *what, const struct env_policy *pol);
+
+/* NashConv of the snapshots pols[0..k) mixed by weights as one policy. */
+static int mixture_nashconv(struct evaluator *W, const struct env_policy *pols,
+			    const double *weights, size_t k, uint32_t snapshot,
+			    const char *what, double *out)
 {
 	struct env_nashconv nc;
 	env_tabular *mix = NULL;
 	struct env_policy p;
-	char err[256];
+	char err[512];
+	int rc;
 
-	if (env_tree_mixture(W->tree, pols, w->weights, w->n_snapshots, &mix,
-			     err, sizeof err))
-		return;
+	if ((rc = env_tree_mixture(W->tree, pols, weights, k, &mix, err,
+				   sizeof err)))
+		goto out;
 	p = env_tabular_policy(mix);
-	if (!env_tree_nashconv(W->tree, &p, &nc, err, sizeof err))
-		LG_INFO("evaluate: snapshot %u: with the payoff table's "
-			"meta-Nash weights the league NashConv is %.4f",
-			w->snapshot, nc.nashconv);
+	log_small_policy(W, snapshot, what, &p);
+	if (!(rc = env_tree_nashconv(W->tree, &p, &nc, err, sizeof err)))
+		*out = nc.nashconv;
+out:
+	if (rc)
+		LG_WARN("evaluate: snapshot %u: %s: %s", snapshot, what, err);
 	env_tabular_free(mix);
+	return rc;
 }
 
 /* Games with a handful of information states (rps, matrix): log the
  * league mixture's action distribution itself, e.g. to compare it with
  * the uniform equilibrium of rock-paper-scissors (L1 distance). */
 static void log_small_policy(struct evaluator *W, uint32_t snapshot,
-			     const struct env_policy *pol)
+			     const char *what, const struct env_policy *pol)
 {
 	lg_buf b = { 0 };
 	char err[256];
@@ -237,31 +248,68 @@ static void log_small_policy(struct evaluator *W, uint32_t snapshot,
 		}
 		for (int a = 0; a < n; a++)
 			l1 += fabs(p[a] - 1.0 / n);
-		LG_INFO("evaluate: snapshot %u: league mixture at %s "
-			"(L1 from uniform %.4f)", snapshot, line, l1);
+		LG_INFO("evaluate: snapshot %u: %s at %s (L1 from uniform "
+			"%.4f)", snapshot, what, line, l1);
 	}
 	lg_buf_free(&b);
 }
 
-/* Both NashConvs of one work item into rep. */
+/* The main player's average policy: its snapshots in w and its current
+ * version (ctx[k], the main net), mixed uniformly. */
+static int average_nashconv(struct evaluator *W, const League__EvalWork *w,
+			    struct nn_policy_ctx *ctx, size_t k,
+			    uint32_t *versions, double *out)
+{
+	struct nn_policy_ctx actx[EVAL_SNAPSHOTS_MAX + 1];
+	struct env_policy pols[EVAL_SNAPSHOTS_MAX + 1];
+	double wts[EVAL_SNAPSHOTS_MAX + 1];
+	size_t m = 0;
+	struct cached *c;
+	int rc;
+
+	for (size_t j = 0; j < w->n_main_snapshots &&
+			   m < EVAL_SNAPSHOTS_MAX; j++) {
+		const League__EvalSnapshot *s = w->main_snapshots[j];
+		if (s->player == w->main_player &&
+		    s->version == w->main_version)
+			continue; /* the current version, added below */
+		if ((rc = net_get(W, s->player, s->version, &c)))
+			return rc;
+		actx[m] = (struct nn_policy_ctx){ c->net, c->ws };
+		pols[m] = nn_env_policy(&actx[m]);
+		m++;
+	}
+	actx[m] = ctx[k];
+	pols[m] = nn_env_policy(&actx[m]);
+	m++;
+	for (size_t j = 0; j < m; j++)
+		wts[j] = 1.0 / (double)m;
+	*versions = (uint32_t)m;
+	return mixture_nashconv(W, pols, wts, m, w->snapshot,
+				"main player's average", out);
+}
+
+/* Every NashConv of one work item into rep. */
 static int evaluate(struct evaluator *W, const League__EvalWork *w,
 		    League__EvalReport *rep)
 {
 	struct nn_policy_ctx ctx[EVAL_SNAPSHOTS_MAX + 1];
 	struct env_policy pols[EVAL_SNAPSHOTS_MAX];
-	struct env_nashconv nc_main, nc_league;
-	double x[EVAL_SNAPSHOTS_MAX];
-	struct env_policy pmain, pmix;
-	env_tabular *mix = NULL;
+	struct env_nashconv nc_main;
+	double x[EVAL_SNAPSHOTS_MAX], league, oracle, avg;
+	struct env_policy pmain;
 	struct cached *c;
 	size_t k = w->n_snapshots;
+	uint32_t nav = 0;
 	char err[512];
 	double t0 = lg_now_s();
 	int rc;
 
-	if (!k || k > EVAL_SNAPSHOTS_MAX || w->n_weights != k) {
-		LG_WARN("evaluate: work for snapshot %u has %zu snapshots "
-			"and %zu weights", w->snapshot, k, w->n_weights);
+	if (!k || k > EVAL_SNAPSHOTS_MAX || w->n_weights != k ||
+	    w->n_main_snapshots > EVAL_SNAPSHOTS_MAX) {
+		LG_WARN("evaluate: work for snapshot %u has %zu snapshots, "
+			"%zu weights and %zu of the main player", w->snapshot,
+			k, w->n_weights, w->n_main_snapshots);
 		return LG_EPROTO;
 	}
 	for (int j = 0; j < EVAL_CACHE_MAX; j++)
@@ -279,20 +327,16 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	pmain = nn_env_policy(&ctx[k]);
 	if ((rc = env_tree_nashconv(W->tree, &pmain, &nc_main, err,
 				    sizeof err)) ||
-	    (rc = meta_nash(W, pols, k, x, err, sizeof err)) ||
-	    (rc = env_tree_mixture(W->tree, pols, x, k, &mix, err,
-				   sizeof err))) {
+	    (rc = meta_nash(W, pols, k, x, err, sizeof err))) {
 		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
 		goto out;
 	}
-	log_payoff_weights(W, w, pols);
-	pmix = env_tabular_policy(mix);
-	log_small_policy(W, w->snapshot, &pmix);
-	if ((rc = env_tree_nashconv(W->tree, &pmix, &nc_league, err,
-				    sizeof err))) {
-		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
+	if ((rc = mixture_nashconv(W, pols, w->weights, k, w->snapshot,
+				   "league mixture", &league)) ||
+	    (rc = mixture_nashconv(W, pols, x, k, w->snapshot,
+				   "oracle mixture", &oracle)) ||
+	    (rc = average_nashconv(W, w, ctx, k, &nav, &avg)))
 		goto out;
-	}
 	rep->snapshot = w->snapshot;
 	rep->main_player = w->main_player;
 	rep->main_version = w->main_version;
@@ -300,11 +344,13 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	rep->seconds = w->seconds;
 	rep->league_snapshots = w->league_snapshots;
 	rep->nashconv_main = nc_main.nashconv;
-	rep->nashconv_league = nc_league.nashconv;
+	rep->nashconv_league = league;
+	rep->nashconv_oracle_mix = oracle;
+	rep->nashconv_avg = avg;
+	rep->avg_versions = nav;
 	rep->eval_seconds = lg_now_s() - t0;
 out:
 	cache_trim(W);
-	env_tabular_free(mix);
 	return rc;
 }
 
@@ -374,11 +420,16 @@ static int eval_loop(struct evaluator *W)
 				if (!rc)
 					LG_INFO("evaluate: snapshot %u "
 						"(%u in the league): NashConv "
-						"main %.4f, league %.4f (%.2f "
-						"s)", rep.snapshot,
+						"main %.4f, league %.4f, "
+						"oracle mix %.4f, average "
+						"of %u %.4f (%.2f s)",
+						rep.snapshot,
 						rep.league_snapshots,
 						rep.nashconv_main,
 						rep.nashconv_league,
+						rep.nashconv_oracle_mix,
+						rep.avg_versions,
+						rep.nashconv_avg,
 						rep.eval_seconds);
 			}
 		}

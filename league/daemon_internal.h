@@ -67,6 +67,7 @@ struct nashconv_state {
 	uint64_t next_seq;           /* the next record's key */
 	int have;                    /* a point is stored */
 	double main, league;         /* NashConvs of the newest point */
+	double oracle_mix, avg;
 };
 
 /*

@@ -3,11 +3,13 @@
  * evalrec.h). The daemon writes them as the evaluator and the baseline
  * games report; `league eval DIR` reads them read-only.
  *
- * Record (little-endian, LEAGUE_EVAL_REC_BYTES): magic "NCV1", snapshot,
- * main player, main version, league snapshots, reserved (u32 each);
- * env steps (u64); seconds, nashconv_main, nashconv_league, eval_seconds
- * (f64). Records of other kinds in the same database (other magic) are
- * skipped by readers, so other evaluation tables can share it.
+ * Record (little-endian, LEAGUE_EVAL_REC_BYTES): magic "NCV2", snapshot,
+ * main player, main version, league snapshots, average versions (u32
+ * each); env steps (u64); seconds, nashconv_main, nashconv_league,
+ * eval_seconds, nashconv_oracle_mix, nashconv_avg (f64). "NCV1" records
+ * (64 bytes, no average, the league figure the oracle's) still read.
+ * Records of other kinds in the same database (other magic) are skipped
+ * by readers, so other evaluation tables can share it.
  */
 #include "league/evalrec.h"
 
@@ -15,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EVAL_MAGIC "NCV1"
+#define EVAL_MAGIC "NCV2"
+#define EVAL_MAGIC_V1 "NCV1"
+#define EVAL_REC_V1_BYTES 64
 
 void league_eval_encode(const struct league_eval_point *p,
 			uint8_t out[LEAGUE_EVAL_REC_BYTES])
@@ -26,21 +30,28 @@ void league_eval_encode(const struct league_eval_point *p,
 	lg_put_le32(out + 8, p->main_player);
 	lg_put_le32(out + 12, p->main_version);
 	lg_put_le32(out + 16, p->league_snapshots);
+	lg_put_le32(out + 20, p->avg_versions);
 	lg_put_le64(out + 24, p->env_steps);
 	lg_put_lef64(out + 32, p->seconds);
 	lg_put_lef64(out + 40, p->nashconv_main);
 	lg_put_lef64(out + 48, p->nashconv_league);
 	lg_put_lef64(out + 56, p->eval_seconds);
+	lg_put_lef64(out + 64, p->nashconv_oracle_mix);
+	lg_put_lef64(out + 72, p->nashconv_avg);
 }
 
 int league_eval_decode(const void *val, size_t len,
 		       struct league_eval_point *p)
 {
 	const uint8_t *v = val;
+	int v1;
 
-	if (len < 4 || memcmp(v, EVAL_MAGIC, 4))
+	if (len < 4)
 		return LG_ENOTFOUND;
-	if (len != LEAGUE_EVAL_REC_BYTES)
+	v1 = !memcmp(v, EVAL_MAGIC_V1, 4);
+	if (!v1 && memcmp(v, EVAL_MAGIC, 4))
+		return LG_ENOTFOUND;
+	if (len != (v1 ? EVAL_REC_V1_BYTES : LEAGUE_EVAL_REC_BYTES))
 		return LG_ECORRUPT;
 	memset(p, 0, sizeof *p);
 	p->snapshot = lg_get_le32(v + 4);
@@ -52,6 +63,14 @@ int league_eval_decode(const void *val, size_t len,
 	p->nashconv_main = lg_get_lef64(v + 40);
 	p->nashconv_league = lg_get_lef64(v + 48);
 	p->eval_seconds = lg_get_lef64(v + 56);
+	if (v1) {
+		p->nashconv_oracle_mix = p->nashconv_league;
+		p->nashconv_league = p->nashconv_avg = NAN;
+		return 0;
+	}
+	p->avg_versions = lg_get_le32(v + 20);
+	p->nashconv_oracle_mix = lg_get_lef64(v + 64);
+	p->nashconv_avg = lg_get_lef64(v + 72);
 	return 0;
 }
 

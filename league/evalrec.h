@@ -22,23 +22,39 @@
  * yet evaluated (or nothing): the newest main player's parameters, the
  * newest BRAIN_NASH_MAX snapshots with their weights in the meta-Nash of
  * their win-rate matrix (as 2 x win rate - 1), env steps and run seconds
- * now. (Snapshots rarely play each other, so that matrix is mostly the
- * 0.5 prior; the evaluator solves the meta-game exactly instead and uses
- * these weights for its log only.) EvalReport is committed to STORE_DB_EVAL under be64 seq
- * (with meta "eval.next_snapshot", so no snapshot is evaluated twice, also
- * across resume) before the Ack.
+ * now, and the main player's own snapshots (for its average policy).
+ * Snapshots rarely play each other, so that matrix is mostly the 0.5
+ * prior; the league's mixture is what the league knows all the same, and
+ * the evaluator also reports the mixture an exact meta-game solve would
+ * give, as a separate column (nashconv_oracle_mix). EvalReport is
+ * committed to STORE_DB_EVAL under be64 seq (with meta
+ * "eval.next_snapshot", so no snapshot is evaluated twice, also across
+ * resume) before the Ack.
  */
-#define LEAGUE_EVAL_REC_BYTES 64
+#define LEAGUE_EVAL_REC_BYTES 80
 #define LEAGUE_EVAL_POINTS_MAX (1u << 20)
 
+/*
+ * One point. The NashConvs (game-tree exact, of one behaviour policy
+ * each): the newest main player's; the league's, its snapshots mixed by
+ * the daemon's own meta-Nash weights (its payoff table: what matchmaking
+ * sees); the same snapshots mixed by the exact meta-Nash of their
+ * game-tree cross values (an oracle the league does not have); the main
+ * player's average policy (its snapshots and current version, uniformly:
+ * NFSP's figure). A record written before the last two existed reads
+ * them as NaN, and its league figure, which was the oracle's, as
+ * nashconv_oracle_mix (nashconv_league NaN).
+ */
 struct league_eval_point {
 	uint64_t seq;              /* key in STORE_DB_EVAL */
 	uint32_t snapshot;         /* newest snapshot at this point */
 	uint32_t main_player, main_version;
 	uint32_t league_snapshots; /* snapshots the meta-Nash covered */
+	uint32_t avg_versions;     /* versions the average mixes */
 	uint64_t env_steps;
 	double seconds;            /* league run seconds */
 	double nashconv_main, nashconv_league;
+	double nashconv_oracle_mix, nashconv_avg;
 	double eval_seconds;       /* what the evaluation cost */
 };
 

@@ -6,15 +6,21 @@
  */
 #include "league/daemon_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 
-/* "nashconv_main" and "nashconv_league" of the newest point, if any. */
+/* The NashConvs of the newest point, if any (null where a point from an
+ * older evaluator has none). */
 static void nashconv_status(const league_daemon *d, lg_buf *b)
 {
-	if (d->nashconv.have)
-		lg_buf_printf(b, "\"nashconv_main\": %.6f, "
-			      "\"nashconv_league\": %.6f, ", d->nashconv.main,
-			      d->nashconv.league);
+	const struct nashconv_state *e = &d->nashconv;
+	const char *name[] = { "nashconv_main", "nashconv_league",
+			       "nashconv_oracle_mix", "nashconv_avg" };
+	double v[] = { e->main, e->league, e->oracle_mix, e->avg };
+
+	for (size_t i = 0; e->have && i < LG_ARRAY_LEN(v); i++)
+		lg_buf_printf(b, isfinite(v[i]) ? "\"%s\": %.6f, "
+						: "\"%s\": null, ", name[i], v[i]);
 }
 
 static int learners_status(league_daemon *d, lg_buf *b)
