@@ -133,78 +133,156 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 	return CLI_OK;
 }
 
-static int run(int argc, char **argv)
+/* The columns to plot: names from --y, indices from the header, values
+ * from the rows. */
+struct columns {
+	char *ynames;                     /* copy of --y, split in place */
+	char *yname[PLOT_SERIES_MAX];     /* ny names into ynames */
+	size_t ny;
+	int xidx, yidx[PLOT_SERIES_MAX];  /* cell indices */
+	double *xs, *ys[PLOT_SERIES_MAX]; /* n values each, room for cap */
+	size_t n, cap;
+};
+
+static void columns_free(struct columns *cols)
 {
-	struct plot_args a = { 0 };
-	struct csv c = { 0 };
-	char *ynames = NULL, *yname[PLOT_SERIES_MAX];
-	int yidx[PLOT_SERIES_MAX], xidx;
-	size_t ny = 0, len = 0, n = 0, cap = 0;
-	double *xs = NULL, *ys[PLOT_SERIES_MAX] = { 0 };
-	struct plot_series ser[PLOT_SERIES_MAX];
-	lg_buf png = { 0 };
-	char err[256];
-	FILE *f = NULL;
+	for (size_t k = 0; k < PLOT_SERIES_MAX; k++)
+		free(cols->ys[k]);
+	free(cols->xs);
+	free(cols->ynames);
+}
+
+/*
+ * Split the --y argument (comma-separated column names) into cols->yname.
+ * CLI_USAGE for more than PLOT_SERIES_MAX names or an empty one, CLI_FAIL
+ * out of memory; cols->ynames is set (to free) whenever it was allocated.
+ */
+static int parse_ycols(const char *arg, struct columns *cols)
+{
+	char *cells[PLOT_SERIES_MAX];
+
+	if (!(cols->ynames = strdup(arg)))
+		return CLI_FAIL;
+	cols->ny = split(cols->ynames, cells, PLOT_SERIES_MAX);
+	if (cols->ny > PLOT_SERIES_MAX)
+		return cli_usage_error("plot", "--y: at most %d columns",
+				       PLOT_SERIES_MAX);
+	for (size_t k = 0; k < cols->ny; k++) {
+		if (!*cells[k])
+			return cli_usage_error("plot", "--y: empty column "
+					       "name");
+		cols->yname[k] = cells[k];
+	}
+	return CLI_OK;
+}
+
+/*
+ * Cut the header line (a trailing CR is dropped) off c->text, split it
+ * into c->col and find the --x and --y columns in it. *nl is left at the
+ * header's end (where the rows start) or NULL when the file has one line.
+ * CLI_OK, or CLI_USAGE naming path:1 (empty, too many columns, a column
+ * missing).
+ */
+static int read_header(struct csv *c, const struct plot_args *a,
+		       struct columns *cols, char **nl)
+{
+	char *p = c->text;
+
+	*nl = strchr(p, '\n');
+	if (*nl)
+		**nl = 0;
+	if (*nl && *nl > p && (*nl)[-1] == '\r')
+		(*nl)[-1] = 0;
+	if (!*p)
+		return cli_usage_error("plot", "%s:1: empty file (no header "
+				       "line)", a->csv);
+	c->ncols = split(p, c->col, CSV_COLS_MAX);
+	if (c->ncols > CSV_COLS_MAX)
+		return cli_usage_error("plot", "%s:1: more than %d columns",
+				       a->csv, CSV_COLS_MAX);
+	if ((cols->xidx = find_col(c, a->xcol)) < 0)
+		return cli_usage_error("plot", "%s:1: no column '%s'", a->csv,
+				       a->xcol);
+	for (size_t k = 0; k < cols->ny; k++)
+		if ((cols->yidx[k] = find_col(c, cols->yname[k])) < 0)
+			return cli_usage_error("plot", "%s:1: no column '%s'",
+					       a->csv, cols->yname[k]);
+	return CLI_OK;
+}
+
+/*
+ * Make room for one more row in every column, doubling from 256 rows up
+ * to PLOT_POINTS_MAX. CLI_OK, CLI_USAGE (too many rows; path:lineno is the
+ * row that did not fit) or CLI_FAIL out of memory.
+ */
+static int columns_grow(struct columns *cols, const char *path,
+			size_t lineno)
+{
+	if (cols->n < cols->cap)
+		return CLI_OK;
+	if (cols->cap >= PLOT_POINTS_MAX)
+		return cli_usage_error("plot", "%s:%zu: more than %u rows",
+				       path, lineno, PLOT_POINTS_MAX);
+	size_t cap = cols->cap ? cols->cap * 2 : 256;
+	double *nx = realloc(cols->xs, cap * sizeof *nx);
+	if (!nx)
+		return CLI_FAIL;
+	cols->xs = nx;
+	for (size_t k = 0; k < cols->ny; k++) {
+		double *ny = realloc(cols->ys[k], cap * sizeof *ny);
+		if (!ny)
+			return CLI_FAIL;
+		cols->ys[k] = ny;
+	}
+	cols->cap = cap;
+	return CLI_OK;
+}
+
+/*
+ * Store the plotted cells of one row (the y columns, then x) as row
+ * cols->n, which must have room. CLI_OK, or CLI_USAGE naming path:lineno
+ * and the column when a cell is not a finite number (or, with --logy, a y
+ * cell is not > 0).
+ */
+static int row_values(struct columns *cols, char **cell,
+		      const struct plot_args *a, size_t lineno)
+{
+	for (size_t k = 0; k <= cols->ny; k++) {
+		int ci = k < cols->ny ? cols->yidx[k] : cols->xidx;
+		const char *name = k < cols->ny ? cols->yname[k] : a->xcol;
+		double v;
+		if (lg_parse_double(cell[ci], -HUGE_VAL, HUGE_VAL, &v) ||
+		    !isfinite(v))
+			return cli_usage_error("plot", "%s:%zu: column '%s': "
+					       "'%s' is not a finite number",
+					       a->csv, lineno, name, cell[ci]);
+		if (k < cols->ny && a->logy && v <= 0)
+			return cli_usage_error("plot", "%s:%zu: column '%s': "
+					       "%s is not > 0 (--logy)",
+					       a->csv, lineno, name, cell[ci]);
+		if (k < cols->ny)
+			cols->ys[k][cols->n] = v;
+		else
+			cols->xs[cols->n] = v;
+	}
+	return CLI_OK;
+}
+
+/*
+ * Read the rows after the header (nl is where read_header left it) into
+ * cols. Blank lines are skipped, a trailing CR is dropped. CLI_OK with at
+ * least one row; CLI_USAGE naming path:line (a row's cell count differs
+ * from the header's, a bad value, too many rows, no rows at all);
+ * CLI_FAIL out of memory.
+ */
+static int read_rows(struct columns *cols, const struct csv *c,
+		     const struct plot_args *a, char *nl)
+{
+	size_t lineno = 1;
 	int rc;
 
-	if ((rc = parse_args(argc, argv, &a)))
-		return rc;
-	if (!(ynames = strdup(a.ycols)))
-		return CLI_FAIL;
-	{
-		char *cells[PLOT_SERIES_MAX];
-		ny = split(ynames, cells, PLOT_SERIES_MAX);
-		if (ny > PLOT_SERIES_MAX) {
-			rc = cli_usage_error("plot", "--y: at most %d columns",
-					     PLOT_SERIES_MAX);
-			goto out;
-		}
-		for (size_t k = 0; k < ny; k++) {
-			if (!*cells[k]) {
-				rc = cli_usage_error("plot", "--y: empty "
-						     "column name");
-				goto out;
-			}
-			yname[k] = cells[k];
-		}
-	}
-	if ((rc = read_all(a.csv, &c.text, &len)))
-		goto out;
-
-	/* header */
-	char *p = c.text, *nl;
-	size_t lineno = 1;
-	nl = strchr(p, '\n');
-	if (nl)
-		*nl = 0;
-	if (nl && nl > p && nl[-1] == '\r')
-		nl[-1] = 0;
-	if (!*p) {
-		rc = cli_usage_error("plot", "%s:1: empty file (no header "
-				     "line)", a.csv);
-		goto out;
-	}
-	c.ncols = split(p, c.col, CSV_COLS_MAX);
-	if (c.ncols > CSV_COLS_MAX) {
-		rc = cli_usage_error("plot", "%s:1: more than %d columns",
-				     a.csv, CSV_COLS_MAX);
-		goto out;
-	}
-	if ((xidx = find_col(&c, a.xcol)) < 0) {
-		rc = cli_usage_error("plot", "%s:1: no column '%s'", a.csv,
-				     a.xcol);
-		goto out;
-	}
-	for (size_t k = 0; k < ny; k++)
-		if ((yidx[k] = find_col(&c, yname[k])) < 0) {
-			rc = cli_usage_error("plot", "%s:1: no column '%s'",
-					     a.csv, yname[k]);
-			goto out;
-		}
-
-	/* rows */
 	while (nl) {
-		p = nl + 1;
+		char *p = nl + 1;
 		lineno++;
 		nl = strchr(p, '\n');
 		if (nl)
@@ -216,90 +294,58 @@ static int run(int argc, char **argv)
 			continue;
 		char *cell[CSV_COLS_MAX];
 		size_t nc = split(p, cell, CSV_COLS_MAX);
-		if (nc != c.ncols) {
-			rc = cli_usage_error("plot", "%s:%zu: %zu cells, the "
-					     "header has %zu", a.csv, lineno,
-					     nc, c.ncols);
-			goto out;
-		}
-		if (n == cap) {
-			if (cap >= PLOT_POINTS_MAX) {
-				rc = cli_usage_error("plot", "%s:%zu: more "
-						     "than %u rows", a.csv,
-						     lineno, PLOT_POINTS_MAX);
-				goto out;
-			}
-			size_t nc2 = cap ? cap * 2 : 256;
-			double *nx = realloc(xs, nc2 * sizeof *xs);
-			if (!nx) {
-				rc = CLI_FAIL;
-				goto out;
-			}
-			xs = nx;
-			for (size_t k = 0; k < ny; k++) {
-				double *nyv = realloc(ys[k], nc2 * sizeof *nyv);
-				if (!nyv) {
-					rc = CLI_FAIL;
-					goto out;
-				}
-				ys[k] = nyv;
-			}
-			cap = nc2;
-		}
-		for (size_t k = 0; k <= ny; k++) {
-			int ci = k < ny ? yidx[k] : xidx;
-			const char *name = k < ny ? yname[k] : a.xcol;
-			double v;
-			if (lg_parse_double(cell[ci], -HUGE_VAL, HUGE_VAL,
-					    &v) || !isfinite(v)) {
-				rc = cli_usage_error("plot", "%s:%zu: column "
-						     "'%s': '%s' is not a "
-						     "finite number", a.csv,
-						     lineno, name, cell[ci]);
-				goto out;
-			}
-			if (k < ny && a.logy && v <= 0) {
-				rc = cli_usage_error("plot", "%s:%zu: column "
-						     "'%s': %s is not > 0 "
-						     "(--logy)", a.csv, lineno,
-						     name, cell[ci]);
-				goto out;
-			}
-			if (k < ny)
-				ys[k][n] = v;
-			else
-				xs[n] = v;
-		}
-		n++;
+		if (nc != c->ncols)
+			return cli_usage_error("plot", "%s:%zu: %zu cells, "
+					       "the header has %zu", a->csv,
+					       lineno, nc, c->ncols);
+		if ((rc = columns_grow(cols, a->csv, lineno)) ||
+		    (rc = row_values(cols, cell, a, lineno)))
+			return rc;
+		cols->n++;
 	}
-	if (!n) {
-		rc = cli_usage_error("plot", "%s:1: no data rows after the "
-				     "header", a.csv);
-		goto out;
-	}
+	if (!cols->n)
+		return cli_usage_error("plot", "%s:1: no data rows after the "
+				       "header", a->csv);
+	return CLI_OK;
+}
 
-	for (size_t k = 0; k < ny; k++)
-		ser[k] = (struct plot_series){ .name = yname[k], .y = ys[k] };
+/*
+ * Draw cols as the PNG a->out. CLI_OK; CLI_USAGE naming the CSV when the
+ * renderer refuses the data (a range it cannot draw); CLI_FAIL out of
+ * memory or when the file cannot be written (the reason on stderr).
+ */
+static int write_plot(const struct columns *cols, const struct plot_args *a)
+{
+	struct plot_series ser[PLOT_SERIES_MAX];
+	lg_buf png = { 0 };
+	char err[256];
+	FILE *f = NULL;
+	int rc;
+
+	for (size_t k = 0; k < cols->ny; k++)
+		ser[k] = (struct plot_series){ .name = cols->yname[k],
+					       .y = cols->ys[k] };
 	struct plot_spec spec = {
-		.title = a.title, .xlabel = a.xcol, .logy = a.logy,
-		.x = xs, .n = n, .series = ser, .nseries = ny,
+		.title = a->title, .xlabel = a->xcol, .logy = a->logy,
+		.x = cols->xs, .n = cols->n, .series = ser,
+		.nseries = cols->ny,
 	};
 	if ((rc = plot_render_png(&spec, &png, err, sizeof err))) {
-		rc = rc == LG_EINVAL ? cli_usage_error("plot", "%s: %s", a.csv,
-						       err)
+		rc = rc == LG_EINVAL ? cli_usage_error("plot", "%s: %s",
+						       a->csv, err)
 				     : CLI_FAIL;
 		goto out;
 	}
-	if (!(f = fopen(a.out, "wb")) ||
+	if (!(f = fopen(a->out, "wb")) ||
 	    fwrite(png.data, 1, png.len, f) != png.len) {
-		fprintf(stderr, "league plot: %s: %s\n", a.out,
+		fprintf(stderr, "league plot: %s: %s\n", a->out,
 			strerror(errno));
 		rc = CLI_FAIL;
 		goto out;
 	}
 	if (fclose(f)) {
 		f = NULL;
-		fprintf(stderr, "league plot: %s: %s\n", a.out,
+		fprintf(stderr, "league plot: %s: %s\n", a->out,
 			strerror(errno));
 		rc = CLI_FAIL;
 		goto out;
@@ -310,11 +356,29 @@ out:
 	if (f)
 		fclose(f);
 	lg_buf_free(&png);
-	for (size_t k = 0; k < PLOT_SERIES_MAX; k++)
-		free(ys[k]);
-	free(xs);
+	return rc;
+}
+
+static int run(int argc, char **argv)
+{
+	struct plot_args a = { 0 };
+	struct csv c = { 0 };
+	struct columns cols = { 0 };
+	size_t len = 0;
+	char *nl;
+	int rc;
+
+	if ((rc = parse_args(argc, argv, &a)))
+		return rc;
+	if ((rc = parse_ycols(a.ycols, &cols)) ||
+	    (rc = read_all(a.csv, &c.text, &len)) ||
+	    (rc = read_header(&c, &a, &cols, &nl)) ||
+	    (rc = read_rows(&cols, &c, &a, nl)))
+		goto out;
+	rc = write_plot(&cols, &a);
+out:
+	columns_free(&cols);
 	free(c.text);
-	free(ynames);
 	return rc;
 }
 

@@ -361,12 +361,26 @@ static int has_tree(const struct cfg *c)
 	return yes;
 }
 
-static int run_main(struct run *r)
+/* Send sig to every child and wait until none is left: the way out when
+ * the league never got going. */
+static void stop_all(struct run *r, int sig)
+{
+	signal_all(r, sig, 0);
+	while (alive(r) && waitpid(-1, NULL, 0) > 0)
+		;
+}
+
+/*
+ * Make r->dir ready for a daemon: refuse to reuse or to miss a league
+ * (against --resume and --overwrite, which removes only the files a
+ * league directory holds), create DIR/logs and write a fresh DIR/token,
+ * exported as LEAGUE_TOKEN for every child. CLI_OK, CLI_USAGE (the
+ * directory does not match the flags) or CLI_FAIL, each with a message
+ * on stderr.
+ */
+static int prepare_dir(struct run *r)
 {
 	char tok[64], path[CFG_STR_MAX + 16];
-	struct child *d;
-	int rc = CLI_FAIL, stopping = 0;
-	double stop_at = 0, started, last_progress = 0;
 	struct stat sb;
 
 	snprintf(path, sizeof path, "%s/data.mdb", r->dir);
@@ -411,6 +425,22 @@ static int run_main(struct run *r)
 		return CLI_FAIL;
 	}
 	setenv("LEAGUE_TOKEN", tok, 1);
+	return CLI_OK;
+}
+
+/*
+ * Start `league serve` as child 0 and wait (up to 30 s) until it has
+ * written DIR/ports, which fills r->port, r->http_port and r->learners.
+ * CLI_OK with the daemon listening; CLI_FAIL when it could not start, it
+ * exited, it was too slow or a signal came, with every child gone.
+ */
+static int start_daemon(struct run *r)
+{
+	char path[CFG_STR_MAX + 16];
+	struct child *d;
+	double started;
+
+	/* a stale file would be read as the new daemon's ports */
 	snprintf(path, sizeof path, "%s/ports", r->dir);
 	unlink(path);
 
@@ -430,30 +460,37 @@ static int run_main(struct run *r)
 	started = lg_now_s();
 	while (read_ports(r)) {
 		if (got_signal) {
-			signal_all(r, SIGTERM, 0);
-			while (alive(r) && waitpid(-1, NULL, 0) > 0)
-				;
+			stop_all(r, SIGTERM);
 			return CLI_FAIL;
 		}
 		if (reap(r, 1) || lg_now_s() - started > 30) {
 			fprintf(stderr, "league run: the daemon did not start; "
 				"see %s/daemon.log\n", r->logs);
-			signal_all(r, SIGKILL, 0);
-			while (alive(r) && waitpid(-1, NULL, 0) > 0)
-				;
+			stop_all(r, SIGKILL);
 			return CLI_FAIL;
 		}
 		lg_sleep_s(0.02);
 	}
+	return CLI_OK;
+}
+
+/*
+ * Start the workers against the listening daemon: r->collectors
+ * collectors, one learner per id the daemon listed, and the evaluator
+ * when the config asks for NashConv and the game has a tree. A worker
+ * that fails to fork is retried a second later by supervise(). CLI_OK;
+ * CLI_USAGE (with every child stopped) when that is more processes than
+ * RUN_MAX_CHILDREN.
+ */
+static int start_workers(struct run *r)
+{
 	if (1 + r->collectors + (uint64_t)r->nlearners > RUN_MAX_CHILDREN) {
 		fprintf(stderr, "league run: %llu collectors and %d learners are "
 			"more than the %d local processes league run starts; "
 			"run league serve, collect and learn yourself\n",
 			(unsigned long long)r->collectors, r->nlearners,
 			RUN_MAX_CHILDREN - 1);
-		signal_all(r, SIGTERM, 0);
-		while (alive(r) && waitpid(-1, NULL, 0) > 0)
-			;
+		stop_all(r, SIGTERM);
 		return CLI_USAGE;
 	}
 	for (uint64_t i = 0; i < r->collectors; i++) {
@@ -488,11 +525,22 @@ static int run_main(struct run *r)
 	for (int i = 1; i < r->nch; i++)
 		if (child_spawn(r, &r->ch[i]))
 			r->ch[i].restart_at = lg_now_s() + 1;
-	if (!r->quiet)
-		printf("league run: %s in %s: daemon on 127.0.0.1:%u, live page "
-		       "http://127.0.0.1:%u/, %llu collector(s), %d learner(s)"
-		       "\n", r->cfg.league.name, r->dir, r->port, r->http_port,
-		       (unsigned long long)r->collectors, r->nlearners);
+	return CLI_OK;
+}
+
+/*
+ * Watch the children until none is left. While the daemon runs: restart
+ * workers that died when their backoff is over and print the progress
+ * line. A signal (forwarded to the daemon as SIGTERM) or the daemon's
+ * exit starts the stop: the daemon drains its workers; without it they
+ * get SIGTERM after 1 s and SIGKILL after 5 s; everyone gets SIGTERM
+ * after RUN_GRACE_S and SIGKILL after twice that.
+ */
+static void supervise(struct run *r)
+{
+	struct child *d = &r->ch[0];
+	int stopping = 0;
+	double stop_at = 0, last_progress = 0;
 
 	for (;;) {
 		double now = lg_now_s();
@@ -537,7 +585,17 @@ static int run_main(struct run *r)
 		}
 		lg_sleep_s(0.05);
 	}
-	int dst = d->status;
+}
+
+/*
+ * After every child is gone: CLI_OK when the daemon exited with status 0
+ * (else its status on stderr) and the payoff matrix could be printed,
+ * CLI_FAIL otherwise.
+ */
+static int finish(struct run *r)
+{
+	int dst = r->ch[0].status, rc = CLI_FAIL;
+
 	if (WIFEXITED(dst) && WEXITSTATUS(dst) == 0)
 		rc = CLI_OK;
 	else
@@ -551,6 +609,23 @@ static int run_main(struct run *r)
 	if (print_matrix(r))
 		rc = CLI_FAIL;
 	return rc;
+}
+
+/* The whole run: directory, daemon, workers, watching, the last word. */
+static int run_main(struct run *r)
+{
+	int rc;
+
+	if ((rc = prepare_dir(r)) || (rc = start_daemon(r)) ||
+	    (rc = start_workers(r)))
+		return rc;
+	if (!r->quiet)
+		printf("league run: %s in %s: daemon on 127.0.0.1:%u, live page "
+		       "http://127.0.0.1:%u/, %llu collector(s), %d learner(s)"
+		       "\n", r->cfg.league.name, r->dir, r->port, r->http_port,
+		       (unsigned long long)r->collectors, r->nlearners);
+	supervise(r);
+	return finish(r);
 }
 
 static int run(int argc, char **argv)

@@ -390,14 +390,15 @@ out:
 
 /* ---- the plot ---- */
 
-int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
-		    size_t errlen)
+/*
+ * Check s's counts and values and find the data ranges (x over all points,
+ * y over every series). LG_EINVAL with the reason in err when a count is
+ * out of range, a value is not finite (or not > 0 with logy), or a range
+ * is one the tick arithmetic cannot hold; 0 otherwise.
+ */
+static int spec_ranges(const struct plot_spec *s, double *xmn, double *xmx,
+		       double *ymn, double *ymx, char *err, size_t errlen)
 {
-	struct canvas cv = { 0 };
-	struct axis ax, ay;
-	char lab[64];
-	int rc;
-
 	if (!s->n || s->n > PLOT_POINTS_MAX || !s->nseries ||
 	    s->nseries > PLOT_SERIES_MAX) {
 		lg_errf(err, errlen, "%zu points and %zu series (1..%u and "
@@ -405,15 +406,17 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 			PLOT_SERIES_MAX);
 		return LG_EINVAL;
 	}
-	double xmn = INFINITY, xmx = -INFINITY;
-	double ymn = INFINITY, ymx = -INFINITY;
+	*xmn = INFINITY;
+	*xmx = -INFINITY;
+	*ymn = INFINITY;
+	*ymx = -INFINITY;
 	for (size_t i = 0; i < s->n; i++) {
 		if (!isfinite(s->x[i])) {
 			lg_errf(err, errlen, "x[%zu] is not finite", i);
 			return LG_EINVAL;
 		}
-		xmn = fmin(xmn, s->x[i]);
-		xmx = fmax(xmx, s->x[i]);
+		*xmn = fmin(*xmn, s->x[i]);
+		*xmx = fmax(*xmx, s->x[i]);
 		for (size_t k = 0; k < s->nseries; k++) {
 			double v = s->series[k].y[i];
 			if (!isfinite(v) || (s->logy && v <= 0)) {
@@ -424,21 +427,159 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 						: "not finite");
 				return LG_EINVAL;
 			}
-			ymn = fmin(ymn, v);
-			ymx = fmax(ymx, v);
+			*ymn = fmin(*ymn, v);
+			*ymx = fmax(*ymx, v);
 		}
 	}
 	/* ranges whose width or tick step doubles cannot hold (near
 	 * DBL_MAX, or subnormal) are refused rather than drawn wrong */
-	if (!isfinite(xmx - xmn) || !isfinite(ymx - ymn) ||
-	    fmax(fabs(xmn), fabs(xmx)) > 1e300 ||
-	    fmax(fabs(ymn), fabs(ymx)) > 1e300 ||
-	    (xmx > xmn && xmx - xmn < 1e-290) ||
-	    (ymx > ymn && ymx - ymn < 1e-290)) {
+	if (!isfinite(*xmx - *xmn) || !isfinite(*ymx - *ymn) ||
+	    fmax(fabs(*xmn), fabs(*xmx)) > 1e300 ||
+	    fmax(fabs(*ymn), fabs(*ymx)) > 1e300 ||
+	    (*xmx > *xmn && *xmx - *xmn < 1e-290) ||
+	    (*ymx > *ymn && *ymx - *ymn < 1e-290)) {
 		lg_errf(err, errlen, "value range too wide or too narrow to "
-			"plot (x %g..%g, y %g..%g)", xmn, xmx, ymn, ymx);
+			"plot (x %g..%g, y %g..%g)", *xmn, *xmx, *ymn, *ymx);
 		return LG_EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * Grid lines, tick marks and tick labels of both axes. Drawn first so the
+ * data lies over the grid; an x label that would touch the one before it
+ * is left out.
+ */
+static void draw_grid(struct canvas *cv, const struct axis *ax,
+		      const struct axis *ay)
+{
+	char lab[64];
+	long xlab_end = -1000;
+
+	for (int i = 0; i < ax->nticks; i++) {
+		long x = map_x(ax, ax->tick[i]);
+		fill(cv, x, PLOT_T, x, PLOT_B, PLOT_C_GRID);
+		fill(cv, x, PLOT_B + 1, x, PLOT_B + 6, PLOT_C_FG);
+		axis_label(ax, ax->tick[i], lab, sizeof lab);
+		long lx0 = x - text_width(lab) / 2;
+		if (lx0 < xlab_end + TXT_ADV)
+			continue;
+		text(cv, lx0, PLOT_B + 10, lab, PLOT_C_FG);
+		xlab_end = lx0 + text_width(lab);
+	}
+	for (int i = 0; i < ay->nticks; i++) {
+		long y = tick_y(ay, ay->tick[i]);
+		fill(cv, PLOT_L, y, PLOT_R, y, PLOT_C_GRID);
+		fill(cv, PLOT_L - 6, y, PLOT_L - 1, y, PLOT_C_FG);
+		axis_label(ay, ay->tick[i], lab, sizeof lab);
+		text(cv, PLOT_L - 10 - text_width(lab), y - TXT_HT / 2, lab,
+		     PLOT_C_FG);
+	}
+}
+
+/*
+ * Each series as a line through its points in the given order, series k
+ * in palette index PLOT_C_SERIES + k (later series over earlier ones),
+ * with a mark on each point when there are at most PLOT_MARKS_MAX.
+ */
+static void draw_series(struct canvas *cv, const struct plot_spec *s,
+			const struct axis *ax, const struct axis *ay)
+{
+	for (size_t k = 0; k < s->nseries; k++) {
+		uint8_t c = (uint8_t)(PLOT_C_SERIES + k);
+		long px = map_x(ax, s->x[0]);
+		long py = map_y(ay, s->series[k].y[0]);
+		line(cv, px, py, px, py, c);
+		for (size_t i = 1; i < s->n; i++) {
+			long qx = map_x(ax, s->x[i]);
+			long qy = map_y(ay, s->series[k].y[i]);
+			line(cv, px, py, qx, qy, c);
+			px = qx;
+			py = qy;
+		}
+		/* a 5x5 mark on each point while they are few enough to
+		 * tell apart, so a straight run shows where data is */
+		for (size_t i = 0; s->n <= PLOT_MARKS_MAX && i < s->n; i++) {
+			long qx = map_x(ax, s->x[i]);
+			long qy = map_y(ay, s->series[k].y[i]);
+			for (long d = -1; d <= 1; d++) /* 3x3 brush: 5x5 */
+				line(cv, qx - 1, qy + d, qx + 1, qy + d, c);
+		}
+	}
+}
+
+/* A one-pixel outline of the rectangle (x0, y0)-(x1, y1), inclusive. */
+static void box(struct canvas *cv, long x0, long y0, long x1, long y1,
+		uint8_t c)
+{
+	fill(cv, x0, y0, x1, y0, c);
+	fill(cv, x0, y1, x1, y1, c);
+	fill(cv, x0, y0, x0, y1, c);
+	fill(cv, x1, y0, x1, y1, c);
+}
+
+/*
+ * The legend box (lw x lh, inside the plot area) goes to the corner where
+ * it hides the fewest data pixels, top right first on ties; so it must be
+ * placed after the series are drawn. Returns its top-left corner.
+ */
+static void legend_corner(const struct canvas *cv, long lw, long lh,
+			  long *lx, long *ly)
+{
+	long best = -1;
+
+	*lx = PLOT_R - 8 - lw;
+	*ly = PLOT_T + 8;
+	for (int corner = 0; corner < 4; corner++) {
+		long cx = corner % 2 ? PLOT_L + 8 : PLOT_R - 8 - lw;
+		long cy = corner / 2 ? PLOT_B - 8 - lh : PLOT_T + 8;
+		long hidden = 0;
+		for (long y = cy; y <= cy + lh; y++)
+			for (long x = cx; x <= cx + lw; x++)
+				hidden += cv->px[(size_t)y * PLOT_W +
+						 (size_t)x] >= PLOT_C_SERIES;
+		if (best < 0 || hidden < best) {
+			best = hidden;
+			*lx = cx;
+			*ly = cy;
+		}
+	}
+}
+
+/*
+ * The legend: a framed box naming each series beside a swatch of its
+ * colour, as wide as the longest name (cut to the plot area's width).
+ */
+static void draw_legend(struct canvas *cv, const struct plot_spec *s)
+{
+	long lw = 0, lx, ly;
+
+	for (size_t k = 0; k < s->nseries; k++)
+		lw = LG_MAX(lw, text_width(s->series[k].name));
+	lw += 24 + 8 + 16;
+	lw = LG_MIN(lw, (long)(PLOT_R - PLOT_L - 16)); /* long names: cut */
+	long lh = (long)s->nseries * (TXT_HT + 6) + 10;
+	legend_corner(cv, lw, lh, &lx, &ly);
+	fill(cv, lx, ly, lx + lw, ly + lh, PLOT_C_BG);
+	box(cv, lx, ly, lx + lw, ly + lh, PLOT_C_FG);
+	for (size_t k = 0; k < s->nseries; k++) {
+		long ty = ly + 8 + (long)k * (TXT_HT + 6);
+		fill(cv, lx + 8, ty + TXT_HT / 2 - 1, lx + 8 + 24,
+		     ty + TXT_HT / 2 + 1, (uint8_t)(PLOT_C_SERIES + k));
+		text(cv, lx + 8 + 24 + 8, ty, s->series[k].name, PLOT_C_FG);
+	}
+}
+
+int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
+		    size_t errlen)
+{
+	struct canvas cv = { 0 };
+	struct axis ax, ay;
+	double xmn, xmx, ymn, ymx;
+	int rc;
+
+	if ((rc = spec_ranges(s, &xmn, &xmx, &ymn, &ymx, err, errlen)))
+		return rc;
 	axis_linear(&ax, xmn, xmx);
 	if (s->logy)
 		axis_log(&ay, ymn, ymx);
@@ -447,99 +588,12 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 
 	if (!(cv.px = calloc((size_t)PLOT_W * PLOT_H, 1)))
 		return LG_ENOMEM;
-
-	/* grid, ticks and tick labels (an x label that would touch the one
-	 * before it is left out) */
-	long xlab_end = -1000;
-	for (int i = 0; i < ax.nticks; i++) {
-		long x = px_round(PLOT_L + (ax.tick[i] - ax.lo) /
-						 (ax.hi - ax.lo) *
-						 (PLOT_R - PLOT_L));
-		fill(&cv, x, PLOT_T, x, PLOT_B, PLOT_C_GRID);
-		fill(&cv, x, PLOT_B + 1, x, PLOT_B + 6, PLOT_C_FG);
-		axis_label(&ax, ax.tick[i], lab, sizeof lab);
-		long lx0 = x - text_width(lab) / 2;
-		if (lx0 < xlab_end + TXT_ADV)
-			continue;
-		text(&cv, lx0, PLOT_B + 10, lab, PLOT_C_FG);
-		xlab_end = lx0 + text_width(lab);
-	}
-	for (int i = 0; i < ay.nticks; i++) {
-		long y = tick_y(&ay, ay.tick[i]);
-		fill(&cv, PLOT_L, y, PLOT_R, y, PLOT_C_GRID);
-		fill(&cv, PLOT_L - 6, y, PLOT_L - 1, y, PLOT_C_FG);
-		axis_label(&ay, ay.tick[i], lab, sizeof lab);
-		text(&cv, PLOT_L - 10 - text_width(lab), y - TXT_HT / 2, lab,
-		     PLOT_C_FG);
-	}
-
-	/* the series */
-	for (size_t k = 0; k < s->nseries; k++) {
-		uint8_t c = (uint8_t)(PLOT_C_SERIES + k);
-		long px = map_x(&ax, s->x[0]);
-		long py = map_y(&ay, s->series[k].y[0]);
-		line(&cv, px, py, px, py, c);
-		for (size_t i = 1; i < s->n; i++) {
-			long qx = map_x(&ax, s->x[i]);
-			long qy = map_y(&ay, s->series[k].y[i]);
-			line(&cv, px, py, qx, qy, c);
-			px = qx;
-			py = qy;
-		}
-		/* a 5x5 mark on each point while they are few enough to
-		 * tell apart, so a straight run shows where data is */
-		for (size_t i = 0; s->n <= PLOT_MARKS_MAX && i < s->n; i++) {
-			long qx = map_x(&ax, s->x[i]);
-			long qy = map_y(&ay, s->series[k].y[i]);
-			for (long d = -1; d <= 1; d++) /* 3x3 brush: 5x5 */
-				line(&cv, qx - 1, qy + d, qx + 1, qy + d, c);
-		}
-	}
-
+	/* back to front: what is drawn later covers what is below */
+	draw_grid(&cv, &ax, &ay);
+	draw_series(&cv, s, &ax, &ay);
 	/* frame (drawn after the data so the axes stay visible) */
-	fill(&cv, PLOT_L - 1, PLOT_T - 1, PLOT_R + 1, PLOT_T - 1, PLOT_C_FG);
-	fill(&cv, PLOT_L - 1, PLOT_B + 1, PLOT_R + 1, PLOT_B + 1, PLOT_C_FG);
-	fill(&cv, PLOT_L - 1, PLOT_T - 1, PLOT_L - 1, PLOT_B + 1, PLOT_C_FG);
-	fill(&cv, PLOT_R + 1, PLOT_T - 1, PLOT_R + 1, PLOT_B + 1, PLOT_C_FG);
-
-	/* legend: inside the plot area */
-	long lw = 0;
-	for (size_t k = 0; k < s->nseries; k++)
-		lw = LG_MAX(lw, text_width(s->series[k].name));
-	lw += 24 + 8 + 16;
-	lw = LG_MIN(lw, (long)(PLOT_R - PLOT_L - 16)); /* long names: cut */
-	long lh = (long)s->nseries * (TXT_HT + 6) + 10;
-	long lx = PLOT_R - 8 - lw, ly = PLOT_T + 8;
-	/* the corner of the plot area where the box hides the fewest
-	 * data pixels (top right first on ties) */
-	long best = -1;
-	for (int corner = 0; corner < 4; corner++) {
-		long cx = corner % 2 ? PLOT_L + 8 : PLOT_R - 8 - lw;
-		long cy = corner / 2 ? PLOT_B - 8 - lh : PLOT_T + 8;
-		long hidden = 0;
-		for (long y = cy; y <= cy + lh; y++)
-			for (long x = cx; x <= cx + lw; x++)
-				hidden += cv.px[(size_t)y * PLOT_W +
-						(size_t)x] >= PLOT_C_SERIES;
-		if (best < 0 || hidden < best) {
-			best = hidden;
-			lx = cx;
-			ly = cy;
-		}
-	}
-	fill(&cv, lx, ly, lx + lw, ly + lh, PLOT_C_BG);
-	fill(&cv, lx, ly, lx + lw, ly, PLOT_C_FG);
-	fill(&cv, lx, ly + lh, lx + lw, ly + lh, PLOT_C_FG);
-	fill(&cv, lx, ly, lx, ly + lh, PLOT_C_FG);
-	fill(&cv, lx + lw, ly, lx + lw, ly + lh, PLOT_C_FG);
-	for (size_t k = 0; k < s->nseries; k++) {
-		long ty = ly + 8 + (long)k * (TXT_HT + 6);
-		fill(&cv, lx + 8, ty + TXT_HT / 2 - 1, lx + 8 + 24,
-		     ty + TXT_HT / 2 + 1, (uint8_t)(PLOT_C_SERIES + k));
-		text(&cv, lx + 8 + 24 + 8, ty, s->series[k].name, PLOT_C_FG);
-	}
-
-	/* title and x label */
+	box(&cv, PLOT_L - 1, PLOT_T - 1, PLOT_R + 1, PLOT_B + 1, PLOT_C_FG);
+	draw_legend(&cv, s);
 	if (s->title)
 		text(&cv, (PLOT_W - text_width(s->title)) / 2, 16, s->title,
 		     PLOT_C_FG);
