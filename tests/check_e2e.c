@@ -774,11 +774,12 @@ START_TEST(league_run_kuhn_nashconv_beside_baseline_rows)
 	int points = 0, last_snapshot = -1;
 	for (char *line = strchr(out, '\n'); line && line[1];
 	     line = strchr(line + 1, '\n')) {
-		double secs, a, b;
+		double secs, nc[4];
 		unsigned long long steps;
 		int snap;
-		ck_assert_int_eq(sscanf(line + 1, "%lf,%llu,%lf,%lf,%d", &secs,
-					&steps, &a, &b, &snap), 5);
+		ck_assert_int_eq(sscanf(line + 1, "%lf,%llu,%lf,%lf,%lf,%lf,%d",
+					&secs, &steps, &nc[0], &nc[1], &nc[2],
+					&nc[3], &snap), 7);
 		ck_assert_int_gt(snap, last_snapshot); /* none overwritten */
 		last_snapshot = snap;
 		points++;
