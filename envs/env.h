@@ -95,6 +95,10 @@ struct env_opts {
 		uint64_t episode_len; /* nominal steps, 1..1e9 */
 		double jitter_lo, jitter_hi; /* multipliers, 0 <= lo <= hi <=
 					      * ENV_TIMING_JITTER_MAX */
+		int burn;             /* 1: resets and steps spend their time
+					 as CPU time of the calling thread
+					 (real work on real cores), not
+					 asleep */
 	} timing;
 };
 

@@ -5,7 +5,9 @@
  * observation length and episode length, each jittered uniformly in
  * [jitter_lo, jitter_hi] x nominal with the env's rng (so an episode is
  * reproducible from its seed). Waiting is a sleep: the env costs wall time,
- * not CPU, like an env in another process or on a remote simulator.
+ * not CPU, like an env in another process or on a remote simulator; with
+ * timing.burn it is CPU time of the calling thread instead, an env whose
+ * step is real computation (the collector benchmark's --real-inference).
  *
  * Two players alternate (player = step % 2) so the league can run it like
  * any other match; actions 0 and 1. Returns: +1 to the player who chose
@@ -60,6 +62,15 @@ static int timing_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return 0;
 }
 
+/* Spend t seconds as the options say: asleep or on the CPU. */
+static void spend(const struct env_opts *o, double t)
+{
+	if (o->timing.burn)
+		lg_burn_cpu_s(t);
+	else
+		lg_sleep_s(t);
+}
+
 static double jitter(const struct env_opts *o, lg_rng *rng)
 {
 	double lo = o->timing.jitter_lo, hi = o->timing.jitter_hi;
@@ -77,7 +88,7 @@ static void timing_root(const struct env_opts *o, void *st, lg_rng *rng)
 		  : (double)o->timing.episode_len;
 	s->len = len < 1 ? 1 : (uint64_t)len;
 	if (rng && o->timing.reset_s > 0)
-		lg_sleep_s(o->timing.reset_s * jitter(o, rng));
+		spend(o, o->timing.reset_s * jitter(o, rng));
 }
 
 static int timing_player(const struct env_opts *o, const void *st)
@@ -106,7 +117,7 @@ static void timing_apply(const struct env_opts *o, void *st, int a,
 	struct timing_st *s = st;
 
 	if (rng && o->timing.step_s > 0)
-		lg_sleep_s(o->timing.step_s * jitter(o, rng));
+		spend(o, o->timing.step_s * jitter(o, rng));
 	s->ones[s->step % 2] += a;
 	s->step++;
 }

@@ -2,6 +2,7 @@
  * (legal moves, chance, terminal returns), determinism under a seed,
  * truncation and the timing game's jitter. */
 #include <check.h>
+#include <time.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -458,6 +459,23 @@ START_TEST(timing_jitter_and_sleep)
 	ck_assert_double_ge(dt, 20 * 0.001);
 	ck_assert_double_lt(dt, 20 * (0.004 + 0.002));
 	env_free(e);
+
+	/* timing.burn: the same resets cost CPU time of this thread. */
+	{
+		struct timespec a, b;
+		o.timing.burn = 1;
+		ck_assert_int_eq(env_new(&e, "timing", &o, err, sizeof err), 0);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+		for (uint64_t s = 0; s < 20; s++)
+			env_reset(e, s);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		double cpu = (double)(b.tv_sec - a.tv_sec) +
+			     (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
+		ck_assert_double_ge(cpu, 20 * 0.001);
+		ck_assert_double_lt(cpu, 20 * 0.004 + 0.01);
+		env_free(e);
+		o.timing.burn = 0;
+	}
 
 	o.timing.jitter_lo = 2;
 	ck_assert_int_eq(env_new(&e, "timing", &o, err, sizeof err),

@@ -29,6 +29,20 @@ double lg_wall_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+void lg_burn_cpu_s(double s)
+{
+	struct timespec ts;
+	double end;
+
+	if (!(s > 0) || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return;
+	end = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 + s;
+	do {
+		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+			return;
+	} while ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9 < end);
+}
+
 void lg_sleep_s(double s)
 {
 	struct timespec ts;

@@ -120,6 +120,9 @@ uint64_t lg_now_ns(void);    /* CLOCK_MONOTONIC */
 double lg_now_s(void);       /* CLOCK_MONOTONIC in seconds */
 double lg_wall_s(void);      /* CLOCK_REALTIME in seconds */
 void lg_sleep_s(double s);   /* nanosleep, restarted on EINTR */
+/* Spin until the calling thread has used s more seconds of CPU time
+ * (CLOCK_THREAD_CPUTIME_ID): work that costs a core, not wall time. */
+void lg_burn_cpu_s(double s);
 
 /* ---- byte order ------------------------------------------------------- */
 
