@@ -118,6 +118,11 @@ struct collect {
 	 * sent. A collector stopped alone (a signal) still sends them. */
 	int stopping;
 	uint64_t dropped;
+	/* --drop (benchmarks): the sink counts every row in `dropped` and
+	 * sends nothing, so `league bench pipeline` can time the collector
+	 * without the learners (its collector-alone figure). */
+	int drop;
+	double log_every;   /* seconds between counter lines */
 	uint64_t fetches;
 	double t_envs, t_report, t_request; /* main loop time, for the log */
 };
@@ -326,7 +331,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 		version = s->params_version;
 	}
 	pthread_mutex_unlock(&W->mu);
-	if (__atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
+	if (W->drop || __atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
 		__atomic_add_fetch(&W->dropped, g->count, __ATOMIC_RELAXED);
 		return 0;
 	}
@@ -798,13 +803,16 @@ static int collect_loop(struct collect *W)
 		}
 		if (rc)
 			return rc;
-		if (now - last_log >= 10) {
+		if (now - last_log >= W->log_every) {
 			struct coll_stats st;
 			coll_stats(W->c, &st);
+			/* `league bench pipeline` reads the totals at the end
+			 * of this line: keep their wording. */
 			LG_INFO("collect: %.0f steps/s, %llu episodes, %llu "
 				"jobs (%llu stale), %llu net fetches, %llu "
 				"transitions undeliverable; time in envs %.0f%%, "
-				"reporting %.0f%%, requesting %.0f%%",
+				"reporting %.0f%%, requesting %.0f%%; totals: "
+				"%llu steps, %llu rows",
 				(double)(st.steps - last_steps) /
 					(now - last_log),
 				(unsigned long long)W->episodes,
@@ -814,7 +822,9 @@ static int collect_loop(struct collect *W)
 				(unsigned long long)W->undeliverable,
 				100 * W->t_envs / (now - last_log),
 				100 * W->t_report / (now - last_log),
-				100 * W->t_request / (now - last_log));
+				100 * W->t_request / (now - last_log),
+				(unsigned long long)st.steps,
+				(unsigned long long)st.transitions);
 			W->t_envs = W->t_report = W->t_request = 0;
 			last_steps = st.steps;
 			last_log = now;
@@ -829,6 +839,8 @@ static int run(int argc, char **argv)
 		{ "connect", required_argument, NULL, 'c' },
 		{ "envs", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "drop", no_argument, NULL, 'D' },
+		{ "log-every", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct collect W;
@@ -839,11 +851,18 @@ static int run(int argc, char **argv)
 
 	memset(&W, 0, sizeof W);
 	W.token = getenv("LEAGUE_TOKEN");
+	W.log_every = 10;
 	while ((ch = cli_getopt(argc, argv, "collect", "", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'c': connect = optarg; break;
 		case 'n': snprintf(W.name, sizeof W.name, "%s", optarg); break;
+		case 'D': W.drop = 1; break;
+		case 'L':
+			if (cli_opt_double("collect", "--log-every", optarg,
+					   0.05, 86400, &W.log_every))
+				return CLI_USAGE;
+			break;
 		case 'e':
 			if (cli_opt_u64("collect", "--envs", optarg, 1,
 					COLL_ENVS_MAX, &envs))
@@ -914,7 +933,8 @@ const struct cli_cmd cli_cmd_collect = {
 	.name = "collect",
 	.summary = "run a collector worker (many envs, batched inference)",
 	.help =
-	"usage: league collect --connect HOST:PORT [--envs N] [--name NAME]\n\n"
+	"usage: league collect --connect HOST:PORT [--envs N] [--name NAME]\n"
+	"                      [--log-every S] [--drop]\n\n"
 	"Plays the jobs the daemon at HOST:PORT hands out: many envs at once,\n"
 	"one batched forward per network, several jobs in flight; reports\n"
 	"every job's episodes to the daemon and streams the learning seats'\n"
@@ -922,7 +942,11 @@ const struct cli_cmd cli_cmd_collect = {
 	"from the daemon's config (collectors.*). Reconnects with backoff\n"
 	"when the daemon restarts.\n\n"
 	"  --envs N      envs to run (default collectors.envs)\n"
-	"  --name NAME   label in daemon logs\n\n"
+	"  --name NAME   label in daemon logs\n"
+	"  --log-every S seconds between counter lines in the log (default\n"
+	"                10)\n"
+	"  --drop        benchmarks: count the learning rows and drop them\n"
+	"                instead of sending them to the learners\n\n"
 	"Token: $LEAGUE_TOKEN.\n",
 	.run = run,
 };

@@ -345,6 +345,8 @@ static int train(struct learn *L)
 	}
 	L->steps += L->n;
 	L->updates++;
+	/* `league bench pipeline` counts the rows trained on from this
+	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
 		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f, "
 		"magnet kl %.4f",
