@@ -457,43 +457,19 @@ fail:
 	return rc;
 }
 
-/* Synthetic rows of the config's shape: gaussian observations, about
- * 3/4 of the actions legal, actions from the net itself, episodes of 16
- * rows. PPO's cost does not depend on the values. */
-struct synth {
-	float *obs, *logp, *value, *reward;
-	uint8_t *mask, *done;
-	int32_t *action;
-};
-
-static void synth_free(struct synth *y)
-{
-	free(y->obs);
-	free(y->logp);
-	free(y->value);
-	free(y->reward);
-	free(y->mask);
-	free(y->done);
-	free(y->action);
-}
-
-static int synth_make(struct synth *y, const nn *net, size_t n)
+/* learner.batch synthetic rows of the config's shape: gaussian
+ * observations, about 3/4 of the actions legal, actions from the net
+ * itself, episodes of 16 rows. PPO's cost does not depend on the values. */
+static int synth_make(struct lg_rows *y, const nn *net, size_t n)
 {
 	const struct nn_shape *s = nn_shape_of(net);
 	nn_ws *ws = NULL;
 	lg_rng r;
 	int rc;
 
-	y->obs = malloc(n * s->obs * sizeof(float));
-	y->logp = malloc(n * sizeof(float));
-	y->value = malloc(n * sizeof(float));
-	y->reward = malloc(n * sizeof(float));
-	y->mask = malloc(n * s->actions);
-	y->done = malloc(n);
-	y->action = malloc(n * sizeof(int32_t));
-	if (!y->obs || !y->logp || !y->value || !y->reward || !y->mask ||
-	    !y->done || !y->action)
-		return LG_ENOMEM;
+	if ((rc = lg_rows_init(y, s->obs, s->actions, n)))
+		return rc;
+	y->n = n;
 	lg_rng_seed(&r, 42);
 	for (size_t i = 0; i < n * s->obs; i++)
 		y->obs[i] = (float)lg_rng_normal(&r);
@@ -502,7 +478,7 @@ static int synth_make(struct synth *y, const nn *net, size_t n)
 		for (size_t a = 0; a < s->actions; a++)
 			m[a] = lg_rng_below(&r, 4) != 0;
 		m[lg_rng_below(&r, s->actions)] = 1;
-		y->done[i] = i % 16 == 15;
+		y->done[i] = i % 16 == 15 ? LG_ROW_END : LG_ROW_NEXT;
 		y->reward[i] = y->done[i] ? (lg_rng_below(&r, 2) ? 1 : -1) : 0;
 	}
 	rc = nn_ws_new(&ws, net, n);
@@ -520,9 +496,8 @@ static int learner_alone(struct bp *b, double *samples_per_s, char *err,
 	struct env_opts eo;
 	struct nn_shape sh;
 	struct ppo_opts po;
-	struct ppo_batch pb;
 	struct ppo_stats st;
-	struct synth y;
+	struct lg_rows y;
 	size_t n = (size_t)b->cfg.learner.batch;
 	uint64_t updates = 0;
 	ppo *p = NULL;
@@ -541,13 +516,11 @@ static int learner_alone(struct bp *b, double *samples_per_s, char *err,
 		return rc;
 	if ((rc = synth_make(&y, ppo_net(p), n)))
 		goto out;
-	pb = (struct ppo_batch){ n, y.obs, y.mask, y.action, y.logp, y.value,
-				 y.reward, y.done };
-	if ((rc = ppo_update(p, &pb, &st))) /* warm-up */
+	if ((rc = ppo_update(p, &y, &st))) /* warm-up */
 		goto out;
 	t0 = lg_now_s();
 	do {
-		if ((rc = ppo_update(p, &pb, &st)))
+		if ((rc = ppo_update(p, &y, &st)))
 			goto out;
 		updates++;
 		dt = lg_now_s() - t0;
@@ -556,7 +529,7 @@ static int learner_alone(struct bp *b, double *samples_per_s, char *err,
 out:
 	if (rc && !err[0])
 		lg_errf(err, errlen, "learner alone: %s", lg_strerror(rc));
-	synth_free(&y);
+	lg_rows_free(&y);
 	ppo_free(p);
 	return rc;
 }

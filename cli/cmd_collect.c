@@ -311,67 +311,43 @@ static void sender_drop(struct collect *W, net_traj_sender *x)
 		}
 }
 
+/* A finished segment: to its learner, encoded straight from the
+ * collector's trajectory block (net_traj_send). */
 static int sink(void *ctx, const struct coll_segment *g)
 {
 	struct collect *W = ctx;
-	League__Segment sg = LEAGUE__SEGMENT__INIT;
-	net_msg m = LEAGUE__ENVELOPE__INIT;
+	struct net_segment_hdr h = {
+		.player = g->player, .env_index = g->env_index,
+		.segment_seq = g->segment_seq,
+	};
 	char endpoint[160] = "";
-	uint32_t version = 0;
+	size_t rows = g->rows->n;
 	struct cjob *j;
 	int rc;
 
 	pthread_mutex_lock(&W->mu);
-	uint64_t job_id = 0;
 	if ((j = job_by_serial(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
 		League__Seat *s = j->msg->seats[g->seat];
-		job_id = j->msg->job_id;
+		h.job_id = j->msg->job_id;
 		snprintf(endpoint, sizeof endpoint, "%s",
 			 s->learner_endpoint ? s->learner_endpoint : "");
-		version = s->params_version;
+		h.params_version = s->params_version;
 	}
 	pthread_mutex_unlock(&W->mu);
 	if (W->drop || __atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
-		__atomic_add_fetch(&W->dropped, g->count, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&W->dropped, rows, __ATOMIC_RELAXED);
 		return 0;
 	}
 	if (!endpoint[0]) {
-		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
 		return 0;
 	}
-	uint32_t *acts = malloc(g->count * sizeof *acts);
-	if (!acts)
-		return LG_ENOMEM;
-	for (uint32_t i = 0; i < g->count; i++)
-		acts[i] = (uint32_t)g->actions[i];
-	sg.player = g->player;
-	sg.params_version = version;
-	sg.job_id = job_id;
-	sg.env_index = g->env_index;
-	sg.segment_seq = g->segment_seq;
-	sg.obs_len = (uint32_t)g->obs_len;
-	sg.num_actions = (uint32_t)g->num_actions;
-	sg.count = g->count;
-	sg.n_obs = g->count * g->obs_len;
-	sg.obs = (float *)(uintptr_t)g->obs;
-	sg.masks.data = (uint8_t *)(uintptr_t)g->masks;
-	sg.masks.len = g->count * (size_t)g->num_actions;
-	sg.n_actions = g->count;
-	sg.actions = acts;
-	sg.n_logp = sg.n_values = sg.n_rewards = g->count;
-	sg.logp = (float *)(uintptr_t)g->logp;
-	sg.values = (float *)(uintptr_t)g->values;
-	sg.rewards = (float *)(uintptr_t)g->rewards;
-	sg.dones.data = (uint8_t *)(uintptr_t)g->dones;
-	sg.dones.len = g->count;
-	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
-	m.segment = &sg;
 	struct down *dn = down_of(W, endpoint);
 	net_traj_sender *s = dn && lg_now_s() < dn->until
 				     ? NULL : sender_for(W, endpoint);
-	rc = s ? net_traj_send(s, &m, SEND_TIMEOUT_S) : LG_ECLOSED;
+	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S) : LG_ECLOSED;
 	if (rc) {
-		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
 		if (s) { /* it was up: a send failed */
 			char why[96];
 			sender_drop(W, s);
@@ -380,7 +356,6 @@ static int sink(void *ctx, const struct coll_segment *g)
 			mark_down(W, endpoint, why);
 		}
 	}
-	free(acts);
 	return 0;
 }
 

@@ -2,8 +2,9 @@
  * collector/batch.c: batches per network, shared by every mode. A slot
  * whose seats must act posts one row per acting seat in the group of the
  * seat's network (coll_post_ready); a batch is taken from a group
- * (coll_batch_take), run as one forward (coll_batch_forward: gather, the
- * policy, actions checked) and given out (coll_batch_scatter), which
+ * (coll_batch_take), run as one forward (coll_batch_forward: gather the
+ * rows' pending observations, the policy, actions checked) and given out
+ * (coll_batch_scatter), which
  * moves every slot with all its rows answered to ACTED.
  *
  * Serial mode runs a batch per group per round from the caller's thread.
@@ -95,9 +96,8 @@ int coll_batch_forward(coll *c, struct group *g, struct worker *w, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct slot *s = &c->slots[w->brows[i].slot];
 		int p = w->brows[i].seat;
-		memcpy(w->bobs + i * ol, s->obs + (size_t)p * ol,
-		       ol * sizeof(float));
-		memcpy(w->bmask + i * na, s->mask + (size_t)p * na, na);
+		memcpy(w->bobs + i * ol, s->pobs[p], ol * sizeof(float));
+		memcpy(w->bmask + i * na, s->pmask[p], na);
 	}
 	rc = g->pol.act(g->pol.ctx, w->bobs, w->bmask, n, ol,
 			c->spec.num_actions, &w->rng, w->bact, w->blogp,

@@ -43,6 +43,7 @@
 #include <sys/types.h>
 
 #include "collector/collector.h"
+#include "util/rows.h"
 
 /*
  * Slot states, in the order of an env's life:
@@ -75,13 +76,13 @@ enum slot_state {
 
 enum op { OP_CREATE = 1, OP_RESET, OP_STEP };
 
+/* A learning seat's rows not yet sent: rows [0, n) are complete, and
+ * while the seat's row is posted row n holds its observation and mask
+ * (the pending row), so they are written once, where the segment will
+ * send them from. */
 struct traj {
-	uint32_t count;
-	uint64_t episode; /* the env's episode of the first row */
-	float *obs;
-	uint8_t *masks, *dones;
-	int32_t *actions;
-	float *logp, *values, *rewards;
+	struct lg_rows rows; /* cap segment_len */
+	uint64_t episode;    /* the env's episode of the first row */
 };
 
 struct worker;
@@ -107,8 +108,13 @@ struct slot {
 	uint8_t waiting[ENV_MAX_PLAYERS]; /* seat's row not yet answered */
 	int32_t act[ENV_MAX_PLAYERS];
 	float logp[ENV_MAX_PLAYERS], value[ENV_MAX_PLAYERS];
-	float *obs;         /* [players][obs_len] */
-	uint8_t *mask;      /* [players][num_actions] */
+	/* Where each acting seat's observation and mask are while it is
+	 * posted (its pending row): its trajectory's row n if the seat
+	 * learns, else its part of obs / mask ([players][len]). */
+	float *pobs[ENV_MAX_PLAYERS];
+	uint8_t *pmask[ENV_MAX_PLAYERS];
+	float *obs;
+	uint8_t *mask;
 	int abnormal_pending; /* a new worker must end the episode first */
 	int cause;
 	int next_op;        /* serial mode: the op a RESETTING slot needs */
@@ -156,6 +162,11 @@ struct worker {
 	int started;
 	struct host h;
 	lg_rng rng;
+	/* A reply's observations and masks ([players][len]) land here, and
+	 * reach the slot only after the generation check (an abandoned
+	 * worker must not write there). */
+	float *robs;
+	uint8_t *rmask;
 	float *bobs;
 	uint8_t *bmask;
 	int32_t *bact;
@@ -287,15 +298,27 @@ int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na);
 void coll_traj_free(struct traj *t);
 /* Does the slot's seat learn now (a sink, a learning network seat)? */
 int coll_learning(const coll *c, const struct slot *s, int seat);
-/* A seat acts: append its row (obs and mask from the slot buffers). */
+/* The acting seats are about to post: a learning seat's full trajectory
+ * goes to the sink (its last row's reward is final now that the seat acts
+ * again), so its pending row has room. Without mu: the sink may block. */
+void coll_traj_make_room(coll *c, struct slot *s);
+/* The acting seats' pending rows: where they are (struct slot), filled
+ * from a reply's obs/mask ([players][len]). Caller holds mu. */
+void coll_traj_pending(coll *c, struct slot *s, const float *obs,
+		       const uint8_t *mask);
+/* A seat got its action: its pending row becomes row n of its
+ * trajectory (the action, logp, value; reward 0, done LG_ROW_NEXT). */
 void coll_traj_append(coll *c, struct slot *s, int seat);
-/* Hand seat's buffered rows to the sink (if any). */
+/* Hand seat's buffered rows to the sink (if any); a last row still
+ * LG_ROW_NEXT becomes LG_ROW_CUT (the rest of its episode comes in a
+ * later segment, or never). */
 int coll_traj_flush(coll *c, struct slot *s, int seat);
 /* A step returned: each learning seat's last row earns the change of its
  * return; the slot's returns move on. */
 void coll_traj_rewards(coll *c, struct slot *s, const struct reply *r);
-/* The episode ended (normally or not): close every seat's last row and
- * report the episode (now, or once its rows are out). */
+/* The episode ended (normally or not): close every seat's last row
+ * (LG_ROW_END), send full trajectories, and report the episode (now, or
+ * once its rows are out). */
 void coll_episode_end(coll *c, struct slot *s, int abnormal, int cause);
 /* Hand a held episode result to the result callback. */
 void coll_result_flush(coll *c, struct slot *s);

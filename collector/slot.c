@@ -236,20 +236,46 @@ recreate:
 	return OP_CREATE;
 }
 
-/* Move a booked slot on to its next op (0: dead): post its rows (its
- * acting seats and their rows are in), or leave it resetting. Caller
- * holds mu. */
-static void after_booking(coll *c, struct slot *s, int op)
+/* A booked slot whose next op is no step: dead (op 0) or resetting.
+ * Caller holds mu. */
+static void book_reset(coll *c, struct slot *s, int op)
 {
 	if (!op) {
 		LG_WARN("collector: env %zu given up after %u retries", s->idx,
 			c->o.max_retries);
 		coll_slot_set_state(c, s, SLOT_DEAD);
-	} else if (op == OP_STEP) {
-		coll_post_ready(c, s);
 	} else if (s->state == SLOT_BOOKING) {
 		coll_slot_set_state(c, s, SLOT_RESETTING);
 	}
+	/* Fewer envs stepping: a sync batch may be due now. */
+	coll_kick_groups(c);
+}
+
+/* A booked slot whose next op is a step (r: the reply, its observations
+ * and masks in w's reply buffers): its acting seats, room in their
+ * trajectories (the sink may run), the observations into their pending
+ * rows, READY. 1 when the worker must exit instead (stop, or it was
+ * abandoned meanwhile). */
+static int post_step(coll *c, struct worker *w, const struct reply *r)
+{
+	struct slot *s = w->s;
+
+	set_acting(c, s, r);
+	coll_traj_make_room(c, s);
+	pthread_mutex_lock(&c->mu);
+	if (w->gen != s->gen) {
+		pthread_mutex_unlock(&c->mu);
+		return 1;
+	}
+	coll_traj_pending(c, s, w->robs, w->rmask);
+	if (c->stop) {
+		coll_slot_set_state(c, s, SLOT_EXITED);
+		pthread_mutex_unlock(&c->mu);
+		return 1;
+	}
+	coll_post_ready(c, s);
+	pthread_mutex_unlock(&c->mu);
+	return 0;
 }
 
 /* Ask next_episode for the slot's next match. 1: got one; 0: nothing to
@@ -304,6 +330,8 @@ void coll_worker_free(struct worker *w)
 	if (!w)
 		return;
 	coll_host_clear(&w->h);
+	free(w->robs);
+	free(w->rmask);
 	free(w->bobs);
 	free(w->bmask);
 	free(w->bact);
@@ -326,14 +354,18 @@ struct worker *coll_worker_alloc(coll *c, struct slot *s)
 	w->leading = -1;
 	lg_rng_seed2(&w->rng, c->o.env.seed ^ 0x636f6c6cull,
 		     s->idx * 1000 + s->gen);
+	w->robs = malloc((size_t)c->spec.players * c->spec.obs_len *
+			 sizeof *w->robs);
+	w->rmask = malloc((size_t)c->spec.players *
+			  (size_t)c->spec.num_actions);
 	w->bobs = malloc(r * c->spec.obs_len * sizeof *w->bobs);
 	w->bmask = malloc(r * (size_t)c->spec.num_actions);
 	w->bact = malloc(r * sizeof *w->bact);
 	w->blogp = malloc(r * sizeof *w->blogp);
 	w->bval = malloc(r * sizeof *w->bval);
 	w->brows = malloc(r * sizeof *w->brows);
-	if (!w->bobs || !w->bmask || !w->bact || !w->blogp || !w->bval ||
-	    !w->brows) {
+	if (!w->robs || !w->rmask || !w->bobs || !w->bmask || !w->bact ||
+	    !w->blogp || !w->bval || !w->brows) {
 		coll_worker_free(w);
 		return NULL;
 	}
@@ -383,7 +415,8 @@ static int await_collecting(coll *c, struct worker *w)
 }
 
 /* The next op is a step: wait for the actions (leading a batch if need
- * be), append the learning seats' rows, STEPPING. 0, or 1: exit. */
+ * be), complete the learning seats' pending rows, STEPPING. 0, or 1:
+ * exit. */
 static int prepare_step(coll *c, struct worker *w, struct cmd *m)
 {
 	struct slot *s = w->s;
@@ -395,8 +428,7 @@ static int prepare_step(coll *c, struct worker *w, struct cmd *m)
 	}
 	*m = cmd_for(c, s, OP_STEP);
 	pthread_mutex_unlock(&c->mu);
-	/* ACTED: the watchdog leaves the slot alone while the sink (a
-	 * full segment) may block. */
+	/* The rows are the slot's worker's: no lock for them. */
 	for (int k = 0; k < s->nacting; k++)
 		if (coll_learning(c, s, s->acting[k]))
 			coll_traj_append(c, s, s->acting[k]);
@@ -437,20 +469,8 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	coll *c = w->c;
 	struct slot *s = w->s;
-	size_t np = (size_t)c->spec.players;
-	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
-	float *obs = NULL;
-	uint8_t *mask = NULL;
 	int op = OP_CREATE;
 
-	/* Replies land in worker buffers and are copied to the slot after
-	 * the generation check (an abandoned worker must not write there). */
-	obs = malloc(np * ol * sizeof *obs);
-	mask = malloc(np * na);
-	if (!obs || !mask) {
-		coll_set_fatal(c, LG_ENOMEM);
-		goto dead;
-	}
 	if (s->abnormal_pending) {
 		coll_episode_end(c, s, 1, s->cause);
 		pthread_mutex_lock(&c->mu);
@@ -466,50 +486,33 @@ static void *worker_main(void *arg)
 
 		if (op == OP_STEP ? prepare_step(c, w, &m)
 				  : prepare_reset(c, w, op, &m))
-			goto out;
-		rc = coll_run_op(c, w, &m, &r, obs, mask);
+			return NULL;
+		rc = coll_run_op(c, w, &m, &r, w->robs, w->rmask);
 		pthread_mutex_lock(&c->mu);
 		if (w->gen != s->gen) { /* abandoned by the watchdog */
 			pthread_mutex_unlock(&c->mu);
-			goto out;
+			return NULL;
 		}
 		if (s->state == SLOT_STEPPING)
 			coll_slot_set_state(c, s, SLOT_BOOKING);
 		pthread_mutex_unlock(&c->mu);
 		op = after_op(c, s, op, rc, &r);
-		pthread_mutex_lock(&c->mu);
 		if (op == OP_STEP) {
-			set_acting(c, s, &r);
-			for (int k = 0; k < s->nacting; k++) {
-				size_t p = (size_t)s->acting[k];
-				memcpy(s->obs + p * ol, obs + p * ol,
-				       ol * sizeof *obs);
-				memcpy(s->mask + p * na, mask + p * na, na);
-			}
-			if (c->stop) {
-				coll_slot_set_state(c, s, SLOT_EXITED);
-				pthread_mutex_unlock(&c->mu);
-				goto out;
-			}
+			if (post_step(c, w, &r))
+				return NULL;
+			continue;
 		}
-		after_booking(c, s, op);
-		/* Fewer envs stepping: a sync batch may be due now. */
-		coll_kick_groups(c);
+		pthread_mutex_lock(&c->mu);
+		book_reset(c, s, op);
 		pthread_mutex_unlock(&c->mu);
 		if (!op)
-			goto out;
+			return NULL;
 	}
 dead:
 	pthread_mutex_lock(&c->mu);
-	if (w->gen == s->gen && s->state != SLOT_DEAD) {
-		LG_WARN("collector: env %zu given up after %u retries", s->idx,
-			c->o.max_retries);
-		coll_slot_set_state(c, s, SLOT_DEAD);
-	}
+	if (w->gen == s->gen && s->state != SLOT_DEAD)
+		book_reset(c, s, 0);
 	pthread_mutex_unlock(&c->mu);
-out:
-	free(obs);
-	free(mask);
 	return NULL;
 }
 
@@ -543,19 +546,20 @@ static int serial_op(coll *c, struct slot *s, const struct cmd *m)
 		coll_slot_set_state(c, s, SLOT_STEPPING);
 		pthread_mutex_unlock(&c->mu);
 	}
-	/* No thread is abandoned here: replies go straight to the slot. */
-	rc = coll_run_op(c, s->w, m, &r, s->obs, s->mask);
+	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
 	pthread_mutex_lock(&c->mu);
 	if (m->op == OP_STEP)
 		coll_slot_set_state(c, s, SLOT_BOOKING);
 	pthread_mutex_unlock(&c->mu);
 	op = after_op(c, s, (int)m->op, rc, &r);
-	pthread_mutex_lock(&c->mu);
-	if (op == OP_STEP)
-		set_acting(c, s, &r);
-	after_booking(c, s, op);
-	pthread_mutex_unlock(&c->mu);
 	s->next_op = op;
+	if (op == OP_STEP) {
+		post_step(c, s->w, &r); /* no stop, nobody abandoned here */
+		return op;
+	}
+	pthread_mutex_lock(&c->mu);
+	book_reset(c, s, op);
+	pthread_mutex_unlock(&c->mu);
 	return op;
 }
 

@@ -13,38 +13,20 @@
  */
 #include "collector/collector_internal.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 void coll_traj_free(struct traj *t)
 {
-	free(t->obs);
-	free(t->masks);
-	free(t->dones);
-	free(t->actions);
-	free(t->logp);
-	free(t->values);
-	free(t->rewards);
-	memset(t, 0, sizeof *t);
+	lg_rows_free(&t->rows);
 }
 
 int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na)
 {
-	t->obs = malloc(len * obs_len * sizeof *t->obs);
-	t->masks = malloc(len * (size_t)na);
-	t->dones = malloc(len);
-	t->actions = malloc(len * sizeof *t->actions);
-	t->logp = malloc(len * sizeof *t->logp);
-	t->values = malloc(len * sizeof *t->values);
-	t->rewards = malloc(len * sizeof *t->rewards);
-	t->count = 0;
-	if (!t->obs || !t->masks || !t->dones || !t->actions || !t->logp ||
-	    !t->values || !t->rewards) {
-		coll_traj_free(t);
-		return LG_ENOMEM;
-	}
-	return 0;
+	t->episode = 0;
+	return lg_rows_init(&t->rows, obs_len, (uint32_t)na, len);
 }
 
 /* Baseline seats never learn: they have no logp or value to train on,
@@ -59,22 +41,20 @@ int coll_traj_flush(coll *c, struct slot *s, int seat)
 {
 	struct traj *t = &s->tr[seat];
 	struct coll_segment seg;
+	size_t n = t->rows.n;
 	int rc;
 
-	if (!t->count)
+	if (!n)
 		return 0;
+	if (t->rows.done[n - 1] == LG_ROW_NEXT)
+		t->rows.done[n - 1] = LG_ROW_CUT;
 	seg = (struct coll_segment){
 		.tag = s->tag,
 		.player = s->match.seat[seat].player,
 		.env_index = (uint32_t)s->idx,
 		.seat = seat,
 		.episode = t->episode,
-		.count = t->count,
-		.obs_len = c->spec.obs_len,
-		.num_actions = c->spec.num_actions,
-		.obs = t->obs, .masks = t->masks, .actions = t->actions,
-		.logp = t->logp, .values = t->values, .rewards = t->rewards,
-		.dones = t->dones,
+		.rows = &t->rows,
 	};
 	pthread_mutex_lock(&c->sink_mu);
 	seg.segment_seq = s->seg_seq++;
@@ -82,43 +62,71 @@ int coll_traj_flush(coll *c, struct slot *s, int seat)
 	pthread_mutex_unlock(&c->sink_mu);
 	pthread_mutex_lock(&c->mu);
 	c->st.segments++;
-	c->st.transitions += t->count;
+	c->st.transitions += n;
 	pthread_mutex_unlock(&c->mu);
-	t->count = 0;
+	t->rows.n = 0;
 	if (rc)
 		coll_set_fatal(c, rc);
 	return rc;
 }
 
+void coll_traj_make_room(coll *c, struct slot *s)
+{
+	for (int k = 0; k < s->nacting; k++) {
+		int p = s->acting[k];
+		if (coll_learning(c, s, p) &&
+		    s->tr[p].rows.n == s->tr[p].rows.cap)
+			coll_traj_flush(c, s, p);
+	}
+}
+
+void coll_traj_pending(coll *c, struct slot *s, const float *obs,
+		       const uint8_t *mask)
+{
+	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
+
+	for (int k = 0; k < s->nacting; k++) {
+		size_t p = (size_t)s->acting[k];
+		struct lg_rows *r = &s->tr[p].rows;
+		if (coll_learning(c, s, (int)p)) {
+			s->pobs[p] = r->obs + r->n * ol;
+			s->pmask[p] = r->mask + r->n * na;
+		} else {
+			s->pobs[p] = s->obs + p * ol;
+			s->pmask[p] = s->mask + p * na;
+		}
+		memcpy(s->pobs[p], obs + p * ol, ol * sizeof *obs);
+		memcpy(s->pmask[p], mask + p * na, na);
+	}
+}
+
 void coll_traj_append(coll *c, struct slot *s, int seat)
 {
 	struct traj *t = &s->tr[seat];
-	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
-	uint32_t k;
+	size_t k = t->rows.n;
 
-	if (t->count == c->o.segment_len)
-		coll_traj_flush(c, s, seat);
-	if (!t->count)
+	/* coll_traj_make_room kept row n free, and the observation is
+	 * already there */
+	assert(k < t->rows.cap);
+	if (!k)
 		t->episode = s->episode;
-	k = t->count++;
-	memcpy(t->obs + k * ol, s->obs + (size_t)seat * ol, ol * sizeof(float));
-	memcpy(t->masks + k * na, s->mask + (size_t)seat * na, na);
-	t->actions[k] = s->act[seat];
-	t->logp[k] = s->logp[seat];
-	t->values[k] = s->value[seat];
-	t->rewards[k] = 0;
-	t->dones[k] = 0;
+	t->rows.action[k] = s->act[seat];
+	t->rows.logp[k] = s->logp[seat];
+	t->rows.value[k] = s->value[seat];
+	t->rows.reward[k] = 0;
+	t->rows.done[k] = LG_ROW_NEXT;
+	t->rows.n = k + 1;
 }
 
 void coll_traj_rewards(coll *c, struct slot *s, const struct reply *r)
 {
 	for (int p = 0; p < c->spec.players; p++) {
-		struct traj *t = &s->tr[p];
+		struct lg_rows *t = &s->tr[p].rows;
 		/* not onto a done row: the seat has not acted in this
 		 * episode yet */
-		if (coll_learning(c, s, p) && t->count &&
-		    !t->dones[t->count - 1])
-			t->rewards[t->count - 1] +=
+		if (coll_learning(c, s, p) && t->n &&
+		    t->done[t->n - 1] == LG_ROW_NEXT)
+			t->reward[t->n - 1] +=
 				(float)(r->returns[p] - s->ret[p]);
 		s->ret[p] = r->returns[p];
 	}
@@ -144,17 +152,18 @@ void coll_episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	for (int p = 0; p < c->spec.players; p++) {
 		if (!coll_learning(c, s, p))
 			continue;
-		struct traj *t = &s->tr[p];
+		struct lg_rows *t = &s->tr[p].rows;
 		/* A segment holds consecutive episodes: one the seat did
 		 * not act in ends it (its last row already closes an
-		 * episode). An abnormal end flushes: the env is recreated. */
-		if (t->count && t->dones[t->count - 1])
+		 * episode). An abnormal end flushes: the env is recreated. A
+		 * full one goes now: nothing of it is to come. */
+		if (t->n && t->done[t->n - 1] != LG_ROW_NEXT)
 			coll_traj_flush(c, s, p);
-		else if (t->count)
-			t->dones[t->count - 1] = 1;
-		if (abnormal)
+		else if (t->n)
+			t->done[t->n - 1] = LG_ROW_END;
+		if (abnormal || t->n == t->cap)
 			coll_traj_flush(c, s, p);
-		buffered |= t->count != 0;
+		buffered |= t->n != 0;
 	}
 	/* the previous episode's rows went out above, if any were held */
 	coll_result_flush(c, s);
@@ -194,7 +203,7 @@ void coll_flush_guarded(coll *c, struct slot *s, const struct coll_match *m,
 	int flush[ENV_MAX_PLAYERS], any = s->holding; /* sink_mu may wait */
 
 	for (int p = 0; p < c->spec.players; p++) {
-		flush[p] = s->tr[p].count &&
+		flush[p] = s->tr[p].rows.n &&
 			   (!m || tag != s->tag || m->seat[p].baseline ||
 			    !m->seat[p].learning ||
 			    m->seat[p].player != s->match.seat[p].player);
