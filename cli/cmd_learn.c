@@ -212,6 +212,15 @@ static int do_register(struct learn *L)
 		env_free(e);
 		cli_nn_shape(&L->cfg, &L->spec, &L->shape);
 		cli_ppo_opts(&L->cfg, &L->po);
+		/* learner.queue_segments, shared by the collectors.count
+		 * collectors: with the 8 segments it used to grant, a
+		 * collector ran at most 1024 rows ahead and then waited out
+		 * every PPO update; a batch's worth lets the next batch be
+		 * collected while this one trains. Collectors connect only
+		 * once we are registered, so they all get it. */
+		uint64_t share = L->cfg.learner.queue_segments /
+				 LG_MAX(1, L->cfg.collectors.count);
+		net_traj_server_set_window(L->ts, (uint32_t)LG_MAX(2, share));
 		if ((rc = lg_rows_init(&L->batch, L->shape.obs,
 				       L->shape.actions, L->po.batch_max))) {
 			LG_ERROR("learn: batch of %llu rows: %s",

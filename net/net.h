@@ -263,6 +263,10 @@ int net_traj_server_start(net_traj_server **out,
 			  const struct net_traj_server_opts *o, char *err,
 			  size_t errlen);
 uint16_t net_traj_server_port(const net_traj_server *s);
+/* The window senders that say hello from now on are granted (0: no
+ * change); those connected keep theirs. For a learner that learns its
+ * queue size from the daemon only after its endpoint exists. */
+void net_traj_server_set_window(net_traj_server *s, uint32_t window);
 /* Take the oldest queued segment, waiting up to timeout_s: 0 and *seg
  * (valid until net_traj_release), or LG_ETIMEOUT. Segments of one sender
  * come out in the order it sent them. */

@@ -14,7 +14,7 @@
  *
  * Credits return when a segment is popped. Per sender the invariant
  *     outstanding + queued + owed == window
- * holds, so a sender with no credit left has all its window either queued
+ * holds (window: what the sender was granted at its hello), so a sender with no credit left has all its window either queued
  * or owed, and owed credit is flushed once it reaches half a window (or the
  * whole window): flow never stalls while the consumer keeps popping.
  */
@@ -34,6 +34,7 @@ struct tconn {
 	net_conn *conn;
 	uint64_t id;
 	int ready;
+	uint32_t window;      /* granted at hello */
 	uint32_t outstanding; /* granted, not yet received */
 	uint32_t owed;        /* popped, credit not yet sent */
 	struct tconn *next;
@@ -64,6 +65,7 @@ struct net_traj_server {
 	pthread_cond_t cv;
 	struct qent *head, *tail;
 	size_t depth, max_depth;
+	uint32_t window;      /* granted to the next senders */
 	uint64_t *owed_ids;
 	size_t nowed, capowed;
 	int stopping;
@@ -138,7 +140,10 @@ static void on_hello(struct tconn *t, const uint8_t *body, size_t len)
 	}
 	t->ready = 1;
 	s->nready++;
-	send_credit(t, s->o.window);
+	pthread_mutex_lock(&s->mu);
+	t->window = s->window;
+	pthread_mutex_unlock(&s->mu);
+	send_credit(t, t->window);
 }
 
 /* A segment frame: parsed in place, queued with the frame's bytes. */
@@ -282,9 +287,8 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
 				break;
 			}
 	free(ids);
-	uint32_t batch = s->o.window / 2 ? s->o.window / 2 : 1;
 	for (struct tconn *t = s->conns; t; t = t->next)
-		if (t->ready && t->owed >= batch) {
+		if (t->ready && t->owed >= (t->window / 2 ? t->window / 2 : 1)) {
 			send_credit(t, t->owed);
 			t->owed = 0;
 		}
@@ -314,6 +318,7 @@ int net_traj_server_start(net_traj_server **out,
 	s->lfd = s->wfd = -1;
 	if (!s->o.window)
 		s->o.window = 8;
+	s->window = s->o.window;
 	if (!s->o.max_senders)
 		s->o.max_senders = 64;
 	if (!s->o.max_frame)
@@ -368,6 +373,15 @@ fail:
 uint16_t net_traj_server_port(const net_traj_server *s)
 {
 	return s->port;
+}
+
+void net_traj_server_set_window(net_traj_server *s, uint32_t window)
+{
+	if (!window)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->window = window;
+	pthread_mutex_unlock(&s->mu);
 }
 
 int net_traj_pop(net_traj_server *s, const struct net_segment **seg,

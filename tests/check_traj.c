@@ -456,9 +456,11 @@ static void rogue_sender(int go_fd, int flood)
 	_exit(0);
 }
 
-/* A sender breaking the protocol (flood: sending without credit; else a
+/* A sender breaking the protocol (0: sending without credit; 1: a
  * segment of layout 1) is closed, and only what was credited and valid
- * was ever queued. */
+ * was ever queued; 2: the same flood after the window was raised before
+ * the sender's hello (net_traj_server_set_window): that window is what
+ * it was granted. */
 START_TEST(rogue_sender_is_cut_off)
 {
 	net_traj_server *s;
@@ -472,9 +474,11 @@ START_TEST(rogue_sender_is_cut_off)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		close(go[1]);
-		rogue_sender(go[0], _i == 0);
+		rogue_sender(go[0], _i != 1);
 	}
 	s = start(NULL);
+	if (_i == 2)
+		net_traj_server_set_window(s, 2 * WINDOW);
 	port = net_traj_server_port(s);
 	close(go[0]);
 	ck_assert_int_eq(write(go[1], &port, sizeof port),
@@ -483,8 +487,9 @@ START_TEST(rogue_sender_is_cut_off)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* Only the credited window was ever accepted. */
-	ck_assert_uint_le(net_traj_max_depth(s), WINDOW);
-	ck_assert_uint_eq(net_traj_depth(s), _i == 0 ? WINDOW : 0);
+	ck_assert_uint_eq(net_traj_max_depth(s), _i == 2 ? 2 * WINDOW
+					       : _i == 0 ? WINDOW : 0);
+	ck_assert_uint_eq(net_traj_depth(s), net_traj_max_depth(s));
 	net_traj_server_stop(s);
 }
 END_TEST
@@ -516,7 +521,7 @@ Suite *suite_traj(void)
 			    (int)LG_ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, envelope_body_found_or_refused);
 	tcase_add_test(tc, every_segment_once_in_order_within_bound);
-	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 2);
+	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 3);
 	tcase_add_test(tc, wrong_token_refused);
 	suite_add_tcase(s, tc);
 	return s;
