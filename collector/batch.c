@@ -59,7 +59,8 @@ void coll_post_ready(coll *c, struct slot *s)
 	int leaderless = 0;
 
 	coll_slot_set_state(c, s, SLOT_READY);
-	s->ready_at = lg_now_s();
+	if (c->o.mode == COLL_ASYNC) /* its wait_timeout_s runs from here */
+		s->ready_at = lg_now_s();
 	s->pending = s->nacting;
 	for (int k = 0; k < s->nacting; k++) {
 		int p = s->acting[k];
@@ -76,7 +77,8 @@ void coll_post_ready(coll *c, struct slot *s)
 	}
 	if (leaderless > 1)
 		pthread_cond_broadcast(&c->cv_work);
-	coll_kick_groups(c);
+	if (c->o.mode != COLL_SERIAL) /* serial mode has no leaders */
+		coll_kick_groups(c);
 }
 
 size_t coll_batch_take(coll *c, struct group *g, struct worker *w)

@@ -243,6 +243,7 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	}
 	c->o.baselines = c->bspecs;
 	c->n = o->num_envs;
+	c->watched = o->mode != COLL_SERIAL && !o->processes;
 	c->rows_max = c->n * (size_t)c->spec.players;
 	c->slots = calloc(c->n, sizeof *c->slots);
 	if (!c->slots) {

@@ -190,6 +190,9 @@ struct coll {
 	pthread_mutex_t mu, sink_mu;
 	pthread_cond_t cv_work, cv_caller;
 	int threads_up; /* mutex/conds initialised */
+	/* Worker threads with env calls in them (not serial, not child
+	 * processes): the only case the watchdog and its deadlines serve */
+	int watched;
 	int stop, stopped, collecting, fatal;
 	uint64_t goal;
 	size_t nstate[SLOT_NSTATES]; /* slots per state */
@@ -216,6 +219,23 @@ struct cmd {
 	uint64_t seed, episode, step;
 };
 
+/* mu for code both drivers run. Serial mode drives every env from the
+ * caller's thread and starts no other (coll_collect, coll_stats and
+ * coll_free come from that same thread), so it has nothing to lock
+ * against: skipping the lock there took serial mode's per-step cost on
+ * Kuhn back to what it was before the slot state machine. */
+static inline void coll_lock(coll *c)
+{
+	if (c->o.mode != COLL_SERIAL)
+		pthread_mutex_lock(&c->mu);
+}
+
+static inline void coll_unlock(coll *c)
+{
+	if (c->o.mode != COLL_SERIAL)
+		pthread_mutex_unlock(&c->mu);
+}
+
 /* Slots stepping (their actions are in or their env call runs): sync
  * mode's batches wait for these. Caller holds mu. */
 static inline size_t coll_busy(const coll *c)
@@ -235,7 +255,7 @@ static inline size_t coll_could_post(const coll *c)
 const char *coll_slot_state_name(enum slot_state st);
 /* The only place a slot's state changes: checks the transition is one
  * of the machine's, keeps c->nstate and sets the watchdog deadline of
- * RESETTING and STEPPING. Caller holds mu (or runs alone: serial mode,
+ * RESETTING and STEPPING (when c->watched). Caller holds mu (or runs alone: serial mode,
  * coll_new). */
 void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to);
 /* nstate agrees with the slots' states (for assertions). Caller holds
