@@ -3,9 +3,10 @@
  * with short phases, on the shipped Kuhn and Connect Four configs: a real
  * daemon, learner and collector ran (every figure is a positive rate), the
  * figures hang together (the bound is below each stage alone, the ratio is
- * end to end over the bound and in (0, 1.5], both collector phases played
- * a like mix of learning seats), the league directory is removed, and bad
- * options are usage errors.
+ * end to end over the bound, end to end does not beat the slower stage
+ * beyond noise, both collector phases played a like mix of learning
+ * seats), the league directory is removed, and bad options are usage
+ * errors.
  */
 #include <check.h>
 #include <dirent.h>
@@ -81,12 +82,22 @@ START_TEST(plausible_figures)
 	/* printed with one decimal: compare with a tolerance */
 	ck_assert_msg(fabs(bound - 1 / (1 / coll + 1 / learn)) <
 			      0.1 + 1e-4 * bound, "%s", out);
-	/* Kuhn's jobs cost alike, so 1.5 s is a fair sample; a Connect Four
-	 * job against alpha-beta depth 3 costs many times one at depth 1 or
-	 * a self-play job (the collector's rate moves 9-59 k steps/s from one
-	 * quarter second to the next), so its short windows measure the job
-	 * mix as much as the pipeline. */
-	ck_assert_msg(ratio > 0 && ratio <= (_i == 0 ? 1.5 : 4), "%s", out);
+	/* End to end cannot beat a stage alone, so the ratio is at most
+	 * min/bound = 1 + min/max <= 2: reached when the stages run on
+	 * separate cores, as Kuhn's single-threaded serial collector and its
+	 * learner do (8 s runs measured 1.10-1.44; the (0, 1.5] the issue
+	 * asked for would flake). Kuhn's jobs cost alike, so 1.5 s is a fair
+	 * sample and e2e must stay within noise of the slower stage. A
+	 * Connect Four job against alpha-beta depth 3 costs many times one
+	 * at depth 1 or a self-play job (its collector's rate moves 9-59 k
+	 * steps/s from one quarter second to the next), so its short
+	 * windows measure the job mix as much as the pipeline: only the
+	 * ratio's sign and the formula are checked there. */
+	ck_assert_msg(ratio > 0, "%s", out);
+	if (_i == 0) {
+		ck_assert_msg(ratio <= 2, "%s", out);
+		ck_assert_msg(e2e <= 1.35 * fmin(coll, learn), "%s", out);
+	}
 	ck_assert_msg(fabs(ratio - e2e / bound) < 1e-3 + 1e-3 * ratio, "%s",
 		      out);
 	ck_assert_msg(num(out, "updates") >= 1, "%s", out);
