@@ -1,11 +1,17 @@
 /*
  * collector/traj.c: trajectory building. For every learning seat of every
- * env a buffer of at most segment_len rows; a row is appended when the
- * seat acts, earns its reward when the env steps, and is closed (done) at
- * the episode's end. Segments go to the sink when full, when the next
- * episode belongs to another job or player, at abnormal ends and at stop
- * (collector.h); a finished episode's result is held until its rows are
- * out, so a consumer never sees a job end before its rows.
+ * env a block of at most segment_len rows (util/rows.h). A row starts as
+ * the seat's pending row: when the seat posts, its observation and mask
+ * are copied from the reply into row n of its block, where inference
+ * reads them and the segment will send them from; it becomes row n when
+ * the seat gets its action (coll_traj_append), earns its reward as the
+ * env steps until the seat's next action, and is closed (LG_ROW_END) at
+ * the episode's end. A full block goes to the sink before its seat posts
+ * again (its last reward is final then) or at the episode's end; blocks
+ * also go when the next episode belongs to another job or player, at
+ * abnormal ends and at stop (collector.h), a last row still LG_ROW_NEXT
+ * becoming LG_ROW_CUT. A finished episode's result is held until its rows
+ * are out, so a consumer never sees a job end before its rows.
  *
  * Everything here runs in the slot's current worker (or in coll_stop once
  * every worker is joined), which owns the slot's buffers; sink and result
