@@ -21,5 +21,6 @@ int bench_matchmaking(int argc, char **argv);
 int bench_learner(int argc, char **argv);
 int bench_collector(int argc, char **argv);
 int bench_daemon(int argc, char **argv);
+int bench_pipeline(int argc, char **argv);
 
 #endif

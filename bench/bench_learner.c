@@ -226,7 +226,7 @@ int bench_learner(int argc, char **argv)
 {
 	struct blopts o;
 	struct ppo_opts po;
-	struct ppo_batch b;
+	struct lg_rows b;
 	struct ppo_stats st;
 	struct synth y;
 	ppo *p = NULL;
@@ -253,7 +253,10 @@ int bench_learner(int argc, char **argv)
 		fprintf(stderr, "league bench learner: out of memory\n");
 		goto out;
 	}
-	b.n = (size_t)o.batch;
+	/* a view of the synthetic columns (util/rows.h) */
+	b.n = b.cap = (size_t)o.batch;
+	b.obs_len = o.s.obs;
+	b.num_actions = o.s.actions;
 	b.obs = y.obs;
 	b.mask = y.mask;
 	b.action = y.action;

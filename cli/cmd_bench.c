@@ -13,6 +13,7 @@ static const struct bench_entry benches[] = {
 	{ "learner", "PPO update samples/s and GFLOP/s vs the sgemm peak", bench_learner },
 	{ "collector", "env manager vs the seed collector table", bench_collector },
 	{ "daemon", "daemon jobs/s and job round trips vs a raw loopback ping-pong", bench_daemon },
+	{ "pipeline", "collector -> wire -> learner rows/s vs the stages alone", bench_pipeline },
 	{ NULL, NULL, NULL },
 };
 

@@ -118,6 +118,11 @@ struct collect {
 	 * sent. A collector stopped alone (a signal) still sends them. */
 	int stopping;
 	uint64_t dropped;
+	/* --drop (benchmarks): the sink counts every row in `dropped` and
+	 * sends nothing, so `league bench pipeline` can time the collector
+	 * without the learners (its collector-alone figure). */
+	int drop;
+	double log_every;   /* seconds between counter lines */
 	uint64_t fetches;
 	double t_envs, t_report, t_request; /* main loop time, for the log */
 };
@@ -306,67 +311,43 @@ static void sender_drop(struct collect *W, net_traj_sender *x)
 		}
 }
 
+/* A finished segment: to its learner, encoded straight from the
+ * collector's trajectory block (net_traj_send). */
 static int sink(void *ctx, const struct coll_segment *g)
 {
 	struct collect *W = ctx;
-	League__Segment sg = LEAGUE__SEGMENT__INIT;
-	net_msg m = LEAGUE__ENVELOPE__INIT;
+	struct net_segment_hdr h = {
+		.player = g->player, .env_index = g->env_index,
+		.segment_seq = g->segment_seq,
+	};
 	char endpoint[160] = "";
-	uint32_t version = 0;
+	size_t rows = g->rows->n;
 	struct cjob *j;
 	int rc;
 
 	pthread_mutex_lock(&W->mu);
-	uint64_t job_id = 0;
 	if ((j = job_by_serial(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
 		League__Seat *s = j->msg->seats[g->seat];
-		job_id = j->msg->job_id;
+		h.job_id = j->msg->job_id;
 		snprintf(endpoint, sizeof endpoint, "%s",
 			 s->learner_endpoint ? s->learner_endpoint : "");
-		version = s->params_version;
+		h.params_version = s->params_version;
 	}
 	pthread_mutex_unlock(&W->mu);
-	if (__atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
-		__atomic_add_fetch(&W->dropped, g->count, __ATOMIC_RELAXED);
+	if (W->drop || __atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&W->dropped, rows, __ATOMIC_RELAXED);
 		return 0;
 	}
 	if (!endpoint[0]) {
-		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
 		return 0;
 	}
-	uint32_t *acts = malloc(g->count * sizeof *acts);
-	if (!acts)
-		return LG_ENOMEM;
-	for (uint32_t i = 0; i < g->count; i++)
-		acts[i] = (uint32_t)g->actions[i];
-	sg.player = g->player;
-	sg.params_version = version;
-	sg.job_id = job_id;
-	sg.env_index = g->env_index;
-	sg.segment_seq = g->segment_seq;
-	sg.obs_len = (uint32_t)g->obs_len;
-	sg.num_actions = (uint32_t)g->num_actions;
-	sg.count = g->count;
-	sg.n_obs = g->count * g->obs_len;
-	sg.obs = (float *)(uintptr_t)g->obs;
-	sg.masks.data = (uint8_t *)(uintptr_t)g->masks;
-	sg.masks.len = g->count * (size_t)g->num_actions;
-	sg.n_actions = g->count;
-	sg.actions = acts;
-	sg.n_logp = sg.n_values = sg.n_rewards = g->count;
-	sg.logp = (float *)(uintptr_t)g->logp;
-	sg.values = (float *)(uintptr_t)g->values;
-	sg.rewards = (float *)(uintptr_t)g->rewards;
-	sg.dones.data = (uint8_t *)(uintptr_t)g->dones;
-	sg.dones.len = g->count;
-	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
-	m.segment = &sg;
 	struct down *dn = down_of(W, endpoint);
 	net_traj_sender *s = dn && lg_now_s() < dn->until
 				     ? NULL : sender_for(W, endpoint);
-	rc = s ? net_traj_send(s, &m, SEND_TIMEOUT_S) : LG_ECLOSED;
+	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S) : LG_ECLOSED;
 	if (rc) {
-		__atomic_add_fetch(&W->undeliverable, g->count, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
 		if (s) { /* it was up: a send failed */
 			char why[96];
 			sender_drop(W, s);
@@ -375,7 +356,6 @@ static int sink(void *ctx, const struct coll_segment *g)
 			mark_down(W, endpoint, why);
 		}
 	}
-	free(acts);
 	return 0;
 }
 
@@ -788,13 +768,16 @@ static int collect_loop(struct collect *W)
 		}
 		if (rc)
 			return rc;
-		if (now - last_log >= 10) {
+		if (now - last_log >= W->log_every) {
 			struct coll_stats st;
 			coll_stats(W->c, &st);
+			/* `league bench pipeline` reads the totals at the end
+			 * of this line: keep their wording. */
 			LG_INFO("collect: %.0f steps/s, %llu episodes, %llu "
 				"jobs (%llu stale), %llu net fetches, %llu "
 				"transitions undeliverable; time in envs %.0f%%, "
-				"reporting %.0f%%, requesting %.0f%%",
+				"reporting %.0f%%, requesting %.0f%%; totals: "
+				"%llu steps, %llu rows",
 				(double)(st.steps - last_steps) /
 					(now - last_log),
 				(unsigned long long)W->episodes,
@@ -804,7 +787,9 @@ static int collect_loop(struct collect *W)
 				(unsigned long long)W->undeliverable,
 				100 * W->t_envs / (now - last_log),
 				100 * W->t_report / (now - last_log),
-				100 * W->t_request / (now - last_log));
+				100 * W->t_request / (now - last_log),
+				(unsigned long long)st.steps,
+				(unsigned long long)st.transitions);
 			W->t_envs = W->t_report = W->t_request = 0;
 			last_steps = st.steps;
 			last_log = now;
@@ -819,6 +804,8 @@ static int run(int argc, char **argv)
 		{ "connect", required_argument, NULL, 'c' },
 		{ "envs", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "drop", no_argument, NULL, 'D' },
+		{ "log-every", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct collect W;
@@ -829,11 +816,18 @@ static int run(int argc, char **argv)
 
 	memset(&W, 0, sizeof W);
 	W.token = getenv("LEAGUE_TOKEN");
+	W.log_every = 10;
 	while ((ch = cli_getopt(argc, argv, "collect", "", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'c': connect = optarg; break;
 		case 'n': snprintf(W.name, sizeof W.name, "%s", optarg); break;
+		case 'D': W.drop = 1; break;
+		case 'L':
+			if (cli_opt_double("collect", "--log-every", optarg,
+					   0.05, 86400, &W.log_every))
+				return CLI_USAGE;
+			break;
 		case 'e':
 			if (cli_opt_u64("collect", "--envs", optarg, 1,
 					COLL_ENVS_MAX, &envs))
@@ -896,7 +890,8 @@ const struct cli_cmd cli_cmd_collect = {
 	.name = "collect",
 	.summary = "run a collector worker (many envs, batched inference)",
 	.help =
-	"usage: league collect --connect HOST:PORT [--envs N] [--name NAME]\n\n"
+	"usage: league collect --connect HOST:PORT [--envs N] [--name NAME]\n"
+	"                      [--log-every S] [--drop]\n\n"
 	"Plays the jobs the daemon at HOST:PORT hands out: many envs at once,\n"
 	"one batched forward per network, several jobs in flight; reports\n"
 	"every job's episodes to the daemon and streams the learning seats'\n"
@@ -904,7 +899,11 @@ const struct cli_cmd cli_cmd_collect = {
 	"from the daemon's config (collectors.*). Reconnects with backoff\n"
 	"when the daemon restarts.\n\n"
 	"  --envs N      envs to run (default collectors.envs)\n"
-	"  --name NAME   label in daemon logs\n\n"
+	"  --name NAME   label in daemon logs\n"
+	"  --log-every S seconds between counter lines in the log (default\n"
+	"                10)\n"
+	"  --drop        benchmarks: count the learning rows and drop them\n"
+	"                instead of sending them to the learners\n\n"
 	"Token: $LEAGUE_TOKEN.\n",
 	.run = run,
 };

@@ -53,11 +53,10 @@ struct learn {
 	 * linear learning-rate schedule over budget.seconds */
 	double league_s, league_at;
 
-	/* The batch being gathered. */
-	size_t n, cap;
-	float *obs, *logp, *value, *reward;
-	uint8_t *mask, *done;
-	int32_t *action;
+	/* The batch being gathered: segments are appended to it straight
+	 * from the frames they came in (net_segment_append), and PPO
+	 * trains on it as it is. Room for learner.batch + segment_len. */
+	struct lg_rows batch;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -65,34 +64,6 @@ static volatile sig_atomic_t stop_signal;
 static void on_signal(int sig)
 {
 	stop_signal = sig;
-}
-
-static int batch_reserve(struct learn *L, size_t rows)
-{
-	size_t need = L->n + rows;
-
-	if (need <= L->cap)
-		return 0;
-	size_t cap = L->cap ? L->cap : 1024;
-	while (cap < need)
-		cap *= 2;
-#define GROW(f, per)                                                           \
-	do {                                                                   \
-		void *q = realloc(L->f, cap * (per) * sizeof(*L->f));          \
-		if (!q)                                                        \
-			return LG_ENOMEM;                                      \
-		L->f = q;                                                      \
-	} while (0)
-	GROW(obs, L->shape.obs);
-	GROW(mask, L->shape.actions);
-	GROW(action, 1);
-	GROW(logp, 1);
-	GROW(value, 1);
-	GROW(reward, 1);
-	GROW(done, 1);
-#undef GROW
-	L->cap = cap;
-	return 0;
 }
 
 /* A reply's Ack, or NULL with a log line when it is something else. */
@@ -182,7 +153,7 @@ static int push(struct learn *L)
 		if ((rc = fetch_version(L, L->version, &net)) ||
 		    (rc = new_trainer(L, net)))
 			return rc;
-		L->n = 0; /* data of the old parameters */
+		L->batch.n = 0; /* data of the old parameters */
 		LG_INFO("learn: player %u reset by the league: version %u, "
 			"fresh optimizer", L->player, L->version);
 		return 0;
@@ -241,6 +212,23 @@ static int do_register(struct learn *L)
 		env_free(e);
 		league_nn_shape(&L->cfg, &L->spec, &L->shape);
 		league_ppo_opts(&L->cfg, &L->po);
+		/* learner.queue_segments, shared by the collectors.count
+		 * collectors: with the 8 segments it used to grant, a
+		 * collector ran at most 1024 rows ahead and then waited out
+		 * every PPO update; a batch's worth lets the next batch be
+		 * collected while this one trains. Collectors connect only
+		 * once we are registered, so they all get it. */
+		uint64_t share = L->cfg.learner.queue_segments /
+				 LG_MAX(1, L->cfg.collectors.count);
+		net_traj_server_set_window(L->ts, (uint32_t)LG_MAX(2, share));
+		if ((rc = lg_rows_init(&L->batch, L->shape.obs,
+				       L->shape.actions, L->po.batch_max))) {
+			LG_ERROR("learn: batch of %llu rows: %s",
+				 (unsigned long long)L->po.batch_max,
+				 lg_strerror(rc));
+			net_msg_free(r);
+			return rc;
+		}
 		L->have_cfg = 1;
 	}
 	L->steps = rr->player_steps;
@@ -259,7 +247,7 @@ static int do_register(struct learn *L)
 	net_msg_free(r);
 	if (rc || (rc = new_trainer(L, net)))
 		return rc;
-	L->n = 0;
+	L->batch.n = 0;
 	if (fresh && (rc = push(L)))
 		return rc;
 	LG_INFO("learn: player %u registered: version %u, %llu steps, "
@@ -268,66 +256,8 @@ static int do_register(struct learn *L)
 	return 0;
 }
 
-/* Check a segment against our shape before a byte of it is used. */
-static const char *segment_invalid(const struct learn *L,
-				   const League__Segment *g)
-{
-	size_t c = g->count;
-
-	if (g->player != L->player)
-		return "for another player";
-	if (!c || c > L->po.batch_max)
-		return "count out of range";
-	if (g->obs_len != L->shape.obs || g->num_actions != L->shape.actions)
-		return "shape differs from the model";
-	if (g->n_obs != c * g->obs_len || g->masks.len != c * g->num_actions ||
-	    g->n_actions != c || g->n_logp != c || g->n_values != c ||
-	    g->n_rewards != c || g->dones.len != c)
-		return "array lengths disagree with count";
-	for (size_t i = 0; i < c; i++) {
-		if (g->actions[i] >= g->num_actions ||
-		    !g->masks.data[i * g->num_actions + g->actions[i]])
-			return "illegal action";
-		if (!isfinite(g->logp[i]) || !isfinite(g->values[i]) ||
-		    !isfinite(g->rewards[i]))
-			return "non-finite number";
-	}
-	for (size_t i = 0; i < g->n_obs; i++)
-		if (!isfinite(g->obs[i]))
-			return "non-finite observation";
-	return NULL;
-}
-
-static int add_segment(struct learn *L, const League__Segment *g)
-{
-	size_t c = g->count, A = L->shape.actions, O = L->shape.obs;
-	int rc;
-
-	if ((rc = batch_reserve(L, c)))
-		return rc;
-	memcpy(L->obs + L->n * O, g->obs, c * O * sizeof(float));
-	memcpy(L->mask + L->n * A, g->masks.data, c * A);
-	for (size_t i = 0; i < c; i++) {
-		size_t k = L->n + i;
-		L->action[k] = (int32_t)g->actions[i];
-		L->logp[k] = g->logp[i];
-		L->value[k] = g->values[i];
-		L->reward[k] = g->rewards[i];
-		/* 1: the episode ended; the segment's last row otherwise
-		 * cuts the stream (bootstrap from its value). */
-		L->done[k] = g->dones.data[i] ? 1 : i + 1 == c ? 2 : 0;
-	}
-	L->n += c;
-	return 0;
-}
-
 static int train(struct learn *L)
 {
-	struct ppo_batch b = {
-		.n = L->n, .obs = L->obs, .mask = L->mask,
-		.action = L->action, .logp = L->logp, .value = L->value,
-		.reward = L->reward, .done = L->done,
-	};
 	struct ppo_stats st;
 	double t0 = lg_now_s();
 	int rc;
@@ -336,22 +266,51 @@ static int train(struct learn *L)
 	    L->cfg.budget.seconds > 0)
 		ppo_set_progress(L->p, (L->league_s + t0 - L->league_at) /
 					       L->cfg.budget.seconds);
-	rc = ppo_update(L->p, &b, &st);
+	rc = ppo_update(L->p, &L->batch, &st);
 
 	if (rc) {
-		LG_ERROR("learn: PPO update on %zu rows: %s", L->n,
+		LG_ERROR("learn: PPO update on %zu rows: %s", L->batch.n,
 			 lg_strerror(rc));
 		return rc;
 	}
-	L->steps += L->n;
+	L->steps += L->batch.n;
 	L->updates++;
+	/* `league bench pipeline` counts the rows trained on from this
+	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
 		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f, "
 		"magnet kl %.4f",
-		L->player, (unsigned long long)L->updates, L->n,
+		L->player, (unsigned long long)L->updates, L->batch.n,
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
 		st.entropy, st.approx_kl, st.clip_frac, st.magnet_kl);
-	L->n = 0;
+	L->batch.n = 0;
+	return 0;
+}
+
+/* A segment from a collector: into the batch (training first when it
+ * would not fit: only a collector with a longer segment_len than the
+ * config's sends such), or rejected, counted and logged when it is not
+ * ours or not valid. 0, or an error from training. */
+static int take_segment(struct learn *L, const struct net_segment *g)
+{
+	char why[256] = "";
+	int rc;
+
+	if (g->h.player != L->player)
+		snprintf(why, sizeof why, "for player %u", g->h.player);
+	else if (g->count > L->batch.cap)
+		snprintf(why, sizeof why, "%u rows, more than a batch (%zu)",
+			 g->count, L->batch.cap);
+	if (!why[0] && g->count > L->batch.cap - L->batch.n &&
+	    (rc = train(L)))
+		return rc;
+	if (!why[0] && !net_segment_append(g, &L->batch, why, sizeof why))
+		return 0;
+	L->rejected++;
+	LG_WARN("learn: segment %llu of job %llu (env %u) rejected: %s (%llu "
+		"rejected so far)", (unsigned long long)g->h.segment_seq,
+		(unsigned long long)g->h.job_id, g->h.env_index, why,
+		(unsigned long long)L->rejected);
 	return 0;
 }
 
@@ -372,10 +331,9 @@ static int learn_loop(struct learn *L)
 	int rc;
 
 	while (!stop_signal && !net_client_shutdown_requested(L->cl)) {
-		net_msg *m;
-		const char *why;
+		const struct net_segment *g;
 
-		rc = net_traj_pop(L->ts, &m, 0.25);
+		rc = net_traj_pop(L->ts, &g, 0.25);
 		if (rc == LG_ETIMEOUT) {
 			/* Idle: is the daemon still there (or telling us to
 			 * stop)? */
@@ -392,21 +350,11 @@ static int learn_loop(struct learn *L)
 		}
 		if (rc)
 			return rc;
-		if ((why = segment_invalid(L, m->segment))) {
-			L->rejected++;
-			LG_WARN("learn: segment %llu of job %llu rejected: %s "
-				"(%llu rejected so far)",
-				(unsigned long long)m->segment->segment_seq,
-				(unsigned long long)m->segment->job_id, why,
-				(unsigned long long)L->rejected);
-			net_traj_release(L->ts, m);
-			continue;
-		}
-		rc = add_segment(L, m->segment);
-		net_traj_release(L->ts, m);
+		rc = take_segment(L, g);
+		net_traj_release(L->ts, g);
 		if (rc)
 			return rc;
-		if (L->n < L->cfg.learner.batch)
+		if (L->batch.n < L->cfg.learner.batch)
 			continue;
 		if ((rc = train(L)))
 			return rc;
@@ -505,13 +453,7 @@ static int run(int argc, char **argv)
 	net_client_close(L.cl);
 	net_traj_server_stop(L.ts);
 	ppo_free(L.p);
-	free(L.obs);
-	free(L.mask);
-	free(L.action);
-	free(L.logp);
-	free(L.value);
-	free(L.reward);
-	free(L.done);
+	lg_rows_free(&L.batch);
 	return rc == LG_EBUSY || rc == LG_ECONFIG || rc == LG_ENOTFOUND
 		       ? CLI_USAGE
 	       : rc				  ? CLI_FAIL

@@ -31,14 +31,17 @@
  *     the sink when it is full, when the env's next episode has another
  *     job (tag) or another player on that seat, when the env has no next
  *     episode, when an episode ends abnormally, or at stop; so one
- *     segment may hold several episodes (done = 1 closes each), which in
- *     short games saves a message per episode; every transition is
+ *     segment may hold several episodes (LG_ROW_END closes each), which
+ *     in short games saves a message per episode; every transition is
  *     handed over exactly once, per env in order (segment_seq counts up
  *     per env with no gaps). Rewards are per seat: the change of that
- *     seat's return between its own consecutive actions.
+ *     seat's return between its own consecutive actions. A row is built
+ *     where the segment sends it from: the env's observation is copied
+ *     once, into the seat's trajectory block, and inference reads it
+ *     there.
  *   - Broken envs: a step that fails, crashes its child or passes
  *     `step_timeout_s` (resets: `reset_timeout_s`) ends its episode as
- *     abnormal (the seats' last transitions get done = 1 and the result
+ *     abnormal (the seats' last transitions get LG_ROW_END and the result
  *     says abnormal), the env is recreated (up to `max_retries` times in a
  *     row) and the collector goes on. A hung thread cannot be killed: it
  *     is abandoned (joined at coll_free) and a new worker takes the env.
@@ -55,6 +58,7 @@
 #include <stdint.h>
 
 #include "envs/env.h"
+#include "util/rows.h"
 #include "util/util.h"
 
 /* Caps on what comes from outside (config, command line). */
@@ -118,10 +122,13 @@ struct coll_match {
 	struct coll_seat seat[ENV_MAX_PLAYERS];
 };
 
-/* A finished trajectory segment of one learning seat, in the wire
- * Segment layout (net/league.proto): count rows of obs[count * obs_len],
- * masks[count * num_actions], actions, logp, values, rewards, dones.
- * Arrays are valid only during the sink call. */
+/* A finished trajectory segment of one learning seat: rows [0, rows->n)
+ * of the seat's trajectory block, in the layout the wire Segment and the
+ * learner's batch share (util/rows.h), so a sink serializes it as it is.
+ * rows->n >= 1; the last row's done is LG_ROW_END (its episode ended) or
+ * LG_ROW_CUT (the rest of its episode follows in a later segment of the
+ * same env, or never: an abnormal end or coll_stop). The block is valid
+ * only during the sink call and must not be changed. */
 struct coll_segment {
 	uint64_t tag;         /* the episode's tag (next_episode) */
 	uint32_t player;
@@ -129,16 +136,9 @@ struct coll_segment {
 	int seat;
 	uint64_t segment_seq; /* per env: 0, 1, 2, ... over all its seats */
 	uint64_t episode;     /* per env episode number of the first row;
-			       * each row with done = 1 closes one, and the
-			       * next row is the next episode's */
-	uint32_t count;
-	size_t obs_len;
-	int num_actions;
-	const float *obs;
-	const uint8_t *masks;
-	const int32_t *actions;
-	const float *logp, *values, *rewards;
-	const uint8_t *dones;
+			       * each row with done LG_ROW_END closes one,
+			       * and the next row is the next episode's */
+	const struct lg_rows *rows;
 };
 
 /* One finished episode (normal or abnormal). */
@@ -259,7 +259,7 @@ void coll_stats(coll *c, struct coll_stats *out);
 
 /* Stop every worker (waiting for env calls in progress, also abandoned
  * ones), kill children, then hand what is still buffered (episodes in
- * progress: their last rows have done = 0) to the sink, so that every
+ * progress: their last rows are LG_ROW_CUT) to the sink, so that every
  * completed transition reaches the sink exactly once. Afterwards only
  * coll_stats and coll_free may be called. Idempotent. */
 void coll_stop(coll *c);

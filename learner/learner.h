@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "envs/env.h"
+#include "util/rows.h"
 #include "util/util.h"
 
 #define NN_MAX_LAYERS 8
@@ -194,22 +195,15 @@ struct ppo_opts {
 /* The config defaults (lr 3e-4, gamma 0.99, lambda 0.95, clip 0.2, ...). */
 void ppo_opts_default(struct ppo_opts *o);
 
-/* Transitions of one learning player, in the wire Segment's layout: row t
- * is a step where that player acted. done[t]: 0 the next row is this
- * player's next step of the same episode; 1 the episode ended after it
- * (no bootstrap); 2 the stream is cut here (another env or a gap follows):
- * bootstrap with value[t]. The last row is a cut unless done. reward[t] is
- * what the player received from its action until its next one. */
-struct ppo_batch {
-	size_t n;
-	const float *obs;     /* n x obs */
-	const uint8_t *mask;  /* n x actions */
-	const int32_t *action;
-	const float *logp;    /* behaviour log-probability of action */
-	const float *value;   /* behaviour value estimate */
-	const float *reward;
-	const uint8_t *done;
-};
+/* A batch is a block of transitions of one learning player
+ * (util/rows.h: the layout the collector builds and the wire Segment
+ * carries, so the learner trains on the rows it decoded): row t is a step
+ * where that player acted; done[t] LG_ROW_NEXT: the next row is its next
+ * step of the same episode, LG_ROW_END: the episode ended after it (no
+ * bootstrap), LG_ROW_CUT: the stream is cut here (bootstrap with
+ * value[t]). The last row is a cut unless it ends an episode. reward[t]
+ * is what the player received from its action until its next one. The
+ * block's obs_len and num_actions must be the net's. */
 
 struct ppo_stats {
 	double loss, pg_loss, value_loss, entropy;
@@ -240,15 +234,16 @@ void ppo_set_progress(ppo *p, double f);
 
 /* One PPO update on batch b: GAE, advantage normalisation, o.epochs
  * passes of shuffled minibatches, one Adam step each. st (may be NULL)
- * gets means over the minibatches. Errors: LG_EINVAL (action out of range
- * or illegal, a row without legal actions, non-finite input, n == 0),
+ * gets means over the minibatches. Errors: LG_EINVAL (another shape than
+ * the net's, action out of range or illegal, a row without legal actions,
+ * non-finite input, a done value past LG_ROW_CUT, n == 0),
  * LG_ERANGE (n > batch_max), LG_ENOMEM; the net is unchanged then. */
-int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st);
+int ppo_update(ppo *p, const struct lg_rows *b, struct ppo_stats *st);
 
 /* The PPO loss of the current net on b (same advantages as ppo_update
  * would use). Changes neither the net nor the optimizer state (only the
  * gradient buffer). */
-int ppo_evaluate(ppo *p, const struct ppo_batch *b, struct ppo_stats *st);
+int ppo_evaluate(ppo *p, const struct lg_rows *b, struct ppo_stats *st);
 
 /* Low level, for tests and custom loops: one minibatch with given
  * advantages and returns. Zeroes the gradient buffer, then fills it with
@@ -269,7 +264,7 @@ const float *ppo_grad(const ppo *p, size_t *count);
 /* Compute GAE advantages and returns (value + advantage) of b into
  * adv[n] and ret[n] (caller-owned), as ppo_update does before
  * normalising. */
-void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
+void ppo_gae(const struct lg_rows *b, double gamma, double lambda,
 	     float *adv, float *ret);
 /* FLOPs of one forward+backward pass over one row (for benchmarks). */
 double nn_train_flops_per_row(const struct nn_shape *s);

@@ -792,7 +792,7 @@ int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 
 /* ---- GAE -------------------------------------------------------------- */
 
-void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
+void ppo_gae(const struct lg_rows *b, double gamma, double lambda,
 	     float *adv, float *ret)
 {
 	double next_adv = 0;
@@ -800,10 +800,10 @@ void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
 	for (size_t k = b->n; k-- > 0;) {
 		double v = b->value[k], delta;
 		int last = k + 1 == b->n;
-		if (b->done[k] == 1) {
+		if (b->done[k] == LG_ROW_END) {
 			delta = b->reward[k] - v;
 			next_adv = delta;
-		} else if (b->done[k] == 2 || last) {
+		} else if (b->done[k] == LG_ROW_CUT || last) {
 			/* cut: bootstrap with the state's own estimate */
 			delta = b->reward[k] + gamma * v - v;
 			next_adv = delta;
@@ -816,7 +816,7 @@ void ppo_gae(const struct ppo_batch *b, double gamma, double lambda,
 	}
 }
 
-static int check_batch(const ppo *p, const struct ppo_batch *b)
+static int check_batch(const ppo *p, const struct lg_rows *b)
 {
 	const nn *net = p->net;
 
@@ -825,6 +825,8 @@ static int check_batch(const ppo *p, const struct ppo_batch *b)
 		return LG_EINVAL;
 	if (b->n > p->o.batch_max)
 		return LG_ERANGE;
+	if (b->obs_len != net->s.obs || b->num_actions != net->s.actions)
+		return LG_EINVAL;
 	if (check_rows(net, b->n, b->mask, b->action))
 		return LG_EINVAL;
 	if (!all_finite(b->obs, b->n * net->s.obs) ||
@@ -832,14 +834,14 @@ static int check_batch(const ppo *p, const struct ppo_batch *b)
 	    !all_finite(b->reward, b->n))
 		return LG_EINVAL;
 	for (size_t i = 0; i < b->n; i++)
-		if (b->done[i] > 2)
+		if (b->done[i] > LG_ROW_CUT)
 			return LG_EINVAL;
 	return 0;
 }
 
 /* The magnet's log-probabilities of every legal action of b into
  * p->mlogp (illegal ones -69 at most; never read). */
-static int magnet_logp(ppo *p, const struct ppo_batch *b)
+static int magnet_logp(ppo *p, const struct lg_rows *b)
 {
 	size_t O = p->net->s.obs, A = p->net->s.actions;
 
@@ -859,7 +861,7 @@ static int magnet_logp(ppo *p, const struct ppo_batch *b)
 
 /* GAE into p->adv/p->ret, normalised as configured; the magnet's
  * log-probabilities. */
-static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	double mean = 0, var = 0, rmean = 0;
 	size_t n = b->n;
@@ -898,7 +900,7 @@ static int prepare(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 }
 
 /* Copy rows idx[0..m) of b into the minibatch buffers. */
-static void gather(ppo *p, const struct ppo_batch *b, const uint32_t *idx,
+static void gather(ppo *p, const struct lg_rows *b, const uint32_t *idx,
 		   size_t m, struct ppo_minibatch *mb)
 {
 	size_t O = p->net->s.obs, A = p->net->s.actions;
@@ -978,7 +980,7 @@ static double adam_step(ppo *p, double lr)
 	return norm;
 }
 
-int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+int ppo_update(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	struct ppo_stats local, acc;
 	struct sums tot = { 0 };
@@ -1033,7 +1035,7 @@ int ppo_update(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
 	return 0;
 }
 
-int ppo_evaluate(ppo *p, const struct ppo_batch *b, struct ppo_stats *st)
+int ppo_evaluate(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	struct ppo_stats acc;
 	struct sums tot = { 0 };

@@ -23,6 +23,7 @@ struct net_conn {
 	enum net_conn_state state;
 	size_t max_frame;
 	struct net_conn_cbs cbs;
+	net_frame_cb on_frame; /* NULL: decode into messages */
 	void *arg;
 	int in_callback;
 	char peer[64];
@@ -104,6 +105,13 @@ static void drain_frames(net_conn *c)
 		if (!p) {
 			schedule_close(c, "out of memory");
 			return;
+		}
+		if (c->on_frame) { /* the reader decodes in place */
+			c->in_callback++;
+			c->on_frame(c, p + NET_FRAME_HDR, n, c->arg);
+			c->in_callback--;
+			evbuffer_drain(in, NET_FRAME_HDR + n);
+			continue;
 		}
 		rc = net_frame_decode(p, NET_FRAME_HDR + n, c->max_frame, &m,
 				      &used, err, sizeof err);
@@ -273,4 +281,9 @@ size_t net_conn_outq(const net_conn *c)
 void net_conn_set_arg(net_conn *c, void *arg)
 {
 	c->arg = arg;
+}
+
+void net_conn_set_frame_cb(net_conn *c, net_frame_cb on_frame)
+{
+	c->on_frame = on_frame;
 }

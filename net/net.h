@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "league.pb-c.h"
+#include "util/rows.h"
 #include "util/util.h"
 
 #define NET_FRAME_HDR 4
@@ -77,6 +78,13 @@ struct net_conn_cbs {
 	void (*on_close)(net_conn *c, const char *why, void *arg);
 };
 
+/* Frames undecoded, for a reader that decodes in place (the trajectory
+ * endpoint): on_frame gets every frame's body (the Envelope's bytes, len
+ * in [1, max_frame]; valid only during the call) instead of on_msg a
+ * message. Set it right after net_conn_new, before the loop runs. */
+typedef void (*net_frame_cb)(net_conn *c, const uint8_t *body, size_t len,
+			     void *arg);
+
 /*
  * Wrap a connected socket (made non-blocking here; owned by the conn from
  * now on). peer is a label for logs ("127.0.0.1:5555").
@@ -99,6 +107,7 @@ const char *net_conn_peer(const net_conn *c);
 /* Bytes queued for the peer. */
 size_t net_conn_outq(const net_conn *c);
 void net_conn_set_arg(net_conn *c, void *arg);
+void net_conn_set_frame_cb(net_conn *c, net_frame_cb on_frame);
 
 /* ---- sockets ---------------------------------------------------------- */
 
@@ -175,17 +184,69 @@ const char *net_client_league(const net_client *c);
 const char *net_client_env(const net_client *c);
 void net_client_close(net_client *c); /* NULL is a no-op */
 
+/* ---- trajectory segments (net/segment.c) ------------------------------ */
+
+/* A Segment's header (net/league.proto), its shape aside. */
+struct net_segment_hdr {
+	uint32_t player, params_version, env_index;
+	uint64_t job_id, segment_seq;
+};
+
+/* A Segment read in place: header, layout, shape and its seven columns,
+ * pointing into the bytes it was parsed from (unaligned little-endian
+ * values, each column exactly count times its width). */
+struct net_segment {
+	struct net_segment_hdr h;
+	uint32_t layout, obs_len, num_actions, count;
+	const uint8_t *obs, *mask, *action, *logp, *value, *reward, *done;
+};
+
+/* Append to out one frame (length included) of an Envelope (seq) whose
+ * body is the layout-2 Segment of h and rows [0, rows->n), the columns
+ * serialized as they lie in memory. LG_EINVAL (no rows, sizes past
+ * uint32), LG_ENOMEM. */
+int net_segment_encode(const struct net_segment_hdr *h,
+		       const struct lg_rows *rows, uint64_t seq, lg_buf *out);
+
+/* Find the body of the Envelope in buf[0, len) (a frame's bytes after its
+ * length) without decoding it: *body_case its field number (the
+ * LEAGUE__ENVELOPE__BODY_* value) and where its bytes are. LG_EPROTO for
+ * bytes that are not an Envelope with exactly one body; err says why,
+ * with a sanitized sample. */
+int net_envelope_body(const uint8_t *buf, size_t len, int *body_case,
+		      const uint8_t **body, size_t *body_len, char *err,
+		      size_t errlen);
+
+/* Parse the bytes of a Segment message in place into *seg (its columns
+ * point into buf). LG_EPROTO, err saying which: not protobuf, a field of
+ * the wrong type, another layout than SEGMENT_LAYOUT, a zero count,
+ * obs_len or num_actions, a column whose length is not count times its
+ * width. The values are not checked here: net_segment_append does. */
+int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *seg,
+		      char *err, size_t errlen);
+
+/* Append seg's rows to the batch dst (copying each column once) after
+ * checking them against it. LG_EINVAL with err naming the row: a shape
+ * other than dst's, more rows than dst has room for (cap - n), a done
+ * value past LG_ROW_CUT or a last row with LG_ROW_NEXT, an action out of
+ * range or illegal, a non-finite number. dst->n is unchanged on error. */
+int net_segment_append(const struct net_segment *seg, struct lg_rows *dst,
+		       char *err, size_t errlen);
+
 /* ---- trajectory streams (collector -> learner) ------------------------- */
 
 /*
  * The learner's trajectory endpoint. It runs its own thread and event loop,
  * accepts senders (Hello with the shared token), and queues the Segment
- * messages they send. Flow control is by credit: each sender is granted
- * `window` segments up front and one more for each of its segments the
- * learner releases, so at most max_senders x window segments are ever
- * queued and nothing is dropped. A sender that sends without credit breaks
- * the protocol and is closed. Credits go back in batches (half a window at
- * a time) so one wake-up carries many.
+ * frames they send, parsed in place (net_segment_parse) but not decoded:
+ * the learner appends them straight into its batch. A frame that is not a
+ * well-formed layout-2 Segment (or a Heartbeat) closes its sender. Flow
+ * control is by credit: each sender is granted `window` segments up front
+ * and one more for each of its segments the learner releases, so at most
+ * max_senders x window segments are ever queued and nothing is dropped. A
+ * sender that sends without credit breaks the protocol and is closed.
+ * Credits go back in batches (half a window at a time) so one wake-up
+ * carries many.
  */
 typedef struct net_traj_server net_traj_server;
 
@@ -202,12 +263,17 @@ int net_traj_server_start(net_traj_server **out,
 			  const struct net_traj_server_opts *o, char *err,
 			  size_t errlen);
 uint16_t net_traj_server_port(const net_traj_server *s);
-/* Take the oldest queued segment, waiting up to timeout_s: 0 and *seg (an
- * Envelope whose body is a Segment), or LG_ETIMEOUT. Segments of one sender
+/* The window senders that say hello from now on are granted (0: no
+ * change); those connected keep theirs. For a learner that learns its
+ * queue size from the daemon only after its endpoint exists. */
+void net_traj_server_set_window(net_traj_server *s, uint32_t window);
+/* Take the oldest queued segment, waiting up to timeout_s: 0 and *seg
+ * (valid until net_traj_release), or LG_ETIMEOUT. Segments of one sender
  * come out in the order it sent them. */
-int net_traj_pop(net_traj_server *s, net_msg **seg, double timeout_s);
+int net_traj_pop(net_traj_server *s, const struct net_segment **seg,
+		 double timeout_s);
 /* Done with seg: free it and return its credit to the sender. */
-void net_traj_release(net_traj_server *s, net_msg *seg);
+void net_traj_release(net_traj_server *s, const struct net_segment *seg);
 /* Queued now, and the most ever queued at once. */
 size_t net_traj_depth(net_traj_server *s);
 size_t net_traj_max_depth(net_traj_server *s);
@@ -220,9 +286,11 @@ typedef struct net_traj_sender net_traj_sender;
 int net_traj_sender_connect(net_traj_sender **out, const char *host,
 			    uint16_t port, const char *token, const char *name,
 			    double timeout_s, char *err, size_t errlen);
-/* Send one Segment (m's body must be a segment), blocking up to timeout_s
- * for credit: 0, LG_ETIMEOUT (nothing sent), LG_ECLOSED. */
-int net_traj_send(net_traj_sender *s, net_msg *m, double timeout_s);
+/* Send the Segment of h and rows [0, rows->n) (net_segment_encode, into a
+ * buffer the sender keeps), blocking up to timeout_s for credit: 0,
+ * LG_ETIMEOUT (nothing sent), LG_ECLOSED, LG_EINVAL (no rows). */
+int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
+		  const struct lg_rows *rows, double timeout_s);
 void net_traj_sender_close(net_traj_sender *s);
 
 #endif

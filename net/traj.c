@@ -1,6 +1,11 @@
 /*
  * net/traj.c: trajectory streams with credit-based flow control.
  *
+ * Segments are not unpacked: the loop thread finds an Envelope's body
+ * (net_envelope_body), parses a Segment in place (net_segment_parse) and
+ * queues one copy of the frame with the parsed view pointing into it; the
+ * learner appends the columns straight into its batch.
+ *
  * Server threads: the loop thread owns the event base and every connection;
  * the consumer thread only touches the queue and the list of senders owed a
  * credit, both under one mutex, and wakes the loop through an eventfd (only
@@ -9,12 +14,13 @@
  *
  * Credits return when a segment is popped. Per sender the invariant
  *     outstanding + queued + owed == window
- * holds, so a sender with no credit left has all its window either queued
+ * holds (window: what the sender was granted at its hello), so a sender with no credit left has all its window either queued
  * or owed, and owed credit is flushed once it reaches half a window (or the
  * whole window): flow never stalls while the consumer keeps popping.
  */
 #include "net/net.h"
 
+#include <errno.h>
 #include <event2/event.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -28,15 +34,19 @@ struct tconn {
 	net_conn *conn;
 	uint64_t id;
 	int ready;
+	uint32_t window;      /* granted at hello */
 	uint32_t outstanding; /* granted, not yet received */
 	uint32_t owed;        /* popped, credit not yet sent */
 	struct tconn *next;
 };
 
+/* A queued segment: the parsed view first (what net_traj_pop hands
+ * out), then the frame's bytes it points into. */
 struct qent {
-	net_msg *m;
+	struct net_segment seg;
 	uint64_t conn_id;
 	struct qent *next;
+	uint8_t frame[];
 };
 
 struct net_traj_server {
@@ -55,6 +65,7 @@ struct net_traj_server {
 	pthread_cond_t cv;
 	struct qent *head, *tail;
 	size_t depth, max_depth;
+	uint32_t window;      /* granted to the next senders */
 	uint64_t *owed_ids;
 	size_t nowed, capowed;
 	int stopping;
@@ -104,72 +115,106 @@ static int token_ok(const char *want, const char *got)
 	return !d;
 }
 
-static void on_msg(net_conn *c, net_msg *m, void *arg)
+/* The first frame: a Hello, decoded whole (it is small). */
+static void on_hello(struct tconn *t, const uint8_t *body, size_t len)
 {
-	struct tconn *t = arg;
 	net_traj_server *s = t->s;
+	net_msg *m = league__envelope__unpack(NULL, len, body);
+	const char *why = NULL;
+	int st = LEAGUE__STATUS__STATUS_OK;
 
-	if (!t->ready) {
-		const char *why = NULL;
-		int st = LEAGUE__STATUS__STATUS_OK;
-		if (m->body_case != LEAGUE__ENVELOPE__BODY_HELLO)
-			why = "expected hello", st = LEAGUE__STATUS__STATUS_BAD_REQUEST;
-		else if (m->hello->protocol_version !=
-			 LEAGUE__CONST__PROTOCOL_VERSION)
-			why = "protocol version", st = LEAGUE__STATUS__STATUS_VERSION;
-		else if (s->token[0] && !token_ok(s->token, m->hello->token))
-			why = "wrong token", st = LEAGUE__STATUS__STATUS_AUTH;
-		else if (s->nready >= s->o.max_senders)
-			why = "too many senders", st = LEAGUE__STATUS__STATUS_BUSY;
-		net_msg_free(m);
-		hello_reply(t, st, why);
-		if (why) {
-			LG_WARN("traj: %s: refused: %s", net_conn_peer(c), why);
-			net_conn_close(c, why, 1);
-			return;
-		}
-		t->ready = 1;
-		s->nready++;
-		send_credit(t, s->o.window);
+	if (!m || m->body_case != LEAGUE__ENVELOPE__BODY_HELLO)
+		why = "expected hello", st = LEAGUE__STATUS__STATUS_BAD_REQUEST;
+	else if (m->hello->protocol_version != LEAGUE__CONST__PROTOCOL_VERSION)
+		why = "protocol version", st = LEAGUE__STATUS__STATUS_VERSION;
+	else if (s->token[0] && !token_ok(s->token, m->hello->token))
+		why = "wrong token", st = LEAGUE__STATUS__STATUS_AUTH;
+	else if (s->nready >= s->o.max_senders)
+		why = "too many senders", st = LEAGUE__STATUS__STATUS_BUSY;
+	net_msg_free(m);
+	hello_reply(t, st, why);
+	if (why) {
+		LG_WARN("traj: %s: refused: %s", net_conn_peer(t->conn), why);
+		net_conn_close(t->conn, why, 1);
 		return;
 	}
-	switch (m->body_case) {
+	t->ready = 1;
+	s->nready++;
+	pthread_mutex_lock(&s->mu);
+	t->window = s->window;
+	pthread_mutex_unlock(&s->mu);
+	send_credit(t, t->window);
+}
+
+/* A segment frame: parsed in place, queued with the frame's bytes. */
+static void on_segment(struct tconn *t, const uint8_t *frame, size_t len,
+		       const uint8_t *body, size_t blen)
+{
+	net_traj_server *s = t->s;
+	struct qent *q;
+	char err[256];
+
+	if (t->outstanding == 0) {
+		LG_WARN("traj: %s: closing: segment without credit",
+			net_conn_peer(t->conn));
+		net_conn_close(t->conn, "protocol error: no credit", 0);
+		return;
+	}
+	t->outstanding--;
+	if (!(q = malloc(sizeof *q + len))) {
+		net_conn_close(t->conn, "out of memory", 0);
+		return;
+	}
+	memcpy(q->frame, frame, len);
+	if (net_segment_parse(q->frame + (body - frame), blen, &q->seg, err,
+			      sizeof err)) {
+		LG_WARN("traj: %s: closing: %s", net_conn_peer(t->conn), err);
+		free(q);
+		net_conn_close(t->conn, "protocol error: bad segment", 0);
+		return;
+	}
+	q->conn_id = t->id;
+	q->next = NULL;
+	pthread_mutex_lock(&s->mu);
+	if (s->tail)
+		s->tail->next = q;
+	else
+		s->head = q;
+	s->tail = q;
+	if (++s->depth > s->max_depth)
+		s->max_depth = s->depth;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void on_frame(net_conn *c, const uint8_t *frame, size_t len,
+		     void *arg)
+{
+	struct tconn *t = arg;
+	const uint8_t *body;
+	size_t blen;
+	char err[256];
+	int body_case;
+
+	if (!t->ready) {
+		on_hello(t, frame, len);
+		return;
+	}
+	if (net_envelope_body(frame, len, &body_case, &body, &blen, err,
+			      sizeof err)) {
+		LG_WARN("traj: %s: closing: %s", net_conn_peer(c), err);
+		net_conn_close(c, "protocol error: bad message", 0);
+		return;
+	}
+	switch (body_case) {
 	case LEAGUE__ENVELOPE__BODY_SEGMENT:
-		if (t->outstanding == 0) {
-			LG_WARN("traj: %s: closing: segment without credit",
-				net_conn_peer(c));
-			net_msg_free(m);
-			net_conn_close(c, "protocol error: no credit", 0);
-			return;
-		}
-		t->outstanding--;
-		struct qent *q = malloc(sizeof *q);
-		if (!q) {
-			net_msg_free(m);
-			net_conn_close(c, "out of memory", 0);
-			return;
-		}
-		q->m = m;
-		q->conn_id = t->id;
-		q->next = NULL;
-		pthread_mutex_lock(&s->mu);
-		if (s->tail)
-			s->tail->next = q;
-		else
-			s->head = q;
-		s->tail = q;
-		if (++s->depth > s->max_depth)
-			s->max_depth = s->depth;
-		pthread_cond_signal(&s->cv);
-		pthread_mutex_unlock(&s->mu);
+		on_segment(t, frame, len, body, blen);
 		return;
 	case LEAGUE__ENVELOPE__BODY_HEARTBEAT:
-		net_msg_free(m);
 		return;
 	default:
-		LG_WARN("traj: %s: closing: unexpected %s", net_conn_peer(c),
-			net_msg_name(m));
-		net_msg_free(m);
+		LG_WARN("traj: %s: closing: unexpected message (body field "
+			"%d)", net_conn_peer(c), body_case);
 		net_conn_close(c, "protocol error: unexpected message", 0);
 	}
 }
@@ -192,7 +237,7 @@ static void on_close(net_conn *c, const char *why, void *arg)
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	net_traj_server *s = arg;
-	struct net_conn_cbs cbs = { on_msg, on_close };
+	struct net_conn_cbs cbs = { NULL, on_close };
 
 	for (int i = 0; i < 64; i++) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
@@ -213,6 +258,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 			free(t);
 			continue;
 		}
+		net_conn_set_frame_cb(t->conn, on_frame);
 		t->next = s->conns;
 		s->conns = t;
 	}
@@ -241,9 +287,8 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
 				break;
 			}
 	free(ids);
-	uint32_t batch = s->o.window / 2 ? s->o.window / 2 : 1;
 	for (struct tconn *t = s->conns; t; t = t->next)
-		if (t->ready && t->owed >= batch) {
+		if (t->ready && t->owed >= (t->window / 2 ? t->window / 2 : 1)) {
 			send_credit(t, t->owed);
 			t->owed = 0;
 		}
@@ -273,6 +318,7 @@ int net_traj_server_start(net_traj_server **out,
 	s->lfd = s->wfd = -1;
 	if (!s->o.window)
 		s->o.window = 8;
+	s->window = s->o.window;
 	if (!s->o.max_senders)
 		s->o.max_senders = 64;
 	if (!s->o.max_frame)
@@ -329,7 +375,17 @@ uint16_t net_traj_server_port(const net_traj_server *s)
 	return s->port;
 }
 
-int net_traj_pop(net_traj_server *s, net_msg **seg, double timeout_s)
+void net_traj_server_set_window(net_traj_server *s, uint32_t window)
+{
+	if (!window)
+		return;
+	pthread_mutex_lock(&s->mu);
+	s->window = window;
+	pthread_mutex_unlock(&s->mu);
+}
+
+int net_traj_pop(net_traj_server *s, const struct net_segment **seg,
+		 double timeout_s)
 {
 	struct timespec ts;
 	double until;
@@ -369,15 +425,15 @@ int net_traj_pop(net_traj_server *s, net_msg **seg, double timeout_s)
 	pthread_mutex_unlock(&s->mu);
 	if (wake)
 		wake_loop(s);
-	*seg = q->m;
-	free(q);
+	*seg = &q->seg;
 	return 0;
 }
 
-void net_traj_release(net_traj_server *s, net_msg *seg)
+void net_traj_release(net_traj_server *s, const struct net_segment *seg)
 {
 	(void)s;
-	net_msg_free(seg);
+	/* seg is the first member of its queue entry */
+	free((struct qent *)(uintptr_t)seg);
 }
 
 size_t net_traj_depth(net_traj_server *s)
@@ -419,7 +475,6 @@ void net_traj_server_stop(net_traj_server *s)
 	while (s->head) {
 		struct qent *q = s->head;
 		s->head = q->next;
-		net_msg_free(q->m);
 		free(q);
 	}
 	event_free(s->accept_ev);
@@ -439,6 +494,7 @@ struct net_traj_sender {
 	int fd;
 	uint32_t credit;
 	uint64_t seq;
+	lg_buf frame; /* reused for every segment */
 };
 
 /* Read one message; a Credit adds to the balance. */
@@ -502,12 +558,14 @@ fail:
 	return rc;
 }
 
-int net_traj_send(net_traj_sender *s, net_msg *m, double timeout_s)
+int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
+		  const struct lg_rows *rows, double timeout_s)
 {
 	double deadline = lg_now_s() + timeout_s;
+	size_t off = 0;
 	int rc;
 
-	if (m->body_case != LEAGUE__ENVELOPE__BODY_SEGMENT)
+	if (!rows->n)
 		return LG_EINVAL;
 	while (s->credit == 0) {
 		double left = deadline - lg_now_s();
@@ -516,9 +574,19 @@ int net_traj_send(net_traj_sender *s, net_msg *m, double timeout_s)
 		if ((rc = sender_read(s, left)))
 			return rc;
 	}
-	m->seq = ++s->seq;
-	if ((rc = net_send_blocking(s->fd, m)))
+	s->frame.len = 0;
+	if ((rc = net_segment_encode(h, rows, s->seq + 1, &s->frame)))
 		return rc;
+	s->seq++;
+	while (off < s->frame.len) {
+		ssize_t n = send(s->fd, s->frame.data + off, s->frame.len - off,
+				 MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return LG_ECLOSED;
+		off += (size_t)n;
+	}
 	s->credit--;
 	return 0;
 }
@@ -529,5 +597,6 @@ void net_traj_sender_close(net_traj_sender *s)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
+	lg_buf_free(&s->frame);
 	free(s);
 }

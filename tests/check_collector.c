@@ -64,33 +64,41 @@ static void rec_init(struct record *r)
 static int sink(void *ctx, const struct coll_segment *g)
 {
 	struct record *r = ctx;
+	const struct lg_rows *b = g->rows;
 
 	pthread_mutex_lock(&r->mu);
 	ck_assert_uint_lt(g->env_index, NENV);
 	if (g->segment_seq != r->next_seq[g->env_index])
 		r->seq_ok = 0;
 	r->next_seq[g->env_index] = g->segment_seq + 1;
-	r->rows += g->count;
+	r->rows += b->n;
 	r->segments++;
 	r->seat_seen[g->seat] = 1;
-	ck_assert_uint_eq(g->obs_len, 8);
-	ck_assert_int_eq(g->num_actions, 2);
+	ck_assert_uint_eq(b->obs_len, 8);
+	ck_assert_uint_eq(b->num_actions, 2);
+	ck_assert_uint_ge(b->n, 1);
+	ck_assert_uint_le(b->n, b->cap);
+	/* the last row closes its episode or cuts the stream, and only the
+	 * last row cuts it (util/rows.h) */
+	ck_assert(b->done[b->n - 1] == LG_ROW_END ||
+		  b->done[b->n - 1] == LG_ROW_CUT);
 	uint64_t e = g->episode; /* a done row closes it: e++ */
-	for (uint32_t k = 0; k < g->count; k++) {
-		const float *o = g->obs + k * g->obs_len;
+	for (uint32_t k = 0; k < b->n; k++) {
+		const float *o = b->obs + k * b->obs_len;
 		int s = g->seat;
 		ck_assert_uint_lt(e, 64);
 		ck_assert(o[0] == (float)s); /* the seat's own observation */
-		ck_assert(g->actions[k] == 0 || g->actions[k] == 1);
-		ck_assert(g->masks[2 * k] == 1 && g->masks[2 * k + 1] == 1);
-		ck_assert(fabsf(g->logp[k] + logf(2)) < 1e-6f);
+		ck_assert(b->action[k] == 0 || b->action[k] == 1);
+		ck_assert(b->mask[2 * k] == 1 && b->mask[2 * k + 1] == 1);
+		ck_assert(fabsf(b->logp[k] + logf(2)) < 1e-6f);
+		ck_assert(b->done[k] != LG_ROW_CUT || k + 1 == b->n);
 		if (o[1] <= r->ep[g->env_index][e].last_frac[s] ||
 		    r->ep[g->env_index][e].done[s])
 			r->ep[g->env_index][e].order_ok = 0;
 		r->ep[g->env_index][e].last_frac[s] = o[1];
 		r->ep[g->env_index][e].rows[s]++;
-		r->ep[g->env_index][e].rew[s] += g->rewards[k];
-		if (g->dones[k])
+		r->ep[g->env_index][e].rew[s] += b->reward[k];
+		if (b->done[k] == LG_ROW_END)
 			r->ep[g->env_index][e++].done[s] = 1;
 	}
 	pthread_mutex_unlock(&r->mu);
@@ -379,7 +387,7 @@ static int pm_sink(void *ctx, const struct coll_segment *g)
 	    g->seat != k % 2 || pm->ended[k] == PM_EPS)
 		pm->bad++;
 	else
-		pm->seg_rows[k] += g->count;
+		pm->seg_rows[k] += g->rows->n;
 	pthread_mutex_unlock(&pm->mu);
 	return 0;
 }
@@ -866,7 +874,8 @@ static int bl_sink(void *ctx, const struct coll_segment *g)
 		b->bad++;
 	} else {
 		uint64_t ei = g->episode; /* a done row closes it: ei++ */
-		for (uint32_t k = 0; k < g->count; k++) {
+		const struct lg_rows *r = g->rows;
+		for (uint32_t k = 0; k < r->n; k++) {
 			__typeof__(b->ep[0][0]) *e;
 			if (ei >= BL_EPS) {
 				b->bad++;
@@ -876,9 +885,9 @@ static int bl_sink(void *ctx, const struct coll_segment *g)
 			if (e->done)
 				b->bad++; /* rows after the last one */
 			e->rows++;
-			e->rew += g->rewards[k];
-			e->done |= g->dones[k];
-			ei += g->dones[k] != 0;
+			e->rew += r->reward[k];
+			e->done |= r->done[k] == LG_ROW_END;
+			ei += r->done[k] == LG_ROW_END;
 		}
 	}
 	pthread_mutex_unlock(&b->mu);

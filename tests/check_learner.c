@@ -375,13 +375,14 @@ START_TEST(shards_match_one_thread)
 			uint8_t done[200];
 			float reward[200];
 		} fl;
-		struct ppo_batch pb;
+		struct lg_rows pb;
 		for (int i = 0; i < 200; i++) {
 			fl.done[i] = i % 10 == 9;
 			fl.reward[i] = (float)(i % 3) - 1;
 		}
-		pb = (struct ppo_batch){ 200, b.obs, b.mask, b.action, b.logp,
-					 b.value, fl.reward, fl.done };
+		pb = (struct lg_rows){ 200, 200, s.obs, s.actions, b.obs,
+				       b.mask, b.action, b.logp, b.value,
+				       fl.reward, fl.done };
 		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
 		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
 		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
@@ -407,7 +408,7 @@ START_TEST(gae_hand_worked)
 	 *   A0 = (0 + 0.9*2 - 1) + 0.45*A1 = 0.35 */
 	float v[] = { 1, 2, 3, 4 }, r[] = { 0, 1, 0, 5 }, adv[4], ret[4];
 	uint8_t done[] = { 0, 1, 0, 0 };
-	struct ppo_batch b = { 0 };
+	struct lg_rows b = { 0 };
 	const double want[] = { 0.35, -1, 2.67, 4.6 };
 
 	b.n = 4;
@@ -431,7 +432,7 @@ END_TEST
 /* ---- PPO on a fixed batch ------------------------------------------ */
 
 struct fixed {
-	struct ppo_batch b;
+	struct lg_rows b;
 	float *obs, *logp, *value, *reward;
 	uint8_t *mask, *done;
 	int32_t *action;
@@ -468,8 +469,9 @@ static void fixed_make(struct fixed *f, const nn *net, size_t n,
 		f->reward[i] = f->done[i] ? (f->action[i] % 2 ? -1.0f : 1.0f)
 					  : 0;
 	nn_ws_free(ws);
-	f->b = (struct ppo_batch){ n, f->obs, f->mask, f->action, f->logp,
-				   f->value, f->reward, f->done };
+	f->b = (struct lg_rows){ n, n, s->obs, s->actions, f->obs, f->mask,
+				 f->action, f->logp, f->value, f->reward,
+				 f->done };
 }
 
 static void fixed_free(struct fixed *f)
@@ -647,7 +649,7 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 	lg_rng_seed2(&rng, seed, 1);
 	for (int u = 1; u <= updates; u++) {
 		size_t n = 0;
-		struct ppo_batch b;
+		struct lg_rows b;
 		while (n < ROWS) {
 			size_t n0 = n, cnt[2] = { 0 }, rows[2][8], k = 0;
 			double ret[ENV_MAX_PLAYERS];
@@ -694,7 +696,8 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 			memcpy(rew + n0, r2, k * sizeof *rew);
 			memcpy(done + n0, d2, k);
 		}
-		b = (struct ppo_batch){ n, obs, mask, act, logp, val, rew, done };
+		b = (struct lg_rows){ n, n, sh.obs, sh.actions, obs, mask, act,
+				      logp, val, rew, done };
 		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
 		if (u > updates / 2 && u % 25 == 0) {
 			struct nn_policy_ctx ctx = { ppo_net(p), ws };
@@ -756,8 +759,8 @@ START_TEST(ppo_deterministic_and_validating)
 				np * sizeof(float)), 0);
 	keep = malloc(np * sizeof *keep);
 	memcpy(keep, nn_params(ppo_net(p), NULL), np * sizeof *keep);
-	/* an illegal action, a bad done value, NaN, too large: rejected and
-	 * the net is unchanged */
+	/* an illegal action, a bad done value, another shape, NaN, too
+	 * large: rejected and the net is unchanged */
 	{
 		uint8_t m = f.mask[0 * 6 + (size_t)f.action[0]];
 		f.mask[(size_t)f.action[0]] = 0;
@@ -767,6 +770,13 @@ START_TEST(ppo_deterministic_and_validating)
 	f.done[3] = 7;
 	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
 	f.done[3] = 0;
+	/* a block of another shape than the net's (util/rows.h) */
+	f.b.obs_len = 9;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+	f.b.obs_len = 10;
+	f.b.num_actions = 7;
+	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
+	f.b.num_actions = 6;
 	f.reward[5] = nanv;
 	ck_assert_int_eq(ppo_update(p, &f.b, NULL), LG_EINVAL);
 	f.reward[5] = 0;
@@ -870,8 +880,8 @@ START_TEST(learns_best_response)
 	lg_rng_seed(&r, 22);
 	lg_rng_seed(&opp, 23);
 	for (k = 0; k < 60; k++) {
-		struct ppo_batch b = { N, obs, mask, action, logp, value,
-				       reward, done };
+		struct lg_rows b = { N, N, s.obs, s.actions, obs, mask, action,
+				     logp, value, reward, done };
 		for (size_t i = 0; i < N; i++) {
 			env_reset(e, (uint64_t)k * N + i);
 			env_observe(e, 0, obs + 2 * i);

@@ -1,17 +1,24 @@
-/* tests/check_traj.c: trajectory streams with credit flow control, over real
- * loopback sockets: nothing lost, duplicated or reordered per sender; the
- * queue never holds more than senders x window; a sender ignoring credit is
- * cut off; a wrong token is refused. */
+/* tests/check_traj.c: trajectory segments and their streams. The layout-2
+ * Segment codec: a block of rows survives encode, parse and append bit
+ * for bit, and every malformed or invalid segment is refused with a
+ * reason and leaves the learner's batch as it was. Streams with credit
+ * flow control, over real loopback sockets: nothing lost, duplicated or
+ * reordered per sender; the queue never holds more than senders x window;
+ * a sender ignoring credit is cut off, and so is one sending a segment of
+ * another layout; a wrong token is refused. */
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "net/net.h"
 
 enum { SENDERS = 3, PER_SENDER = 400, WINDOW = 8 };
+enum { OL = 4, NA = 3 };
 
 static net_traj_server *start(const char *token)
 {
@@ -25,23 +32,270 @@ static net_traj_server *start(const char *token)
 	return s;
 }
 
-static void fill_segment(net_msg *m, League__Segment *seg, float *obs,
-			 uint32_t env, uint64_t seq)
+/* n rows of obs_len OL and NA actions (action 2 illegal), every value
+ * telling its row and seq; action 1, an episode end on row 2, the last
+ * row a cut (unless it is row 2). */
+static void fill_rows(struct lg_rows *r, size_t n, uint64_t seq)
 {
-	league__envelope__init(m);
-	league__segment__init(seg);
-	seg->player = 1;
-	seg->env_index = env;
-	seg->segment_seq = seq;
-	seg->obs_len = 4;
-	seg->count = 1;
-	for (int i = 0; i < 4; i++)
-		obs[i] = (float)(seq * 4 + (uint64_t)i);
-	seg->n_obs = 4;
-	seg->obs = obs;
-	m->body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
-	m->segment = seg;
+	ck_assert_int_eq(lg_rows_init(r, OL, NA, n), 0);
+	r->n = n;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < OL; j++)
+			r->obs[i * OL + j] = (float)(seq * 100 + i * OL + j);
+		for (size_t a = 0; a < NA; a++)
+			r->mask[i * NA + a] = a != 2;
+		r->action[i] = 1;
+		r->logp[i] = -(float)i;
+		r->value[i] = 0.5f * (float)i;
+		r->reward[i] = i == 2 ? 1.0f : 0.0f;
+		r->done[i] = i == 2 ? LG_ROW_END : LG_ROW_NEXT;
+	}
+	if (r->done[n - 1] == LG_ROW_NEXT)
+		r->done[n - 1] = LG_ROW_CUT;
 }
+
+/* The Segment bytes inside an encoded frame. */
+static void segment_bytes(const lg_buf *frame, const uint8_t **seg,
+			  size_t *len)
+{
+	int body;
+	char err[256];
+
+	ck_assert_msg(net_envelope_body(frame->data + NET_FRAME_HDR,
+					frame->len - NET_FRAME_HDR, &body, seg,
+					len, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(body, LEAGUE__ENVELOPE__BODY_SEGMENT);
+}
+
+START_TEST(codec_round_trip)
+{
+	struct net_segment_hdr h = { 7, 3, 2, 0x1234567890ull, 41 };
+	struct lg_rows r, dst;
+	struct net_segment g;
+	lg_buf frame = { 0 };
+	const uint8_t *seg;
+	size_t len;
+	char err[256];
+
+	fill_rows(&r, 5, 9);
+	ck_assert_int_eq(net_segment_encode(&h, &r, 77, &frame), 0);
+	/* protobuf-c reads what we wrote, field for field */
+	{
+		net_msg *m;
+		size_t used;
+		ck_assert_int_eq(net_frame_decode(frame.data, frame.len, 1 << 20,
+						  &m, &used, err, sizeof err),
+				 0);
+		ck_assert_uint_eq(used, frame.len);
+		ck_assert_uint_eq(m->seq, 77);
+		ck_assert_int_eq(m->body_case, LEAGUE__ENVELOPE__BODY_SEGMENT);
+		ck_assert_uint_eq(m->segment->layout,
+				  LEAGUE__CONST__SEGMENT_LAYOUT);
+		ck_assert_uint_eq(m->segment->count, 5);
+		ck_assert_uint_eq(m->segment->obs.len, 5 * OL * sizeof(float));
+		net_msg_free(m);
+	}
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_msg(net_segment_parse(seg, len, &g, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(g.h.player, 7);
+	ck_assert_uint_eq(g.h.params_version, 3);
+	ck_assert_uint_eq(g.h.env_index, 2);
+	ck_assert_uint_eq(g.h.job_id, 0x1234567890ull);
+	ck_assert_uint_eq(g.h.segment_seq, 41);
+	ck_assert_uint_eq(g.count, 5);
+	/* appended after two rows already there: the new rows land at 2 */
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 16), 0);
+	dst.n = 2;
+	ck_assert_msg(net_segment_append(&g, &dst, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(dst.n, 7);
+	ck_assert_int_eq(memcmp(dst.obs + 2 * OL, r.obs, 5 * OL * 4), 0);
+	ck_assert_int_eq(memcmp(dst.mask + 2 * NA, r.mask, 5 * NA), 0);
+	ck_assert_int_eq(memcmp(dst.action + 2, r.action, 5 * 4), 0);
+	ck_assert_int_eq(memcmp(dst.logp + 2, r.logp, 5 * 4), 0);
+	ck_assert_int_eq(memcmp(dst.value + 2, r.value, 5 * 4), 0);
+	ck_assert_int_eq(memcmp(dst.reward + 2, r.reward, 5 * 4), 0);
+	ck_assert_int_eq(memcmp(dst.done + 2, r.done, 5), 0);
+	ck_assert_int_eq(dst.done[6], LG_ROW_CUT); /* no recoding */
+	lg_buf_free(&frame);
+	lg_rows_free(&r);
+	lg_rows_free(&dst);
+}
+END_TEST
+
+/* One bad segment per case: what is changed, where it is refused
+ * (parse: malformed, LG_EPROTO; append: invalid against the batch,
+ * LG_EINVAL) and a word the reason must hold. */
+enum where { ROWS, BYTES, DST };
+static const struct bad_case {
+	const char *what;
+	enum where where;
+	int rc;
+	const char *says;
+} bad_cases[] = {
+	{ "done 3", ROWS, LG_EINVAL, "done 3" },
+	{ "last row next", ROWS, LG_EINVAL, "last row" },
+	{ "action out of range", ROWS, LG_EINVAL, "outside" },
+	{ "illegal action", ROWS, LG_EINVAL, "illegal" },
+	{ "negative action", ROWS, LG_EINVAL, "outside" },
+	{ "nan observation", ROWS, LG_EINVAL, "observation" },
+	{ "inf reward", ROWS, LG_EINVAL, "non-finite" },
+	{ "other obs_len", DST, LG_EINVAL, "differs" },
+	{ "other num_actions", DST, LG_EINVAL, "differs" },
+	{ "no room", DST, LG_EINVAL, "room" },
+	{ "truncated", BYTES, LG_EPROTO, "segment" },
+	{ "layout 1", BYTES, LG_EPROTO, "layout" },
+	{ "short column", BYTES, LG_EPROTO, "column" },
+	{ "count past columns", BYTES, LG_EPROTO, "column" },
+	{ "zero count", BYTES, LG_EPROTO, "at least 1" },
+	{ "column of another type", BYTES, LG_EPROTO, "not bytes" },
+	{ "uint32 too large", BYTES, LG_EPROTO, "uint32" },
+};
+
+/* Append a varint to b. */
+static void put_varint(lg_buf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	ck_assert_int_eq(lg_buf_append(b, tmp, n), 0);
+}
+
+/* Append a field: a varint (len < 0: v) or bytes p[0, len). */
+static void put_field(lg_buf *b, uint32_t num, uint64_t v, const void *p,
+		      long len)
+{
+	put_varint(b, (uint64_t)num << 3 | (len < 0 ? 0 : 2));
+	if (len < 0) {
+		put_varint(b, v);
+		return;
+	}
+	put_varint(b, (uint64_t)len);
+	ck_assert_int_eq(lg_buf_append(b, p, (size_t)len), 0);
+}
+
+static void put_varint_field(lg_buf *b, uint32_t num, uint64_t v)
+{
+	put_field(b, num, v, NULL, -1);
+}
+
+START_TEST(codec_refuses_bad_segments)
+{
+	const struct bad_case *bc = &bad_cases[_i];
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6 };
+	struct lg_rows r, dst;
+	struct net_segment g;
+	lg_buf frame = { 0 }, seg = { 0 };
+	const uint8_t *sp;
+	size_t slen;
+	char err[256] = "";
+	int rc;
+
+	fill_rows(&r, 4, 1);
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 8), 0);
+	dst.n = 1;
+	if (!strcmp(bc->what, "done 3"))
+		r.done[1] = 3;
+	else if (!strcmp(bc->what, "last row next"))
+		r.done[3] = LG_ROW_NEXT;
+	else if (!strcmp(bc->what, "action out of range"))
+		r.action[1] = NA;
+	else if (!strcmp(bc->what, "illegal action"))
+		r.action[3] = 2;
+	else if (!strcmp(bc->what, "negative action"))
+		r.action[0] = -1;
+	else if (!strcmp(bc->what, "nan observation"))
+		r.obs[2 * OL + 1] = NAN;
+	else if (!strcmp(bc->what, "inf reward"))
+		r.reward[0] = INFINITY;
+	else if (!strcmp(bc->what, "other obs_len"))
+		dst.obs_len = OL + 1;
+	else if (!strcmp(bc->what, "other num_actions"))
+		dst.num_actions = NA - 1;
+	else if (!strcmp(bc->what, "no room"))
+		dst.n = 5; /* 3 free, 4 come */
+	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
+	segment_bytes(&frame, &sp, &slen);
+	ck_assert_int_eq(lg_buf_append(&seg, sp, slen), 0);
+	if (!strcmp(bc->what, "truncated"))
+		seg.len -= 3;
+	else if (!strcmp(bc->what, "layout 1"))
+		put_varint_field(&seg, 16, 1); /* a later field wins */
+	else if (!strcmp(bc->what, "short column")) {
+		/* a done column one byte short: field 23 again wins */
+		uint8_t d[] = { 0, 0, 1 };
+		put_field(&seg, 23, 0, d, sizeof d);
+	} else if (!strcmp(bc->what, "count past columns"))
+		put_varint_field(&seg, 8, 5);
+	else if (!strcmp(bc->what, "zero count"))
+		put_varint_field(&seg, 8, 0);
+	else if (!strcmp(bc->what, "column of another type"))
+		put_varint_field(&seg, 17, 4);
+	else if (!strcmp(bc->what, "uint32 too large"))
+		put_varint_field(&seg, 7, 1ull << 32);
+	rc = net_segment_parse(seg.data, seg.len, &g, err, sizeof err);
+	if (bc->where == BYTES) {
+		ck_assert_int_eq(rc, bc->rc);
+	} else {
+		ck_assert_msg(rc == 0, "%s", err);
+		rc = net_segment_append(&g, &dst, err, sizeof err);
+		ck_assert_int_eq(rc, bc->rc);
+		/* nothing of a refused segment counts */
+		ck_assert_uint_eq(dst.n, strcmp(bc->what, "no room") ? 1 : 5);
+	}
+	ck_assert_msg(strstr(err, bc->says), "%s: '%s' lacks '%s'", bc->what,
+		      err, bc->says);
+	dst.obs_len = OL;
+	dst.num_actions = NA;
+	lg_buf_free(&frame);
+	lg_buf_free(&seg);
+	lg_rows_free(&r);
+	lg_rows_free(&dst);
+}
+END_TEST
+
+START_TEST(envelope_body_found_or_refused)
+{
+	lg_buf hb = { 0 }, two = { 0 }, none = { 0 }, notmsg = { 0 };
+	const uint8_t *body;
+	size_t len;
+	char err[256];
+	int bc;
+
+	put_varint_field(&hb, 1, 5);          /* seq */
+	put_field(&hb, 21, 0, "", 0);          /* heartbeat */
+	put_field(&two, 21, 0, "", 0);
+	put_field(&two, 23, 0, "", 0);         /* and a segment */
+	put_varint_field(&none, 1, 5);
+	put_varint_field(&notmsg, 23, 1);      /* a varint body */
+	ck_assert_int_eq(net_envelope_body(hb.data, hb.len, &bc, &body, &len,
+					   err, sizeof err), 0);
+	ck_assert_int_eq(bc, LEAGUE__ENVELOPE__BODY_HEARTBEAT);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_int_eq(net_envelope_body(two.data, two.len, &bc, &body,
+					   &len, err, sizeof err), LG_EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, "more than one body"));
+	ck_assert_int_eq(net_envelope_body(none.data, none.len, &bc, &body,
+					   &len, err, sizeof err), LG_EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, "without a body"));
+	ck_assert_int_eq(net_envelope_body(notmsg.data, notmsg.len, &bc,
+					   &body, &len, err, sizeof err),
+			 LG_EPROTO);
+	ck_assert_ptr_nonnull(strstr(err, "not a message"));
+	/* cut short inside the heartbeat's key */
+	ck_assert_int_eq(net_envelope_body(hb.data, 3, &bc, &body, &len, err,
+					   sizeof err), LG_EPROTO);
+	lg_buf_free(&hb);
+	lg_buf_free(&two);
+	lg_buf_free(&none);
+	lg_buf_free(&notmsg);
+}
+END_TEST
 
 START_TEST(every_segment_once_in_order_within_bound)
 {
@@ -49,6 +303,7 @@ START_TEST(every_segment_once_in_order_within_bound)
 	uint16_t port;
 	pid_t pids[SENDERS];
 	uint64_t next[SENDERS] = { 0 };
+	struct lg_rows batch;
 	int got = 0, go[2];
 
 	/* The senders are forked before the server's thread exists: a fork
@@ -70,12 +325,15 @@ START_TEST(every_segment_once_in_order_within_bound)
 						    "c", 30, NULL, 0))
 				_exit(1);
 			for (uint64_t i = 0; i < PER_SENDER; i++) {
-				net_msg m;
-				League__Segment seg;
-				float obs[4];
-				fill_segment(&m, &seg, obs, (uint32_t)k, i);
-				if (net_traj_send(tx, &m, 30))
+				struct net_segment_hdr h = {
+					.player = 1, .env_index = (uint32_t)k,
+					.segment_seq = i,
+				};
+				struct lg_rows r;
+				fill_rows(&r, 1 + i % 3, i);
+				if (net_traj_send(tx, &h, &r, 30))
 					_exit(2);
+				lg_rows_free(&r);
 			}
 			net_traj_sender_close(tx);
 			_exit(0);
@@ -88,10 +346,12 @@ START_TEST(every_segment_once_in_order_within_bound)
 		ck_assert_int_eq(write(go[1], &port, sizeof port),
 				 (ssize_t)sizeof port);
 	close(go[1]);
+	ck_assert_int_eq(lg_rows_init(&batch, OL, NA, 8), 0);
 	/* A slow consumer: the senders must wait for credit. */
 	while (got < SENDERS * PER_SENDER) {
-		net_msg *m;
-		int prc = net_traj_pop(s, &m, 30);
+		const struct net_segment *g;
+		char err[256];
+		int prc = net_traj_pop(s, &g, 30);
 		if (prc) { /* say which sender gave up, and how */
 			for (int k = 0; k < SENDERS; k++) {
 				int st;
@@ -110,13 +370,17 @@ START_TEST(every_segment_once_in_order_within_bound)
 			}
 		}
 		ck_assert_int_eq(prc, 0);
-		League__Segment *seg = m->segment;
-		ck_assert_uint_lt(seg->env_index, SENDERS);
-		ck_assert_uint_eq(seg->segment_seq, next[seg->env_index]);
-		ck_assert_uint_eq(seg->n_obs, 4);
-		ck_assert(seg->obs[3] == (float)(seg->segment_seq * 4 + 3));
-		next[seg->env_index]++;
-		net_traj_release(s, m);
+		ck_assert_uint_lt(g->h.env_index, SENDERS);
+		ck_assert_uint_eq(g->h.segment_seq, next[g->h.env_index]);
+		ck_assert_uint_eq(g->count, 1 + g->h.segment_seq % 3);
+		/* decoded straight into a batch, values intact */
+		batch.n = 0;
+		ck_assert_msg(net_segment_append(g, &batch, err, sizeof err) == 0,
+			      "%s", err);
+		ck_assert(batch.obs[batch.n * OL - 1] ==
+			  (float)(g->h.segment_seq * 100 + batch.n * OL - 1));
+		next[g->h.env_index]++;
+		net_traj_release(s, g);
 		if (++got % 50 == 0)
 			lg_sleep_s(0.005);
 	}
@@ -129,17 +393,79 @@ START_TEST(every_segment_once_in_order_within_bound)
 	/* Bounded by credit, and the bound was reached: real backpressure. */
 	ck_assert_uint_le(net_traj_max_depth(s), SENDERS * WINDOW);
 	ck_assert_uint_ge(net_traj_max_depth(s), WINDOW);
-	net_msg *none;
+	const struct net_segment *none;
 	ck_assert_int_eq(net_traj_pop(s, &none, 0.05), LG_ETIMEOUT);
 	net_traj_server_stop(s);
+	lg_rows_free(&batch);
 }
 END_TEST
 
-START_TEST(sender_ignoring_credit_is_cut_off)
+/* Send raw bytes on fd. */
+static int send_raw(int fd, const lg_buf *b)
+{
+	return send(fd, b->data, b->len, MSG_NOSIGNAL) == (ssize_t)b->len
+		       ? 0 : -1;
+}
+
+/* A child that says hello on port and then sends what `flood` says:
+ * 200 valid segments without reading credit (flood 1), or one segment of
+ * layout 1, as a collector from before layout 2 would (flood 0); then it
+ * reads until the learner hangs up. */
+static void rogue_sender(int go_fd, int flood)
+{
+	net_msg h = LEAGUE__ENVELOPE__INIT, *r;
+	League__Hello hello = LEAGUE__HELLO__INIT;
+	uint16_t port;
+	int fd;
+
+	if (read(go_fd, &port, sizeof port) != sizeof port)
+		_exit(3);
+	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+		_exit(1);
+	hello.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	hello.role = LEAGUE__ROLE__ROLE_COLLECTOR;
+	h.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
+	h.hello = &hello;
+	if (net_send_blocking(fd, &h))
+		_exit(2);
+	if (flood) {
+		for (uint64_t i = 0; i < 200; i++) {
+			struct net_segment_hdr sh = { .segment_seq = i };
+			struct lg_rows rows;
+			lg_buf b = { 0 };
+			fill_rows(&rows, 1, i);
+			if (net_segment_encode(&sh, &rows, i + 1, &b) ||
+			    send_raw(fd, &b))
+				break;
+			lg_buf_free(&b);
+			lg_rows_free(&rows);
+		}
+	} else {
+		net_msg m = LEAGUE__ENVELOPE__INIT;
+		League__Segment old = LEAGUE__SEGMENT__INIT;
+		old.count = 1;
+		old.obs_len = 1;
+		m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
+		m.segment = &old;
+		if (net_send_blocking(fd, &m))
+			_exit(4);
+	}
+	/* Read until the learner hangs up. */
+	while (net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0) == 0)
+		net_msg_free(r);
+	_exit(0);
+}
+
+/* A sender breaking the protocol (0: sending without credit; 1: a
+ * segment of layout 1) is closed, and only what was credited and valid
+ * was ever queued; 2: the same flood after the window was raised before
+ * the sender's hello (net_traj_server_set_window): that window is what
+ * it was granted. */
+START_TEST(rogue_sender_is_cut_off)
 {
 	net_traj_server *s;
 	uint16_t port;
-	int go[2];
+	int go[2], st;
 	pid_t pid;
 
 	/* Fork before the server's thread starts (see above). */
@@ -147,46 +473,23 @@ START_TEST(sender_ignoring_credit_is_cut_off)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		int fd;
 		close(go[1]);
-		if (read(go[0], &port, sizeof port) != sizeof port)
-			_exit(3);
-		net_msg h = LEAGUE__ENVELOPE__INIT, *r;
-		League__Hello hello = LEAGUE__HELLO__INIT;
-		if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
-			_exit(1);
-		hello.protocol_version = 1;
-		hello.role = LEAGUE__ROLE__ROLE_COLLECTOR;
-		h.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
-		h.hello = &hello;
-		if (net_send_blocking(fd, &h))
-			_exit(2);
-		/* Flood far past the window without reading credit. */
-		for (uint64_t i = 0; i < 200; i++) {
-			net_msg m;
-			League__Segment seg;
-			float obs[4];
-			fill_segment(&m, &seg, obs, 0, i);
-			if (net_send_blocking(fd, &m))
-				break;
-		}
-		/* Read until the learner hangs up. */
-		while (net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0) == 0)
-			net_msg_free(r);
-		_exit(0);
+		rogue_sender(go[0], _i != 1);
 	}
 	s = start(NULL);
+	if (_i == 2)
+		net_traj_server_set_window(s, 2 * WINDOW);
 	port = net_traj_server_port(s);
 	close(go[0]);
 	ck_assert_int_eq(write(go[1], &port, sizeof port),
 			 (ssize_t)sizeof port);
 	close(go[1]);
-	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	/* Only the credited window was ever accepted. */
-	ck_assert_uint_le(net_traj_max_depth(s), WINDOW);
-	ck_assert_uint_eq(net_traj_depth(s), WINDOW);
+	ck_assert_uint_eq(net_traj_max_depth(s), _i == 2 ? 2 * WINDOW
+					       : _i == 0 ? WINDOW : 0);
+	ck_assert_uint_eq(net_traj_depth(s), net_traj_max_depth(s));
 	net_traj_server_stop(s);
 }
 END_TEST
@@ -213,8 +516,12 @@ Suite *suite_traj(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, codec_round_trip);
+	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
+			    (int)LG_ARRAY_LEN(bad_cases));
+	tcase_add_test(tc, envelope_body_found_or_refused);
 	tcase_add_test(tc, every_segment_once_in_order_within_bound);
-	tcase_add_test(tc, sender_ignoring_credit_is_cut_off);
+	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 3);
 	tcase_add_test(tc, wrong_token_refused);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,350 @@
+/*
+ * collector/collector_internal.h: what the collector's files share. Only
+ * the collector's .c files include it; collector.h is the public
+ * contract.
+ *
+ * Files:
+ *   collector.c  the public lifecycle: options, coll_new/collect/stop/free
+ *   slot.c       the slot state machine (slot_set_state) and its drivers:
+ *                a worker thread per env, or the caller in serial mode
+ *   batch.c      batching shared by every mode: rows posted per network,
+ *                one forward per batch (gather, act, scatter), the
+ *                leader/follower rule of the threaded modes and the
+ *                watchdog
+ *   host.c       env hosting: env calls in the worker's thread or in a
+ *                child process over a socketpair, baselines' moves
+ *   traj.c       trajectory building: rows per learning seat, rewards,
+ *                episode ends, segments to the sink and held results
+ *
+ * Invariants:
+ *   - c->mu guards every slot's state fields, the ready rows of each
+ *     network group and the counters. Trajectory buffers of a slot are
+ *     touched only by the slot's current worker (or by coll_stop after
+ *     every worker is joined); sink and result calls hold c->sink_mu only.
+ *   - A slot's state changes only in coll_slot_set_state, which keeps
+ *     c->nstate[] (slots per state) right; the counters the batching
+ *     rules read (busy, resetting, dead) are sums of nstate, never kept
+ *     by hand.
+ *   - A worker whose env call passes its deadline (thread mode) is
+ *     abandoned: the slot's generation moves on and a new worker takes
+ *     the slot; the old thread, once its call returns, sees the
+ *     generation changed and exits touching only its own env.
+ *   - Baseline seats never reach the slot: every op ends with auto-play
+ *     (the baselines move until a network must act or the episode is
+ *     over) in whoever hosts the env, so a reply always describes a
+ *     state where only network seats act, and acting/batching never see
+ *     a baseline seat. The cmd carries each seat's baseline, so the
+ *     child needs no other copy of the match.
+ */
+#ifndef LG_COLLECTOR_INTERNAL_H
+#define LG_COLLECTOR_INTERNAL_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "collector/collector.h"
+#include "util/rows.h"
+
+/*
+ * Slot states, in the order of an env's life:
+ *
+ *   RESETTING --> READY --> ACTED --> STEPPING --> BOOKING --+--> READY
+ *      ^  |                              |                   |
+ *      |  +--> DEAD, EXITED              +--> RESETTING      +--> RESETTING
+ *      +------------------------------------(watchdog)       +--> DEAD
+ *
+ * RESETTING  the env is being created or reset, or waits for a match
+ *            (an idle env), or for coll_collect (all-baseline matches)
+ * READY      its acting seats' rows are posted in their groups
+ * ACTED      every row has its action; the worker is about to step
+ * STEPPING   the env call is in flight (the watchdog's step deadline)
+ * BOOKING    the call returned: steps, rewards and the episode's end are
+ *            being booked, outside mu
+ * DEAD       given up after max_retries (final)
+ * EXITED     its worker left at coll_stop before posting (final)
+ */
+enum slot_state {
+	SLOT_RESETTING,
+	SLOT_READY,
+	SLOT_ACTED,
+	SLOT_STEPPING,
+	SLOT_BOOKING,
+	SLOT_DEAD,
+	SLOT_EXITED,
+	SLOT_NSTATES
+};
+
+enum op { OP_CREATE = 1, OP_RESET, OP_STEP };
+
+/* A learning seat's rows not yet sent: rows [0, n) are complete, and
+ * while the seat's row is posted row n holds its observation and mask
+ * (the pending row), so they are written once, where the segment will
+ * send them from. */
+struct traj {
+	struct lg_rows rows; /* cap segment_len */
+	uint64_t episode;    /* the env's episode of the first row */
+};
+
+struct worker;
+
+/* An env and the fixed players acting in it, owned by whoever hosts the
+ * env: a worker (threads, serial) or the child. Baselines are not
+ * thread-safe (minimax memoises), hence one set per env. */
+struct host {
+	env *e;
+	env_baseline *base[COLL_BASELINES_MAX]; /* by index, made on use */
+	lg_rng rng; /* the baselines', reseeded by every create/reset */
+};
+
+struct slot {
+	size_t idx;
+	struct worker *w;
+	unsigned gen;
+	enum slot_state state; /* coll_slot_set_state only */
+	double deadline;    /* thread mode watchdog, RESETTING and STEPPING */
+	double ready_at;
+	int nacting, pending;
+	int acting[ENV_MAX_PLAYERS];
+	uint8_t waiting[ENV_MAX_PLAYERS]; /* seat's row not yet answered */
+	int32_t act[ENV_MAX_PLAYERS];
+	float logp[ENV_MAX_PLAYERS], value[ENV_MAX_PLAYERS];
+	/* Where each acting seat's observation and mask are while it is
+	 * posted (its pending row): its trajectory's row n if the seat
+	 * learns, else its part of obs / mask ([players][len]). */
+	float *pobs[ENV_MAX_PLAYERS];
+	uint8_t *pmask[ENV_MAX_PLAYERS];
+	float *obs;
+	uint8_t *mask;
+	int abnormal_pending; /* a new worker must end the episode first */
+	int cause;
+	int next_op;        /* serial mode: the op a RESETTING slot needs */
+	/* The episode's match and tag, set by the slot's worker before each
+	 * episode (next_episode) and read by it and by coll_post_ready. */
+	struct coll_match match;
+	uint64_t tag;
+
+	/* Owned by the current worker. */
+	uint64_t episode, ep_steps, seg_seq;
+	uint32_t retries;
+	double ret[ENV_MAX_PLAYERS];
+	struct traj tr[ENV_MAX_PLAYERS];
+	/* A finished episode whose rows are still buffered: its result
+	 * waits until they went to the sink or the slot has its next
+	 * episode of the same job, so a consumer never sees a job end
+	 * before its rows (coll_result_flush) */
+	struct coll_episode held;
+	int holding;
+	pid_t pid;
+	int fd;
+};
+
+struct rowref {
+	uint32_t slot;
+	int seat;
+};
+
+/* The rows waiting for one network's forward. */
+struct group {
+	struct coll_policy pol;
+	struct rowref *rows;
+	size_t n;
+	int leader;
+	unsigned calls;
+	pthread_cond_t cv;
+};
+
+/* A slot's driver and its scratch for the batches it runs. */
+struct worker {
+	struct coll *c;
+	struct slot *s;
+	unsigned gen;
+	pthread_t th;
+	int started;
+	struct host h;
+	lg_rng rng;
+	/* A reply's observations and masks ([players][len]) land here, and
+	 * reach the slot only after the generation check (an abandoned
+	 * worker must not write there). */
+	float *robs;
+	uint8_t *rmask;
+	float *bobs;
+	uint8_t *bmask;
+	int32_t *bact;
+	float *blogp, *bval;
+	struct rowref *brows;
+	int leading;         /* group this worker leads now, or -1 */
+	struct worker *next; /* zombie list */
+};
+
+struct coll {
+	struct coll_opts o;
+	char game[ENV_NAME_MAX];
+	struct env_spec spec;
+	size_t n, rows_max;
+	struct slot *slots;
+	struct group groups[COLL_NETS_MAX];
+	struct coll_policy pols[COLL_NETS_MAX];
+	char bspec[COLL_BASELINES_MAX][COLL_BASELINE_SPEC_MAX];
+	const char *bspecs[COLL_BASELINES_MAX]; /* o.baselines points here */
+
+	pthread_mutex_t mu, sink_mu;
+	pthread_cond_t cv_work, cv_caller;
+	int threads_up; /* mutex/conds initialised */
+	/* Worker threads with env calls in them (not serial, not child
+	 * processes): the only case the watchdog and its deadlines serve */
+	int watched;
+	int stop, stopped, collecting, fatal;
+	uint64_t goal;
+	size_t nstate[SLOT_NSTATES]; /* slots per state */
+	struct coll_stats st;
+	struct worker *zombies;
+	struct worker *serial_w; /* serial mode: the caller's worker */
+};
+
+/* What a host answers to an op. */
+struct reply {
+	int32_t rc, player;
+	uint64_t steps;
+	uint64_t moves; /* env steps auto-play took after the op */
+	double returns[ENV_MAX_PLAYERS];
+};
+
+/* An op for a host. actions[p] is seat p's action (only the seats that
+ * act are read); base[p] is seat p's baseline (0: a network), valid for
+ * every op. */
+struct cmd {
+	uint32_t op;
+	int32_t actions[ENV_MAX_PLAYERS];
+	uint8_t base[ENV_MAX_PLAYERS];
+	uint64_t seed, episode, step;
+};
+
+/* mu for code both drivers run. Serial mode drives every env from the
+ * caller's thread and starts no other (coll_collect, coll_stats and
+ * coll_free come from that same thread), so it has nothing to lock
+ * against: skipping the lock there took serial mode's per-step cost on
+ * Kuhn back to what it was before the slot state machine. */
+static inline void coll_lock(coll *c)
+{
+	if (c->o.mode != COLL_SERIAL)
+		pthread_mutex_lock(&c->mu);
+}
+
+static inline void coll_unlock(coll *c)
+{
+	if (c->o.mode != COLL_SERIAL)
+		pthread_mutex_unlock(&c->mu);
+}
+
+/* Slots stepping (their actions are in or their env call runs): sync
+ * mode's batches wait for these. Caller holds mu. */
+static inline size_t coll_busy(const coll *c)
+{
+	return c->nstate[SLOT_ACTED] + c->nstate[SLOT_STEPPING] +
+	       c->nstate[SLOT_BOOKING];
+}
+
+/* Envs that could join a batch now: alive and not resetting. */
+static inline size_t coll_could_post(const coll *c)
+{
+	return c->n - c->nstate[SLOT_DEAD] - c->nstate[SLOT_RESETTING];
+}
+
+/* ---- slot.c: the state machine and its drivers --------------------------- */
+
+const char *coll_slot_state_name(enum slot_state st);
+/* The only place a slot's state changes: checks the transition is one
+ * of the machine's, keeps c->nstate and sets the watchdog deadline of
+ * RESETTING and STEPPING (when c->watched). Caller holds mu (or runs alone: serial mode,
+ * coll_new). */
+void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to);
+/* nstate agrees with the slots' states (for assertions). Caller holds
+ * mu. */
+int coll_slot_counts_ok(const coll *c);
+/* Count n completed transitions; the goal reached stops issuing. Caller
+ * holds mu. */
+void coll_count_steps(coll *c, uint64_t n);
+void coll_set_fatal(coll *c, int rc);
+void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
+			  double t_mono);
+/* A worker record for slot s (its batch scratch sized for every row). */
+struct worker *coll_worker_alloc(coll *c, struct slot *s);
+void coll_worker_free(struct worker *w);
+/* Start the slot's current worker thread. Caller holds mu or no thread
+ * runs. LG_ENOMEM, LG_EIO. */
+int coll_worker_start(coll *c, struct slot *s);
+/* Serial mode: drive every env from the caller's thread until goal. */
+int coll_serial_collect(coll *c, uint64_t goal, double until);
+
+/* ---- batch.c: batches per network ---------------------------------------- */
+
+/* Post the slot's acting rows in their groups (RESETTING or BOOKING ->
+ * READY). Caller holds mu. */
+void coll_post_ready(coll *c, struct slot *s);
+/* Wake leaders whose batch became due. Caller holds mu. */
+void coll_kick_groups(coll *c);
+/* Move group g's rows into w's batch: their count. Caller holds mu. */
+size_t coll_batch_take(coll *c, struct group *g, struct worker *w);
+/* One forward over w's n rows: gather, the policy, actions clamped to
+ * the game. Without mu (the policy may be slow). 0 or the policy's
+ * error. */
+int coll_batch_forward(coll *c, struct group *g, struct worker *w,
+		       size_t n);
+/* Give the n actions out: a slot with all its rows answered goes READY
+ * -> ACTED. Caller holds mu. */
+void coll_batch_scatter(coll *c, struct worker *w, size_t n);
+/* Threads: wait (leading batches when nobody does) until w's slot has
+ * its actions. Caller holds mu. 0, or 1 when the worker must exit. */
+int coll_await_actions(coll *c, struct worker *w);
+/* Threads: replace the workers of slots past their deadline. Caller
+ * holds mu. The earliest deadline still pending (0: none). */
+double coll_watchdog(coll *c);
+
+/* ---- host.c: env hosting ------------------------------------------------- */
+
+/* Run op m on the slot's env (in w's thread or the slot's child). On
+ * success the reply and the acting seats' obs/mask are in r / obs /
+ * mask ([players][len]). */
+int coll_run_op(coll *c, struct worker *w, const struct cmd *m,
+		struct reply *r, float *obs, uint8_t *mask);
+/* Free the env and its baselines. */
+void coll_host_clear(struct host *h);
+/* Kill the slot's child (if any) and close its socket. */
+void coll_child_kill(struct slot *s);
+
+/* ---- traj.c: trajectories ------------------------------------------------ */
+
+int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na);
+void coll_traj_free(struct traj *t);
+/* Does the slot's seat learn now (a sink, a learning network seat)? */
+int coll_learning(const coll *c, const struct slot *s, int seat);
+/* The acting seats are about to post: a learning seat's full trajectory
+ * goes to the sink (its last row's reward is final now that the seat acts
+ * again), so its pending row has room. Without mu: the sink may block. */
+void coll_traj_make_room(coll *c, struct slot *s);
+/* The acting seats' pending rows: where they are (struct slot), filled
+ * from a reply's obs/mask ([players][len]). Caller holds mu. */
+void coll_traj_pending(coll *c, struct slot *s, const float *obs,
+		       const uint8_t *mask);
+/* A seat got its action: its pending row becomes row n of its
+ * trajectory (the action, logp, value; reward 0, done LG_ROW_NEXT). */
+void coll_traj_append(coll *c, struct slot *s, int seat);
+/* Hand seat's buffered rows to the sink (if any); a last row still
+ * LG_ROW_NEXT becomes LG_ROW_CUT (the rest of its episode comes in a
+ * later segment, or never). */
+int coll_traj_flush(coll *c, struct slot *s, int seat);
+/* A step returned: each learning seat's last row earns the change of its
+ * return; the slot's returns move on. */
+void coll_traj_rewards(coll *c, struct slot *s, const struct reply *r);
+/* The episode ended (normally or not): close every seat's last row
+ * (LG_ROW_END), send full trajectories, and report the episode (now, or
+ * once its rows are out). */
+void coll_episode_end(coll *c, struct slot *s, int abnormal, int cause);
+/* Hand a held episode result to the result callback. */
+void coll_result_flush(coll *c, struct slot *s);
+/* Before the slot's next episode (m, tag; NULL: none): flush what may
+ * not stay buffered across it, and the held result. */
+void coll_flush_guarded(coll *c, struct slot *s, const struct coll_match *m,
+			uint64_t tag);
+
+#endif

@@ -1,0 +1,345 @@
+/*
+ * collector/host.c: env hosting. An op (create, reset, step) runs on the
+ * env either in the calling worker's thread or, with `processes`, in the
+ * slot's child process over a socketpair (a cmd out, a reply and the
+ * acting seats' observations and masks back), so a game that crashes or
+ * is not thread-safe only takes its child down. Either way the host lets
+ * the baselines move after the op until a network must act or the
+ * episode is over (auto-play), and fault injection runs where the env
+ * runs.
+ */
+#include "collector/collector_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int fault_check(const coll *c, size_t i, uint64_t ep, uint64_t step,
+		       int in_child)
+{
+	int f;
+
+	if (!c->o.fault)
+		return 0;
+	f = c->o.fault(c->o.fault_ctx, i, ep, step);
+	if (f == COLL_FAULT_HANG) {
+		lg_sleep_s(c->o.fault_hang_s);
+		return 0;
+	}
+	if (f == COLL_FAULT_CRASH && in_child)
+		_exit(70);
+	return f == COLL_FAULT_FAIL || f == COLL_FAULT_CRASH ? LG_EIO : 0;
+}
+
+/* Free the env and its baselines (a recreated env starts afresh). */
+void coll_host_clear(struct host *h)
+{
+	env_free(h->e);
+	h->e = NULL;
+	for (int k = 0; k < COLL_BASELINES_MAX; k++) {
+		env_baseline_free(h->base[k]);
+		h->base[k] = NULL;
+	}
+}
+
+/* Baseline k (1-based, checked against the specs) picks seat p's move.
+ * Made on first use, so envs that never meet a baseline pay nothing. */
+static int host_base_act(const coll *c, struct host *h, unsigned k, int p,
+			 int *action)
+{
+	env_baseline **b;
+	int rc;
+
+	if (k < 1 || k > c->o.num_baselines)
+		return LG_EINVAL;
+	b = &h->base[k - 1];
+	if (!*b) {
+		rc = env_baseline_new(b, c->o.baselines[k - 1], h->e, NULL, 0);
+		if (rc)
+			return rc;
+	}
+	return env_baseline_act(*b, h->e, p, &h->rng, action);
+}
+
+/* One env step: network seats play m->actions, baseline seats choose
+ * here, all from the state before the step (simultaneous moves). */
+static int host_step(const coll *c, struct host *h, const struct cmd *m)
+{
+	int cur = env_current_player(h->e), a[ENV_MAX_PLAYERS] = { 0 };
+	int lo = cur, hi = cur + 1, rc;
+
+	if (cur == ENV_SIMULTANEOUS) {
+		lo = 0;
+		hi = c->spec.players;
+	} else if (cur < 0 || cur >= c->spec.players) {
+		return LG_EINVAL; /* over: the env would refuse it too */
+	}
+	for (int p = lo; p < hi; p++) {
+		a[p] = m->actions[p];
+		if (m->base[p]) {
+			rc = host_base_act(c, h, m->base[p], p, &a[p]);
+			if (rc)
+				return rc;
+		}
+	}
+	if (cur == ENV_SIMULTANEOUS)
+		return env_step_joint(h->e, a);
+	return env_step(h->e, a[cur]);
+}
+
+/* Must only baselines act now? */
+static int bases_to_move(const coll *c, const env *e, const struct cmd *m)
+{
+	int cur = env_current_player(e);
+
+	if (cur >= 0)
+		return cur < c->spec.players && m->base[cur];
+	if (cur != ENV_SIMULTANEOUS)
+		return 0;
+	for (int p = 0; p < c->spec.players; p++)
+		if (!m->base[p])
+			return 0;
+	return 1;
+}
+
+/* Let the baselines move until a network must act or the episode is
+ * over (max_steps bounds every episode, so this ends). */
+static int autoplay(const coll *c, struct host *h, const struct cmd *m,
+		    uint64_t *moves)
+{
+	while (bases_to_move(c, h->e, m)) {
+		int rc = host_step(c, h, m);
+		if (rc)
+			return rc;
+		++*moves;
+	}
+	return 0;
+}
+
+/* Run one op on the host's env (creating it for OP_CREATE), then
+ * auto-play; r->moves says how many baseline steps that took. */
+static int local_op(const coll *c, struct host *h, size_t i,
+		    const struct cmd *m, int in_child, struct reply *r)
+{
+	int rc = fault_check(c, i, m->episode,
+			     m->op == OP_STEP ? m->step : COLL_FAULT_RESET,
+			     in_child);
+
+	r->moves = 0;
+	if (rc)
+		return rc;
+	if (m->op == OP_CREATE) {
+		struct env_opts eo = c->o.env;
+		coll_host_clear(h);
+		eo.seed = m->seed;
+		rc = env_new(&h->e, c->game, &eo, NULL, 0);
+	} else if (!h->e) {
+		rc = LG_EINVAL;
+	} else if (m->op == OP_RESET) {
+		env_reset(h->e, m->seed);
+	} else {
+		rc = host_step(c, h, m);
+	}
+	if (rc)
+		return rc;
+	/* The episode's seed also drives its baselines: replayable. */
+	if (m->op != OP_STEP)
+		lg_rng_seed2(&h->rng, m->seed, 0x62617365ull);
+	return autoplay(c, h, m, &r->moves);
+}
+
+/* What the env looks like now: who acts, returns, and the acting seats'
+ * observations and masks into obs/mask ([players][len]). */
+static void local_observe(const coll *c, const env *e, struct reply *r,
+			  float *obs, uint8_t *mask)
+{
+	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
+
+	r->player = env_current_player(e);
+	r->steps = env_steps(e);
+	env_returns(e, r->returns);
+	if (r->player >= 0) {
+		env_observe(e, r->player, obs + (size_t)r->player * ol);
+		env_legal(e, r->player, mask + (size_t)r->player * na);
+	} else if (r->player == ENV_SIMULTANEOUS) {
+		for (int p = 0; p < c->spec.players; p++) {
+			env_observe(e, p, obs + (size_t)p * ol);
+			env_legal(e, p, mask + (size_t)p * na);
+		}
+	}
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return LG_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Read n bytes by deadline (monotonic seconds; <= 0: none). */
+static int read_all(int fd, void *p, size_t n, double deadline)
+{
+	uint8_t *b = p;
+
+	while (n) {
+		if (deadline > 0) {
+			struct pollfd pf = { .fd = fd, .events = POLLIN };
+			double left = deadline - lg_now_s();
+			int ms = left <= 0 ? 0 : (int)ceil(left * 1e3);
+			int k = poll(&pf, 1, ms);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k == 0)
+				return LG_ETIMEOUT;
+			if (k < 0)
+				return LG_EIO;
+		}
+		ssize_t k = read(fd, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return LG_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The child: serve ops until the socket closes. Never returns. */
+static void child_main(const coll *c, size_t i, int fd)
+{
+	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
+	size_t np = (size_t)c->spec.players;
+	float *obs = calloc(np * ol, sizeof *obs);
+	uint8_t *mask = calloc(np * na, 1);
+	struct host h = { 0 };
+	struct cmd m;
+
+	if (!obs || !mask)
+		_exit(71);
+	while (read_all(fd, &m, sizeof m, 0) == 0) {
+		struct reply r = { 0 };
+		r.rc = local_op(c, &h, i, &m, 1, &r);
+		if (!r.rc)
+			local_observe(c, h.e, &r, obs, mask);
+		if (write_all(fd, &r, sizeof r))
+			break;
+		if (!r.rc && write_all(fd, obs, np * ol * sizeof *obs))
+			break;
+		if (!r.rc && write_all(fd, mask, np * na))
+			break;
+	}
+	/* Tidy for leak checkers, though _exit would do. */
+	coll_host_clear(&h);
+	free(obs);
+	free(mask);
+	_exit(0);
+}
+
+void coll_child_kill(struct slot *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (s->fd >= 0)
+		close(s->fd);
+	s->pid = -1;
+	s->fd = -1;
+}
+
+/* Spawns are serialized so that no child inherits another child's end
+ * of its socketpair (which would hide that child's crash as a timeout). */
+static pthread_mutex_t spawn_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int child_spawn(coll *c, struct slot *s)
+{
+	int sv[2];
+	pid_t pid;
+
+	pthread_mutex_lock(&spawn_mu);
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		pthread_mutex_unlock(&spawn_mu);
+		return LG_EIO;
+	}
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		pthread_mutex_unlock(&spawn_mu);
+		return LG_EIO;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		child_main(c, s->idx, sv[1]);
+	}
+	close(sv[1]);
+	pthread_mutex_unlock(&spawn_mu);
+	s->pid = pid;
+	s->fd = sv[0];
+	return 0;
+}
+
+/* One op in the slot's child, with the slot's timeout. Any failure kills
+ * the child (the next OP_CREATE spawns a new one). */
+static int remote_op(coll *c, struct slot *s, const struct cmd *m,
+		     struct reply *r, float *obs, uint8_t *mask)
+{
+	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
+	size_t np = (size_t)c->spec.players;
+	double dl = lg_now_s() + (m->op == OP_STEP ? c->o.step_timeout_s
+						   : c->o.reset_timeout_s);
+	int rc;
+
+	if (m->op == OP_CREATE) {
+		coll_child_kill(s);
+		rc = child_spawn(c, s);
+		if (rc)
+			return rc;
+	}
+	if (s->fd < 0)
+		return LG_EIO;
+	rc = write_all(s->fd, m, sizeof *m);
+	if (!rc)
+		rc = read_all(s->fd, r, sizeof *r, dl);
+	if (!rc && r->rc)
+		return r->rc; /* the env said no; the child is fine */
+	if (!rc)
+		rc = read_all(s->fd, obs, np * ol * sizeof *obs, dl);
+	if (!rc)
+		rc = read_all(s->fd, mask, np * na, dl);
+	if (rc)
+		coll_child_kill(s);
+	return rc;
+}
+
+
+int coll_run_op(coll *c, struct worker *w, const struct cmd *m,
+		struct reply *r, float *obs, uint8_t *mask)
+{
+	int rc;
+
+	if (c->o.processes)
+		return remote_op(c, w->s, m, r, obs, mask);
+	rc = local_op(c, &w->h, w->s->idx, m, 0, r);
+	if (!rc)
+		local_observe(c, w->h.e, r, obs, mask);
+	return rc;
+}

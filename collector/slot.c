@@ -1,0 +1,651 @@
+/*
+ * collector/slot.c: the slot state machine and the two drivers that move
+ * slots through it. Each env is a slot; its states and transitions are in
+ * collector_internal.h, and coll_slot_set_state is the only place a state
+ * changes (it keeps the per-state counts the batching rules read).
+ *
+ * Drivers:
+ *   - threads (sync, async): one worker thread per slot loops prepare
+ *     (wait for a match and reset, or wait for actions and step), run the
+ *     op on the host, book it (after_op), post the next rows;
+ *   - serial: the caller's thread resets what needs it, runs one batch
+ *     per network over every posted row (the same batch.c calls the
+ *     threads' leaders make) and steps every env in turn.
+ * Booking (steps, rewards, episode ends, retries) is the same code for
+ * both.
+ */
+#include "collector/collector_internal.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define B(st) (1u << (st))
+
+static const char *const state_names[SLOT_NSTATES] = {
+	[SLOT_RESETTING] = "resetting", [SLOT_READY] = "ready",
+	[SLOT_ACTED] = "acted",		[SLOT_STEPPING] = "stepping",
+	[SLOT_BOOKING] = "booking",	[SLOT_DEAD] = "dead",
+	[SLOT_EXITED] = "exited",
+};
+
+/* The machine: the states each state may move to. */
+static const unsigned next_states[SLOT_NSTATES] = {
+	[SLOT_RESETTING] = B(SLOT_READY) | B(SLOT_DEAD) | B(SLOT_EXITED),
+	[SLOT_READY] = B(SLOT_ACTED),
+	[SLOT_ACTED] = B(SLOT_STEPPING),
+	[SLOT_STEPPING] = B(SLOT_BOOKING) | B(SLOT_RESETTING),
+	[SLOT_BOOKING] = B(SLOT_READY) | B(SLOT_RESETTING) | B(SLOT_DEAD) |
+			 B(SLOT_EXITED),
+};
+
+const char *coll_slot_state_name(enum slot_state st)
+{
+	return st < SLOT_NSTATES ? state_names[st] : "?";
+}
+
+/* For the assertion: says which transition was wrong. */
+static int transition_ok(const coll *c, const struct slot *s,
+			 enum slot_state to)
+{
+	if (to < SLOT_NSTATES && (next_states[s->state] & B(to)) &&
+	    c->nstate[s->state] > 0)
+		return 1;
+	LG_ERROR("collector: env %zu: %s -> %s is not a slot transition",
+		 s->idx, coll_slot_state_name(s->state),
+		 coll_slot_state_name(to));
+	return 0;
+}
+
+void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to)
+{
+	assert(transition_ok(c, s, to));
+	c->nstate[s->state]--;
+	c->nstate[to]++;
+	s->state = to;
+	switch (to) {
+	case SLOT_RESETTING:
+		if (c->watched)
+			s->deadline = lg_now_s() + c->o.reset_timeout_s;
+		break;
+	case SLOT_STEPPING:
+		if (c->watched)
+			s->deadline = lg_now_s() + c->o.step_timeout_s;
+		break;
+	case SLOT_DEAD:
+		c->st.dead_envs = c->nstate[SLOT_DEAD];
+		/* Batches need not wait for it; the caller stops when
+		 * every env is dead. */
+		coll_kick_groups(c);
+		pthread_cond_broadcast(&c->cv_caller);
+		break;
+	default:
+		break;
+	}
+}
+
+int coll_slot_counts_ok(const coll *c)
+{
+	size_t n[SLOT_NSTATES] = { 0 };
+
+	for (size_t i = 0; i < c->n; i++)
+		n[c->slots[i].state]++;
+	for (int k = 0; k < SLOT_NSTATES; k++)
+		if (n[k] != c->nstate[k]) {
+			LG_ERROR("collector: %zu slots %s, counted %zu",
+				 n[k], state_names[k], c->nstate[k]);
+			return 0;
+		}
+	return 1;
+}
+
+void coll_count_steps(coll *c, uint64_t n)
+{
+	c->st.steps += n;
+	if (c->collecting && c->st.steps >= c->goal) {
+		c->collecting = 0;
+		pthread_cond_broadcast(&c->cv_caller);
+	}
+}
+
+void coll_set_fatal(coll *c, int rc)
+{
+	pthread_mutex_lock(&c->mu);
+	if (!c->fatal)
+		c->fatal = rc;
+	pthread_cond_broadcast(&c->cv_caller);
+	pthread_mutex_unlock(&c->mu);
+}
+
+void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
+			  double t_mono)
+{
+	/* Condition variables use CLOCK_MONOTONIC (set in coll_new). */
+	double s = floor(t_mono);
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((t_mono - s) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	pthread_cond_timedwait(cv, mu, &ts);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Seed of episode k of env i: a pure function, so runs are replayable. */
+static uint64_t episode_seed(const coll *c, size_t i, uint64_t k)
+{
+	return mix64(mix64(c->o.env.seed ^ mix64(i + 1)) + k);
+}
+
+/* Every seat a baseline: whole episodes run inside one reset. */
+static int all_baseline(const coll *c, const struct coll_match *m)
+{
+	for (int p = 0; p < c->spec.players; p++)
+		if (!m->seat[p].baseline)
+			return 0;
+	return 1;
+}
+
+/* Set acting seats from the reply; 0 seats means the episode is over.
+ * Auto-play left a network to move, so a sequential mover is never a
+ * baseline seat; simultaneous baseline seats are chosen in the host. */
+static void set_acting(coll *c, struct slot *s, const struct reply *r)
+{
+	s->nacting = 0;
+	if (r->player >= 0 && r->player < c->spec.players)
+		s->acting[s->nacting++] = r->player;
+	else if (r->player == ENV_SIMULTANEOUS)
+		for (int p = 0; p < c->spec.players; p++)
+			if (!s->match.seat[p].baseline)
+				s->acting[s->nacting++] = p;
+}
+
+/* *m: a cmd for the slot's current episode: its baselines ride along,
+ * and for a step the acting seats' actions. (Filled in place: a struct
+ * built bytewise and returned by value cost a store-forwarding stall
+ * per step, a tenth of serial mode's time on Kuhn.) */
+static void cmd_for(const coll *c, const struct slot *s, int op,
+		    struct cmd *m)
+{
+	memset(m, 0, sizeof *m);
+	m->op = (uint32_t)op;
+	m->episode = s->episode;
+	m->step = s->ep_steps;
+	for (int p = 0; p < c->spec.players; p++)
+		m->base[p] = (uint8_t)s->match.seat[p].baseline;
+	if (op == OP_STEP)
+		for (int k = 0; k < s->nacting; k++)
+			m->actions[s->acting[k]] = s->act[s->acting[k]];
+}
+
+/* Book an op that returned rc (the slot is BOOKING after a step,
+ * RESETTING after a create or reset) and decide the next op; 0: the env
+ * is given up. Called without mu; the slot's worker owns the slot's
+ * episode fields. */
+static int after_op(coll *c, struct slot *s, int op, int rc,
+		    const struct reply *r)
+{
+	if (op == OP_STEP) {
+		/* A failed op's reply is not to be trusted: it counts once. */
+		uint64_t n = 1 + (rc ? 0 : r->moves);
+		pthread_mutex_lock(&c->mu);
+		coll_count_steps(c, n);
+		pthread_mutex_unlock(&c->mu);
+		s->ep_steps += n;
+		if (rc) {
+			coll_episode_end(c, s, 1, rc);
+			goto recreate;
+		}
+		coll_traj_rewards(c, s, r);
+		if (r->player == ENV_TERMINAL) {
+			coll_episode_end(c, s, 0, 0);
+			s->retries = 0;
+			return OP_RESET;
+		}
+		return OP_STEP;
+	}
+	/* OP_CREATE / OP_RESET */
+	if (!rc) {
+		pthread_mutex_lock(&c->mu);
+		c->st.resets++;
+		coll_count_steps(c, r->moves);
+		pthread_mutex_unlock(&c->mu);
+		/* Baselines may have moved already (or played it out). */
+		memcpy(s->ret, r->returns, sizeof s->ret);
+		s->ep_steps = r->moves;
+		if (r->player == ENV_TERMINAL) { /* empty or all-baseline */
+			coll_episode_end(c, s, 0, 0);
+			return OP_RESET;
+		}
+		return OP_STEP;
+	}
+	coll_episode_end(c, s, 1, rc);
+recreate:
+	pthread_mutex_lock(&c->mu);
+	c->st.recreated++;
+	if (rc == LG_ETIMEOUT)
+		c->st.timeouts++;
+	pthread_mutex_unlock(&c->mu);
+	if (++s->retries > c->o.max_retries)
+		return 0;
+	return OP_CREATE;
+}
+
+/* A booked slot whose next op is no step: dead (op 0) or resetting.
+ * Caller holds mu. */
+static void book_reset(coll *c, struct slot *s, int op)
+{
+	if (!op) {
+		LG_WARN("collector: env %zu given up after %u retries", s->idx,
+			c->o.max_retries);
+		coll_slot_set_state(c, s, SLOT_DEAD);
+	} else if (s->state == SLOT_BOOKING) {
+		coll_slot_set_state(c, s, SLOT_RESETTING);
+	}
+	/* Fewer envs stepping: a sync batch may be due now. */
+	coll_kick_groups(c);
+}
+
+/* A booked slot whose next op is a step (r: the reply, its observations
+ * and masks in w's reply buffers): its acting seats, room in their
+ * trajectories (the sink may run), the observations into their pending
+ * rows, READY. 1 when the worker must exit instead (stop, or it was
+ * abandoned meanwhile). */
+static int post_step(coll *c, struct worker *w, const struct reply *r)
+{
+	struct slot *s = w->s;
+
+	set_acting(c, s, r);
+	coll_traj_make_room(c, s);
+	coll_lock(c);
+	if (w->gen != s->gen) {
+		coll_unlock(c);
+		return 1;
+	}
+	coll_traj_pending(c, s, w->robs, w->rmask);
+	if (c->stop) {
+		coll_slot_set_state(c, s, SLOT_EXITED);
+		coll_unlock(c);
+		return 1;
+	}
+	coll_post_ready(c, s);
+	coll_unlock(c);
+	return 0;
+}
+
+/* Ask next_episode for the slot's next match. 1: got one; 0: nothing to
+ * play now; LG_EINVAL (made fatal): a net or baseline out of range (a
+ * baseline seat's net is not used, so not checked). */
+static int choose_match(coll *c, struct slot *s)
+{
+	struct coll_match m;
+	uint64_t tag = 0;
+	int got;
+
+	if (!c->o.next_episode) {
+		coll_result_flush(c, s);
+		return 1;
+	}
+	m = c->o.match;
+	/* Not under sink_mu: a sink blocked on a learner's credit must not
+	 * hold up every env's next episode (nor look like a hung reset). */
+	got = c->o.next_episode(c->o.episode_ctx, s->idx, &m, &tag);
+	if (!got) {
+		/* Idle: nothing buffered may wait for an episode that
+		 * may never come. */
+		coll_flush_guarded(c, s, NULL, 0);
+		return 0;
+	}
+	for (int p = 0; p < c->spec.players; p++) {
+		if (m.seat[p].baseline > c->o.num_baselines) {
+			LG_ERROR("collector: next_episode: seat %d on "
+				 "baseline %u of %zu", p, m.seat[p].baseline,
+				 c->o.num_baselines);
+			coll_set_fatal(c, LG_EINVAL);
+			return LG_EINVAL;
+		}
+		if (!m.seat[p].baseline && m.seat[p].net >= c->o.num_policies) {
+			LG_ERROR("collector: next_episode: seat %d on net %u "
+				 "of %zu", p, m.seat[p].net,
+				 c->o.num_policies);
+			coll_set_fatal(c, LG_EINVAL);
+			return LG_EINVAL;
+		}
+	}
+	coll_flush_guarded(c, s, &m, tag);
+	s->match = m;
+	s->tag = tag;
+	return 1;
+}
+
+/* ---- threads: one worker per slot --------------------------------------- */
+
+void coll_worker_free(struct worker *w)
+{
+	if (!w)
+		return;
+	coll_host_clear(&w->h);
+	free(w->robs);
+	free(w->rmask);
+	free(w->bobs);
+	free(w->bmask);
+	free(w->bact);
+	free(w->blogp);
+	free(w->bval);
+	free(w->brows);
+	free(w);
+}
+
+struct worker *coll_worker_alloc(coll *c, struct slot *s)
+{
+	struct worker *w = calloc(1, sizeof *w);
+	size_t r = c->rows_max;
+
+	if (!w)
+		return NULL;
+	w->c = c;
+	w->s = s;
+	w->gen = s->gen;
+	w->leading = -1;
+	lg_rng_seed2(&w->rng, c->o.env.seed ^ 0x636f6c6cull,
+		     s->idx * 1000 + s->gen);
+	w->robs = malloc((size_t)c->spec.players * c->spec.obs_len *
+			 sizeof *w->robs);
+	w->rmask = malloc((size_t)c->spec.players *
+			  (size_t)c->spec.num_actions);
+	w->bobs = malloc(r * c->spec.obs_len * sizeof *w->bobs);
+	w->bmask = malloc(r * (size_t)c->spec.num_actions);
+	w->bact = malloc(r * sizeof *w->bact);
+	w->blogp = malloc(r * sizeof *w->blogp);
+	w->bval = malloc(r * sizeof *w->bval);
+	w->brows = malloc(r * sizeof *w->brows);
+	if (!w->robs || !w->rmask || !w->bobs || !w->bmask || !w->bact ||
+	    !w->blogp || !w->bval || !w->brows) {
+		coll_worker_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Must the worker leave (stop, a fatal error, abandoned)? Caller holds
+ * mu. */
+static int must_exit(const coll *c, const struct worker *w)
+{
+	return c->stop || c->fatal || w->gen != w->s->gen;
+}
+
+/* Wait until next_episode gives the slot a match. 0, or 1 when the
+ * worker must exit instead. */
+static int await_match(coll *c, struct worker *w)
+{
+	struct slot *s = w->s;
+	int got;
+
+	while ((got = choose_match(c, s)) == 0) {
+		pthread_mutex_lock(&c->mu);
+		int quit = must_exit(c, w);
+		/* Idle is not hung: keep the watchdog away. */
+		s->deadline = lg_now_s() + c->o.reset_timeout_s;
+		pthread_mutex_unlock(&c->mu);
+		if (quit)
+			return 1;
+		lg_sleep_s(0.002);
+	}
+	return got < 0;
+}
+
+/* An all-baseline match plays whole episodes inside its resets, which
+ * nothing else holds back: wait for a coll_collect, or such an env would
+ * run without bound between calls. Caller holds mu. 1: must exit. */
+static int await_collecting(coll *c, struct worker *w)
+{
+	while (!c->collecting) {
+		if (must_exit(c, w))
+			return 1;
+		/* Parked, not hung: keep the watchdog away. */
+		w->s->deadline = HUGE_VAL;
+		pthread_cond_wait(&c->cv_work, &c->mu);
+	}
+	return must_exit(c, w);
+}
+
+/* The next op is a step: wait for the actions (leading a batch if need
+ * be), complete the learning seats' pending rows, STEPPING. 0, or 1:
+ * exit. */
+static int prepare_step(coll *c, struct worker *w, struct cmd *m)
+{
+	struct slot *s = w->s;
+
+	pthread_mutex_lock(&c->mu);
+	if (coll_await_actions(c, w)) {
+		pthread_mutex_unlock(&c->mu);
+		return 1;
+	}
+	cmd_for(c, s, OP_STEP, m);
+	pthread_mutex_unlock(&c->mu);
+	/* The rows are the slot's worker's: no lock for them. */
+	for (int k = 0; k < s->nacting; k++)
+		if (coll_learning(c, s, s->acting[k]))
+			coll_traj_append(c, s, s->acting[k]);
+	pthread_mutex_lock(&c->mu);
+	coll_slot_set_state(c, s, SLOT_STEPPING);
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+/* The next op creates or resets the env: wait for a match (and for an
+ * all-baseline one, for coll_collect). 0, or 1: exit. */
+static int prepare_reset(coll *c, struct worker *w, int op, struct cmd *m)
+{
+	struct slot *s = w->s;
+	int quit;
+
+	pthread_mutex_lock(&c->mu);
+	quit = c->stop;
+	pthread_mutex_unlock(&c->mu);
+	if (quit || await_match(c, w))
+		return 1;
+	pthread_mutex_lock(&c->mu);
+	if (c->stop || w->gen != s->gen ||
+	    (all_baseline(c, &s->match) && await_collecting(c, w))) {
+		pthread_mutex_unlock(&c->mu);
+		return 1;
+	}
+	s->deadline = lg_now_s() + c->o.reset_timeout_s;
+	pthread_mutex_unlock(&c->mu);
+	cmd_for(c, s, op, m); /* the match just chosen */
+	m->seed = episode_seed(c, s->idx, s->episode);
+	return 0;
+}
+
+/* A slot's worker: the thread-mode driver of the state machine. */
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	coll *c = w->c;
+	struct slot *s = w->s;
+	int op = OP_CREATE;
+
+	if (s->abnormal_pending) {
+		coll_episode_end(c, s, 1, s->cause);
+		pthread_mutex_lock(&c->mu);
+		s->abnormal_pending = 0;
+		pthread_mutex_unlock(&c->mu);
+		if (++s->retries > c->o.max_retries)
+			goto dead;
+	}
+	for (;;) {
+		struct cmd m;
+		struct reply r = { 0 };
+		int rc;
+
+		if (op == OP_STEP ? prepare_step(c, w, &m)
+				  : prepare_reset(c, w, op, &m))
+			return NULL;
+		rc = coll_run_op(c, w, &m, &r, w->robs, w->rmask);
+		pthread_mutex_lock(&c->mu);
+		if (w->gen != s->gen) { /* abandoned by the watchdog */
+			pthread_mutex_unlock(&c->mu);
+			return NULL;
+		}
+		if (s->state == SLOT_STEPPING)
+			coll_slot_set_state(c, s, SLOT_BOOKING);
+		pthread_mutex_unlock(&c->mu);
+		op = after_op(c, s, op, rc, &r);
+		if (op == OP_STEP) {
+			if (post_step(c, w, &r))
+				return NULL;
+			continue;
+		}
+		pthread_mutex_lock(&c->mu);
+		book_reset(c, s, op);
+		pthread_mutex_unlock(&c->mu);
+		if (!op)
+			return NULL;
+	}
+dead:
+	pthread_mutex_lock(&c->mu);
+	if (w->gen == s->gen && s->state != SLOT_DEAD)
+		book_reset(c, s, 0);
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+int coll_worker_start(coll *c, struct slot *s)
+{
+	struct worker *w = coll_worker_alloc(c, s);
+
+	if (!w)
+		return LG_ENOMEM;
+	s->w = w;
+	if (pthread_create(&w->th, NULL, worker_main, w)) {
+		s->w = NULL;
+		coll_worker_free(w);
+		return LG_EIO;
+	}
+	w->started = 1;
+	return 0;
+}
+
+/* ---- serial mode: everything in the caller's thread --------------------- */
+
+/* No mu below: serial mode has no other thread to lock against
+ * (coll_lock). */
+
+/* Run op m on slot s in the caller's thread, book it and move the slot
+ * on; returns the next op (0: the env is dead). */
+static int serial_op(coll *c, struct slot *s, const struct cmd *m)
+{
+	struct reply r = { 0 };
+	int rc, op;
+
+	if (m->op == OP_STEP)
+		coll_slot_set_state(c, s, SLOT_STEPPING);
+	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
+	if (m->op == OP_STEP)
+		coll_slot_set_state(c, s, SLOT_BOOKING);
+	op = after_op(c, s, (int)m->op, rc, &r);
+	s->next_op = op;
+	if (op == OP_STEP) {
+		post_step(c, s->w, &r); /* no stop, nobody abandoned here */
+		return op;
+	}
+	book_reset(c, s, op);
+	return op;
+}
+
+/* Create or reset every env that needs it until it has rows to post
+ * (a reset may play a whole all-baseline episode: stop at the goal).
+ * The ops run, or LG_EINVAL (a match out of range). */
+static long serial_resets(coll *c, uint64_t goal)
+{
+	long ran = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct slot *s = &c->slots[i];
+		while (s->state == SLOT_RESETTING && c->st.steps < goal &&
+		       !c->fatal) {
+			struct cmd m;
+			int got = choose_match(c, s);
+			if (got < 0)
+				return LG_EINVAL;
+			if (!got)
+				break; /* idle this round */
+			cmd_for(c, s, s->next_op, &m);
+			m.seed = episode_seed(c, i, s->episode);
+			serial_op(c, s, &m);
+			ran++;
+		}
+	}
+	return ran;
+}
+
+/* One forward per network over every posted row, the same calls a
+ * threaded leader makes. 0 or the policy's error (made fatal). */
+static int serial_batches(coll *c)
+{
+	struct worker *w = c->serial_w;
+
+	for (size_t k = 0; k < c->o.num_policies; k++) {
+		struct group *g = &c->groups[k];
+		size_t n;
+		int rc;
+		if (!g->n)
+			continue;
+		n = coll_batch_take(c, g, w);
+		if ((rc = coll_batch_forward(c, g, w, n))) {
+			coll_set_fatal(c, rc);
+			return rc;
+		}
+		coll_batch_scatter(c, w, n);
+	}
+	return 0;
+}
+
+int coll_serial_collect(coll *c, uint64_t goal, double until)
+{
+	int rc;
+
+	while (c->st.steps < goal && !c->fatal) {
+		long ran = serial_resets(c, goal);
+		if (ran < 0)
+			return (int)ran;
+		if (c->nstate[SLOT_DEAD] == c->n)
+			return LG_EIO;
+		if (!c->nstate[SLOT_READY]) { /* nothing for a network */
+			if (until > 0 && lg_now_s() >= until)
+				return LG_ETIMEOUT;
+			if (!ran) /* every env idle */
+				lg_sleep_s(0.002);
+			continue;
+		}
+		if ((rc = serial_batches(c)))
+			return rc;
+		/* The whole round steps (like sync: at most n - 1 over the
+		 * goal), so no forward's rows go to waste. */
+		for (size_t i = 0; i < c->n; i++) {
+			struct slot *s = &c->slots[i];
+			struct cmd m;
+			if (s->state != SLOT_ACTED)
+				continue;
+			cmd_for(c, s, OP_STEP, &m);
+			for (int k = 0; k < s->nacting; k++)
+				if (coll_learning(c, s, s->acting[k]))
+					coll_traj_append(c, s, s->acting[k]);
+			serial_op(c, s, &m);
+		}
+		if (until > 0 && lg_now_s() >= until)
+			return LG_ETIMEOUT;
+	}
+	return c->fatal;
+}

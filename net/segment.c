@@ -1,0 +1,381 @@
+/*
+ * net/segment.c: trajectory segments on the wire, layout 2
+ * (net/league.proto, docs/protocol.md). A segment's columns travel as
+ * bytes fields holding the values of util/rows.h as they lie in memory,
+ * so the collector serializes its trajectory block once and the learner
+ * appends a received segment straight into its batch: no per-row
+ * conversion on either side, and no protobuf-c unpacking (which would
+ * copy every column once more) on the learner's side.
+ *
+ * The reader is a small protobuf wire-format parser for the two messages
+ * involved (Envelope, Segment): fields in any order, unknown fields
+ * skipped, a repeated scalar or bytes field's last value wins, as protobuf
+ * does. Everything it reads comes from outside: every length is checked
+ * against the bytes left before it is used, column lengths against count
+ * times the column's width, and the values against the learner's batch
+ * before they count (tests/fuzz/fuzz_segment.c).
+ */
+#include "net/net.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "net/segment.c sends and reads columns as they lie in memory: \
+little-endian hosts only"
+#endif
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+/* One field of a message being read. */
+struct field {
+	uint32_t num;
+	int wt;
+	uint64_t v;          /* WT_VARINT */
+	const uint8_t *p;    /* WT_LEN: the bytes */
+	size_t len;
+};
+
+static int rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		uint8_t b;
+		if (*p == end)
+			return -1;
+		b = *(*p)++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1; /* more than ten bytes */
+}
+
+/* Read the field at *p; 0, or -1 with *why for bytes that are not one. */
+static int next_field(const uint8_t **p, const uint8_t *end,
+		      struct field *f, const char **why)
+{
+	uint64_t key, len;
+
+	if (rd_varint(p, end, &key)) {
+		*why = "truncated field key";
+		return -1;
+	}
+	f->num = (uint32_t)(key >> 3);
+	f->wt = (int)(key & 7);
+	if (key >> 3 == 0 || key >> 3 > 0x1fffffff) {
+		*why = "field number out of range";
+		return -1;
+	}
+	switch (f->wt) {
+	case WT_VARINT:
+		if (rd_varint(p, end, &f->v)) {
+			*why = "truncated varint";
+			return -1;
+		}
+		return 0;
+	case WT_I64:
+	case WT_I32:
+		len = f->wt == WT_I64 ? 8 : 4;
+		break;
+	case WT_LEN:
+		if (rd_varint(p, end, &len)) {
+			*why = "truncated length";
+			return -1;
+		}
+		break;
+	default:
+		*why = "unsupported wire type";
+		return -1;
+	}
+	if (len > (size_t)(end - *p)) {
+		*why = "field longer than its message";
+		return -1;
+	}
+	f->p = *p;
+	f->len = (size_t)len;
+	*p += len;
+	return 0;
+}
+
+int net_envelope_body(const uint8_t *buf, size_t len, int *body_case,
+		      const uint8_t **body, size_t *body_len, char *err,
+		      size_t errlen)
+{
+	const uint8_t *p = buf, *end = buf + len;
+	const char *why = NULL;
+	struct field f;
+
+	*body_case = 0;
+	*body = NULL;
+	*body_len = 0;
+	while (p < end) {
+		if (next_field(&p, end, &f, &why))
+			goto bad;
+		/* The body's oneof starts at field 10; below are seq and
+		 * reply_to. */
+		if (f.num < 10)
+			continue;
+		if (f.wt != WT_LEN) {
+			why = "a body field that is not a message";
+			goto bad;
+		}
+		if (*body_case) {
+			why = "more than one body";
+			goto bad;
+		}
+		*body_case = (int)f.num;
+		*body = f.p;
+		*body_len = f.len;
+	}
+	if (!*body_case) {
+		why = "message without a body";
+		goto bad;
+	}
+	return 0;
+bad:
+	{
+		char sample[160];
+		net_sample(buf, len, sample, sizeof sample);
+		lg_errf(err, errlen, "%s in a %zu-byte envelope (bytes: %s)",
+			why, len, sample);
+	}
+	*body_case = 0;
+	return LG_EPROTO;
+}
+
+/* A uint32 field's value, or -1 with *why. */
+static int as_u32(const struct field *f, uint32_t *out, const char **why)
+{
+	if (f->wt != WT_VARINT || f->v > UINT32_MAX) {
+		*why = "a uint32 field out of range or of another type";
+		return -1;
+	}
+	*out = (uint32_t)f->v;
+	return 0;
+}
+
+static const char *const column_names[7] = {
+	"obs", "mask", "action", "logp", "value", "reward", "done",
+};
+
+/* The bytes column i must have for s's shape; 0 on overflow. */
+static uint64_t column_bytes(const struct net_segment *s, int i)
+{
+	uint64_t width, n;
+
+	switch (i) {
+	case 0: width = (uint64_t)s->obs_len * sizeof(float); break;
+	case 1: width = s->num_actions; break;
+	case 6: width = 1; break;
+	default: width = 4; break; /* int32, float32 */
+	}
+	if (__builtin_mul_overflow(width, (uint64_t)s->count, &n))
+		return 0;
+	return n;
+}
+
+int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
+		      char *err, size_t errlen)
+{
+	const uint8_t *p = buf, *end = buf + len, *cols[7] = { NULL };
+	const char *why = NULL;
+	size_t lens[7] = { 0 };
+	struct field f;
+
+	memset(s, 0, sizeof *s);
+	while (p < end) {
+		int rc = 0;
+		if (next_field(&p, end, &f, &why))
+			goto bad;
+		switch (f.num) {
+		case 1: rc = as_u32(&f, &s->h.player, &why); break;
+		case 2: rc = as_u32(&f, &s->h.params_version, &why); break;
+		case 4: rc = as_u32(&f, &s->h.env_index, &why); break;
+		case 6: rc = as_u32(&f, &s->obs_len, &why); break;
+		case 7: rc = as_u32(&f, &s->num_actions, &why); break;
+		case 8: rc = as_u32(&f, &s->count, &why); break;
+		case 16: rc = as_u32(&f, &s->layout, &why); break;
+		case 3:
+		case 5:
+			if (f.wt != WT_VARINT) {
+				why = "a uint64 field of another type";
+				goto bad;
+			}
+			*(f.num == 3 ? &s->h.job_id : &s->h.segment_seq) = f.v;
+			break;
+		case 17: case 18: case 19: case 20: case 21: case 22: case 23:
+			if (f.wt != WT_LEN) {
+				why = "a column that is not bytes";
+				goto bad;
+			}
+			cols[f.num - 17] = f.p;
+			lens[f.num - 17] = f.len;
+			break;
+		default: /* unknown (or layout 1's): skipped */
+			break;
+		}
+		if (rc)
+			goto bad;
+	}
+	if (s->layout != LEAGUE__CONST__SEGMENT_LAYOUT) {
+		lg_errf(err, errlen, "segment layout %u, this learner reads "
+			"layout %d (a collector from before layout 2 sends "
+			"repeated fields)", s->layout,
+			LEAGUE__CONST__SEGMENT_LAYOUT);
+		return LG_EPROTO;
+	}
+	if (!s->count || !s->obs_len || !s->num_actions) {
+		lg_errf(err, errlen, "segment of %u rows of obs_len %u and "
+			"num_actions %u: each must be at least 1", s->count,
+			s->obs_len, s->num_actions);
+		return LG_EPROTO;
+	}
+	for (int i = 0; i < 7; i++) {
+		uint64_t want = column_bytes(s, i);
+		if (!want || lens[i] != want) {
+			lg_errf(err, errlen, "segment column %s: %zu bytes, %u "
+				"rows of obs_len %u and num_actions %u need "
+				"%llu", column_names[i], lens[i], s->count,
+				s->obs_len, s->num_actions,
+				(unsigned long long)want);
+			return LG_EPROTO;
+		}
+	}
+	s->obs = cols[0];
+	s->mask = cols[1];
+	s->action = cols[2];
+	s->logp = cols[3];
+	s->value = cols[4];
+	s->reward = cols[5];
+	s->done = cols[6];
+	return 0;
+bad:
+	lg_errf(err, errlen, "segment: %s", why);
+	return LG_EPROTO;
+}
+
+/* Check rows [k, k + c) of r as a segment's: 0, or -1 with err. */
+static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
+			char *err, size_t errlen)
+{
+	size_t ol = r->obs_len, na = r->num_actions;
+
+	for (size_t i = k; i < k + c; i++) {
+		int32_t a = r->action[i];
+		if (r->done[i] > LG_ROW_CUT) {
+			lg_errf(err, errlen, "row %zu: done %u (0, 1 or 2)",
+				i - k, r->done[i]);
+			return -1;
+		}
+		if (a < 0 || (size_t)a >= na) {
+			lg_errf(err, errlen, "row %zu: action %d outside [0, "
+				"%zu)", i - k, a, na);
+			return -1;
+		}
+		if (!r->mask[i * na + (size_t)a]) {
+			lg_errf(err, errlen, "row %zu: action %d is illegal",
+				i - k, a);
+			return -1;
+		}
+		if (!isfinite(r->logp[i]) || !isfinite(r->value[i]) ||
+		    !isfinite(r->reward[i])) {
+			lg_errf(err, errlen, "row %zu: a non-finite logp, "
+				"value or reward", i - k);
+			return -1;
+		}
+		for (size_t j = 0; j < ol; j++)
+			if (!isfinite(r->obs[i * ol + j])) {
+				lg_errf(err, errlen, "row %zu: non-finite "
+					"observation", i - k);
+				return -1;
+			}
+	}
+	if (r->done[k + c - 1] == LG_ROW_NEXT) {
+		lg_errf(err, errlen, "last row neither ends its episode nor "
+			"cuts the stream (done 0)");
+		return -1;
+	}
+	return 0;
+}
+
+int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
+		       char *err, size_t errlen)
+{
+	size_t k = dst->n, c = s->count, ol = dst->obs_len;
+	size_t na = dst->num_actions;
+
+	if (!c) {
+		lg_errf(err, errlen, "no rows");
+		return LG_EINVAL;
+	}
+	if (s->obs_len != ol || s->num_actions != na) {
+		lg_errf(err, errlen, "shape %u x %u differs from the model's "
+			"%zu x %zu (obs_len x num_actions)", s->obs_len,
+			s->num_actions, ol, na);
+		return LG_EINVAL;
+	}
+	if (c > dst->cap - k) {
+		lg_errf(err, errlen, "%zu rows, room for %zu", c,
+			dst->cap - k);
+		return LG_EINVAL;
+	}
+	/* Into the rows past n first, checked there (aligned), counted only
+	 * once every value passed. */
+	memcpy(dst->obs + k * ol, s->obs, c * ol * sizeof(float));
+	memcpy(dst->mask + k * na, s->mask, c * na);
+	memcpy(dst->action + k, s->action, c * sizeof(int32_t));
+	memcpy(dst->logp + k, s->logp, c * sizeof(float));
+	memcpy(dst->value + k, s->value, c * sizeof(float));
+	memcpy(dst->reward + k, s->reward, c * sizeof(float));
+	memcpy(dst->done + k, s->done, c);
+	if (rows_invalid(dst, k, c, err, errlen))
+		return LG_EINVAL;
+	dst->n = k + c;
+	return 0;
+}
+
+int net_segment_encode(const struct net_segment_hdr *h,
+		       const struct lg_rows *r, uint64_t seq, lg_buf *out)
+{
+	League__Segment sg = LEAGUE__SEGMENT__INIT;
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	size_t c = r->n;
+
+	if (!c || c > UINT32_MAX || !r->obs_len || r->obs_len > UINT32_MAX ||
+	    !r->num_actions || c > SIZE_MAX / sizeof(float) / r->obs_len ||
+	    c > SIZE_MAX / r->num_actions)
+		return LG_EINVAL;
+	sg.player = h->player;
+	sg.params_version = h->params_version;
+	sg.job_id = h->job_id;
+	sg.env_index = h->env_index;
+	sg.segment_seq = h->segment_seq;
+	sg.obs_len = (uint32_t)r->obs_len;
+	sg.num_actions = r->num_actions;
+	sg.count = (uint32_t)c;
+	sg.layout = LEAGUE__CONST__SEGMENT_LAYOUT;
+	/* protobuf-c reads these while packing; it never writes them. */
+	sg.obs.data = (uint8_t *)(uintptr_t)r->obs;
+	sg.obs.len = c * r->obs_len * sizeof(float);
+	sg.mask.data = (uint8_t *)(uintptr_t)r->mask;
+	sg.mask.len = c * r->num_actions;
+	sg.action.data = (uint8_t *)(uintptr_t)r->action;
+	sg.action.len = c * sizeof(int32_t);
+	sg.logp.data = (uint8_t *)(uintptr_t)r->logp;
+	sg.logp.len = c * sizeof(float);
+	sg.value.data = (uint8_t *)(uintptr_t)r->value;
+	sg.value.len = c * sizeof(float);
+	sg.reward.data = (uint8_t *)(uintptr_t)r->reward;
+	sg.reward.len = c * sizeof(float);
+	sg.done.data = (uint8_t *)(uintptr_t)r->done;
+	sg.done.len = c;
+	m.seq = seq;
+	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
+	m.segment = &sg;
+	return net_frame_encode(&m, out);
+}

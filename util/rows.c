@@ -1,0 +1,85 @@
+/* util/rows.c: allocation of row blocks (util/rows.h). */
+#include "util/rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+/* realloc to cap x width bytes (at least one), the product checked by
+ * the caller. */
+static void *resize(void *p, size_t cap, size_t width)
+{
+	size_t bytes = cap * width;
+
+	return realloc(p, bytes ? bytes : 1);
+}
+
+int lg_rows_reserve(struct lg_rows *r, size_t cap)
+{
+	size_t ol = r->obs_len, na = r->num_actions;
+	void *q;
+
+	if (cap <= r->cap)
+		return 0;
+	if (ol > SIZE_MAX / sizeof(float) / cap ||
+	    na > SIZE_MAX / cap || cap > SIZE_MAX / sizeof(float))
+		return LG_ERANGE;
+	/* A failure leaves some columns larger, which is harmless: cap
+	 * only moves once all of them are. */
+	if (!(q = resize(r->obs, cap, ol * sizeof(float))))
+		return LG_ENOMEM;
+	r->obs = q;
+	if (!(q = resize(r->mask, cap, na)))
+		return LG_ENOMEM;
+	r->mask = q;
+	if (!(q = resize(r->action, cap, sizeof(int32_t))))
+		return LG_ENOMEM;
+	r->action = q;
+	if (!(q = resize(r->logp, cap, sizeof(float))))
+		return LG_ENOMEM;
+	r->logp = q;
+	if (!(q = resize(r->value, cap, sizeof(float))))
+		return LG_ENOMEM;
+	r->value = q;
+	if (!(q = resize(r->reward, cap, sizeof(float))))
+		return LG_ENOMEM;
+	r->reward = q;
+	if (!(q = resize(r->done, cap, 1)))
+		return LG_ENOMEM;
+	r->done = q;
+	r->cap = cap;
+	return 0;
+}
+
+int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
+		 size_t cap)
+{
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if (!obs_len || !num_actions || !cap)
+		return LG_EINVAL;
+	r->obs_len = obs_len;
+	r->num_actions = num_actions;
+	if ((rc = lg_rows_reserve(r, cap)))
+		lg_rows_free(r);
+	return rc;
+}
+
+void lg_rows_free(struct lg_rows *r)
+{
+	if (!r)
+		return;
+	free(r->obs);
+	free(r->mask);
+	free(r->action);
+	free(r->logp);
+	free(r->value);
+	free(r->reward);
+	free(r->done);
+	r->obs = r->logp = r->value = r->reward = NULL;
+	r->mask = r->done = NULL;
+	r->action = NULL;
+	r->n = r->cap = 0;
+}

@@ -1,0 +1,63 @@
+/*
+ * util/rows.h: a block of transition rows stored by column, the one layout
+ * a row has on its way from an env to a PPO update: the collector's
+ * trajectory buffers (collector/traj.c), the wire Segment's columns
+ * (net/segment.c encodes them as they lie in memory and decodes straight
+ * into a block) and the learner's batch (ppo_update takes a block). So a
+ * row is written once into a trajectory block, serialized once, and
+ * decoded once into the learner's batch; nothing converts it on the way.
+ * It lives in util/ so that collector/, net/ and learner/ can all include
+ * it without depending on each other.
+ *
+ * Row i of a block of obs_len O and num_actions A:
+ *   obs[i*O .. i*O+O)    the acting seat's observation
+ *   mask[i*A .. i*A+A)   1 = legal
+ *   action[i]            the action taken (int32, legal)
+ *   logp[i], value[i]    behaviour log-probability of it, value estimate
+ *   reward[i]            what the seat received from this action until
+ *                        its next one
+ *   done[i]              LG_ROW_NEXT: row i+1 is this seat's next step of
+ *                        the same episode; LG_ROW_END: the episode ended
+ *                        after it (no bootstrap); LG_ROW_CUT: the stream
+ *                        is cut here (another env, a later part of the
+ *                        episode or nothing follows): bootstrap from
+ *                        value[i]
+ * Rows [0, n) hold data; the block has room for cap. A block made by
+ * lg_rows_init owns its columns (lg_rows_free); one whose columns point
+ * at the caller's arrays (a view: tests, a synthetic batch) is never
+ * passed to lg_rows_reserve or lg_rows_free.
+ */
+#ifndef LG_ROWS_H
+#define LG_ROWS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LG_ROW_NEXT 0
+#define LG_ROW_END 1
+#define LG_ROW_CUT 2
+
+struct lg_rows {
+	size_t n, cap;
+	size_t obs_len;
+	uint32_t num_actions;
+	float *obs;      /* cap x obs_len */
+	uint8_t *mask;   /* cap x num_actions */
+	int32_t *action;
+	float *logp, *value, *reward;
+	uint8_t *done;
+};
+
+/* An empty block of obs_len x num_actions rows with room for cap (each
+ * at least 1). LG_EINVAL (a zero size), LG_ERANGE (the sizes overflow),
+ * LG_ENOMEM; on error *r is empty and lg_rows_free is still fine. */
+int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
+		 size_t cap);
+/* Room for at least cap rows, keeping rows [0, n). LG_ERANGE, LG_ENOMEM
+ * (the block is unchanged then). */
+int lg_rows_reserve(struct lg_rows *r, size_t cap);
+/* Free the columns; the block is empty (cap 0) afterwards. NULL is
+ * fine. */
+void lg_rows_free(struct lg_rows *r);
+
+#endif
