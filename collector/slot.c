@@ -133,18 +133,10 @@ void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
 	pthread_cond_timedwait(cv, mu, &ts);
 }
 
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* Seed of episode k of env i: a pure function, so runs are replayable. */
 static uint64_t episode_seed(const coll *c, size_t i, uint64_t k)
 {
-	return mix64(mix64(c->o.env.seed ^ mix64(i + 1)) + k);
+	return lg_mix64(lg_mix64(c->o.env.seed ^ lg_mix64(i + 1)) + k);
 }
 
 /* Every seat a baseline: whole episodes run inside one reset. */

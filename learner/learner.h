@@ -194,6 +194,9 @@ struct ppo_opts {
 
 /* The config defaults (lr 3e-4, gamma 0.99, lambda 0.95, clip 0.2, ...). */
 void ppo_opts_default(struct ppo_opts *o);
+/* LG_EINVAL with err naming the option for a value out of its range (the
+ * caps above); ppo_new applies it. */
+int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen);
 
 /* A batch is a block of transitions of one learning player
  * (util/rows.h: the layout the collector builds and the wire Segment

@@ -110,85 +110,6 @@ struct ppo {
 
 #define PPO_MAGNET_CHUNK 4096
 
-void ppo_opts_default(struct ppo_opts *o)
-{
-	memset(o, 0, sizeof *o);
-	o->lr = 3e-4;
-	o->lr_schedule = PPO_LR_CONSTANT;
-	o->lr_final_frac = 0.1;
-	o->gamma = 0.99;
-	o->gae_lambda = 0.95;
-	o->clip = 0.2;
-	o->value_clip = 0;
-	o->vf_coef = 0.5;
-	o->ent_coef = 0.01;
-	o->magnet_coef = 0;
-	o->magnet_every = 10;
-	o->epochs = 4;
-	o->minibatch = 256;
-	o->batch_max = 1u << 26;
-	o->max_grad_norm = 0.5;
-	o->adam_beta1 = 0.9;
-	o->adam_beta2 = 0.999;
-	o->adam_eps = 1e-8;
-	o->norm_adv = 1;
-	o->threads = 0;
-}
-
-static int check_opts(const struct ppo_opts *o, char *err, size_t errlen)
-{
-#define BAD(...)                                                               \
-	do {                                                                   \
-		lg_errf(err, errlen, __VA_ARGS__);                             \
-		return LG_EINVAL;                                              \
-	} while (0)
-	if (!(o->lr >= 0 && o->lr <= 1))
-		BAD("lr %g not in [0, 1]", o->lr);
-	if (o->lr_schedule != PPO_LR_CONSTANT &&
-	    o->lr_schedule != PPO_LR_LINEAR)
-		BAD("unknown lr schedule %d", o->lr_schedule);
-	if (!(o->lr_final_frac >= 0 && o->lr_final_frac <= 1))
-		BAD("lr_final_frac %g not in [0, 1]", o->lr_final_frac);
-	if (!(o->gamma >= 0 && o->gamma <= 1))
-		BAD("gamma %g not in [0, 1]", o->gamma);
-	if (!(o->gae_lambda >= 0 && o->gae_lambda <= 1))
-		BAD("gae_lambda %g not in [0, 1]", o->gae_lambda);
-	if (!(o->clip >= 0 && o->clip <= 10))
-		BAD("clip %g not in [0, 10]", o->clip);
-	if (!(o->value_clip >= 0 && o->value_clip <= 1e6))
-		BAD("value_clip %g not in [0, 1e6]", o->value_clip);
-	if (!(o->vf_coef >= 0 && o->vf_coef <= 1e3))
-		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
-	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
-		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
-	if (!(o->magnet_coef >= 0 && o->magnet_coef <= 10))
-		BAD("magnet_coef %g not in [0, 10]", o->magnet_coef);
-	if (o->magnet_coef > 0 &&
-	    !(o->magnet_every >= 1 && o->magnet_every <= 1000000))
-		BAD("magnet_every %llu not in [1, 1000000]",
-		    (unsigned long long)o->magnet_every);
-	if (o->epochs < 1 || o->epochs > 1000)
-		BAD("epochs %llu not in [1, 1000]",
-		    (unsigned long long)o->epochs);
-	if (o->minibatch < 1 || o->minibatch > (1u << 24))
-		BAD("minibatch %llu not in [1, 2^24]",
-		    (unsigned long long)o->minibatch);
-	if (o->batch_max < 1 || o->batch_max > (1u << 26))
-		BAD("batch_max %llu not in [1, 2^26]",
-		    (unsigned long long)o->batch_max);
-	if (!(o->max_grad_norm >= 0 && o->max_grad_norm <= 1e6))
-		BAD("max_grad_norm %g not in [0, 1e6]", o->max_grad_norm);
-	if (!(o->adam_beta1 >= 0 && o->adam_beta1 < 1) ||
-	    !(o->adam_beta2 >= 0 && o->adam_beta2 < 1))
-		BAD("Adam betas must be in [0, 1)");
-	if (!(o->adam_eps >= 1e-12 && o->adam_eps <= 1))
-		BAD("adam_eps %g not in [1e-12, 1]", o->adam_eps);
-	if (o->threads < 0 || o->threads > 256)
-		BAD("threads %d not in [0, 256]", o->threads);
-	return 0;
-#undef BAD
-}
-
 static void shard_free_ws(struct shard *sh)
 {
 	for (int l = 0; l < NN_MAX_LAYERS; l++) {
@@ -453,7 +374,7 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 		return LG_EINVAL;
 	}
 	*out = NULL;
-	rc = check_opts(o, err, errlen);
+	rc = ppo_opts_check(o, err, errlen);
 	if (rc)
 		return rc;
 	if (!net) {
