@@ -76,20 +76,20 @@ static League__Ack *as_ack(net_msg *r, const char *what)
 	return r->ack;
 }
 
-static int call(struct learn *L, net_msg *req, net_msg **rep,
+static int call(struct learn *W, net_msg *req, net_msg **rep,
 		const char *what)
 {
-	return cli_worker_call(L->cl, "learn", what, req, rep);
+	return cli_worker_call(W->cl, "learn", what, req, rep);
 }
 
 /* Replace the trainer with one around net (fresh optimizer state). */
-static int new_trainer(struct learn *L, nn *net)
+static int new_trainer(struct learn *W, nn *net)
 {
 	char err[256];
 	ppo *p;
-	int rc = ppo_new(&p, net, NULL, &L->po,
-			 L->cfg.league.seed ^ ((uint64_t)L->player << 32) ^
-				 L->resets,
+	int rc = ppo_new(&p, net, NULL, &W->po,
+			 W->cfg.league.seed ^ ((uint64_t)W->player << 32) ^
+				 W->resets,
 			 err, sizeof err);
 
 	if (rc) {
@@ -97,27 +97,27 @@ static int new_trainer(struct learn *L, nn *net)
 		nn_free(net);
 		return rc;
 	}
-	ppo_free(L->p);
-	L->p = p;
+	ppo_free(W->p);
+	W->p = p;
 	return 0;
 }
 
-static int load_params(struct learn *L, const void *blob, size_t len,
+static int load_params(struct learn *W, const void *blob, size_t len,
 		       uint32_t version, nn **out)
 {
-	return cli_worker_load_net(blob, len, &L->shape, "learn", L->player,
+	return cli_worker_load_net(blob, len, &W->shape, "learn", W->player,
 				   version, out);
 }
 
-static int fetch_version(struct learn *L, uint32_t version, nn **out)
+static int fetch_version(struct learn *W, uint32_t version, nn **out)
 {
-	return cli_worker_fetch_net(L->cl, "learn", L->player, version,
-				    &L->shape, out);
+	return cli_worker_fetch_net(W->cl, "learn", W->player, version,
+				    &W->shape, out);
 }
 
 /* Send our parameters; the daemon stores them as a new version (or as
  * version 0 when it holds none yet). */
-static int push(struct learn *L)
+static int push(struct learn *W)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
@@ -125,16 +125,16 @@ static int push(struct learn *L)
 	League__Ack *a;
 	int rc;
 
-	if ((rc = nn_save(ppo_net(L->p), &blob)))
+	if ((rc = nn_save(ppo_net(W->p), &blob)))
 		return rc;
-	pp.player = L->player;
-	pp.base_version = L->version;
+	pp.player = W->player;
+	pp.base_version = W->version;
 	pp.blob.data = blob.data;
 	pp.blob.len = blob.len;
-	pp.player_steps = L->steps;
+	pp.player_steps = W->steps;
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
-	rc = call(L, &req, &r, "params put");
+	rc = call(W, &req, &r, "params put");
 	lg_buf_free(&blob);
 	if (rc)
 		return rc;
@@ -144,18 +144,18 @@ static int push(struct learn *L)
 		net_msg_free(r);
 		return LG_EPROTO;
 	}
-	L->version = (uint32_t)a->id;
-	L->pushes++;
+	W->version = (uint32_t)a->id;
+	W->pushes++;
 	if (a->reset) {
 		nn *net;
 		net_msg_free(r);
-		L->resets++;
-		if ((rc = fetch_version(L, L->version, &net)) ||
-		    (rc = new_trainer(L, net)))
+		W->resets++;
+		if ((rc = fetch_version(W, W->version, &net)) ||
+		    (rc = new_trainer(W, net)))
 			return rc;
-		L->batch.n = 0; /* data of the old parameters */
+		W->batch.n = 0; /* data of the old parameters */
 		LG_INFO("learn: player %u reset by the league: version %u, "
-			"fresh optimizer", L->player, L->version);
+			"fresh optimizer", W->player, W->version);
 		return 0;
 	}
 	net_msg_free(r);
@@ -167,7 +167,7 @@ static int push(struct learn *L)
  * player: its config, newest parameters and step count. A fresh player
  * gets initial parameters from the seed, pushed as version 0.
  */
-static int do_register(struct learn *L)
+static int do_register(struct learn *W)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__Register rg = LEAGUE__REGISTER__INIT;
@@ -176,15 +176,15 @@ static int do_register(struct learn *L)
 	nn *net = NULL;
 	int rc;
 
-	rg.player = L->player;
-	rg.trajectory_endpoint = L->endpoint;
+	rg.player = W->player;
+	rg.trajectory_endpoint = W->endpoint;
 	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
 	req.register_ = &rg;
-	if ((rc = call(L, &req, &r, "register")))
+	if ((rc = call(W, &req, &r, "register")))
 		return rc;
 	if (r->body_case != LEAGUE__ENVELOPE__BODY_REGISTER_REPLY) {
 		League__Ack *a = as_ack(r, "register");
-		LG_ERROR("learn: player %u refused: %s", L->player,
+		LG_ERROR("learn: player %u refused: %s", W->player,
 			 a ? a->error : "unexpected reply");
 		rc = !a ? LG_EPROTO
 		     : a->status == LEAGUE__STATUS__STATUS_BUSY ? LG_EBUSY
@@ -195,95 +195,95 @@ static int do_register(struct learn *L)
 		return rc;
 	}
 	rr = r->register_reply;
-	if (!L->have_cfg) {
+	if (!W->have_cfg) {
 		env *e;
 		struct env_opts eo;
-		if (cli_worker_config(r, &L->cfg, "learn")) {
+		if (cli_worker_config(r, &W->cfg, "learn")) {
 			net_msg_free(r);
 			return LG_ECONFIG;
 		}
-		league_env_opts(&L->cfg, &eo);
-		if ((rc = env_new(&e, L->cfg.env.name, &eo, err, sizeof err))) {
-			LG_ERROR("learn: game %s: %s", L->cfg.env.name, err);
+		league_env_opts(&W->cfg, &eo);
+		if ((rc = env_new(&e, W->cfg.env.name, &eo, err, sizeof err))) {
+			LG_ERROR("learn: game %s: %s", W->cfg.env.name, err);
 			net_msg_free(r);
 			return rc;
 		}
-		L->spec = *env_spec_of(e);
+		W->spec = *env_spec_of(e);
 		env_free(e);
-		league_nn_shape(&L->cfg, &L->spec, &L->shape);
-		league_ppo_opts(&L->cfg, &L->po);
+		league_nn_shape(&W->cfg, &W->spec, &W->shape);
+		league_ppo_opts(&W->cfg, &W->po);
 		/* learner.queue_segments, shared by the collectors.count
 		 * collectors: with the 8 segments it used to grant, a
 		 * collector ran at most 1024 rows ahead and then waited out
 		 * every PPO update; a batch's worth lets the next batch be
 		 * collected while this one trains. Collectors connect only
 		 * once we are registered, so they all get it. */
-		uint64_t share = L->cfg.learner.queue_segments /
-				 LG_MAX(1, L->cfg.collectors.count);
-		net_traj_server_set_window(L->ts, (uint32_t)LG_MAX(2, share));
-		if ((rc = lg_rows_init(&L->batch, L->shape.obs,
-				       L->shape.actions, L->po.batch_max))) {
+		uint64_t share = W->cfg.learner.queue_segments /
+				 LG_MAX(1, W->cfg.collectors.count);
+		net_traj_server_set_window(W->ts, (uint32_t)LG_MAX(2, share));
+		if ((rc = lg_rows_init(&W->batch, W->shape.obs,
+				       W->shape.actions, W->po.batch_max))) {
 			LG_ERROR("learn: batch of %llu rows: %s",
-				 (unsigned long long)L->po.batch_max,
+				 (unsigned long long)W->po.batch_max,
 				 lg_strerror(rc));
 			net_msg_free(r);
 			return rc;
 		}
-		L->have_cfg = 1;
+		W->have_cfg = 1;
 	}
-	L->steps = rr->player_steps;
-	L->league_s = rr->league_seconds;
-	L->league_at = lg_now_s();
+	W->steps = rr->player_steps;
+	W->league_s = rr->league_seconds;
+	W->league_at = lg_now_s();
 	int fresh = rr->params.len == 0;
 	if (!fresh) {
-		rc = load_params(L, rr->params.data, rr->params.len,
+		rc = load_params(W, rr->params.data, rr->params.len,
 				 rr->params_version, &net);
-		L->version = rr->params_version;
+		W->version = rr->params_version;
 	} else {
-		rc = nn_new(&net, &L->shape,
-			    L->cfg.league.seed * 1000003u + L->player);
-		L->version = 0;
+		rc = nn_new(&net, &W->shape,
+			    W->cfg.league.seed * 1000003u + W->player);
+		W->version = 0;
 	}
 	net_msg_free(r);
-	if (rc || (rc = new_trainer(L, net)))
+	if (rc || (rc = new_trainer(W, net)))
 		return rc;
-	L->batch.n = 0;
-	if (fresh && (rc = push(L)))
+	W->batch.n = 0;
+	if (fresh && (rc = push(W)))
 		return rc;
 	LG_INFO("learn: player %u registered: version %u, %llu steps, "
-		"trajectories on %s", L->player, L->version,
-		(unsigned long long)L->steps, L->endpoint);
+		"trajectories on %s", W->player, W->version,
+		(unsigned long long)W->steps, W->endpoint);
 	return 0;
 }
 
-static int train(struct learn *L)
+static int train(struct learn *W)
 {
 	struct ppo_stats st;
 	double t0 = lg_now_s();
 	int rc;
 
-	if (L->cfg.learner.lr_schedule == CFG_LR_LINEAR &&
-	    L->cfg.budget.seconds > 0)
-		ppo_set_progress(L->p, (L->league_s + t0 - L->league_at) /
-					       L->cfg.budget.seconds);
-	rc = ppo_update(L->p, &L->batch, &st);
+	if (W->cfg.learner.lr_schedule == CFG_LR_LINEAR &&
+	    W->cfg.budget.seconds > 0)
+		ppo_set_progress(W->p, (W->league_s + t0 - W->league_at) /
+					       W->cfg.budget.seconds);
+	rc = ppo_update(W->p, &W->batch, &st);
 
 	if (rc) {
-		LG_ERROR("learn: PPO update on %zu rows: %s", L->batch.n,
+		LG_ERROR("learn: PPO update on %zu rows: %s", W->batch.n,
 			 lg_strerror(rc));
 		return rc;
 	}
-	L->steps += L->batch.n;
-	L->updates++;
+	W->steps += W->batch.n;
+	W->updates++;
 	/* `league bench pipeline` counts the rows trained on from this
 	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
 		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f, "
 		"magnet kl %.4f",
-		L->player, (unsigned long long)L->updates, L->batch.n,
+		W->player, (unsigned long long)W->updates, W->batch.n,
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
 		st.entropy, st.approx_kl, st.clip_frac, st.magnet_kl);
-	L->batch.n = 0;
+	W->batch.n = 0;
 	return 0;
 }
 
@@ -291,85 +291,85 @@ static int train(struct learn *L)
  * would not fit: only a collector with a longer segment_len than the
  * config's sends such), or rejected, counted and logged when it is not
  * ours or not valid. 0, or an error from training. */
-static int take_segment(struct learn *L, const struct net_segment *g)
+static int take_segment(struct learn *W, const struct net_segment *g)
 {
 	char why[256] = "";
 	int rc;
 
-	if (g->h.player != L->player)
+	if (g->h.player != W->player)
 		snprintf(why, sizeof why, "for player %u", g->h.player);
-	else if (g->count > L->batch.cap)
+	else if (g->count > W->batch.cap)
 		snprintf(why, sizeof why, "%u rows, more than a batch (%zu)",
-			 g->count, L->batch.cap);
-	if (!why[0] && g->count > L->batch.cap - L->batch.n &&
-	    (rc = train(L)))
+			 g->count, W->batch.cap);
+	if (!why[0] && g->count > W->batch.cap - W->batch.n &&
+	    (rc = train(W)))
 		return rc;
-	if (!why[0] && !net_segment_append(g, &L->batch, why, sizeof why))
+	if (!why[0] && !net_segment_append(g, &W->batch, why, sizeof why))
 		return 0;
-	L->rejected++;
+	W->rejected++;
 	LG_WARN("learn: segment %llu of job %llu (env %u) rejected: %s (%llu "
 		"rejected so far)", (unsigned long long)g->h.segment_seq,
 		(unsigned long long)g->h.job_id, g->h.env_index, why,
-		(unsigned long long)L->rejected);
+		(unsigned long long)W->rejected);
 	return 0;
 }
 
-static int reconnect(struct learn *L)
+static int reconnect(struct learn *W)
 {
 	char err[256];
-	int rc = net_client_reconnect(L->cl, err, sizeof err);
+	int rc = net_client_reconnect(W->cl, err, sizeof err);
 
 	if (rc) {
 		LG_ERROR("learn: daemon unreachable: %s", err);
 		return rc;
 	}
-	return do_register(L);
+	return do_register(W);
 }
 
-static int learn_loop(struct learn *L)
+static int learn_loop(struct learn *W)
 {
 	int rc;
 
-	while (!stop_signal && !net_client_shutdown_requested(L->cl)) {
+	while (!stop_signal && !net_client_shutdown_requested(W->cl)) {
 		const struct net_segment *g;
 
-		rc = net_traj_pop(L->ts, &g, 0.25);
+		rc = net_traj_pop(W->ts, &g, 0.25);
 		if (rc == LG_ETIMEOUT) {
 			/* Idle: is the daemon still there (or telling us to
 			 * stop)? */
-			if ((rc = net_client_poll(L->cl))) {
+			if ((rc = net_client_poll(W->cl))) {
 				if (stop_signal ||
-				    net_client_shutdown_requested(L->cl))
+				    net_client_shutdown_requested(W->cl))
 					return 0;
 				LG_WARN("learn: lost the daemon: %s",
 					lg_strerror(rc));
-				if ((rc = reconnect(L)))
+				if ((rc = reconnect(W)))
 					return rc;
 			}
 			continue;
 		}
 		if (rc)
 			return rc;
-		rc = take_segment(L, g);
-		net_traj_release(L->ts, g);
+		rc = take_segment(W, g);
+		net_traj_release(W->ts, g);
 		if (rc)
 			return rc;
-		if (L->batch.n < L->cfg.learner.batch)
+		if (W->batch.n < W->cfg.learner.batch)
 			continue;
-		if ((rc = train(L)))
+		if ((rc = train(W)))
 			return rc;
-		if (L->updates % L->cfg.learner.push_every)
+		if (W->updates % W->cfg.learner.push_every)
 			continue;
-		while ((rc = push(L)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
+		while ((rc = push(W)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
 			/* A Shutdown may sit unread behind the close. */
-			net_client_poll(L->cl);
-			if (stop_signal || net_client_shutdown_requested(L->cl))
+			net_client_poll(W->cl);
+			if (stop_signal || net_client_shutdown_requested(W->cl))
 				return 0;
-			if ((rc = reconnect(L)))
+			if ((rc = reconnect(W)))
 				return rc;
 			break; /* the daemon's newest version stands */
 		}
-		if (rc == LG_EPROTO && (rc = reconnect(L)))
+		if (rc == LG_EPROTO && (rc = reconnect(W)))
 			return rc;
 		if (rc)
 			return rc;
@@ -386,21 +386,21 @@ static int run(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct learn L;
+	static struct learn W;
 	const char *connect = NULL, *token = getenv("LEAGUE_TOKEN");
 	unsigned long long player = ~0ull;
 	char err[512];
 	int ch, rc;
 
-	memset(&L, 0, sizeof L);
-	snprintf(L.listen, sizeof L.listen, "127.0.0.1");
+	memset(&W, 0, sizeof W);
+	snprintf(W.listen, sizeof W.listen, "127.0.0.1");
 	while ((ch = cli_getopt(argc, argv, "learn", "", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'c': connect = optarg; break;
-		case 'l': snprintf(L.listen, sizeof L.listen, "%s", optarg);
+		case 'l': snprintf(W.listen, sizeof W.listen, "%s", optarg);
 			  break;
-		case 'n': snprintf(L.name, sizeof L.name, "%s", optarg); break;
+		case 'n': snprintf(W.name, sizeof W.name, "%s", optarg); break;
 		case 'p':
 			if (cli_opt_u64("learn", "--player", optarg, 0,
 					UINT32_MAX - 1, &player))
@@ -413,47 +413,47 @@ static int run(int argc, char **argv)
 				       argv[optind]);
 	if (player == ~0ull)
 		return cli_usage_error("learn", "--player ID is required");
-	if ((rc = cli_worker_address("learn", connect, L.host, sizeof L.host,
-				     &L.port)))
+	if ((rc = cli_worker_address("learn", connect, W.host, sizeof W.host,
+				     &W.port)))
 		return rc;
-	L.player = (uint32_t)player;
-	if (!L.name[0])
-		snprintf(L.name, sizeof L.name, "learner.%u", L.player);
-	cli_worker_signals(L.name, on_signal);
+	W.player = (uint32_t)player;
+	if (!W.name[0])
+		snprintf(W.name, sizeof W.name, "learner.%u", W.player);
+	cli_worker_signals(W.name, on_signal);
 
 	struct net_traj_server_opts to = {
-		.listen = L.listen, .token = token,
+		.listen = W.listen, .token = token,
 		.window = 8, .max_senders = 64,
 	};
-	if ((rc = net_traj_server_start(&L.ts, &to, err, sizeof err))) {
+	if ((rc = net_traj_server_start(&W.ts, &to, err, sizeof err))) {
 		fprintf(stderr, "league learn: trajectory endpoint: %s\n", err);
 		return CLI_FAIL;
 	}
-	snprintf(L.endpoint, sizeof L.endpoint, "%s:%u", L.listen,
-		 net_traj_server_port(L.ts));
-	L.co = (struct net_client_opts){
-		.host = L.host, .port = L.port, .token = token,
-		.role = LEAGUE__ROLE__ROLE_LEARNER, .name = L.name,
+	snprintf(W.endpoint, sizeof W.endpoint, "%s:%u", W.listen,
+		 net_traj_server_port(W.ts));
+	W.co = (struct net_client_opts){
+		.host = W.host, .port = W.port, .token = token,
+		.role = LEAGUE__ROLE__ROLE_LEARNER, .name = W.name,
 		.give_up_s = 60,
 	};
-	if ((rc = net_client_connect(&L.cl, &L.co, err, sizeof err))) {
+	if ((rc = net_client_connect(&W.cl, &W.co, err, sizeof err))) {
 		fprintf(stderr, "league learn: %s\n", err);
-		net_traj_server_stop(L.ts);
+		net_traj_server_stop(W.ts);
 		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
 							   : CLI_FAIL;
 	}
-	rc = do_register(&L);
+	rc = do_register(&W);
 	if (!rc)
-		rc = learn_loop(&L);
+		rc = learn_loop(&W);
 	LG_INFO("learn: player %u stops: %llu updates, %llu pushes, %llu "
-		"steps, %llu segments rejected%s", L.player,
-		(unsigned long long)L.updates, (unsigned long long)L.pushes,
-		(unsigned long long)L.steps, (unsigned long long)L.rejected,
+		"steps, %llu segments rejected%s", W.player,
+		(unsigned long long)W.updates, (unsigned long long)W.pushes,
+		(unsigned long long)W.steps, (unsigned long long)W.rejected,
 		rc ? "" : " (clean)");
-	net_client_close(L.cl);
-	net_traj_server_stop(L.ts);
-	ppo_free(L.p);
-	lg_rows_free(&L.batch);
+	net_client_close(W.cl);
+	net_traj_server_stop(W.ts);
+	ppo_free(W.p);
+	lg_rows_free(&W.batch);
 	return rc == LG_EBUSY || rc == LG_ECONFIG || rc == LG_ENOTFOUND
 		       ? CLI_USAGE
 	       : rc				  ? CLI_FAIL
