@@ -148,7 +148,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
 
 # Suites that drive the binary find it through LEAGUE_BIN.
-test: $(TESTBIN) $(EXE) $(FUZZ_BIN) \
+test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds \
 		$(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done
@@ -183,7 +183,17 @@ fuzz:
 
 fuzz-bin: $(FUZZ_BIN)
 
-.PHONY: fuzz-bin
+# The seeds of the binary-record harnesses come from the library's own
+# encoders (tests/fuzz/seeds.c); `make test` builds the generator so it
+# keeps up with them, `make fuzz-seeds` rewrites the seed files.
+$(BUILD)/fuzz/seeds: tests/fuzz/seeds.c $(wildcard tests/fuzz/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+fuzz-seeds: $(BUILD)/fuzz/seeds
+	$< tests/fuzz/corpus
+
+.PHONY: fuzz-bin fuzz-seeds
 
 docs: bin/league
 	bin/league config doc > docs/config.md
