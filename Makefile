@@ -183,6 +183,38 @@ fuzz:
 
 fuzz-bin: $(FUZZ_BIN)
 
+# Run every harness for FUZZ_SECONDS (two at a time under -j2): new inputs
+# go to build/fuzz/corpus/NAME (the seeds in tests/fuzz/corpus stay as
+# they are), a crash to build/fuzz/crash/NAME/, the log to
+# build/fuzz/NAME.log; each prints its exec count, rate and corpus size.
+# `make fuzz-merge` then adds to tests/fuzz/corpus only the new inputs
+# that reach new coverage (libFuzzer's -merge=1), to commit.
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+
+fuzz-run: fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_NAMES:%=fuzz-run-%)
+
+$(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%:
+	@mkdir -p build/fuzz/corpus/$* build/fuzz/crash/$*
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s (log build/fuzz/$*.log)"
+	@build/fuzz/$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -print_final_stats=1 -artifact_prefix=build/fuzz/crash/$*/ \
+	  build/fuzz/corpus/$* tests/fuzz/corpus/$* >build/fuzz/$*.log 2>&1 \
+	  || { tail -n 40 build/fuzz/$*.log; echo "fuzz: $* FAILED"; exit 1; }
+	@awk -v n=$* '/corp: /{c=$$0; sub(/.*corp: /,"",c); sub(/ .*/,"",c)} \
+	  /number_of_executed_units/{e=$$2} /average_exec_per_sec/{r=$$2} \
+	  END{printf "fuzz: %s: %s execs, %s/s, corpus %s (files/bytes)\n", \
+	  n, e, r, c}' build/fuzz/$*.log
+
+fuzz-merge: fuzz
+	@for n in $(FUZZ_NAMES); do mkdir -p build/fuzz/corpus/$$n; \
+	  build/fuzz/$$n -merge=1 tests/fuzz/corpus/$$n build/fuzz/corpus/$$n \
+	    >build/fuzz/$$n.merge.log 2>&1 || { tail -n 20 \
+	    build/fuzz/$$n.merge.log; exit 1; }; \
+	  echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) files"; \
+	done
+
 # The seeds of the binary-record harnesses come from the library's own
 # encoders (tests/fuzz/seeds.c); `make test` builds the generator so it
 # keeps up with them, `make fuzz-seeds` rewrites the seed files.
@@ -193,7 +225,7 @@ $(BUILD)/fuzz/seeds: tests/fuzz/seeds.c $(wildcard tests/fuzz/*.h) $(LIB)
 fuzz-seeds: $(BUILD)/fuzz/seeds
 	$< tests/fuzz/corpus
 
-.PHONY: fuzz-bin fuzz-seeds
+.PHONY: fuzz-bin fuzz-seeds fuzz-run fuzz-merge $(FUZZ_NAMES:%=fuzz-run-%)
 
 docs: bin/league
 	bin/league config doc > docs/config.md
