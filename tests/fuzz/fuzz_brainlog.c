@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_brainlog.c: libFuzzer harness for the brain's decision
- * log records (brain_log_decode; `league brain` and brain_replay walk
- * STORE_DB_LOG with it).
+ * log records (brain_log_decode; brain_replay walks STORE_DB_LOG with
+ * it).
  *
  * Input: a key length byte (low 4 bits), the key, then the value.
  *
