@@ -4,6 +4,8 @@
 #   make test       build and run every check suite
 #   make asan       the same suites under ASan+UBSan (objects in build/asan)
 #   make bench      run the benchmarks
+#   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
+#                   docs/fuzzing.md)
 #   make docs       regenerate docs/config.md from the config table
 #   make clean
 #
@@ -39,6 +41,10 @@ OPT_release := -O2 -g
 OPT_asan    := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=undefined
 OPT_debug   := -O0 -g
+# Coverage for libFuzzer in every object; UB aborts so the fuzzer sees it.
+OPT_fuzz    := -O1 -g -fno-omit-frame-pointer \
+	-fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
 OPT := $(OPT_$(VARIANT))
 
 CPPFLAGS += -I. -isystem $(BUILD)/gen -D_GNU_SOURCE $(PKG_CFLAGS)
@@ -51,7 +57,16 @@ LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 BIN_SRC := $(wildcard cli/*.c bench/*.c)
 TEST_SRC := $(wildcard tests/*.c)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_REPLAY := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+# Harness binaries (see "Fuzz harnesses" below): libFuzzer's main in the
+# clang variant `make fuzz` builds, tests/fuzz/replay.c in the others.
+ifeq ($(VARIANT),fuzz)
+FUZZ_DIR  := $(BUILD)
+FUZZ_MAIN := -fsanitize=fuzzer
+else
+FUZZ_DIR  := $(BUILD)/fuzz
+FUZZ_MAIN := tests/fuzz/replay.c
+endif
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 
 # The wire schema is compiled by protoc-c into build/<variant>/gen.
 GEN_C    := $(BUILD)/gen/league.pb-c.c
@@ -84,9 +99,24 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# clang, unlike gcc, warns about a cast inside a system header's macro when
+# the macro expands in our file (it judges the expansion's place, not the
+# spelling's). Every protoc-c *__INIT macro casts protobuf_c_empty_string's
+# const away, so -Wcast-qual -Werror failed each file that initialises a
+# message. Rather than drop -Wcast-qual for those files, the clang build
+# wraps exactly that cast in a _Pragma that silences exactly that warning;
+# a cast of our own in the same line still warns. gcc gets protoc-c's
+# output untouched (it rejects a _Pragma inside an expression).
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+PB_CAST := (char \*)protobuf_c_empty_string
+PB_QUIET := _Pragma("clang diagnostic push") \
+	_Pragma("clang diagnostic ignored \\"-Wcast-qual\\"") \
+	& _Pragma("clang diagnostic pop")
+
 $(GEN_C) $(GEN_H) &: net/league.proto
 	@mkdir -p $(dir $@)
 	protoc-c --c_out=$(BUILD)/gen --proto_path=net net/league.proto
+	$(if $(CC_IS_CLANG),sed -i 's/$(PB_CAST)/$(PB_QUIET)/g' $(GEN_H))
 
 # Generated code is not held to our warning set.
 $(GEN_OBJ): $(GEN_C)
@@ -118,8 +148,9 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
 
 # Suites that drive the binary find it through LEAGUE_BIN.
-test: $(TESTBIN) $(EXE) $(FUZZ_REPLAY) $(if $(filter release,$(VARIANT)),bin/league)
-	@for f in $(FUZZ_REPLAY); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
+test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds \
+		$(if $(filter release,$(VARIANT)),bin/league)
+	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) $(TESTBIN)
 
@@ -133,26 +164,68 @@ bench: bin/league
 bench-torch: bin/league
 	bench/learner_vs_torch
 
-# Fuzz harnesses (libFuzzer, clang). `make fuzz` builds them all under
-# build/fuzz; run one with e.g. build/fuzz/fuzz_config -max_total_time=60.
-# `make test` also builds them with a tiny driver so they never rot.
-FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-fuzz:
-	$(MAKE) VARIANT=fuzz CC=clang \
-		OPT_fuzz="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
-		build/fuzz/libleague.a
-	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  echo "clang $$f -> build/fuzz/$$n"; \
-	  clang $(CPPFLAGS:$(BUILD)/gen=build/fuzz/gen) -Ibuild/fuzz/gen -g -O1 \
-	    -fsanitize=fuzzer,address,undefined -o build/fuzz/$$n $$f \
-	    build/fuzz/libleague.a $(LDLIBS) || exit 1; done
-
-# The replay driver runs each harness over its seed corpus in make test.
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c $(LIB)
+# Fuzz harnesses: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput
+# and has its seed corpus in tests/fuzz/corpus/fuzz_NAME/. Every variant
+# links each with tests/fuzz/replay.c, a main that runs it over files, and
+# `make test` replays the corpora, so the harnesses never rot. `make fuzz`
+# is the clang variant (objects instrumented by OPT_fuzz) whose harnesses
+# link libFuzzer's main instead: build/fuzz/fuzz_NAME, e.g.
+#   build/fuzz/fuzz_config -max_total_time=60 DIR tests/fuzz/corpus/fuzz_config
+# (libFuzzer writes what it finds into the first directory it is given).
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c \
+		$(wildcard tests/fuzz/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
-		tests/fuzz/replay.c $(LIB) $(LDFLAGS) $(LDLIBS)
+		$(FUZZ_MAIN) $(LIB) $(LDFLAGS) $(LDLIBS)
 
+fuzz:
+	$(MAKE) VARIANT=fuzz CC=clang fuzz-bin
+
+fuzz-bin: $(FUZZ_BIN)
+
+# Run every harness for FUZZ_SECONDS (two at a time under -j2): new inputs
+# go to build/fuzz/corpus/NAME (the seeds in tests/fuzz/corpus stay as
+# they are), a crash to build/fuzz/crash/NAME/, the log to
+# build/fuzz/NAME.log; each prints its exec count, rate and corpus size.
+# `make fuzz-merge` then adds to tests/fuzz/corpus only the new inputs
+# that reach new coverage (libFuzzer's -merge=1), to commit.
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+
+fuzz-run: fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_NAMES:%=fuzz-run-%)
+
+$(FUZZ_NAMES:%=fuzz-run-%): fuzz-run-%:
+	@mkdir -p build/fuzz/corpus/$* build/fuzz/crash/$*
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s (log build/fuzz/$*.log)"
+	@build/fuzz/$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -print_final_stats=1 -artifact_prefix=build/fuzz/crash/$*/ \
+	  build/fuzz/corpus/$* tests/fuzz/corpus/$* >build/fuzz/$*.log 2>&1 \
+	  || { tail -n 40 build/fuzz/$*.log; echo "fuzz: $* FAILED"; exit 1; }
+	@awk -v n=$* '/corp: /{c=$$0; sub(/.*corp: /,"",c); sub(/ .*/,"",c)} \
+	  /number_of_executed_units/{e=$$2} /average_exec_per_sec/{r=$$2} \
+	  END{printf "fuzz: %s: %s execs, %s/s, corpus %s (files/bytes)\n", \
+	  n, e, r, c}' build/fuzz/$*.log
+
+fuzz-merge: fuzz
+	@for n in $(FUZZ_NAMES); do mkdir -p build/fuzz/corpus/$$n; \
+	  build/fuzz/$$n -merge=1 tests/fuzz/corpus/$$n build/fuzz/corpus/$$n \
+	    >build/fuzz/$$n.merge.log 2>&1 || { tail -n 20 \
+	    build/fuzz/$$n.merge.log; exit 1; }; \
+	  echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) files"; \
+	done
+
+# The seeds of the binary-record harnesses come from the library's own
+# encoders (tests/fuzz/seeds.c); `make test` builds the generator so it
+# keeps up with them, `make fuzz-seeds` rewrites the seed files.
+$(BUILD)/fuzz/seeds: tests/fuzz/seeds.c $(wildcard tests/fuzz/*.h) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+fuzz-seeds: $(BUILD)/fuzz/seeds
+	$< tests/fuzz/corpus
+
+.PHONY: fuzz-bin fuzz-seeds fuzz-run fuzz-merge $(FUZZ_NAMES:%=fuzz-run-%)
 
 docs: bin/league
 	bin/league config doc > docs/config.md

@@ -1,0 +1,37 @@
+/* tests/fuzz/fuzz_brainlog.c: libFuzzer harness for the brain's decision
+ * log records (brain_log_decode; brain_replay walks STORE_DB_LOG with
+ * it).
+ *
+ * Input: a key length byte (low 4 bits), the key, then the value.
+ *
+ * Checked: 0 or LG_ECORRUPT; a record that decodes has a known type, its
+ * seq is the key's, and a decision names a known job kind. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "players/players.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct brain_log_entry e;
+	size_t klen;
+	int rc;
+
+	if (size < 1)
+		return 0;
+	klen = data[0] & 15;
+	if (klen > size - 1)
+		klen = size - 1;
+	rc = brain_log_decode(data + 1, klen, data + 1 + klen,
+			      size - 1 - klen, &e);
+	if (rc != 0 && rc != LG_ECORRUPT)
+		abort();
+	if (!rc && (e.type < BRAIN_LOG_DECISION || e.type > BRAIN_LOG_CANCEL ||
+		    klen != 8 || e.seq != lg_get_be64(data + 1) ||
+		    (e.type == BRAIN_LOG_DECISION &&
+		     (e.kind < 0 || e.kind >= BRAIN_JOB__COUNT))))
+		abort();
+	return 0;
+}

@@ -1,0 +1,419 @@
+/* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
+ * of binary records (fuzz_nn, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
+ * fuzz_payoff) and of fuzz_tabular into DIR/<harness>/, with the
+ * library's own encoders where it has them, so a seed is what the code
+ * writes today. `make fuzz-seeds` runs it on tests/fuzz/corpus; the config
+ * and frame seeds are written by hand. Each harness gets valid inputs and
+ * near-valid ones (one thing wrong), named for what they are.
+ *
+ * Usage: seeds DIR */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "league/daemon.h"
+#include "learner/learner.h"
+#include "payoff/payoff.h"
+#include "players/players.h"
+#include "tests/fuzz/scratch.h"
+
+static const char *outdir;
+static int failed;
+
+/* Write DIR/harness/name with bytes [p, p + n). */
+static void seed(const char *harness, const char *name, const void *p,
+		 size_t n)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", outdir, harness);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		perror(path);
+		failed = 1;
+		return;
+	}
+	snprintf(path, sizeof path, "%s/%s/%s.bin", outdir, harness, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {
+		perror(path);
+		failed = 1;
+	}
+}
+
+/* A mode byte, then [p, p + n): the input of fuzz_nn and fuzz_blob. */
+static void seed_mode(const char *harness, const char *name, uint8_t mode,
+		      const void *p, size_t n)
+{
+	uint8_t *b = malloc(n + 1);
+
+	if (!b)
+		exit(1);
+	b[0] = mode;
+	memcpy(b + 1, p, n);
+	seed(harness, name, b, n + 1);
+	free(b);
+}
+
+/* ---- fuzz_nn ---------------------------------------------------------- */
+
+static void nn_blob(const struct nn_shape *s, lg_buf *b)
+{
+	nn *n;
+
+	b->len = 0;
+	if (nn_new(&n, s, 7) || nn_save(n, b))
+		exit(1);
+	nn_free(n);
+}
+
+static void seeds_nn(void)
+{
+	struct nn_shape tiny = { .obs = 1, .actions = 1, .act = NN_TANH };
+	struct nn_shape mlp = { .obs = 3, .actions = 2, .nhidden = 2,
+				.hidden = { 4, 3 }, .act = NN_RELU };
+	lg_buf b = { 0 };
+
+	nn_blob(&tiny, &b);
+	seed_mode("fuzz_nn", "tiny_tanh", 0, b.data, b.len);
+	nn_blob(&mlp, &b);
+	seed_mode("fuzz_nn", "mlp_relu", 0, b.data, b.len);
+	/* Near-valid: mode 1 makes the harness fix both CRCs, so each
+	 * reaches the check it names. */
+	seed_mode("fuzz_nn", "truncated_body", 1, b.data, b.len - 4);
+	seed_mode("fuzz_nn", "truncated_header", 0, b.data, 40);
+	lg_put_le32(b.data + 4, 2);
+	seed_mode("fuzz_nn", "version2", 1, b.data, b.len);
+	nn_blob(&mlp, &b);
+	lg_put_le32(b.data + 16, 2);
+	seed_mode("fuzz_nn", "bad_activation", 1, b.data, b.len);
+	nn_blob(&mlp, &b);
+	lg_put_le32(b.data + 24 + 4 * 2, 5);
+	seed_mode("fuzz_nn", "hidden_beyond_nhidden", 1, b.data, b.len);
+	nn_blob(&mlp, &b);
+	lg_put_le32(b.data + 8, NN_MAX_OBS + 1);
+	seed_mode("fuzz_nn", "obs_beyond_cap", 1, b.data, b.len);
+	nn_blob(&mlp, &b);
+	lg_put_le64(b.data + 56, 1);
+	seed_mode("fuzz_nn", "count_mismatch", 1, b.data, b.len);
+	nn_blob(&mlp, &b);
+	b.data[NN_FILE_HEADER] ^= 1;
+	seed_mode("fuzz_nn", "body_crc_mismatch", 0, b.data, b.len);
+	nn_blob(&tiny, &b);
+	lg_put_lef32(b.data + NN_FILE_HEADER, NAN);
+	lg_put_lef32(b.data + NN_FILE_HEADER + 4, INFINITY);
+	seed_mode("fuzz_nn", "nan_weights", 1, b.data, b.len);
+	lg_buf_free(&b);
+}
+
+/* ---- fuzz_blob -------------------------------------------------------- */
+
+/* The record store_blob_put writes for info and payload. */
+static void blob_seed(const char *name, const struct store_blob_info *info,
+		      const void *payload, void (*spoil)(uint8_t *, size_t),
+		      uint8_t mode)
+{
+	store_txn *t = scratch_txn();
+	const void *v;
+	size_t n;
+	uint8_t *rec;
+
+	if (store_blob_put(t, STORE_DB_SCRATCH, "k", 1, info, payload) ||
+	    store_get(t, STORE_DB_SCRATCH, "k", 1, &v, &n) ||
+	    !(rec = malloc(n)))
+		exit(1);
+	memcpy(rec, v, n);
+	store_txn_abort(t);
+	if (spoil)
+		spoil(rec, n);
+	seed_mode("fuzz_blob", name, mode, rec, n);
+	free(rec);
+}
+
+static void spoil_payload(uint8_t *r, size_t n)
+{
+	r[n - 1] ^= 0x80;
+}
+static void spoil_header(uint8_t *r, size_t n)
+{
+	r[8] ^= 1;
+}
+static void spoil_version(uint8_t *r, size_t n)
+{
+	r[4] = 2;
+}
+static void spoil_rank(uint8_t *r, size_t n)
+{
+	lg_put_le32(r + 8, STORE_BLOB_MAX_RANK + 1);
+}
+static void spoil_dims(uint8_t *r, size_t n)
+{
+	lg_put_le32(r + 12, 0x10000);
+	lg_put_le32(r + 16, 0x10000);
+	lg_put_le32(r + 20, 0x10000);
+	lg_put_le32(r + 24, 0x10000);
+}
+static void spoil_dtype(uint8_t *r, size_t n)
+{
+	r[6] = 9;
+}
+
+static void seeds_blob(void)
+{
+	float f[6] = { 0, 1, -2, 0.5f, 1e30f, -0.0f };
+	struct store_blob_info m = { .dtype = STORE_DT_F32, .rank = 2,
+				     .dims = { 2, 3 }, .nbytes = sizeof f };
+	struct store_blob_info bytes = { .dtype = STORE_DT_BYTES,
+					 .nbytes = 5 };
+	struct store_blob_info vec = { .dtype = STORE_DT_BYTES, .rank = 1,
+				       .dims = { 5 }, .nbytes = 5 };
+	struct store_blob_info empty = { .dtype = STORE_DT_F32, .rank = 1 };
+
+	blob_seed("f32_2x3", &m, f, NULL, 0);
+	blob_seed("bytes", &bytes, "hello", NULL, 0);
+	blob_seed("bytes_rank1", &vec, "hello", NULL, 0);
+	blob_seed("empty_f32", &empty, "", NULL, 0);
+	blob_seed("payload_crc_mismatch", &m, f, spoil_payload, 0);
+	blob_seed("header_crc_mismatch", &m, f, spoil_header, 0);
+	blob_seed("version2", &m, f, spoil_version, 1);
+	blob_seed("rank_beyond_cap", &m, f, spoil_rank, 1);
+	blob_seed("dims_overflow", &m, f, spoil_dims, 1);
+	blob_seed("unknown_dtype", &m, f, spoil_dtype, 1);
+	blob_seed("shape_mismatch", &m, f, spoil_header, 1);
+}
+
+/* ---- fuzz_brainlog ---------------------------------------------------- */
+
+/* Key length byte, be64 seq, then the value. */
+static void log_seed(const char *name, uint8_t klen, uint64_t seq,
+		     const uint8_t *v, size_t n)
+{
+	uint8_t b[1 + 8 + 128];
+
+	b[0] = klen;
+	lg_put_be64(b + 1, seq);
+	memcpy(b + 1 + (klen & 15), v, n);
+	seed("fuzz_brainlog", name, b, 1 + (klen & 15) + n);
+}
+
+static void seeds_brainlog(void)
+{
+	uint8_t d[72] = { BRAIN_LOG_DECISION }, r[28] = { BRAIN_LOG_RESULT };
+	uint8_t s[24] = { BRAIN_LOG_STEPS, 1, 0 }, c[16] = { BRAIN_LOG_CANCEL };
+
+	lg_put_le32(d + 4, 0);
+	lg_put_le32(d + 8, 3);
+	lg_put_le32(d + 12, BRAIN_JOB_PFSP);
+	lg_put_le32(d + 16, 2);
+	lg_put_le32(d + 20, 8);
+	lg_put_le64(d + 24, 17);
+	lg_put_lef64(d + 32, 0.25);
+	for (int i = 0; i < 4; i++)
+		lg_put_le64(d + 40 + 8 * i, 0x9e3779b97f4a7c15ull * (i + 1));
+	lg_put_le32(r + 4, 8);
+	lg_put_le64(r + 8, 17);
+	lg_put_le32(r + 16, 5);
+	lg_put_le32(r + 20, 1);
+	lg_put_le32(r + 24, 2);
+	lg_put_le32(s + 4, 0);
+	lg_put_le32(s + 8, 3);
+	lg_put_le32(s + 12, 4);
+	lg_put_le64(s + 16, 100000);
+	lg_put_le64(c + 8, 17);
+	log_seed("decision", 8, 1, d, sizeof d);
+	log_seed("result", 8, 2, r, sizeof r);
+	log_seed("steps", 8, 3, s, sizeof s);
+	log_seed("cancel", 8, 4, c, sizeof c);
+	log_seed("decision_short", 8, 5, d, sizeof d - 1);
+	log_seed("key_short", 7, 6, r, sizeof r);
+	lg_put_le32(d + 12, BRAIN_JOB__COUNT);
+	log_seed("decision_bad_kind", 8, 7, d, sizeof d);
+	c[0] = BRAIN_LOG_CANCEL + 1;
+	log_seed("unknown_type", 8, 8, c, sizeof c);
+}
+
+/* ---- fuzz_evalrec ----------------------------------------------------- */
+
+static void evalrec_seed(const char *name, const uint8_t *k, size_t klen,
+			 const uint8_t *v, size_t vlen)
+{
+	uint8_t b[1 + 63 + LEAGUE_BGAME_REC_BYTES];
+
+	b[0] = (uint8_t)klen;
+	memcpy(b + 1, k, klen);
+	memcpy(b + 1 + klen, v, vlen);
+	seed("fuzz_evalrec", name, b, 1 + klen + vlen);
+}
+
+static void seeds_evalrec(void)
+{
+	struct league_eval_point p = {
+		.snapshot = 3, .main_player = 0, .main_version = 12,
+		.league_snapshots = 3, .env_steps = 123456, .seconds = 61.5,
+		.nashconv_main = 0.125, .nashconv_league = 0.0625,
+		.eval_seconds = 0.75,
+	};
+	struct league_bgame_row r = {
+		.player = 0, .version = 12, .baseline = "minimax",
+		.env_steps = 123456, .seconds = 61.5,
+		.games = { 10, 10 }, .wins = { 2, 0 }, .draws = { 8, 9 },
+		.losses = { 0, 1 },
+	};
+	uint8_t ev[LEAGUE_EVAL_REC_BYTES], bg[LEAGUE_BGAME_REC_BYTES];
+	uint8_t seq[8], key[LEAGUE_BGAME_KEY_MAX];
+	size_t kl;
+
+	lg_put_be64(seq, 5);
+	league_eval_encode(&p, ev);
+	evalrec_seed("point", seq, 8, ev, sizeof ev);
+	evalrec_seed("point_short", seq, 8, ev, sizeof ev - 8);
+	evalrec_seed("point_key_short", seq, 4, ev, sizeof ev);
+	kl = league_bgame_key(r.player, r.version, r.baseline, key);
+	league_bgame_encode(&r, bg);
+	evalrec_seed("row", key, kl, bg, sizeof bg);
+	evalrec_seed("row_short", key, kl, bg, sizeof bg - 1);
+	evalrec_seed("row_key_no_name", key, 9, bg, sizeof bg);
+	key[kl - 1] = 0;
+	evalrec_seed("row_name_nul", key, kl, bg, sizeof bg);
+	kl = league_bgame_key(r.player + 1, r.version, r.baseline, key);
+	evalrec_seed("row_key_other_player", key, kl, bg, sizeof bg);
+	kl = league_bgame_key(r.player, r.version, r.baseline, key);
+	r.wins[1] = 5;
+	league_bgame_encode(&r, bg);
+	evalrec_seed("row_counts_disagree", key, kl, bg, sizeof bg);
+	memcpy(bg, "XYZ1", 4);
+	evalrec_seed("other_kind", key, kl, bg, sizeof bg);
+}
+
+/* ---- fuzz_payoff ------------------------------------------------------ */
+
+/* Append one record: selector, klen, vlen, key, value. */
+static void rec(lg_buf *b, int ratings, const uint8_t *k, size_t klen,
+		const uint8_t *v, size_t vlen)
+{
+	uint8_t h[3] = { (uint8_t)ratings, (uint8_t)klen, (uint8_t)vlen };
+
+	if (lg_buf_append(b, h, 3) || lg_buf_append(b, k, klen) ||
+	    lg_buf_append(b, v, vlen))
+		exit(1);
+}
+
+static void pair(lg_buf *b, uint32_t a, uint32_t c,
+		 const struct payoff_entry *e)
+{
+	struct payoff_entry m = { e->losses, e->draws, e->wins, e->games };
+	uint8_t k[8], v[PAYOFF_ENTRY_BYTES];
+
+	store_key_u32x2(k, a, c);
+	payoff_entry_encode(e, v);
+	rec(b, 0, k, 8, v, sizeof v);
+	store_key_u32x2(k, c, a);
+	payoff_entry_encode(&m, v);
+	rec(b, 0, k, 8, v, sizeof v);
+}
+
+static void rating(lg_buf *b, uint32_t id, double elo, double games)
+{
+	uint8_t k[4], v[PAYOFF_RATING_BYTES];
+
+	store_key_u32(k, id);
+	lg_put_lef64(v, elo);
+	lg_put_lef64(v + 8, games);
+	rec(b, 1, k, 4, v, sizeof v);
+}
+
+static void seeds_payoff(void)
+{
+	struct payoff_entry e01 = { 3.5, 1, 2, 6.5 }, e02 = { 0, 0, 4, 4 };
+	struct payoff_entry e13 = { 1e300, 0, 1e300, 1e300 };
+	struct payoff_entry neg = { -1, 0, 0, 0 };
+	lg_buf b = { 0 };
+
+	pair(&b, 0, 1, &e01);
+	pair(&b, 0, 2, &e02);
+	pair(&b, 0, 0, &e02);
+	rating(&b, 0, 12.5, 10.5);
+	rating(&b, 1, -12.5, 6.5);
+	seed("fuzz_payoff", "league", b.data, b.len);
+	b.len = 0;
+	pair(&b, 1, 3, &e13);
+	rating(&b, 3, 4800, 1e300);
+	seed("fuzz_payoff", "huge_counts", b.data, b.len);
+	b.len = 0;
+	pair(&b, 0, 4, &e01);
+	seed("fuzz_payoff", "unknown_agent", b.data, b.len);
+	b.len = 0;
+	pair(&b, 2, 3, &neg);
+	seed("fuzz_payoff", "negative_count", b.data, b.len);
+	b.len = 0;
+	rating(&b, 1, NAN, 1);
+	seed("fuzz_payoff", "rating_nan", b.data, b.len);
+	lg_buf_free(&b);
+}
+
+/* ---- fuzz_tabular ----------------------------------------------------- */
+
+/* The action count byte (A - 1), then the text. */
+static void tab_seed(const char *name, int A, const char *text)
+{
+	size_t n = strlen(text);
+	uint8_t *b = malloc(n + 1);
+
+	if (!b)
+		exit(1);
+	b[0] = (uint8_t)(A - 1);
+	memcpy(b + 1, text, n);
+	seed("fuzz_tabular", name, b, n + 1);
+	free(b);
+}
+
+static void seeds_tabular(void)
+{
+	char *longkey, *longline;
+
+	tab_seed("kuhn", 2, "# Kuhn poker, player 0 bets with the king\n"
+		 "0 0.6667 0.3333\nK 0 1\n\n  Qpb\t1 0\r\n0pb 1e-1 9e-1\n");
+	tab_seed("three_actions", 3, "r 0.2 0.3 0.5\np 1 0 0\n");
+	tab_seed("no_newline", 1, "a 1");
+	tab_seed("sum_not_one", 2, "x 0.5 0.4\n");
+	tab_seed("duplicate", 2, "x 0.5 0.5\nx 1 0\n");
+	tab_seed("too_few", 3, "x 0.5 0.5\n");
+	tab_seed("too_many", 1, "x 1 0\n");
+	tab_seed("negative", 2, "x -0.5 1.5\n");
+	tab_seed("not_a_number", 2, "x nan 1\ny 0x1p-1 0.5\n");
+	longkey = malloc(200);
+	longline = malloc(4200);
+	if (!longkey || !longline)
+		exit(1);
+	memset(longkey, 'k', 199);
+	longkey[70] = ' ';
+	longkey[71] = '1';
+	longkey[72] = 0;
+	tab_seed("key_too_long", 1, longkey);
+	memset(longline, ' ', 4199);
+	memcpy(longline, "x 1", 3);
+	longline[4199] = 0;
+	tab_seed("line_too_long", 1, longline);
+	free(longkey);
+	free(longline);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	outdir = argv[1];
+	seeds_nn();
+	seeds_blob();
+	seeds_brainlog();
+	seeds_evalrec();
+	seeds_payoff();
+	seeds_tabular();
+	return failed;
+}
