@@ -198,6 +198,9 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 	if (r->player != lg_get_be32(k + 1) ||
 	    r->version != lg_get_be32(k + 5))
 		return LG_ECORRUPT;
+	/* A NUL inside the name would read as its prefix: another row. */
+	if (memchr(k + 9, 0, klen - 9))
+		return LG_ECORRUPT;
 	memcpy(r->baseline, k + 9, klen - 9);
 	r->env_steps = lg_get_le64(v + 16);
 	r->seconds = lg_get_lef64(v + 24);
@@ -207,7 +210,10 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 		r->wins[s] = lg_get_le64(o + 8);
 		r->draws[s] = lg_get_le64(o + 16);
 		r->losses[s] = lg_get_le64(o + 24);
-		if (r->wins[s] + r->draws[s] + r->losses[s] != r->games[s])
+		/* In this order, so no sum can wrap past 2^64. */
+		if (r->wins[s] > r->games[s] ||
+		    r->draws[s] > r->games[s] - r->wins[s] ||
+		    r->losses[s] != r->games[s] - r->wins[s] - r->draws[s])
 			return LG_ECORRUPT;
 	}
 	return 0;

@@ -539,7 +539,9 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	rc = nn_shape_check(&s, why, sizeof why);
 	if (rc) {
 		lg_errf(err, errlen, "bad shape in header: %s", why);
-		return rc;
+		/* A shape beyond the caps is LG_ERANGE; anything else the
+		 * check refuses (an unknown activation) is a corrupt file. */
+		return rc == LG_ERANGE ? rc : LG_ECORRUPT;
 	}
 	for (uint32_t i = s.nhidden; i < NN_MAX_LAYERS; i++)
 		if (s.hidden[i]) {

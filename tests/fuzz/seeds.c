@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "league/daemon.h"
+#include "league/evalrec.h"
 #include "learner/learner.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
