@@ -5,9 +5,15 @@
  * Workload per row: 8 timing envs (Small: obs 64, reset 0.1 s, step
  * 0.005 s, inference 0.004 s; Middle: 300, 0.5, 0.01, 0.008; Big: 3000,
  * 2, 0.1, 0.02), episodes of 500 steps, every time and episode length
- * jittered uniformly in [0.4, 1.6] x nominal; 300 collects of at least 80
- * transitions; reset times x1 and x5; modes serial, sync and async
- * (wait_num 7). Inference is simulated (a jittered sleep per batch).
+ * jittered uniformly in [1 - J, 1 + J] x nominal (--jitter J, default the
+ * seed's 0.6; DI-engine's own FakeEnv uses 0.3); 300 collects of at least
+ * 80 transitions; reset times x1 and x5; modes serial, sync and async
+ * (wait_num 7). Inference is simulated (a jittered sleep per batch) on
+ * ONE inference device by default, as the seed's single policy: batched
+ * forwards, one at a time (--devices N allows N at once; 0, any number,
+ * which is what makes the lower bound reachable). Trajectories are built
+ * and handed to a sink that counts and drops them, as a learner would
+ * take them.
  *
  * Each row prints our wall time (collector creation, so the first resets,
  * included), the workload's lower bound
@@ -16,7 +22,21 @@
  * seed's published nerveX and tianshou times for that row and mode
  * (nx-base for serial), and our time over the best published figure for
  * that workload (any collector, any mode: seed_best_s), all multiplied by
- * --time-scale so a quick run compares like with like.
+ * --time-scale so a quick run compares like with like. Beside them, for
+ * the rows where it was measured, DI-engine v0.5.3's own speed test
+ * (its FakeEnv and FakePolicy, same workload, one run each) measured
+ * separately on this machine kind: a constant, not a same-run reference.
+ *
+ * --real-inference: real work on real cores. The env's resets and steps
+ * burn their jittered times as CPU (timing.burn), inference is a forward
+ * of a 256,256 ReLU net of the env's input size, and the same collection
+ * runs right after in a Python peer written from the seed documents'
+ * description of DI-engine's subprocess env manager
+ * (bench/collector_peer.py: envs in processes, shared memory, one numpy
+ * policy), timed the same way: peer_s and ratio_to_peer = ours / peer.
+ * Its default time scale is 0.02 (a 100 us step, a 2 ms reset): at the
+ * seed's full times both sides spend nearly all their time burning the
+ * env's CPU and the ratio says little (docs/benchmarks.md).
  */
 #include "bench/bench.h"
 #include "cli/cli.h"
@@ -25,9 +45,12 @@
 
 #include <pthread.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct workload {
 	const char *name;
@@ -37,6 +60,44 @@ struct workload {
 	 * (0: not published) */
 	double nx[2][3], ts[2][3];
 };
+
+/*
+ * DI-engine v0.5.3 measured separately on this machine kind (its speed
+ * test, ding/worker/collector/tests/speed_test: FakeEnv and FakePolicy,
+ * 300 collects of 80 samples, one run each): seconds for sync and async,
+ * by workload, reset multiplier and jitter. Constants, never a same-run
+ * reference. 0: not measured.
+ */
+struct di_figure {
+	const char *env;
+	int reset_mult;
+	double jitter;
+	double sync_s, async_s;
+};
+
+static const struct di_figure di_engine[] = {
+	{ "small", 1, 0.3, 34.65, 34.98 },
+	{ "small", 1, 0.6, 38.32, 38.48 },
+	{ "small", 5, 0.3, 37.42, 37.69 },
+	{ "middle", 1, 0.3, 69.83, 74.81 },
+	{ "middle", 5, 0.3, 83.21, 84.65 }, /* async: 84.3-85.0 */
+};
+
+/* The DI-engine figure for a row, scaled, or 0. */
+static double di_engine_s(const char *name, int reset_mult, double jitter,
+			  enum coll_mode mode, double scale)
+{
+	if (mode == COLL_SERIAL)
+		return 0;
+	for (size_t i = 0; i < LG_ARRAY_LEN(di_engine); i++) {
+		const struct di_figure *d = &di_engine[i];
+		if (!strcmp(d->env, name) && d->reset_mult == reset_mult &&
+		    d->jitter > jitter - 1e-9 && d->jitter < jitter + 1e-9)
+			return (mode == COLL_SYNC ? d->sync_s : d->async_s) *
+			       scale;
+	}
+	return 0;
+}
 
 static const struct workload loads[] = {
 	{ "small", 64, 0.1, 0.005, 0.004,
@@ -52,10 +113,27 @@ static const struct workload loads[] = {
 
 struct bargs {
 	const char *env, *mode;
-	double scale, wait_timeout;
-	uint64_t collects, samples, envs, wait_num;
-	int json, processes, real;
+	double scale, wait_timeout, jitter;
+	uint64_t collects, samples, envs, wait_num, devices;
+	int json, processes, real, no_peer;
 };
+
+/* The sink: count what a learner would take, drop it. */
+struct sink_count {
+	pthread_mutex_t mu;
+	uint64_t segments, rows;
+};
+
+static int count_sink(void *ctx, const struct coll_segment *seg)
+{
+	struct sink_count *k = ctx;
+
+	pthread_mutex_lock(&k->mu);
+	k->segments++;
+	k->rows += seg->rows->n;
+	pthread_mutex_unlock(&k->mu);
+	return 0;
+}
 
 /* --real-inference: a policy-value net of the workload's input size
  * (hidden 256,256, ReLU; the timing game has 2 actions), one forward per
@@ -119,35 +197,126 @@ static void real_free(struct real_pol *rp)
 	pthread_mutex_destroy(&rp->mu);
 }
 
+/* bench/collector_peer.py: beside the binary's tree ($LEAGUE_SRC, the
+ * executable's ../bench or ../../../bench, ./bench). 0 with path, or
+ * LG_ENOTFOUND. */
+static int peer_path(char *path, size_t len)
+{
+	static const char *const up[] = { "/..", "/../../.." };
+	const char *src = getenv("LEAGUE_SRC");
+	char dir[PATH_MAX];
+	struct stat sb;
+	ssize_t n;
+
+	if (src && *src && (size_t)snprintf(path, len, "%s/bench/"
+					    "collector_peer.py", src) < len &&
+	    !stat(path, &sb))
+		return 0;
+	n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+	if (n > 0) {
+		dir[n] = 0;
+		*strrchr(dir, '/') = 0;
+		for (size_t k = 0; k < LG_ARRAY_LEN(up); k++)
+			if ((size_t)snprintf(path, len, "%.*s%s/bench/"
+					     "collector_peer.py", 3000, dir,
+					     up[k]) < len &&
+			    !stat(path, &sb))
+				return 0;
+	}
+	snprintf(path, len, "bench/collector_peer.py");
+	return stat(path, &sb) ? LG_ENOTFOUND : 0;
+}
+
+/* Run the Python peer on row w, rm: its seconds into *secs. */
+static int run_peer(const struct bargs *a, const struct workload *w,
+		    double rm, double *secs)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 512], line[1024] = "";
+	const double f = a->scale;
+	FILE *p;
+	int rc;
+
+	if (peer_path(path, sizeof path)) {
+		fprintf(stderr, "league bench collector: bench/collector_peer.py "
+			"not found (set LEAGUE_SRC to the source tree)\n");
+		return CLI_FAIL;
+	}
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s --envs %llu --obs %llu "
+		 "--hidden 256,256 --step-s %.9g --reset-s %.9g "
+		 "--episode-len 500 --jitter %.9g --collects %llu --samples "
+		 "%llu --wait-num %llu --wait-timeout %.9g --segment-len 128 "
+		 "--seed 1 --json", path, (unsigned long long)a->envs,
+		 (unsigned long long)w->obs, w->step * f, w->reset * rm * f,
+		 a->jitter, (unsigned long long)a->collects,
+		 (unsigned long long)a->samples,
+		 (unsigned long long)a->wait_num, a->wait_timeout * f);
+	if (!(p = popen(cmd, "r")))
+		return CLI_FAIL;
+	while (fgets(line, sizeof line, p) && !strstr(line, "\"seconds\""))
+		;
+	rc = pclose(p);
+	const char *q = strstr(line, "\"seconds\": ");
+	if (rc || !q) {
+		fprintf(stderr, "league bench collector: the Python peer failed "
+			"(it needs Debian's python3-numpy: apt-get install "
+			"python3-numpy): %s\n", cmd);
+		return CLI_FAIL;
+	}
+	*secs = strtod(q + 11, NULL);
+	return CLI_OK;
+}
+
+/* The lower bound with the nominal times (see the file comment). */
+static double lower_bound(const struct bargs *a, const struct workload *w,
+			  double rm, double infer, uint64_t resets)
+{
+	return ((double)(a->collects * a->samples) * (w->step + infer) +
+		(double)resets * w->reset * rm) * a->scale / (double)a->envs;
+}
+
+/* The collector of one row: options, policy, sink. */
+static void row_opts(const struct bargs *a, const struct workload *w,
+		     double rm, enum coll_mode mode, struct coll_opts *o)
+{
+	const double f = a->scale;
+
+	coll_opts_default(o);
+	o->game = "timing";
+	o->env.seed = 20260101;
+	o->env.timing.obs_len = w->obs;
+	o->env.timing.reset_s = w->reset * rm * f;
+	o->env.timing.step_s = w->step * f;
+	o->env.timing.infer_s = a->real ? 0 : w->infer * f;
+	o->env.timing.episode_len = 500;
+	o->env.timing.jitter_lo = 1 - a->jitter;
+	o->env.timing.jitter_hi = 1 + a->jitter;
+	o->env.timing.burn = a->real;
+	o->num_envs = (size_t)a->envs;
+	o->mode = mode;
+	o->wait_num = (size_t)a->wait_num;
+	o->wait_timeout_s = a->wait_timeout * f;
+	o->processes = a->processes;
+	o->num_policies = 1;
+	o->sink = count_sink;
+}
+
 static int run_row(const struct bargs *a, const struct workload *w,
 		   int rm_i, enum coll_mode mode)
 {
 	const double rm = rm_i ? 5 : 1, f = a->scale;
-	struct coll_sim sim = { w->infer * f, 0.4, 1.6 };
+	struct coll_sim sim = { w->infer * f, 1 - a->jitter, 1 + a->jitter };
 	struct coll_policy pol = coll_policy_simulated(&sim);
+	struct sink_count sk = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	struct real_pol rp;
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
 	char err[256];
-	double t0, secs, lb, nx, ts, best;
+	double t0, secs, lb, nx, ts, best, di, peer = 0;
 	int rc;
 
-	coll_opts_default(&o);
-	o.game = "timing";
-	o.env.seed = 20260101;
-	o.env.timing.obs_len = w->obs;
-	o.env.timing.reset_s = w->reset * rm * f;
-	o.env.timing.step_s = w->step * f;
-	o.env.timing.infer_s = w->infer * f;
-	o.env.timing.episode_len = 500;
-	o.env.timing.jitter_lo = 0.4;
-	o.env.timing.jitter_hi = 1.6;
-	o.num_envs = (size_t)a->envs;
-	o.mode = mode;
-	o.wait_num = (size_t)a->wait_num;
-	o.wait_timeout_s = a->wait_timeout * f;
-	o.processes = a->processes;
+	row_opts(a, w, rm, mode, &o);
+	pol.max_calls = (unsigned)a->devices;
 	if (a->real) {
 		if ((rc = real_new(&rp, w->obs, (size_t)a->envs))) {
 			fprintf(stderr, "league bench collector: net: %s\n",
@@ -155,18 +324,19 @@ static int run_row(const struct bargs *a, const struct workload *w,
 			real_free(&rp);
 			return CLI_FAIL;
 		}
-		pol = (struct coll_policy){ real_act, &rp,
-					    REAL_MAX_CALLS - 1 };
-		o.env.timing.infer_s = 0;
+		pol = (struct coll_policy){
+			real_act, &rp,
+			a->devices ? (unsigned)a->devices : REAL_MAX_CALLS - 1 };
 	}
 	o.policies = &pol;
-	o.num_policies = 1;
-	o.sink = NULL; /* the seed experiment measures env management only */
+	o.sink_ctx = &sk;
 
 	t0 = lg_now_s();
 	rc = coll_new(&c, &o, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league bench collector: %s\n", err);
+		if (a->real)
+			real_free(&rp);
 		return CLI_FAIL;
 	}
 	for (uint64_t k = 0; k < a->collects && !rc; k++)
@@ -188,11 +358,18 @@ static int run_row(const struct bargs *a, const struct workload *w,
 			lg_strerror(rc));
 		return CLI_FAIL;
 	}
-	lb = ((double)(a->collects * a->samples) * (w->step + infer) +
-	      (double)st.resets * w->reset * rm) * f / (double)a->envs;
+	if (a->real && !a->no_peer && (rc = run_peer(a, w, rm, &peer)))
+		return rc;
+	lb = lower_bound(a, w, rm, infer, st.resets);
 	nx = w->nx[rm_i][mode] * f;
 	ts = w->ts[rm_i][mode] * f;
-	/* The best published figure for this workload, any collector. */
+	/* DI-engine's figures are for the seed workload as it stands:
+	 * simulated inference, 300 collects of 80. */
+	di = a->real || a->collects != 300 || a->samples != 80 ||
+			     a->envs != 8 || a->wait_num != 7
+		     ? 0
+		     : di_engine_s(w->name, (int)rm, a->jitter, mode, f);
+	/* The best figure the seed published for this workload. */
 	best = w->nx[rm_i][0] * f;
 	for (int k = 0; k < 3; k++) {
 		if (w->nx[rm_i][k] > 0 && w->nx[rm_i][k] * f < best)
@@ -200,27 +377,41 @@ static int run_row(const struct bargs *a, const struct workload *w,
 		if (w->ts[rm_i][k] > 0 && w->ts[rm_i][k] * f < best)
 			best = w->ts[rm_i][k] * f;
 	}
-	if (a->json)
+	if (a->json) {
 		printf("{\"env\":\"%s\",\"reset_mult\":%g,\"mode\":\"%s\","
+		       "\"inference_devices\":%llu,\"real_inference\":%s,"
+		       "\"jitter\":%g,\"time_scale\":%g,"
 		       "\"seconds\":%.3f,\"lower_bound_s\":%.3f,"
-		       "\"ratio\":%.4f,\"seed_best_s\":%.3f,"
-		       "\"seed_nx_s\":%.3f,\"seed_ts_s\":%.3f,"
-		       "\"time_scale\":%g,\"steps\":%llu,\"resets\":%llu,"
-		       "\"forwards\":%llu,\"real_inference\":%s,"
-		       "\"infer_s\":%.6f}\n",
-		       w->name, rm, coll_mode_name(mode), secs, lb, secs / lb,
-		       best, nx, ts, f, (unsigned long long)st.steps,
+		       "\"ratio\":%.4f,", w->name, rm, coll_mode_name(mode),
+		       (unsigned long long)a->devices,
+		       a->real ? "true" : "false", a->jitter, f, secs, lb,
+		       secs / lb);
+		if (di > 0)
+			printf("\"di_engine_s\":%.3f,\"ratio_to_di_engine\":"
+			       "%.4f,", di, secs / di);
+		if (peer > 0)
+			printf("\"peer_s\":%.3f,\"ratio_to_peer\":%.4f,", peer,
+			       secs / peer);
+		printf("\"seed_best_s\":%.3f,\"seed_nx_s\":%.3f,"
+		       "\"seed_ts_s\":%.3f,\"steps\":%llu,\"resets\":%llu,"
+		       "\"forwards\":%llu,\"segments\":%llu,"
+		       "\"transitions\":%llu,\"infer_s\":%.6f}\n",
+		       best, nx, ts, (unsigned long long)st.steps,
 		       (unsigned long long)st.resets,
 		       (unsigned long long)st.forwards,
-		       a->real ? "true" : "false", infer * f);
-	else {
-		char tsbuf[32] = "-";
+		       (unsigned long long)sk.segments,
+		       (unsigned long long)sk.rows, infer * f);
+	} else {
+		char tsbuf[32] = "-", dibuf[32] = "-", pbuf[32] = "-";
 		if (ts > 0)
 			snprintf(tsbuf, sizeof tsbuf, "%.2f", ts);
-		printf("%-7s x%-2g %-7s %10.2f %10.2f %7.3f %10.2f %10s "
-		       "%7.3f\n",
-		       w->name, rm, coll_mode_name(mode), secs, lb, secs / lb,
-		       nx, tsbuf, secs / best);
+		if (di > 0)
+			snprintf(dibuf, sizeof dibuf, "%.2f", di);
+		if (peer > 0)
+			snprintf(pbuf, sizeof pbuf, "%.2f", peer);
+		printf("%-7s x%-2g %-7s %10.2f %10.2f %7.3f %10s %10s %10.2f "
+		       "%10s\n", w->name, rm, coll_mode_name(mode), secs, lb,
+		       secs / lb, dibuf, pbuf, nx, tsbuf);
 	}
 	fflush(stdout);
 	return CLI_OK;
@@ -230,19 +421,30 @@ static int usage_help(void)
 {
 	printf("usage: league bench collector [--env small|middle|big] "
 	       "[--mode serial|sync|async]\n"
-	       "       [--time-scale F] [--collects N] [--samples N] "
-	       "[--wait-num N]\n"
-	       "       [--wait-timeout S] [--processes] [--json]\n\n"
+	       "       [--devices N] [--jitter J] [--time-scale F] "
+	       "[--collects N] [--samples N]\n"
+	       "       [--wait-num N] [--wait-timeout S] [--processes]\n"
+	       "       [--real-inference [--no-peer]] [--json]\n\n"
 	       "The seed collector experiment: 8 timing envs, 300 collects "
-	       "of 80 transitions,\nreset x1 and x5, per row our time, the "
-	       "lower bound\n  (transitions x (step + infer) + resets x "
-	       "reset) / envs\nthe ratio, and the seed's nerveX / tianshou "
-	       "times (nx-base for serial).\n--time-scale multiplies every "
-	       "time (and the seed figures) by F.\nAsync waits at most "
-	       "--wait-timeout x F (default 0.0002 s) for wait_num envs.\n--real-inference "
-	       "replaces the simulated inference by a forward pass of a\n"
-	       "256,256 ReLU network of the env's input size; the bound then "
-	       "uses the measured\nmean forward time.\n");
+	       "of 80 transitions,\nreset x1 and x5, trajectories built and "
+	       "dropped by a sink; per row our time,\nthe lower bound\n"
+	       "  (transitions x (step + infer) + resets x reset) / envs\n"
+	       "(a bound for any number of inference devices), the ratio, "
+	       "DI-engine's time\n(measured separately on this machine kind; "
+	       "a constant) where known, and the\nseed's published nerveX / "
+	       "tianshou times (nx-base for serial).\n"
+	       "--devices N: forwards that may run at once (default 1, as "
+	       "one policy on one\n  device; 0: any number).\n"
+	       "--jitter J: times and episode lengths vary in [1-J, 1+J] x "
+	       "nominal (0.6).\n"
+	       "--time-scale multiplies every time (and the seed figures) by "
+	       "F.\nAsync waits at most --wait-timeout x F (default 0.0002 "
+	       "s) for wait_num envs.\n"
+	       "--real-inference: envs burn their times as CPU, inference is "
+	       "a forward of a\n  256,256 ReLU net, and the Python peer "
+	       "(bench/collector_peer.py, python3-numpy)\n  collects the same "
+	       "right after: peer_s, ratio_to_peer. Time scale 0.02 unless\n"
+	       "  given.\n");
 	return CLI_OK;
 }
 
@@ -258,13 +460,19 @@ int bench_collector(int argc, char **argv)
 		{ "wait-timeout", required_argument, NULL, 't' },
 		{ "processes", no_argument, NULL, 'p' },
 		{ "real-inference", no_argument, NULL, 'r' },
+		{ "no-peer", no_argument, NULL, 'P' },
+		{ "devices", required_argument, NULL, 'd' },
+		{ "jitter", required_argument, NULL, 'J' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd = "bench collector";
-	struct bargs a = { NULL, NULL, 1.0, 0.0002, 300, 80, 8, 7, 0, 0, 0 };
+	struct bargs a = { .scale = 1.0, .wait_timeout = 0.0002,
+			   .jitter = 0.6, .collects = 300, .samples = 80,
+			   .envs = 8, .wait_num = 7, .devices = 1 };
 	unsigned long long v;
+	int scaled = 0;
 	enum coll_mode only_mode = COLL_SERIAL;
 	int ch, worst = CLI_OK, found = 0;
 
@@ -277,7 +485,20 @@ int bench_collector(int argc, char **argv)
 			if (cli_opt_double(cmd, "--time-scale", optarg, 1e-4,
 					   100, &a.scale))
 				return CLI_USAGE;
+			scaled = 1;
 			break;
+		case 'd':
+			if (cli_opt_u64(cmd, "--devices", optarg, 0,
+					REAL_MAX_CALLS - 1, &v))
+				return CLI_USAGE;
+			a.devices = v;
+			break;
+		case 'J':
+			if (cli_opt_double(cmd, "--jitter", optarg, 0, 0.99,
+					   &a.jitter))
+				return CLI_USAGE;
+			break;
+		case 'P': a.no_peer = 1; break;
 		case 'c':
 			if (cli_opt_u64(cmd, "--collects", optarg, 1, 1000000,
 					&v))
@@ -309,6 +530,8 @@ int bench_collector(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'",
 				       argv[optind]);
+	if (a.real && !scaled)
+		a.scale = 0.02;
 	if (a.mode && coll_mode_parse(a.mode, &only_mode))
 		return cli_usage_error(cmd, "--mode: expected serial, sync "
 				       "or async, got '%s'", a.mode);
@@ -319,9 +542,9 @@ int bench_collector(int argc, char **argv)
 		return cli_usage_error(cmd, "--env: expected small, middle or "
 				       "big, got '%s'", a.env);
 	if (!a.json)
-		printf("%-7s %-3s %-7s %10s %10s %7s %10s %10s %7s\n", "env",
-		       "rst", "mode", "seconds", "bound_s", "ratio", "seed_nx",
-		       "seed_ts", "vs_best");
+		printf("%-7s %-3s %-7s %10s %10s %7s %10s %10s %10s %10s\n",
+		       "env", "rst", "mode", "seconds", "bound_s", "ratio",
+		       "di_engine", "peer_s", "seed_nx", "seed_ts");
 	for (size_t i = 0; i < LG_ARRAY_LEN(loads); i++) {
 		if (a.env && strcmp(a.env, loads[i].name))
 			continue;
