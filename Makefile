@@ -22,7 +22,7 @@ PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))
@@ -80,7 +80,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan bench docs fuzz clean
+.PHONY: all test asan bench bench-full bench-deps docs fuzz clean
 all: bin/league
 
 bin/league: $(EXE)
@@ -157,8 +157,32 @@ test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds \
 asan:
 	$(MAKE) VARIANT=asan test
 
-bench: bin/league
-	bin/league bench all
+# `make bench`: every benchmark on its quick workload, about 6 minutes
+# (docs/benchmarks.md has each command's figures). `make bench-full`: the
+# long rows too (every collector workload and mode, Big at time scale 0.1,
+# about 40 minutes). The Python peer of --real-inference needs
+# python3-numpy (installed here when root).
+bench: bin/league bench-deps
+	bin/league bench env
+	bin/league bench matchmaking
+	bin/league bench learner
+	bin/league bench learner --threads 2
+	bin/league bench collector --env small --mode async
+	bin/league bench collector --env small --mode async --real-inference
+	bin/league bench daemon
+	bin/league bench pipeline
+
+bench-full: bench
+	bin/league bench collector --env small
+	bin/league bench collector --env middle
+	bin/league bench collector --env big --time-scale 0.1
+	bin/league bench collector --env small --devices 0
+	bin/league bench collector --env small --mode async --real-inference --time-scale 0.005
+
+bench-deps:
+	@/usr/bin/python3 -c 'import numpy' 2>/dev/null || \
+	  { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-numpy >&2; } || \
+	  { echo "league: the collector benchmark's Python peer needs: apt-get install -y python3-numpy" >&2; exit 1; }
 
 # Our PPO update against PyTorch's (needs python3-torch; never in make test).
 bench-torch: bin/league

@@ -1235,6 +1235,23 @@ START_TEST(baseline_rejected)
 }
 END_TEST
 
+/* A number field of a JSON line, or NAN. */
+static double jnum(const char *line, const char *key)
+{
+	char k[64];
+	const char *p;
+
+	snprintf(k, sizeof k, "\"%s\":", key);
+	p = strstr(line, k);
+	return p ? strtod(p + strlen(k), NULL) : NAN;
+}
+
+/* The collector benchmark's rows are plausible, not just present: no
+ * row beats the lower bound (beyond the jitter of 400 transitions: the
+ * sum of uniform [0.4, 1.6] factors is within 9% of nominal at 5 sd),
+ * every transition asked for was taken and reached the sink, one
+ * inference device by default; with --real-inference the forward was
+ * measured and the Python peer ran the same collection. */
 START_TEST(bench_cli_json)
 {
 	static char out[8192], errb[4096];
@@ -1243,29 +1260,52 @@ START_TEST(bench_cli_json)
 			       "--collects", "5", "--json", NULL };
 	const char *bad[] = { "bench", "collector", "--mode", "fast", NULL };
 	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
+	int rows = 0;
 
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, errb);
-	ck_assert_ptr_nonnull(strstr(out, "\"env\":\"small\""));
-	ck_assert_ptr_nonnull(strstr(out, "\"reset_mult\":5"));
-	ck_assert_ptr_nonnull(strstr(out, "\"mode\":\"async\""));
-	ck_assert_ptr_nonnull(strstr(out, "\"seconds\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"lower_bound_s\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"ratio\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"seed_best_s\":"));
+	for (char *line = out; line && *line; rows++) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		ck_assert_ptr_nonnull(strstr(line, "\"env\":\"small\""));
+		ck_assert_ptr_nonnull(strstr(line, "\"mode\":\"async\""));
+		ck_assert_double_eq(jnum(line, "inference_devices"), 1);
+		ck_assert_double_eq(jnum(line, "jitter"), 0.6);
+		double secs = jnum(line, "seconds");
+		double lb = jnum(line, "lower_bound_s");
+		ck_assert_msg(lb > 0 && secs >= 0.91 * lb, "%s", line);
+		/* Both printed to 3 decimals: the ratio's rounding. */
+		ck_assert_double_eq_tol(jnum(line, "ratio"), secs / lb,
+					0.0006 / lb * (secs / lb + 1) + 1e-4);
+		double steps = jnum(line, "steps"), tr = jnum(line, "transitions");
+		ck_assert_double_ge(steps, 5 * 80);
+		/* Every completed step's row reaches the sink once; rows of
+		 * steps in flight at the stop (at most one per env) too. */
+		ck_assert_msg(tr >= steps && tr <= steps + 8, "%s", line);
+		ck_assert_double_gt(jnum(line, "forwards"), 0);
+		/* Not the seed workload (5 collects): no DI-engine figure. */
+		ck_assert_ptr_null(strstr(line, "di_engine"));
+		line = nl ? nl + 1 : NULL;
+	}
+	ck_assert_int_eq(rows, 2); /* resets x1 and x5 */
 	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb,
 				       bad),
 			 2);
-	/* A real forward pass instead of a simulated inference sleep. */
+	/* A real forward pass and CPU-burning envs, beside the peer. */
 	const char *real[] = { "bench", "collector", "--env", "small",
-			       "--mode", "sync", "--time-scale", "0.01",
+			       "--mode", "async", "--time-scale", "0.01",
 			       "--collects", "5", "--real-inference", "--json",
 			       NULL };
 	rc = tu_run_league(out, sizeof out, errb, sizeof errb, real);
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, errb);
 	ck_assert_ptr_nonnull(strstr(out, "\"real_inference\":true"));
-	const char *p = strstr(out, "\"infer_s\":");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_double_gt(strtod(p + 10, NULL), 0); /* it measured */
+	ck_assert_double_gt(jnum(out, "infer_s"), 0); /* it measured */
+	double peer = jnum(out, "peer_s");
+	ck_assert_msg(peer > 0, "%s", out);
+	ck_assert_double_eq_tol(jnum(out, "ratio_to_peer"),
+				jnum(out, "seconds") / peer,
+				0.0006 / peer * (jnum(out, "seconds") / peer + 1) +
+					1e-4);
 }
 END_TEST
 

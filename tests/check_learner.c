@@ -1189,10 +1189,22 @@ START_TEST(cli_bench_learner)
 
 	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, ok),
 			 0);
-	ck_assert_ptr_nonnull(strstr(out, "\"samples_per_s\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"gflops\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"sgemm_peak_gflops\":"));
-	ck_assert_ptr_nonnull(strstr(out, "\"peak_ratio\":"));
+	/* Plausible, not just present: a rate, GFLOP/s under the peak the
+	 * same run measured (within 20%: a tiny net's flop count is a
+	 * model), their ratio what it says. */
+	const char *p;
+	double sps, gf, peak, ratio;
+	ck_assert_ptr_nonnull(p = strstr(out, "\"samples_per_s\":"));
+	sps = strtod(p + 16, NULL);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"gflops\":"));
+	gf = strtod(p + 9, NULL);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"sgemm_peak_gflops\":"));
+	peak = strtod(p + 20, NULL);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"peak_ratio\":"));
+	ratio = strtod(p + 13, NULL);
+	ck_assert_msg(sps > 0 && gf > 0 && peak > 0, "%s", out);
+	ck_assert_msg(ratio > 0 && ratio < 1.2, "%s", out);
+	ck_assert_double_eq_tol(ratio, gf / peak, 1e-3);
 	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, bad),
 			 2);
 }
