@@ -131,9 +131,12 @@ static const struct cfg_key table[] = {
 	U64("learner.push_every", learner.push_every, 1, 1e6, "1",
 	    "Push a new parameter version to the daemon every this many "
 	    "updates."),
-	U64("learner.queue_segments", learner.queue_segments, 1, 1 << 20, "64",
-	    "Trajectory segments the learner queues before it pushes back on "
-	    "collectors (never dropped)."),
+	U64("learner.queue_segments", learner.queue_segments, 1, 1 << 20, "8",
+	    "Trajectory segments the learner lets the collectors send ahead "
+	    "of its training, shared by collectors.count (at least 2 each; "
+	    "never dropped, the collectors wait). More keeps the collectors "
+	    "busy during updates but trains on older policies: Kuhn with 64 "
+	    "reached NashConv 0.34 where 8 reached 0.11 (docs/results.md)."),
 	U64("learner.threads", learner.threads, 1, PPO_THREADS_MAX, "1",
 	    "Threads per learner: each minibatch is split into row shards "
 	    "trained in parallel, each with single-threaded BLAS."),
