@@ -10,6 +10,8 @@
 #ifndef LG_BENCH_H
 #define LG_BENCH_H
 
+#include <stddef.h>
+
 struct bench_entry {
 	const char *name;
 	const char *summary;
@@ -22,5 +24,15 @@ int bench_learner(int argc, char **argv);
 int bench_collector(int argc, char **argv);
 int bench_daemon(int argc, char **argv);
 int bench_pipeline(int argc, char **argv);
+
+/* n synthetic rows for a PPO update of net's shape, into the block y
+ * (lg_rows_init'd here; free with lg_rows_free): gaussian observations,
+ * about 3/4 of the actions legal, actions, log-probabilities and values
+ * from the net itself, episodes of `episode` rows ending in +-1. PPO's
+ * cost does not depend on the values. LG_ENOMEM. (bench_learner.c) */
+struct lg_rows;
+struct nn;
+int bench_synth_rows(struct lg_rows *y, const struct nn *net, size_t n,
+		     unsigned episode);
 
 #endif

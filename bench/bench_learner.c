@@ -48,41 +48,17 @@ static int parse_hidden(const char *txt, struct nn_shape *s)
 
 /* Synthetic batch: gaussian observations, ~3/4 of actions legal, actions
  * and log-probabilities sampled from the net itself, episodes of 32. */
-struct synth {
-	float *obs, *logp, *value, *reward;
-	uint8_t *mask, *done;
-	int32_t *action;
-};
-
-static void synth_free(struct synth *y)
-{
-	free(y->obs);
-	free(y->logp);
-	free(y->value);
-	free(y->reward);
-	free(y->mask);
-	free(y->done);
-	free(y->action);
-}
-
-static int synth_make(struct synth *y, const nn *net, size_t n)
+int bench_synth_rows(struct lg_rows *y, const nn *net, size_t n,
+		     unsigned episode)
 {
 	const struct nn_shape *s = nn_shape_of(net);
 	nn_ws *ws = NULL;
 	lg_rng r;
 	int rc;
 
-	memset(y, 0, sizeof *y);
-	y->obs = malloc(n * s->obs * sizeof(float));
-	y->logp = malloc(n * sizeof(float));
-	y->value = malloc(n * sizeof(float));
-	y->reward = malloc(n * sizeof(float));
-	y->mask = malloc(n * s->actions);
-	y->done = malloc(n);
-	y->action = malloc(n * sizeof(int32_t));
-	if (!y->obs || !y->logp || !y->value || !y->reward || !y->mask ||
-	    !y->done || !y->action)
-		return LG_ENOMEM;
+	if ((rc = lg_rows_init(y, s->obs, s->actions, n)))
+		return rc;
+	y->n = n;
 	lg_rng_seed(&r, 42);
 	for (size_t i = 0; i < n * s->obs; i++)
 		y->obs[i] = (float)lg_rng_normal(&r);
@@ -91,7 +67,8 @@ static int synth_make(struct synth *y, const nn *net, size_t n)
 		for (size_t a = 0; a < s->actions; a++)
 			m[a] = lg_rng_below(&r, 4) != 0;
 		m[lg_rng_below(&r, s->actions)] = 1;
-		y->done[i] = i % 32 == 31;
+		y->done[i] = i % episode == episode - 1 ? LG_ROW_END
+							: LG_ROW_NEXT;
 		y->reward[i] = y->done[i] ? (lg_rng_below(&r, 2) ? 1 : -1) : 0;
 	}
 	rc = nn_ws_new(&ws, net, n);
@@ -226,9 +203,8 @@ int bench_learner(int argc, char **argv)
 {
 	struct blopts o;
 	struct ppo_opts po;
-	struct lg_rows b;
+	struct lg_rows b = { 0 };
 	struct ppo_stats st;
-	struct synth y;
 	ppo *p = NULL;
 	char err[256];
 	double peak = 0, t0, dt, sps, gflops;
@@ -240,7 +216,6 @@ int bench_learner(int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (nn_shape_check(&o.s, err, sizeof err))
 		return cli_usage_error("bench learner", "%s", err);
-	memset(&y, 0, sizeof y);
 	ppo_opts_default(&po);
 	po.epochs = o.epochs;
 	po.minibatch = o.minibatch;
@@ -249,21 +224,10 @@ int bench_learner(int argc, char **argv)
 		fprintf(stderr, "league bench learner: %s\n", err);
 		goto out;
 	}
-	if (synth_make(&y, ppo_net(p), (size_t)o.batch)) {
+	if (bench_synth_rows(&b, ppo_net(p), (size_t)o.batch, 32)) {
 		fprintf(stderr, "league bench learner: out of memory\n");
 		goto out;
 	}
-	/* a view of the synthetic columns (util/rows.h) */
-	b.n = b.cap = (size_t)o.batch;
-	b.obs_len = o.s.obs;
-	b.num_actions = o.s.actions;
-	b.obs = y.obs;
-	b.mask = y.mask;
-	b.action = y.action;
-	b.logp = y.logp;
-	b.value = y.value;
-	b.reward = y.reward;
-	b.done = y.done;
 	/* reference first, then the learner */
 	if (nn_sgemm_peak(LG_MIN(1.5, o.seconds), (int)o.threads, &peak)) {
 		fprintf(stderr, "league bench learner: out of memory\n");
@@ -316,7 +280,7 @@ int bench_learner(int argc, char **argv)
 	fflush(stdout);
 	ret = CLI_OK;
 out:
-	synth_free(&y);
+	lg_rows_free(&b);
 	ppo_free(p);
 	return ret;
 }

@@ -457,38 +457,6 @@ fail:
 	return rc;
 }
 
-/* learner.batch synthetic rows of the config's shape: gaussian
- * observations, about 3/4 of the actions legal, actions from the net
- * itself, episodes of 16 rows. PPO's cost does not depend on the values. */
-static int synth_make(struct lg_rows *y, const nn *net, size_t n)
-{
-	const struct nn_shape *s = nn_shape_of(net);
-	nn_ws *ws = NULL;
-	lg_rng r;
-	int rc;
-
-	if ((rc = lg_rows_init(y, s->obs, s->actions, n)))
-		return rc;
-	y->n = n;
-	lg_rng_seed(&r, 42);
-	for (size_t i = 0; i < n * s->obs; i++)
-		y->obs[i] = (float)lg_rng_normal(&r);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t *m = y->mask + i * s->actions;
-		for (size_t a = 0; a < s->actions; a++)
-			m[a] = lg_rng_below(&r, 4) != 0;
-		m[lg_rng_below(&r, s->actions)] = 1;
-		y->done[i] = i % 16 == 15 ? LG_ROW_END : LG_ROW_NEXT;
-		y->reward[i] = y->done[i] ? (lg_rng_below(&r, 2) ? 1 : -1) : 0;
-	}
-	rc = nn_ws_new(&ws, net, n);
-	if (!rc)
-		rc = nn_act(net, ws, y->obs, y->mask, n, &r, y->action, y->logp,
-			    y->value);
-	nn_ws_free(ws);
-	return rc;
-}
-
 /* PPO updates of learner.batch synthetic rows for `seconds`. */
 static int learner_alone(struct bp *b, double *samples_per_s, char *err,
 			 size_t errlen)
@@ -514,7 +482,7 @@ static int learner_alone(struct bp *b, double *samples_per_s, char *err,
 	league_ppo_opts(&b->cfg, &po);
 	if ((rc = ppo_new(&p, NULL, &sh, &po, 1, err, errlen)))
 		return rc;
-	if ((rc = synth_make(&y, ppo_net(p), n)))
+	if ((rc = bench_synth_rows(&y, ppo_net(p), n, 16)))
 		goto out;
 	if ((rc = ppo_update(p, &y, &st))) /* warm-up */
 		goto out;
