@@ -29,11 +29,12 @@
  *
  * --real-inference: real work on real cores. The env's resets and steps
  * burn their jittered times as CPU (timing.burn), inference is a forward
- * of a 256,256 ReLU net of the env's input size, and the same collection
- * runs right after in a Python peer written from the seed documents'
- * description of DI-engine's subprocess env manager
- * (bench/collector_peer.py: envs in processes, shared memory, one numpy
- * policy), timed the same way: peer_s and ratio_to_peer = ours / peer.
+ * of a 256,256 ReLU net of the env's input size on one BLAS thread (as
+ * the peer's), and the same collection runs right after in a Python peer
+ * written from the seed documents' description of DI-engine's subprocess
+ * env manager (bench/collector_peer.py: envs in processes, shared memory,
+ * one numpy policy), timed the same way: peer_s and ratio_to_peer = ours
+ * / peer.
  * Its default time scale is 0.02 (a 100 us step, a 2 ms reset): at the
  * seed's full times both sides spend nearly all their time burning the
  * env's CPU and the ratio says little (docs/benchmarks.md).
@@ -181,6 +182,12 @@ static int real_new(struct real_pol *rp, size_t obs, size_t envs)
 
 	memset(rp, 0, sizeof *rp);
 	pthread_mutex_init(&rp->mu, NULL);
+	/* One inference device is one core, as the peer's (it sets
+	 * OPENBLAS_NUM_THREADS=1). Left at its default, OpenBLAS splits a
+	 * forward of 5 rows or more over a thread pool whose threads then
+	 * spin in sched_yield on the cores the envs burn: a fifth of the
+	 * run's samples, and a quarter of its time at scale 0.005. */
+	nn_set_threads(1);
 	if ((rc = nn_new(&rp->net, &sh, 7)))
 		return rc;
 	for (int k = 0; k < REAL_MAX_CALLS; k++)
