@@ -10,7 +10,7 @@
  *     op on the host, book it (after_op), post the next rows;
  *   - serial: the caller's thread resets what needs it, runs one batch
  *     per network over every posted row (the same batch.c calls the
- *     threads' leaders make) and steps every env in turn.
+ *     threads' inference devices make) and steps every env in turn.
  * Booking (steps, rewards, episode ends, retries) is the same code for
  * both.
  */
@@ -131,6 +131,56 @@ void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
 	if (ts.tv_nsec >= 1000000000L)
 		ts.tv_nsec = 999999999L;
 	pthread_cond_timedwait(cv, mu, &ts);
+}
+
+void coll_park_init(struct park *p)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	p->set = p->waiting = 0;
+}
+
+void coll_park_destroy(struct park *p)
+{
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+}
+
+void coll_park_wait(struct park *p, double t_mono)
+{
+	pthread_mutex_lock(&p->mu);
+	p->waiting = 1;
+	while (!p->set) {
+		if (t_mono <= 0) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		if (lg_now_s() >= t_mono)
+			break;
+		coll_cond_wait_until(&p->cv, &p->mu, t_mono);
+	}
+	p->set = 0;
+	p->waiting = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The signal goes out after the unlock, so the woken thread does not
+ * find p->mu held (the waiter re-checks p->set under it). */
+void coll_park_wake(struct park *p)
+{
+	int waiting;
+
+	pthread_mutex_lock(&p->mu);
+	p->set = 1;
+	waiting = p->waiting;
+	pthread_mutex_unlock(&p->mu);
+	if (waiting)
+		pthread_cond_signal(&p->cv);
 }
 
 /* Seed of episode k of env i: a pure function, so runs are replayable. */
@@ -329,40 +379,23 @@ void coll_worker_free(struct worker *w)
 	coll_host_clear(&w->h);
 	free(w->robs);
 	free(w->rmask);
-	free(w->bobs);
-	free(w->bmask);
-	free(w->bact);
-	free(w->blogp);
-	free(w->bval);
-	free(w->brows);
 	free(w);
 }
 
 struct worker *coll_worker_alloc(coll *c, struct slot *s)
 {
 	struct worker *w = calloc(1, sizeof *w);
-	size_t r = c->rows_max;
 
 	if (!w)
 		return NULL;
 	w->c = c;
 	w->s = s;
 	w->gen = s->gen;
-	w->leading = -1;
-	lg_rng_seed2(&w->rng, c->o.env.seed ^ 0x636f6c6cull,
-		     s->idx * 1000 + s->gen);
 	w->robs = malloc((size_t)c->spec.players * c->spec.obs_len *
 			 sizeof *w->robs);
 	w->rmask = malloc((size_t)c->spec.players *
 			  (size_t)c->spec.num_actions);
-	w->bobs = malloc(r * c->spec.obs_len * sizeof *w->bobs);
-	w->bmask = malloc(r * (size_t)c->spec.num_actions);
-	w->bact = malloc(r * sizeof *w->bact);
-	w->blogp = malloc(r * sizeof *w->blogp);
-	w->bval = malloc(r * sizeof *w->bval);
-	w->brows = malloc(r * sizeof *w->brows);
-	if (!w->robs || !w->rmask || !w->bobs || !w->bmask || !w->bact ||
-	    !w->blogp || !w->bval || !w->brows) {
+	if (!w->robs || !w->rmask) {
 		coll_worker_free(w);
 		return NULL;
 	}
@@ -411,7 +444,7 @@ static int await_collecting(coll *c, struct worker *w)
 	return must_exit(c, w);
 }
 
-/* The next op is a step: wait for the actions (leading a batch if need
+/* The next op is a step: wait for the actions (waking a device if need
  * be), complete the learning seats' pending rows, STEPPING. 0, or 1:
  * exit. */
 static int prepare_step(coll *c, struct worker *w, struct cmd *m)
@@ -583,10 +616,10 @@ static long serial_resets(coll *c, uint64_t goal)
 }
 
 /* One forward per network over every posted row, the same calls a
- * threaded leader makes. 0 or the policy's error (made fatal). */
+ * threaded inference device makes. 0 or the policy's error (made fatal). */
 static int serial_batches(coll *c)
 {
-	struct worker *w = c->serial_w;
+	struct batch *b = &c->serial_b;
 
 	for (size_t k = 0; k < c->o.num_policies; k++) {
 		struct group *g = &c->groups[k];
@@ -594,12 +627,12 @@ static int serial_batches(coll *c)
 		int rc;
 		if (!g->n)
 			continue;
-		n = coll_batch_take(c, g, w);
-		if ((rc = coll_batch_forward(c, g, w, n))) {
+		n = coll_batch_take(c, g, b);
+		if ((rc = coll_batch_forward(c, g, b, n))) {
 			coll_set_fatal(c, rc);
 			return rc;
 		}
-		coll_batch_scatter(c, w, n);
+		coll_batch_scatter(c, b, n);
 	}
 	return 0;
 }
