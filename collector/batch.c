@@ -346,23 +346,18 @@ int coll_await_actions(coll *c, struct worker *w)
 		if (c->stop || c->fatal || w->gen != s->gen)
 			return 1;
 		/* Every group: a posting can make another network's batch
-		 * due (sync mode: the last env stepping). The timeout is
-		 * kept for our own rows only. */
+		 * due (sync mode: the last env stepping). The timeout runs
+		 * from a batch's first row, and its worker keeps it (the
+		 * others parking at the same deadline would all wake). */
 		for (size_t k = 0; k < c->o.num_policies; k++) {
 			double dl;
 			struct device *d = group_kick(c, &c->groups[k], 0,
 						      &dl);
 			if (d)
 				wake[nw++] = d;
-			if (dl > 0 && (!until || dl < until))
-				for (int j = 0; j < s->nacting; j++) {
-					int p = s->acting[j];
-					if (s->waiting[p] &&
-					    s->match.seat[p].net == k) {
-						until = dl;
-						break;
-					}
-				}
+			if (dl > 0 && c->groups[k].rows[0].slot == s->idx &&
+			    (!until || dl < until))
+				until = dl;
 		}
 		pthread_mutex_unlock(&c->mu);
 		for (size_t i = 0; i < nw; i++)
