@@ -230,20 +230,23 @@ static void cmd_for(const coll *c, const struct slot *s, int op,
 			m->actions[s->acting[k]] = s->act[s->acting[k]];
 }
 
-/* Book an op that returned rc (the slot is BOOKING after a step,
- * RESETTING after a create or reset) and decide the next op; 0: the env
- * is given up. Called without mu; the slot's worker owns the slot's
- * episode fields. */
+/* The env steps a step op that returned rc took: a failed op's reply
+ * is not to be trusted, so it counts once. */
+static uint64_t step_count(int rc, const struct reply *r)
+{
+	return 1 + (rc ? 0 : r->moves);
+}
+
+/* Book an op that returned rc (the slot is BOOKING after a step, whose
+ * steps the caller counted already with coll_count_steps, RESETTING
+ * after a create or reset) and decide the next op; 0: the env is given
+ * up. Called without mu; the slot's worker owns the slot's episode
+ * fields. */
 static int after_op(coll *c, struct slot *s, int op, int rc,
 		    const struct reply *r)
 {
 	if (op == OP_STEP) {
-		/* A failed op's reply is not to be trusted: it counts once. */
-		uint64_t n = 1 + (rc ? 0 : r->moves);
-		pthread_mutex_lock(&c->mu);
-		coll_count_steps(c, n);
-		pthread_mutex_unlock(&c->mu);
-		s->ep_steps += n;
+		s->ep_steps += step_count(rc, r);
 		if (rc) {
 			coll_episode_end(c, s, 1, rc);
 			goto recreate;
@@ -302,8 +305,10 @@ static void book_reset(coll *c, struct slot *s, int op)
  * and masks in w's reply buffers): its acting seats, room in their
  * trajectories (the sink may run), the observations into their pending
  * rows, READY. 1 when the worker must exit instead (stop, or it was
- * abandoned meanwhile). */
-static int post_step(coll *c, struct worker *w, const struct reply *r)
+ * abandoned meanwhile); 0, with mu still held if `keep` (the worker
+ * waits for the actions next: one lock round trip less per step). */
+static int post_step(coll *c, struct worker *w, const struct reply *r,
+		     int keep)
 {
 	struct slot *s = w->s;
 
@@ -321,7 +326,8 @@ static int post_step(coll *c, struct worker *w, const struct reply *r)
 		return 1;
 	}
 	coll_post_ready(c, s);
-	coll_unlock(c);
+	if (!keep)
+		coll_unlock(c);
 	return 0;
 }
 
@@ -445,24 +451,24 @@ static int await_collecting(coll *c, struct worker *w)
 }
 
 /* The next op is a step: wait for the actions (waking a device if need
- * be), complete the learning seats' pending rows, STEPPING. 0, or 1:
- * exit. */
-static int prepare_step(coll *c, struct worker *w, struct cmd *m)
+ * be), complete the learning seats' pending rows, STEPPING, all in one
+ * hold of mu (taken here unless `held`). 0, or 1: exit. */
+static int prepare_step(coll *c, struct worker *w, struct cmd *m, int held)
 {
 	struct slot *s = w->s;
 
-	pthread_mutex_lock(&c->mu);
+	if (!held)
+		pthread_mutex_lock(&c->mu);
 	if (coll_await_actions(c, w)) {
 		pthread_mutex_unlock(&c->mu);
 		return 1;
 	}
 	cmd_for(c, s, OP_STEP, m);
-	pthread_mutex_unlock(&c->mu);
-	/* The rows are the slot's worker's: no lock for them. */
+	/* The rows are the slot's worker's; three stores each, so under
+	 * mu rather than another round trip. */
 	for (int k = 0; k < s->nacting; k++)
 		if (coll_learning(c, s, s->acting[k]))
 			coll_traj_append(c, s, s->acting[k]);
-	pthread_mutex_lock(&c->mu);
 	coll_slot_set_state(c, s, SLOT_STEPPING);
 	pthread_mutex_unlock(&c->mu);
 	return 0;
@@ -499,7 +505,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	coll *c = w->c;
 	struct slot *s = w->s;
-	int op = OP_CREATE;
+	int op = OP_CREATE, posted = 0;
 
 	if (s->abnormal_pending) {
 		coll_episode_end(c, s, 1, s->cause);
@@ -514,7 +520,7 @@ static void *worker_main(void *arg)
 		struct reply r = { 0 };
 		int rc;
 
-		if (op == OP_STEP ? prepare_step(c, w, &m)
+		if (op == OP_STEP ? prepare_step(c, w, &m, posted)
 				  : prepare_reset(c, w, op, &m))
 			return NULL;
 		rc = coll_run_op(c, w, &m, &r, w->robs, w->rmask);
@@ -523,15 +529,19 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&c->mu);
 			return NULL;
 		}
-		if (s->state == SLOT_STEPPING)
+		if (s->state == SLOT_STEPPING) {
 			coll_slot_set_state(c, s, SLOT_BOOKING);
+			coll_count_steps(c, step_count(rc, &r));
+		}
 		pthread_mutex_unlock(&c->mu);
 		op = after_op(c, s, op, rc, &r);
 		if (op == OP_STEP) {
-			if (post_step(c, w, &r))
+			if (post_step(c, w, &r, 1))
 				return NULL;
+			posted = 1; /* mu held */
 			continue;
 		}
+		posted = 0;
 		pthread_mutex_lock(&c->mu);
 		book_reset(c, s, op);
 		pthread_mutex_unlock(&c->mu);
@@ -577,12 +587,14 @@ static int serial_op(coll *c, struct slot *s, const struct cmd *m)
 	if (m->op == OP_STEP)
 		coll_slot_set_state(c, s, SLOT_STEPPING);
 	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
-	if (m->op == OP_STEP)
+	if (m->op == OP_STEP) {
 		coll_slot_set_state(c, s, SLOT_BOOKING);
+		coll_count_steps(c, step_count(rc, &r));
+	}
 	op = after_op(c, s, (int)m->op, rc, &r);
 	s->next_op = op;
 	if (op == OP_STEP) {
-		post_step(c, s->w, &r); /* no stop, nobody abandoned here */
+		post_step(c, s->w, &r, 0); /* no stop, nobody abandoned */
 		return op;
 	}
 	book_reset(c, s, op);
