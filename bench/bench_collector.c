@@ -182,12 +182,6 @@ static int real_new(struct real_pol *rp, size_t obs, size_t envs)
 
 	memset(rp, 0, sizeof *rp);
 	pthread_mutex_init(&rp->mu, NULL);
-	/* One inference device is one core, as the peer's (it sets
-	 * OPENBLAS_NUM_THREADS=1). Left at its default, OpenBLAS splits a
-	 * forward of 5 rows or more over a thread pool whose threads then
-	 * spin in sched_yield on the cores the envs burn: a fifth of the
-	 * run's samples, and a quarter of its time at scale 0.005. */
-	nn_set_threads(1);
 	if ((rc = nn_new(&rp->net, &sh, 7)))
 		return rc;
 	for (int k = 0; k < REAL_MAX_CALLS; k++)
@@ -539,6 +533,18 @@ int bench_collector(int argc, char **argv)
 				       argv[optind]);
 	if (a.real && !scaled)
 		a.scale = 0.02;
+	if (a.real) {
+		/* One inference device is one core, as the peer's (it sets
+		 * OPENBLAS_NUM_THREADS=1 before numpy loads). Left at its
+		 * default, OpenBLAS splits a forward of 5 rows or more over
+		 * its pool, whose threads then spin in sched_yield on the
+		 * cores the envs burn (a fifth of a run's samples). The pool
+		 * is made when the library loads, before main, and its
+		 * threads spin about 2^28 cycles before they sleep even with
+		 * one thread set: let them settle before the first row. */
+		nn_set_threads(1);
+		lg_sleep_s(0.3);
+	}
 	if (a.mode && coll_mode_parse(a.mode, &only_mode))
 		return cli_usage_error(cmd, "--mode: expected serial, sync "
 				       "or async, got '%s'", a.mode);
