@@ -37,6 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Linux's default timer slack: a timed wait sleeps at least this much
+ * past its deadline. */
+#define COLL_TIMER_SLACK_S 50e-6
+
 /* Is group g's batch due? If not, *deadline is when it will be by
  * timeout (0: only an event can make it due). Caller holds mu. */
 static int batch_due(const coll *c, const struct group *g, double *deadline)
@@ -350,12 +354,18 @@ int coll_await_actions(coll *c, struct worker *w)
 		 * from a batch's first row, and its worker keeps it (the
 		 * others parking at the same deadline would all wake). */
 		for (size_t k = 0; k < c->o.num_policies; k++) {
+			struct group *g = &c->groups[k];
 			double dl;
-			struct device *d = group_kick(c, &c->groups[k], 0,
-						      &dl);
+			struct device *d = group_kick(c, g, 0, &dl);
+			if (dl > 0 && g->rows[0].slot == s->idx &&
+			    dl - lg_now_s() < COLL_TIMER_SLACK_S)
+				/* A park that short sleeps the slack anyway:
+				 * the device, woken now, finds the batch due
+				 * or waits the rest out itself. */
+				d = group_kick(c, g, 1, &dl);
 			if (d)
 				wake[nw++] = d;
-			if (dl > 0 && c->groups[k].rows[0].slot == s->idx &&
+			if (dl > 0 && g->rows[0].slot == s->idx &&
 			    (!until || dl < until))
 				until = dl;
 		}
