@@ -15,15 +15,11 @@
  * are due one forward follows the other with nobody to wake. A group
  * has up to pol.max_calls devices (no limit: one per env), started when
  * a batch is due and every device is in a forward. A worker waiting for
- * its actions wakes an idle device when its posting made a batch due,
- * and keeps the time of async's wait_timeout while no device is awake:
- * one wake-up per transition on the critical path, none per batch while
- * the devices are busy.
- *
- * (Before, the workers led batches themselves, leader/follower, and
- * handed actions out with a broadcast that woke every parked worker; on
- * two cores with envs that burn CPU that cost two context switches per
- * transition and half the batch size of a process-based peer.)
+ * its actions wakes an idle device when its posting made a batch due;
+ * the worker of a batch's first row keeps the time of async's
+ * wait_timeout while no device is awake (or, for a wait shorter than
+ * the timer slack, wakes one at once). One wake-up per transition on the
+ * critical path, none per batch while the devices are busy.
  *
  * The batch rule: sync mode waits until no env is stepping; async until
  * wait_num envs (or every env that could) are in, or no env is stepping,
@@ -37,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Linux's default timer slack: a timed wait sleeps at least this much
- * past its deadline. */
+/* Linux's default timer slack: a timed wait may sleep up to this much
+ * past its deadline, so a shorter one saves nothing over a wake-up. */
 #define COLL_TIMER_SLACK_S 50e-6
 
 /* Is group g's batch due? If not, *deadline is when it will be by
@@ -238,11 +234,14 @@ static struct device *group_kick(coll *c, struct group *g, int timer,
 	}
 	if (g->ndev == g->devmax) /* all in forwards */
 		return NULL;
-	if ((rc = device_start(c, g)) && !g->ndev) {
-		/* Nobody could ever run this network's batches. */
-		if (!c->fatal)
+	if ((rc = device_start(c, g))) {
+		/* Make do with the devices there are, if any: else nobody
+		 * could ever run this network's batches. */
+		g->devmax = g->ndev;
+		if (!g->ndev && !c->fatal) {
 			c->fatal = rc;
-		pthread_cond_broadcast(&c->cv_caller);
+			pthread_cond_broadcast(&c->cv_caller);
+		}
 	}
 	return NULL;
 }
@@ -359,7 +358,7 @@ int coll_await_actions(coll *c, struct worker *w)
 			struct device *d = group_kick(c, g, 0, &dl);
 			if (dl > 0 && g->rows[0].slot == s->idx &&
 			    dl - lg_now_s() < COLL_TIMER_SLACK_S)
-				/* A park that short sleeps the slack anyway:
+				/* A park that short may sleep the slack:
 				 * the device, woken now, finds the batch due
 				 * or waits the rest out itself. */
 				d = group_kick(c, g, 1, &dl);
