@@ -29,11 +29,12 @@
  *
  * --real-inference: real work on real cores. The env's resets and steps
  * burn their jittered times as CPU (timing.burn), inference is a forward
- * of a 256,256 ReLU net of the env's input size, and the same collection
- * runs right after in a Python peer written from the seed documents'
- * description of DI-engine's subprocess env manager
- * (bench/collector_peer.py: envs in processes, shared memory, one numpy
- * policy), timed the same way: peer_s and ratio_to_peer = ours / peer.
+ * of a 256,256 ReLU net of the env's input size on one BLAS thread (as
+ * the peer's), and the same collection runs right after in a Python peer
+ * written from the seed documents' description of DI-engine's subprocess
+ * env manager (bench/collector_peer.py: envs in processes, shared memory,
+ * one numpy policy), timed the same way: peer_s and ratio_to_peer = ours
+ * / peer.
  * Its default time scale is 0.02 (a 100 us step, a 2 ms reset): at the
  * seed's full times both sides spend nearly all their time burning the
  * env's CPU and the ratio says little (docs/benchmarks.md).
@@ -532,6 +533,18 @@ int bench_collector(int argc, char **argv)
 				       argv[optind]);
 	if (a.real && !scaled)
 		a.scale = 0.02;
+	if (a.real) {
+		/* One inference device is one core, as the peer's (it sets
+		 * OPENBLAS_NUM_THREADS=1 before numpy loads). Left at its
+		 * default, OpenBLAS splits a forward of 5 rows or more over
+		 * its pool, whose threads then spin in sched_yield on the
+		 * cores the envs burn (a fifth of a run's samples). The pool
+		 * is made when the library loads, before main, and its
+		 * threads spin about 2^28 cycles before they sleep even with
+		 * one thread set: let them settle before the first row. */
+		nn_set_threads(1);
+		lg_sleep_s(0.3);
+	}
 	if (a.mode && coll_mode_parse(a.mode, &only_mode))
 		return cli_usage_error(cmd, "--mode: expected serial, sync "
 				       "or async, got '%s'", a.mode);

@@ -4,16 +4,25 @@
  * seat's network (coll_post_ready); a batch is taken from a group
  * (coll_batch_take), run as one forward (coll_batch_forward: gather the
  * rows' pending observations, the policy, actions checked) and given out
- * (coll_batch_scatter), which
- * moves every slot with all its rows answered to ACTED.
+ * (coll_batch_scatter), which moves every slot with all its rows answered
+ * to ACTED.
  *
  * Serial mode runs a batch per group per round from the caller's thread.
- * The threaded modes batch leader/follower: the worker that finds no
- * batch forming for one of its rows' networks leads one (waits for the
- * batch rule, runs the forward without mu, hands the actions out with one
- * broadcast and steps its own env): one wake-up per transition on the
- * critical path. The batch rule: sync mode waits until no env is
- * stepping; async until wait_num envs (or every env that could) are in,
+ * The threaded modes give each network inference devices: a device is a
+ * thread that takes the group's batch when it is due, runs the forward,
+ * hands the actions out and wakes exactly the workers it answered, each
+ * on its own park, after releasing mu; then it looks again, so while rows
+ * are due one forward follows the other with nobody to wake. A group
+ * has up to pol.max_calls devices (no limit: one per env), started when
+ * a batch is due and every device is in a forward. A worker waiting for
+ * its actions wakes an idle device when its posting made a batch due;
+ * the worker of a batch's first row keeps the time of async's
+ * wait_timeout while no device is awake (or, for a wait shorter than
+ * the timer slack, wakes one at once). One wake-up per transition on the
+ * critical path, none per batch while the devices are busy.
+ *
+ * The batch rule: sync mode waits until no env is stepping; async until
+ * wait_num envs (or every env that could) are in, or no env is stepping,
  * or the first has waited wait_timeout_s. The watchdog (the caller's
  * thread, thread mode) replaces workers whose env call passed its
  * deadline.
@@ -21,7 +30,12 @@
 #include "collector/collector_internal.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Linux's default timer slack: a timed wait may sleep up to this much
+ * past its deadline, so a shorter one saves nothing over a wake-up. */
+#define COLL_TIMER_SLACK_S 50e-6
 
 /* Is group g's batch due? If not, *deadline is when it will be by
  * timeout (0: only an event can make it due). Caller holds mu. */
@@ -44,20 +58,44 @@ static int batch_due(const coll *c, const struct group *g, double *deadline)
 	return 0;
 }
 
-void coll_kick_groups(coll *c)
+/* ---- scratch ------------------------------------------------------------ */
+
+void coll_batch_free(struct batch *b)
 {
-	for (size_t k = 0; k < c->o.num_policies; k++) {
-		struct group *g = &c->groups[k];
-		double d;
-		if (g->leader && batch_due(c, g, &d))
-			pthread_cond_signal(&g->cv);
-	}
+	free(b->rows);
+	free(b->obs);
+	free(b->mask);
+	free(b->act);
+	free(b->logp);
+	free(b->val);
+	free(b->acted);
+	memset(b, 0, sizeof *b);
 }
+
+int coll_batch_alloc(coll *c, struct batch *b)
+{
+	size_t r = c->rows_max;
+
+	memset(b, 0, sizeof *b);
+	b->rows = malloc(r * sizeof *b->rows);
+	b->obs = malloc(r * c->spec.obs_len * sizeof *b->obs);
+	b->mask = malloc(r * (size_t)c->spec.num_actions);
+	b->act = malloc(r * sizeof *b->act);
+	b->logp = malloc(r * sizeof *b->logp);
+	b->val = malloc(r * sizeof *b->val);
+	b->acted = malloc(c->n * sizeof *b->acted);
+	if (!b->rows || !b->obs || !b->mask || !b->act || !b->logp ||
+	    !b->val || !b->acted) {
+		coll_batch_free(b);
+		return LG_ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- one batch ---------------------------------------------------------- */
 
 void coll_post_ready(coll *c, struct slot *s)
 {
-	int leaderless = 0;
-
 	coll_slot_set_state(c, s, SLOT_READY);
 	if (c->o.mode == COLL_ASYNC) /* its wait_timeout_s runs from here */
 		s->ready_at = lg_now_s();
@@ -68,126 +106,170 @@ void coll_post_ready(coll *c, struct slot *s)
 		g->rows[g->n++] = (struct rowref){ (uint32_t)s->idx, p };
 		s->waiting[p] = 1;
 	}
-	/* This worker will lead one of its groups; when its rows sit in
-	 * more than one group without a leader (simultaneous moves, one
-	 * network per seat), parked workers must hear of the others. */
-	for (int k = 0; k < s->nacting; k++) {
-		struct group *g = &c->groups[s->match.seat[s->acting[k]].net];
-		leaderless += !g->leader && g->n;
-	}
-	if (leaderless > 1)
-		pthread_cond_broadcast(&c->cv_work);
-	if (c->o.mode != COLL_SERIAL) /* serial mode has no leaders */
-		coll_kick_groups(c);
 }
 
-size_t coll_batch_take(coll *c, struct group *g, struct worker *w)
+size_t coll_batch_take(coll *c, struct group *g, struct batch *b)
 {
 	size_t n = g->n;
 
-	memcpy(w->brows, g->rows, n * sizeof *g->rows);
+	memcpy(b->rows, g->rows, n * sizeof *g->rows);
 	g->n = 0;
 	return n;
 }
 
-int coll_batch_forward(coll *c, struct group *g, struct worker *w, size_t n)
+int coll_batch_forward(coll *c, struct group *g, struct batch *b, size_t n)
 {
 	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
-		struct slot *s = &c->slots[w->brows[i].slot];
-		int p = w->brows[i].seat;
-		memcpy(w->bobs + i * ol, s->pobs[p], ol * sizeof(float));
-		memcpy(w->bmask + i * na, s->pmask[p], na);
+		struct slot *s = &c->slots[b->rows[i].slot];
+		int p = b->rows[i].seat;
+		memcpy(b->obs + i * ol, s->pobs[p], ol * sizeof(float));
+		memcpy(b->mask + i * na, s->pmask[p], na);
 	}
-	rc = g->pol.act(g->pol.ctx, w->bobs, w->bmask, n, ol,
-			c->spec.num_actions, &w->rng, w->bact, w->blogp,
-			w->bval);
+	rc = g->pol.act(g->pol.ctx, b->obs, b->mask, n, ol,
+			c->spec.num_actions, &b->rng, b->act, b->logp,
+			b->val);
 	if (rc)
 		return rc;
 	/* A policy's action out of range would index past the mask. */
 	for (size_t i = 0; i < n; i++)
-		if (w->bact[i] < 0 || w->bact[i] >= c->spec.num_actions)
-			w->bact[i] = 0;
+		if (b->act[i] < 0 || b->act[i] >= c->spec.num_actions)
+			b->act[i] = 0;
 	return 0;
 }
 
-void coll_batch_scatter(coll *c, struct worker *w, size_t n)
+size_t coll_batch_scatter(coll *c, struct batch *b, size_t n)
 {
+	size_t acted = 0;
+
 	for (size_t i = 0; i < n; i++) {
-		struct slot *s = &c->slots[w->brows[i].slot];
-		int p = w->brows[i].seat;
-		s->act[p] = w->bact[i];
-		s->logp[p] = w->blogp[i];
-		s->value[p] = w->bval[i];
+		struct slot *s = &c->slots[b->rows[i].slot];
+		int p = b->rows[i].seat;
+		s->act[p] = b->act[i];
+		s->logp[p] = b->logp[i];
+		s->value[p] = b->val[i];
 		s->waiting[p] = 0;
 		if (--s->pending == 0) {
 			coll_slot_set_state(c, s, SLOT_ACTED);
-			/* Its worker may be waiting as some group's leader:
-			 * wake it so it can step (see lead()). */
-			if (s->w && s->w->leading >= 0)
-				pthread_cond_broadcast(
-					&c->groups[s->w->leading].cv);
+			b->acted[acted++] = (uint32_t)s->idx;
 		}
 	}
 	c->st.forwards++;
 	c->st.rows += n;
+	return acted;
 }
 
-/* Lead group gi: wait for the batch rule, run one forward, hand out the
- * actions. Called and returns with mu held. */
-static void lead(coll *c, struct worker *w, size_t gi)
+/* ---- devices (threaded modes) ------------------------------------------- */
+
+static void *device_main(void *arg);
+
+static void device_free(struct device *d)
 {
-	struct group *g = &c->groups[gi];
-	size_t n;
+	if (!d)
+		return;
+	coll_batch_free(&d->b);
+	coll_park_destroy(&d->park);
+	free(d);
+}
+
+/* Start one more device for g (below devmax). Caller holds mu. 0, or
+ * LG_ENOMEM / LG_EIO. */
+static int device_start(coll *c, struct group *g)
+{
+	struct device *d = calloc(1, sizeof *d);
+
+	if (!d)
+		return LG_ENOMEM;
+	if (coll_batch_alloc(c, &d->b)) {
+		free(d);
+		return LG_ENOMEM;
+	}
+	d->c = c;
+	d->g = g;
+	coll_park_init(&d->park);
+	lg_rng_seed2(&d->b.rng, c->o.env.seed ^ 0x646576696365ull,
+		     (uint64_t)(g - c->groups) * COLL_ENVS_MAX + g->ndev);
+	if (pthread_create(&d->th, NULL, device_main, d)) {
+		device_free(d);
+		return LG_EIO;
+	}
+	g->dev[g->ndev++] = d;
+	return 0;
+}
+
+/* See that a device will look at group g's rows. Nobody needs waking
+ * when a device is awake (it looks under mu before it parks) or every
+ * device is in a forward (the first back looks); else an idle device is
+ * marked awake and returned for the caller to wake (after releasing mu
+ * on the hot path), or a new one starts. Only for a batch that is due,
+ * unless `timer`: then also for one that will be by timeout, which the
+ * device waits out (*deadline says when otherwise, for a waiting worker
+ * to keep). Caller holds mu. */
+static struct device *group_kick(coll *c, struct group *g, int timer,
+				 double *deadline)
+{
+	double dl;
 	int rc;
 
-	g->leader = 1;
-	w->leading = (int)gi;
-	for (;;) {
-		double d;
-		if (c->stop || c->fatal || w->gen != w->s->gen) {
-			g->leader = 0;
-			w->leading = -1;
-			return;
-		}
-		/* Our own slot was answered meanwhile: its rows were in the
-		 * batch the previous leader of this group had in flight when
-		 * we took the lead (or in another group's). Step it instead
-		 * of waiting, or sync mode waits for this very slot forever.
-		 * Another worker takes the lead. */
-		if (w->s->state != SLOT_READY) {
-			g->leader = 0;
-			w->leading = -1;
-			pthread_cond_broadcast(&c->cv_work);
-			return;
-		}
-		if (!c->collecting) {
-			pthread_cond_wait(&c->cv_work, &c->mu);
-			continue;
-		}
-		if (g->pol.max_calls && g->calls >= g->pol.max_calls) {
-			pthread_cond_wait(&g->cv, &c->mu);
-			continue;
-		}
-		if (batch_due(c, g, &d))
-			break;
-		if (d > 0)
-			coll_cond_wait_until(&g->cv, &c->mu, d);
-		else
-			pthread_cond_wait(&g->cv, &c->mu);
+	*deadline = 0;
+	if (!g->n || !c->collecting || c->stop || c->fatal)
+		return NULL;
+	if (g->ndev > g->nidle + g->calls) /* one is awake */
+		return NULL;
+	if (!batch_due(c, g, &dl) && !(timer && dl > 0)) {
+		*deadline = dl;
+		return NULL;
 	}
-	n = coll_batch_take(c, g, w);
-	g->leader = 0;
-	w->leading = -1;
+	if (g->nidle) {
+		for (size_t k = 0; k < g->ndev; k++) {
+			struct device *d = g->dev[k];
+			if (d->idle) {
+				d->idle = 0;
+				g->nidle--;
+				return d;
+			}
+		}
+	}
+	if (g->ndev == g->devmax) /* all in forwards */
+		return NULL;
+	if ((rc = device_start(c, g))) {
+		/* Make do with the devices there are, if any: else nobody
+		 * could ever run this network's batches. */
+		g->devmax = g->ndev;
+		if (!g->ndev && !c->fatal) {
+			c->fatal = rc;
+			pthread_cond_broadcast(&c->cv_caller);
+		}
+	}
+	return NULL;
+}
+
+void coll_kick_groups(coll *c)
+{
+	for (size_t k = 0; k < c->o.num_policies; k++) {
+		double dl;
+		struct device *d = group_kick(c, &c->groups[k], 1, &dl);
+		if (d)
+			coll_park_wake(&d->park);
+	}
+}
+
+/* Run one due batch of d's group: take it, forward without mu, scatter,
+ * wake the workers answered (without mu). Called and returns with mu
+ * held. */
+static void device_run(coll *c, struct device *d)
+{
+	struct group *g = d->g;
+	size_t n = coll_batch_take(c, g, &d->b), acted;
+	int rc;
+
 	g->calls++;
 	pthread_mutex_unlock(&c->mu);
-	rc = coll_batch_forward(c, g, w, n);
+	rc = coll_batch_forward(c, g, &d->b, n);
 	pthread_mutex_lock(&c->mu);
 	g->calls--;
-	if (g->pol.max_calls)
-		pthread_cond_signal(&g->cv);
 	if (rc) {
 		if (!c->fatal)
 			c->fatal = rc;
@@ -196,8 +278,64 @@ static void lead(coll *c, struct worker *w, size_t gi)
 		pthread_cond_broadcast(&c->cv_caller);
 		return;
 	}
-	coll_batch_scatter(c, w, n);
-	pthread_cond_broadcast(&c->cv_work);
+	acted = coll_batch_scatter(c, &d->b, n);
+	pthread_mutex_unlock(&c->mu);
+	for (size_t i = 0; i < acted; i++)
+		coll_park_wake(&c->slots[d->b.acted[i]].park);
+	pthread_mutex_lock(&c->mu);
+}
+
+/* A device: run the group's batches while they are due; park when none
+ * is (until the batch's timeout, if it has rows); exit at stop. */
+static void *device_main(void *arg)
+{
+	struct device *d = arg;
+	coll *c = d->c;
+	struct group *g = d->g;
+
+	pthread_mutex_lock(&c->mu);
+	while (!c->stop) {
+		double dl = 0;
+		if (!c->fatal && c->collecting && batch_due(c, g, &dl)) {
+			device_run(c, d);
+			continue;
+		}
+		d->idle = 1;
+		g->nidle++;
+		pthread_mutex_unlock(&c->mu);
+		coll_park_wait(&d->park, dl); /* dl: rows not yet due */
+		pthread_mutex_lock(&c->mu);
+		if (d->idle) { /* the timeout, not a kick */
+			d->idle = 0;
+			g->nidle--;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+void coll_devices_stop(coll *c)
+{
+	for (size_t k = 0; k < c->o.num_policies; k++) {
+		struct group *g = &c->groups[k];
+		pthread_mutex_lock(&c->mu);
+		size_t n = g->ndev; /* none starts after stop */
+		pthread_mutex_unlock(&c->mu);
+		for (size_t i = 0; i < n; i++)
+			coll_park_wake(&g->dev[i]->park);
+		for (size_t i = 0; i < n; i++)
+			pthread_join(g->dev[i]->th, NULL);
+	}
+}
+
+void coll_devices_free(coll *c)
+{
+	for (size_t k = 0; k < COLL_NETS_MAX; k++) {
+		struct group *g = &c->groups[k];
+		for (size_t i = 0; i < g->ndev; i++)
+			device_free(g->dev[i]);
+		g->ndev = 0;
+	}
 }
 
 int coll_await_actions(coll *c, struct worker *w)
@@ -205,26 +343,36 @@ int coll_await_actions(coll *c, struct worker *w)
 	struct slot *s = w->s;
 
 	while (s->state == SLOT_READY) {
-		int led = 0;
+		struct device *wake[COLL_NETS_MAX];
+		size_t nw = 0;
+		double until = 0;
 		if (c->stop || c->fatal || w->gen != s->gen)
 			return 1;
-		/* Lead only a group holding one of our own unanswered rows:
-		 * a worker leading some other group could see its own slot
-		 * answered meanwhile, and sync mode would wait forever for
-		 * that slot to step while its worker waits to lead. */
-		if (c->collecting)
-			for (int k = 0; k < s->nacting && !led; k++) {
-				if (!s->waiting[s->acting[k]])
-					continue;
-				size_t gi = s->match.seat[s->acting[k]].net;
-				struct group *g = &c->groups[gi];
-				if (!g->leader && g->n) {
-					lead(c, w, gi);
-					led = 1;
-				}
-			}
-		if (!led && s->state == SLOT_READY)
-			pthread_cond_wait(&c->cv_work, &c->mu);
+		/* Every group: a posting can make another network's batch
+		 * due (sync mode: the last env stepping). The timeout runs
+		 * from a batch's first row, and its worker keeps it (the
+		 * others parking at the same deadline would all wake). */
+		for (size_t k = 0; k < c->o.num_policies; k++) {
+			struct group *g = &c->groups[k];
+			double dl;
+			struct device *d = group_kick(c, g, 0, &dl);
+			if (dl > 0 && g->rows[0].slot == s->idx &&
+			    dl - lg_now_s() < COLL_TIMER_SLACK_S)
+				/* A park that short may sleep the slack:
+				 * the device, woken now, finds the batch due
+				 * or waits the rest out itself. */
+				d = group_kick(c, g, 1, &dl);
+			if (d)
+				wake[nw++] = d;
+			if (dl > 0 && g->rows[0].slot == s->idx &&
+			    (!until || dl < until))
+				until = dl;
+		}
+		pthread_mutex_unlock(&c->mu);
+		for (size_t i = 0; i < nw; i++)
+			coll_park_wake(&wake[i]->park);
+		coll_park_wait(&s->park, until);
+		pthread_mutex_lock(&c->mu);
 	}
 	return c->stop || w->gen != s->gen;
 }

@@ -252,10 +252,16 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	}
 	c->nstate[SLOT_RESETTING] = c->n; /* calloc: every slot resetting */
 	for (size_t k = 0; k < o->num_policies; k++) {
-		c->groups[k].pol = o->policies[k];
-		c->groups[k].rows = malloc(c->rows_max *
-					   sizeof *c->groups[k].rows);
-		if (!c->groups[k].rows) {
+		struct group *g = &c->groups[k];
+		g->pol = o->policies[k];
+		/* Concurrent forwards: at most one per env, as each batch
+		 * holds a row of one. */
+		g->devmax = g->pol.max_calls && g->pol.max_calls < c->n
+				    ? g->pol.max_calls
+				    : c->n;
+		g->rows = malloc(c->rows_max * sizeof *g->rows);
+		g->dev = calloc(g->devmax, sizeof *g->dev);
+		if (!g->rows || !g->dev) {
 			rc = LG_ENOMEM;
 			goto fail;
 		}
@@ -292,17 +298,18 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&c->cv_work, &ca);
 	pthread_cond_init(&c->cv_caller, &ca);
-	for (size_t k = 0; k < o->num_policies; k++)
-		pthread_cond_init(&c->groups[k].cv, &ca);
 	pthread_condattr_destroy(&ca);
+	for (size_t i = 0; i < c->n; i++)
+		coll_park_init(&c->slots[i].park);
 	c->threads_up = 1;
 
 	if (o->mode == COLL_SERIAL) {
-		c->serial_w = coll_worker_alloc(c, &c->slots[0]);
-		if (!c->serial_w) {
+		if (coll_batch_alloc(c, &c->serial_b)) {
 			rc = LG_ENOMEM;
 			goto fail;
 		}
+		/* the seed the caller's batches always had */
+		lg_rng_seed2(&c->serial_b.rng, o->env.seed ^ 0x636f6c6cull, 0);
 		for (size_t i = 0; i < c->n; i++) {
 			/* Each env keeps its env object (or child) in a
 			 * worker record that no thread runs. */
@@ -395,9 +402,11 @@ void coll_stop(coll *c)
 	c->stop = 1;
 	c->collecting = 0;
 	pthread_cond_broadcast(&c->cv_work);
-	for (size_t k = 0; k < c->o.num_policies; k++)
-		pthread_cond_broadcast(&c->groups[k].cv);
 	pthread_mutex_unlock(&c->mu);
+	for (size_t i = 0; i < c->n; i++)
+		coll_park_wake(&c->slots[i].park);
+	if (c->o.mode != COLL_SERIAL)
+		coll_devices_stop(c);
 	for (size_t i = 0; i < c->n; i++) {
 		struct slot *s = &c->slots[i];
 		if (c->o.mode != COLL_SERIAL && s->w && s->w->started)
@@ -435,13 +444,15 @@ void coll_free(coll *c)
 		for (int p = 0; p < ENV_MAX_PLAYERS; p++)
 			coll_traj_free(&s->tr[p]);
 	}
-	coll_worker_free(c->serial_w);
+	coll_batch_free(&c->serial_b);
+	coll_devices_free(c);
 	for (size_t k = 0; k < COLL_NETS_MAX; k++) {
 		free(c->groups[k].rows);
-		if (c->threads_up && k < c->o.num_policies)
-			pthread_cond_destroy(&c->groups[k].cv);
+		free(c->groups[k].dev);
 	}
 	if (c->threads_up) {
+		for (size_t i = 0; i < c->n; i++)
+			coll_park_destroy(&c->slots[i].park);
 		pthread_cond_destroy(&c->cv_work);
 		pthread_cond_destroy(&c->cv_caller);
 		pthread_mutex_destroy(&c->mu);

@@ -12,16 +12,18 @@
  *     COLL_SYNC (one forward per network over every env not resetting,
  *     then step them all, wait for all) and COLL_ASYNC (a forward as soon
  *     as `wait_num` envs are ready, or once the first ready one has waited
- *     `wait_timeout_s`). Several forwards may run at once (one per ready
- *     batch), so an env never waits for another batch's inference.
+ *     `wait_timeout_s`). Forwards of different networks run at once, and
+ *     of one network up to its policy's max_calls (no limit: one per
+ *     ready batch).
  *   - Resets are off the critical path: an env whose episode ended resets
  *     in its own worker and joins later batches when done; the others go
  *     on (also in sync mode, which waits only for envs that are stepping).
- *   - Batching leader/follower: the worker that finds no batch forming for
- *     its network leads one: it waits for the batch rule, gathers the
- *     ready rows, calls the policy once, hands the actions out with one
- *     condition-variable broadcast and steps its own env. One wake-up per
- *     transition on the critical path.
+ *   - Inference devices: each network's batches run in device threads
+ *     (up to max_calls, started on demand). A device takes a batch when
+ *     the batch rule says so, gathers the ready rows, calls the policy
+ *     once, and wakes exactly the envs it answered; while rows are due
+ *     it runs the next batch at once. One wake-up per transition on the
+ *     critical path, and none per batch while the device is busy.
  *   - Inference goes through `struct coll_policy` (one per network), so
  *     the collector does not depend on the learner; the acting seat's
  *     network decides the batch, so in a match each side is batched
@@ -47,9 +49,9 @@
  *     is abandoned (joined at coll_free) and a new worker takes the env.
  *
  * Thread safety: one thread drives a collector (coll_collect, coll_stats,
- * coll_free). Callbacks (policy, sink, result) run on worker threads;
- * sink and result calls are serialized by the collector; policy calls
- * may run concurrently (see struct coll_policy).
+ * coll_free). Callbacks (policy, sink, result) run on the collector's
+ * threads; sink and result calls are serialized by the collector; policy
+ * calls may run concurrently (see struct coll_policy).
  */
 #ifndef LG_COLLECTOR_H
 #define LG_COLLECTOR_H
@@ -74,11 +76,12 @@ enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
 /* Inference for one network. act gets n rows: obs[n * obs_len] and
  * mask[n * num_actions] (1 = legal) and fills action[n] (a legal action),
  * logp[n] (log-probability of that action) and value[n]. rng is the
- * calling worker's own. Returns 0 or an LG_E* code, which stops the
+ * calling thread's own. Returns 0 or an LG_E* code, which stops the
  * collector (coll_collect returns it).
  *
- * act is called from worker threads, and up to max_calls calls (0: no
- * limit) of one policy may run at once; a network forward needs one
+ * act is called from the collector's threads (the network's inference
+ * devices), and up to max_calls calls (0: no limit) of one policy may
+ * run at once, each from its own thread; a network forward needs one
  * workspace per concurrent call (nn_act's ws). */
 struct coll_policy {
 	int (*act)(void *ctx, const float *obs, const uint8_t *mask,

@@ -9,7 +9,8 @@
  *                a worker thread per env, or the caller in serial mode
  *   batch.c      batching shared by every mode: rows posted per network,
  *                one forward per batch (gather, act, scatter), the
- *                leader/follower rule of the threaded modes and the
+ *                inference devices of the threaded modes (a thread per
+ *                device that runs its network's batches) and the
  *                watchdog
  *   host.c       env hosting: env calls in the worker's thread or in a
  *                child process over a socketpair, baselines' moves
@@ -18,13 +19,18 @@
  *
  * Invariants:
  *   - c->mu guards every slot's state fields, the ready rows of each
- *     network group and the counters. Trajectory buffers of a slot are
- *     touched only by the slot's current worker (or by coll_stop after
- *     every worker is joined); sink and result calls hold c->sink_mu only.
+ *     network group, the groups' device counts and the counters.
+ *     Trajectory buffers of a slot are touched only by the slot's
+ *     current worker (or by coll_stop after every worker is joined);
+ *     sink and result calls hold c->sink_mu only.
  *   - A slot's state changes only in coll_slot_set_state, which keeps
  *     c->nstate[] (slots per state) right; the counters the batching
  *     rules read (busy, resetting, dead) are sums of nstate, never kept
  *     by hand.
+ *   - Threads wake each other one by one (struct park), never by a
+ *     broadcast on a condition variable many threads wait on, and where
+ *     the hot path wakes a thread it does so after releasing c->mu, so
+ *     the woken thread does not block on mu at once.
  *   - A worker whose env call passes its deadline (thread mode) is
  *     abandoned: the slot's generation moves on and a new worker takes
  *     the slot; the old thread, once its call returns, sees the
@@ -96,9 +102,20 @@ struct host {
 	lg_rng rng; /* the baselines', reseeded by every create/reset */
 };
 
+/* One thread's wake-up: a flag under a private mutex. A waker wakes
+ * exactly the thread it means, and a wake-up sent before the wait is
+ * not lost (the flag stays set); a stale one costs one spurious return,
+ * so a waiter re-checks its condition under c->mu. */
+struct park {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int set, waiting;
+};
+
 struct slot {
 	size_t idx;
 	struct worker *w;
+	struct park park;   /* its worker waits here for its actions */
 	unsigned gen;
 	enum slot_state state; /* coll_slot_set_state only */
 	double deadline;    /* thread mode watchdog, RESETTING and STEPPING */
@@ -143,17 +160,47 @@ struct rowref {
 	int seat;
 };
 
-/* The rows waiting for one network's forward. */
+/* A batch's scratch: the rows taken from a group, their observations
+ * and masks gathered, the policy's answers, and the rng the policy
+ * gets. Sized for every row of every env (c->rows_max). */
+struct batch {
+	struct rowref *rows;
+	float *obs;
+	uint8_t *mask;
+	int32_t *act;
+	float *logp, *val;
+	uint32_t *acted; /* slots a scatter answered (to wake) */
+	lg_rng rng;
+};
+
+/* An inference device of a network (threaded modes): a thread that runs
+ * the group's due batches one after another, so one device is one
+ * forward at a time and a forward never waits for a thread to be woken
+ * while rows are due. Started on demand, up to the group's devmax. */
+struct device {
+	struct coll *c;
+	struct group *g;
+	pthread_t th;
+	int idle;          /* parked, counted in g->nidle (under mu) */
+	struct park park;
+	struct batch b;
+};
+
+/* The rows waiting for one network's forward, and its devices. Every
+ * device is idle (parked), awake (about to look at the rows under mu)
+ * or in a forward (calls); an awake device, or the first back from a
+ * forward, looks at the rows, so nobody needs waking then. */
 struct group {
 	struct coll_policy pol;
 	struct rowref *rows;
 	size_t n;
-	int leader;
-	unsigned calls;
-	pthread_cond_t cv;
+	unsigned calls;      /* devices in a forward */
+	size_t ndev, nidle;
+	size_t devmax;       /* pol.max_calls, or every env (no limit) */
+	struct device **dev; /* [devmax] */
 };
 
-/* A slot's driver and its scratch for the batches it runs. */
+/* A slot's driver. */
 struct worker {
 	struct coll *c;
 	struct slot *s;
@@ -161,18 +208,11 @@ struct worker {
 	pthread_t th;
 	int started;
 	struct host h;
-	lg_rng rng;
 	/* A reply's observations and masks ([players][len]) land here, and
 	 * reach the slot only after the generation check (an abandoned
 	 * worker must not write there). */
 	float *robs;
 	uint8_t *rmask;
-	float *bobs;
-	uint8_t *bmask;
-	int32_t *bact;
-	float *blogp, *bval;
-	struct rowref *brows;
-	int leading;         /* group this worker leads now, or -1 */
 	struct worker *next; /* zombie list */
 };
 
@@ -188,6 +228,8 @@ struct coll {
 	const char *bspecs[COLL_BASELINES_MAX]; /* o.baselines points here */
 
 	pthread_mutex_t mu, sink_mu;
+	/* cv_work: workers parked for coll_collect (all-baseline matches);
+	 * cv_caller: the caller in coll_collect */
 	pthread_cond_t cv_work, cv_caller;
 	int threads_up; /* mutex/conds initialised */
 	/* Worker threads with env calls in them (not serial, not child
@@ -198,7 +240,7 @@ struct coll {
 	size_t nstate[SLOT_NSTATES]; /* slots per state */
 	struct coll_stats st;
 	struct worker *zombies;
-	struct worker *serial_w; /* serial mode: the caller's worker */
+	struct batch serial_b; /* serial mode: the caller's batches */
 };
 
 /* What a host answers to an op. */
@@ -255,8 +297,8 @@ static inline size_t coll_could_post(const coll *c)
 const char *coll_slot_state_name(enum slot_state st);
 /* The only place a slot's state changes: checks the transition is one
  * of the machine's, keeps c->nstate and sets the watchdog deadline of
- * RESETTING and STEPPING (when c->watched). Caller holds mu (or runs alone: serial mode,
- * coll_new). */
+ * RESETTING and STEPPING (when c->watched). Caller holds mu (or runs
+ * alone: serial mode, coll_new). */
 void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to);
 /* nstate agrees with the slots' states (for assertions). Caller holds
  * mu. */
@@ -267,7 +309,14 @@ void coll_count_steps(coll *c, uint64_t n);
 void coll_set_fatal(coll *c, int rc);
 void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
 			  double t_mono);
-/* A worker record for slot s (its batch scratch sized for every row). */
+void coll_park_init(struct park *p);
+void coll_park_destroy(struct park *p);
+/* Wait until woken (or until t_mono, monotonic seconds; 0: no limit),
+ * consuming the wake-up. Without c->mu. */
+void coll_park_wait(struct park *p, double t_mono);
+/* Wake p's thread (now, or its next wait returns at once). */
+void coll_park_wake(struct park *p);
+/* A worker record for slot s. */
 struct worker *coll_worker_alloc(coll *c, struct slot *s);
 void coll_worker_free(struct worker *w);
 /* Start the slot's current worker thread. Caller holds mu or no thread
@@ -281,21 +330,35 @@ int coll_serial_collect(coll *c, uint64_t goal, double until);
 /* Post the slot's acting rows in their groups (RESETTING or BOOKING ->
  * READY). Caller holds mu. */
 void coll_post_ready(coll *c, struct slot *s);
-/* Wake leaders whose batch became due. Caller holds mu. */
+/* Threads, on an event that may make a batch due (fewer envs busy or
+ * alive, coll_collect starting): see that a device looks at every group
+ * with rows. Caller holds mu. */
 void coll_kick_groups(coll *c);
-/* Move group g's rows into w's batch: their count. Caller holds mu. */
-size_t coll_batch_take(coll *c, struct group *g, struct worker *w);
-/* One forward over w's n rows: gather, the policy, actions clamped to
+/* A batch's scratch for c (LG_ENOMEM), and its release (zeroed: a
+ * second free is a no-op). */
+int coll_batch_alloc(coll *c, struct batch *b);
+void coll_batch_free(struct batch *b);
+/* Move group g's rows into b: their count. Caller holds mu. */
+size_t coll_batch_take(coll *c, struct group *g, struct batch *b);
+/* One forward over b's n rows: gather, the policy, actions clamped to
  * the game. Without mu (the policy may be slow). 0 or the policy's
  * error. */
-int coll_batch_forward(coll *c, struct group *g, struct worker *w,
+int coll_batch_forward(coll *c, struct group *g, struct batch *b,
 		       size_t n);
 /* Give the n actions out: a slot with all its rows answered goes READY
- * -> ACTED. Caller holds mu. */
-void coll_batch_scatter(coll *c, struct worker *w, size_t n);
-/* Threads: wait (leading batches when nobody does) until w's slot has
- * its actions. Caller holds mu. 0, or 1 when the worker must exit. */
+ * -> ACTED, and its index into b->acted. Caller holds mu. How many slots
+ * went ACTED. */
+size_t coll_batch_scatter(coll *c, struct batch *b, size_t n);
+/* Threads: wait until w's slot has its actions, waking a device for
+ * every group whose batch is due and keeping the time of async's
+ * wait_timeout while no device does. Caller holds mu (released while
+ * parked). 0, or 1 when the worker must exit. */
 int coll_await_actions(coll *c, struct worker *w);
+/* Threads, at coll_stop: wake every device and let it exit, then join
+ * and free them. Caller does not hold mu; c->stop is set. */
+void coll_devices_stop(coll *c);
+/* Free the devices (coll_free, after coll_devices_stop). */
+void coll_devices_free(coll *c);
 /* Threads: replace the workers of slots past their deadline. Caller
  * holds mu. The earliest deadline still pending (0: none). */
 double coll_watchdog(coll *c);

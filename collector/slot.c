@@ -10,7 +10,7 @@
  *     op on the host, book it (after_op), post the next rows;
  *   - serial: the caller's thread resets what needs it, runs one batch
  *     per network over every posted row (the same batch.c calls the
- *     threads' leaders make) and steps every env in turn.
+ *     threads' inference devices make) and steps every env in turn.
  * Booking (steps, rewards, episode ends, retries) is the same code for
  * both.
  */
@@ -133,6 +133,56 @@ void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
 	pthread_cond_timedwait(cv, mu, &ts);
 }
 
+void coll_park_init(struct park *p)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	p->set = p->waiting = 0;
+}
+
+void coll_park_destroy(struct park *p)
+{
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+}
+
+void coll_park_wait(struct park *p, double t_mono)
+{
+	pthread_mutex_lock(&p->mu);
+	p->waiting = 1;
+	while (!p->set) {
+		if (t_mono <= 0) {
+			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		if (lg_now_s() >= t_mono)
+			break;
+		coll_cond_wait_until(&p->cv, &p->mu, t_mono);
+	}
+	p->set = 0;
+	p->waiting = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The signal goes out after the unlock, so the woken thread does not
+ * find p->mu held (the waiter re-checks p->set under it). */
+void coll_park_wake(struct park *p)
+{
+	int waiting;
+
+	pthread_mutex_lock(&p->mu);
+	p->set = 1;
+	waiting = p->waiting;
+	pthread_mutex_unlock(&p->mu);
+	if (waiting)
+		pthread_cond_signal(&p->cv);
+}
+
 /* Seed of episode k of env i: a pure function, so runs are replayable. */
 static uint64_t episode_seed(const coll *c, size_t i, uint64_t k)
 {
@@ -180,20 +230,23 @@ static void cmd_for(const coll *c, const struct slot *s, int op,
 			m->actions[s->acting[k]] = s->act[s->acting[k]];
 }
 
-/* Book an op that returned rc (the slot is BOOKING after a step,
- * RESETTING after a create or reset) and decide the next op; 0: the env
- * is given up. Called without mu; the slot's worker owns the slot's
- * episode fields. */
+/* The env steps a step op that returned rc took: a failed op's reply
+ * is not to be trusted, so it counts once. */
+static uint64_t step_count(int rc, const struct reply *r)
+{
+	return 1 + (rc ? 0 : r->moves);
+}
+
+/* Book an op that returned rc (the slot is BOOKING after a step, whose
+ * steps the caller counted already with coll_count_steps, RESETTING
+ * after a create or reset) and decide the next op; 0: the env is given
+ * up. Called without mu; the slot's worker owns the slot's episode
+ * fields. */
 static int after_op(coll *c, struct slot *s, int op, int rc,
 		    const struct reply *r)
 {
 	if (op == OP_STEP) {
-		/* A failed op's reply is not to be trusted: it counts once. */
-		uint64_t n = 1 + (rc ? 0 : r->moves);
-		pthread_mutex_lock(&c->mu);
-		coll_count_steps(c, n);
-		pthread_mutex_unlock(&c->mu);
-		s->ep_steps += n;
+		s->ep_steps += step_count(rc, r);
 		if (rc) {
 			coll_episode_end(c, s, 1, rc);
 			goto recreate;
@@ -252,8 +305,10 @@ static void book_reset(coll *c, struct slot *s, int op)
  * and masks in w's reply buffers): its acting seats, room in their
  * trajectories (the sink may run), the observations into their pending
  * rows, READY. 1 when the worker must exit instead (stop, or it was
- * abandoned meanwhile). */
-static int post_step(coll *c, struct worker *w, const struct reply *r)
+ * abandoned meanwhile); 0, with mu still held if `keep` (the worker
+ * waits for the actions next: one lock round trip less per step). */
+static int post_step(coll *c, struct worker *w, const struct reply *r,
+		     int keep)
 {
 	struct slot *s = w->s;
 
@@ -271,7 +326,8 @@ static int post_step(coll *c, struct worker *w, const struct reply *r)
 		return 1;
 	}
 	coll_post_ready(c, s);
-	coll_unlock(c);
+	if (!keep)
+		coll_unlock(c);
 	return 0;
 }
 
@@ -329,40 +385,23 @@ void coll_worker_free(struct worker *w)
 	coll_host_clear(&w->h);
 	free(w->robs);
 	free(w->rmask);
-	free(w->bobs);
-	free(w->bmask);
-	free(w->bact);
-	free(w->blogp);
-	free(w->bval);
-	free(w->brows);
 	free(w);
 }
 
 struct worker *coll_worker_alloc(coll *c, struct slot *s)
 {
 	struct worker *w = calloc(1, sizeof *w);
-	size_t r = c->rows_max;
 
 	if (!w)
 		return NULL;
 	w->c = c;
 	w->s = s;
 	w->gen = s->gen;
-	w->leading = -1;
-	lg_rng_seed2(&w->rng, c->o.env.seed ^ 0x636f6c6cull,
-		     s->idx * 1000 + s->gen);
 	w->robs = malloc((size_t)c->spec.players * c->spec.obs_len *
 			 sizeof *w->robs);
 	w->rmask = malloc((size_t)c->spec.players *
 			  (size_t)c->spec.num_actions);
-	w->bobs = malloc(r * c->spec.obs_len * sizeof *w->bobs);
-	w->bmask = malloc(r * (size_t)c->spec.num_actions);
-	w->bact = malloc(r * sizeof *w->bact);
-	w->blogp = malloc(r * sizeof *w->blogp);
-	w->bval = malloc(r * sizeof *w->bval);
-	w->brows = malloc(r * sizeof *w->brows);
-	if (!w->robs || !w->rmask || !w->bobs || !w->bmask || !w->bact ||
-	    !w->blogp || !w->bval || !w->brows) {
+	if (!w->robs || !w->rmask) {
 		coll_worker_free(w);
 		return NULL;
 	}
@@ -411,25 +450,25 @@ static int await_collecting(coll *c, struct worker *w)
 	return must_exit(c, w);
 }
 
-/* The next op is a step: wait for the actions (leading a batch if need
- * be), complete the learning seats' pending rows, STEPPING. 0, or 1:
- * exit. */
-static int prepare_step(coll *c, struct worker *w, struct cmd *m)
+/* The next op is a step: wait for the actions (waking a device if need
+ * be), complete the learning seats' pending rows, STEPPING, all in one
+ * hold of mu (taken here unless `held`). 0, or 1: exit. */
+static int prepare_step(coll *c, struct worker *w, struct cmd *m, int held)
 {
 	struct slot *s = w->s;
 
-	pthread_mutex_lock(&c->mu);
+	if (!held)
+		pthread_mutex_lock(&c->mu);
 	if (coll_await_actions(c, w)) {
 		pthread_mutex_unlock(&c->mu);
 		return 1;
 	}
 	cmd_for(c, s, OP_STEP, m);
-	pthread_mutex_unlock(&c->mu);
-	/* The rows are the slot's worker's: no lock for them. */
+	/* The rows are the slot's worker's; three stores each, so under
+	 * mu rather than another round trip. */
 	for (int k = 0; k < s->nacting; k++)
 		if (coll_learning(c, s, s->acting[k]))
 			coll_traj_append(c, s, s->acting[k]);
-	pthread_mutex_lock(&c->mu);
 	coll_slot_set_state(c, s, SLOT_STEPPING);
 	pthread_mutex_unlock(&c->mu);
 	return 0;
@@ -466,7 +505,7 @@ static void *worker_main(void *arg)
 	struct worker *w = arg;
 	coll *c = w->c;
 	struct slot *s = w->s;
-	int op = OP_CREATE;
+	int op = OP_CREATE, posted = 0;
 
 	if (s->abnormal_pending) {
 		coll_episode_end(c, s, 1, s->cause);
@@ -481,7 +520,7 @@ static void *worker_main(void *arg)
 		struct reply r = { 0 };
 		int rc;
 
-		if (op == OP_STEP ? prepare_step(c, w, &m)
+		if (op == OP_STEP ? prepare_step(c, w, &m, posted)
 				  : prepare_reset(c, w, op, &m))
 			return NULL;
 		rc = coll_run_op(c, w, &m, &r, w->robs, w->rmask);
@@ -490,15 +529,19 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&c->mu);
 			return NULL;
 		}
-		if (s->state == SLOT_STEPPING)
+		if (s->state == SLOT_STEPPING) {
 			coll_slot_set_state(c, s, SLOT_BOOKING);
+			coll_count_steps(c, step_count(rc, &r));
+		}
 		pthread_mutex_unlock(&c->mu);
 		op = after_op(c, s, op, rc, &r);
 		if (op == OP_STEP) {
-			if (post_step(c, w, &r))
+			if (post_step(c, w, &r, 1))
 				return NULL;
+			posted = 1; /* mu held */
 			continue;
 		}
+		posted = 0;
 		pthread_mutex_lock(&c->mu);
 		book_reset(c, s, op);
 		pthread_mutex_unlock(&c->mu);
@@ -544,12 +587,14 @@ static int serial_op(coll *c, struct slot *s, const struct cmd *m)
 	if (m->op == OP_STEP)
 		coll_slot_set_state(c, s, SLOT_STEPPING);
 	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
-	if (m->op == OP_STEP)
+	if (m->op == OP_STEP) {
 		coll_slot_set_state(c, s, SLOT_BOOKING);
+		coll_count_steps(c, step_count(rc, &r));
+	}
 	op = after_op(c, s, (int)m->op, rc, &r);
 	s->next_op = op;
 	if (op == OP_STEP) {
-		post_step(c, s->w, &r); /* no stop, nobody abandoned here */
+		post_step(c, s->w, &r, 0); /* no stop, nobody abandoned */
 		return op;
 	}
 	book_reset(c, s, op);
@@ -583,10 +628,10 @@ static long serial_resets(coll *c, uint64_t goal)
 }
 
 /* One forward per network over every posted row, the same calls a
- * threaded leader makes. 0 or the policy's error (made fatal). */
+ * threaded inference device makes. 0 or the policy's error (made fatal). */
 static int serial_batches(coll *c)
 {
-	struct worker *w = c->serial_w;
+	struct batch *b = &c->serial_b;
 
 	for (size_t k = 0; k < c->o.num_policies; k++) {
 		struct group *g = &c->groups[k];
@@ -594,12 +639,12 @@ static int serial_batches(coll *c)
 		int rc;
 		if (!g->n)
 			continue;
-		n = coll_batch_take(c, g, w);
-		if ((rc = coll_batch_forward(c, g, w, n))) {
+		n = coll_batch_take(c, g, b);
+		if ((rc = coll_batch_forward(c, g, b, n))) {
 			coll_set_fatal(c, rc);
 			return rc;
 		}
-		coll_batch_scatter(c, w, n);
+		coll_batch_scatter(c, b, n);
 	}
 	return 0;
 }

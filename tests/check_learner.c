@@ -1003,6 +1003,43 @@ START_TEST(act_samples_masked_softmax)
 }
 END_TEST
 
+/* A few rows take one sgemv each (forward_ws), more one sgemm: every
+ * batch size on either side of the switch gives what the batch of all
+ * rows gives, on the collector benchmark's layer sizes. */
+START_TEST(act_small_batches_match_large)
+{
+	static const uint32_t h[] = { 256, 256 };
+	struct nn_shape s = shape3(64, 3, NN_RELU, 2, h);
+	enum { ROWS = 16 };
+	float *obs = malloc(ROWS * 64 * sizeof *obs);
+	float all[ROWS * 3], some[ROWS * 3], vall[ROWS], vsome[ROWS];
+	uint8_t mask[ROWS * 3];
+	nn *n = NULL;
+	nn_ws *ws = NULL;
+	lg_rng r;
+
+	ck_assert_int_eq(nn_new(&n, &s, 11), 0);
+	ck_assert_int_eq(nn_ws_new(&ws, n, ROWS), 0);
+	lg_rng_seed(&r, 12);
+	for (size_t i = 0; i < ROWS * 64; i++)
+		obs[i] = (float)lg_rng_normal(&r);
+	memset(mask, 1, sizeof mask);
+	ck_assert_int_eq(nn_probs(n, ws, obs, mask, ROWS, all, vall), 0);
+	for (size_t k = 1; k <= 9; k++) {
+		ck_assert_int_eq(nn_probs(n, ws, obs, mask, k, some, vsome), 0);
+		for (size_t i = 0; i < k; i++) {
+			ck_assert_double_eq_tol(vsome[i], vall[i], 1e-5);
+			for (int a = 0; a < 3; a++)
+				ck_assert_double_eq_tol(some[i * 3 + a],
+							all[i * 3 + a], 1e-5);
+		}
+	}
+	nn_ws_free(ws);
+	nn_free(n);
+	free(obs);
+}
+END_TEST
+
 START_TEST(init_deterministic_and_shape_caps)
 {
 	static const uint32_t h[] = { 7, 3 };
@@ -1233,6 +1270,7 @@ Suite *suite_learner(void)
 	tcase_add_test(t, lr_schedule_linear);
 	tcase_add_test(t, learns_best_response);
 	tcase_add_test(t, act_samples_masked_softmax);
+	tcase_add_test(t, act_small_batches_match_large);
 	tcase_add_test(t, init_deterministic_and_shape_caps);
 	tcase_set_timeout(t, 180); /* Kuhn self-play runs twice under ASan */
 	suite_add_tcase(s, t);
