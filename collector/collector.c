@@ -229,6 +229,7 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 		env_free(probe);
 		return LG_ENOMEM;
 	}
+	c->sp.fd = -1;
 	c->o = *o;
 	snprintf(c->game, sizeof c->game, "%s", o->game);
 	c->o.game = c->game;
@@ -302,6 +303,15 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	for (size_t i = 0; i < c->n; i++)
 		coll_park_init(&c->slots[i].park);
 	c->threads_up = 1;
+	/* Env children fork from a single-threaded spawner, made now while
+	 * this collector has no threads: a fork from a threaded process may
+	 * copy a lock that another thread holds (an allocator's, a game's)
+	 * into a child that then waits on it forever. */
+	if (o->processes && (rc = coll_spawner_start(c))) {
+		lg_errf(err, errlen, "collector: cannot start the env "
+			"spawner: %s", lg_strerror(rc));
+		goto fail;
+	}
 
 	if (o->mode == COLL_SERIAL) {
 		if (coll_batch_alloc(c, &c->serial_b)) {
@@ -421,7 +431,7 @@ void coll_stop(coll *c)
 	assert(coll_slot_counts_ok(c));
 	for (size_t i = 0; i < c->n; i++) {
 		struct slot *s = &c->slots[i];
-		coll_child_kill(s);
+		coll_child_kill(c, s);
 		if (!c->fatal)
 			for (int p = 0; p < c->spec.players; p++)
 				if (coll_learning(c, s, p))
@@ -436,6 +446,7 @@ void coll_free(coll *c)
 	if (!c)
 		return;
 	coll_stop(c);
+	coll_spawner_stop(c);
 	for (size_t i = 0; c->slots && i < c->n; i++) {
 		struct slot *s = &c->slots[i];
 		coll_worker_free(s->w);

@@ -7,7 +7,10 @@
  *     own worker thread (env calls block: the timing game sleeps, a real
  *     simulator waits on I/O), and with `processes` the worker drives the
  *     env in a child process over a socketpair instead, so a game that
- *     crashes or is not thread-safe only takes its child down.
+ *     crashes or is not thread-safe only takes its child down. Children
+ *     are forked by a single-threaded spawner process that coll_new
+ *     forks before the collector has threads (call it with no other
+ *     thread of yours allocating), so no child inherits a lock held.
  *   - Modes: COLL_SERIAL (the caller steps every env in turn: baseline),
  *     COLL_SYNC (one forward per network over every env not resetting,
  *     then step them all, wait for all) and COLL_ASYNC (a forward as soon

@@ -241,6 +241,13 @@ struct coll {
 	struct coll_stats st;
 	struct worker *zombies;
 	struct batch serial_b; /* serial mode: the caller's batches */
+	/* processes: the spawner that forks env children (host.c) */
+	struct spawner {
+		pthread_mutex_t mu; /* one request/reply at a time */
+		int fd;             /* -1: none */
+		pid_t pid;
+		pid_t *kids;        /* its copy: slot i's child, 0 none */
+	} sp;
 };
 
 /* What a host answers to an op. */
@@ -373,7 +380,11 @@ int coll_run_op(coll *c, struct worker *w, const struct cmd *m,
 /* Free the env and its baselines. */
 void coll_host_clear(struct host *h);
 /* Kill the slot's child (if any) and close its socket. */
-void coll_child_kill(struct slot *s);
+/* processes: start the spawner (before any collector thread), stop it
+ * (its children with it). */
+int coll_spawner_start(coll *c);
+void coll_spawner_stop(coll *c);
+void coll_child_kill(coll *c, struct slot *s);
 
 /* ---- traj.c: trajectories ------------------------------------------------ */
 

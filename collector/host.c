@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -252,48 +253,242 @@ static void child_main(const coll *c, size_t i, int fd)
 	_exit(0);
 }
 
-void coll_child_kill(struct slot *s)
+/* ---- the spawner --------------------------------------------------------
+ *
+ * Env children are forked by a helper process, itself forked by coll_new
+ * before any collector thread exists, so every fork happens in a
+ * single-threaded process: no child can inherit a lock (the allocator's
+ * under a sanitizer, a plugin's, stdio's) that some other thread held at
+ * the fork, and then wait on it forever. The spawner also keeps each
+ * child's pid until it has killed and reaped it, so a pid is never
+ * signalled after it could have been reused. It holds no other
+ * descriptor of the collector's (no socket to the daemon outlives it),
+ * and when the collector's end closes it kills its children and exits;
+ * a child whose spawner dies gets SIGKILL. */
+
+enum { SP_SPAWN = 1, SP_KILL = 2 };
+
+struct sp_req {
+	uint32_t op;
+	uint32_t pad;
+	uint64_t idx;
+};
+
+struct sp_rep {
+	int32_t rc;
+	int32_t pid;
+};
+
+static void sp_reap(pid_t *pid)
 {
-	if (s->pid > 0) {
-		kill(s->pid, SIGKILL);
-		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
+	*pid = 0;
+}
+
+/* In the spawner: fork slot idx's child; *cfd gets the collector's end. */
+static int sp_fork(const coll *c, size_t idx, int spfd, pid_t *kid, int *cfd)
+{
+	pid_t me = getpid(), pid;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return LG_EIO;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return LG_EIO;
+	}
+	if (pid == 0) {
+		close(spfd);
+		close(sv[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != me) /* the spawner died before prctl */
+			_exit(72);
+		child_main(c, idx, sv[1]);
+	}
+	close(sv[1]);
+	*kid = pid;
+	*cfd = sv[0];
+	return 0;
+}
+
+static int sp_send(int fd, struct sp_rep *r, int pass_fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec io = { r, sizeof *r };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1 };
+
+	if (pass_fd >= 0) {
+		memset(&u, 0, sizeof u);
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof u.buf;
+		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &pass_fd, sizeof(int));
+	}
+	for (;;) {
+		ssize_t k = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k == (ssize_t)sizeof *r ? 0 : LG_EIO;
+	}
+}
+
+/* The spawner: serve requests until the collector's end closes. */
+static void spawner_main(const coll *c, int fd)
+{
+	pid_t *kids = c->sp.kids;
+	struct sp_req q;
+
+	/* Keep stdio and our socket; drop the collector's other
+	 * descriptors (its network connections among them). */
+	if (fd != 3) {
+		if (dup2(fd, 3) < 0)
+			_exit(73);
+		fd = 3;
+	}
+	close_range(4, ~0u, 0);
+	for (;;) {
+		struct sp_rep r = { 0, 0 };
+		int cfd = -1;
+		ssize_t k = recv(fd, &q, sizeof q, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k != (ssize_t)sizeof q || q.idx >= c->n)
+			break;
+		sp_reap(&kids[q.idx]);
+		if (q.op == SP_SPAWN) {
+			r.rc = sp_fork(c, (size_t)q.idx, fd, &kids[q.idx], &cfd);
+			r.pid = kids[q.idx];
+		}
+		k = sp_send(fd, &r, cfd);
+		if (cfd >= 0)
+			close(cfd);
+		if (k)
+			break;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		sp_reap(&kids[i]);
+	_exit(0);
+}
+
+int coll_spawner_start(coll *c)
+{
+	int sv[2];
+	pid_t pid;
+
+	c->sp.kids = calloc(c->n, sizeof *c->sp.kids);
+	if (!c->sp.kids)
+		return LG_ENOMEM;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return LG_EIO;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return LG_EIO;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawner_main(c, sv[1]);
+	}
+	close(sv[1]);
+	pthread_mutex_init(&c->sp.mu, NULL);
+	c->sp.fd = sv[0];
+	c->sp.pid = pid;
+	return 0;
+}
+
+void coll_spawner_stop(coll *c)
+{
+	if (c->sp.fd >= 0) {
+		close(c->sp.fd); /* it kills its children and exits */
+		while (waitpid(c->sp.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pthread_mutex_destroy(&c->sp.mu);
+		c->sp.fd = -1;
+	}
+	free(c->sp.kids);
+	c->sp.kids = NULL;
+}
+
+/* One request to the spawner; for SP_SPAWN, *cfd gets the child's end. */
+static int sp_call(coll *c, uint32_t op, size_t idx, pid_t *pid, int *cfd)
+{
+	struct sp_req q = { op, 0, idx };
+	struct sp_rep r;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec io = { &r, sizeof r };
+	struct msghdr mh = { .msg_iov = &io, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof u.buf };
+	struct cmsghdr *h;
+	ssize_t k;
+	int rc = 0;
+
+	if (c->sp.fd < 0)
+		return LG_EIO;
+	pthread_mutex_lock(&c->sp.mu);
+	do
+		k = send(c->sp.fd, &q, sizeof q, MSG_NOSIGNAL);
+	while (k < 0 && errno == EINTR);
+	if (k == (ssize_t)sizeof q)
+		do
+			k = recvmsg(c->sp.fd, &mh, MSG_CMSG_CLOEXEC);
+		while (k < 0 && errno == EINTR);
+	pthread_mutex_unlock(&c->sp.mu);
+	if (k != (ssize_t)sizeof r)
+		return LG_EIO; /* the spawner is gone */
+	h = CMSG_FIRSTHDR(&mh);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
+		int fd;
+		memcpy(&fd, CMSG_DATA(h), sizeof fd);
+		if (cfd)
+			*cfd = fd;
+		else
+			close(fd);
+	} else if (cfd && !r.rc) {
+		rc = LG_EIO;
+	}
+	if (pid)
+		*pid = r.pid;
+	return r.rc ? r.rc : rc;
+}
+
+void coll_child_kill(coll *c, struct slot *s)
+{
+	if (s->pid > 0)
+		sp_call(c, SP_KILL, s->idx, NULL, NULL);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->pid = -1;
 	s->fd = -1;
 }
 
-/* Spawns are serialized so that no child inherits another child's end
- * of its socketpair (which would hide that child's crash as a timeout). */
-static pthread_mutex_t spawn_mu = PTHREAD_MUTEX_INITIALIZER;
-
 static int child_spawn(coll *c, struct slot *s)
 {
-	int sv[2];
-	pid_t pid;
+	pid_t pid = -1;
+	int fd = -1, rc = sp_call(c, SP_SPAWN, s->idx, &pid, &fd);
 
-	pthread_mutex_lock(&spawn_mu);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		pthread_mutex_unlock(&spawn_mu);
-		return LG_EIO;
+	if (rc) {
+		if (fd >= 0)
+			close(fd);
+		return rc;
 	}
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		pthread_mutex_unlock(&spawn_mu);
-		return LG_EIO;
-	}
-	if (pid == 0) {
-		close(sv[0]);
-		child_main(c, s->idx, sv[1]);
-	}
-	close(sv[1]);
-	pthread_mutex_unlock(&spawn_mu);
 	s->pid = pid;
-	s->fd = sv[0];
+	s->fd = fd;
 	return 0;
 }
 
@@ -309,7 +504,7 @@ static int remote_op(coll *c, struct slot *s, const struct cmd *m,
 	int rc;
 
 	if (m->op == OP_CREATE) {
-		coll_child_kill(s);
+		coll_child_kill(c, s);
 		rc = child_spawn(c, s);
 		if (rc)
 			return rc;
@@ -326,7 +521,7 @@ static int remote_op(coll *c, struct slot *s, const struct cmd *m,
 	if (!rc)
 		rc = read_all(s->fd, mask, np * na, dl);
 	if (rc)
-		coll_child_kill(s);
+		coll_child_kill(c, s);
 	return rc;
 }
 

@@ -653,6 +653,49 @@ START_TEST(timeout_fires_processes)
 }
 END_TEST
 
+/* A child must not start life holding a lock that some other thread held
+ * when it was forked. The caller takes fork_lock right after coll_new
+ * and keeps it; the hook, run in the env's child on every op, takes it
+ * too. A child forked from the collector's threaded process would
+ * inherit it locked and hang until the timeout, episode after episode;
+ * forked from the spawner, made in coll_new before the lock was taken,
+ * it finds it free. */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int lock_hook(void *ctx, size_t ei, uint64_t ep, uint64_t step)
+{
+	pthread_mutex_lock(&fork_lock);
+	pthread_mutex_unlock(&fork_lock);
+	return COLL_FAULT_NONE;
+}
+
+START_TEST(children_inherit_no_held_lock)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+
+	rec_init(r);
+	base_opts(&o, COLL_ASYNC, 1, 0, r);
+	o.fault = lock_hook;
+	o.step_timeout_s = o.reset_timeout_s = 2;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	pthread_mutex_lock(&fork_lock);
+	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
+	coll_stop(c);
+	pthread_mutex_unlock(&fork_lock);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_eq(st.timeouts, 0);
+	ck_assert_uint_eq(st.abnormal, 0);
+	ck_assert_uint_ge(st.steps, 200);
+	check_accounting(r, &st);
+	free(r);
+}
+END_TEST
+
 static int always_fail_reset(void *ctx, size_t ei, uint64_t ep,
 			     uint64_t step)
 {
@@ -1325,6 +1368,7 @@ Suite *suite_collector(void)
 	tcase_add_test(t, timeout_fires_threads);
 	tcase_add_test(t, crash_recovered_processes);
 	tcase_add_test(t, timeout_fires_processes);
+	tcase_add_test(t, children_inherit_no_held_lock);
 	tcase_add_loop_test(t, dead_env_and_all_dead, 0, 2);
 	tcase_add_loop_test(t, sink_error_stops, 0, 2);
 	tcase_add_loop_test(t, deadline_and_policy_error, 0, 2);
