@@ -154,7 +154,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 # symbols but league_game(). The tic-tac-toe plugin is envs/'s own game
 # code, for `league bench env --plugin`.
 PLUGIN_FLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared \
-	-fvisibility=hidden
+	-fvisibility=hidden -Ienvs
 PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/env.c envs/board.c \
 	envs/matrix.c envs/poker.c envs/timing.c util/err.c util/rng.c \
 	util/misc.c
@@ -181,14 +181,19 @@ $(BUILD)/examples/bad_mask.so: $(BUILD)/examples/%.so: tests/plugins/bad.c \
 	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS) \
 	  -D$(shell echo $* | tr a-z A-Z) -o $@ $<
 
-examples/goofspiel/goofspiel.so: $(BUILD)/examples/goofspiel.so
-	cp $< $@
+# The copy configs/goofspiel.yaml names: plain flags, whatever the
+# variant, so every build of bin/league can load it.
+examples/goofspiel/goofspiel.so: examples/goofspiel/goofspiel.c \
+		envs/league_game.h
+	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -fvisibility=hidden \
+	  -Ienvs -o $@ $<
 
 examples: $(EXAMPLE_SO) examples/goofspiel/goofspiel.so
 
 # Suites that drive the binary find it through LEAGUE_BIN, the plugins
 # through LEAGUE_EXAMPLES.
 test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) \
+		examples/goofspiel/goofspiel.so \
 		$(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done

@@ -545,7 +545,7 @@ static int resolve_plugin(struct parser *p)
 	if (strlen(real) >= CFG_STR_MAX || strlen(real) >= ENV_PLUGIN_MAX)
 		return verr(p, "env.plugin", "'%s' is longer than %d bytes",
 			    real, ENV_PLUGIN_MAX - 1);
-	snprintf(pl, CFG_STR_MAX, "%s", real);
+	memcpy(pl, real, strlen(real) + 1);
 	return 0;
 }
 

@@ -20,7 +20,7 @@
  * still to come (N), the prizes p has won (N), and the point difference
  * from p's side over the total of all prizes.
  */
-#include "envs/league_game.h"
+#include "league_game.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  *   -DBAD_MASK    an empty legal mask for the player to move
  * Otherwise a trivial one-move game (a coin the two players call).
  */
-#include "envs/league_game.h"
+#include "league_game.h"
 
 #include <string.h>
 
