@@ -32,7 +32,8 @@ int env_builtin_create(const struct league_game_params *p, void **inst,
 		       struct league_game_spec *spec, char *err, size_t errlen,
 		       env_setup_fn setup, size_t state_size)
 {
-	struct env_opts *o = malloc(sizeof *o);
+	int own = !(p && p->host);
+	struct env_opts *o = own ? malloc(sizeof *o) : p->host;
 	struct env_spec es;
 	int rc;
 
@@ -41,19 +42,19 @@ int env_builtin_create(const struct league_game_params *p, void **inst,
 		lg_errf(err, errlen, "out of memory");
 		return LG_ENOMEM;
 	}
-	if (p && p->host)
-		*o = *(const struct env_opts *)p->host;
-	else
+	if (own)
 		env_opts_default(o);
 	if (p && p->count) {
 		lg_errf(err, errlen, "env.params: '%s': this built-in game "
 			"takes no params", p->keys[0]);
-		free(o);
+		if (own)
+			free(o);
 		return LG_EINVAL;
 	}
 	memset(&es, 0, sizeof es);
 	if ((rc = setup(o, &es, err, errlen))) {
-		free(o);
+		if (own)
+			free(o);
 		return rc;
 	}
 	memset(spec, 0, sizeof *spec);
@@ -262,7 +263,9 @@ int env_game_open(struct env_game *gm, const char *name,
 	p.count = opts->params.n;
 	p.keys = keys;
 	p.values = vals;
-	p.host = gm->builtin ? (void *)(uintptr_t)opts : NULL;
+	if (gm->builtin)
+		gm->own = *opts;
+	p.host = gm->builtin ? &gm->own : NULL;
 	memset(&spec, 0, sizeof spec);
 	if (err && errlen)
 		err[0] = 0;
@@ -292,7 +295,8 @@ fail:
 
 void env_game_close(struct env_game *gm)
 {
-	if (gm->g && gm->inst && gm->g->destroy)
+	/* A built-in's instance is gm->own. */
+	if (gm->g && gm->inst && gm->g->destroy && !gm->builtin)
 		gm->g->destroy(gm->inst);
 	if (gm->dl)
 		dlclose(gm->dl);
@@ -364,7 +368,10 @@ int env_new(env **out, const char *name, const struct env_opts *opts,
 		return rc;
 	}
 	/* 16-byte aligned, as the games' own structs may want. */
-	e->st = aligned_alloc(16, (e->gm.state_size + 15) & ~(size_t)15);
+	e->st = e->gm.state_size <= sizeof e->st_inline
+			? e->st_inline
+			: aligned_alloc(16, (e->gm.state_size + 15) &
+					    ~(size_t)15);
 	if (!e->st) {
 		lg_errf(err, errlen, "out of memory");
 		env_free(e);
@@ -394,7 +401,8 @@ void env_free(env *e)
 	if (!e)
 		return;
 	env_game_close(&e->gm);
-	free(e->st);
+	if (e->st != e->st_inline)
+		free(e->st);
 	free(e);
 }
 

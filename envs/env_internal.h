@@ -25,9 +25,10 @@ _Static_assert(ENV_TERMINAL == LEAGUE_GAME_TERMINAL, "one terminal code");
 _Static_assert(ENV_MAX_ACTIONS == LEAGUE_GAME_ACTIONS_MAX, "one action cap");
 
 /* The built-in games are written on the public ABI (league_game.h); their
- * instance is a private copy of the env_opts the host passes as
- * params->host (defaults when NULL, as in a plugin build), completed and
- * checked by the game's setup. They take no env.params. */
+ * instance is the env_opts the host passes as params->host (the host's
+ * copy, completed in place by the game's setup), or a malloc'd copy of the
+ * defaults when host is NULL (a plugin build, which destroy frees). They
+ * take no env.params. */
 typedef int (*env_setup_fn)(struct env_opts *o, struct env_spec *spec,
 			    char *err, size_t errlen);
 int env_builtin_create(const struct league_game_params *p, void **inst,
@@ -68,6 +69,9 @@ struct env_game {
 	struct env_spec spec; /* after the max_steps override */
 	size_t state_size;
 	int builtin;
+	struct env_opts own; /* a built-in's instance (no allocation: a
+				collector's child process opens games after
+				fork, where fewer allocations are safer) */
 };
 
 /* Open the game of opts (opts->plugin, else the built-in `name`) with
@@ -82,7 +86,8 @@ struct env {
 	struct env_rng rng;
 	uint64_t steps;
 	int truncated;
-	unsigned char *st; /* gm.state_size bytes */
+	unsigned char *st; /* gm.state_size bytes: st_inline when they fit */
+	_Alignas(16) unsigned char st_inline[256];
 };
 
 /* Apply chance outcomes drawn from rng until a decision or the end. */
