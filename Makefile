@@ -6,6 +6,8 @@
 #   make bench      run the benchmarks
 #   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
 #                   docs/fuzzing.md)
+#   make examples   the example game plugins (build/<variant>/examples/*.so;
+#                   examples/goofspiel/goofspiel.so for configs/goofspiel.yaml)
 #   make docs       regenerate docs/config.md from the config table
 #   make clean
 #
@@ -80,7 +82,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan bench bench-full bench-deps docs fuzz clean
+.PHONY: all test asan bench bench-full bench-deps docs fuzz clean examples
 all: bin/league
 
 bin/league: $(EXE)
@@ -147,12 +149,56 @@ $(BUILD)/tests/run.o: CPPFLAGS += -I$(BUILD)/tests
 $(TESTBIN): $(TEST_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
 
-# Suites that drive the binary find it through LEAGUE_BIN.
-test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds \
+# Game plugins (envs/league_game.h): shared objects built with this
+# variant's flags (so the ASan suites load instrumented plugins), hidden
+# symbols but league_game(). The tic-tac-toe plugin is envs/'s own game
+# code, for `league bench env --plugin`.
+PLUGIN_FLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared \
+	-fvisibility=hidden -Ienvs
+PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/env.c envs/board.c \
+	envs/matrix.c envs/poker.c envs/timing.c util/err.c util/rng.c \
+	util/misc.c
+EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \
+	$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
+	$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
+	$(BUILD)/examples/bad_mask.so
+
+$(BUILD)/examples/goofspiel.so: examples/goofspiel/goofspiel.c \
+		envs/league_game.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS) -o $@ $<
+
+$(BUILD)/examples/tictactoe.so: $(PLUGIN_TTT_SRC) $(wildcard envs/*.h util/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS) -o $@ $(PLUGIN_TTT_SRC) -lm
+
+# Plugins the tests expect to be refused (tests/plugins/bad.c).
+$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
+$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
+$(BUILD)/examples/bad_mask.so: $(BUILD)/examples/%.so: tests/plugins/bad.c \
+		envs/league_game.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS) \
+	  -D$(shell echo $* | tr a-z A-Z) -o $@ $<
+
+# The copy configs/goofspiel.yaml names: plain flags, whatever the
+# variant, so every build of bin/league can load it.
+examples/goofspiel/goofspiel.so: examples/goofspiel/goofspiel.c \
+		envs/league_game.h
+	$(CC) -std=c11 -O2 -g $(WARN) -fPIC -shared -fvisibility=hidden \
+	  -Ienvs -o $@ $<
+
+examples: $(EXAMPLE_SO) examples/goofspiel/goofspiel.so
+
+# Suites that drive the binary find it through LEAGUE_BIN, the plugins
+# through LEAGUE_EXAMPLES.
+test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) \
+		examples/goofspiel/goofspiel.so \
 		$(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done
-	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) $(TESTBIN)
+	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) \
+	  LEAGUE_EXAMPLES=$(abspath $(BUILD)/examples) $(TESTBIN)
 
 asan:
 	$(MAKE) VARIANT=asan test
@@ -282,6 +328,6 @@ $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 .PHONY: results-quick $(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 
 clean:
-	rm -rf build bin
+	rm -rf build bin examples/*/*.so
 
 -include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

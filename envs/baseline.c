@@ -19,7 +19,7 @@ enum { B_RANDOM, B_MINIMAX, B_ALPHABETA };
 struct env_baseline {
 	int kind;
 	int depth;
-	const struct env_game *g;
+	const struct league_game *g;
 	int8_t *memo; /* minimax: value+1 for each board code, 0 unknown */
 };
 
@@ -83,7 +83,7 @@ int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 	int kind, depth, rc;
 
 	*out = NULL;
-	if ((rc = parse_spec(spec, e->spec.name, &kind, &depth, err, errlen)))
+	if ((rc = parse_spec(spec, e->gm.spec.name, &kind, &depth, err, errlen)))
 		return rc;
 	b = calloc(1, sizeof *b);
 	if (!b) {
@@ -92,7 +92,7 @@ int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 	}
 	b->kind = kind;
 	b->depth = depth;
-	b->g = e->g;
+	b->g = e->gm.g;
 	*out = b;
 	return 0;
 }
@@ -233,7 +233,7 @@ static int c4_eval(const struct env_c4_st *s)
 
 static const int c4_order[ENV_C4_COLS] = { 3, 2, 4, 1, 5, 0, 6 };
 
-static int c4_search(const struct env_game *g, const struct env_c4_st *s,
+static int c4_search(const struct league_game *g, const struct env_c4_st *s,
 		     int depth, int alpha, int beta)
 {
 	int best = -C4_WIN * 2, any = 0;
@@ -299,7 +299,7 @@ int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
 	uint8_t mask[ENV_MAX_ACTIONS];
 	int cur = env_current_player(e);
 
-	if (e->g != b->g || player < 0 || player >= e->spec.players ||
+	if (e->gm.g != b->g || player < 0 || player >= e->gm.spec.players ||
 	    (cur != ENV_SIMULTANEOUS && cur != player))
 		return LG_EINVAL;
 	switch (b->kind) {
@@ -311,14 +311,14 @@ int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
 	default:
 		if (env_legal(e, player, mask) <= 0)
 			return LG_EINVAL;
-		*action = pick(mask, e->spec.num_actions, rng);
+		*action = pick(mask, e->gm.spec.num_actions, rng);
 		return 0;
 	}
 }
 
 int env_baseline_value(env_baseline *b, const env *e, double *value)
 {
-	if (e->g != b->g || env_is_terminal(e))
+	if (e->gm.g != b->g || env_is_terminal(e))
 		return LG_EINVAL;
 	if (b->kind == B_MINIMAX) {
 		if (!b->memo) {

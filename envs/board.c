@@ -22,7 +22,7 @@ static int ttt_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return 0;
 }
 
-static void ttt_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void ttt_root(const void *inst, void *st, struct league_game_rng *rng)
 {
 	struct env_ttt_st *s = st;
 
@@ -30,20 +30,20 @@ static void ttt_root(const struct env_opts *o, void *st, lg_rng *rng)
 	s->winner = -1;
 }
 
-static int ttt_player(const struct env_opts *o, const void *st)
+static int ttt_player(const void *inst, const void *st)
 {
 	const struct env_ttt_st *s = st;
 
 	return s->winner >= 0 || s->moves == 9 ? ENV_TERMINAL : s->cur;
 }
 
-static int no_chance(const struct env_opts *o, const void *st, int *out,
+static int no_chance(const void *inst, const void *st, int *out,
 		     double *p)
 {
 	return 0;
 }
 
-static int ttt_legal(const struct env_opts *o, const void *st, int player,
+static int ttt_legal(const void *inst, const void *st, int player,
 		     uint8_t *mask)
 {
 	const struct env_ttt_st *s = st;
@@ -54,7 +54,7 @@ static int ttt_legal(const struct env_opts *o, const void *st, int player,
 	return n;
 }
 
-static void ttt_apply(const struct env_opts *o, void *st, int a, lg_rng *rng)
+static void ttt_apply(const void *inst, void *st, int a, struct league_game_rng *rng)
 {
 	static const int8_t lines[8][3] = {
 		{ 0, 1, 2 }, { 3, 4, 5 }, { 6, 7, 8 }, { 0, 3, 6 },
@@ -82,7 +82,7 @@ static void planes(const int8_t *cell, int n, int pl, float *out)
 	}
 }
 
-static void ttt_observe(const struct env_opts *o, const void *st, int pl,
+static void ttt_observe(const void *inst, const void *st, int pl,
 			float *out)
 {
 	planes(((const struct env_ttt_st *)st)->cell, 9, pl, out);
@@ -98,16 +98,19 @@ static void win_returns(int winner, double *out)
 	out[1 - winner] = -1;
 }
 
-static void ttt_returns(const struct env_opts *o, const void *st, double *out)
+static void ttt_returns(const void *inst, const void *st, double *out)
 {
 	win_returns(((const struct env_ttt_st *)st)->winner, out);
 }
 
-const struct env_game env_game_tictactoe = {
+ENV_BUILTIN_CREATE(tictactoe_create, ttt_setup, sizeof(struct env_ttt_st))
+
+const struct league_game env_game_tictactoe = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "tictactoe",
 	.summary = "tic-tac-toe, as OpenSpiel",
-	.state_size = sizeof(struct env_ttt_st),
-	.setup = ttt_setup,
+	.create = tictactoe_create,
+	.destroy = env_builtin_destroy,
 	.root = ttt_root,
 	.player = ttt_player,
 	.chance = no_chance,
@@ -132,7 +135,7 @@ static int c4_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return 0;
 }
 
-static void c4_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void c4_root(const void *inst, void *st, struct league_game_rng *rng)
 {
 	struct env_c4_st *s = st;
 
@@ -140,14 +143,14 @@ static void c4_root(const struct env_opts *o, void *st, lg_rng *rng)
 	s->winner = -1;
 }
 
-static int c4_player(const struct env_opts *o, const void *st)
+static int c4_player(const void *inst, const void *st)
 {
 	const struct env_c4_st *s = st;
 
 	return s->winner >= 0 || s->moves == NCELL ? ENV_TERMINAL : s->cur;
 }
 
-static int c4_legal(const struct env_opts *o, const void *st, int player,
+static int c4_legal(const void *inst, const void *st, int player,
 		    uint8_t *mask)
 {
 	const struct env_c4_st *s = st;
@@ -181,7 +184,7 @@ static int c4_run(const struct env_c4_st *s, int r, int c, int dr, int dc)
 	return n;
 }
 
-static void c4_apply(const struct env_opts *o, void *st, int a, lg_rng *rng)
+static void c4_apply(const void *inst, void *st, int a, struct league_game_rng *rng)
 {
 	struct env_c4_st *s = st;
 	int r = s->height[a];
@@ -195,22 +198,25 @@ static void c4_apply(const struct env_opts *o, void *st, int a, lg_rng *rng)
 	s->cur = (int8_t)(1 - s->cur);
 }
 
-static void c4_observe(const struct env_opts *o, const void *st, int pl,
+static void c4_observe(const void *inst, const void *st, int pl,
 		       float *out)
 {
 	planes(((const struct env_c4_st *)st)->cell, NCELL, pl, out);
 }
 
-static void c4_returns(const struct env_opts *o, const void *st, double *out)
+static void c4_returns(const void *inst, const void *st, double *out)
 {
 	win_returns(((const struct env_c4_st *)st)->winner, out);
 }
 
-const struct env_game env_game_connect4 = {
+ENV_BUILTIN_CREATE(connect4_create, c4_setup, sizeof(struct env_c4_st))
+
+const struct league_game env_game_connect4 = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "connect4",
 	.summary = "Connect Four 6x7, as OpenSpiel",
-	.state_size = sizeof(struct env_c4_st),
-	.setup = c4_setup,
+	.create = connect4_create,
+	.destroy = env_builtin_destroy,
 	.root = c4_root,
 	.player = c4_player,
 	.chance = no_chance,

@@ -4,10 +4,11 @@
  */
 #include "envs/env_internal.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static const struct env_game *const games[] = {
+static const struct league_game *const games[] = {
 	&env_game_rps,	     &env_game_matrix,	 &env_game_kuhn,
 	&env_game_leduc,     &env_game_tictactoe, &env_game_connect4,
 	&env_game_timing,
@@ -25,6 +26,285 @@ void env_opts_default(struct env_opts *o)
 	o->timing.jitter_hi = 1.6;
 }
 
+/* ---- the built-in games on the ABI ------------------------------------- */
+
+int env_builtin_create(const struct league_game_params *p, void **inst,
+		       struct league_game_spec *spec, char *err, size_t errlen,
+		       env_setup_fn setup, size_t state_size)
+{
+	int own = !(p && p->host);
+	struct env_opts *o = own ? malloc(sizeof *o) : p->host;
+	struct env_spec es;
+	int rc;
+
+	*inst = NULL;
+	if (!o) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	if (own)
+		env_opts_default(o);
+	if (p && p->count) {
+		lg_errf(err, errlen, "env.params: '%s': this built-in game "
+			"takes no params", p->keys[0]);
+		if (own)
+			free(o);
+		return LG_EINVAL;
+	}
+	memset(&es, 0, sizeof es);
+	if ((rc = setup(o, &es, err, errlen))) {
+		if (own)
+			free(o);
+		return rc;
+	}
+	memset(spec, 0, sizeof *spec);
+	spec->players = (uint32_t)es.players;
+	spec->num_actions = (uint32_t)es.num_actions;
+	spec->obs_len = (uint32_t)es.obs_len;
+	spec->flags = (es.flags & ENV_F_SIMULTANEOUS ? LEAGUE_GAME_SIMULTANEOUS
+						     : 0) |
+		      (es.flags & ENV_F_CHANCE ? LEAGUE_GAME_HAS_CHANCE : 0);
+	spec->state_size = state_size;
+	spec->max_steps = es.max_steps;
+	*inst = o;
+	return 0;
+}
+
+void env_builtin_destroy(void *inst)
+{
+	free(inst);
+}
+
+static uint64_t rng_next(struct league_game_rng *r)
+{
+	return lg_rng_u64(&((struct env_rng *)(void *)r)->r);
+}
+
+void env_rng_seed(struct env_rng *r, uint64_t seed)
+{
+	r->base.next = rng_next;
+	lg_rng_seed(&r->r, seed);
+}
+
+/* ---- opening a game ---------------------------------------------------- */
+
+static int name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++, n++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return 0;
+	return n >= 1 && n < ENV_NAME_MAX;
+}
+
+/* The checks a table must pass before anything calls it. */
+static int check_table(const struct league_game *g, const char *where,
+		       char *err, size_t errlen)
+{
+	if (g->abi != LEAGUE_GAME_ABI) {
+		lg_errf(err, errlen, "%s: game ABI version %u, this league "
+			"speaks version %u (rebuild the game against this "
+			"league_game.h)", where, g->abi, LEAGUE_GAME_ABI);
+		return LG_EINVAL;
+	}
+	if (!name_ok(g->name)) {
+		lg_errf(err, errlen, "%s: the game's name must be 1-31 of "
+			"[a-z0-9_-]", where);
+		return LG_EINVAL;
+	}
+	if (!g->create || !g->root || !g->player || !g->legal ||
+	    !g->apply || !g->observe || !g->returns) {
+		lg_errf(err, errlen, "%s: game '%s' leaves a required function "
+			"NULL (create, root, player, legal, apply, observe and "
+			"returns are required)", where, g->name);
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+/* What create() reported, against the caps; fills gm->spec. */
+static int check_spec(struct env_game *gm, const struct league_game_spec *s,
+		      const char *where, char *err, size_t errlen)
+{
+	const char *g = gm->g->name;
+	uint64_t prod = 1;
+
+	if (s->players != 2) {
+		lg_errf(err, errlen, "%s: game '%s' has %u players; league "
+			"plays two-player zero-sum games", where, g,
+			s->players);
+		return LG_EINVAL;
+	}
+	if (s->num_actions < 1 || s->num_actions > LEAGUE_GAME_ACTIONS_MAX ||
+	    s->obs_len < 1 || s->obs_len > LEAGUE_GAME_OBS_MAX ||
+	    s->state_size < 1 || s->state_size > LEAGUE_GAME_STATE_MAX ||
+	    s->max_steps < 1 || s->obs_rank > LEAGUE_GAME_SHAPE_MAX) {
+		lg_errf(err, errlen, "%s: game '%s' reports inconsistent "
+			"sizes: num_actions %u (1..%u), obs_len %u (1..%u), "
+			"state_size %llu (1..%u), max_steps %llu (>= 1), "
+			"obs_rank %u (0..%u)", where, g, s->num_actions,
+			LEAGUE_GAME_ACTIONS_MAX, s->obs_len,
+			LEAGUE_GAME_OBS_MAX, (unsigned long long)s->state_size,
+			LEAGUE_GAME_STATE_MAX,
+			(unsigned long long)s->max_steps, s->obs_rank,
+			LEAGUE_GAME_SHAPE_MAX);
+		return LG_EINVAL;
+	}
+	for (uint32_t i = 0; i < s->obs_rank; i++)
+		prod *= s->obs_shape[i];
+	if (s->obs_rank && prod != s->obs_len) {
+		lg_errf(err, errlen, "%s: game '%s' reports an observation "
+			"shape whose product (%llu) is not obs_len (%u)", where,
+			g, (unsigned long long)prod, s->obs_len);
+		return LG_EINVAL;
+	}
+	if ((s->flags & LEAGUE_GAME_HAS_CHANCE) && !gm->g->chance) {
+		lg_errf(err, errlen, "%s: game '%s' has chance nodes but no "
+			"chance()", where, g);
+		return LG_EINVAL;
+	}
+	memset(&gm->spec, 0, sizeof gm->spec);
+	snprintf(gm->spec.name, sizeof gm->spec.name, "%s", g);
+	gm->spec.players = 2;
+	gm->spec.obs_len = s->obs_len;
+	gm->spec.num_actions = (int)s->num_actions;
+	gm->spec.max_steps = s->max_steps;
+	gm->spec.obs_rank = s->obs_rank;
+	memcpy(gm->spec.obs_shape, s->obs_shape, sizeof gm->spec.obs_shape);
+	gm->spec.flags = ENV_F_ZERO_SUM |
+		(s->flags & LEAGUE_GAME_SIMULTANEOUS ? ENV_F_SIMULTANEOUS : 0) |
+		(s->flags & LEAGUE_GAME_HAS_CHANCE ? ENV_F_CHANCE : 0) |
+		(gm->g->infostate ? ENV_F_TREE : 0) |
+		(gm->g == &env_game_timing ? ENV_F_SLOW : 0);
+	gm->state_size = (size_t)s->state_size;
+	return 0;
+}
+
+static int load_plugin(struct env_game *gm, const char *path, char *err,
+		       size_t errlen)
+{
+	league_game_entry_fn entry;
+	const char *why;
+
+	gm->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!gm->dl) {
+		why = dlerror();
+		lg_errf(err, errlen, "env.plugin: cannot load '%s': %s", path,
+			why ? why : "dlopen failed");
+		return LG_ENOTFOUND;
+	}
+	*(void **)&entry = dlsym(gm->dl, LEAGUE_GAME_ENTRY);
+	if (!entry) {
+		lg_errf(err, errlen, "env.plugin: '%s' exports no %s() (see "
+			"league_game.h)", path, LEAGUE_GAME_ENTRY);
+		return LG_ENOTFOUND;
+	}
+	gm->g = entry();
+	if (!gm->g) {
+		lg_errf(err, errlen, "env.plugin: %s() of '%s' returned NULL",
+			LEAGUE_GAME_ENTRY, path);
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+int env_game_open(struct env_game *gm, const char *name,
+		  const struct env_opts *opts, char *err, size_t errlen)
+{
+	struct env_opts def;
+	struct league_game_spec spec;
+	struct league_game_params p;
+	const char *keys[ENV_PARAMS_MAX], *vals[ENV_PARAMS_MAX];
+	const char *where;
+	int rc;
+
+	memset(gm, 0, sizeof *gm);
+	if (!opts) {
+		env_opts_default(&def);
+		opts = &def;
+	}
+	if (opts->plugin[0]) {
+		where = opts->plugin;
+		if ((rc = load_plugin(gm, opts->plugin, err, errlen)))
+			goto fail;
+	} else {
+		where = "env.name";
+		gm->builtin = 1;
+		for (size_t i = 0; name && i < LG_ARRAY_LEN(games); i++)
+			if (!strcmp(games[i]->name, name))
+				gm->g = games[i];
+		if (!gm->g) {
+			lg_errf(err, errlen, "no game named '%s' (see 'league "
+				"env list', or load one with env.plugin)",
+				name ? name : "(null)");
+			return LG_ENOTFOUND;
+		}
+	}
+	if ((rc = check_table(gm->g, where, err, errlen)))
+		goto fail;
+	if (!gm->builtin && name && *name && strcmp(name, gm->g->name)) {
+		lg_errf(err, errlen, "env.name: '%s', but the plugin '%s' is "
+			"the game '%s'", name, opts->plugin, gm->g->name);
+		rc = LG_EINVAL;
+		goto fail;
+	}
+	if (opts->params.n > ENV_PARAMS_MAX) {
+		lg_errf(err, errlen, "env.params: more than %d entries",
+			ENV_PARAMS_MAX);
+		rc = LG_EINVAL;
+		goto fail;
+	}
+	for (uint32_t i = 0; i < opts->params.n; i++) {
+		keys[i] = opts->params.key[i];
+		vals[i] = opts->params.val[i];
+	}
+	p.count = opts->params.n;
+	p.keys = keys;
+	p.values = vals;
+	if (gm->builtin)
+		gm->own = *opts;
+	p.host = gm->builtin ? &gm->own : NULL;
+	memset(&spec, 0, sizeof spec);
+	if (err && errlen)
+		err[0] = 0;
+	if ((rc = gm->g->create(&p, &gm->inst, &spec, err, errlen))) {
+		/* A plugin's message is about its params; it may be empty. */
+		if (!gm->builtin && err && errlen) {
+			char msg[256];
+			snprintf(msg, sizeof msg, "%s", err);
+			lg_errf(err, errlen, "env.params: game '%s' refused "
+				"its params%s%s", gm->g->name,
+				msg[0] ? ": " : "", msg);
+		}
+		/* A built-in's LG_E* code stands; a plugin's is its own. */
+		if (!gm->builtin || rc > 0)
+			rc = LG_EINVAL;
+		goto fail;
+	}
+	if ((rc = check_spec(gm, &spec, where, err, errlen)))
+		goto fail;
+	if (opts->max_steps && opts->max_steps < gm->spec.max_steps)
+		gm->spec.max_steps = opts->max_steps;
+	return 0;
+fail:
+	env_game_close(gm);
+	return rc;
+}
+
+void env_game_close(struct env_game *gm)
+{
+	/* A built-in's instance is gm->own. */
+	if (gm->g && gm->inst && gm->g->destroy && !gm->builtin)
+		gm->g->destroy(gm->inst);
+	if (gm->dl)
+		dlclose(gm->dl);
+	memset(gm, 0, sizeof *gm);
+}
+
+/* ---- registry ---------------------------------------------------------- */
+
 size_t env_count(void)
 {
 	return LG_ARRAY_LEN(games);
@@ -33,6 +313,7 @@ size_t env_count(void)
 int env_info(size_t i, struct env_spec *spec, const char **summary)
 {
 	struct env_opts o;
+	struct env_game gm;
 
 	if (i >= LG_ARRAY_LEN(games))
 		return LG_ERANGE;
@@ -41,111 +322,129 @@ int env_info(size_t i, struct env_spec *spec, const char **summary)
 		/* No default payoff: report the caps. */
 		o.matrix.rows = o.matrix.cols = ENV_MATRIX_MAX;
 	}
-	memset(spec, 0, sizeof *spec);
-	if (games[i]->setup(&o, spec, NULL, 0))
+	if (env_game_open(&gm, games[i]->name, &o, NULL, 0))
 		return LG_EINVAL; /* defaults are valid; a test checks */
-	snprintf(spec->name, sizeof spec->name, "%s", games[i]->name);
+	*spec = gm.spec;
 	if (summary)
 		*summary = games[i]->summary;
+	env_game_close(&gm);
 	return 0;
 }
 
-void env_resolve_chance(const struct env_game *g, const struct env_opts *o,
-			void *st, lg_rng *rng)
+/* ---- play -------------------------------------------------------------- */
+
+void env_resolve_chance(const struct env_game *gm, void *st,
+			struct env_rng *rng)
 {
 	int out[ENV_CHANCE_MAX];
 	double p[ENV_CHANCE_MAX];
 
-	while (g->player(o, st) == ENV_CHANCE) {
-		int n = g->chance(o, st, out, p);
-		g->apply(o, st, out[lg_rng_categorical(rng, p, (size_t)n)],
-			 rng);
+	while (gm->g->player(gm->inst, st) == ENV_CHANCE) {
+		int n = gm->g->chance(gm->inst, st, out, p);
+		gm->g->apply(gm->inst, st,
+			     out[lg_rng_categorical(&rng->r, p, (size_t)n)],
+			     &rng->base);
 	}
 }
 
 int env_new(env **out, const char *name, const struct env_opts *opts,
 	    char *err, size_t errlen)
 {
-	const struct env_game *g = NULL;
 	env *e = NULL;
 	int rc;
 
 	*out = NULL;
-	for (size_t i = 0; name && i < LG_ARRAY_LEN(games); i++)
-		if (!strcmp(games[i]->name, name))
-			g = games[i];
-	if (!g) {
-		lg_errf(err, errlen, "no game named '%s' (see 'league env "
-			"list')", name ? name : "(null)");
-		return LG_ENOTFOUND;
-	}
 	e = calloc(1, sizeof *e);
 	if (!e) {
 		lg_errf(err, errlen, "out of memory");
 		return LG_ENOMEM;
 	}
-	e->g = g;
 	if (opts)
 		e->o = *opts;
 	else
 		env_opts_default(&e->o);
-	rc = g->setup(&e->o, &e->spec, err, errlen);
-	if (rc)
-		goto out;
-	snprintf(e->spec.name, sizeof e->spec.name, "%s", g->name);
-	if (e->o.max_steps && e->o.max_steps < e->spec.max_steps)
-		e->spec.max_steps = e->o.max_steps;
+	if ((rc = env_game_open(&e->gm, name, &e->o, err, errlen))) {
+		free(e);
+		return rc;
+	}
+	/* 16-byte aligned, as the games' own structs may want. */
+	e->st = e->gm.state_size <= sizeof e->st_inline
+			? e->st_inline
+			: aligned_alloc(16, (e->gm.state_size + 15) &
+					    ~(size_t)15);
+	if (!e->st) {
+		lg_errf(err, errlen, "out of memory");
+		env_free(e);
+		return LG_ENOMEM;
+	}
 	env_reset(e, e->o.seed);
 	*out = e;
-	e = NULL;
-out:
-	free(e);
-	return rc;
+	return 0;
+}
+
+int env_check(const char *name, const struct env_opts *opts,
+	      struct env_spec *spec, char *err, size_t errlen)
+{
+	struct env_game gm;
+	int rc = env_game_open(&gm, name, opts, err, errlen);
+
+	if (rc)
+		return rc;
+	if (spec)
+		*spec = gm.spec;
+	env_game_close(&gm);
+	return 0;
 }
 
 void env_free(env *e)
 {
+	if (!e)
+		return;
+	env_game_close(&e->gm);
+	if (e->st != e->st_inline)
+		free(e->st);
 	free(e);
 }
 
 const struct env_spec *env_spec_of(const env *e)
 {
-	return &e->spec;
+	return &e->gm.spec;
 }
 
 double env_infer_s(const env *e)
 {
-	return e->g == &env_game_timing ? e->o.timing.infer_s : 0;
+	return e->gm.g == &env_game_timing ? e->o.timing.infer_s : 0;
 }
 
 void env_reset(env *e, uint64_t seed)
 {
-	lg_rng_seed(&e->rng, seed);
+	env_rng_seed(&e->rng, seed);
 	e->steps = 0;
 	e->truncated = 0;
-	e->g->root(&e->o, e->st, &e->rng);
-	env_resolve_chance(e->g, &e->o, e->st, &e->rng);
+	e->gm.g->root(e->gm.inst, e->st, &e->rng.base);
+	env_resolve_chance(&e->gm, e->st, &e->rng);
 }
 
 int env_is_terminal(const env *e)
 {
-	return e->truncated || e->g->player(&e->o, e->st) == ENV_TERMINAL;
+	return e->truncated ||
+	       e->gm.g->player(e->gm.inst, e->st) == ENV_TERMINAL;
 }
 
 int env_current_player(const env *e)
 {
 	if (env_is_terminal(e))
 		return ENV_TERMINAL;
-	if (e->spec.flags & ENV_F_SIMULTANEOUS)
+	if (e->gm.spec.flags & ENV_F_SIMULTANEOUS)
 		return ENV_SIMULTANEOUS;
-	return e->g->player(&e->o, e->st);
+	return e->gm.g->player(e->gm.inst, e->st);
 }
 
 int env_observe(const env *e, int player, float *out)
 {
-	if (player < 0 || player >= e->spec.players)
+	if (player < 0 || player >= e->gm.spec.players)
 		return LG_EINVAL;
-	e->g->observe(&e->o, e->st, player, out);
+	e->gm.g->observe(e->gm.inst, e->st, player, out);
 	return 0;
 }
 
@@ -153,32 +452,32 @@ int env_legal(const env *e, int player, uint8_t *out)
 {
 	int cur;
 
-	if (player < 0 || player >= e->spec.players)
+	if (player < 0 || player >= e->gm.spec.players)
 		return LG_EINVAL;
 	cur = env_current_player(e);
 	if (cur != ENV_SIMULTANEOUS && cur != player) {
-		memset(out, 0, (size_t)e->spec.num_actions);
+		memset(out, 0, (size_t)e->gm.spec.num_actions);
 		return 0;
 	}
-	return e->g->legal(&e->o, e->st, player, out);
+	return e->gm.g->legal(e->gm.inst, e->st, player, out);
 }
 
 static int is_legal(const env *e, int player, int action)
 {
 	uint8_t mask[ENV_MAX_ACTIONS];
 
-	if (action < 0 || action >= e->spec.num_actions)
+	if (action < 0 || action >= e->gm.spec.num_actions)
 		return 0;
-	e->g->legal(&e->o, e->st, player, mask);
+	e->gm.g->legal(e->gm.inst, e->st, player, mask);
 	return mask[action];
 }
 
 static void after_step(env *e)
 {
-	env_resolve_chance(e->g, &e->o, e->st, &e->rng);
+	env_resolve_chance(&e->gm, e->st, &e->rng);
 	e->steps++;
-	if (e->steps >= e->spec.max_steps &&
-	    e->g->player(&e->o, e->st) != ENV_TERMINAL)
+	if (e->steps >= e->gm.spec.max_steps &&
+	    e->gm.g->player(e->gm.inst, e->st) != ENV_TERMINAL)
 		e->truncated = 1;
 }
 
@@ -188,7 +487,7 @@ int env_step(env *e, int action)
 
 	if (p < 0 || !is_legal(e, p, action))
 		return LG_EINVAL;
-	e->g->apply(&e->o, e->st, action, &e->rng);
+	e->gm.g->apply(e->gm.inst, e->st, action, &e->rng.base);
 	after_step(e);
 	return 0;
 }
@@ -197,12 +496,12 @@ int env_step_joint(env *e, const int *actions)
 {
 	if (env_current_player(e) != ENV_SIMULTANEOUS)
 		return LG_EINVAL;
-	for (int p = 0; p < e->spec.players; p++)
+	for (int p = 0; p < e->gm.spec.players; p++)
 		if (!is_legal(e, p, actions[p]))
 			return LG_EINVAL;
 	/* Written as sequential moves with hidden information. */
-	for (int p = 0; p < e->spec.players; p++)
-		e->g->apply(&e->o, e->st, actions[p], &e->rng);
+	for (int p = 0; p < e->gm.spec.players; p++)
+		e->gm.g->apply(e->gm.inst, e->st, actions[p], &e->rng.base);
 	after_step(e);
 	return 0;
 }
@@ -214,12 +513,13 @@ uint64_t env_steps(const env *e)
 
 void env_returns(const env *e, double *out)
 {
-	if (e->truncated || e->g->player(&e->o, e->st) != ENV_TERMINAL) {
-		for (int p = 0; p < e->spec.players; p++)
+	if (e->truncated ||
+	    e->gm.g->player(e->gm.inst, e->st) != ENV_TERMINAL) {
+		for (int p = 0; p < e->gm.spec.players; p++)
 			out[p] = 0;
 		return;
 	}
-	e->g->returns(&e->o, e->st, out);
+	e->gm.g->returns(e->gm.inst, e->st, out);
 }
 
 /* ---- string map -------------------------------------------------------- */

@@ -47,7 +47,7 @@
 #include "util/util.h"
 
 #define ENV_MAX_PLAYERS 2
-#define ENV_MAX_ACTIONS 16
+#define ENV_MAX_ACTIONS 64 /* LEAGUE_GAME_ACTIONS_MAX */
 #define ENV_MATRIX_MAX 16
 #define ENV_MATRIX_VALUE_MAX 1e6 /* |payoff| of the matrix game */
 #define ENV_NAME_MAX 32
@@ -57,6 +57,10 @@
 #define ENV_TIMING_SECONDS_MAX 3600.0
 #define ENV_TIMING_JITTER_MAX 100.0
 #define ENV_C4_DEPTH_MAX 12
+#define ENV_PLUGIN_MAX 256   /* path of a game plugin, with its NUL */
+#define ENV_PARAMS_MAX 32    /* env.params entries */
+#define ENV_PARAM_KEY_MAX 64
+#define ENV_PARAM_VAL_MAX 256
 
 /* env_current_player() values beside a player index. Far from the LG_E*
  * codes so that neither can be mistaken for the other. */
@@ -78,6 +82,15 @@ struct env_spec {
 	int num_actions;  /* bytes written by env_legal; actions are 0..n-1 */
 	uint64_t max_steps; /* no episode is longer (after any override) */
 	unsigned flags;   /* enum env_flags */
+	uint32_t obs_rank;     /* 0: flat */
+	uint32_t obs_shape[4]; /* product == obs_len when obs_rank > 0 */
+};
+
+/* env.params: strings handed to the game's create(), in order. */
+struct env_params {
+	uint32_t n;
+	char key[ENV_PARAMS_MAX][ENV_PARAM_KEY_MAX];
+	char val[ENV_PARAMS_MAX][ENV_PARAM_VAL_MAX];
 };
 
 /* What the YAML config may set. Zero it (or use env_opts_default) and set
@@ -100,6 +113,10 @@ struct env_opts {
 					 (real work on real cores), not
 					 asleep */
 	} timing;
+	/* A game plugin (league_game.h) to load instead of a built-in game;
+	 * "" for none. */
+	char plugin[ENV_PLUGIN_MAX];
+	struct env_params params;
 };
 
 /* Defaults: no matrix, timing = the seed table's small env (64 floats,
@@ -119,13 +136,22 @@ int env_info(size_t i, struct env_spec *spec, const char **summary);
 
 /* ---- lifecycle and play ----------------------------------------------- */
 
-/* Create game `name` with options (NULL: defaults). On error *out is NULL,
- * err (may be NULL) says why, and the return is LG_ENOTFOUND (no such
- * game), LG_EINVAL / LG_ERANGE (options rejected) or LG_ENOMEM. The env is
- * reset with opts->seed. Free with env_free. */
+/* Create game `name` with options (NULL: defaults). With opts->plugin set
+ * the game comes from that shared object (league_game.h; dlopen, ABI
+ * version and sizes checked) and `name`, unless NULL or "", must be its
+ * name. opts->params go to the game's create(); built-in games take none.
+ * On error *out is NULL, err (may be NULL) says why in one line, and the
+ * return is LG_ENOTFOUND (no such game, or the plugin cannot be loaded),
+ * LG_EINVAL / LG_ERANGE (options, params or the plugin's sizes rejected,
+ * wrong ABI version) or LG_ENOMEM. The env is reset with opts->seed. Free
+ * with env_free. */
 int env_new(env **out, const char *name, const struct env_opts *opts,
 	    char *err, size_t errlen);
 void env_free(env *e); /* NULL is fine */
+/* Open and close the game as env_new would (plugin, ABI, sizes, params),
+ * without playing: for config checks. spec (may be NULL) gets its spec. */
+int env_check(const char *name, const struct env_opts *opts,
+	      struct env_spec *spec, char *err, size_t errlen);
 
 /* The spec (owned by e, valid until env_free). */
 const struct env_spec *env_spec_of(const env *e);
@@ -160,6 +186,14 @@ uint64_t env_steps(const env *e);
 /* out[players]: returns of the episode so far (final once terminal). An
  * episode cut by max_steps ends with returns 0 for all (a draw). */
 void env_returns(const env *e, double *out);
+
+/* The conformance suite of `league env check` (envs/conform.c says what
+ * each check asks) over `episodes` random episodes from `seed`: a line
+ * per check appended to report. Returns the number of failed checks, or a
+ * negative LG_E* when the game does not open (err says why). */
+int env_conform(const char *name, const struct env_opts *opts,
+		uint64_t episodes, uint64_t seed, lg_buf *report, char *err,
+		size_t errlen);
 
 /* ---- policies --------------------------------------------------------- */
 

@@ -4,7 +4,7 @@
  * only files in envs/ (and white-box tests) include it.
  *
  * Every game is written once, OpenSpiel-style, as pure functions on a
- * small copyable state (at most ENV_STATE_MAX bytes) in which chance is an
+ * flat copyable state (the public ABI, league_game.h) in which chance is an
  * explicit player (ENV_CHANCE) with enumerable outcomes. The play wrapper
  * samples chance outcomes from the env's rng; the tree builder enumerates
  * them. Simultaneous games are written as sequential games whose second
@@ -16,60 +16,83 @@
 
 #include "envs/env.h"
 
-#define ENV_CHANCE (-1002)
-#define ENV_STATE_MAX 256
-#define ENV_CHANCE_MAX 8
-#define ENV_KEY_MAX 64
+#include "envs/league_game.h"
 
-struct env_game {
-	const char *name;
-	const char *summary;
-	size_t state_size; /* <= ENV_STATE_MAX */
-	/* Validate (and complete) the options; fill spec (name is set by the
-	 * caller; max_steps before any override). */
-	int (*setup)(struct env_opts *o, struct env_spec *spec, char *err,
-		     size_t errlen);
-	/* Initial state. rng is NULL when building a tree. */
-	void (*root)(const struct env_opts *o, void *st, lg_rng *rng);
-	/* Player index, ENV_CHANCE or ENV_TERMINAL. */
-	int (*player)(const struct env_opts *o, const void *st);
-	/* Chance node: outcomes (actions) and probabilities; returns count. */
-	int (*chance)(const struct env_opts *o, const void *st, int *outcomes,
-		      double *probs);
-	/* mask[num_actions] for `player` (the mover, or either player of a
-	 * simultaneous game); returns the number of legal actions. */
-	int (*legal)(const struct env_opts *o, const void *st, int player,
-		     uint8_t *mask);
-	/* Apply a legal action (or chance outcome). rng NULL in trees. */
-	void (*apply)(const struct env_opts *o, void *st, int action,
-		      lg_rng *rng);
-	void (*observe)(const struct env_opts *o, const void *st, int player,
-			float *out);
-	/* Final returns (only called at terminal states). */
-	void (*returns)(const struct env_opts *o, const void *st, double *out);
-	/* Information-state key of `player` (NUL-terminated, < len); NULL
-	 * for games without a tree. */
-	void (*infostate)(const struct env_opts *o, const void *st, int player,
-			  char *buf, size_t len);
-};
+#define ENV_CHANCE LEAGUE_GAME_CHANCE
+#define ENV_CHANCE_MAX LEAGUE_GAME_CHANCE_MAX
+#define ENV_KEY_MAX LEAGUE_GAME_KEY_MAX
+_Static_assert(ENV_TERMINAL == LEAGUE_GAME_TERMINAL, "one terminal code");
+_Static_assert(ENV_MAX_ACTIONS == LEAGUE_GAME_ACTIONS_MAX, "one action cap");
 
-extern const struct env_game env_game_rps, env_game_matrix, env_game_kuhn,
-	env_game_leduc, env_game_tictactoe, env_game_connect4,
+/* The built-in games are written on the public ABI (league_game.h); their
+ * instance is the env_opts the host passes as params->host (the host's
+ * copy, completed in place by the game's setup), or a malloc'd copy of the
+ * defaults when host is NULL (a plugin build, which destroy frees). They
+ * take no env.params. */
+typedef int (*env_setup_fn)(struct env_opts *o, struct env_spec *spec,
+			    char *err, size_t errlen);
+int env_builtin_create(const struct league_game_params *p, void **inst,
+		       struct league_game_spec *spec, char *err, size_t errlen,
+		       env_setup_fn setup, size_t state_size);
+void env_builtin_destroy(void *inst);
+#define ENV_BUILTIN_CREATE(fn, setup, size)                                   \
+	static int fn(const struct league_game_params *p, void **inst,        \
+		      struct league_game_spec *spec, char *err, size_t errlen) \
+	{                                                                     \
+		return env_builtin_create(p, inst, spec, err, errlen, setup,  \
+					  size);                              \
+	}
+
+extern const struct league_game env_game_rps, env_game_matrix,
+	env_game_kuhn, env_game_leduc, env_game_tictactoe, env_game_connect4,
 	env_game_timing;
 
+/* Uniform double in [0, 1) from the ABI's generator. */
+static inline double env_rng_double(struct league_game_rng *r)
+{
+	return (double)(r->next(r) >> 11) * 0x1.0p-53;
+}
+
+/* The league's generator behind the ABI's. */
+struct env_rng {
+	struct league_game_rng base;
+	lg_rng r;
+};
+void env_rng_seed(struct env_rng *r, uint64_t seed);
+
+/* One open instance of a game, built in or loaded from a plugin: what an
+ * env, a tree and a conformance check hold. */
+struct env_game {
+	const struct league_game *g;
+	void *inst;           /* the game's, from create() */
+	void *dl;             /* dlopen handle of a plugin, else NULL */
+	struct env_spec spec; /* after the max_steps override */
+	size_t state_size;
+	int builtin;
+	struct env_opts own; /* a built-in's instance (no allocation: a
+				collector's child process opens games after
+				fork, where fewer allocations are safer) */
+};
+
+/* Open the game of opts (opts->plugin, else the built-in `name`) with
+ * opts->params. Errors as env_new. Close with env_game_close. */
+int env_game_open(struct env_game *gm, const char *name,
+		  const struct env_opts *opts, char *err, size_t errlen);
+void env_game_close(struct env_game *gm);
+
 struct env {
-	const struct env_game *g;
-	struct env_spec spec;
+	struct env_game gm;
 	struct env_opts o;
-	lg_rng rng;
+	struct env_rng rng;
 	uint64_t steps;
 	int truncated;
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	unsigned char *st; /* gm.state_size bytes: st_inline when they fit */
+	_Alignas(16) unsigned char st_inline[256];
 };
 
 /* Apply chance outcomes drawn from rng until a decision or the end. */
-void env_resolve_chance(const struct env_game *g, const struct env_opts *o,
-			void *st, lg_rng *rng);
+void env_resolve_chance(const struct env_game *gm, void *st,
+			struct env_rng *rng);
 
 /* Perfect-information board games, shared with the baselines. Cells hold
  * 0 (empty), 1 (player 0) or 2 (player 1). */

@@ -60,7 +60,7 @@ static int rps_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return mx_setup_common(o, spec, err, errlen);
 }
 
-static void mx_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void mx_root(const void *inst, void *st, struct league_game_rng *rng)
 {
 	struct mx_st *s = st;
 
@@ -68,22 +68,23 @@ static void mx_root(const struct env_opts *o, void *st, lg_rng *rng)
 	s->a[0] = s->a[1] = -1;
 }
 
-static int mx_player(const struct env_opts *o, const void *st)
+static int mx_player(const void *inst, const void *st)
 {
 	const struct mx_st *s = st;
 
 	return s->stage >= 2 ? ENV_TERMINAL : s->stage;
 }
 
-static int mx_chance(const struct env_opts *o, const void *st, int *out,
+static int mx_chance(const void *inst, const void *st, int *out,
 		     double *p)
 {
 	return 0;
 }
 
-static int mx_legal(const struct env_opts *o, const void *st, int player,
+static int mx_legal(const void *inst, const void *st, int player,
 		    uint8_t *mask)
 {
+	const struct env_opts *o = inst;
 	int n = (int)LG_MAX(o->matrix.rows, o->matrix.cols);
 	int k = (int)(player == 0 ? o->matrix.rows : o->matrix.cols);
 
@@ -92,8 +93,8 @@ static int mx_legal(const struct env_opts *o, const void *st, int player,
 	return k;
 }
 
-static void mx_apply(const struct env_opts *o, void *st, int action,
-		     lg_rng *rng)
+static void mx_apply(const void *inst, void *st, int action,
+		     struct league_game_rng *rng)
 {
 	struct mx_st *s = st;
 
@@ -101,15 +102,16 @@ static void mx_apply(const struct env_opts *o, void *st, int action,
 	s->stage++;
 }
 
-static void mx_observe(const struct env_opts *o, const void *st, int player,
+static void mx_observe(const void *inst, const void *st, int player,
 		       float *out)
 {
 	out[0] = player == 0;
 	out[1] = player == 1;
 }
 
-static void mx_returns(const struct env_opts *o, const void *st, double *out)
+static void mx_returns(const void *inst, const void *st, double *out)
 {
+	const struct env_opts *o = inst;
 	const struct mx_st *s = st;
 	double v = o->matrix.v[s->a[0]][s->a[1]];
 
@@ -117,17 +119,20 @@ static void mx_returns(const struct env_opts *o, const void *st, double *out)
 	out[1] = -v;
 }
 
-static void mx_infostate(const struct env_opts *o, const void *st,
+static void mx_infostate(const void *inst, const void *st,
 			 int player, char *buf, size_t len)
 {
 	snprintf(buf, len, "p%d", player);
 }
 
-const struct env_game env_game_rps = {
+ENV_BUILTIN_CREATE(rps_create, rps_setup, sizeof(struct mx_st))
+
+const struct league_game env_game_rps = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "rps",
 	.summary = "rock-paper-scissors, simultaneous, zero-sum",
-	.state_size = sizeof(struct mx_st),
-	.setup = rps_setup,
+	.create = rps_create,
+	.destroy = env_builtin_destroy,
 	.root = mx_root,
 	.player = mx_player,
 	.chance = mx_chance,
@@ -138,11 +143,14 @@ const struct env_game env_game_rps = {
 	.infostate = mx_infostate,
 };
 
-const struct env_game env_game_matrix = {
+ENV_BUILTIN_CREATE(matrix_create, mx_setup_common, sizeof(struct mx_st))
+
+const struct league_game env_game_matrix = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "matrix",
 	.summary = "zero-sum matrix game, payoff from env.matrix (<=16x16)",
-	.state_size = sizeof(struct mx_st),
-	.setup = mx_setup_common,
+	.create = matrix_create,
+	.destroy = env_builtin_destroy,
 	.root = mx_root,
 	.player = mx_player,
 	.chance = mx_chance,

@@ -41,7 +41,7 @@ static int kuhn_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return 0;
 }
 
-static void kuhn_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void kuhn_root(const void *inst, void *st, struct league_game_rng *rng)
 {
 	struct kuhn_st *s = st;
 
@@ -55,7 +55,7 @@ static int kuhn_over(const struct kuhn_st *s)
 	return s->n == 3 || (s->n == 2 && !(s->h[0] == 0 && s->h[1] == 1));
 }
 
-static int kuhn_player(const struct env_opts *o, const void *st)
+static int kuhn_player(const void *inst, const void *st)
 {
 	const struct kuhn_st *s = st;
 
@@ -66,7 +66,7 @@ static int kuhn_player(const struct env_opts *o, const void *st)
 	return s->n % 2;
 }
 
-static int kuhn_chance(const struct env_opts *o, const void *st, int *out,
+static int kuhn_chance(const void *inst, const void *st, int *out,
 		       double *p)
 {
 	const struct kuhn_st *s = st;
@@ -80,14 +80,14 @@ static int kuhn_chance(const struct env_opts *o, const void *st, int *out,
 	return n;
 }
 
-static int kuhn_legal(const struct env_opts *o, const void *st, int player,
+static int kuhn_legal(const void *inst, const void *st, int player,
 		      uint8_t *mask)
 {
 	mask[0] = mask[1] = 1;
 	return 2;
 }
 
-static void kuhn_apply(const struct env_opts *o, void *st, int a, lg_rng *rng)
+static void kuhn_apply(const void *inst, void *st, int a, struct league_game_rng *rng)
 {
 	struct kuhn_st *s = st;
 
@@ -97,7 +97,7 @@ static void kuhn_apply(const struct env_opts *o, void *st, int a, lg_rng *rng)
 		s->h[s->n++] = (int8_t)a;
 }
 
-static void kuhn_observe(const struct env_opts *o, const void *st, int pl,
+static void kuhn_observe(const void *inst, const void *st, int pl,
 			 float *out)
 {
 	const struct kuhn_st *s = st;
@@ -110,7 +110,7 @@ static void kuhn_observe(const struct env_opts *o, const void *st, int pl,
 		out[5 + 2 * i + s->h[i]] = 1;
 }
 
-static void kuhn_returns(const struct env_opts *o, const void *st,
+static void kuhn_returns(const void *inst, const void *st,
 			 double *out)
 {
 	const struct kuhn_st *s = st;
@@ -132,7 +132,7 @@ static void kuhn_returns(const struct env_opts *o, const void *st,
 	out[1 - w] = -v;
 }
 
-static void kuhn_infostate(const struct env_opts *o, const void *st, int pl,
+static void kuhn_infostate(const void *inst, const void *st, int pl,
 			   char *buf, size_t len)
 {
 	const struct kuhn_st *s = st;
@@ -144,11 +144,14 @@ static void kuhn_infostate(const struct env_opts *o, const void *st, int pl,
 	buf[k] = 0;
 }
 
-const struct env_game env_game_kuhn = {
+ENV_BUILTIN_CREATE(kuhn_create, kuhn_setup, sizeof(struct kuhn_st))
+
+const struct league_game env_game_kuhn = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "kuhn",
 	.summary = "Kuhn poker (3 cards, 2 players), as OpenSpiel",
-	.state_size = sizeof(struct kuhn_st),
-	.setup = kuhn_setup,
+	.create = kuhn_create,
+	.destroy = env_builtin_destroy,
 	.root = kuhn_root,
 	.player = kuhn_player,
 	.chance = kuhn_chance,
@@ -187,7 +190,7 @@ static int leduc_setup(struct env_opts *o, struct env_spec *spec, char *err,
 	return 0;
 }
 
-static void leduc_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void leduc_root(const void *inst, void *st, struct league_game_rng *rng)
 {
 	struct leduc_st *s = st;
 
@@ -200,7 +203,7 @@ static void leduc_root(const struct env_opts *o, void *st, lg_rng *rng)
 	s->stakes = 1;
 }
 
-static int leduc_player(const struct env_opts *o, const void *st)
+static int leduc_player(const void *inst, const void *st)
 {
 	const struct leduc_st *s = st;
 
@@ -209,7 +212,7 @@ static int leduc_player(const struct env_opts *o, const void *st)
 	return s->cur < 0 ? ENV_CHANCE : s->cur;
 }
 
-static int leduc_chance(const struct env_opts *o, const void *st, int *out,
+static int leduc_chance(const void *inst, const void *st, int *out,
 			double *p)
 {
 	const struct leduc_st *s = st;
@@ -223,7 +226,7 @@ static int leduc_chance(const struct env_opts *o, const void *st, int *out,
 	return n;
 }
 
-static int leduc_legal(const struct env_opts *o, const void *st, int player,
+static int leduc_legal(const void *inst, const void *st, int player,
 		       uint8_t *mask)
 {
 	const struct leduc_st *s = st;
@@ -234,8 +237,8 @@ static int leduc_legal(const struct env_opts *o, const void *st, int player,
 	return mask[0] + mask[1] + mask[2];
 }
 
-static void leduc_apply(const struct env_opts *o, void *st, int a,
-			lg_rng *rng)
+static void leduc_apply(const void *inst, void *st, int a,
+			struct league_game_rng *rng)
 {
 	struct leduc_st *s = st;
 	int p = s->cur;
@@ -281,7 +284,7 @@ static void leduc_apply(const struct env_opts *o, void *st, int a,
 	s->cur = (int8_t)(1 - p);
 }
 
-static void leduc_observe(const struct env_opts *o, const void *st, int pl,
+static void leduc_observe(const void *inst, const void *st, int pl,
 			  float *out)
 {
 	const struct leduc_st *s = st;
@@ -297,7 +300,7 @@ static void leduc_observe(const struct env_opts *o, const void *st, int pl,
 			out[8 + (r * LD_SLOTS + i) * 3 + s->seq[r][i]] = 1;
 }
 
-static void leduc_returns(const struct env_opts *o, const void *st,
+static void leduc_returns(const void *inst, const void *st,
 			  double *out)
 {
 	const struct leduc_st *s = st;
@@ -318,7 +321,7 @@ static void leduc_returns(const struct env_opts *o, const void *st,
 	out[1] = -out[0];
 }
 
-static void leduc_infostate(const struct env_opts *o, const void *st, int pl,
+static void leduc_infostate(const void *inst, const void *st, int pl,
 			    char *buf, size_t len)
 {
 	static const char act_ch[] = "fcr";
@@ -341,11 +344,14 @@ static void leduc_infostate(const struct env_opts *o, const void *st, int pl,
 	snprintf(buf, len, "%s", tmp);
 }
 
-const struct env_game env_game_leduc = {
+ENV_BUILTIN_CREATE(leduc_create, leduc_setup, sizeof(struct leduc_st))
+
+const struct league_game env_game_leduc = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "leduc",
 	.summary = "Leduc poker (6 cards, 2 rounds, 2 players), as OpenSpiel",
-	.state_size = sizeof(struct leduc_st),
-	.setup = leduc_setup,
+	.create = leduc_create,
+	.destroy = env_builtin_destroy,
 	.root = leduc_root,
 	.player = leduc_player,
 	.chance = leduc_chance,

@@ -63,23 +63,26 @@ static int timing_setup(struct env_opts *o, struct env_spec *spec, char *err,
 }
 
 /* Spend t seconds as the options say: asleep or on the CPU. */
-static void spend(const struct env_opts *o, double t)
+static void spend(const void *inst, double t)
 {
+	const struct env_opts *o = inst;
 	if (o->timing.burn)
 		lg_burn_cpu_s(t);
 	else
 		lg_sleep_s(t);
 }
 
-static double jitter(const struct env_opts *o, lg_rng *rng)
+static double jitter(const void *inst, struct league_game_rng *rng)
 {
+	const struct env_opts *o = inst;
 	double lo = o->timing.jitter_lo, hi = o->timing.jitter_hi;
 
-	return lo + (hi - lo) * lg_rng_double(rng);
+	return lo + (hi - lo) * env_rng_double(rng);
 }
 
-static void timing_root(const struct env_opts *o, void *st, lg_rng *rng)
+static void timing_root(const void *inst, void *st, struct league_game_rng *rng)
 {
+	const struct env_opts *o = inst;
 	struct timing_st *s = st;
 	double len;
 
@@ -91,29 +94,30 @@ static void timing_root(const struct env_opts *o, void *st, lg_rng *rng)
 		spend(o, o->timing.reset_s * jitter(o, rng));
 }
 
-static int timing_player(const struct env_opts *o, const void *st)
+static int timing_player(const void *inst, const void *st)
 {
 	const struct timing_st *s = st;
 
 	return s->step >= s->len ? ENV_TERMINAL : (int)(s->step % 2);
 }
 
-static int timing_chance(const struct env_opts *o, const void *st, int *out,
+static int timing_chance(const void *inst, const void *st, int *out,
 			 double *p)
 {
 	return 0;
 }
 
-static int timing_legal(const struct env_opts *o, const void *st, int pl,
+static int timing_legal(const void *inst, const void *st, int pl,
 			uint8_t *mask)
 {
 	mask[0] = mask[1] = 1;
 	return 2;
 }
 
-static void timing_apply(const struct env_opts *o, void *st, int a,
-			 lg_rng *rng)
+static void timing_apply(const void *inst, void *st, int a,
+			 struct league_game_rng *rng)
 {
+	const struct env_opts *o = inst;
 	struct timing_st *s = st;
 
 	if (rng && o->timing.step_s > 0)
@@ -122,9 +126,10 @@ static void timing_apply(const struct env_opts *o, void *st, int a,
 	s->step++;
 }
 
-static void timing_observe(const struct env_opts *o, const void *st, int pl,
+static void timing_observe(const void *inst, const void *st, int pl,
 			   float *out)
 {
+	const struct env_opts *o = inst;
 	const struct timing_st *s = st;
 	size_t n = (size_t)o->timing.obs_len;
 	unsigned k = (unsigned)s->step;
@@ -136,7 +141,7 @@ static void timing_observe(const struct env_opts *o, const void *st, int pl,
 		out[i] = (float)((i + k) & 7) * 0.125f;
 }
 
-static void timing_returns(const struct env_opts *o, const void *st,
+static void timing_returns(const void *inst, const void *st,
 			   double *out)
 {
 	const struct timing_st *s = st;
@@ -145,12 +150,15 @@ static void timing_returns(const struct env_opts *o, const void *st,
 	out[1] = -out[0];
 }
 
-const struct env_game env_game_timing = {
+ENV_BUILTIN_CREATE(timing_create, timing_setup, sizeof(struct timing_st))
+
+const struct league_game env_game_timing = {
+	.abi = LEAGUE_GAME_ABI,
 	.name = "timing",
 	.summary = "synthetic collector benchmark: sleeps for reset/step, "
 		   "jittered",
-	.state_size = sizeof(struct timing_st),
-	.setup = timing_setup,
+	.create = timing_create,
+	.destroy = env_builtin_destroy,
 	.root = timing_root,
 	.player = timing_player,
 	.chance = timing_chance,

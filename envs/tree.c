@@ -45,8 +45,7 @@ struct tinfo {
 };
 
 struct env_tree {
-	const struct env_game *g;
-	struct env_opts o;
+	struct env_game gm; /* its own instance of the env's game */
 	struct env_spec spec;
 	int A; /* num_actions */
 	struct tnode *nodes;
@@ -81,7 +80,7 @@ static int info_of(env_tree *t, const void *st, int player, int32_t *out)
 	char key[ENV_KEY_MAX];
 	int idx;
 
-	t->g->infostate(&t->o, st, player, key, sizeof key);
+	t->gm.g->infostate(t->gm.inst, st, player, key, sizeof key);
 	idx = env_strmap_get(&t->map, key);
 	if (idx < 0) {
 		struct tinfo *ti;
@@ -104,8 +103,8 @@ static int info_of(env_tree *t, const void *st, int player, int32_t *out)
 			free(ti->obs);
 			return LG_ENOMEM;
 		}
-		ti->nlegal = t->g->legal(&t->o, st, player, ti->mask);
-		t->g->observe(&t->o, st, player, ti->obs);
+		ti->nlegal = t->gm.g->legal(t->gm.inst, st, player, ti->mask);
+		t->gm.g->observe(t->gm.inst, st, player, ti->obs);
 		idx = (int)t->ni++;
 		rc = env_strmap_put(&t->map, key, idx);
 		if (rc)
@@ -118,23 +117,23 @@ static int info_of(env_tree *t, const void *st, int player, int32_t *out)
 /* Fill node `at` (its action and p already set) from state st. */
 static int build(env_tree *t, size_t at, const void *st)
 {
-	_Alignas(16) unsigned char child[ENV_STATE_MAX];
+	unsigned char *child;
 	int acts[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
 						  : ENV_CHANCE_MAX];
 	double probs[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
 						   : ENV_CHANCE_MAX];
-	int pl = t->g->player(&t->o, st), n = 0, rc;
+	int pl = t->gm.g->player(t->gm.inst, st), n = 0, rc;
 	size_t first;
 
 	if (pl == ENV_TERMINAL) {
 		t->nodes[at].kind = T_TERMINAL;
 		t->nodes[at].n = 0;
-		t->g->returns(&t->o, st, t->nodes[at].ret);
+		t->gm.g->returns(t->gm.inst, st, t->nodes[at].ret);
 		return 0;
 	}
 	if (pl == ENV_CHANCE) {
 		t->nodes[at].kind = T_CHANCE;
-		n = t->g->chance(&t->o, st, acts, probs);
+		n = t->gm.g->chance(t->gm.inst, st, acts, probs);
 	} else {
 		uint8_t mask[ENV_MAX_ACTIONS];
 		int32_t info;
@@ -144,7 +143,7 @@ static int build(env_tree *t, size_t at, const void *st)
 		t->nodes[at].kind = T_DECISION;
 		t->nodes[at].player = (int8_t)pl;
 		t->nodes[at].info = info;
-		t->g->legal(&t->o, st, pl, mask);
+		t->gm.g->legal(t->gm.inst, st, pl, mask);
 		for (int a = 0; a < t->A; a++)
 			if (mask[a]) {
 				acts[n] = a;
@@ -154,6 +153,9 @@ static int build(env_tree *t, size_t at, const void *st)
 	rc = node_reserve(t, (size_t)n);
 	if (rc)
 		return rc;
+	child = malloc(t->gm.state_size);
+	if (!child)
+		return LG_ENOMEM;
 	first = t->nn;
 	t->nn += (size_t)n;
 	t->nodes[at].first = (int32_t)first;
@@ -163,13 +165,14 @@ static int build(env_tree *t, size_t at, const void *st)
 		memset(c, 0, sizeof *c);
 		c->action = (int8_t)acts[i];
 		c->p = probs[i];
-		memcpy(child, st, t->g->state_size);
-		t->g->apply(&t->o, child, acts[i], NULL);
+		memcpy(child, st, t->gm.state_size);
+		t->gm.g->apply(t->gm.inst, child, acts[i], NULL);
 		rc = build(t, first + (size_t)i, child);
 		if (rc)
-			return rc;
+			break;
 	}
-	return 0;
+	free(child);
+	return rc;
 }
 
 static int group_infosets(env_tree *t)
@@ -201,44 +204,53 @@ static int group_infosets(env_tree *t)
 
 int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 {
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	const struct env_spec *es = &e->gm.spec;
+	unsigned char *st = NULL;
 	env_tree *t;
 	int rc;
 
 	*out = NULL;
-	if (!(e->spec.flags & ENV_F_TREE) || !e->g->infostate ||
-	    e->spec.players != 2) {
+	if (!(es->flags & ENV_F_TREE) || !e->gm.g->infostate ||
+	    es->players != 2) {
 		lg_errf(err, errlen, "%s: no exact evaluation for this game "
-			"(kuhn, leduc, rps and matrix have one)", e->spec.name);
+			"(it has no infostate() hook; kuhn, leduc, rps and "
+			"matrix have one)", es->name);
 		return LG_EUNSUPP;
 	}
 	t = calloc(1, sizeof *t);
 	if (!t)
 		goto nomem;
-	t->g = e->g;
-	t->o = e->o;
-	t->spec = e->spec;
-	t->A = e->spec.num_actions;
+	if ((rc = env_game_open(&t->gm, e->gm.g->name, &e->o, err, errlen))) {
+		env_tree_free(t);
+		return rc;
+	}
+	t->spec = *es;
+	t->A = es->num_actions;
+	st = malloc(t->gm.state_size);
+	if (!st)
+		goto nomem;
 	rc = node_reserve(t, 1);
 	if (rc)
 		goto fail;
 	memset(&t->nodes[0], 0, sizeof t->nodes[0]);
 	t->nodes[0].p = 1;
 	t->nn = 1;
-	t->g->root(&t->o, st, NULL);
+	t->gm.g->root(t->gm.inst, st, NULL);
 	rc = build(t, 0, st);
 	if (rc)
 		goto fail;
 	rc = group_infosets(t);
 	if (rc)
 		goto fail;
+	free(st);
 	*out = t;
 	return 0;
 nomem:
 	rc = LG_ENOMEM;
 fail:
-	lg_errf(err, errlen, "%s: building the game tree: %s", e->spec.name,
+	lg_errf(err, errlen, "%s: building the game tree: %s", es->name,
 		lg_strerror(rc));
+	free(st);
 	env_tree_free(t);
 	return rc;
 }
@@ -255,6 +267,7 @@ void env_tree_free(env_tree *t)
 	free(t->nodes);
 	free(t->inodes);
 	env_strmap_free(&t->map);
+	env_game_close(&t->gm);
 	free(t);
 }
 

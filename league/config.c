@@ -15,6 +15,7 @@
 #include "players/players.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ struct parser {
 	struct mark marks[CFG_KEYS_MAX];
 	char sections[MAX_SECTIONS][256];
 	size_t nsections;
+	int is_file; /* name is the config file's path */
 };
 
 static int perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
@@ -326,6 +328,65 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 	return 0;
 }
 
+/* env.params: a flat mapping of scalars to scalars, kept as strings. */
+static int parse_params(struct parser *p, const struct cfg_key *k,
+			const yaml_event_t *start)
+{
+	struct env_params *m = (struct env_params *)((char *)p->c + k->off);
+	yaml_event_t kev, vev;
+	int rc;
+
+	if (start->type != YAML_MAPPING_START_EVENT)
+		return perr(p, &start->start_mark, "%s: expected a mapping "
+			    "like {size: 4}", k->path);
+	memset(m, 0, sizeof *m);
+	for (;;) {
+		if ((rc = next_event(p, &kev)))
+			return rc;
+		if (kev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&kev);
+			return 0;
+		}
+		yaml_mark_t at = kev.start_mark;
+		const char *key = kev.type == YAML_SCALAR_EVENT ? ev_text(&kev)
+								: NULL;
+		size_t kn = key ? kev.data.scalar.length : 0;
+		if (!key || !kn || kn >= ENV_PARAM_KEY_MAX || strlen(key) != kn) {
+			yaml_event_delete(&kev);
+			return perr(p, &at, "%s: keys are strings of 1 to %d "
+				    "bytes", k->path, ENV_PARAM_KEY_MAX - 1);
+		}
+		for (uint32_t i = 0; i < m->n; i++)
+			if (!strcmp(m->key[i], key)) {
+				rc = perr(p, &at, "%s: duplicate key '%s'",
+					  k->path, key);
+				yaml_event_delete(&kev);
+				return rc;
+			}
+		if (m->n == ENV_PARAMS_MAX) {
+			yaml_event_delete(&kev);
+			return perr(p, &at, "%s: more than %d entries", k->path,
+				    ENV_PARAMS_MAX);
+		}
+		memcpy(m->key[m->n], key, kn + 1);
+		yaml_event_delete(&kev);
+		if ((rc = next_event(p, &vev)))
+			return rc;
+		at = vev.start_mark;
+		size_t vn = vev.type == YAML_SCALAR_EVENT
+				    ? vev.data.scalar.length : 0;
+		if (vev.type != YAML_SCALAR_EVENT || vn >= ENV_PARAM_VAL_MAX ||
+		    strlen(ev_text(&vev)) != vn) {
+			yaml_event_delete(&vev);
+			return perr(p, &at, "%s.%s: expected a single value of "
+				    "at most %d bytes", k->path, m->key[m->n],
+				    ENV_PARAM_VAL_MAX - 1);
+		}
+		memcpy(m->val[m->n++], ev_text(&vev), vn + 1);
+		yaml_event_delete(&vev);
+	}
+}
+
 static int parse_mapping(struct parser *p, const char *prefix);
 
 static int parse_key(struct parser *p, const char *prefix,
@@ -379,6 +440,8 @@ static int parse_key(struct parser *p, const char *prefix,
 			rc = parse_mapping(p, path);
 	} else if (k->type == CFG_T_U32_LIST || k->type == CFG_T_MATRIX) {
 		rc = parse_list(p, k, &ev);
+	} else if (k->type == CFG_T_PARAMS) {
+		rc = parse_params(p, k, &ev);
 	} else if (ev.type != YAML_SCALAR_EVENT) {
 		rc = perr(p, &ev.start_mark, "%s: expected a single value",
 			  path);
@@ -459,6 +522,69 @@ static int parse_stream(struct parser *p)
 static int verr(struct parser *p, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* env.plugin relative to the config file's directory, made absolute so
+ * that workers started elsewhere (and the YAML the daemon hands them)
+ * name the same file. */
+static int resolve_plugin(struct parser *p)
+{
+	char *pl = p->c->env.plugin, joined[2 * CFG_STR_MAX], real[PATH_MAX];
+	const char *slash;
+
+	if (!pl[0])
+		return 0;
+	if (pl[0] != '/' && p->is_file && (slash = strrchr(p->name, '/')))
+		snprintf(joined, sizeof joined, "%.*s/%s",
+			 (int)(slash - p->name), p->name, pl);
+	else
+		snprintf(joined, sizeof joined, "%s", pl);
+	if (!realpath(joined, real))
+		return verr(p, "env.plugin", "cannot find '%s': %s%s", joined,
+			    strerror(errno), pl[0] == '/' ? "" :
+			    " (a relative path is taken from the config "
+			    "file's directory)");
+	if (strlen(real) >= CFG_STR_MAX || strlen(real) >= ENV_PLUGIN_MAX)
+		return verr(p, "env.plugin", "'%s' is longer than %d bytes",
+			    real, ENV_PLUGIN_MAX - 1);
+	memcpy(pl, real, strlen(real) + 1);
+	return 0;
+}
+
+/* The game the config names opens (built in, or the plugin with its
+ * params); the plugin's game name becomes env.name when that is unset. */
+static int check_game(struct parser *p)
+{
+	struct cfg *c = p->c;
+	const struct cfg_key *kn = cfg_key_find("env.name");
+	int name_set = p->marks[kn - cfg_keys(NULL)].line != 0;
+	struct env_opts eo;
+	struct env_spec spec;
+	char msg[400];
+	const char *key = c->env.plugin[0] ? "env.plugin" : "env.name";
+	static const char *const keys[] = { "env.plugin", "env.params",
+					    "env.name" };
+	int rc;
+
+	if ((rc = resolve_plugin(p)))
+		return rc;
+	league_env_opts(c, &eo);
+	msg[0] = 0;
+	if (env_check(c->env.plugin[0] && !name_set ? NULL : c->env.name, &eo,
+		      &spec, msg, sizeof msg)) {
+		const char *m = msg;
+		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++) {
+			size_t n = strlen(keys[i]);
+			if (!strncmp(msg, keys[i], n) && msg[n] == ':') {
+				key = keys[i];
+				m = msg + n + 1 + (msg[n + 1] == ' ');
+			}
+		}
+		return verr(p, key, "%s", m);
+	}
+	if (c->env.plugin[0])
+		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
+	return 0;
+}
+
 static int verr(struct parser *p, const char *path, const char *fmt, ...)
 {
 	const struct cfg_key *k = cfg_key_find(path);
@@ -520,11 +646,19 @@ static int module_err(struct parser *p, const char *msg)
  * belong to no module's check. */
 static int validate(struct parser *p)
 {
-	const struct cfg *c = p->c;
+	struct cfg *c = p->c;
 	char msg[256], bl[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
 	struct brain_opts bo;
 	size_t n;
 
+	int rc;
+
+	if (!c->env.plugin[0] && !strcmp(c->env.name, "matrix") &&
+	    !c->env.matrix.rows)
+		return verr(p, "env.matrix", "the matrix game needs its payoff "
+			    "matrix");
+	if ((rc = check_game(p)))
+		return rc;
 	league_brain_opts(c, &bo);
 	if (brain_opts_check(&bo, msg, sizeof msg))
 		return module_err(p, msg);
@@ -545,9 +679,6 @@ static int validate(struct parser *p)
 	    !c->budget.jobs && !c->budget.snapshots)
 		return verr(p, "budget.seconds", "set at least one budget "
 			    "(env_steps, seconds, jobs or snapshots)");
-	if (!strcmp(c->env.name, "matrix") && !c->env.matrix.rows)
-		return verr(p, "env.matrix", "the matrix game needs its payoff "
-			    "matrix");
 	if (cfg_eval_baselines(c, bl, &n, msg, sizeof msg))
 		return verr(p, "eval.baselines", "%s", msg);
 	if (cfg_train_baselines(c, bl, &n, msg, sizeof msg))
@@ -688,7 +819,8 @@ int cfg_all_baselines(const struct cfg *c,
 /* ---- loading ---------------------------------------------------------- */
 
 static int run_parser(struct cfg *c, const char *text, size_t len,
-		      const char *name, int check, char *err, size_t errlen)
+		      const char *name, int check, int is_file, char *err,
+		      size_t errlen)
 {
 	struct parser *p = calloc(1, sizeof *p);
 	int rc;
@@ -696,6 +828,7 @@ static int run_parser(struct cfg *c, const char *text, size_t len,
 	if (!p)
 		return LG_ENOMEM;
 	p->name = name;
+	p->is_file = is_file;
 	p->c = c;
 	p->err = err;
 	p->errlen = errlen;
@@ -721,20 +854,26 @@ int cfg_defaults(struct cfg *c, char *err, size_t errlen)
 	memset(c, 0, sizeof *c);
 	if ((rc = cfg_emit(NULL, &b, 1, 0)))
 		return rc;
-	rc = run_parser(c, (const char *)b.data, b.len, "<defaults>", 0, err,
-			errlen);
+	rc = run_parser(c, (const char *)b.data, b.len, "<defaults>", 0, 0,
+			err, errlen);
 	lg_buf_free(&b);
 	return rc;
 }
 
-int cfg_load_string(struct cfg *c, const char *text, size_t len,
-		    const char *name, char *err, size_t errlen)
+static int load_text(struct cfg *c, const char *text, size_t len,
+		     const char *name, int is_file, char *err, size_t errlen)
 {
 	int rc = cfg_defaults(c, err, errlen);
 
 	if (rc)
 		return rc;
-	return run_parser(c, text, len, name, 1, err, errlen);
+	return run_parser(c, text, len, name, 1, is_file, err, errlen);
+}
+
+int cfg_load_string(struct cfg *c, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen)
+{
+	return load_text(c, text, len, name, 0, err, errlen);
 }
 
 #define CFG_FILE_MAX (1 << 20)
@@ -766,7 +905,7 @@ int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen)
 			CFG_FILE_MAX);
 		rc = LG_ECONFIG;
 	} else {
-		rc = cfg_load_string(c, text, n, path, err, errlen);
+		rc = load_text(c, text, n, path, 1, err, errlen);
 	}
 	free(text);
 	fclose(f);

@@ -67,6 +67,8 @@ struct cfg {
 	} league;
 	struct {
 		char name[CFG_STR_MAX];
+		char plugin[CFG_STR_MAX]; /* absolute after a file load */
+		struct env_params params;
 		uint64_t max_steps;
 		struct cfg_matrix matrix;
 		struct {
@@ -208,6 +210,7 @@ enum cfg_type {
 	CFG_T_ENUM,
 	CFG_T_U32_LIST,
 	CFG_T_MATRIX,
+	CFG_T_PARAMS, /* struct env_params: a mapping of strings */
 };
 
 /* cfg_key.flags: a CFG_T_DOUBLE bound that is itself excluded. */

@@ -97,6 +97,20 @@ static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 		}
 		return rc ? rc : lg_buf_printf(b, "]");
 	}
+	case CFG_T_PARAMS: {
+		const struct env_params *m = (const void *)base;
+		rc = lg_buf_printf(b, "{");
+		for (uint32_t i = 0; !rc && i < m->n; i++) {
+			rc = lg_buf_printf(b, "%s", i ? ", " : "");
+			if (!rc)
+				rc = emit_string(b, m->key[i]);
+			if (!rc)
+				rc = lg_buf_printf(b, ": ");
+			if (!rc)
+				rc = emit_string(b, m->val[i]);
+		}
+		return rc ? rc : lg_buf_printf(b, "}");
+	}
 	}
 	return LG_EINVAL;
 }
@@ -168,6 +182,7 @@ static const char *type_name(const struct cfg_key *k)
 	case CFG_T_ENUM: return "enum";
 	case CFG_T_U32_LIST: return "list of integers";
 	case CFG_T_MATRIX: return "matrix";
+	case CFG_T_PARAMS: return "mapping";
 	}
 	return "?";
 }

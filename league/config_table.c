@@ -50,7 +50,19 @@ static const struct cfg_key table[] = {
 	    "initialisation, environments)."),
 
 	STR("env.name", env.name, 1, "rps",
-	    "Game to play; `league env list` names them."),
+	    "Game to play; `league env list` names them. With env.plugin it "
+	    "may be left out (it is then the plugin's game) or must name "
+	    "the plugin's game."),
+	STR("env.plugin", env.plugin, 0, "",
+	    "Shared object of a game written to the ABI of envs/league_game.h "
+	    "(docs/games.md), loaded instead of a built-in game. A relative "
+	    "path is taken from the config file's directory; it is checked, "
+	    "and made absolute, when the config is loaded."),
+	{ "env.params", CFG_T_PARAMS, OFF(env.params), 0, ENV_PARAM_VAL_MAX - 1,
+	  "{}", NULL,
+	  "Options of the game, a mapping of names to values (strings), "
+	  "handed to the plugin's create() as written. At most "
+	  XSTR(ENV_PARAMS_MAX) " entries. The built-in games take none.", 0 },
 	U64("env.max_steps", env.max_steps, 0, 1e9, "0",
 	    "Cap on steps per episode; 0 keeps the game's own limit."),
 	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -ENV_MATRIX_VALUE_MAX,

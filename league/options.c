@@ -5,6 +5,7 @@
  */
 #include "league/options.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "players/players.h"
@@ -57,6 +58,8 @@ void league_env_opts(const struct cfg *c, struct env_opts *o)
 	o->timing.episode_len = c->env.timing.episode_len;
 	o->timing.jitter_lo = c->env.timing.jitter_lo;
 	o->timing.jitter_hi = c->env.timing.jitter_hi;
+	snprintf(o->plugin, sizeof o->plugin, "%s", c->env.plugin);
+	o->params = c->env.params;
 }
 
 void league_nn_shape(const struct cfg *c, const struct env_spec *spec,

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 
 #include "envs/env_internal.h"
+
+#define TEST_STATE_MAX 256 /* the built-in games' states are smaller */
 #include "util/util.h"
 
 static void opts_2x2(struct env_opts *o)
@@ -195,7 +197,7 @@ START_TEST(kuhn_deal_is_uniform)
 END_TEST
 
 /* White-box: drive a game's state functions with chosen chance outcomes. */
-static void run_seq(const struct env_game *g, void *st, const int *seq,
+static void run_seq(const struct league_game *g, void *st, const int *seq,
 		    int n)
 {
 	struct env_opts o;
@@ -214,10 +216,10 @@ static void run_seq(const struct env_game *g, void *st, const int *seq,
 	}
 }
 
-static void expect_returns(const struct env_game *g, const int *seq, int n,
+static void expect_returns(const struct league_game *g, const int *seq, int n,
 			   double r0)
 {
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
 	struct env_opts o;
 	double r[2];
 
@@ -235,7 +237,7 @@ START_TEST(kuhn_rules)
 	const int pp[] = { 2, 0, 0, 0 }, bp[] = { 2, 0, 1, 0 };
 	const int bb[] = { 2, 0, 1, 1 }, pbp[] = { 2, 0, 0, 1, 0 };
 	const int pbb[] = { 2, 0, 0, 1, 1 }, lose[] = { 0, 2, 1, 1 };
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
 	struct env_opts o;
 	char key[ENV_KEY_MAX];
 	int out[ENV_CHANCE_MAX];
@@ -275,7 +277,7 @@ START_TEST(leduc_rules)
 	const int tie[] = { 2, 3, R, C, 4, C, C };
 	/* p0 K, p1 Q, public J: high card K wins */
 	const int high[] = { 4, 2, C, C, 0, R, C };
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
 	struct env_opts o;
 	uint8_t m[3];
 	char key[ENV_KEY_MAX];
@@ -324,7 +326,7 @@ START_TEST(board_rules)
 	const int hor[] = { 0, 0, 1, 1, 2, 2, 3 };     /* horizontal */
 	/* rising diagonal (0,0) (1,1) (2,2) (3,3) for player 0 */
 	const int diag[] = { 0, 1, 1, 2, 3, 2, 2, 3, 6, 3, 3 };
-	_Alignas(16) unsigned char st[ENV_STATE_MAX];
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
 	struct env_opts o;
 	uint8_t m[ENV_MAX_ACTIONS];
 	float obs[27];

@@ -1,0 +1,359 @@
+/*
+ * tests/check_games.c: the game ABI (envs/league_game.h): every built-in
+ * game and the example plugin pass the conformance suite, a broken game
+ * fails it, bad plugins and params are refused with a clear error, the
+ * plugin's exact NashConv matches a value worked out by hand, configs
+ * name plugins, and a league trains on the plugin game end to end.
+ *
+ * The plugins come from the Makefile (build/<variant>/examples, found
+ * through LEAGUE_EXAMPLES), built with the suite's own sanitizers.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envs/env.h"
+#include "league/config.h"
+#include "tests/testutil.h"
+
+static void plugin_path(char *buf, size_t len, const char *name)
+{
+	const char *dir = getenv("LEAGUE_EXAMPLES");
+
+	ck_assert_msg(dir && *dir, "LEAGUE_EXAMPLES is not set (run the "
+		      "suites through make test)");
+	snprintf(buf, len, "%s/%s.so", dir, name);
+}
+
+static void plugin_opts(struct env_opts *o, const char *name)
+{
+	env_opts_default(o);
+	plugin_path(o->plugin, sizeof o->plugin, name);
+}
+
+static void add_param(struct env_opts *o, const char *k, const char *v)
+{
+	snprintf(o->params.key[o->params.n], ENV_PARAM_KEY_MAX, "%s", k);
+	snprintf(o->params.val[o->params.n++], ENV_PARAM_VAL_MAX, "%s", v);
+}
+
+START_TEST(builtin_games_pass_the_conformance_suite)
+{
+	for (size_t i = 0; i < env_count(); i++) {
+		struct env_spec s;
+		struct env_opts o;
+		lg_buf rep = { 0 };
+		char err[256];
+		int rc;
+
+		ck_assert_int_eq(env_info(i, &s, NULL), 0);
+		env_opts_default(&o);
+		o.timing.reset_s = o.timing.step_s = 0;
+		o.timing.episode_len = 20;
+		o.matrix.rows = o.matrix.cols = 2;
+		o.matrix.v[0][0] = o.matrix.v[1][1] = 1;
+		o.matrix.v[0][1] = o.matrix.v[1][0] = -1;
+		rc = env_conform(s.name, &o, 200, 7, &rep, err, sizeof err);
+		ck_assert_msg(rc == 0, "%s: %d\n%.*s%s", s.name, rc,
+			      (int)rep.len, (char *)rep.data, err);
+		ck_assert_ptr_nonnull(strstr((char *)rep.data,
+					     "ok    playouts"));
+		lg_buf_free(&rep);
+	}
+}
+END_TEST
+
+START_TEST(goofspiel_plugin_conforms)
+{
+	struct env_opts o;
+	struct env_spec s;
+	lg_buf rep = { 0 };
+	char err[512];
+	int rc;
+
+	plugin_opts(&o, "goofspiel");
+	ck_assert_msg(env_check(NULL, &o, &s, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_str_eq(s.name, "goofspiel");
+	ck_assert_int_eq(s.num_actions, 4);
+	ck_assert_uint_eq(s.obs_len, 21);
+	ck_assert_uint_eq(s.max_steps, 4);
+	ck_assert_uint_eq(s.flags & (ENV_F_SIMULTANEOUS | ENV_F_CHANCE |
+				     ENV_F_TREE | ENV_F_ZERO_SUM),
+			  ENV_F_SIMULTANEOUS | ENV_F_CHANCE | ENV_F_TREE |
+				  ENV_F_ZERO_SUM);
+	rc = env_conform(NULL, &o, 500, 3, &rep, err, sizeof err);
+	ck_assert_msg(rc == 0, "%d\n%.*s%s", rc, (int)rep.len,
+		      (char *)rep.data, err);
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "ok    infostate"));
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "ok    clone"));
+	lg_buf_free(&rep);
+	/* Params reach the game: five cards. */
+	add_param(&o, "cards", "5");
+	ck_assert_int_eq(env_check(NULL, &o, &s, err, sizeof err), 0);
+	ck_assert_int_eq(s.num_actions, 5);
+	ck_assert_uint_eq(s.obs_len, 26);
+}
+END_TEST
+
+/* A plugin that opens but breaks a rule must fail the suite. */
+START_TEST(conformance_suite_catches_a_broken_game)
+{
+	struct env_opts o;
+	lg_buf rep = { 0 };
+	char err[512];
+	int rc;
+
+	plugin_opts(&o, "bad_returns");
+	rc = env_conform(NULL, &o, 50, 1, &rep, err, sizeof err);
+	ck_assert_msg(rc == 1, "%d\n%.*s%s", rc, (int)rep.len,
+		      (char *)rep.data, err);
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "FAIL  zero-sum"));
+	lg_buf_free(&rep);
+	plugin_opts(&o, "bad_mask");
+	rc = env_conform(NULL, &o, 50, 1, &rep, err, sizeof err);
+	ck_assert_msg(rc >= 1, "%d\n%.*s", rc, (int)rep.len,
+		      (char *)rep.data);
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "FAIL  playouts"));
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "empty legal mask"));
+	lg_buf_free(&rep);
+}
+END_TEST
+
+static void expect_refused(struct env_opts *o, const char *name, int code,
+			   const char *needle)
+{
+	struct env_spec s;
+	char err[512] = "";
+	env *e = NULL;
+	int rc = env_check(name, o, &s, err, sizeof err);
+
+	ck_assert_msg(rc == code, "%s: rc %d, expected %d (%s)", needle, rc,
+		      code, err);
+	ck_assert_msg(strstr(err, needle), "'%s' not in '%s'", needle, err);
+	ck_assert_int_eq(env_new(&e, name, o, err, sizeof err), code);
+	ck_assert_ptr_null(e);
+}
+
+START_TEST(bad_plugins_and_params_are_refused)
+{
+	struct env_opts o;
+
+	plugin_opts(&o, "no_such_plugin");
+	expect_refused(&o, NULL, LG_ENOTFOUND, "no_such_plugin.so");
+	plugin_opts(&o, "no_entry");
+	expect_refused(&o, NULL, LG_ENOTFOUND, "exports no league_game()");
+	plugin_opts(&o, "bad_abi");
+	expect_refused(&o, NULL, LG_EINVAL, "game ABI version 99");
+	plugin_opts(&o, "bad_sizes");
+	expect_refused(&o, NULL, LG_EINVAL, "inconsistent sizes");
+	plugin_opts(&o, "goofspiel");
+	expect_refused(&o, "kuhn", LG_EINVAL, "is the game 'goofspiel'");
+	add_param(&o, "cards", "99");
+	expect_refused(&o, NULL, LG_EINVAL, "cards: expected a whole number");
+	plugin_opts(&o, "goofspiel");
+	add_param(&o, "colour", "red");
+	expect_refused(&o, NULL, LG_EINVAL, "unknown param 'colour'");
+	env_opts_default(&o);
+	add_param(&o, "cards", "3");
+	expect_refused(&o, "kuhn", LG_EINVAL, "takes no params");
+	env_opts_default(&o);
+	expect_refused(&o, "mygame", LG_ENOTFOUND, "no game named 'mygame'");
+}
+END_TEST
+
+/*
+ * Goofspiel with 2 cards, worked out by hand: the turn-1 bids decide all
+ * (turn 2 plays the cards left). Equal bids draw. Against a uniform
+ * opponent, a player who knows the prize P1 of turn 1 bids 2 when P1 = 2
+ * (wins with probability 1/2, else draws) and 1 when P1 = 1 (then the
+ * opponent's 2 takes prize 1 and loses prize 2: again 1/2 win, 1/2 draw):
+ * best response value 1/2 for each seat, profile value 0, so NashConv of
+ * the uniform policy is exactly 1.
+ */
+START_TEST(goofspiel_exact_nashconv_matches_the_hand_value)
+{
+	struct env_opts o;
+	struct env_nashconv nc;
+	struct env_policy u = env_policy_uniform(), avg;
+	env_tree *t = NULL;
+	env_cfr *cfr = NULL;
+	env *e = NULL;
+	char err[256];
+
+	plugin_opts(&o, "goofspiel");
+	add_param(&o, "cards", "2");
+	ck_assert_int_eq(env_new(&e, NULL, &o, err, sizeof err), 0);
+	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_tree_nashconv(t, &u, &nc, err, sizeof err), 0);
+	ck_assert_msg(fabs(nc.nashconv - 1.0) < 1e-12, "%.15g", nc.nashconv);
+	ck_assert(fabs(nc.value[0]) < 1e-12);
+	env_tree_free(t);
+	env_free(e);
+	/* CFR+ on the plugin's tree drives it to an equilibrium (the
+	 * symmetric game's value is 0). */
+	plugin_opts(&o, "goofspiel");
+	add_param(&o, "cards", "2");
+	ck_assert_int_eq(env_new(&e, NULL, &o, err, sizeof err), 0);
+	ck_assert_int_eq(env_tree_new(&t, e, err, sizeof err), 0);
+	ck_assert_int_eq(env_cfr_new(&cfr, t), 0);
+	env_cfr_run(cfr, 300);
+	avg = env_cfr_average(cfr);
+	ck_assert_int_eq(env_tree_nashconv(t, &avg, &nc, err, sizeof err), 0);
+	ck_assert_msg(nc.nashconv < 1e-3, "%g", nc.nashconv);
+	ck_assert_msg(fabs(nc.value[0]) < 1e-9, "%g", nc.value[0]);
+	env_cfr_free(cfr);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* A config names the plugin by a path relative to its own directory; the
+ * loaded config holds it absolute, and env.name becomes the game's. */
+START_TEST(config_names_a_plugin)
+{
+	char dir[128], path[256], text[1024], so[256], err[512];
+	struct cfg c;
+
+	tu_mkdtemp(dir, sizeof dir);
+	plugin_path(so, sizeof so, "goofspiel");
+	snprintf(path, sizeof path, "%s/g.yaml", dir);
+	snprintf(text, sizeof text, "env:\n  plugin: %s\n  params: {cards: "
+		 "3, returns: points}\n", so);
+	tu_write_file(path, text);
+	ck_assert_msg(cfg_load_file(&c, path, err, sizeof err) == 0, "%s", err);
+	ck_assert_str_eq(c.env.name, "goofspiel");
+	ck_assert_str_eq(c.env.plugin, so);
+	ck_assert_uint_eq(c.env.params.n, 2);
+	ck_assert_str_eq(c.env.params.key[1], "returns");
+	ck_assert_str_eq(c.env.params.val[0], "3");
+	/* Relative to the config's directory. */
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "cp %s %s/game.so", so, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	tu_write_file(path, "env: {plugin: game.so, params: {cards: 3}}\n");
+	ck_assert_msg(cfg_load_file(&c, path, err, sizeof err) == 0, "%s", err);
+	ck_assert_ptr_nonnull(strstr(c.env.plugin, "/game.so"));
+	ck_assert_int_eq(c.env.plugin[0], '/');
+	/* The emitted YAML loads back to the same params. */
+	lg_buf y = { 0 };
+	struct cfg c2;
+	ck_assert_int_eq(cfg_emit_yaml(&c, &y), 0);
+	ck_assert_int_eq(cfg_load_string(&c2, (char *)y.data, y.len, "emit",
+					 err, sizeof err), 0);
+	ck_assert_int_eq(memcmp(&c.env.params, &c2.env.params,
+				sizeof c.env.params), 0);
+	lg_buf_free(&y);
+}
+END_TEST
+
+/* `league config check` exits 2 with file:line:col on every bad game. */
+START_TEST(config_check_refuses_bad_games)
+{
+	static char out[1 << 14], errb[1 << 14];
+	char dir[128], path[256], text[1024], so[256];
+	const char *argv[] = { "config", "check", path, NULL };
+	struct {
+		const char *pre, *plugin, *post; /* pre PLUGIN-PATH post */
+		const char *needle;
+	} cases[] = {
+		{ "env:\n  name: mygame\n", NULL, "",
+		  "g.yaml:2:3: env.name: no game named 'mygame'" },
+		{ "env:\n  plugin: nowhere/x.so\n", NULL, "",
+		  "g.yaml:2:3: env.plugin: cannot find" },
+		{ "env:\n  plugin: ", "bad_abi", "\n",
+		  "game ABI version 99" },
+		{ "env:\n  plugin: ", "bad_sizes", "\n", "inconsistent sizes" },
+		{ "env:\n  plugin: ", "goofspiel", "\n  params: {cards: 1}\n",
+		  "g.yaml:3:3: env.params: game 'goofspiel' refused its "
+		  "params: cards" },
+		{ "env:\n  name: rps\n  plugin: ", "goofspiel", "\n",
+		  "env.name: 'rps', but the plugin" },
+		{ "env:\n  name: kuhn\n  params: {a: 1}\n", NULL, "",
+		  "env.params: 'a': this built-in game takes no params" },
+		{ "env:\n  plugin: ", "goofspiel", "\n  params: [1, 2]\n",
+		  "g.yaml:3:11: env.params: expected a mapping" },
+	};
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/g.yaml", dir);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		so[0] = 0;
+		if (cases[i].plugin)
+			plugin_path(so, sizeof so, cases[i].plugin);
+		snprintf(text, sizeof text, "%s%s%s", cases[i].pre, so,
+			 cases[i].post);
+		tu_write_file(path, text);
+		int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
+		ck_assert_msg(rc == 2, "case %zu: rc %d\n%s", i, rc, errb);
+		ck_assert_msg(strstr(errb, cases[i].needle), "case %zu: '%s' "
+			      "not in:\n%s", i, cases[i].needle, errb);
+		/* `league run` refuses it the same way, before starting. */
+		const char *rargv[] = { "run", path, "--dir", dir, "--quiet",
+					NULL };
+		rc = tu_run_league(out, sizeof out, errb, sizeof errb, rargv);
+		ck_assert_msg(rc == 2, "run case %zu: rc %d\n%s", i, rc, errb);
+		ck_assert_msg(strstr(errb, cases[i].needle), "run case %zu: "
+			      "'%s' not in:\n%s", i, cases[i].needle, errb);
+	}
+}
+END_TEST
+
+/* A league trains on the plugin game for a few seconds and prints a
+ * payoff matrix with games in it. */
+START_TEST(league_trains_on_the_plugin_game)
+{
+	static char out[1 << 16], errb[1 << 16];
+	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+
+	tu_mkdtemp(dir, sizeof dir);
+	plugin_path(so, sizeof so, "goofspiel");
+	snprintf(text, sizeof text,
+		 "league: {name: goofspiel-e2e, seed: 3}\n"
+		 "env: {plugin: %s, params: {cards: 4}}\n"
+		 "model: {hidden: [16]}\n"
+		 "learner: {batch: 256, minibatch: 64, push_every: 2}\n"
+		 "players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+		 "snapshot: {steps: 800}\n"
+		 "matchmaking: {job_episodes: 16}\n"
+		 "collectors: {count: 1, envs: 8, wait_num: 8}\n"
+		 "budget: {seconds: 5}\n", so);
+	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
+	tu_write_file(cfg, text);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
+	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	/* The run printed its matrix, and the main player met others:
+	 * a row "   0 main" with at least one win rate in it. */
+	const char *row = strstr(out, "\n   0 main ");
+	ck_assert_msg(strstr(out, "win rate of row against column") && row,
+		      "%s", out);
+	double wr;
+	ck_assert_msg(sscanf(row, " 0 main %lf(", &wr) == 1 && wr >= 0 &&
+		      wr <= 1, "%s", out);
+}
+END_TEST
+
+Suite *suite_games(void)
+{
+	Suite *s = suite_create("games");
+	TCase *tc = tcase_create("abi");
+	TCase *run = tcase_create("run");
+
+	tcase_add_test(tc, builtin_games_pass_the_conformance_suite);
+	tcase_add_test(tc, goofspiel_plugin_conforms);
+	tcase_add_test(tc, conformance_suite_catches_a_broken_game);
+	tcase_add_test(tc, bad_plugins_and_params_are_refused);
+	tcase_add_test(tc, goofspiel_exact_nashconv_matches_the_hand_value);
+	tcase_add_test(tc, config_names_a_plugin);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tcase_add_test(run, config_check_refuses_bad_games);
+	tcase_add_test(run, league_trains_on_the_plugin_game);
+	tcase_set_timeout(run, 90);
+	suite_add_tcase(s, run);
+	return s;
+}

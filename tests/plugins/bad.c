@@ -1,0 +1,105 @@
+/*
+ * tests/plugins/bad.c: plugins that must be refused with a clear error,
+ * built three ways by the Makefile:
+ *   -DBAD_ABI    abi 99
+ *   -DBAD_SIZES  create() reports obs_len 0
+ *   -DNO_ENTRY   exports no league_game()
+ * and two that load but break a rule `league env check` must catch:
+ *   -DBAD_RETURNS returns that do not sum to 0
+ *   -DBAD_MASK    an empty legal mask for the player to move
+ * Otherwise a trivial one-move game (a coin the two players call).
+ */
+#include "league_game.h"
+
+#include <string.h>
+
+static int create(const struct league_game_params *p, void **inst,
+		  struct league_game_spec *spec, char *err, size_t errlen)
+{
+	memset(spec, 0, sizeof *spec);
+	spec->players = 2;
+	spec->num_actions = 2;
+#ifdef BAD_SIZES
+	spec->obs_len = 0;
+#else
+	spec->obs_len = 1;
+#endif
+	spec->state_size = 1;
+	spec->max_steps = 1;
+	*inst = NULL;
+	return 0;
+}
+
+static void root(const void *inst, void *st, struct league_game_rng *rng)
+{
+	*(unsigned char *)st = 0;
+}
+
+static int player(const void *inst, const void *st)
+{
+	return *(const unsigned char *)st ? LEAGUE_GAME_TERMINAL : 0;
+}
+
+static int legal(const void *inst, const void *st, int pl, uint8_t *mask)
+{
+#ifdef BAD_MASK
+	mask[0] = mask[1] = 0;
+	return 0;
+#else
+	mask[0] = mask[1] = 1;
+	return 2;
+#endif
+}
+
+static void apply(const void *inst, void *st, int a,
+		  struct league_game_rng *rng)
+{
+	*(unsigned char *)st = (unsigned char)(1 + a);
+}
+
+static void observe(const void *inst, const void *st, int pl, float *out)
+{
+	out[0] = (float)pl;
+}
+
+static void returns(const void *inst, const void *st, double *out)
+{
+	out[0] = *(const unsigned char *)st == 1 ? 1 : -1;
+#ifdef BAD_RETURNS
+	out[1] = out[0];
+#else
+	out[1] = -out[0];
+#endif
+}
+
+static const struct league_game game = {
+#ifdef BAD_ABI
+	.abi = 99,
+#else
+	.abi = LEAGUE_GAME_ABI,
+#endif
+	.name = "coin",
+	.summary = "test plugin",
+	.create = create,
+	.root = root,
+	.player = player,
+	.legal = legal,
+	.apply = apply,
+	.observe = observe,
+	.returns = returns,
+};
+
+#ifndef NO_ENTRY
+__attribute__((visibility("default"))) const struct league_game *
+league_game(void)
+{
+	return &game;
+}
+#else
+const struct league_game *not_the_entry(void);
+__attribute__((visibility("default"))) const struct league_game *
+not_the_entry(void)
+{
+	return &game;
+}
+#endif
