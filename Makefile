@@ -24,7 +24,7 @@ PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && command -v protoc >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))
@@ -70,10 +70,14 @@ FUZZ_MAIN := tests/fuzz/replay.c
 endif
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/%)
 
-# The wire schema is compiled by protoc-c into build/<variant>/gen.
-GEN_C    := $(BUILD)/gen/league.pb-c.c
-GEN_H    := $(BUILD)/gen/league.pb-c.h
-GEN_OBJ  := $(BUILD)/gen/league.pb-c.o
+# The wire schemas (net/league.proto between league's processes,
+# net/game.proto to remote game servers) are compiled by protoc-c into
+# build/<variant>/gen, and game.proto by protoc into the Python package.
+PROTOS   := league game
+GEN_C    := $(PROTOS:%=$(BUILD)/gen/%.pb-c.c)
+GEN_H    := $(PROTOS:%=$(BUILD)/gen/%.pb-c.h)
+GEN_OBJ  := $(PROTOS:%=$(BUILD)/gen/%.pb-c.o)
+PY_GEN   := python/league_game/game_pb2.py
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
@@ -83,7 +87,7 @@ EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
 .PHONY: all test asan bench bench-full bench-deps docs fuzz clean examples
-all: bin/league
+all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
 	@mkdir -p bin
@@ -115,14 +119,17 @@ PB_QUIET := _Pragma("clang diagnostic push") \
 	_Pragma("clang diagnostic ignored \\"-Wcast-qual\\"") \
 	& _Pragma("clang diagnostic pop")
 
-$(GEN_C) $(GEN_H) &: net/league.proto
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h &: net/%.proto
 	@mkdir -p $(dir $@)
-	protoc-c --c_out=$(BUILD)/gen --proto_path=net net/league.proto
-	$(if $(CC_IS_CLANG),sed -i 's/$(PB_CAST)/$(PB_QUIET)/g' $(GEN_H))
+	protoc-c --c_out=$(BUILD)/gen --proto_path=net $<
+	$(if $(CC_IS_CLANG),sed -i 's/$(PB_CAST)/$(PB_QUIET)/g' $(BUILD)/gen/$*.pb-c.h)
 
 # Generated code is not held to our warning set.
-$(GEN_OBJ): $(GEN_C)
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
 	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -MMD -MP -c -o $@ $<
+
+$(PY_GEN): net/game.proto
+	protoc --python_out=python/league_game --proto_path=net $<
 
 # Any object may include the generated header: build it first, and
 # rebuild every object when it changes (it is included through -isystem,
@@ -328,6 +335,6 @@ $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 .PHONY: results-quick $(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 
 clean:
-	rm -rf build bin examples/*/*.so
+	rm -rf build bin examples/*/*.so $(PY_GEN)
 
 -include $(LIB_OBJ:.o=.d) $(BIN_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

@@ -42,7 +42,8 @@
 #define RUN_MAX_CHILDREN 64
 #define RUN_GRACE_S 15.0
 
-enum child_kind { CH_DAEMON, CH_COLLECTOR, CH_LEARNER, CH_EVALUATOR };
+enum child_kind { CH_GAME, CH_DAEMON, CH_COLLECTOR, CH_LEARNER,
+		  CH_EVALUATOR };
 
 struct child {
 	enum child_kind kind;
@@ -66,6 +67,7 @@ struct run {
 	uint64_t collectors;
 	struct child ch[RUN_MAX_CHILDREN];
 	int nch;
+	int daemon; /* index of the daemon in ch (after the game server) */
 	uint16_t port, http_port;
 	uint32_t learners[RUN_MAX_CHILDREN + 1];
 	int nlearners;
@@ -92,6 +94,34 @@ static void child_arg(struct child *c, const char *fmt, ...)
 	c->argv[c->argc] = c->argbuf[c->argc];
 	c->argc++;
 	c->argv[c->argc] = NULL;
+}
+
+/* In the game server's child: run env.serve with /bin/sh in the config
+ * file's directory, LEAGUE_GAME_ADDRESS set to env.remote. A simple
+ * command is exec'd by the shell, so that the server itself is our child
+ * (and gets our signals and the parent-death signal). */
+static void game_exec(struct run *r)
+{
+	char dir[CFG_STR_MAX], cmd[CFG_STR_MAX + 8];
+	const char *slash = strrchr(r->config, '/');
+	const char *serve = r->cfg.env.serve;
+
+	if (slash) {
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - r->config),
+			 r->config);
+		if (chdir(slash == r->config ? "/" : dir)) {
+			fprintf(stderr, "league run: env.serve: cd %s: %s\n",
+				dir, strerror(errno));
+			_exit(127);
+		}
+	}
+	setenv("LEAGUE_GAME_ADDRESS", r->cfg.env.remote, 1);
+	snprintf(cmd, sizeof cmd, "%s%s",
+		 strpbrk(serve, ";&|()<>`$\n") ? "" : "exec ", serve);
+	fprintf(stderr, "league run: env.serve: %s\n", serve);
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	fprintf(stderr, "league run: exec /bin/sh: %s\n", strerror(errno));
+	_exit(127);
 }
 
 /* Start (or restart) child c with stderr and stdout in its log file. */
@@ -122,6 +152,8 @@ static int child_spawn(struct run *r, struct child *c)
 		if (getppid() == 1)
 			_exit(0); /* run died before prctl */
 		signal(SIGTERM, SIG_DFL);
+		if (c->kind == CH_GAME)
+			game_exec(r);
 		execv(r->self, c->argv);
 		fprintf(stderr, "league run: exec %s: %s\n", r->self,
 			strerror(errno));
@@ -224,7 +256,11 @@ static void signal_all(struct run *r, int sig, int workers_only)
 	for (int i = 0; i < r->nch; i++)
 		if (r->ch[i].pid > 0 &&
 		    (!workers_only || r->ch[i].kind != CH_DAEMON))
-			kill(r->ch[i].pid, sig);
+			/* the game server's whole group (its shell's
+			 * children too); a worker is one process */
+			kill(r->ch[i].kind == CH_GAME ? -r->ch[i].pid
+						      : r->ch[i].pid,
+			     sig);
 }
 
 static int alive(const struct run *r)
@@ -444,6 +480,7 @@ static int start_daemon(struct run *r)
 	snprintf(path, sizeof path, "%s/ports", r->dir);
 	unlink(path);
 
+	r->daemon = r->nch;
 	d = child_add(r, CH_DAEMON, "daemon");
 	child_arg(d, "serve");
 	child_arg(d, "%s", r->config);
@@ -484,7 +521,8 @@ static int start_daemon(struct run *r)
  */
 static int start_workers(struct run *r)
 {
-	if (1 + r->collectors + (uint64_t)r->nlearners > RUN_MAX_CHILDREN) {
+	if ((uint64_t)r->nch + r->collectors + (uint64_t)r->nlearners >
+	    RUN_MAX_CHILDREN) {
 		fprintf(stderr, "league run: %llu collectors and %d learners are "
 			"more than the %d local processes league run starts; "
 			"run league serve, collect and learn yourself\n",
@@ -522,7 +560,7 @@ static int start_workers(struct run *r)
 		child_arg(c, "--name");
 		child_arg(c, "evaluator");
 	}
-	for (int i = 1; i < r->nch; i++)
+	for (int i = r->daemon + 1; i < r->nch; i++)
 		if (child_spawn(r, &r->ch[i]))
 			r->ch[i].restart_at = lg_now_s() + 1;
 	return CLI_OK;
@@ -538,7 +576,7 @@ static int start_workers(struct run *r)
  */
 static void supervise(struct run *r)
 {
-	struct child *d = &r->ch[0];
+	struct child *d = &r->ch[r->daemon];
 	int stopping = 0;
 	double stop_at = 0, last_progress = 0;
 
@@ -572,7 +610,7 @@ static void supervise(struct run *r)
 			if (now - stop_at > 2 * RUN_GRACE_S)
 				signal_all(r, SIGKILL, 0);
 		} else {
-			for (int i = 1; i < r->nch; i++)
+			for (int i = 0; i < r->nch; i++)
 				if (!r->ch[i].pid && r->ch[i].restart_at &&
 				    now >= r->ch[i].restart_at)
 					child_spawn(r, &r->ch[i]);
@@ -594,7 +632,7 @@ static void supervise(struct run *r)
  */
 static int finish(struct run *r)
 {
-	int dst = r->ch[0].status, rc = CLI_FAIL;
+	int dst = r->ch[r->daemon].status, rc = CLI_FAIL;
 
 	if (WIFEXITED(dst) && WEXITSTATUS(dst) == 0)
 		rc = CLI_OK;
@@ -611,12 +649,57 @@ static int finish(struct run *r)
 	return rc;
 }
 
-/* The whole run: directory, daemon, workers, watching, the last word. */
+/*
+ * With env.serve: start the game server and wait (up to 30 s) until it
+ * answers at env.remote with the game env.name names. CLI_OK; CLI_USAGE
+ * (every child stopped) when it never did, with the last error and its
+ * log on stderr: a command that fails or a game that is not the one
+ * named are config errors.
+ */
+static int start_game(struct run *r)
+{
+	struct env_opts o;
+	struct child *g;
+	char err[400] = "";
+	double started = lg_now_s();
+
+	if (!r->cfg.env.serve[0])
+		return CLI_OK;
+	g = child_add(r, CH_GAME, "game");
+	if (child_spawn(r, g)) {
+		fprintf(stderr, "league run: cannot start env.serve\n");
+		return CLI_FAIL;
+	}
+	league_env_opts(&r->cfg, &o);
+	for (;;) {
+		int rc = env_check(r->cfg.env.name, &o, NULL, err, sizeof err);
+		if (!rc)
+			return CLI_OK;
+		if (rc != LG_ENOTFOUND || got_signal || !g->pid ||
+		    lg_now_s() - started > 30) {
+			if (!got_signal)
+				fprintf(stderr, "league run: env.serve: %s%s "
+					"(log: %s/game.log)\n", err,
+					rc == LG_ENOTFOUND && g->pid
+						? " after 30 s"
+						: "",
+					r->logs);
+			stop_all(r, SIGTERM);
+			return got_signal ? CLI_FAIL : CLI_USAGE;
+		}
+		lg_sleep_s(0.1);
+		reap(r, 1);
+	}
+}
+
+/* The whole run: directory, game server, daemon, workers, watching, the
+ * last word. */
 static int run_main(struct run *r)
 {
 	int rc;
 
-	if ((rc = prepare_dir(r)) || (rc = start_daemon(r)) ||
+	if ((rc = prepare_dir(r)) || (rc = start_game(r)) ||
+	    (rc = start_daemon(r)) ||
 	    (rc = start_workers(r)))
 		return rc;
 	if (!r->quiet)

@@ -139,12 +139,16 @@ static int local_op(const coll *c, struct host *h, size_t i,
 	if (m->op == OP_CREATE) {
 		struct env_opts eo = c->o.env;
 		coll_host_clear(h);
+		char err[300] = "";
 		eo.seed = m->seed;
-		rc = env_new(&h->e, c->game, &eo, NULL, 0);
+		rc = env_new(&h->e, c->game, &eo, err, sizeof err);
+		if (rc)
+			LG_WARN("collector: env %zu: cannot create %s: %s", i,
+				c->game, err[0] ? err : lg_strerror(rc));
 	} else if (!h->e) {
 		rc = LG_EINVAL;
 	} else if (m->op == OP_RESET) {
-		env_reset(h->e, m->seed);
+		rc = env_reset(h->e, m->seed);
 	} else {
 		rc = host_step(c, h, m);
 	}

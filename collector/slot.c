@@ -499,6 +499,20 @@ static int prepare_reset(coll *c, struct worker *w, int op, struct cmd *m)
 	return 0;
 }
 
+/* Before the k-th recreation in a row: 0.25 s, doubling, at most 4 s, so
+ * that a game server that is restarting (or a resource that is back in
+ * a moment) gets the time to return before the env is given up. Ends
+ * early at stop. */
+static void retry_backoff(coll *c, uint32_t k)
+{
+	double until = lg_now_s() +
+		       LG_MIN(0.25 * (double)(1u << LG_MIN(k - 1, 4u)), 4.0);
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED) &&
+	       lg_now_s() < until)
+		lg_sleep_s(0.01);
+}
+
 /* A slot's worker: the thread-mode driver of the state machine. */
 static void *worker_main(void *arg)
 {
@@ -523,6 +537,8 @@ static void *worker_main(void *arg)
 		if (op == OP_STEP ? prepare_step(c, w, &m, posted)
 				  : prepare_reset(c, w, op, &m))
 			return NULL;
+		if (op == OP_CREATE && s->retries)
+			retry_backoff(c, s->retries);
 		rc = coll_run_op(c, w, &m, &r, w->robs, w->rmask);
 		pthread_mutex_lock(&c->mu);
 		if (w->gen != s->gen) { /* abandoned by the watchdog */

@@ -363,6 +363,22 @@ int env_new(env **out, const char *name, const struct env_opts *opts,
 		e->o = *opts;
 	else
 		env_opts_default(&e->o);
+	if (e->o.remote[0]) {
+		rc = env_remote_open(&e->rm, name, &e->o, &e->gm.spec, err,
+				     errlen);
+		if (!rc && e->o.max_steps &&
+		    e->o.max_steps < e->gm.spec.max_steps)
+			e->gm.spec.max_steps = e->o.max_steps;
+		if (!rc && (rc = env_reset(e, e->o.seed)))
+			lg_errf(err, errlen, "game server at %s: the first "
+				"reset failed", e->o.remote);
+		if (rc) {
+			env_free(e);
+			return rc;
+		}
+		*out = e;
+		return 0;
+	}
 	if ((rc = env_game_open(&e->gm, name, &e->o, err, errlen))) {
 		free(e);
 		return rc;
@@ -386,9 +402,21 @@ int env_check(const char *name, const struct env_opts *opts,
 	      struct env_spec *spec, char *err, size_t errlen)
 {
 	struct env_game gm;
-	int rc = env_game_open(&gm, name, opts, err, errlen);
+	int rc;
 
-	if (rc)
+	if (opts && opts->remote[0]) {
+		struct env_remote *r;
+		struct env_spec sp;
+		if ((rc = env_remote_open(&r, name, opts, &sp, err, errlen)))
+			return rc;
+		env_remote_close(r);
+		if (opts->max_steps && opts->max_steps < sp.max_steps)
+			sp.max_steps = opts->max_steps;
+		if (spec)
+			*spec = sp;
+		return 0;
+	}
+	if ((rc = env_game_open(&gm, name, opts, err, errlen)))
 		return rc;
 	if (spec)
 		*spec = gm.spec;
@@ -400,6 +428,7 @@ void env_free(env *e)
 {
 	if (!e)
 		return;
+	env_remote_close(e->rm);
 	env_game_close(&e->gm);
 	if (e->st != e->st_inline)
 		free(e->st);
@@ -416,19 +445,29 @@ double env_infer_s(const env *e)
 	return e->gm.g == &env_game_timing ? e->o.timing.infer_s : 0;
 }
 
-void env_reset(env *e, uint64_t seed)
+int env_reset(env *e, uint64_t seed)
 {
 	env_rng_seed(&e->rng, seed);
 	e->steps = 0;
 	e->truncated = 0;
+	if (e->rm)
+		return env_remote_reset(e->rm, seed);
 	e->gm.g->root(e->gm.inst, e->st, &e->rng.base);
 	env_resolve_chance(&e->gm, e->st, &e->rng);
+	return 0;
+}
+
+/* The game's own view of who moves (before truncation). */
+static int game_player(const env *e)
+{
+	if (e->rm)
+		return e->rm->player == -1 ? ENV_TERMINAL : e->rm->player;
+	return e->gm.g->player(e->gm.inst, e->st);
 }
 
 int env_is_terminal(const env *e)
 {
-	return e->truncated ||
-	       e->gm.g->player(e->gm.inst, e->st) == ENV_TERMINAL;
+	return e->truncated || game_player(e) == ENV_TERMINAL;
 }
 
 int env_current_player(const env *e)
@@ -437,15 +476,46 @@ int env_current_player(const env *e)
 		return ENV_TERMINAL;
 	if (e->gm.spec.flags & ENV_F_SIMULTANEOUS)
 		return ENV_SIMULTANEOUS;
-	return e->gm.g->player(e->gm.inst, e->st);
+	return game_player(e);
+}
+
+/* A remote env knows the observations and masks of its movers only. */
+static int remote_mover(const env *e, int player)
+{
+	int cur = env_current_player(e);
+
+	return cur == ENV_SIMULTANEOUS || cur == player;
 }
 
 int env_observe(const env *e, int player, float *out)
 {
 	if (player < 0 || player >= e->gm.spec.players)
 		return LG_EINVAL;
+	if (e->rm) {
+		size_t ol = e->gm.spec.obs_len;
+		if (remote_mover(e, player))
+			memcpy(out, e->rm->obs + (size_t)player * ol,
+			       ol * sizeof *out);
+		else
+			memset(out, 0, ol * sizeof *out);
+		return 0;
+	}
 	e->gm.g->observe(e->gm.inst, e->st, player, out);
 	return 0;
+}
+
+/* mask of a player that may move now. */
+static int game_legal(const env *e, int player, uint8_t *mask)
+{
+	size_t na = (size_t)e->gm.spec.num_actions;
+	int n = 0;
+
+	if (!e->rm)
+		return e->gm.g->legal(e->gm.inst, e->st, player, mask);
+	memcpy(mask, e->rm->mask + (size_t)player * na, na);
+	for (size_t a = 0; a < na; a++)
+		n += mask[a];
+	return n;
 }
 
 int env_legal(const env *e, int player, uint8_t *out)
@@ -459,7 +529,7 @@ int env_legal(const env *e, int player, uint8_t *out)
 		memset(out, 0, (size_t)e->gm.spec.num_actions);
 		return 0;
 	}
-	return e->gm.g->legal(e->gm.inst, e->st, player, out);
+	return game_legal(e, player, out);
 }
 
 static int is_legal(const env *e, int player, int action)
@@ -468,16 +538,17 @@ static int is_legal(const env *e, int player, int action)
 
 	if (action < 0 || action >= e->gm.spec.num_actions)
 		return 0;
-	e->gm.g->legal(e->gm.inst, e->st, player, mask);
+	game_legal(e, player, mask);
 	return mask[action];
 }
 
 static void after_step(env *e)
 {
-	env_resolve_chance(&e->gm, e->st, &e->rng);
+	if (!e->rm)
+		env_resolve_chance(&e->gm, e->st, &e->rng);
 	e->steps++;
 	if (e->steps >= e->gm.spec.max_steps &&
-	    e->gm.g->player(e->gm.inst, e->st) != ENV_TERMINAL)
+	    game_player(e) != ENV_TERMINAL)
 		e->truncated = 1;
 }
 
@@ -487,6 +558,13 @@ int env_step(env *e, int action)
 
 	if (p < 0 || !is_legal(e, p, action))
 		return LG_EINVAL;
+	if (e->rm) {
+		int rc = env_remote_step(e->rm, &action, 1);
+		if (rc)
+			return rc;
+		after_step(e);
+		return 0;
+	}
 	e->gm.g->apply(e->gm.inst, e->st, action, &e->rng.base);
 	after_step(e);
 	return 0;
@@ -499,6 +577,13 @@ int env_step_joint(env *e, const int *actions)
 	for (int p = 0; p < e->gm.spec.players; p++)
 		if (!is_legal(e, p, actions[p]))
 			return LG_EINVAL;
+	if (e->rm) {
+		int rc = env_remote_step(e->rm, actions, e->gm.spec.players);
+		if (rc)
+			return rc;
+		after_step(e);
+		return 0;
+	}
 	/* Written as sequential moves with hidden information. */
 	for (int p = 0; p < e->gm.spec.players; p++)
 		e->gm.g->apply(e->gm.inst, e->st, actions[p], &e->rng.base);
@@ -513,10 +598,14 @@ uint64_t env_steps(const env *e)
 
 void env_returns(const env *e, double *out)
 {
-	if (e->truncated ||
-	    e->gm.g->player(e->gm.inst, e->st) != ENV_TERMINAL) {
+	if (e->truncated || game_player(e) != ENV_TERMINAL) {
 		for (int p = 0; p < e->gm.spec.players; p++)
 			out[p] = 0;
+		return;
+	}
+	if (e->rm) {
+		out[0] = e->rm->ret[0];
+		out[1] = e->rm->ret[1];
 		return;
 	}
 	e->gm.g->returns(e->gm.inst, e->st, out);

@@ -58,6 +58,7 @@
 #define ENV_TIMING_JITTER_MAX 100.0
 #define ENV_C4_DEPTH_MAX 12
 #define ENV_PLUGIN_MAX 256   /* path of a game plugin, with its NUL */
+#define ENV_REMOTE_MAX 256   /* address of a game server, with its NUL */
 #define ENV_PARAMS_MAX 32    /* env.params entries */
 #define ENV_PARAM_KEY_MAX 64
 #define ENV_PARAM_VAL_MAX 256
@@ -116,6 +117,10 @@ struct env_opts {
 	/* A game plugin (league_game.h) to load instead of a built-in game;
 	 * "" for none. */
 	char plugin[ENV_PLUGIN_MAX];
+	/* A game server (net/game.proto) to play instead: "HOST:PORT" or
+	 * "unix:PATH"; "" for none. Its I/O deadline: remote_timeout_s. */
+	char remote[ENV_REMOTE_MAX];
+	double remote_timeout_s;
 	struct env_params params;
 };
 
@@ -160,8 +165,9 @@ const struct env_spec *env_spec_of(const env *e);
 double env_infer_s(const env *e);
 
 /* Start an episode: chance and jitter come from an rng seeded with seed.
- * The timing game sleeps here. Never fails, never allocates. */
-void env_reset(env *e, uint64_t seed);
+ * The timing game sleeps here. Never allocates; fails (LG_EIO, the env
+ * is then over) only for a remote game whose server failed. */
+int env_reset(env *e, uint64_t seed);
 
 /* A player index, ENV_SIMULTANEOUS (call env_step_joint) or ENV_TERMINAL. */
 int env_current_player(const env *e);

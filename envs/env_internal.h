@@ -74,6 +74,45 @@ struct env_game {
 				fork, where fewer allocations are safer) */
 };
 
+/* ---- remote games (envs/remote.c, net/game.proto) ---------------------- */
+
+#define ENV_REMOTE_FRAME_MAX (16u << 20)
+
+/* One env on a game server: its id there and the last State it sent
+ * (what env_observe, env_legal and env_returns read). */
+struct env_remote {
+	struct rconn *c;
+	uint64_t id;
+	int player;      /* 0, 1, -1 over (or broken), -2 both */
+	double ret[2];
+	float *obs;      /* [2][obs_len]: the movers' rows are current */
+	uint8_t *mask;   /* [2][num_actions] */
+};
+
+/* Connect (or join this process's connection to the same server and
+ * params), check the Welcome against `name` (NULL or "": any) and fill
+ * spec. Errors: LG_ENOTFOUND (unreachable), LG_EINVAL (refused, wrong
+ * game, bad address or spec), LG_ETIMEOUT, LG_ENOMEM; err says which in
+ * one line naming the address. */
+int env_remote_open(struct env_remote **out, const char *name,
+		    const struct env_opts *o, struct env_spec *spec,
+		    char *err, size_t errlen);
+void env_remote_close(struct env_remote *r);
+/* LG_EIO when the op failed (the env is then over and must be
+ * recreated). Actions are checked against the mask by the caller. */
+int env_remote_reset(struct env_remote *r, uint64_t seed);
+int env_remote_step(struct env_remote *r, const int *actions, int n);
+/* The decoders behind them (for the fuzz harness): a Welcome into spec,
+ * and a BatchReply for ops (ids, kinds 0 reset / 1 step / 2 close) with
+ * each op's rc into rcs. LG_EPROTO for what breaks the protocol. */
+int env_remote_decode_welcome(const uint8_t *buf, size_t len,
+			      const char *want, struct env_spec *spec,
+			      char *err, size_t errlen);
+int env_remote_decode_reply(const uint8_t *buf, size_t len,
+			    const struct env_spec *spec, const uint64_t *ids,
+			    const int *kinds, size_t n, int *rcs, char *err,
+			    size_t errlen);
+
 /* Open the game of opts (opts->plugin, else the built-in `name`) with
  * opts->params. Errors as env_new. Close with env_game_close. */
 int env_game_open(struct env_game *gm, const char *name,
@@ -81,7 +120,8 @@ int env_game_open(struct env_game *gm, const char *name,
 void env_game_close(struct env_game *gm);
 
 struct env {
-	struct env_game gm;
+	struct env_game gm;     /* gm.g NULL for a remote game */
+	struct env_remote *rm;  /* a remote game's binding, else NULL */
 	struct env_opts o;
 	struct env_rng rng;
 	uint64_t steps;

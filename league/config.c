@@ -559,17 +559,32 @@ static int check_game(struct parser *p)
 	struct env_opts eo;
 	struct env_spec spec;
 	char msg[400];
-	const char *key = c->env.plugin[0] ? "env.plugin" : "env.name";
+	const char *key = c->env.plugin[0]   ? "env.plugin"
+			  : c->env.remote[0] ? "env.remote"
+					     : "env.name";
 	static const char *const keys[] = { "env.plugin", "env.params",
-					    "env.name" };
+					    "env.name", "env.remote" };
 	int rc;
 
 	if ((rc = resolve_plugin(p)))
 		return rc;
+	if (c->env.remote[0] && c->env.plugin[0])
+		return verr(p, "env.remote", "a game is either a plugin or "
+			    "remote, not both (env.plugin is set)");
+	if (c->env.serve[0] && !c->env.remote[0])
+		return verr(p, "env.serve", "needs env.remote, the address "
+			    "the command serves at");
+	if (c->env.serve[0] && !name_set)
+		return verr(p, "env.serve", "needs env.name, the game it "
+			    "serves (the server is not up yet to ask)");
+	if (c->env.serve[0]) /* league run starts it and checks it then */
+		return 0;
 	league_env_opts(c, &eo);
 	msg[0] = 0;
-	if (env_check(c->env.plugin[0] && !name_set ? NULL : c->env.name, &eo,
-		      &spec, msg, sizeof msg)) {
+	if (env_check((c->env.plugin[0] || c->env.remote[0]) && !name_set
+			      ? NULL
+			      : c->env.name,
+		      &eo, &spec, msg, sizeof msg)) {
 		const char *m = msg;
 		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++) {
 			size_t n = strlen(keys[i]);
@@ -580,7 +595,7 @@ static int check_game(struct parser *p)
 		}
 		return verr(p, key, "%s", m);
 	}
-	if (c->env.plugin[0])
+	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
 	return 0;
 }
@@ -653,7 +668,8 @@ static int validate(struct parser *p)
 
 	int rc;
 
-	if (!c->env.plugin[0] && !strcmp(c->env.name, "matrix") &&
+	if (!c->env.plugin[0] && !c->env.remote[0] &&
+	    !strcmp(c->env.name, "matrix") &&
 	    !c->env.matrix.rows)
 		return verr(p, "env.matrix", "the matrix game needs its payoff "
 			    "matrix");

@@ -68,6 +68,9 @@ struct cfg {
 	struct {
 		char name[CFG_STR_MAX];
 		char plugin[CFG_STR_MAX]; /* absolute after a file load */
+		char remote[CFG_STR_MAX]; /* a game server's address */
+		char serve[CFG_STR_MAX];  /* the command league run starts */
+		double remote_timeout;
 		struct env_params params;
 		uint64_t max_steps;
 		struct cfg_matrix matrix;

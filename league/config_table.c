@@ -58,6 +58,22 @@ static const struct cfg_key table[] = {
 	    "(docs/games.md), loaded instead of a built-in game. A relative "
 	    "path is taken from the config file's directory; it is checked, "
 	    "and made absolute, when the config is loaded."),
+	STR("env.remote", env.remote, 0, "",
+	    "Address of a game server (net/game.proto; python/league_game "
+	    "serves a Python class), as HOST:PORT or unix:PATH: the game is "
+	    "played there instead of in league. Without env.serve the "
+	    "server must be up when the config is loaded (it is asked for "
+	    "the game's spec, and env.name, if set, must be its game)."),
+	STR("env.serve", env.serve, 0, "",
+	    "Command (run by /bin/sh in the config file's directory) that "
+	    "`league run` starts, with LEAGUE_GAME_ADDRESS set to "
+	    "env.remote, to serve the game; restarted with backoff when it "
+	    "dies. Needs env.remote and env.name. On many machines, start "
+	    "the servers apart and leave it empty."),
+	DBL("env.remote_timeout", env.remote_timeout, 0.1, 3600, "30",
+	    "Seconds a game server may take to answer one batch before its "
+	    "connection counts as failed (its envs' episodes are dropped "
+	    "and the envs reconnect)."),
 	{ "env.params", CFG_T_PARAMS, OFF(env.params), 0, ENV_PARAM_VAL_MAX - 1,
 	  "{}", NULL,
 	  "Options of the game, a mapping of names to values (strings), "

@@ -59,6 +59,8 @@ void league_env_opts(const struct cfg *c, struct env_opts *o)
 	o->timing.jitter_lo = c->env.timing.jitter_lo;
 	o->timing.jitter_hi = c->env.timing.jitter_hi;
 	snprintf(o->plugin, sizeof o->plugin, "%s", c->env.plugin);
+	snprintf(o->remote, sizeof o->remote, "%s", c->env.remote);
+	o->remote_timeout_s = c->env.remote_timeout;
 	o->params = c->env.params;
 }
 

@@ -1,0 +1,839 @@
+/*
+ * envs/remote.c: games served by another process over net/game.proto
+ * (any language; python/league_game is the reference server).
+ *
+ * Envs of one process that name the same server (address and params)
+ * share one connection. An op (reset, step, close) joins the
+ * connection's queue; whichever thread then finds the connection idle
+ * becomes the leader: it sends every queued op as one Batch, reads the
+ * BatchReply, hands each op its State and wakes the others. Envs that
+ * step at once (a collector's workers) so share one round trip, and no
+ * thread exists for the connection alone. A connection that fails (I/O
+ * error, the deadline, a reply that breaks the protocol) is broken for
+ * good: its ops fail with LG_EIO, and the envs the caller recreates get
+ * a new one. A State that says the env failed (error set) fails only
+ * that op.
+ *
+ * A connection belongs to the process that opened it: a forked child
+ * (the collector's env processes) never touches its parent's, whose
+ * mutex it may have copied locked.
+ */
+#include "envs/env_internal.h"
+
+#include "game.pb-c.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define REMOTE_VERSION 1u
+#define REMOTE_TIMEOUT_DEFAULT 30.0
+
+enum { OPK_RESET, OPK_STEP, OPK_CLOSE };
+
+struct rop {
+	struct rop *next;
+	struct env_remote *r;
+	int kind;
+	uint64_t seed;
+	int32_t act[ENV_MAX_PLAYERS];
+	int nact;
+	int done, rc;
+};
+
+struct rconn {
+	struct rconn *next; /* the registry */
+	pid_t owner;
+	char addr[ENV_REMOTE_MAX];
+	struct env_params params;
+	double timeout_s;
+	int fd, refs, broken, busy;
+	uint64_t next_id;
+	struct env_spec spec;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct rop *head, **tail;
+	/* the leader's: the batch being encoded, and frames */
+	League__Game__Op *ops, **opp;
+	struct rop **taken;
+	size_t opcap;
+	uint8_t *buf;
+	size_t bufcap;
+};
+
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct rconn *conns;
+
+/* ---- frames ---------------------------------------------------------- */
+
+static int io_wait(int fd, short ev, double deadline)
+{
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = ev };
+		double left = deadline - lg_now_s();
+		int k;
+		if (left <= 0)
+			return LG_ETIMEOUT;
+		k = poll(&pf, 1, (int)ceil(left * 1e3));
+		if (k > 0)
+			return 0;
+		if (k == 0)
+			return LG_ETIMEOUT;
+		if (errno != EINTR)
+			return LG_EIO;
+	}
+}
+
+static int send_all(int fd, const uint8_t *p, size_t n, double deadline)
+{
+	while (n) {
+		ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int rc = io_wait(fd, POLLOUT, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		return LG_EIO;
+	}
+	return 0;
+}
+
+static int recv_all(int fd, uint8_t *p, size_t n, double deadline)
+{
+	while (n) {
+		ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k == 0)
+			return LG_EIO; /* the server closed */
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			int rc = io_wait(fd, POLLIN, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		return LG_EIO;
+	}
+	return 0;
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	uint8_t *nb;
+
+	if (need <= *cap)
+		return 0;
+	nb = realloc(*buf, need);
+	if (!nb)
+		return LG_ENOMEM;
+	*buf = nb;
+	*cap = need;
+	return 0;
+}
+
+/* One frame out of msg (packed after a 4-byte length) by deadline. */
+static int send_msg(int fd, const ProtobufCMessage *msg, uint8_t **buf,
+		    size_t *cap, double deadline)
+{
+	size_t n = protobuf_c_message_get_packed_size(msg);
+	int rc;
+
+	if (n > ENV_REMOTE_FRAME_MAX)
+		return LG_ERANGE;
+	if ((rc = grow(buf, cap, n + 4)))
+		return rc;
+	(*buf)[0] = (uint8_t)n;
+	(*buf)[1] = (uint8_t)(n >> 8);
+	(*buf)[2] = (uint8_t)(n >> 16);
+	(*buf)[3] = (uint8_t)(n >> 24);
+	protobuf_c_message_pack(msg, *buf + 4);
+	return send_all(fd, *buf, n + 4, deadline);
+}
+
+/* One frame's body into *buf; *len its length. */
+static int recv_frame(int fd, uint8_t **buf, size_t *cap, size_t *len,
+		      double deadline)
+{
+	uint8_t h[4];
+	size_t n;
+	int rc;
+
+	if ((rc = recv_all(fd, h, 4, deadline)))
+		return rc;
+	n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 |
+	    (size_t)h[3] << 24;
+	if (n > ENV_REMOTE_FRAME_MAX)
+		return LG_EPROTO;
+	if ((rc = grow(buf, cap, n ? n : 1)))
+		return rc;
+	*len = n;
+	return recv_all(fd, *buf, n, deadline);
+}
+
+/* ---- decoding (what the fuzz harness drives) -------------------------- */
+
+static int name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n >= ENV_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+int env_remote_decode_welcome(const uint8_t *buf, size_t len,
+			      const char *want, struct env_spec *spec,
+			      char *err, size_t errlen)
+{
+	League__Game__Welcome *w =
+		league__game__welcome__unpack(NULL, len, buf);
+	const League__Game__Spec *s;
+	uint64_t prod = 1;
+	int rc = LG_EPROTO;
+
+	if (!w) {
+		lg_errf(err, errlen, "its Welcome is not a valid message");
+		return LG_EPROTO;
+	}
+	s = w->spec;
+	if (w->error && w->error[0]) {
+		lg_errf(err, errlen, "it refused: %.200s", w->error);
+		rc = LG_EINVAL;
+		goto out;
+	}
+	if (w->version != REMOTE_VERSION) {
+		lg_errf(err, errlen, "it speaks protocol version %u, league "
+			"speaks %u", w->version, REMOTE_VERSION);
+		goto out;
+	}
+	if (!s || !s->name || !name_ok(s->name)) {
+		lg_errf(err, errlen, "its spec has no valid game name "
+			"([a-z0-9_-]{1,31})");
+		goto out;
+	}
+	if (s->players != 2 || s->num_actions < 1 ||
+	    s->num_actions > ENV_MAX_ACTIONS || s->n_obs_shape < 1 ||
+	    s->n_obs_shape > LEAGUE_GAME_SHAPE_MAX || s->max_steps < 1) {
+		lg_errf(err, errlen, "game '%s': its spec is out of range "
+			"(2 players, 1..%d actions, 1..%d obs dims, max_steps "
+			">= 1)", s->name, ENV_MAX_ACTIONS,
+			LEAGUE_GAME_SHAPE_MAX);
+		goto out;
+	}
+	for (size_t i = 0; i < s->n_obs_shape; i++) {
+		prod *= s->obs_shape[i];
+		if (!s->obs_shape[i] || prod > LEAGUE_GAME_OBS_MAX) {
+			lg_errf(err, errlen, "game '%s': obs_shape must be "
+				"positive, %u floats at most", s->name,
+				LEAGUE_GAME_OBS_MAX);
+			goto out;
+		}
+	}
+	if (want && want[0] && strcmp(want, s->name)) {
+		lg_errf(err, errlen, "it serves the game '%s', not '%s'",
+			s->name, want);
+		rc = LG_EINVAL;
+		goto out;
+	}
+	memset(spec, 0, sizeof *spec);
+	snprintf(spec->name, sizeof spec->name, "%s", s->name);
+	spec->players = 2;
+	spec->num_actions = (int)s->num_actions;
+	spec->obs_len = (size_t)prod;
+	spec->max_steps = s->max_steps;
+	spec->flags = ENV_F_ZERO_SUM |
+		      (s->simultaneous ? ENV_F_SIMULTANEOUS : 0);
+	if (s->n_obs_shape > 1) {
+		spec->obs_rank = (uint32_t)s->n_obs_shape;
+		for (size_t i = 0; i < s->n_obs_shape; i++)
+			spec->obs_shape[i] = s->obs_shape[i];
+	}
+	rc = 0;
+out:
+	league__game__welcome__free_unpacked(w, NULL);
+	return rc;
+}
+
+/* Is st a valid answer to op kind `kind` on a game with this spec? Then
+ * copy it into view (player, obs, mask, returns). */
+static int take_state(const struct env_spec *sp, const League__Game__State *st,
+		      int kind, struct env_remote *view, char *err,
+		      size_t errlen)
+{
+	size_t ol = sp->obs_len, na = (size_t)sp->num_actions;
+	int lo, hi;
+
+	if (kind == OPK_CLOSE)
+		return 0;
+	if (st->error && st->error[0]) {
+		lg_errf(err, errlen, "the game failed: %.200s", st->error);
+		return LG_EINVAL;
+	}
+	if (st->player == -1) {
+		double a, b;
+		if (st->n_returns != 2 || st->n_obs || st->mask.len) {
+			lg_errf(err, errlen, "an ended episode must carry 2 "
+				"returns and no obs or mask");
+			return LG_EPROTO;
+		}
+		a = st->returns[0];
+		b = st->returns[1];
+		if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 ||
+		    fabs(a + b) > 1e-6 * (1 + fabs(a))) {
+			lg_errf(err, errlen, "returns %g, %g: not finite and "
+				"summing to 0", a, b);
+			return LG_EPROTO;
+		}
+		if (view) {
+			view->player = -1;
+			view->ret[0] = a;
+			view->ret[1] = b;
+		}
+		return 0;
+	}
+	if (st->player == -2) {
+		if (!(sp->flags & ENV_F_SIMULTANEOUS)) {
+			lg_errf(err, errlen, "player -2 (both) in a game "
+				"that is not simultaneous");
+			return LG_EPROTO;
+		}
+		lo = 0;
+		hi = 2;
+	} else if (st->player == 0 || st->player == 1) {
+		if (sp->flags & ENV_F_SIMULTANEOUS) {
+			lg_errf(err, errlen, "one mover (%d) in a "
+				"simultaneous game", (int)st->player);
+			return LG_EPROTO;
+		}
+		lo = st->player;
+		hi = lo + 1;
+	} else {
+		lg_errf(err, errlen, "player %d (not 0, 1, -1 or -2)",
+			(int)st->player);
+		return LG_EPROTO;
+	}
+	if (st->n_obs != (size_t)(hi - lo) * ol ||
+	    st->mask.len != (size_t)(hi - lo) * na || st->n_returns) {
+		lg_errf(err, errlen, "%zu obs floats and %zu mask bytes for "
+			"%d mover(s) of %zu and %zu each, or returns before "
+			"the end", st->n_obs, st->mask.len, hi - lo, ol, na);
+		return LG_EPROTO;
+	}
+	for (int p = lo; p < hi; p++) {
+		const uint8_t *m = st->mask.data + (size_t)(p - lo) * na;
+		size_t legal = 0;
+		for (size_t a = 0; a < na; a++) {
+			if (m[a] > 1) {
+				lg_errf(err, errlen, "mask byte %u (not 0 "
+					"or 1)", m[a]);
+				return LG_EPROTO;
+			}
+			legal += m[a];
+		}
+		if (!legal) {
+			lg_errf(err, errlen, "player %d must move but has "
+				"no legal action", p);
+			return LG_EPROTO;
+		}
+	}
+	for (size_t i = 0; i < st->n_obs; i++)
+		if (!isfinite(st->obs[i])) {
+			lg_errf(err, errlen, "obs[%zu] is not finite", i);
+			return LG_EPROTO;
+		}
+	if (view) {
+		view->player = st->player;
+		memcpy(view->obs + (size_t)lo * ol, st->obs,
+		       st->n_obs * sizeof *st->obs);
+		memcpy(view->mask + (size_t)lo * na, st->mask.data,
+		       st->mask.len);
+	}
+	return 0;
+}
+
+int env_remote_decode_reply(const uint8_t *buf, size_t len,
+			    const struct env_spec *spec, const uint64_t *ids,
+			    const int *kinds, size_t n, int *rcs, char *err,
+			    size_t errlen)
+{
+	League__Game__BatchReply *rp =
+		league__game__batch_reply__unpack(NULL, len, buf);
+	int rc = 0;
+
+	if (!rp) {
+		lg_errf(err, errlen, "a BatchReply that is not a valid "
+			"message");
+		return LG_EPROTO;
+	}
+	if (rp->n_states != n) {
+		lg_errf(err, errlen, "%zu states for %zu ops", rp->n_states,
+			n);
+		rc = LG_EPROTO;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		const League__Game__State *st = rp->states[i];
+		if (st->env != ids[i] && kinds[i] != OPK_CLOSE) {
+			lg_errf(err, errlen, "state %zu is env %llu's, the op "
+				"was env %llu's", i,
+				(unsigned long long)st->env,
+				(unsigned long long)ids[i]);
+			rc = LG_EPROTO;
+			break;
+		}
+		rcs[i] = take_state(spec, st, kinds[i], NULL, err, errlen);
+		if (rcs[i] == LG_EPROTO)
+			rc = LG_EPROTO;
+	}
+	league__game__batch_reply__free_unpacked(rp, NULL);
+	return rc;
+}
+
+/* ---- connections ------------------------------------------------------ */
+
+static int dial(const char *addr, double timeout_s, char *err, size_t errlen)
+{
+	struct timeval tv = { (time_t)timeout_s,
+			      (suseconds_t)((timeout_s - floor(timeout_s)) *
+					    1e6) };
+	int fd = -1, one = 1;
+
+	if (!strncmp(addr, "unix:", 5)) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		if (strlen(addr + 5) >= sizeof sa.sun_path || !addr[5]) {
+			lg_errf(err, errlen, "'%s': bad Unix socket path",
+				addr);
+			return LG_EINVAL;
+		}
+		memcpy(sa.sun_path, addr + 5, strlen(addr + 5) + 1);
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+					 sizeof tv) ||
+		    connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+			lg_errf(err, errlen, "cannot reach the game server "
+				"at %s: %s", addr, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return LG_ENOTFOUND;
+		}
+		return fd;
+	}
+	{
+		char host[ENV_REMOTE_MAX];
+		const char *colon = strrchr(addr, ':');
+		struct addrinfo hints = { .ai_family = AF_UNSPEC,
+					  .ai_socktype = SOCK_STREAM },
+				*ai = NULL, *a;
+		int e;
+
+		if (!colon || colon == addr || !colon[1] ||
+		    (size_t)(colon - addr) >= sizeof host) {
+			lg_errf(err, errlen, "'%s': not HOST:PORT or "
+				"unix:PATH", addr);
+			return LG_EINVAL;
+		}
+		memcpy(host, addr, (size_t)(colon - addr));
+		host[colon - addr] = 0;
+		if ((e = getaddrinfo(host, colon + 1, &hints, &ai))) {
+			lg_errf(err, errlen, "'%s': %s", addr,
+				gai_strerror(e));
+			return LG_EINVAL;
+		}
+		errno = 0;
+		for (a = ai; a; a = a->ai_next) {
+			fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
+				    a->ai_protocol);
+			if (fd < 0)
+				continue;
+			setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+				   sizeof tv);
+			if (!connect(fd, a->ai_addr, a->ai_addrlen))
+				break;
+			e = errno;
+			close(fd);
+			fd = -1;
+			errno = e;
+		}
+		freeaddrinfo(ai);
+		if (fd < 0) {
+			lg_errf(err, errlen, "cannot reach the game server "
+				"at %s: %s", addr, strerror(errno));
+			return LG_ENOTFOUND;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		return fd;
+	}
+}
+
+static void conn_free(struct rconn *c)
+{
+	if (!c)
+		return;
+	if (c->fd >= 0)
+		close(c->fd);
+	pthread_mutex_destroy(&c->mu);
+	pthread_cond_destroy(&c->cv);
+	free(c->ops);
+	free(c->opp);
+	free(c->taken);
+	free(c->buf);
+	free(c);
+}
+
+/* Connect, say Hello, read the Welcome. */
+static int conn_open(struct rconn **out, const char *name,
+		     const struct env_opts *o, char *err, size_t errlen)
+{
+	League__Game__Hello h = LEAGUE__GAME__HELLO__INIT;
+	League__Game__Param pv[ENV_PARAMS_MAX], *pp[ENV_PARAMS_MAX];
+	char msg[300], want[ENV_NAME_MAX + 1];
+	struct rconn *c = calloc(1, sizeof *c);
+	double dl;
+	size_t len;
+	int rc;
+
+	*out = NULL;
+	if (!c)
+		return LG_ENOMEM;
+	c->owner = getpid();
+	snprintf(c->addr, sizeof c->addr, "%s", o->remote);
+	c->params = o->params;
+	c->timeout_s = o->remote_timeout_s > 0 ? o->remote_timeout_s
+					       : REMOTE_TIMEOUT_DEFAULT;
+	c->tail = &c->head;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	c->fd = dial(o->remote, c->timeout_s, err, errlen);
+	if (c->fd < 0) {
+		rc = c->fd;
+		c->fd = -1;
+		conn_free(c);
+		return rc;
+	}
+	dl = lg_now_s() + c->timeout_s;
+	h.version = REMOTE_VERSION;
+	snprintf(want, sizeof want, "%s", name ? name : "");
+	h.game = want;
+	h.n_params = o->params.n;
+	h.params = pp;
+	for (uint32_t i = 0; i < o->params.n; i++) {
+		league__game__param__init(&pv[i]);
+		pv[i].key = (char *)c->params.key[i];
+		pv[i].value = (char *)c->params.val[i];
+		pp[i] = &pv[i];
+	}
+	rc = send_msg(c->fd, &h.base, &c->buf, &c->bufcap, dl);
+	if (!rc)
+		rc = recv_frame(c->fd, &c->buf, &c->bufcap, &len, dl);
+	if (rc) {
+		lg_errf(err, errlen, "game server at %s: no Welcome: %s",
+			o->remote, rc == LG_EIO ? "it closed the connection"
+						: lg_strerror(rc));
+		conn_free(c);
+		return rc == LG_EIO ? LG_ENOTFOUND : rc;
+	}
+	msg[0] = 0;
+	if ((rc = env_remote_decode_welcome(c->buf, len, name, &c->spec, msg,
+					    sizeof msg))) {
+		lg_errf(err, errlen, "game server at %s: %s", o->remote, msg);
+		conn_free(c);
+		return rc == LG_EPROTO ? LG_EINVAL : rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static int same_params(const struct env_params *a, const struct env_params *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (uint32_t i = 0; i < a->n; i++)
+		if (strcmp(a->key[i], b->key[i]) || strcmp(a->val[i], b->val[i]))
+			return 0;
+	return 1;
+}
+
+/* ---- the leader's round trip ----------------------------------------- */
+
+static int ensure_ops(struct rconn *c, size_t n)
+{
+	League__Game__Op *o;
+	League__Game__Op **p;
+	struct rop **t;
+
+	if (n <= c->opcap)
+		return 0;
+	n = n < 16 ? 16 : 2 * n;
+	o = realloc(c->ops, n * sizeof *o);
+	if (o)
+		c->ops = o;
+	p = realloc(c->opp, n * sizeof *p);
+	if (p)
+		c->opp = p;
+	t = realloc(c->taken, n * sizeof *t);
+	if (t)
+		c->taken = t;
+	if (!o || !p || !t)
+		return LG_ENOMEM;
+	c->opcap = n;
+	return 0;
+}
+
+/* Send ops (a list) as one Batch and hand out the reply. Called by the
+ * leader without c->mu; returns a connection error (0: each op's rc is
+ * set). */
+static int exchange(struct rconn *c, struct rop *ops)
+{
+	League__Game__Batch b = LEAGUE__GAME__BATCH__INIT;
+	League__Game__BatchReply *rp;
+	double dl = lg_now_s() + c->timeout_s;
+	size_t n = 0, len, k;
+	char msg[300];
+	int rc;
+
+	for (struct rop *q = ops; q; q = q->next)
+		n++;
+	if ((rc = ensure_ops(c, n)))
+		return rc;
+	k = 0;
+	for (struct rop *q = ops; q; q = q->next, k++) {
+		League__Game__Op *o = &c->ops[k];
+		league__game__op__init(o);
+		o->env = q->r->id;
+		o->kind = q->kind == OPK_RESET ? LEAGUE__GAME__OP__KIND__RESET
+			  : q->kind == OPK_STEP ? LEAGUE__GAME__OP__KIND__STEP
+						: LEAGUE__GAME__OP__KIND__CLOSE;
+		o->seed = q->seed;
+		o->n_actions = (size_t)q->nact;
+		o->actions = q->act;
+		c->opp[k] = o;
+		c->taken[k] = q;
+	}
+	b.n_ops = n;
+	b.ops = c->opp;
+	rc = send_msg(c->fd, &b.base, &c->buf, &c->bufcap, dl);
+	if (!rc)
+		rc = recv_frame(c->fd, &c->buf, &c->bufcap, &len, dl);
+	if (rc) {
+		LG_WARN("remote game %s: %s", c->addr,
+			rc == LG_EIO ? "the server closed the connection"
+				     : lg_strerror(rc));
+		return rc == LG_ETIMEOUT ? rc : LG_EIO;
+	}
+	rp = league__game__batch_reply__unpack(NULL, len, c->buf);
+	if (!rp || rp->n_states != n) {
+		LG_WARN("remote game %s: a reply that is not %zu states",
+			c->addr, n);
+		if (rp)
+			league__game__batch_reply__free_unpacked(rp, NULL);
+		return LG_EIO;
+	}
+	for (k = 0; k < n; k++) {
+		struct rop *q = c->taken[k];
+		const League__Game__State *st = rp->states[k];
+		msg[0] = 0;
+		if (q->kind != OPK_CLOSE && st->env != q->r->id) {
+			snprintf(msg, sizeof msg, "a state for env %llu "
+				 "answered env %llu",
+				 (unsigned long long)st->env,
+				 (unsigned long long)q->r->id);
+			q->rc = LG_EPROTO;
+		} else {
+			q->rc = take_state(&c->spec, st, q->kind, q->r, msg,
+					   sizeof msg);
+		}
+		if (q->rc) {
+			LG_WARN("remote game %s: env %llu: %s", c->addr,
+				(unsigned long long)q->r->id, msg);
+			/* Garbage breaks the connection; a game's own
+			 * error breaks only this env's episode. */
+			if (q->rc == LG_EPROTO)
+				rc = LG_EIO;
+			q->rc = LG_EIO;
+		}
+	}
+	league__game__batch_reply__free_unpacked(rp, NULL);
+	return rc;
+}
+
+/* Run op on its env's connection: queue it, and lead a round trip when
+ * nobody else is. Returns the op's rc. */
+static int conn_call(struct rconn *c, struct rop *op)
+{
+	pthread_mutex_lock(&c->mu);
+	if (c->broken) {
+		pthread_mutex_unlock(&c->mu);
+		return LG_EIO;
+	}
+	op->next = NULL;
+	*c->tail = op;
+	c->tail = &op->next;
+	while (!op->done) {
+		if (c->busy) {
+			pthread_cond_wait(&c->cv, &c->mu);
+			continue;
+		}
+		struct rop *take = c->head, *q;
+		int rc;
+		c->head = NULL;
+		c->tail = &c->head;
+		c->busy = 1;
+		pthread_mutex_unlock(&c->mu);
+		rc = exchange(c, take);
+		pthread_mutex_lock(&c->mu);
+		for (q = take; q; q = q->next) {
+			q->done = 1;
+			if (rc)
+				q->rc = LG_EIO;
+		}
+		if (rc) {
+			c->broken = 1;
+			for (q = c->head; q; q = q->next) {
+				q->done = 1;
+				q->rc = LG_EIO;
+			}
+			c->head = NULL;
+			c->tail = &c->head;
+		}
+		c->busy = 0;
+		pthread_cond_broadcast(&c->cv);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return op->rc;
+}
+
+/* ---- envs on a connection --------------------------------------------- */
+
+int env_remote_open(struct env_remote **out, const char *name,
+		    const struct env_opts *o, struct env_spec *spec,
+		    char *err, size_t errlen)
+{
+	struct env_remote *r;
+	struct rconn *c;
+	pid_t me = getpid();
+	uint64_t id = 0;
+	int rc = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&reg_mu);
+	for (c = conns; c; c = c->next)
+		if (c->owner == me && !c->broken && !strcmp(c->addr, o->remote) &&
+		    same_params(&c->params, &o->params) &&
+		    (!name || !name[0] || !strcmp(name, c->spec.name)))
+			break;
+	if (!c) {
+		rc = conn_open(&c, name, o, err, errlen);
+		if (!rc) {
+			c->next = conns;
+			conns = c;
+		}
+	}
+	if (!rc) {
+		c->refs++;
+		id = ++c->next_id; /* only opens touch it, under reg_mu */
+	}
+	pthread_mutex_unlock(&reg_mu);
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof *r);
+	if (r) {
+		r->c = c;
+		r->id = id;
+		r->player = -1;
+		r->obs = calloc(2 * c->spec.obs_len, sizeof *r->obs);
+		r->mask = calloc(2 * (size_t)c->spec.num_actions, 1);
+	}
+	if (!r || !r->obs || !r->mask) {
+		if (r) {
+			free(r->obs);
+			free(r->mask);
+			free(r);
+		}
+		r = NULL;
+		lg_errf(err, errlen, "out of memory");
+	}
+	*spec = c->spec;
+	if (!r) {
+		struct env_remote tmp = { .c = c };
+		env_remote_close(&tmp);
+		return LG_ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+void env_remote_close(struct env_remote *r)
+{
+	struct rconn *c, **pp;
+
+	if (!r)
+		return;
+	c = r->c;
+	if (r->id) {
+		struct rop op = { .r = r, .kind = OPK_CLOSE };
+		conn_call(c, &op);
+	}
+	pthread_mutex_lock(&reg_mu);
+	if (--c->refs == 0) {
+		for (pp = &conns; *pp && *pp != c; pp = &(*pp)->next)
+			;
+		if (*pp)
+			*pp = c->next;
+		conn_free(c);
+	}
+	pthread_mutex_unlock(&reg_mu);
+	if (r->obs) { /* not the stand-in of a failed open */
+		free(r->obs);
+		free(r->mask);
+		free(r);
+	}
+}
+
+int env_remote_reset(struct env_remote *r, uint64_t seed)
+{
+	struct rop op = { .r = r, .kind = OPK_RESET, .seed = seed };
+	int rc = conn_call(r->c, &op);
+
+	if (rc)
+		r->player = -1;
+	return rc;
+}
+
+int env_remote_step(struct env_remote *r, const int *actions, int n)
+{
+	struct rop op = { .r = r, .kind = OPK_STEP, .nact = n };
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		op.act[i] = actions[i];
+	rc = conn_call(r->c, &op);
+	if (rc)
+		r->player = -1;
+	return rc;
+}

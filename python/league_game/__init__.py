@@ -1,0 +1,26 @@
+"""league_game: serve a two-player zero-sum game written in Python to a
+league (net/game.proto; docs/games.md).
+
+Write a subclass of Game, then call serve(YourGame) in the script that
+`env.serve` runs:
+
+    from league_game import Game, serve
+
+    class Nim(Game):
+        name = "nim"
+        num_actions = 3
+        obs_shape = (16,)
+        max_steps = 32
+        ...
+
+    if __name__ == "__main__":
+        serve(Nim)
+
+The package needs Debian's python3-protobuf; its game_pb2 module is
+generated from net/game.proto by `make`.
+"""
+
+from .game import Game
+from .server import serve, Server, selfplay_steps_per_s
+
+__all__ = ["Game", "serve", "Server", "selfplay_steps_per_s"]
