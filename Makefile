@@ -199,7 +199,7 @@ examples: $(EXAMPLE_SO) examples/goofspiel/goofspiel.so
 
 # Suites that drive the binary find it through LEAGUE_BIN, the plugins
 # through LEAGUE_EXAMPLES.
-test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) \
+test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) $(PY_GEN) \
 		examples/goofspiel/goofspiel.so \
 		$(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \

@@ -193,6 +193,10 @@ uint64_t env_steps(const env *e);
  * episode cut by max_steps ends with returns 0 for all (a draw). */
 void env_returns(const env *e, double *out);
 
+/* Batches sent to game servers (env.remote) by this process, and the ops
+ * they carried: ops / batches is the batching factor. */
+void env_remote_counters(uint64_t *batches, uint64_t *ops);
+
 /* The conformance suite of `league env check` (envs/conform.c says what
  * each check asks) over `episodes` random episodes from `seed`: a line
  * per check appended to report. Returns the number of failed checks, or a

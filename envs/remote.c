@@ -73,6 +73,13 @@ struct rconn {
 
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rconn *conns;
+static uint64_t n_batches, n_ops; /* this process's, for tests and benches */
+
+void env_remote_counters(uint64_t *batches, uint64_t *ops)
+{
+	*batches = __atomic_load_n(&n_batches, __ATOMIC_RELAXED);
+	*ops = __atomic_load_n(&n_ops, __ATOMIC_RELAXED);
+}
 
 /* ---- frames ---------------------------------------------------------- */
 
@@ -637,6 +644,8 @@ static int exchange(struct rconn *c, struct rop *ops)
 	}
 	b.n_ops = n;
 	b.ops = c->opp;
+	__atomic_add_fetch(&n_batches, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&n_ops, n, __ATOMIC_RELAXED);
 	rc = send_msg(c->fd, &b.base, &c->buf, &c->bufcap, dl);
 	if (!rc)
 		rc = recv_frame(c->fd, &c->buf, &c->bufcap, &len, dl);

@@ -1,0 +1,719 @@
+/*
+ * tests/check_remote.c: remote games (net/game.proto, envs/remote.c, the
+ * python/league_game package).
+ *
+ *   - The Python tic-tac-toe of python/examples, played over the protocol,
+ *     is the built-in tictactoe move for move: observations, masks, who
+ *     moves, returns.
+ *   - Envs stepping at once share round trips (batches carry many ops).
+ *   - A server killed mid-episode fails the op (LG_EIO), the env cannot be
+ *     recreated while it is down ("cannot reach"), and plays again once it
+ *     is back; a collector over it drops and counts the episodes and goes
+ *     on.
+ *   - A server that breaks the protocol (bad Welcome, no legal move,
+ *     returns not summing to 0) is refused; a game's own error fails
+ *     only that env's op.
+ *   - Configs: an unreachable server, the wrong game and refused params
+ *     exit 2 with file:line:col.
+ *   - `league run` of a config with env.serve trains on the Python game;
+ *     the server killed mid-run is restarted and the run ends with its
+ *     payoff matrix, every acknowledged result on disk.
+ *
+ * Python is Debian's /usr/bin/python3 with python3-protobuf, which the
+ * Makefile installs; a missing one fails these tests.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collector/collector.h"
+#include "envs/env.h"
+#include "game.pb-c.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+/* ---- a Python server ------------------------------------------------- */
+
+struct pyserv {
+	pid_t pid;
+	char addr[240];
+};
+
+static void py_start(struct pyserv *p, const char *dir)
+{
+	char script[512], sock[200];
+	struct env_opts o;
+	char err[300];
+
+	snprintf(script, sizeof script, "%s/python/examples/tictactoe.py",
+		 tu_src_dir());
+	snprintf(sock, sizeof sock, "%s/game.sock", dir);
+	snprintf(p->addr, sizeof p->addr, "unix:%s", sock);
+	p->pid = fork();
+	ck_assert_int_ge(p->pid, 0);
+	if (p->pid == 0) {
+		execl("/usr/bin/python3", "python3", script, "--listen",
+		      p->addr, (char *)NULL);
+		_exit(127);
+	}
+	env_opts_default(&o);
+	snprintf(o.remote, sizeof o.remote, "%s", p->addr);
+	for (int k = 0; k < 300; k++) {
+		int st;
+		if (env_check("tictactoe_py", &o, NULL, err, sizeof err) == 0)
+			return;
+		ck_assert_msg(waitpid(p->pid, &st, WNOHANG) == 0,
+			      "the Python server exited: %s", err);
+		lg_sleep_s(0.05);
+	}
+	ck_abort_msg("the Python server did not answer: %s", err);
+}
+
+static void py_kill(struct pyserv *p)
+{
+	if (p->pid > 0) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	p->pid = -1;
+}
+
+static void remote_opts(struct env_opts *o, const struct pyserv *p)
+{
+	env_opts_default(o);
+	snprintf(o->remote, sizeof o->remote, "%s", p->addr);
+	o->remote_timeout_s = 10;
+}
+
+/* ---- the Python game is the built-in one ------------------------------ */
+
+START_TEST(python_tictactoe_is_the_builtin)
+{
+	char dir[128], err[300];
+	struct pyserv ps;
+	struct env_opts o;
+	env *r = NULL, *b = NULL;
+	lg_rng rng;
+	float ob[27], orr[27];
+	uint8_t mb[9], mr[9];
+	int steps = 0;
+
+	tu_mkdtemp(dir, sizeof dir);
+	py_start(&ps, dir);
+	remote_opts(&o, &ps);
+	ck_assert_msg(env_new(&r, NULL, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(env_new(&b, "tictactoe", NULL, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_str_eq(env_spec_of(r)->name, "tictactoe_py");
+	ck_assert_uint_eq(env_spec_of(r)->obs_len, 27);
+	ck_assert_int_eq(env_spec_of(r)->num_actions, 9);
+	ck_assert_uint_eq(env_spec_of(r)->obs_rank, 3);
+	lg_rng_seed(&rng, 5);
+	for (int ep = 0; ep < 60; ep++) {
+		ck_assert_int_eq(env_reset(r, (uint64_t)ep), 0);
+		env_reset(b, (uint64_t)ep);
+		for (;;) {
+			int pb = env_current_player(b);
+			ck_assert_int_eq(env_current_player(r), pb);
+			if (pb == ENV_TERMINAL)
+				break;
+			ck_assert_int_eq(env_observe(b, pb, ob), 0);
+			ck_assert_int_eq(env_observe(r, pb, orr), 0);
+			ck_assert(!memcmp(ob, orr, sizeof ob));
+			int nb = env_legal(b, pb, mb);
+			ck_assert_int_eq(env_legal(r, pb, mr), nb);
+			ck_assert(!memcmp(mb, mr, sizeof mb));
+			/* a random legal move, the same in both */
+			int k = (int)lg_rng_below(&rng, (uint64_t)nb), a = 0;
+			for (; a < 9; a++)
+				if (mb[a] && k-- == 0)
+					break;
+			/* an illegal one is refused without a round trip */
+			for (int x = 0; x < 9; x++)
+				if (!mr[x]) {
+					ck_assert_int_eq(env_step(r, x),
+							 LG_EINVAL);
+					break;
+				}
+			ck_assert_int_eq(env_step(b, a), 0);
+			ck_assert_int_eq(env_step(r, a), 0);
+			steps++;
+		}
+		double rb[2], rr[2];
+		env_returns(b, rb);
+		env_returns(r, rr);
+		ck_assert(rb[0] == rr[0] && rb[1] == rr[1]);
+		ck_assert_uint_eq(env_steps(r), env_steps(b));
+	}
+	ck_assert_int_gt(steps, 60 * 5);
+	env_free(r);
+	env_free(b);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- batching --------------------------------------------------------- */
+
+#define BT_THREADS 12
+#define BT_STEPS 300
+
+struct bt {
+	struct env_opts o;
+	int seed, rc, steps;
+};
+
+static void *bt_main(void *arg)
+{
+	struct bt *t = arg;
+	env *e = NULL;
+	lg_rng rng;
+	uint8_t m[9];
+
+	lg_rng_seed(&rng, (uint64_t)t->seed);
+	if ((t->rc = env_new(&e, "tictactoe_py", &t->o, NULL, 0)))
+		return NULL;
+	while (t->steps < BT_STEPS) {
+		int p = env_current_player(e), n, a = 0, k;
+		if (p == ENV_TERMINAL) {
+			if ((t->rc = env_reset(e, lg_rng_u64(&rng))))
+				break;
+			continue;
+		}
+		n = env_legal(e, p, m);
+		k = (int)lg_rng_below(&rng, (uint64_t)n);
+		for (; a < 9; a++)
+			if (m[a] && k-- == 0)
+				break;
+		if ((t->rc = env_step(e, a)))
+			break;
+		t->steps++;
+	}
+	env_free(e);
+	return NULL;
+}
+
+START_TEST(envs_stepping_at_once_share_batches)
+{
+	char dir[128];
+	struct pyserv ps;
+	struct bt t[BT_THREADS];
+	pthread_t th[BT_THREADS];
+	uint64_t b0, o0, b1, o1;
+
+	tu_mkdtemp(dir, sizeof dir);
+	py_start(&ps, dir);
+	env_remote_counters(&b0, &o0);
+	for (int i = 0; i < BT_THREADS; i++) {
+		memset(&t[i], 0, sizeof t[i]);
+		remote_opts(&t[i].o, &ps);
+		t[i].seed = i + 1;
+		ck_assert_int_eq(pthread_create(&th[i], NULL, bt_main, &t[i]),
+				 0);
+	}
+	for (int i = 0; i < BT_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_int_eq(t[i].rc, 0);
+		ck_assert_int_eq(t[i].steps, BT_STEPS);
+	}
+	env_remote_counters(&b1, &o1);
+	b1 -= b0;
+	o1 -= o0;
+	printf("remote: %llu ops in %llu batches (%.1f per batch)\n",
+	       (unsigned long long)o1, (unsigned long long)b1,
+	       (double)o1 / (double)b1);
+	/* every step, reset, create and close went over, at least */
+	ck_assert_uint_ge(o1, BT_THREADS * BT_STEPS);
+	/* Twelve threads that wait on one server queue up behind each
+	 * round trip: one op per batch would mean no sharing at all. */
+	ck_assert_uint_le(2 * b1, o1);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- a server that dies ----------------------------------------------- */
+
+START_TEST(killed_server_fails_ops_then_serves_again)
+{
+	char dir[128], err[300];
+	struct pyserv ps;
+	struct env_opts o;
+	env *e = NULL;
+	uint8_t m[9];
+
+	tu_mkdtemp(dir, sizeof dir);
+	py_start(&ps, dir);
+	remote_opts(&o, &ps);
+	ck_assert_msg(env_new(&e, "tictactoe_py", &o, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(env_step(e, 4), 0);
+	py_kill(&ps);
+	ck_assert_int_eq(env_legal(e, env_current_player(e), m), 8);
+	ck_assert_int_eq(env_step(e, 0), LG_EIO);
+	/* over, and stays so */
+	ck_assert_int_eq(env_current_player(e), ENV_TERMINAL);
+	ck_assert_int_eq(env_reset(e, 1), LG_EIO);
+	env_free(e);
+	ck_assert_int_eq(env_new(&e, "tictactoe_py", &o, err, sizeof err),
+			 LG_ENOTFOUND);
+	ck_assert_msg(strstr(err, "cannot reach the game server at unix:"),
+		      "%s", err);
+	py_start(&ps, dir);
+	ck_assert_msg(env_new(&e, "tictactoe_py", &o, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(env_step(e, 4), 0);
+	env_free(e);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* A collector on the Python server: episodes end normally, then the
+ * server dies (the collector drops and counts what was in flight, the
+ * envs back off and reconnect), comes back, and collection goes on. */
+static struct coll_policy uni;
+
+START_TEST(collector_rides_out_a_server_restart)
+{
+	char dir[128], err[300];
+	struct pyserv ps;
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	uint64_t before;
+
+	tu_mkdtemp(dir, sizeof dir);
+	py_start(&ps, dir);
+	coll_opts_default(&o);
+	uni = coll_policy_uniform();
+	o.game = "tictactoe_py";
+	remote_opts(&o.env, &ps);
+	o.num_envs = 8;
+	o.mode = COLL_ASYNC;
+	o.processes = _i; /* threads, then child processes */
+	o.policies = &uni;
+	o.num_policies = 1;
+	o.max_retries = 6;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
+	coll_stats(c, &st);
+	ck_assert_uint_eq(st.abnormal, 0);
+	ck_assert_uint_ge(st.episodes, 100);
+	py_kill(&ps);
+	/* Ops fail now: every env's episode is dropped, counted. */
+	(void)coll_collect(c, 100, 1.0);
+	py_start(&ps, dir);
+	coll_stats(c, &st);
+	before = st.steps;
+	ck_assert_int_eq(coll_collect(c, 2000, 60), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	printf("remote: collector (%s): %llu episodes, %llu abnormal, %llu "
+	       "recreated, %zu dead\n", _i ? "processes" : "threads",
+	       (unsigned long long)st.episodes,
+	       (unsigned long long)st.abnormal,
+	       (unsigned long long)st.recreated, st.dead_envs);
+	ck_assert_uint_ge(st.abnormal, 1);
+	/* each env: its episode in flight, then failed creations */
+	ck_assert_uint_le(st.abnormal, 8 * (1 + o.max_retries));
+	ck_assert_uint_ge(st.recreated, 1);
+	ck_assert_uint_eq(st.dead_envs, 0);
+	ck_assert_uint_ge(st.steps, before + 2000);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- a server that breaks the protocol -------------------------------- */
+
+enum fake_script {
+	FS_OLD_VERSION,  /* Welcome version 7 */
+	FS_NO_LEGAL,     /* the first reset: player 0 with an empty mask */
+	FS_BAD_RETURNS,  /* the first reset: over, returns 1 and 1 */
+	FS_GAME_ERROR,   /* every step fails with an error; resets work */
+};
+
+struct fake {
+	int lfd;
+	enum fake_script script;
+};
+
+static int fk_read(int fd, uint8_t *buf, size_t cap, size_t *len)
+{
+	uint8_t h[4];
+	size_t n, got = 0;
+
+	for (size_t k = 0; k < 4;) {
+		ssize_t r = read(fd, h + k, 4 - k);
+		if (r <= 0)
+			return -1;
+		k += (size_t)r;
+	}
+	n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 |
+	    (size_t)h[3] << 24;
+	if (n > cap)
+		return -1;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0)
+			return -1;
+		got += (size_t)r;
+	}
+	*len = n;
+	return 0;
+}
+
+static void fk_write(int fd, const ProtobufCMessage *m)
+{
+	uint8_t buf[4096];
+	size_t n = protobuf_c_message_pack(m, buf + 4);
+
+	buf[0] = (uint8_t)n;
+	buf[1] = (uint8_t)(n >> 8);
+	buf[2] = buf[3] = 0;
+	if (write(fd, buf, n + 4) != (ssize_t)(n + 4))
+		return;
+}
+
+/* Serve connections one after another until the listener closes. */
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+	int fd;
+
+	while ((fd = accept(f->lfd, NULL, NULL)) >= 0) {
+		uint8_t buf[4096];
+		size_t len;
+		uint32_t shape[1] = { 2 };
+		League__Game__Spec sp = LEAGUE__GAME__SPEC__INIT;
+		League__Game__Welcome w = LEAGUE__GAME__WELCOME__INIT;
+		char name[] = "fake";
+
+		if (fk_read(fd, buf, sizeof buf, &len)) {
+			close(fd);
+			continue;
+		}
+		sp.name = name;
+		sp.players = 2;
+		sp.num_actions = 3;
+		sp.n_obs_shape = 1;
+		sp.obs_shape = shape;
+		sp.max_steps = 10;
+		w.version = f->script == FS_OLD_VERSION ? 7 : 1;
+		w.spec = &sp;
+		fk_write(fd, &w.base);
+		while (!fk_read(fd, buf, sizeof buf, &len)) {
+			League__Game__Batch *b =
+				league__game__batch__unpack(NULL, len, buf);
+			League__Game__BatchReply rp =
+				LEAGUE__GAME__BATCH_REPLY__INIT;
+			League__Game__State sts[64], *ps[64];
+			float obs[2] = { 0.5f, -0.5f };
+			uint8_t ok[3] = { 1, 1, 0 }, none[3] = { 0, 0, 0 };
+			double bad[2] = { 1, 1 };
+			char boom[] = "ValueError: boom";
+
+			if (!b || b->n_ops > 64)
+				break;
+			for (size_t i = 0; i < b->n_ops; i++) {
+				League__Game__State *s = &sts[i];
+				league__game__state__init(s);
+				s->env = b->ops[i]->env;
+				ps[i] = s;
+				if (b->ops[i]->kind ==
+				    LEAGUE__GAME__OP__KIND__CLOSE)
+					continue;
+				s->player = 0;
+				s->n_obs = 2;
+				s->obs = obs;
+				s->mask.len = 3;
+				s->mask.data = ok;
+				if (f->script == FS_NO_LEGAL)
+					s->mask.data = none;
+				if (f->script == FS_BAD_RETURNS) {
+					s->player = -1;
+					s->n_obs = 0;
+					s->mask.len = 0;
+					s->n_returns = 2;
+					s->returns = bad;
+				}
+				if (f->script == FS_GAME_ERROR &&
+				    b->ops[i]->kind ==
+					    LEAGUE__GAME__OP__KIND__STEP) {
+					league__game__state__init(s);
+					s->env = b->ops[i]->env;
+					s->error = boom;
+				}
+			}
+			rp.n_states = b->n_ops;
+			rp.states = ps;
+			fk_write(fd, &rp.base);
+			league__game__batch__free_unpacked(b, NULL);
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static void fake_start(struct fake *f, pthread_t *th, const char *dir,
+		       enum fake_script script, struct env_opts *o)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s/fake.sock", dir);
+	unlink(sa.sun_path);
+	f->script = script;
+	f->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(f->lfd, 0);
+	ck_assert_int_eq(bind(f->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(listen(f->lfd, 8), 0);
+	ck_assert_int_eq(pthread_create(th, NULL, fake_main, f), 0);
+	env_opts_default(o);
+	snprintf(o->remote, sizeof o->remote, "unix:%s", sa.sun_path);
+	o->remote_timeout_s = 5;
+}
+
+static void fake_stop(struct fake *f, pthread_t th)
+{
+	shutdown(f->lfd, SHUT_RDWR);
+	close(f->lfd);
+	pthread_join(th, NULL);
+}
+
+START_TEST(protocol_breakers_are_refused)
+{
+	char dir[128], err[300];
+	struct fake f;
+	pthread_t th;
+	struct env_opts o;
+	env *e = NULL;
+
+	tu_mkdtemp(dir, sizeof dir);
+	fake_start(&f, &th, dir, FS_OLD_VERSION, &o);
+	ck_assert_int_eq(env_new(&e, NULL, &o, err, sizeof err), LG_EINVAL);
+	ck_assert_msg(strstr(err, "protocol version 7"), "%s", err);
+	fake_stop(&f, th);
+
+	fake_start(&f, &th, dir, FS_NO_LEGAL, &o);
+	ck_assert_int_eq(env_new(&e, NULL, &o, err, sizeof err), LG_EIO);
+	ck_assert_ptr_null(e);
+	fake_stop(&f, th);
+
+	fake_start(&f, &th, dir, FS_BAD_RETURNS, &o);
+	ck_assert_int_eq(env_new(&e, NULL, &o, err, sizeof err), LG_EIO);
+	fake_stop(&f, th);
+
+	/* A game's own error fails that op; the connection stays up. */
+	fake_start(&f, &th, dir, FS_GAME_ERROR, &o);
+	ck_assert_msg(env_new(&e, "fake", &o, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(env_step(e, 2), LG_EINVAL); /* masked: not sent */
+	ck_assert_int_eq(env_step(e, 1), LG_EIO);
+	ck_assert_int_eq(env_reset(e, 3), 0);
+	ck_assert_int_eq(env_current_player(e), 0);
+	env_free(e);
+	fake_stop(&f, th);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- configs ------------------------------------------------------------ */
+
+static int check_cfg(const char *dir, const char *text, char *err,
+		     size_t errlen)
+{
+	char path[256];
+	const char *argv[] = { "config", "check", path, NULL };
+
+	snprintf(path, sizeof path, "%s/c.yaml", dir);
+	tu_write_file(path, text);
+	return tu_run_league(NULL, 0, err, errlen, argv);
+}
+
+START_TEST(config_errors_name_the_remote_key)
+{
+	static char err[8192];
+	char dir[128], text[1024];
+	struct pyserv ps;
+
+	tu_mkdtemp(dir, sizeof dir);
+	py_start(&ps, dir);
+	snprintf(text, sizeof text, "env:\n  remote: %s\n", ps.addr);
+	ck_assert_msg(check_cfg(dir, text, err, sizeof err) == 0, "%s", err);
+	snprintf(text, sizeof text,
+		 "env:\n  name: tictactoe\n  remote: %s\n", ps.addr);
+	ck_assert_int_eq(check_cfg(dir, text, err, sizeof err), 2);
+	ck_assert_msg(strstr(err, "c.yaml:3:3: env.remote:"), "%s", err);
+	ck_assert_msg(strstr(err, "serves 'tictactoe_py', not 'tictactoe'"),
+		      "%s", err);
+	snprintf(text, sizeof text,
+		 "env:\n  remote: %s\n  params: {size: 4}\n", ps.addr);
+	ck_assert_int_eq(check_cfg(dir, text, err, sizeof err), 2);
+	ck_assert_msg(strstr(err, "env.params: unknown params: size"), "%s",
+		      err);
+	py_kill(&ps);
+	snprintf(text, sizeof text, "env:\n  remote: %s\n", ps.addr);
+	ck_assert_int_eq(check_cfg(dir, text, err, sizeof err), 2);
+	ck_assert_msg(strstr(err, "c.yaml:2:3: env.remote: cannot reach"),
+		      "%s", err);
+	ck_assert_int_eq(check_cfg(dir, "env:\n  remote: nocolon\n", err,
+				   sizeof err),
+			 2);
+	ck_assert_msg(strstr(err, "not HOST:PORT or unix:PATH"), "%s", err);
+	ck_assert_int_eq(check_cfg(dir, "env:\n  serve: python3 x.py\n", err,
+				   sizeof err),
+			 2);
+	ck_assert_msg(strstr(err, "env.serve: needs env.remote"), "%s", err);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- league run ---------------------------------------------------------- */
+
+static pid_t find_game_server(const char *dir)
+{
+	char cmd[512], line[64];
+	FILE *f;
+	pid_t pid = 0;
+
+	/* the python process serving at our socket (league run's child) */
+	snprintf(cmd, sizeof cmd,
+		 "pgrep -f -- 'examples/tictactoe.py' 2>/dev/null");
+	(void)dir;
+	if (!(f = popen(cmd, "r")))
+		return 0;
+	while (fgets(line, sizeof line, f)) {
+		char env_path[64], buf[4096];
+		pid_t p = (pid_t)atoi(line);
+		FILE *e;
+		size_t n;
+		snprintf(env_path, sizeof env_path, "/proc/%d/environ", p);
+		if (!(e = fopen(env_path, "r")))
+			continue;
+		n = fread(buf, 1, sizeof buf - 1, e);
+		fclose(e);
+		buf[n] = 0;
+		for (size_t k = 0; k < n; k += strlen(buf + k) + 1)
+			if (strstr(buf + k, "LEAGUE_GAME_ADDRESS=") == buf + k &&
+			    strstr(buf + k, dir))
+				pid = p;
+	}
+	pclose(f);
+	return pid;
+}
+
+START_TEST(league_run_trains_on_python_and_survives_its_death)
+{
+	static char out[1 << 16], err[1 << 16];
+	char dir[128], cfg[256], ldir[192], text[1024];
+	int pfd[2];
+	pid_t run, victim = 0;
+	int st;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(cfg, sizeof cfg, "%s/py.yaml", dir);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	snprintf(text, sizeof text,
+		 "league: {name: e2e-python, seed: 3}\n"
+		 "env:\n"
+		 "  name: tictactoe_py\n"
+		 "  remote: unix:%s/g.sock\n"
+		 "  serve: /usr/bin/python3 %s/python/examples/tictactoe.py\n"
+		 "model: {hidden: [32]}\n"
+		 "learner: {batch: 512, minibatch: 128, lr: 0.003}\n"
+		 "players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+		 "snapshot: {steps: 4000}\n"
+		 "matchmaking: {job_episodes: 32}\n"
+		 "collectors: {count: 1, envs: 16, mode: async}\n"
+		 "budget: {seconds: 14}\n",
+		 dir, tu_src_dir());
+	tu_write_file(cfg, text);
+	ck_assert_int_eq(pipe(pfd), 0);
+	run = fork();
+	ck_assert_int_ge(run, 0);
+	if (run == 0) {
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execl(tu_league_bin(), "league", "run", cfg, "--dir", ldir,
+		      "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	/* Kill the game server 5 s in, mid-run. */
+	lg_sleep_s(5);
+	victim = find_game_server(dir);
+	ck_assert_int_gt(victim, 0);
+	kill(victim, SIGKILL);
+	{
+		size_t n = 0;
+		ssize_t k;
+		while ((k = read(pfd[0], out + n, sizeof out - 1 - n)) > 0)
+			n += (size_t)k;
+		out[n] = 0;
+	}
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(run, &st, 0), run);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "league run:\n%s",
+		      out);
+	ck_assert_msg(strstr(out, "game exited (signal 9); restarting"), "%s",
+		      out);
+	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
+		      out);
+	/* the restarted server served: a second listening line */
+	{
+		char log[256], body[4096] = "";
+		FILE *f;
+		size_t n;
+		const char *p;
+		int serving = 0;
+		snprintf(log, sizeof log, "%s/logs/game.log", ldir);
+		ck_assert_ptr_nonnull(f = fopen(log, "r"));
+		n = fread(body, 1, sizeof body - 1, f);
+		body[n] = 0;
+		fclose(f);
+		for (p = body; (p = strstr(p, "serving tictactoe_py")); p++)
+			serving++;
+		ck_assert_int_ge(serving, 2);
+	}
+	/* The payoff matrix filled: pairs that met, games played after the
+	 * restart too (the run went on 9 s past the kill). */
+	const char *pargv[] = { "payoff", ldir, "--format", "csv", NULL };
+	int rc = tu_run_league(out, sizeof out, err, sizeof err, pargv);
+	ck_assert_msg(rc == 0, "%s", err);
+	int pairs = 0;
+	for (const char *p = out; (p = strchr(p, '\n')); p++)
+		pairs++;
+	printf("remote: league run on Python: %d payoff lines\n", pairs);
+	ck_assert_int_ge(pairs, 4);
+	(void)victim;
+	tu_rmrf(dir);
+}
+END_TEST
+
+Suite *suite_remote(void)
+{
+	Suite *s = suite_create("remote");
+	TCase *t = tcase_create("core");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, python_tictactoe_is_the_builtin);
+	tcase_add_test(t, envs_stepping_at_once_share_batches);
+	tcase_add_test(t, killed_server_fails_ops_then_serves_again);
+	tcase_add_loop_test(t, collector_rides_out_a_server_restart, 0, 2);
+	tcase_add_test(t, protocol_breakers_are_refused);
+	tcase_add_test(t, config_errors_name_the_remote_key);
+	tcase_add_test(t, league_run_trains_on_python_and_survives_its_death);
+	suite_add_tcase(s, t);
+	return s;
+}
