@@ -11,14 +11,27 @@
  * name (e.g. build/release/examples/tictactoe.so, the built-in
  * tic-tac-toe compiled as a plugin), alternating rounds in one run, the
  * best round of each: steps_per_s, builtin_steps_per_s and their ratio.
+ *
+ * --remote: the example Python game (python/examples/tictactoe.py, or
+ * --script) served over net/game.proto to --envs threads that each step
+ * one env as a collector's workers do, against the same game's own step
+ * loop in Python (its --selfplay-bench: random legal moves, observe and
+ * mask of the mover every step, no protocol), alternating rounds in one
+ * run, the best of each: steps_per_s, python_steps_per_s, ratio,
+ * overhead_us (the protocol's cost per step beyond the game's) and
+ * ops_per_batch.
  */
 #include "bench/bench.h"
 #include "cli/cli.h"
 #include "envs/env.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int random_action(const uint8_t *mask, int n, lg_rng *r)
 {
@@ -139,19 +152,308 @@ static int plugin_vs_builtin(const char *plugin, double secs, int json)
 	return CLI_OK;
 }
 
+/* ---- --remote ---------------------------------------------------------- */
+
+#define REMOTE_OBS_MAX 4096 /* floats: the example games are small */
+
+struct rworker {
+	struct env_opts o;
+	double until;
+	uint64_t steps;
+	int rc, seed;
+};
+
+static void *rworker_main(void *arg)
+{
+	struct rworker *w = arg;
+	float obs[REMOTE_OBS_MAX];
+	uint8_t mask[ENV_MAX_ACTIONS];
+	env *e = NULL;
+	lg_rng r;
+
+	lg_rng_seed(&r, (uint64_t)w->seed);
+	if ((w->rc = env_new(&e, NULL, &w->o, NULL, 0)))
+		return NULL;
+	if (env_spec_of(e)->obs_len > REMOTE_OBS_MAX ||
+	    (env_spec_of(e)->flags & ENV_F_SIMULTANEOUS)) {
+		w->rc = LG_EUNSUPP;
+		env_free(e);
+		return NULL;
+	}
+	while (lg_now_s() < w->until) {
+		for (int k = 0; k < 16 && !w->rc; k++) {
+			int p = env_current_player(e);
+			if (p == ENV_TERMINAL) {
+				w->rc = env_reset(e, lg_rng_u64(&r));
+				continue;
+			}
+			env_observe(e, p, obs);
+			env_legal(e, p, mask);
+			w->rc = env_step(e, random_action(
+				mask, env_spec_of(e)->num_actions, &r));
+			w->steps++;
+		}
+		if (w->rc)
+			break;
+	}
+	env_free(e);
+	return NULL;
+}
+
+/* Steps per second of n threads on the server at addr. */
+static double remote_round(const char *addr, int n, double secs,
+			   double *ops_per_batch)
+{
+	struct rworker *w = calloc((size_t)n, sizeof *w);
+	pthread_t *th = calloc((size_t)n, sizeof *th);
+	uint64_t b0, o0, b1, o1, steps = 0;
+	double t0, t;
+	int rc = 0;
+
+	if (!w || !th) {
+		free(w);
+		free(th);
+		return -1;
+	}
+	env_remote_counters(&b0, &o0);
+	t0 = lg_now_s();
+	for (int i = 0; i < n; i++) {
+		env_opts_default(&w[i].o);
+		snprintf(w[i].o.remote, sizeof w[i].o.remote, "%s", addr);
+		w[i].until = t0 + secs;
+		w[i].seed = i + 1;
+		if (pthread_create(&th[i], NULL, rworker_main, &w[i]))
+			w[i].rc = LG_ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		if (w[i].rc != LG_ENOMEM)
+			pthread_join(th[i], NULL);
+		steps += w[i].steps;
+		rc = rc ? rc : w[i].rc;
+	}
+	t = lg_now_s() - t0;
+	env_remote_counters(&b1, &o1);
+	*ops_per_batch = b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
+	free(w);
+	free(th);
+	if (rc) {
+		fprintf(stderr, "league bench env: remote envs failed: %s\n",
+			lg_strerror(rc));
+		return -1;
+	}
+	return (double)steps / t;
+}
+
+/* Steps per second of one thread driving n envs on the server at addr:
+ * each turn observes every env's mover and steps them all with one
+ * env_step_many (envs that ended are reset together first). */
+static double batched_round(const char *addr, int n, double secs,
+			    double *ops_per_batch)
+{
+	env **es = calloc((size_t)n, sizeof *es);
+	env **rs = calloc((size_t)n, sizeof *rs);
+	int *acts = calloc((size_t)n * ENV_MAX_PLAYERS, sizeof *acts);
+	int *rcs = calloc((size_t)n, sizeof *rcs);
+	uint64_t *seeds = calloc((size_t)n, sizeof *seeds);
+	float obs[REMOTE_OBS_MAX];
+	uint8_t mask[ENV_MAX_ACTIONS];
+	uint64_t b0, o0, b1, o1, steps = 0;
+	struct env_opts o;
+	double t0, t = -1;
+	lg_rng r;
+	int rc = LG_ENOMEM, nact;
+
+	lg_rng_seed(&r, 99);
+	env_opts_default(&o);
+	snprintf(o.remote, sizeof o.remote, "%s", addr);
+	if (!es || !rs || !acts || !rcs || !seeds)
+		goto out;
+	for (int i = 0; i < n; i++)
+		if ((rc = env_new(&es[i], NULL, &o, NULL, 0)))
+			goto out;
+	rc = LG_EUNSUPP;
+	if (env_spec_of(es[0])->obs_len > REMOTE_OBS_MAX ||
+	    (env_spec_of(es[0])->flags & ENV_F_SIMULTANEOUS))
+		goto out;
+	nact = env_spec_of(es[0])->num_actions;
+	env_remote_counters(&b0, &o0);
+	t0 = lg_now_s();
+	rc = 0;
+	while (!rc && (t = lg_now_s() - t0) < secs) {
+		size_t nr = 0;
+		for (int i = 0; i < n; i++)
+			if (env_current_player(es[i]) == ENV_TERMINAL) {
+				rs[nr] = es[i];
+				seeds[nr++] = lg_rng_u64(&r);
+			}
+		if (nr && (rc = env_reset_many(rs, seeds, nr, rcs)))
+			break;
+		for (size_t i = 0; i < nr && !rc; i++)
+			rc = rcs[i];
+		for (int i = 0; i < n; i++) {
+			int p = env_current_player(es[i]);
+			env_observe(es[i], p, obs);
+			env_legal(es[i], p, mask);
+			acts[i * ENV_MAX_PLAYERS] = random_action(mask, nact, &r);
+			rs[i] = es[i];
+		}
+		/* env_step_many reads players (2) entries per env */
+		for (int i = 0; i < n; i++)
+			acts[2 * i] = acts[i * ENV_MAX_PLAYERS];
+		if (!rc && !(rc = env_step_many(rs, acts, (size_t)n, rcs)))
+			for (int i = 0; i < n && !rc; i++)
+				rc = rcs[i];
+		steps += (uint64_t)n;
+	}
+	env_remote_counters(&b1, &o1);
+	*ops_per_batch = b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
+out:
+	for (int i = 0; es && i < n; i++)
+		env_free(es[i]);
+	free(es);
+	free(rs);
+	free(acts);
+	free(rcs);
+	free(seeds);
+	if (rc) {
+		fprintf(stderr, "league bench env: remote envs failed: %s\n",
+			lg_strerror(rc));
+		return -1;
+	}
+	return (double)steps / t;
+}
+
+/* The script's own step loop (--selfplay-bench), in steps per second. */
+static double python_round(const char *script, double secs)
+{
+	char cmd[1024], line[256];
+	double v = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s' --selfplay-bench %g",
+		 script, secs);
+	if (!(f = popen(cmd, "r")))
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		const char *p = strstr(line, "\"python_steps_per_s\":");
+		if (p)
+			v = strtod(p + 21, NULL);
+	}
+	if (pclose(f) != 0)
+		return -1;
+	return v;
+}
+
+static int remote_vs_python(const char *script, int nenvs, double secs,
+			    int json)
+{
+	char dir[] = "/tmp/league-bench-XXXXXX", addr[128], err[400] = "";
+	struct env_opts o;
+	struct env_spec s;
+	double best_r = 0, best_p = 0, best_t = 0, v, opb = 0, best_opb = 0;
+	double best_topb = 0;
+	pid_t pid;
+	int rc = CLI_FAIL;
+
+	if (access(script, R_OK)) {
+		fprintf(stderr, "league bench env: --script %s: not readable "
+			"(run from the source tree, or pass --script)\n",
+			script);
+		return CLI_USAGE;
+	}
+	if (!mkdtemp(dir))
+		return CLI_FAIL;
+	snprintf(addr, sizeof addr, "unix:%s/game.sock", dir);
+	pid = fork();
+	if (pid < 0)
+		goto out;
+	if (pid == 0) {
+		execl("/usr/bin/python3", "python3", script, "--listen", addr,
+		      (char *)NULL);
+		_exit(127);
+	}
+	env_opts_default(&o);
+	snprintf(o.remote, sizeof o.remote, "%s", addr);
+	for (int k = 0; env_check(NULL, &o, &s, err, sizeof err); k++) {
+		if (k == 200 || waitpid(pid, NULL, WNOHANG) == pid) {
+			fprintf(stderr, "league bench env: the game server "
+				"did not answer: %s\n", err);
+			goto out;
+		}
+		lg_sleep_s(0.05);
+	}
+	for (int round = 0; round < 3; round++) {
+		if ((v = python_round(script, secs)) < 0) {
+			fprintf(stderr, "league bench env: %s "
+				"--selfplay-bench failed\n", script);
+			goto out;
+		}
+		best_p = v > best_p ? v : best_p;
+		if ((v = batched_round(addr, nenvs, secs, &opb)) < 0)
+			goto out;
+		if (v > best_r) {
+			best_r = v;
+			best_opb = opb;
+		}
+		if ((v = remote_round(addr, nenvs, secs, &opb)) < 0)
+			goto out;
+		if (v > best_t) {
+			best_t = v;
+			best_topb = opb;
+		}
+	}
+	if (json)
+		printf("{\"game\":\"%s\",\"envs\":%d,\"steps_per_s\":%.0f,"
+		       "\"python_steps_per_s\":%.0f,\"ratio\":%.4f,"
+		       "\"overhead_us\":%.2f,\"ops_per_batch\":%.2f,"
+		       "\"threads_steps_per_s\":%.0f,\"threads_ratio\":%.4f,"
+		       "\"threads_ops_per_batch\":%.2f}\n",
+		       s.name, nenvs, best_r, best_p, best_r / best_p,
+		       1e6 / best_r - 1e6 / best_p, best_opb, best_t,
+		       best_t / best_p, best_topb);
+	else
+		printf("%s over the remote protocol, %d envs in one thread: "
+		       "%.0f steps/s; its own Python loop %.0f steps/s; ratio "
+		       "%.4f, overhead %.2f us per step, %.1f ops per batch\n"
+		       "the same envs on %d threads (a collector's "
+		       "workers): %.0f steps/s, ratio %.4f, %.1f ops per "
+		       "batch\n(best of 3 alternating rounds of %g s)\n",
+		       s.name, nenvs, best_r, best_p, best_r / best_p,
+		       1e6 / best_r - 1e6 / best_p, best_opb, nenvs, best_t,
+		       best_t / best_p, best_topb, secs);
+	rc = CLI_OK;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	{
+		char sock[160];
+		snprintf(sock, sizeof sock, "%s/game.sock", dir);
+		unlink(sock);
+		rmdir(dir);
+	}
+	return rc;
+}
+
 int bench_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "seconds", required_argument, NULL, 's' },
 		{ "game", required_argument, NULL, 'g' },
 		{ "plugin", required_argument, NULL, 'P' },
+		{ "remote", no_argument, NULL, 'R' },
+		{ "script", required_argument, NULL, 'S' },
+		{ "envs", required_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	double secs = 1.0, ref;
 	const char *only = NULL, *plugin = NULL;
-	int json = 0, ch;
+	const char *script = "python/examples/tictactoe.py";
+	int json = 0, ch, remote = 0;
+	double nenvs = 64;
 	uint64_t n;
 
 	while ((ch = cli_getopt(argc, argv, "bench env", "s:g:j", opts)) !=
@@ -165,11 +467,19 @@ int bench_env(int argc, char **argv)
 			only = optarg;
 		if (ch == 'P')
 			plugin = optarg;
+		if (ch == 'R')
+			remote = 1;
+		if (ch == 'S')
+			script = optarg;
+		if (ch == 'n' && cli_opt_double("bench env", "--envs", optarg,
+						1, 256, &nenvs))
+			return CLI_USAGE;
 		if (ch == 'j')
 			json = 1;
 		if (ch == 'h') {
 			printf("usage: league bench env [--seconds S] "
-			       "[--game NAME] [--plugin PATH] [--json]\n\n"
+			       "[--game NAME] [--plugin PATH] [--remote] "
+			       "[--json]\n\n"
 			       "Steps per second of each game on one core "
 			       "(random legal actions, observation\nand mask "
 			       "every step), S seconds per game (default 1), "
@@ -177,7 +487,15 @@ int bench_env(int argc, char **argv)
 			       "run.\n--plugin PATH: the plugin's game "
 			       "against the built-in game of the same name\n"
 			       "(best of 3 alternating rounds): steps_per_s, "
-			       "builtin_steps_per_s, ratio.\n");
+			       "builtin_steps_per_s, ratio.\n"
+			       "--remote [--script PY] [--envs N]: the "
+			       "example Python game (python/examples/\n"
+			       "tictactoe.py) served over the remote protocol "
+			       "to N envs stepping at once\n(default 64) "
+			       "against its own Python step loop (best of 3 "
+			       "alternating\nrounds): steps_per_s, "
+			       "python_steps_per_s, ratio, overhead_us, "
+			       "ops_per_batch.\n");
 			return CLI_OK;
 		}
 	}
@@ -186,6 +504,8 @@ int bench_env(int argc, char **argv)
 				       argv[optind]);
 	if (plugin)
 		return plugin_vs_builtin(plugin, secs, json);
+	if (remote)
+		return remote_vs_python(script, (int)nenvs, secs, json);
 	if (only) {
 		struct env_spec s;
 		size_t i;

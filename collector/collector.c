@@ -39,6 +39,7 @@ void coll_opts_default(struct coll_opts *o)
 	o->wait_timeout_s = 0.01;
 	o->step_timeout_s = 60;
 	o->reset_timeout_s = 120;
+	o->retry_backoff_s = 0.25;
 	o->max_retries = 3;
 	o->segment_len = 128;
 	o->num_policies = 1;
@@ -127,7 +128,8 @@ static int check_opts(const struct coll_opts *o, char *err, size_t errlen)
 	}
 	if (!(o->wait_timeout_s >= 0 && o->wait_timeout_s <= 3600) ||
 	    !(o->step_timeout_s > 0 && o->step_timeout_s <= 86400) ||
-	    !(o->reset_timeout_s > 0 && o->reset_timeout_s <= 86400)) {
+	    !(o->reset_timeout_s > 0 && o->reset_timeout_s <= 86400) ||
+	    !(o->retry_backoff_s >= 0 && o->retry_backoff_s <= 60)) {
 		lg_errf(err, errlen, "collector: timeouts out of range");
 		return LG_ERANGE;
 	}

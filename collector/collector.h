@@ -48,7 +48,8 @@
  *     `step_timeout_s` (resets: `reset_timeout_s`) ends its episode as
  *     abnormal (the seats' last transitions get LG_ROW_END and the result
  *     says abnormal), the env is recreated (up to `max_retries` times in a
- *     row) and the collector goes on. A hung thread cannot be killed: it
+ *     row, waiting `retry_backoff_s` before the first, doubling, in the
+ *     worker modes) and the collector goes on. A hung thread cannot be killed: it
  *     is abandoned (joined at coll_free) and a new worker takes the env.
  *
  * Thread safety: one thread drives a collector (coll_collect, coll_stats,
@@ -182,6 +183,8 @@ struct coll_opts {
 	double reset_timeout_s; /* > 0 */
 	int processes;          /* envs in child processes */
 	uint32_t max_retries;   /* env recreations in a row, <= RETRIES_MAX */
+	double retry_backoff_s; /* wait before the first recreation in a row;
+				 * doubled for each next, at most 16x; 0-60 */
 	uint32_t segment_len;   /* 1..COLL_SEGMENT_MAX */
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */

@@ -499,14 +499,14 @@ static int prepare_reset(coll *c, struct worker *w, int op, struct cmd *m)
 	return 0;
 }
 
-/* Before the k-th recreation in a row: 0.25 s, doubling, at most 4 s, so
- * that a game server that is restarting (or a resource that is back in
- * a moment) gets the time to return before the env is given up. Ends
- * early at stop. */
+/* Before the k-th recreation in a row: retry_backoff_s (0.25 s by
+ * default), doubling, at most 16 times that, so that a game server that
+ * is restarting (or a resource that is back in a moment) gets the time
+ * to return before the env is given up. Ends early at stop. */
 static void retry_backoff(coll *c, uint32_t k)
 {
-	double until = lg_now_s() +
-		       LG_MIN(0.25 * (double)(1u << LG_MIN(k - 1, 4u)), 4.0);
+	double until = lg_now_s() + c->o.retry_backoff_s *
+					    (double)(1u << LG_MIN(k - 1, 4u));
 
 	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED) &&
 	       lg_now_s() < until)

@@ -24,6 +24,7 @@ void env_opts_default(struct env_opts *o)
 	o->timing.episode_len = 500;
 	o->timing.jitter_lo = 0.4;
 	o->timing.jitter_hi = 1.6;
+	o->remote_timeout_s = ENV_REMOTE_TIMEOUT_DEFAULT;
 }
 
 /* ---- the built-in games on the ABI ------------------------------------- */
@@ -589,6 +590,124 @@ int env_step_joint(env *e, const int *actions)
 		e->gm.g->apply(e->gm.inst, e->st, actions[p], &e->rng.base);
 	after_step(e);
 	return 0;
+}
+
+int env_reset_many(env *const *es, const uint64_t *seeds, size_t n,
+		   int *rcs)
+{
+	struct env_remote *stack[64], **rs = stack;
+	uint64_t stack_s[64], *sd = stack_s;
+	int stack_r[64], *rr = stack_r;
+	size_t m = 0, k = 0;
+
+	if (n > 64) {
+		rs = malloc(n * sizeof *rs);
+		sd = malloc(n * sizeof *sd);
+		rr = malloc(n * sizeof *rr);
+		if (!rs || !sd || !rr) {
+			free(rs);
+			free(sd);
+			free(rr);
+			return LG_ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		env *e = es[i];
+		if (!e->rm) {
+			rcs[i] = env_reset(e, seeds[i]);
+			continue;
+		}
+		env_rng_seed(&e->rng, seeds[i]);
+		e->steps = 0;
+		e->truncated = 0;
+		rs[m] = e->rm;
+		sd[m++] = seeds[i];
+	}
+	if (m)
+		env_remote_reset_many(rs, sd, m, rr);
+	for (size_t i = 0; i < n && m; i++)
+		if (es[i]->rm)
+			rcs[i] = rr[k++];
+	if (rs != stack) {
+		free(rs);
+		free(sd);
+		free(rr);
+	}
+	return 0;
+}
+
+int env_step_many(env *const *es, const int *actions, size_t n, int *rcs)
+{
+	struct env_remote *stack[64], **rs = stack;
+	int stack_a[64 * ENV_MAX_PLAYERS], *acts = stack_a;
+	int np = n ? es[0]->gm.spec.players : 0, simul = 0;
+	size_t m = 0;
+	int rc = 0;
+
+	if (n > 64) {
+		rs = malloc(n * sizeof *rs);
+		acts = malloc(n * (size_t)ENV_MAX_PLAYERS * sizeof *acts);
+		if (!rs || !acts) {
+			free(rs == stack ? NULL : rs);
+			free(acts == stack_a ? NULL : acts);
+			return LG_ENOMEM;
+		}
+	}
+	if (n)
+		simul = (es[0]->gm.spec.flags & ENV_F_SIMULTANEOUS) != 0;
+	/* In-process envs step here; remote ones are checked here and sent
+	 * together. */
+	for (size_t i = 0; i < n; i++) {
+		const int *a = actions + i * (size_t)np;
+		env *e = es[i];
+		int p = env_current_player(e);
+		rcs[i] = 0;
+		if (!e->rm || (e->gm.spec.flags & ENV_F_SIMULTANEOUS) !=
+				      (simul ? ENV_F_SIMULTANEOUS : 0u)) {
+			rcs[i] = p == ENV_SIMULTANEOUS ? env_step_joint(e, a)
+						       : env_step(e, a[0]);
+			continue;
+		}
+		if (p == ENV_SIMULTANEOUS) {
+			for (int q = 0; q < np; q++)
+				if (!is_legal(e, q, a[q]))
+					rcs[i] = LG_EINVAL;
+		} else if (p < 0 || !is_legal(e, p, a[0])) {
+			rcs[i] = LG_EINVAL;
+		}
+		if (rcs[i])
+			continue;
+		rs[m] = e->rm;
+		for (int q = 0; q < (simul ? np : 1); q++)
+			acts[m * (size_t)(simul ? np : 1) + (size_t)q] = a[q];
+		m++;
+	}
+	if (m) {
+		int *rr = malloc(m * sizeof *rr);
+		if (!rr) {
+			rc = LG_ENOMEM;
+		} else if (!(rc = env_remote_step_many(rs, acts, simul ? np : 1,
+						       m, rr))) {
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++) {
+				env *e = es[i];
+				if (!e->rm || rcs[i])
+					continue;
+				/* the order rs was filled in */
+				if (e->rm != rs[k])
+					continue;
+				rcs[i] = rr[k++];
+				if (!rcs[i])
+					after_step(e);
+			}
+		}
+		free(rr);
+	}
+	if (rs != stack)
+		free(rs);
+	if (acts != stack_a)
+		free(acts);
+	return rc;
 }
 
 uint64_t env_steps(const env *e)

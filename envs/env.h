@@ -59,6 +59,7 @@
 #define ENV_C4_DEPTH_MAX 12
 #define ENV_PLUGIN_MAX 256   /* path of a game plugin, with its NUL */
 #define ENV_REMOTE_MAX 256   /* address of a game server, with its NUL */
+#define ENV_REMOTE_TIMEOUT_DEFAULT 30.0 /* seconds per batch */
 #define ENV_PARAMS_MAX 32    /* env.params entries */
 #define ENV_PARAM_KEY_MAX 64
 #define ENV_PARAM_VAL_MAX 256
@@ -186,6 +187,16 @@ int env_legal(const env *e, int player, uint8_t *out);
 int env_step(env *e, int action);
 /* Simultaneous games: actions[p] for every player. Same errors. */
 int env_step_joint(env *e, const int *actions);
+
+/* Step n envs of one game at once: actions[i * players + p] (a
+ * sequential game reads each env's mover's entry, p = 0), rcs[i] as
+ * env_step's. Envs on one game server go to it as one batch, so one
+ * thread can drive many remote envs for one round trip; in-process envs
+ * just step. LG_ENOMEM, else 0 (look at rcs). */
+int env_step_many(env *const *es, const int *actions, size_t n, int *rcs);
+/* env_reset of n envs, remote ones batched the same way. */
+int env_reset_many(env *const *es, const uint64_t *seeds, size_t n,
+		   int *rcs);
 
 /* Steps taken this episode (a joint step counts once). */
 uint64_t env_steps(const env *e);

@@ -102,16 +102,22 @@ void env_remote_close(struct env_remote *r);
  * recreated). Actions are checked against the mask by the caller. */
 int env_remote_reset(struct env_remote *r, uint64_t seed);
 int env_remote_step(struct env_remote *r, const int *actions, int n);
+/* Step n envs at once (actions: nact per env): envs on one connection
+ * go as one Batch. rcs[i] as env_remote_step's. LG_ENOMEM or 0. */
+int env_remote_step_many(struct env_remote *const *rs, const int *actions,
+			 int nact, size_t n, int *rcs);
+int env_remote_reset_many(struct env_remote *const *rs,
+			  const uint64_t *seeds, size_t n, int *rcs);
 /* The decoders behind them (for the fuzz harness): a Welcome into spec,
- * and a BatchReply for ops (ids, kinds 0 reset / 1 step / 2 close) with
- * each op's rc into rcs. LG_EPROTO for what breaks the protocol. */
+ * and a BatchReply for ops of kinds (0 reset, 1 step, 2 close) with each
+ * op's rc (0, or LG_EINVAL: the game failed it) into rcs. LG_EPROTO for
+ * what breaks the protocol. */
 int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			      const char *want, struct env_spec *spec,
 			      char *err, size_t errlen);
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
-			    const struct env_spec *spec, const uint64_t *ids,
-			    const int *kinds, size_t n, int *rcs, char *err,
-			    size_t errlen);
+			    const struct env_spec *spec, const int *kinds,
+			    size_t n, int *rcs, char *err, size_t errlen);
 
 /* Open the game of opts (opts->plugin, else the built-in `name`) with
  * opts->params. Errors as env_new. Close with env_game_close. */

@@ -37,7 +37,6 @@
 #include <unistd.h>
 
 #define REMOTE_VERSION 1u
-#define REMOTE_TIMEOUT_DEFAULT 30.0
 
 enum { OPK_RESET, OPK_STEP, OPK_CLOSE };
 
@@ -49,6 +48,15 @@ struct rop {
 	int32_t act[ENV_MAX_PLAYERS];
 	int nact;
 	int done, rc;
+	struct rwaiter *w; /* its caller's */
+};
+
+/* A caller of conn_call_many, asleep until its ops are answered or it
+ * must lead. */
+struct rwaiter {
+	pthread_cond_t cv;
+	size_t pending;
+	int lead;
 };
 
 struct rconn {
@@ -61,11 +69,14 @@ struct rconn {
 	uint64_t next_id;
 	struct env_spec spec;
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
 	struct rop *head, **tail;
 	/* the leader's: the batch being encoded, and frames */
-	League__Game__Op *ops, **opp;
+	uint64_t *envs, *seeds;
+	uint32_t *kindw;
+	int32_t *acts;
 	struct rop **taken;
+	struct env_remote **views;
+	int *kinds, *rcs;
 	size_t opcap;
 	uint8_t *buf;
 	size_t bufcap;
@@ -215,6 +226,14 @@ static int name_ok(const char *s)
 	return 1;
 }
 
+/* One line of a server's text: control characters become spaces. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = ' ';
+}
+
 int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			      const char *want, struct env_spec *spec,
 			      char *err, size_t errlen)
@@ -231,7 +250,10 @@ int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 	}
 	s = w->spec;
 	if (w->error && w->error[0]) {
-		lg_errf(err, errlen, "it refused: %.200s", w->error);
+		char msg[201];
+		snprintf(msg, sizeof msg, "%s", w->error);
+		one_line(msg);
+		lg_errf(err, errlen, "it refused: %s", msg);
 		rc = LG_EINVAL;
 		goto out;
 	}
@@ -288,138 +310,179 @@ out:
 	return rc;
 }
 
-/* Is st a valid answer to op kind `kind` on a game with this spec? Then
- * copy it into view (player, obs, mask, returns). */
-static int take_state(const struct env_spec *sp, const League__Game__State *st,
-		      int kind, struct env_remote *view, char *err,
-		      size_t errlen)
+static float f32le(const uint8_t *p)
 {
-	size_t ol = sp->obs_len, na = (size_t)sp->num_actions;
-	int lo, hi;
+	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	float f;
 
-	if (kind == OPK_CLOSE)
-		return 0;
-	if (st->error && st->error[0]) {
-		lg_errf(err, errlen, "the game failed: %.200s", st->error);
-		return LG_EINVAL;
-	}
-	if (st->player == -1) {
-		double a, b;
-		if (st->n_returns != 2 || st->n_obs || st->mask.len) {
-			lg_errf(err, errlen, "an ended episode must carry 2 "
-				"returns and no obs or mask");
-			return LG_EPROTO;
-		}
-		a = st->returns[0];
-		b = st->returns[1];
-		if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 ||
-		    fabs(a + b) > 1e-6 * (1 + fabs(a))) {
-			lg_errf(err, errlen, "returns %g, %g: not finite and "
-				"summing to 0", a, b);
-			return LG_EPROTO;
-		}
-		if (view) {
-			view->player = -1;
-			view->ret[0] = a;
-			view->ret[1] = b;
-		}
-		return 0;
-	}
-	if (st->player == -2) {
-		if (!(sp->flags & ENV_F_SIMULTANEOUS)) {
-			lg_errf(err, errlen, "player -2 (both) in a game "
-				"that is not simultaneous");
-			return LG_EPROTO;
-		}
-		lo = 0;
-		hi = 2;
-	} else if (st->player == 0 || st->player == 1) {
-		if (sp->flags & ENV_F_SIMULTANEOUS) {
-			lg_errf(err, errlen, "one mover (%d) in a "
-				"simultaneous game", (int)st->player);
-			return LG_EPROTO;
-		}
-		lo = st->player;
-		hi = lo + 1;
-	} else {
-		lg_errf(err, errlen, "player %d (not 0, 1, -1 or -2)",
-			(int)st->player);
-		return LG_EPROTO;
-	}
-	if (st->n_obs != (size_t)(hi - lo) * ol ||
-	    st->mask.len != (size_t)(hi - lo) * na || st->n_returns) {
-		lg_errf(err, errlen, "%zu obs floats and %zu mask bytes for "
-			"%d mover(s) of %zu and %zu each, or returns before "
-			"the end", st->n_obs, st->mask.len, hi - lo, ol, na);
-		return LG_EPROTO;
-	}
-	for (int p = lo; p < hi; p++) {
-		const uint8_t *m = st->mask.data + (size_t)(p - lo) * na;
-		size_t legal = 0;
-		for (size_t a = 0; a < na; a++) {
-			if (m[a] > 1) {
-				lg_errf(err, errlen, "mask byte %u (not 0 "
-					"or 1)", m[a]);
-				return LG_EPROTO;
-			}
-			legal += m[a];
-		}
-		if (!legal) {
-			lg_errf(err, errlen, "player %d must move but has "
-				"no legal action", p);
-			return LG_EPROTO;
-		}
-	}
-	for (size_t i = 0; i < st->n_obs; i++)
-		if (!isfinite(st->obs[i])) {
-			lg_errf(err, errlen, "obs[%zu] is not finite", i);
-			return LG_EPROTO;
-		}
-	if (view) {
-		view->player = st->player;
-		memcpy(view->obs + (size_t)lo * ol, st->obs,
-		       st->n_obs * sizeof *st->obs);
-		memcpy(view->mask + (size_t)lo * na, st->mask.data,
-		       st->mask.len);
-	}
-	return 0;
+	memcpy(&f, &u, sizeof f);
+	return f;
 }
 
-int env_remote_decode_reply(const uint8_t *buf, size_t len,
-			    const struct env_spec *spec, const uint64_t *ids,
-			    const int *kinds, size_t n, int *rcs, char *err,
-			    size_t errlen)
+/* Check a BatchReply (net/game.proto) to ops of `kinds` on a game with
+ * spec sp; with views, copy op i's state into views[i]. rcs[i] is 0, or
+ * LG_EINVAL for an op the server says failed (logged with addr unless
+ * NULL). LG_EPROTO (err says why) for a reply that breaks the protocol:
+ * then views may be half updated, and the connection is done for. */
+static int decode_reply(const uint8_t *buf, size_t len,
+			const struct env_spec *sp, const int *kinds, size_t n,
+			struct env_remote *const *views, int *rcs,
+			const char *addr, char *err, size_t errlen)
 {
 	League__Game__BatchReply *rp =
 		league__game__batch_reply__unpack(NULL, len, buf);
-	int rc = 0;
+	size_t ol = sp->obs_len, na = (size_t)sp->num_actions;
+	size_t oo = 0, mo = 0, ro = 0, nobs;
+	int rc = LG_EPROTO;
 
 	if (!rp) {
 		lg_errf(err, errlen, "a BatchReply that is not a valid "
 			"message");
 		return LG_EPROTO;
 	}
-	if (rp->n_states != n) {
-		lg_errf(err, errlen, "%zu states for %zu ops", rp->n_states,
-			n);
-		rc = LG_EPROTO;
+	nobs = rp->obs.len / 4;
+	if (rp->n_player != n || rp->obs.len % 4) {
+		lg_errf(err, errlen, "%zu players for %zu ops, or obs of %zu "
+			"bytes (not whole floats)", rp->n_player, n,
+			rp->obs.len);
+		goto out;
 	}
-	for (size_t i = 0; !rc && i < n; i++) {
-		const League__Game__State *st = rp->states[i];
-		if (st->env != ids[i] && kinds[i] != OPK_CLOSE) {
-			lg_errf(err, errlen, "state %zu is env %llu's, the op "
-				"was env %llu's", i,
-				(unsigned long long)st->env,
-				(unsigned long long)ids[i]);
-			rc = LG_EPROTO;
-			break;
+	for (size_t i = 0; i < n; i++)
+		rcs[i] = 0;
+	for (size_t k = 0; k < rp->n_failures; k++) {
+		const League__Game__Failure *f = rp->failures[k];
+		if (f->op >= n || rp->player[f->op] != -3 ||
+		    kinds[f->op] == OPK_CLOSE || rcs[f->op]) {
+			lg_errf(err, errlen, "a failure for op %u, which has "
+				"a state, is a close, is named twice or is "
+				"not in the batch", f->op);
+			goto out;
 		}
-		rcs[i] = take_state(spec, st, kinds[i], NULL, err, errlen);
-		if (rcs[i] == LG_EPROTO)
-			rc = LG_EPROTO;
+		rcs[f->op] = LG_EINVAL;
+		if (addr) {
+			char msg[200];
+			snprintf(msg, sizeof msg, "%s", f->error ? f->error : "");
+			one_line(msg);
+			LG_WARN("remote game %s: env %llu: the game failed: %s",
+				addr,
+				views ? (unsigned long long)views[f->op]->id
+				      : 0ull,
+				msg);
+		}
 	}
+	for (size_t i = 0; i < n; i++) {
+		int p = rp->player[i], lo, hi;
+		if (kinds[i] == OPK_CLOSE || p == -3) {
+			if (kinds[i] == OPK_CLOSE ? p != -3 : !rcs[i]) {
+				lg_errf(err, errlen, "op %zu: player %d for "
+					"a %s", i, p,
+					kinds[i] == OPK_CLOSE
+						? "close (must be -3)"
+						: "reset or step without a "
+						  "failure");
+				goto out;
+			}
+			continue;
+		}
+		if (p == -1) {
+			double a, b;
+			if (ro + 2 > rp->n_returns) {
+				lg_errf(err, errlen, "op %zu ended without "
+					"its two returns", i);
+				goto out;
+			}
+			a = rp->returns[ro];
+			b = rp->returns[ro + 1];
+			ro += 2;
+			if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 ||
+			    fabs(a + b) > 1e-6 * (1 + fabs(a))) {
+				lg_errf(err, errlen, "op %zu: returns %g, %g: "
+					"not finite and summing to 0", i, a,
+					b);
+				goto out;
+			}
+			if (views) {
+				views[i]->player = -1;
+				views[i]->ret[0] = a;
+				views[i]->ret[1] = b;
+			}
+			continue;
+		}
+		if (p == -2 && (sp->flags & ENV_F_SIMULTANEOUS)) {
+			lo = 0;
+			hi = 2;
+		} else if ((p == 0 || p == 1) &&
+			   !(sp->flags & ENV_F_SIMULTANEOUS)) {
+			lo = p;
+			hi = p + 1;
+		} else {
+			lg_errf(err, errlen, "op %zu: player %d (0 or 1 in a "
+				"sequential game, -2 in a simultaneous one, "
+				"-1 over, -3 none)", i, p);
+			goto out;
+		}
+		if (oo + (size_t)(hi - lo) * ol > nobs ||
+		    mo + (size_t)(hi - lo) * na > rp->mask.len) {
+			lg_errf(err, errlen, "op %zu: obs or mask run out "
+				"(%zu floats, %zu mask bytes in all)", i, nobs,
+				rp->mask.len);
+			goto out;
+		}
+		for (int q = lo; q < hi; q++) {
+			const uint8_t *m = rp->mask.data + mo;
+			const uint8_t *ob = rp->obs.data + 4 * oo;
+			size_t legal = 0;
+			for (size_t a = 0; a < na; a++) {
+				if (m[a] > 1) {
+					lg_errf(err, errlen, "op %zu: mask "
+						"byte %u (not 0 or 1)", i,
+						m[a]);
+					goto out;
+				}
+				legal += m[a];
+			}
+			if (!legal) {
+				lg_errf(err, errlen, "op %zu: player %d must "
+					"move but has no legal action", i, q);
+				goto out;
+			}
+			for (size_t x = 0; x < ol; x++) {
+				float v = f32le(ob + 4 * x);
+				if (!isfinite(v)) {
+					lg_errf(err, errlen, "op %zu: obs[%zu] "
+						"is not finite", i, x);
+					goto out;
+				}
+				if (views)
+					views[i]->obs[(size_t)q * ol + x] = v;
+			}
+			if (views)
+				memcpy(views[i]->mask + (size_t)q * na, m, na);
+			oo += ol;
+			mo += na;
+		}
+		if (views)
+			views[i]->player = p;
+	}
+	if (oo != nobs || mo != rp->mask.len || ro != rp->n_returns) {
+		lg_errf(err, errlen, "bytes left over: %zu of %zu floats, %zu "
+			"of %zu mask bytes, %zu of %zu returns used", oo, nobs,
+			mo, rp->mask.len, ro, rp->n_returns);
+		goto out;
+	}
+	rc = 0;
+out:
 	league__game__batch_reply__free_unpacked(rp, NULL);
 	return rc;
+}
+
+int env_remote_decode_reply(const uint8_t *buf, size_t len,
+			    const struct env_spec *spec, const int *kinds,
+			    size_t n, int *rcs, char *err, size_t errlen)
+{
+	return decode_reply(buf, len, spec, kinds, n, NULL, rcs, NULL, err,
+			    errlen);
 }
 
 /* ---- connections ------------------------------------------------------ */
@@ -505,10 +568,14 @@ static void conn_free(struct rconn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	pthread_mutex_destroy(&c->mu);
-	pthread_cond_destroy(&c->cv);
-	free(c->ops);
-	free(c->opp);
+	free(c->envs);
+	free(c->seeds);
+	free(c->kindw);
+	free(c->acts);
 	free(c->taken);
+	free(c->views);
+	free(c->kinds);
+	free(c->rcs);
 	free(c->buf);
 	free(c);
 }
@@ -532,10 +599,9 @@ static int conn_open(struct rconn **out, const char *name,
 	snprintf(c->addr, sizeof c->addr, "%s", o->remote);
 	c->params = o->params;
 	c->timeout_s = o->remote_timeout_s > 0 ? o->remote_timeout_s
-					       : REMOTE_TIMEOUT_DEFAULT;
+					       : ENV_REMOTE_TIMEOUT_DEFAULT;
 	c->tail = &c->head;
 	pthread_mutex_init(&c->mu, NULL);
-	pthread_cond_init(&c->cv, NULL);
 	c->fd = dial(o->remote, c->timeout_s, err, errlen);
 	if (c->fd < 0) {
 		rc = c->fd;
@@ -590,24 +656,32 @@ static int same_params(const struct env_params *a, const struct env_params *b)
 
 static int ensure_ops(struct rconn *c, size_t n)
 {
-	League__Game__Op *o;
-	League__Game__Op **p;
+	uint64_t *e, *sd;
+	uint32_t *k;
+	int32_t *a;
 	struct rop **t;
+	struct env_remote **v;
+	int *ki, *r;
 
 	if (n <= c->opcap)
 		return 0;
 	n = n < 16 ? 16 : 2 * n;
-	o = realloc(c->ops, n * sizeof *o);
-	if (o)
-		c->ops = o;
-	p = realloc(c->opp, n * sizeof *p);
-	if (p)
-		c->opp = p;
-	t = realloc(c->taken, n * sizeof *t);
-	if (t)
-		c->taken = t;
-	if (!o || !p || !t)
-		return LG_ENOMEM;
+#define GROW(field, var, count)                                        \
+	do {                                                           \
+		var = realloc(c->field, (count) * sizeof *var);         \
+		if (!var)                                              \
+			return LG_ENOMEM;                              \
+		c->field = var;                                        \
+	} while (0)
+	GROW(envs, e, n);
+	GROW(seeds, sd, n);
+	GROW(kindw, k, n);
+	GROW(acts, a, n * ENV_MAX_PLAYERS);
+	GROW(taken, t, n);
+	GROW(views, v, n);
+	GROW(kinds, ki, n);
+	GROW(rcs, r, n);
+#undef GROW
 	c->opcap = n;
 	return 0;
 }
@@ -618,7 +692,6 @@ static int ensure_ops(struct rconn *c, size_t n)
 static int exchange(struct rconn *c, struct rop *ops)
 {
 	League__Game__Batch b = LEAGUE__GAME__BATCH__INIT;
-	League__Game__BatchReply *rp;
 	double dl = lg_now_s() + c->timeout_s;
 	size_t n = 0, len, k;
 	char msg[300];
@@ -630,20 +703,21 @@ static int exchange(struct rconn *c, struct rop *ops)
 		return rc;
 	k = 0;
 	for (struct rop *q = ops; q; q = q->next, k++) {
-		League__Game__Op *o = &c->ops[k];
-		league__game__op__init(o);
-		o->env = q->r->id;
-		o->kind = q->kind == OPK_RESET ? LEAGUE__GAME__OP__KIND__RESET
-			  : q->kind == OPK_STEP ? LEAGUE__GAME__OP__KIND__STEP
-						: LEAGUE__GAME__OP__KIND__CLOSE;
-		o->seed = q->seed;
-		o->n_actions = (size_t)q->nact;
-		o->actions = q->act;
-		c->opp[k] = o;
+		c->envs[k] = q->r->id;
+		c->kindw[k] = q->kind == OPK_RESET  ? 0u
+			      : q->kind == OPK_STEP ? 1u
+						    : 2u;
+		if (q->kind == OPK_RESET)
+			c->seeds[b.n_seed++] = q->seed;
+		for (int i = 0; q->kind == OPK_STEP && i < q->nact; i++)
+			c->acts[b.n_actions++] = q->act[i];
 		c->taken[k] = q;
 	}
-	b.n_ops = n;
-	b.ops = c->opp;
+	b.n_env = b.n_kind = n;
+	b.env = c->envs;
+	b.kind = c->kindw;
+	b.seed = c->seeds;
+	b.actions = c->acts;
 	__atomic_add_fetch(&n_batches, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&n_ops, n, __ATOMIC_RELAXED);
 	rc = send_msg(c->fd, &b.base, &c->buf, &c->bufcap, dl);
@@ -655,85 +729,93 @@ static int exchange(struct rconn *c, struct rop *ops)
 				     : lg_strerror(rc));
 		return rc == LG_ETIMEOUT ? rc : LG_EIO;
 	}
-	rp = league__game__batch_reply__unpack(NULL, len, c->buf);
-	if (!rp || rp->n_states != n) {
-		LG_WARN("remote game %s: a reply that is not %zu states",
-			c->addr, n);
-		if (rp)
-			league__game__batch_reply__free_unpacked(rp, NULL);
+	for (k = 0; k < n; k++) {
+		c->kinds[k] = c->taken[k]->kind;
+		c->views[k] = c->taken[k]->r;
+	}
+	msg[0] = 0;
+	if (decode_reply(c->buf, len, &c->spec, c->kinds, n, c->views,
+			 c->rcs, c->addr, msg, sizeof msg)) {
+		LG_WARN("remote game %s: closing: %s", c->addr, msg);
 		return LG_EIO;
 	}
-	for (k = 0; k < n; k++) {
-		struct rop *q = c->taken[k];
-		const League__Game__State *st = rp->states[k];
-		msg[0] = 0;
-		if (q->kind != OPK_CLOSE && st->env != q->r->id) {
-			snprintf(msg, sizeof msg, "a state for env %llu "
-				 "answered env %llu",
-				 (unsigned long long)st->env,
-				 (unsigned long long)q->r->id);
-			q->rc = LG_EPROTO;
-		} else {
-			q->rc = take_state(&c->spec, st, q->kind, q->r, msg,
-					   sizeof msg);
-		}
-		if (q->rc) {
-			LG_WARN("remote game %s: env %llu: %s", c->addr,
-				(unsigned long long)q->r->id, msg);
-			/* Garbage breaks the connection; a game's own
-			 * error breaks only this env's episode. */
-			if (q->rc == LG_EPROTO)
-				rc = LG_EIO;
-			q->rc = LG_EIO;
-		}
-	}
-	league__game__batch_reply__free_unpacked(rp, NULL);
-	return rc;
+	/* A game's own failure breaks only its env's episode. */
+	for (k = 0; k < n; k++)
+		c->taken[k]->rc = c->rcs[k] ? LG_EIO : 0;
+	return 0;
 }
 
-/* Run op on its env's connection: queue it, and lead a round trip when
- * nobody else is. Returns the op's rc. */
-static int conn_call(struct rconn *c, struct rop *op)
+/* Run ops[0..n) (one caller's) on connection c: queue them, and lead a
+ * round trip when nobody else is. A caller sleeps on its own waiter and
+ * is woken once: when its last op is answered, or to lead. The leader
+ * wakes the callers it finished and hands the lead to the first caller
+ * still queued (with many envs a broadcast woke every waiter at every
+ * batch, and the client cost more CPU than the server). */
+static void conn_call_many(struct rconn *c, struct rop *ops, size_t n)
 {
+	struct rwaiter me = { .pending = n };
+
+	pthread_cond_init(&me.cv, NULL);
 	pthread_mutex_lock(&c->mu);
-	if (c->broken) {
-		pthread_mutex_unlock(&c->mu);
-		return LG_EIO;
-	}
-	op->next = NULL;
-	*c->tail = op;
-	c->tail = &op->next;
-	while (!op->done) {
-		if (c->busy) {
-			pthread_cond_wait(&c->cv, &c->mu);
+	for (size_t i = 0; i < n; i++) {
+		ops[i].w = &me;
+		ops[i].next = NULL;
+		ops[i].done = 0;
+		if (c->broken) {
+			ops[i].rc = LG_EIO;
+			ops[i].done = 1;
+			me.pending--;
 			continue;
 		}
-		struct rop *take = c->head, *q;
+		*c->tail = &ops[i];
+		c->tail = &ops[i].next;
+	}
+	if (me.pending && c->busy)
+		while (me.pending && !me.lead)
+			pthread_cond_wait(&me.cv, &c->mu);
+	else if (me.pending)
+		c->busy = 1;
+	/* Done, or leading (busy is ours): send the queue, ours in it. */
+	while (me.pending) {
+		struct rop *take = c->head, *q, *next;
 		int rc;
+		me.lead = 0;
 		c->head = NULL;
 		c->tail = &c->head;
-		c->busy = 1;
 		pthread_mutex_unlock(&c->mu);
 		rc = exchange(c, take);
 		pthread_mutex_lock(&c->mu);
-		for (q = take; q; q = q->next) {
-			q->done = 1;
-			if (rc)
-				q->rc = LG_EIO;
-		}
 		if (rc) {
-			c->broken = 1;
-			for (q = c->head; q; q = q->next) {
-				q->done = 1;
-				q->rc = LG_EIO;
-			}
+			c->broken = 1; /* the queued ones fail too */
+			for (q = take; q->next; q = q->next)
+				;
+			q->next = c->head;
 			c->head = NULL;
 			c->tail = &c->head;
 		}
-		c->busy = 0;
-		pthread_cond_broadcast(&c->cv);
+		for (q = take; q; q = next) {
+			struct rwaiter *w = q->w;
+			next = q->next; /* q may be gone once w wakes */
+			if (rc)
+				q->rc = LG_EIO;
+			q->done = 1;
+			if (--w->pending == 0 && w != &me)
+				pthread_cond_signal(&w->cv);
+		}
+		if (c->head) { /* more came meanwhile: its caller leads */
+			c->head->w->lead = 1;
+			pthread_cond_signal(&c->head->w->cv);
+		} else {
+			c->busy = 0;
+		}
 	}
 	pthread_mutex_unlock(&c->mu);
+	pthread_cond_destroy(&me.cv);
+}
+
+static int conn_call(struct rconn *c, struct rop *op)
+{
+	conn_call_many(c, op, 1);
 	return op->rc;
 }
 
@@ -845,4 +927,54 @@ int env_remote_step(struct env_remote *r, const int *actions, int n)
 	if (rc)
 		r->player = -1;
 	return rc;
+}
+
+/* n ops of one kind, run as batches per connection (see conn_call_many). */
+static int ops_many(struct env_remote *const *rs, int kind,
+		    const int *actions, int nact, const uint64_t *seeds,
+		    size_t n, int *rcs)
+{
+	struct rop stack[64], *ops = n <= 64 ? stack : calloc(n, sizeof *ops);
+	size_t i = 0;
+
+	if (!ops)
+		return LG_ENOMEM;
+	while (i < n) {
+		/* a run of envs on one connection goes as one call */
+		size_t j = i;
+		while (j < n && rs[j]->c == rs[i]->c)
+			j++;
+		for (size_t k = i; k < j; k++) {
+			memset(&ops[k], 0, sizeof ops[k]);
+			ops[k].r = rs[k];
+			ops[k].kind = kind;
+			ops[k].seed = seeds ? seeds[k] : 0;
+			ops[k].nact = nact;
+			for (int a = 0; a < nact; a++)
+				ops[k].act[a] = actions[k * (size_t)nact +
+							(size_t)a];
+		}
+		conn_call_many(rs[i]->c, ops + i, j - i);
+		for (size_t k = i; k < j; k++) {
+			rcs[k] = ops[k].rc;
+			if (rcs[k])
+				rs[k]->player = -1;
+		}
+		i = j;
+	}
+	if (ops != stack)
+		free(ops);
+	return 0;
+}
+
+int env_remote_step_many(struct env_remote *const *rs, const int *actions,
+			 int nact, size_t n, int *rcs)
+{
+	return ops_many(rs, OPK_STEP, actions, nact, NULL, n, rcs);
+}
+
+int env_remote_reset_many(struct env_remote *const *rs,
+			  const uint64_t *seeds, size_t n, int *rcs)
+{
+	return ops_many(rs, OPK_RESET, NULL, 0, seeds, n, rcs);
 }

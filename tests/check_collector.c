@@ -144,6 +144,7 @@ static void base_opts(struct coll_opts *o, enum coll_mode mode, int procs,
 	o->segment_len = 5;
 	o->policies = &uniform_pol;
 	o->num_policies = 1;
+	o->retry_backoff_s = 0; /* the fault tests count retries, not time */
 	o->sink = sink;
 	o->sink_ctx = r;
 	o->result = result;

@@ -417,46 +417,50 @@ static void *fake_main(void *arg)
 				league__game__batch__unpack(NULL, len, buf);
 			League__Game__BatchReply rp =
 				LEAGUE__GAME__BATCH_REPLY__INIT;
-			League__Game__State sts[64], *ps[64];
-			float obs[2] = { 0.5f, -0.5f };
-			uint8_t ok[3] = { 1, 1, 0 }, none[3] = { 0, 0, 0 };
-			double bad[2] = { 1, 1 };
-			char boom[] = "ValueError: boom";
+			League__Game__Failure fl[64], *pf[64];
+			int32_t pl[64];
+			uint8_t obs[64 * 8], mask[64 * 3];
+			double rets[128];
+			const float ob[2] = { 0.5f, -0.5f };
+			char boom[] = "ValueError: boom\nsecond line";
 
-			if (!b || b->n_ops > 64)
+			if (!b || b->n_kind > 64 || b->n_kind != b->n_env)
 				break;
-			for (size_t i = 0; i < b->n_ops; i++) {
-				League__Game__State *s = &sts[i];
-				league__game__state__init(s);
-				s->env = b->ops[i]->env;
-				ps[i] = s;
-				if (b->ops[i]->kind ==
-				    LEAGUE__GAME__OP__KIND__CLOSE)
+			for (size_t i = 0; i < b->n_kind; i++) {
+				if (b->kind[i] == 2) { /* close */
+					pl[i] = -3;
 					continue;
-				s->player = 0;
-				s->n_obs = 2;
-				s->obs = obs;
-				s->mask.len = 3;
-				s->mask.data = ok;
-				if (f->script == FS_NO_LEGAL)
-					s->mask.data = none;
-				if (f->script == FS_BAD_RETURNS) {
-					s->player = -1;
-					s->n_obs = 0;
-					s->mask.len = 0;
-					s->n_returns = 2;
-					s->returns = bad;
 				}
 				if (f->script == FS_GAME_ERROR &&
-				    b->ops[i]->kind ==
-					    LEAGUE__GAME__OP__KIND__STEP) {
-					league__game__state__init(s);
-					s->env = b->ops[i]->env;
-					s->error = boom;
+				    b->kind[i] == 1) {
+					league__game__failure__init(
+						&fl[rp.n_failures]);
+					fl[rp.n_failures].op = (uint32_t)i;
+					fl[rp.n_failures].error = boom;
+					pf[rp.n_failures] = &fl[rp.n_failures];
+					rp.n_failures++;
+					pl[i] = -3;
+					continue;
 				}
+				if (f->script == FS_BAD_RETURNS) {
+					pl[i] = -1;
+					rets[rp.n_returns++] = 1;
+					rets[rp.n_returns++] = 1;
+					continue;
+				}
+				pl[i] = 0;
+				memcpy(obs + rp.obs.len, ob, sizeof ob);
+				rp.obs.len += sizeof ob;
+				mask[rp.mask.len++] = f->script != FS_NO_LEGAL;
+				mask[rp.mask.len++] = f->script != FS_NO_LEGAL;
+				mask[rp.mask.len++] = 0;
 			}
-			rp.n_states = b->n_ops;
-			rp.states = ps;
+			rp.n_player = b->n_kind;
+			rp.player = pl;
+			rp.obs.data = obs;
+			rp.mask.data = mask;
+			rp.returns = rets;
+			rp.failures = pf;
 			fk_write(fd, &rp.base);
 			league__game__batch__free_unpacked(b, NULL);
 		}

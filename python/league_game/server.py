@@ -1,6 +1,7 @@
 """The game server: net/game.proto over a stream socket, one thread per
 league connection (a connection carries the batches of many envs)."""
 
+import array
 import os
 import random
 import socket
@@ -18,6 +19,8 @@ except ImportError as e:  # pragma: no cover - a message, not a fix
 
 VERSION = 1
 FRAME_MAX = 16 << 20
+_RESET, _STEP, _CLOSE = 0, 1, 2  # Batch.kind
+_BIG_ENDIAN = sys.byteorder == "big"  # obs go little-endian
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -86,54 +89,92 @@ class _Conn:
         for d in spec.obs_shape:
             self.obs_len *= d
 
-    def fill(self, st, g):
-        """st from g: who moves, their observations and masks, or the
-        returns at the end."""
-        if g.terminated:
-            st.player = -1
-            r = g.returns()
-            st.returns.extend((float(r[0]), float(r[1])))
-            return
-        movers = (0, 1) if self.spec.simultaneous else (g.agent_selection,)
-        st.player = -2 if self.spec.simultaneous else movers[0]
+    def answer(self, batch):
+        """The BatchReply to batch, column by column (net/game.proto)."""
+        players = []
+        obs = array.array("f")
         mask = bytearray()
-        for p in movers:
-            o = g.observe(p)
-            if len(o) != self.obs_len:
-                raise ValueError("observe(%d) gave %d floats, obs_shape "
-                                 "says %d" % (p, len(o), self.obs_len))
-            st.obs.extend(o)
-            m = g.action_mask(p)
-            if len(m) != self.spec.num_actions:
-                raise ValueError("action_mask(%d) gave %d entries, not %d"
-                                 % (p, len(m), self.spec.num_actions))
-            mask += bytes(1 if v else 0 for v in m)
-        st.mask = bytes(mask)
-
-    def op(self, st, op):
-        if op.kind == pb.Op.CLOSE:
-            self.envs.pop(op.env, None)
-            return
-        st.env = op.env
-        try:
-            if op.kind == pb.Op.RESET:
-                g = self.envs.get(op.env)
-                if g is None:
-                    g = self.cls(**self.params)
-                    self.envs[op.env] = g
-                g.reset(op.seed)
-            else:
-                g = self.envs[op.env]
-                if self.spec.simultaneous:
-                    g.step((op.actions[0], op.actions[1]))
+        rets = []
+        failures = []
+        envs = self.envs
+        simul = self.spec.simultaneous
+        obs_len, na = self.obs_len, self.spec.num_actions
+        ids = list(batch.env)
+        kinds = list(batch.kind)
+        seeds = list(batch.seed)
+        acts = list(batch.actions)
+        if len(kinds) != len(ids):
+            raise ValueError("a Batch with %d envs and %d kinds"
+                             % (len(ids), len(kinds)))
+        si = ai = 0
+        for i, kind in enumerate(kinds):
+            env = ids[i]
+            if kind == _CLOSE:
+                envs.pop(env, None)
+                players.append(-3)
+                continue
+            n_obs, n_mask = len(obs), len(mask)
+            try:
+                if kind == _RESET:
+                    seed = seeds[si]
+                    si += 1
+                    g = envs.get(env)
+                    if g is None:
+                        g = envs[env] = self.cls(**self.params)
+                    g.reset(seed)
+                elif kind == _STEP:
+                    if simul:
+                        a = (acts[ai], acts[ai + 1])
+                        ai += 2
+                    else:
+                        a = acts[ai]
+                        ai += 1
+                    g = envs[env]
+                    g.step(a)
                 else:
-                    g.step(op.actions[0])
-            self.fill(st, g)
-        except Exception as e:  # the env's failure, not the connection's
-            st.Clear()
-            st.env = op.env
-            st.error = "%s: %s" % (type(e).__name__, e)
-            self.envs.pop(op.env, None)
+                    raise ValueError("op kind %d" % kind)
+                if g.terminated:
+                    r = g.returns()
+                    rets.append(float(r[0]))
+                    rets.append(float(r[1]))
+                    players.append(-1)
+                    continue
+                if simul:
+                    movers = (0, 1)
+                    player = -2
+                else:
+                    player = g.agent_selection
+                    movers = (player,)
+                for p in movers:
+                    o = g.observe(p)
+                    if len(o) != obs_len:
+                        raise ValueError(
+                            "observe(%d) gave %d floats, obs_shape says %d"
+                            % (p, len(o), obs_len))
+                    obs.extend(o)
+                    m = g.action_mask(p)
+                    if len(m) != na:
+                        raise ValueError("action_mask(%d) gave %d entries, "
+                                         "not %d" % (p, len(m), na))
+                    # a list of 0/1 (or bools) is its bytes; anything
+                    # else (an array of another width) goes through bool
+                    mask += (bytes(m) if type(m) is list
+                             else bytes(1 if v else 0 for v in m))
+                players.append(player)
+            except Exception as e:  # the env's failure, not the connection's
+                del obs[n_obs:]
+                del mask[n_mask:]
+                envs.pop(env, None)
+                players.append(-3)
+                failures.append(pb.Failure(op=i, error=(
+                    "%s: %s" % (type(e).__name__, e)).replace("\n", " ")))
+        if _BIG_ENDIAN:
+            obs.byteswap()
+        reply = pb.BatchReply(obs=obs.tobytes(), mask=bytes(mask))
+        reply.player.extend(players)
+        reply.returns.extend(rets)
+        reply.failures.extend(failures)
+        return reply
 
     def run(self):
         data = _recv_frame(self.sock)
@@ -152,7 +193,7 @@ class _Conn:
             try:
                 self.cls(**self.params)
             except Exception as e:
-                welcome.error = "env.params: %s" % e
+                welcome.error = ("env.params: %s" % e).replace("\n", " ")
         if not welcome.error:
             welcome.spec.CopyFrom(self.spec)
         _send(self.sock, welcome)
@@ -162,11 +203,7 @@ class _Conn:
             data = _recv_frame(self.sock)
             if data is None:
                 return
-            batch = pb.Batch.FromString(data)
-            reply = pb.BatchReply()
-            for op in batch.ops:
-                self.op(reply.states.add(), op)
-            _send(self.sock, reply)
+            _send(self.sock, self.answer(pb.Batch.FromString(data)))
 
 
 class Server:
