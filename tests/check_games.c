@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/collector.h"
 #include "envs/env.h"
 #include "league/config.h"
 #include "tests/testutil.h"
@@ -337,6 +338,82 @@ START_TEST(league_trains_on_the_plugin_game)
 }
 END_TEST
 
+/* A plugin that crashes (abort, every 40th move in its process) with envs
+ * in child processes costs only the child: the episode is dropped and
+ * counted, the env is recreated in a new child, and collection goes on
+ * to its goal with no env given up. */
+START_TEST(crashing_plugin_costs_only_its_child)
+{
+	static struct coll_policy uni;
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[300];
+
+	coll_opts_default(&o);
+	plugin_opts(&o.env, "crashy");
+	add_param(&o.env, "crash_every", "40");
+	uni = coll_policy_uniform();
+	o.game = "coin";
+	o.num_envs = 4;
+	o.wait_num = 4;
+	o.mode = COLL_ASYNC;
+	o.processes = 1;
+	o.retry_backoff_s = 0.01;
+	o.policies = &uni;
+	o.num_policies = 1;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 1000, 60), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	printf("games: crashy plugin in child processes: %llu steps, %llu "
+	       "abnormal, %llu recreated\n", (unsigned long long)st.steps,
+	       (unsigned long long)st.abnormal,
+	       (unsigned long long)st.recreated);
+	/* every child crashes at its 40th move: at least 1000 / (4 * 40)
+	 * crashes in all before the goal */
+	ck_assert_uint_ge(st.steps, 1000);
+	ck_assert_uint_ge(st.abnormal, 1000 / 40 - 4);
+	ck_assert_uint_eq(st.recreated, st.abnormal);
+	ck_assert_uint_eq(st.dead_envs, 0);
+}
+END_TEST
+
+/* The same plugin in the collector's own process crashes the collector:
+ * league run restarts it (with backoff), the daemon gives its job to
+ * the next, and the league ends with its payoff matrix. */
+START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
+{
+	static char out[1 << 16], errb[1 << 16];
+	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+
+	tu_mkdtemp(dir, sizeof dir);
+	plugin_path(so, sizeof so, "crashy");
+	snprintf(text, sizeof text,
+		 "league: {name: crashy-e2e, seed: 3}\n"
+		 "env: {plugin: %s, params: {crash_every: '3000'}}\n"
+		 "model: {hidden: [8]}\n"
+		 "learner: {batch: 256, minibatch: 64}\n"
+		 "players: {main: 1, main_exploiter: 0, league_exploiter: 0}\n"
+		 "snapshot: {steps: 1000}\n"
+		 "matchmaking: {job_episodes: 64}\n"
+		 "collectors: {count: 1, envs: 8, mode: serial}\n"
+		 "budget: {seconds: 8}\n", so);
+	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
+	tu_write_file(cfg, text);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
+	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	ck_assert_msg(strstr(errb, "collector.0 exited (signal 6); "
+			     "restarting"), "%s", errb);
+	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
+		      out);
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_games(void)
 {
 	Suite *s = suite_create("games");
@@ -353,6 +430,8 @@ Suite *suite_games(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(run, config_check_refuses_bad_games);
 	tcase_add_test(run, league_trains_on_the_plugin_game);
+	tcase_add_test(run, crashing_plugin_costs_only_its_child);
+	tcase_add_test(run, league_run_restarts_a_collector_its_plugin_crashed);
 	tcase_set_timeout(run, 90);
 	suite_add_tcase(s, run);
 	return s;

@@ -7,15 +7,35 @@
  * and two that load but break a rule `league env check` must catch:
  *   -DBAD_RETURNS returns that do not sum to 0
  *   -DBAD_MASK    an empty legal mask for the player to move
+ * and one that crashes its process (abort) at every crash_every-th move
+ * it plays there (env.params {crash_every: N}), for the fault tests:
+ *   -DCRASHY
  * Otherwise a trivial one-move game (a coin the two players call).
  */
 #include "league_game.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#ifdef CRASHY
+static unsigned long crash_every, moves; /* this process's */
+#endif
 
 static int create(const struct league_game_params *p, void **inst,
 		  struct league_game_spec *spec, char *err, size_t errlen)
 {
+#ifdef CRASHY
+	for (uint32_t i = 0; i < p->count; i++) {
+		char *end;
+		if (strcmp(p->keys[i], "crash_every") ||
+		    !(crash_every = strtoul(p->values[i], &end, 10)) || *end) {
+			snprintf(err, errlen, "%s: only crash_every: N >= 1",
+				 p->keys[i]);
+			return 1;
+		}
+	}
+#endif
 	memset(spec, 0, sizeof *spec);
 	spec->players = 2;
 	spec->num_actions = 2;
@@ -55,6 +75,11 @@ static void apply(const void *inst, void *st, int a,
 		  struct league_game_rng *rng)
 {
 	*(unsigned char *)st = (unsigned char)(1 + a);
+#ifdef CRASHY
+	if (crash_every && __atomic_add_fetch(&moves, 1, __ATOMIC_RELAXED) %
+				   crash_every == 0)
+		abort();
+#endif
 }
 
 static void observe(const void *inst, const void *st, int pl, float *out)
