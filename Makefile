@@ -162,7 +162,7 @@ $(TESTBIN): $(TEST_OBJ) $(LIB)
 # code, for `league bench env --plugin`.
 PLUGIN_FLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared \
 	-fvisibility=hidden -Ienvs
-PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/env.c envs/board.c \
+PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/abi.c envs/board.c \
 	envs/matrix.c envs/poker.c envs/timing.c util/err.c util/rng.c \
 	util/misc.c
 EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \

@@ -100,6 +100,47 @@ START_TEST(goofspiel_plugin_conforms)
 END_TEST
 
 /* A plugin that opens but breaks a rule must fail the suite. */
+/* The built-in tic-tac-toe built as a plugin (for bench env --plugin)
+ * loads, and plays the same episodes as the compiled-in game. */
+START_TEST(tictactoe_plugin_is_the_builtin)
+{
+	struct env_opts o;
+	env *p = NULL, *b = NULL;
+	char err[512];
+	float op[27], ob[27];
+	uint8_t mp[9], mb[9];
+	lg_rng r;
+
+	plugin_opts(&o, "tictactoe");
+	ck_assert_msg(env_new(&p, NULL, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_new(&b, "tictactoe", NULL, err, sizeof err), 0);
+	lg_rng_seed(&r, 2);
+	for (int ep = 0; ep < 50; ep++) {
+		env_reset(p, (uint64_t)ep);
+		env_reset(b, (uint64_t)ep);
+		while (env_current_player(b) != ENV_TERMINAL) {
+			int pl = env_current_player(b), n, a = 0, k;
+			ck_assert_int_eq(env_current_player(p), pl);
+			env_observe(p, pl, op);
+			env_observe(b, pl, ob);
+			ck_assert(!memcmp(op, ob, sizeof op));
+			n = env_legal(b, pl, mb);
+			ck_assert_int_eq(env_legal(p, pl, mp), n);
+			ck_assert(!memcmp(mp, mb, sizeof mp));
+			k = (int)lg_rng_below(&r, (uint64_t)n);
+			for (; a < 9; a++)
+				if (mb[a] && k-- == 0)
+					break;
+			ck_assert_int_eq(env_step(p, a), 0);
+			ck_assert_int_eq(env_step(b, a), 0);
+		}
+		ck_assert_int_eq(env_current_player(p), ENV_TERMINAL);
+	}
+	env_free(p);
+	env_free(b);
+}
+END_TEST
+
 START_TEST(conformance_suite_catches_a_broken_game)
 {
 	struct env_opts o;
@@ -422,6 +463,7 @@ Suite *suite_games(void)
 
 	tcase_add_test(tc, builtin_games_pass_the_conformance_suite);
 	tcase_add_test(tc, goofspiel_plugin_conforms);
+	tcase_add_test(tc, tictactoe_plugin_is_the_builtin);
 	tcase_add_test(tc, conformance_suite_catches_a_broken_game);
 	tcase_add_test(tc, bad_plugins_and_params_are_refused);
 	tcase_add_test(tc, goofspiel_exact_nashconv_matches_the_hand_value);

@@ -1,0 +1,84 @@
+/*
+ * envs/abi.c: what the built-in games share on the game ABI (their
+ * create() and destroy(), the league's generator behind the ABI's) and
+ * the default options. Apart from env.c so that a built-in game also
+ * builds as a plugin (examples/tictactoe) from its own file and this one,
+ * without the play wrapper, plugin loading or the remote client.
+ */
+#include "envs/env_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void env_opts_default(struct env_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->timing.obs_len = 64;
+	o->timing.reset_s = 0.1;
+	o->timing.step_s = 0.005;
+	o->timing.infer_s = 0.004;
+	o->timing.episode_len = 500;
+	o->timing.jitter_lo = 0.4;
+	o->timing.jitter_hi = 1.6;
+	o->remote_timeout_s = ENV_REMOTE_TIMEOUT_DEFAULT;
+}
+
+/* ---- the built-in games on the ABI ------------------------------------- */
+
+int env_builtin_create(const struct league_game_params *p, void **inst,
+		       struct league_game_spec *spec, char *err, size_t errlen,
+		       env_setup_fn setup, size_t state_size)
+{
+	int own = !(p && p->host);
+	struct env_opts *o = own ? malloc(sizeof *o) : p->host;
+	struct env_spec es;
+	int rc;
+
+	*inst = NULL;
+	if (!o) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	if (own)
+		env_opts_default(o);
+	if (p && p->count) {
+		lg_errf(err, errlen, "env.params: '%s': this built-in game "
+			"takes no params", p->keys[0]);
+		if (own)
+			free(o);
+		return LG_EINVAL;
+	}
+	memset(&es, 0, sizeof es);
+	if ((rc = setup(o, &es, err, errlen))) {
+		if (own)
+			free(o);
+		return rc;
+	}
+	memset(spec, 0, sizeof *spec);
+	spec->players = (uint32_t)es.players;
+	spec->num_actions = (uint32_t)es.num_actions;
+	spec->obs_len = (uint32_t)es.obs_len;
+	spec->flags = (es.flags & ENV_F_SIMULTANEOUS ? LEAGUE_GAME_SIMULTANEOUS
+						     : 0) |
+		      (es.flags & ENV_F_CHANCE ? LEAGUE_GAME_HAS_CHANCE : 0);
+	spec->state_size = state_size;
+	spec->max_steps = es.max_steps;
+	*inst = o;
+	return 0;
+}
+
+void env_builtin_destroy(void *inst)
+{
+	free(inst);
+}
+
+static uint64_t rng_next(struct league_game_rng *r)
+{
+	return lg_rng_u64(&((struct env_rng *)(void *)r)->r);
+}
+
+void env_rng_seed(struct env_rng *r, uint64_t seed)
+{
+	r->base.next = rng_next;
+	lg_rng_seed(&r->r, seed);
+}
