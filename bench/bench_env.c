@@ -245,13 +245,12 @@ static double remote_round(const char *addr, int n, double secs,
 }
 
 /* Steps per second of one thread driving n envs on the server at addr:
- * each turn observes every env's mover and steps them all with one
- * env_step_many (envs that ended are reset together first). */
+ * each turn observes every env's mover, and one env_advance_many steps
+ * them and resets those that ended, in one batch. */
 static double batched_round(const char *addr, int n, double secs,
 			    double *ops_per_batch)
 {
 	env **es = calloc((size_t)n, sizeof *es);
-	env **rs = calloc((size_t)n, sizeof *rs);
 	int *acts = calloc((size_t)n * ENV_MAX_PLAYERS, sizeof *acts);
 	int *rcs = calloc((size_t)n, sizeof *rcs);
 	uint64_t *seeds = calloc((size_t)n, sizeof *seeds);
@@ -266,7 +265,7 @@ static double batched_round(const char *addr, int n, double secs,
 	lg_rng_seed(&r, 99);
 	env_opts_default(&o);
 	snprintf(o.remote, sizeof o.remote, "%s", addr);
-	if (!es || !rs || !acts || !rcs || !seeds)
+	if (!es || !acts || !rcs || !seeds)
 		goto out;
 	for (int i = 0; i < n; i++)
 		if ((rc = env_new(&es[i], NULL, &o, NULL, 0)))
@@ -280,30 +279,19 @@ static double batched_round(const char *addr, int n, double secs,
 	t0 = lg_now_s();
 	rc = 0;
 	while (!rc && (t = lg_now_s() - t0) < secs) {
-		size_t nr = 0;
-		for (int i = 0; i < n; i++)
-			if (env_current_player(es[i]) == ENV_TERMINAL) {
-				rs[nr] = es[i];
-				seeds[nr++] = lg_rng_u64(&r);
-			}
-		if (nr && (rc = env_reset_many(rs, seeds, nr, rcs)))
-			break;
-		for (size_t i = 0; i < nr && !rc; i++)
-			rc = rcs[i];
 		for (int i = 0; i < n; i++) {
 			int p = env_current_player(es[i]);
+			seeds[i] = lg_rng_u64(&r);
+			if (p == ENV_TERMINAL)
+				continue;
 			env_observe(es[i], p, obs);
 			env_legal(es[i], p, mask);
-			acts[i * ENV_MAX_PLAYERS] = random_action(mask, nact, &r);
-			rs[i] = es[i];
+			acts[2 * i] = random_action(mask, nact, &r);
+			steps++;
 		}
-		/* env_step_many reads players (2) entries per env */
-		for (int i = 0; i < n; i++)
-			acts[2 * i] = acts[i * ENV_MAX_PLAYERS];
-		if (!rc && !(rc = env_step_many(rs, acts, (size_t)n, rcs)))
+		if (!(rc = env_advance_many(es, acts, seeds, (size_t)n, rcs)))
 			for (int i = 0; i < n && !rc; i++)
 				rc = rcs[i];
-		steps += (uint64_t)n;
 	}
 	env_remote_counters(&b1, &o1);
 	*ops_per_batch = b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
@@ -311,7 +299,6 @@ out:
 	for (int i = 0; es && i < n; i++)
 		env_free(es[i]);
 	free(es);
-	free(rs);
 	free(acts);
 	free(rcs);
 	free(seeds);

@@ -519,121 +519,83 @@ int env_step_joint(env *e, const int *actions)
 	return 0;
 }
 
-int env_reset_many(env *const *es, const uint64_t *seeds, size_t n,
-		   int *rcs)
-{
-	struct env_remote *stack[64], **rs = stack;
-	uint64_t stack_s[64], *sd = stack_s;
-	int stack_r[64], *rr = stack_r;
-	size_t m = 0, k = 0;
-
-	if (n > 64) {
-		rs = malloc(n * sizeof *rs);
-		sd = malloc(n * sizeof *sd);
-		rr = malloc(n * sizeof *rr);
-		if (!rs || !sd || !rr) {
-			free(rs);
-			free(sd);
-			free(rr);
-			return LG_ENOMEM;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		env *e = es[i];
-		if (!e->rm) {
-			rcs[i] = env_reset(e, seeds[i]);
-			continue;
-		}
-		env_rng_seed(&e->rng, seeds[i]);
-		e->steps = 0;
-		e->truncated = 0;
-		rs[m] = e->rm;
-		sd[m++] = seeds[i];
-	}
-	if (m)
-		env_remote_reset_many(rs, sd, m, rr);
-	for (size_t i = 0; i < n && m; i++)
-		if (es[i]->rm)
-			rcs[i] = rr[k++];
-	if (rs != stack) {
-		free(rs);
-		free(sd);
-		free(rr);
-	}
-	return 0;
-}
-
-int env_step_many(env *const *es, const int *actions, size_t n, int *rcs)
+int env_advance_many(env *const *es, const int *actions,
+		     const uint64_t *seeds, size_t n, int *rcs)
 {
 	struct env_remote *stack[64], **rs = stack;
 	int stack_a[64 * ENV_MAX_PLAYERS], *acts = stack_a;
-	int np = n ? es[0]->gm.spec.players : 0, simul = 0;
-	size_t m = 0;
-	int rc = 0;
+	int stack_r[64], *resets = stack_r, stack_c[64], *rr = stack_c;
+	uint64_t stack_s[64], *sd = stack_s;
+	size_t m = 0, k = 0;
+	int np, nact, rc = 0;
 
+	if (!n)
+		return 0;
+	np = es[0]->gm.spec.players;
+	nact = es[0]->gm.spec.flags & ENV_F_SIMULTANEOUS ? np : 1;
 	if (n > 64) {
 		rs = malloc(n * sizeof *rs);
-		acts = malloc(n * (size_t)ENV_MAX_PLAYERS * sizeof *acts);
-		if (!rs || !acts) {
-			free(rs == stack ? NULL : rs);
-			free(acts == stack_a ? NULL : acts);
-			return LG_ENOMEM;
+		acts = malloc(n * (size_t)np * sizeof *acts);
+		resets = malloc(n * sizeof *resets);
+		rr = malloc(n * sizeof *rr);
+		sd = malloc(n * sizeof *sd);
+		if (!rs || !acts || !resets || !rr || !sd) {
+			rc = LG_ENOMEM;
+			goto out;
 		}
 	}
-	if (n)
-		simul = (es[0]->gm.spec.flags & ENV_F_SIMULTANEOUS) != 0;
-	/* In-process envs step here; remote ones are checked here and sent
-	 * together. */
+	/* In-process envs (and remote ones of another shape) advance here;
+	 * the rest are checked here and sent as one batch per server. */
 	for (size_t i = 0; i < n; i++) {
 		const int *a = actions + i * (size_t)np;
 		env *e = es[i];
 		int p = env_current_player(e);
 		rcs[i] = 0;
-		if (!e->rm || (e->gm.spec.flags & ENV_F_SIMULTANEOUS) !=
-				      (simul ? ENV_F_SIMULTANEOUS : 0u)) {
-			rcs[i] = p == ENV_SIMULTANEOUS ? env_step_joint(e, a)
-						       : env_step(e, a[0]);
+		if (!e->rm || e->gm.spec.players != np ||
+		    (e->gm.spec.flags & ENV_F_SIMULTANEOUS ? np : 1) != nact) {
+			rcs[i] = p == ENV_TERMINAL ? env_reset(e, seeds[i])
+				 : p == ENV_SIMULTANEOUS ? env_step_joint(e, a)
+							 : env_step(e, a[0]);
 			continue;
 		}
-		if (p == ENV_SIMULTANEOUS) {
-			for (int q = 0; q < np; q++)
-				if (!is_legal(e, q, a[q]))
+		if (p == ENV_TERMINAL) {
+			env_rng_seed(&e->rng, seeds[i]);
+			e->steps = 0;
+			e->truncated = 0;
+			resets[m] = 1;
+		} else {
+			for (int q = 0; q < nact; q++)
+				if (!is_legal(e, p == ENV_SIMULTANEOUS ? q : p,
+					      a[q]))
 					rcs[i] = LG_EINVAL;
-		} else if (p < 0 || !is_legal(e, p, a[0])) {
-			rcs[i] = LG_EINVAL;
+			if (rcs[i])
+				continue;
+			resets[m] = 0;
+			for (int q = 0; q < nact; q++)
+				acts[m * (size_t)nact + (size_t)q] = a[q];
 		}
-		if (rcs[i])
-			continue;
 		rs[m] = e->rm;
-		for (int q = 0; q < (simul ? np : 1); q++)
-			acts[m * (size_t)(simul ? np : 1) + (size_t)q] = a[q];
-		m++;
+		sd[m++] = seeds[i];
 	}
-	if (m) {
-		int *rr = malloc(m * sizeof *rr);
-		if (!rr) {
-			rc = LG_ENOMEM;
-		} else if (!(rc = env_remote_step_many(rs, acts, simul ? np : 1,
-						       m, rr))) {
-			size_t k = 0;
-			for (size_t i = 0; i < n; i++) {
-				env *e = es[i];
-				if (!e->rm || rcs[i])
-					continue;
-				/* the order rs was filled in */
-				if (e->rm != rs[k])
-					continue;
-				rcs[i] = rr[k++];
-				if (!rcs[i])
-					after_step(e);
-			}
+	if (m && !(rc = env_remote_advance_many(rs, resets, acts, nact, sd, m,
+						rr)))
+		for (size_t i = 0; i < n && k < m; i++) {
+			env *e = es[i];
+			if (e->rm != rs[k])
+				continue; /* advanced here, or refused */
+			rcs[i] = rr[k];
+			if (!rr[k] && !resets[k])
+				after_step(e);
+			k++;
 		}
-		free(rr);
-	}
-	if (rs != stack)
+out:
+	if (rs != stack) {
 		free(rs);
-	if (acts != stack_a)
 		free(acts);
+		free(resets);
+		free(rr);
+		free(sd);
+	}
 	return rc;
 }
 

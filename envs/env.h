@@ -188,15 +188,14 @@ int env_step(env *e, int action);
 /* Simultaneous games: actions[p] for every player. Same errors. */
 int env_step_joint(env *e, const int *actions);
 
-/* Step n envs of one game at once: actions[i * players + p] (a
- * sequential game reads each env's mover's entry, p = 0), rcs[i] as
- * env_step's. Envs on one game server go to it as one batch, so one
- * thread can drive many remote envs for one round trip; in-process envs
- * just step. LG_ENOMEM, else 0 (look at rcs). */
-int env_step_many(env *const *es, const int *actions, size_t n, int *rcs);
-/* env_reset of n envs, remote ones batched the same way. */
-int env_reset_many(env *const *es, const uint64_t *seeds, size_t n,
-		   int *rcs);
+/* Advance n envs of one game at once: an env whose episode is over
+ * resets from seeds[i], any other steps with actions[i * players + p]
+ * (a sequential game reads each env's mover's action at p = 0). rcs[i]
+ * as env_reset's or env_step's. Envs on one game server go to it as one
+ * batch, so one thread drives many remote envs for one round trip; in-
+ * process envs just advance. LG_ENOMEM, else 0 (look at rcs). */
+int env_advance_many(env *const *es, const int *actions,
+		     const uint64_t *seeds, size_t n, int *rcs);
 
 /* Steps taken this episode (a joint step counts once). */
 uint64_t env_steps(const env *e);

@@ -102,12 +102,11 @@ void env_remote_close(struct env_remote *r);
  * recreated). Actions are checked against the mask by the caller. */
 int env_remote_reset(struct env_remote *r, uint64_t seed);
 int env_remote_step(struct env_remote *r, const int *actions, int n);
-/* Step n envs at once (actions: nact per env): envs on one connection
- * go as one Batch. rcs[i] as env_remote_step's. LG_ENOMEM or 0. */
-int env_remote_step_many(struct env_remote *const *rs, const int *actions,
-			 int nact, size_t n, int *rcs);
-int env_remote_reset_many(struct env_remote *const *rs,
-			  const uint64_t *seeds, size_t n, int *rcs);
+/* n envs in one batch per server: op i resets from seeds[i] where resets[i], else
+ * steps with actions[i * nact ...]. */
+int env_remote_advance_many(struct env_remote *const *rs, const int *resets,
+			    const int *actions, int nact,
+			    const uint64_t *seeds, size_t n, int *rcs);
 /* The decoders behind them (for the fuzz harness): a Welcome into spec,
  * and a BatchReply for ops of kinds (0 reset, 1 step, 2 close) with each
  * op's rc (0, or LG_EINVAL: the game failed it) into rcs. LG_EPROTO for

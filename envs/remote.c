@@ -929,8 +929,10 @@ int env_remote_step(struct env_remote *r, const int *actions, int n)
 	return rc;
 }
 
-/* n ops of one kind, run as batches per connection (see conn_call_many). */
-static int ops_many(struct env_remote *const *rs, int kind,
+/* n ops, run as batches per connection (see conn_call_many): op i is a
+ * reset from seeds[i] when kinds[i] is OPK_RESET, else a step with
+ * actions[i * nact ...]. */
+static int ops_many(struct env_remote *const *rs, const int *kinds,
 		    const int *actions, int nact, const uint64_t *seeds,
 		    size_t n, int *rcs)
 {
@@ -947,10 +949,10 @@ static int ops_many(struct env_remote *const *rs, int kind,
 		for (size_t k = i; k < j; k++) {
 			memset(&ops[k], 0, sizeof ops[k]);
 			ops[k].r = rs[k];
-			ops[k].kind = kind;
+			ops[k].kind = kinds[k];
 			ops[k].seed = seeds ? seeds[k] : 0;
-			ops[k].nact = nact;
-			for (int a = 0; a < nact; a++)
+			ops[k].nact = ops[k].kind == OPK_STEP ? nact : 0;
+			for (int a = 0; a < ops[k].nact; a++)
 				ops[k].act[a] = actions[k * (size_t)nact +
 							(size_t)a];
 		}
@@ -967,14 +969,19 @@ static int ops_many(struct env_remote *const *rs, int kind,
 	return 0;
 }
 
-int env_remote_step_many(struct env_remote *const *rs, const int *actions,
-			 int nact, size_t n, int *rcs)
+int env_remote_advance_many(struct env_remote *const *rs, const int *resets,
+			    const int *actions, int nact,
+			    const uint64_t *seeds, size_t n, int *rcs)
 {
-	return ops_many(rs, OPK_STEP, actions, nact, NULL, n, rcs);
-}
+	int stack[64] = { 0 }, *kinds = n <= 64 ? stack : malloc(n * sizeof *kinds);
+	int rc;
 
-int env_remote_reset_many(struct env_remote *const *rs,
-			  const uint64_t *seeds, size_t n, int *rcs)
-{
-	return ops_many(rs, OPK_RESET, NULL, 0, seeds, n, rcs);
+	if (!kinds)
+		return LG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kinds[i] = resets[i] ? OPK_RESET : OPK_STEP;
+	rc = ops_many(rs, kinds, actions, nact, seeds, n, rcs);
+	if (kinds != stack)
+		free(kinds);
+	return rc;
 }
