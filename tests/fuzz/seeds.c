@@ -1,7 +1,8 @@
 /* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
  * of binary records (fuzz_nn, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
- * fuzz_payoff) and of fuzz_tabular into DIR/<harness>/, with the
- * library's own encoders where it has them, so a seed is what the code
+ * fuzz_payoff), of fuzz_tabular and of fuzz_remote into DIR/<harness>/,
+ * with the library's own encoders where it has them (for fuzz_remote the
+ * protoc-c code of net/game.proto it links), so a seed is what the code
  * writes today. `make fuzz-seeds` runs it on tests/fuzz/corpus; the config
  * and frame seeds are written by hand. Each harness gets valid inputs and
  * near-valid ones (one thing wrong), named for what they are.
@@ -20,6 +21,11 @@
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "tests/fuzz/scratch.h"
+
+#include "game.pb-c.h"
+
+/* fuzz_remote's replies answer at most 7 ops (the harness's cap). */
+#define MAX_SEED_OPS 7
 
 static const char *outdir;
 static int failed;
@@ -402,6 +408,353 @@ static void seeds_tabular(void)
 	free(longline);
 }
 
+/* ---- fuzz_remote ------------------------------------------------------ */
+
+/* The selector byte (and, for a reply, the op count and kinds), then m
+ * packed, less its last `cut` bytes. */
+static void remote_seed(const char *name, const uint8_t *head, size_t nhead,
+			const ProtobufCMessage *m, size_t cut)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *b = malloc(nhead + n + 1);
+
+	if (!b || cut > n)
+		exit(1);
+	memcpy(b, head, nhead);
+	protobuf_c_message_pack(m, b + nhead);
+	seed("fuzz_remote", name, b, nhead + n - cut);
+	free(b);
+}
+
+/* Selector 0 (want NULL) or want<<1, then a Welcome. */
+static void welcome_seed(const char *name, uint8_t want,
+			 const League__Game__Welcome *w, size_t cut)
+{
+	uint8_t h = (uint8_t)(want << 1);
+
+	remote_seed(name, &h, 1, &w->base, cut);
+}
+
+static void seeds_welcome(void)
+{
+	League__Game__Welcome w = LEAGUE__GAME__WELCOME__INIT;
+	League__Game__Spec s = LEAGUE__GAME__SPEC__INIT;
+	uint32_t shape[5] = { 3, 3, 3, 1, 1 };
+
+	/* what python/league_game sends for a tic-tac-toe server */
+	s.name = "tictactoe";
+	s.players = 2;
+	s.num_actions = 9;
+	s.n_obs_shape = 3;
+	s.obs_shape = shape;
+	s.max_steps = 9;
+	w.version = 1;
+	w.spec = &s;
+	welcome_seed("welcome", 0, &w, 0);
+	welcome_seed("welcome_want", 2, &w, 0);
+	welcome_seed("welcome_want_any", 1, &w, 0);
+	welcome_seed("welcome_other_game", 3, &w, 0);
+	welcome_seed("welcome_truncated", 0, &w, 3);
+	s.name = "rps";
+	s.num_actions = 3;
+	s.n_obs_shape = 1;
+	shape[0] = 2;
+	s.simultaneous = 1;
+	s.max_steps = 1;
+	welcome_seed("welcome_simultaneous", 3, &w, 0);
+	/* one thing wrong each */
+	s.name = "Tic Tac";
+	welcome_seed("welcome_bad_name", 0, &w, 0);
+	s.name = "a_name_of_thirty_two_characters_";
+	welcome_seed("welcome_long_name", 0, &w, 0);
+	s.name = "rps";
+	s.players = 3;
+	welcome_seed("welcome_players3", 0, &w, 0);
+	s.players = 2;
+	s.num_actions = ENV_MAX_ACTIONS + 1;
+	welcome_seed("welcome_actions65", 0, &w, 0);
+	s.num_actions = 0;
+	welcome_seed("welcome_actions0", 0, &w, 0);
+	s.num_actions = 3;
+	s.n_obs_shape = 0;
+	welcome_seed("welcome_no_obs_shape", 0, &w, 0);
+	s.n_obs_shape = 5;
+	welcome_seed("welcome_obs_rank5", 0, &w, 0);
+	s.n_obs_shape = 2;
+	shape[0] = 4;
+	shape[1] = 0;
+	welcome_seed("welcome_obs_dim0", 0, &w, 0);
+	shape[0] = 1024;
+	shape[1] = 1025;
+	welcome_seed("welcome_obs_too_big", 0, &w, 0);
+	shape[0] = 2;
+	s.n_obs_shape = 1;
+	s.max_steps = 0;
+	welcome_seed("welcome_max_steps0", 0, &w, 0);
+	s.max_steps = 1;
+	w.version = 2;
+	welcome_seed("welcome_version2", 0, &w, 0);
+	w.version = 1;
+	w.spec = NULL;
+	welcome_seed("welcome_no_spec", 0, &w, 0);
+	w.error = "env.params: unknown parameter 'size'";
+	welcome_seed("welcome_error", 0, &w, 0);
+	w.error = "Traceback:\n\tValueError: size\x7f\r\x1b[31m";
+	welcome_seed("welcome_error_control_chars", 0, &w, 0);
+}
+
+/* A columnar BatchReply under construction: the columns live here. */
+struct rbuild {
+	int32_t player[MAX_SEED_OPS + 1];
+	uint8_t obs[4 * 2 * 27 * (MAX_SEED_OPS + 1) + 8];
+	uint8_t mask[2 * 9 * (MAX_SEED_OPS + 1) + 8];
+	double ret[2 * (MAX_SEED_OPS + 1) + 2];
+	League__Game__Failure fail[MAX_SEED_OPS + 1];
+	League__Game__Failure *fp[MAX_SEED_OPS + 1];
+	League__Game__BatchReply rp;
+};
+
+/* The seeds' games, as the harness's selector bits 1-2 name them. */
+enum { G_SEQ, G_SIM, G_TINY, G_TINY_SIM };
+static const struct {
+	size_t ol, na;
+} rgames[4] = { { 27, 9 }, { 2, 3 }, { 1, 1 }, { 1, 2 } };
+
+static void rb_init(struct rbuild *r)
+{
+	memset(r, 0, sizeof *r);
+	league__game__batch_reply__init(&r->rp);
+	r->rp.player = r->player;
+	r->rp.obs.data = r->obs;
+	r->rp.mask.data = r->mask;
+	r->rp.returns = r->ret;
+	r->rp.failures = r->fp;
+}
+
+/* One mover's obs (0.5, 0.5, ...) and mask (all legal) of game g. */
+static void rb_mover(struct rbuild *r, int g)
+{
+	for (size_t k = 0; k < rgames[g].ol; k++) {
+		lg_put_lef32(r->obs + r->rp.obs.len, 0.5f);
+		r->rp.obs.len += 4;
+	}
+	memset(r->mask + r->rp.mask.len, 1, rgames[g].na);
+	r->rp.mask.len += rgames[g].na;
+}
+
+/* The next op's player, with its entries: a mover's obs and mask (two
+ * movers for -2), or returns ret, -ret for -1 (over); none for -3. */
+static void rb_op(struct rbuild *r, int g, int32_t player, double ret)
+{
+	r->player[r->rp.n_player++] = player;
+	if (player == -1) {
+		r->ret[r->rp.n_returns++] = ret;
+		r->ret[r->rp.n_returns++] = -ret;
+	} else if (player == -2) {
+		rb_mover(r, g);
+		rb_mover(r, g);
+	} else if (player >= 0) {
+		rb_mover(r, g);
+	}
+}
+
+static void rb_fail(struct rbuild *r, uint32_t op, char *error)
+{
+	League__Game__Failure *f = &r->fail[r->rp.n_failures];
+
+	league__game__failure__init(f);
+	f->op = op;
+	f->error = error;
+	r->fp[r->rp.n_failures++] = f;
+}
+
+/* Selector (the reply bit, game g in bits 1-2), op count, kinds (a digit
+ * per op: 0 reset, 1 step, 2 close), the reply less its last cut bytes. */
+static void reply_seed(const char *name, int g, const char *kinds,
+		       struct rbuild *r, size_t cut)
+{
+	uint8_t h[2 + MAX_SEED_OPS];
+	size_t n = strlen(kinds);
+
+	if (n > MAX_SEED_OPS)
+		exit(1);
+	h[0] = (uint8_t)(1 | g << 1);
+	h[1] = (uint8_t)n;
+	for (size_t i = 0; i < n; i++)
+		h[2 + i] = (uint8_t)(kinds[i] - '0');
+	remote_seed(name, h, 2 + n, &r->rp.base, cut);
+}
+
+/* A reset answered (player 0 to move) and a step (player 1 to move) in
+ * the sequential game: the base of the near-valid sequential seeds. */
+static void rb_reset_step(struct rbuild *r)
+{
+	rb_init(r);
+	rb_op(r, G_SEQ, 0, 0);
+	rb_op(r, G_SEQ, 1, 0);
+}
+
+static void seeds_reply(void)
+{
+	static struct rbuild r;
+
+	/* valid: sequential (9 actions, obs_len 27) */
+	rb_reset_step(&r);
+	reply_seed("reply_reset_step", G_SEQ, "01", &r, 0);
+	rb_init(&r);
+	reply_seed("reply_empty", G_SEQ, "", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -1, 1);
+	reply_seed("reply_terminal", G_SEQ, "1", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -3, 0);
+	reply_seed("reply_close", G_SEQ, "2", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 1, 0);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	reply_seed("reply_step_close_reset", G_SEQ, "120", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_fail(&r, 0, "ValueError: illegal action 4");
+	reply_seed("reply_failure", G_SEQ, "10", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, -1, 0);
+	rb_op(&r, G_SEQ, 1, 0);
+	rb_op(&r, G_SEQ, -1, -0.5);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_fail(&r, 6, "RuntimeError: the game broke\n  at line 3");
+	rb_fail(&r, 1, "");
+	reply_seed("reply_seven_ops", G_SEQ, "0121011", &r, 0);
+	/* valid: simultaneous (3 actions, obs_len 2): both move */
+	rb_init(&r);
+	rb_op(&r, G_SIM, -2, 0);
+	rb_op(&r, G_SIM, -1, -1);
+	reply_seed("reply_simultaneous", G_SIM, "01", &r, 0);
+	/* valid: the tiny games (obs_len 1; 1 action, resp. 2) */
+	rb_init(&r);
+	rb_op(&r, G_TINY, 0, 0);
+	rb_op(&r, G_TINY, -1, 0.25);
+	rb_op(&r, G_TINY, -3, 0);
+	reply_seed("reply_tiny", G_TINY, "012", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_TINY_SIM, -2, 0);
+	rb_op(&r, G_TINY_SIM, -3, 0);
+	rb_fail(&r, 1, "illegal");
+	reply_seed("reply_tiny_simultaneous", G_TINY_SIM, "01", &r, 0);
+
+	/* near-valid, one thing wrong each: the columns */
+	rb_reset_step(&r);
+	reply_seed("reply_truncated", G_SEQ, "01", &r, 5);
+	rb_reset_step(&r);
+	r.rp.n_player = 1;
+	reply_seed("reply_fewer_players", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	reply_seed("reply_more_players", G_SEQ, "0", &r, 0);
+	rb_reset_step(&r);
+	r.rp.obs.len += 4;
+	reply_seed("reply_obs_leftover", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	r.rp.obs.len += 2;
+	reply_seed("reply_obs_not_whole_floats", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	r.rp.obs.len -= 4;
+	reply_seed("reply_obs_short", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	r.rp.mask.len += 1;
+	reply_seed("reply_mask_leftover", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	r.rp.mask.len -= 1;
+	reply_seed("reply_mask_short", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	r.ret[0] = 1;
+	r.ret[1] = -1;
+	r.rp.n_returns = 2;
+	reply_seed("reply_returns_before_end", G_SEQ, "01", &r, 0);
+	/* the values */
+	rb_reset_step(&r);
+	r.mask[9 + 4] = 2;
+	reply_seed("reply_mask_byte2", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	memset(r.mask + 9, 0, 9);
+	reply_seed("reply_no_legal", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	lg_put_lef32(r.obs + 4 * (27 + 26), NAN);
+	reply_seed("reply_obs_nan", G_SEQ, "01", &r, 0);
+	rb_reset_step(&r);
+	lg_put_lef32(r.obs, -INFINITY);
+	reply_seed("reply_obs_inf", G_SEQ, "01", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -1, 1);
+	r.ret[1] = 1;
+	reply_seed("reply_returns_not_zero_sum", G_SEQ, "1", &r, 0);
+	r.ret[1] = -1 + 1e-3;
+	reply_seed("reply_returns_nearly_zero_sum", G_SEQ, "1", &r, 0);
+	r.ret[0] = INFINITY;
+	r.ret[1] = -INFINITY;
+	reply_seed("reply_returns_inf", G_SEQ, "1", &r, 0);
+	r.ret[0] = 1e10;
+	r.ret[1] = -1e10;
+	reply_seed("reply_returns_huge", G_SEQ, "1", &r, 0);
+	r.ret[0] = 1;
+	r.ret[1] = -1;
+	r.rp.n_returns = 1;
+	reply_seed("reply_returns_missing", G_SEQ, "1", &r, 0);
+	/* the players */
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_op(&r, G_SEQ, -2, 0);
+	reply_seed("reply_both_move_sequential", G_SEQ, "01", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_op(&r, G_SEQ, 2, 0);
+	reply_seed("reply_player2", G_SEQ, "01", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SIM, -2, 0);
+	rb_op(&r, G_SIM, 0, 0);
+	reply_seed("reply_one_mover_simultaneous", G_SIM, "01", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SIM, -2, 0);
+	rb_op(&r, G_SIM, -1, -1);
+	memset(r.mask + 3, 0, 3);
+	reply_seed("reply_simultaneous_second_no_legal", G_SIM, "01", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 1, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	reply_seed("reply_close_with_state", G_SEQ, "12", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	reply_seed("reply_no_state_without_failure", G_SEQ, "10", &r, 0);
+	/* the failures */
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 1, 0);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_fail(&r, 1, "closed");
+	reply_seed("reply_failure_for_close", G_SEQ, "12", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_fail(&r, 0, "ValueError: illegal action 4");
+	rb_fail(&r, 0, "ValueError: illegal action 4");
+	reply_seed("reply_failure_duplicate", G_SEQ, "10", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, -3, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_fail(&r, 0, "ValueError: illegal action 4");
+	rb_fail(&r, 2, "no such op");
+	reply_seed("reply_failure_out_of_range", G_SEQ, "10", &r, 0);
+	rb_init(&r);
+	rb_op(&r, G_SEQ, 1, 0);
+	rb_op(&r, G_SEQ, 0, 0);
+	rb_fail(&r, 0, "failed, yet a state");
+	reply_seed("reply_failure_with_state", G_SEQ, "10", &r, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -415,5 +768,7 @@ int main(int argc, char **argv)
 	seeds_evalrec();
 	seeds_payoff();
 	seeds_tabular();
+	seeds_welcome();
+	seeds_reply();
 	return failed;
 }
