@@ -341,6 +341,7 @@ enum fake_script {
 	FS_NO_LEGAL,     /* the first reset: player 0 with an empty mask */
 	FS_BAD_RETURNS,  /* the first reset: over, returns 1 and 1 */
 	FS_GAME_ERROR,   /* every step fails with an error; resets work */
+	FS_HANG,         /* steps are never answered */
 };
 
 struct fake {
@@ -426,6 +427,14 @@ static void *fake_main(void *arg)
 
 			if (!b || b->n_kind > 64 || b->n_kind != b->n_env)
 				break;
+			if (f->script == FS_HANG && b->n_kind &&
+			    b->kind[0] == 1) {
+				/* hold the connection, answer nothing */
+				league__game__batch__free_unpacked(b, NULL);
+				while (!fk_read(fd, buf, sizeof buf, &len))
+					;
+				break;
+			}
 			for (size_t i = 0; i < b->n_kind; i++) {
 				if (b->kind[i] == 2) { /* close */
 					pl[i] = -3;
@@ -527,6 +536,19 @@ START_TEST(protocol_breakers_are_refused)
 	ck_assert_int_eq(env_current_player(e), 0);
 	env_free(e);
 	fake_stop(&f, th);
+
+	/* A server that stops answering: the op fails at the deadline. */
+	fake_start(&f, &th, dir, FS_HANG, &o);
+	o.remote_timeout_s = 0.5;
+	ck_assert_msg(env_new(&e, "fake", &o, err, sizeof err) == 0, "%s",
+		      err);
+	double t0 = lg_now_s();
+	ck_assert_int_eq(env_step(e, 0), LG_EIO);
+	double waited = lg_now_s() - t0;
+	ck_assert_msg(waited >= 0.45 && waited < 5, "%g s", waited);
+	ck_assert_int_eq(env_reset(e, 1), LG_EIO); /* broken for good */
+	env_free(e);
+	fake_stop(&f, th);
 	tu_rmrf(dir);
 }
 END_TEST
@@ -583,6 +605,41 @@ START_TEST(config_errors_name_the_remote_key)
 END_TEST
 
 /* ---- league run ---------------------------------------------------------- */
+
+/* env.serve that never serves, or serves another game: league run exits 2
+ * with one line naming what, and the log. */
+START_TEST(league_run_refuses_a_server_that_does_not_serve)
+{
+	static char out[1 << 14], err[1 << 14];
+	char dir[128], cfg[256], ldir[192], text[1024];
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	int rc;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(cfg, sizeof cfg, "%s/py.yaml", dir);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	snprintf(text, sizeof text,
+		 "env: {name: tictactoe_py, remote: 'unix:%s/g.sock', "
+		 "serve: 'exit 3'}\n", dir);
+	tu_write_file(cfg, text);
+	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "league run: env.serve: cannot reach the "
+			     "game server at unix:") &&
+			      strstr(err, "(log: "),
+		      "%s", err);
+	snprintf(text, sizeof text,
+		 "env: {name: othergame, remote: 'unix:%s/g.sock', "
+		 "serve: '/usr/bin/python3 %s/python/examples/tictactoe.py'}\n",
+		 dir, tu_src_dir());
+	tu_write_file(cfg, text);
+	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "serves 'tictactoe_py', not 'othergame'"),
+		      "%s", err);
+	tu_rmrf(dir);
+}
+END_TEST
 
 static pid_t find_game_server(const char *dir)
 {
@@ -717,6 +774,7 @@ Suite *suite_remote(void)
 	tcase_add_loop_test(t, collector_rides_out_a_server_restart, 0, 2);
 	tcase_add_test(t, protocol_breakers_are_refused);
 	tcase_add_test(t, config_errors_name_the_remote_key);
+	tcase_add_test(t, league_run_refuses_a_server_that_does_not_serve);
 	tcase_add_test(t, league_run_trains_on_python_and_survives_its_death);
 	suite_add_tcase(s, t);
 	return s;

@@ -107,37 +107,39 @@ class _Conn:
             raise ValueError("a Batch with %d envs and %d kinds"
                              % (len(ids), len(kinds)))
         si = ai = 0
-        for i, kind in enumerate(kinds):
-            env = ids[i]
+        # the hot loop: names bound locally, masks through bytearray.extend
+        # (any iterable of ints 0..255: a list, bools, an int array)
+        append, oext, mext = players.append, obs.extend, mask.extend
+        new = self.cls
+        params = self.params
+        for env, kind in zip(ids, kinds):
             if kind == _CLOSE:
                 envs.pop(env, None)
-                players.append(-3)
+                append(-3)
                 continue
             n_obs, n_mask = len(obs), len(mask)
             try:
-                if kind == _RESET:
-                    seed = seeds[si]
-                    si += 1
-                    g = envs.get(env)
-                    if g is None:
-                        g = envs[env] = self.cls(**self.params)
-                    g.reset(seed)
-                elif kind == _STEP:
+                if kind == _STEP:
+                    g = envs[env]
                     if simul:
-                        a = (acts[ai], acts[ai + 1])
+                        g.step((acts[ai], acts[ai + 1]))
                         ai += 2
                     else:
-                        a = acts[ai]
+                        g.step(acts[ai])
                         ai += 1
-                    g = envs[env]
-                    g.step(a)
+                elif kind == _RESET:
+                    g = envs.get(env)
+                    if g is None:
+                        g = envs[env] = new(**params)
+                    g.reset(seeds[si])
+                    si += 1
                 else:
                     raise ValueError("op kind %d" % kind)
                 if g.terminated:
                     r = g.returns()
                     rets.append(float(r[0]))
                     rets.append(float(r[1]))
-                    players.append(-1)
+                    append(-1)
                     continue
                 if simul:
                     movers = (0, 1)
@@ -147,27 +149,22 @@ class _Conn:
                     movers = (player,)
                 for p in movers:
                     o = g.observe(p)
-                    if len(o) != obs_len:
-                        raise ValueError(
-                            "observe(%d) gave %d floats, obs_shape says %d"
-                            % (p, len(o), obs_len))
-                    obs.extend(o)
                     m = g.action_mask(p)
-                    if len(m) != na:
-                        raise ValueError("action_mask(%d) gave %d entries, "
-                                         "not %d" % (p, len(m), na))
-                    # a list of 0/1 (or bools) is its bytes; anything
-                    # else (an array of another width) goes through bool
-                    mask += (bytes(m) if type(m) is list
-                             else bytes(1 if v else 0 for v in m))
-                players.append(player)
+                    if len(o) != obs_len or len(m) != na:
+                        raise ValueError(
+                            "observe(%d) gave %d floats and action_mask(%d) "
+                            "%d entries; the spec says %d and %d"
+                            % (p, len(o), p, len(m), obs_len, na))
+                    oext(o)
+                    mext(m)
+                append(player)
             except Exception as e:  # the env's failure, not the connection's
                 del obs[n_obs:]
                 del mask[n_mask:]
                 envs.pop(env, None)
-                players.append(-3)
-                failures.append(pb.Failure(op=i, error=(
+                failures.append(pb.Failure(op=len(players), error=(
                     "%s: %s" % (type(e).__name__, e)).replace("\n", " ")))
+                append(-3)
         if _BIG_ENDIAN:
             obs.byteswap()
         reply = pb.BatchReply(obs=obs.tobytes(), mask=bytes(mask))
