@@ -143,6 +143,7 @@ struct slot {
 	/* Owned by the current worker. */
 	uint64_t episode, ep_steps, seg_seq;
 	uint32_t retries;
+	double retry_at; /* serial: idle until then (backoff), 0 none */
 	double ret[ENV_MAX_PLAYERS];
 	struct traj tr[ENV_MAX_PLAYERS];
 	/* A finished episode whose rows are still buffered: its result
@@ -377,6 +378,11 @@ double coll_watchdog(coll *c);
  * mask ([players][len]). */
 int coll_run_op(coll *c, struct worker *w, const struct cmd *m,
 		struct reply *r, float *obs, uint8_t *mask);
+/* Serial mode, envs in this process: n (<= COLL_STEP_BATCH) steps at
+ * once, remote envs batched (host.c). */
+#define COLL_STEP_BATCH 256
+void coll_run_steps(coll *c, struct slot *const *ss, const struct cmd *ms,
+		    size_t n, int *rcs, struct reply *rs);
 /* Free the env and its baselines. */
 void coll_host_clear(struct host *h);
 /* Kill the slot's child (if any) and close its socket. */

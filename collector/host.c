@@ -69,11 +69,14 @@ static int host_base_act(const coll *c, struct host *h, unsigned k, int p,
 	return env_baseline_act(*b, h->e, p, &h->rng, action);
 }
 
-/* One env step: network seats play m->actions, baseline seats choose
- * here, all from the state before the step (simultaneous moves). */
-static int host_step(const coll *c, struct host *h, const struct cmd *m)
+/* The actions of one env step into a[]: network seats play
+ * m->actions, baseline seats choose here, all from the state before the
+ * step (simultaneous moves). A sequential game's mover's action goes to
+ * a[0] too, as env_advance_many reads it. */
+static int host_actions(const coll *c, struct host *h, const struct cmd *m,
+			int *a)
 {
-	int cur = env_current_player(h->e), a[ENV_MAX_PLAYERS] = { 0 };
+	int cur = env_current_player(h->e);
 	int lo = cur, hi = cur + 1, rc;
 
 	if (cur == ENV_SIMULTANEOUS) {
@@ -90,9 +93,22 @@ static int host_step(const coll *c, struct host *h, const struct cmd *m)
 				return rc;
 		}
 	}
-	if (cur == ENV_SIMULTANEOUS)
+	if (cur != ENV_SIMULTANEOUS)
+		a[0] = a[cur];
+	return 0;
+}
+
+/* One env step. */
+static int host_step(const coll *c, struct host *h, const struct cmd *m)
+{
+	int a[ENV_MAX_PLAYERS] = { 0 };
+	int rc = host_actions(c, h, m, a);
+
+	if (rc)
+		return rc;
+	if (env_current_player(h->e) == ENV_SIMULTANEOUS)
 		return env_step_joint(h->e, a);
-	return env_step(h->e, a[cur]);
+	return env_step(h->e, a[0]);
 }
 
 /* Must only baselines act now? */
@@ -541,4 +557,47 @@ int coll_run_op(coll *c, struct worker *w, const struct cmd *m,
 	if (!rc)
 		local_observe(c, w->h.e, r, obs, mask);
 	return rc;
+}
+
+/* Serial mode without child processes: n steps at once. Each slot's
+ * actions are chosen as coll_run_op would, then every env advances in one
+ * env_advance_many (so the steps of envs on one game server go to it as
+ * one batch: one round trip for the round, not one per env), then each
+ * lets its baselines move and is observed into its worker's robs/rmask.
+ * rcs[i] and rs[i] as coll_run_op's. */
+void coll_run_steps(coll *c, struct slot *const *ss, const struct cmd *ms,
+		    size_t n, int *rcs, struct reply *rs)
+{
+	size_t np = (size_t)c->spec.players, k = 0;
+	env *es[COLL_STEP_BATCH];
+	int acts[COLL_STEP_BATCH * ENV_MAX_PLAYERS], rr[COLL_STEP_BATCH];
+	uint64_t seeds[COLL_STEP_BATCH] = { 0 };
+	size_t idx[COLL_STEP_BATCH];
+
+	for (size_t i = 0; i < n; i++) {
+		struct host *h = &ss[i]->w->h;
+		const struct cmd *m = &ms[i];
+		rs[i] = (struct reply){ 0 };
+		rcs[i] = fault_check(c, ss[i]->idx, m->episode, m->step, 0);
+		if (!rcs[i] && !h->e)
+			rcs[i] = LG_EINVAL;
+		if (!rcs[i])
+			rcs[i] = host_actions(c, h, m, acts + k * np);
+		if (rcs[i])
+			continue;
+		es[k] = h->e;
+		idx[k++] = i;
+	}
+	if (k && env_advance_many(es, acts, seeds, k, rr))
+		for (size_t j = 0; j < k; j++)
+			rr[j] = LG_ENOMEM;
+	for (size_t j = 0; j < k; j++) {
+		size_t i = idx[j];
+		struct worker *w = ss[i]->w;
+		rcs[i] = rr[j];
+		if (!rcs[i])
+			rcs[i] = autoplay(c, &w->h, &ms[i], &rs[i].moves);
+		if (!rcs[i])
+			local_observe(c, w->h.e, &rs[i], w->robs, w->rmask);
+	}
 }

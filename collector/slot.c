@@ -503,10 +503,14 @@ static int prepare_reset(coll *c, struct worker *w, int op, struct cmd *m)
  * default), doubling, at most 16 times that, so that a game server that
  * is restarting (or a resource that is back in a moment) gets the time
  * to return before the env is given up. Ends early at stop. */
+static double retry_wait(const coll *c, uint32_t k)
+{
+	return c->o.retry_backoff_s * (double)(1u << LG_MIN(k - 1, 4u));
+}
+
 static void retry_backoff(coll *c, uint32_t k)
 {
-	double until = lg_now_s() + c->o.retry_backoff_s *
-					    (double)(1u << LG_MIN(k - 1, 4u));
+	double until = lg_now_s() + retry_wait(c, k);
 
 	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED) &&
 	       lg_now_s() < until)
@@ -595,26 +599,72 @@ int coll_worker_start(coll *c, struct slot *s)
 
 /* Run op m on slot s in the caller's thread, book it and move the slot
  * on; returns the next op (0: the env is dead). */
-static int serial_op(coll *c, struct slot *s, const struct cmd *m)
+/* Book op m's outcome (rc, r) on slot s, which is STEPPING for a step,
+ * and move the slot on; returns the next op (0: the env is dead). */
+static int serial_book(coll *c, struct slot *s, const struct cmd *m, int rc,
+		       struct reply *r)
 {
-	struct reply r = { 0 };
-	int rc, op;
+	int op;
 
-	if (m->op == OP_STEP)
-		coll_slot_set_state(c, s, SLOT_STEPPING);
-	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
 	if (m->op == OP_STEP) {
 		coll_slot_set_state(c, s, SLOT_BOOKING);
-		coll_count_steps(c, step_count(rc, &r));
+		coll_count_steps(c, step_count(rc, r));
 	}
-	op = after_op(c, s, (int)m->op, rc, &r);
+	op = after_op(c, s, (int)m->op, rc, r);
 	s->next_op = op;
 	if (op == OP_STEP) {
-		post_step(c, s->w, &r, 0); /* no stop, nobody abandoned */
+		post_step(c, s->w, r, 0); /* no stop, nobody abandoned */
 		return op;
 	}
 	book_reset(c, s, op);
 	return op;
+}
+
+static int serial_op(coll *c, struct slot *s, const struct cmd *m)
+{
+	struct reply r = { 0 };
+	int rc;
+
+	if (m->op == OP_STEP)
+		coll_slot_set_state(c, s, SLOT_STEPPING);
+	rc = coll_run_op(c, s->w, m, &r, s->w->robs, s->w->rmask);
+	return serial_book(c, s, m, rc, &r);
+}
+
+/* Step every slot that acted. Without child processes the steps go
+ * together (coll_run_steps: the envs of a game server in one batch),
+ * COLL_STEP_BATCH at a time; with them, one by one. */
+static void serial_steps(coll *c)
+{
+	struct slot *ss[COLL_STEP_BATCH];
+	struct cmd ms[COLL_STEP_BATCH];
+	struct reply rs[COLL_STEP_BATCH];
+	int rcs[COLL_STEP_BATCH];
+	size_t i = 0;
+
+	while (i < c->n) {
+		size_t n = 0;
+		for (; i < c->n && n < COLL_STEP_BATCH; i++) {
+			struct slot *s = &c->slots[i];
+			if (s->state != SLOT_ACTED)
+				continue;
+			cmd_for(c, s, OP_STEP, &ms[n]);
+			for (int k = 0; k < s->nacting; k++)
+				if (coll_learning(c, s, s->acting[k]))
+					coll_traj_append(c, s, s->acting[k]);
+			if (c->o.processes) {
+				serial_op(c, s, &ms[n]);
+				continue;
+			}
+			coll_slot_set_state(c, s, SLOT_STEPPING);
+			ss[n++] = s;
+		}
+		if (!n)
+			continue;
+		coll_run_steps(c, ss, ms, n, rcs, rs);
+		for (size_t k = 0; k < n; k++)
+			serial_book(c, ss[k], &ms[k], rcs[k], &rs[k]);
+	}
 }
 
 /* Create or reset every env that needs it until it has rows to post
@@ -634,6 +684,17 @@ static long serial_resets(coll *c, uint64_t goal)
 				return LG_EINVAL;
 			if (!got)
 				break; /* idle this round */
+			/* A recreation backs off without blocking the
+			 * other envs: the slot idles until its time. */
+			if (s->next_op == OP_CREATE && s->retries) {
+				double now = lg_now_s();
+				if (!s->retry_at)
+					s->retry_at = now + retry_wait(c,
+								       s->retries);
+				if (now < s->retry_at)
+					break;
+				s->retry_at = 0;
+			}
 			cmd_for(c, s, s->next_op, &m);
 			m.seed = episode_seed(c, i, s->episode);
 			serial_op(c, s, &m);
@@ -686,17 +747,7 @@ int coll_serial_collect(coll *c, uint64_t goal, double until)
 			return rc;
 		/* The whole round steps (like sync: at most n - 1 over the
 		 * goal), so no forward's rows go to waste. */
-		for (size_t i = 0; i < c->n; i++) {
-			struct slot *s = &c->slots[i];
-			struct cmd m;
-			if (s->state != SLOT_ACTED)
-				continue;
-			cmd_for(c, s, OP_STEP, &m);
-			for (int k = 0; k < s->nacting; k++)
-				if (coll_learning(c, s, s->acting[k]))
-					coll_traj_append(c, s, s->acting[k]);
-			serial_op(c, s, &m);
-		}
+		serial_steps(c);
 		if (until > 0 && lg_now_s() >= until)
 			return LG_ETIMEOUT;
 	}

@@ -298,8 +298,9 @@ START_TEST(collector_rides_out_a_server_restart)
 	o.game = "tictactoe_py";
 	remote_opts(&o.env, &ps);
 	o.num_envs = 8;
-	o.mode = COLL_ASYNC;
-	o.processes = _i; /* threads, then child processes */
+	/* threads, child processes, serial (one batch a round) */
+	o.mode = _i == 2 ? COLL_SERIAL : COLL_ASYNC;
+	o.processes = _i == 1;
 	o.policies = &uni;
 	o.num_policies = 1;
 	o.max_retries = 6;
@@ -319,7 +320,8 @@ START_TEST(collector_rides_out_a_server_restart)
 	coll_stats(c, &st);
 	coll_free(c);
 	printf("remote: collector (%s): %llu episodes, %llu abnormal, %llu "
-	       "recreated, %zu dead\n", _i ? "processes" : "threads",
+	       "recreated, %zu dead\n",
+	       _i == 2 ? "serial" : _i ? "processes" : "threads",
 	       (unsigned long long)st.episodes,
 	       (unsigned long long)st.abnormal,
 	       (unsigned long long)st.recreated, st.dead_envs);
@@ -771,7 +773,7 @@ Suite *suite_remote(void)
 	tcase_add_test(t, python_tictactoe_is_the_builtin);
 	tcase_add_test(t, envs_stepping_at_once_share_batches);
 	tcase_add_test(t, killed_server_fails_ops_then_serves_again);
-	tcase_add_loop_test(t, collector_rides_out_a_server_restart, 0, 2);
+	tcase_add_loop_test(t, collector_rides_out_a_server_restart, 0, 3);
 	tcase_add_test(t, protocol_breakers_are_refused);
 	tcase_add_test(t, config_errors_name_the_remote_key);
 	tcase_add_test(t, league_run_refuses_a_server_that_does_not_serve);
