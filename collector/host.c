@@ -309,20 +309,29 @@ static void sp_reap(pid_t *pid)
 	*pid = 0;
 }
 
+/* A Unix socketpair of `type`, then fork: the pid (0 in the child), or
+ * -1 with nothing left open. */
+static pid_t pair_fork(int type, int sv[2])
+{
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+	}
+	return pid;
+}
+
 /* In the spawner: fork slot idx's child; *cfd gets the collector's end. */
 static int sp_fork(const coll *c, size_t idx, int spfd, pid_t *kid, int *cfd)
 {
 	pid_t me = getpid(), pid;
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if ((pid = pair_fork(SOCK_STREAM, sv)) < 0)
 		return LG_EIO;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return LG_EIO;
-	}
 	if (pid == 0) {
 		close(spfd);
 		close(sv[0]);
@@ -409,14 +418,8 @@ int coll_spawner_start(coll *c)
 	c->sp.kids = calloc(c->n, sizeof *c->sp.kids);
 	if (!c->sp.kids)
 		return LG_ENOMEM;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+	if ((pid = pair_fork(SOCK_SEQPACKET, sv)) < 0)
 		return LG_EIO;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return LG_EIO;
-	}
 	if (pid == 0) {
 		close(sv[0]);
 		spawner_main(c, sv[1]);
