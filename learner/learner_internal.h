@@ -42,4 +42,28 @@ void nn_activate(int act, float *y, size_t len);
 int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 		      float *logp, float *p);
 
+/* ---- conv.c: a 2-D convolution layer (im2col + sgemm) ---------------- */
+
+struct conv2d {
+	uint32_t cin, h, w;        /* input planes */
+	uint32_t cout, k, stride, pad;
+	uint32_t oh, ow;           /* output planes (derived) */
+};
+
+/* Check and derive the output size. LG_EINVAL / LG_ERANGE, detail in
+ * err. Parameters: W[cout][cin][k][k] then b[cout]. */
+int conv2d_init(struct conv2d *c, uint32_t cin, uint32_t h, uint32_t w,
+		uint32_t cout, uint32_t k, uint32_t stride, uint32_t pad,
+		char *err, size_t errlen);
+/* Floats of scratch a batch of n needs (forward and backward alike). */
+size_t conv2d_scratch(const struct conv2d *c, size_t n);
+/* y[n][cout][oh][ow] = conv(x[n][cin][h][w]) + b. */
+void conv2d_forward(const struct conv2d *c, const float *W, const float *b,
+		    const float *x, size_t n, float *y, float *scratch);
+/* From dy[n][cout][oh][ow] at input x: dW and db accumulate (+=), dx (if
+ * not NULL) is overwritten. */
+void conv2d_backward(const struct conv2d *c, const float *W, const float *x,
+		     const float *dy, size_t n, float *dW, float *db,
+		     float *dx, float *scratch);
+
 #endif

@@ -15,6 +15,7 @@
 
 #include "envs/env.h"
 #include "learner/learner.h"
+#include "learner/learner_internal.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -1247,6 +1248,204 @@ START_TEST(cli_bench_learner)
 }
 END_TEST
 
+/* ---- conv2d ---------------------------------------------------------- */
+
+static const struct {
+	uint32_t cin, h, w, cout, k, stride, pad;
+} conv_cases[] = {
+	{ 3, 6, 7, 8, 3, 1, 1 },  /* Connect Four planes, same size out */
+	{ 2, 5, 4, 3, 3, 2, 0 },  /* stride 2, no padding */
+	{ 4, 3, 3, 5, 1, 1, 0 },  /* 1x1 */
+	{ 1, 2, 3, 2, 5, 1, 2 },  /* a kernel wider than the planes */
+	{ 2, 7, 6, 3, 2, 3, 1 },  /* stride larger than the kernel */
+};
+
+static void conv_case(size_t i, struct conv2d *c)
+{
+	char err[200];
+
+	ck_assert_msg(conv2d_init(c, conv_cases[i].cin, conv_cases[i].h,
+				  conv_cases[i].w, conv_cases[i].cout,
+				  conv_cases[i].k, conv_cases[i].stride,
+				  conv_cases[i].pad, err, sizeof err) == 0,
+		      "%s", err);
+}
+
+static void fill_normal(float *v, size_t n, lg_rng *r)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = (float)lg_rng_normal(r);
+}
+
+/* The definition, in double: y[s][co][oy][ox] = b[co] + sum over ci, ki,
+ * kj inside the planes of W[co][ci][ki][kj] x[s][ci][iy][ix]. */
+static double conv_direct(const struct conv2d *c, const float *W,
+			  const float *b, const float *x, size_t s, uint32_t co,
+			  uint32_t oy, uint32_t ox)
+{
+	double v = b[co];
+
+	for (uint32_t ci = 0; ci < c->cin; ci++)
+		for (uint32_t ki = 0; ki < c->k; ki++)
+			for (uint32_t kj = 0; kj < c->k; kj++) {
+				long iy = (long)oy * c->stride - c->pad + ki;
+				long ix = (long)ox * c->stride - c->pad + kj;
+				if (iy < 0 || ix < 0 || iy >= (long)c->h ||
+				    ix >= (long)c->w)
+					continue;
+				v += (double)W[((co * c->cin + ci) * c->k + ki) *
+						       c->k +
+					       kj] *
+				     x[((s * c->cin + ci) * c->h + (size_t)iy) *
+					       c->w +
+				       (size_t)ix];
+			}
+	return v;
+}
+
+START_TEST(conv_forward_is_the_definition)
+{
+	struct conv2d c;
+	lg_rng r;
+	size_t n = 5;
+
+	conv_case((size_t)_i, &c);
+	lg_rng_seed(&r, 11 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	conv2d_forward(&c, W, b, x, n, y, sc);
+	for (size_t s = 0; s < n; s++)
+		for (uint32_t co = 0; co < c.cout; co++)
+			for (uint32_t oy = 0; oy < c.oh; oy++)
+				for (uint32_t ox = 0; ox < c.ow; ox++) {
+					double want = conv_direct(&c, W, b, x, s,
+								  co, oy, ox);
+					float got = y[((s * c.cout + co) * c.oh +
+						       oy) * c.ow + ox];
+					ck_assert_msg(fabs(got - want) <=
+							      1e-4 * (1 + fabs(want)),
+						      "case %d y[%zu][%u][%u][%u] "
+						      "%g, want %g", _i, s, co,
+						      oy, ox, got, want);
+				}
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(sc);
+}
+END_TEST
+
+/* L = sum(y * g) for a fixed random g; central differences of L against
+ * the backward pass. L is linear in each of W, b and x, so a central
+ * difference is exact but for float rounding: of L (|L| ~ 10, float:
+ * ~1e-6) over 2 eps (0.02), ~1e-4. */
+static double conv_loss(const struct conv2d *c, const float *W,
+			const float *b, const float *x, size_t n,
+			const float *g, float *y, float *sc)
+{
+	size_t ny = n * c->cout * c->oh * c->ow;
+	double L = 0;
+
+	conv2d_forward(c, W, b, x, n, y, sc);
+	for (size_t i = 0; i < ny; i++)
+		L += (double)y[i] * g[i];
+	return L;
+}
+
+static void conv_check_grad(const struct conv2d *c, float *v, size_t nv,
+			    const float *grad, const char *what, float *W,
+			    float *b, float *x, size_t n, const float *g,
+			    float *y, float *sc)
+{
+	const float eps = 0.01f;
+
+	for (size_t i = 0; i < nv; i++) {
+		float keep = v[i];
+		v[i] = keep + eps;
+		double lp = conv_loss(c, W, b, x, n, g, y, sc);
+		v[i] = keep - eps;
+		double lm = conv_loss(c, W, b, x, n, g, y, sc);
+		v[i] = keep;
+		double num = (lp - lm) / (2 * eps);
+		ck_assert_msg(fabs(num - grad[i]) <= 2e-3 * (1 + fabs(num)),
+			      "d%s[%zu]: backward %g, differences %g", what, i,
+			      grad[i], num);
+	}
+}
+
+START_TEST(conv_gradients_match_differences)
+{
+	struct conv2d c;
+	lg_rng r;
+	size_t n = 3;
+
+	conv_case((size_t)_i, &c);
+	lg_rng_seed(&r, 23 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
+	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	fill_normal(g, ny, &r);
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	conv_check_grad(&c, W, nw, dW, "W", W, b, x, n, g, y, sc);
+	conv_check_grad(&c, b, c.cout, db, "b", W, b, x, n, g, y, sc);
+	conv_check_grad(&c, x, nx, dx, "x", W, b, x, n, g, y, sc);
+	/* dW and db accumulate; dx is overwritten */
+	float w0 = dW[0], b0 = db[0], x0 = dx[0];
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	ck_assert(fabsf(dW[0] - 2 * w0) <= 1e-4f * (1 + fabsf(w0)));
+	ck_assert(fabsf(db[0] - 2 * b0) <= 1e-4f * (1 + fabsf(b0)));
+	ck_assert(dx[0] == x0);
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(g);
+	free(dx);
+	free(dW);
+	free(db);
+	free(sc);
+}
+END_TEST
+
+START_TEST(conv_shapes_checked)
+{
+	struct conv2d c;
+	char err[200];
+
+	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 16, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert_uint_eq(c.oh, 6);
+	ck_assert_uint_eq(c.ow, 7);
+	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 16, 3, 2, 0, err,
+				     sizeof err), 0);
+	ck_assert_uint_eq(c.oh, 2);
+	ck_assert_uint_eq(c.ow, 3);
+	ck_assert_int_eq(conv2d_init(&c, 0, 6, 7, 16, 3, 1, 1, err,
+				     sizeof err), LG_EINVAL);
+	ck_assert_int_eq(conv2d_init(&c, 3, 2, 2, 16, 5, 1, 0, err,
+				     sizeof err), LG_EINVAL);
+	ck_assert_msg(strstr(err, "does not fit"), "%s", err);
+	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 16, 3, 0, 1, err,
+				     sizeof err), LG_EINVAL);
+	ck_assert_int_eq(conv2d_init(&c, 65536, 64, 64, 65536, 3, 1, 1, err,
+				     sizeof err), LG_ERANGE);
+}
+END_TEST
+
 Suite *suite_learner(void)
 {
 	Suite *s = suite_create("learner");
@@ -1260,6 +1459,11 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_test(g, shards_match_one_thread);
+	tcase_add_loop_test(g, conv_forward_is_the_definition, 0,
+			    (int)LG_ARRAY_LEN(conv_cases));
+	tcase_add_loop_test(g, conv_gradients_match_differences, 0,
+			    (int)LG_ARRAY_LEN(conv_cases));
+	tcase_add_test(g, conv_shapes_checked);
 	tcase_set_timeout(g, 60);
 	suite_add_tcase(s, g);
 	tcase_add_test(t, gae_hand_worked);
