@@ -216,8 +216,10 @@ asan:
 # long rows too (every collector workload and mode, Big at time scale 0.1,
 # about 40 minutes). The Python peer of --real-inference needs
 # python3-numpy (installed here when root).
-bench: bin/league bench-deps
+bench: bin/league bench-deps $(PY_GEN) $(BUILD)/examples/tictactoe.so
 	bin/league bench env
+	bin/league bench env --plugin $(BUILD)/examples/tictactoe.so
+	bin/league bench env --remote
 	bin/league bench matchmaking
 	bin/league bench learner
 	bin/league bench learner --threads 2
