@@ -66,4 +66,25 @@ void conv2d_backward(const struct conv2d *c, const float *W, const float *x,
 		     const float *dy, size_t n, float *dW, float *db,
 		     float *dx, float *scratch);
 
+/* ---- gru.c: a GRU layer over a batch of sequences --------------------- */
+
+/* Parameters of a GRU from in to H: Wi[in][3H], Wh[H][3H], bi[3H],
+ * bh[3H]. */
+size_t gru_params(uint32_t in, uint32_t H);
+/* Floats of the forward's cache (kept for the backward) and of the
+ * backward's work space, for T steps of B sequences. */
+size_t gru_cache(uint32_t H, size_t T, size_t B);
+size_t gru_work(uint32_t H, size_t T, size_t B);
+/* h[T][B][H] from x[T][B][in] and h0[B][H]; reset[T][B] (NULL: none)
+ * zeroes a row's state before a step (an episode starting there). */
+void gru_forward(uint32_t in, uint32_t H, const float *p, const float *x,
+		 const float *h0, const uint8_t *reset, size_t T, size_t B,
+		 float *h, float *cache);
+/* From dh[T][B][H] (the loss's gradient at every output): dp += the
+ * parameters' gradient; dx[T][B][in] and dh0[B][H] overwritten (either
+ * may be NULL). cache from the matching forward. */
+void gru_backward(uint32_t in, uint32_t H, const float *p, const float *x,
+		  const uint8_t *reset, size_t T, size_t B, const float *dh,
+		  float *dp, float *dx, float *dh0, float *cache, float *work);
+
 #endif

@@ -1446,6 +1446,151 @@ START_TEST(conv_shapes_checked)
 }
 END_TEST
 
+/* ---- gru ------------------------------------------------------------- */
+
+#define G_IN 3
+#define G_H 4
+#define G_T 5
+#define G_B 3
+
+/* The cell in double, step by step, with the resets. */
+static void gru_direct(const float *p, const float *x, const float *h0,
+		       const uint8_t *reset, double *h)
+{
+	const float *Wi = p, *Wh = p + G_IN * 3 * G_H;
+	const float *bi = Wh + G_H * 3 * G_H, *bh = bi + 3 * G_H;
+	double prev[G_B][G_H];
+
+	for (int b = 0; b < G_B; b++)
+		for (int j = 0; j < G_H; j++)
+			prev[b][j] = h0[b * G_H + j];
+	for (int t = 0; t < G_T; t++)
+		for (int b = 0; b < G_B; b++) {
+			double a[3 * G_H], c[3 * G_H];
+			if (reset[t * G_B + b])
+				for (int j = 0; j < G_H; j++)
+					prev[b][j] = 0;
+			for (int k = 0; k < 3 * G_H; k++) {
+				a[k] = bi[k];
+				c[k] = bh[k];
+				for (int i = 0; i < G_IN; i++)
+					a[k] += (double)x[(t * G_B + b) * G_IN + i] *
+						Wi[i * 3 * G_H + k];
+				for (int i = 0; i < G_H; i++)
+					c[k] += prev[b][i] * Wh[i * 3 * G_H + k];
+			}
+			for (int j = 0; j < G_H; j++) {
+				double r = 1 / (1 + exp(-(a[j] + c[j])));
+				double z = 1 / (1 + exp(-(a[G_H + j] + c[G_H + j])));
+				double n = tanh(a[2 * G_H + j] + r * c[2 * G_H + j]);
+				h[(t * G_B + b) * G_H + j] =
+					(1 - z) * n + z * prev[b][j];
+			}
+			for (int j = 0; j < G_H; j++)
+				prev[b][j] = h[(t * G_B + b) * G_H + j];
+		}
+}
+
+/* [t][b]: row 1 restarts at steps 0 and 1, rows 0 and 2 at step 3 */
+static const uint8_t gru_resets[G_T * G_B] = {
+	0, 1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0,
+};
+
+struct gru_fix {
+	float p[G_IN * 3 * G_H + G_H * 3 * G_H + 6 * G_H];
+	float x[G_T * G_B * G_IN], h0[G_B * G_H], h[G_T * G_B * G_H];
+	float g[G_T * G_B * G_H];
+	float *cache, *work;
+};
+
+static void gru_fix_init(struct gru_fix *f, uint64_t seed)
+{
+	lg_rng r;
+
+	lg_rng_seed(&r, seed);
+	ck_assert_uint_eq(gru_params(G_IN, G_H), LG_ARRAY_LEN(f->p));
+	for (size_t i = 0; i < LG_ARRAY_LEN(f->p); i++)
+		f->p[i] = 0.5f * (float)lg_rng_normal(&r);
+	fill_normal(f->x, LG_ARRAY_LEN(f->x), &r);
+	fill_normal(f->h0, LG_ARRAY_LEN(f->h0), &r);
+	fill_normal(f->g, LG_ARRAY_LEN(f->g), &r);
+	f->cache = malloc(gru_cache(G_H, G_T, G_B) * sizeof *f->cache);
+	f->work = malloc(gru_work(G_H, G_T, G_B) * sizeof *f->work);
+}
+
+START_TEST(gru_forward_is_the_definition)
+{
+	struct gru_fix f;
+	double want[G_T * G_B * G_H];
+
+	gru_fix_init(&f, 31);
+	gru_forward(G_IN, G_H, f.p, f.x, f.h0, gru_resets, G_T, G_B, f.h,
+		    f.cache);
+	gru_direct(f.p, f.x, f.h0, gru_resets, want);
+	for (size_t i = 0; i < LG_ARRAY_LEN(want); i++)
+		ck_assert_msg(fabs(f.h[i] - want[i]) < 1e-5, "h[%zu] %g, want %g",
+			      i, f.h[i], want[i]);
+	free(f.cache);
+	free(f.work);
+}
+END_TEST
+
+static double gru_loss(struct gru_fix *f)
+{
+	double L = 0;
+
+	gru_forward(G_IN, G_H, f->p, f->x, f->h0, gru_resets, G_T, G_B, f->h,
+		    f->cache);
+	for (size_t i = 0; i < LG_ARRAY_LEN(f->h); i++)
+		L += (double)f->h[i] * f->g[i];
+	return L;
+}
+
+/* Central differences (eps 0.01: truncation ~eps^2, rounding of |L| ~ 5
+ * in float over 2 eps ~3e-5) against the backward for every parameter,
+ * input and initial state, through the resets. */
+static void gru_check(struct gru_fix *f, float *v, size_t n,
+		      const float *grad, const char *what)
+{
+	const float eps = 0.01f;
+
+	for (size_t i = 0; i < n; i++) {
+		float keep = v[i];
+		v[i] = keep + eps;
+		double lp = gru_loss(f);
+		v[i] = keep - eps;
+		double lm = gru_loss(f);
+		v[i] = keep;
+		double num = (lp - lm) / (2 * eps);
+		ck_assert_msg(fabs(num - grad[i]) <= 3e-3 * (1 + fabs(num)),
+			      "d%s[%zu]: backward %g, differences %g", what, i,
+			      grad[i], num);
+	}
+}
+
+START_TEST(gru_gradients_match_differences)
+{
+	struct gru_fix f;
+	float dp[LG_ARRAY_LEN(f.p)] = { 0 }, dx[LG_ARRAY_LEN(f.x)];
+	float dh0[LG_ARRAY_LEN(f.h0)];
+
+	gru_fix_init(&f, 37);
+	gru_loss(&f);
+	gru_backward(G_IN, G_H, f.p, f.x, gru_resets, G_T, G_B, f.g, dp, dx,
+		     dh0, f.cache, f.work);
+	gru_check(&f, f.p, LG_ARRAY_LEN(f.p), dp, "p");
+	gru_check(&f, f.x, LG_ARRAY_LEN(f.x), dx, "x");
+	gru_check(&f, f.h0, LG_ARRAY_LEN(f.h0), dh0, "h0");
+	/* row 1 restarts at step 0: h0's row 1 reaches nothing, the
+	 * others' do */
+	for (int j = 0; j < G_H; j++)
+		ck_assert(dh0[1 * G_H + j] == 0.0f);
+	ck_assert(dh0[0] != 0.0f && dh0[2 * G_H] != 0.0f);
+	free(f.cache);
+	free(f.work);
+}
+END_TEST
+
 Suite *suite_learner(void)
 {
 	Suite *s = suite_create("learner");
@@ -1464,6 +1609,8 @@ Suite *suite_learner(void)
 	tcase_add_loop_test(g, conv_gradients_match_differences, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));
 	tcase_add_test(g, conv_shapes_checked);
+	tcase_add_test(g, gru_forward_is_the_definition);
+	tcase_add_test(g, gru_gradients_match_differences);
 	tcase_set_timeout(g, 60);
 	suite_add_tcase(s, g);
 	tcase_add_test(t, gae_hand_worked);
