@@ -63,6 +63,8 @@ int env_builtin_create(const struct league_game_params *p, void **inst,
 		      (es.flags & ENV_F_CHANCE ? LEAGUE_GAME_HAS_CHANCE : 0);
 	spec->state_size = state_size;
 	spec->max_steps = es.max_steps;
+	spec->obs_rank = es.obs_rank;
+	memcpy(spec->obs_shape, es.obs_shape, sizeof spec->obs_shape);
 	*inst = o;
 	return 0;
 }

@@ -16,6 +16,8 @@ static int ttt_setup(struct env_opts *o, struct env_spec *spec, char *err,
 {
 	spec->players = 2;
 	spec->obs_len = 27;
+	spec->obs_rank = 3; /* planes own, opponent, empty x 3 x 3 */
+	spec->obs_shape[0] = spec->obs_shape[1] = spec->obs_shape[2] = 3;
 	spec->num_actions = 9;
 	spec->max_steps = 9;
 	spec->flags = ENV_F_ZERO_SUM;
@@ -129,6 +131,10 @@ static int c4_setup(struct env_opts *o, struct env_spec *spec, char *err,
 {
 	spec->players = 2;
 	spec->obs_len = 3 * NCELL;
+	spec->obs_rank = 3; /* planes own, opponent, empty x rows x cols */
+	spec->obs_shape[0] = 3;
+	spec->obs_shape[1] = ENV_C4_ROWS;
+	spec->obs_shape[2] = ENV_C4_COLS;
 	spec->num_actions = ENV_C4_COLS;
 	spec->max_steps = NCELL;
 	spec->flags = ENV_F_ZERO_SUM;

@@ -141,6 +141,43 @@ START_TEST(tictactoe_plugin_is_the_builtin)
 }
 END_TEST
 
+/* The board games expose their observation as planes (own, opponent,
+ * empty) x rows x columns, and the planes are that: after player 0's
+ * move, the mover's stone shows in player 0's own plane at the move's
+ * cell, and player 1's opponent plane. */
+START_TEST(board_games_expose_planes)
+{
+	static const struct {
+		const char *name;
+		uint32_t h, w;
+		int action, row, col; /* where the first move lands */
+	} g[] = { { "tictactoe", 3, 3, 4, 1, 1 },
+		  { "connect4", 6, 7, 3, 0, 3 } };
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(g); i++) {
+		env *e = NULL;
+		char err[256];
+		float o[3 * 6 * 7];
+		ck_assert_int_eq(env_new(&e, g[i].name, NULL, err, sizeof err),
+				 0);
+		const struct env_spec *s = env_spec_of(e);
+		ck_assert_uint_eq(s->obs_rank, 3);
+		ck_assert_uint_eq(s->obs_shape[0], 3);
+		ck_assert_uint_eq(s->obs_shape[1], g[i].h);
+		ck_assert_uint_eq(s->obs_shape[2], g[i].w);
+		ck_assert_int_eq(env_step(e, g[i].action), 0);
+		size_t cell = (size_t)g[i].row * g[i].w + (size_t)g[i].col;
+		size_t plane = (size_t)g[i].h * g[i].w;
+		env_observe(e, 0, o);
+		ck_assert(o[cell] == 1 && o[plane + cell] == 0 &&
+			  o[2 * plane + cell] == 0);
+		env_observe(e, 1, o);
+		ck_assert(o[cell] == 0 && o[plane + cell] == 1);
+		env_free(e);
+	}
+}
+END_TEST
+
 START_TEST(conformance_suite_catches_a_broken_game)
 {
 	struct env_opts o;
@@ -464,6 +501,7 @@ Suite *suite_games(void)
 	tcase_add_test(tc, builtin_games_pass_the_conformance_suite);
 	tcase_add_test(tc, goofspiel_plugin_conforms);
 	tcase_add_test(tc, tictactoe_plugin_is_the_builtin);
+	tcase_add_test(tc, board_games_expose_planes);
 	tcase_add_test(tc, conformance_suite_catches_a_broken_game);
 	tcase_add_test(tc, bad_plugins_and_params_are_refused);
 	tcase_add_test(tc, goofspiel_exact_nashconv_matches_the_hand_value);
