@@ -64,9 +64,23 @@
 
 enum nn_act { NN_RELU, NN_TANH };
 
+#define NN_MAX_CONV 4
+
+/* One convolution layer of the torso (learner/conv.c). */
+struct nn_conv {
+	uint32_t channels, kernel, stride, pad;
+};
+
+/* The net: an optional convolution torso over the observation read as
+ * planes[0] x planes[1] x planes[2] (channels x rows x columns, product
+ * obs; all 0 without convolutions), each layer followed by the
+ * activation, then the hidden dense layers, then the fused head. Unused
+ * entries are 0 (shapes are compared with memcmp). */
 struct nn_shape {
 	uint32_t obs, actions, nhidden, hidden[NN_MAX_LAYERS];
 	int act; /* enum nn_act */
+	uint32_t nconv, planes[3];
+	struct nn_conv conv[NN_MAX_CONV];
 };
 
 typedef struct nn nn;

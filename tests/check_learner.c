@@ -65,6 +65,34 @@ static double ref_loss(const nn *net, const double *p,
 			struct nn_tensor w, bb;
 			nn_tensor_info(net, 2 * l, &w);
 			nn_tensor_info(net, 2 * l + 1, &bb);
+			if (l < (size_t)net->nconv) {
+				/* the definition of a convolution, in double */
+				const struct conv2d *c = &net->cv[l];
+				size_t P = (size_t)c->oh * c->ow;
+				ck_assert(c->cout * P <= 4096);
+				for (uint32_t co = 0; co < c->cout; co++)
+					for (size_t q = 0; q < P; q++) {
+						long oy = (long)(q / c->ow);
+						long ox = (long)(q % c->ow);
+						double z = p[bb.offset + co];
+						for (uint32_t ci = 0; ci < c->cin; ci++)
+							for (uint32_t ki = 0; ki < c->k; ki++)
+								for (uint32_t kj = 0; kj < c->k; kj++) {
+									long iy = oy * c->stride - c->pad + ki;
+									long ix = ox * c->stride - c->pad + kj;
+									if (iy < 0 || ix < 0 || iy >= (long)c->h || ix >= (long)c->w)
+										continue;
+									z += cur[((size_t)ci * c->h + (size_t)iy) * c->w + (size_t)ix] *
+									     p[w.offset + co * w.cols + ((size_t)ci * c->k + ki) * c->k + kj];
+								}
+						z = s->act == NN_RELU ? (z > 0 ? z : 0)
+								      : tanh(z);
+						nxt[co * P + q] = z;
+					}
+				memcpy(cur, nxt, c->cout * P * sizeof *cur);
+				in = c->cout * P;
+				continue;
+			}
 			ck_assert(w.cols <= 4096);
 			for (size_t j = 0; j < w.cols; j++) {
 				double z = p[bb.offset + j];
@@ -183,10 +211,14 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 	}
 }
 
-static void grad_check(int act, uint64_t seed, double magnet)
+/* both_branches: the batch must also have rows clipped and rows not
+ * (the MLP checks cover the clipped objective; the convolution check is
+ * about the torso, which feeds both branches alike). */
+static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
+			     double magnet, int both_branches)
 {
-	static const uint32_t h[] = { 6, 5 };
-	struct nn_shape s = shape3(5, 4, act, 2, h);
+	struct nn_shape s = *sp;
+	int act = s.act;
 	struct ppo_opts o;
 	struct ppo_stats st;
 	struct refbatch b;
@@ -262,11 +294,37 @@ static void grad_check(int act, uint64_t seed, double magnet)
 			ck_assert(g[wh.offset + k * wh.cols + 3] == 0.0f);
 		ck_assert(g[bh.offset + 3] == 0.0f);
 	}
-	ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
+	if (both_branches)
+		ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
 	free(pd);
 	refbatch_free(&b);
 	ppo_free(p);
 }
+
+static void grad_check(int act, uint64_t seed, double magnet)
+{
+	static const uint32_t h[] = { 6, 5 };
+	struct nn_shape s = shape3(5, 4, act, 2, h);
+
+	grad_check_shape(&s, seed, magnet, 1);
+}
+
+/* A convolution torso (2 x 4 x 5 planes; 3 channels, kernel 3, padding
+ * 1, then 2 channels, kernel 2, stride 2) under a dense layer. */
+START_TEST(gradcheck_conv)
+{
+	static const uint32_t h[] = { 6 };
+	struct nn_shape s = shape3(40, 4, _i ? NN_RELU : NN_TANH, 1, h);
+
+	s.nconv = 2;
+	s.planes[0] = 2;
+	s.planes[1] = 4;
+	s.planes[2] = 5;
+	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1 };
+	s.conv[1] = (struct nn_conv){ 2, 2, 2, 0 };
+	grad_check_shape(&s, 17 + (uint64_t)_i, 0, 0);
+}
+END_TEST
 
 START_TEST(gradcheck_tanh)
 {
@@ -1603,6 +1661,7 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_magnet);
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
+	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
 	tcase_add_test(g, shards_match_one_thread);
 	tcase_add_loop_test(g, conv_forward_is_the_definition, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));
