@@ -582,18 +582,18 @@ struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
 
 int nn_save(const nn *n, lg_buf *out)
 {
-	uint8_t h[NN_FILE_HEADER];
-	size_t start;
+	uint8_t h[NN_FILE_HEADER2];
+	size_t start, hl = n->nconv ? NN_FILE_HEADER2 : NN_FILE_HEADER;
 	uint8_t *body;
 	int rc;
 
-	rc = lg_buf_reserve(out, NN_FILE_HEADER + n->nparams * 4);
+	rc = lg_buf_reserve(out, hl + n->nparams * 4);
 	if (rc)
 		return rc;
 	start = out->len;
 	memset(h, 0, sizeof h);
 	memcpy(h, NN_FILE_MAGIC, 4);
-	lg_put_le32(h + 4, NN_FILE_VERSION);
+	lg_put_le32(h + 4, n->nconv ? NN_FILE_VERSION2 : NN_FILE_VERSION);
 	lg_put_le32(h + 8, n->s.obs);
 	lg_put_le32(h + 12, n->s.actions);
 	lg_put_le32(h + 16, (uint32_t)n->s.act);
@@ -601,13 +601,25 @@ int nn_save(const nn *n, lg_buf *out)
 	for (uint32_t i = 0; i < n->s.nhidden; i++)
 		lg_put_le32(h + 24 + 4 * i, n->s.hidden[i]);
 	lg_put_le64(h + 56, n->nparams);
-	out->len += NN_FILE_HEADER;
+	if (n->nconv) {
+		lg_put_le32(h + 68, n->s.nconv);
+		for (int i = 0; i < 3; i++)
+			lg_put_le32(h + 72 + 4 * i, n->s.planes[i]);
+		for (uint32_t i = 0; i < n->s.nconv; i++) {
+			uint8_t *c = h + 84 + 16 * i;
+			lg_put_le32(c, n->s.conv[i].channels);
+			lg_put_le32(c + 4, n->s.conv[i].kernel);
+			lg_put_le32(c + 8, n->s.conv[i].stride);
+			lg_put_le32(c + 12, n->s.conv[i].pad);
+		}
+	}
+	out->len += hl;
 	body = out->data + out->len;
 	for (size_t i = 0; i < n->nparams; i++)
 		lg_put_lef32(body + 4 * i, n->p[i]);
 	lg_put_le32(h + 64, lg_crc32c(0, body, n->nparams * 4));
-	lg_put_le32(h + 68, lg_crc32c(0, h, 68));
-	memcpy(out->data + start, h, NN_FILE_HEADER);
+	lg_put_le32(h + hl - 4, lg_crc32c(0, h, hl - 4));
+	memcpy(out->data + start, h, hl);
 	out->len += n->nparams * 4;
 	return 0;
 }
@@ -618,6 +630,7 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	struct nn_shape s;
 	uint64_t count;
 	uint32_t version;
+	size_t hl = NN_FILE_HEADER;
 	char why[128];
 	nn *n = NULL;
 	int rc;
@@ -635,14 +648,21 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			"magic)");
 		return LG_ECORRUPT;
 	}
-	if (lg_crc32c(0, h, 68) != lg_get_le32(h + 68)) {
+	version = lg_get_le32(h + 4);
+	if (version == NN_FILE_VERSION2)
+		hl = NN_FILE_HEADER2;
+	if (len < hl) {
+		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
+			"is %zu", len, hl);
+		return LG_ECORRUPT;
+	}
+	if (lg_crc32c(0, h, hl - 4) != lg_get_le32(h + hl - 4)) {
 		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
-	version = lg_get_le32(h + 4);
-	if (version != NN_FILE_VERSION) {
-		lg_errf(err, errlen, "format version %u, this build reads %u",
-			version, NN_FILE_VERSION);
+	if (version != NN_FILE_VERSION && version != NN_FILE_VERSION2) {
+		lg_errf(err, errlen, "format version %u, this build reads %u "
+			"and %u", version, NN_FILE_VERSION, NN_FILE_VERSION2);
 		return LG_EVERSION;
 	}
 	memset(&s, 0, sizeof s);
@@ -652,6 +672,31 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	s.nhidden = lg_get_le32(h + 20);
 	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
 		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
+	if (version == NN_FILE_VERSION2) {
+		s.nconv = lg_get_le32(h + 68);
+		if (s.nconv < 1 || s.nconv > NN_MAX_CONV) {
+			lg_errf(err, errlen, "bad shape in header: version 2 "
+				"with %u convolutions (1..%d)", s.nconv,
+				NN_MAX_CONV);
+			return LG_ECORRUPT;
+		}
+		for (int i = 0; i < 3; i++)
+			s.planes[i] = lg_get_le32(h + 72 + 4 * i);
+		for (uint32_t i = 0; i < NN_MAX_CONV; i++) {
+			const uint8_t *c = h + 84 + 16 * i;
+			s.conv[i] = (struct nn_conv){ lg_get_le32(c),
+						      lg_get_le32(c + 4),
+						      lg_get_le32(c + 8),
+						      lg_get_le32(c + 12) };
+			if (i >= s.nconv && (s.conv[i].channels ||
+					     s.conv[i].kernel ||
+					     s.conv[i].stride || s.conv[i].pad)) {
+				lg_errf(err, errlen, "bad shape in header: "
+					"conv[%u] set beyond nconv", i);
+				return LG_ECORRUPT;
+			}
+		}
+	}
 	rc = nn_shape_check(&s, why, sizeof why);
 	if (rc) {
 		lg_errf(err, errlen, "bad shape in header: %s", why);
@@ -678,14 +723,13 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			return LG_ECORRUPT;
 		}
 	}
-	if (len - NN_FILE_HEADER != count * 4) {
+	if (len - hl != count * 4) {
 		lg_errf(err, errlen, "%s: body is %zu bytes, expected %llu",
-			len - NN_FILE_HEADER < count * 4 ? "truncated"
-							 : "trailing bytes",
-			len - NN_FILE_HEADER, (unsigned long long)count * 4);
+			len - hl < count * 4 ? "truncated" : "trailing bytes",
+			len - hl, (unsigned long long)count * 4);
 		return LG_ECORRUPT;
 	}
-	body = h + NN_FILE_HEADER;
+	body = h + hl;
 	if (lg_crc32c(0, body, count * 4) != lg_get_le32(h + 64)) {
 		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
