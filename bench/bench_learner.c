@@ -23,6 +23,7 @@ struct blopts {
 	unsigned long long batch, minibatch, epochs, threads;
 	double seconds;
 	int json;
+	const char *model; /* "mlp" or "conv" */
 };
 
 static int parse_hidden(const char *txt, struct nn_shape *s)
@@ -81,8 +82,8 @@ int bench_synth_rows(struct lg_rows *y, const nn *net, size_t n,
 
 static int usage_help(void)
 {
-	printf("usage: league bench learner [--obs N] [--hidden W,W,...] "
-	       "[--actions N]\n"
+	printf("usage: league bench learner [--model mlp|conv] [--obs N] "
+	       "[--hidden W,W,...] [--actions N]\n"
 	       "       [--act relu|tanh] [--batch N] [--minibatch N] "
 	       "[--epochs N]\n"
 	       "       [--threads N] [--seconds S] [--json]\n\n"
@@ -91,7 +92,9 @@ static int usage_help(void)
 	       "1024, epochs 4, 1 BLAS thread,\nabout 3 s of updates), "
 	       "the GFLOP/s of its matrix products and the ratio to\nthe "
 	       "sgemm peak of this machine measured in the same run with "
-	       "the same threads.\n");
+	       "the same threads.\n--model conv: Connect Four's 3x6x7 "
+	       "planes through two 64-channel 3x3\nconvolutions (padding "
+	       "1), then hidden 256, 7 actions.\n");
 	return CLI_OK;
 }
 
@@ -108,6 +111,7 @@ static int parse(int argc, char **argv, struct blopts *o)
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "model", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -127,6 +131,7 @@ static int parse(int argc, char **argv, struct blopts *o)
 	o->epochs = 4;
 	o->threads = 1;
 	o->seconds = 3;
+	o->model = "mlp";
 	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
 		switch (ch) {
 		case -2:
@@ -187,6 +192,34 @@ static int parse(int argc, char **argv, struct blopts *o)
 			break;
 		case 'j':
 			o->json = 1;
+			break;
+		case 'M':
+			if (!strcmp(optarg, "mlp")) {
+				o->s.nconv = 0;
+				memset(o->s.planes, 0, sizeof o->s.planes);
+				memset(o->s.conv, 0, sizeof o->s.conv);
+				o->model = "mlp";
+				break;
+			}
+			if (strcmp(optarg, "conv"))
+				return cli_usage_error(cmd, "--model: mlp or "
+						       "conv");
+			/* Connect Four's planes, two 64-channel 3x3
+			 * convolutions, one dense layer of 256 (later
+			 * --hidden / --actions / --act still apply) */
+			o->model = "conv";
+			o->s.obs = 3 * 6 * 7;
+			o->s.actions = 7;
+			o->s.planes[0] = 3;
+			o->s.planes[1] = 6;
+			o->s.planes[2] = 7;
+			o->s.nconv = 2;
+			o->s.conv[0] = (struct nn_conv){ 64, 3, 1, 1 };
+			o->s.conv[1] = (struct nn_conv){ 64, 3, 1, 1 };
+			o->s.nhidden = 1;
+			o->s.hidden[1] = 0;
+			o->s.hidden[0] = 256;
+			strcpy(o->hidden_txt, "256");
 			break;
 		case 'h':
 			usage_help();
@@ -254,21 +287,23 @@ int bench_learner(int argc, char **argv)
 	sps = (double)o.batch * updates / dt;
 	gflops = nn_train_flops_per_row(&o.s) * (double)o.epochs * sps / 1e9;
 	if (o.json) {
-		printf("{\"bench\":\"learner\",\"obs\":%u,\"hidden\":\"%s\","
-		       "\"actions\":%u,\"act\":\"%s\",\"batch\":%llu,"
+		printf("{\"bench\":\"learner\",\"model\":\"%s\",\"obs\":%u,"
+		       "\"hidden\":\"%s\",\"actions\":%u,\"act\":\"%s\",\"batch\":%llu,"
 		       "\"minibatch\":%llu,\"epochs\":%llu,\"threads\":%llu,"
 		       "\"updates\":%llu,\"update_s\":%.6f,"
 		       "\"samples_per_s\":%.1f,\"gflops\":%.3f,"
 		       "\"sgemm_peak_gflops\":%.3f,\"peak_ratio\":%.4f,"
 		       "\"loss\":%.6f}\n",
-		       o.s.obs, o.hidden_txt, o.s.actions,
+		       o.model, o.s.obs, o.hidden_txt, o.s.actions,
 		       o.s.act == NN_RELU ? "relu" : "tanh", o.batch,
 		       o.minibatch, o.epochs, o.threads,
 		       (unsigned long long)updates, dt / updates, sps, gflops,
 		       peak, gflops / peak, st.loss);
 	} else {
-		printf("learner: obs %u hidden %s actions %u %s, batch %llu "
-		       "minibatch %llu epochs %llu, %llu BLAS thread(s)\n",
+		printf("learner: %s%s, obs %u hidden %s actions %u %s, batch "
+		       "%llu minibatch %llu epochs %llu, %llu BLAS "
+		       "thread(s)\n", o.model,
+		       o.s.nconv ? " (3x6x7 planes, conv 64,64 k3)" : "",
 		       o.s.obs, o.hidden_txt, o.s.actions,
 		       o.s.act == NN_RELU ? "relu" : "tanh", o.batch,
 		       o.minibatch, o.epochs, o.threads);

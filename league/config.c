@@ -549,6 +549,29 @@ static int resolve_plugin(struct parser *p)
 	return 0;
 }
 
+/* The network the config describes fits the game: a convolution torso
+ * needs planes, and the whole shape must pass the learner's check. */
+static int check_model(struct parser *p, const struct env_spec *spec)
+{
+	struct cfg *c = p->c;
+	struct nn_shape s;
+	char msg[256];
+
+	if (c->model.conv.n > NN_MAX_CONV)
+		return verr(p, "model.conv", "%u convolutions, at most %d",
+			    c->model.conv.n, NN_MAX_CONV);
+	if (c->model.conv.n && spec->obs_rank != 3)
+		return verr(p, "model.conv", "game '%s' gives flat "
+			    "observations (%zu floats), convolutions need "
+			    "planes (channels x rows x columns)", spec->name,
+			    spec->obs_len);
+	league_nn_shape(c, spec, &s);
+	if (nn_shape_check(&s, msg, sizeof msg))
+		return verr(p, c->model.conv.n ? "model.conv" : "model.hidden",
+			    "%s", msg);
+	return 0;
+}
+
 /* The game the config names opens (built in, or the plugin with its
  * params); the plugin's game name becomes env.name when that is unset. */
 static int check_game(struct parser *p)
@@ -597,7 +620,7 @@ static int check_game(struct parser *p)
 	}
 	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
-	return 0;
+	return check_model(p, &spec);
 }
 
 static int verr(struct parser *p, const char *path, const char *fmt, ...)

@@ -85,6 +85,8 @@ struct cfg {
 	struct {
 		struct cfg_u32_list hidden;
 		int activation; /* enum cfg_activation */
+		struct cfg_u32_list conv; /* channels per convolution */
+		uint64_t conv_kernel, conv_stride, conv_padding;
 	} model;
 	struct {
 		double lr;

@@ -114,6 +114,21 @@ static const struct cfg_key table[] = {
 	  XSTR(NN_MAX_LAYERS) " layers; [] for a linear policy).", 0 },
 	ENUM("model.activation", model.activation, act_names, "tanh",
 	     "Hidden activation."),
+	{ "model.conv", CFG_T_U32_LIST, OFF(model.conv), 1, NN_MAX_WIDTH, "[]",
+	  NULL,
+	  "Channels of each convolution layer of a torso before the hidden "
+	  "layers (at most " XSTR(NN_MAX_CONV) "; [] for none). The "
+	  "observation is read as the game's planes (channels x rows x "
+	  "columns: tictactoe 3 x 3 x 3, connect4 3 x 6 x 7); a game with "
+	  "flat observations is refused. Each layer is followed by "
+	  "model.activation.", 0 },
+	U64("model.conv_kernel", model.conv_kernel, 1, 15, "3",
+	    "Kernel size (square) of every convolution."),
+	U64("model.conv_stride", model.conv_stride, 1, 8, "1",
+	    "Stride of every convolution."),
+	U64("model.conv_padding", model.conv_padding, 0, 8, "1",
+	    "Zero padding on each side of every convolution (1 with kernel 3 "
+	    "keeps the planes' size)."),
 
 	DBL("learner.lr", learner.lr, 0, 1, "0.0003", "Adam learning rate."),
 	ENUM("learner.lr_schedule", learner.lr_schedule, sched_names,

@@ -76,6 +76,19 @@ void league_nn_shape(const struct cfg *c, const struct env_spec *spec,
 	for (uint32_t i = 0; i < s->nhidden; i++)
 		s->hidden[i] = c->model.hidden.v[i];
 	s->act = act_of[c->model.activation];
+	/* A convolution torso needs the game's planes; without them the
+	 * shape is left without one and the config check refuses it. */
+	if (c->model.conv.n && spec->obs_rank == 3) {
+		s->nconv = LG_MIN(c->model.conv.n, (uint32_t)NN_MAX_CONV);
+		for (int i = 0; i < 3; i++)
+			s->planes[i] = spec->obs_shape[i];
+		for (uint32_t i = 0; i < s->nconv; i++)
+			s->conv[i] = (struct nn_conv){
+				c->model.conv.v[i], (uint32_t)c->model.conv_kernel,
+				(uint32_t)c->model.conv_stride,
+				(uint32_t)c->model.conv_padding
+			};
+	}
 }
 
 void league_ppo_opts(const struct cfg *c, struct ppo_opts *o)

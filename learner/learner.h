@@ -24,7 +24,15 @@
  *       64      4   CRC-32C of the body
  *       68      4   CRC-32C of bytes 0..67
  *       72     ...  body: parameter count x float32
- *     every integer and float little-endian. Loading checks the header CRC,
+ *     every integer and float little-endian. A net with convolutions is
+ *     written as version 2: bytes 0..67 as above (version 2), then
+ *       68      4   nconv (1..NN_MAX_CONV)
+ *       72     12   planes[3] (channels, rows, columns of obs)
+ *       84     64   conv[4] x (channels, kernel, stride, padding), unused 0
+ *      148      4   CRC-32C of bytes 0..147
+ *      152    ...   body
+ *     so MLP files stay version 1 (older builds read them) and older
+ *     builds refuse a version 2 file by its version. Loading checks the header CRC,
  *     the caps below and that the count matches the shape and the length
  *     before it allocates, then the body CRC.
  *   - ppo: PPO with GAE(lambda), clipped surrogate, optional value clip,
@@ -59,14 +67,30 @@
 #define NN_MAX_WIDTH 65536u
 #define NN_MAX_PARAMS (1ull << 28)
 #define NN_FILE_MAGIC "LGNN"
-#define NN_FILE_VERSION 1u
+#define NN_FILE_VERSION 1u   /* an MLP's file */
 #define NN_FILE_HEADER 72u
+#define NN_FILE_VERSION2 2u  /* a net with convolutions */
+#define NN_FILE_HEADER2 152u
 
 enum nn_act { NN_RELU, NN_TANH };
 
+#define NN_MAX_CONV 4
+
+/* One convolution layer of the torso (learner/conv.c). */
+struct nn_conv {
+	uint32_t channels, kernel, stride, pad;
+};
+
+/* The net: an optional convolution torso over the observation read as
+ * planes[0] x planes[1] x planes[2] (channels x rows x columns, product
+ * obs; all 0 without convolutions), each layer followed by the
+ * activation, then the hidden dense layers, then the fused head. Unused
+ * entries are 0 (shapes are compared with memcmp). */
 struct nn_shape {
 	uint32_t obs, actions, nhidden, hidden[NN_MAX_LAYERS];
 	int act; /* enum nn_act */
+	uint32_t nconv, planes[3];
+	struct nn_conv conv[NN_MAX_CONV];
 };
 
 typedef struct nn nn;

@@ -8,12 +8,24 @@
 
 #include "learner/learner.h"
 
-#define NN_MAX_TENSORS (2 * (NN_MAX_LAYERS + 1))
+#define NN_MAX_TENSORS (2 * (NN_MAX_CONV + NN_MAX_LAYERS + 1))
 
+/* a 2-D convolution layer (conv.c, below) */
+struct conv2d {
+	uint32_t cin, h, w;        /* input planes */
+	uint32_t cout, k, stride, pad;
+	uint32_t oh, ow;           /* output planes (derived) */
+};
+
+/* Layers l = 0 .. nconv-1 are convolutions (cv[l]), then the dense ones;
+ * dims[] are the flat sizes between layers either way. */
 struct nn {
 	struct nn_shape s;
-	int nlayers;                       /* nhidden + 1 */
-	uint32_t dims[NN_MAX_LAYERS + 2];  /* obs, hidden..., actions + 1 */
+	int nlayers;                       /* nconv + nhidden + 1 */
+	int nconv;
+	struct conv2d cv[NN_MAX_CONV];
+	size_t cscratch_row;               /* conv scratch floats per row */
+	uint32_t dims[NN_MAX_CONV + NN_MAX_LAYERS + 2];
 	size_t wmax;                       /* widest hidden layer (>= 1) */
 	size_t nparams;
 	size_t ntensors;
@@ -31,8 +43,12 @@ static inline float *nn_b(const nn *n, float *buf, int l)
 	return buf + n->t[2 * l + 1].offset;
 }
 
-/* y[B x out] = x[B x in] W + b for layer l (sgemm). */
+/* y[B x out] = x[B x in] W + b for dense layer l (sgemm). */
 void nn_linear(const nn *n, int l, const float *x, size_t B, float *y);
+/* Layer l's forward before its activation, conv or dense; scratch holds
+ * B * n->cscratch_row floats (unused by dense layers). */
+void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
+		      float *y, float *scratch);
 /* Apply the hidden activation to y[len] in place. */
 void nn_activate(int act, float *y, size_t len);
 
@@ -43,12 +59,6 @@ int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 		      float *logp, float *p);
 
 /* ---- conv.c: a 2-D convolution layer (im2col + sgemm) ---------------- */
-
-struct conv2d {
-	uint32_t cin, h, w;        /* input planes */
-	uint32_t cout, k, stride, pad;
-	uint32_t oh, ow;           /* output planes (derived) */
-};
 
 /* Check and derive the output size. LG_EINVAL / LG_ERANGE, detail in
  * err. Parameters: W[cout][cin][k][k] then b[cout]. */

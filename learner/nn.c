@@ -44,7 +44,39 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 		lg_errf(err, errlen, "unknown activation %d", s->act);
 		return LG_EINVAL;
 	}
+	if (s->nconv > NN_MAX_CONV) {
+		lg_errf(err, errlen, "%u convolution layers, at most %d",
+			s->nconv, NN_MAX_CONV);
+		return LG_ERANGE;
+	}
 	in = s->obs;
+	if (s->nconv) {
+		uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
+		if ((uint64_t)c * h * w != s->obs) {
+			lg_errf(err, errlen, "convolutions need the observation "
+				"as planes: %u x %u x %u is not obs %u", c, h, w,
+				s->obs);
+			return LG_EINVAL;
+		}
+		for (uint32_t i = 0; i < s->nconv; i++) {
+			const struct nn_conv *k = &s->conv[i];
+			struct conv2d cv;
+			char e[160];
+			int rc = conv2d_init(&cv, c, h, w, k->channels,
+					     k->kernel, k->stride, k->pad, e,
+					     sizeof e);
+			if (rc) {
+				lg_errf(err, errlen, "convolution %u: %s", i, e);
+				return rc;
+			}
+			total += (uint64_t)cv.cout * cv.cin * cv.k * cv.k +
+				 cv.cout;
+			c = cv.cout;
+			h = cv.oh;
+			w = cv.ow;
+		}
+		in = (uint64_t)c * h * w;
+	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		uint64_t out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
 		if (i < s->nhidden && (out < 1 || out > NN_MAX_WIDTH)) {
@@ -64,38 +96,67 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* Fill dims, the size table and nparams from the (checked) shape. */
+/* Fill dims, the convolutions, the size table and nparams from the
+ * (checked) shape. A convolution's W is cout x (cin k k), its b cout; a
+ * dense layer's W is in x out. */
 static void layout(nn *n)
 {
 	size_t off = 0;
+	int nc = (int)n->s.nconv;
+	uint32_t c = n->s.planes[0], h = n->s.planes[1], w = n->s.planes[2];
 
-	n->nlayers = (int)n->s.nhidden + 1;
+	n->nconv = nc;
+	n->nlayers = nc + (int)n->s.nhidden + 1;
 	n->dims[0] = n->s.obs;
 	n->wmax = 1;
+	n->cscratch_row = 0;
+	for (int i = 0; i < nc; i++) {
+		const struct nn_conv *k = &n->s.conv[i];
+		struct conv2d *cv = &n->cv[i];
+		conv2d_init(cv, c, h, w, k->channels, k->kernel, k->stride,
+			    k->pad, NULL, 0); /* checked by nn_shape_check */
+		n->dims[i + 1] = cv->cout * cv->oh * cv->ow;
+		n->wmax = LG_MAX(n->wmax, n->dims[i + 1]);
+		n->cscratch_row = LG_MAX(n->cscratch_row,
+					 conv2d_scratch(cv, 1));
+		c = cv->cout;
+		h = cv->oh;
+		w = cv->ow;
+	}
 	for (uint32_t i = 0; i < n->s.nhidden; i++) {
-		n->dims[i + 1] = n->s.hidden[i];
+		n->dims[nc + (int)i + 1] = n->s.hidden[i];
 		n->wmax = LG_MAX(n->wmax, n->s.hidden[i]);
 	}
 	n->dims[n->nlayers] = n->s.actions + 1;
 	n->ntensors = 0;
 	for (int l = 0; l < n->nlayers; l++) {
-		struct nn_tensor *w = &n->t[n->ntensors++];
+		struct nn_tensor *wt = &n->t[n->ntensors++];
 		struct nn_tensor *b = &n->t[n->ntensors++];
 		int head = l == n->nlayers - 1;
 		if (head) {
-			snprintf(w->name, sizeof w->name, "Whead");
+			snprintf(wt->name, sizeof wt->name, "Whead");
 			snprintf(b->name, sizeof b->name, "bhead");
+		} else if (l < nc) {
+			snprintf(wt->name, sizeof wt->name, "C%d", l);
+			snprintf(b->name, sizeof b->name, "c%d", l);
 		} else {
-			snprintf(w->name, sizeof w->name, "W%d", l);
-			snprintf(b->name, sizeof b->name, "b%d", l);
+			snprintf(wt->name, sizeof wt->name, "W%d", l - nc);
+			snprintf(b->name, sizeof b->name, "b%d", l - nc);
 		}
-		w->offset = off;
-		w->rows = n->dims[l];
-		w->cols = n->dims[l + 1];
-		off += w->rows * w->cols;
+		wt->offset = off;
+		if (l < nc) {
+			wt->rows = n->cv[l].cout;
+			wt->cols = (size_t)n->cv[l].cin * n->cv[l].k *
+				   n->cv[l].k;
+			b->cols = n->cv[l].cout;
+		} else {
+			wt->rows = n->dims[l];
+			wt->cols = n->dims[l + 1];
+			b->cols = n->dims[l + 1];
+		}
+		off += wt->rows * wt->cols;
 		b->offset = off;
 		b->rows = 1;
-		b->cols = n->dims[l + 1];
 		off += b->cols;
 	}
 	n->nparams = off;
@@ -112,6 +173,10 @@ static int alloc_net(nn **out, const struct nn_shape *s)
 	n->s = *s;
 	for (uint32_t i = s->nhidden; i < NN_MAX_LAYERS; i++)
 		n->s.hidden[i] = 0;
+	for (uint32_t i = s->nconv; i < NN_MAX_CONV; i++)
+		memset(&n->s.conv[i], 0, sizeof n->s.conv[i]);
+	if (!s->nconv)
+		memset(n->s.planes, 0, sizeof n->s.planes);
 	layout(n);
 	n->p = calloc(n->nparams, sizeof *n->p);
 	if (!n->p) {
@@ -141,8 +206,10 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 	for (int l = 0; l < n->nlayers; l++) {
 		const struct nn_tensor *w = &n->t[2 * l];
 		int head = l == n->nlayers - 1;
+		/* fan-in: a dense layer's rows, a convolution's columns */
+		double fan = (double)(l < n->nconv ? w->cols : w->rows);
 		double std = sqrt((s->act == NN_RELU && !head ? 2.0 : 1.0) /
-				  (double)w->rows);
+				  fan);
 		float *W = n->p + w->offset;
 		for (size_t i = 0; i < w->rows; i++)
 			for (size_t j = 0; j < w->cols; j++) {
@@ -216,12 +283,28 @@ void nn_set_threads(int threads)
 double nn_train_flops_per_row(const struct nn_shape *s)
 {
 	double f = 0, in = s->obs;
+	uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
 
+	for (uint32_t i = 0; i < s->nconv && i < NN_MAX_CONV; i++) {
+		struct conv2d cv;
+		if (conv2d_init(&cv, c, h, w, s->conv[i].channels,
+				s->conv[i].kernel, s->conv[i].stride,
+				s->conv[i].pad, NULL, 0))
+			return 0;
+		/* per output position: forward, dW and (after the first
+		 * layer) dx, 2 cin k k cout each */
+		f += (i == 0 ? 4.0 : 6.0) * cv.cin * cv.k * cv.k * cv.cout *
+		     cv.oh * cv.ow;
+		c = cv.cout;
+		h = cv.oh;
+		w = cv.ow;
+		in = (double)c * h * w;
+	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		double out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
 		/* forward y = xW, backward dW = x^T dy, dx = dy W^T (none
 		 * for the first layer: nothing consumes d obs) */
-		f += (i == 0 ? 4.0 : 6.0) * in * out;
+		f += (i == 0 && !s->nconv ? 4.0 : 6.0) * in * out;
 		in = out;
 	}
 	return f;
@@ -240,6 +323,16 @@ void nn_linear(const nn *n, int l, const float *x, size_t B, float *y)
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)B,
 		    (int)out, (int)in, 1.0f, x, (int)in, W, (int)out, 1.0f, y,
 		    (int)out);
+}
+
+void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
+		      float *y, float *scratch)
+{
+	if (l < n->nconv)
+		conv2d_forward(&n->cv[l], n->p + n->t[2 * l].offset,
+			       n->p + n->t[2 * l + 1].offset, x, B, y, scratch);
+	else
+		nn_linear(n, l, x, B, y);
 }
 
 /* nn_linear for a few rows (inference): one sgemv per row. sgemm packs
@@ -312,18 +405,13 @@ struct nn_ws {
 	size_t cap;
 	float *a, *b;   /* cap x wmax ping-pong */
 	float *head;    /* cap x (actions + 1) */
+	float *scratch; /* cap x cscratch_row: the convolutions' */
 	float *logp, *p; /* actions */
 };
 
 static int same_shape(const struct nn_shape *x, const struct nn_shape *y)
 {
-	if (x->obs != y->obs || x->actions != y->actions ||
-	    x->nhidden != y->nhidden || x->act != y->act)
-		return 0;
-	for (uint32_t i = 0; i < x->nhidden; i++)
-		if (x->hidden[i] != y->hidden[i])
-			return 0;
-	return 1;
+	return !memcmp(x, y, sizeof *x); /* unused entries are 0 */
 }
 
 int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
@@ -343,9 +431,11 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 	w->a = malloc(max_batch * n->wmax * sizeof *w->a);
 	w->b = malloc(max_batch * n->wmax * sizeof *w->b);
 	w->head = malloc(max_batch * (n->s.actions + 1) * sizeof *w->head);
+	w->scratch = malloc((max_batch * n->cscratch_row + 1) *
+			    sizeof *w->scratch);
 	w->logp = malloc(n->s.actions * sizeof *w->logp);
 	w->p = malloc(n->s.actions * sizeof *w->p);
-	if (!w->a || !w->b || !w->head || !w->logp || !w->p) {
+	if (!w->a || !w->b || !w->head || !w->logp || !w->p || !w->scratch) {
 		nn_ws_free(w);
 		return LG_ENOMEM;
 	}
@@ -360,6 +450,7 @@ void nn_ws_free(nn_ws *w)
 	free(w->a);
 	free(w->b);
 	free(w->head);
+	free(w->scratch);
 	free(w->logp);
 	free(w->p);
 	free(w);
@@ -378,7 +469,9 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 	for (int l = 0; l < net->nlayers; l++) {
 		int head = l == net->nlayers - 1;
 		float *dst = head ? ws->head : y;
-		if (n <= NN_GEMV_ROWS)
+		if (l < net->nconv)
+			nn_layer_forward(net, l, x, n, dst, ws->scratch);
+		else if (n <= NN_GEMV_ROWS)
 			linear_rows(net, l, x, n, dst);
 		else
 			nn_linear(net, l, x, n, dst);
@@ -489,18 +582,18 @@ struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
 
 int nn_save(const nn *n, lg_buf *out)
 {
-	uint8_t h[NN_FILE_HEADER];
-	size_t start;
+	uint8_t h[NN_FILE_HEADER2];
+	size_t start, hl = n->nconv ? NN_FILE_HEADER2 : NN_FILE_HEADER;
 	uint8_t *body;
 	int rc;
 
-	rc = lg_buf_reserve(out, NN_FILE_HEADER + n->nparams * 4);
+	rc = lg_buf_reserve(out, hl + n->nparams * 4);
 	if (rc)
 		return rc;
 	start = out->len;
 	memset(h, 0, sizeof h);
 	memcpy(h, NN_FILE_MAGIC, 4);
-	lg_put_le32(h + 4, NN_FILE_VERSION);
+	lg_put_le32(h + 4, n->nconv ? NN_FILE_VERSION2 : NN_FILE_VERSION);
 	lg_put_le32(h + 8, n->s.obs);
 	lg_put_le32(h + 12, n->s.actions);
 	lg_put_le32(h + 16, (uint32_t)n->s.act);
@@ -508,13 +601,25 @@ int nn_save(const nn *n, lg_buf *out)
 	for (uint32_t i = 0; i < n->s.nhidden; i++)
 		lg_put_le32(h + 24 + 4 * i, n->s.hidden[i]);
 	lg_put_le64(h + 56, n->nparams);
-	out->len += NN_FILE_HEADER;
+	if (n->nconv) {
+		lg_put_le32(h + 68, n->s.nconv);
+		for (int i = 0; i < 3; i++)
+			lg_put_le32(h + 72 + 4 * i, n->s.planes[i]);
+		for (uint32_t i = 0; i < n->s.nconv; i++) {
+			uint8_t *c = h + 84 + 16 * i;
+			lg_put_le32(c, n->s.conv[i].channels);
+			lg_put_le32(c + 4, n->s.conv[i].kernel);
+			lg_put_le32(c + 8, n->s.conv[i].stride);
+			lg_put_le32(c + 12, n->s.conv[i].pad);
+		}
+	}
+	out->len += hl;
 	body = out->data + out->len;
 	for (size_t i = 0; i < n->nparams; i++)
 		lg_put_lef32(body + 4 * i, n->p[i]);
 	lg_put_le32(h + 64, lg_crc32c(0, body, n->nparams * 4));
-	lg_put_le32(h + 68, lg_crc32c(0, h, 68));
-	memcpy(out->data + start, h, NN_FILE_HEADER);
+	lg_put_le32(h + hl - 4, lg_crc32c(0, h, hl - 4));
+	memcpy(out->data + start, h, hl);
 	out->len += n->nparams * 4;
 	return 0;
 }
@@ -525,6 +630,7 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	struct nn_shape s;
 	uint64_t count;
 	uint32_t version;
+	size_t hl = NN_FILE_HEADER;
 	char why[128];
 	nn *n = NULL;
 	int rc;
@@ -542,14 +648,21 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			"magic)");
 		return LG_ECORRUPT;
 	}
-	if (lg_crc32c(0, h, 68) != lg_get_le32(h + 68)) {
+	version = lg_get_le32(h + 4);
+	if (version == NN_FILE_VERSION2)
+		hl = NN_FILE_HEADER2;
+	if (len < hl) {
+		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
+			"is %zu", len, hl);
+		return LG_ECORRUPT;
+	}
+	if (lg_crc32c(0, h, hl - 4) != lg_get_le32(h + hl - 4)) {
 		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
-	version = lg_get_le32(h + 4);
-	if (version != NN_FILE_VERSION) {
-		lg_errf(err, errlen, "format version %u, this build reads %u",
-			version, NN_FILE_VERSION);
+	if (version != NN_FILE_VERSION && version != NN_FILE_VERSION2) {
+		lg_errf(err, errlen, "format version %u, this build reads %u "
+			"and %u", version, NN_FILE_VERSION, NN_FILE_VERSION2);
 		return LG_EVERSION;
 	}
 	memset(&s, 0, sizeof s);
@@ -559,6 +672,31 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	s.nhidden = lg_get_le32(h + 20);
 	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
 		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
+	if (version == NN_FILE_VERSION2) {
+		s.nconv = lg_get_le32(h + 68);
+		if (s.nconv < 1 || s.nconv > NN_MAX_CONV) {
+			lg_errf(err, errlen, "bad shape in header: version 2 "
+				"with %u convolutions (1..%d)", s.nconv,
+				NN_MAX_CONV);
+			return LG_ECORRUPT;
+		}
+		for (int i = 0; i < 3; i++)
+			s.planes[i] = lg_get_le32(h + 72 + 4 * i);
+		for (uint32_t i = 0; i < NN_MAX_CONV; i++) {
+			const uint8_t *c = h + 84 + 16 * i;
+			s.conv[i] = (struct nn_conv){ lg_get_le32(c),
+						      lg_get_le32(c + 4),
+						      lg_get_le32(c + 8),
+						      lg_get_le32(c + 12) };
+			if (i >= s.nconv && (s.conv[i].channels ||
+					     s.conv[i].kernel ||
+					     s.conv[i].stride || s.conv[i].pad)) {
+				lg_errf(err, errlen, "bad shape in header: "
+					"conv[%u] set beyond nconv", i);
+				return LG_ECORRUPT;
+			}
+		}
+	}
 	rc = nn_shape_check(&s, why, sizeof why);
 	if (rc) {
 		lg_errf(err, errlen, "bad shape in header: %s", why);
@@ -585,14 +723,13 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			return LG_ECORRUPT;
 		}
 	}
-	if (len - NN_FILE_HEADER != count * 4) {
+	if (len - hl != count * 4) {
 		lg_errf(err, errlen, "%s: body is %zu bytes, expected %llu",
-			len - NN_FILE_HEADER < count * 4 ? "truncated"
-							 : "trailing bytes",
-			len - NN_FILE_HEADER, (unsigned long long)count * 4);
+			len - hl < count * 4 ? "truncated" : "trailing bytes",
+			len - hl, (unsigned long long)count * 4);
 		return LG_ECORRUPT;
 	}
-	body = h + NN_FILE_HEADER;
+	body = h + hl;
 	if (lg_crc32c(0, body, count * 4) != lg_get_le32(h + 64)) {
 		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
 		return LG_ECORRUPT;

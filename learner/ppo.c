@@ -58,9 +58,11 @@ static void sums_add(struct sums *a, const struct sums *b)
 /* One thread's share of a minibatch: workspace for `cap` rows and its own
  * gradient buffer (shard 0 uses the ppo's). */
 struct shard {
-	float *acts[NN_MAX_LAYERS]; /* post-activation of each hidden layer */
+	/* post-activation of each layer before the head */
+	float *acts[NN_MAX_CONV + NN_MAX_LAYERS];
 	float *head, *dhead;        /* cap x (actions + 1) */
 	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *cs;                  /* cap x cscratch_row: convolutions' */
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *g;
 	size_t cap;
@@ -112,7 +114,7 @@ struct ppo {
 
 static void shard_free_ws(struct shard *sh)
 {
-	for (int l = 0; l < NN_MAX_LAYERS; l++) {
+	for (int l = 0; l < NN_MAX_CONV + NN_MAX_LAYERS; l++) {
 		free(sh->acts[l]);
 		sh->acts[l] = NULL;
 	}
@@ -120,9 +122,11 @@ static void shard_free_ws(struct shard *sh)
 	free(sh->dhead);
 	free(sh->d0);
 	free(sh->d1);
+	free(sh->cs);
 	free(sh->lp);
 	free(sh->pr);
-	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->lp = sh->pr = NULL;
+	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->cs = sh->lp = sh->pr =
+		NULL;
 	sh->cap = 0;
 }
 
@@ -142,9 +146,11 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	sh->dhead = malloc(n * H * sizeof(float));
 	sh->d0 = malloc(n * net->wmax * sizeof(float));
 	sh->d1 = malloc(n * net->wmax * sizeof(float));
+	sh->cs = malloc((n * net->cscratch_row + 1) * sizeof(float));
 	sh->lp = malloc(A * sizeof(float));
 	sh->pr = malloc(A * sizeof(float));
-	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->lp && sh->pr;
+	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->cs && sh->lp &&
+	      sh->pr;
 	if (!ok) {
 		shard_free_ws(sh);
 		return LG_ENOMEM;
@@ -570,7 +576,7 @@ static void shard_run(struct shard *sh)
 
 	for (int l = 0; l < L; l++) {
 		float *y = l == L - 1 ? sh->head : sh->acts[l];
-		nn_linear(net, l, x, n, y);
+		nn_layer_forward(net, l, x, n, y, sh->cs);
 		if (l < L - 1) {
 			nn_activate(act, y, n * net->dims[l + 1]);
 			x = y;
@@ -586,6 +592,14 @@ static void shard_run(struct shard *sh)
 		float *gW = nn_w(net, sh->g, l), *gb = nn_b(net, sh->g, l);
 		const float *W = nn_w(net, net->p, l);
 
+		if (l < net->nconv) {
+			/* dW, db += ; dx (none for the first layer) */
+			conv2d_backward(&net->cv[l], W, xin, dy, n, gW, gb,
+					l ? dx : NULL, sh->cs);
+			if (l == 0)
+				break;
+			goto activation;
+		}
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in,
 			    (int)out, (int)n, 1.0f, xin, (int)in, dy, (int)out,
 			    1.0f, gW, (int)out);
@@ -599,6 +613,7 @@ static void shard_run(struct shard *sh)
 		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n,
 			    (int)in, (int)out, 1.0f, dy, (int)out, W, (int)out,
 			    0.0f, dx, (int)in);
+activation:
 		/* through the activation of layer l-1's output */
 		{
 			const float *a = sh->acts[l - 1];

@@ -94,6 +94,9 @@ static const struct {
 	{ "model:\n  hidden: 64\n", "t.yaml:2:11: model.hidden: expected a list like [64, 64]" },
 	{ "model:\n  hidden: [64, x]\n", "t.yaml:2:16: model.hidden: expected a whole number in [1, 65536], got 'x'" },
 	{ "model:\n  hidden: [1,2,3,4,5,6,7,8,9]\n", "model.hidden: more than 8 entries" },
+	{ "env: {name: kuhn}\nmodel:\n  conv: [8]\n", "t.yaml:3:3: model.conv: game 'kuhn' gives flat observations (11 floats), convolutions need planes" },
+	{ "env: {name: tictactoe}\nmodel:\n  conv: [8]\n  conv_kernel: 7\n  conv_padding: 0\n", "t.yaml:3:3: model.conv: convolution 0: conv2d: a 7x7 kernel does not fit 3x3 planes padded by 0" },
+	{ "env: {name: connect4}\nmodel:\n  conv: [8, 8, 8, 8, 8]\n", "t.yaml:3:3: model.conv: 5 convolutions, at most 4" },
 	{ "env:\n  matrix: [[1, 2], [3]]\n", "t.yaml:2:20: env.matrix: row 2 has 1 entries, expected 2" },
 	{ "env:\n  matrix: [1, 2]\n", "env.matrix: expected a list of rows" },
 	{ "matchmaking:\n  log_decisions: yes\n", "t.yaml:2:18: matchmaking.log_decisions: expected true or false, got 'yes'" },
@@ -200,6 +203,36 @@ START_TEST(training_baselines_join_the_evaluation_ones)
 	ck_assert_int_eq(cfg_train_baselines(&c, out, &n, err, sizeof err),
 			 0);
 	ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+/* model.conv becomes the net's torso over the game's planes. */
+START_TEST(conv_torso_reaches_the_shape)
+{
+	struct cfg c;
+	char err[512] = "";
+	struct env_spec spec;
+	struct nn_shape s;
+	nn *n = NULL;
+
+	ck_assert_msg(load(&c, "env: {name: connect4}\nmodel:\n  conv: [16, 8]"
+			       "\n  conv_stride: 2\n  hidden: [32]\n",
+			   err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_check("connect4", NULL, &spec, err, sizeof err),
+			 0);
+	league_nn_shape(&c, &spec, &s);
+	ck_assert_uint_eq(s.nconv, 2);
+	ck_assert_uint_eq(s.planes[0], 3);
+	ck_assert_uint_eq(s.planes[1], 6);
+	ck_assert_uint_eq(s.planes[2], 7);
+	ck_assert_uint_eq(s.conv[0].channels, 16);
+	ck_assert_uint_eq(s.conv[1].channels, 8);
+	ck_assert_uint_eq(s.conv[1].kernel, 3);
+	ck_assert_uint_eq(s.conv[1].stride, 2);
+	ck_assert_uint_eq(s.conv[1].pad, 1);
+	ck_assert_uint_eq(s.conv[2].channels, 0);
+	ck_assert_int_eq(nn_new(&n, &s, 1), 0);
+	nn_free(n);
 }
 END_TEST
 
@@ -634,6 +667,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, values_are_read);
 	tcase_add_test(tc, eval_baselines_resolve);
 	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
+	tcase_add_test(tc, conv_torso_reaches_the_shape);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);

@@ -65,6 +65,34 @@ static double ref_loss(const nn *net, const double *p,
 			struct nn_tensor w, bb;
 			nn_tensor_info(net, 2 * l, &w);
 			nn_tensor_info(net, 2 * l + 1, &bb);
+			if (l < (size_t)net->nconv) {
+				/* the definition of a convolution, in double */
+				const struct conv2d *c = &net->cv[l];
+				size_t P = (size_t)c->oh * c->ow;
+				ck_assert(c->cout * P <= 4096);
+				for (uint32_t co = 0; co < c->cout; co++)
+					for (size_t q = 0; q < P; q++) {
+						long oy = (long)(q / c->ow);
+						long ox = (long)(q % c->ow);
+						double z = p[bb.offset + co];
+						for (uint32_t ci = 0; ci < c->cin; ci++)
+							for (uint32_t ki = 0; ki < c->k; ki++)
+								for (uint32_t kj = 0; kj < c->k; kj++) {
+									long iy = oy * c->stride - c->pad + ki;
+									long ix = ox * c->stride - c->pad + kj;
+									if (iy < 0 || ix < 0 || iy >= (long)c->h || ix >= (long)c->w)
+										continue;
+									z += cur[((size_t)ci * c->h + (size_t)iy) * c->w + (size_t)ix] *
+									     p[w.offset + co * w.cols + ((size_t)ci * c->k + ki) * c->k + kj];
+								}
+						z = s->act == NN_RELU ? (z > 0 ? z : 0)
+								      : tanh(z);
+						nxt[co * P + q] = z;
+					}
+				memcpy(cur, nxt, c->cout * P * sizeof *cur);
+				in = c->cout * P;
+				continue;
+			}
 			ck_assert(w.cols <= 4096);
 			for (size_t j = 0; j < w.cols; j++) {
 				double z = p[bb.offset + j];
@@ -183,10 +211,14 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 	}
 }
 
-static void grad_check(int act, uint64_t seed, double magnet)
+/* both_branches: the batch must also have rows clipped and rows not
+ * (the MLP checks cover the clipped objective; the convolution check is
+ * about the torso, which feeds both branches alike). */
+static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
+			     double magnet, int both_branches)
 {
-	static const uint32_t h[] = { 6, 5 };
-	struct nn_shape s = shape3(5, 4, act, 2, h);
+	struct nn_shape s = *sp;
+	int act = s.act;
 	struct ppo_opts o;
 	struct ppo_stats st;
 	struct refbatch b;
@@ -262,11 +294,140 @@ static void grad_check(int act, uint64_t seed, double magnet)
 			ck_assert(g[wh.offset + k * wh.cols + 3] == 0.0f);
 		ck_assert(g[bh.offset + 3] == 0.0f);
 	}
-	ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
+	if (both_branches)
+		ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
 	free(pd);
 	refbatch_free(&b);
 	ppo_free(p);
 }
+
+static void grad_check(int act, uint64_t seed, double magnet)
+{
+	static const uint32_t h[] = { 6, 5 };
+	struct nn_shape s = shape3(5, 4, act, 2, h);
+
+	grad_check_shape(&s, seed, magnet, 1);
+}
+
+/* A convolution torso (2 x 4 x 5 planes; 3 channels, kernel 3, padding
+ * 1, then 2 channels, kernel 2, stride 2) under a dense layer. */
+START_TEST(gradcheck_conv)
+{
+	static const uint32_t h[] = { 6 };
+	struct nn_shape s = shape3(40, 4, _i ? NN_RELU : NN_TANH, 1, h);
+
+	s.nconv = 2;
+	s.planes[0] = 2;
+	s.planes[1] = 4;
+	s.planes[2] = 5;
+	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1 };
+	s.conv[1] = (struct nn_conv){ 2, 2, 2, 0 };
+	grad_check_shape(&s, 17 + (uint64_t)_i, 0, 0);
+}
+END_TEST
+
+static struct nn_shape conv_shape(void)
+{
+	static const uint32_t h[] = { 16 };
+	struct nn_shape s = shape3(3 * 6 * 7, 7, NN_RELU, 1, h);
+
+	s.nconv = 2;
+	s.planes[0] = 3;
+	s.planes[1] = 6;
+	s.planes[2] = 7;
+	s.conv[0] = (struct nn_conv){ 8, 3, 1, 1 };
+	s.conv[1] = (struct nn_conv){ 4, 3, 1, 1 };
+	return s;
+}
+
+/* A conv net: its file is version 2 and loads bit for bit; inference of
+ * a batch equals inference row by row (the sgemv path of small batches)
+ * and of the loaded copy; bad version 2 headers are refused. */
+START_TEST(conv_net_files_and_inference)
+{
+	struct nn_shape s = conv_shape();
+	nn *a = NULL, *b = NULL;
+	nn_ws *wa = NULL, *wb = NULL;
+	lg_buf buf = { 0 };
+	char err[256];
+	size_t n = 13, np, npb;
+	float obs[13 * 126], pa[13 * 7], pb[7], va[13], vb[1];
+	uint8_t mask[13 * 7];
+	lg_rng r;
+
+	ck_assert_int_eq(nn_new(&a, &s, 5), 0);
+	ck_assert_int_eq(nn_save(a, &buf), 0);
+	ck_assert_uint_eq(lg_get_le32(buf.data + 4), NN_FILE_VERSION2);
+	nn_params(a, &np);
+	ck_assert_uint_eq(buf.len, NN_FILE_HEADER2 + 4 * np);
+	ck_assert_msg(nn_load(&b, buf.data, buf.len, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert(!memcmp(nn_shape_of(a), nn_shape_of(b), sizeof s));
+	const float *x = nn_params_const(a, &np), *y = nn_params_const(b, &npb);
+	ck_assert_uint_eq(np, npb);
+	ck_assert(!memcmp(x, y, np * sizeof *x));
+	lg_rng_seed(&r, 3);
+	for (size_t i = 0; i < n * 126; i++)
+		obs[i] = (float)(lg_rng_u64(&r) % 3 == 0);
+	for (size_t i = 0; i < n * 7; i++)
+		mask[i] = i % 7 != 3;
+	ck_assert_int_eq(nn_ws_new(&wa, a, n), 0);
+	ck_assert_int_eq(nn_ws_new(&wb, b, 1), 0);
+	ck_assert_int_eq(nn_probs(a, wa, obs, mask, n, pa, va), 0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(nn_probs(b, wb, obs + i * 126, mask + i * 7,
+					  1, pb, vb), 0);
+		for (int k = 0; k < 7; k++)
+			ck_assert(fabsf(pa[i * 7 + k] - pb[k]) < 1e-5f);
+		ck_assert(fabsf(va[i] - vb[0]) < 1e-4f * (1 + fabsf(vb[0])));
+		ck_assert(pa[i * 7 + 3] == 0.0f);
+	}
+	/* a ws of the MLP-only shape does not fit the conv net */
+	{
+		struct nn_shape m = s;
+		nn *mlp = NULL;
+		nn_ws *wm = NULL;
+		m.nconv = 0;
+		memset(m.planes, 0, sizeof m.planes);
+		memset(m.conv, 0, sizeof m.conv);
+		ck_assert_int_eq(nn_new(&mlp, &m, 5), 0);
+		ck_assert_int_eq(nn_ws_new(&wm, mlp, 1), 0);
+		ck_assert_int_eq(nn_probs(a, wm, obs, mask, 1, pb, vb),
+				 LG_EINVAL);
+		nn_ws_free(wm);
+		nn_free(mlp);
+	}
+	/* truncated within the longer header; conv set beyond nconv */
+	{
+		nn *bad = NULL;
+		ck_assert_int_eq(nn_load(&bad, buf.data, 100, err, sizeof err),
+				 LG_ECORRUPT);
+	}
+	{
+		lg_buf c = { 0 };
+		nn *bad = NULL;
+		lg_buf_append(&c, buf.data, buf.len);
+		lg_put_le32(c.data + 84 + 16 * 3, 5);
+		lg_put_le32(c.data + 148, lg_crc32c(0, c.data, 148));
+		ck_assert_int_eq(nn_load(&bad, c.data, c.len, err, sizeof err),
+				 LG_ECORRUPT);
+		ck_assert_msg(strstr(err, "beyond nconv"), "%s", err);
+		/* planes that do not multiply to obs */
+		lg_put_le32(c.data + 84 + 16 * 3, 0);
+		lg_put_le32(c.data + 72, 2);
+		lg_put_le32(c.data + 148, lg_crc32c(0, c.data, 148));
+		ck_assert_int_eq(nn_load(&bad, c.data, c.len, err, sizeof err),
+				 LG_ECORRUPT);
+		ck_assert_msg(strstr(err, "planes"), "%s", err);
+		lg_buf_free(&c);
+	}
+	nn_ws_free(wa);
+	nn_ws_free(wb);
+	nn_free(a);
+	nn_free(b);
+	lg_buf_free(&buf);
+}
+END_TEST
 
 START_TEST(gradcheck_tanh)
 {
@@ -1182,9 +1343,10 @@ START_TEST(load_rejects_truncated_and_corrupt)
 		if (i >= NN_FILE_HEADER)
 			ck_assert_ptr_nonnull(strstr(err, "body checksum"));
 	}
-	/* a newer version, with a valid header checksum */
+	/* a newer version, with a valid header checksum (2 is the conv
+	 * format, whose header is longer) */
 	memcpy(c, buf.data, buf.len);
-	lg_put_le32(c + 4, 2);
+	lg_put_le32(c + 4, 3);
 	fix_header_crc(c);
 	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err),
 			 LG_EVERSION);
@@ -1603,6 +1765,8 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_magnet);
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
+	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
+	tcase_add_test(g, conv_net_files_and_inference);
 	tcase_add_test(g, shards_match_one_thread);
 	tcase_add_loop_test(g, conv_forward_is_the_definition, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));

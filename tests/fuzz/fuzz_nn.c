@@ -65,9 +65,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(blob, data + 1, len);
 	if ((data[0] & 1) && len >= NN_FILE_HEADER) {
-		lg_put_le32(blob + 64, lg_crc32c(0, blob + NN_FILE_HEADER,
-						 len - NN_FILE_HEADER));
-		lg_put_le32(blob + 68, lg_crc32c(0, blob, 68));
+		/* the header's length goes by its version (2: the conv
+		 * format's longer header) */
+		size_t hl = lg_get_le32(blob + 4) == NN_FILE_VERSION2
+				    ? NN_FILE_HEADER2
+				    : NN_FILE_HEADER;
+		if (len >= hl) {
+			lg_put_le32(blob + 64,
+				    lg_crc32c(0, blob + hl, len - hl));
+			lg_put_le32(blob + hl - 4,
+				    lg_crc32c(0, blob, hl - 4));
+		}
 	}
 	rc = nn_load(&n, blob, len, err, sizeof err);
 	/* nn_load's list, exactly (an unknown activation was LG_EINVAL:

@@ -82,6 +82,10 @@ static void seeds_nn(void)
 	struct nn_shape tiny = { .obs = 1, .actions = 1, .act = NN_TANH };
 	struct nn_shape mlp = { .obs = 3, .actions = 2, .nhidden = 2,
 				.hidden = { 4, 3 }, .act = NN_RELU };
+	struct nn_shape conv = { .obs = 18, .actions = 3, .nhidden = 1,
+				 .hidden = { 4 }, .act = NN_RELU, .nconv = 2,
+				 .planes = { 2, 3, 3 },
+				 .conv = { { 3, 3, 1, 1 }, { 2, 2, 1, 0 } } };
 	lg_buf b = { 0 };
 
 	nn_blob(&tiny, &b);
@@ -92,8 +96,8 @@ static void seeds_nn(void)
 	 * reaches the check it names. */
 	seed_mode("fuzz_nn", "truncated_body", 1, b.data, b.len - 4);
 	seed_mode("fuzz_nn", "truncated_header", 0, b.data, 40);
-	lg_put_le32(b.data + 4, 2);
-	seed_mode("fuzz_nn", "version2", 1, b.data, b.len);
+	lg_put_le32(b.data + 4, 3);
+	seed_mode("fuzz_nn", "version3", 1, b.data, b.len);
 	nn_blob(&mlp, &b);
 	lg_put_le32(b.data + 16, 2);
 	seed_mode("fuzz_nn", "bad_activation", 1, b.data, b.len);
@@ -113,6 +117,20 @@ static void seeds_nn(void)
 	lg_put_lef32(b.data + NN_FILE_HEADER, NAN);
 	lg_put_lef32(b.data + NN_FILE_HEADER + 4, INFINITY);
 	seed_mode("fuzz_nn", "nan_weights", 1, b.data, b.len);
+	/* Version 2, a net with convolutions (2 x 3 x 3 planes). */
+	nn_blob(&conv, &b);
+	seed_mode("fuzz_nn", "conv_v2", 0, b.data, b.len);
+	lg_put_le32(b.data + 84 + 16 * 2, 3);
+	seed_mode("fuzz_nn", "conv_beyond_nconv", 1, b.data, b.len);
+	nn_blob(&conv, &b);
+	lg_put_le32(b.data + 72, 5);
+	seed_mode("fuzz_nn", "conv_planes_mismatch", 1, b.data, b.len);
+	nn_blob(&conv, &b);
+	lg_put_le32(b.data + 84 + 4, 7);
+	seed_mode("fuzz_nn", "conv_kernel_too_wide", 1, b.data, b.len);
+	nn_blob(&conv, &b);
+	lg_put_le32(b.data + 68, 0);
+	seed_mode("fuzz_nn", "conv_v2_nconv0", 1, b.data, b.len);
 	lg_buf_free(&b);
 }
 
