@@ -65,73 +65,42 @@ int conv2d_init(struct conv2d *c, uint32_t cin, uint32_t h, uint32_t w,
 	return 0;
 }
 
-/* col[K][n*P] from x[n][cin][h][w]. */
-static void im2col(const struct conv2d *c, const float *x, size_t n,
-		   float *col)
+/* The one walk over (input entry, column entry) pairs. With x, im2col:
+ * col[K][n*P] from x[n][cin][h][w], 0 where the kernel hangs over the
+ * padding. With dx instead, its adjoint col2im: dx += every column entry
+ * that read it. */
+static void im2col_walk(const struct conv2d *c, const float *x, float *dx,
+			size_t n, float *col)
 {
 	size_t P = (size_t)c->oh * c->ow, NP = n * P;
-	size_t in = (size_t)c->cin * c->h * c->w;
+	size_t in = (size_t)c->cin * c->h * c->w, plane = (size_t)c->h * c->w;
 
 	for (uint32_t ci = 0; ci < c->cin; ci++)
 		for (uint32_t ki = 0; ki < c->k; ki++)
 			for (uint32_t kj = 0; kj < c->k; kj++) {
 				size_t row = ((size_t)ci * c->k + ki) * c->k + kj;
-				float *dst = col + row * NP;
 				for (size_t s = 0; s < n; s++) {
-					const float *xp = x + s * in +
-							  (size_t)ci * c->h * c->w;
-					for (uint32_t oy = 0; oy < c->oh; oy++) {
+					size_t base = s * in + ci * plane;
+					float *d = col + row * NP + s * P;
+					for (uint32_t oy = 0; oy < c->oh;
+					     oy++, d += c->ow) {
 						long iy = (long)oy * c->stride -
 							  (long)c->pad + ki;
-						float *d = dst + s * P +
-							   (size_t)oy * c->ow;
 						if (iy < 0 || iy >= (long)c->h) {
-							memset(d, 0, c->ow * sizeof *d);
+							if (x)
+								memset(d, 0, c->ow * sizeof *d);
 							continue;
 						}
-						for (uint32_t ox = 0; ox < c->ow;
-						     ox++) {
+						size_t r = base + (size_t)iy * c->w;
+						for (uint32_t ox = 0; ox < c->ow; ox++) {
 							long ix = (long)ox * c->stride -
 								  (long)c->pad + kj;
-							d[ox] = ix < 0 || ix >= (long)c->w
-									? 0.0f
-									: xp[(size_t)iy * c->w +
-									     (size_t)ix];
-						}
-					}
-				}
-			}
-}
-
-/* dx[n][cin][h][w] += the entries of dcol[K][n*P] (im2col's adjoint). */
-static void col2im_add(const struct conv2d *c, const float *dcol, size_t n,
-		       float *dx)
-{
-	size_t P = (size_t)c->oh * c->ow, NP = n * P;
-	size_t in = (size_t)c->cin * c->h * c->w;
-
-	for (uint32_t ci = 0; ci < c->cin; ci++)
-		for (uint32_t ki = 0; ki < c->k; ki++)
-			for (uint32_t kj = 0; kj < c->k; kj++) {
-				size_t row = ((size_t)ci * c->k + ki) * c->k + kj;
-				const float *src = dcol + row * NP;
-				for (size_t s = 0; s < n; s++) {
-					float *xp = dx + s * in +
-						    (size_t)ci * c->h * c->w;
-					for (uint32_t oy = 0; oy < c->oh; oy++) {
-						long iy = (long)oy * c->stride -
-							  (long)c->pad + ki;
-						const float *d = src + s * P +
-								 (size_t)oy * c->ow;
-						if (iy < 0 || iy >= (long)c->h)
-							continue;
-						for (uint32_t ox = 0; ox < c->ow;
-						     ox++) {
-							long ix = (long)ox * c->stride -
-								  (long)c->pad + kj;
-							if (ix >= 0 && ix < (long)c->w)
-								xp[(size_t)iy * c->w +
-								   (size_t)ix] += d[ox];
+							int inside = ix >= 0 && ix < (long)c->w;
+							if (x)
+								d[ox] = inside ? x[r + (size_t)ix]
+									       : 0.0f;
+							else if (inside)
+								dx[r + (size_t)ix] += d[ox];
 						}
 					}
 				}
@@ -156,7 +125,7 @@ void conv2d_forward(const struct conv2d *c, const float *W, const float *b,
 
 	if (!n)
 		return;
-	im2col(c, x, n, col);
+	im2col_walk(c, x, NULL, n, col);
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)c->cout,
 		    (int)NP, (int)K, 1.0f, W, (int)K, col, (int)NP, 0.0f, yt,
 		    (int)NP);
@@ -191,7 +160,7 @@ void conv2d_backward(const struct conv2d *c, const float *W, const float *x,
 			sum += r[j];
 		db[co] += (float)sum;
 	}
-	im2col(c, x, n, col);
+	im2col_walk(c, x, NULL, n, col);
 	/* dW[cout][K] += dYt[cout][NP] col[K][NP]^T */
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)c->cout,
 		    (int)K, (int)NP, 1.0f, dyt, (int)NP, col, (int)NP, 1.0f, dW,
@@ -203,5 +172,5 @@ void conv2d_backward(const struct conv2d *c, const float *W, const float *x,
 		    (int)c->cout, 1.0f, W, (int)K, dyt, (int)NP, 0.0f, col,
 		    (int)NP);
 	memset(dx, 0, n * (size_t)c->cin * c->h * c->w * sizeof *dx);
-	col2im_add(c, col, n, dx);
+	im2col_walk(c, NULL, dx, n, col);
 }
