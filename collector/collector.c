@@ -308,7 +308,9 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	/* Env children fork from a single-threaded spawner, made now while
 	 * this collector has no threads: a fork from a threaded process may
 	 * copy a lock that another thread holds (an allocator's, a game's)
-	 * into a child that then waits on it forever. */
+	 * into a child that then waits on it forever. Other threads of the
+	 * caller's (a client's heartbeat) run on; they allocate seldom, so
+	 * the window left is this one fork, not one per env child. */
 	if (o->processes && (rc = coll_spawner_start(c))) {
 		lg_errf(err, errlen, "collector: cannot start the env "
 			"spawner: %s", lg_strerror(rc));

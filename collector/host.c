@@ -385,7 +385,13 @@ static void spawner_main(const coll *c, int fd)
 			_exit(73);
 		fd = 3;
 	}
-	close_range(4, ~0u, 0);
+	if (close_range(4, ~0u, 0)) /* before Linux 5.9: one by one */
+		for (int fd2 = 4; fd2 < 65536; fd2++)
+			close(fd2);
+	/* We reap our children ourselves: never auto-reaped (an ignored
+	 * SIGCHLD inherited from the collector would let a pid be reused
+	 * under sp_reap's kill). */
+	signal(SIGCHLD, SIG_DFL);
 	for (;;) {
 		struct sp_rep r = { 0, 0 };
 		int cfd = -1;

@@ -679,13 +679,12 @@ static long serial_resets(coll *c, uint64_t goal)
 		while (s->state == SLOT_RESETTING && c->st.steps < goal &&
 		       !c->fatal) {
 			struct cmd m;
-			int got = choose_match(c, s);
-			if (got < 0)
-				return LG_EINVAL;
-			if (!got)
-				break; /* idle this round */
+			int got;
 			/* A recreation backs off without blocking the
-			 * other envs: the slot idles until its time. */
+			 * other envs: the slot idles until its time, before
+			 * it takes a match (next_episode hands one out for
+			 * good: taking one a round while idle would use a
+			 * job's episodes up without playing them). */
 			if (s->next_op == OP_CREATE && s->retries) {
 				double now = lg_now_s();
 				if (!s->retry_at)
@@ -695,6 +694,11 @@ static long serial_resets(coll *c, uint64_t goal)
 					break;
 				s->retry_at = 0;
 			}
+			got = choose_match(c, s);
+			if (got < 0)
+				return LG_EINVAL;
+			if (!got)
+				break; /* idle this round */
 			cmd_for(c, s, s->next_op, &m);
 			m.seed = episode_seed(c, i, s->episode);
 			serial_op(c, s, &m);

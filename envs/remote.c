@@ -821,6 +821,26 @@ static int conn_call(struct rconn *c, struct rop *op)
 
 /* ---- envs on a connection --------------------------------------------- */
 
+/* This process's live connection to o's server with o's params (and, if
+ * named, that game), or NULL. Caller holds reg_mu. */
+static struct rconn *find_conn(pid_t me, const char *name,
+			       const struct env_opts *o)
+{
+	for (struct rconn *c = conns; c; c = c->next) {
+		int broken;
+		if (c->owner != me || strcmp(c->addr, o->remote) ||
+		    !same_params(&c->params, &o->params) ||
+		    (name && name[0] && strcmp(name, c->spec.name)))
+			continue;
+		pthread_mutex_lock(&c->mu);
+		broken = c->broken;
+		pthread_mutex_unlock(&c->mu);
+		if (!broken)
+			return c;
+	}
+	return NULL;
+}
+
 int env_remote_open(struct env_remote **out, const char *name,
 		    const struct env_opts *o, struct env_spec *spec,
 		    char *err, size_t errlen)
@@ -833,25 +853,29 @@ int env_remote_open(struct env_remote **out, const char *name,
 
 	*out = NULL;
 	pthread_mutex_lock(&reg_mu);
-	for (c = conns; c; c = c->next)
-		if (c->owner == me && !c->broken && !strcmp(c->addr, o->remote) &&
-		    same_params(&c->params, &o->params) &&
-		    (!name || !name[0] || !strcmp(name, c->spec.name)))
-			break;
+	c = find_conn(me, name, o);
 	if (!c) {
-		rc = conn_open(&c, name, o, err, errlen);
-		if (!rc) {
+		/* Dial and greet without reg_mu: a server that takes its
+		 * time must not hold up the other envs' opens and closes.
+		 * Then keep ours, or the one another thread added meanwhile. */
+		struct rconn *fresh = NULL;
+		pthread_mutex_unlock(&reg_mu);
+		rc = conn_open(&fresh, name, o, err, errlen);
+		if (rc)
+			return rc;
+		pthread_mutex_lock(&reg_mu);
+		c = find_conn(me, name, o);
+		if (c) {
+			conn_free(fresh);
+		} else {
+			c = fresh;
 			c->next = conns;
 			conns = c;
 		}
 	}
-	if (!rc) {
-		c->refs++;
-		id = ++c->next_id; /* only opens touch it, under reg_mu */
-	}
+	c->refs++;
+	id = ++c->next_id; /* only opens touch it, under reg_mu */
 	pthread_mutex_unlock(&reg_mu);
-	if (rc)
-		return rc;
 	r = calloc(1, sizeof *r);
 	if (r) {
 		r->c = c;

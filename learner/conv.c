@@ -46,9 +46,12 @@ int conv2d_init(struct conv2d *c, uint32_t cin, uint32_t h, uint32_t w,
 	}
 	oh = (h + 2 * pad - k) / stride + 1;
 	ow = (w + 2 * pad - k) / stride + 1;
+	/* the im2col columns of one sample, too: a wide kernel over tiny
+	 * planes with much padding is small in parameters, not in work */
 	if ((uint64_t)cin * k * k * cout > NN_MAX_PARAMS ||
 	    (uint64_t)cin * h * w > NN_MAX_OBS ||
-	    (uint64_t)cout * oh * ow > NN_MAX_OBS) {
+	    (uint64_t)cout * oh * ow > NN_MAX_OBS ||
+	    (uint64_t)cin * k * k * oh * ow > NN_MAX_OBS) {
 		lg_errf(err, errlen, "conv2d: %u -> %u channels of %ux%u "
 			"is over the size caps", cin, cout, h, w);
 		return LG_ERANGE;

@@ -810,7 +810,7 @@ int nn_load_file(nn **out, const char *path, char *err, size_t errlen)
 		rc = LG_EIO;
 		goto out;
 	}
-	if ((uint64_t)st.st_size > NN_FILE_HEADER + NN_MAX_PARAMS * 4) {
+	if ((uint64_t)st.st_size > NN_FILE_HEADER2 + NN_MAX_PARAMS * 4) {
 		lg_errf(err, errlen, "%s: %lld bytes is larger than any "
 			"network file", path, (long long)st.st_size);
 		rc = LG_ECORRUPT;

@@ -1605,6 +1605,10 @@ START_TEST(conv_shapes_checked)
 				     sizeof err), LG_EINVAL);
 	ck_assert_int_eq(conv2d_init(&c, 65536, 64, 64, 65536, 3, 1, 1, err,
 				     sizeof err), LG_ERANGE);
+	/* few parameters, but im2col columns of 64 x 64 x 129 x 129 floats
+	 * for one 1 x 1 plane */
+	ck_assert_int_eq(conv2d_init(&c, 1, 1, 1, 1, 64, 1, 64, err,
+				     sizeof err), LG_ERANGE);
 }
 END_TEST
 

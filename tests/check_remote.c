@@ -93,6 +93,30 @@ static void remote_opts(struct env_opts *o, const struct pyserv *p)
 	o->remote_timeout_s = 10;
 }
 
+/* ---- the Python package's own unit tests -------------------------------- */
+
+/* python/tests: the server's answer() (op order, failures, and what a
+ * failure must not disturb), run with Debian's python3. */
+START_TEST(python_package_unit_tests)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof cmd,
+		 "/usr/bin/python3 -m unittest discover -s '%s/python/tests' "
+		 "2>&1", tu_src_dir());
+	FILE *f = popen(cmd, "r");
+	char out[8192] = "";
+	size_t n;
+	ck_assert_ptr_nonnull(f);
+	n = fread(out, 1, sizeof out - 1, f);
+	out[n] = 0;
+	st = pclose(f);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+	ck_assert_msg(strstr(out, "\nOK"), "%s", out);
+}
+END_TEST
+
 /* ---- the Python game is the built-in one ------------------------------ */
 
 START_TEST(python_tictactoe_is_the_builtin)
@@ -770,6 +794,7 @@ Suite *suite_remote(void)
 	TCase *t = tcase_create("core");
 
 	tcase_set_timeout(t, 120);
+	tcase_add_test(t, python_package_unit_tests);
 	tcase_add_test(t, python_tictactoe_is_the_builtin);
 	tcase_add_test(t, envs_stepping_at_once_share_batches);
 	tcase_add_test(t, killed_server_fails_ops_then_serves_again);

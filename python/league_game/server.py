@@ -2,6 +2,7 @@
 league connection (a connection carries the batches of many envs)."""
 
 import array
+import math
 import os
 import random
 import socket
@@ -118,27 +119,33 @@ class _Conn:
                 append(-3)
                 continue
             n_obs, n_mask = len(obs), len(mask)
+            # An op's seed or actions are its own whatever happens to
+            # it: take them before the game can fail.
+            if kind == _STEP:
+                a = (acts[ai], acts[ai + 1]) if simul else acts[ai]
+                ai += 2 if simul else 1
+            elif kind == _RESET:
+                seed = seeds[si]
+                si += 1
             try:
                 if kind == _STEP:
                     g = envs[env]
-                    if simul:
-                        g.step((acts[ai], acts[ai + 1]))
-                        ai += 2
-                    else:
-                        g.step(acts[ai])
-                        ai += 1
+                    g.step(a)
                 elif kind == _RESET:
                     g = envs.get(env)
                     if g is None:
                         g = envs[env] = new(**params)
-                    g.reset(seeds[si])
-                    si += 1
+                    g.reset(seed)
                 else:
                     raise ValueError("op kind %d" % kind)
                 if g.terminated:
-                    r = g.returns()
-                    rets.append(float(r[0]))
-                    rets.append(float(r[1]))
+                    r0, r1 = (float(v) for v in g.returns())
+                    if not (math.isfinite(r0) and math.isfinite(r1) and
+                            abs(r0 + r1) <= 1e-6 * (1 + abs(r0))):
+                        raise ValueError("returns %r, %r: not finite and "
+                                         "summing to 0" % (r0, r1))
+                    rets.append(r0)
+                    rets.append(r1)
                     append(-1)
                     continue
                 if simul:
@@ -146,6 +153,10 @@ class _Conn:
                     player = -2
                 else:
                     player = g.agent_selection
+                    if player not in (0, 1):
+                        raise ValueError("agent_selection %r (not 0 or 1)"
+                                         % (player,))
+                    player = int(player)
                     movers = (player,)
                 for p in movers:
                     o = g.observe(p)
@@ -156,7 +167,11 @@ class _Conn:
                             "%d entries; the spec says %d and %d"
                             % (p, len(o), p, len(m), obs_len, na))
                     oext(o)
+                    n_m = len(mask)
                     mext(m)
+                    if max(mask[n_m:]) > 1 or not any(mask[n_m:]):
+                        raise ValueError("action_mask(%d): entries must be "
+                                         "0 or 1, at least one 1" % p)
                 append(player)
             except Exception as e:  # the env's failure, not the connection's
                 del obs[n_obs:]
