@@ -306,6 +306,17 @@ END_TEST
  * envs back off and reconnect), comes back, and collection goes on. */
 static struct coll_policy uni;
 
+/* Matches handed out: each is an episode to play; an env holds at most
+ * one that has not ended. */
+static uint64_t handed;
+
+static int count_next(void *ctx, size_t ei, struct coll_match *m,
+		      uint64_t *tag)
+{
+	__atomic_add_fetch(&handed, 1, __ATOMIC_RELAXED);
+	return 1; /* the default match */
+}
+
 START_TEST(collector_rides_out_a_server_restart)
 {
 	char dir[128], err[300];
@@ -328,6 +339,8 @@ START_TEST(collector_rides_out_a_server_restart)
 	o.policies = &uni;
 	o.num_policies = 1;
 	o.max_retries = 6;
+	o.next_episode = count_next;
+	handed = 0;
 	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
 	coll_stats(c, &st);
@@ -355,6 +368,11 @@ START_TEST(collector_rides_out_a_server_restart)
 	ck_assert_uint_ge(st.recreated, 1);
 	ck_assert_uint_eq(st.dead_envs, 0);
 	ck_assert_uint_ge(st.steps, before + 2000);
+	/* no match taken and dropped while an env waited to be recreated */
+	ck_assert_msg(handed <= st.episodes + o.num_envs,
+		      "%llu matches handed out for %llu episodes",
+		      (unsigned long long)handed,
+		      (unsigned long long)st.episodes);
 	py_kill(&ps);
 	tu_rmrf(dir);
 }
