@@ -24,6 +24,7 @@ struct blopts {
 	double seconds;
 	int json;
 	const char *model; /* "mlp" or "conv" */
+	int inference;     /* forwards of --batch rows instead of updates */
 };
 
 static int parse_hidden(const char *txt, struct nn_shape *s)
@@ -94,7 +95,10 @@ static int usage_help(void)
 	       "sgemm peak of this machine measured in the same run with "
 	       "the same threads.\n--model conv: Connect Four's 3x6x7 "
 	       "planes through two 64-channel 3x3\nconvolutions (padding "
-	       "1), then hidden 256, 7 actions.\n");
+	       "1), then hidden 256, 7 actions.\n--inference: batched "
+	       "forwards of --batch rows (nn_probs: net and masked\nsoftmax, "
+	       "what a collector's inference device runs) instead of "
+	       "updates.\n");
 	return CLI_OK;
 }
 
@@ -112,6 +116,7 @@ static int parse(int argc, char **argv, struct blopts *o)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "model", required_argument, NULL, 'M' },
+		{ "inference", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -193,6 +198,9 @@ static int parse(int argc, char **argv, struct blopts *o)
 		case 'j':
 			o->json = 1;
 			break;
+		case 'I':
+			o->inference = 1;
+			break;
 		case 'M':
 			if (!strcmp(optarg, "mlp")) {
 				o->s.nconv = 0;
@@ -232,6 +240,69 @@ static int parse(int argc, char **argv, struct blopts *o)
 	return CLI_OK;
 }
 
+/* --inference: what a collector's inference device does, batched
+ * forwards (nn_probs: the net, the masked softmax) of o->batch rows,
+ * samples/s over o->seconds. */
+static int bench_inference(const struct blopts *o)
+{
+	nn *net = NULL;
+	nn_ws *ws = NULL;
+	float *obs = NULL, *probs = NULL, *val = NULL;
+	uint8_t *mask = NULL;
+	size_t B = (size_t)o->batch;
+	uint64_t rows = 0;
+	double t0, dt;
+	lg_rng r;
+	int rc = CLI_FAIL;
+
+	nn_set_threads((int)o->threads);
+	if (nn_new(&net, &o->s, 1) || nn_ws_new(&ws, net, B))
+		goto out;
+	obs = malloc(B * o->s.obs * sizeof *obs);
+	probs = malloc(B * o->s.actions * sizeof *probs);
+	val = malloc(B * sizeof *val);
+	mask = malloc(B * o->s.actions);
+	if (!obs || !probs || !val || !mask)
+		goto out;
+	lg_rng_seed(&r, 7);
+	for (size_t i = 0; i < B * o->s.obs; i++)
+		obs[i] = (float)(lg_rng_below(&r, 3) == 0);
+	memset(mask, 1, B * o->s.actions);
+	if (nn_probs(net, ws, obs, mask, B, probs, val)) /* warm-up */
+		goto out;
+	t0 = lg_now_s();
+	do {
+		for (int k = 0; k < 8; k++) {
+			if (nn_probs(net, ws, obs, mask, B, probs, val))
+				goto out;
+			rows += B;
+		}
+		dt = lg_now_s() - t0;
+	} while (dt < o->seconds);
+	if (o->json)
+		printf("{\"bench\":\"inference\",\"model\":\"%s\","
+		       "\"obs\":%u,\"hidden\":\"%s\",\"actions\":%u,"
+		       "\"batch\":%llu,\"threads\":%llu,"
+		       "\"samples_per_s\":%.1f,\"forward_us\":%.2f}\n",
+		       o->model, o->s.obs, o->hidden_txt, o->s.actions,
+		       o->batch, o->threads, (double)rows / dt,
+		       dt / ((double)rows / (double)B) * 1e6);
+	else
+		printf("inference: %s, batch %llu, %llu thread(s): %.0f "
+		       "samples/s, %.1f us a forward\n", o->model, o->batch,
+		       o->threads, (double)rows / dt,
+		       dt / ((double)rows / (double)B) * 1e6);
+	rc = CLI_OK;
+out:
+	free(obs);
+	free(probs);
+	free(val);
+	free(mask);
+	nn_ws_free(ws);
+	nn_free(net);
+	return rc;
+}
+
 int bench_learner(int argc, char **argv)
 {
 	struct blopts o;
@@ -249,6 +320,8 @@ int bench_learner(int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (nn_shape_check(&o.s, err, sizeof err))
 		return cli_usage_error("bench learner", "%s", err);
+	if (o.inference)
+		return bench_inference(&o);
 	ppo_opts_default(&po);
 	po.epochs = o.epochs;
 	po.minibatch = o.minibatch;
