@@ -1407,6 +1407,36 @@ START_TEST(cli_bench_learner)
 	ck_assert_double_eq_tol(ratio, gf / peak, 1e-3);
 	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, bad),
 			 2);
+	/* The conv model is Connect Four's net, and its GFLOP/s count the
+	 * convolutions too: under the peak, and far above what its dense
+	 * layers alone would give. */
+	const char *const conv[] = { "bench", "learner", "--model", "conv",
+				     "--batch", "64", "--minibatch", "32",
+				     "--seconds", "0.05", "--json", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err,
+				       conv), 0);
+	ck_assert_msg(strstr(out, "\"model\":\"conv\",\"obs\":126,"), "%s",
+		      out);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"samples_per_s\":"));
+	sps = strtod(p + 16, NULL);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"gflops\":"));
+	gf = strtod(p + 9, NULL);
+	/* 4 epochs of ~13.7 MFLOP a row (the dense part is ~4.1) */
+	ck_assert_msg(gf > sps * 4 * 10e6 / 1e9, "%s", out);
+	/* --inference: forwards of --batch rows */
+	const char *const inf[] = { "bench", "learner", "--model", "conv",
+				    "--inference", "--batch", "8",
+				    "--seconds", "0.05", "--json", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, inf),
+			 0);
+	ck_assert_msg(strstr(out, "\"bench\":\"inference\",\"model\":"
+				  "\"conv\"") && strstr(out, "\"batch\":8,"),
+		      "%s", out);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"samples_per_s\":"));
+	sps = strtod(p + 16, NULL);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"forward_us\":"));
+	ck_assert_double_eq_tol(strtod(p + 13, NULL), 8 / sps * 1e6,
+				0.01 * 8 / sps * 1e6);
 }
 END_TEST
 
