@@ -248,6 +248,8 @@ struct coll {
 		int fd;             /* -1: none */
 		pid_t pid;
 		pid_t *kids;        /* its copy: slot i's child, 0 none */
+		unsigned gen;       /* spawners started after the first */
+		unsigned restarts;
 	} sp;
 };
 

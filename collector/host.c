@@ -467,9 +467,11 @@ static int sp_call(coll *c, uint32_t op, size_t idx, pid_t *pid, int *cfd)
 	ssize_t k;
 	int rc = 0;
 
-	if (c->sp.fd < 0)
-		return LG_EIO;
 	pthread_mutex_lock(&c->sp.mu);
+	if (c->sp.fd < 0) { /* stopped, or a restart failed */
+		pthread_mutex_unlock(&c->sp.mu);
+		return LG_EIO;
+	}
 	do
 		k = send(c->sp.fd, &q, sizeof q, MSG_NOSIGNAL);
 	while (k < 0 && errno == EINTR);
@@ -479,7 +481,7 @@ static int sp_call(coll *c, uint32_t op, size_t idx, pid_t *pid, int *cfd)
 		while (k < 0 && errno == EINTR);
 	pthread_mutex_unlock(&c->sp.mu);
 	if (k != (ssize_t)sizeof r)
-		return LG_EIO; /* the spawner is gone */
+		return LG_ECLOSED; /* the spawner is gone */
 	h = CMSG_FIRSTHDR(&mh);
 	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS) {
 		int fd;
@@ -506,11 +508,56 @@ void coll_child_kill(coll *c, struct slot *s)
 	s->fd = -1;
 }
 
+/* A new spawner for one that died (its children died with it: they
+ * have PDEATHSIG), once per death however many workers notice: gen
+ * is the generation the caller's failed call used. This fork is from the
+ * threaded collector, the hazard the spawner exists to avoid, so it is
+ * kept to this rare case and to SPAWNER_RESTARTS in a collector's life. */
+#define SPAWNER_RESTARTS 8
+static int spawner_restart(coll *c, unsigned gen)
+{
+	int rc = 0, sv[2];
+	pid_t pid;
+
+	pthread_mutex_lock(&c->sp.mu);
+	if (c->sp.gen != gen)
+		goto out; /* another worker did it */
+	if (c->sp.restarts >= SPAWNER_RESTARTS) {
+		rc = LG_ECLOSED;
+		goto out;
+	}
+	LG_WARN("collector: the env spawner (pid %d) is gone; starting "
+		"another", (int)c->sp.pid);
+	close(c->sp.fd);
+	while (waitpid(c->sp.pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->sp.fd = -1;
+	if ((pid = pair_fork(SOCK_SEQPACKET, sv)) < 0) {
+		rc = LG_EIO;
+		goto out;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawner_main(c, sv[1]);
+	}
+	close(sv[1]);
+	c->sp.fd = sv[0];
+	c->sp.pid = pid;
+	__atomic_add_fetch(&c->sp.gen, 1, __ATOMIC_RELEASE);
+	c->sp.restarts++;
+out:
+	pthread_mutex_unlock(&c->sp.mu);
+	return rc;
+}
+
 static int child_spawn(coll *c, struct slot *s)
 {
 	pid_t pid = -1;
+	unsigned gen = __atomic_load_n(&c->sp.gen, __ATOMIC_ACQUIRE);
 	int fd = -1, rc = sp_call(c, SP_SPAWN, s->idx, &pid, &fd);
 
+	if (rc == LG_ECLOSED && !spawner_restart(c, gen))
+		rc = sp_call(c, SP_SPAWN, s->idx, &pid, &fd);
 	if (rc) {
 		if (fd >= 0)
 			close(fd);

@@ -10,6 +10,8 @@
  * binary. The timing game with tiny times (or none) keeps every case
  * well under a second or two. */
 #include <check.h>
+#include <signal.h>
+#include <dirent.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -697,6 +699,71 @@ START_TEST(children_inherit_no_held_lock)
 }
 END_TEST
 
+/* The spawner is the one child process this test process has: killed
+ * mid-collection, its env children die with it; the envs' episodes are
+ * dropped and counted, a new spawner starts, and collection goes on with
+ * no env given up. */
+static pid_t only_child(void)
+{
+	pid_t me = getpid(), found = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *rp;
+		FILE *f;
+		long ppid;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		buf[0] = 0;
+		if (!fgets(buf, sizeof buf, f))
+			buf[0] = 0;
+		fclose(f);
+		/* pid (comm) state ppid: after the last ')' */
+		if ((rp = strrchr(buf, ')')) && sscanf(rp + 2, "%*c %ld",
+						       &ppid) == 1 &&
+		    ppid == me) {
+			ck_assert_msg(!found, "more than one child");
+			found = (pid_t)atol(e->d_name);
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+START_TEST(spawner_killed_is_restarted)
+{
+	struct record *r = malloc(sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+	pid_t sp;
+
+	rec_init(r);
+	base_opts(&o, COLL_ASYNC, 1, 0, r);
+	o.max_retries = 3;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
+	ck_assert_int_gt(sp = only_child(), 0);
+	kill(sp, SIGKILL);
+	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
+	ck_assert_int_gt(only_child(), 0);
+	ck_assert_int_ne(only_child(), sp);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_ge(st.abnormal, 1);
+	ck_assert_uint_eq(st.dead_envs, 0);
+	check_accounting(r, &st);
+	free(r);
+}
+END_TEST
+
 static int always_fail_reset(void *ctx, size_t ei, uint64_t ep,
 			     uint64_t step)
 {
@@ -1370,6 +1437,7 @@ Suite *suite_collector(void)
 	tcase_add_test(t, crash_recovered_processes);
 	tcase_add_test(t, timeout_fires_processes);
 	tcase_add_test(t, children_inherit_no_held_lock);
+	tcase_add_test(t, spawner_killed_is_restarted);
 	tcase_add_loop_test(t, dead_env_and_all_dead, 0, 2);
 	tcase_add_loop_test(t, sink_error_stops, 0, 2);
 	tcase_add_loop_test(t, deadline_and_policy_error, 0, 2);
