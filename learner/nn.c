@@ -17,6 +17,30 @@
 
 /* ---- shape ---------------------------------------------------------- */
 
+/* The convolutions of s into cv[0 .. s->nconv) (nconv <= NN_MAX_CONV),
+ * each reading the one before (the first, the observation's planes). 0,
+ * or the error of the first that does not fit, err naming it. */
+static int conv_chain(const struct nn_shape *s, struct conv2d *cv,
+		      char *err, size_t errlen)
+{
+	uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
+
+	for (uint32_t i = 0; i < s->nconv; i++) {
+		const struct nn_conv *k = &s->conv[i];
+		char e[160];
+		int rc = conv2d_init(&cv[i], c, h, w, k->channels, k->kernel,
+				     k->stride, k->pad, e, sizeof e);
+		if (rc) {
+			lg_errf(err, errlen, "convolution %u: %s", i, e);
+			return rc;
+		}
+		c = cv[i].cout;
+		h = cv[i].oh;
+		w = cv[i].ow;
+	}
+	return 0;
+}
+
 int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 {
 	uint64_t total = 0, in;
@@ -58,24 +82,16 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 				s->obs);
 			return LG_EINVAL;
 		}
-		for (uint32_t i = 0; i < s->nconv; i++) {
-			const struct nn_conv *k = &s->conv[i];
-			struct conv2d cv;
-			char e[160];
-			int rc = conv2d_init(&cv, c, h, w, k->channels,
-					     k->kernel, k->stride, k->pad, e,
-					     sizeof e);
-			if (rc) {
-				lg_errf(err, errlen, "convolution %u: %s", i, e);
-				return rc;
-			}
-			total += (uint64_t)cv.cout * cv.cin * cv.k * cv.k +
-				 cv.cout;
-			c = cv.cout;
-			h = cv.oh;
-			w = cv.ow;
-		}
-		in = (uint64_t)c * h * w;
+		struct conv2d cv[NN_MAX_CONV];
+		int rc = conv_chain(s, cv, err, errlen);
+		if (rc)
+			return rc;
+		for (uint32_t i = 0; i < s->nconv; i++)
+			total += (uint64_t)cv[i].cout * cv[i].cin * cv[i].k *
+					 cv[i].k +
+				 cv[i].cout;
+		in = (uint64_t)cv[s->nconv - 1].cout * cv[s->nconv - 1].oh *
+		     cv[s->nconv - 1].ow;
 	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		uint64_t out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
@@ -103,25 +119,19 @@ static void layout(nn *n)
 {
 	size_t off = 0;
 	int nc = (int)n->s.nconv;
-	uint32_t c = n->s.planes[0], h = n->s.planes[1], w = n->s.planes[2];
 
 	n->nconv = nc;
+	conv_chain(&n->s, n->cv, NULL, 0); /* checked by nn_shape_check */
 	n->nlayers = nc + (int)n->s.nhidden + 1;
 	n->dims[0] = n->s.obs;
 	n->wmax = 1;
 	n->cscratch_row = 0;
 	for (int i = 0; i < nc; i++) {
-		const struct nn_conv *k = &n->s.conv[i];
-		struct conv2d *cv = &n->cv[i];
-		conv2d_init(cv, c, h, w, k->channels, k->kernel, k->stride,
-			    k->pad, NULL, 0); /* checked by nn_shape_check */
+		const struct conv2d *cv = &n->cv[i];
 		n->dims[i + 1] = cv->cout * cv->oh * cv->ow;
 		n->wmax = LG_MAX(n->wmax, n->dims[i + 1]);
 		n->cscratch_row = LG_MAX(n->cscratch_row,
 					 conv2d_scratch(cv, 1));
-		c = cv->cout;
-		h = cv->oh;
-		w = cv->ow;
 	}
 	for (uint32_t i = 0; i < n->s.nhidden; i++) {
 		n->dims[nc + (int)i + 1] = n->s.hidden[i];
@@ -283,22 +293,16 @@ void nn_set_threads(int threads)
 double nn_train_flops_per_row(const struct nn_shape *s)
 {
 	double f = 0, in = s->obs;
-	uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
+	struct conv2d cv[NN_MAX_CONV];
 
-	for (uint32_t i = 0; i < s->nconv && i < NN_MAX_CONV; i++) {
-		struct conv2d cv;
-		if (conv2d_init(&cv, c, h, w, s->conv[i].channels,
-				s->conv[i].kernel, s->conv[i].stride,
-				s->conv[i].pad, NULL, 0))
-			return 0;
+	if (s->nconv > NN_MAX_CONV || conv_chain(s, cv, NULL, 0))
+		return 0;
+	for (uint32_t i = 0; i < s->nconv; i++) {
 		/* per output position: forward, dW and (after the first
 		 * layer) dx, 2 cin k k cout each */
-		f += (i == 0 ? 4.0 : 6.0) * cv.cin * cv.k * cv.k * cv.cout *
-		     cv.oh * cv.ow;
-		c = cv.cout;
-		h = cv.oh;
-		w = cv.ow;
-		in = (double)c * h * w;
+		f += (i == 0 ? 4.0 : 6.0) * cv[i].cin * cv[i].k * cv[i].k *
+		     cv[i].cout * cv[i].oh * cv[i].ow;
+		in = (double)cv[i].cout * cv[i].oh * cv[i].ow;
 	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		double out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
