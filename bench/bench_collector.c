@@ -34,7 +34,10 @@
  * written from the seed documents' description of DI-engine's subprocess
  * env manager (bench/collector_peer.py: envs in processes, shared memory,
  * one numpy policy), timed the same way: peer_s and ratio_to_peer = ours
- * / peer.
+ * / peer. cpu_floor_s is the CPU both must burn over the machine's
+ * cores, so floor_to_peer is the best ratio_to_peer any collector could
+ * print, and overhead_to_peer = (ours - floor) / (peer - floor) compares
+ * what each adds on top of that shared work.
  * Its default time scale is 0.02 (a 100 us step, a 2 ms reset): at the
  * seed's full times both sides spend nearly all their time burning the
  * env's CPU and the ratio says little (docs/benchmarks.md).
@@ -275,6 +278,21 @@ static double lower_bound(const struct bargs *a, const struct workload *w,
 		(double)resets * w->reset * rm) * a->scale / (double)a->envs;
 }
 
+/* With --real-inference, the least wall time any collector could take on
+ * this machine: the CPU the envs burn (the steps and resets done, at
+ * their nominal times, which the symmetric jitter keeps as the mean) plus
+ * the forwards' measured time, spread over every online core. Both sides
+ * burn the same, so floor / peer_s is the best ratio_to_peer possible. */
+static double cpu_floor(const struct workload *w, double rm, double f,
+			const struct coll_stats *st, double forward_s)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	double burn = ((double)st->steps * w->step +
+		      (double)st->resets * w->reset * rm) * f;
+
+	return (burn + forward_s) / (double)(cores > 0 ? cores : 1);
+}
+
 /* The collector of one row: options, policy, sink. */
 static void row_opts(const struct bargs *a, const struct workload *w,
 		     double rm, enum coll_mode mode, struct coll_opts *o)
@@ -313,7 +331,7 @@ static int run_row(const struct bargs *a, const struct workload *w,
 	struct coll_stats st;
 	coll *c = NULL;
 	char err[256];
-	double t0, secs, lb, nx, ts, best, di, peer = 0;
+	double t0, secs, lb, nx, ts, best, di, peer = 0, floor = 0;
 	int rc;
 
 	row_opts(a, w, rm, mode, &o);
@@ -352,6 +370,7 @@ static int run_row(const struct bargs *a, const struct workload *w,
 		 * an upper estimate of that (so the bound stays a bound
 		 * only approximately; the figure to read is the ratio). */
 		infer = rp.calls ? rp.seconds / (double)rp.calls / f : 0;
+		floor = cpu_floor(w, rm, f, &st, rp.seconds);
 		real_free(&rp);
 	}
 	if (rc) {
@@ -390,9 +409,16 @@ static int run_row(const struct bargs *a, const struct workload *w,
 		if (di > 0)
 			printf("\"di_engine_s\":%.3f,\"ratio_to_di_engine\":"
 			       "%.4f,", di, secs / di);
+		if (floor > 0)
+			printf("\"cpu_floor_s\":%.3f,", floor);
 		if (peer > 0)
-			printf("\"peer_s\":%.3f,\"ratio_to_peer\":%.4f,", peer,
-			       secs / peer);
+			printf("\"peer_s\":%.3f,\"ratio_to_peer\":%.4f,"
+			       "\"floor_to_peer\":%.4f,", peer, secs / peer,
+			       floor / peer);
+		/* What each collector adds to the CPU both must burn. */
+		if (peer > floor && floor > 0)
+			printf("\"overhead_to_peer\":%.4f,",
+			       (secs - floor) / (peer - floor));
 		printf("\"seed_best_s\":%.3f,\"seed_nx_s\":%.3f,"
 		       "\"seed_ts_s\":%.3f,\"steps\":%llu,\"resets\":%llu,"
 		       "\"forwards\":%llu,\"segments\":%llu,"

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/collector.h"
 #include "tests/testutil.h"
@@ -1417,6 +1418,19 @@ START_TEST(bench_cli_json)
 				jnum(out, "seconds") / peer,
 				0.0006 / peer * (jnum(out, "seconds") / peer + 1) +
 					1e-4);
+	/* The CPU floor: at least the steps' nominal burn over the cores
+	 * (Small's 5 ms step at scale 0.01: 50 us; 0.0006 for the printed
+	 * rounding), at most our seconds (nobody beats the CPU they burn;
+	 * 5% for the jitter's sample mean over >= 400 steps, ~3 sigma), and
+	 * its ratio follows from the printed fields. */
+	double floor = jnum(out, "cpu_floor_s");
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	ck_assert_double_ge(floor + 0.0006,
+			    jnum(out, "steps") * 50e-6 /
+				    (double)(cores > 0 ? cores : 1));
+	ck_assert_double_le(floor, jnum(out, "seconds") * 1.05);
+	ck_assert_double_eq_tol(jnum(out, "floor_to_peer"), floor / peer,
+				0.0006 / peer * (floor / peer + 1) + 1e-4);
 }
 END_TEST
 
