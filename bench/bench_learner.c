@@ -222,8 +222,8 @@ static int parse(int argc, char **argv, struct blopts *o)
 			o->s.planes[1] = 6;
 			o->s.planes[2] = 7;
 			o->s.nconv = 2;
-			o->s.conv[0] = (struct nn_conv){ 64, 3, 1, 1 };
-			o->s.conv[1] = (struct nn_conv){ 64, 3, 1, 1 };
+			o->s.conv[0] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
+			o->s.conv[1] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
 			o->s.nhidden = 1;
 			o->s.hidden[1] = 0;
 			o->s.hidden[0] = 256;

@@ -86,7 +86,7 @@ void league_nn_shape(const struct cfg *c, const struct env_spec *spec,
 			s->conv[i] = (struct nn_conv){
 				c->model.conv.v[i], (uint32_t)c->model.conv_kernel,
 				(uint32_t)c->model.conv_stride,
-				(uint32_t)c->model.conv_padding
+				(uint32_t)c->model.conv_padding, 0, NN_LACT_NET
 			};
 	}
 }

@@ -31,8 +31,17 @@
  *       84     64   conv[4] x (channels, kernel, stride, padding), unused 0
  *      148      4   CRC-32C of bytes 0..147
  *      152    ...   body
- *     so MLP files stay version 1 (older builds read them) and older
- *     builds refuse a version 2 file by its version. Loading checks the header CRC,
+ *     A net with residual blocks, more than 4 conv entries or a layer's
+ *     own activation is version 3: bytes 0..83 as version 2, then
+ *       84    192   conv[8] x (channels, kernel, stride, padding,
+ *                   residual, act), unused 0
+ *      276     32   hidden_act[8] (enum nn_layer_act), unused 0
+ *      308      4   0
+ *      312      4   CRC-32C of bytes 0..311
+ *      316    ...   body
+ *     so MLP files stay version 1 (older builds read them), a plain conv
+ *     torso version 2, and older builds refuse a newer file by its
+ *     version. Loading checks the header CRC,
  *     the caps below and that the count matches the shape and the length
  *     before it allocates, then the body CRC.
  *   - ppo: PPO with GAE(lambda), clipped surrogate, optional value clip,
@@ -71,26 +80,45 @@
 #define NN_FILE_HEADER 72u
 #define NN_FILE_VERSION2 2u  /* a net with convolutions */
 #define NN_FILE_HEADER2 152u
+#define NN_FILE_VERSION3 3u  /* residual blocks or per-layer activations */
+#define NN_FILE_HEADER3 316u
 
-enum nn_act { NN_RELU, NN_TANH };
+enum nn_act { NN_RELU, NN_TANH, NN_NONE };
 
-#define NN_MAX_CONV 4
+/* A layer's own activation: the net's (act), or one named. */
+enum nn_layer_act {
+	NN_LACT_NET = 0,
+	NN_LACT_RELU,
+	NN_LACT_TANH,
+	NN_LACT_NONE,
+};
 
-/* One convolution layer of the torso (learner/conv.c). */
+#define NN_MAX_CONV 8      /* entries of conv[]: layers or residual blocks */
+#define NN_FILE_V2_CONV 4  /* what a version 2 file holds */
+
+/* One entry of the convolution torso (learner/conv.c): a convolution
+ * layer, or with residual 1 a residual block of two convolutions of
+ * `channels` (the block's input must have as many), kernel `kernel`
+ * (odd), stride 1 and padding (kernel-1)/2, the second adding the
+ * block's input before its activation: y = act(x + conv(act(conv(x)))). */
 struct nn_conv {
 	uint32_t channels, kernel, stride, pad;
+	uint32_t residual; /* 0 or 1 */
+	uint32_t act;      /* enum nn_layer_act */
 };
 
 /* The net: an optional convolution torso over the observation read as
  * planes[0] x planes[1] x planes[2] (channels x rows x columns, product
- * obs; all 0 without convolutions), each layer followed by the
- * activation, then the hidden dense layers, then the fused head. Unused
- * entries are 0 (shapes are compared with memcmp). */
+ * obs; all 0 without convolutions), then the hidden dense layers over its
+ * output flattened, then the fused head. Each layer is followed by its
+ * activation (conv[i].act, hidden_act[i]; NN_LACT_NET: the net's act).
+ * Unused entries are 0 (shapes are compared with memcmp). */
 struct nn_shape {
 	uint32_t obs, actions, nhidden, hidden[NN_MAX_LAYERS];
-	int act; /* enum nn_act */
+	int act; /* enum nn_act: NN_RELU or NN_TANH */
 	uint32_t nconv, planes[3];
 	struct nn_conv conv[NN_MAX_CONV];
+	uint32_t hidden_act[NN_MAX_LAYERS]; /* enum nn_layer_act */
 };
 
 typedef struct nn nn;

@@ -8,7 +8,10 @@
 
 #include "learner/learner.h"
 
-#define NN_MAX_TENSORS (2 * (NN_MAX_CONV + NN_MAX_LAYERS + 1))
+/* Convolution layers a torso can run: a residual block is two. */
+#define NN_MAX_CONVL (2 * NN_MAX_CONV)
+#define NN_MAX_NET_LAYERS (NN_MAX_CONVL + NN_MAX_LAYERS + 1)
+#define NN_MAX_TENSORS (2 * NN_MAX_NET_LAYERS)
 
 /* a 2-D convolution layer (conv.c, below) */
 struct conv2d {
@@ -17,15 +20,21 @@ struct conv2d {
 	uint32_t oh, ow;           /* output planes (derived) */
 };
 
-/* Layers l = 0 .. nconv-1 are convolutions (cv[l]), then the dense ones;
- * dims[] are the flat sizes between layers either way. */
+/* Layers l = 0 .. nconv-1 are convolutions (cv[l]; a residual block of
+ * the shape is two of them), then the dense ones, then the head; dims[]
+ * are the flat sizes between layers either way. Layer l's output goes
+ * through act[l] (NN_RELU, NN_TANH or NN_NONE; the head's is NN_NONE);
+ * with skip[l], layer l adds layer l-1's input to its output before the
+ * activation (the second convolution of a residual block). */
 struct nn {
 	struct nn_shape s;
 	int nlayers;                       /* nconv + nhidden + 1 */
 	int nconv;
-	struct conv2d cv[NN_MAX_CONV];
+	struct conv2d cv[NN_MAX_CONVL];
+	uint8_t act[NN_MAX_NET_LAYERS];
+	uint8_t skip[NN_MAX_NET_LAYERS];
 	size_t cscratch_row;               /* conv scratch floats per row */
-	uint32_t dims[NN_MAX_CONV + NN_MAX_LAYERS + 2];
+	uint32_t dims[NN_MAX_NET_LAYERS + 1];
 	size_t wmax;                       /* widest hidden layer (>= 1) */
 	size_t nparams;
 	size_t ntensors;
@@ -49,8 +58,12 @@ void nn_linear(const nn *n, int l, const float *x, size_t B, float *y);
  * B * n->cscratch_row floats (unused by dense layers). */
 void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
 		      float *y, float *scratch);
-/* Apply the hidden activation to y[len] in place. */
+/* Apply activation act (enum nn_act) to y[len] in place. */
 void nn_activate(int act, float *y, size_t len);
+/* Layer l's output y[B x dims[l+1]] from its input x: forward, the skip
+ * (skip_in: layer l-1's input, when n->skip[l]) and the activation. */
+void nn_layer_apply(const nn *n, int l, const float *x, const float *skip_in,
+		    size_t B, float *y, float *scratch);
 
 /* Masked log-softmax of one row of logits z[A]: writes logp[A] and p[A]
  * (both 0 on illegal actions); returns the number of legal actions (0:

@@ -17,26 +17,86 @@
 
 /* ---- shape ---------------------------------------------------------- */
 
-/* The convolutions of s into cv[0 .. s->nconv) (nconv <= NN_MAX_CONV),
- * each reading the one before (the first, the observation's planes). 0,
- * or the error of the first that does not fit, err naming it. */
-static int conv_chain(const struct nn_shape *s, struct conv2d *cv,
+/* The torso's convolution layers as the net runs them (a residual entry
+ * of the shape is two), each reading the one before (the first, the
+ * observation's planes), with their activations (enum nn_act) and skips. */
+struct conv_plan {
+	int n;
+	struct conv2d cv[NN_MAX_CONVL];
+	uint8_t act[NN_MAX_CONVL], skip[NN_MAX_CONVL];
+};
+
+/* A layer activation of the shape resolved against the net's; -1 if
+ * unknown. */
+static int resolve_act(uint32_t lact, int net)
+{
+	switch (lact) {
+	case NN_LACT_NET:
+		return net;
+	case NN_LACT_RELU:
+		return NN_RELU;
+	case NN_LACT_TANH:
+		return NN_TANH;
+	case NN_LACT_NONE:
+		return NN_NONE;
+	default:
+		return -1;
+	}
+}
+
+/* The plan of s's conv[0 .. nconv) (nconv <= NN_MAX_CONV). 0, or the
+ * error of the first entry that does not fit, err naming it. */
+static int conv_chain(const struct nn_shape *s, struct conv_plan *pl,
 		      char *err, size_t errlen)
 {
 	uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
 
+	pl->n = 0;
 	for (uint32_t i = 0; i < s->nconv; i++) {
 		const struct nn_conv *k = &s->conv[i];
+		const char *what = k->residual ? "residual block" : "convolution";
+		int act = resolve_act(k->act, s->act);
 		char e[160];
-		int rc = conv2d_init(&cv[i], c, h, w, k->channels, k->kernel,
-				     k->stride, k->pad, e, sizeof e);
-		if (rc) {
-			lg_errf(err, errlen, "convolution %u: %s", i, e);
-			return rc;
+		int rc;
+
+		if (act < 0 || k->residual > 1) {
+			lg_errf(err, errlen, "%s %u: unknown %s %u", what, i,
+				act < 0 ? "activation" : "kind",
+				act < 0 ? k->act : k->residual);
+			return LG_EINVAL;
 		}
-		c = cv[i].cout;
-		h = cv[i].oh;
-		w = cv[i].ow;
+		if (k->residual) {
+			if (k->kernel % 2 == 0 || k->stride != 1 ||
+			    k->pad != (k->kernel - 1) / 2) {
+				lg_errf(err, errlen, "residual block %u: kernel "
+					"%u must be odd, with stride 1 and "
+					"padding (kernel-1)/2 (got %u, %u)", i,
+					k->kernel, k->stride, k->pad);
+				return LG_EINVAL;
+			}
+			if (k->channels != c) {
+				lg_errf(err, errlen, "residual block %u: its "
+					"input has %u channels, the block %u "
+					"(a conv2d before it can change them)",
+					i, c, k->channels);
+				return LG_EINVAL;
+			}
+		}
+		for (uint32_t j = 0; j <= k->residual; j++) {
+			struct conv2d *cv = &pl->cv[pl->n];
+			rc = conv2d_init(cv, c, h, w, k->channels, k->kernel,
+					 k->stride, k->pad, e, sizeof e);
+			if (rc) {
+				lg_errf(err, errlen, "%s %u: %s", what, i, e);
+				return rc;
+			}
+			pl->act[pl->n] = (uint8_t)act;
+			pl->skip[pl->n] = (uint8_t)(k->residual && j == 1);
+			pl->n++;
+			c = cv->cout;
+			h = cv->oh;
+			w = cv->ow;
+		}
 	}
 	return 0;
 }
@@ -73,6 +133,12 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 			s->nconv, NN_MAX_CONV);
 		return LG_ERANGE;
 	}
+	for (uint32_t i = 0; i < s->nhidden; i++)
+		if (resolve_act(s->hidden_act[i], s->act) < 0) {
+			lg_errf(err, errlen, "hidden[%u]: unknown activation "
+				"%u", i, s->hidden_act[i]);
+			return LG_EINVAL;
+		}
 	in = s->obs;
 	if (s->nconv) {
 		uint32_t c = s->planes[0], h = s->planes[1], w = s->planes[2];
@@ -82,16 +148,16 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 				s->obs);
 			return LG_EINVAL;
 		}
-		struct conv2d cv[NN_MAX_CONV];
-		int rc = conv_chain(s, cv, err, errlen);
+		struct conv_plan pl;
+		int rc = conv_chain(s, &pl, err, errlen);
 		if (rc)
 			return rc;
-		for (uint32_t i = 0; i < s->nconv; i++)
-			total += (uint64_t)cv[i].cout * cv[i].cin * cv[i].k *
-					 cv[i].k +
-				 cv[i].cout;
-		in = (uint64_t)cv[s->nconv - 1].cout * cv[s->nconv - 1].oh *
-		     cv[s->nconv - 1].ow;
+		for (int i = 0; i < pl.n; i++)
+			total += (uint64_t)pl.cv[i].cout * pl.cv[i].cin *
+					 pl.cv[i].k * pl.cv[i].k +
+				 pl.cv[i].cout;
+		in = (uint64_t)pl.cv[pl.n - 1].cout * pl.cv[pl.n - 1].oh *
+		     pl.cv[pl.n - 1].ow;
 	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		uint64_t out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
@@ -118,10 +184,19 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 static void layout(nn *n)
 {
 	size_t off = 0;
-	int nc = (int)n->s.nconv;
+	struct conv_plan pl;
+	int nc;
 
-	n->nconv = nc;
-	conv_chain(&n->s, n->cv, NULL, 0); /* checked by nn_shape_check */
+	conv_chain(&n->s, &pl, NULL, 0); /* checked by nn_shape_check */
+	nc = n->nconv = pl.n;
+	memcpy(n->cv, pl.cv, sizeof pl.cv);
+	memset(n->act, NN_NONE, sizeof n->act);
+	memset(n->skip, 0, sizeof n->skip);
+	memcpy(n->act, pl.act, (size_t)nc);
+	memcpy(n->skip, pl.skip, (size_t)nc);
+	for (uint32_t i = 0; i < n->s.nhidden; i++)
+		n->act[nc + (int)i] =
+			(uint8_t)resolve_act(n->s.hidden_act[i], n->s.act);
 	n->nlayers = nc + (int)n->s.nhidden + 1;
 	n->dims[0] = n->s.obs;
 	n->wmax = 1;
@@ -182,7 +257,7 @@ static int alloc_net(nn **out, const struct nn_shape *s)
 		return LG_ENOMEM;
 	n->s = *s;
 	for (uint32_t i = s->nhidden; i < NN_MAX_LAYERS; i++)
-		n->s.hidden[i] = 0;
+		n->s.hidden[i] = n->s.hidden_act[i] = 0;
 	for (uint32_t i = s->nconv; i < NN_MAX_CONV; i++)
 		memset(&n->s.conv[i], 0, sizeof n->s.conv[i]);
 	if (!s->nconv)
@@ -218,8 +293,11 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 		int head = l == n->nlayers - 1;
 		/* fan-in: a dense layer's rows, a convolution's columns */
 		double fan = (double)(l < n->nconv ? w->cols : w->rows);
-		double std = sqrt((s->act == NN_RELU && !head ? 2.0 : 1.0) /
-				  fan);
+		double std = sqrt((n->act[l] == NN_RELU ? 2.0 : 1.0) / fan);
+		/* a residual block's second convolution starts small, so
+		 * each block starts near the identity */
+		if (n->skip[l])
+			std *= 0.1;
 		float *W = n->p + w->offset;
 		for (size_t i = 0; i < w->rows; i++)
 			for (size_t j = 0; j < w->cols; j++) {
@@ -293,11 +371,12 @@ void nn_set_threads(int threads)
 double nn_train_flops_per_row(const struct nn_shape *s)
 {
 	double f = 0, in = s->obs;
-	struct conv2d cv[NN_MAX_CONV];
+	struct conv_plan pl;
+	const struct conv2d *cv = pl.cv;
 
-	if (s->nconv > NN_MAX_CONV || conv_chain(s, cv, NULL, 0))
+	if (s->nconv > NN_MAX_CONV || conv_chain(s, &pl, NULL, 0))
 		return 0;
-	for (uint32_t i = 0; i < s->nconv; i++) {
+	for (int i = 0; i < pl.n; i++) {
 		/* per output position: forward, dW and (after the first
 		 * layer) dx, 2 cin k k cout each */
 		f += (i == 0 ? 4.0 : 6.0) * cv[i].cin * cv[i].k * cv[i].k *
@@ -364,10 +443,22 @@ void nn_activate(int act, float *y, size_t len)
 	if (act == NN_RELU) {
 		for (size_t i = 0; i < len; i++)
 			y[i] = y[i] > 0 ? y[i] : 0;
-	} else {
+	} else if (act == NN_TANH) {
 		for (size_t i = 0; i < len; i++)
 			y[i] = tanhf(y[i]);
 	}
+}
+
+void nn_layer_apply(const nn *n, int l, const float *x, const float *skip_in,
+		    size_t B, float *y, float *scratch)
+{
+	size_t len = B * n->dims[l + 1];
+
+	nn_layer_forward(n, l, x, B, y, scratch);
+	if (n->skip[l])
+		for (size_t i = 0; i < len; i++)
+			y[i] += skip_in[i];
+	nn_activate(n->act[l], y, len);
 }
 
 int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
@@ -407,7 +498,7 @@ int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 struct nn_ws {
 	struct nn_shape s;
 	size_t cap;
-	float *a, *b;   /* cap x wmax ping-pong */
+	float *a, *b, *c; /* cap x wmax, in turn */
 	float *head;    /* cap x (actions + 1) */
 	float *scratch; /* cap x cscratch_row: the convolutions' */
 	float *logp, *p; /* actions */
@@ -434,12 +525,13 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 	w->cap = max_batch;
 	w->a = malloc(max_batch * n->wmax * sizeof *w->a);
 	w->b = malloc(max_batch * n->wmax * sizeof *w->b);
+	w->c = malloc(max_batch * n->wmax * sizeof *w->c);
 	w->head = malloc(max_batch * (n->s.actions + 1) * sizeof *w->head);
 	w->scratch = malloc((max_batch * n->cscratch_row + 1) *
 			    sizeof *w->scratch);
 	w->logp = malloc(n->s.actions * sizeof *w->logp);
 	w->p = malloc(n->s.actions * sizeof *w->p);
-	if (!w->a || !w->b || !w->head || !w->logp || !w->p || !w->scratch) {
+	if (!w->a || !w->b || !w->c || !w->head || !w->logp || !w->p || !w->scratch) {
 		nn_ws_free(w);
 		return LG_ENOMEM;
 	}
@@ -453,6 +545,7 @@ void nn_ws_free(nn_ws *w)
 		return;
 	free(w->a);
 	free(w->b);
+	free(w->c);
 	free(w->head);
 	free(w->scratch);
 	free(w->logp);
@@ -460,11 +553,13 @@ void nn_ws_free(nn_ws *w)
 	free(w);
 }
 
-/* Forward n rows into ws->head. */
+/* Forward n rows into ws->head. Three buffers rotate, so a residual
+ * block's input is still there when its second convolution adds it. */
 static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 {
-	const float *x = obs;
-	float *y = ws->a;
+	const float *x = obs, *prev = NULL;
+	float *buf[3] = { ws->a, ws->b, ws->c };
+	int next = 0;
 
 	if (!net || !ws || !obs || n > ws->cap || !same_shape(&net->s, &ws->s))
 		return LG_EINVAL;
@@ -472,18 +567,19 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 		return 0;
 	for (int l = 0; l < net->nlayers; l++) {
 		int head = l == net->nlayers - 1;
-		float *dst = head ? ws->head : y;
-		if (l < net->nconv)
-			nn_layer_forward(net, l, x, n, dst, ws->scratch);
-		else if (n <= NN_GEMV_ROWS)
-			linear_rows(net, l, x, n, dst);
-		else
-			nn_linear(net, l, x, n, dst);
-		if (!head) {
-			nn_activate(net->s.act, dst, n * net->dims[l + 1]);
-			x = dst;
-			y = dst == ws->a ? ws->b : ws->a;
+		float *dst = head ? ws->head : buf[next];
+		if (l < net->nconv) {
+			nn_layer_apply(net, l, x, prev, n, dst, ws->scratch);
+		} else {
+			if (n <= NN_GEMV_ROWS)
+				linear_rows(net, l, x, n, dst);
+			else
+				nn_linear(net, l, x, n, dst);
+			nn_activate(net->act[l], dst, n * net->dims[l + 1]);
 		}
+		prev = x;
+		x = dst;
+		next = (next + 1) % 3;
 	}
 	return 0;
 }
@@ -584,10 +680,35 @@ struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
 
 /* ---- parameter files ------------------------------------------------ */
 
+/* The oldest file version that holds s: 1 an MLP with one activation, 2
+ * a plain convolution torso of at most 4 layers, else 3. */
+static uint32_t file_version(const struct nn_shape *s)
+{
+	int plain = s->nconv <= NN_FILE_V2_CONV;
+
+	for (uint32_t i = 0; i < s->nhidden; i++)
+		plain &= s->hidden_act[i] == NN_LACT_NET;
+	for (uint32_t i = 0; i < s->nconv; i++)
+		plain &= !s->conv[i].residual &&
+			 s->conv[i].act == NN_LACT_NET;
+	if (!plain)
+		return NN_FILE_VERSION3;
+	return s->nconv ? NN_FILE_VERSION2 : NN_FILE_VERSION;
+}
+
+static size_t header_len(uint32_t version)
+{
+	return version == NN_FILE_VERSION3   ? NN_FILE_HEADER3
+	       : version == NN_FILE_VERSION2 ? NN_FILE_HEADER2
+					     : NN_FILE_HEADER;
+}
+
 int nn_save(const nn *n, lg_buf *out)
 {
-	uint8_t h[NN_FILE_HEADER2];
-	size_t start, hl = n->nconv ? NN_FILE_HEADER2 : NN_FILE_HEADER;
+	uint8_t h[NN_FILE_HEADER3];
+	uint32_t version = file_version(&n->s);
+	size_t start, hl = header_len(version);
+	size_t cw = version == NN_FILE_VERSION3 ? 24 : 16;
 	uint8_t *body;
 	int rc;
 
@@ -597,7 +718,7 @@ int nn_save(const nn *n, lg_buf *out)
 	start = out->len;
 	memset(h, 0, sizeof h);
 	memcpy(h, NN_FILE_MAGIC, 4);
-	lg_put_le32(h + 4, n->nconv ? NN_FILE_VERSION2 : NN_FILE_VERSION);
+	lg_put_le32(h + 4, version);
 	lg_put_le32(h + 8, n->s.obs);
 	lg_put_le32(h + 12, n->s.actions);
 	lg_put_le32(h + 16, (uint32_t)n->s.act);
@@ -605,18 +726,25 @@ int nn_save(const nn *n, lg_buf *out)
 	for (uint32_t i = 0; i < n->s.nhidden; i++)
 		lg_put_le32(h + 24 + 4 * i, n->s.hidden[i]);
 	lg_put_le64(h + 56, n->nparams);
-	if (n->nconv) {
+	if (version != NN_FILE_VERSION) {
 		lg_put_le32(h + 68, n->s.nconv);
 		for (int i = 0; i < 3; i++)
 			lg_put_le32(h + 72 + 4 * i, n->s.planes[i]);
 		for (uint32_t i = 0; i < n->s.nconv; i++) {
-			uint8_t *c = h + 84 + 16 * i;
+			uint8_t *c = h + 84 + cw * i;
 			lg_put_le32(c, n->s.conv[i].channels);
 			lg_put_le32(c + 4, n->s.conv[i].kernel);
 			lg_put_le32(c + 8, n->s.conv[i].stride);
 			lg_put_le32(c + 12, n->s.conv[i].pad);
+			if (version == NN_FILE_VERSION3) {
+				lg_put_le32(c + 16, n->s.conv[i].residual);
+				lg_put_le32(c + 20, n->s.conv[i].act);
+			}
 		}
 	}
+	if (version == NN_FILE_VERSION3)
+		for (uint32_t i = 0; i < n->s.nhidden; i++)
+			lg_put_le32(h + 276 + 4 * i, n->s.hidden_act[i]);
 	out->len += hl;
 	body = out->data + out->len;
 	for (size_t i = 0; i < n->nparams; i++)
@@ -625,6 +753,58 @@ int nn_save(const nn *n, lg_buf *out)
 	lg_put_le32(h + hl - 4, lg_crc32c(0, h, hl - 4));
 	memcpy(out->data + start, h, hl);
 	out->len += n->nparams * 4;
+	return 0;
+}
+
+/* Version 2 and 3's convolution entries into s; LG_ECORRUPT with err. */
+static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
+		      char *err, size_t errlen)
+{
+	uint32_t max = version == NN_FILE_VERSION3 ? NN_MAX_CONV
+						   : NN_FILE_V2_CONV;
+	size_t cw = version == NN_FILE_VERSION3 ? 24 : 16;
+
+	s->nconv = lg_get_le32(h + 68);
+	if (s->nconv > max || (version == NN_FILE_VERSION2 && !s->nconv)) {
+		lg_errf(err, errlen, "bad shape in header: version %u with %u "
+			"convolutions (%d..%u)", version, s->nconv,
+			version == NN_FILE_VERSION2, max);
+		return LG_ECORRUPT;
+	}
+	for (int i = 0; i < 3; i++)
+		s->planes[i] = lg_get_le32(h + 72 + 4 * i);
+	for (uint32_t i = 0; i < max; i++) {
+		const uint8_t *c = h + 84 + cw * i;
+		struct nn_conv *k = &s->conv[i];
+		*k = (struct nn_conv){ lg_get_le32(c), lg_get_le32(c + 4),
+				       lg_get_le32(c + 8), lg_get_le32(c + 12),
+				       0, 0 };
+		if (version == NN_FILE_VERSION3) {
+			k->residual = lg_get_le32(c + 16);
+			k->act = lg_get_le32(c + 20);
+		}
+		if (i >= s->nconv && (k->channels || k->kernel || k->stride ||
+				      k->pad || k->residual || k->act)) {
+			lg_errf(err, errlen, "bad shape in header: conv[%u] "
+				"set beyond nconv", i);
+			return LG_ECORRUPT;
+		}
+	}
+	if (!s->nconv &&
+	    (s->planes[0] || s->planes[1] || s->planes[2])) {
+		lg_errf(err, errlen, "bad shape in header: planes without "
+			"convolutions");
+		return LG_ECORRUPT;
+	}
+	if (version == NN_FILE_VERSION3) {
+		for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
+			s->hidden_act[i] = lg_get_le32(h + 276 + 4 * i);
+		if (lg_get_le32(h + 308)) {
+			lg_errf(err, errlen, "bad shape in header: reserved "
+				"bytes 308..311 set");
+			return LG_ECORRUPT;
+		}
+	}
 	return 0;
 }
 
@@ -653,8 +833,8 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		return LG_ECORRUPT;
 	}
 	version = lg_get_le32(h + 4);
-	if (version == NN_FILE_VERSION2)
-		hl = NN_FILE_HEADER2;
+	if (version == NN_FILE_VERSION2 || version == NN_FILE_VERSION3)
+		hl = header_len(version);
 	if (len < hl) {
 		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
 			"is %zu", len, hl);
@@ -664,9 +844,9 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
-	if (version != NN_FILE_VERSION && version != NN_FILE_VERSION2) {
+	if (version < NN_FILE_VERSION || version > NN_FILE_VERSION3) {
 		lg_errf(err, errlen, "format version %u, this build reads %u "
-			"and %u", version, NN_FILE_VERSION, NN_FILE_VERSION2);
+			"to %u", version, NN_FILE_VERSION, NN_FILE_VERSION3);
 		return LG_EVERSION;
 	}
 	memset(&s, 0, sizeof s);
@@ -676,31 +856,9 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	s.nhidden = lg_get_le32(h + 20);
 	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
 		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
-	if (version == NN_FILE_VERSION2) {
-		s.nconv = lg_get_le32(h + 68);
-		if (s.nconv < 1 || s.nconv > NN_MAX_CONV) {
-			lg_errf(err, errlen, "bad shape in header: version 2 "
-				"with %u convolutions (1..%d)", s.nconv,
-				NN_MAX_CONV);
-			return LG_ECORRUPT;
-		}
-		for (int i = 0; i < 3; i++)
-			s.planes[i] = lg_get_le32(h + 72 + 4 * i);
-		for (uint32_t i = 0; i < NN_MAX_CONV; i++) {
-			const uint8_t *c = h + 84 + 16 * i;
-			s.conv[i] = (struct nn_conv){ lg_get_le32(c),
-						      lg_get_le32(c + 4),
-						      lg_get_le32(c + 8),
-						      lg_get_le32(c + 12) };
-			if (i >= s.nconv && (s.conv[i].channels ||
-					     s.conv[i].kernel ||
-					     s.conv[i].stride || s.conv[i].pad)) {
-				lg_errf(err, errlen, "bad shape in header: "
-					"conv[%u] set beyond nconv", i);
-				return LG_ECORRUPT;
-			}
-		}
-	}
+	if (version != NN_FILE_VERSION &&
+	    (rc = load_convs(h, version, &s, err, errlen)))
+		return rc;
 	rc = nn_shape_check(&s, why, sizeof why);
 	if (rc) {
 		lg_errf(err, errlen, "bad shape in header: %s", why);
@@ -709,11 +867,17 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		return rc == LG_ERANGE ? rc : LG_ECORRUPT;
 	}
 	for (uint32_t i = s.nhidden; i < NN_MAX_LAYERS; i++)
-		if (s.hidden[i]) {
+		if (s.hidden[i] || s.hidden_act[i]) {
 			lg_errf(err, errlen, "bad shape in header: hidden[%u] "
 				"set beyond nhidden", i);
 			return LG_ECORRUPT;
 		}
+	if (file_version(&s) != version) {
+		/* one net, one file: a writer always picks the oldest */
+		lg_errf(err, errlen, "bad shape in header: a version %u file "
+			"of a version %u net", version, file_version(&s));
+		return LG_ECORRUPT;
+	}
 	count = lg_get_le64(h + 56);
 	{
 		nn probe;
@@ -814,7 +978,7 @@ int nn_load_file(nn **out, const char *path, char *err, size_t errlen)
 		rc = LG_EIO;
 		goto out;
 	}
-	if ((uint64_t)st.st_size > NN_FILE_HEADER2 + NN_MAX_PARAMS * 4) {
+	if ((uint64_t)st.st_size > NN_FILE_HEADER3 + NN_MAX_PARAMS * 4) {
 		lg_errf(err, errlen, "%s: %lld bytes is larger than any "
 			"network file", path, (long long)st.st_size);
 		rc = LG_ECORRUPT;

@@ -59,9 +59,10 @@ static void sums_add(struct sums *a, const struct sums *b)
  * gradient buffer (shard 0 uses the ppo's). */
 struct shard {
 	/* post-activation of each layer before the head */
-	float *acts[NN_MAX_CONV + NN_MAX_LAYERS];
+	float *acts[NN_MAX_NET_LAYERS];
 	float *head, *dhead;        /* cap x (actions + 1) */
 	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *dskip;               /* cap x wmax: a residual block's */
 	float *cs;                  /* cap x cscratch_row: convolutions' */
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *g;
@@ -114,7 +115,7 @@ struct ppo {
 
 static void shard_free_ws(struct shard *sh)
 {
-	for (int l = 0; l < NN_MAX_CONV + NN_MAX_LAYERS; l++) {
+	for (int l = 0; l < NN_MAX_NET_LAYERS; l++) {
 		free(sh->acts[l]);
 		sh->acts[l] = NULL;
 	}
@@ -122,11 +123,12 @@ static void shard_free_ws(struct shard *sh)
 	free(sh->dhead);
 	free(sh->d0);
 	free(sh->d1);
+	free(sh->dskip);
 	free(sh->cs);
 	free(sh->lp);
 	free(sh->pr);
-	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->cs = sh->lp = sh->pr =
-		NULL;
+	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->dskip = sh->cs = sh->lp =
+		sh->pr = NULL;
 	sh->cap = 0;
 }
 
@@ -146,11 +148,12 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	sh->dhead = malloc(n * H * sizeof(float));
 	sh->d0 = malloc(n * net->wmax * sizeof(float));
 	sh->d1 = malloc(n * net->wmax * sizeof(float));
+	sh->dskip = malloc(n * net->wmax * sizeof(float));
 	sh->cs = malloc((n * net->cscratch_row + 1) * sizeof(float));
 	sh->lp = malloc(A * sizeof(float));
 	sh->pr = malloc(A * sizeof(float));
-	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->cs && sh->lp &&
-	      sh->pr;
+	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->dskip &&
+	      sh->cs && sh->lp && sh->pr;
 	if (!ok) {
 		shard_free_ws(sh);
 		return LG_ENOMEM;
@@ -563,24 +566,24 @@ static void head_grad(const ppo *p, struct shard *sh)
 }
 
 /* One shard: forward its rows, head gradient, backward into sh->g (zeroed
- * first, then accumulated by sgemm with beta 1). */
+ * first, then accumulated by sgemm with beta 1). A residual block's skip
+ * sends the gradient at its second convolution's output straight to the
+ * block's input too (dskip, added once the backward reaches it). */
 static void shard_run(struct shard *sh)
 {
 	const ppo *p = sh->p;
 	const nn *net = p->net;
 	const struct ppo_minibatch *mb = &sh->mb;
-	int L = net->nlayers, act = net->s.act;
+	int L = net->nlayers;
 	size_t n = mb->n;
-	const float *x = mb->obs;
+	const float *x = mb->obs, *prev = NULL;
 	float *dy, *dx;
 
 	for (int l = 0; l < L; l++) {
 		float *y = l == L - 1 ? sh->head : sh->acts[l];
-		nn_layer_forward(net, l, x, n, y, sh->cs);
-		if (l < L - 1) {
-			nn_activate(act, y, n * net->dims[l + 1]);
-			x = y;
-		}
+		nn_layer_apply(net, l, x, prev, n, y, sh->cs);
+		prev = x;
+		x = y;
 	}
 	head_grad(p, sh);
 	memset(sh->g, 0, net->nparams * sizeof *sh->g);
@@ -592,6 +595,8 @@ static void shard_run(struct shard *sh)
 		float *gW = nn_w(net, sh->g, l), *gb = nn_b(net, sh->g, l);
 		const float *W = nn_w(net, net->p, l);
 
+		if (net->skip[l])
+			memcpy(sh->dskip, dy, n * out * sizeof *dy);
 		if (l < net->nconv) {
 			/* dW, db += ; dx (none for the first layer) */
 			conv2d_backward(&net->cv[l], W, xin, dy, n, gW, gb,
@@ -614,14 +619,18 @@ static void shard_run(struct shard *sh)
 			    (int)in, (int)out, 1.0f, dy, (int)out, W, (int)out,
 			    0.0f, dx, (int)in);
 activation:
+		/* the block's skip reaches its input (layer l's) here */
+		if (net->skip[l + 1])
+			for (size_t i = 0; i < n * in; i++)
+				dx[i] += sh->dskip[i];
 		/* through the activation of layer l-1's output */
 		{
 			const float *a = sh->acts[l - 1];
 			size_t len = n * in;
-			if (act == NN_RELU) {
+			if (net->act[l - 1] == NN_RELU) {
 				for (size_t i = 0; i < len; i++)
 					dx[i] = a[i] > 0 ? dx[i] : 0;
-			} else {
+			} else if (net->act[l - 1] == NN_TANH) {
 				for (size_t i = 0; i < len; i++)
 					dx[i] *= 1 - a[i] * a[i];
 			}

@@ -44,6 +44,32 @@ struct refbatch {
 	int32_t *action;
 };
 
+/* Each layer's activation (0 relu, 1 tanh, 2 none) and skip, read from
+ * the shape as learner.h defines it (not from the net's own tables). */
+static void ref_plan(const struct nn_shape *s, int *act, int *skip)
+{
+	static const int lact[] = { -1, 0, 1, 2 };
+	size_t l = 0;
+
+	for (uint32_t i = 0; i < s->nconv; i++)
+		for (uint32_t j = 0; j <= s->conv[i].residual; j++) {
+			act[l] = s->conv[i].act ? lact[s->conv[i].act]
+						: s->act;
+			skip[l++] = s->conv[i].residual && j == 1;
+		}
+	for (uint32_t i = 0; i < s->nhidden; i++) {
+		act[l] = s->hidden_act[i] ? lact[s->hidden_act[i]] : s->act;
+		skip[l++] = 0;
+	}
+	act[l] = 2; /* the head */
+	skip[l] = 0;
+}
+
+static double ref_act(int act, double z)
+{
+	return act == 0 ? (z > 0 ? z : 0) : act == 1 ? tanh(z) : z;
+}
+
 /* The PPO loss of learner/ppo.c, written out naively in double. */
 static double ref_loss(const nn *net, const double *p,
 		       const struct ppo_opts *o, const struct refbatch *b)
@@ -53,15 +79,21 @@ static double ref_loss(const nn *net, const double *p,
 	double total_pg = 0, total_vl = 0, total_ent = 0, total_mkl = 0;
 	double *cur = malloc(4096 * sizeof *cur), *nxt = malloc(4096 *
 							       sizeof *nxt);
+	double *before = malloc(4096 * sizeof *before); /* layer l-1's input */
+	int acts[64], skips[64];
 
 	ck_assert_ptr_nonnull(cur);
 	ck_assert_ptr_nonnull(nxt);
+	ck_assert_ptr_nonnull(before);
+	ck_assert_uint_le(L, 64);
+	ref_plan(s, acts, skips);
 	for (size_t i = 0; i < b->n; i++) {
-		size_t in = s->obs;
+		size_t in = s->obs, in_before = 0;
 		double lse, mx = -1e300, ent = 0, ratio, rc, pg, v, vl;
 		for (size_t k = 0; k < in; k++)
 			cur[k] = b->obs[i * in + k];
 		for (size_t l = 0; l < L; l++) {
+			size_t out;
 			struct nn_tensor w, bb;
 			nn_tensor_info(net, 2 * l, &w);
 			nn_tensor_info(net, 2 * l + 1, &bb);
@@ -85,27 +117,32 @@ static double ref_loss(const nn *net, const double *p,
 									z += cur[((size_t)ci * c->h + (size_t)iy) * c->w + (size_t)ix] *
 									     p[w.offset + co * w.cols + ((size_t)ci * c->k + ki) * c->k + kj];
 								}
-						z = s->act == NN_RELU ? (z > 0 ? z : 0)
-								      : tanh(z);
 						nxt[co * P + q] = z;
 					}
-				memcpy(cur, nxt, c->cout * P * sizeof *cur);
-				in = c->cout * P;
-				continue;
+				out = c->cout * P;
+			} else {
+				ck_assert(w.cols <= 4096);
+				for (size_t j = 0; j < w.cols; j++) {
+					double z = p[bb.offset + j];
+					for (size_t k = 0; k < w.rows; k++)
+						z += cur[k] *
+						     p[w.offset + k * w.cols + j];
+					nxt[j] = z;
+				}
+				out = w.cols;
 			}
-			ck_assert(w.cols <= 4096);
-			for (size_t j = 0; j < w.cols; j++) {
-				double z = p[bb.offset + j];
-				for (size_t k = 0; k < w.rows; k++)
-					z += cur[k] * p[w.offset + k * w.cols +
-							j];
-				if (l + 1 < L)
-					z = s->act == NN_RELU ? (z > 0 ? z : 0)
-							      : tanh(z);
-				nxt[j] = z;
+			if (skips[l]) {
+				/* a residual block adds its input */
+				ck_assert_uint_eq(in_before, out);
+				for (size_t k = 0; k < out; k++)
+					nxt[k] += before[k];
 			}
-			memcpy(cur, nxt, w.cols * sizeof *cur);
-			in = w.cols;
+			for (size_t k = 0; k < out; k++)
+				nxt[k] = ref_act(acts[l], nxt[k]);
+			memcpy(before, cur, in * sizeof *cur);
+			in_before = in;
+			memcpy(cur, nxt, out * sizeof *cur);
+			in = out;
 		}
 		for (size_t a = 0; a < A; a++)
 			if (b->mask[i * A + a] && cur[a] > mx)
@@ -138,6 +175,7 @@ static double ref_loss(const nn *net, const double *p,
 	}
 	free(cur);
 	free(nxt);
+	free(before);
 	return (total_pg + o->vf_coef * total_vl - o->ent_coef * total_ent +
 		o->magnet_coef * total_mkl) /
 	       (double)b->n;
@@ -320,9 +358,143 @@ START_TEST(gradcheck_conv)
 	s.planes[0] = 2;
 	s.planes[1] = 4;
 	s.planes[2] = 5;
-	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1 };
-	s.conv[1] = (struct nn_conv){ 2, 2, 2, 0 };
+	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1, 0, 0 };
+	s.conv[1] = (struct nn_conv){ 2, 2, 2, 0, 0, 0 };
 	grad_check_shape(&s, 17 + (uint64_t)_i, 0, 0);
+}
+END_TEST
+
+static struct nn_shape conv_shape(void);
+
+/* Residual blocks and per-layer activations: a 3-channel convolution, a
+ * residual block of 3 (tanh), another (the net's activation), a strided
+ * linear convolution (no activation), then a dense layer with its own
+ * activation. */
+static struct nn_shape residual_shape(int act)
+{
+	static const uint32_t h[] = { 6 };
+	struct nn_shape s = shape3(40, 4, act, 1, h);
+
+	s.nconv = 4;
+	s.planes[0] = 2;
+	s.planes[1] = 4;
+	s.planes[2] = 5;
+	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1, 0, 0 };
+	s.conv[1] = (struct nn_conv){ 3, 3, 1, 1, 1, NN_LACT_TANH };
+	s.conv[2] = (struct nn_conv){ 3, 1, 1, 0, 1, NN_LACT_NET };
+	s.conv[3] = (struct nn_conv){ 2, 2, 2, 0, 0, NN_LACT_NONE };
+	s.hidden_act[0] = act == NN_RELU ? NN_LACT_TANH : NN_LACT_RELU;
+	return s;
+}
+
+START_TEST(gradcheck_residual)
+{
+	struct nn_shape s = residual_shape(_i ? NN_RELU : NN_TANH);
+
+	grad_check_shape(&s, 29 + (uint64_t)_i, 0, 0);
+}
+END_TEST
+
+/* The residual net: a version 3 file that loads bit for bit, batch
+ * inference equal to row by row (the three buffers a skip needs, through
+ * both the sgemm and the sgemv paths), and bad version 3 headers
+ * refused. */
+START_TEST(residual_files_and_inference)
+{
+	struct nn_shape s = residual_shape(NN_RELU);
+	nn *a = NULL, *b = NULL;
+	nn_ws *wa = NULL, *wb = NULL;
+	lg_buf buf = { 0 };
+	char err[256];
+	size_t n = 11, np, npb;
+	float obs[11 * 40], pa[11 * 4], pb[4], va[11], vb[1];
+	uint8_t mask[11 * 4];
+	lg_rng r;
+
+	ck_assert_int_eq(nn_new(&a, &s, 9), 0);
+	ck_assert_int_eq(nn_save(a, &buf), 0);
+	ck_assert_uint_eq(lg_get_le32(buf.data + 4), NN_FILE_VERSION3);
+	nn_params(a, &np);
+	ck_assert_uint_eq(buf.len, NN_FILE_HEADER3 + 4 * np);
+	ck_assert_msg(nn_load(&b, buf.data, buf.len, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert(!memcmp(nn_shape_of(a), nn_shape_of(b), sizeof s));
+	const float *x = nn_params_const(a, &np), *y = nn_params_const(b, &npb);
+	ck_assert_uint_eq(np, npb);
+	ck_assert(!memcmp(x, y, np * sizeof *x));
+	/* weights large enough that the skips and activations matter */
+	lg_rng_seed(&r, 4);
+	float *pw = nn_params(a, &np);
+	for (size_t i = 0; i < np; i++)
+		pw[i] = (float)(0.5 * lg_rng_normal(&r));
+	memcpy(nn_params(b, NULL), pw, np * sizeof *pw);
+	for (size_t i = 0; i < n * 40; i++)
+		obs[i] = (float)lg_rng_normal(&r);
+	for (size_t i = 0; i < n * 4; i++)
+		mask[i] = 1;
+	ck_assert_int_eq(nn_ws_new(&wa, a, n), 0);
+	ck_assert_int_eq(nn_ws_new(&wb, b, 1), 0);
+	ck_assert_int_eq(nn_probs(a, wa, obs, mask, n, pa, va), 0);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(nn_probs(b, wb, obs + i * 40, mask + i * 4, 1,
+					  pb, vb), 0);
+		for (int k = 0; k < 4; k++)
+			ck_assert(fabsf(pa[i * 4 + k] - pb[k]) < 1e-5f);
+		ck_assert(fabsf(va[i] - vb[0]) < 1e-4f * (1 + fabsf(vb[0])));
+	}
+	/* bad version 3 headers: each refused as corrupt, naming why */
+	static const struct {
+		size_t off;
+		uint32_t val;
+		const char *why;
+	} bad[] = {
+		{ 84 + 24 * 1 + 4, 2, "odd" },      /* a block's kernel */
+		{ 84 + 24 * 0 + 16, 1, "channels" }, /* 2 planes into 3 */
+		{ 84 + 24 * 1 + 20, 9, "activation" },
+		{ 84 + 24 * 5 + 16, 1, "beyond nconv" },
+		{ 276 + 4 * 1, 1, "beyond nhidden" },
+		{ 308, 1, "reserved" },
+	};
+	for (size_t k = 0; k < LG_ARRAY_LEN(bad); k++) {
+		lg_buf c = { 0 };
+		nn *no = NULL;
+		lg_buf_append(&c, buf.data, buf.len);
+		lg_put_le32(c.data + bad[k].off, bad[k].val);
+		lg_put_le32(c.data + 312, lg_crc32c(0, c.data, 312));
+		ck_assert_int_eq(nn_load(&no, c.data, c.len, err, sizeof err),
+				 LG_ECORRUPT);
+		ck_assert_msg(strstr(err, bad[k].why), "%zu: %s", k, err);
+		lg_buf_free(&c);
+	}
+	/* a version 3 file of a net that version 2 holds */
+	{
+		struct nn_shape v2 = conv_shape();
+		nn *plain = NULL, *no = NULL;
+		lg_buf c = { 0 }, d = { 0 };
+		ck_assert_int_eq(nn_new(&plain, &v2, 1), 0);
+		ck_assert_int_eq(nn_save(plain, &c), 0);
+		/* rewrite its header as version 3 */
+		uint8_t h3[NN_FILE_HEADER3] = { 0 };
+		memcpy(h3, c.data, 84);
+		lg_put_le32(h3 + 4, NN_FILE_VERSION3);
+		for (int i = 0; i < 2; i++)
+			memcpy(h3 + 84 + 24 * i, c.data + 84 + 16 * i, 16);
+		lg_put_le32(h3 + 312, lg_crc32c(0, h3, 312));
+		lg_buf_append(&d, h3, sizeof h3);
+		lg_buf_append(&d, c.data + NN_FILE_HEADER2,
+			      c.len - NN_FILE_HEADER2);
+		ck_assert_int_eq(nn_load(&no, d.data, d.len, err, sizeof err),
+				 LG_ECORRUPT);
+		ck_assert_msg(strstr(err, "version 2 net"), "%s", err);
+		nn_free(plain);
+		lg_buf_free(&c);
+		lg_buf_free(&d);
+	}
+	nn_ws_free(wa);
+	nn_ws_free(wb);
+	nn_free(a);
+	nn_free(b);
+	lg_buf_free(&buf);
 }
 END_TEST
 
@@ -335,8 +507,8 @@ static struct nn_shape conv_shape(void)
 	s.planes[0] = 3;
 	s.planes[1] = 6;
 	s.planes[2] = 7;
-	s.conv[0] = (struct nn_conv){ 8, 3, 1, 1 };
-	s.conv[1] = (struct nn_conv){ 4, 3, 1, 1 };
+	s.conv[0] = (struct nn_conv){ 8, 3, 1, 1, 0, 0 };
+	s.conv[1] = (struct nn_conv){ 4, 3, 1, 1, 0, 0 };
 	return s;
 }
 
@@ -1343,10 +1515,10 @@ START_TEST(load_rejects_truncated_and_corrupt)
 		if (i >= NN_FILE_HEADER)
 			ck_assert_ptr_nonnull(strstr(err, "body checksum"));
 	}
-	/* a newer version, with a valid header checksum (2 is the conv
-	 * format, whose header is longer) */
+	/* a newer version, with a valid header checksum (2 and 3 are the
+	 * conv formats, whose headers are longer) */
 	memcpy(c, buf.data, buf.len);
-	lg_put_le32(c + 4, 3);
+	lg_put_le32(c + 4, 4);
 	fix_header_crc(c);
 	ck_assert_int_eq(nn_load(&b, c, buf.len, err, sizeof err),
 			 LG_EVERSION);
@@ -1800,7 +1972,9 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
+	tcase_add_loop_test(g, gradcheck_residual, 0, 2);
 	tcase_add_test(g, conv_net_files_and_inference);
+	tcase_add_test(g, residual_files_and_inference);
 	tcase_add_test(g, shards_match_one_thread);
 	tcase_add_loop_test(g, conv_forward_is_the_definition, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));

@@ -65,11 +65,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(blob, data + 1, len);
 	if ((data[0] & 1) && len >= NN_FILE_HEADER) {
-		/* the header's length goes by its version (2: the conv
-		 * format's longer header) */
-		size_t hl = lg_get_le32(blob + 4) == NN_FILE_VERSION2
-				    ? NN_FILE_HEADER2
-				    : NN_FILE_HEADER;
+		/* the header's length goes by its version (2 and 3: the
+		 * conv formats' longer headers) */
+		uint32_t v = lg_get_le32(blob + 4);
+		size_t hl = v == NN_FILE_VERSION3   ? NN_FILE_HEADER3
+			    : v == NN_FILE_VERSION2 ? NN_FILE_HEADER2
+						    : NN_FILE_HEADER;
 		if (len >= hl) {
 			lg_put_le32(blob + 64,
 				    lg_crc32c(0, blob + hl, len - hl));

@@ -85,7 +85,16 @@ static void seeds_nn(void)
 	struct nn_shape conv = { .obs = 18, .actions = 3, .nhidden = 1,
 				 .hidden = { 4 }, .act = NN_RELU, .nconv = 2,
 				 .planes = { 2, 3, 3 },
-				 .conv = { { 3, 3, 1, 1 }, { 2, 2, 1, 0 } } };
+				 .conv = { { 3, 3, 1, 1, 0, 0 },
+					   { 2, 2, 1, 0, 0, 0 } } };
+	/* version 3: a residual block, per-layer activations */
+	struct nn_shape res = { .obs = 18, .actions = 3, .nhidden = 1,
+				.hidden = { 4 }, .act = NN_RELU, .nconv = 3,
+				.planes = { 2, 3, 3 },
+				.conv = { { 3, 3, 1, 1, 0, 0 },
+					  { 3, 3, 1, 1, 1, NN_LACT_TANH },
+					  { 2, 1, 1, 0, 0, NN_LACT_NONE } },
+				.hidden_act = { NN_LACT_TANH } };
 	lg_buf b = { 0 };
 
 	nn_blob(&tiny, &b);
@@ -96,8 +105,8 @@ static void seeds_nn(void)
 	 * reaches the check it names. */
 	seed_mode("fuzz_nn", "truncated_body", 1, b.data, b.len - 4);
 	seed_mode("fuzz_nn", "truncated_header", 0, b.data, 40);
-	lg_put_le32(b.data + 4, 3);
-	seed_mode("fuzz_nn", "version3", 1, b.data, b.len);
+	lg_put_le32(b.data + 4, 4);
+	seed_mode("fuzz_nn", "version4", 1, b.data, b.len);
 	nn_blob(&mlp, &b);
 	lg_put_le32(b.data + 16, 2);
 	seed_mode("fuzz_nn", "bad_activation", 1, b.data, b.len);
@@ -131,6 +140,16 @@ static void seeds_nn(void)
 	nn_blob(&conv, &b);
 	lg_put_le32(b.data + 68, 0);
 	seed_mode("fuzz_nn", "conv_v2_nconv0", 1, b.data, b.len);
+	nn_blob(&res, &b);
+	seed_mode("fuzz_nn", "residual_v3", 0, b.data, b.len);
+	lg_put_le32(b.data + 84 + 24 * 1 + 4, 2);
+	seed_mode("fuzz_nn", "residual_even_kernel", 1, b.data, b.len);
+	nn_blob(&res, &b);
+	lg_put_le32(b.data + 84 + 24 * 0 + 16, 1);
+	seed_mode("fuzz_nn", "residual_channels_mismatch", 1, b.data, b.len);
+	nn_blob(&res, &b);
+	lg_put_le32(b.data + 276, 7);
+	seed_mode("fuzz_nn", "hidden_act_unknown", 1, b.data, b.len);
 	lg_buf_free(&b);
 }
 
