@@ -54,6 +54,25 @@ struct cfg_u32_list {
 	uint32_t v[CFG_LIST_MAX];
 };
 
+/* One entry of model.layers (docs/config.md, "Networks as layer lists"):
+ * kind, its size (channels or units), the convolution's geometry and the
+ * activation after it (enum nn_layer_act: NN_LACT_NONE unless an
+ * activation entry follows; a residual block's own, relu by default). */
+enum cfg_layer_kind {
+	CFG_LAYER_CONV2D = 1,
+	CFG_LAYER_RESIDUAL,
+	CFG_LAYER_FLATTEN,
+	CFG_LAYER_DENSE,
+};
+#define CFG_LAYERS_MAX (NN_MAX_CONV + NN_MAX_LAYERS + 1)
+struct cfg_layer {
+	uint32_t kind, size, kernel, stride, padding, act;
+};
+struct cfg_layers {
+	uint32_t n;
+	struct cfg_layer v[CFG_LAYERS_MAX];
+};
+
 struct cfg_matrix {
 	uint32_t rows, cols; /* 0 x 0 when unset */
 	double v[CFG_MATRIX_MAX][CFG_MATRIX_MAX];
@@ -87,6 +106,7 @@ struct cfg {
 		int activation; /* enum cfg_activation */
 		struct cfg_u32_list conv; /* channels per convolution */
 		uint64_t conv_kernel, conv_stride, conv_padding;
+		struct cfg_layers layers; /* n 0: the keys above say */
 	} model;
 	struct {
 		double lr;
@@ -216,6 +236,7 @@ enum cfg_type {
 	CFG_T_U32_LIST,
 	CFG_T_MATRIX,
 	CFG_T_PARAMS, /* struct env_params: a mapping of strings */
+	CFG_T_LAYERS, /* struct cfg_layers: model.layers */
 };
 
 /* cfg_key.flags: a CFG_T_DOUBLE bound that is itself excluded. */

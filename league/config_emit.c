@@ -97,6 +97,40 @@ static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 		}
 		return rc ? rc : lg_buf_printf(b, "]");
 	}
+	case CFG_T_LAYERS: {
+		static const char *const act[] = { "", "relu", "tanh", "" };
+		const struct cfg_layers *ls = (const void *)base;
+		rc = lg_buf_printf(b, "[");
+		for (uint32_t i = 0; !rc && i < ls->n; i++) {
+			const struct cfg_layer *l = &ls->v[i];
+			const char *sep = i ? ", " : "";
+			switch (l->kind) {
+			case CFG_LAYER_CONV2D:
+				rc = lg_buf_printf(b, "%s{conv2d: {channels: %u, "
+						   "kernel: %u, stride: %u, "
+						   "padding: %u}}", sep, l->size,
+						   l->kernel, l->stride,
+						   l->padding);
+				break;
+			case CFG_LAYER_RESIDUAL:
+				rc = lg_buf_printf(b, "%s{residual: {channels: "
+						   "%u, kernel: %u, activation: "
+						   "%s}}", sep, l->size,
+						   l->kernel, act[l->act & 3]);
+				break;
+			case CFG_LAYER_FLATTEN:
+				rc = lg_buf_printf(b, "%sflatten", sep);
+				break;
+			default:
+				rc = lg_buf_printf(b, "%s{dense: %u}", sep,
+						   l->size);
+			}
+			if (!rc && l->kind != CFG_LAYER_RESIDUAL &&
+			    (l->act == NN_LACT_RELU || l->act == NN_LACT_TANH))
+				rc = lg_buf_printf(b, ", %s", act[l->act]);
+		}
+		return rc ? rc : lg_buf_printf(b, "]");
+	}
 	case CFG_T_PARAMS: {
 		const struct env_params *m = (const void *)base;
 		rc = lg_buf_printf(b, "{");
@@ -130,6 +164,14 @@ static int common_depth(const char *a, const char *b)
 	}
 }
 
+/* Keys c's values leave out: with model.layers set, the shorthand it
+ * replaces (the parser refuses both together). */
+static int shadowed(const struct cfg *c, const struct cfg_key *k)
+{
+	return c && c->model.layers.n && !strncmp(k->path, "model.", 6) &&
+	       strcmp(k->path, "model.layers");
+}
+
 /* Nested YAML of the whole table: with c == NULL and defaults set, the
  * default texts; otherwise the values in c. */
 int cfg_emit(const struct cfg *c, lg_buf *b, int defaults, int comments)
@@ -145,6 +187,8 @@ int cfg_emit(const struct cfg *c, lg_buf *b, int defaults, int comments)
 		const char *p = k->path;
 		int depth = common_depth(prev, p), d = 0;
 
+		if (!defaults && shadowed(c, k))
+			continue;
 		/* Skip the components already open, then open the rest. */
 		for (; d < depth; d++)
 			p = strchr(p, '.') + 1;
@@ -183,6 +227,7 @@ static const char *type_name(const struct cfg_key *k)
 	case CFG_T_U32_LIST: return "list of integers";
 	case CFG_T_MATRIX: return "matrix";
 	case CFG_T_PARAMS: return "mapping";
+	case CFG_T_LAYERS: return "list of layers";
 	}
 	return "?";
 }

@@ -130,6 +130,18 @@ static const struct cfg_key table[] = {
 	    "Zero padding on each side of every convolution (1 with kernel 3 "
 	    "keeps the planes' size)."),
 
+	{ "model.layers", CFG_T_LAYERS, OFF(model.layers), 1, NN_MAX_WIDTH,
+	  "[]", NULL,
+	  "The network as a list of layers, in order (`model:` may also be "
+	  "the list itself): `conv2d: {channels: C, kernel: 3, stride: 1, "
+	  "padding: 1}` (or `conv2d: C`), `residual: {channels: C, kernel: "
+	  "3, activation: relu}` (two convolutions and a skip), `flatten`, "
+	  "`dense: N`, and `relu` or `tanh` after a conv2d or dense layer "
+	  "(without one a layer is linear). Convolutions come first, then "
+	  "`flatten`, then dense layers; the fused policy-value head "
+	  "follows. When set, it replaces model.hidden, model.activation "
+	  "and model.conv*.", 0 },
+
 	DBL("learner.lr", learner.lr, 0, 1, "0.0003", "Adam learning rate."),
 	ENUM("learner.lr_schedule", learner.lr_schedule, sched_names,
 	     "constant", "Learning-rate schedule: linear goes from "

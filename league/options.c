@@ -64,12 +64,43 @@ void league_env_opts(const struct cfg *c, struct env_opts *o)
 	o->params = c->env.params;
 }
 
+/* model.layers as a shape: conv2d and residual entries become the conv
+ * torso (over the game's planes), dense entries the hidden layers, each
+ * with its own activation; flatten is where the one becomes the other.
+ * Counts beyond the caps are the config parser's to refuse. */
+static void layers_shape(const struct cfg_layers *ls,
+			 const struct env_spec *spec, struct nn_shape *s)
+{
+	s->act = NN_RELU; /* every layer names its own */
+	for (uint32_t i = 0; i < ls->n; i++) {
+		const struct cfg_layer *l = &ls->v[i];
+		if (l->kind == CFG_LAYER_DENSE && s->nhidden < NN_MAX_LAYERS) {
+			s->hidden_act[s->nhidden] = l->act;
+			s->hidden[s->nhidden++] = l->size;
+		} else if ((l->kind == CFG_LAYER_CONV2D ||
+			    l->kind == CFG_LAYER_RESIDUAL) &&
+			   s->nconv < NN_MAX_CONV) {
+			s->conv[s->nconv++] = (struct nn_conv){
+				l->size, l->kernel, l->stride, l->padding,
+				l->kind == CFG_LAYER_RESIDUAL, l->act
+			};
+		}
+	}
+	if (s->nconv && spec->obs_rank == 3)
+		for (int i = 0; i < 3; i++)
+			s->planes[i] = spec->obs_shape[i];
+}
+
 void league_nn_shape(const struct cfg *c, const struct env_spec *spec,
 		     struct nn_shape *s)
 {
 	memset(s, 0, sizeof *s);
 	s->obs = (uint32_t)spec->obs_len;
 	s->actions = (uint32_t)spec->num_actions;
+	if (c->model.layers.n) {
+		layers_shape(&c->model.layers, spec, s);
+		return;
+	}
 	/* The config's list cap is NN_MAX_LAYERS (config.h), so the min
 	 * never cuts a loaded config; it guards the array. */
 	s->nhidden = LG_MIN(c->model.hidden.n, (uint32_t)NN_MAX_LAYERS);

@@ -96,7 +96,26 @@ static const struct {
 	{ "model:\n  hidden: [1,2,3,4,5,6,7,8,9]\n", "model.hidden: more than 8 entries" },
 	{ "env: {name: kuhn}\nmodel:\n  conv: [8]\n", "t.yaml:3:3: model.conv: game 'kuhn' gives flat observations (11 floats), convolutions need planes" },
 	{ "env: {name: tictactoe}\nmodel:\n  conv: [8]\n  conv_kernel: 7\n  conv_padding: 0\n", "t.yaml:3:3: model.conv: convolution 0: conv2d: a 7x7 kernel does not fit 3x3 planes padded by 0" },
-	{ "env: {name: connect4}\nmodel:\n  conv: [8, 8, 8, 8, 8]\n", "t.yaml:3:3: model.conv: 5 convolutions, at most 4" },
+	{ "env: {name: connect4}\nmodel:\n  conv: [8, 8, 8, 8, 8, 8, 8, 8, 8]\n", "t.yaml:3:34: model.conv: more than 8 entries" },
+	/* model.layers: each entry's place, then each prefix's shape */
+	{ "env: {name: connect4}\nmodel:\n  - relu\n", "t.yaml:3:5: model.layers: relu must follow a conv2d or dense layer" },
+	{ "env: {name: connect4}\nmodel:\n  - {dense: 8}\n  - relu\n  - tanh\n", "t.yaml:5:5: model.layers: tanh must follow" },
+	{ "env: {name: connect4}\nmodel:\n  - {lstm: 64}\n", "t.yaml:3:6: model.layers: unknown layer 'lstm' (conv2d, residual, flatten, dense, relu, tanh)" },
+	{ "env: {name: connect4}\nmodel:\n  - dense: 8\n  - conv2d: 4\n", "t.yaml:4:5: model.layers: conv2d after a dense layer: convolutions come first" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: 4\n  - dense: 8\n", "t.yaml:4:5: model.layers: dense after a convolution: put `flatten` between them" },
+	{ "env: {name: connect4}\nmodel:\n  - flatten\n", "t.yaml:3:5: model.layers: flatten needs convolutions before it" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: 4\n  - flatten\n  - flatten\n", "t.yaml:5:5: model.layers: flatten twice" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, stride: 0}\n", "t.yaml:3:35: model.layers: conv2d.stride: expected a whole number in [1, 8], got '0'" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, dilation: 2}\n", "t.yaml:3:27: model.layers: conv2d: unknown field 'dilation'" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: {kernel: 3}\n", "t.yaml:3:5: model.layers: conv2d: needs channels" },
+	{ "env: {name: connect4}\nmodel:\n  - residual: {channels: 4, activation: sigmoid}\n", "t.yaml:3:41: model.layers: residual.activation: expected relu or tanh, got 'sigmoid'" },
+	{ "env: {name: connect4}\nmodel:\n  - {conv2d: 4, dense: 8}\n", "model.layers: one layer per entry" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: 8\n  - residual: 4\n", "t.yaml:4:5: model.layers: residual: residual block 1: its input has 8 channels, the block 4" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, kernel: 9, padding: 0}\n", "t.yaml:3:5: model.layers: conv2d: convolution 0: conv2d: a 9x9 kernel does not fit 6x7 planes padded by 0" },
+	{ "env: {name: kuhn}\nmodel:\n  - dense: 8\n  - relu\n  - residual: 8\n", "t.yaml:5:5: model.layers: residual after a dense layer" },
+	{ "env: {name: kuhn}\nmodel:\n  - conv2d: 8\n", "t.yaml:3:5: model.layers: conv2d: game 'kuhn' gives flat observations (11 floats)" },
+	{ "env: {name: connect4}\nmodel:\n  layers: [{dense: 8}]\n  hidden: [4]\n", "t.yaml:4:3: model.hidden: model.layers replaces this key: give one or the other" },
+	{ "env: {name: connect4}\nmodel:\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n  - {dense: 8}\n", "t.yaml:11:5: model.layers: more than 8 dense layers" },
 	{ "env:\n  matrix: [[1, 2], [3]]\n", "t.yaml:2:20: env.matrix: row 2 has 1 entries, expected 2" },
 	{ "env:\n  matrix: [1, 2]\n", "env.matrix: expected a list of rows" },
 	{ "matchmaking:\n  log_decisions: yes\n", "t.yaml:2:18: matchmaking.log_decisions: expected true or false, got 'yes'" },
@@ -233,6 +252,78 @@ START_TEST(conv_torso_reaches_the_shape)
 	ck_assert_uint_eq(s.conv[2].channels, 0);
 	ck_assert_int_eq(nn_new(&n, &s, 1), 0);
 	nn_free(n);
+}
+END_TEST
+
+/* model.layers (or `model:` as the list) becomes the net: the conv torso
+ * with its residual blocks, the dense layers, every activation; it
+ * round-trips through the emitted YAML, and the net it names builds. */
+START_TEST(layers_reach_the_shape)
+{
+	struct cfg c, d, e;
+	char err[512] = "";
+	struct env_spec spec;
+	struct nn_shape s;
+	lg_buf y = { 0 };
+	nn *n = NULL;
+	const char *list =
+		"  - conv2d: {channels: 16, kernel: 3, stride: 1}\n"
+		"  - relu\n"
+		"  - residual: {channels: 16, activation: tanh}\n"
+		"  - residual: 16\n"
+		"  - conv2d: {channels: 4, kernel: 1}\n"
+		"  - flatten\n"
+		"  - dense: 32\n"
+		"  - tanh\n"
+		"  - dense: 8\n";
+	char yaml[1024], nested[1024];
+
+	snprintf(yaml, sizeof yaml, "env: {name: connect4}\nmodel:\n%s", list);
+	ck_assert_msg(load(&c, yaml, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_check("connect4", NULL, &spec, err, sizeof err),
+			 0);
+	league_nn_shape(&c, &spec, &s);
+	ck_assert_uint_eq(s.nconv, 4);
+	ck_assert_uint_eq(s.planes[0], 3);
+	ck_assert_uint_eq(s.planes[2], 7);
+	const struct nn_conv want[] = {
+		{ 16, 3, 1, 1, 0, NN_LACT_RELU },
+		{ 16, 3, 1, 1, 1, NN_LACT_TANH },
+		{ 16, 3, 1, 1, 1, NN_LACT_RELU },
+		{ 4, 1, 1, 0, 0, NN_LACT_NONE },
+	};
+	for (int i = 0; i < 4; i++)
+		ck_assert_msg(!memcmp(&s.conv[i], &want[i], sizeof want[i]),
+			      "conv[%d]: %u %u %u %u %u %u", i,
+			      s.conv[i].channels, s.conv[i].kernel,
+			      s.conv[i].stride, s.conv[i].pad,
+			      s.conv[i].residual, s.conv[i].act);
+	ck_assert_uint_eq(s.nhidden, 2);
+	ck_assert_uint_eq(s.hidden[0], 32);
+	ck_assert_uint_eq(s.hidden_act[0], NN_LACT_TANH);
+	ck_assert_uint_eq(s.hidden[1], 8);
+	ck_assert_uint_eq(s.hidden_act[1], NN_LACT_NONE);
+	ck_assert_int_eq(nn_new(&n, &s, 1), 0);
+	nn_free(n);
+	/* the same list under model.layers */
+	snprintf(nested, sizeof nested, "env: {name: connect4}\nmodel:\n  "
+		 "layers:\n");
+	for (const char *l = list; *l;) {
+		const char *eol = strchr(l, '\n');
+		snprintf(nested + strlen(nested), sizeof nested - strlen(nested),
+			 "  %.*s\n", (int)(eol - l), l);
+		l = eol + 1;
+	}
+	ck_assert_msg(load(&d, nested, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(memcmp(&c, &d, sizeof c), 0);
+	/* emitted and read back: the same config, without the shorthand */
+	ck_assert_int_eq(cfg_emit_yaml(&c, &y), 0);
+	ck_assert_int_eq(lg_buf_append(&y, "", 1), 0);
+	ck_assert_ptr_null(strstr((char *)y.data, " hidden: "));
+	ck_assert_msg(cfg_load_string(&e, (char *)y.data, y.len - 1, "emitted",
+				      err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(memcmp(&c, &e, sizeof c), 0);
+	lg_buf_free(&y);
 }
 END_TEST
 
@@ -668,6 +759,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, eval_baselines_resolve);
 	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
 	tcase_add_test(tc, conv_torso_reaches_the_shape);
+	tcase_add_test(tc, layers_reach_the_shape);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);
