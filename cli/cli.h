@@ -47,6 +47,10 @@ int cli_opt_double(const char *cmd, const char *opt, const char *val,
 /* True when argv holds -h or --help before any "--". */
 int cli_wants_help(int argc, char **argv);
 
+/* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
+ * "search". */
+int cli_eval_search(int argc, char **argv);
+
 /* ---- worker front-ends (cli/worker.c) ---- */
 #define CLI_WORKER_CALL_S 60.0
 /* net_client_call with a log line "<who>: <what>: <why>" on failure. */

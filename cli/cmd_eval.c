@@ -550,6 +550,8 @@ static int run(int argc, char **argv)
 		return eval_run(argc - 1, argv + 1, 0);
 	if (!strcmp(argv[1], "policy"))
 		return eval_run(argc - 1, argv + 1, 1);
+	if (!strcmp(argv[1], "search"))
+		return cli_eval_search(argc - 1, argv + 1);
 	return cli_usage_error("eval", "unknown subcommand '%s'", argv[1]);
 }
 
@@ -563,6 +565,10 @@ const struct cli_cmd cli_cmd_eval = {
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
+	"       league eval search CONFIG --against BASELINE [--sims N]\n"
+	"                          [--games G] [--last N] [--player P]\n"
+	"                          [--dir DIR] [--c-puct C] [--sample]\n"
+	"                          [--seed S] [--json]\n"
 	"\n"
 	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
 	"          rps, matrix) and NashConv = sum over players of (best\n"
@@ -593,6 +599,16 @@ const struct cli_cmd cli_cmd_eval = {
 	"          seat (seat 0 moves first); --baseline keeps one\n"
 	"          baseline's rows (e.g. to plot its curve); --last N\n"
 	"          the rows of the N newest versions evaluated.\n"
+	"search    The league's stored versions of a player (--player, 0 by\n"
+	"          default: the main player; --last N the newest N) against\n"
+	"          BASELINE (alphabeta:N, minimax, random), G games from each\n"
+	"          seat, twice: as the raw policy (its most probable legal\n"
+	"          action; --sample samples it) and as a search agent, PUCT\n"
+	"          MCTS with N simulations a move (100) using the network as\n"
+	"          prior and value. Separate rows, 'policy' and 'mcts:N':\n"
+	"          the search agent is not the trained policy. CONFIG is the\n"
+	"          league's config (its game and directory; --dir overrides\n"
+	"          league.dir). Sequential games without chance only.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

@@ -358,4 +358,39 @@ int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
  * over or another game. */
 int env_baseline_value(env_baseline *b, const env *e, double *value);
 
+/* ---- search: PUCT MCTS with an evaluator (envs/mcts.c) ----------------- */
+
+typedef struct env_mcts env_mcts;
+
+#define ENV_MCTS_SIMS_MAX 100000u
+
+/* The evaluator of a state new to the tree: from the mover's observation
+ * and legal mask (state: the game's state bytes, for evaluators that read
+ * them), prior[num_actions] (any non-negative weights; illegal and
+ * non-finite entries count as 0, all 0 as uniform) and *value, the
+ * expected return of the player to move. Nonzero: the search fails with
+ * that code. */
+typedef int (*env_mcts_eval_fn)(void *ctx, const float *obs,
+				const uint8_t *mask, const void *state,
+				float *prior, float *value);
+
+struct env_mcts_opts {
+	uint32_t sims;  /* simulations per move, 1..ENV_MCTS_SIMS_MAX */
+	double c_puct;  /* exploration weight, (0, 100]; 1.5 is usual */
+};
+
+/* A search for env e's game (sequential, no chance, not remote:
+ * LG_EUNSUPP otherwise, err says why; LG_EINVAL for bad options), bound
+ * to e: it searches from e's state at each call. Memory for sims + 1
+ * nodes is allocated here, none per move. */
+int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
+		 env_mcts_eval_fn eval, void *ctx, char *err, size_t errlen);
+void env_mcts_free(env_mcts *m); /* NULL is fine */
+/* Search from e's current state (not over) with o.sims simulations and
+ * set *action to the most visited root action; visits[num_actions] (may
+ * be NULL) gets the root's visit counts. Errors: LG_EINVAL (e over, or
+ * not the env given to env_mcts_new), the evaluator's. Deterministic:
+ * the same state and evaluator give the same move. */
+int env_mcts_act(env_mcts *m, const env *e, int *action, uint32_t *visits);
+
 #endif

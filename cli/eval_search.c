@@ -1,0 +1,399 @@
+/*
+ * cli/eval_search.c: `league eval search CONFIG`, a league's stored
+ * versions of one player played against a fixed baseline twice: as the
+ * raw policy (the network's most probable legal action, or a sample with
+ * --sample) and as a search agent (PUCT MCTS, envs/mcts.c, with the
+ * network as prior and value, --sims simulations a move). The two are
+ * separate rows, labelled `policy` and `mcts:N`: the search agent is not
+ * the policy the league trained, and its figures are never the policy's.
+ *
+ * The versions are the parameter lines the store still holds for the
+ * player (the newest few and every snapshot's); the seconds and env
+ * steps beside a version are those of its row in `league eval baselines`
+ * when the league evaluated it, else '-'. Read-only: it runs beside a
+ * daemon. Games alternate seats; the baseline's ties are broken by a
+ * generator seeded from --seed, the game's chance by the game's seeds.
+ */
+#include "cli/cli.h"
+#include "envs/env.h"
+#include "league/config.h"
+#include "league/evalrec.h"
+#include "storage/storage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEARCH_VERSIONS_MAX 4096
+
+struct sargs {
+	const char *config, *dir, *against;
+	unsigned long long sims, games, player, last, seed;
+	double c_puct;
+	int sample, json;
+};
+
+struct agent_net {
+	nn *net;
+	nn_ws *ws;
+};
+
+/* The network as the search's evaluator: its policy as the prior, its
+ * value head (the mover's expected return) as the value. */
+static int net_eval(void *ctx, const float *obs, const uint8_t *mask,
+		    const void *state, float *prior, float *value)
+{
+	struct agent_net *an = ctx;
+
+	(void)state;
+	return nn_probs(an->net, an->ws, obs, mask, 1, prior, value);
+}
+
+/* The raw policy's move: its most probable legal action (the first of
+ * equals), or a sample. */
+static int policy_act(struct agent_net *an, const env *e, int player,
+		      int sample, lg_rng *rng, int *action)
+{
+	const struct env_spec *sp = env_spec_of(e);
+	float obs[4096], pr[ENV_MAX_ACTIONS], v;
+	uint8_t mask[ENV_MAX_ACTIONS];
+	int rc, best = -1;
+
+	if (sp->obs_len > LG_ARRAY_LEN(obs))
+		return LG_ERANGE;
+	if ((rc = env_observe(e, player, obs)))
+		return rc;
+	if ((rc = env_legal(e, player, mask)) < 1)
+		return rc < 0 ? rc : LG_EINVAL;
+	if ((rc = nn_probs(an->net, an->ws, obs, mask, 1, pr, &v)))
+		return rc;
+	if (sample) {
+		float u = lg_rng_float(rng), acc = 0;
+		for (int a = 0; a < sp->num_actions; a++) {
+			if (!mask[a])
+				continue;
+			best = a;
+			acc += pr[a];
+			if (u < acc)
+				break;
+		}
+	} else {
+		for (int a = 0; a < sp->num_actions; a++)
+			if (mask[a] && (best < 0 || pr[a] > pr[best]))
+				best = a;
+	}
+	*action = best;
+	return best < 0 ? LG_EINVAL : 0;
+}
+
+struct tally {
+	uint64_t games[2], wins[2], draws[2], losses[2];
+};
+
+/* games per seat of the agent (mcts if m, else the policy) against b. */
+static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
+		const struct sargs *a, struct tally *t)
+{
+	lg_rng r;
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	lg_rng_seed(&r, a->seed);
+	for (uint64_t g = 0; g < 2 * a->games; g++) {
+		int seat = (int)(g % 2);
+		if ((rc = env_reset(e, a->seed + g)))
+			return rc;
+		while (!env_is_terminal(e)) {
+			int p = env_current_player(e), act;
+			if (p != seat)
+				rc = env_baseline_act(b, e, p, &r, &act);
+			else if (m)
+				rc = env_mcts_act(m, e, &act, NULL);
+			else
+				rc = policy_act(an, e, p, a->sample, &r, &act);
+			if (rc || (rc = env_step(e, act)))
+				return rc;
+		}
+		double ret[2];
+		env_returns(e, ret);
+		t->games[seat]++;
+		t->wins[seat] += ret[seat] > 0;
+		t->draws[seat] += ret[seat] == 0;
+		t->losses[seat] += ret[seat] < 0;
+	}
+	return 0;
+}
+
+static void print_row(const struct sargs *a, const struct league_bgame_row *when,
+		      uint32_t version, const char *agent,
+		      const struct tally *t, int *header)
+{
+	uint64_t g = t->games[0] + t->games[1];
+	double win = g ? (double)(t->wins[0] + t->wins[1]) / (double)g : 0;
+	double loss = g ? (double)(t->losses[0] + t->losses[1]) / (double)g : 0;
+
+	if (a->json) {
+		printf("{\"player\":%llu,\"version\":%u,", a->player, version);
+		if (when)
+			printf("\"seconds\":%.1f,\"env_steps\":%llu,",
+			       when->seconds,
+			       (unsigned long long)when->env_steps);
+		printf("\"agent\":\"%s\",\"against\":\"%s\",\"games\":%llu,"
+		       "\"win\":%.4f,\"loss\":%.4f", agent, a->against,
+		       (unsigned long long)g, win, loss);
+		for (int s = 0; s < 2; s++)
+			printf(",\"seat%d\":[%llu,%llu,%llu]", s,
+			       (unsigned long long)t->wins[s],
+			       (unsigned long long)t->draws[s],
+			       (unsigned long long)t->losses[s]);
+		printf("}\n");
+		fflush(stdout);
+		return;
+	}
+	if (!*header) {
+		printf("%9s %12s %7s %-10s %-12s %6s %6s %6s %14s %14s\n",
+		       "seconds", "env_steps", "version", "agent", "against",
+		       "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L");
+		*header = 1;
+	}
+	char sec[32] = "-", steps[32] = "-", s0[48], s1[48];
+	if (when) {
+		snprintf(sec, sizeof sec, "%.1f", when->seconds);
+		snprintf(steps, sizeof steps, "%llu",
+			 (unsigned long long)when->env_steps);
+	}
+	snprintf(s0, sizeof s0, "%llu/%llu/%llu",
+		 (unsigned long long)t->wins[0], (unsigned long long)t->draws[0],
+		 (unsigned long long)t->losses[0]);
+	snprintf(s1, sizeof s1, "%llu/%llu/%llu",
+		 (unsigned long long)t->wins[1], (unsigned long long)t->draws[1],
+		 (unsigned long long)t->losses[1]);
+	printf("%9s %12s %7u %-10s %-12s %6llu %6.3f %6.3f %14s %14s\n", sec,
+	       steps, version, agent, a->against, (unsigned long long)g, win,
+	       loss, s0, s1);
+	fflush(stdout);
+}
+
+struct vlist {
+	uint32_t player, n;
+	uint32_t v[SEARCH_VERSIONS_MAX];
+};
+
+static int version_cb(const void *key, size_t klen, const void *val,
+		      size_t vlen, void *arg)
+{
+	struct vlist *l = arg;
+
+	(void)val;
+	(void)vlen;
+	if (klen == 8 && lg_get_be32(key) == l->player) {
+		if (l->n == SEARCH_VERSIONS_MAX)
+			return LG_EFULL;
+		l->v[l->n++] = lg_get_be32((const uint8_t *)key + 4);
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct sargs *a)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "against", required_argument, NULL, 'a' },
+		{ "sims", required_argument, NULL, 's' },
+		{ "games", required_argument, NULL, 'g' },
+		{ "player", required_argument, NULL, 'p' },
+		{ "last", required_argument, NULL, 'l' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "c-puct", required_argument, NULL, 'c' },
+		{ "sample", no_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = "eval search";
+	int ch;
+
+	a->sims = 100;
+	a->games = 50;
+	a->last = 0;
+	a->seed = 1;
+	a->c_puct = 1.5;
+	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'd': a->dir = optarg; break;
+		case 'a': a->against = optarg; break;
+		case 's':
+			if (cli_opt_u64(cmd, "--sims", optarg, 1,
+					ENV_MCTS_SIMS_MAX, &a->sims))
+				return CLI_USAGE;
+			break;
+		case 'g':
+			if (cli_opt_u64(cmd, "--games", optarg, 1, 100000,
+					&a->games))
+				return CLI_USAGE;
+			break;
+		case 'p':
+			if (cli_opt_u64(cmd, "--player", optarg, 0,
+					UINT32_MAX, &a->player))
+				return CLI_USAGE;
+			break;
+		case 'l':
+			if (cli_opt_u64(cmd, "--last", optarg, 1,
+					SEARCH_VERSIONS_MAX, &a->last))
+				return CLI_USAGE;
+			break;
+		case 'S':
+			if (cli_opt_u64(cmd, "--seed", optarg, 0,
+					UINT64_MAX / 2, &a->seed))
+				return CLI_USAGE;
+			break;
+		case 'c':
+			if (cli_opt_double(cmd, "--c-puct", optarg, 0.01, 100,
+					   &a->c_puct))
+				return CLI_USAGE;
+			break;
+		case 'x': a->sample = 1; break;
+		case 'j': a->json = 1; break;
+		default: return cli_usage_error(cmd, "unexpected option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(cmd, "expected one league CONFIG file");
+	a->config = argv[optind];
+	if (!a->against)
+		return cli_usage_error(cmd, "--against: the baseline to play, "
+				       "e.g. alphabeta:2 or minimax");
+	return 0;
+}
+
+int cli_eval_search(int argc, char **argv)
+{
+	struct sargs a = { 0 };
+	struct store_opts so = { .flags = STORE_RDONLY };
+	struct league_bgame_row *rows = NULL;
+	struct vlist *vl = NULL;
+	struct cfg c;
+	struct env_opts eo;
+	env *e = NULL;
+	env_baseline *b = NULL;
+	store *st = NULL;
+	store_txn *t = NULL;
+	size_t nrows = 0;
+	char err[512];
+	int rc, header = 0;
+
+	if ((rc = parse(argc, argv, &a)))
+		return rc;
+	if (cfg_load_file(&c, a.config, err, sizeof err)) {
+		fprintf(stderr, "league eval search: %s\n", err);
+		return CLI_USAGE;
+	}
+	if (!a.dir)
+		a.dir = c.league.dir;
+	league_env_opts(&c, &eo);
+	if ((rc = env_new(&e, c.env.name, &eo, err, sizeof err))) {
+		fprintf(stderr, "league eval search: %s\n", err);
+		return CLI_USAGE;
+	}
+	if ((rc = env_baseline_new(&b, a.against, e, err, sizeof err))) {
+		rc = cli_usage_error("eval search", "--against: %s", err);
+		goto out;
+	}
+	vl = calloc(1, sizeof *vl);
+	if (!vl) {
+		rc = CLI_FAIL;
+		goto out;
+	}
+	vl->player = (uint32_t)a.player;
+	if ((rc = store_open(&st, a.dir, &so, err, sizeof err))) {
+		fprintf(stderr, "league eval search: %s\n", err);
+		rc = rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+		goto out;
+	}
+	if ((rc = store_txn_begin(st, STORE_TXN_READ, &t)) ||
+	    (rc = store_iter(t, STORE_DB_PARAMS, NULL, 0, version_cb, vl)) ||
+	    (rc = league_bgame_list(t, &rows, &nrows))) {
+		fprintf(stderr, "league eval search: %s: reading the store: "
+			"%s\n", a.dir, lg_strerror(rc));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (!vl->n) {
+		fprintf(stderr, "league eval search: %s holds no parameters "
+			"of player %llu\n", a.dir, a.player);
+		rc = CLI_FAIL;
+		goto out;
+	}
+	nn_set_threads(1);
+	uint32_t from = a.last && a.last < vl->n ? vl->n - (uint32_t)a.last : 0;
+	for (uint32_t i = from; i < vl->n; i++) {
+		uint32_t ver = vl->v[i];
+		struct store_blob_info info;
+		const void *blob;
+		uint8_t k[8];
+		struct agent_net an = { 0 };
+		env_mcts *m = NULL;
+		struct env_mcts_opts mo = { (uint32_t)a.sims, a.c_puct };
+		struct tally tp, tm;
+		char label[32];
+		const struct league_bgame_row *when = NULL;
+
+		for (size_t r = 0; r < nrows; r++)
+			if (rows[r].player == a.player &&
+			    rows[r].version == ver)
+				when = &rows[r];
+		store_key_u32x2(k, (uint32_t)a.player, ver);
+		rc = store_blob_get(t, STORE_DB_PARAMS, k, 8, &info, &blob,
+				    err, sizeof err);
+		if (!rc)
+			rc = nn_load(&an.net, blob, info.nbytes, err,
+				     sizeof err);
+		if (!rc && (nn_shape_of(an.net)->obs !=
+				    env_spec_of(e)->obs_len ||
+			    nn_shape_of(an.net)->actions !=
+				    (uint32_t)env_spec_of(e)->num_actions)) {
+			snprintf(err, sizeof err, "its network does not fit "
+				 "%s (another league's directory?)",
+				 c.env.name);
+			rc = LG_EINVAL;
+		}
+		if (rc) {
+			fprintf(stderr, "league eval search: player %llu "
+				"version %u: %s\n", a.player, ver, err);
+			nn_free(an.net);
+			rc = CLI_FAIL;
+			goto out;
+		}
+		if (!(rc = nn_ws_new(&an.ws, an.net, 1)))
+			rc = env_mcts_new(&m, e, &mo, net_eval, &an, err,
+					  sizeof err);
+		if (!rc)
+			rc = play(e, b, NULL, &an, &a, &tp);
+		if (!rc)
+			rc = play(e, b, m, &an, &a, &tm);
+		env_mcts_free(m);
+		nn_ws_free(an.ws);
+		nn_free(an.net);
+		if (rc) {
+			fprintf(stderr, "league eval search: version %u: %s "
+				"(%d)\n", ver,
+				rc == LG_EUNSUPP ? err : lg_strerror(rc), rc);
+			rc = rc == LG_EUNSUPP ? CLI_USAGE : CLI_FAIL;
+			goto out;
+		}
+		print_row(&a, when, ver, a.sample ? "policy~" : "policy", &tp,
+			  &header);
+		snprintf(label, sizeof label, "mcts:%llu", a.sims);
+		print_row(&a, when, ver, label, &tm, &header);
+	}
+	rc = CLI_OK;
+out:
+	if (t)
+		store_txn_abort(t);
+	store_close(st);
+	free(rows);
+	free(vl);
+	env_baseline_free(b);
+	env_free(e);
+	return rc;
+}

@@ -1,0 +1,363 @@
+/*
+ * tests/check_mcts.c: the PUCT search (envs/mcts.c). With a uniform prior
+ * and no value it finds a win in one and blocks a loss in one on
+ * tic-tac-toe; with the exact value (a negamax written here) it never
+ * loses to the minimax baseline from either seat, which a sign error in
+ * the backup would break at once; with a wrong-signed value it loses; it
+ * is deterministic; and it refuses games it cannot search.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "envs/env_internal.h"
+#include "learner/learner.h"
+#include "storage/storage.h"
+#include "tests/testutil.h"
+
+/* ---- evaluators --------------------------------------------------------- */
+
+static int uniform_eval(void *ctx, const float *obs, const uint8_t *mask,
+			const void *state, float *prior, float *value)
+{
+	(void)ctx;
+	(void)obs;
+	(void)state;
+	for (int a = 0; a < 9; a++)
+		prior[a] = mask[a] ? 1.0f : 0.0f;
+	*value = 0;
+	return 0;
+}
+
+static int ttt_winner(const int8_t *c)
+{
+	static const int L[8][3] = { { 0, 1, 2 }, { 3, 4, 5 }, { 6, 7, 8 },
+				     { 0, 3, 6 }, { 1, 4, 7 }, { 2, 5, 8 },
+				     { 0, 4, 8 }, { 2, 4, 6 } };
+	for (int i = 0; i < 8; i++)
+		if (c[L[i][0]] && c[L[i][0]] == c[L[i][1]] &&
+		    c[L[i][1]] == c[L[i][2]])
+			return c[L[i][0]];
+	return 0;
+}
+
+/* The exact value for the player to move (mark `me`, 1 or 2). */
+static int negamax(int8_t *c, int me)
+{
+	int best = -2, any = 0;
+
+	for (int i = 0; i < 9; i++) {
+		if (c[i])
+			continue;
+		any = 1;
+		c[i] = (int8_t)me;
+		int v = ttt_winner(c) ? 1 : -negamax(c, 3 - me);
+		c[i] = 0;
+		if (v > best)
+			best = v;
+	}
+	return any ? best : 0;
+}
+
+/* ctx: the sign the value is given with (1 right, -1 wrong). */
+static int exact_eval(void *ctx, const float *obs, const uint8_t *mask,
+		      const void *state, float *prior, float *value)
+{
+	const struct env_ttt_st *s = state;
+	int8_t c[9];
+
+	(void)obs;
+	memcpy(c, s->cell, 9);
+	for (int a = 0; a < 9; a++)
+		prior[a] = mask[a] ? 1.0f : 0.0f;
+	*value = (float)(*(const int *)ctx * negamax(c, s->cur + 1));
+	return 0;
+}
+
+static env *ttt(void)
+{
+	struct env_opts o;
+	char err[256];
+	env *e = NULL;
+
+	env_opts_default(&o);
+	ck_assert_msg(env_new(&e, "tictactoe", &o, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(env_reset(e, 1), 0);
+	return e;
+}
+
+static void play(env *e, const int *moves, int n)
+{
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(env_step(e, moves[i]), 0);
+}
+
+/* X (player 0) has 0 and 1, O has 3 and 4: X to move wins at 2. */
+START_TEST(finds_a_win_in_one)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 60, 1.5 };
+	char err[256];
+	int a = -1;
+	uint32_t visits[9];
+
+	play(e, (const int[]){ 0, 3, 1, 4 }, 4);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, &a, visits), 0);
+	ck_assert_int_eq(a, 2);
+	uint32_t sum = 0;
+	for (int i = 0; i < 9; i++)
+		sum += visits[i];
+	ck_assert_uint_eq(sum, 60); /* every simulation leaves the root */
+	ck_assert_uint_eq(visits[0], 0); /* occupied cells never */
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
+/* X has 0 and 1; O (to move, with 4) must block at 2. */
+START_TEST(blocks_a_loss_in_one)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 400, 1.5 };
+	char err[256];
+	int a = -1;
+
+	play(e, (const int[]){ 0, 4, 1 }, 3);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, &a, NULL), 0);
+	ck_assert_int_eq(a, 2);
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
+/* Games of the search (seat `seat`) against minimax; returns its losses. */
+static int losses_vs_minimax(int sign, int seat, int games, uint32_t sims)
+{
+	env *e = ttt();
+	env_baseline *b = NULL;
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { sims, 1.5 };
+	char err[256];
+	lg_rng r;
+	int lost = 0;
+
+	lg_rng_seed(&r, 7 + (uint64_t)seat);
+	ck_assert_int_eq(env_baseline_new(&b, "minimax", e, err, sizeof err),
+			 0);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, exact_eval, &sign, err,
+				      sizeof err), 0);
+	for (int g = 0; g < games; g++) {
+		ck_assert_int_eq(env_reset(e, (uint64_t)g), 0);
+		while (!env_is_terminal(e)) {
+			int p = env_current_player(e), a;
+			if (p == seat)
+				ck_assert_int_eq(env_mcts_act(m, e, &a, NULL),
+						 0);
+			else
+				ck_assert_int_eq(env_baseline_act(b, e, p, &r,
+								  &a), 0);
+			ck_assert_int_eq(env_step(e, a), 0);
+		}
+		double ret[2];
+		env_returns(e, ret);
+		lost += ret[seat] < 0;
+	}
+	env_mcts_free(m);
+	env_baseline_free(b);
+	env_free(e);
+	return lost;
+}
+
+/* With the exact value every move the search makes keeps the game's value,
+ * so minimax (which breaks ties at random: different games) never wins;
+ * 50 games a seat. */
+START_TEST(exact_value_never_loses_to_minimax)
+{
+	for (int seat = 0; seat < 2; seat++)
+		ck_assert_int_eq(losses_vs_minimax(1, seat, 50, 30), 0);
+}
+END_TEST
+
+/* The same value with the wrong sign steers into lost positions: against
+ * minimax from seat 1 (a draw with right play) it loses most games. */
+START_TEST(wrong_signed_value_loses)
+{
+	ck_assert_int_ge(losses_vs_minimax(-1, 1, 20, 30), 15);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 200, 1.5 };
+	char err[256];
+	uint32_t v1[9], v2[9];
+	int a1, a2;
+
+	play(e, (const int[]){ 4 }, 1);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, &a1, v1), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, &a2, v2), 0);
+	ck_assert_int_eq(a1, a2);
+	ck_assert(!memcmp(v1, v2, sizeof v1));
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
+static int failing_eval(void *ctx, const float *obs, const uint8_t *mask,
+			const void *state, float *prior, float *value)
+{
+	(void)ctx;
+	(void)obs;
+	(void)mask;
+	(void)state;
+	(void)prior;
+	(void)value;
+	return LG_EIO;
+}
+
+START_TEST(refuses_what_it_cannot_search)
+{
+	struct env_opts eo;
+	struct env_mcts_opts o = { 10, 1.5 }, bad = { 0, 1.5 };
+	env *k = NULL, *e = ttt();
+	env_mcts *m = NULL;
+	char err[256];
+	int a;
+
+	env_opts_default(&eo);
+	ck_assert_int_eq(env_new(&k, "kuhn", &eo, err, sizeof err), 0);
+	ck_assert_int_eq(env_mcts_new(&m, k, &o, uniform_eval, NULL, err,
+				      sizeof err), LG_EUNSUPP);
+	ck_assert_msg(strstr(err, "chance"), "%s", err);
+	env_free(k);
+	ck_assert_int_eq(env_new(&k, "rps", &eo, err, sizeof err), 0);
+	ck_assert_int_eq(env_mcts_new(&m, k, &o, uniform_eval, NULL, err,
+				      sizeof err), LG_EUNSUPP);
+	ck_assert_msg(strstr(err, "simultaneous"), "%s", err);
+	ck_assert_int_eq(env_mcts_new(&m, e, &bad, uniform_eval, NULL, err,
+				      sizeof err), LG_EINVAL);
+	/* the evaluator's error comes back; another env is refused */
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval, NULL, err,
+				      sizeof err), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, &a, NULL), LG_EIO);
+	ck_assert_int_eq(env_mcts_act(m, k, &a, NULL), LG_EINVAL);
+	env_mcts_free(m);
+	env_free(k);
+	env_free(e);
+}
+END_TEST
+
+/* `league eval search`: every stored version of the player, as the policy
+ * and as the search agent, in separate rows; each row's games add up by
+ * seat; bad arguments are usage errors, a directory of another game's
+ * nets is refused naming why. */
+START_TEST(cli_eval_search)
+{
+	char dir[256], cfg[320], bad[320], out[8192] = "", err[1024] = "";
+	struct nn_shape sh = { .obs = 27, .actions = 9, .nhidden = 1,
+			       .hidden = { 16 }, .act = NN_RELU };
+	store *st = NULL;
+	store_txn *t = NULL;
+	FILE *f;
+
+	tu_mkdtemp(dir, sizeof dir);
+	ck_assert_int_eq(store_open(&st, dir, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_WRITE, &t), 0);
+	for (uint32_t v = 4; v <= 5; v++) {
+		nn *n = NULL;
+		lg_buf b = { 0 };
+		uint8_t k[8];
+		ck_assert_int_eq(nn_new(&n, &sh, v), 0);
+		ck_assert_int_eq(nn_save(n, &b), 0);
+		struct store_blob_info info = { STORE_DT_BYTES, 1,
+						{ (uint32_t)b.len }, b.len };
+		store_key_u32x2(k, 0, v);
+		ck_assert_int_eq(store_blob_put(t, STORE_DB_PARAMS, k, 8, &info,
+						b.data), 0);
+		lg_buf_free(&b);
+		nn_free(n);
+	}
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	store_close(st);
+	snprintf(cfg, sizeof cfg, "%s/t.yaml", dir);
+	f = fopen(cfg, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "league: {dir: %s}\nenv: {name: tictactoe}\n", dir);
+	fclose(f);
+	const char *argv[] = { "eval", "search", cfg, "--against", "minimax",
+			       "--games", "3", "--sims", "20", "--json",
+			       NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, argv) ==
+			      0, "%s", err);
+	int rows = 0;
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long w[2], d[2], l[2], g;
+		int ver;
+		char agent[32];
+		ck_assert_msg(sscanf(strstr(line, "\"version\""),
+				     "\"version\":%d,\"agent\":\"%31[^\"]\","
+				     "\"against\":\"minimax\",\"games\":%llu",
+				     &ver, agent, &g) == 3, "%s", line);
+		ck_assert_int_eq(ver, 4 + rows / 2);
+		ck_assert_str_eq(agent, rows % 2 ? "mcts:20" : "policy");
+		ck_assert_uint_eq(g, 6);
+		ck_assert_int_eq(sscanf(strstr(line, "\"seat0\""),
+					"\"seat0\":[%llu,%llu,%llu],"
+					"\"seat1\":[%llu,%llu,%llu]",
+					&w[0], &d[0], &l[0], &w[1], &d[1],
+					&l[1]), 6);
+		for (int s = 0; s < 2; s++) {
+			ck_assert_uint_eq(w[s] + d[s] + l[s], 3);
+			ck_assert_uint_eq(w[s], 0); /* nobody beats minimax */
+		}
+		rows++;
+	}
+	ck_assert_int_eq(rows, 4);
+	/* no baseline; an unknown one; a connect4 config on tictactoe nets */
+	const char *noag[] = { "eval", "search", cfg, NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, noag), 2);
+	ck_assert_msg(strstr(err, "--against"), "%s", err);
+	const char *wrong[] = { "eval", "search", cfg, "--against",
+				"alphabeta:2", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, wrong), 2);
+	snprintf(bad, sizeof bad, "%s/c4.yaml", dir);
+	f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "league: {dir: %s}\nenv: {name: connect4}\n", dir);
+	fclose(f);
+	const char *other[] = { "eval", "search", bad, "--against",
+				"alphabeta:1", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, other), 1);
+	ck_assert_msg(strstr(err, "does not fit connect4"), "%s", err);
+	tu_rmrf(dir);
+}
+END_TEST
+
+Suite *suite_mcts(void)
+{
+	Suite *s = suite_create("mcts");
+	TCase *t = tcase_create("core");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, finds_a_win_in_one);
+	tcase_add_test(t, blocks_a_loss_in_one);
+	tcase_add_test(t, exact_value_never_loses_to_minimax);
+	tcase_add_test(t, wrong_signed_value_loses);
+	tcase_add_test(t, deterministic);
+	tcase_add_test(t, refuses_what_it_cannot_search);
+	tcase_add_test(t, cli_eval_search);
+	suite_add_tcase(s, t);
+	return s;
+}
