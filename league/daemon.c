@@ -635,6 +635,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.ctx = d, .on_msg = on_msg, .on_close = on_close,
 		.status_json = daemon_status_json,
 		.payoff_json = daemon_payoff_json,
+		.metrics_text = daemon_metrics_text,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 

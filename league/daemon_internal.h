@@ -244,5 +244,6 @@ void daemon_on_eval_report(league_daemon *d, league_session *ss,
 
 int daemon_status_json(void *ctx, lg_buf *b);
 int daemon_payoff_json(void *ctx, lg_buf *b);
+int daemon_metrics_text(void *ctx, lg_buf *b);
 
 #endif

@@ -427,6 +427,37 @@ static void http_payoff(struct evhttp_request *req, void *arg)
 	lg_buf_free(&b);
 }
 
+/* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
+static void http_metrics(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+	lg_buf b = { 0 };
+	int rc;
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return;
+	}
+	rc = lg_buf_printf(&b,
+			   "# HELP league_up_seconds Seconds since the server "
+			   "started.\n# TYPE league_up_seconds gauge\n"
+			   "league_up_seconds %.3f\n"
+			   "# HELP league_sessions Worker and inspector "
+			   "sessions connected.\n# TYPE league_sessions gauge\n"
+			   "league_sessions %zu\n",
+			   lg_now_s() - s->started, league_server_sessions(s));
+	if (!rc && s->ops.metrics_text)
+		rc = s->ops.metrics_text(s->ops.ctx, &b);
+	if (rc) {
+		lg_buf_free(&b);
+		evhttp_send_error(req, 500, "metrics unavailable");
+		return;
+	}
+	http_reply(req, "text/plain; version=0.0.4; charset=utf-8", b.data,
+		   b.len);
+	lg_buf_free(&b);
+}
+
 static void http_other(struct evhttp_request *req, void *arg)
 {
 	const char *uri = evhttp_request_get_uri(req);
@@ -438,7 +469,7 @@ static void http_other(struct evhttp_request *req, void *arg)
 			   strlen(league_web_page));
 		return;
 	}
-	evhttp_send_error(req, 404, "try /, /status or /payoff");
+	evhttp_send_error(req, 404, "try /, /status, /payoff or /metrics");
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
@@ -537,6 +568,7 @@ int league_server_new(league_server **out, struct event_base *base,
 					     : ((struct sockaddr_in *)&ss)->sin_port);
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
+		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);
 		evhttp_set_max_body_size(s->http, 4096);

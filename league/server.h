@@ -62,6 +62,10 @@ struct league_server_ops {
 	 * ({"players": [...], "win_rate": [[...]], "games": [[...]]}), for
 	 * GET /payoff and the live page (may be NULL: 404). */
 	int (*payoff_json)(void *ctx, lg_buf *out);
+	/* Append the league's metrics in Prometheus' text format (each
+	 * family with # HELP and # TYPE) for GET /metrics, after the
+	 * server's own (may be NULL). */
+	int (*metrics_text)(void *ctx, lg_buf *out);
 };
 
 /*

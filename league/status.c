@@ -82,6 +82,160 @@ int daemon_status_json(void *ctx, lg_buf *b)
 	return learners_status(d, b);
 }
 
+/* One metric family: its HELP, TYPE and unlabelled sample. */
+static int metric(lg_buf *b, const char *name, const char *type,
+		  const char *help, double v)
+{
+	return lg_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n%s %.17g\n",
+			     name, help, name, type, name, v);
+}
+
+/* A family with one sample per learning player, labelled by its id and
+ * role; what(p, id) is the value. */
+static int learner_metric(league_daemon *d, lg_buf *b, const char *name,
+			  const char *type, const char *help,
+			  double (*what)(league_daemon *, uint32_t,
+					 const struct brain_player *))
+{
+	int rc = lg_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+			       name, type);
+
+	for (uint32_t i = 0; !rc && i < d->nlearners; i++) {
+		struct brain_player p;
+		if (!d->learners[i].is_learner ||
+		    brain_player_info(d->br, i, &p))
+			continue;
+		rc = lg_buf_printf(b, "%s{learner=\"%u\",role=\"%s\"} %.17g\n",
+				   name, i, brain_role_name(p.role),
+				   what(d, i, &p));
+	}
+	return rc;
+}
+
+static double m_steps(league_daemon *d, uint32_t i,
+		      const struct brain_player *p)
+{
+	(void)d;
+	(void)i;
+	return (double)p->steps;
+}
+
+static double m_version(league_daemon *d, uint32_t i,
+			const struct brain_player *p)
+{
+	(void)d;
+	(void)i;
+	return p->version;
+}
+
+static double m_snapshots(league_daemon *d, uint32_t i,
+			  const struct brain_player *p)
+{
+	(void)d;
+	(void)i;
+	return p->snapshots;
+}
+
+static double m_resets(league_daemon *d, uint32_t i,
+		       const struct brain_player *p)
+{
+	(void)d;
+	(void)i;
+	return p->resets;
+}
+
+static double m_elo(league_daemon *d, uint32_t i,
+		    const struct brain_player *p)
+{
+	(void)p;
+	return payoff_elo(brain_payoff(d->br), i);
+}
+
+static double m_connected(league_daemon *d, uint32_t i,
+			  const struct brain_player *p)
+{
+	(void)p;
+	return d->learners[i].owner != NULL;
+}
+
+int daemon_metrics_text(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+	const struct nashconv_state *e = &d->nashconv;
+	int rc = 0;
+
+	rc = rc ? rc : metric(b, "league_run_seconds", "gauge",
+			      "League run time, over restarts.",
+			      daemon_run_seconds(d));
+	rc = rc ? rc : metric(b, "league_env_steps_total", "counter",
+			      "Env steps of every finished job.",
+			      (double)d->env_steps);
+	rc = rc ? rc : metric(b, "league_env_steps_per_second", "gauge",
+			      "Env steps per second, recent.", d->steps_per_s);
+	rc = rc ? rc : metric(b, "league_jobs_done_total", "counter",
+			      "Jobs whose results were committed.",
+			      (double)d->jobs_done);
+	rc = rc ? rc : metric(b, "league_jobs_per_second", "gauge",
+			      "Jobs per second, recent.", d->jobs_per_s);
+	rc = rc ? rc : metric(b, "league_episodes_total", "counter",
+			      "Episodes of every finished job.",
+			      (double)d->episodes);
+	rc = rc ? rc : metric(b, "league_abnormal_episodes_total", "counter",
+			      "Episodes that ended abnormally (a broken env).",
+			      (double)d->abnormal);
+	rc = rc ? rc : metric(b, "league_jobs_queued", "gauge",
+			      "Jobs waiting for a collector.",
+			      (double)league_leases_queued(d->leases));
+	rc = rc ? rc : metric(b, "league_jobs_in_flight", "gauge",
+			      "Jobs leased to collectors.",
+			      (double)league_leases_active(d->leases));
+	rc = rc ? rc : metric(b, "league_jobs_requeued_total", "counter",
+			      "Jobs issued again after a lease expired.",
+			      (double)d->requeued);
+	rc = rc ? rc : metric(b, "league_stale_results_total", "counter",
+			      "Results refused as stale (repeated, or from "
+			      "before a restart).",
+			      (double)d->stale_results);
+	rc = rc ? rc : metric(b, "league_commits_total", "counter",
+			      "LMDB write transactions committed.",
+			      (double)d->commits);
+	rc = rc ? rc : metric(b, "league_players", "gauge",
+			      "Players and snapshots in the payoff matrix.",
+			      brain_count(d->br));
+	rc = rc ? rc : metric(b, "league_snapshots", "gauge",
+			      "Frozen snapshots.",
+			      (double)brain_snapshot_count(d->br));
+	rc = rc ? rc : learner_metric(d, b, "league_learner_steps_total",
+				      "counter", "A learning player's env "
+				      "steps.", m_steps);
+	rc = rc ? rc : learner_metric(d, b, "league_learner_version", "gauge",
+				      "A learning player's parameter version.",
+				      m_version);
+	rc = rc ? rc : learner_metric(d, b, "league_learner_snapshots_total",
+				      "counter", "Snapshots a learning player "
+				      "froze.", m_snapshots);
+	rc = rc ? rc : learner_metric(d, b, "league_learner_resets_total",
+				      "counter", "Times a learning player was "
+				      "reset.", m_resets);
+	rc = rc ? rc : learner_metric(d, b, "league_learner_elo", "gauge",
+				      "A learning player's Elo rating.", m_elo);
+	rc = rc ? rc : learner_metric(d, b, "league_learner_connected",
+				      "gauge", "1 while a learner process "
+				      "holds the player.", m_connected);
+	if (!rc && e->have) {
+		const char *kind[] = { "main", "league", "oracle_mix", "avg" };
+		double v[] = { e->main, e->league, e->oracle_mix, e->avg };
+		rc = lg_buf_printf(b, "# HELP league_nashconv NashConv of the "
+				   "newest evaluated point (league eval DIR).\n"
+				   "# TYPE league_nashconv gauge\n");
+		for (size_t i = 0; !rc && i < LG_ARRAY_LEN(v); i++)
+			if (isfinite(v[i]))
+				rc = lg_buf_printf(b, "league_nashconv{kind=\"%s\"} "
+						   "%.17g\n", kind[i], v[i]);
+	}
+	return rc;
+}
+
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */
 int daemon_payoff_json(void *ctx, lg_buf *b)
 {

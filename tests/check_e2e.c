@@ -252,6 +252,86 @@ START_TEST(dead_collector_job_goes_to_the_next)
 }
 END_TEST
 
+/* GET /metrics after a few jobs: Prometheus' own parser reads it (every
+ * family with HELP and TYPE), and the counters are the status's. */
+START_TEST(metrics_parse_as_prometheus)
+{
+	char dir[128], cfg[256], path[300], cmd[700], line[512];
+	char body[65536], status[16384];
+	struct tu_daemon d;
+	struct tp_peer learners[16], col;
+	struct tp_result res;
+	lg_rng rng;
+	uint32_t n;
+	uint64_t steps = 0;
+	int fams = 0, labelled = 0, seen_jobs = 0, seen_steps = 0;
+
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
+	strcat(dir, "/league");
+	tu_serve(&d, cfg, dir, 0, NULL);
+	for (int i = 0; i < d.nlearners; i++)
+		learner_for(&learners[i], &d, d.learners[i]);
+	tp_connect(&col, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(&col, 4, 4);
+	lg_rng_seed(&rng, 9);
+	for (int k = 0; k < 6; k++) {
+		uint64_t id = take_job(&col, &n);
+		tp_make_result(&res, id, n, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&col, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+	}
+	/* the counters are those of the status served just before */
+	ck_assert_int_eq(net_http_get(d.http_port, "/status", 5, status,
+				      sizeof status), 0);
+	ck_assert_int_eq(net_http_get(d.http_port, "/metrics", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "text/plain; version=0.0.4"), "%s", body);
+	char *txt = strstr(body, "\r\n\r\n");
+	ck_assert_ptr_nonnull(txt);
+	const char *es = strstr(status, "\"env_steps\": ");
+	ck_assert_ptr_nonnull(es);
+	steps = strtoull(es + 13, NULL, 10);
+	ck_assert_uint_gt(steps, 0);
+	snprintf(path, sizeof path, "%s.metrics", dir);
+	tu_write_file(path, txt + 4);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/prom_parse.py %s "
+		 "2>&1", tu_src_dir(), path);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof line, p)) {
+		char name[128], labels[256];
+		double v;
+		fams += !strncmp(line, "family ", 7);
+		if (sscanf(line, "sample %127s %255s %lf", name, labels, &v) !=
+		    3)
+			continue;
+		if (!strcmp(name, "league_jobs_done_total")) {
+			ck_assert_double_eq(v, 6);
+			seen_jobs = 1;
+		}
+		if (!strcmp(name, "league_env_steps_total")) {
+			ck_assert_double_eq(v, (double)steps);
+			seen_steps = 1;
+		}
+		if (!strcmp(name, "league_learner_version") &&
+		    strstr(labels, "learner=0") && strstr(labels, "role=main"))
+			labelled = 1;
+	}
+	int prc = pclose(p);
+	ck_assert_msg(prc == 0, "the Prometheus parser refused /metrics (it "
+		      "needs python3-prometheus-client: util/deps.sh)");
+	ck_assert_int_ge(fams, 20);
+	ck_assert(seen_jobs && seen_steps && labelled);
+	tp_close(&col);
+	for (int i = 0; i < d.nlearners; i++)
+		tp_close(&learners[i]);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
 START_TEST(bad_clients_are_cut_off_others_served)
 {
 	char dir[128], cfg[256];
@@ -800,6 +880,7 @@ Suite *suite_e2e(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
+	tcase_add_test(t, metrics_parse_as_prometheus);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);

@@ -66,7 +66,7 @@ static void start_on(struct fixture *f, const char *token, double hb,
 		.ports_file = ports, .hello_timeout_s = 1,
 	};
 	struct league_server_ops ops = { f, on_msg, on_close, status_extra,
-					 payoff_json };
+					 payoff_json, NULL };
 	char err[256];
 
 	memset(f, 0, sizeof *f);
@@ -290,6 +290,13 @@ START_TEST(http_status_reports_sessions)
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "\"win_rate\": [[0.5, 0.75]"))
 			_exit(5);
+		/* Without league metrics, the server's own. */
+		if (net_http_get(league_server_http_port(f.srv), "/metrics", 5,
+				 body, sizeof body) ||
+		    !strstr(body, "200 OK") ||
+		    !strstr(body, "# TYPE league_sessions gauge\n"
+				  "league_sessions 1\n"))
+			_exit(6);
 		close(fd);
 		_exit(0);
 	}

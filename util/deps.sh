@@ -4,7 +4,7 @@
 # python3-protobuf for the Python game package, python/), or print the
 # exact command when not root. Called by the Makefile when pkg-config cannot find
 # a dependency, and by .ci/run.
-PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf"
+PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client"
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing build dependencies; install them with:" >&2
 	echo "  sudo apt-get install -y $PKGS" >&2
