@@ -10,7 +10,10 @@
  * expanded), visits n, value sum w (for the node's mover) and prior p.
  * A simulation walks from the root by
  *     a* = argmax Q(a) + c_puct p(a) sqrt(N + 1) / (1 + n(a)),
- * Q(a) = w(a) / n(a) (0 unvisited), expands the first unexpanded child
+ * Q(a) = w(a) / n(a), and for an unvisited action the node's own value
+ * (first-play urgency at the parent's value: with 0 instead, a mover the
+ * evaluator thinks is losing would try every action once before looking
+ * deeper at any, and play blind to short tactics), expands the first unexpanded child
  * (one evaluator call, or the returns if it is terminal), and adds the
  * value, as seen by player 0, to every edge on the path, negated at
  * player 1's nodes (two players, zero-sum). The move is the most visited
@@ -33,6 +36,8 @@ struct env_mcts {
 	int *mover;             /* cap: 0, 1, or -1 terminal */
 	double *ret0;           /* cap: player 0's return at a terminal */
 	uint32_t *total;        /* cap: visits through the node */
+	float *fpu;             /* cap: an unvisited action's Q (the node's
+				   value for its mover, from the evaluator) */
 	int32_t *child;         /* cap x A */
 	uint32_t *n;            /* cap x A */
 	float *w, *p;           /* cap x A */
@@ -81,6 +86,7 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	m->mover = malloc(m->cap * sizeof *m->mover);
 	m->ret0 = malloc(m->cap * sizeof *m->ret0);
 	m->total = malloc(m->cap * sizeof *m->total);
+	m->fpu = malloc(m->cap * sizeof *m->fpu);
 	m->child = malloc(m->cap * (size_t)m->A * sizeof *m->child);
 	m->n = malloc(m->cap * (size_t)m->A * sizeof *m->n);
 	m->w = malloc(m->cap * (size_t)m->A * sizeof *m->w);
@@ -89,7 +95,8 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	m->mask = malloc((size_t)m->A);
 	m->path_node = malloc(m->cap * sizeof *m->path_node);
 	m->path_act = malloc(m->cap * sizeof *m->path_act);
-	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->child ||
+	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->fpu ||
+	    !m->child ||
 	    !m->n || !m->w || !m->p || !m->obs || !m->mask || !m->path_node ||
 	    !m->path_act)
 		goto oom;
@@ -110,6 +117,7 @@ void env_mcts_free(env_mcts *m)
 	free(m->mover);
 	free(m->ret0);
 	free(m->total);
+	free(m->fpu);
 	free(m->child);
 	free(m->n);
 	free(m->w);
@@ -167,6 +175,7 @@ static int expand(env_mcts *m, size_t i, double *value0)
 				    : 1.0f / (float)nlegal;
 	if (!isfinite(v))
 		return LG_EINVAL;
+	m->fpu[i] = v;
 	*value0 = pl == 0 ? v : -v;
 	return 0;
 }
@@ -183,7 +192,7 @@ static int select_action(const env_mcts *m, size_t i)
 		uint32_t na = m->n[i * A + a];
 		if (pa < 0)
 			continue;
-		double q = na ? m->w[i * A + a] / na : 0;
+		double q = na ? m->w[i * A + a] / na : m->fpu[i];
 		double s = q + m->o.c_puct * pa * sq / (1.0 + na);
 		if (s > best) {
 			best = s;
