@@ -7,6 +7,11 @@
  * separate rows, labelled `policy` and `mcts:N`: the search agent is not
  * the policy the league trained, and its figures are never the policy's.
  *
+ * With --sample both agents sample their moves (the policy from its
+ * probabilities, the search in proportion to its root visits; rows
+ * `policy~`, `mcts~:N`): against a deterministic opponent a greedy agent
+ * replays one or two games, so its "games" measure one line.
+ *
  * The versions are the parameter lines the store still holds for the
  * player (the newest few and every snapshot's); the seconds and env
  * steps beside a version are those of its row in `league eval baselines`
@@ -108,7 +113,8 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 			if (p != seat)
 				rc = env_baseline_act(b, e, p, &r, &act);
 			else if (m)
-				rc = env_mcts_act(m, e, &act, NULL);
+				rc = env_mcts_act(m, e, a->sample ? &r : NULL,
+						  &act, NULL);
 			else
 				rc = policy_act(an, e, p, a->sample, &r, &act);
 			if (rc || (rc = env_step(e, act)))
@@ -383,7 +389,8 @@ int cli_eval_search(int argc, char **argv)
 		}
 		print_row(&a, when, ver, a.sample ? "policy~" : "policy", &tp,
 			  &header);
-		snprintf(label, sizeof label, "mcts:%llu", a.sims);
+		snprintf(label, sizeof label, "mcts%s:%llu", a.sample ? "~" : "",
+			 a.sims);
 		print_row(&a, when, ver, label, &tm, &header);
 	}
 	rc = CLI_OK;

@@ -387,10 +387,12 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 		 env_mcts_eval_fn eval, void *ctx, char *err, size_t errlen);
 void env_mcts_free(env_mcts *m); /* NULL is fine */
 /* Search from e's current state (not over) with o.sims simulations and
- * set *action to the most visited root action; visits[num_actions] (may
- * be NULL) gets the root's visit counts. Errors: LG_EINVAL (e over, or
- * not the env given to env_mcts_new), the evaluator's. Deterministic:
- * the same state and evaluator give the same move. */
-int env_mcts_act(env_mcts *m, const env *e, int *action, uint32_t *visits);
+ * set *action to the most visited root action (rng NULL: deterministic,
+ * the same state and evaluator give the same move) or to a sample in
+ * proportion to the root's visits (from rng); visits[num_actions] (may be
+ * NULL) gets the root's visit counts. Errors: LG_EINVAL (e over, or not
+ * the env given to env_mcts_new), the evaluator's. */
+int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
+		 uint32_t *visits);
 
 #endif

@@ -17,7 +17,8 @@
  * (one evaluator call, or the returns if it is terminal), and adds the
  * value, as seen by player 0, to every edge on the path, negated at
  * player 1's nodes (two players, zero-sum). The move is the most visited
- * root action (ties: the larger prior, then the lower index).
+ * root action (ties: the larger prior, then the lower index), or with a
+ * generator a sample in proportion to the root's visits.
  */
 #include "envs/env_internal.h"
 
@@ -244,7 +245,8 @@ static int simulate(env_mcts *m)
 	return 0;
 }
 
-int env_mcts_act(env_mcts *m, const env *e, int *action, uint32_t *visits)
+int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
+		 uint32_t *visits)
 {
 	size_t A;
 	double v0;
@@ -260,7 +262,16 @@ int env_mcts_act(env_mcts *m, const env *e, int *action, uint32_t *visits)
 	for (uint32_t s = 0; s < m->o.sims; s++)
 		if ((rc = simulate(m)))
 			return rc;
-	for (size_t a = 0; a < A; a++) {
+	if (rng) { /* a sample, in proportion to the visits */
+		uint64_t k = lg_rng_below(rng, m->total[0]);
+		for (size_t a = 0; a < A && best < 0; a++) {
+			if (k < m->n[a])
+				best = (int)a;
+			else
+				k -= m->n[a];
+		}
+	}
+	for (size_t a = 0; a < A && !rng; a++) {
 		if (m->p[a] < 0)
 			continue;
 		if (best < 0 || m->n[a] > m->n[best] ||

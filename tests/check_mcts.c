@@ -7,6 +7,7 @@
  * is deterministic; and it refuses games it cannot search.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,7 @@ START_TEST(finds_a_win_in_one)
 	play(e, (const int[]){ 0, 3, 1, 4 }, 4);
 	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
 				      sizeof err), 0);
-	ck_assert_int_eq(env_mcts_act(m, e, &a, visits), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, visits), 0);
 	ck_assert_int_eq(a, 2);
 	uint32_t sum = 0;
 	for (int i = 0; i < 9; i++)
@@ -131,7 +132,7 @@ START_TEST(blocks_a_loss_in_one)
 	play(e, (const int[]){ 0, 4, 1 }, 3);
 	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
 				      sizeof err), 0);
-	ck_assert_int_eq(env_mcts_act(m, e, &a, NULL), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL), 0);
 	ck_assert_int_eq(a, 2);
 	env_mcts_free(m);
 	env_free(e);
@@ -159,7 +160,7 @@ static int losses_vs_minimax(int sign, int seat, int games, uint32_t sims)
 		while (!env_is_terminal(e)) {
 			int p = env_current_player(e), a;
 			if (p == seat)
-				ck_assert_int_eq(env_mcts_act(m, e, &a, NULL),
+				ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL),
 						 0);
 			else
 				ck_assert_int_eq(env_baseline_act(b, e, p, &r,
@@ -206,10 +207,49 @@ START_TEST(deterministic)
 	play(e, (const int[]){ 4 }, 1);
 	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
 				      sizeof err), 0);
-	ck_assert_int_eq(env_mcts_act(m, e, &a1, v1), 0);
-	ck_assert_int_eq(env_mcts_act(m, e, &a2, v2), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a1, v1), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a2, v2), 0);
 	ck_assert_int_eq(a1, a2);
 	ck_assert(!memcmp(v1, v2, sizeof v1));
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
+/* With a generator the move is a sample in proportion to the root's
+ * visits: 2,000 searches from one state (the same visits each time),
+ * each action's frequency within 4.5 standard deviations of its share
+ * (sqrt(p (1 - p) / 2000)); never an occupied cell. */
+START_TEST(sampled_in_proportion_to_visits)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 40, 1.5 };
+	char err[256];
+	uint32_t v[9], count[9] = { 0 };
+	lg_rng r;
+	int a;
+	const int N = 2000;
+
+	play(e, (const int[]){ 4 }, 1);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, v), 0);
+	lg_rng_seed(&r, 11);
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(env_mcts_act(m, e, &r, &a, NULL), 0);
+		ck_assert(a >= 0 && a < 9 && a != 4);
+		count[a]++;
+	}
+	int spread = 0;
+	for (int i = 0; i < 9; i++) {
+		double p = v[i] / 40.0, f = count[i] / (double)N;
+		ck_assert_msg(fabs(f - p) <= 4.5 * sqrt(p * (1 - p) / N) + 1e-9,
+			      "action %d: %.4f sampled, %.4f of the visits", i,
+			      f, p);
+		spread += count[i] > 0;
+	}
+	ck_assert_int_ge(spread, 2); /* it is a sample, not the argmax */
 	env_mcts_free(m);
 	env_free(e);
 }
@@ -251,8 +291,8 @@ START_TEST(refuses_what_it_cannot_search)
 	/* the evaluator's error comes back; another env is refused */
 	ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval, NULL, err,
 				      sizeof err), 0);
-	ck_assert_int_eq(env_mcts_act(m, e, &a, NULL), LG_EIO);
-	ck_assert_int_eq(env_mcts_act(m, k, &a, NULL), LG_EINVAL);
+	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL), LG_EIO);
+	ck_assert_int_eq(env_mcts_act(m, k, NULL, &a, NULL), LG_EINVAL);
 	env_mcts_free(m);
 	env_free(k);
 	env_free(e);
@@ -356,6 +396,7 @@ Suite *suite_mcts(void)
 	tcase_add_test(t, exact_value_never_loses_to_minimax);
 	tcase_add_test(t, wrong_signed_value_loses);
 	tcase_add_test(t, deterministic);
+	tcase_add_test(t, sampled_in_proportion_to_visits);
 	tcase_add_test(t, refuses_what_it_cannot_search);
 	tcase_add_test(t, cli_eval_search);
 	suite_add_tcase(s, t);
