@@ -648,6 +648,13 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 			league_server_http_port(d->srv),
 			store_is_durable(d->st) ? "fsync at every commit"
 						: "no fsync (--nosync)");
+	if (!rc && league_server_login_code(d->srv)[0])
+		LG_INFO("daemon: HTTP beyond loopback needs the token: open "
+			"http://HOST:%u/login?code=%s once in a browser (it "
+			"sets a cookie; the code works once), or send "
+			"'Authorization: Bearer TOKEN'",
+			league_server_http_port(d->srv),
+			league_server_login_code(d->srv));
 	return rc;
 }
 

@@ -44,6 +44,8 @@ struct league_server {
 	struct league_server_opts o;
 	struct league_server_ops ops;
 	char listen[128], token[256], league[128], env[64], ports_file[512];
+	char login_code[33]; /* one use, beyond loopback; "" once used */
+	int http_open;       /* HTTP without the token: a loopback listener */
 	int lfd;
 	uint16_t port, http_port;
 	struct event *accept_ev, *tick_ev, *drain_ev;
@@ -345,12 +347,16 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- HTTP ------------------------------------------------------------- */
 
+static int http_allowed(league_server *s, struct evhttp_request *req);
+
 static void http_status(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 	struct evbuffer *out = evhttp_request_get_output_buffer(req);
 	lg_buf b = { 0 };
 
+	if (!http_allowed(s, req))
+		return;
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_send_error(req, 405, "GET only");
 		return;
@@ -405,10 +411,85 @@ static void http_reply(struct evhttp_request *req, const char *ctype,
 	evhttp_send_reply(req, 200, "OK", NULL);
 }
 
+/* Beyond loopback every endpoint needs the token: the header
+ * `Authorization: Bearer TOKEN` or the cookie `league_token=TOKEN` that
+ * the one-time login link sets. 1 if req may proceed; else a 401 has been
+ * sent. */
+static int http_allowed(league_server *s, struct evhttp_request *req)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *auth = evhttp_find_header(in, "Authorization");
+	const char *cookie = evhttp_find_header(in, "Cookie");
+
+	if (s->http_open)
+		return 1;
+	if (auth && !strncmp(auth, "Bearer ", 7) &&
+	    token_equal(auth + 7, s->token))
+		return 1;
+	for (const char *c = cookie; c && *c;) {
+		c += strspn(c, " ;");
+		size_t n = strcspn(c, ";");
+		if (n > 13 && !strncmp(c, "league_token=", 13)) {
+			char v[256];
+			snprintf(v, sizeof v, "%.*s", (int)(n - 13), c + 13);
+			if (token_equal(v, s->token))
+				return 1;
+		}
+		c += n;
+	}
+	static const char why[] =
+		"this league's HTTP needs its token: the header "
+		"'Authorization: Bearer TOKEN', or the cookie the login link "
+		"the daemon printed sets\n";
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	/* evhttp_send_error would drop the WWW-Authenticate header */
+	evhttp_add_header(h, "WWW-Authenticate", "Bearer");
+	evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
+	evbuffer_add(evhttp_request_get_output_buffer(req), why,
+		     sizeof why - 1);
+	evhttp_send_reply(req, 401, "Unauthorized", NULL);
+	return 0;
+}
+
+/* GET /login?code=CODE, once: set the token cookie and go to the page. */
+static void http_login(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+	struct evkeyvalq q;
+	const char *uri = evhttp_request_get_uri(req), *code, *qs;
+	char cookie[320];
+
+	qs = strchr(uri, '?');
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || !qs ||
+	    evhttp_parse_query_str(qs + 1, &q)) {
+		evhttp_send_error(req, 400, "GET /login?code=CODE");
+		return;
+	}
+	code = evhttp_find_header(&q, "code");
+	if (s->http_open || !s->login_code[0] || !code ||
+	    !token_equal(code, s->login_code)) {
+		evhttp_clear_headers(&q);
+		evhttp_send_error(req, 403, "no such login code (each is good "
+				  "once)");
+		return;
+	}
+	evhttp_clear_headers(&q);
+	s->login_code[0] = 0;
+	snprintf(cookie, sizeof cookie, "league_token=%s; Path=/; HttpOnly; "
+		 "SameSite=Strict", s->token);
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	evhttp_add_header(h, "Set-Cookie", cookie);
+	evhttp_add_header(h, "Location", "/");
+	evhttp_send_reply(req, 303, "See Other", NULL);
+}
+
 static void http_payoff(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 	lg_buf b = { 0 };
+
+	if (!http_allowed(s, req))
+		return;
 
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_send_error(req, 405, "GET only");
@@ -434,6 +515,8 @@ static void http_metrics(struct evhttp_request *req, void *arg)
 	lg_buf b = { 0 };
 	int rc;
 
+	if (!http_allowed(s, req))
+		return;
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_send_error(req, 405, "GET only");
 		return;
@@ -462,6 +545,8 @@ static void http_other(struct evhttp_request *req, void *arg)
 {
 	const char *uri = evhttp_request_get_uri(req);
 
+	if (!http_allowed(arg, req))
+		return;
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
 	    (!strcmp(uri, "/") || !strncmp(uri, "/?", 2) ||
 	     !strcmp(uri, "/index.html"))) {
@@ -523,6 +608,18 @@ int league_server_new(league_server **out, struct event_base *base,
 	s->started = lg_now_s();
 	snprintf(s->listen, sizeof s->listen, "%s", opts->listen);
 	snprintf(s->token, sizeof s->token, "%s", opts->token ? opts->token : "");
+	s->http_open = lg_is_loopback(opts->listen);
+	if (!s->http_open) {
+		uint8_t r[16];
+		if (lg_random_bytes(r, sizeof r)) {
+			lg_errf(err, errlen, "server: no random bytes for the "
+				"login code");
+			free(s);
+			return LG_EIO;
+		}
+		for (size_t i = 0; i < sizeof r; i++)
+			snprintf(s->login_code + 2 * i, 3, "%02x", r[i]);
+	}
 	snprintf(s->league, sizeof s->league, "%s",
 		 opts->league_name ? opts->league_name : "");
 	snprintf(s->env, sizeof s->env, "%s", opts->env_name ? opts->env_name : "");
@@ -569,6 +666,7 @@ int league_server_new(league_server **out, struct event_base *base,
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
+		evhttp_set_cb(s->http, "/login", http_login, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);
 		evhttp_set_max_body_size(s->http, 4096);
@@ -764,4 +862,9 @@ void league_session_set_data(league_session *ss, void *data)
 void *league_session_data(const league_session *ss)
 {
 	return ss->data;
+}
+
+const char *league_server_login_code(const league_server *s)
+{
+	return s->login_code;
 }

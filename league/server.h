@@ -82,6 +82,11 @@ uint16_t league_server_port(const league_server *s);
 uint16_t league_server_http_port(const league_server *s);
 /* Sessions in state ready. */
 size_t league_server_sessions(const league_server *s);
+/* HTTP beyond loopback: every endpoint needs the token (the header
+ * `Authorization: Bearer TOKEN`, or the cookie `league_token` that GET
+ * /login?code=CODE sets, for one use of this code: 32 hex digits drawn
+ * at start). "" on loopback (HTTP is open there) or once used. */
+const char *league_server_login_code(const league_server *s);
 /*
  * Drain: refuse new connections, send Shutdown{reason} to every session,
  * close each once flushed, and call done(arg) from the loop when all are

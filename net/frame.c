@@ -209,7 +209,13 @@ int net_connect_tcp(const char *host, uint16_t port, int *fd, char *err,
 int net_http_get(uint16_t port, const char *path, double timeout_s,
 		 char *out, size_t len)
 {
-	char req[256];
+	return net_http_get_hdr(port, path, NULL, timeout_s, out, len);
+}
+
+int net_http_get_hdr(uint16_t port, const char *path, const char *headers,
+		     double timeout_s, char *out, size_t len)
+{
+	char req[1024];
 	size_t used = 0;
 	int fd;
 
@@ -219,7 +225,8 @@ int net_http_get(uint16_t port, const char *path, double timeout_s,
 			      (suseconds_t)((timeout_s - (time_t)timeout_s) *
 					    1e6) };
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
+	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n%s\r\n", path,
+		 headers ? headers : "");
 	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
 		close(fd);
 		return -1;

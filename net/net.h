@@ -126,6 +126,9 @@ int net_connect_tcp(const char *host, uint16_t port, int *fd, char *err,
  * NUL-terminated, into out. 0, or -1 if connecting or sending failed. */
 int net_http_get(uint16_t port, const char *path, double timeout_s,
 		 char *out, size_t len);
+/* The same with extra header lines (each ending in \r\n; NULL: none). */
+int net_http_get_hdr(uint16_t port, const char *path, const char *headers,
+		     double timeout_s, char *out, size_t len);
 /* Blocking helpers for simple clients and tests: send one frame; receive
  * one frame within timeout_s (LG_ETIMEOUT, LG_ECLOSED, LG_EPROTO). */
 int net_send_blocking(int fd, const net_msg *m);

@@ -368,6 +368,78 @@ START_TEST(beyond_loopback_needs_token)
 }
 END_TEST
 
+/* Beyond loopback every HTTP endpoint wants the token: as a bearer
+ * header, or as the cookie the one-time login link sets. */
+START_TEST(http_beyond_loopback_needs_the_token)
+{
+	struct league_server_opts o = {
+		.listen = "0.0.0.0", .token = "s3cret", .heartbeat_s = 5,
+		.league_name = "t", .env_name = "rps", .hello_timeout_s = 1,
+	};
+	struct fixture f;
+	struct league_server_ops ops = { &f, on_msg, on_close, status_extra,
+					 payoff_json, NULL };
+	char err[256], code[64];
+	pid_t pid;
+
+	memset(&f, 0, sizeof f);
+	f.base = event_base_new();
+	ck_assert_msg(league_server_new(&f.srv, f.base, &o, &ops, err,
+					sizeof err) == 0, "%s", err);
+	snprintf(code, sizeof code, "%s", league_server_login_code(f.srv));
+	ck_assert_uint_eq(strlen(code), 32);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uint16_t hp = league_server_http_port(f.srv);
+		char body[8192], path[128];
+		static const char *const paths[] = { "/", "/status", "/payoff",
+						     "/metrics" };
+		for (int i = 0; i < 4; i++) {
+			if (net_http_get(hp, paths[i], 5, body, sizeof body) ||
+			    !strstr(body, " 401 ") ||
+			    !strstr(body, "WWW-Authenticate: Bearer")) {
+				fprintf(stderr, "%s: %s\n", paths[i], body);
+				_exit(10 + i);
+			}
+			if (net_http_get_hdr(hp, paths[i], "Authorization: Bearer "
+					     "s3cre\r\n", 5, body, sizeof body) ||
+			    !strstr(body, " 401 "))
+				_exit(20 + i);
+			if (net_http_get_hdr(hp, paths[i], "Authorization: Bearer "
+					     "s3cret\r\n", 5, body, sizeof body) ||
+			    !strstr(body, " 200 "))
+				_exit(30 + i);
+		}
+		if (net_http_get(hp, "/login?code=00", 5, body, sizeof body) ||
+		    !strstr(body, " 403 "))
+			_exit(40);
+		snprintf(path, sizeof path, "/login?code=%s", code);
+		if (net_http_get(hp, path, 5, body, sizeof body) ||
+		    !strstr(body, " 303 ") ||
+		    !strstr(body, "Set-Cookie: league_token=s3cret;") ||
+		    !strstr(body, "HttpOnly") || !strstr(body, "Location: /"))
+			_exit(41);
+		if (net_http_get(hp, path, 5, body, sizeof body) ||
+		    !strstr(body, " 403 ")) /* once */
+			_exit(42);
+		if (net_http_get_hdr(hp, "/status", "Cookie: a=b; league_token="
+				     "s3cret\r\n", 5, body, sizeof body) ||
+		    !strstr(body, " 200 "))
+			_exit(43);
+		if (net_http_get_hdr(hp, "/status", "Cookie: league_token=s3cre"
+				     "\r\n", 5, body, sizeof body) ||
+		    !strstr(body, " 401 "))
+			_exit(44);
+		_exit(0);
+	}
+	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_str_eq(league_server_login_code(f.srv), ""); /* used */
+	league_server_free(f.srv);
+	event_base_free(f.base);
+}
+END_TEST
+
 /* ---- the worker-side client ------------------------------------------- */
 
 static int client_job_request(net_client *c, uint64_t *id)
@@ -521,6 +593,7 @@ Suite *suite_server(void)
 	tcase_add_test(tc, http_status_reports_sessions);
 	tcase_add_test(tc, shutdown_tells_workers_and_drains);
 	tcase_add_test(tc, beyond_loopback_needs_token);
+	tcase_add_test(tc, http_beyond_loopback_needs_the_token);
 	tcase_add_test(tc, client_stays_alive_while_busy);
 	tcase_add_test(tc, client_auth_failure_is_final);
 	tcase_add_test(tc, client_reconnects_after_daemon_restart);

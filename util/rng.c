@@ -3,6 +3,8 @@
 #include "util.h"
 
 #include <math.h>
+#include <errno.h>
+#include <sys/random.h>
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -102,5 +104,21 @@ size_t lg_rng_categorical(lg_rng *r, const double *w, size_t n)
 	for (size_t i = n; i-- > 0;)
 		if (isfinite(w[i]) && w[i] > 0)
 			return i;
+	return 0;
+}
+
+int lg_random_bytes(void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return LG_EIO;
+		p += n;
+		len -= (size_t)n;
+	}
 	return 0;
 }

@@ -100,6 +100,10 @@ void lg_rng_seed(lg_rng *r, uint64_t seed);
 /* Derive an independent stream: seed mixed with a stream number. */
 void lg_rng_seed2(lg_rng *r, uint64_t seed, uint64_t stream);
 uint64_t lg_rng_u64(lg_rng *r);
+/* len bytes from the kernel's generator (getrandom), for secrets, never
+ * for anything a seed must reproduce. LG_EIO if it fails. */
+int lg_random_bytes(void *buf, size_t len);
+
 /* Uniform double in [0, 1) with 53 random bits. */
 double lg_rng_double(lg_rng *r);
 /* Uniform float in [0, 1) with 24 random bits. */
