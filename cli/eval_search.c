@@ -285,7 +285,7 @@ int cli_eval_search(int argc, char **argv)
 	store *st = NULL;
 	store_txn *t = NULL;
 	size_t nrows = 0;
-	char err[512];
+	char err[512] = "";
 	int rc, header = 0;
 
 	if ((rc = parse(argc, argv, &a)))
@@ -370,9 +370,11 @@ int cli_eval_search(int argc, char **argv)
 			rc = CLI_FAIL;
 			goto out;
 		}
+		int search_rc = 0;
+		err[0] = 0;
 		if (!(rc = nn_ws_new(&an.ws, an.net, 1)))
-			rc = env_mcts_new(&m, e, &mo, net_eval, &an, err,
-					  sizeof err);
+			rc = search_rc = env_mcts_new(&m, e, &mo, net_eval, &an,
+						      err, sizeof err);
 		if (!rc)
 			rc = play(e, b, NULL, &an, &a, &tp);
 		if (!rc)
@@ -381,10 +383,12 @@ int cli_eval_search(int argc, char **argv)
 		nn_ws_free(an.ws);
 		nn_free(an.net);
 		if (rc) {
-			fprintf(stderr, "league eval search: version %u: %s "
-				"(%d)\n", ver,
-				rc == LG_EUNSUPP ? err : lg_strerror(rc), rc);
-			rc = rc == LG_EUNSUPP ? CLI_USAGE : CLI_FAIL;
+			/* err holds a message only when the search refused
+			 * the game; a search that failed says its code */
+			fprintf(stderr, "league eval search: version %u: %s\n",
+				ver, search_rc && err[0] ? err
+							 : lg_strerror(rc));
+			rc = search_rc == LG_EUNSUPP ? CLI_USAGE : CLI_FAIL;
 			goto out;
 		}
 		print_row(&a, when, ver, a.sample ? "policy~" : "policy", &tp,

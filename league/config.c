@@ -421,6 +421,7 @@ static int parse_layer_body(struct parser *p, struct cfg_layer *l,
 	const char *kind = layer_names[l->kind];
 	int conv = l->kind != CFG_LAYER_DENSE;
 	int have_pad = 0, have_size = 0;
+	unsigned seen = 0;
 	yaml_event_t ev, vev;
 	char what[64];
 	int rc;
@@ -464,6 +465,18 @@ static int parse_layer_body(struct parser *p, struct cfg_layer *l,
 		else if (!strcmp(key, "activation") &&
 			 l->kind == CFG_LAYER_RESIDUAL)
 			is_act = 1;
+		unsigned bit = 1u << (dst == &l->size      ? 0
+				      : dst == &l->kernel  ? 1
+				      : dst == &l->stride  ? 2
+				      : dst == &l->padding ? 3
+							   : 4);
+		if ((dst || is_act) && (seen & bit)) {
+			rc = perr(p, &fat, "model.layers: %s: duplicate field "
+				  "'%s'", kind, key);
+			yaml_event_delete(&ev);
+			return rc;
+		}
+		seen |= bit;
 		if (!dst && !is_act) {
 			rc = perr(p, &fat, "model.layers: %s: unknown field "
 				  "'%s' (%s)", kind, key,
@@ -824,20 +837,16 @@ static int layer_err(struct parser *p, uint32_t i, const char *fmt, ...)
  * builds: the first that is not names its last layer. */
 static int check_layers(struct parser *p, const struct env_spec *spec)
 {
-	static const char *const shorthand[] = {
-		"model.hidden", "model.activation", "model.conv",
-		"model.conv_kernel", "model.conv_stride", "model.conv_padding"
-	};
 	struct cfg_layers *ls = &p->c->model.layers;
 	uint32_t n = ls->n;
 	struct nn_shape s;
 	char msg[256];
 
-	for (size_t i = 0; i < LG_ARRAY_LEN(shorthand); i++) {
-		const struct cfg_key *k = cfg_key_find(shorthand[i]);
+	for (size_t i = 0; cfg_model_shorthand[i]; i++) {
+		const struct cfg_key *k = cfg_key_find(cfg_model_shorthand[i]);
 		if (p->marks[k - cfg_keys(NULL)].line)
-			return verr(p, shorthand[i], "model.layers replaces "
-				    "this key: give one or the other");
+			return verr(p, cfg_model_shorthand[i], "model.layers "
+				    "replaces this key: give one or the other");
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t kind = ls->v[i].kind;

@@ -168,8 +168,11 @@ static int common_depth(const char *a, const char *b)
  * replaces (the parser refuses both together). */
 static int shadowed(const struct cfg *c, const struct cfg_key *k)
 {
-	return c && c->model.layers.n && !strncmp(k->path, "model.", 6) &&
-	       strcmp(k->path, "model.layers");
+	for (size_t i = 0; c && c->model.layers.n && cfg_model_shorthand[i];
+	     i++)
+		if (!strcmp(k->path, cfg_model_shorthand[i]))
+			return 1;
+	return 0;
 }
 
 /* Nested YAML of the whole table: with c == NULL and defaults set, the

@@ -11,6 +11,9 @@
 /* The table has at most this many keys (asserted beside it). */
 #define CFG_KEYS_MAX 256
 
+/* The model.* keys a model.layers list replaces (NULL-terminated). */
+extern const char *const cfg_model_shorthand[];
+
 /* The row of a dotted key path, or NULL. */
 const struct cfg_key *cfg_key_find(const char *path);
 /* 1 when path is a section: a proper dotted prefix of some key. */

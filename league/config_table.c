@@ -20,6 +20,11 @@ static const char *const weight_names[] = { "squared", "variance", "linear",
 static const char *const mode_names[] = { "serial", "sync", "async", NULL };
 static const char *const prior_names[] = { "half", "beta", NULL };
 
+const char *const cfg_model_shorthand[] = {
+	"model.hidden", "model.activation", "model.conv",
+	"model.conv_kernel", "model.conv_stride", "model.conv_padding", NULL
+};
+
 /* Caps in doc text, so the prose follows the number. */
 #define STR_(x) #x
 #define XSTR(x) STR_(x)

@@ -620,7 +620,7 @@ static void shard_run(struct shard *sh)
 			    0.0f, dx, (int)in);
 activation:
 		/* the block's skip reaches its input (layer l's) here */
-		if (net->skip[l + 1])
+		if (l + 1 < L && net->skip[l + 1])
 			for (size_t i = 0; i < n * in; i++)
 				dx[i] += sh->dskip[i];
 		/* through the activation of layer l-1's output */

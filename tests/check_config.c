@@ -108,6 +108,7 @@ static const struct {
 	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, stride: 0}\n", "t.yaml:3:35: model.layers: conv2d.stride: expected a whole number in [1, 8], got '0'" },
 	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, dilation: 2}\n", "t.yaml:3:27: model.layers: conv2d: unknown field 'dilation'" },
 	{ "env: {name: connect4}\nmodel:\n  - conv2d: {kernel: 3}\n", "t.yaml:3:5: model.layers: conv2d: needs channels" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: {channels: 4, channels: 8}\n", "t.yaml:3:27: model.layers: conv2d: duplicate field 'channels'" },
 	{ "env: {name: connect4}\nmodel:\n  - residual: {channels: 4, activation: sigmoid}\n", "t.yaml:3:41: model.layers: residual.activation: expected relu or tanh, got 'sigmoid'" },
 	{ "env: {name: connect4}\nmodel:\n  - {conv2d: 4, dense: 8}\n", "model.layers: one layer per entry" },
 	{ "env: {name: connect4}\nmodel:\n  - conv2d: 8\n  - residual: 4\n", "t.yaml:4:5: model.layers: residual: residual block 1: its input has 8 channels, the block 4" },

@@ -442,6 +442,37 @@ START_TEST(residual_files_and_inference)
 			ck_assert(fabsf(pa[i * 4 + k] - pb[k]) < 1e-5f);
 		ck_assert(fabsf(va[i] - vb[0]) < 1e-4f * (1 + fabsf(vb[0])));
 	}
+	/* inference (forward_ws: three buffers in turn) against the PPO
+	 * forward (shard_run: a buffer per layer), which gradcheck_residual
+	 * ties to the double reference: the behaviour log-probabilities and
+	 * values inference gives make a minibatch with ratio 1 and no value
+	 * error */
+	{
+		struct ppo_opts po;
+		ppo *pp = NULL;
+		nn *copy = NULL;
+		struct ppo_stats st;
+		int32_t act[11];
+		float lp[11], adv[11];
+		ppo_opts_default(&po);
+		po.threads = 1;
+		ck_assert_int_eq(nn_clone(&copy, a), 0);
+		ck_assert_msg(ppo_new(&pp, copy, &s, &po, 1, err, sizeof err) ==
+				      0, "%s", err);
+		for (size_t i = 0; i < n; i++) {
+			act[i] = (int32_t)(i % 4);
+			lp[i] = logf(pa[i * 4 + (size_t)act[i]]);
+			adv[i] = (float)lg_rng_normal(&r);
+		}
+		struct ppo_minibatch mb = { n, obs, mask, act, lp, va, adv, va,
+					    NULL };
+		ck_assert_int_eq(ppo_loss_grad(pp, &mb, &st), 0);
+		ck_assert_msg(fabs(st.approx_kl) < 1e-6 && st.clip_frac == 0 &&
+				      st.value_loss < 1e-9,
+			      "kl %g clip %g value loss %g", st.approx_kl,
+			      st.clip_frac, st.value_loss);
+		ppo_free(pp);
+	}
 	/* bad version 3 headers: each refused as corrupt, naming why */
 	static const struct {
 		size_t off;
