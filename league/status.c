@@ -90,72 +90,67 @@ static int metric(lg_buf *b, const char *name, const char *type,
 			     name, help, name, type, name, v);
 }
 
-/* A family with one sample per learning player, labelled by its id and
- * role; what(p, id) is the value. */
-static int learner_metric(league_daemon *d, lg_buf *b, const char *name,
-			  const char *type, const char *help,
-			  double (*what)(league_daemon *, uint32_t,
-					 const struct brain_player *))
-{
-	int rc = lg_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
-			       name, type);
+/* The per-learner families: one sample per learning player, labelled
+ * by its id and role. */
+enum learner_field { LF_STEPS, LF_VERSION, LF_SNAPSHOTS, LF_RESETS, LF_ELO,
+		     LF_CONNECTED };
 
-	for (uint32_t i = 0; !rc && i < d->nlearners; i++) {
-		struct brain_player p;
-		if (!d->learners[i].is_learner ||
-		    brain_player_info(d->br, i, &p))
-			continue;
-		rc = lg_buf_printf(b, "%s{learner=\"%u\",role=\"%s\"} %.17g\n",
-				   name, i, brain_role_name(p.role),
-				   what(d, i, &p));
+static const struct {
+	const char *name, *type, *help;
+	enum learner_field what;
+} learner_families[] = {
+	{ "league_learner_steps_total", "counter",
+	  "A learning player's env steps.", LF_STEPS },
+	{ "league_learner_version", "gauge",
+	  "A learning player's parameter version.", LF_VERSION },
+	{ "league_learner_snapshots_total", "counter",
+	  "Snapshots a learning player froze.", LF_SNAPSHOTS },
+	{ "league_learner_resets_total", "counter",
+	  "Times a learning player was reset.", LF_RESETS },
+	{ "league_learner_elo", "gauge", "A learning player's Elo rating.",
+	  LF_ELO },
+	{ "league_learner_connected", "gauge",
+	  "1 while a learner process holds the player.", LF_CONNECTED },
+};
+
+static double learner_value(league_daemon *d, uint32_t i,
+			    const struct brain_player *p,
+			    enum learner_field what)
+{
+	switch (what) {
+	case LF_STEPS: return (double)p->steps;
+	case LF_VERSION: return p->version;
+	case LF_SNAPSHOTS: return p->snapshots;
+	case LF_RESETS: return p->resets;
+	case LF_ELO: return payoff_elo(brain_payoff(d->br), i);
+	case LF_CONNECTED: return d->learners[i].owner != NULL;
+	}
+	return 0;
+}
+
+static int learner_metrics(league_daemon *d, lg_buf *b)
+{
+	int rc = 0;
+
+	for (size_t f = 0; !rc && f < LG_ARRAY_LEN(learner_families); f++) {
+		rc = lg_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n",
+				   learner_families[f].name,
+				   learner_families[f].help,
+				   learner_families[f].name,
+				   learner_families[f].type);
+		for (uint32_t i = 0; !rc && i < d->nlearners; i++) {
+			struct brain_player p;
+			if (!d->learners[i].is_learner ||
+			    brain_player_info(d->br, i, &p))
+				continue;
+			rc = lg_buf_printf(b, "%s{learner=\"%u\",role=\"%s\"} "
+					   "%.17g\n", learner_families[f].name,
+					   i, brain_role_name(p.role),
+					   learner_value(d, i, &p,
+							 learner_families[f].what));
+		}
 	}
 	return rc;
-}
-
-static double m_steps(league_daemon *d, uint32_t i,
-		      const struct brain_player *p)
-{
-	(void)d;
-	(void)i;
-	return (double)p->steps;
-}
-
-static double m_version(league_daemon *d, uint32_t i,
-			const struct brain_player *p)
-{
-	(void)d;
-	(void)i;
-	return p->version;
-}
-
-static double m_snapshots(league_daemon *d, uint32_t i,
-			  const struct brain_player *p)
-{
-	(void)d;
-	(void)i;
-	return p->snapshots;
-}
-
-static double m_resets(league_daemon *d, uint32_t i,
-		       const struct brain_player *p)
-{
-	(void)d;
-	(void)i;
-	return p->resets;
-}
-
-static double m_elo(league_daemon *d, uint32_t i,
-		    const struct brain_player *p)
-{
-	(void)p;
-	return payoff_elo(brain_payoff(d->br), i);
-}
-
-static double m_connected(league_daemon *d, uint32_t i,
-			  const struct brain_player *p)
-{
-	(void)p;
-	return d->learners[i].owner != NULL;
 }
 
 int daemon_metrics_text(void *ctx, lg_buf *b)
@@ -205,23 +200,7 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 	rc = rc ? rc : metric(b, "league_snapshots", "gauge",
 			      "Frozen snapshots.",
 			      (double)brain_snapshot_count(d->br));
-	rc = rc ? rc : learner_metric(d, b, "league_learner_steps_total",
-				      "counter", "A learning player's env "
-				      "steps.", m_steps);
-	rc = rc ? rc : learner_metric(d, b, "league_learner_version", "gauge",
-				      "A learning player's parameter version.",
-				      m_version);
-	rc = rc ? rc : learner_metric(d, b, "league_learner_snapshots_total",
-				      "counter", "Snapshots a learning player "
-				      "froze.", m_snapshots);
-	rc = rc ? rc : learner_metric(d, b, "league_learner_resets_total",
-				      "counter", "Times a learning player was "
-				      "reset.", m_resets);
-	rc = rc ? rc : learner_metric(d, b, "league_learner_elo", "gauge",
-				      "A learning player's Elo rating.", m_elo);
-	rc = rc ? rc : learner_metric(d, b, "league_learner_connected",
-				      "gauge", "1 while a learner process "
-				      "holds the player.", m_connected);
+	rc = rc ? rc : learner_metrics(d, b);
 	if (!rc && e->have) {
 		const char *kind[] = { "main", "league", "oracle_mix", "avg" };
 		double v[] = { e->main, e->league, e->oracle_mix, e->avg };

@@ -364,6 +364,28 @@ START_TEST(gradcheck_conv)
 }
 END_TEST
 
+/* A new net of shape s, saved as file `version` (header bytes
+ * `header`), loaded back into *b: the same shape and the same bits. */
+static void save_and_load(const struct nn_shape *s, uint64_t seed,
+			  uint32_t version, size_t header, nn **a, nn **b,
+			  lg_buf *buf)
+{
+	char err[256];
+	size_t np, npb;
+
+	ck_assert_int_eq(nn_new(a, s, seed), 0);
+	ck_assert_int_eq(nn_save(*a, buf), 0);
+	ck_assert_uint_eq(lg_get_le32(buf->data + 4), version);
+	const float *x = nn_params_const(*a, &np);
+	ck_assert_uint_eq(buf->len, header + 4 * np);
+	ck_assert_msg(nn_load(b, buf->data, buf->len, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert(!memcmp(nn_shape_of(*a), nn_shape_of(*b), sizeof *s));
+	const float *y = nn_params_const(*b, &npb);
+	ck_assert_uint_eq(np, npb);
+	ck_assert(!memcmp(x, y, np * sizeof *x));
+}
+
 static struct nn_shape conv_shape(void);
 
 /* Residual blocks and per-layer activations: a 3-channel convolution, a
@@ -406,22 +428,13 @@ START_TEST(residual_files_and_inference)
 	nn_ws *wa = NULL, *wb = NULL;
 	lg_buf buf = { 0 };
 	char err[256];
-	size_t n = 11, np, npb;
+	size_t n = 11, np;
 	float obs[11 * 40], pa[11 * 4], pb[4], va[11], vb[1];
 	uint8_t mask[11 * 4];
 	lg_rng r;
 
-	ck_assert_int_eq(nn_new(&a, &s, 9), 0);
-	ck_assert_int_eq(nn_save(a, &buf), 0);
-	ck_assert_uint_eq(lg_get_le32(buf.data + 4), NN_FILE_VERSION3);
+	save_and_load(&s, 9, NN_FILE_VERSION3, NN_FILE_HEADER3, &a, &b, &buf);
 	nn_params(a, &np);
-	ck_assert_uint_eq(buf.len, NN_FILE_HEADER3 + 4 * np);
-	ck_assert_msg(nn_load(&b, buf.data, buf.len, err, sizeof err) == 0,
-		      "%s", err);
-	ck_assert(!memcmp(nn_shape_of(a), nn_shape_of(b), sizeof s));
-	const float *x = nn_params_const(a, &np), *y = nn_params_const(b, &npb);
-	ck_assert_uint_eq(np, npb);
-	ck_assert(!memcmp(x, y, np * sizeof *x));
 	/* weights large enough that the skips and activations matter */
 	lg_rng_seed(&r, 4);
 	float *pw = nn_params(a, &np);
@@ -553,22 +566,12 @@ START_TEST(conv_net_files_and_inference)
 	nn_ws *wa = NULL, *wb = NULL;
 	lg_buf buf = { 0 };
 	char err[256];
-	size_t n = 13, np, npb;
+	size_t n = 13;
 	float obs[13 * 126], pa[13 * 7], pb[7], va[13], vb[1];
 	uint8_t mask[13 * 7];
 	lg_rng r;
 
-	ck_assert_int_eq(nn_new(&a, &s, 5), 0);
-	ck_assert_int_eq(nn_save(a, &buf), 0);
-	ck_assert_uint_eq(lg_get_le32(buf.data + 4), NN_FILE_VERSION2);
-	nn_params(a, &np);
-	ck_assert_uint_eq(buf.len, NN_FILE_HEADER2 + 4 * np);
-	ck_assert_msg(nn_load(&b, buf.data, buf.len, err, sizeof err) == 0,
-		      "%s", err);
-	ck_assert(!memcmp(nn_shape_of(a), nn_shape_of(b), sizeof s));
-	const float *x = nn_params_const(a, &np), *y = nn_params_const(b, &npb);
-	ck_assert_uint_eq(np, npb);
-	ck_assert(!memcmp(x, y, np * sizeof *x));
+	save_and_load(&s, 5, NN_FILE_VERSION2, NN_FILE_HEADER2, &a, &b, &buf);
 	lg_rng_seed(&r, 3);
 	for (size_t i = 0; i < n * 126; i++)
 		obs[i] = (float)(lg_rng_u64(&r) % 3 == 0);
