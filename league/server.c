@@ -411,20 +411,15 @@ static void http_reply(struct evhttp_request *req, const char *ctype,
 	evhttp_send_reply(req, 200, "OK", NULL);
 }
 
-/* Beyond loopback every endpoint needs the token: the header
- * `Authorization: Bearer TOKEN` or the cookie `league_token=TOKEN` that
- * the one-time login link sets. 1 if req may proceed; else a 401 has been
- * sent. */
-static int http_allowed(league_server *s, struct evhttp_request *req)
+/* Beyond loopback every endpoint needs the token (league_http_token_ok,
+ * server.h). */
+int league_http_token_ok(struct evhttp_request *req, const char *token)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *auth = evhttp_find_header(in, "Authorization");
 	const char *cookie = evhttp_find_header(in, "Cookie");
 
-	if (s->http_open)
-		return 1;
-	if (auth && !strncmp(auth, "Bearer ", 7) &&
-	    token_equal(auth + 7, s->token))
+	if (auth && !strncmp(auth, "Bearer ", 7) && token_equal(auth + 7, token))
 		return 1;
 	for (const char *c = cookie; c && *c;) {
 		c += strspn(c, " ;");
@@ -432,7 +427,7 @@ static int http_allowed(league_server *s, struct evhttp_request *req)
 		if (n > 13 && !strncmp(c, "league_token=", 13)) {
 			char v[256];
 			snprintf(v, sizeof v, "%.*s", (int)(n - 13), c + 13);
-			if (token_equal(v, s->token))
+			if (token_equal(v, token))
 				return 1;
 		}
 		c += n;
@@ -449,6 +444,11 @@ static int http_allowed(league_server *s, struct evhttp_request *req)
 		     sizeof why - 1);
 	evhttp_send_reply(req, 401, "Unauthorized", NULL);
 	return 0;
+}
+
+static int http_allowed(league_server *s, struct evhttp_request *req)
+{
+	return s->http_open || league_http_token_ok(req, s->token);
 }
 
 /* GET /login?code=CODE, once: set the token cookie and go to the page. */

@@ -87,6 +87,12 @@ size_t league_server_sessions(const league_server *s);
  * /login?code=CODE sets, for one use of this code: 32 hex digits drawn
  * at start). "" on loopback (HTTP is open there) or once used. */
 const char *league_server_login_code(const league_server *s);
+/* 1 if req carries token (the header `Authorization: Bearer TOKEN` or the
+ * cookie `league_token=TOKEN`; compared in constant time); else 0, with
+ * a 401 and `WWW-Authenticate: Bearer` sent. For every HTTP server of
+ * league that listens beyond loopback (the daemon's, `league inspect`). */
+struct evhttp_request;
+int league_http_token_ok(struct evhttp_request *req, const char *token);
 /*
  * Drain: refuse new connections, send Shutdown{reason} to every session,
  * close each once flushed, and call done(arg) from the loop when all are

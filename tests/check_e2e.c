@@ -252,9 +252,85 @@ START_TEST(dead_collector_job_goes_to_the_next)
 }
 END_TEST
 
+/* The whole of a file (at most len - 1 bytes); its length. */
+static size_t slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	ck_assert_msg(f != NULL, "%s", path);
+	n = fread(buf, 1, len - 1, f);
+	ck_assert(feof(f));
+	fclose(f);
+	buf[n] = 0;
+	return n;
+}
+
+/* `league inspect DIR` on a stopped league: /payoff is what `league
+ * payoff DIR --format json` prints, /status has its players, / is the
+ * page, SIGTERM stops it cleanly, and the store's bytes are unchanged. */
+static void inspect_stopped_league(const char *dir)
+{
+	static char before[1 << 22], after[1 << 22];
+	char mdb[300], ports[300], line[128], body[65536], cli[65536];
+	char err[1024];
+	size_t nb, na;
+	unsigned hp = 0;
+	long ipid = 0;
+	pid_t pid;
+	FILE *f;
+	int st;
+
+	snprintf(mdb, sizeof mdb, "%s/data.mdb", dir);
+	snprintf(ports, sizeof ports, "%s.iports", dir);
+	nb = slurp(mdb, before, sizeof before);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		const char *argv[] = { "league", "inspect", dir, "--port", "0",
+				       "--ports-file", ports, NULL };
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	double t0 = lg_now_s();
+	while (!(f = fopen(ports, "r"))) {
+		ck_assert_msg(waitpid(pid, &st, WNOHANG) == 0, "inspect died");
+		ck_assert_msg(lg_now_s() - t0 < 10, "inspect never listened");
+		lg_sleep_s(0.01);
+	}
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "http_port %u", &hp) != 1)
+			sscanf(line, "pid %ld", &ipid);
+	fclose(f);
+	ck_assert_int_eq(ipid, pid);
+	const char *pay[] = { "payoff", dir, "--format", "json", NULL };
+	ck_assert_int_eq(tu_run_league(cli, sizeof cli, err, sizeof err, pay),
+			 0);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff", 5, body,
+				      sizeof body), 0);
+	char *json = strstr(body, "\r\n\r\n");
+	ck_assert_ptr_nonnull(json);
+	ck_assert_str_eq(json + 4, cli);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/status", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "\"inspect\": true") &&
+			      strstr(body, "\"role\": \"main\""), "%s", body);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/", 5, body,
+				      sizeof body), 0);
+	ck_assert_ptr_nonnull(strstr(body, "fetch(\"/payoff\")"));
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	na = slurp(mdb, after, sizeof after);
+	ck_assert_uint_eq(na, nb);
+	ck_assert(!memcmp(before, after, nb)); /* nothing written */
+}
+
 /* GET /metrics after a few jobs: Prometheus' own parser reads it (every
  * family with HELP and TYPE), and the counters are the status's. */
-START_TEST(metrics_parse_as_prometheus)
+START_TEST(metrics_parse_then_inspect_reads_only)
 {
 	char dir[128], cfg[256], path[300], cmd[700], line[512];
 	char body[65536], status[16384];
@@ -327,6 +403,7 @@ START_TEST(metrics_parse_as_prometheus)
 	for (int i = 0; i < d.nlearners; i++)
 		tp_close(&learners[i]);
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	inspect_stopped_league(dir);
 	dir[strlen(dir) - strlen("/league")] = 0;
 	tu_rmrf(dir);
 }
@@ -880,7 +957,7 @@ Suite *suite_e2e(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
-	tcase_add_test(t, metrics_parse_as_prometheus);
+	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);

@@ -1,0 +1,302 @@
+/*
+ * cli/cmd_inspect.c: `league inspect DIR`, the live page of any league
+ * directory, running or stopped, read-only: LMDB opened read-only, the
+ * league loaded from it (again at most once a second, so a running
+ * league's page moves), nothing written. It serves what the daemon's
+ * HTTP port serves for the page: `/` (the same page), `/payoff` (the same
+ * object as `league payoff DIR --format json`) and `/status` (the
+ * players' counters and ratings; `inspect: true`). Beyond loopback it
+ * needs LEAGUE_TOKEN and every request must carry it (server.h,
+ * league_http_token_ok).
+ */
+#include "cli/cli.h"
+#include "league/server.h"
+#include "payoff/payoff.h"
+#include "players/players.h"
+#include "storage/storage.h"
+#include "util/util.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/buffer.h>
+#include <event2/keyvalq_struct.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#define INSPECT_RELOAD_S 1.0
+
+struct inspector {
+	const char *dir;
+	char token[256];
+	int open; /* loopback: no token */
+	store *st;
+	brain *br;
+	double loaded, started;
+	char err[512];
+};
+
+/* The league as the store holds it now (at most once a second). */
+static int reload(struct inspector *in)
+{
+	brain *b = NULL;
+
+	if (in->br && lg_now_s() - in->loaded < INSPECT_RELOAD_S)
+		return 0;
+	if (brain_open(&b, in->st, NULL, in->err, sizeof in->err)) {
+		LG_WARN("inspect: %s: %s", in->dir, in->err);
+		return in->br ? 0 : -1; /* keep serving the last one */
+	}
+	brain_close(in->br);
+	in->br = b;
+	in->loaded = lg_now_s();
+	return 0;
+}
+
+static void reply(struct evhttp_request *req, const char *ctype,
+		  const lg_buf *b)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Content-Type", ctype);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evbuffer_add(evhttp_request_get_output_buffer(req), b->data, b->len);
+	evhttp_send_reply(req, 200, "OK", NULL);
+}
+
+/* A GET the token allows, with the league loaded; else the reply is
+ * already sent. */
+static int begin(struct inspector *in, struct evhttp_request *req)
+{
+	if (!in->open && !league_http_token_ok(req, in->token))
+		return 0;
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return 0;
+	}
+	if (reload(in)) {
+		evhttp_send_error(req, 503, "the league cannot be read");
+		return 0;
+	}
+	return 1;
+}
+
+static void http_payoff(struct evhttp_request *req, void *arg)
+{
+	struct inspector *in = arg;
+	lg_buf b = { 0 };
+	uint32_t n, *ids;
+
+	if (!begin(in, req))
+		return;
+	n = brain_count(in->br);
+	if (!(ids = malloc(sizeof *ids * (n ? n : 1)))) {
+		evhttp_send_error(req, 500, "out of memory");
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = i;
+	if (brain_payoff_json(in->br, ids, n, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, "payoff matrix unavailable");
+	else
+		reply(req, "application/json", &b);
+	free(ids);
+	lg_buf_free(&b);
+}
+
+static void http_status(struct evhttp_request *req, void *arg)
+{
+	struct inspector *in = arg;
+	lg_buf b = { 0 };
+	int first = 1, rc;
+
+	if (!begin(in, req))
+		return;
+	rc = lg_buf_printf(&b, "{\"inspect\": true, \"league\": ");
+	rc = rc ? rc : lg_buf_json_str(&b, in->dir);
+	rc = rc ? rc : lg_buf_printf(&b, ", \"env\": \"\", \"uptime_s\": %.1f, "
+				     "\"players\": %u, \"snapshots\": %llu, "
+				     "\"learners\": [",
+				     lg_now_s() - in->started,
+				     brain_count(in->br),
+				     (unsigned long long)
+					     brain_snapshot_count(in->br));
+	for (uint32_t i = 0; !rc && i < brain_count(in->br); i++) {
+		struct brain_player p;
+		if (brain_player_info(in->br, i, &p) ||
+		    p.role == BRAIN_ROLE_HISTORICAL)
+			continue;
+		rc = lg_buf_printf(&b, "%s{\"id\": %u, \"role\": \"%s\", "
+				   "\"steps\": %llu, \"version\": %u, "
+				   "\"snapshots\": %u, \"resets\": %u, "
+				   "\"elo\": %.1f}", first ? "" : ", ", i,
+				   brain_role_name(p.role),
+				   (unsigned long long)p.steps, p.version,
+				   p.snapshots, p.resets,
+				   payoff_elo(brain_payoff(in->br), i));
+		first = 0;
+	}
+	rc = rc ? rc : lg_buf_printf(&b, "]}\n");
+	if (rc)
+		evhttp_send_error(req, 500, "out of memory");
+	else
+		reply(req, "application/json", &b);
+	lg_buf_free(&b);
+}
+
+static void http_other(struct evhttp_request *req, void *arg)
+{
+	struct inspector *in = arg;
+	const char *uri = evhttp_request_get_uri(req);
+	lg_buf page = { (uint8_t *)(uintptr_t)league_web_page,
+			strlen(league_web_page), 0 };
+
+	if (!in->open && !league_http_token_ok(req, in->token))
+		return;
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	    (!strcmp(uri, "/") || !strncmp(uri, "/?", 2) ||
+	     !strcmp(uri, "/index.html"))) {
+		reply(req, "text/html; charset=utf-8", &page);
+		return;
+	}
+	evhttp_send_error(req, 404, "try /, /status or /payoff");
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "ports-file", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct inspector in = { 0 };
+	struct store_opts so = { .flags = STORE_RDONLY };
+	const char *listen = "127.0.0.1", *ports = NULL, *tok;
+	unsigned long long port = 0;
+	struct event_base *base = NULL;
+	struct evhttp *http = NULL;
+	struct evhttp_bound_socket *h;
+	struct event *sigint = NULL, *sigterm = NULL;
+	int ch, rc = CLI_FAIL;
+
+	while ((ch = cli_getopt(argc, argv, "inspect", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'l': listen = optarg; break;
+		case 'p':
+			if (cli_opt_u64("inspect", "--port", optarg, 0, 65535,
+					&port))
+				return CLI_USAGE;
+			break;
+		case 'f': ports = optarg; break;
+		default: return cli_usage_error("inspect", "unexpected option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("inspect", "expected one league DIR");
+	in.dir = argv[optind];
+	in.open = lg_is_loopback(listen);
+	tok = getenv("LEAGUE_TOKEN");
+	if (!in.open && (!tok || !*tok || strlen(tok) >= sizeof in.token))
+		return cli_usage_error("inspect", "listening on %s needs "
+				       "LEAGUE_TOKEN (at most %zu bytes), "
+				       "which every request must then carry",
+				       listen, sizeof in.token - 1);
+	if (tok)
+		snprintf(in.token, sizeof in.token, "%s", tok);
+	if (store_open(&in.st, in.dir, &so, in.err, sizeof in.err)) {
+		fprintf(stderr, "league inspect: %s\n", in.err);
+		return CLI_USAGE;
+	}
+	if (reload(&in)) {
+		fprintf(stderr, "league inspect: %s: %s\n", in.dir, in.err);
+		goto out;
+	}
+	in.started = lg_now_s();
+	base = event_base_new();
+	http = base ? evhttp_new(base) : NULL;
+	if (!http || !(h = evhttp_bind_socket_with_handle(http, listen,
+							   (uint16_t)port))) {
+		fprintf(stderr, "league inspect: cannot listen on %s:%llu\n",
+			listen, port);
+		goto out;
+	}
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss, &sl);
+	unsigned bound = ntohs(ss.ss_family == AF_INET6
+				       ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				       : ((struct sockaddr_in *)&ss)->sin_port);
+	evhttp_set_cb(http, "/status", http_status, &in);
+	evhttp_set_cb(http, "/payoff", http_payoff, &in);
+	evhttp_set_gencb(http, http_other, &in);
+	evhttp_set_max_body_size(http, 4096);
+	evhttp_set_timeout(http, 10);
+	sigint = evsignal_new(base, SIGINT, on_signal, base);
+	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+	if (!sigint || !sigterm || event_add(sigint, NULL) ||
+	    event_add(sigterm, NULL))
+		goto out;
+	if (ports) {
+		char tmp[PATH_MAX];
+		FILE *f;
+		snprintf(tmp, sizeof tmp, "%s.tmp", ports);
+		if (!(f = fopen(tmp, "w")) ||
+		    fprintf(f, "http_port %u\npid %ld\n", bound,
+			    (long)getpid()) < 0 ||
+		    fclose(f) || rename(tmp, ports)) {
+			fprintf(stderr, "league inspect: %s: %s\n", ports,
+				strerror(errno));
+			goto out;
+		}
+	}
+	printf("league inspect: %s, read-only, on http://%s:%u/ (Ctrl-C "
+	       "stops)\n", in.dir, listen, bound);
+	fflush(stdout);
+	event_base_dispatch(base);
+	rc = CLI_OK;
+out:
+	if (sigint)
+		event_free(sigint);
+	if (sigterm)
+		event_free(sigterm);
+	if (http)
+		evhttp_free(http);
+	if (base)
+		event_base_free(base);
+	brain_close(in.br);
+	store_close(in.st);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_inspect = {
+	.name = "inspect",
+	.summary = "the live page of any league directory, read-only",
+	.help =
+	"usage: league inspect DIR [--listen ADDR] [--port N] "
+	"[--ports-file FILE]\n"
+	"\n"
+	"Serve the payoff page of the league in DIR, running or stopped:\n"
+	"the store is opened read-only and nothing is written. GET / (the\n"
+	"page), /payoff (as `league payoff DIR --format json`), /status.\n"
+	"--listen   127.0.0.1 by default; beyond loopback LEAGUE_TOKEN must\n"
+	"           be set and every request carry it ('Authorization:\n"
+	"           Bearer TOKEN').\n"
+	"--port     0 (default): any free port; the URL is printed.\n"
+	"--ports-file FILE: write 'http_port N' and 'pid N' there once\n"
+	"           listening.\n",
+	.run = run,
+};
