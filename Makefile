@@ -79,7 +79,11 @@ GEN_H    := $(PROTOS:%=$(BUILD)/gen/%.pb-c.h)
 GEN_OBJ  := $(PROTOS:%=$(BUILD)/gen/%.pb-c.o)
 PY_GEN   := python/league_game/game_pb2.py
 
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
+# The live page's files (web/), embedded into the library as C arrays.
+WEB_SRC  := $(sort $(wildcard web/*))
+WEB_OBJ  := $(BUILD)/gen/web_assets.o
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ) $(WEB_OBJ)
 BIN_OBJ  := $(BIN_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libleague.a
@@ -128,6 +132,13 @@ $(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h &: net/%.proto
 $(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
 	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -MMD -MP -c -o $@ $<
 
+$(BUILD)/gen/web_assets.c: util/embed.sh $(WEB_SRC)
+	@mkdir -p $(dir $@)
+	sh util/embed.sh $(WEB_SRC) > $@.tmp && mv $@.tmp $@
+
+$(WEB_OBJ): $(BUILD)/gen/web_assets.c league/web.h
+	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -c -o $@ $<
+
 $(PY_GEN): net/game.proto
 	protoc --python_out=python/league_game --proto_path=net $<
 
@@ -135,7 +146,7 @@ $(PY_GEN): net/game.proto
 # rebuild every object when it changes (it is included through -isystem,
 # so -MMD leaves it out of the .d files: an object compiled against the
 # old layout of a message would otherwise survive a schema change).
-$(filter-out $(GEN_OBJ),$(LIB_OBJ)) $(BIN_OBJ) $(TEST_OBJ): $(GEN_H)
+$(filter-out $(GEN_OBJ) $(WEB_OBJ),$(LIB_OBJ)) $(BIN_OBJ) $(TEST_OBJ): $(GEN_H)
 
 # The suite list is generated from the test sources, so adding a suite
 # touches no shared file.

@@ -11,6 +11,7 @@
  */
 #include "cli/cli.h"
 #include "league/server.h"
+#include "league/web.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "storage/storage.h"
@@ -152,16 +153,14 @@ static void http_status(struct evhttp_request *req, void *arg)
 static void http_other(struct evhttp_request *req, void *arg)
 {
 	struct inspector *in = arg;
-	const char *uri = evhttp_request_get_uri(req);
-	lg_buf page = { (uint8_t *)(uintptr_t)league_web_page,
-			strlen(league_web_page), 0 };
+	const struct league_web_asset *a =
+		league_web_find(evhttp_request_get_uri(req));
 
 	if (!in->open && !league_http_token_ok(req, in->token))
 		return;
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    (!strcmp(uri, "/") || !strncmp(uri, "/?", 2) ||
-	     !strcmp(uri, "/index.html"))) {
-		reply(req, "text/html; charset=utf-8", &page);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && a) {
+		lg_buf page = { (uint8_t *)(uintptr_t)a->data, a->len, 0 };
+		reply(req, a->type, &page);
 		return;
 	}
 	evhttp_send_error(req, 404, "try /, /status or /payoff");

@@ -3,6 +3,7 @@
  * See server.h for the contract.
  */
 #include "league/server.h"
+#include "league/web.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -547,11 +548,9 @@ static void http_other(struct evhttp_request *req, void *arg)
 
 	if (!http_allowed(arg, req))
 		return;
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    (!strcmp(uri, "/") || !strncmp(uri, "/?", 2) ||
-	     !strcmp(uri, "/index.html"))) {
-		http_reply(req, "text/html; charset=utf-8", league_web_page,
-			   strlen(league_web_page));
+	const struct league_web_asset *a = league_web_find(uri);
+	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && a) {
+		http_reply(req, a->type, a->data, a->len);
 		return;
 	}
 	evhttp_send_error(req, 404, "try /, /status, /payoff or /metrics");

@@ -14,8 +14,9 @@
  * timeout") and on_close tells the league so it can re-queue its jobs.
  *
  * HTTP (read-only, GET): /status (JSON), /payoff (JSON, from the league),
- * and / (a self-contained page that polls both and draws the payoff matrix
- * as a heatmap; see league/web.c).
+ * /metrics (Prometheus text), and the live page: / and the files of web/
+ * embedded at build time (league/web.h), which poll /status and /payoff
+ * and draw the payoff matrix as a heatmap.
  *
  * Everything runs on one libevent loop; no callback blocks.
  */
@@ -102,8 +103,6 @@ void league_server_shutdown(league_server *s, const char *reason,
 			    double grace_s, void (*done)(void *arg),
 			    void *arg);
 
-/* The self-contained live page served at / (league/web.c). */
-extern const char league_web_page[];
 
 /* Queue a message for the session (LG_ECLOSED once it is closing). */
 int league_session_send(league_session *ss, const net_msg *m);

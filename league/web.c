@@ -1,60 +1,21 @@
 /*
- * league/web.c: the live page the daemon serves at /. Self-contained (no
- * outside scripts or fonts: the page must work with no network): it polls
- * /status and /payoff every 2 s and draws the payoff matrix as a heatmap.
+ * league/web.c: finding the live page's embedded files (league/web.h);
+ * the files themselves are web/index.html, web/app.js and web/style.css.
  */
-#include "league/server.h"
+#include "league/web.h"
 
-const char league_web_page[] =
-	"<!doctype html>\n"
-	"<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	"<title>league</title>\n"
-	"<style>\n"
-	"body{font:14px system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}\n"
-	"h1{font-size:1.3em;margin:0 0 .3em}\n"
-	"#meta{color:#555;margin-bottom:1em}\n"
-	"table{border-collapse:collapse}\n"
-	"td,th{padding:0;text-align:center;font-size:12px}\n"
-	"th{font-weight:600;padding:2px 6px;white-space:nowrap}\n"
-	"td.c{width:46px;height:30px;border:1px solid #fff}\n"
-	"#legend{margin:.8em 0;color:#555}\n"
-	"#err{color:#b00}\n"
-	"</style></head>\n"
-	"<body>\n"
-	"<h1 id=\"title\">league</h1>\n"
-	"<div id=\"meta\">connecting...</div>\n"
-	"<div id=\"err\"></div>\n"
-	"<table id=\"m\"></table>\n"
-	"<div id=\"legend\">cell: win rate of the row player against the column player\n"
-	"(red: row loses, blue: row wins); hover for decayed game counts.\n"
-	"Refreshes every 2 s from <a href=\"/payoff\">/payoff</a> and\n"
-	"<a href=\"/status\">/status</a>.</div>\n"
-	"<script>\n"
-	"\"use strict\";\n"
-	"function color(x){var r,g,b;if(x<0.5){var t=x/0.5;r=215;g=Math.round(48+t*(255-48));b=Math.round(39+t*(255-39));}\n"
-	"else{var u=(x-0.5)/0.5;r=Math.round(255-u*(255-69));g=Math.round(255-u*(255-117));b=Math.round(255-u*(255-180));}\n"
-	"return \"rgb(\"+r+\",\"+g+\",\"+b+\")\";}\n"
-	"function el(t,txt){var e=document.createElement(t);if(txt!==undefined)e.textContent=txt;return e;}\n"
-	"var roles={};\n"
-	"var SHORT={main:\"main\",main_exploiter:\"mexp\",league_exploiter:\"lexp\",self_play:\"self\"};\n"
-	"function label(id){return id+\" \"+(roles[id]||\"hist\");}\n"
-	"function draw(p){var m=document.getElementById(\"m\");m.textContent=\"\";\n"
-	"var ids=p.players||[],wr=p.win_rate||[],gm=p.games||[];\n"
-	"var h=el(\"tr\");h.appendChild(el(\"th\",\"\"));ids.forEach(function(id){h.appendChild(el(\"th\",label(id)));});m.appendChild(h);\n"
-	"ids.forEach(function(id,i){var tr=el(\"tr\");tr.appendChild(el(\"th\",label(id)));\n"
-	"ids.forEach(function(_,j){var td=el(\"td\");td.className=\"c\";var x=(wr[i]||[])[j],g=(gm[i]||[])[j];\n"
-	"if(typeof x===\"number\"){td.style.background=g>0?color(x):\"#eee\";td.textContent=g>0?x.toFixed(2):\"\";\n"
-	"td.title=label(id)+\" vs \"+label(ids[j])+\": win rate \"+x.toFixed(3)+\" over \"+(g||0).toFixed(1)+\" games\";}\n"
-	"tr.appendChild(td);});m.appendChild(tr);});}\n"
-	"function meta(s){roles={};(s.learners||[]).forEach(function(l){roles[l.id]=SHORT[l.role]||l.role;});document.getElementById(\"title\").textContent=\"league \"+(s.league||\"\")+\" (\"+(s.env||\"\")+\")\";\n"
-	"var parts=[\"up \"+(s.uptime_s||0).toFixed(0)+\" s\",\"sessions \"+((s.connections||{}).ready||0)];\n"
-	"[\"jobs_in_flight\",\"jobs_done\",\"env_steps\",\"players\",\"snapshots\",\"env_steps_per_s\"].forEach(function(k){if(s[k]!==undefined)parts.push(k.replace(/_/g,\" \")+\" \"+s[k]);});\n"
-	"if(s.draining)parts.push(\"draining\");document.getElementById(\"meta\").textContent=parts.join(\" \\u00b7 \");}\n"
-	"function poll(){Promise.all([fetch(\"/status\").then(function(r){return r.json();}),\n"
-	"fetch(\"/payoff\").then(function(r){if(!r.ok)throw new Error(\"/payoff: HTTP \"+r.status);return r.json();})])\n"
-	".then(function(a){meta(a[0]);draw(a[1]);document.getElementById(\"err\").textContent=\"\";})\n"
-	".catch(function(e){document.getElementById(\"err\").textContent=String(e);})\n"
-	".then(function(){setTimeout(poll,2000);});}\n"
-	"poll();\n"
-	"</script>\n"
-	"</body></html>\n";
+#include <string.h>
+
+const struct league_web_asset *league_web_find(const char *uri)
+{
+	size_t n = strcspn(uri, "?#");
+
+	if (n == 1 && uri[0] == '/') {
+		uri = "/index.html";
+		n = strlen(uri);
+	}
+	for (const struct league_web_asset *a = league_web_assets; a->path; a++)
+		if (strlen(a->path) == n && !strncmp(a->path, uri, n))
+			return a;
+	return NULL;
+}

@@ -319,6 +319,9 @@ static void inspect_stopped_league(const char *dir)
 			      strstr(body, "\"role\": \"main\""), "%s", body);
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/", 5, body,
 				      sizeof body), 0);
+	ck_assert_ptr_nonnull(strstr(body, "<script src=\"/app.js\">"));
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/app.js", 5, body,
+				      sizeof body), 0);
 	ck_assert_ptr_nonnull(strstr(body, "fetch(\"/payoff\")"));
 	kill(pid, SIGTERM);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);

@@ -284,8 +284,20 @@ START_TEST(http_status_reports_sessions)
 		/* The live page and the matrix it polls. */
 		if (net_http_get(league_server_http_port(f.srv), "/", 5, body,
 			     sizeof body) || !strstr(body, "200 OK") ||
-		    !strstr(body, "text/html") || !strstr(body, "fetch(\"/payoff\")"))
+		    !strstr(body, "text/html") ||
+		    !strstr(body, "<script src=\"/app.js\">"))
 			_exit(4);
+		/* its files, embedded at build time, each with its type */
+		if (net_http_get(league_server_http_port(f.srv), "/app.js", 5,
+				 body, sizeof body) || !strstr(body, "200 OK") ||
+		    !strstr(body, "Content-Type: text/javascript") ||
+		    !strstr(body, "fetch(\"/payoff\")"))
+			_exit(7);
+		if (net_http_get(league_server_http_port(f.srv),
+				 "/style.css?v=1", 5, body, sizeof body) ||
+		    !strstr(body, "200 OK") ||
+		    !strstr(body, "Content-Type: text/css"))
+			_exit(8);
 		if (net_http_get(league_server_http_port(f.srv), "/payoff", 5, body,
 			     sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "\"win_rate\": [[0.5, 0.75]"))
