@@ -90,7 +90,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan bench bench-full bench-deps docs fuzz clean examples
+.PHONY: all test asan browser-test bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
@@ -221,6 +221,15 @@ test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) $(PY_GEN) 
 
 asan:
 	$(MAKE) VARIANT=asan test
+
+# The live page in headless Chromium (tests/browser/page_test.sh): the DOM
+# a running league and `league inspect` render, a clean console, and a
+# screenshot of each into build/screenshots (docs/screenshots holds the
+# committed ones). Installs chromium when it is missing (util/deps-browser.sh).
+browser-test: bin/league
+	@command -v chromium >/dev/null && command -v curl >/dev/null || \
+	  sh util/deps-browser.sh
+	tests/browser/page_test.sh bin/league build/screenshots
 
 # `make bench`: every benchmark on its quick workload, about 6 minutes
 # (docs/benchmarks.md has each command's figures). `make bench-full`: the

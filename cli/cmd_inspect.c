@@ -34,6 +34,8 @@
 
 struct inspector {
 	const char *dir;
+	char league[128], env[64]; /* the daemon's meta; "" before */
+	uint64_t env_steps, jobs_done, episodes;
 	char token[256];
 	int open; /* loopback: no token */
 	store *st;
@@ -41,6 +43,33 @@ struct inspector {
 	double loaded, started;
 	char err[512];
 };
+
+/* A string of the store's meta into buf ("" when absent). */
+static void meta_str(store_txn *t, const char *name, char *buf, size_t len)
+{
+	const void *v;
+	size_t vl;
+
+	buf[0] = 0;
+	if (!store_get(t, STORE_DB_META, name, strlen(name), &v, &vl))
+		snprintf(buf, len, "%.*s", (int)LG_MIN(vl, len - 1),
+			 (const char *)v);
+}
+
+/* The names and counters the daemon keeps in the store's meta. */
+static void read_meta(struct inspector *in)
+{
+	store_txn *t;
+
+	if (store_txn_begin(in->st, STORE_TXN_READ, &t))
+		return;
+	meta_str(t, "league.name", in->league, sizeof in->league);
+	meta_str(t, "env.name", in->env, sizeof in->env);
+	store_meta_get_u64(t, "daemon.env_steps", &in->env_steps);
+	store_meta_get_u64(t, "daemon.jobs_done", &in->jobs_done);
+	store_meta_get_u64(t, "daemon.episodes", &in->episodes);
+	store_txn_abort(t);
+}
 
 /* The league as the store holds it now (at most once a second). */
 static int reload(struct inspector *in)
@@ -56,6 +85,7 @@ static int reload(struct inspector *in)
 	brain_close(in->br);
 	in->br = b;
 	in->loaded = lg_now_s();
+	read_meta(in);
 	return 0;
 }
 
@@ -118,12 +148,21 @@ static void http_status(struct evhttp_request *req, void *arg)
 
 	if (!begin(in, req))
 		return;
-	rc = lg_buf_printf(&b, "{\"inspect\": true, \"league\": ");
+	rc = lg_buf_printf(&b, "{\"inspect\": true, \"dir\": ");
 	rc = rc ? rc : lg_buf_json_str(&b, in->dir);
-	rc = rc ? rc : lg_buf_printf(&b, ", \"env\": \"\", \"uptime_s\": %.1f, "
+	rc = rc ? rc : lg_buf_printf(&b, ", \"league\": ");
+	rc = rc ? rc : lg_buf_json_str(&b, in->league);
+	rc = rc ? rc : lg_buf_printf(&b, ", \"env\": ");
+	rc = rc ? rc : lg_buf_json_str(&b, in->env);
+	rc = rc ? rc : lg_buf_printf(&b, ", \"uptime_s\": %.1f, "
+				     "\"env_steps\": %llu, \"jobs_done\": %llu, "
+				     "\"episodes\": %llu, "
 				     "\"players\": %u, \"snapshots\": %llu, "
 				     "\"learners\": [",
 				     lg_now_s() - in->started,
+				     (unsigned long long)in->env_steps,
+				     (unsigned long long)in->jobs_done,
+				     (unsigned long long)in->episodes,
 				     brain_count(in->br),
 				     (unsigned long long)
 					     brain_snapshot_count(in->br));

@@ -579,6 +579,11 @@ static int epoch_next(league_daemon *d)
 	store_meta_get_u64(t, "eval.baseline_epoch", &b);
 	store_txn_abort(t);
 	d->epoch = (uint32_t)((LG_MAX(a, b) + 1) & 0x7fffffff);
+	/* the league's and its game's names, for `league inspect DIR` */
+	store_batch_put(&d->wb, STORE_DB_META, "league.name", 11,
+			d->cfg.league.name, strlen(d->cfg.league.name));
+	store_batch_put(&d->wb, STORE_DB_META, "env.name", 8, d->cfg.env.name,
+			strlen(d->cfg.env.name));
 	return store_batch_meta_u64(&d->wb, "daemon.epoch", d->epoch);
 }
 
