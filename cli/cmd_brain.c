@@ -355,92 +355,51 @@ out:
 
 /* ---- league ratings ---------------------------------------------------- */
 
-static const double *sort_key;
-static int by_key_desc(const void *x, const void *y)
-{
-	double a = sort_key[*(const uint32_t *)x];
-	double c = sort_key[*(const uint32_t *)y];
-	return a < c ? 1 : a > c ? -1 :
-		       (*(const uint32_t *)x > *(const uint32_t *)y) -
-			       (*(const uint32_t *)x < *(const uint32_t *)y);
-}
+/* The meta-Nash is a dense LP: beyond this many players it is not a
+ * glance. */
+#define RATINGS_NASH_MAX 1024
 
 static int run_ratings(int argc, char **argv)
 {
 	struct args a = { .cmd = "ratings" };
 	store *s = NULL;
 	brain *b = NULL;
-	uint32_t n, *ids = NULL, *order = NULL;
-	double *fit = NULL, *A = NULL, *x = NULL, *y = NULL, gap = 0;
-	int rc, nash;
+	struct brain_rating *r = NULL;
+	lg_buf out = { 0 };
+	uint32_t n;
+	double gap;
+	int rc;
 
 	if ((rc = parse(argc, argv, &a, 0, 0)))
 		return rc;
 	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
 		return rc;
 	n = brain_count(b);
-	nash = n && n <= 1024; /* a dense LP beyond that is not a glance */
-	ids = all_ids(b);
-	order = all_ids(b);
-	fit = malloc((n ? n : 1) * sizeof *fit);
-	x = calloc(n ? n : 1, sizeof *x);
-	y = malloc((n ? n : 1) * sizeof *y);
-	A = nash ? malloc((size_t)n * n * sizeof *A) : NULL;
-	if (!ids || !order || !fit || !x || !y || (nash && !A)) {
-		fprintf(stderr, "league ratings: %s\n", lg_strerror(LG_ENOMEM));
-		rc = CLI_FAIL;
-		goto out;
-	}
-	payoff_elo_fit(brain_payoff(b), ids, n, 1.0, fit);
-	if (nash) {
-		/* zero-sum meta-game: win rate - 1/2 (0 where never met) */
-		payoff_matrix(brain_payoff(b), ids, n, A, NULL);
-		for (size_t k = 0; k < (size_t)n * n; k++)
-			A[k] -= 0.5;
-		if (payoff_nash(A, n, n, x, y, NULL, &gap))
-			nash = 0;
-	}
-	sort_key = fit;
-	qsort(order, n, sizeof *order, by_key_desc);
-	if (a.fmt == FMT_TABLE) {
+	if (a.fmt != FMT_TABLE) {
+		rc = brain_ratings_json(b, RATINGS_NASH_MAX, &out);
+		if (!rc)
+			printf("%.*s\n", (int)out.len, (const char *)out.data);
+	} else if (!(r = malloc((n ? n : 1) * sizeof *r))) {
+		rc = LG_ENOMEM;
+	} else if (!(rc = brain_ratings(b, RATINGS_NASH_MAX, r, &gap))) {
 		printf("rating: maximum-likelihood Elo over the decayed matrix "
 		       "(1 virtual draw prior), mean 0\nelo: online Elo "
 		       "(K from the config); nash: meta-Nash weight%s\n",
-		       nash ? "" : " (not computed: over 1024 players)");
+		       gap >= 0 ? "" : " (not computed: over 1024 players)");
 		printf("%6s %-17s %9s %9s %10s %8s\n", "id", "role", "rating",
 		       "elo", "games", "nash");
-	} else {
-		printf("{\"nash_gap\":%.3g,\"ratings\":[", nash ? gap : -1.0);
+		for (uint32_t k = 0; k < n; k++)
+			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f\n", r[k].id,
+			       brain_role_name(r[k].role), r[k].rating,
+			       r[k].elo, r[k].games, r[k].nash);
 	}
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t i = order[k];
-		struct brain_player p;
-		brain_player_info(b, i, &p);
-		if (a.fmt == FMT_TABLE)
-			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f\n", i,
-			       brain_role_name(p.role), fit[i],
-			       payoff_elo(brain_payoff(b), i),
-			       payoff_elo_games(brain_payoff(b), i), x[i]);
-		else
-			printf("%s{\"id\":%u,\"role\":\"%s\",\"rating\":%.3f,"
-			       "\"elo\":%.3f,\"games\":%.6g,\"nash\":%.6g}",
-			       k ? ",\n " : "", i, brain_role_name(p.role),
-			       fit[i], payoff_elo(brain_payoff(b), i),
-			       payoff_elo_games(brain_payoff(b), i), x[i]);
-	}
-	if (a.fmt == FMT_JSON)
-		printf("]}\n");
-	rc = CLI_OK;
-out:
-	free(ids);
-	free(order);
-	free(fit);
-	free(A);
-	free(x);
-	free(y);
+	if (rc)
+		fprintf(stderr, "league ratings: %s\n", lg_strerror(rc));
+	free(r);
+	lg_buf_free(&out);
 	brain_close(b);
 	store_close(s);
-	return rc;
+	return rc ? CLI_FAIL : CLI_OK;
 }
 
 /* ---- league sim -------------------------------------------------------- */

@@ -3,9 +3,10 @@
  * directory, running or stopped, read-only: LMDB opened read-only, the
  * league loaded from it (again at most once a second, so a running
  * league's page moves), nothing written. It serves what the daemon's
- * HTTP port serves for the page: `/` (the same page), `/payoff` (the same
- * object as `league payoff DIR --format json`) and `/status` (the
- * players' counters and ratings; `inspect: true`). Beyond loopback it
+ * HTTP port serves for the page: `/` and its files, `/payoff` (the same
+ * object as `league payoff DIR --format json`), `/ratings` (as `league
+ * ratings DIR --format json`, the meta-Nash up to 256 players) and
+ * `/status` (the players' counters; `inspect: true`). Beyond loopback it
  * needs LEAGUE_TOKEN and every request must carry it (server.h,
  * league_http_token_ok).
  */
@@ -31,6 +32,7 @@
 #include <netinet/in.h>
 
 #define INSPECT_RELOAD_S 1.0
+#define INSPECT_NASH_MAX 256 /* the ladder's meta-Nash, a dense LP */
 
 struct inspector {
 	const char *dir;
@@ -140,6 +142,21 @@ static void http_payoff(struct evhttp_request *req, void *arg)
 	lg_buf_free(&b);
 }
 
+static void http_ratings(struct evhttp_request *req, void *arg)
+{
+	struct inspector *in = arg;
+	lg_buf b = { 0 };
+
+	if (!begin(in, req))
+		return;
+	if (brain_ratings_json(in->br, INSPECT_NASH_MAX, &b) ||
+	    lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, "ratings unavailable");
+	else
+		reply(req, "application/json", &b);
+	lg_buf_free(&b);
+}
+
 static void http_status(struct evhttp_request *req, void *arg)
 {
 	struct inspector *in = arg;
@@ -202,7 +219,7 @@ static void http_other(struct evhttp_request *req, void *arg)
 		reply(req, a->type, &page);
 		return;
 	}
-	evhttp_send_error(req, 404, "try /, /status or /payoff");
+	evhttp_send_error(req, 404, "try /, /status, /payoff or /ratings");
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -280,6 +297,7 @@ static int run(int argc, char **argv)
 				       : ((struct sockaddr_in *)&ss)->sin_port);
 	evhttp_set_cb(http, "/status", http_status, &in);
 	evhttp_set_cb(http, "/payoff", http_payoff, &in);
+	evhttp_set_cb(http, "/ratings", http_ratings, &in);
 	evhttp_set_gencb(http, http_other, &in);
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);

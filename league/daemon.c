@@ -641,6 +641,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.status_json = daemon_status_json,
 		.payoff_json = daemon_payoff_json,
 		.metrics_text = daemon_metrics_text,
+		.ratings_json = daemon_ratings_json,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 
@@ -804,5 +805,6 @@ void league_daemon_free(league_daemon *d)
 	store_close(d->st);
 	daemon_learners_free(d);
 	lg_buf_free(&d->config_yaml);
+	lg_buf_free(&d->ratings);
 	free(d);
 }

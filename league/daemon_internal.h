@@ -151,6 +151,8 @@ struct league_daemon {
 	char dir[CFG_STR_MAX];
 	char ports_extra[4096];
 	lg_buf config_yaml;          /* sent to every worker that registers */
+	lg_buf ratings;              /* /ratings, rebuilt at most once a second */
+	double ratings_at;
 
 	/* Fixed players a seat may name (league_seat.baseline - 1): the
 	 * evaluation ones, then the training ones (cfg_all_baselines). */
@@ -245,5 +247,6 @@ void daemon_on_eval_report(league_daemon *d, league_session *ss,
 int daemon_status_json(void *ctx, lg_buf *b);
 int daemon_payoff_json(void *ctx, lg_buf *b);
 int daemon_metrics_text(void *ctx, lg_buf *b);
+int daemon_ratings_json(void *ctx, lg_buf *b);
 
 #endif

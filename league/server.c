@@ -484,29 +484,43 @@ static void http_login(struct evhttp_request *req, void *arg)
 	evhttp_send_reply(req, 303, "See Other", NULL);
 }
 
-static void http_payoff(struct evhttp_request *req, void *arg)
+/* A GET answered with the JSON fn appends (404 without one). */
+static void http_json(league_server *s, struct evhttp_request *req,
+		      int (*fn)(void *, lg_buf *), const char *what)
 {
-	league_server *s = arg;
 	lg_buf b = { 0 };
 
 	if (!http_allowed(s, req))
 		return;
-
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_send_error(req, 405, "GET only");
 		return;
 	}
-	if (!s->ops.payoff_json) {
-		evhttp_send_error(req, 404, "no payoff matrix in this server");
+	if (!fn) {
+		evhttp_send_error(req, 404, what);
 		return;
 	}
-	if (s->ops.payoff_json(s->ops.ctx, &b) || lg_buf_printf(&b, "\n")) {
+	if (fn(s->ops.ctx, &b) || lg_buf_printf(&b, "\n")) {
 		lg_buf_free(&b);
-		evhttp_send_error(req, 500, "payoff matrix unavailable");
+		evhttp_send_error(req, 500, what);
 		return;
 	}
 	http_reply(req, "application/json", b.data, b.len);
 	lg_buf_free(&b);
+}
+
+static void http_payoff(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.payoff_json, "no payoff matrix");
+}
+
+static void http_ratings(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.ratings_json, "no ratings");
 }
 
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
@@ -553,7 +567,8 @@ static void http_other(struct evhttp_request *req, void *arg)
 		http_reply(req, a->type, a->data, a->len);
 		return;
 	}
-	evhttp_send_error(req, 404, "try /, /status, /payoff or /metrics");
+	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings or "
+			  "/metrics");
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
@@ -665,6 +680,7 @@ int league_server_new(league_server **out, struct event_base *base,
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
+		evhttp_set_cb(s->http, "/ratings", http_ratings, s);
 		evhttp_set_cb(s->http, "/login", http_login, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);

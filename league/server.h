@@ -67,6 +67,9 @@ struct league_server_ops {
 	 * family with # HELP and # TYPE) for GET /metrics, after the
 	 * server's own (may be NULL). */
 	int (*metrics_text)(void *ctx, lg_buf *out);
+	/* The ladder as `league ratings --format json` prints it, for GET
+	 * /ratings (may be NULL: 404). */
+	int (*ratings_json)(void *ctx, lg_buf *out);
 };
 
 /*

@@ -215,6 +215,28 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 	return rc;
 }
 
+/* The page polls every 2 s: the ladder (an Elo fit and, up to 256
+ * players, a dense meta-Nash LP) is rebuilt at most once a second. */
+#define DAEMON_RATINGS_NASH_MAX 256
+
+int daemon_ratings_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+	double now = lg_now_s();
+
+	if (!d->ratings.len || now - d->ratings_at >= 1.0) {
+		d->ratings.len = 0;
+		int rc = brain_ratings_json(d->br, DAEMON_RATINGS_NASH_MAX,
+					    &d->ratings);
+		if (rc) {
+			d->ratings.len = 0;
+			return rc;
+		}
+		d->ratings_at = now;
+	}
+	return lg_buf_append(b, d->ratings.data, d->ratings.len);
+}
+
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */
 int daemon_payoff_json(void *ctx, lg_buf *b)
 {

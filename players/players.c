@@ -962,6 +962,83 @@ out:
 	return rc;
 }
 
+static int by_rating(const void *x, const void *y)
+{
+	const struct brain_rating *a = x, *c = y;
+
+	return a->rating < c->rating ? 1 : a->rating > c->rating ? -1 :
+	       (a->id > c->id) - (a->id < c->id);
+}
+
+int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
+		  double *gap)
+{
+	uint32_t n = brain_count(b);
+	uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+	double *fit = malloc((n ? n : 1) * sizeof *fit);
+	double *x = calloc(n ? n : 1, sizeof *x);
+	double *y = malloc((n ? n : 1) * sizeof *y);
+	int nash = n && n <= max_nash && n <= PAYOFF_NASH_MAX;
+	double *A = nash ? malloc((size_t)n * n * sizeof *A) : NULL;
+	int rc = LG_ENOMEM;
+
+	*gap = -1;
+	if (!ids || !fit || !x || !y || (nash && !A))
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = i;
+	if ((rc = payoff_elo_fit(b->pf, ids, n, 1.0, fit)))
+		goto out;
+	if (nash) {
+		payoff_matrix(b->pf, ids, n, A, NULL);
+		for (size_t k = 0; k < (size_t)n * n; k++)
+			A[k] -= 0.5;
+		if (payoff_nash(A, n, n, x, y, NULL, gap)) {
+			memset(x, 0, n * sizeof *x);
+			*gap = -1;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct brain_player p;
+		brain_player_info(b, i, &p);
+		out[i] = (struct brain_rating){ i, p.role, fit[i],
+						payoff_elo(b->pf, i),
+						payoff_elo_games(b->pf, i),
+						x[i] };
+	}
+	qsort(out, n, sizeof *out, by_rating);
+	rc = 0;
+out:
+	free(ids);
+	free(fit);
+	free(x);
+	free(y);
+	free(A);
+	return rc;
+}
+
+int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
+{
+	uint32_t n = brain_count(b);
+	struct brain_rating *r = malloc((n ? n : 1) * sizeof *r);
+	double gap;
+	int rc = r ? brain_ratings(b, max_nash, r, &gap) : LG_ENOMEM;
+
+	if (!rc)
+		rc = lg_buf_printf(out, "{\"nash_gap\":%.3g,\"ratings\":[", gap);
+	for (uint32_t k = 0; !rc && k < n; k++)
+		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
+				   "\"rating\":%.3f,\"elo\":%.3f,"
+				   "\"games\":%.6g,\"nash\":%.6g}",
+				   k ? "," : "", r[k].id,
+				   brain_role_name(r[k].role), r[k].rating,
+				   r[k].elo, r[k].games, r[k].nash);
+	if (!rc)
+		rc = lg_buf_printf(out, "]}");
+	free(r);
+	return rc;
+}
+
 uint64_t brain_open_jobs(const brain *b)
 {
 	return b->njobs - b->ndone;

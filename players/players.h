@@ -257,6 +257,25 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
  * (rows in ids order). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
+/* The ladder: every player and snapshot with its maximum-likelihood
+ * rating over the decayed matrix (payoff_elo_fit, prior 1, mean 0), its
+ * online Elo and games, and its meta-Nash weight in the zero-sum
+ * meta-game of win rate - 1/2 (0 where never met), sorted by rating,
+ * highest first (ties by id). The meta-Nash is solved for at most
+ * max_nash players (a dense LP; beyond, every weight is 0 and *gap -1);
+ * *gap is its duality gap. out has brain_count(b) entries. LG_ENOMEM. */
+struct brain_rating {
+	uint32_t id;
+	int role;
+	double rating, elo, games, nash;
+};
+int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
+		  double *gap);
+/* The same as the JSON object `league ratings --format json` prints:
+ * {"nash_gap":G,"ratings":[{"id":..,"role":..,"rating":..,"elo":..,
+ * "games":..,"nash":..},...]}. LG_ENOMEM. */
+int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
+
 /* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);
 const char *brain_kind_name(int kind);

@@ -1,6 +1,7 @@
 /* web/app.js: the live page's script (league serves it at /app.js; the
  * files of web/ are embedded into the binary at build time). It polls
- * /status and /payoff every 2 s and draws the payoff matrix as a heatmap. */
+ * /status, /payoff and /ratings every 2 s and draws the payoff matrix as
+ * a heatmap and the rating ladder. */
 "use strict";
 function color(x){var r,g,b;if(x<0.5){var t=x/0.5;r=215;g=Math.round(48+t*(255-48));b=Math.round(39+t*(255-39));}
 else{var u=(x-0.5)/0.5;r=Math.round(255-u*(255-69));g=Math.round(255-u*(255-117));b=Math.round(255-u*(255-180));}
@@ -21,9 +22,17 @@ function meta(s){roles={};(s.learners||[]).forEach(function(l){roles[l.id]=SHORT
 var parts=["up "+(s.uptime_s||0).toFixed(0)+" s","sessions "+((s.connections||{}).ready||0)];
 ["jobs_in_flight","jobs_done","env_steps","players","snapshots","env_steps_per_s"].forEach(function(k){if(s[k]!==undefined)parts.push(k.replace(/_/g," ")+" "+s[k]);});
 if(s.draining)parts.push("draining");document.getElementById("meta").textContent=parts.join(" \u00b7 ");}
-function poll(){Promise.all([fetch("/status").then(function(r){return r.json();}),
-fetch("/payoff").then(function(r){if(!r.ok)throw new Error("/payoff: HTTP "+r.status);return r.json();})])
-.then(function(a){meta(a[0]);draw(a[1]);document.getElementById("err").textContent="";})
+/* The ladder: rank, player, rating (Elo fit), online Elo, games, meta-Nash
+ * weight, from /ratings (highest rating first). */
+function ladder(r){var t=document.getElementById("ladder");t.textContent="";
+var h=el("tr");["#","player","rating","elo","games","nash"].forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
+(r.ratings||[]).forEach(function(p,k){var tr=el("tr");tr.className="rung";
+[String(k+1),label(p.id),p.rating.toFixed(1),p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)].forEach(function(c){tr.appendChild(el("td",c));});
+if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});
+document.getElementById("gap").textContent=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";}
+function json(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
+function poll(){Promise.all([json("/status"),json("/payoff"),json("/ratings")])
+.then(function(a){meta(a[0]);draw(a[1]);ladder(a[2]);document.getElementById("err").textContent="";})
 .catch(function(e){document.getElementById("err").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}
 poll();

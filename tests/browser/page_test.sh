@@ -4,7 +4,8 @@
 # page of a running `league run` and of `league inspect` on the stopped
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
-# coloured cells, no error line. The browser's console must hold no error
+# coloured cells, the ladder its rows and the meta-Nash line, no error
+# line. The browser's console must hold no error
 # and no failed load. A screenshot of each goes to OUT (docs/screenshots).
 # No browser: the test fails, it never skips.
 #
@@ -71,6 +72,12 @@ check() {
 	cells=$(grep -oE '<td class="c"[^>]*style="background: rgb\([0-9, ]+\);">[01]\.[0-9]{2}</td>' "$dom" | wc -l || true)
 	[ "$cells" -ge 4 ] ||
 		{ echo "page_test: $name: $cells coloured heatmap cells, want >= 4" >&2; fail=1; }
+	local rungs
+	rungs=$(grep -o '<tr class="rung' "$dom" | wc -l || true)
+	[ "$rungs" -ge 3 ] ||
+		{ echo "page_test: $name: $rungs ladder rows, want >= 3" >&2; fail=1; }
+	grep -q '<div id="gap" class="note">meta-Nash duality gap' "$dom" ||
+		{ echo "page_test: $name: no meta-Nash line under the ladder" >&2; fail=1; }
 	grep -q '<div id="err"></div>' "$dom" ||
 		{ echo "page_test: $name: the page shows an error" >&2; fail=1; }
 	if grep -E 'CONSOLE.*(Error|error|Uncaught)|Failed to load resource' "$log"; then
@@ -78,7 +85,7 @@ check() {
 		fail=1
 	fi
 	[ $fail = 0 ] || { echo "--- $name DOM:" >&2; cat "$dom" >&2; exit 1; }
-	echo "page_test: $name: title, status line, $cells heatmap cells, clean console"
+	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, clean console"
 }
 
 # A running league.
