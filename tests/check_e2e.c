@@ -322,7 +322,7 @@ static void inspect_stopped_league(const char *dir)
 	ck_assert_ptr_nonnull(strstr(body, "<script src=\"/app.js\">"));
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/app.js", 5, body,
 				      sizeof body), 0);
-	ck_assert_ptr_nonnull(strstr(body, "fetch(\"/payoff\")"));
+	ck_assert_ptr_nonnull(strstr(body, "json(\"/payoff\")"));
 	kill(pid, SIGTERM);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
