@@ -833,8 +833,7 @@ static int layer_err(struct parser *p, uint32_t i, const char *fmt, ...)
 }
 
 /* A layer list replaces the shorthand keys, needs planes for its
- * convolutions, and each of its prefixes must be a net the learner
- * builds: the first that is not names its last layer. */
+ * convolutions, and must be a net the learner builds. */
 static int check_layers(struct parser *p, const struct env_spec *spec)
 {
 	struct cfg_layers *ls = &p->c->model.layers;
@@ -858,12 +857,20 @@ static int check_layers(struct parser *p, const struct env_spec *spec)
 					 "x rows x columns)", spec->name,
 					 spec->obs_len);
 	}
+	/* A list that builds is fine, whatever its prefixes would be as
+	 * nets of their own (a wide convolution straight into the head can
+	 * pass the parameter cap where the whole list, narrowed later, does
+	 * not); one that does not is blamed on the first layer whose prefix
+	 * fails, or on the last. */
+	league_nn_shape(p->c, spec, &s);
+	if (!nn_shape_check(&s, msg, sizeof msg))
+		return 0;
 	for (uint32_t i = 1; i <= n; i++) {
 		ls->n = i;
 		league_nn_shape(p->c, spec, &s);
 		int rc = nn_shape_check(&s, msg, sizeof msg);
 		ls->n = n;
-		if (rc)
+		if (rc || i == n)
 			return layer_err(p, i - 1, "%s", msg);
 	}
 	return 0;
