@@ -422,17 +422,10 @@ int league_http_token_ok(struct evhttp_request *req, const char *token)
 
 	if (auth && !strncmp(auth, "Bearer ", 7) && token_equal(auth + 7, token))
 		return 1;
-	for (const char *c = cookie; c && *c;) {
-		c += strspn(c, " ;");
-		size_t n = strcspn(c, ";");
-		if (n > 13 && !strncmp(c, "league_token=", 13)) {
-			char v[256];
-			snprintf(v, sizeof v, "%.*s", (int)(n - 13), c + 13);
-			if (token_equal(v, token))
-				return 1;
-		}
-		c += n;
-	}
+	char v[256];
+	if (cookie && lg_cookie_value(cookie, "league_token", v, sizeof v) &&
+	    token_equal(v, token))
+		return 1;
 	static const char why[] =
 		"this league's HTTP needs its token: the header "
 		"'Authorization: Bearer TOKEN', or the cookie the login link "

@@ -380,6 +380,28 @@ START_TEST(beyond_loopback_needs_token)
 }
 END_TEST
 
+/* The Cookie header's parser: the named value, wherever it stands, never
+ * a near name, never truncated. */
+START_TEST(cookie_values)
+{
+	char v[8];
+
+	ck_assert_int_eq(lg_cookie_value("a=1; league_token=xy ; b=2",
+					 "league_token", v, sizeof v), 1);
+	ck_assert_str_eq(v, "xy");
+	ck_assert_int_eq(lg_cookie_value("league_tokenx=1;league_token =2",
+					 "league_token", v, sizeof v), 0);
+	ck_assert_int_eq(lg_cookie_value("league_token=12345678",
+					 "league_token", v, sizeof v), 0);
+	ck_assert_int_eq(lg_cookie_value("league_token=1234567",
+					 "league_token", v, sizeof v), 1);
+	ck_assert_int_eq(lg_cookie_value("league_token=", "league_token", v,
+					 sizeof v), 1);
+	ck_assert_str_eq(v, "");
+	ck_assert_int_eq(lg_cookie_value("", "league_token", v, sizeof v), 0);
+}
+END_TEST
+
 /* Beyond loopback every HTTP endpoint wants the token: as a bearer
  * header, or as the cookie the one-time login link sets. */
 START_TEST(http_beyond_loopback_needs_the_token)
@@ -606,6 +628,7 @@ Suite *suite_server(void)
 	tcase_add_test(tc, shutdown_tells_workers_and_drains);
 	tcase_add_test(tc, beyond_loopback_needs_token);
 	tcase_add_test(tc, http_beyond_loopback_needs_the_token);
+	tcase_add_test(tc, cookie_values);
 	tcase_add_test(tc, client_stays_alive_while_busy);
 	tcase_add_test(tc, client_auth_failure_is_final);
 	tcase_add_test(tc, client_reconnects_after_daemon_restart);

@@ -227,3 +227,27 @@ int lg_parse_double(const char *s, double lo, double hi, double *out)
 	*out = v;
 	return 0;
 }
+
+int lg_cookie_value(const char *header, const char *name, char *out,
+		    size_t outlen)
+{
+	size_t nl = strlen(name);
+
+	for (const char *c = header; c && *c;) {
+		c += strspn(c, " \t;");
+		size_t n = strcspn(c, ";");
+		if (n > nl && c[nl] == '=' && !strncmp(c, name, nl)) {
+			size_t vl = n - nl - 1;
+			while (vl && (c[nl + 1 + vl - 1] == ' ' ||
+				      c[nl + 1 + vl - 1] == '\t'))
+				vl--;
+			if (vl >= outlen)
+				return 0; /* never a truncated value */
+			memcpy(out, c + nl + 1, vl);
+			out[vl] = 0;
+			return 1;
+		}
+		c += n;
+	}
+	return 0;
+}

@@ -222,6 +222,11 @@ int lg_buf_json_str(lg_buf *b, const char *s);
 /* 1 when addr names this host's loopback ("127.x.y.z", "::1",
  * "localhost"): where league may listen without a token. */
 int lg_is_loopback(const char *addr);
+/* The value of cookie `name` in a Cookie header ("a=1; b=2"): 1 with it
+ * copied into out (NUL-terminated; trailing blanks dropped), 0 when absent
+ * or longer than outlen - 1 (a value is never truncated). */
+int lg_cookie_value(const char *header, const char *name, char *out,
+		    size_t outlen);
 
 /* ---- strict parsing --------------------------------------------------- */
 
