@@ -225,10 +225,10 @@ asan:
 # The live page in headless Chromium (tests/browser/page_test.sh): the DOM
 # a running league and `league inspect` render, a clean console, and a
 # screenshot of each into build/screenshots (docs/screenshots holds the
-# committed ones). Installs chromium when it is missing (util/deps-browser.sh).
+# committed ones). Installs chromium when it is missing (util/deps.sh browser).
 browser-test: bin/league
 	@command -v chromium >/dev/null && command -v curl >/dev/null || \
-	  sh util/deps-browser.sh
+	  sh util/deps.sh browser
 	tests/browser/page_test.sh bin/league build/screenshots
 
 # `make bench`: every benchmark on its quick workload, about 6 minutes

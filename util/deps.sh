@@ -1,16 +1,27 @@
 #!/bin/sh
 # Install the Debian packages league builds against (and python3-numpy, for
 # the collector benchmark's Python peer, which a test runs; protoc and
-# python3-protobuf for the Python game package, python/), or print the
-# exact command when not root. Called by the Makefile when pkg-config cannot find
-# a dependency, and by .ci/run.
-PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client"
+# python3-protobuf for the Python game package, python/;
+# python3-prometheus-client, whose parser reads /metrics in a test), or
+# print the exact command when not root. Called by the Makefile when
+# pkg-config cannot find a dependency, and by .ci/run.
+#
+#   util/deps.sh           the build and test dependencies
+#   util/deps.sh browser   what `make browser-test` needs: Debian's
+#                          chromium, a font, curl
+if [ "${1:-}" = browser ]; then
+	WHAT="the browser test's packages"
+	PKGS="chromium fonts-dejavu-core curl"
+else
+	WHAT="build dependencies"
+	PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client"
+fi
 if [ "$(id -u)" != 0 ]; then
-	echo "league: missing build dependencies; install them with:" >&2
+	echo "league: missing $WHAT; install them with:" >&2
 	echo "  sudo apt-get install -y $PKGS" >&2
 	exit 1
 fi
-echo "league: installing build dependencies: $PKGS" >&2
+echo "league: installing $WHAT: $PKGS" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2 || exit 1
 apt-get install -y -qq --no-install-recommends $PKGS >&2

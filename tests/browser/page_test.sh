@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/browser/page_test.sh: the live page in a real browser. Headless
-# Chromium (Debian `chromium`, installed by util/deps-browser.sh) loads the
+# Chromium (Debian `chromium`, installed by util/deps.sh browser) loads the
 # page of a running `league run` and of `league inspect` on the stopped
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
@@ -15,7 +15,7 @@ BIN=${1:?league binary}
 OUT=${2:?screenshot directory}
 CHROME=$(command -v chromium || command -v chromium-browser || true)
 if [ -z "$CHROME" ]; then
-	echo "page_test: no chromium (install it: sh util/deps-browser.sh)" >&2
+	echo "page_test: no chromium (install it: sh util/deps.sh browser)" >&2
 	exit 1
 fi
 T=$(mktemp -d)
