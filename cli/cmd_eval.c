@@ -37,15 +37,6 @@ static void json_str(FILE *f, const char *s)
 	lg_buf_free(&b);
 }
 
-/* A NashConv for JSON (null when the point has none: NaN). */
-static void json_nc(const char *name, double v)
-{
-	if (isfinite(v))
-		printf(",\"%s\":%.17g", name, v);
-	else
-		printf(",\"%s\":null", name);
-}
-
 /* A NashConv cell: CSV (width 0: "%.9g", empty when NaN) or the table
  * ("%*.6f" in width, "-" when NaN). */
 static void cell_nc(int width, double v, const char *sep)
@@ -69,23 +60,12 @@ static void print_points(const struct league_eval_point *pt, size_t n,
 			 const char *fmt)
 {
 	if (!strcmp(fmt, "json")) {
-		printf("[");
-		for (size_t i = 0; i < n; i++) {
-			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu",
-			       i ? "," : "", pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps);
-			json_nc("nashconv_main", pt[i].nashconv_main);
-			json_nc("nashconv_league", pt[i].nashconv_league);
-			json_nc("nashconv_oracle_mix",
-				pt[i].nashconv_oracle_mix);
-			json_nc("nashconv_avg", pt[i].nashconv_avg);
-			printf(",\"snapshot\":%u,\"league_snapshots\":%u,"
-			       "\"avg_versions\":%u,\"main_player\":%u,"
-			       "\"main_version\":%u}", pt[i].snapshot,
-			       pt[i].league_snapshots, pt[i].avg_versions,
-			       pt[i].main_player, pt[i].main_version);
-		}
-		printf("]\n");
+		lg_buf b = { 0 };
+		if (league_eval_json(pt, n, &b))
+			fprintf(stderr, "league eval: out of memory\n");
+		else
+			printf("%.*s\n", (int)b.len, (const char *)b.data);
+		lg_buf_free(&b);
 		return;
 	}
 	if (!strcmp(fmt, "csv")) {

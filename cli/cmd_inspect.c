@@ -5,12 +5,14 @@
  * league's page moves), nothing written. It serves what the daemon's
  * HTTP port serves for the page: `/` and its files, `/payoff` (the same
  * object as `league payoff DIR --format json`), `/ratings` (as `league
- * ratings DIR --format json`, the meta-Nash up to 256 players) and
- * `/status` (the players' counters; `inspect: true`). Beyond loopback it
+ * ratings DIR --format json`, the meta-Nash up to 256 players),
+ * `/nashconv` (as `league eval DIR --format json`) and `/status` (the
+ * players' counters; `inspect: true`). Beyond loopback it
  * needs LEAGUE_TOKEN and every request must carry it (server.h,
  * league_http_token_ok).
  */
 #include "cli/cli.h"
+#include "league/evalrec.h"
 #include "league/server.h"
 #include "league/web.h"
 #include "payoff/payoff.h"
@@ -157,6 +159,20 @@ static void http_ratings(struct evhttp_request *req, void *arg)
 	lg_buf_free(&b);
 }
 
+static void http_nashconv(struct evhttp_request *req, void *arg)
+{
+	struct inspector *in = arg;
+	lg_buf b = { 0 };
+
+	if (!begin(in, req))
+		return;
+	if (league_eval_json_store(in->st, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, "NashConv points unavailable");
+	else
+		reply(req, "application/json", &b);
+	lg_buf_free(&b);
+}
+
 static void http_status(struct evhttp_request *req, void *arg)
 {
 	struct inspector *in = arg;
@@ -219,7 +235,8 @@ static void http_other(struct evhttp_request *req, void *arg)
 		reply(req, a->type, &page);
 		return;
 	}
-	evhttp_send_error(req, 404, "try /, /status, /payoff or /ratings");
+	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings or "
+			  "/nashconv");
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -298,6 +315,7 @@ static int run(int argc, char **argv)
 	evhttp_set_cb(http, "/status", http_status, &in);
 	evhttp_set_cb(http, "/payoff", http_payoff, &in);
 	evhttp_set_cb(http, "/ratings", http_ratings, &in);
+	evhttp_set_cb(http, "/nashconv", http_nashconv, &in);
 	evhttp_set_gencb(http, http_other, &in);
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);

@@ -642,6 +642,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.payoff_json = daemon_payoff_json,
 		.metrics_text = daemon_metrics_text,
 		.ratings_json = daemon_ratings_json,
+		.nashconv_json = daemon_nashconv_json,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 

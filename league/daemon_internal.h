@@ -248,5 +248,6 @@ int daemon_status_json(void *ctx, lg_buf *b);
 int daemon_payoff_json(void *ctx, lg_buf *b);
 int daemon_metrics_text(void *ctx, lg_buf *b);
 int daemon_ratings_json(void *ctx, lg_buf *b);
+int daemon_nashconv_json(void *ctx, lg_buf *b);
 
 #endif

@@ -232,3 +232,56 @@ int league_bgame_list(store_txn *t, struct league_bgame_row **out,
 
 	return rec_list(t, &l, (void **)out, n);
 }
+
+/* ,"name":v (null when not finite). */
+static int json_nc(lg_buf *b, const char *name, double v)
+{
+	return isfinite(v) ? lg_buf_printf(b, ",\"%s\":%.17g", name, v)
+			   : lg_buf_printf(b, ",\"%s\":null", name);
+}
+
+int league_eval_json(const struct league_eval_point *pt, size_t n,
+		     lg_buf *out)
+{
+	int rc = lg_buf_printf(out, "[");
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = lg_buf_printf(out, "%s{\"seconds\":%.3f,\"env_steps\":%llu",
+				   i ? "," : "", pt[i].seconds,
+				   (unsigned long long)pt[i].env_steps);
+		rc = rc ? rc : json_nc(out, "nashconv_main", pt[i].nashconv_main);
+		rc = rc ? rc : json_nc(out, "nashconv_league",
+				       pt[i].nashconv_league);
+		rc = rc ? rc : json_nc(out, "nashconv_oracle_mix",
+				       pt[i].nashconv_oracle_mix);
+		rc = rc ? rc : json_nc(out, "nashconv_avg", pt[i].nashconv_avg);
+		rc = rc ? rc : lg_buf_printf(out, ",\"snapshot\":%u,"
+					     "\"league_snapshots\":%u,"
+					     "\"avg_versions\":%u,"
+					     "\"main_player\":%u,"
+					     "\"main_version\":%u}",
+					     pt[i].snapshot,
+					     pt[i].league_snapshots,
+					     pt[i].avg_versions,
+					     pt[i].main_player,
+					     pt[i].main_version);
+	}
+	return rc ? rc : lg_buf_printf(out, "]");
+}
+
+int league_eval_json_store(store *st, lg_buf *out)
+{
+	struct league_eval_point *pt = NULL;
+	store_txn *t;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = store_txn_begin(st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = league_eval_list(t, &pt, &n);
+	store_txn_abort(t);
+	if (!rc)
+		rc = league_eval_json(pt, n, out);
+	free(pt);
+	return rc;
+}

@@ -70,6 +70,13 @@ int league_eval_decode(const void *val, size_t len,
  * LG_ENOMEM, storage errors. */
 int league_eval_list(store_txn *t, struct league_eval_point **out,
 		     size_t *n);
+/* The points as the JSON list `league eval DIR --format json` prints
+ * (NaN as null). LG_ENOMEM. */
+int league_eval_json(const struct league_eval_point *pt, size_t n,
+		     lg_buf *out);
+/* The same for every point st holds now (one read transaction): what
+ * GET /nashconv serves. Storage errors, LG_ECORRUPT, LG_ENOMEM. */
+int league_eval_json_store(store *st, lg_buf *out);
 
 /* ---- evaluation against fixed baselines -------------------------------- */
 

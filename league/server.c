@@ -516,6 +516,13 @@ static void http_ratings(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.ratings_json, "no ratings");
 }
 
+static void http_nashconv(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.nashconv_json, "no NashConv points");
+}
+
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
 static void http_metrics(struct evhttp_request *req, void *arg)
 {
@@ -560,8 +567,8 @@ static void http_other(struct evhttp_request *req, void *arg)
 		http_reply(req, a->type, a->data, a->len);
 		return;
 	}
-	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings or "
-			  "/metrics");
+	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings, "
+			  "/nashconv or /metrics");
 }
 
 /* ---- lifecycle -------------------------------------------------------- */
@@ -674,6 +681,7 @@ int league_server_new(league_server **out, struct event_base *base,
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
 		evhttp_set_cb(s->http, "/ratings", http_ratings, s);
+		evhttp_set_cb(s->http, "/nashconv", http_nashconv, s);
 		evhttp_set_cb(s->http, "/login", http_login, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);

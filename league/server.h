@@ -70,6 +70,9 @@ struct league_server_ops {
 	/* The ladder as `league ratings --format json` prints it, for GET
 	 * /ratings (may be NULL: 404). */
 	int (*ratings_json)(void *ctx, lg_buf *out);
+	/* Exploitability over time as `league eval DIR --format json`
+	 * prints it, for GET /nashconv (may be NULL: 404). */
+	int (*nashconv_json)(void *ctx, lg_buf *out);
 };
 
 /*

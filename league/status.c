@@ -5,6 +5,7 @@
  * fields (league_kind.status).
  */
 #include "league/daemon_internal.h"
+#include "league/evalrec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -235,6 +236,13 @@ int daemon_ratings_json(void *ctx, lg_buf *b)
 		d->ratings_at = now;
 	}
 	return lg_buf_append(b, d->ratings.data, d->ratings.len);
+}
+
+int daemon_nashconv_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+
+	return league_eval_json_store(d->st, b);
 }
 
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */

@@ -1,7 +1,7 @@
 /* web/app.js: the live page's script (league serves it at /app.js; the
  * files of web/ are embedded into the binary at build time). It polls
- * /status, /payoff and /ratings every 2 s and draws the payoff matrix as
- * a heatmap and the rating ladder. */
+ * /status, /payoff, /ratings and /nashconv every 2 s and draws the payoff
+ * matrix as a heatmap, the rating ladder and NashConv over time. */
 "use strict";
 function color(x){var r,g,b;if(x<0.5){var t=x/0.5;r=215;g=Math.round(48+t*(255-48));b=Math.round(39+t*(255-39));}
 else{var u=(x-0.5)/0.5;r=Math.round(255-u*(255-69));g=Math.round(255-u*(255-117));b=Math.round(255-u*(255-180));}
@@ -30,9 +30,27 @@ var h=el("tr");["#","player","rating","elo","games","nash"].forEach(function(c){
 [String(k+1),label(p.id),p.rating.toFixed(1),p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)].forEach(function(c){tr.appendChild(el("td",c));});
 if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});
 document.getElementById("gap").textContent=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";}
+/* NashConv over time (/nashconv), log scale: one line and its points per
+ * series; nothing where the game has no exact evaluator. */
+var SERIES=[["nashconv_main","#b2182b"],["nashconv_league","#2166ac"],["nashconv_avg","#1b7837"],["nashconv_oracle_mix","#999"]];
+var NS="http://www.w3.org/2000/svg";
+function svg(t,a){var e=document.createElementNS(NS,t);for(var k in a)e.setAttribute(k,a[k]);return e;}
+function chart(pts){var box=document.getElementById("nc"),note=document.getElementById("ncnote");box.textContent="";
+if(!pts.length){note.textContent="no NashConv points (the game has no exact evaluator, or none is stored yet)";return;}
+var W=640,H=220,L=48,R=10,T=10,B=28,x0=Infinity,x1=-Infinity,y0=Infinity,y1=-Infinity;
+pts.forEach(function(p){x0=Math.min(x0,p.seconds);x1=Math.max(x1,p.seconds);SERIES.forEach(function(s){var v=p[s[0]];if(typeof v==="number"&&v>0){y0=Math.min(y0,Math.log10(v));y1=Math.max(y1,Math.log10(v));}});});
+if(!(y1>=y0)){note.textContent="no positive NashConv to plot";return;}
+if(x1===x0)x1=x0+1;y0=Math.floor(y0);y1=Math.max(Math.ceil(y1),y0+1);
+function X(v){return L+(v-x0)/(x1-x0)*(W-L-R);}function Y(v){return T+(y1-Math.log10(v))/(y1-y0)*(H-T-B);}
+var g=svg("svg",{width:W,height:H,viewBox:"0 0 "+W+" "+H});
+for(var e=y0;e<=y1;e++){var y=T+(y1-e)/(y1-y0)*(H-T-B);g.appendChild(svg("line",{x1:L,x2:W-R,y1:y,y2:y,stroke:"#ddd"}));var t=svg("text",{x:L-4,y:y+4,"text-anchor":"end","font-size":"11"});t.textContent="1e"+e;g.appendChild(t);}
+var xt=svg("text",{x:W-R,y:H-8,"text-anchor":"end","font-size":"11"});xt.textContent=x1.toFixed(0)+" s";g.appendChild(xt);
+var legend=[];SERIES.forEach(function(s){var d="";pts.forEach(function(p){var v=p[s[0]];if(typeof v==="number"&&v>0){d+=(d?" L":"M")+X(p.seconds).toFixed(1)+" "+Y(v).toFixed(1);g.appendChild(svg("circle",{"class":"pt",cx:X(p.seconds),cy:Y(v),r:2.5,fill:s[1]}));}});
+if(d){g.appendChild(svg("path",{d:d,fill:"none",stroke:s[1],"stroke-width":1.5}));legend.push(s[0].replace("nashconv_",""));}});
+box.appendChild(g);note.textContent=pts.length+(pts.length===1?" point":" points")+", log scale: "+legend.join(", ")+" (league eval DIR)";}
 function json(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
-function poll(){Promise.all([json("/status"),json("/payoff"),json("/ratings")])
-.then(function(a){meta(a[0]);draw(a[1]);ladder(a[2]);document.getElementById("err").textContent="";})
+function poll(){Promise.all([json("/status"),json("/payoff"),json("/ratings"),json("/nashconv")])
+.then(function(a){meta(a[0]);draw(a[1]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
 .catch(function(e){document.getElementById("err").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}
 poll();

@@ -4,8 +4,8 @@
 # page of a running `league run` and of `league inspect` on the stopped
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
-# coloured cells, the ladder its rows and the meta-Nash line, no error
-# line. The browser's console must hold no error
+# coloured cells, the ladder its rows and the meta-Nash line, the
+# NashConv chart its points, no error line. The browser's console must hold no error
 # and no failed load. A screenshot of each goes to OUT (docs/screenshots).
 # No browser: the test fails, it never skips.
 #
@@ -52,7 +52,7 @@ browse() {
 		--enable-logging=stderr --v=0)
 	"$CHROME" "${flags[@]}" --dump-dom "$url" >"$T/$name.dom" \
 		2>"$T/$name.log"
-	"$CHROME" "${flags[@]}" --window-size=900,520 \
+	"$CHROME" "${flags[@]}" --window-size=900,780 \
 		--screenshot="$shot" "$url" >/dev/null 2>>"$T/$name.log"
 	test -s "$shot" || { echo "page_test: $name: no screenshot" >&2; exit 1; }
 }
@@ -78,6 +78,10 @@ check() {
 		{ echo "page_test: $name: $rungs ladder rows, want >= 3" >&2; fail=1; }
 	grep -q '<div id="gap" class="note">meta-Nash duality gap' "$dom" ||
 		{ echo "page_test: $name: no meta-Nash line under the ladder" >&2; fail=1; }
+	local points
+	points=$(grep -o '<circle class="pt"' "$dom" | wc -l || true)
+	[ "$points" -ge 1 ] ||
+		{ echo "page_test: $name: no point in the NashConv chart" >&2; fail=1; }
 	grep -q '<div id="err"></div>' "$dom" ||
 		{ echo "page_test: $name: the page shows an error" >&2; fail=1; }
 	if grep -E 'CONSOLE.*(Error|error|Uncaught)|Failed to load resource' "$log"; then
@@ -85,7 +89,7 @@ check() {
 		fail=1
 	fi
 	[ $fail = 0 ] || { echo "--- $name DOM:" >&2; cat "$dom" >&2; exit 1; }
-	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, clean console"
+	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, $points chart points, clean console"
 }
 
 # A running league.
@@ -97,9 +101,11 @@ for _ in $(seq 200); do
 done
 HP=$(awk '/^http_port/{print $2}' "$T/league/ports")
 [ -n "$HP" ] || { echo "page_test: the league never served HTTP" >&2; cat "$T/run.out" >&2; exit 1; }
-# wait until results have reached the payoff matrix
-for _ in $(seq 300); do
-	curl -fsS "http://127.0.0.1:$HP/status" 2>/dev/null | grep -q '"jobs_done": [1-9]' && break
+# wait until results have reached the payoff matrix and the evaluator
+# has stored a NashConv point
+for _ in $(seq 600); do
+	curl -fsS "http://127.0.0.1:$HP/status" 2>/dev/null | grep -q '"jobs_done": [1-9]' &&
+		curl -fsS "http://127.0.0.1:$HP/nashconv" 2>/dev/null | grep -q '"seconds"' && break
 	sleep 0.1
 done
 browse running "$OUT/page-running.png" "http://127.0.0.1:$HP/"
