@@ -1,7 +1,8 @@
 /*
  * league/config.c: the table-driven YAML parser, the cross-key checks and
  * the baseline lists. See config.h for the shape; the table is in
- * config_table.c, the emitter and documentation writer in config_emit.c.
+ * config_table.c, the emitter and documentation writer in config_emit.c,
+ * the model.layers list (its own small language) in config_layers.c.
  *
  * The parser walks libyaml events recursively. A key is either a leaf (a row
  * of the table) or a section (a proper dotted prefix of some row); anything
@@ -24,29 +25,7 @@
 
 /* ---- parser ----------------------------------------------------------- */
 
-struct mark {
-	unsigned line, col; /* 1-based; 0 when the key was not in the file */
-};
-
-#define MAX_SECTIONS 64
-
-struct parser {
-	yaml_parser_t yp;
-	const char *name;
-	struct cfg *c;
-	char *err;
-	size_t errlen;
-	struct mark marks[CFG_KEYS_MAX];
-	struct mark layer_marks[CFG_LAYERS_MAX]; /* model.layers' entries */
-	char sections[MAX_SECTIONS][256];
-	size_t nsections;
-	int is_file; /* name is the config file's path */
-};
-
-static int perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -62,23 +41,25 @@ static int perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
 	return LG_ECONFIG;
 }
 
-static int next_event(struct parser *p, yaml_event_t *ev)
+int cfg_next_event(struct parser *p, yaml_event_t *ev)
 {
 	if (!yaml_parser_parse(&p->yp, ev)) {
 		const char *ctx = p->yp.context;
-		return perr(p, &p->yp.problem_mark, "YAML syntax error: %s%s%s",
-			    p->yp.problem ? p->yp.problem : "unknown",
-			    ctx ? " " : "", ctx ? ctx : "");
+		return cfg_perr(p, &p->yp.problem_mark,
+				"YAML syntax error: %s%s%s",
+				p->yp.problem ? p->yp.problem : "unknown",
+				ctx ? " " : "", ctx ? ctx : "");
 	}
 	if (ev->type == YAML_ALIAS_EVENT) {
 		yaml_mark_t m = ev->start_mark;
 		yaml_event_delete(ev);
-		return perr(p, &m, "YAML aliases are not supported in configs");
+		return cfg_perr(p, &m,
+				"YAML aliases are not supported in configs");
 	}
 	return 0;
 }
 
-static const char *ev_text(const yaml_event_t *ev)
+const char *cfg_ev_text(const yaml_event_t *ev)
 {
 	return (const char *)ev->data.scalar.value;
 }
@@ -136,7 +117,7 @@ static const char *suggest(const char *path)
 	return best;
 }
 
-static int parse_u64_text(const char *s, double lo, double hi, uint64_t *out)
+int cfg_parse_u64(const char *s, double lo, double hi, uint64_t *out)
 {
 	uint64_t v;
 	double d;
@@ -160,7 +141,7 @@ static int set_scalar(struct parser *p, const struct cfg_key *k,
 		      const yaml_event_t *ev)
 {
 	char *base = (char *)p->c + k->off;
-	const char *s = ev_text(ev);
+	const char *s = cfg_ev_text(ev);
 	int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 	char lo[32], hi[32], range[80];
 
@@ -169,16 +150,16 @@ static int set_scalar(struct parser *p, const struct cfg_key *k,
 	cfg_fmt_range(range, sizeof range, k);
 	switch (k->type) {
 	case CFG_T_U64:
-		if (!plain || parse_u64_text(s, k->lo, k->hi, (uint64_t *)base))
-			return perr(p, &ev->start_mark,
-				    "%s: expected a whole number in %s, "
-				    "got '%s'", k->path, range, s);
+		if (!plain || cfg_parse_u64(s, k->lo, k->hi, (uint64_t *)base))
+			return cfg_perr(p, &ev->start_mark,
+					"%s: expected a whole number in %s, "
+					"got '%s'", k->path, range, s);
 		return 0;
 	case CFG_T_DOUBLE:
 		if (!plain || parse_double_text(k, s, (double *)base))
-			return perr(p, &ev->start_mark,
-				    "%s: expected a number in %s, got '%s'",
-				    k->path, range, s);
+			return cfg_perr(p, &ev->start_mark,
+					"%s: expected a number in %s, got '%s'",
+					k->path, range, s);
 		return 0;
 	case CFG_T_BOOL:
 		if (plain && !strcmp(s, "true"))
@@ -186,19 +167,20 @@ static int set_scalar(struct parser *p, const struct cfg_key *k,
 		else if (plain && !strcmp(s, "false"))
 			*(int *)base = 0;
 		else
-			return perr(p, &ev->start_mark,
-				    "%s: expected true or false, got '%s'",
-				    k->path, s);
+			return cfg_perr(p, &ev->start_mark,
+					"%s: expected true or false, got '%s'",
+					k->path, s);
 		return 0;
 	case CFG_T_STR: {
 		size_t n = ev->data.scalar.length;
 		if (plain && (!strcmp(s, "~") || !strcmp(s, "null")))
 			n = 0, s = "";
 		if (n < (size_t)k->lo || n > (size_t)k->hi || strlen(s) != n)
-			return perr(p, &ev->start_mark,
-				    "%s: expected a string of %s to %s bytes "
-				    "without NUL, got %zu bytes", k->path, lo,
-				    hi, n);
+			return cfg_perr(
+				p, &ev->start_mark,
+				"%s: expected a string of %s to %s bytes "
+				"without NUL, got %zu bytes",
+				k->path, lo, hi, n);
 		memcpy(base, s, n);
 		base[n] = 0;
 		return 0;
@@ -214,12 +196,13 @@ static int set_scalar(struct parser *p, const struct cfg_key *k,
 				 sizeof choices - strlen(choices), "%s%s",
 				 i ? ", " : "", k->names[i]);
 		}
-		return perr(p, &ev->start_mark,
-			    "%s: expected one of %s, got '%s'", k->path,
-			    choices, s);
+		return cfg_perr(p, &ev->start_mark,
+				"%s: expected one of %s, got '%s'", k->path,
+				choices, s);
 	}
 	default:
-		return perr(p, &ev->start_mark, "%s: expected a list", k->path);
+		return cfg_perr(p, &ev->start_mark, "%s: expected a list",
+				k->path);
 	}
 }
 
@@ -236,21 +219,21 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 	cfg_fmt_range(range, sizeof range, k);
 	*n = 0;
 	for (;;) {
-		if ((rc = next_event(p, &ev)))
+		if ((rc = cfg_next_event(p, &ev)))
 			return rc;
 		if (ev.type == YAML_SEQUENCE_END_EVENT) {
 			yaml_event_delete(&ev);
 			return 0;
 		}
 		if (ev.type != YAML_SCALAR_EVENT) {
-			rc = perr(p, &ev.start_mark, "%s: expected a number",
-				  k->path);
+			rc = cfg_perr(p, &ev.start_mark,
+				      "%s: expected a number", k->path);
 			yaml_event_delete(&ev);
 			return rc;
 		}
 		if (*n >= max) {
-			rc = perr(p, &ev.start_mark,
-				  "%s: more than %u entries", k->path, max);
+			rc = cfg_perr(p, &ev.start_mark,
+				      "%s: more than %u entries", k->path, max);
 			yaml_event_delete(&ev);
 			return rc;
 		}
@@ -258,16 +241,17 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 		uint64_t u;
 		int bad = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
 		if (!bad && whole) {
-			bad = parse_u64_text(ev_text(&ev), k->lo, k->hi, &u);
+			bad = cfg_parse_u64(cfg_ev_text(&ev), k->lo, k->hi, &u);
 			d = (double)u;
 		} else if (!bad) {
-			bad = parse_double_text(k, ev_text(&ev), &d);
+			bad = parse_double_text(k, cfg_ev_text(&ev), &d);
 		}
 		if (bad) {
-			rc = perr(p, &ev.start_mark,
-				  "%s: expected a %s in %s, got '%s'",
-				  k->path, whole ? "whole number" : "number",
-				  range, ev_text(&ev));
+			rc = cfg_perr(p, &ev.start_mark,
+				      "%s: expected a %s in %s, got '%s'",
+				      k->path,
+				      whole ? "whole number" : "number", range,
+				      cfg_ev_text(&ev));
 			yaml_event_delete(&ev);
 			return rc;
 		}
@@ -285,8 +269,8 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 	int rc;
 
 	if (start->type != YAML_SEQUENCE_START_EVENT)
-		return perr(p, &start->start_mark,
-			    "%s: expected a list like [64, 64]", k->path);
+		return cfg_perr(p, &start->start_mark,
+				"%s: expected a list like [64, 64]", k->path);
 	if (k->type == CFG_T_U32_LIST) {
 		struct cfg_u32_list *l = (struct cfg_u32_list *)base;
 		if ((rc = parse_number_row(p, k, vals, CFG_LIST_MAX, &n, 1)))
@@ -301,7 +285,7 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 	yaml_event_t ev;
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = next_event(p, &ev)))
+		if ((rc = cfg_next_event(p, &ev)))
 			return rc;
 		if (ev.type == YAML_SEQUENCE_END_EVENT) {
 			yaml_event_delete(&ev);
@@ -310,19 +294,21 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 		yaml_mark_t at = ev.start_mark;
 		if (ev.type != YAML_SEQUENCE_START_EVENT) {
 			yaml_event_delete(&ev);
-			return perr(p, &at, "%s: expected a list of rows like "
-				    "[[3, -2], [-2, 1]]", k->path);
+			return cfg_perr(p, &at,
+					"%s: expected a list of rows like "
+					"[[3, -2], [-2, 1]]",
+					k->path);
 		}
 		yaml_event_delete(&ev);
 		if (m->rows >= CFG_MATRIX_MAX)
-			return perr(p, &at, "%s: more than %d rows", k->path,
-				    CFG_MATRIX_MAX);
+			return cfg_perr(p, &at, "%s: more than %d rows",
+					k->path, CFG_MATRIX_MAX);
 		if ((rc = parse_number_row(p, k, vals, CFG_MATRIX_MAX, &n, 0)))
 			return rc;
 		if (n == 0 || (m->rows && n != m->cols))
-			return perr(p, &at, "%s: row %u has %u entries, "
-				    "expected %u", k->path, m->rows + 1, n,
-				    m->rows ? m->cols : 1);
+			return cfg_perr(p, &at, "%s: row %u has %u entries, "
+					"expected %u", k->path, m->rows + 1, n,
+					m->rows ? m->cols : 1);
 		m->cols = n;
 		memcpy(m->v[m->rows++], vals, n * sizeof *vals);
 	}
@@ -338,306 +324,62 @@ static int parse_params(struct parser *p, const struct cfg_key *k,
 	int rc;
 
 	if (start->type != YAML_MAPPING_START_EVENT)
-		return perr(p, &start->start_mark, "%s: expected a mapping "
-			    "like {size: 4}", k->path);
+		return cfg_perr(p, &start->start_mark, "%s: expected a mapping "
+				"like {size: 4}", k->path);
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = next_event(p, &kev)))
+		if ((rc = cfg_next_event(p, &kev)))
 			return rc;
 		if (kev.type == YAML_MAPPING_END_EVENT) {
 			yaml_event_delete(&kev);
 			return 0;
 		}
 		yaml_mark_t at = kev.start_mark;
-		const char *key = kev.type == YAML_SCALAR_EVENT ? ev_text(&kev)
-								: NULL;
+		const char *key = kev.type == YAML_SCALAR_EVENT
+					  ? cfg_ev_text(&kev)
+					  : NULL;
 		size_t kn = key ? kev.data.scalar.length : 0;
-		if (!key || !kn || kn >= ENV_PARAM_KEY_MAX || strlen(key) != kn) {
+		if (!key || !kn || kn >= ENV_PARAM_KEY_MAX ||
+		    strlen(key) != kn) {
 			yaml_event_delete(&kev);
-			return perr(p, &at, "%s: keys are strings of 1 to %d "
-				    "bytes", k->path, ENV_PARAM_KEY_MAX - 1);
+			return cfg_perr(p, &at,
+					"%s: keys are strings of 1 to %d "
+					"bytes",
+					k->path, ENV_PARAM_KEY_MAX - 1);
 		}
 		for (uint32_t i = 0; i < m->n; i++)
 			if (!strcmp(m->key[i], key)) {
-				rc = perr(p, &at, "%s: duplicate key '%s'",
-					  k->path, key);
+				rc = cfg_perr(p, &at, "%s: duplicate key '%s'",
+					      k->path, key);
 				yaml_event_delete(&kev);
 				return rc;
 			}
 		if (m->n == ENV_PARAMS_MAX) {
 			yaml_event_delete(&kev);
-			return perr(p, &at, "%s: more than %d entries", k->path,
-				    ENV_PARAMS_MAX);
+			return cfg_perr(p, &at, "%s: more than %d entries",
+					k->path, ENV_PARAMS_MAX);
 		}
 		memcpy(m->key[m->n], key, kn + 1);
 		yaml_event_delete(&kev);
-		if ((rc = next_event(p, &vev)))
+		if ((rc = cfg_next_event(p, &vev)))
 			return rc;
 		at = vev.start_mark;
 		size_t vn = vev.type == YAML_SCALAR_EVENT
 				    ? vev.data.scalar.length : 0;
 		if (vev.type != YAML_SCALAR_EVENT || vn >= ENV_PARAM_VAL_MAX ||
-		    strlen(ev_text(&vev)) != vn) {
+		    strlen(cfg_ev_text(&vev)) != vn) {
 			yaml_event_delete(&vev);
-			return perr(p, &at, "%s.%s: expected a single value of "
-				    "at most %d bytes", k->path, m->key[m->n],
-				    ENV_PARAM_VAL_MAX - 1);
+			return cfg_perr(p, &at,
+					"%s.%s: expected a single value of "
+					"at most %d bytes",
+					k->path, m->key[m->n],
+					ENV_PARAM_VAL_MAX - 1);
 		}
-		memcpy(m->val[m->n++], ev_text(&vev), vn + 1);
+		memcpy(m->val[m->n++], cfg_ev_text(&vev), vn + 1);
 		yaml_event_delete(&vev);
 	}
 }
 
-
-/* ---- model.layers ----------------------------------------------------- */
-
-static const char *const layer_names[] = { "", "conv2d", "residual",
-					   "flatten", "dense" };
-
-/* One whole number of a layer's mapping (or its scalar shorthand). */
-static int layer_number(struct parser *p, const yaml_event_t *ev,
-			const char *what, uint64_t lo, uint64_t hi,
-			uint32_t *out)
-{
-	uint64_t u;
-
-	if (ev->type != YAML_SCALAR_EVENT ||
-	    ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    parse_u64_text(ev_text(ev), (double)lo, (double)hi, &u))
-		return perr(p, &ev->start_mark, "model.layers: %s: expected a "
-			    "whole number in [%llu, %llu], got '%s'", what,
-			    (unsigned long long)lo, (unsigned long long)hi,
-			    ev->type == YAML_SCALAR_EVENT ? ev_text(ev) : "a "
-			    "list or mapping");
-	*out = (uint32_t)u;
-	return 0;
-}
-
-/* The value of `conv2d:`, `residual:` or `dense:`: a number (channels or
- * units) or a mapping of the layer's fields. */
-static int parse_layer_body(struct parser *p, struct cfg_layer *l,
-			    const yaml_mark_t *at)
-{
-	const char *kind = layer_names[l->kind];
-	int conv = l->kind != CFG_LAYER_DENSE;
-	int have_pad = 0, have_size = 0;
-	unsigned seen = 0;
-	yaml_event_t ev, vev;
-	char what[64];
-	int rc;
-
-	if ((rc = next_event(p, &ev)))
-		return rc;
-	if (ev.type == YAML_SCALAR_EVENT) {
-		snprintf(what, sizeof what, "%s", kind);
-		rc = layer_number(p, &ev, what, 1, NN_MAX_WIDTH, &l->size);
-		yaml_event_delete(&ev);
-		goto done;
-	}
-	if (ev.type != YAML_MAPPING_START_EVENT || !conv) {
-		rc = perr(p, &ev.start_mark, "model.layers: %s: expected %s",
-			  kind, conv ? "a channel count or a mapping like "
-			  "{channels: 32, kernel: 3}" : "a width like 128");
-		yaml_event_delete(&ev);
-		return rc;
-	}
-	yaml_event_delete(&ev);
-	for (;;) {
-		if ((rc = next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
-		yaml_mark_t fat = ev.start_mark;
-		const char *key = ev.type == YAML_SCALAR_EVENT ? ev_text(&ev)
-							       : "";
-		uint32_t *dst = NULL, lo = 0, hi = 0;
-		int is_act = 0;
-		if (!strcmp(key, "channels"))
-			dst = &l->size, lo = 1, hi = NN_MAX_WIDTH, have_size = 1;
-		else if (!strcmp(key, "kernel"))
-			dst = &l->kernel, lo = 1, hi = 15;
-		else if (!strcmp(key, "stride") && l->kind == CFG_LAYER_CONV2D)
-			dst = &l->stride, lo = 1, hi = 8;
-		else if (!strcmp(key, "padding") && l->kind == CFG_LAYER_CONV2D)
-			dst = &l->padding, lo = 0, hi = 8, have_pad = 1;
-		else if (!strcmp(key, "activation") &&
-			 l->kind == CFG_LAYER_RESIDUAL)
-			is_act = 1;
-		unsigned bit = 1u << (dst == &l->size      ? 0
-				      : dst == &l->kernel  ? 1
-				      : dst == &l->stride  ? 2
-				      : dst == &l->padding ? 3
-							   : 4);
-		if ((dst || is_act) && (seen & bit)) {
-			rc = perr(p, &fat, "model.layers: %s: duplicate field "
-				  "'%s'", kind, key);
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		seen |= bit;
-		if (!dst && !is_act) {
-			rc = perr(p, &fat, "model.layers: %s: unknown field "
-				  "'%s' (%s)", kind, key,
-				  l->kind == CFG_LAYER_CONV2D
-					  ? "channels, kernel, stride, padding"
-					  : "channels, kernel, activation");
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		snprintf(what, sizeof what, "%s.%s", kind, key);
-		yaml_event_delete(&ev);
-		if ((rc = next_event(p, &vev)))
-			return rc;
-		if (is_act) {
-			const char *v = vev.type == YAML_SCALAR_EVENT
-						? ev_text(&vev) : "";
-			if (!strcmp(v, "relu"))
-				l->act = NN_LACT_RELU;
-			else if (!strcmp(v, "tanh"))
-				l->act = NN_LACT_TANH;
-			else
-				rc = perr(p, &vev.start_mark, "model.layers: "
-					  "%s: expected relu or tanh, got "
-					  "'%s'", what, v);
-		} else {
-			rc = layer_number(p, &vev, what, lo, hi, dst);
-		}
-		yaml_event_delete(&vev);
-		if (rc)
-			return rc;
-	}
-	if (!have_size)
-		return perr(p, at, "model.layers: %s: needs channels", kind);
-done:
-	if (!rc && conv && !have_pad)
-		l->padding = (l->kernel - 1) / 2; /* "same" for odd kernels */
-	if (!rc && l->kind == CFG_LAYER_RESIDUAL) {
-		l->stride = 1;
-		l->padding = (l->kernel - 1) / 2;
-	}
-	return rc;
-}
-
-/* model.layers (or `model:` given as a list); the SEQUENCE_START has been
- * read. Each entry is checked for its place in the list here; whether the
- * whole fits the game is check_model's. */
-static int parse_layers(struct parser *p, const yaml_event_t *start)
-{
-	struct cfg_layers *ls = &p->c->model.layers;
-	uint32_t nconv = 0, ndense = 0;
-	int flat = 0;
-	int rc;
-
-	if (start->type != YAML_SEQUENCE_START_EVENT)
-		return perr(p, &start->start_mark, "model.layers: expected a "
-			    "list like [{conv2d: 32}, relu, flatten, "
-			    "{dense: 64}, relu]");
-	memset(ls, 0, sizeof *ls);
-	for (;;) {
-		yaml_event_t ev;
-		struct cfg_layer l = { 0, 0, 3, 1, 0, NN_LACT_NONE };
-		struct cfg_layer *last = ls->n ? &ls->v[ls->n - 1] : NULL;
-		if ((rc = next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
-		yaml_mark_t at = ev.start_mark;
-		const char *name = ev.type == YAML_SCALAR_EVENT ? ev_text(&ev)
-								: NULL;
-		if (name && (!strcmp(name, "relu") || !strcmp(name, "tanh"))) {
-			int ok = last && (last->kind == CFG_LAYER_CONV2D ||
-					  last->kind == CFG_LAYER_DENSE) &&
-				 last->act == NN_LACT_NONE;
-			rc = ok ? 0 : perr(p, &at, "model.layers: %s must follow "
-					   "a conv2d or dense layer without "
-					   "one (a residual block takes "
-					   "`activation:`)", name);
-			if (ok)
-				last->act = name[0] == 'r' ? NN_LACT_RELU
-							   : NN_LACT_TANH;
-			yaml_event_delete(&ev);
-			if (rc)
-				return rc;
-			continue;
-		}
-		if (ls->n == CFG_LAYERS_MAX) {
-			yaml_event_delete(&ev);
-			return perr(p, &at, "model.layers: more than %d layers",
-				    CFG_LAYERS_MAX);
-		}
-		if (name && !strcmp(name, "flatten")) {
-			l.kind = CFG_LAYER_FLATTEN;
-			yaml_event_delete(&ev);
-		} else if (ev.type == YAML_MAPPING_START_EVENT) {
-			yaml_event_t kev;
-			yaml_event_delete(&ev);
-			if ((rc = next_event(p, &kev)))
-				return rc;
-			const char *k = kev.type == YAML_SCALAR_EVENT
-						? ev_text(&kev) : "";
-			for (uint32_t i = 1; i < LG_ARRAY_LEN(layer_names); i++)
-				if (i != CFG_LAYER_FLATTEN &&
-				    !strcmp(k, layer_names[i]))
-					l.kind = i;
-			if (!l.kind) {
-				rc = perr(p, &kev.start_mark, "model.layers: "
-					  "unknown layer '%s' (conv2d, "
-					  "residual, flatten, dense, relu, "
-					  "tanh)", k);
-				yaml_event_delete(&kev);
-				return rc;
-			}
-			yaml_event_delete(&kev);
-			if (l.kind == CFG_LAYER_RESIDUAL)
-				l.act = NN_LACT_RELU;
-			if ((rc = parse_layer_body(p, &l, &at)))
-				return rc;
-			if ((rc = next_event(p, &kev)))
-				return rc;
-			int one = kev.type == YAML_MAPPING_END_EVENT;
-			rc = one ? 0 : perr(p, &kev.start_mark, "model.layers: "
-					    "one layer per entry (start "
-					    "another with '- ')");
-			yaml_event_delete(&kev);
-			if (rc)
-				return rc;
-		} else {
-			rc = perr(p, &at, "model.layers: unknown layer '%s' "
-				  "(conv2d, residual, flatten, dense, relu, "
-				  "tanh)", name ? name : "(a list)");
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		/* the order: convolutions, flatten, dense layers */
-		int conv = l.kind == CFG_LAYER_CONV2D ||
-			   l.kind == CFG_LAYER_RESIDUAL;
-		const char *kname = layer_names[l.kind];
-		if (conv && (flat || ndense))
-			return perr(p, &at, "model.layers: %s after %s: "
-				    "convolutions come first", kname,
-				    flat ? "flatten" : "a dense layer");
-		if (l.kind == CFG_LAYER_FLATTEN && (flat || !nconv))
-			return perr(p, &at, "model.layers: flatten %s", flat
-				    ? "twice" : "needs convolutions before it");
-		if (l.kind == CFG_LAYER_DENSE && nconv && !flat)
-			return perr(p, &at, "model.layers: dense after a "
-				    "convolution: put `flatten` between them");
-		if (conv && ++nconv > NN_MAX_CONV)
-			return perr(p, &at, "model.layers: more than %d "
-				    "conv2d and residual layers", NN_MAX_CONV);
-		if (l.kind == CFG_LAYER_DENSE && ++ndense > NN_MAX_LAYERS)
-			return perr(p, &at, "model.layers: more than %d dense "
-				    "layers", NN_MAX_LAYERS);
-		flat |= l.kind == CFG_LAYER_FLATTEN;
-		p->layer_marks[ls->n] = (struct mark){
-			(unsigned)at.line + 1, (unsigned)at.column + 1 };
-		ls->v[ls->n++] = l;
-	}
-}
 
 static int parse_mapping(struct parser *p, const char *prefix);
 
@@ -651,38 +393,42 @@ static int parse_key(struct parser *p, const char *prefix,
 
 	if (kev->type != YAML_SCALAR_EVENT ||
 	    kev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return perr(p, &kev->start_mark, "%s%skeys must be plain words",
-			    prefix, *prefix ? ": " : "");
+		return cfg_perr(p, &kev->start_mark,
+				"%s%skeys must be plain words", prefix,
+				*prefix ? ": " : "");
 	if ((size_t)snprintf(path, sizeof path, "%s%s%s", prefix,
-			     *prefix ? "." : "", ev_text(kev)) >= sizeof path)
-		return perr(p, &kev->start_mark, "key path too long");
+			     *prefix ? "." : "",
+			     cfg_ev_text(kev)) >= sizeof path)
+		return cfg_perr(p, &kev->start_mark, "key path too long");
 	k = cfg_key_find(path);
 	if (!k && !cfg_is_section(path)) {
 		const char *hint = suggest(path);
 		if (hint)
-			return perr(p, &kev->start_mark,
-				    "unknown key '%s' (did you mean '%s'?)",
-				    path, hint);
-		return perr(p, &kev->start_mark, "unknown key '%s'", path);
+			return cfg_perr(p, &kev->start_mark,
+					"unknown key '%s' (did you mean '%s'?)",
+					path, hint);
+		return cfg_perr(p, &kev->start_mark, "unknown key '%s'", path);
 	}
 	if (k) {
 		struct mark *m = &p->marks[k - cfg_keys(NULL)];
 		if (m->line)
-			return perr(p, &kev->start_mark,
-				    "duplicate key '%s' (first at line %u)",
-				    path, m->line);
+			return cfg_perr(p, &kev->start_mark,
+					"duplicate key '%s' (first at line %u)",
+					path, m->line);
 		m->line = (unsigned)kev->start_mark.line + 1;
 		m->col = (unsigned)kev->start_mark.column + 1;
 	} else {
 		for (size_t i = 0; i < p->nsections; i++)
 			if (!strcmp(p->sections[i], path))
-				return perr(p, &kev->start_mark,
-					    "duplicate section '%s'", path);
+				return cfg_perr(p, &kev->start_mark,
+						"duplicate section '%s'", path);
 		if (p->nsections == MAX_SECTIONS)
-			return perr(p, &kev->start_mark, "too many sections");
-		snprintf(p->sections[p->nsections++], sizeof p->sections[0], "%s", path);
+			return cfg_perr(p, &kev->start_mark,
+					"too many sections");
+		snprintf(p->sections[p->nsections++], sizeof p->sections[0],
+			 "%s", path);
 	}
-	if ((rc = next_event(p, &ev)))
+	if ((rc = cfg_next_event(p, &ev)))
 		return rc;
 	if (!k && !strcmp(path, "model") &&
 	    ev.type == YAML_SEQUENCE_START_EVENT) {
@@ -691,11 +437,11 @@ static int parse_key(struct parser *p, const char *prefix,
 		p->marks[k - cfg_keys(NULL)] = (struct mark){
 			(unsigned)kev->start_mark.line + 1,
 			(unsigned)kev->start_mark.column + 1 };
-		rc = parse_layers(p, &ev);
+		rc = cfg_parse_layers(p, &ev);
 	} else if (!k) {
 		if (ev.type != YAML_MAPPING_START_EVENT)
-			rc = perr(p, &ev.start_mark,
-				  "%s: expected a mapping of keys", path);
+			rc = cfg_perr(p, &ev.start_mark,
+				      "%s: expected a mapping of keys", path);
 		else
 			rc = parse_mapping(p, path);
 	} else if (k->type == CFG_T_U32_LIST || k->type == CFG_T_MATRIX) {
@@ -703,13 +449,13 @@ static int parse_key(struct parser *p, const char *prefix,
 	} else if (k->type == CFG_T_PARAMS) {
 		rc = parse_params(p, k, &ev);
 	} else if (k->type == CFG_T_LAYERS) {
-		rc = parse_layers(p, &ev);
+		rc = cfg_parse_layers(p, &ev);
 	} else if (ev.type != YAML_SCALAR_EVENT) {
-		rc = perr(p, &ev.start_mark, "%s: expected a single value",
-			  path);
+		rc = cfg_perr(p, &ev.start_mark, "%s: expected a single value",
+			      path);
 	} else if (ev.data.scalar.length == 0 &&
 		   ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-		rc = perr(p, &ev.start_mark, "%s: missing value", path);
+		rc = cfg_perr(p, &ev.start_mark, "%s: missing value", path);
 	} else {
 		rc = set_scalar(p, k, &ev);
 	}
@@ -724,7 +470,7 @@ static int parse_mapping(struct parser *p, const char *prefix)
 	int rc;
 
 	for (;;) {
-		if ((rc = next_event(p, &ev)))
+		if ((rc = cfg_next_event(p, &ev)))
 			return rc;
 		if (ev.type == YAML_MAPPING_END_EVENT) {
 			yaml_event_delete(&ev);
@@ -743,7 +489,7 @@ static int parse_stream(struct parser *p)
 	int rc, docs = 0;
 
 	for (;;) {
-		if ((rc = next_event(p, &ev)))
+		if ((rc = cfg_next_event(p, &ev)))
 			return rc;
 		yaml_event_type_t t = ev.type;
 		yaml_mark_t m = ev.start_mark;
@@ -756,9 +502,9 @@ static int parse_stream(struct parser *p)
 			return 0;
 		case YAML_DOCUMENT_START_EVENT:
 			if (docs++)
-				return perr(p, &m, "only one YAML document "
-					    "is allowed");
-			if ((rc = next_event(p, &ev)))
+				return cfg_perr(p, &m, "only one YAML document "
+						"is allowed");
+			if ((rc = cfg_next_event(p, &ev)))
 				return rc;
 			t = ev.type;
 			m = ev.start_mark;
@@ -768,21 +514,18 @@ static int parse_stream(struct parser *p)
 			if (empty)
 				break;
 			if (t != YAML_MAPPING_START_EVENT)
-				return perr(p, &m, "the config must be a "
-					    "mapping of sections");
+				return cfg_perr(p, &m, "the config must be a "
+						"mapping of sections");
 			if ((rc = parse_mapping(p, "")))
 				return rc;
 			break;
 		default:
-			return perr(p, &m, "unexpected YAML event");
+			return cfg_perr(p, &m, "unexpected YAML event");
 		}
 	}
 }
 
 /* ---- cross-key checks ------------------------------------------------- */
-
-static int verr(struct parser *p, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 /* env.plugin relative to the config file's directory, made absolute so
  * that workers started elsewhere (and the YAML the daemon hands them)
@@ -800,82 +543,22 @@ static int resolve_plugin(struct parser *p)
 	else
 		snprintf(joined, sizeof joined, "%s", pl);
 	if (!realpath(joined, real))
-		return verr(p, "env.plugin", "cannot find '%s': %s%s", joined,
-			    strerror(errno), pl[0] == '/' ? "" :
-			    " (a relative path is taken from the config "
-			    "file's directory)");
+		return cfg_verr(
+			p, "env.plugin", "cannot find '%s': %s%s", joined,
+			strerror(errno),
+			pl[0] == '/'
+				? ""
+				: " (a relative path is taken from the config "
+				  "file's directory)");
 	if (strlen(real) >= CFG_STR_MAX || strlen(real) >= ENV_PLUGIN_MAX)
-		return verr(p, "env.plugin", "'%s' is longer than %d bytes",
-			    real, ENV_PLUGIN_MAX - 1);
+		return cfg_verr(p, "env.plugin", "'%s' is longer than %d bytes",
+				real, ENV_PLUGIN_MAX - 1);
 	memcpy(pl, real, strlen(real) + 1);
 	return 0;
 }
 
 /* The network the config describes fits the game: a convolution torso
  * needs planes, and the whole shape must pass the learner's check. */
-/* An error at entry i of model.layers. */
-static int layer_err(struct parser *p, uint32_t i, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int layer_err(struct parser *p, uint32_t i, const char *fmt, ...)
-{
-	const struct mark *m = &p->layer_marks[i];
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	lg_errf(p->err, p->errlen, "%s:%u:%u: model.layers: %s: %s", p->name,
-		m->line, m->col, layer_names[p->c->model.layers.v[i].kind],
-		msg);
-	return LG_ECONFIG;
-}
-
-/* A layer list replaces the shorthand keys, needs planes for its
- * convolutions, and must be a net the learner builds. */
-static int check_layers(struct parser *p, const struct env_spec *spec)
-{
-	struct cfg_layers *ls = &p->c->model.layers;
-	uint32_t n = ls->n;
-	struct nn_shape s;
-	char msg[256];
-
-	for (size_t i = 0; cfg_model_shorthand[i]; i++) {
-		const struct cfg_key *k = cfg_key_find(cfg_model_shorthand[i]);
-		if (p->marks[k - cfg_keys(NULL)].line)
-			return verr(p, cfg_model_shorthand[i], "model.layers "
-				    "replaces this key: give one or the other");
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t kind = ls->v[i].kind;
-		if ((kind == CFG_LAYER_CONV2D || kind == CFG_LAYER_RESIDUAL) &&
-		    spec->obs_rank != 3)
-			return layer_err(p, i, "game '%s' gives flat "
-					 "observations (%zu floats), "
-					 "convolutions need planes (channels "
-					 "x rows x columns)", spec->name,
-					 spec->obs_len);
-	}
-	/* A list that builds is fine, whatever its prefixes would be as
-	 * nets of their own (a wide convolution straight into the head can
-	 * pass the parameter cap where the whole list, narrowed later, does
-	 * not); one that does not is blamed on the first layer whose prefix
-	 * fails, or on the last. */
-	league_nn_shape(p->c, spec, &s);
-	if (!nn_shape_check(&s, msg, sizeof msg))
-		return 0;
-	for (uint32_t i = 1; i <= n; i++) {
-		ls->n = i;
-		league_nn_shape(p->c, spec, &s);
-		int rc = nn_shape_check(&s, msg, sizeof msg);
-		ls->n = n;
-		if (rc || i == n)
-			return layer_err(p, i - 1, "%s", msg);
-	}
-	return 0;
-}
-
 static int check_model(struct parser *p, const struct env_spec *spec)
 {
 	struct cfg *c = p->c;
@@ -883,20 +566,22 @@ static int check_model(struct parser *p, const struct env_spec *spec)
 	char msg[256];
 
 	if (c->model.layers.n)
-		return check_layers(p, spec);
+		return cfg_check_layers(p, spec);
 
 	if (c->model.conv.n > NN_MAX_CONV)
-		return verr(p, "model.conv", "%u convolutions, at most %d",
-			    c->model.conv.n, NN_MAX_CONV);
+		return cfg_verr(p, "model.conv", "%u convolutions, at most %d",
+				c->model.conv.n, NN_MAX_CONV);
 	if (c->model.conv.n && spec->obs_rank != 3)
-		return verr(p, "model.conv", "game '%s' gives flat "
-			    "observations (%zu floats), convolutions need "
-			    "planes (channels x rows x columns)", spec->name,
-			    spec->obs_len);
+		return cfg_verr(p, "model.conv",
+				"game '%s' gives flat "
+				"observations (%zu floats), convolutions need "
+				"planes (channels x rows x columns)",
+				spec->name, spec->obs_len);
 	league_nn_shape(c, spec, &s);
 	if (nn_shape_check(&s, msg, sizeof msg))
-		return verr(p, c->model.conv.n ? "model.conv" : "model.hidden",
-			    "%s", msg);
+		return cfg_verr(p,
+				c->model.conv.n ? "model.conv" : "model.hidden",
+				"%s", msg);
 	return 0;
 }
 
@@ -920,14 +605,14 @@ static int check_game(struct parser *p)
 	if ((rc = resolve_plugin(p)))
 		return rc;
 	if (c->env.remote[0] && c->env.plugin[0])
-		return verr(p, "env.remote", "a game is either a plugin or "
-			    "remote, not both (env.plugin is set)");
+		return cfg_verr(p, "env.remote", "a game is either a plugin or "
+				"remote, not both (env.plugin is set)");
 	if (c->env.serve[0] && !c->env.remote[0])
-		return verr(p, "env.serve", "needs env.remote, the address "
-			    "the command serves at");
+		return cfg_verr(p, "env.serve", "needs env.remote, the address "
+				"the command serves at");
 	if (c->env.serve[0] && !name_set)
-		return verr(p, "env.serve", "needs env.name, the game it "
-			    "serves (the server is not up yet to ask)");
+		return cfg_verr(p, "env.serve", "needs env.name, the game it "
+				"serves (the server is not up yet to ask)");
 	if (c->env.serve[0]) /* league run starts it and checks it then */
 		return 0;
 	league_env_opts(c, &eo);
@@ -944,17 +629,17 @@ static int check_game(struct parser *p)
 				m = msg + n + 1 + (msg[n + 1] == ' ');
 			}
 		}
-		return verr(p, key, "%s", m);
+		return cfg_verr(p, key, "%s", m);
 	}
 	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
 	return check_model(p, &spec);
 }
 
-static int verr(struct parser *p, const char *path, const char *fmt, ...)
+int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
 {
 	const struct cfg_key *k = cfg_key_find(path);
-	struct mark m = k ? p->marks[k - cfg_keys(NULL)] : (struct mark){ 0, 0 };
+	struct mark m = k ? p->marks[k - cfg_keys(NULL)] : (struct mark){0, 0};
 	char msg[400];
 	va_list ap;
 
@@ -1004,7 +689,7 @@ static int module_err(struct parser *p, const char *msg)
 		snprintf(section, sizeof section, "%.*s", (int)n, msg);
 		path = section;
 	}
-	return verr(p, path, "%s", detail);
+	return cfg_verr(p, path, "%s", detail);
 }
 
 /* The cross-key rules. Those of the players module are its own
@@ -1022,44 +707,45 @@ static int validate(struct parser *p)
 	if (!c->env.plugin[0] && !c->env.remote[0] &&
 	    !strcmp(c->env.name, "matrix") &&
 	    !c->env.matrix.rows)
-		return verr(p, "env.matrix", "the matrix game needs its payoff "
-			    "matrix");
+		return cfg_verr(p, "env.matrix",
+				"the matrix game needs its payoff "
+				"matrix");
 	if ((rc = check_game(p)))
 		return rc;
 	league_brain_opts(c, &bo);
 	if (brain_opts_check(&bo, msg, sizeof msg))
 		return module_err(p, msg);
 	if (c->collectors.wait_num > c->collectors.envs)
-		return verr(p, "collectors.wait_num", "%llu is more than "
-			    "collectors.envs (%llu)",
-			    (unsigned long long)c->collectors.wait_num,
-			    (unsigned long long)c->collectors.envs);
+		return cfg_verr(p, "collectors.wait_num", "%llu is more than "
+				"collectors.envs (%llu)",
+				(unsigned long long)c->collectors.wait_num,
+				(unsigned long long)c->collectors.envs);
 	if (c->learner.lr_schedule == CFG_LR_LINEAR && !(c->budget.seconds > 0))
-		return verr(p, "learner.lr_schedule", "linear runs over "
-			    "budget.seconds, which is 0 (no time budget)");
+		return cfg_verr(p, "learner.lr_schedule", "linear runs over "
+				"budget.seconds, which is 0 (no time budget)");
 	if (c->learner.minibatch > c->learner.batch)
-		return verr(p, "learner.minibatch", "%llu is more than "
-			    "learner.batch (%llu)",
-			    (unsigned long long)c->learner.minibatch,
-			    (unsigned long long)c->learner.batch);
+		return cfg_verr(p, "learner.minibatch", "%llu is more than "
+				"learner.batch (%llu)",
+				(unsigned long long)c->learner.minibatch,
+				(unsigned long long)c->learner.batch);
 	if (!c->budget.env_steps && !(c->budget.seconds > 0) &&
 	    !c->budget.jobs && !c->budget.snapshots)
-		return verr(p, "budget.seconds", "set at least one budget "
-			    "(env_steps, seconds, jobs or snapshots)");
+		return cfg_verr(p, "budget.seconds", "set at least one budget "
+				"(env_steps, seconds, jobs or snapshots)");
 	if (cfg_eval_baselines(c, bl, &n, msg, sizeof msg))
-		return verr(p, "eval.baselines", "%s", msg);
+		return cfg_verr(p, "eval.baselines", "%s", msg);
 	if (cfg_train_baselines(c, bl, &n, msg, sizeof msg))
-		return verr(p, "matchmaking.baselines", "%s", msg);
+		return cfg_verr(p, "matchmaking.baselines", "%s", msg);
 	if (c->matchmaking.baseline_share > 0 && !n)
-		return verr(p, "matchmaking.baseline_share", "is %g but "
-			    "matchmaking.baselines names none",
-			    c->matchmaking.baseline_share);
+		return cfg_verr(p, "matchmaking.baseline_share", "is %g but "
+				"matchmaking.baselines names none",
+				c->matchmaking.baseline_share);
 	if (cfg_all_baselines(c, bl, &n, msg, sizeof msg))
-		return verr(p, "matchmaking.baselines", "%s", msg);
+		return cfg_verr(p, "matchmaking.baselines", "%s", msg);
 	if (!lg_is_loopback(c->server.listen) && !c->server.token_file[0] &&
 	    !getenv("LEAGUE_TOKEN"))
-		return verr(p, "server.listen", "listening beyond loopback "
-			    "needs server.token_file or LEAGUE_TOKEN");
+		return cfg_verr(p, "server.listen", "listening beyond loopback "
+				"needs server.token_file or LEAGUE_TOKEN");
 	return 0;
 }
 

@@ -8,8 +8,53 @@
 
 #include "league/config.h"
 
+#include <yaml.h>
+
 /* The table has at most this many keys (asserted beside it). */
 #define CFG_KEYS_MAX 256
+
+/* ---- the parser (config.c), shared with config_layers.c ---------------- */
+
+struct mark {
+	unsigned line, col; /* 1-based; 0 when the key was not in the file */
+};
+
+#define MAX_SECTIONS 64
+
+struct parser {
+	yaml_parser_t yp;
+	const char *name;
+	struct cfg *c;
+	char *err;
+	size_t errlen;
+	struct mark marks[CFG_KEYS_MAX];
+	struct mark layer_marks[CFG_LAYERS_MAX]; /* model.layers' entries */
+	char sections[MAX_SECTIONS][256];
+	size_t nsections;
+	int is_file; /* name is the config file's path */
+};
+
+/* An error at YAML mark m (NULL: none) as "file:line:col: msg";
+ * LG_ECONFIG. */
+int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* An error at key path's place in the file (or the file's name alone);
+ * LG_ECONFIG. */
+int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The next libyaml event; anchors, aliases and syntax errors are
+ * LG_ECONFIG with the message set. */
+int cfg_next_event(struct parser *p, yaml_event_t *ev);
+/* A scalar event's text. */
+const char *cfg_ev_text(const yaml_event_t *ev);
+/* A whole number in [lo, hi]; nonzero when s is not one. */
+int cfg_parse_u64(const char *s, double lo, double hi, uint64_t *out);
+
+/* model.layers (config_layers.c): the list whose SEQUENCE_START is start
+ * (model: given as a list, or model.layers), and after the whole config
+ * is read, the list against the game's spec. 0 or LG_ECONFIG. */
+int cfg_parse_layers(struct parser *p, const yaml_event_t *start);
+int cfg_check_layers(struct parser *p, const struct env_spec *spec);
 
 /* The model.* keys a model.layers list replaces (NULL-terminated). */
 extern const char *const cfg_model_shorthand[];
