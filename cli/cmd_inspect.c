@@ -93,17 +93,6 @@ static int reload(struct inspector *in)
 	return 0;
 }
 
-static void reply(struct evhttp_request *req, const char *ctype,
-		  const lg_buf *b)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-
-	evhttp_add_header(h, "Content-Type", ctype);
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	evbuffer_add(evhttp_request_get_output_buffer(req), b->data, b->len);
-	evhttp_send_reply(req, 200, "OK", NULL);
-}
-
 /* A GET the token allows, with the league loaded; else the reply is
  * already sent. */
 static int begin(struct inspector *in, struct evhttp_request *req)
@@ -121,73 +110,42 @@ static int begin(struct inspector *in, struct evhttp_request *req)
 	return 1;
 }
 
-static void http_payoff(struct evhttp_request *req, void *arg)
+/* The JSON of each endpoint, from the league as loaded. */
+static int payoff_json(struct inspector *in, lg_buf *b)
 {
-	struct inspector *in = arg;
-	lg_buf b = { 0 };
-	uint32_t n, *ids;
+	uint32_t n = brain_count(in->br), *ids;
+	int rc;
 
-	if (!begin(in, req))
-		return;
-	n = brain_count(in->br);
-	if (!(ids = malloc(sizeof *ids * (n ? n : 1)))) {
-		evhttp_send_error(req, 500, "out of memory");
-		return;
-	}
+	if (!(ids = malloc(sizeof *ids * (n ? n : 1))))
+		return LG_ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = i;
-	if (brain_payoff_json(in->br, ids, n, &b) || lg_buf_printf(&b, "\n"))
-		evhttp_send_error(req, 500, "payoff matrix unavailable");
-	else
-		reply(req, "application/json", &b);
+	rc = brain_payoff_json(in->br, ids, n, b);
 	free(ids);
-	lg_buf_free(&b);
+	return rc;
 }
 
-static void http_ratings(struct evhttp_request *req, void *arg)
+static int ratings_json(struct inspector *in, lg_buf *b)
 {
-	struct inspector *in = arg;
-	lg_buf b = { 0 };
-
-	if (!begin(in, req))
-		return;
-	if (brain_ratings_json(in->br, INSPECT_NASH_MAX, &b) ||
-	    lg_buf_printf(&b, "\n"))
-		evhttp_send_error(req, 500, "ratings unavailable");
-	else
-		reply(req, "application/json", &b);
-	lg_buf_free(&b);
+	return brain_ratings_json(in->br, INSPECT_NASH_MAX, b);
 }
 
-static void http_nashconv(struct evhttp_request *req, void *arg)
+static int nashconv_json(struct inspector *in, lg_buf *b)
 {
-	struct inspector *in = arg;
-	lg_buf b = { 0 };
-
-	if (!begin(in, req))
-		return;
-	if (league_eval_json_store(in->st, &b) || lg_buf_printf(&b, "\n"))
-		evhttp_send_error(req, 500, "NashConv points unavailable");
-	else
-		reply(req, "application/json", &b);
-	lg_buf_free(&b);
+	return league_eval_json_store(in->st, b);
 }
 
-static void http_status(struct evhttp_request *req, void *arg)
+static int status_json(struct inspector *in, lg_buf *b)
 {
-	struct inspector *in = arg;
-	lg_buf b = { 0 };
 	int first = 1, rc;
 
-	if (!begin(in, req))
-		return;
-	rc = lg_buf_printf(&b, "{\"inspect\": true, \"dir\": ");
-	rc = rc ? rc : lg_buf_json_str(&b, in->dir);
-	rc = rc ? rc : lg_buf_printf(&b, ", \"league\": ");
-	rc = rc ? rc : lg_buf_json_str(&b, in->league);
-	rc = rc ? rc : lg_buf_printf(&b, ", \"env\": ");
-	rc = rc ? rc : lg_buf_json_str(&b, in->env);
-	rc = rc ? rc : lg_buf_printf(&b, ", \"uptime_s\": %.1f, "
+	rc = lg_buf_printf(b, "{\"inspect\": true, \"dir\": ");
+	rc = rc ? rc : lg_buf_json_str(b, in->dir);
+	rc = rc ? rc : lg_buf_printf(b, ", \"league\": ");
+	rc = rc ? rc : lg_buf_json_str(b, in->league);
+	rc = rc ? rc : lg_buf_printf(b, ", \"env\": ");
+	rc = rc ? rc : lg_buf_json_str(b, in->env);
+	rc = rc ? rc : lg_buf_printf(b, ", \"uptime_s\": %.1f, "
 				     "\"env_steps\": %llu, \"jobs_done\": %llu, "
 				     "\"episodes\": %llu, "
 				     "\"players\": %u, \"snapshots\": %llu, "
@@ -204,7 +162,7 @@ static void http_status(struct evhttp_request *req, void *arg)
 		if (brain_player_info(in->br, i, &p) ||
 		    p.role == BRAIN_ROLE_HISTORICAL)
 			continue;
-		rc = lg_buf_printf(&b, "%s{\"id\": %u, \"role\": \"%s\", "
+		rc = lg_buf_printf(b, "%s{\"id\": %u, \"role\": \"%s\", "
 				   "\"steps\": %llu, \"version\": %u, "
 				   "\"snapshots\": %u, \"resets\": %u, "
 				   "\"elo\": %.1f}", first ? "" : ", ", i,
@@ -214,12 +172,43 @@ static void http_status(struct evhttp_request *req, void *arg)
 				   payoff_elo(brain_payoff(in->br), i));
 		first = 0;
 	}
-	rc = rc ? rc : lg_buf_printf(&b, "]}\n");
-	if (rc)
-		evhttp_send_error(req, 500, "out of memory");
+	return rc ? rc : lg_buf_printf(b, "]}");
+}
+
+/* A GET the token allows, answered with what fn writes (and a newline). */
+static void serve_json(struct evhttp_request *req, struct inspector *in,
+		       int (*fn)(struct inspector *, lg_buf *),
+		       const char *what)
+{
+	lg_buf b = { 0 };
+
+	if (!begin(in, req))
+		return;
+	if (fn(in, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, what);
 	else
-		reply(req, "application/json", &b);
+		league_http_reply(req, "application/json", b.data, b.len);
 	lg_buf_free(&b);
+}
+
+static void http_payoff(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, payoff_json, "payoff matrix unavailable");
+}
+
+static void http_ratings(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, ratings_json, "ratings unavailable");
+}
+
+static void http_nashconv(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, nashconv_json, "NashConv points unavailable");
+}
+
+static void http_status(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, status_json, "status unavailable");
 }
 
 static void http_other(struct evhttp_request *req, void *arg)
@@ -231,8 +220,7 @@ static void http_other(struct evhttp_request *req, void *arg)
 	if (!in->open && !league_http_token_ok(req, in->token))
 		return;
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && a) {
-		lg_buf page = { (uint8_t *)(uintptr_t)a->data, a->len, 0 };
-		reply(req, a->type, &page);
+		league_http_reply(req, a->type, a->data, a->len);
 		return;
 	}
 	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings or "
@@ -306,12 +294,7 @@ static int run(int argc, char **argv)
 			listen, port);
 		goto out;
 	}
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss, &sl);
-	unsigned bound = ntohs(ss.ss_family == AF_INET6
-				       ? ((struct sockaddr_in6 *)&ss)->sin6_port
-				       : ((struct sockaddr_in *)&ss)->sin_port);
+	unsigned bound = league_http_bound_port(h);
 	evhttp_set_cb(http, "/status", http_status, &in);
 	evhttp_set_cb(http, "/payoff", http_payoff, &in);
 	evhttp_set_cb(http, "/ratings", http_ratings, &in);
@@ -365,7 +348,8 @@ const struct cli_cmd cli_cmd_inspect = {
 	"\n"
 	"Serve the payoff page of the league in DIR, running or stopped:\n"
 	"the store is opened read-only and nothing is written. GET / (the\n"
-	"page), /payoff (as `league payoff DIR --format json`), /status.\n"
+	"page), /payoff (as `league payoff DIR --format json`), /ratings,\n"
+	"/nashconv, /status.\n"
 	"--listen   127.0.0.1 by default; beyond loopback LEAGUE_TOKEN must\n"
 	"           be set and every request carry it ('Authorization:\n"
 	"           Bearer TOKEN').\n"

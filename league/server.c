@@ -401,7 +401,7 @@ static void http_status(struct evhttp_request *req, void *arg)
 }
 
 /* Send one 200 reply carrying data (copied). */
-static void http_reply(struct evhttp_request *req, const char *ctype,
+void league_http_reply(struct evhttp_request *req, const char *ctype,
 		       const void *data, size_t len)
 {
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
@@ -498,7 +498,7 @@ static void http_json(league_server *s, struct evhttp_request *req,
 		evhttp_send_error(req, 500, what);
 		return;
 	}
-	http_reply(req, "application/json", b.data, b.len);
+	league_http_reply(req, "application/json", b.data, b.len);
 	lg_buf_free(&b);
 }
 
@@ -551,7 +551,7 @@ static void http_metrics(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, 500, "metrics unavailable");
 		return;
 	}
-	http_reply(req, "text/plain; version=0.0.4; charset=utf-8", b.data,
+	league_http_reply(req, "text/plain; version=0.0.4; charset=utf-8", b.data,
 		   b.len);
 	lg_buf_free(&b);
 }
@@ -564,7 +564,7 @@ static void http_other(struct evhttp_request *req, void *arg)
 		return;
 	const struct league_web_asset *a = league_web_find(uri);
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && a) {
-		http_reply(req, a->type, a->data, a->len);
+		league_http_reply(req, a->type, a->data, a->len);
 		return;
 	}
 	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings, "
@@ -661,8 +661,6 @@ int league_server_new(league_server **out, struct event_base *base,
 
 	if (!opts->no_http) {
 		struct evhttp_bound_socket *h;
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof ss;
 		s->http = evhttp_new(base);
 		if (!s->http ||
 		    !(h = evhttp_bind_socket_with_handle(s->http, s->listen,
@@ -672,11 +670,7 @@ int league_server_new(league_server **out, struct event_base *base,
 			rc = LG_EIO;
 			goto fail;
 		}
-		getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss,
-			    &sl);
-		s->http_port = ntohs(ss.ss_family == AF_INET6
-					     ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					     : ((struct sockaddr_in *)&ss)->sin_port);
+		s->http_port = league_http_bound_port(h);
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
@@ -883,4 +877,17 @@ void *league_session_data(const league_session *ss)
 const char *league_server_login_code(const league_server *s)
 {
 	return s->login_code;
+}
+
+uint16_t league_http_bound_port(struct evhttp_bound_socket *h)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+
+	if (getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss,
+			&sl))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6
+			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			     : ((struct sockaddr_in *)&ss)->sin_port);
 }

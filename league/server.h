@@ -100,6 +100,12 @@ const char *league_server_login_code(const league_server *s);
  * league that listens beyond loopback (the daemon's, `league inspect`). */
 struct evhttp_request;
 int league_http_token_ok(struct evhttp_request *req, const char *token);
+/* A 200 reply of data with its Content-Type, never cached. */
+void league_http_reply(struct evhttp_request *req, const char *ctype,
+		       const void *data, size_t len);
+/* The port an evhttp listener was bound to (0 if it cannot be read). */
+struct evhttp_bound_socket;
+uint16_t league_http_bound_port(struct evhttp_bound_socket *h);
 /*
  * Drain: refuse new connections, send Shutdown{reason} to every session,
  * close each once flushed, and call done(arg) from the loop when all are
