@@ -568,9 +568,9 @@ static int check_model(struct parser *p, const struct env_spec *spec)
 	if (c->model.layers.n)
 		return cfg_check_layers(p, spec);
 
-	if (c->model.conv.n > NN_MAX_CONV)
-		return cfg_verr(p, "model.conv", "%u convolutions, at most %d",
-				c->model.conv.n, NN_MAX_CONV);
+	/* model.conv's list cap (CFG_LIST_MAX) already keeps it within the
+	 * learner's: the list parser refuses a longer one. */
+	_Static_assert(CFG_LIST_MAX <= NN_MAX_CONV, "model.conv's cap");
 	if (c->model.conv.n && spec->obs_rank != 3)
 		return cfg_verr(p, "model.conv",
 				"game '%s' gives flat "
