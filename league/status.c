@@ -159,48 +159,46 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 	league_daemon *d = ctx;
 	const struct nashconv_state *e = &d->nashconv;
 	int rc = 0;
+	const struct {
+		const char *name, *type, *help;
+		double v;
+	} m[] = {
+		{ "league_run_seconds", "gauge",
+		  "League run time, over restarts.", daemon_run_seconds(d) },
+		{ "league_env_steps_total", "counter",
+		  "Env steps of every finished job.", (double)d->env_steps },
+		{ "league_env_steps_per_second", "gauge",
+		  "Env steps per second, recent.", d->steps_per_s },
+		{ "league_jobs_done_total", "counter",
+		  "Jobs whose results were committed.", (double)d->jobs_done },
+		{ "league_jobs_per_second", "gauge", "Jobs per second, recent.",
+		  d->jobs_per_s },
+		{ "league_episodes_total", "counter",
+		  "Episodes of every finished job.", (double)d->episodes },
+		{ "league_abnormal_episodes_total", "counter",
+		  "Episodes that ended abnormally (a broken env).",
+		  (double)d->abnormal },
+		{ "league_jobs_queued", "gauge", "Jobs waiting for a collector.",
+		  (double)league_leases_queued(d->leases) },
+		{ "league_jobs_in_flight", "gauge", "Jobs leased to collectors.",
+		  (double)league_leases_active(d->leases) },
+		{ "league_jobs_requeued_total", "counter",
+		  "Jobs issued again after a lease expired.",
+		  (double)d->requeued },
+		{ "league_stale_results_total", "counter",
+		  "Results refused as stale (repeated, or from before a "
+		  "restart).", (double)d->stale_results },
+		{ "league_commits_total", "counter",
+		  "LMDB write transactions committed.", (double)d->commits },
+		{ "league_players", "gauge",
+		  "Players and snapshots in the payoff matrix.",
+		  brain_count(d->br) },
+		{ "league_snapshots", "gauge", "Frozen snapshots.",
+		  (double)brain_snapshot_count(d->br) },
+	};
 
-	rc = rc ? rc : metric(b, "league_run_seconds", "gauge",
-			      "League run time, over restarts.",
-			      daemon_run_seconds(d));
-	rc = rc ? rc : metric(b, "league_env_steps_total", "counter",
-			      "Env steps of every finished job.",
-			      (double)d->env_steps);
-	rc = rc ? rc : metric(b, "league_env_steps_per_second", "gauge",
-			      "Env steps per second, recent.", d->steps_per_s);
-	rc = rc ? rc : metric(b, "league_jobs_done_total", "counter",
-			      "Jobs whose results were committed.",
-			      (double)d->jobs_done);
-	rc = rc ? rc : metric(b, "league_jobs_per_second", "gauge",
-			      "Jobs per second, recent.", d->jobs_per_s);
-	rc = rc ? rc : metric(b, "league_episodes_total", "counter",
-			      "Episodes of every finished job.",
-			      (double)d->episodes);
-	rc = rc ? rc : metric(b, "league_abnormal_episodes_total", "counter",
-			      "Episodes that ended abnormally (a broken env).",
-			      (double)d->abnormal);
-	rc = rc ? rc : metric(b, "league_jobs_queued", "gauge",
-			      "Jobs waiting for a collector.",
-			      (double)league_leases_queued(d->leases));
-	rc = rc ? rc : metric(b, "league_jobs_in_flight", "gauge",
-			      "Jobs leased to collectors.",
-			      (double)league_leases_active(d->leases));
-	rc = rc ? rc : metric(b, "league_jobs_requeued_total", "counter",
-			      "Jobs issued again after a lease expired.",
-			      (double)d->requeued);
-	rc = rc ? rc : metric(b, "league_stale_results_total", "counter",
-			      "Results refused as stale (repeated, or from "
-			      "before a restart).",
-			      (double)d->stale_results);
-	rc = rc ? rc : metric(b, "league_commits_total", "counter",
-			      "LMDB write transactions committed.",
-			      (double)d->commits);
-	rc = rc ? rc : metric(b, "league_players", "gauge",
-			      "Players and snapshots in the payoff matrix.",
-			      brain_count(d->br));
-	rc = rc ? rc : metric(b, "league_snapshots", "gauge",
-			      "Frozen snapshots.",
-			      (double)brain_snapshot_count(d->br));
+	for (size_t i = 0; !rc && i < LG_ARRAY_LEN(m); i++)
+		rc = metric(b, m[i].name, m[i].type, m[i].help, m[i].v);
 	rc = rc ? rc : learner_metrics(d, b);
 	if (!rc && e->have) {
 		const char *kind[] = { "main", "league", "oracle_mix", "avg" };
