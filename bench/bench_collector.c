@@ -154,7 +154,8 @@ struct real_pol {
 
 static int real_act(void *ctx, const float *obs, const uint8_t *mask,
 		    size_t n, size_t obs_len, int na, lg_rng *rng,
-		    int32_t *action, float *logp, float *value)
+		    int32_t *action, float *logp, float *value,
+		    float *state)
 {
 	struct real_pol *rp = ctx;
 	int k = 0, rc;

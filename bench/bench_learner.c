@@ -58,7 +58,7 @@ int bench_synth_rows(struct lg_rows *y, const nn *net, size_t n,
 	lg_rng r;
 	int rc;
 
-	if ((rc = lg_rows_init(y, s->obs, s->actions, n)))
+	if ((rc = lg_rows_init(y, s->obs, s->actions, s->gru, n)))
 		return rc;
 	y->n = n;
 	lg_rng_seed(&r, 42);

@@ -138,27 +138,30 @@ static void on_signal(int sig)
 
 static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
 		    size_t n, size_t obs_len, int na, lg_rng *rng,
-		    int32_t *action, float *logp, float *value)
+		    int32_t *action, float *logp, float *value,
+		    float *state)
 {
 	struct netslot *ns = ctx;
 
 	if (!ns->net)
 		return LG_EINVAL;
-	return nn_act(ns->net, ns->ws, obs, mask, n, rng, action, logp,
-		      value);
+	return nn_act_state(ns->net, ns->ws, obs, mask, n, state, rng, action,
+			    logp, value);
 }
 
 /* The most probable legal action (the first of equals). */
 static int slot_act_greedy(void *ctx, const float *obs, const uint8_t *mask,
 			   size_t n, size_t obs_len, int na, lg_rng *rng,
-			   int32_t *action, float *logp, float *value)
+			   int32_t *action, float *logp, float *value,
+			   float *state)
 {
 	struct netslot *ns = ctx;
 	int rc;
 
 	if (!ns->net)
 		return LG_EINVAL;
-	if ((rc = nn_probs(ns->net, ns->gws, obs, mask, n, ns->probs, value)))
+	if ((rc = nn_probs_state(ns->net, ns->gws, obs, mask, n, state,
+				 ns->probs, value)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		const float *p = ns->probs + i * (size_t)na;

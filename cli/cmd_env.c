@@ -36,7 +36,7 @@ static int env_list(int argc, char **argv)
 	if (optind != argc)
 		return cli_usage_error("env list", "takes no arguments");
 	if (!json)
-		printf("%-10s %7s %7s %7s %9s  %-19s %s\n", "name", "players",
+		printf("%-12s %7s %7s %7s %9s  %-19s %s\n", "name", "players",
 		       "obs", "actions", "max_steps", "flags", "summary");
 	for (size_t i = 0; i < env_count(); i++) {
 		struct env_spec s;
@@ -59,7 +59,7 @@ static int env_list(int argc, char **argv)
 			       s.name, s.players, s.obs_len, s.num_actions,
 			       (unsigned long long)s.max_steps, fl);
 		else
-			printf("%-10s %7d %7zu %7s %9llu  %-19s %s\n", s.name,
+			printf("%-12s %7d %7zu %7s %9llu  %-19s %s\n", s.name,
 			       s.players, s.obs_len, acts,
 			       (unsigned long long)s.max_steps, fl, summary);
 	}

@@ -222,7 +222,8 @@ static int do_register(struct learn *W)
 				 LG_MAX(1, W->cfg.collectors.count);
 		net_traj_server_set_window(W->ts, (uint32_t)LG_MAX(2, share));
 		if ((rc = lg_rows_init(&W->batch, W->shape.obs,
-				       W->shape.actions, W->po.batch_max))) {
+				       W->shape.actions, W->shape.gru,
+				       W->po.batch_max))) {
 			LG_ERROR("learn: batch of %llu rows: %s",
 				 (unsigned long long)W->po.batch_max,
 				 lg_strerror(rc));

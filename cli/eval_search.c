@@ -363,6 +363,14 @@ int cli_eval_search(int argc, char **argv)
 				 c.env.name);
 			rc = LG_EINVAL;
 		}
+		if (!rc && nn_state_len(an.net)) {
+			/* the search asks the net at states of its own
+			 * making, with no history for a core to carry */
+			snprintf(err, sizeof err, "its network has a "
+				 "recurrent core, which search does not "
+				 "support (a feed-forward net only)");
+			rc = LG_EUNSUPP;
+		}
 		if (rc) {
 			fprintf(stderr, "league eval search: player %llu "
 				"version %u: %s\n", a.player, ver, err);

@@ -64,6 +64,7 @@ void coll_batch_free(struct batch *b)
 {
 	free(b->rows);
 	free(b->obs);
+	free(b->state);
 	free(b->mask);
 	free(b->act);
 	free(b->logp);
@@ -79,13 +80,14 @@ int coll_batch_alloc(coll *c, struct batch *b)
 	memset(b, 0, sizeof *b);
 	b->rows = malloc(r * sizeof *b->rows);
 	b->obs = malloc(r * c->spec.obs_len * sizeof *b->obs);
+	b->state = malloc((r * c->o.state_len + 1) * sizeof *b->state);
 	b->mask = malloc(r * (size_t)c->spec.num_actions);
 	b->act = malloc(r * sizeof *b->act);
 	b->logp = malloc(r * sizeof *b->logp);
 	b->val = malloc(r * sizeof *b->val);
 	b->acted = malloc(c->n * sizeof *b->acted);
-	if (!b->rows || !b->obs || !b->mask || !b->act || !b->logp ||
-	    !b->val || !b->acted) {
+	if (!b->rows || !b->obs || !b->state || !b->mask || !b->act ||
+	    !b->logp || !b->val || !b->acted) {
 		coll_batch_free(b);
 		return LG_ENOMEM;
 	}
@@ -117,6 +119,25 @@ size_t coll_batch_take(coll *c, struct group *g, struct batch *b)
 	return n;
 }
 
+/* Each row's recurrent state before its step into the batch, and into
+ * the seat's pending trajectory row if it learns (the slot waits for its
+ * actions meanwhile: the device reads and writes its rows). */
+static void gather_state(coll *c, struct batch *b, size_t n)
+{
+	size_t sl = c->o.state_len;
+
+	for (size_t i = 0; i < n; i++) {
+		struct slot *s = &c->slots[b->rows[i].slot];
+		int p = b->rows[i].seat;
+		const float *src = s->hstate + (size_t)p * sl;
+		memcpy(b->state + i * sl, src, sl * sizeof(float));
+		if (coll_learning(c, s, p)) {
+			struct lg_rows *r = &s->tr[p].rows;
+			memcpy(r->state + r->n * sl, src, sl * sizeof(float));
+		}
+	}
+}
+
 int coll_batch_forward(coll *c, struct group *g, struct batch *b, size_t n)
 {
 	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
@@ -128,9 +149,11 @@ int coll_batch_forward(coll *c, struct group *g, struct batch *b, size_t n)
 		memcpy(b->obs + i * ol, s->pobs[p], ol * sizeof(float));
 		memcpy(b->mask + i * na, s->pmask[p], na);
 	}
+	if (c->o.state_len)
+		gather_state(c, b, n);
 	rc = g->pol.act(g->pol.ctx, b->obs, b->mask, n, ol,
 			c->spec.num_actions, &b->rng, b->act, b->logp,
-			b->val);
+			b->val, c->o.state_len ? b->state : NULL);
 	if (rc)
 		return rc;
 	/* A policy's action out of range would index past the mask. */
@@ -151,6 +174,10 @@ size_t coll_batch_scatter(coll *c, struct batch *b, size_t n)
 		s->logp[p] = b->logp[i];
 		s->value[p] = b->val[i];
 		s->waiting[p] = 0;
+		if (c->o.state_len)
+			memcpy(s->hstate + (size_t)p * c->o.state_len,
+			       b->state + i * c->o.state_len,
+			       c->o.state_len * sizeof(float));
 		if (--s->pending == 0) {
 			coll_slot_set_state(c, s, SLOT_ACTED);
 			b->acted[acted++] = (uint32_t)s->idx;

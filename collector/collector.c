@@ -68,7 +68,8 @@ static int uniform_pick(const uint8_t *mask, int na, lg_rng *rng,
 
 static int uniform_act(void *ctx, const float *obs, const uint8_t *mask,
 		       size_t n, size_t obs_len, int na, lg_rng *rng,
-		       int32_t *action, float *logp, float *value)
+		       int32_t *action, float *logp, float *value,
+		       float *state)
 {
 	for (size_t i = 0; i < n; i++) {
 		action[i] = uniform_pick(mask + i * (size_t)na, na, rng,
@@ -85,7 +86,8 @@ struct coll_policy coll_policy_uniform(void)
 
 static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
 		   size_t n, size_t obs_len, int na, lg_rng *rng,
-		   int32_t *action, float *logp, float *value)
+		   int32_t *action, float *logp, float *value,
+		   float *state)
 {
 	const struct coll_sim *sim = ctx;
 	double f = sim->jitter_lo +
@@ -94,7 +96,7 @@ static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
 	if (sim->infer_s > 0)
 		lg_sleep_s(sim->infer_s * f);
 	return uniform_act(NULL, obs, mask, n, obs_len, na, rng, action, logp,
-			   value);
+			   value, state);
 }
 
 struct coll_policy coll_policy_simulated(const struct coll_sim *sim)
@@ -134,9 +136,10 @@ static int check_opts(const struct coll_opts *o, char *err, size_t errlen)
 		return LG_ERANGE;
 	}
 	if (o->max_retries > COLL_RETRIES_MAX || o->segment_len < 1 ||
-	    o->segment_len > COLL_SEGMENT_MAX) {
-		lg_errf(err, errlen, "collector: retries or segment_len out "
-			"of range");
+	    o->segment_len > COLL_SEGMENT_MAX ||
+	    o->state_len > COLL_STATE_MAX) {
+		lg_errf(err, errlen, "collector: retries, segment_len or "
+			"state_len out of range");
 		return LG_ERANGE;
 	}
 	if (o->num_policies < 1 || o->num_policies > COLL_NETS_MAX ||
@@ -279,7 +282,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 		s->deadline = lg_now_s() + o->reset_timeout_s;
 		s->obs = calloc(np * c->spec.obs_len, sizeof *s->obs);
 		s->mask = calloc(np * (size_t)c->spec.num_actions, 1);
-		if (!s->obs || !s->mask) {
+		s->hstate = calloc(np * o->state_len + 1, sizeof *s->hstate);
+		if (!s->obs || !s->mask || !s->hstate) {
 			rc = LG_ENOMEM;
 			goto fail;
 		}
@@ -290,7 +294,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 					     : coll_learning(c, s, p)) &&
 			    coll_traj_alloc(&s->tr[p], o->segment_len,
 					    c->spec.obs_len,
-					    c->spec.num_actions)) {
+					    c->spec.num_actions,
+					    o->state_len)) {
 				rc = LG_ENOMEM;
 				goto fail;
 			}
@@ -456,6 +461,7 @@ void coll_free(coll *c)
 		coll_worker_free(s->w);
 		free(s->obs);
 		free(s->mask);
+		free(s->hstate);
 		for (int p = 0; p < ENV_MAX_PLAYERS; p++)
 			coll_traj_free(&s->tr[p]);
 	}

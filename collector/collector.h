@@ -74,13 +74,17 @@
 #define COLL_RETRIES_MAX 100
 #define COLL_BASELINES_MAX 8
 #define COLL_BASELINE_SPEC_MAX 64 /* bytes of a spec, with its NUL */
+#define COLL_STATE_MAX 65536
 
 enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
 
 /* Inference for one network. act gets n rows: obs[n * obs_len] and
  * mask[n * num_actions] (1 = legal) and fills action[n] (a legal action),
- * logp[n] (log-probability of that action) and value[n]. rng is the
- * calling thread's own. Returns 0 or an LG_E* code, which stops the
+ * logp[n] (log-probability of that action) and value[n]. With the
+ * collector's state_len > 0, state[n * state_len] is each row's recurrent
+ * state before the step (zeros at an episode's first), and act leaves the
+ * state after it there; else state is NULL. rng is the calling thread's
+ * own. Returns 0 or an LG_E* code, which stops the
  * collector (coll_collect returns it).
  *
  * act is called from the collector's threads (the network's inference
@@ -90,7 +94,7 @@ enum coll_mode { COLL_SERIAL = 0, COLL_SYNC = 1, COLL_ASYNC = 2 };
 struct coll_policy {
 	int (*act)(void *ctx, const float *obs, const uint8_t *mask,
 		   size_t n, size_t obs_len, int num_actions, lg_rng *rng,
-		   int32_t *action, float *logp, float *value);
+		   int32_t *action, float *logp, float *value, float *state);
 	void *ctx;
 	unsigned max_calls;
 };
@@ -186,6 +190,11 @@ struct coll_opts {
 	double retry_backoff_s; /* wait before the first recreation in a row;
 				 * doubled for each next, at most 16x; 0-60 */
 	uint32_t segment_len;   /* 1..COLL_SEGMENT_MAX */
+	/* Floats of recurrent state each seat's policy carries through an
+	 * episode (0..COLL_STATE_MAX; 0: none). Every policy gets it (act's
+	 * state), and a learning seat's rows store the state before each
+	 * step (the segment's state column). */
+	size_t state_len;
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
 	/* Fixed players seats may name (coll_seat.baseline): env_baseline

@@ -132,6 +132,9 @@ struct slot {
 	uint8_t *pmask[ENV_MAX_PLAYERS];
 	float *obs;
 	uint8_t *mask;
+	/* Each seat's recurrent state ([players][state_len]): zeros when an
+	 * episode starts, the policy's after each of the seat's steps. */
+	float *hstate;
 	int abnormal_pending; /* a new worker must end the episode first */
 	int cause;
 	int next_op;        /* serial mode: the op a RESETTING slot needs */
@@ -167,6 +170,7 @@ struct rowref {
 struct batch {
 	struct rowref *rows;
 	float *obs;
+	float *state; /* rows x state_len (state_len > 0) */
 	uint8_t *mask;
 	int32_t *act;
 	float *logp, *val;
@@ -396,7 +400,8 @@ void coll_child_kill(coll *c, struct slot *s);
 
 /* ---- traj.c: trajectories ------------------------------------------------ */
 
-int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na);
+int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
+		    size_t state_len);
 void coll_traj_free(struct traj *t);
 /* Does the slot's seat learn now (a sink, a learning network seat)? */
 int coll_learning(const coll *c, const struct slot *s, int seat);

@@ -29,10 +29,11 @@ void coll_traj_free(struct traj *t)
 	lg_rows_free(&t->rows);
 }
 
-int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na)
+int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
+		    size_t state_len)
 {
 	t->episode = 0;
-	return lg_rows_init(&t->rows, obs_len, (uint32_t)na, len);
+	return lg_rows_init(&t->rows, obs_len, (uint32_t)na, state_len, len);
 }
 
 /* Baseline seats never learn: they have no logp or value to train on,
@@ -196,6 +197,9 @@ void coll_episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	s->episode++;
 	s->ep_steps = 0;
 	memset(s->ret, 0, sizeof s->ret);
+	/* the next episode's policies start from zeros */
+	memset(s->hstate, 0, (size_t)c->spec.players * c->o.state_len *
+				    sizeof *s->hstate);
 }
 
 /* Finished episodes stay buffered (one segment carries several, done = 1

@@ -230,9 +230,22 @@ typedef int (*env_policy_fn)(void *ctx, int player, const char *infostate,
 			     int num_actions, double *probs, char *err,
 			     size_t errlen);
 
+/* A policy with memory (a recurrent net) is asked instead with the
+ * player's observations at each of its own decisions so far, oldest
+ * first, the current one last: obs[k * obs_len ..] for k < nobs. The
+ * exact evaluators give them from the tree, which needs perfect recall
+ * (each infostate of a player has one previous infostate of the same
+ * player, or none); a game without it fails the evaluation. */
+typedef int (*env_policy_seq_fn)(void *ctx, int player,
+				 const char *infostate, const float *obs,
+				 size_t nobs, const uint8_t *mask,
+				 int num_actions, double *probs, char *err,
+				 size_t errlen);
+
 struct env_policy {
 	env_policy_fn fn;
 	void *ctx;
+	env_policy_seq_fn seq; /* NULL: fn; else used in its place */
 };
 
 /* Uniform over legal actions. */

@@ -361,3 +361,63 @@ const struct league_game env_game_leduc = {
 	.returns = leduc_returns,
 	.infostate = leduc_infostate,
 };
+
+/* ---- Leduc with a short observation ------------------------------------ */
+
+/* The same game observed without its history: seat, private card's rank,
+ * the public card's rank, the round, and the last move of each player in
+ * this hand (own first; zeros before one). A policy without memory sees
+ * different histories alike here; one with memory can tell them apart
+ * from the sequence of what it saw at its own decisions. */
+#define LS_OBS (2 + 3 + 3 + 2 + 3 + 3)
+
+static int leduc_short_setup(struct env_opts *o, struct env_spec *spec,
+			     char *err, size_t errlen)
+{
+	leduc_setup(o, spec, err, errlen);
+	spec->obs_len = LS_OBS;
+	return 0;
+}
+
+static void leduc_short_observe(const void *inst, const void *st, int pl,
+				float *out)
+{
+	const struct leduc_st *s = st;
+	int last[2] = { -1, -1 };
+
+	memset(out, 0, LS_OBS * sizeof *out);
+	out[pl] = 1;
+	if (s->priv[pl] >= 0)
+		out[2 + s->priv[pl] / 2] = 1;
+	if (s->pub >= 0)
+		out[5 + s->pub / 2] = 1;
+	out[8 + (s->round == 2)] = 1;
+	/* player 0 opens both rounds, and moves alternate within one */
+	for (int r = 0; r < 2; r++)
+		for (int i = 0; i < s->nseq[r]; i++)
+			last[i % 2] = s->seq[r][i];
+	if (last[pl] >= 0)
+		out[10 + last[pl]] = 1;
+	if (last[1 - pl] >= 0)
+		out[13 + last[1 - pl]] = 1;
+}
+
+ENV_BUILTIN_CREATE(leduc_short_create, leduc_short_setup,
+		   sizeof(struct leduc_st))
+
+const struct league_game env_game_leduc_short = {
+	.abi = LEAGUE_GAME_ABI,
+	.name = "leduc_short",
+	.summary = "Leduc poker observed without its history: cards, round "
+		   "and each player's last move",
+	.create = leduc_short_create,
+	.destroy = env_builtin_destroy,
+	.root = leduc_root,
+	.player = leduc_player,
+	.chance = leduc_chance,
+	.legal = leduc_legal,
+	.apply = leduc_apply,
+	.observe = leduc_short_observe,
+	.returns = leduc_returns,
+	.infostate = leduc_infostate,
+};

@@ -42,6 +42,10 @@ struct tinfo {
 	uint8_t mask[ENV_MAX_ACTIONS];
 	float *obs;
 	int32_t nodes_first, nodes_n; /* into tree->inodes */
+	/* the player's infoset before this one on the way here (-1: none;
+	 * TREE_NO_RECALL: it differs between histories of this one) */
+	int32_t prev;
+	int depth; /* the player's decisions up to this one, from 1 */
 };
 
 struct env_tree {
@@ -57,6 +61,7 @@ struct env_tree {
 };
 
 #define TREE_NODES_MAX (1u << 24)
+#define TREE_NO_RECALL (-2)
 
 static int node_reserve(env_tree *t, size_t n)
 {
@@ -75,7 +80,10 @@ static int node_reserve(env_tree *t, size_t n)
 	return 0;
 }
 
-static int info_of(env_tree *t, const void *st, int player, int32_t *out)
+/* The infoset of st for player, made on first sight; prev is the
+ * player's infoset before it on this path (-1: none). */
+static int info_of(env_tree *t, const void *st, int player, int32_t prev,
+		   int32_t *out)
 {
 	char key[ENV_KEY_MAX];
 	int idx;
@@ -96,6 +104,8 @@ static int info_of(env_tree *t, const void *st, int player, int32_t *out)
 		ti = &t->info[t->ni];
 		memset(ti, 0, sizeof *ti);
 		ti->player = player;
+		ti->prev = prev;
+		ti->depth = prev >= 0 ? t->info[prev].depth + 1 : 1;
 		ti->key = strdup(key);
 		ti->obs = calloc(t->spec.obs_len, sizeof *ti->obs);
 		if (!ti->key || !ti->obs) {
@@ -109,14 +119,19 @@ static int info_of(env_tree *t, const void *st, int player, int32_t *out)
 		rc = env_strmap_put(&t->map, key, idx);
 		if (rc)
 			return rc;
+	} else if (t->info[idx].prev != prev) {
+		t->info[idx].prev = TREE_NO_RECALL;
 	}
 	*out = idx;
 	return 0;
 }
 
-/* Fill node `at` (its action and p already set) from state st. */
-static int build(env_tree *t, size_t at, const void *st)
+/* Fill node `at` (its action and p already set) from state st; last[p]
+ * is player p's latest infoset on the way here (-1: none). */
+static int build(env_tree *t, size_t at, const void *st,
+		 const int32_t *last)
 {
+	int32_t below[ENV_MAX_PLAYERS];
 	unsigned char *child;
 	int acts[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
 						  : ENV_CHANCE_MAX];
@@ -137,7 +152,7 @@ static int build(env_tree *t, size_t at, const void *st)
 	} else {
 		uint8_t mask[ENV_MAX_ACTIONS];
 		int32_t info;
-		rc = info_of(t, st, pl, &info);
+		rc = info_of(t, st, pl, last[pl], &info);
 		if (rc)
 			return rc;
 		t->nodes[at].kind = T_DECISION;
@@ -156,6 +171,9 @@ static int build(env_tree *t, size_t at, const void *st)
 	child = malloc(t->gm.state_size);
 	if (!child)
 		return LG_ENOMEM;
+	memcpy(below, last, sizeof below);
+	if (pl >= 0)
+		below[pl] = t->nodes[at].info;
 	first = t->nn;
 	t->nn += (size_t)n;
 	t->nodes[at].first = (int32_t)first;
@@ -167,7 +185,7 @@ static int build(env_tree *t, size_t at, const void *st)
 		c->p = probs[i];
 		memcpy(child, st, t->gm.state_size);
 		t->gm.g->apply(t->gm.inst, child, acts[i], NULL);
-		rc = build(t, first + (size_t)i, child);
+		rc = build(t, first + (size_t)i, child, below);
 		if (rc)
 			break;
 	}
@@ -236,7 +254,12 @@ int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 	t->nodes[0].p = 1;
 	t->nn = 1;
 	t->gm.g->root(t->gm.inst, st, NULL);
-	rc = build(t, 0, st);
+	{
+		int32_t none[ENV_MAX_PLAYERS];
+		for (int i = 0; i < ENV_MAX_PLAYERS; i++)
+			none[i] = -1;
+		rc = build(t, 0, st, none);
+	}
 	if (rc)
 		goto fail;
 	rc = group_infosets(t);
@@ -303,45 +326,91 @@ static int uniform_fn(void *ctx, int player, const char *key, const float *obs,
 
 struct env_policy env_policy_uniform(void)
 {
-	struct env_policy p = { uniform_fn, NULL };
+	struct env_policy p = { uniform_fn, NULL, NULL };
 	return p;
+}
+
+/* A policy with memory at infoset i: the player's observations from its
+ * first decision to i, gathered along the prev links into seq (room for
+ * the deepest infoset's depth of observations). */
+static int ask_seq(const env_tree *t, const struct env_policy *pol, size_t i,
+		   float *seq, const uint8_t *mask, double *probs, char *err,
+		   size_t errlen)
+{
+	const struct tinfo *ti = &t->info[i];
+	size_t O = t->spec.obs_len, k = (size_t)ti->depth;
+	int32_t j = (int32_t)i;
+
+	while (k-- > 0) {
+		if (j < 0 || t->info[j].prev == TREE_NO_RECALL) {
+			lg_errf(err, errlen, "infostate '%s': its player's "
+				"earlier decisions differ between histories (no "
+				"perfect recall), so a policy with memory has "
+				"no single input there", ti->key);
+			return LG_EUNSUPP;
+		}
+		memcpy(seq + k * O, t->info[j].obs, O * sizeof *seq);
+		j = t->info[j].prev;
+	}
+	return pol->seq(pol->ctx, ti->player, ti->key, seq,
+			(size_t)ti->depth, mask, t->A, probs, err, errlen);
+}
+
+/* Ask pol at infoset i into table[i * A ..], checked and normalised. */
+static int ask_one(const env_tree *t, const struct env_policy *pol, size_t i,
+		   float *seq, double *table, char *err, size_t errlen)
+{
+	const struct tinfo *ti = &t->info[i];
+	uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
+	double probs[ENV_MAX_ACTIONS] = { 0 };
+	double sum = 0;
+	int rc;
+
+	memcpy(mask, ti->mask, (size_t)t->A);
+	if (pol->seq)
+		rc = ask_seq(t, pol, i, seq, mask, probs, err, errlen);
+	else
+		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask,
+			     t->A, probs, err, errlen);
+	if (rc)
+		return rc;
+	for (int a = 0; a < t->A; a++) {
+		if (!(probs[a] >= 0) || !isfinite(probs[a]) ||
+		    (!mask[a] && probs[a] != 0)) {
+			lg_errf(err, errlen, "policy at '%s': bad probability "
+				"%g for action %d", ti->key, probs[a], a);
+			return LG_EINVAL;
+		}
+		sum += probs[a];
+	}
+	if (fabs(sum - 1) > 1e-6) {
+		lg_errf(err, errlen, "policy at '%s': probabilities sum to "
+			"%.9g, not 1", ti->key, sum);
+		return LG_EINVAL;
+	}
+	for (int a = 0; a < t->A; a++)
+		table[i * (size_t)t->A + (size_t)a] = probs[a] / sum;
+	return 0;
 }
 
 /* Ask pol once per infoset; table[i * A + a]. */
 static int ask_policy(const env_tree *t, const struct env_policy *pol,
 		      double *table, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < t->ni; i++) {
-		const struct tinfo *ti = &t->info[i];
-		uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
-		double probs[ENV_MAX_ACTIONS] = { 0 };
-		double sum = 0;
-		int rc;
+	float *seq = NULL;
+	int rc = 0, depth = 1;
 
-		memcpy(mask, ti->mask, (size_t)t->A);
-		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask,
-			     t->A, probs, err, errlen);
-		if (rc)
-			return rc;
-		for (int a = 0; a < t->A; a++) {
-			if (!(probs[a] >= 0) || !isfinite(probs[a]) ||
-			    (!mask[a] && probs[a] != 0)) {
-				lg_errf(err, errlen, "policy at '%s': bad "
-					"probability %g for action %d",
-					ti->key, probs[a], a);
-				return LG_EINVAL;
-			}
-			sum += probs[a];
-		}
-		if (fabs(sum - 1) > 1e-6) {
-			lg_errf(err, errlen, "policy at '%s': probabilities "
-				"sum to %.9g, not 1", ti->key, sum);
-			return LG_EINVAL;
-		}
-		for (int a = 0; a < t->A; a++)
-			table[i * (size_t)t->A + (size_t)a] = probs[a] / sum;
+	if (pol->seq) {
+		for (size_t i = 0; i < t->ni; i++)
+			depth = LG_MAX(depth, t->info[i].depth);
+		seq = malloc((size_t)depth * t->spec.obs_len * sizeof *seq);
+		if (!seq)
+			return LG_ENOMEM;
 	}
-	return 0;
+	for (size_t i = 0; i < t->ni && !rc; i++)
+		rc = ask_one(t, pol, i, seq, table, err, errlen);
+	free(seq);
+	return rc;
 }
 
 static void profile_value(const env_tree *t, const double *pi, size_t n,
@@ -708,7 +777,7 @@ static int cfr_avg_fn(void *ctx, int player, const char *key,
 
 struct env_policy env_cfr_average(env_cfr *c)
 {
-	struct env_policy p = { cfr_avg_fn, c };
+	struct env_policy p = { cfr_avg_fn, c, NULL };
 	return p;
 }
 
@@ -880,7 +949,7 @@ static int tabular_fn(void *ctx, int player, const char *key,
 
 struct env_policy env_tabular_policy(env_tabular *t)
 {
-	struct env_policy p = { tabular_fn, t };
+	struct env_policy p = { tabular_fn, t, NULL };
 	return p;
 }
 

@@ -63,8 +63,9 @@ enum cfg_layer_kind {
 	CFG_LAYER_RESIDUAL,
 	CFG_LAYER_FLATTEN,
 	CFG_LAYER_DENSE,
+	CFG_LAYER_GRU,
 };
-#define CFG_LAYERS_MAX (NN_MAX_CONV + NN_MAX_LAYERS + 1)
+#define CFG_LAYERS_MAX (NN_MAX_CONV + NN_MAX_LAYERS + 2)
 struct cfg_layer {
 	uint32_t kind, size, kernel, stride, padding, act;
 };
@@ -118,6 +119,7 @@ struct cfg {
 		double magnet_coef;
 		uint64_t magnet_every;
 		uint64_t epochs, minibatch, batch;
+		uint64_t seq_len;
 		double max_grad_norm;
 		double adam_beta1, adam_beta2, adam_eps;
 		uint64_t push_every;

@@ -121,6 +121,10 @@ static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 			case CFG_LAYER_FLATTEN:
 				rc = lg_buf_printf(b, "%sflatten", sep);
 				break;
+			case CFG_LAYER_GRU:
+				rc = lg_buf_printf(b, "%s{gru: %u}", sep,
+						   l->size);
+				break;
 			default:
 				rc = lg_buf_printf(b, "%s{dense: %u}", sep,
 						   l->size);

@@ -15,7 +15,7 @@
 #include <string.h>
 
 static const char *const layer_names[] = { "", "conv2d", "residual",
-					   "flatten", "dense" };
+					   "flatten", "dense", "gru" };
 
 /* One whole number of a layer's mapping (or its scalar shorthand). */
 static int layer_number(struct parser *p, const yaml_event_t *ev,
@@ -44,7 +44,7 @@ static int parse_layer_body(struct parser *p, struct cfg_layer *l,
 			    const yaml_mark_t *at)
 {
 	const char *kind = layer_names[l->kind];
-	int conv = l->kind != CFG_LAYER_DENSE;
+	int conv = l->kind == CFG_LAYER_CONV2D || l->kind == CFG_LAYER_RESIDUAL;
 	int have_pad = 0, have_size = 0;
 	unsigned seen = 0;
 	yaml_event_t ev, vev;
@@ -64,7 +64,7 @@ static int parse_layer_body(struct parser *p, struct cfg_layer *l,
 			      "model.layers: %s: expected %s", kind,
 			      conv ? "a channel count or a mapping like "
 				     "{channels: 32, kernel: 3}"
-				   : "a width like 128");
+				   : "a width like 64");
 		yaml_event_delete(&ev);
 		return rc;
 	}
@@ -194,7 +194,8 @@ int cfg_parse_layers(struct parser *p, const yaml_event_t *start)
 					   "model.layers: %s must follow "
 					   "a conv2d or dense layer without "
 					   "one (a residual block takes "
-					   "`activation:`)",
+					   "`activation:`; a gru has its "
+					   "own)",
 					   name);
 			if (ok)
 				last->act = name[0] == 'r' ? NN_LACT_RELU
@@ -228,8 +229,8 @@ int cfg_parse_layers(struct parser *p, const yaml_event_t *start)
 				rc = cfg_perr(p, &kev.start_mark,
 					      "model.layers: "
 					      "unknown layer '%s' (conv2d, "
-					      "residual, flatten, dense, relu, "
-					      "tanh)",
+					      "residual, flatten, dense, gru, "
+					      "relu, tanh)",
 					      k);
 				yaml_event_delete(&kev);
 				return rc;
@@ -254,16 +255,26 @@ int cfg_parse_layers(struct parser *p, const yaml_event_t *start)
 			rc = cfg_perr(
 				p, &at,
 				"model.layers: unknown layer '%s' "
-				"(conv2d, residual, flatten, dense, relu, "
-				"tanh)",
+				"(conv2d, residual, flatten, dense, gru, "
+				"relu, tanh)",
 				name ? name : "(a list)");
 			yaml_event_delete(&ev);
 			return rc;
 		}
-		/* the order: convolutions, flatten, dense layers */
+		/* the order: convolutions, flatten, dense layers, the
+		 * recurrent core (the head reads its state) */
 		int conv = l.kind == CFG_LAYER_CONV2D ||
 			   l.kind == CFG_LAYER_RESIDUAL;
 		const char *kname = layer_names[l.kind];
+		if (last && last->kind == CFG_LAYER_GRU)
+			return cfg_perr(p, &at, "model.layers: %s after gru: "
+					"the recurrent core is the last layer "
+					"(the head reads its state)", kname);
+		if (l.kind == CFG_LAYER_GRU && nconv && !flat)
+			return cfg_perr(
+				p, &at,
+				"model.layers: gru after a "
+				"convolution: put `flatten` between them");
 		if (conv && (flat || ndense))
 			return cfg_perr(p, &at, "model.layers: %s after %s: "
 					"convolutions come first", kname,

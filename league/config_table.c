@@ -142,10 +142,12 @@ static const struct cfg_key table[] = {
 	  "padding: 1}` (or `conv2d: C`), `residual: {channels: C, kernel: "
 	  "3, activation: relu}` (two convolutions and a skip), `flatten`, "
 	  "`dense: N`, and `relu` or `tanh` after a conv2d or dense layer "
-	  "(without one a layer is linear). Convolutions come first, then "
-	  "`flatten`, then dense layers; the fused policy-value head "
-	  "follows. When set, it replaces model.hidden, model.activation "
-	  "and model.conv*.", 0 },
+	  "(without one a layer is linear), and `gru: H`, a recurrent core "
+	  "whose state the collector carries through each episode. "
+	  "Convolutions come first, then `flatten`, then dense layers, then "
+	  "the core if any; the fused policy-value head follows. When set, "
+	  "it replaces model.hidden, model.activation and model.conv*.",
+	  0 },
 
 	DBL("learner.lr", learner.lr, 0, 1, "0.0003", "Adam learning rate."),
 	ENUM("learner.lr_schedule", learner.lr_schedule, sched_names,
@@ -174,6 +176,11 @@ static const struct cfg_key table[] = {
 	    "PPO updates between two refreshes of the magnet."),
 	U64("learner.epochs", learner.epochs, 1, PPO_EPOCHS_MAX, "4",
 	    "PPO epochs over each batch."),
+	U64("learner.seq_len", learner.seq_len, 1, PPO_SEQ_MAX, "16",
+	    "With a recurrent core (a `gru` layer): rows per training "
+	    "sequence. The batch is cut into sequences of this many steps, "
+	    "each starting from the state the collector stored with its first "
+	    "row; minibatches are whole sequences."),
 	U64("learner.minibatch", learner.minibatch, 1, PPO_MINIBATCH_MAX,
 	    "256", "Samples per minibatch."),
 	/* A batch may run one segment past learner.batch (options.h). */

@@ -77,6 +77,8 @@ static void layers_shape(const struct cfg_layers *ls,
 		if (l->kind == CFG_LAYER_DENSE && s->nhidden < NN_MAX_LAYERS) {
 			s->hidden_act[s->nhidden] = l->act;
 			s->hidden[s->nhidden++] = l->size;
+		} else if (l->kind == CFG_LAYER_GRU) {
+			s->gru = l->size;
 		} else if ((l->kind == CFG_LAYER_CONV2D ||
 			    l->kind == CFG_LAYER_RESIDUAL) &&
 			   s->nconv < NN_MAX_CONV) {
@@ -136,6 +138,7 @@ void league_ppo_opts(const struct cfg *c, struct ppo_opts *o)
 	o->ent_coef = c->learner.ent_coef;
 	o->magnet_coef = c->learner.magnet_coef;
 	o->magnet_every = c->learner.magnet_every;
+	o->seq_len = c->learner.seq_len;
 	o->epochs = c->learner.epochs;
 	o->minibatch = c->learner.minibatch;
 	/* A batch closes at the first segment that reaches learner.batch,
@@ -207,4 +210,13 @@ void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)
 	o->reset_timeout_s = c->collectors.reset_timeout_s;
 	o->processes = c->collectors.processes;
 	o->segment_len = (uint32_t)c->collectors.segment_len;
+	o->state_len = league_state_len(c);
+}
+
+size_t league_state_len(const struct cfg *c)
+{
+	for (uint32_t i = 0; i < c->model.layers.n; i++)
+		if (c->model.layers.v[i].kind == CFG_LAYER_GRU)
+			return c->model.layers.v[i].size;
+	return 0;
 }

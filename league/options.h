@@ -50,6 +50,9 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o);
  * collectors.envs); wait_num is clamped to them. o->game points into c
  * (coll_new copies it). Policies, baselines, callbacks and the seed of
  * this collector's episodes are the caller's. */
+/* Floats of recurrent state the config's net carries (its gru layer's
+ * width; 0 without one). */
+size_t league_state_len(const struct cfg *c);
 void league_coll_opts(const struct cfg *c, size_t envs,
 		      struct coll_opts *o);
 

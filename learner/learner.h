@@ -39,7 +39,9 @@
  *      308      4   0
  *      312      4   CRC-32C of bytes 0..311
  *      316    ...   body
- *     so MLP files stay version 1 (older builds read them), a plain conv
+ *     A net with a recurrent core (gru > 0) is version 4: version 3's
+ *     header with the core's width at 308.
+ *     So MLP files stay version 1 (older builds read them), a plain conv
  *     torso version 2, and older builds refuse a newer file by its
  *     version. Loading checks the header CRC,
  *     the caps below and that the count matches the shape and the length
@@ -82,6 +84,7 @@
 #define NN_FILE_HEADER2 152u
 #define NN_FILE_VERSION3 3u  /* residual blocks or per-layer activations */
 #define NN_FILE_HEADER3 316u
+#define NN_FILE_VERSION4 4u  /* a recurrent core: version 3's header */
 
 enum nn_act { NN_RELU, NN_TANH, NN_NONE };
 
@@ -119,6 +122,8 @@ struct nn_shape {
 	uint32_t nconv, planes[3];
 	struct nn_conv conv[NN_MAX_CONV];
 	uint32_t hidden_act[NN_MAX_LAYERS]; /* enum nn_layer_act */
+	uint32_t gru; /* a recurrent core of this width after the dense
+		       * layers, before the head (learner/gru.c); 0: none */
 };
 
 typedef struct nn nn;
@@ -157,6 +162,11 @@ void nn_set_threads(int threads);
 
 /* ---- inference ---------------------------------------------------------- */
 
+/* Floats of recurrent state a net carries per row from one step of an
+ * episode to the next (its core's width); 0 for a feed-forward net. A
+ * row's state starts at zeros when its episode does. */
+size_t nn_state_len(const nn *n);
+
 /* Caller-owned scratch for batches of up to max_batch rows (1..1<<20) of
  * n's shape; one per thread. Errors LG_EINVAL, LG_ENOMEM. */
 typedef struct nn_ws nn_ws;
@@ -175,11 +185,23 @@ int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 	     size_t n, float *probs, float *value);
 
+/* The same for a recurrent net: state[n x nn_state_len] is each row's
+ * state before the step and becomes the state after it. NULL: zeros (a
+ * first step), nothing written back. A feed-forward net ignores it. */
+int nn_act_state(const nn *net, nn_ws *ws, const float *obs,
+		 const uint8_t *mask, size_t n, float *state, lg_rng *rng,
+		 int32_t *action, float *logp, float *value);
+int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
+		   const uint8_t *mask, size_t n, float *state, float *probs,
+		   float *value);
+
 /* An env_policy (envs/env.h) view of a net for the exact evaluators, e.g.
  * NashConv of a saved network. ctx is caller-owned and must outlive the
- * policy; ws needs max_batch >= 1. The policy checks the action count;
- * the caller must make sure the net's obs length is the game's
- * (env_spec.obs_len), which the callback cannot see. */
+ * policy; ws needs max_batch >= 1. A recurrent net is asked with the
+ * player's observations from the episode's start (the policy's seq
+ * callback), its state carried through them. The policy checks the
+ * action count; the caller must make sure the net's obs length is the
+ * game's (env_spec.obs_len), which the callback cannot see. */
 struct nn_policy_ctx {
 	const nn *net;
 	nn_ws *ws;
@@ -216,6 +238,7 @@ enum ppo_lr_schedule { PPO_LR_CONSTANT, PPO_LR_LINEAR };
 #define PPO_BATCH_MAX (1u << 26)
 #define PPO_MAGNET_EVERY_MAX 1000000
 #define PPO_THREADS_MAX 256
+#define PPO_SEQ_MAX 4096
 
 /* Mirrors the learner.* config keys. */
 struct ppo_opts {
@@ -237,6 +260,9 @@ struct ppo_opts {
 	double max_grad_norm; /* 0: off */
 	double adam_beta1, adam_beta2, adam_eps;
 	int norm_adv;         /* 1: normalise advantages per batch */
+	uint64_t seq_len;     /* a recurrent net trains on the batch cut into
+			       * sequences of this many rows (1..4096), each
+			       * from the states stored in its rows */
 	int threads;          /* 0: leave BLAS threading as it is. T >= 1:
 			       * split each minibatch into up to T row shards
 			       * (at most 16, at least 32 rows each) on T
@@ -253,10 +279,11 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen);
 /* A batch is a block of transitions of one learning player
  * (util/rows.h: the layout the collector builds and the wire Segment
  * carries, so the learner trains on the rows it decoded): row t is a step
- * where that player acted; done[t] LG_ROW_NEXT: the next row is its next
- * step of the same episode, LG_ROW_END: the episode ended after it (no
- * bootstrap), LG_ROW_CUT: the stream is cut here (bootstrap with
- * value[t]). The last row is a cut unless it ends an episode. reward[t]
+ * where that player acted; a recurrent net's batch has the state column
+ * (state_len = nn_state_len), a feed-forward net's none; done[t]
+ * LG_ROW_NEXT: the next row is its next step of the same episode,
+ * LG_ROW_END: the episode ended after it (no bootstrap), LG_ROW_CUT: the
+ * stream is cut here (bootstrap with value[t]). The last row is a cut unless it ends an episode. reward[t]
  * is what the player received from its action until its next one. The
  * block's obs_len and num_actions must be the net's. */
 
@@ -311,6 +338,15 @@ struct ppo_minibatch {
 	const float *logp, *value; /* behaviour */
 	const float *adv, *ret;
 	const float *mlogp; /* n x actions magnet log-probs, or NULL */
+	/* A recurrent net: the rows are n / seq_len sequences of seq_len
+	 * steps, row (b, t) at b * seq_len + t. state[n x nn_state_len] is
+	 * each row's stored state, read where a sequence starts: t = 0 or
+	 * start[i] (NULL: t = 0 only). pad[i] (NULL: none) marks a row that
+	 * only fills its sequence up: it takes no part in the loss. A
+	 * feed-forward net reads none of these. */
+	size_t seq_len;
+	const float *state;
+	const uint8_t *start, *pad;
 };
 int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		  struct ppo_stats *st);

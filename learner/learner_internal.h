@@ -10,7 +10,8 @@
 
 /* Convolution layers a torso can run: a residual block is two. */
 #define NN_MAX_CONVL (2 * NN_MAX_CONV)
-#define NN_MAX_NET_LAYERS (NN_MAX_CONVL + NN_MAX_LAYERS + 1)
+/* conv, dense, the recurrent core, the head */
+#define NN_MAX_NET_LAYERS (NN_MAX_CONVL + NN_MAX_LAYERS + 2)
 #define NN_MAX_TENSORS (2 * NN_MAX_NET_LAYERS)
 
 /* a 2-D convolution layer (conv.c, below) */
@@ -21,15 +22,18 @@ struct conv2d {
 };
 
 /* Layers l = 0 .. nconv-1 are convolutions (cv[l]; a residual block of
- * the shape is two of them), then the dense ones, then the head; dims[]
- * are the flat sizes between layers either way. Layer l's output goes
+ * the shape is two of them), then the dense ones, then the recurrent core
+ * (layer gl, if s.gru: its "weights" are Wi and Wh as one (in + H) x 3H
+ * tensor, its "bias" bi and bh, gru.c's block), then the head; dims[] are
+ * the flat sizes between layers either way. Layer l's output goes
  * through act[l] (NN_RELU, NN_TANH or NN_NONE; the head's is NN_NONE);
  * with skip[l], layer l adds layer l-1's input to its output before the
  * activation (the second convolution of a residual block). */
 struct nn {
 	struct nn_shape s;
-	int nlayers;                       /* nconv + nhidden + 1 */
+	int nlayers;                       /* nconv + nhidden + !!gru + 1 */
 	int nconv;
+	int gl;                            /* the core's layer, or -1 */
 	struct conv2d cv[NN_MAX_CONVL];
 	uint8_t act[NN_MAX_NET_LAYERS];
 	uint8_t skip[NN_MAX_NET_LAYERS];
@@ -95,19 +99,21 @@ void conv2d_backward(const struct conv2d *c, const float *W, const float *x,
  * bh[3H]. */
 size_t gru_params(uint32_t in, uint32_t H);
 /* Floats of the forward's cache (kept for the backward) and of the
- * backward's work space, for T steps of B sequences. */
+ * backward's work space, for B sequences of T steps. */
 size_t gru_cache(uint32_t H, size_t T, size_t B);
 size_t gru_work(uint32_t H, size_t T, size_t B);
-/* h[T][B][H] from x[T][B][in] and h0[B][H]; reset[T][B] (NULL: none)
- * zeroes a row's state before a step (an episode starting there). */
+/* h[B*T][H] from x[B*T][in], row (b, t) at b*T + t. The state before row
+ * (b, t) is the stored hs[b*T + t] where t == 0 or start[b*T + t] (start
+ * NULL: only t == 0), else the row before's h. */
 void gru_forward(uint32_t in, uint32_t H, const float *p, const float *x,
-		 const float *h0, const uint8_t *reset, size_t T, size_t B,
+		 const float *hs, const uint8_t *start, size_t T, size_t B,
 		 float *h, float *cache);
-/* From dh[T][B][H] (the loss's gradient at every output): dp += the
- * parameters' gradient; dx[T][B][in] and dh0[B][H] overwritten (either
- * may be NULL). cache from the matching forward. */
+/* From dh[B*T][H] (the loss's gradient at every output): dp += the
+ * parameters' gradient; dx[B*T][in] overwritten, and dhs[B*T][H] with
+ * the gradient at each stored state used (0 at the other rows); either
+ * may be NULL. cache from the matching forward. */
 void gru_backward(uint32_t in, uint32_t H, const float *p, const float *x,
-		  const uint8_t *reset, size_t T, size_t B, const float *dh,
-		  float *dp, float *dx, float *dh0, float *cache, float *work);
+		  const uint8_t *start, size_t T, size_t B, const float *dh,
+		  float *dp, float *dx, float *dhs, float *cache, float *work);
 
 #endif

@@ -159,12 +159,22 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 		in = (uint64_t)pl.cv[pl.n - 1].cout * pl.cv[pl.n - 1].oh *
 		     pl.cv[pl.n - 1].ow;
 	}
+	if (s->gru > NN_MAX_WIDTH) {
+		lg_errf(err, errlen, "recurrent core of %u, at most %u", s->gru,
+			NN_MAX_WIDTH);
+		return LG_ERANGE;
+	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		uint64_t out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
 		if (i < s->nhidden && (out < 1 || out > NN_MAX_WIDTH)) {
 			lg_errf(err, errlen, "hidden[%u] = %llu not in [1, %u]",
 				i, (unsigned long long)out, NN_MAX_WIDTH);
 			return LG_ERANGE;
+		}
+		if (i == s->nhidden && s->gru) {
+			/* the core before the head: (in + H) 3H + 6H */
+			total += (in + s->gru) * 3 * s->gru + 6ull * s->gru;
+			in = s->gru;
 		}
 		/* in, out <= 2^20: no overflow in 64 bits */
 		total += in * out + out;
@@ -197,7 +207,8 @@ static void layout(nn *n)
 	for (uint32_t i = 0; i < n->s.nhidden; i++)
 		n->act[nc + (int)i] =
 			(uint8_t)resolve_act(n->s.hidden_act[i], n->s.act);
-	n->nlayers = nc + (int)n->s.nhidden + 1;
+	n->gl = n->s.gru ? nc + (int)n->s.nhidden : -1;
+	n->nlayers = nc + (int)n->s.nhidden + (n->s.gru ? 1 : 0) + 1;
 	n->dims[0] = n->s.obs;
 	n->wmax = 1;
 	n->cscratch_row = 0;
@@ -212,6 +223,10 @@ static void layout(nn *n)
 		n->dims[nc + (int)i + 1] = n->s.hidden[i];
 		n->wmax = LG_MAX(n->wmax, n->s.hidden[i]);
 	}
+	if (n->gl >= 0) {
+		n->dims[n->gl + 1] = n->s.gru;
+		n->wmax = LG_MAX(n->wmax, n->s.gru);
+	}
 	n->dims[n->nlayers] = n->s.actions + 1;
 	n->ntensors = 0;
 	for (int l = 0; l < n->nlayers; l++) {
@@ -221,6 +236,9 @@ static void layout(nn *n)
 		if (head) {
 			snprintf(wt->name, sizeof wt->name, "Whead");
 			snprintf(b->name, sizeof b->name, "bhead");
+		} else if (l == n->gl) {
+			snprintf(wt->name, sizeof wt->name, "G");
+			snprintf(b->name, sizeof b->name, "g");
 		} else if (l < nc) {
 			snprintf(wt->name, sizeof wt->name, "C%d", l);
 			snprintf(b->name, sizeof b->name, "c%d", l);
@@ -234,6 +252,10 @@ static void layout(nn *n)
 			wt->cols = (size_t)n->cv[l].cin * n->cv[l].k *
 				   n->cv[l].k;
 			b->cols = n->cv[l].cout;
+		} else if (l == n->gl) {
+			wt->rows = (size_t)n->dims[l] + n->s.gru;
+			wt->cols = 3 * (size_t)n->s.gru;
+			b->cols = 6 * (size_t)n->s.gru;
 		} else {
 			wt->rows = n->dims[l];
 			wt->cols = n->dims[l + 1];
@@ -272,6 +294,21 @@ static int alloc_net(nn **out, const struct nn_shape *s)
 	return 0;
 }
 
+/* The core's Wi rows normal with std sqrt(1/in), Wh's sqrt(1/H) (each
+ * gate's pre-activation starts at unit variance), biases 0. */
+static void init_gru(nn *n, int l, lg_rng *r)
+{
+	const struct nn_tensor *w = &n->t[2 * l];
+	float *W = n->p + w->offset;
+	size_t in = n->dims[l];
+
+	for (size_t i = 0; i < w->rows; i++) {
+		double std = sqrt(1.0 / (double)(i < in ? in : n->s.gru));
+		for (size_t j = 0; j < w->cols; j++)
+			W[i * w->cols + j] = (float)(std * lg_rng_normal(r));
+	}
+}
+
 int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 {
 	lg_rng r;
@@ -291,6 +328,10 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 	for (int l = 0; l < n->nlayers; l++) {
 		const struct nn_tensor *w = &n->t[2 * l];
 		int head = l == n->nlayers - 1;
+		if (l == n->gl) {
+			init_gru(n, l, &r);
+			continue;
+		}
 		/* fan-in: a dense layer's rows, a convolution's columns */
 		double fan = (double)(l < n->nconv ? w->cols : w->rows);
 		double std = sqrt((n->act[l] == NN_RELU ? 2.0 : 1.0) / fan);
@@ -385,6 +426,12 @@ double nn_train_flops_per_row(const struct nn_shape *s)
 	}
 	for (uint32_t i = 0; i <= s->nhidden; i++) {
 		double out = i < s->nhidden ? s->hidden[i] : s->actions + 1;
+		if (i == s->nhidden && s->gru) {
+			/* the core's two projections, as a dense layer of
+			 * in + H to 3H (the gates' arithmetic aside) */
+			f += 6.0 * (in + s->gru) * 3 * s->gru;
+			in = s->gru;
+		}
 		/* forward y = xW, backward dW = x^T dy, dx = dy W^T (none
 		 * for the first layer: nothing consumes d obs) */
 		f += (i == 0 && !s->nconv ? 4.0 : 6.0) * in * out;
@@ -502,6 +549,8 @@ struct nn_ws {
 	float *head;    /* cap x (actions + 1) */
 	float *scratch; /* cap x cscratch_row: the convolutions' */
 	float *logp, *p; /* actions */
+	float *gcache;   /* the core's cache for one step of cap rows */
+	float *zero;     /* cap x gru zeros: a first step's state */
 };
 
 static int same_shape(const struct nn_shape *x, const struct nn_shape *y)
@@ -531,7 +580,13 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 			    sizeof *w->scratch);
 	w->logp = malloc(n->s.actions * sizeof *w->logp);
 	w->p = malloc(n->s.actions * sizeof *w->p);
-	if (!w->a || !w->b || !w->c || !w->head || !w->logp || !w->p || !w->scratch) {
+	if (n->s.gru) {
+		w->gcache = malloc(gru_cache(n->s.gru, 1, max_batch) *
+				   sizeof *w->gcache);
+		w->zero = calloc(max_batch * n->s.gru, sizeof *w->zero);
+	}
+	if (!w->a || !w->b || !w->c || !w->head || !w->logp || !w->p ||
+	    !w->scratch || (n->s.gru && (!w->gcache || !w->zero))) {
 		nn_ws_free(w);
 		return LG_ENOMEM;
 	}
@@ -550,12 +605,33 @@ void nn_ws_free(nn_ws *w)
 	free(w->scratch);
 	free(w->logp);
 	free(w->p);
+	free(w->gcache);
+	free(w->zero);
 	free(w);
+}
+
+size_t nn_state_len(const nn *n)
+{
+	return n->s.gru;
+}
+
+/* One step of the core for n rows from state (NULL: zeros) into y; the
+ * new state back into state. */
+static void core_step(const nn *net, nn_ws *ws, const float *x, size_t n,
+		      float *state, float *y)
+{
+	int l = net->gl;
+
+	gru_forward(net->dims[l], net->s.gru, nn_w(net, net->p, l), x,
+		    state ? state : ws->zero, NULL, 1, n, y, ws->gcache);
+	if (state)
+		memcpy(state, y, n * net->s.gru * sizeof *state);
 }
 
 /* Forward n rows into ws->head. Three buffers rotate, so a residual
  * block's input is still there when its second convolution adds it. */
-static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
+static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n,
+		      float *state)
 {
 	const float *x = obs, *prev = NULL;
 	float *buf[3] = { ws->a, ws->b, ws->c };
@@ -570,6 +646,8 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 		float *dst = head ? ws->head : buf[next];
 		if (l < net->nconv) {
 			nn_layer_apply(net, l, x, prev, n, dst, ws->scratch);
+		} else if (l == net->gl) {
+			core_step(net, ws, x, n, state, dst);
 		} else {
 			if (n <= NN_GEMV_ROWS)
 				linear_rows(net, l, x, n, dst);
@@ -587,12 +665,20 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n)
 int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 	   size_t n, lg_rng *rng, int32_t *action, float *logp, float *value)
 {
+	return nn_act_state(net, ws, obs, mask, n, NULL, rng, action, logp,
+			    value);
+}
+
+int nn_act_state(const nn *net, nn_ws *ws, const float *obs,
+		 const uint8_t *mask, size_t n, float *state, lg_rng *rng,
+		 int32_t *action, float *logp, float *value)
+{
 	size_t A;
 	int rc;
 
 	if (!mask || !rng || !action || !logp || !value)
 		return LG_EINVAL;
-	rc = forward_ws(net, ws, obs, n);
+	rc = forward_ws(net, ws, obs, n, state);
 	if (rc)
 		return rc;
 	A = net->s.actions;
@@ -621,12 +707,19 @@ int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 	     size_t n, float *probs, float *value)
 {
+	return nn_probs_state(net, ws, obs, mask, n, NULL, probs, value);
+}
+
+int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
+		   const uint8_t *mask, size_t n, float *state, float *probs,
+		   float *value)
+{
 	size_t A;
 	int rc;
 
 	if (!mask || !probs)
 		return LG_EINVAL;
-	rc = forward_ws(net, ws, obs, n);
+	rc = forward_ws(net, ws, obs, n, state);
 	if (rc)
 		return rc;
 	A = net->s.actions;
@@ -671,21 +764,67 @@ static int policy_fn(void *ctx, int player, const char *infostate,
 	return 0;
 }
 
+/* A recurrent net: its state through the player's earlier observations
+ * (their actions' probabilities unused), then the current one's. */
+static int policy_seq_fn(void *ctx, int player, const char *infostate,
+			 const float *obs, size_t nobs, const uint8_t *mask,
+			 int num_actions, double *probs, char *err,
+			 size_t errlen)
+{
+	struct nn_policy_ctx *c = ctx;
+	size_t O = c->net->s.obs;
+	uint8_t all[ENV_MAX_ACTIONS];
+	float p[ENV_MAX_ACTIONS], *state;
+	double sum = 0;
+	int rc = 0;
+
+	if (num_actions < 1 || num_actions > ENV_MAX_ACTIONS ||
+	    (uint32_t)num_actions != c->net->s.actions) {
+		lg_errf(err, errlen, "network has %u actions, game %d",
+			c->net->s.actions, num_actions);
+		return LG_EINVAL;
+	}
+	state = calloc(c->net->s.gru, sizeof *state);
+	if (!state)
+		return LG_ENOMEM;
+	memset(all, 1, sizeof all);
+	for (size_t k = 0; k < nobs && !rc; k++)
+		rc = nn_probs_state(c->net, c->ws, obs + k * O,
+				    k + 1 < nobs ? all : mask, 1, state, p,
+				    NULL);
+	free(state);
+	if (rc) {
+		lg_errf(err, errlen, "network policy: %s", lg_strerror(rc));
+		return rc;
+	}
+	(void)player;
+	for (int a = 0; a < num_actions; a++)
+		sum += p[a];
+	for (int a = 0; a < num_actions; a++)
+		probs[a] = p[a] / sum;
+	return 0;
+}
+
 struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
 {
-	struct env_policy p = { policy_fn, ctx };
+	struct env_policy p = { policy_fn, ctx, NULL };
 
+	if (ctx->net->s.gru)
+		p.seq = policy_seq_fn;
 	return p;
 }
 
 /* ---- parameter files ------------------------------------------------ */
 
 /* The oldest file version that holds s: 1 an MLP with one activation, 2
- * a plain convolution torso of at most 4 layers, else 3. */
+ * a plain convolution torso of at most 4 layers, 4 a recurrent core,
+ * else 3. */
 static uint32_t file_version(const struct nn_shape *s)
 {
 	int plain = s->nconv <= NN_FILE_V2_CONV;
 
+	if (s->gru)
+		return NN_FILE_VERSION4;
 	for (uint32_t i = 0; i < s->nhidden; i++)
 		plain &= s->hidden_act[i] == NN_LACT_NET;
 	for (uint32_t i = 0; i < s->nconv; i++)
@@ -698,7 +837,7 @@ static uint32_t file_version(const struct nn_shape *s)
 
 static size_t header_len(uint32_t version)
 {
-	return version == NN_FILE_VERSION3   ? NN_FILE_HEADER3
+	return version >= NN_FILE_VERSION3   ? NN_FILE_HEADER3
 	       : version == NN_FILE_VERSION2 ? NN_FILE_HEADER2
 					     : NN_FILE_HEADER;
 }
@@ -708,7 +847,7 @@ int nn_save(const nn *n, lg_buf *out)
 	uint8_t h[NN_FILE_HEADER3];
 	uint32_t version = file_version(&n->s);
 	size_t start, hl = header_len(version);
-	size_t cw = version == NN_FILE_VERSION3 ? 24 : 16;
+	size_t cw = version >= NN_FILE_VERSION3 ? 24 : 16;
 	uint8_t *body;
 	int rc;
 
@@ -736,15 +875,16 @@ int nn_save(const nn *n, lg_buf *out)
 			lg_put_le32(c + 4, n->s.conv[i].kernel);
 			lg_put_le32(c + 8, n->s.conv[i].stride);
 			lg_put_le32(c + 12, n->s.conv[i].pad);
-			if (version == NN_FILE_VERSION3) {
+			if (version >= NN_FILE_VERSION3) {
 				lg_put_le32(c + 16, n->s.conv[i].residual);
 				lg_put_le32(c + 20, n->s.conv[i].act);
 			}
 		}
 	}
-	if (version == NN_FILE_VERSION3)
+	if (version >= NN_FILE_VERSION3)
 		for (uint32_t i = 0; i < n->s.nhidden; i++)
 			lg_put_le32(h + 276 + 4 * i, n->s.hidden_act[i]);
+	lg_put_le32(h + 308, n->s.gru); /* 0 below version 4 */
 	out->len += hl;
 	body = out->data + out->len;
 	for (size_t i = 0; i < n->nparams; i++)
@@ -756,13 +896,14 @@ int nn_save(const nn *n, lg_buf *out)
 	return 0;
 }
 
-/* Version 2 and 3's convolution entries into s; LG_ECORRUPT with err. */
+/* Version 2, 3 and 4's convolution entries, layer activations and core
+ * into s; LG_ECORRUPT with err. */
 static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
 		      char *err, size_t errlen)
 {
-	uint32_t max = version == NN_FILE_VERSION3 ? NN_MAX_CONV
+	uint32_t max = version >= NN_FILE_VERSION3 ? NN_MAX_CONV
 						   : NN_FILE_V2_CONV;
-	size_t cw = version == NN_FILE_VERSION3 ? 24 : 16;
+	size_t cw = version >= NN_FILE_VERSION3 ? 24 : 16;
 
 	s->nconv = lg_get_le32(h + 68);
 	if (s->nconv > max || (version == NN_FILE_VERSION2 && !s->nconv)) {
@@ -779,7 +920,7 @@ static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
 		*k = (struct nn_conv){ lg_get_le32(c), lg_get_le32(c + 4),
 				       lg_get_le32(c + 8), lg_get_le32(c + 12),
 				       0, 0 };
-		if (version == NN_FILE_VERSION3) {
+		if (version >= NN_FILE_VERSION3) {
 			k->residual = lg_get_le32(c + 16);
 			k->act = lg_get_le32(c + 20);
 		}
@@ -796,10 +937,11 @@ static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
 			"convolutions");
 		return LG_ECORRUPT;
 	}
-	if (version == NN_FILE_VERSION3) {
+	if (version >= NN_FILE_VERSION3) {
 		for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
 			s->hidden_act[i] = lg_get_le32(h + 276 + 4 * i);
-		if (lg_get_le32(h + 308)) {
+		s->gru = lg_get_le32(h + 308);
+		if (version == NN_FILE_VERSION3 && s->gru) {
 			lg_errf(err, errlen, "bad shape in header: reserved "
 				"bytes 308..311 set");
 			return LG_ECORRUPT;
@@ -833,7 +975,7 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		return LG_ECORRUPT;
 	}
 	version = lg_get_le32(h + 4);
-	if (version == NN_FILE_VERSION2 || version == NN_FILE_VERSION3)
+	if (version >= NN_FILE_VERSION2 && version <= NN_FILE_VERSION4)
 		hl = header_len(version);
 	if (len < hl) {
 		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
@@ -844,9 +986,9 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
-	if (version < NN_FILE_VERSION || version > NN_FILE_VERSION3) {
+	if (version < NN_FILE_VERSION || version > NN_FILE_VERSION4) {
 		lg_errf(err, errlen, "format version %u, this build reads %u "
-			"to %u", version, NN_FILE_VERSION, NN_FILE_VERSION3);
+			"to %u", version, NN_FILE_VERSION, NN_FILE_VERSION4);
 		return LG_EVERSION;
 	}
 	memset(&s, 0, sizeof s);

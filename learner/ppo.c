@@ -15,10 +15,19 @@
  *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H)
  *     + magnet_coef p_k (log p_k - log m_k - KL),  g = d pg / d logp_a
  *
+ * A recurrent net (a GRU core, learner/gru.c) trains on sequences: the
+ * batch is cut into chunks of seq_len consecutive rows (the last one
+ * padded), each starting from the state the collector stored with its
+ * first row, and restarting from a row's stored state wherever the
+ * stream breaks (the row before ended its episode or cut the stream).
+ * Minibatches are shuffled chunks; padding rows take no part in the loss.
+ * Stored states are the behaviour net's, so they go stale as the epochs
+ * move the net (R2D2's "stored state", without burn-in).
+ *
  * Threads: with opts.threads = T > 1 a minibatch is split into T row
- * shards, each run forward and backward on its own thread with
- * single-threaded sgemm into its own gradient buffer, and the buffers are
- * summed in a fixed order (deterministic for a given T). For the small
+ * shards (whole sequences for a recurrent net), each run forward and
+ * backward on its own thread with single-threaded sgemm into its own
+ * gradient buffer, and the buffers are summed in a fixed order (deterministic for a given T). For the small
  * matrices of RL nets this scales far better than threading inside each
  * sgemm call. Adam is one loop on the calling thread.
  */
@@ -65,6 +74,7 @@ struct shard {
 	float *dskip;               /* cap x wmax: a residual block's */
 	float *cs;                  /* cap x cscratch_row: convolutions' */
 	float *lp, *pr;             /* one row: log-probs, probs */
+	float *gcache, *gwork;      /* the recurrent core's */
 	float *g;
 	size_t cap;
 	/* the job while it runs */
@@ -95,8 +105,8 @@ struct ppo {
 	} pool;
 	/* gathered minibatch, `gcap` rows */
 	size_t gcap;
-	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret;
-	uint8_t *mb_mask;
+	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
+	uint8_t *mb_mask, *mb_start, *mb_pad;
 	int32_t *mb_action;
 	/* batch workspace, `bcap` rows */
 	size_t bcap;
@@ -127,8 +137,10 @@ static void shard_free_ws(struct shard *sh)
 	free(sh->cs);
 	free(sh->lp);
 	free(sh->pr);
+	free(sh->gcache);
+	free(sh->gwork);
 	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->dskip = sh->cs = sh->lp =
-		sh->pr = NULL;
+		sh->pr = sh->gcache = sh->gwork = NULL;
 	sh->cap = 0;
 }
 
@@ -152,6 +164,13 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	sh->cs = malloc((n * net->cscratch_row + 1) * sizeof(float));
 	sh->lp = malloc(A * sizeof(float));
 	sh->pr = malloc(A * sizeof(float));
+	if (net->gl >= 0) {
+		/* T x B = n rows: one step of n rows needs the most */
+		sh->gcache = malloc(gru_cache(net->s.gru, 1, n) *
+				    sizeof(float));
+		sh->gwork = malloc(gru_work(net->s.gru, 1, n) * sizeof(float));
+		ok &= sh->gcache && sh->gwork;
+	}
 	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->dskip &&
 	      sh->cs && sh->lp && sh->pr;
 	if (!ok) {
@@ -172,18 +191,28 @@ static void free_gather(ppo *p)
 	free(p->mb_mask);
 	free(p->mb_action);
 	free(p->mb_mlogp);
+	free(p->mb_state);
+	free(p->mb_start);
+	free(p->mb_pad);
 	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
-	p->mb_mlogp = NULL;
-	p->mb_mask = NULL;
+	p->mb_mlogp = p->mb_state = NULL;
+	p->mb_mask = p->mb_start = p->mb_pad = NULL;
 	p->mb_action = NULL;
 	p->gcap = 0;
 }
 
-/* Shards used for a minibatch of n rows. */
+/* Rows a sequence has: seq_len for a recurrent net, else 1. */
+static size_t seq_rows(const ppo *p)
+{
+	return p->net->gl >= 0 ? (size_t)p->o.seq_len : 1;
+}
+
+/* Shards used for a minibatch of n rows (whole sequences each). */
 static int shards_for(const ppo *p, size_t n)
 {
-	size_t k = n / PPO_MIN_SHARD_ROWS;
+	size_t k = n / PPO_MIN_SHARD_ROWS, seqs = n / seq_rows(p);
 
+	k = LG_MIN(k, seqs);
 	if (k < 1)
 		k = 1;
 	return (int)LG_MIN((size_t)p->nshards, k);
@@ -193,11 +222,13 @@ static int shards_for(const ppo *p, size_t n)
 static int ensure_cap(ppo *p, size_t n)
 {
 	const nn *net = p->net;
-	size_t A = net->s.actions;
+	size_t A = net->s.actions, T = seq_rows(p);
+	size_t seqs = (n + T - 1) / T, H = net->s.gru;
 	int k = shards_for(p, n), rc;
 
 	for (int i = 0; i < k; i++) {
-		rc = shard_ensure(net, &p->sh[i], (n + (size_t)k - 1) / (size_t)k);
+		size_t per = (seqs + (size_t)k - 1) / (size_t)k * T;
+		rc = shard_ensure(net, &p->sh[i], per);
 		if (rc)
 			return rc;
 	}
@@ -213,9 +244,15 @@ static int ensure_cap(ppo *p, size_t n)
 	p->mb_action = malloc(n * sizeof(int32_t));
 	if (p->magnet)
 		p->mb_mlogp = malloc(n * A * sizeof(float));
+	if (H) {
+		p->mb_state = malloc(n * H * sizeof(float));
+		p->mb_start = malloc(n);
+		p->mb_pad = malloc(n);
+	}
 	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
 	    !p->mb_ret || !p->mb_mask || !p->mb_action ||
-	    (p->magnet && !p->mb_mlogp)) {
+	    (p->magnet && !p->mb_mlogp) ||
+	    (H && (!p->mb_state || !p->mb_start || !p->mb_pad))) {
 		free_gather(p);
 		return LG_ENOMEM;
 	}
@@ -507,6 +544,10 @@ static void head_grad(const ppo *p, struct shard *sh)
 		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
 		float v, R, dv, lr;
 
+		if (mb->pad && mb->pad[i]) {
+			memset(dz, 0, H * sizeof *dz);
+			continue;
+		}
 		nn_masked_softmax(z, mask, A, sh->lp, sh->pr);
 		lr = sh->lp[a] - mb->logp[i];
 		ratio = expf(lr);
@@ -565,26 +606,44 @@ static void head_grad(const ppo *p, struct shard *sh)
 	}
 }
 
+/* Forward sh->mb through net (the trainer's, or its magnet of the same
+ * shape) into sh->acts and sh->head. */
+static void shard_forward(const nn *net, struct shard *sh)
+{
+	const struct ppo_minibatch *mb = &sh->mb;
+	int L = net->nlayers;
+	size_t n = mb->n, T = mb->seq_len ? mb->seq_len : 1;
+	const float *x = mb->obs, *prev = NULL;
+
+	for (int l = 0; l < L; l++) {
+		float *y = l == L - 1 ? sh->head : sh->acts[l];
+		if (l == net->gl)
+			gru_forward(net->dims[l], net->s.gru,
+				    nn_w(net, net->p, l), x, mb->state,
+				    mb->start, T, n / T, y, sh->gcache);
+		else
+			nn_layer_apply(net, l, x, prev, n, y, sh->cs);
+		prev = x;
+		x = y;
+	}
+}
+
 /* One shard: forward its rows, head gradient, backward into sh->g (zeroed
  * first, then accumulated by sgemm with beta 1). A residual block's skip
  * sends the gradient at its second convolution's output straight to the
- * block's input too (dskip, added once the backward reaches it). */
+ * block's input too (dskip, added once the backward reaches it). The
+ * recurrent core's backward runs through time over the shard's
+ * sequences. */
 static void shard_run(struct shard *sh)
 {
 	const ppo *p = sh->p;
 	const nn *net = p->net;
 	const struct ppo_minibatch *mb = &sh->mb;
 	int L = net->nlayers;
-	size_t n = mb->n;
-	const float *x = mb->obs, *prev = NULL;
+	size_t n = mb->n, T = mb->seq_len ? mb->seq_len : 1;
 	float *dy, *dx;
 
-	for (int l = 0; l < L; l++) {
-		float *y = l == L - 1 ? sh->head : sh->acts[l];
-		nn_layer_apply(net, l, x, prev, n, y, sh->cs);
-		prev = x;
-		x = y;
-	}
+	shard_forward(net, sh);
 	head_grad(p, sh);
 	memset(sh->g, 0, net->nparams * sizeof *sh->g);
 	dy = sh->dhead;
@@ -597,6 +656,15 @@ static void shard_run(struct shard *sh)
 
 		if (net->skip[l])
 			memcpy(sh->dskip, dy, n * out * sizeof *dy);
+		if (l == net->gl) {
+			gru_backward((uint32_t)in, net->s.gru, W, xin,
+				     mb->start, T, n / T, dy, gW,
+				     l ? dx : NULL, NULL, sh->gcache,
+				     sh->gwork);
+			if (l == 0)
+				break;
+			goto activation;
+		}
 		if (l < net->nconv) {
 			/* dW, db += ; dx (none for the first layer) */
 			conv2d_backward(&net->cv[l], W, xin, dy, n, gW, gb,
@@ -640,26 +708,58 @@ activation:
 	}
 }
 
+/* Rows of mb that count (not padding). */
+static size_t real_rows(const struct ppo_minibatch *mb)
+{
+	size_t n = mb->n;
+
+	if (mb->pad)
+		for (size_t i = 0; i < mb->n; i++)
+			n -= mb->pad[i] != 0;
+	return n;
+}
+
+/* Rows [r0, r0 + m) of mb as a minibatch of their own. */
+static struct ppo_minibatch mb_slice(const ppo *p,
+				     const struct ppo_minibatch *mb,
+				     size_t r0, size_t m)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions, H = p->net->s.gru;
+	struct ppo_minibatch s = {
+		m,		  mb->obs + r0 * O, mb->mask + r0 * A,
+		mb->action + r0,  mb->logp + r0,    mb->value + r0,
+		mb->adv + r0,	  mb->ret + r0,
+		mb->mlogp ? mb->mlogp + r0 * A : NULL,
+		mb->seq_len,	  NULL,		    NULL,
+		NULL,
+	};
+
+	if (H) {
+		s.state = mb->state + r0 * H;
+		s.start = mb->start ? mb->start + r0 : NULL;
+		s.pad = mb->pad ? mb->pad + r0 : NULL;
+	}
+	return s;
+}
+
 /* The minibatch's loss sums into s and its gradient into p->g. The
- * workspace must hold mb->n rows (ensure_cap). */
+ * workspace must hold mb->n rows (ensure_cap). A recurrent net's shards
+ * take whole sequences. */
 static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 {
-	size_t n = mb->n, O = p->net->s.obs, A = p->net->s.actions;
+	size_t n = mb->n, T = seq_rows(p), seqs = n / T;
+	size_t real = real_rows(mb);
 	int k = shards_for(p, n);
 
 	for (int i = 0; i < k; i++) {
 		struct shard *sh = &p->sh[i];
-		size_t r0 = n * (size_t)i / (size_t)k;
-		size_t r1 = n * (size_t)(i + 1) / (size_t)k;
+		size_t r0 = seqs * (size_t)i / (size_t)k * T;
+		size_t r1 = seqs * (size_t)(i + 1) / (size_t)k * T;
 		sh->p = p;
-		sh->invn = 1.0f / (float)n;
+		sh->invn = 1.0f / (float)(real ? real : 1);
 		memset(&sh->s, 0, sizeof sh->s);
-		sh->mb = (struct ppo_minibatch){
-			r1 - r0,          mb->obs + r0 * O, mb->mask + r0 * A,
-			mb->action + r0,  mb->logp + r0,    mb->value + r0,
-			mb->adv + r0,     mb->ret + r0,
-			mb->mlogp ? mb->mlogp + r0 * A : NULL,
-		};
+		sh->mb = mb_slice(p, mb, r0, r1 - r0);
+		sh->mb.seq_len = T;
 	}
 	pool_run(p, k);
 	for (int i = 0; i < k; i++) {
@@ -718,6 +818,10 @@ int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 	if (!p || !mb || !mb->n || !mb->obs || !mb->mask || !mb->action ||
 	    !mb->logp || !mb->value || !mb->adv || !mb->ret)
 		return LG_EINVAL;
+	if (p->net->gl >= 0 &&
+	    (!mb->state || mb->seq_len != p->o.seq_len ||
+	     mb->n % mb->seq_len))
+		return LG_EINVAL;
 	if (mb->n > p->o.batch_max)
 		return LG_ERANGE;
 	rc = check_rows(p->net, mb->n, mb->mask, mb->action);
@@ -728,8 +832,9 @@ int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		return rc;
 	loss_grad(p, mb, &s);
 	if (st) {
+		size_t real = real_rows(mb);
 		memset(st, 0, sizeof *st);
-		fill_stats(p, &s, mb->n, st);
+		fill_stats(p, &s, real ? real : 1, st);
 		st->minibatches = 1;
 	}
 	return 0;
@@ -770,17 +875,138 @@ static int check_batch(const ppo *p, const struct lg_rows *b)
 		return LG_EINVAL;
 	if (b->n > p->o.batch_max)
 		return LG_ERANGE;
-	if (b->obs_len != net->s.obs || b->num_actions != net->s.actions)
+	if (b->obs_len != net->s.obs || b->num_actions != net->s.actions ||
+	    b->state_len != net->s.gru || (b->state_len && !b->state))
 		return LG_EINVAL;
 	if (check_rows(net, b->n, b->mask, b->action))
 		return LG_EINVAL;
 	if (!all_finite(b->obs, b->n * net->s.obs) ||
 	    !all_finite(b->logp, b->n) || !all_finite(b->value, b->n) ||
-	    !all_finite(b->reward, b->n))
+	    !all_finite(b->reward, b->n) ||
+	    (b->state_len && !all_finite(b->state, b->n * b->state_len)))
 		return LG_EINVAL;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->done[i] > LG_ROW_CUT)
 			return LG_EINVAL;
+	return 0;
+}
+
+/* Row r of b into row i of the minibatch buffers (with the magnet's
+ * log-probabilities if mlogp). */
+static void copy_row(ppo *p, const struct lg_rows *b, size_t r, size_t i,
+		     int mlogp)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions, H = b->state_len;
+
+	memcpy(p->mb_obs + i * O, b->obs + r * O, O * sizeof(float));
+	memcpy(p->mb_mask + i * A, b->mask + r * A, A);
+	p->mb_action[i] = b->action[r];
+	p->mb_logp[i] = b->logp[r];
+	p->mb_value[i] = b->value[r];
+	p->mb_adv[i] = p->adv[r];
+	p->mb_ret[i] = p->ret[r];
+	if (mlogp)
+		memcpy(p->mb_mlogp + i * A, p->mlogp + r * A,
+		       A * sizeof(float));
+	if (H)
+		memcpy(p->mb_state + i * H, b->state + r * H,
+		       H * sizeof(float));
+}
+
+static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
+{
+	*mb = (struct ppo_minibatch){
+		.n = m,
+		.obs = p->mb_obs,
+		.mask = p->mb_mask,
+		.action = p->mb_action,
+		.logp = p->mb_logp,
+		.value = p->mb_value,
+		.adv = p->mb_adv,
+		.ret = p->mb_ret,
+		.mlogp = p->magnet ? p->mb_mlogp : NULL,
+	};
+}
+
+/* Copy rows idx[0..m) of b into the minibatch buffers. */
+static void gather(ppo *p, const struct lg_rows *b, const uint32_t *idx,
+		   size_t m, struct ppo_minibatch *mb)
+{
+	for (size_t i = 0; i < m; i++)
+		copy_row(p, b, idx[i], i, p->magnet != NULL);
+	point_mb(p, m, mb);
+}
+
+/* A recurrent net's minibatch: chunks idx[0..m) of b (chunk c is rows
+ * [c T, c T + T) of b, the last one shorter), each a sequence of T rows,
+ * short ones padded with copies of their last row. A row starts from its
+ * stored state when the row before it ended an episode or cut the
+ * stream. Returns the rows that count. */
+static size_t gather_seq(ppo *p, const struct lg_rows *b,
+			 const uint32_t *idx, size_t m, int mlogp,
+			 struct ppo_minibatch *mb)
+{
+	size_t T = (size_t)p->o.seq_len, real = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		size_t r0 = (size_t)idx[j] * T, len = LG_MIN(T, b->n - r0);
+		for (size_t t = 0; t < T; t++) {
+			size_t i = j * T + t, r = r0 + LG_MIN(t, len - 1);
+			copy_row(p, b, r, i, mlogp);
+			p->mb_start[i] = t > 0 && t < len &&
+					 b->done[r - 1] != LG_ROW_NEXT;
+			p->mb_pad[i] = t >= len;
+		}
+		real += len;
+	}
+	point_mb(p, m * T, mb);
+	if (!mlogp)
+		mb->mlogp = NULL;
+	mb->seq_len = T;
+	mb->state = p->mb_state;
+	mb->start = p->mb_start;
+	mb->pad = p->mb_pad;
+	return real;
+}
+
+/* Chunks of seq_len rows b's n rows make. */
+static size_t chunks_of(const ppo *p, size_t n)
+{
+	return (n + (size_t)p->o.seq_len - 1) / (size_t)p->o.seq_len;
+}
+
+/* Chunks in a minibatch: minibatch rows' worth, at least one. */
+static size_t chunks_per_mb(const ppo *p)
+{
+	return LG_MAX((size_t)1, (size_t)(p->o.minibatch / p->o.seq_len));
+}
+
+/* A recurrent magnet's log-probabilities: its forward over b's chunks in
+ * order, in shard 0's workspace, from the stored states. */
+static int magnet_logp_seq(ppo *p, const struct lg_rows *b)
+{
+	struct shard *sh = &p->sh[0];
+	size_t A = p->net->s.actions, T = (size_t)p->o.seq_len;
+	size_t C = chunks_of(p, b->n), per = LG_MAX(sh->cap / T, (size_t)1);
+
+	for (size_t c = 0; c < C; c++)
+		p->idx[c] = (uint32_t)c;
+	for (size_t c0 = 0; c0 < C; c0 += per) {
+		size_t m = LG_MIN(per, C - c0);
+		gather_seq(p, b, p->idx + c0, m, 0, &sh->mb);
+		shard_forward(p->magnet, sh);
+		for (size_t i = 0; i < m * T; i++) {
+			size_t r = (c0 + i / T) * T + i % T;
+			float *out = p->mlogp + r * A;
+			if (p->mb_pad[i])
+				continue;
+			nn_masked_softmax(sh->head + i * (A + 1),
+					  b->mask + r * A, A, out, sh->pr);
+			for (size_t a = 0; a < A; a++)
+				if (!b->mask[r * A + a])
+					out[a] = -69.0f;
+		}
+	}
 	return 0;
 }
 
@@ -790,6 +1016,8 @@ static int magnet_logp(ppo *p, const struct lg_rows *b)
 {
 	size_t O = p->net->s.obs, A = p->net->s.actions;
 
+	if (p->net->gl >= 0)
+		return magnet_logp_seq(p, b);
 	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
 		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
 		float *out = p->mlogp + r0 * A;
@@ -802,6 +1030,15 @@ static int magnet_logp(ppo *p, const struct lg_rows *b)
 			out[i] = out[i] > 1e-30f ? logf(out[i]) : -69.0f;
 	}
 	return 0;
+}
+
+/* Rows of the largest minibatch a batch of n rows makes. */
+static size_t mb_rows(const ppo *p, size_t n)
+{
+	if (p->net->gl < 0)
+		return LG_MIN(n, (size_t)p->o.minibatch);
+	return LG_MIN(chunks_of(p, n), chunks_per_mb(p)) *
+	       (size_t)p->o.seq_len;
 }
 
 /* GAE into p->adv/p->ret, normalised as configured; the magnet's
@@ -818,7 +1055,7 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	rc = ensure_bcap(p, n);
 	if (rc)
 		return rc;
-	rc = ensure_cap(p, LG_MIN(n, (size_t)p->o.minibatch));
+	rc = ensure_cap(p, mb_rows(p, n));
 	if (rc)
 		return rc;
 	ppo_gae(b, p->o.gamma, p->o.gae_lambda, p->adv, p->ret);
@@ -842,36 +1079,6 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	st->adv_mean = mean;
 	st->ret_mean = rmean;
 	return 0;
-}
-
-/* Copy rows idx[0..m) of b into the minibatch buffers. */
-static void gather(ppo *p, const struct lg_rows *b, const uint32_t *idx,
-		   size_t m, struct ppo_minibatch *mb)
-{
-	size_t O = p->net->s.obs, A = p->net->s.actions;
-
-	for (size_t i = 0; i < m; i++) {
-		size_t r = idx[i];
-		memcpy(p->mb_obs + i * O, b->obs + r * O, O * sizeof(float));
-		memcpy(p->mb_mask + i * A, b->mask + r * A, A);
-		p->mb_action[i] = b->action[r];
-		p->mb_logp[i] = b->logp[r];
-		p->mb_value[i] = b->value[r];
-		p->mb_adv[i] = p->adv[r];
-		p->mb_ret[i] = p->ret[r];
-		if (p->magnet)
-			memcpy(p->mb_mlogp + i * A, p->mlogp + r * A,
-			       A * sizeof(float));
-	}
-	mb->mlogp = p->magnet ? p->mb_mlogp : NULL;
-	mb->n = m;
-	mb->obs = p->mb_obs;
-	mb->mask = p->mb_mask;
-	mb->action = p->mb_action;
-	mb->logp = p->mb_logp;
-	mb->value = p->mb_value;
-	mb->adv = p->mb_adv;
-	mb->ret = p->mb_ret;
 }
 
 static double current_lr(const ppo *p)
@@ -925,11 +1132,37 @@ static double adam_step(ppo *p, double lr)
 	return norm;
 }
 
+/* Minibatch `at` (of `per` units from idx) of an epoch: rows for a
+ * feed-forward net, chunks for a recurrent one. Returns the rows that
+ * count. */
+static size_t gather_unit(ppo *p, const struct lg_rows *b, size_t at,
+			  size_t units, size_t per, struct ppo_minibatch *mb)
+{
+	size_t m = LG_MIN(per, units - at);
+
+	if (p->net->gl >= 0)
+		return gather_seq(p, b, p->idx + at, m, p->magnet != NULL, mb);
+	gather(p, b, p->idx + at, m, mb);
+	return m;
+}
+
+/* Units a batch of n rows is shuffled in (rows or chunks) and how many
+ * make a minibatch. */
+static size_t units_of(const ppo *p, size_t n, size_t *per)
+{
+	if (p->net->gl >= 0) {
+		*per = chunks_per_mb(p);
+		return chunks_of(p, n);
+	}
+	*per = LG_MIN(n, (size_t)p->o.minibatch);
+	return n;
+}
+
 int ppo_update(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	struct ppo_stats local, acc;
 	struct sums tot = { 0 };
-	size_t n, mbs, rows = 0;
+	size_t units, per, rows = 0;
 	double lr, gn = 0;
 	int rc;
 
@@ -938,27 +1171,24 @@ int ppo_update(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	rc = prepare(p, b, &acc);
 	if (rc)
 		return rc;
-	n = b->n;
-	mbs = LG_MIN(n, (size_t)p->o.minibatch);
+	units = units_of(p, b->n, &per);
 	lr = current_lr(p);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < units; i++)
 		p->idx[i] = (uint32_t)i;
 	for (uint64_t e = 0; e < p->o.epochs; e++) {
-		for (size_t i = n - 1; i > 0; i--) {
+		for (size_t i = units - 1; i > 0; i--) {
 			size_t j = (size_t)lg_rng_below(&p->rng, i + 1);
 			uint32_t t = p->idx[i];
 			p->idx[i] = p->idx[j];
 			p->idx[j] = t;
 		}
-		for (size_t s0 = 0; s0 < n; s0 += mbs) {
+		for (size_t s0 = 0; s0 < units; s0 += per) {
 			struct ppo_minibatch mb;
 			struct sums s = { 0 };
-			size_t m = LG_MIN(mbs, n - s0);
-			gather(p, b, p->idx + s0, m, &mb);
+			rows += gather_unit(p, b, s0, units, per, &mb);
 			loss_grad(p, &mb, &s);
 			gn += adam_step(p, lr);
 			sums_add(&tot, &s);
-			rows += m;
 			acc.minibatches++;
 		}
 	}
@@ -984,7 +1214,7 @@ int ppo_evaluate(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	struct ppo_stats acc;
 	struct sums tot = { 0 };
-	size_t n, mbs;
+	size_t units, per;
 	int rc;
 
 	if (!p || !st)
@@ -992,19 +1222,17 @@ int ppo_evaluate(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	rc = prepare(p, b, &acc);
 	if (rc)
 		return rc;
-	n = b->n;
-	mbs = LG_MIN(n, (size_t)p->o.minibatch);
-	for (size_t i = 0; i < n; i++)
+	units = units_of(p, b->n, &per);
+	for (size_t i = 0; i < units; i++)
 		p->idx[i] = (uint32_t)i;
-	for (size_t s0 = 0; s0 < n; s0 += mbs) {
+	for (size_t s0 = 0; s0 < units; s0 += per) {
 		struct ppo_minibatch mb;
-		size_t m = LG_MIN(mbs, n - s0);
-		gather(p, b, p->idx + s0, m, &mb);
+		gather_unit(p, b, s0, units, per, &mb);
 		/* per-row sums are independent of the 1/m gradient scale */
 		loss_grad(p, &mb, &tot);
 		acc.minibatches++;
 	}
-	fill_stats(p, &tot, n, &acc);
+	fill_stats(p, &tot, b->n, &acc);
 	acc.lr = current_lr(p);
 	acc.updates = p->updates;
 	*st = acc;

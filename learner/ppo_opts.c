@@ -29,6 +29,7 @@ void ppo_opts_default(struct ppo_opts *o)
 	o->adam_beta2 = 0.999;
 	o->adam_eps = 1e-8;
 	o->norm_adv = 1;
+	o->seq_len = 16;
 	o->threads = 0;
 }
 
@@ -80,6 +81,9 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("Adam betas must be in [0, 1)");
 	if (!(o->adam_eps >= 1e-12 && o->adam_eps <= 1))
 		BAD("adam_eps %g not in [1e-12, 1]", o->adam_eps);
+	if (o->seq_len < 1 || o->seq_len > PPO_SEQ_MAX)
+		BAD("seq_len %llu not in [1, %d]",
+		    (unsigned long long)o->seq_len, PPO_SEQ_MAX);
 	if (o->threads < 0 || o->threads > PPO_THREADS_MAX)
 		BAD("threads %d not in [0, %d]", o->threads, PPO_THREADS_MAX);
 	return 0;

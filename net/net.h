@@ -195,13 +195,16 @@ struct net_segment_hdr {
 	uint64_t job_id, segment_seq;
 };
 
-/* A Segment read in place: header, layout, shape and its seven columns,
- * pointing into the bytes it was parsed from (unaligned little-endian
- * values, each column exactly count times its width). */
+/* A Segment read in place: header, layout, shape and its seven columns
+ * (eight with a recurrent state), pointing into the bytes it was parsed
+ * from (unaligned little-endian values, each column exactly count times
+ * its width). */
+#define NET_SEGMENT_STATE_MAX 65536u /* floats of state a row */
 struct net_segment {
 	struct net_segment_hdr h;
-	uint32_t layout, obs_len, num_actions, count;
+	uint32_t layout, obs_len, num_actions, count, state_len;
 	const uint8_t *obs, *mask, *action, *logp, *value, *reward, *done;
+	const uint8_t *state; /* NULL when state_len is 0 */
 };
 
 /* Append to out one frame (length included) of an Envelope (seq) whose

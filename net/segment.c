@@ -159,8 +159,9 @@ static int as_u32(const struct field *f, uint32_t *out, const char **why)
 	return 0;
 }
 
-static const char *const column_names[7] = {
-	"obs", "mask", "action", "logp", "value", "reward", "done",
+#define SEG_COLUMNS 8
+static const char *const column_names[SEG_COLUMNS] = {
+	"obs", "mask", "action", "logp", "value", "reward", "done", "state",
 };
 
 /* The bytes column i must have for s's shape; 0 on overflow. */
@@ -172,6 +173,7 @@ static uint64_t column_bytes(const struct net_segment *s, int i)
 	case 0: width = (uint64_t)s->obs_len * sizeof(float); break;
 	case 1: width = s->num_actions; break;
 	case 6: width = 1; break;
+	case 7: width = (uint64_t)s->state_len * sizeof(float); break;
 	default: width = 4; break; /* int32, float32 */
 	}
 	if (__builtin_mul_overflow(width, (uint64_t)s->count, &n))
@@ -182,9 +184,9 @@ static uint64_t column_bytes(const struct net_segment *s, int i)
 int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		      char *err, size_t errlen)
 {
-	const uint8_t *p = buf, *end = buf + len, *cols[7] = { NULL };
+	const uint8_t *p = buf, *end = buf + len, *cols[SEG_COLUMNS] = { 0 };
 	const char *why = NULL;
-	size_t lens[7] = { 0 };
+	size_t lens[SEG_COLUMNS] = { 0 };
 	struct field f;
 
 	memset(s, 0, sizeof *s);
@@ -200,6 +202,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		case 7: rc = as_u32(&f, &s->num_actions, &why); break;
 		case 8: rc = as_u32(&f, &s->count, &why); break;
 		case 16: rc = as_u32(&f, &s->layout, &why); break;
+		case 24: rc = as_u32(&f, &s->state_len, &why); break;
 		case 3:
 		case 5:
 			if (f.wt != WT_VARINT) {
@@ -209,12 +212,13 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			*(f.num == 3 ? &s->h.job_id : &s->h.segment_seq) = f.v;
 			break;
 		case 17: case 18: case 19: case 20: case 21: case 22: case 23:
+		case 25:
 			if (f.wt != WT_LEN) {
 				why = "a column that is not bytes";
 				goto bad;
 			}
-			cols[f.num - 17] = f.p;
-			lens[f.num - 17] = f.len;
+			cols[f.num == 25 ? 7 : f.num - 17] = f.p;
+			lens[f.num == 25 ? 7 : f.num - 17] = f.len;
 			break;
 		default: /* unknown (or layout 1's): skipped */
 			break;
@@ -235,8 +239,15 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			s->obs_len, s->num_actions);
 		return LG_EPROTO;
 	}
-	for (int i = 0; i < 7; i++) {
+	if (s->state_len > NET_SEGMENT_STATE_MAX) {
+		lg_errf(err, errlen, "segment state_len %u, at most %u",
+			s->state_len, NET_SEGMENT_STATE_MAX);
+		return LG_EPROTO;
+	}
+	for (int i = 0; i < SEG_COLUMNS; i++) {
 		uint64_t want = column_bytes(s, i);
+		if (i == 7 && !s->state_len && !lens[i])
+			continue; /* no state column */
 		if (!want || lens[i] != want) {
 			lg_errf(err, errlen, "segment column %s: %zu bytes, %u "
 				"rows of obs_len %u and num_actions %u need "
@@ -253,6 +264,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 	s->value = cols[4];
 	s->reward = cols[5];
 	s->done = cols[6];
+	s->state = cols[7];
 	return 0;
 bad:
 	lg_errf(err, errlen, "segment: %s", why);
@@ -294,6 +306,12 @@ static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
 					"observation", i - k);
 				return -1;
 			}
+		for (size_t j = 0; j < r->state_len; j++)
+			if (!isfinite(r->state[i * r->state_len + j])) {
+				lg_errf(err, errlen, "row %zu: non-finite "
+					"recurrent state", i - k);
+				return -1;
+			}
 	}
 	if (r->done[k + c - 1] == LG_ROW_NEXT) {
 		lg_errf(err, errlen, "last row neither ends its episode nor "
@@ -319,6 +337,11 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 			s->num_actions, ol, na);
 		return LG_EINVAL;
 	}
+	if (s->state_len != dst->state_len) {
+		lg_errf(err, errlen, "recurrent state of %u floats a row, the "
+			"model's is %zu", s->state_len, dst->state_len);
+		return LG_EINVAL;
+	}
 	if (c > dst->cap - k) {
 		lg_errf(err, errlen, "%zu rows, room for %zu", c,
 			dst->cap - k);
@@ -333,6 +356,9 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 	memcpy(dst->value + k, s->value, c * sizeof(float));
 	memcpy(dst->reward + k, s->reward, c * sizeof(float));
 	memcpy(dst->done + k, s->done, c);
+	if (dst->state_len)
+		memcpy(dst->state + k * dst->state_len, s->state,
+		       c * dst->state_len * sizeof(float));
 	if (rows_invalid(dst, k, c, err, errlen))
 		return LG_EINVAL;
 	dst->n = k + c;
@@ -348,7 +374,9 @@ int net_segment_encode(const struct net_segment_hdr *h,
 
 	if (!c || c > UINT32_MAX || !r->obs_len || r->obs_len > UINT32_MAX ||
 	    !r->num_actions || c > SIZE_MAX / sizeof(float) / r->obs_len ||
-	    c > SIZE_MAX / r->num_actions)
+	    c > SIZE_MAX / r->num_actions ||
+	    r->state_len > NET_SEGMENT_STATE_MAX ||
+	    (r->state_len && c > SIZE_MAX / sizeof(float) / r->state_len))
 		return LG_EINVAL;
 	sg.player = h->player;
 	sg.params_version = h->params_version;
@@ -374,6 +402,11 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	sg.reward.len = c * sizeof(float);
 	sg.done.data = (uint8_t *)(uintptr_t)r->done;
 	sg.done.len = c;
+	if (r->state_len) {
+		sg.state_len = (uint32_t)r->state_len;
+		sg.state.data = (uint8_t *)(uintptr_t)r->state;
+		sg.state.len = c * r->state_len * sizeof(float);
+	}
 	m.seq = seq;
 	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
 	m.segment = &sg;

@@ -278,7 +278,8 @@ struct netpol {
 
 static int net_act(void *ctx, const float *obs, const uint8_t *mask,
 		   size_t n, size_t obs_len, int na, lg_rng *rng,
-		   int32_t *action, float *logp, float *value)
+		   int32_t *action, float *logp, float *value,
+		   float *state)
 {
 	struct netpol *p = ctx;
 	struct coll_policy u = coll_policy_uniform();
@@ -292,7 +293,7 @@ static int net_act(void *ctx, const float *obs, const uint8_t *mask,
 	pthread_mutex_unlock(&p->mu);
 	lg_sleep_s(0.0005);
 	return u.act(NULL, obs, mask, n, obs_len, na, rng, action, logp,
-		     value);
+		     value, state);
 }
 
 START_TEST(batches_per_network)
@@ -412,13 +413,14 @@ static void pm_result(void *ctx, const struct coll_episode *ep)
 
 static int pm_act(void *ctx, const float *obs, const uint8_t *mask, size_t n,
 		  size_t obs_len, int na, lg_rng *rng, int32_t *action,
-		  float *logp, float *value)
+		  float *logp, float *value,
+		  float *state)
 {
 	uint64_t *rows = ctx;
 
 	__atomic_add_fetch(rows, n, __ATOMIC_RELAXED);
 	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
-					 action, logp, value);
+					 action, logp, value, state);
 }
 
 static int pm_all_ended(struct pm *pm, int jobs)
@@ -511,11 +513,12 @@ END_TEST
  * forward at a time per network, a policy slow enough to overlap. */
 static int slow_act(void *ctx, const float *obs, const uint8_t *mask,
 		    size_t n, size_t obs_len, int na, lg_rng *rng,
-		    int32_t *action, float *logp, float *value)
+		    int32_t *action, float *logp, float *value,
+		    float *state)
 {
 	lg_sleep_s(0.0002);
 	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
-					 action, logp, value);
+					 action, logp, value, state);
 }
 
 static int rps_next(void *ctx, size_t env_index, struct coll_match *m,
@@ -833,7 +836,8 @@ END_TEST
 
 static int failing_act(void *ctx, const float *obs, const uint8_t *mask,
 		       size_t n, size_t obs_len, int na, lg_rng *rng,
-		       int32_t *action, float *logp, float *value)
+		       int32_t *action, float *logp, float *value,
+		       float *state)
 {
 	return LG_EIO;
 }
@@ -1028,7 +1032,8 @@ static void bl_result(void *ctx, const struct coll_episode *ep)
 
 static int bl_act(void *ctx, const float *obs, const uint8_t *mask, size_t n,
 		  size_t obs_len, int na, lg_rng *rng, int32_t *action,
-		  float *logp, float *value)
+		  float *logp, float *value,
+		  float *state)
 {
 	struct bl *b = ctx;
 
@@ -1042,7 +1047,7 @@ static int bl_act(void *ctx, const float *obs, const uint8_t *mask, size_t n,
 		return 0;
 	}
 	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
-					 action, logp, value);
+					 action, logp, value, state);
 }
 
 static int bl_all_ended(struct bl *b)
@@ -1211,13 +1216,14 @@ struct count_ctx {
 
 static int count_act(void *ctx, const float *obs, const uint8_t *mask,
 		     size_t n, size_t obs_len, int na, lg_rng *rng,
-		     int32_t *action, float *logp, float *value)
+		     int32_t *action, float *logp, float *value,
+		     float *state)
 {
 	struct count_ctx *cc = ctx;
 
 	__atomic_add_fetch(&cc->calls, 1, __ATOMIC_RELAXED);
 	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
-					 action, logp, value);
+					 action, logp, value, state);
 }
 
 static int count_sink(void *ctx, const struct coll_segment *g)
@@ -1434,6 +1440,84 @@ START_TEST(bench_cli_json)
 }
 END_TEST
 
+/* ---- recurrent state --------------------------------------------------- */
+
+#define RS_ENVS 6
+
+/* Each seat's state counts its steps in the episode (state[0]) and
+ * remembers that it was written (state[1] = 7). */
+static int rs_act(void *ctx, const float *obs, const uint8_t *mask,
+		  size_t n, size_t obs_len, int na, lg_rng *rng,
+		  int32_t *action, float *logp, float *value, float *state)
+{
+	if (!state)
+		return LG_EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		state[2 * i] += 1;
+		state[2 * i + 1] = 7;
+	}
+	return coll_policy_uniform().act(NULL, obs, mask, n, obs_len, na, rng,
+					 action, logp, value, NULL);
+}
+
+struct rs_check {
+	uint64_t rows, bad;
+	float next[RS_ENVS][2]; /* each seat's expected count */
+};
+
+/* Every row stores the state before its step: the seat's earlier steps
+ * in the episode, zeros at an episode's first step, across segments. */
+static int rs_sink(void *ctx, const struct coll_segment *g)
+{
+	struct rs_check *k = ctx;
+	const struct lg_rows *r = g->rows;
+
+	if (r->state_len != 2 || g->env_index >= RS_ENVS) {
+		k->bad++;
+		return 0;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		float *want = &k->next[g->env_index][g->seat];
+		const float *st = r->state + 2 * i;
+		if (st[0] != *want || st[1] != (*want > 0 ? 7.0f : 0.0f))
+			k->bad++;
+		*want = r->done[i] == LG_ROW_END ? 0 : *want + 1;
+		k->rows++;
+	}
+	return 0;
+}
+
+START_TEST(recurrent_state_carried)
+{
+	struct rs_check k = { 0 };
+	struct coll_policy pol = { rs_act, NULL, 0 };
+	struct coll_opts o;
+	struct coll_stats st;
+	coll *c = NULL;
+	char err[256];
+
+	coll_opts_default(&o);
+	o.game = "tictactoe";
+	o.num_envs = RS_ENVS;
+	o.mode = bl_modes[_i].mode;
+	o.processes = bl_modes[_i].procs;
+	o.wait_num = 2;
+	o.segment_len = 3; /* episodes span segments */
+	o.state_len = 2;
+	o.policies = &pol;
+	o.sink = rs_sink;
+	o.sink_ctx = &k;
+	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
+	coll_stop(c);
+	coll_stats(c, &st);
+	coll_free(c);
+	ck_assert_uint_eq(k.bad, 0);
+	ck_assert_uint_eq(k.rows, st.transitions);
+	ck_assert_uint_ge(k.rows, 2000);
+}
+END_TEST
+
 Suite *suite_collector(void)
 {
 	Suite *s = suite_create("collector");
@@ -1467,6 +1551,7 @@ Suite *suite_collector(void)
 	tcase_add_loop_test(t, baseline_rps_random, 0, 5);
 	tcase_add_loop_test(t, baseline_all_seats, 0, 5);
 	tcase_add_test(t, baseline_rejected);
+	tcase_add_loop_test(t, recurrent_state_carried, 0, 5);
 	suite_add_tcase(s, t);
 	return s;
 }

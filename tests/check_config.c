@@ -100,7 +100,13 @@ static const struct {
 	/* model.layers: each entry's place, then each prefix's shape */
 	{ "env: {name: connect4}\nmodel:\n  - relu\n", "t.yaml:3:5: model.layers: relu must follow a conv2d or dense layer" },
 	{ "env: {name: connect4}\nmodel:\n  - {dense: 8}\n  - relu\n  - tanh\n", "t.yaml:5:5: model.layers: tanh must follow" },
-	{ "env: {name: connect4}\nmodel:\n  - {lstm: 64}\n", "t.yaml:3:6: model.layers: unknown layer 'lstm' (conv2d, residual, flatten, dense, relu, tanh)" },
+	{ "env: {name: connect4}\nmodel:\n  - {lstm: 64}\n", "t.yaml:3:6: model.layers: unknown layer 'lstm' (conv2d, residual, flatten, dense, gru, relu, tanh)" },
+	{ "env: {name: kuhn}\nmodel:\n  - gru: 8\n  - dense: 4\n", "t.yaml:4:5: model.layers: dense after gru: the recurrent core is the last layer" },
+	{ "env: {name: kuhn}\nmodel:\n  - gru: 8\n  - tanh\n", "t.yaml:4:5: model.layers: tanh must follow a conv2d or dense layer" },
+	{ "env: {name: connect4}\nmodel:\n  - conv2d: 4\n  - gru: 8\n", "t.yaml:4:5: model.layers: gru after a convolution: put `flatten` between them" },
+	{ "env: {name: kuhn}\nmodel:\n  - gru: 0\n", "t.yaml:3:10: model.layers: gru: expected a whole number in [1, 65536]" },
+	{ "env: {name: kuhn}\nmodel:\n  - gru: {units: 8}\n", "t.yaml:3:10: model.layers: gru: expected a width like 64" },
+	{ "env: {name: kuhn}\nlearner: {seq_len: 0}\n", "t.yaml:2:20: learner.seq_len" },
 	{ "env: {name: connect4}\nmodel:\n  - dense: 8\n  - conv2d: 4\n", "t.yaml:4:5: model.layers: conv2d after a dense layer: convolutions come first" },
 	{ "env: {name: connect4}\nmodel:\n  - conv2d: 4\n  - dense: 8\n", "t.yaml:4:5: model.layers: dense after a convolution: put `flatten` between them" },
 	{ "env: {name: connect4}\nmodel:\n  - flatten\n", "t.yaml:3:5: model.layers: flatten needs convolutions before it" },
@@ -324,6 +330,44 @@ START_TEST(layers_reach_the_shape)
 	ck_assert_msg(cfg_load_string(&e, (char *)y.data, y.len - 1, "emitted",
 				      err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(memcmp(&c, &e, sizeof c), 0);
+	lg_buf_free(&y);
+}
+END_TEST
+
+/* A recurrent core: the last layer of the list, the shape's gru and the
+ * collector's state; emitted and read back. */
+START_TEST(gru_layer_reaches_the_shape)
+{
+	struct cfg c, e;
+	char err[512] = "";
+	struct env_spec spec;
+	struct nn_shape s;
+	struct coll_opts co;
+	lg_buf y = { 0 };
+	nn *n = NULL;
+	const char *yaml = "env: {name: leduc_short}\nmodel:\n"
+			   "  - dense: 32\n  - tanh\n  - gru: 16\n"
+			   "learner: {seq_len: 8}\n";
+
+	ck_assert_msg(load(&c, yaml, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_check("leduc_short", NULL, &spec, err,
+				   sizeof err), 0);
+	league_nn_shape(&c, &spec, &s);
+	ck_assert_uint_eq(s.nhidden, 1);
+	ck_assert_uint_eq(s.hidden[0], 32);
+	ck_assert_uint_eq(s.gru, 16);
+	ck_assert_int_eq(nn_new(&n, &s, 1), 0);
+	ck_assert_uint_eq(nn_state_len(n), 16);
+	nn_free(n);
+	league_coll_opts(&c, 4, &co);
+	ck_assert_uint_eq(co.state_len, 16);
+	ck_assert_int_eq(cfg_emit_yaml(&c, &y), 0);
+	ck_assert_int_eq(lg_buf_append(&y, "", 1), 0);
+	ck_assert_ptr_nonnull(strstr((char *)y.data, "{gru: 16}"));
+	ck_assert_msg(cfg_load_string(&e, (char *)y.data, y.len - 1, "emitted",
+				      err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(memcmp(&c, &e, sizeof c), 0);
+	ck_assert_uint_eq(e.learner.seq_len, 8);
 	lg_buf_free(&y);
 }
 END_TEST
@@ -761,6 +805,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
 	tcase_add_test(tc, conv_torso_reaches_the_shape);
 	tcase_add_test(tc, layers_reach_the_shape);
+	tcase_add_test(tc, gru_layer_reaches_the_shape);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);

@@ -36,9 +36,10 @@ static env *make(const char *name)
 
 START_TEST(registry_lists_every_game)
 {
-	static const char *const want[] = { "rps",	 "matrix",   "kuhn",
-					    "leduc",	 "tictactoe", "connect4",
-					    "timing" };
+	static const char *const want[] = { "rps",	  "matrix",
+					    "kuhn",	  "leduc",
+					    "leduc_short", "tictactoe",
+					    "connect4",	  "timing" };
 	char err[128];
 	env *e;
 

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "envs/env.h"
 #include "tests/testutil.h"
@@ -73,6 +74,70 @@ START_TEST(leduc_uniform_nashconv)
 	struct env_nashconv nc = eval(t, env_policy_uniform());
 
 	ck_assert_uint_eq(env_tree_nodes(t), 9457);
+	ck_assert_double_eq_tol(nc.nashconv, 4.747222222, 1e-6);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* A policy with memory on Leduc with a short observation: at every
+ * infostate it is asked with the player's observations at each of its
+ * decisions, oldest first. Checked against the infostate's key ("K:cr/c":
+ * private card, public card, each round's moves): one observation per
+ * own move so far plus the current one, and each observation's "own last
+ * move" is the move the player made just before it. Answers uniform, so
+ * NashConv is the uniform policy's of leduc. */
+struct seq_check {
+	size_t calls, bad;
+};
+
+static int seq_check_fn(void *ctx, int player, const char *key,
+			const float *obs, size_t nobs, const uint8_t *mask,
+			int A, double *probs, char *err, size_t errlen)
+{
+	struct seq_check *c = ctx;
+	const char *h = strchr(key, ':');
+	int own[8], nown = 0, legal = 0;
+
+	c->calls++;
+	/* player 0 opens each round; moves alternate */
+	for (int i = 0, r = 0; h && *++h; i++) {
+		if (*h == '/') {
+			r++;
+			i = -1;
+			continue;
+		}
+		if (i % 2 == player && nown < 8)
+			own[nown++] = *h == 'f' ? 0 : *h == 'c' ? 1 : 2;
+	}
+	if (nobs != (size_t)nown + 1)
+		c->bad++;
+	for (size_t k = 0; k < nobs && nobs == (size_t)nown + 1; k++) {
+		const float *o = obs + k * 16, *mine = o + 10;
+		int want = k ? own[k - 1] : -1;
+		for (int a = 0; a < 3; a++)
+			if (mine[a] != (a == want))
+				c->bad++;
+		if (o[player] != 1)
+			c->bad++;
+	}
+	for (int a = 0; a < A; a++)
+		legal += mask[a];
+	for (int a = 0; a < A; a++)
+		probs[a] = mask[a] ? 1.0 / legal : 0;
+	return 0;
+}
+
+START_TEST(policy_with_memory_sees_its_history)
+{
+	env *e = make("leduc_short");
+	env_tree *t = tree_of(e);
+	struct seq_check c = { 0 };
+	struct env_policy p = { NULL, &c, seq_check_fn };
+	struct env_nashconv nc = eval(t, p);
+
+	ck_assert_uint_eq(c.calls, env_tree_infostates(t));
+	ck_assert_uint_eq(c.bad, 0);
 	ck_assert_double_eq_tol(nc.nashconv, 4.747222222, 1e-6);
 	env_tree_free(t);
 	env_free(e);
@@ -561,6 +626,7 @@ Suite *suite_eval(void)
 
 	tcase_add_test(tc, kuhn_uniform_nashconv);
 	tcase_add_test(tc, leduc_uniform_nashconv);
+	tcase_add_test(tc, policy_with_memory_sees_its_history);
 	tcase_add_test(tc, kuhn_cfr_plus_equilibrium);
 	tcase_add_test(tc, leduc_cfr_plus_converges);
 	tcase_add_test(tc, matrix_2x2_equilibrium);

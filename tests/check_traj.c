@@ -37,7 +37,7 @@ static net_traj_server *start(const char *token)
  * row a cut (unless it is row 2). */
 static void fill_rows(struct lg_rows *r, size_t n, uint64_t seq)
 {
-	ck_assert_int_eq(lg_rows_init(r, OL, NA, n), 0);
+	ck_assert_int_eq(lg_rows_init(r, OL, NA, 0, n), 0);
 	r->n = n;
 	for (size_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < OL; j++)
@@ -105,7 +105,7 @@ START_TEST(codec_round_trip)
 	ck_assert_uint_eq(g.h.segment_seq, 41);
 	ck_assert_uint_eq(g.count, 5);
 	/* appended after two rows already there: the new rows land at 2 */
-	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 16), 0);
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 0, 16), 0);
 	dst.n = 2;
 	ck_assert_msg(net_segment_append(&g, &dst, err, sizeof err) == 0, "%s",
 		      err);
@@ -121,6 +121,107 @@ START_TEST(codec_round_trip)
 	lg_buf_free(&frame);
 	lg_rows_free(&r);
 	lg_rows_free(&dst);
+}
+END_TEST
+
+/* A recurrent policy's rows: the state column travels as field 25 with
+ * state_len 24, and lands in a batch with the same state_len; a batch of
+ * another width, a state-less batch, a non-finite state and a column of
+ * the wrong length are refused. */
+START_TEST(codec_state_column)
+{
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1 };
+	struct lg_rows r, dst, flat;
+	struct net_segment g;
+	lg_buf frame = { 0 };
+	const uint8_t *seg;
+	size_t len;
+	char err[256];
+
+	ck_assert_int_eq(lg_rows_init(&r, OL, NA, 3, 5), 0);
+	{
+		struct lg_rows t;
+		fill_rows(&t, 5, 9);
+		memcpy(r.obs, t.obs, 5 * OL * 4);
+		memcpy(r.mask, t.mask, 5 * NA);
+		memcpy(r.action, t.action, 5 * 4);
+		memcpy(r.logp, t.logp, 5 * 4);
+		memcpy(r.value, t.value, 5 * 4);
+		memcpy(r.reward, t.reward, 5 * 4);
+		memcpy(r.done, t.done, 5);
+		lg_rows_free(&t);
+	}
+	r.n = 5;
+	for (size_t i = 0; i < 15; i++)
+		r.state[i] = 0.25f * (float)i - 1;
+	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_msg(net_segment_parse(seg, len, &g, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(g.state_len, 3);
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 3, 8), 0);
+	dst.n = 1;
+	ck_assert_msg(net_segment_append(&g, &dst, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(memcmp(dst.state + 3, r.state, 15 * 4), 0);
+	ck_assert_int_eq(lg_rows_init(&flat, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(net_segment_append(&g, &flat, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "recurrent state"), "%s", err);
+	/* a state-less segment into a recurrent batch */
+	{
+		struct lg_rows t;
+		lg_buf f2 = { 0 };
+		fill_rows(&t, 5, 9);
+		ck_assert_int_eq(net_segment_encode(&h, &t, 2, &f2), 0);
+		segment_bytes(&f2, &seg, &len);
+		ck_assert_int_eq(net_segment_parse(seg, len, &g, err,
+						   sizeof err), 0);
+		dst.n = 0;
+		ck_assert_int_eq(net_segment_append(&g, &dst, err, sizeof err),
+				 LG_EINVAL);
+		lg_buf_free(&f2);
+		lg_rows_free(&t);
+	}
+	/* a non-finite state */
+	r.state[4] = NAN;
+	lg_buf_free(&frame);
+	ck_assert_int_eq(net_segment_encode(&h, &r, 3, &frame), 0);
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_int_eq(net_segment_parse(seg, len, &g, err, sizeof err), 0);
+	dst.n = 0;
+	ck_assert_int_eq(net_segment_append(&g, &dst, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "row 1") && strstr(err, "recurrent"), "%s",
+		      err);
+	ck_assert_uint_eq(dst.n, 0);
+	/* state_len that disagrees with the column's bytes */
+	r.n = 4;
+	r.state_len = 2;
+	lg_buf_free(&frame);
+	ck_assert_int_eq(net_segment_encode(&h, &r, 4, &frame), 0);
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_int_eq(net_segment_parse(seg, len, &g, err, sizeof err), 0);
+	r.state_len = 3;
+	{
+		/* rewrite field 24 (state_len; key varint c0 01, value 2)
+		 * to 3: the column then holds 8 floats where 12 are due */
+		uint8_t *p = (uint8_t *)(uintptr_t)seg;
+		int done = 0;
+		for (size_t i = 0; i + 2 < len && !done; i++)
+			if (p[i] == 0xc0 && p[i + 1] == 0x01 && p[i + 2] == 2) {
+				p[i + 2] = 3;
+				done = 1;
+			}
+		ck_assert(done);
+	}
+	ck_assert_int_eq(net_segment_parse(seg, len, &g, err, sizeof err),
+			 LG_EPROTO);
+	ck_assert_msg(strstr(err, "state"), "%s", err);
+	lg_buf_free(&frame);
+	lg_rows_free(&r);
+	lg_rows_free(&dst);
+	lg_rows_free(&flat);
 }
 END_TEST
 
@@ -197,7 +298,7 @@ START_TEST(codec_refuses_bad_segments)
 	int rc;
 
 	fill_rows(&r, 4, 1);
-	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 8), 0);
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 0, 8), 0);
 	dst.n = 1;
 	if (!strcmp(bc->what, "done 3"))
 		r.done[1] = 3;
@@ -346,7 +447,7 @@ START_TEST(every_segment_once_in_order_within_bound)
 		ck_assert_int_eq(write(go[1], &port, sizeof port),
 				 (ssize_t)sizeof port);
 	close(go[1]);
-	ck_assert_int_eq(lg_rows_init(&batch, OL, NA, 8), 0);
+	ck_assert_int_eq(lg_rows_init(&batch, OL, NA, 0, 8), 0);
 	/* A slow consumer: the senders must wait for credit. */
 	while (got < SENDERS * PER_SENDER) {
 		const struct net_segment *g;
@@ -517,6 +618,7 @@ Suite *suite_traj(void)
 	signal(SIGPIPE, SIG_IGN);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, codec_round_trip);
+	tcase_add_test(tc, codec_state_column);
 	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
 			    (int)LG_ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, envelope_body_found_or_refused);

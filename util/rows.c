@@ -17,12 +17,13 @@ static void *resize(void *p, size_t cap, size_t width)
 
 int lg_rows_reserve(struct lg_rows *r, size_t cap)
 {
-	size_t ol = r->obs_len, na = r->num_actions;
+	size_t ol = r->obs_len, na = r->num_actions, sl = r->state_len;
 	void *q;
 
 	if (cap <= r->cap)
 		return 0;
 	if (ol > SIZE_MAX / sizeof(float) / cap ||
+	    sl > SIZE_MAX / sizeof(float) / cap ||
 	    na > SIZE_MAX / cap || cap > SIZE_MAX / sizeof(float))
 		return LG_ERANGE;
 	/* A failure leaves some columns larger, which is harmless: cap
@@ -48,12 +49,17 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap)
 	if (!(q = resize(r->done, cap, 1)))
 		return LG_ENOMEM;
 	r->done = q;
+	if (sl) {
+		if (!(q = resize(r->state, cap, sl * sizeof(float))))
+			return LG_ENOMEM;
+		r->state = q;
+	}
 	r->cap = cap;
 	return 0;
 }
 
 int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
-		 size_t cap)
+		 size_t state_len, size_t cap)
 {
 	int rc;
 
@@ -62,6 +68,7 @@ int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
 		return LG_EINVAL;
 	r->obs_len = obs_len;
 	r->num_actions = num_actions;
+	r->state_len = state_len;
 	if ((rc = lg_rows_reserve(r, cap)))
 		lg_rows_free(r);
 	return rc;
@@ -78,6 +85,8 @@ void lg_rows_free(struct lg_rows *r)
 	free(r->value);
 	free(r->reward);
 	free(r->done);
+	free(r->state);
+	r->state = NULL;
 	r->obs = r->logp = r->value = r->reward = NULL;
 	r->mask = r->done = NULL;
 	r->action = NULL;

@@ -22,6 +22,8 @@
  *                        is cut here (another env, a later part of the
  *                        episode or nothing follows): bootstrap from
  *                        value[i]
+ *   state[i*S .. i*S+S)  a recurrent policy's state before this step
+ *                        (S = state_len; 0: no column)
  * Rows [0, n) hold data; the block has room for cap. A block made by
  * lg_rows_init owns its columns (lg_rows_free); one whose columns point
  * at the caller's arrays (a view: tests, a synthetic batch) is never
@@ -46,13 +48,16 @@ struct lg_rows {
 	int32_t *action;
 	float *logp, *value, *reward;
 	uint8_t *done;
+	size_t state_len;
+	float *state;    /* cap x state_len; NULL when state_len is 0 */
 };
 
-/* An empty block of obs_len x num_actions rows with room for cap (each
- * at least 1). LG_EINVAL (a zero size), LG_ERANGE (the sizes overflow),
+/* An empty block of obs_len x num_actions rows, with a state column of
+ * state_len (0: none), with room for cap (obs_len, num_actions and cap at
+ * least 1). LG_EINVAL (a zero size), LG_ERANGE (the sizes overflow),
  * LG_ENOMEM; on error *r is empty and lg_rows_free is still fine. */
 int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
-		 size_t cap);
+		 size_t state_len, size_t cap);
 /* Room for at least cap rows, keeping rows [0, n). LG_ERANGE, LG_ENOMEM
  * (the block is unchanged then). */
 int lg_rows_reserve(struct lg_rows *r, size_t cap);

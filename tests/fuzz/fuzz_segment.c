@@ -6,7 +6,9 @@
  * LG_EINVAL leaving the batch as it was; an appended one re-encodes to a
  * frame that parses and appends to the very same rows. The first byte
  * says how many rows the batch holds already (bits 0-2) and whether it
- * lacks room for one of the segment's (bit 3), which must be refused. */
+ * lacks room for one of the segment's (bit 3), which must be refused.
+ * The batch takes the segment's recurrent state width, so a state column
+ * is appended and re-encoded like the others. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +32,10 @@ static int same_rows(const struct lg_rows *a, size_t ka,
 	       !memcmp(a->logp + ka, b->logp + kb, n * 4) &&
 	       !memcmp(a->value + ka, b->value + kb, n * 4) &&
 	       !memcmp(a->reward + ka, b->reward + kb, n * 4) &&
-	       !memcmp(a->done + ka, b->done + kb, n);
+	       !memcmp(a->done + ka, b->done + kb, n) &&
+	       (!a->state_len ||
+		!memcmp(a->state + ka * a->state_len,
+			b->state + kb * a->state_len, n * a->state_len * 4));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,9 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!g.count || !g.obs_len || !g.num_actions)
 		abort(); /* parse promised these */
 	if (g.count > MAX_ROWS ||
-	    (uint64_t)g.count * (g.obs_len + g.num_actions) > MAX_CELLS)
+	    (uint64_t)g.count * (g.obs_len + g.num_actions + g.state_len) >
+		    MAX_CELLS)
 		return 0;
-	if (lg_rows_init(&dst, g.obs_len, g.num_actions,
+	if (lg_rows_init(&dst, g.obs_len, g.num_actions, g.state_len,
 			 before + g.count - short_by))
 		return 0;
 	dst.n = before;
@@ -82,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		view.value += before;
 		view.reward += before;
 		view.done += before;
+		if (view.state_len)
+			view.state += before * view.state_len;
 		view.n = g.count;
 		if (net_segment_encode(&g.h, &view, 1, &frame) ||
 		    net_envelope_body(frame.data + NET_FRAME_HDR,
@@ -92,7 +100,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    g2.h.params_version != g.h.params_version ||
 		    g2.h.env_index != g.h.env_index ||
 		    g2.h.segment_seq != g.h.segment_seq || g2.count != g.count ||
-		    lg_rows_init(&again, g.obs_len, g.num_actions, g.count))
+		    g2.state_len != g.state_len ||
+		    lg_rows_init(&again, g.obs_len, g.num_actions,
+				 g.state_len, g.count))
 			abort();
 		if (net_segment_append(&g2, &again, err, sizeof err) ||
 		    !same_rows(&dst, before, &again, 0, g.count))

@@ -1,6 +1,7 @@
 /* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
  * of binary records (fuzz_nn, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
- * fuzz_payoff), of fuzz_tabular and of fuzz_remote into DIR/<harness>/,
+ * fuzz_payoff), of fuzz_tabular, of fuzz_remote and the recurrent-state
+ * segments of fuzz_segment into DIR/<harness>/,
  * with the library's own encoders where it has them (for fuzz_remote the
  * protoc-c code of net/game.proto it links), so a seed is what the code
  * writes today. `make fuzz-seeds` runs it on tests/fuzz/corpus; the config
@@ -18,6 +19,7 @@
 
 #include "league/evalrec.h"
 #include "learner/learner.h"
+#include "net/net.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "tests/fuzz/scratch.h"
@@ -95,6 +97,8 @@ static void seeds_nn(void)
 					  { 3, 3, 1, 1, 1, NN_LACT_TANH },
 					  { 2, 1, 1, 0, 0, NN_LACT_NONE } },
 				.hidden_act = { NN_LACT_TANH } };
+	struct nn_shape gru = { .obs = 3, .actions = 2, .nhidden = 1,
+				.hidden = { 4 }, .act = NN_TANH, .gru = 3 };
 	lg_buf b = { 0 };
 
 	nn_blob(&tiny, &b);
@@ -150,6 +154,14 @@ static void seeds_nn(void)
 	nn_blob(&res, &b);
 	lg_put_le32(b.data + 276, 7);
 	seed_mode("fuzz_nn", "hidden_act_unknown", 1, b.data, b.len);
+	/* version 4: a recurrent core after the dense layer */
+	nn_blob(&gru, &b);
+	seed_mode("fuzz_nn", "gru_v4", 0, b.data, b.len);
+	lg_put_le32(b.data + 308, NN_MAX_WIDTH + 1);
+	seed_mode("fuzz_nn", "gru_beyond_cap", 1, b.data, b.len);
+	nn_blob(&gru, &b);
+	lg_put_le32(b.data + 4, NN_FILE_VERSION3);
+	seed_mode("fuzz_nn", "gru_in_v3", 1, b.data, b.len);
 	lg_buf_free(&b);
 }
 
@@ -792,6 +804,44 @@ static void seeds_reply(void)
 	reply_seed("reply_failure_with_state", G_SEQ, "10", &r, 0);
 }
 
+/* ---- fuzz_segment: a segment with a state column ------------------------ */
+
+static void seeds_segment(void)
+{
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5 };
+	struct lg_rows r;
+	lg_buf f = { 0 };
+
+	if (lg_rows_init(&r, 2, 3, 2, 3))
+		exit(1);
+	r.n = 3;
+	for (size_t i = 0; i < 3; i++) {
+		r.obs[2 * i] = (float)i;
+		r.obs[2 * i + 1] = -1;
+		memset(r.mask + 3 * i, 1, 3);
+		r.action[i] = (int32_t)i;
+		r.logp[i] = -1.1f;
+		r.value[i] = 0.5f;
+		r.reward[i] = i == 2;
+		r.done[i] = i == 2 ? LG_ROW_END : LG_ROW_NEXT;
+		r.state[2 * i] = 0.1f * (float)i;
+		r.state[2 * i + 1] = -0.2f;
+	}
+	if (net_segment_encode(&h, &r, 9, &f))
+		exit(1);
+	/* the harness reads the envelope, after its frame header */
+	seed_mode("fuzz_segment", "state_column", 1,
+		  f.data + NET_FRAME_HDR, f.len - NET_FRAME_HDR);
+	r.state[3] = NAN;
+	f.len = 0;
+	if (net_segment_encode(&h, &r, 9, &f))
+		exit(1);
+	seed_mode("fuzz_segment", "state_nan", 0, f.data + NET_FRAME_HDR,
+		  f.len - NET_FRAME_HDR);
+	lg_buf_free(&f);
+	lg_rows_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -807,5 +857,6 @@ int main(int argc, char **argv)
 	seeds_tabular();
 	seeds_welcome();
 	seeds_reply();
+	seeds_segment();
 	return failed;
 }
