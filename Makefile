@@ -355,7 +355,33 @@ $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 	bin/league eval baselines runs/results-$* --baseline $(STRONG) --format csv > runs/results-$*/$*.csv
 	bin/league plot runs/results-$*/$*.csv --x seconds --y $(CURVES) --title "$* against $(STRONG)" -o runs/results-$*/$*.png
 
-.PHONY: results-quick $(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
+# The recurrent core on Leduc (issue 17): the MLP with the history in its
+# observation (configs/leduc.yaml), the recurrent net without it
+# (leduc-recurrent) and the MLP without it (leduc-short), 30 minutes each,
+# run at once so the three share the machine alike; then the main
+# player's NashConv of the three over time in one CSV and one plot.
+MEMORY_RUNS := leduc leduc-recurrent leduc-short
+results-leduc-memory: bin/league
+	for c in $(MEMORY_RUNS); do \
+		bin/league run configs/$$c.yaml --dir runs/results-$$c \
+			--overwrite --quiet & \
+	done; wait
+	for c in $(MEMORY_RUNS); do \
+		bin/league eval runs/results-$$c --format csv \
+			> runs/results-$$c/$$c.csv || exit 1; \
+	done
+	python3 util/join_curves.py --x seconds --y nashconv_main \
+		mlp_history=runs/results-leduc/leduc.csv \
+		gru_short=runs/results-leduc-recurrent/leduc-recurrent.csv \
+		mlp_short=runs/results-leduc-short/leduc-short.csv \
+		> runs/results-leduc-memory.csv
+	bin/league plot runs/results-leduc-memory.csv --x seconds \
+		--y mlp_history,gru_short,mlp_short --logy \
+		--title "Leduc: main player NashConv, memory vs history" \
+		-o runs/results-leduc-memory.png
+
+.PHONY: results-quick results-leduc-memory \
+	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 
 clean:
 	rm -rf build bin examples/*/*.so $(PY_GEN)
