@@ -20,11 +20,19 @@ VARIANT ?= release
 BUILD   := build/$(VARIANT)
 CC      ?= cc
 
-PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c
+# cairo draws `league plot` (cli/plot.c), finding its font through
+# fontconfig (called once, to free its caches before exit); only that file
+# and the plot test compile against them, and only the binary and the test
+# runner (which reads the plots back) link them: libleague.a and the fuzz
+# harnesses, which link the library alone, do not.
+PLOT_PKGS := cairo fontconfig
+PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c $(PLOT_PKGS)
+# The font cli/plot.c asks fontconfig for ("sans-serif") on Debian.
+PLOT_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && command -v protoc-c >/dev/null && command -v protoc >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && test -e $(PLOT_FONT) && command -v protoc-c >/dev/null && command -v protoc >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))
@@ -32,9 +40,11 @@ endif
 endif
 endif
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_CFLAGS := $(shell pkg-config --cflags $(filter-out $(PLOT_PKGS),$(PKGS)))
 PKG_LIBS   := $(shell pkg-config --libs libevent lmdb yaml-0.1 openblas libprotobuf-c)
 CHECK_LIBS := $(shell pkg-config --libs check)
+PLOT_CFLAGS := $(shell pkg-config --cflags $(PLOT_PKGS))
+PLOT_LIBS  := $(shell pkg-config --libs $(PLOT_PKGS))
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
@@ -99,7 +109,9 @@ bin/league: $(EXE)
 
 $(EXE): $(BIN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $(BIN_OBJ) $(LIB) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(BIN_OBJ) $(LIB) $(LDLIBS) $(PLOT_LIBS)
+
+$(BUILD)/cli/plot.o $(BUILD)/tests/check_plot.o: CPPFLAGS += $(PLOT_CFLAGS)
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
@@ -165,7 +177,8 @@ $(BUILD)/tests/run.o: $(BUILD)/tests/suites.h
 $(BUILD)/tests/run.o: CPPFLAGS += -I$(BUILD)/tests
 
 $(TESTBIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS) \
+		$(PLOT_LIBS)
 
 # Game plugins (envs/league_game.h): shared objects built with this
 # variant's flags (so the ASan suites load instrumented plugins), hidden
@@ -380,7 +393,32 @@ results-leduc-memory: bin/league
 		--title "Leduc: main player NashConv, memory vs history" \
 		-o runs/results-leduc-memory.png
 
-.PHONY: results-quick results-leduc-memory \
+# The figures of docs/results.md redrawn from the CSVs committed beside
+# them (docs/results/*.csv), with the arguments each was first drawn with:
+# the results-* commands above, and the titles of the earlier and held-out
+# runs. No league runs; only the drawing changes when league plot does.
+RESULTS   := docs/results
+PLOT_CSV  = bin/league plot $(RESULTS)/$$f.csv --x seconds
+NASHCONV_Y := nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg
+
+results-figures: bin/league
+	for f in kuhn leduc rps; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
+	  --title "$$f: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
+	for g in kuhn leduc; do f=$$g-nomagnet; $(PLOT_CSV) \
+	  --y nashconv_main,nashconv_league --logy \
+	  --title "$$g: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
+	for f in tictactoe tictactoe-run1 tictactoe-run2 tictactoe-run3 \
+	  tictactoe-run5; do $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
+	  --title "tictactoe against minimax" -o $(RESULTS)/$$f.png || exit 1; done
+	f=tictactoe-random; $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
+	  --title "tictactoe vs minimax, trained vs random" -o $(RESULTS)/$$f.png
+	for f in connect4 connect4-run1 connect4-run2; do $(PLOT_CSV) \
+	  --y win_rate_seat0,win_rate_seat1 \
+	  --title "connect4 against alphabeta:2" -o $(RESULTS)/$$f.png || exit 1; done
+	f=connect4-heldout; $(PLOT_CSV) --y win_rate_seat0,win_rate_seat1 \
+	  --title "alphabeta:2, trained on depths 1+3" -o $(RESULTS)/$$f.png
+
+.PHONY: results-quick results-figures results-leduc-memory \
 	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
 
 clean:

@@ -1,6 +1,7 @@
 /*
- * cli/cmd_plot.c: `league plot CSV --x COL --y COL[,COL...] -o OUT.png`:
- * a line plot of CSV columns, drawn by cli/plot.c (no image library).
+ * cli/cmd_plot.c: `league plot CSV --x COL --y COL[,COL...] -o OUT`: a
+ * line plot of CSV columns, drawn by cli/plot.c with cairo as PNG, SVG or
+ * PDF (by OUT's extension).
  *
  * The CSV is what `league eval DIR --format csv` writes: a header line of
  * column names, then one row of numbers a line, comma separated, no
@@ -100,6 +101,7 @@ static int find_col(const struct csv *c, const char *name)
 struct plot_args {
 	const char *csv, *xcol, *ycols, *out, *title;
 	int logy;
+	enum plot_format fmt; /* from out's extension */
 };
 
 static int parse_args(int argc, char **argv, struct plot_args *a)
@@ -130,6 +132,10 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 	a->csv = argv[optind];
 	if (!a->xcol || !a->ycols || !a->out)
 		return cli_usage_error("plot", "--x, --y and -o are required");
+	if (plot_format_of(a->out, &a->fmt))
+		return cli_usage_error("plot", "%s: unknown output format "
+				       "(the name must end in .png, .svg or "
+				       ".pdf)", a->out);
 	return CLI_OK;
 }
 
@@ -310,14 +316,15 @@ static int read_rows(struct columns *cols, const struct csv *c,
 }
 
 /*
- * Draw cols as the PNG a->out. CLI_OK; CLI_USAGE naming the CSV when the
- * renderer refuses the data (a range it cannot draw); CLI_FAIL out of
- * memory or when the file cannot be written (the reason on stderr).
+ * Draw cols into a->out in a->fmt. CLI_OK; CLI_USAGE naming the CSV when
+ * the renderer refuses the data (a range it cannot draw); CLI_FAIL out of
+ * memory, when cairo fails or when the file cannot be written (the reason
+ * on stderr). Nothing is written unless the whole plot was drawn.
  */
 static int write_plot(const struct columns *cols, const struct plot_args *a)
 {
 	struct plot_series ser[PLOT_SERIES_MAX];
-	lg_buf png = { 0 };
+	lg_buf file = { 0 };
 	char err[256];
 	FILE *f = NULL;
 	int rc;
@@ -330,14 +337,20 @@ static int write_plot(const struct columns *cols, const struct plot_args *a)
 		.x = cols->xs, .n = cols->n, .series = ser,
 		.nseries = cols->ny,
 	};
-	if ((rc = plot_render_png(&spec, &png, err, sizeof err))) {
-		rc = rc == LG_EINVAL ? cli_usage_error("plot", "%s: %s",
-						       a->csv, err)
-				     : CLI_FAIL;
+	rc = plot_render(&spec, a->fmt, &file, err, sizeof err);
+	plot_release_caches(); /* the last drawing of this process */
+	if (rc == LG_EINVAL) {
+		rc = cli_usage_error("plot", "%s: %s", a->csv, err);
+		goto out;
+	}
+	if (rc) {
+		fprintf(stderr, "league plot: %s: %s\n", a->out,
+			rc == LG_ENOMEM ? lg_strerror(rc) : err);
+		rc = CLI_FAIL;
 		goto out;
 	}
 	if (!(f = fopen(a->out, "wb")) ||
-	    fwrite(png.data, 1, png.len, f) != png.len) {
+	    fwrite(file.data, 1, file.len, f) != file.len) {
 		fprintf(stderr, "league plot: %s: %s\n", a->out,
 			strerror(errno));
 		rc = CLI_FAIL;
@@ -355,7 +368,7 @@ static int write_plot(const struct columns *cols, const struct plot_args *a)
 out:
 	if (f)
 		fclose(f);
-	lg_buf_free(&png);
+	lg_buf_free(&file);
 	return rc;
 }
 
@@ -384,20 +397,24 @@ out:
 
 const struct cli_cmd cli_cmd_plot = {
 	.name = "plot",
-	.summary = "draw CSV columns as a PNG line plot",
+	.summary = "draw CSV columns as a line plot (PNG, SVG or PDF)",
 	.help =
-	"usage: league plot CSV --x COL --y COL[,COL...] -o OUT.png\n"
+	"usage: league plot CSV --x COL --y COL[,COL...] -o OUT\n"
 	"                   [--title T] [--logy]\n"
+	"       (OUT ends in .png, .svg or .pdf)\n"
 	"\n"
-	"Draw the --y columns (at most 8) against --x as lines in a\n"
-	"720x450 PNG with axes, tick labels and a legend naming the\n"
-	"columns. The CSV has a header line of column names and rows of\n"
+	"Draw the --y columns (at most 8) against --x as antialiased\n"
+	"lines on a 720x450 page (pixels for PNG, points for SVG and PDF;\n"
+	"the format is OUT's extension) with a grid, tick labels, a title\n"
+	"and a legend naming the columns, drawn with cairo in a sans-serif\n"
+	"font. The CSV has a header line of column names and rows of\n"
 	"comma-separated numbers (what `league eval DIR --format csv`\n"
 	"writes); the named columns must hold finite numbers, and with\n"
 	"--logy the y columns must be > 0 (log scale, decade ticks).\n"
 	"\n"
-	"Exit status: 0 written, 1 write failure, 2 bad arguments or bad\n"
-	"input (the message names file:line).\n"
+	"Exit status: 0 written, 1 drawing or write failure, 2 bad\n"
+	"arguments (an unknown OUT extension among them) or bad input\n"
+	"(the message names file:line).\n"
 	"\n"
 	"Example:\n"
 	"  league plot runs/results-kuhn/kuhn.csv --x seconds \\\n"

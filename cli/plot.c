@@ -1,185 +1,151 @@
 /*
- * cli/plot.c: the line plot behind `league plot` (see cli/plot.h).
+ * cli/plot.c: the line plot behind `league plot` (see cli/plot.h), drawn
+ * with cairo.
  *
- * Drawing happens on a PLOT_W x PLOT_H array of palette indices: grid and
- * ticks first, then the series (3x3 brush, Bresenham, clipped to the plot
- * area), then the legend and the text on top. Encoding packs two pixels a
- * byte (4-bit palette), prefixes each row with filter byte 0 and wraps the
- * rows in a zlib stream of stored deflate blocks.
+ * One drawing routine serves every format; only the surface differs (an
+ * RGB image written as PNG, or an SVG or PDF stream). Back to front:
+ * background, grid and tick labels, the series (clipped to the plot area),
+ * the frame, the legend, the title and the x label. The legend's corner is
+ * chosen first, by stroking the series onto an alpha-only scratch image
+ * and counting the pixels each candidate box would hide, so the vector
+ * formats get the placement the PNG gets.
  */
 #include "cli/plot.h"
 
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-const uint8_t plot_palette[PLOT_C_SERIES + PLOT_SERIES_MAX][3] = {
-	{ 255, 255, 255 }, /* background */
-	{ 0, 0, 0 },       /* axes, text */
-	{ 222, 222, 222 }, /* grid */
-	{ 31, 119, 180 },  /* series: blue, orange, green, red, ... */
-	{ 255, 127, 14 },
-	{ 44, 160, 44 },
-	{ 214, 39, 40 },
-	{ 148, 103, 189 },
-	{ 140, 86, 75 },
-	{ 227, 119, 194 },
-	{ 127, 127, 127 },
-};
+static const uint8_t plot_series_rgb[PLOT_SERIES_MAX][3] = PLOT_SERIES_RGB;
+static const uint8_t plot_bg_rgb[3] = PLOT_BG_RGB;
+static const uint8_t plot_fg_rgb[3] = PLOT_FG_RGB;
+static const uint8_t plot_grid_rgb[3] = PLOT_GRID_RGB;
 
-/* ---- font: 5x7, one byte a row, bit 4 is the leftmost column ---- */
+#define FONT "sans-serif"   /* fontconfig picks the face */
+#define TITLE_SIZE 16.0
+#define TEXT_SIZE 12.0
+#define LABEL_SIZE 13.0
+#define TEXT_MAX 512        /* bytes of one label kept for drawing */
+#define TICKS_MAX 64
+#define PLOT_MARKS_MAX 100  /* a dot on each point up to this many */
+#define MARK_R 2.5
+#define LEGEND_ROW 18.0
+#define LEGEND_PAD 8.0
+#define LEGEND_SWATCH 24.0
 
-struct glyph {
-	char c;
-	uint8_t row[7];
-};
+/* ---- text ---- */
 
-static const struct glyph font[] = {
-	{ ' ', { 0, 0, 0, 0, 0, 0, 0 } },
-	{ '0', { 0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E } },
-	{ '1', { 0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E } },
-	{ '2', { 0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F } },
-	{ '3', { 0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E } },
-	{ '4', { 0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02 } },
-	{ '5', { 0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E } },
-	{ '6', { 0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E } },
-	{ '7', { 0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08 } },
-	{ '8', { 0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E } },
-	{ '9', { 0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C } },
-	{ 'A', { 0x0E, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11 } },
-	{ 'B', { 0x1E, 0x11, 0x11, 0x1E, 0x11, 0x11, 0x1E } },
-	{ 'C', { 0x0E, 0x11, 0x10, 0x10, 0x10, 0x11, 0x0E } },
-	{ 'D', { 0x1C, 0x12, 0x11, 0x11, 0x11, 0x12, 0x1C } },
-	{ 'E', { 0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x1F } },
-	{ 'F', { 0x1F, 0x10, 0x10, 0x1E, 0x10, 0x10, 0x10 } },
-	{ 'G', { 0x0E, 0x11, 0x10, 0x17, 0x11, 0x11, 0x0F } },
-	{ 'H', { 0x11, 0x11, 0x11, 0x1F, 0x11, 0x11, 0x11 } },
-	{ 'I', { 0x0E, 0x04, 0x04, 0x04, 0x04, 0x04, 0x0E } },
-	{ 'J', { 0x07, 0x02, 0x02, 0x02, 0x02, 0x12, 0x0C } },
-	{ 'K', { 0x11, 0x12, 0x14, 0x18, 0x14, 0x12, 0x11 } },
-	{ 'L', { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x1F } },
-	{ 'M', { 0x11, 0x1B, 0x15, 0x15, 0x11, 0x11, 0x11 } },
-	{ 'N', { 0x11, 0x11, 0x19, 0x15, 0x13, 0x11, 0x11 } },
-	{ 'O', { 0x0E, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E } },
-	{ 'P', { 0x1E, 0x11, 0x11, 0x1E, 0x10, 0x10, 0x10 } },
-	{ 'Q', { 0x0E, 0x11, 0x11, 0x11, 0x15, 0x12, 0x0D } },
-	{ 'R', { 0x1E, 0x11, 0x11, 0x1E, 0x14, 0x12, 0x11 } },
-	{ 'S', { 0x0F, 0x10, 0x10, 0x0E, 0x01, 0x01, 0x1E } },
-	{ 'T', { 0x1F, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04 } },
-	{ 'U', { 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x0E } },
-	{ 'V', { 0x11, 0x11, 0x11, 0x11, 0x11, 0x0A, 0x04 } },
-	{ 'W', { 0x11, 0x11, 0x11, 0x15, 0x15, 0x15, 0x0A } },
-	{ 'X', { 0x11, 0x11, 0x0A, 0x04, 0x0A, 0x11, 0x11 } },
-	{ 'Y', { 0x11, 0x11, 0x11, 0x0A, 0x04, 0x04, 0x04 } },
-	{ 'Z', { 0x1F, 0x01, 0x02, 0x04, 0x08, 0x10, 0x1F } },
-	{ '.', { 0, 0, 0, 0, 0, 0x0C, 0x0C } },
-	{ ',', { 0, 0, 0, 0, 0x0C, 0x04, 0x08 } },
-	{ '-', { 0, 0, 0, 0x1F, 0, 0, 0 } },
-	{ '+', { 0, 0x04, 0x04, 0x1F, 0x04, 0x04, 0 } },
-	{ '_', { 0, 0, 0, 0, 0, 0, 0x1F } },
-	{ ':', { 0, 0x0C, 0x0C, 0, 0x0C, 0x0C, 0 } },
-	{ '/', { 0, 0x01, 0x02, 0x04, 0x08, 0x10, 0 } },
-	{ '(', { 0x02, 0x04, 0x08, 0x08, 0x08, 0x04, 0x02 } },
-	{ ')', { 0x08, 0x04, 0x02, 0x02, 0x02, 0x04, 0x08 } },
-	{ '[', { 0x0E, 0x08, 0x08, 0x08, 0x08, 0x08, 0x0E } },
-	{ ']', { 0x0E, 0x02, 0x02, 0x02, 0x02, 0x02, 0x0E } },
-	{ '=', { 0, 0, 0x1F, 0, 0x1F, 0, 0 } },
-	{ '<', { 0x02, 0x04, 0x08, 0x10, 0x08, 0x04, 0x02 } },
-	{ '>', { 0x08, 0x04, 0x02, 0x01, 0x02, 0x04, 0x08 } },
-	{ '*', { 0, 0x04, 0x15, 0x0E, 0x15, 0x04, 0 } },
-	{ '%', { 0x18, 0x19, 0x02, 0x04, 0x08, 0x13, 0x03 } },
-	{ '!', { 0x04, 0x04, 0x04, 0x04, 0x04, 0, 0x04 } },
-	{ '\'', { 0x04, 0x04, 0x08, 0, 0, 0, 0 } },
-	{ '?', { 0x0E, 0x11, 0x01, 0x02, 0x04, 0, 0x04 } },
-};
-
-#define TXT_SCALE 2
-#define TXT_ADV (6 * TXT_SCALE)
-#define TXT_HT (7 * TXT_SCALE)
-
-static const struct glyph *glyph_for(char c)
+/* Length of the UTF-8 sequence that starts at s (1 to 4), or 0 when it is
+ * not valid UTF-8 (overlong, surrogate, beyond U+10FFFF, cut short) or is
+ * a control character. Reads no byte past a NUL. */
+static size_t utf8_len(const unsigned char *s)
 {
-	if (c >= 'a' && c <= 'z')
-		c = (char)(c - 'a' + 'A');
-	for (size_t i = 0; i < LG_ARRAY_LEN(font); i++)
-		if (font[i].c == c)
-			return &font[i];
-	return &font[LG_ARRAY_LEN(font) - 1]; /* '?' */
-}
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
 
-struct canvas {
-	uint8_t *px; /* PLOT_W * PLOT_H palette indices */
-};
-
-static void put(struct canvas *cv, long x, long y, uint8_t c)
-{
-	if (x >= 0 && x < PLOT_W && y >= 0 && y < PLOT_H)
-		cv->px[(size_t)y * PLOT_W + (size_t)x] = c;
-}
-
-static void fill(struct canvas *cv, long x0, long y0, long x1, long y1,
-		 uint8_t c)
-{
-	for (long y = y0; y <= y1; y++)
-		for (long x = x0; x <= x1; x++)
-			put(cv, x, y, c);
-}
-
-static long text_width(const char *s)
-{
-	size_t n = strlen(s);
-	return n ? (long)n * TXT_ADV - TXT_SCALE : 0;
-}
-
-/* Text with its top-left corner at (x, y). */
-static void text(struct canvas *cv, long x, long y, const char *s, uint8_t c)
-{
-	for (; *s; s++, x += TXT_ADV) {
-		const struct glyph *g = glyph_for(*s);
-		for (int r = 0; r < 7; r++)
-			for (int k = 0; k < 5; k++)
-				if (g->row[r] & (0x10 >> k))
-					fill(cv, x + k * TXT_SCALE,
-					     y + r * TXT_SCALE,
-					     x + k * TXT_SCALE + TXT_SCALE - 1,
-					     y + r * TXT_SCALE + TXT_SCALE - 1,
-					     c);
+	if (c >= 0x20 && c < 0x7F)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+	if (c >= 0xE0 && c <= 0xEF) {
+		lo = c == 0xE0 ? 0xA0 : 0x80;
+		hi = c == 0xED ? 0x9F : 0xBF;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ?
+			3 : 0;
 	}
+	if (c >= 0xF0 && c <= 0xF4) {
+		lo = c == 0xF0 ? 0x90 : 0x80;
+		hi = c == 0xF4 ? 0x8F : 0xBF;
+		return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 &&
+			(s[3] & 0xC0) == 0x80 ? 4 : 0;
+	}
+	return 0;
 }
 
-/* Bresenham with a 3x3 brush, kept inside the plot area. */
-static void line(struct canvas *cv, long x0, long y0, long x1, long y1,
-		 uint8_t c)
+/*
+ * s made fit for cairo_show_text, in buf: a byte that starts no valid
+ * UTF-8 character, or starts a control character, becomes '?' (cairo puts
+ * a context into a permanent error state on invalid UTF-8, and labels come
+ * from the user's CSV); cut at a character boundary to fit n bytes.
+ */
+static const char *text_clean(const char *s, char *buf, size_t n)
 {
-	long dx = labs(x1 - x0), dy = -labs(y1 - y0);
-	long sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-	long e = dx + dy;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
 
-	for (;;) {
-		for (long yy = y0 - 1; yy <= y0 + 1; yy++)
-			for (long xx = x0 - 1; xx <= x0 + 1; xx++)
-				if (xx >= PLOT_L && xx <= PLOT_R &&
-				    yy >= PLOT_T && yy <= PLOT_B)
-					put(cv, xx, yy, c);
-		if (x0 == x1 && y0 == y1)
+	while (*p) {
+		size_t k = utf8_len(p);
+		if (o + (k ? k : 1) >= n)
 			break;
-		long e2 = 2 * e;
-		if (e2 >= dy) {
-			e += dy;
-			x0 += sx;
-		}
-		if (e2 <= dx) {
-			e += dx;
-			y0 += sy;
+		if (k) {
+			memcpy(buf + o, p, k);
+			o += k;
+			p += k;
+		} else {
+			buf[o++] = '?';
+			p++;
 		}
 	}
+	buf[o] = 0;
+	return buf;
+}
+
+static void set_font(cairo_t *cr, double size, int bold)
+{
+	cairo_select_font_face(cr, FONT, CAIRO_FONT_SLANT_NORMAL,
+			       bold ? CAIRO_FONT_WEIGHT_BOLD
+				    : CAIRO_FONT_WEIGHT_NORMAL);
+	cairo_set_font_size(cr, size);
+}
+
+static double text_width(cairo_t *cr, const char *s)
+{
+	char buf[TEXT_MAX];
+	cairo_text_extents_t te;
+
+	cairo_text_extents(cr, text_clean(s, buf, sizeof buf), &te);
+	return te.x_advance;
+}
+
+enum align { ALIGN_LEFT, ALIGN_CENTRE, ALIGN_RIGHT };
+
+/* s in the current font and source, its left end, middle or right end at
+ * x, and the middle of its digits' height at y. */
+static void text(cairo_t *cr, double x, double y, const char *s,
+		 enum align al)
+{
+	char buf[TEXT_MAX];
+	cairo_text_extents_t te;
+	cairo_font_extents_t fe;
+
+	s = text_clean(s, buf, sizeof buf);
+	cairo_text_extents(cr, s, &te);
+	cairo_font_extents(cr, &fe);
+	if (al == ALIGN_CENTRE)
+		x -= te.x_advance / 2;
+	else if (al == ALIGN_RIGHT)
+		x -= te.x_advance;
+	cairo_move_to(cr, x, y + (fe.ascent - fe.descent) / 2);
+	cairo_show_text(cr, s);
+}
+
+static void set_rgb(cairo_t *cr, const uint8_t rgb[3])
+{
+	cairo_set_source_rgb(cr, rgb[0] / 255.0, rgb[1] / 255.0,
+			     rgb[2] / 255.0);
+}
+
+/* The middle of the pixel v falls in: a 1-unit line there is crisp. */
+static double crisp(double v)
+{
+	return floor(v) + 0.5;
 }
 
 /* ---- axes ---- */
-
-#define TICKS_MAX 64
-#define PLOT_MARKS_MAX 100
 
 struct axis {
 	double lo, hi;          /* mapped range (linear, or log10 with logy) */
@@ -222,7 +188,7 @@ static void axis_log(struct axis *a, double mn, double mx)
 	a->lo = lo;
 	a->hi = hi;
 	a->nticks = 0;
-	for (double k = lo; k <= hi + 1e-9 && a->nticks < TICKS_MAX;
+	for (double k = lo; k <= hi + 1e-9 && a->nticks < TICKS_MAX - 2;
 	     k += stride) {
 		a->tick[a->nticks++] = k;
 		if (hi - lo <= 2 && k < hi - 1e-9) {
@@ -241,154 +207,21 @@ static void axis_label(const struct axis *a, double t, char *buf, size_t n)
 		snprintf(buf, n, "%.6g", t + 0.0);
 }
 
-/* Nearest pixel, kept to a small band around the canvas so no coordinate
- * (even NaN) can make the line loop long. */
-static long px_round(double v)
+static double map_x(const struct axis *a, double v)
 {
-	if (!(v > -2.0 * PLOT_W))
-		return -2 * PLOT_W;
-	if (v > 2.0 * PLOT_W)
-		return 2 * PLOT_W;
-	return lround(v);
+	return PLOT_L + (v - a->lo) / (a->hi - a->lo) * (PLOT_R - PLOT_L);
 }
 
-static long map_x(const struct axis *a, double v)
+/* Height of t, in the axis's mapped unit (log10 with logy). */
+static double tick_y(const struct axis *a, double t)
 {
-	return px_round(PLOT_L + (v - a->lo) / (a->hi - a->lo) *
-				       (PLOT_R - PLOT_L));
+	return PLOT_B - (t - a->lo) / (a->hi - a->lo) * (PLOT_B - PLOT_T);
 }
 
-static long map_y(const struct axis *a, double v)
+static double map_y(const struct axis *a, double v)
 {
-	if (a->log)
-		v = log10(v);
-	return px_round(PLOT_B - (v - a->lo) / (a->hi - a->lo) *
-				       (PLOT_B - PLOT_T));
+	return tick_y(a, a->log ? log10(v) : v);
 }
-
-static long tick_y(const struct axis *a, double t)
-{
-	return px_round(PLOT_B - (t - a->lo) / (a->hi - a->lo) *
-				       (PLOT_B - PLOT_T));
-}
-
-/* ---- PNG ---- */
-
-uint32_t plot_crc32(uint32_t crc, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	crc = ~crc;
-	while (n--) {
-		crc ^= *b++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
-uint32_t plot_adler32(uint32_t adler, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	uint32_t s1 = adler & 0xFFFF, s2 = adler >> 16;
-	while (n) {
-		size_t k = n < 5552 ? n : 5552; /* no overflow before mod */
-		n -= k;
-		while (k--) {
-			s1 += *b++;
-			s2 += s1;
-		}
-		s1 %= 65521;
-		s2 %= 65521;
-	}
-	return s2 << 16 | s1;
-}
-
-static int chunk(lg_buf *out, const char *type, const uint8_t *data,
-		 size_t len)
-{
-	uint8_t hdr[8];
-	int rc;
-
-	lg_put_be32(hdr, (uint32_t)len);
-	memcpy(hdr + 4, type, 4);
-	uint32_t crc = plot_crc32(0, type, 4);
-	crc = plot_crc32(crc, data, len);
-	uint8_t tail[4];
-	lg_put_be32(tail, crc);
-	if ((rc = lg_buf_append(out, hdr, 8)) ||
-	    (len && (rc = lg_buf_append(out, data, len))) ||
-	    (rc = lg_buf_append(out, tail, 4)))
-		return rc;
-	return 0;
-}
-
-static int encode(const struct canvas *cv, lg_buf *out)
-{
-	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
-					0x1A, '\n' };
-	const size_t rowb = 1 + (PLOT_W + 1) / 2;
-	const size_t rawn = rowb * PLOT_H;
-	uint8_t *raw = NULL;
-	lg_buf z = { 0 };
-	uint8_t ihdr[13], plte[3 * LG_ARRAY_LEN(plot_palette)];
-	int rc;
-
-	if (!(raw = calloc(1, rawn))) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	for (size_t y = 0; y < PLOT_H; y++) {
-		uint8_t *r = raw + y * rowb; /* r[0] = 0: filter None */
-		for (size_t x = 0; x < PLOT_W; x++) {
-			uint8_t c = cv->px[y * PLOT_W + x] & 0x0F;
-			r[1 + x / 2] |= (uint8_t)(x % 2 ? c : c << 4);
-		}
-	}
-
-	/* zlib: CMF 0x78 (deflate, 32K window), FLG 0x01 (check bits). */
-	uint8_t zh[2] = { 0x78, 0x01 };
-	if ((rc = lg_buf_append(&z, zh, 2)))
-		goto out;
-	for (size_t off = 0; off < rawn;) {
-		size_t n = LG_MIN(rawn - off, (size_t)65535);
-		uint8_t bh[5];
-		bh[0] = off + n == rawn; /* BFINAL, BTYPE 00 = stored */
-		bh[1] = (uint8_t)n;
-		bh[2] = (uint8_t)(n >> 8);
-		bh[3] = (uint8_t)~n;
-		bh[4] = (uint8_t)(~n >> 8);
-		if ((rc = lg_buf_append(&z, bh, 5)) ||
-		    (rc = lg_buf_append(&z, raw + off, n)))
-			goto out;
-		off += n;
-	}
-	uint8_t ad[4];
-	lg_put_be32(ad, plot_adler32(1, raw, rawn));
-	if ((rc = lg_buf_append(&z, ad, 4)))
-		goto out;
-
-	lg_put_be32(ihdr, PLOT_W);
-	lg_put_be32(ihdr + 4, PLOT_H);
-	ihdr[8] = 4;  /* bit depth */
-	ihdr[9] = 3;  /* palette */
-	ihdr[10] = 0; /* deflate */
-	ihdr[11] = 0; /* adaptive filtering, all rows None */
-	ihdr[12] = 0; /* no interlace */
-	memcpy(plte, plot_palette, sizeof plte);
-	if ((rc = lg_buf_append(out, sig, 8)) ||
-	    (rc = chunk(out, "IHDR", ihdr, sizeof ihdr)) ||
-	    (rc = chunk(out, "PLTE", plte, sizeof plte)) ||
-	    (rc = chunk(out, "IDAT", z.data, z.len)) ||
-	    (rc = chunk(out, "IEND", NULL, 0)))
-		goto out;
-	rc = 0;
-out:
-	free(raw);
-	lg_buf_free(&z);
-	return rc;
-}
-
-/* ---- the plot ---- */
 
 /*
  * Check s's counts and values and find the data ranges (x over all points,
@@ -445,137 +278,312 @@ static int spec_ranges(const struct plot_spec *s, double *xmn, double *xmx,
 	return 0;
 }
 
+/* ---- drawing ---- */
+
 /*
  * Grid lines, tick marks and tick labels of both axes. Drawn first so the
  * data lies over the grid; an x label that would touch the one before it
  * is left out.
  */
-static void draw_grid(struct canvas *cv, const struct axis *ax,
+static void draw_grid(cairo_t *cr, const struct axis *ax,
 		      const struct axis *ay)
 {
 	char lab[64];
-	long xlab_end = -1000;
+	double xlab_end = -1e9;
 
+	set_rgb(cr, plot_grid_rgb);
+	cairo_set_line_width(cr, 1);
 	for (int i = 0; i < ax->nticks; i++) {
-		long x = map_x(ax, ax->tick[i]);
-		fill(cv, x, PLOT_T, x, PLOT_B, PLOT_C_GRID);
-		fill(cv, x, PLOT_B + 1, x, PLOT_B + 6, PLOT_C_FG);
-		axis_label(ax, ax->tick[i], lab, sizeof lab);
-		long lx0 = x - text_width(lab) / 2;
-		if (lx0 < xlab_end + TXT_ADV)
-			continue;
-		text(cv, lx0, PLOT_B + 10, lab, PLOT_C_FG);
-		xlab_end = lx0 + text_width(lab);
+		double x = crisp(map_x(ax, ax->tick[i]));
+		cairo_move_to(cr, x, PLOT_T);
+		cairo_line_to(cr, x, PLOT_B);
 	}
 	for (int i = 0; i < ay->nticks; i++) {
-		long y = tick_y(ay, ay->tick[i]);
-		fill(cv, PLOT_L, y, PLOT_R, y, PLOT_C_GRID);
-		fill(cv, PLOT_L - 6, y, PLOT_L - 1, y, PLOT_C_FG);
+		double y = crisp(tick_y(ay, ay->tick[i]));
+		cairo_move_to(cr, PLOT_L, y);
+		cairo_line_to(cr, PLOT_R, y);
+	}
+	cairo_stroke(cr);
+
+	set_rgb(cr, plot_fg_rgb);
+	set_font(cr, TEXT_SIZE, 0);
+	for (int i = 0; i < ax->nticks; i++) {
+		double x = crisp(map_x(ax, ax->tick[i]));
+		cairo_move_to(cr, x, PLOT_B);
+		cairo_line_to(cr, x, PLOT_B + 6);
+		cairo_stroke(cr);
+		axis_label(ax, ax->tick[i], lab, sizeof lab);
+		double w = text_width(cr, lab);
+		if (x - w / 2 < xlab_end + 8)
+			continue;
+		text(cr, x, PLOT_B + 18, lab, ALIGN_CENTRE);
+		xlab_end = x + w / 2;
+	}
+	for (int i = 0; i < ay->nticks; i++) {
+		double y = crisp(tick_y(ay, ay->tick[i]));
+		cairo_move_to(cr, PLOT_L - 6, y);
+		cairo_line_to(cr, PLOT_L, y);
+		cairo_stroke(cr);
 		axis_label(ay, ay->tick[i], lab, sizeof lab);
-		text(cv, PLOT_L - 10 - text_width(lab), y - TXT_HT / 2, lab,
-		     PLOT_C_FG);
+		text(cr, PLOT_L - 10, y, lab, ALIGN_RIGHT);
 	}
 }
 
-/*
- * Each series as a line through its points in the given order, series k
- * in palette index PLOT_C_SERIES + k (later series over earlier ones),
- * with a mark on each point when there are at most PLOT_MARKS_MAX.
- */
-static void draw_series(struct canvas *cv, const struct plot_spec *s,
+/* Series k as one path through its points in the given order. */
+static void trace_series(cairo_t *cr, const struct plot_spec *s, size_t k,
+			 const struct axis *ax, const struct axis *ay)
+{
+	cairo_new_path(cr);
+	cairo_move_to(cr, map_x(ax, s->x[0]), map_y(ay, s->series[k].y[0]));
+	for (size_t i = 1; i < s->n; i++)
+		cairo_line_to(cr, map_x(ax, s->x[i]),
+			      map_y(ay, s->series[k].y[i]));
+	if (s->n == 1) /* a lone point: a round-capped dot */
+		cairo_line_to(cr, map_x(ax, s->x[0]),
+			      map_y(ay, s->series[k].y[0]));
+}
+
+/* A dot on each point of series k, while they are few enough to tell
+ * apart, so a straight run shows where the data is. */
+static void mark_series(cairo_t *cr, const struct plot_spec *s, size_t k,
 			const struct axis *ax, const struct axis *ay)
 {
-	for (size_t k = 0; k < s->nseries; k++) {
-		uint8_t c = (uint8_t)(PLOT_C_SERIES + k);
-		long px = map_x(ax, s->x[0]);
-		long py = map_y(ay, s->series[k].y[0]);
-		line(cv, px, py, px, py, c);
-		for (size_t i = 1; i < s->n; i++) {
-			long qx = map_x(ax, s->x[i]);
-			long qy = map_y(ay, s->series[k].y[i]);
-			line(cv, px, py, qx, qy, c);
-			px = qx;
-			py = qy;
-		}
-		/* a 5x5 mark on each point while they are few enough to
-		 * tell apart, so a straight run shows where data is */
-		for (size_t i = 0; s->n <= PLOT_MARKS_MAX && i < s->n; i++) {
-			long qx = map_x(ax, s->x[i]);
-			long qy = map_y(ay, s->series[k].y[i]);
-			for (long d = -1; d <= 1; d++) /* 3x3 brush: 5x5 */
-				line(cv, qx - 1, qy + d, qx + 1, qy + d, c);
-		}
+	if (s->n > PLOT_MARKS_MAX)
+		return;
+	cairo_new_path(cr);
+	for (size_t i = 0; i < s->n; i++) {
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, map_x(ax, s->x[i]), map_y(ay, s->series[k].y[i]),
+			  MARK_R, 0, 2 * M_PI);
 	}
-}
-
-/* A one-pixel outline of the rectangle (x0, y0)-(x1, y1), inclusive. */
-static void box(struct canvas *cv, long x0, long y0, long x1, long y1,
-		uint8_t c)
-{
-	fill(cv, x0, y0, x1, y0, c);
-	fill(cv, x0, y1, x1, y1, c);
-	fill(cv, x0, y0, x0, y1, c);
-	fill(cv, x1, y0, x1, y1, c);
+	cairo_fill(cr);
 }
 
 /*
- * The legend box (lw x lh, inside the plot area) goes to the corner where
- * it hides the fewest data pixels, top right first on ties; so it must be
- * placed after the series are drawn. Returns its top-left corner.
+ * Every series, clipped to the plot area, series k in plot_series_rgb[k]
+ * (later series over earlier ones). On an alpha-only surface the colours
+ * do not matter: that is the legend's coverage map.
  */
-static void legend_corner(const struct canvas *cv, long lw, long lh,
-			  long *lx, long *ly)
+static void draw_series(cairo_t *cr, const struct plot_spec *s,
+			const struct axis *ax, const struct axis *ay)
 {
+	cairo_save(cr);
+	cairo_rectangle(cr, PLOT_L, PLOT_T, PLOT_R - PLOT_L, PLOT_B - PLOT_T);
+	cairo_clip(cr);
+	cairo_set_line_width(cr, PLOT_LINE_W);
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+	for (size_t k = 0; k < s->nseries; k++) {
+		set_rgb(cr, plot_series_rgb[k]);
+		trace_series(cr, s, k, ax, ay);
+		cairo_stroke(cr);
+		mark_series(cr, s, k, ax, ay);
+	}
+	cairo_restore(cr);
+}
+
+/* The plot area's frame, one unit wide just outside it. */
+static void draw_frame(cairo_t *cr)
+{
+	set_rgb(cr, plot_fg_rgb);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, PLOT_L - 0.5, PLOT_T - 0.5, PLOT_R - PLOT_L + 1,
+			PLOT_B - PLOT_T + 1);
+	cairo_stroke(cr);
+}
+
+/* ---- legend ---- */
+
+struct legend {
+	double x, y, w, h; /* the box, inside the plot area */
+};
+
+/* The box's size: the longest name beside a swatch (cut to the plot
+ * area's width), one row a series. */
+static void legend_size(cairo_t *cr, const struct plot_spec *s,
+			struct legend *lg)
+{
+	double w = 0;
+
+	set_font(cr, TEXT_SIZE, 0);
+	for (size_t k = 0; k < s->nseries; k++)
+		w = fmax(w, text_width(cr, s->series[k].name));
+	w += LEGEND_PAD + LEGEND_SWATCH + LEGEND_PAD + LEGEND_PAD;
+	lg->w = ceil(fmin(w, PLOT_R - PLOT_L - 2 * LEGEND_PAD));
+	lg->h = ceil((double)s->nseries * LEGEND_ROW + 10);
+}
+
+/* Covered pixels of the A8 image data (stride bytes a row) in the box. */
+static long covered(const unsigned char *data, int stride,
+		    const struct legend *lg)
+{
+	long n = 0;
+
+	for (long y = (long)lg->y; y < (long)(lg->y + lg->h); y++)
+		for (long x = (long)lg->x; x < (long)(lg->x + lg->w); x++)
+			n += data[y * stride + x] != 0;
+	return n;
+}
+
+/*
+ * Place the legend box (its size set) in the corner of the plot area
+ * where it hides the fewest pixels of the series, top right first on
+ * ties. 0, or a cairo status when the scratch image fails.
+ */
+static cairo_status_t legend_place(const struct plot_spec *s,
+				   const struct axis *ax,
+				   const struct axis *ay, struct legend *lg)
+{
+	cairo_surface_t *m = cairo_image_surface_create(CAIRO_FORMAT_A8,
+							PLOT_W, PLOT_H);
+	cairo_t *cr = cairo_create(m);
+	cairo_status_t st;
 	long best = -1;
 
-	*lx = PLOT_R - 8 - lw;
-	*ly = PLOT_T + 8;
-	for (int corner = 0; corner < 4; corner++) {
-		long cx = corner % 2 ? PLOT_L + 8 : PLOT_R - 8 - lw;
-		long cy = corner / 2 ? PLOT_B - 8 - lh : PLOT_T + 8;
-		long hidden = 0;
-		for (long y = cy; y <= cy + lh; y++)
-			for (long x = cx; x <= cx + lw; x++)
-				hidden += cv->px[(size_t)y * PLOT_W +
-						 (size_t)x] >= PLOT_C_SERIES;
+	draw_series(cr, s, ax, ay);
+	st = cairo_status(cr);
+	cairo_destroy(cr);
+	cairo_surface_flush(m);
+	if (!st)
+		st = cairo_surface_status(m);
+	for (int corner = 0; !st && corner < 4; corner++) {
+		struct legend c = *lg;
+		c.x = corner % 2 ? PLOT_L + LEGEND_PAD
+				 : PLOT_R - LEGEND_PAD - lg->w;
+		c.y = corner / 2 ? PLOT_B - LEGEND_PAD - lg->h
+				 : PLOT_T + LEGEND_PAD;
+		long hidden = covered(cairo_image_surface_get_data(m),
+				      cairo_image_surface_get_stride(m), &c);
 		if (best < 0 || hidden < best) {
 			best = hidden;
-			*lx = cx;
-			*ly = cy;
+			*lg = c;
 		}
 	}
+	cairo_surface_destroy(m);
+	return st;
 }
 
-/*
- * The legend: a framed box naming each series beside a swatch of its
- * colour, as wide as the longest name (cut to the plot area's width).
- */
-static void draw_legend(struct canvas *cv, const struct plot_spec *s)
+/* The legend: a framed white box naming each series beside a swatch of
+ * its colour; names too long for the box are cut at its edge. */
+static void draw_legend(cairo_t *cr, const struct plot_spec *s,
+			const struct legend *lg)
 {
-	long lw = 0, lx, ly;
-
-	for (size_t k = 0; k < s->nseries; k++)
-		lw = LG_MAX(lw, text_width(s->series[k].name));
-	lw += 24 + 8 + 16;
-	lw = LG_MIN(lw, (long)(PLOT_R - PLOT_L - 16)); /* long names: cut */
-	long lh = (long)s->nseries * (TXT_HT + 6) + 10;
-	legend_corner(cv, lw, lh, &lx, &ly);
-	fill(cv, lx, ly, lx + lw, ly + lh, PLOT_C_BG);
-	box(cv, lx, ly, lx + lw, ly + lh, PLOT_C_FG);
+	cairo_save(cr);
+	cairo_rectangle(cr, lg->x, lg->y, lg->w, lg->h);
+	set_rgb(cr, plot_bg_rgb);
+	cairo_fill_preserve(cr);
+	cairo_clip_preserve(cr);
+	cairo_set_line_width(cr, 1);
+	cairo_new_path(cr);
+	cairo_rectangle(cr, lg->x + 0.5, lg->y + 0.5, lg->w - 1, lg->h - 1);
+	set_rgb(cr, plot_fg_rgb);
+	cairo_stroke(cr);
+	set_font(cr, TEXT_SIZE, 0);
+	cairo_set_line_width(cr, PLOT_LINE_W + 1);
 	for (size_t k = 0; k < s->nseries; k++) {
-		long ty = ly + 8 + (long)k * (TXT_HT + 6);
-		fill(cv, lx + 8, ty + TXT_HT / 2 - 1, lx + 8 + 24,
-		     ty + TXT_HT / 2 + 1, (uint8_t)(PLOT_C_SERIES + k));
-		text(cv, lx + 8 + 24 + 8, ty, s->series[k].name, PLOT_C_FG);
+		double y = lg->y + 5 + LEGEND_ROW * ((double)k + 0.5);
+		double x = lg->x + LEGEND_PAD;
+		set_rgb(cr, plot_series_rgb[k]);
+		cairo_move_to(cr, x, y);
+		cairo_line_to(cr, x + LEGEND_SWATCH, y);
+		cairo_stroke(cr);
+		set_rgb(cr, plot_fg_rgb);
+		text(cr, x + LEGEND_SWATCH + LEGEND_PAD, y,
+		     s->series[k].name, ALIGN_LEFT);
+	}
+	cairo_restore(cr);
+}
+
+/* The title above the plot area and the x label below its tick labels. */
+static void draw_titles(cairo_t *cr, const struct plot_spec *s)
+{
+	set_rgb(cr, plot_fg_rgb);
+	if (s->title) {
+		set_font(cr, TITLE_SIZE, 1);
+		text(cr, PLOT_W / 2.0, PLOT_T / 2.0, s->title, ALIGN_CENTRE);
+	}
+	if (s->xlabel) {
+		set_font(cr, LABEL_SIZE, 0);
+		text(cr, (PLOT_L + PLOT_R) / 2.0, PLOT_B + 44, s->xlabel,
+		     ALIGN_CENTRE);
 	}
 }
 
-int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
-		    size_t errlen)
+/* The whole page onto cr. 0, or the status of a failed scratch image. */
+static cairo_status_t draw_page(cairo_t *cr, const struct plot_spec *s,
+				const struct axis *ax, const struct axis *ay)
 {
-	struct canvas cv = { 0 };
+	struct legend lg = { 0 };
+	cairo_status_t st;
+
+	legend_size(cr, s, &lg);
+	if ((st = legend_place(s, ax, ay, &lg)))
+		return st;
+	set_rgb(cr, plot_bg_rgb);
+	cairo_paint(cr);
+	draw_grid(cr, ax, ay);
+	draw_series(cr, s, ax, ay);
+	draw_frame(cr);
+	draw_legend(cr, s, &lg);
+	draw_titles(cr, s);
+	return cairo_status(cr);
+}
+
+/* ---- output ---- */
+
+/* cairo's write callback: append to the lg_buf in closure. */
+static cairo_status_t buf_write(void *closure, const unsigned char *p,
+				unsigned int n)
+{
+	return lg_buf_append(closure, p, n) ? CAIRO_STATUS_NO_MEMORY
+					    : CAIRO_STATUS_SUCCESS;
+}
+
+static cairo_surface_t *surface_new(enum plot_format fmt, lg_buf *dst)
+{
+	switch (fmt) {
+	case PLOT_SVG:
+		return cairo_svg_surface_create_for_stream(buf_write, dst,
+							   PLOT_W, PLOT_H);
+	case PLOT_PDF:
+		return cairo_pdf_surface_create_for_stream(buf_write, dst,
+							   PLOT_W, PLOT_H);
+	case PLOT_PNG:
+	default:
+		return cairo_image_surface_create(CAIRO_FORMAT_RGB24, PLOT_W,
+						  PLOT_H);
+	}
+}
+
+int plot_format_of(const char *path, enum plot_format *fmt)
+{
+	static const struct {
+		const char *ext;
+		enum plot_format fmt;
+	} ext[] = {
+		{ ".png", PLOT_PNG },
+		{ ".svg", PLOT_SVG },
+		{ ".pdf", PLOT_PDF },
+	};
+	const char *dot = strrchr(path, '.');
+
+	if (!dot || strchr(dot, '/'))
+		return LG_EINVAL;
+	for (size_t i = 0; i < LG_ARRAY_LEN(ext); i++)
+		if (!strcasecmp(dot, ext[i].ext)) {
+			*fmt = ext[i].fmt;
+			return 0;
+		}
+	return LG_EINVAL;
+}
+
+int plot_render(const struct plot_spec *s, enum plot_format fmt,
+		lg_buf *out, char *err, size_t errlen)
+{
 	struct axis ax, ay;
 	double xmn, xmx, ymn, ymx;
+	lg_buf file = { 0 };
+	cairo_status_t st;
 	int rc;
 
 	if ((rc = spec_ranges(s, &xmn, &xmx, &ymn, &ymx, err, errlen)))
@@ -586,22 +594,30 @@ int plot_render_png(const struct plot_spec *s, lg_buf *out, char *err,
 	else
 		axis_linear(&ay, ymn, ymx);
 
-	if (!(cv.px = calloc((size_t)PLOT_W * PLOT_H, 1)))
-		return LG_ENOMEM;
-	/* back to front: what is drawn later covers what is below */
-	draw_grid(&cv, &ax, &ay);
-	draw_series(&cv, s, &ax, &ay);
-	/* frame (drawn after the data so the axes stay visible) */
-	box(&cv, PLOT_L - 1, PLOT_T - 1, PLOT_R + 1, PLOT_B + 1, PLOT_C_FG);
-	draw_legend(&cv, s);
-	if (s->title)
-		text(&cv, (PLOT_W - text_width(s->title)) / 2, 16, s->title,
-		     PLOT_C_FG);
-	if (s->xlabel)
-		text(&cv, PLOT_L + (PLOT_R - PLOT_L - text_width(s->xlabel)) / 2,
-		     PLOT_B + 10 + TXT_HT + 14, s->xlabel, PLOT_C_FG);
-
-	rc = encode(&cv, out);
-	free(cv.px);
+	/* a surface or context that failed to be made is an object in an
+	 * error state: every call on it is a no-op, the status says why */
+	cairo_surface_t *sf = surface_new(fmt, &file);
+	cairo_t *cr = cairo_create(sf);
+	st = draw_page(cr, s, &ax, &ay);
+	cairo_destroy(cr);
+	if (!st && fmt == PLOT_PNG)
+		st = cairo_surface_write_to_png_stream(sf, buf_write, &file);
+	cairo_surface_finish(sf); /* SVG and PDF are written here */
+	if (!st)
+		st = cairo_surface_status(sf);
+	cairo_surface_destroy(sf);
+	if (st) {
+		lg_errf(err, errlen, "cairo: %s", cairo_status_to_string(st));
+		rc = st == CAIRO_STATUS_NO_MEMORY ? LG_ENOMEM : LG_EIO;
+	} else {
+		rc = lg_buf_append(out, file.data, file.len);
+	}
+	lg_buf_free(&file);
 	return rc;
+}
+
+void plot_release_caches(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

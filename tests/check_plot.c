@@ -1,10 +1,15 @@
-/* tests/check_plot.c: `league plot` through the real binary. The PNG is
- * decoded here independently of cli/plot.c (own CRC-32 and Adler-32,
- * checked against their published check values): signature, chunk CRCs,
- * IHDR, the stored deflate blocks (LEN/NLEN), the Adler-32, filter bytes,
- * and pixels where cli/plot.h's geometry puts known data points. Then the
- * bad-input cases: exit 2 with file:line in the message. */
+/* tests/check_plot.c: `league plot` through the real binary. Each PNG is
+ * read back with cairo (cairo_image_surface_create_from_png) and checked
+ * where cli/plot.h's geometry puts known data: its size, each series'
+ * colour at the height its values map to (a rising line lower left to
+ * upper right, a log axis with 1e-1 and 1e-2 a third and two thirds of the
+ * way down), antialiased edges, the legend where no data is, the title's
+ * ink. The SVG is parsed as XML by Python's ElementTree and must hold a
+ * path; the PDF has a header, a 720x450 page and an end. Then the bad
+ * input and usage cases: exit 2 naming the file (and line), no output. */
+#include <cairo.h>
 #include <check.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,32 +19,12 @@
 #include "cli/plot.h"
 #include "tests/testutil.h"
 
-static uint32_t crc32_ref(const uint8_t *p, size_t n)
-{
-	uint32_t c = 0xFFFFFFFFu;
-	for (size_t i = 0; i < n; i++) {
-		c ^= p[i];
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-	}
-	return c ^ 0xFFFFFFFFu;
-}
+#define COLOUR_TOL 30 /* per channel: a line's core, not its blended edge */
 
-static uint32_t adler32_ref(const uint8_t *p, size_t n)
-{
-	uint64_t a = 1, b = 0;
-	for (size_t i = 0; i < n; i++) {
-		a = (a + p[i]) % 65521;
-		b = (b + a) % 65521;
-	}
-	return (uint32_t)(b << 16 | a);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
+static const uint8_t plot_series_rgb[PLOT_SERIES_MAX][3] = PLOT_SERIES_RGB;
+static const uint8_t plot_bg_rgb[3] = PLOT_BG_RGB;
+static const uint8_t plot_fg_rgb[3] = PLOT_FG_RGB;
+static const uint8_t plot_grid_rgb[3] = PLOT_GRID_RGB;
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
@@ -49,166 +34,347 @@ static uint8_t *slurp(const char *path, size_t *len)
 	long n = ftell(f);
 	ck_assert(n > 0 && n < (64l << 20));
 	rewind(f);
-	uint8_t *b = malloc((size_t)n);
+	uint8_t *b = malloc((size_t)n + 1);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
 	fclose(f);
+	b[n] = 0;
 	*len = (size_t)n;
 	return b;
 }
 
+/* `league plot CSV --x t --y Y -o OUT [extra...]`, which must succeed. */
+static void plot_ok(const char *csv, const char *y, const char *out,
+		    const char *extra1, const char *extra2)
+{
+	char o[4096], e[4096];
+	const char *argv[] = { "plot", csv, "--x", "t", "--y", y, "-o", out,
+			       extra1, extra2, NULL };
+	int rc = tu_run_league(o, sizeof o, e, sizeof e, argv);
+	ck_assert_msg(rc == 0, "league plot %s -> %s: rc %d: %s", csv, out,
+		      rc, e);
+}
+
 struct img {
-	uint32_t w, h;
-	uint8_t plte[256][3];
-	uint8_t *raw; /* h rows of 1 + ceil(w/2) bytes */
+	cairo_surface_t *s;
+	const unsigned char *d;
+	int w, h, stride;
 };
 
-/* Decode our subset of PNG: 4-bit palette, stored deflate, filter 0. */
-static void decode(const char *path, struct img *im)
+static void img_load(struct img *im, const char *path)
 {
-	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', 13, 10, 26, 10 };
-	size_t len, off = 8, zlen = 0, nplte = 0;
-	uint8_t *f = slurp(path, &len), *z = malloc(len);
-	int seen_end = 0;
+	im->s = cairo_image_surface_create_from_png(path);
+	ck_assert_msg(cairo_surface_status(im->s) == CAIRO_STATUS_SUCCESS,
+		      "%s: %s", path,
+		      cairo_status_to_string(cairo_surface_status(im->s)));
+	cairo_surface_flush(im->s);
+	im->d = cairo_image_surface_get_data(im->s);
+	im->w = cairo_image_surface_get_width(im->s);
+	im->h = cairo_image_surface_get_height(im->s);
+	im->stride = cairo_image_surface_get_stride(im->s);
+	ck_assert_int_eq(im->w, PLOT_W);
+	ck_assert_int_eq(im->h, PLOT_H);
+	ck_assert(cairo_image_surface_get_format(im->s) ==
+		  CAIRO_FORMAT_RGB24);
+}
 
-	ck_assert_ptr_nonnull(z);
-	ck_assert(len > 8 && !memcmp(f, sig, 8));
-	while (off + 12 <= len && !seen_end) {
-		uint32_t n = be32(f + off);
-		ck_assert(off + 12 + n <= len);
-		const uint8_t *type = f + off + 4, *data = f + off + 8;
-		ck_assert_msg(crc32_ref(type, 4 + n) == be32(data + n),
-			      "chunk %.4s CRC", (const char *)type);
-		if (!memcmp(type, "IHDR", 4)) {
-			ck_assert_uint_eq(n, 13);
-			im->w = be32(data);
-			im->h = be32(data + 4);
-			ck_assert_uint_eq(data[8], 4); /* bit depth */
-			ck_assert_uint_eq(data[9], 3); /* palette */
-			ck_assert_uint_eq(data[12], 0);
-		} else if (!memcmp(type, "PLTE", 4)) {
-			ck_assert(n % 3 == 0 && n / 3 <= 16);
-			nplte = n / 3;
-			memcpy(im->plte, data, n);
-		} else if (!memcmp(type, "IDAT", 4)) {
-			memcpy(z + zlen, data, n);
-			zlen += n;
-		} else if (!memcmp(type, "IEND", 4)) {
-			seen_end = 1;
+/* Free the image and what cairo keeps for the process (so the forked
+ * test's leak check under ASan sees nothing of cairo's). */
+static void img_free(struct img *im)
+{
+	cairo_surface_destroy(im->s);
+	cairo_debug_reset_static_data();
+}
+
+static void rgb_at(const struct img *im, int x, int y, uint8_t rgb[3])
+{
+	uint32_t v;
+
+	ck_assert(x >= 0 && x < im->w && y >= 0 && y < im->h);
+	memcpy(&v, im->d + (size_t)y * (size_t)im->stride + 4 * (size_t)x, 4);
+	rgb[0] = (uint8_t)(v >> 16);
+	rgb[1] = (uint8_t)(v >> 8);
+	rgb[2] = (uint8_t)v;
+}
+
+static int near(const uint8_t a[3], const uint8_t b[3], int tol)
+{
+	for (int i = 0; i < 3; i++)
+		if (abs((int)a[i] - (int)b[i]) > tol)
+			return 0;
+	return 1;
+}
+
+static int is(const struct img *im, int x, int y, const uint8_t want[3])
+{
+	uint8_t c[3];
+
+	rgb_at(im, x, y, c);
+	return near(c, want, COLOUR_TOL);
+}
+
+/*
+ * The one run of pixels of colour want in column x between rows y0 and
+ * y1: its middle in cairo's continuous coordinates (a run of rows a..b
+ * spans [a, b + 1]). Fails the test if there is none or it is broken.
+ */
+static double band(const struct img *im, int x, const uint8_t want[3],
+		   int y0, int y1)
+{
+	int first = -1, last = -1, n = 0;
+
+	for (int y = y0; y <= y1; y++)
+		if (is(im, x, y, want)) {
+			if (first < 0)
+				first = y;
+			last = y;
+			n++;
 		}
-		off += 12 + n;
-	}
-	ck_assert(seen_end && off == len);
-	ck_assert_uint_eq(im->w, PLOT_W);
-	ck_assert_uint_eq(im->h, PLOT_H);
-	ck_assert_uint_ge(nplte, PLOT_C_SERIES + 2);
-
-	/* zlib header, then stored blocks only */
-	ck_assert(zlen >= 6);
-	ck_assert_uint_eq(z[0] & 0x0F, 8);
-	ck_assert_uint_eq(((unsigned)z[0] << 8 | z[1]) % 31, 0);
-	size_t rowb = 1 + (im->w + 1) / 2, rawn = rowb * im->h, got = 0;
-	im->raw = malloc(rawn);
-	ck_assert_ptr_nonnull(im->raw);
-	size_t p = 2;
-	int final = 0, blocks = 0;
-	while (!final) {
-		ck_assert(p + 5 <= zlen);
-		final = z[p] & 1;
-		ck_assert_uint_eq((z[p] >> 1) & 3, 0); /* stored */
-		unsigned bl = z[p + 1] | z[p + 2] << 8;
-		unsigned nl = z[p + 3] | z[p + 4] << 8;
-		ck_assert_uint_eq(bl ^ 0xFFFF, nl);
-		p += 5;
-		ck_assert(p + bl <= zlen && got + bl <= rawn);
-		memcpy(im->raw + got, z + p, bl);
-		got += bl;
-		p += bl;
-		blocks++;
-	}
-	ck_assert_uint_eq(got, rawn);
-	ck_assert_uint_gt(blocks, 1); /* 162 kB: more than one 64 kB block */
-	ck_assert_uint_eq(p + 4, zlen);
-	ck_assert_uint_eq(be32(z + p), adler32_ref(im->raw, rawn));
-	for (uint32_t y = 0; y < im->h; y++)
-		ck_assert_uint_eq(im->raw[y * rowb], 0);
-	free(z);
-	free(f);
+	ck_assert_msg(n > 0, "colour %u,%u,%u not in column %d", want[0],
+		      want[1], want[2], x);
+	ck_assert_msg(n == last - first + 1, "column %d: colour in pieces "
+		      "(rows %d..%d, %d pixels)", x, first, last, n);
+	ck_assert_msg(n <= 8, "column %d: band of %d rows", x, n);
+	return (first + last + 1) / 2.0;
 }
 
-/* Palette index of pixel (x, y). */
-static unsigned pixel(const struct img *im, uint32_t x, uint32_t y)
+/* Pixel column and continuous height of data point (x, y) on a linear
+ * plot whose axes both run 0..10 (cli/plot.h's mapping). */
+static int col_of(double x)
 {
-	size_t rowb = 1 + (im->w + 1) / 2;
-	uint8_t b = im->raw[y * rowb + 1 + x / 2];
-	return x % 2 ? b & 0x0F : b >> 4;
+	return (int)floor(PLOT_L + x / 10 * (PLOT_R - PLOT_L));
 }
 
-START_TEST(checksums_reference_values)
+static double row_of(double y)
 {
-	/* the decoder's own checksums, against the published values */
-	ck_assert_uint_eq(crc32_ref((const uint8_t *)"123456789", 9),
-			  0xCBF43926u);
-	ck_assert_uint_eq(adler32_ref((const uint8_t *)"Wikipedia", 9),
-			  0x11E60398u);
+	return PLOT_B - y / 10 * (PLOT_B - PLOT_T);
 }
-END_TEST
 
-START_TEST(plot_png_decodes_and_draws_lines)
+/* 1 when the box holds a pixel of colour want. */
+static int box_has(const struct img *im, int x0, int y0, int x1, int y1,
+		   const uint8_t want[3])
 {
-	char dir[256], csv[300], png[300], out[4096], err[4096];
-	struct img im = { 0 };
+	for (int y = y0; y <= y1; y++)
+		for (int x = x0; x <= x1; x++)
+			if (is(im, x, y, want))
+				return 1;
+	return 0;
+}
+
+/* Dark (text) pixels in rows y0..y1, and their mean column. */
+static int ink(const struct img *im, int y0, int y1, double *mean_x)
+{
+	int n = 0;
+	double sx = 0;
+
+	for (int y = y0; y <= y1; y++)
+		for (int x = 0; x < im->w; x++) {
+			uint8_t c[3];
+			rgb_at(im, x, y, c);
+			if (c[0] < 128 && c[1] < 128 && c[2] < 128) {
+				n++;
+				sx += x;
+			}
+		}
+	if (mean_x)
+		*mean_x = n ? sx / n : -1;
+	return n;
+}
+
+START_TEST(png_rising_line_where_the_data_says)
+{
+	char dir[256], csv[300], png[300], row[64];
+	const uint8_t *ca = plot_series_rgb[0], *cb = plot_series_rgb[1];
+	size_t len;
+	struct img im;
 
 	tu_mkdtemp(dir, sizeof dir);
 	snprintf(csv, sizeof csv, "%s/c.csv", dir);
 	snprintf(png, sizeof png, "%s/c.png", dir);
-	/* x and a span 0..10 exactly (tick step 2), b is constant 2 */
-	tu_write_file(csv, "t,a,name,b\n0,0,x,2\n5,5,y,2\r\n\n10,10,z,2\n");
-	const char *argv[] = { "plot", csv, "--x", "t", "--y", "a,b", "-o",
-			       png, "--title", "test plot", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
-	decode(png, &im);
+	/* a rises 0..10 with t; b is 2.5 throughout (axes 0..10, step 2);
+	 * a CR line end, a blank line and a text column on the way */
+	char text[1024] = "t,a,name,b\n";
+	for (int i = 0; i <= 10; i++) {
+		snprintf(row, sizeof row, "%d,%d,n%d,2.5%s", i, i, i,
+			 i == 4 ? "\r\n\n" : "\n");
+		strcat(text, row);
+	}
+	tu_write_file(csv, text);
+	plot_ok(csv, "a,b", png, "--title", "test plot");
+	uint8_t *file = slurp(png, &len);
+	/* deflated: an 8-bit RGB image stored raw would be over 970 kB */
+	ck_assert_msg(len < (size_t)PLOT_W * PLOT_H / 4, "%zu bytes", len);
+	free(file);
+	img_load(&im, png);
 
-	const unsigned c0 = PLOT_C_SERIES, c1 = PLOT_C_SERIES + 1;
-	uint32_t mx = PLOT_L + (PLOT_R - PLOT_L) / 2; /* x = 5 */
-	uint32_t my = PLOT_B - (PLOT_B - PLOT_T) / 2; /* y = 5 */
-	uint32_t y2 = PLOT_B - (PLOT_B - PLOT_T) / 5; /* y = 2 */
-	uint32_t y8 = PLOT_B - 4 * (PLOT_B - PLOT_T) / 5; /* y = 8 */
-	ck_assert((PLOT_R - PLOT_L) % 2 == 0 && (PLOT_B - PLOT_T) % 10 == 0);
-	/* the palette: white background, black text, distinct colours */
-	const uint8_t white[3] = { 255, 255, 255 }, black[3] = { 0, 0, 0 };
-	ck_assert(!memcmp(im.plte[PLOT_C_BG], white, 3));
-	ck_assert(!memcmp(im.plte[PLOT_C_FG], black, 3));
-	ck_assert(memcmp(im.plte[c0], im.plte[c1], 3) &&
-		  memcmp(im.plte[c0], white, 3) && memcmp(im.plte[c1], white, 3));
-	ck_assert_msg(pixel(&im, mx, my) == c0, "(5,5) is %u",
-		      pixel(&im, mx, my));
-	ck_assert_msg(pixel(&im, mx, y2) == c1, "(5,2) is %u",
-		      pixel(&im, mx, y2));
-	/* away from the lines: background or grid, never a series colour */
-	ck_assert(pixel(&im, mx, y8) == PLOT_C_BG ||
-		  pixel(&im, mx, y8) == PLOT_C_GRID);
-	/* the frame: the left axis is drawn in the foreground colour */
-	ck_assert_uint_eq(pixel(&im, PLOT_L - 1, my), PLOT_C_FG);
-	/* some text was drawn above the plot area (the title) */
-	int title = 0;
-	for (uint32_t y = 0; y < PLOT_T - 4; y++)
-		for (uint32_t x = 0; x < PLOT_W; x++)
-			title |= pixel(&im, x, y) == PLOT_C_FG;
-	ck_assert(title);
-	free(im.raw);
+	double prev = 1e9;
+	for (int i = 1; i <= 9; i++) {
+		int x = col_of(i);
+		double ya = band(&im, x, ca, PLOT_T, PLOT_B);
+		ck_assert_msg(fabs(ya - row_of(i)) <= 1.5, "a(%d) at row %.1f, "
+			      "expected %.1f", i, ya, row_of(i));
+		ck_assert_msg(ya < prev, "a(%d) not above a(%d)", i, i - 1);
+		prev = ya;
+		double yb = band(&im, x, cb, PLOT_T, PLOT_B);
+		ck_assert_msg(fabs(yb - row_of(2.5)) <= 1.5,
+			      "b at t=%d at row %.1f", i, yb);
+	}
+	/* antialiased: just outside a's band at t=5 the colour is blended
+	 * with the background, neither the series' nor white */
+	int x5 = col_of(5), y5 = (int)floor(row_of(5));
+	uint8_t c[3];
+	int blended = 0;
+	for (int y = y5 - 4; y <= y5 + 4; y++) {
+		rgb_at(&im, x5, y, c);
+		blended += !near(c, ca, COLOUR_TOL) &&
+			   !near(c, plot_bg_rgb, 8) &&
+			   !near(c, plot_grid_rgb, 8);
+	}
+	ck_assert_msg(blended > 0, "no antialiased pixel beside the line");
+	/* away from the lines (t=5, y=8): no series colour */
+	ck_assert(!is(&im, x5, (int)row_of(8), ca) &&
+		  !is(&im, x5, (int)row_of(8), cb));
+	/* the frame: the column left of the plot area is the text colour */
+	ck_assert(is(&im, PLOT_L - 1, (PLOT_T + PLOT_B) / 2, plot_fg_rgb));
+	/* the legend is in the top-left corner, the one without data: a
+	 * swatch of each colour there, and no swatch of b in the top-right
+	 * corner (where a's line ends, and the legend would go on a tie) */
+	ck_assert(box_has(&im, PLOT_L + 8, PLOT_T + 8, PLOT_L + 48,
+			  PLOT_T + 60, ca));
+	ck_assert(box_has(&im, PLOT_L + 8, PLOT_T + 8, PLOT_L + 48,
+			  PLOT_T + 60, cb));
+	ck_assert(!box_has(&im, PLOT_R - 60, PLOT_T + 8, PLOT_R - 20,
+			   PLOT_T + 60, cb));
+	/* the title: ink above the plot area, centred on the page */
+	double mx;
+	ck_assert_int_gt(ink(&im, 0, PLOT_T - 5, &mx), 50);
+	ck_assert_msg(fabs(mx - PLOT_W / 2.0) < 30, "title centred at %.1f",
+		      mx);
+	img_free(&im);
+	tu_rmrf(dir);
+}
+END_TEST
 
-	/* --logy over 1..100: y = 10 sits half way up */
-	tu_write_file(csv, "t,a\n0,1\n5,10\n10,100\n");
-	const char *argv2[] = { "plot", csv, "--x", "t", "--y", "a", "-o",
-				png, "--logy", NULL };
-	rc = tu_run_league(out, sizeof out, err, sizeof err, argv2);
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
-	memset(&im, 0, sizeof im);
-	decode(png, &im);
-	ck_assert_uint_eq(pixel(&im, mx, my), c0);
-	free(im.raw);
+START_TEST(png_log_axis_decades)
+{
+	char dir[256], csv[300], png[300], row[128];
+	struct img im;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(csv, sizeof csv, "%s/log.csv", dir);
+	snprintf(png, sizeof png, "%s/log.png", dir);
+	/* a = 1e-1, b = 1e-2 throughout; c rises from 1e-3 to 1, so the
+	 * axis spans exactly the three decades 1e-3 .. 1 */
+	char text[2048] = "t,a,b,c\n";
+	for (int i = 0; i <= 10; i++) {
+		snprintf(row, sizeof row, "%d,0.1,0.01,%.17g\n", i,
+			 pow(10, -3 + 0.3 * i));
+		strcat(text, row);
+	}
+	tu_write_file(csv, text);
+	plot_ok(csv, "a,b,c", png, "--logy", NULL);
+	img_load(&im, png);
+	const double h = PLOT_B - PLOT_T;
+	for (int i = 3; i <= 7; i += 2) {
+		int x = col_of(i);
+		double ya = band(&im, x, plot_series_rgb[0], PLOT_T, PLOT_B);
+		double yb = band(&im, x, plot_series_rgb[1], PLOT_T, PLOT_B);
+		double yc = band(&im, x, plot_series_rgb[2], PLOT_T, PLOT_B);
+		ck_assert_msg(fabs(ya - (PLOT_T + h / 3)) <= 1.5,
+			      "1e-1 at row %.1f, expected %.1f", ya,
+			      PLOT_T + h / 3);
+		ck_assert_msg(fabs(yb - (PLOT_T + 2 * h / 3)) <= 1.5,
+			      "1e-2 at row %.1f, expected %.1f", yb,
+			      PLOT_T + 2 * h / 3);
+		/* c = 10^(-3 + 0.3 i): 0.3 i decades above the bottom */
+		ck_assert_msg(fabs(yc - (PLOT_B - 0.1 * i * h)) <= 1.5,
+			      "c(%d) at row %.1f", i, yc);
+	}
+	img_free(&im);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* Parse path as XML with Python's ElementTree; print the root's tag, its
+ * width and the number of path elements. The exit status of python. */
+static int svg_parse(const char *path, char *tag, size_t taglen,
+		     double *width, int *paths)
+{
+	char cmd[1024], line[512];
+
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c '"
+		 "import sys, xml.etree.ElementTree as E\n"
+		 "r = E.parse(sys.argv[1]).getroot()\n"
+		 "n = sum(1 for e in r.iter() if e.tag.endswith(\"}path\"))\n"
+		 "print(r.tag, r.get(\"width\"), n)' %s 2>&1", path);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	*tag = 0;
+	*width = 0;
+	*paths = 0;
+	if (fgets(line, sizeof line, p)) {
+		char t[256] = "", w[64] = "";
+		if (sscanf(line, "%255s %63s %d", t, w, paths) == 3) {
+			snprintf(tag, taglen, "%s", t);
+			*width = strtod(w, NULL);
+		}
+	}
+	return pclose(p);
+}
+
+START_TEST(svg_and_pdf)
+{
+	char dir[256], csv[300], svg[300], pdf[300], cut[300], tag[256];
+	size_t len;
+	double width;
+	int paths;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(csv, sizeof csv, "%s/c.csv", dir);
+	snprintf(svg, sizeof svg, "%s/c.SVG", dir); /* any case */
+	snprintf(pdf, sizeof pdf, "%s/c.pdf", dir);
+	snprintf(cut, sizeof cut, "%s/cut.svg", dir);
+	tu_write_file(csv, "t,a,b\n0,1,3\n1,2,2\n2,3,1\n");
+	plot_ok(csv, "a,b", svg, "--title", "svg & <pdf>");
+	plot_ok(csv, "a,b", pdf, NULL, NULL);
+
+	ck_assert_int_eq(svg_parse(svg, tag, sizeof tag, &width, &paths), 0);
+	ck_assert_str_eq(tag, "{http://www.w3.org/2000/svg}svg");
+	ck_assert_double_eq(width, PLOT_W);
+	ck_assert_int_gt(paths, 0);
+	/* the checker refuses what is not well-formed: the SVG cut short */
+	uint8_t *b = slurp(svg, &len);
+	b[len / 2] = 0;
+	tu_write_file(cut, (const char *)b);
+	free(b);
+	ck_assert_int_ne(svg_parse(cut, tag, sizeof tag, &width, &paths), 0);
+
+	b = slurp(pdf, &len);
+	ck_assert(len > 200 && !memcmp(b, "%PDF-1.", 7));
+	ck_assert_msg(memmem(b + len - 16, 16, "%%EOF", 5), "no %%%%EOF");
+	ck_assert(memmem(b, len, "/MediaBox [ 0 0 720 450 ]", 25));
+	free(b);
+	tu_rmrf(dir);
+}
+END_TEST
+
+START_TEST(labels_not_utf8_still_drawn)
+{
+	char dir[256], csv[300], png[300];
+	struct img im;
+
+	/* cairo refuses invalid UTF-8 and would leave a blank page: the
+	 * renderer must draw such bytes as '?' (here a Latin-1 column name
+	 * and a cut-short title) */
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(csv, sizeof csv, "%s/c.csv", dir);
+	snprintf(png, sizeof png, "%s/c.png", dir);
+	tu_write_file(csv, "t,caf\xe9\n0,1\n1,2\n");
+	plot_ok(csv, "caf\xe9", png, "--title", "bad \xe2\x82");
+	img_load(&im, png);
+	ck_assert_int_gt(ink(&im, 0, PLOT_T - 5, NULL), 30);
+	(void)band(&im, col_of(5), plot_series_rgb[0], PLOT_T, PLOT_B);
+	img_free(&im);
 	tu_rmrf(dir);
 }
 END_TEST
@@ -256,9 +422,32 @@ START_TEST(plot_bad_input)
 }
 END_TEST
 
+/* -o names a format by its extension; any other name is a usage error
+ * naming it, before the CSV is read (here it does not even exist). */
+static const char *const bad_out[] = {
+	"plot.jpg", "plot", "plot.png.txt", "dir.svg/plot", ".pdfx",
+};
+
+START_TEST(plot_unknown_format)
+{
+	char dir[256], out[300], o[4096], e[4096];
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/%s", dir, bad_out[_i]);
+	const char *argv[] = { "plot", "/nonexistent/x.csv", "--x", "t",
+			       "--y", "a", "-o", out, NULL };
+	int rc = tu_run_league(o, sizeof o, e, sizeof e, argv);
+	ck_assert_msg(rc == 2, "%s: rc %d", out, rc);
+	ck_assert_msg(strstr(e, out) && strstr(e, "unknown output format"),
+		      "%s: %s", out, e);
+	ck_assert(access(out, F_OK) != 0);
+	tu_rmrf(dir);
+}
+END_TEST
+
 START_TEST(plot_usage_errors)
 {
-	char out[4096], err[4096];
+	char dir[256], csv[300], out[4096], err[4096];
 	const char *missing[] = { "plot", "/nonexistent/x.csv", "--x", "t",
 				  "--y", "a", "-o", "/tmp/never.png", NULL };
 	const char *noy[] = { "plot", "x.csv", "--x", "t", "-o", "o.png",
@@ -274,6 +463,17 @@ START_TEST(plot_usage_errors)
 	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, many),
 			 2);
 	ck_assert(strstr(err, "at most 8"));
+
+	/* an output that cannot be written: exit 1 naming it */
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(csv, sizeof csv, "%s/c.csv", dir);
+	tu_write_file(csv, "t,a\n0,1\n1,2\n");
+	const char *unwritable[] = { "plot", csv, "--x", "t", "--y", "a",
+				     "-o", "/nonexistent/dir/p.png", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err,
+				       unwritable), 1);
+	ck_assert_msg(strstr(err, "/nonexistent/dir/p.png"), "%s", err);
+	tu_rmrf(dir);
 }
 END_TEST
 
@@ -283,9 +483,13 @@ Suite *suite_plot(void)
 	TCase *tc = tcase_create("cli");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, checksums_reference_values);
-	tcase_add_test(tc, plot_png_decodes_and_draws_lines);
+	tcase_add_test(tc, png_rising_line_where_the_data_says);
+	tcase_add_test(tc, png_log_axis_decades);
+	tcase_add_test(tc, svg_and_pdf);
+	tcase_add_test(tc, labels_not_utf8_still_drawn);
 	tcase_add_loop_test(tc, plot_bad_input, 0, (int)LG_ARRAY_LEN(bad));
+	tcase_add_loop_test(tc, plot_unknown_format, 0,
+			    (int)LG_ARRAY_LEN(bad_out));
 	tcase_add_test(tc, plot_usage_errors);
 	suite_add_tcase(s, tc);
 	return s;

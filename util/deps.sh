@@ -2,9 +2,11 @@
 # Install the Debian packages league builds against (and python3-numpy, for
 # the collector benchmark's Python peer, which a test runs; protoc and
 # python3-protobuf for the Python game package, python/;
-# python3-prometheus-client, whose parser reads /metrics in a test), or
-# print the exact command when not root. Called by the Makefile when
-# pkg-config cannot find a dependency, and by .ci/run.
+# python3-prometheus-client, whose parser reads /metrics in a test;
+# libcairo2-dev, libfontconfig-dev and fonts-dejavu-core for `league plot`,
+# whose text is DejaVu Sans through fontconfig), or print the exact command
+# when not root. Called by the Makefile when pkg-config cannot find a
+# dependency (or the font is missing), and by .ci/run.
 #
 #   util/deps.sh           the build and test dependencies
 #   util/deps.sh browser   what `make browser-test` needs: Debian's
@@ -14,7 +16,7 @@ if [ "${1:-}" = browser ]; then
 	PKGS="chromium fonts-dejavu-core curl"
 else
 	WHAT="build dependencies"
-	PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client"
+	PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client libcairo2-dev libfontconfig-dev fonts-dejavu-core"
 fi
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing $WHAT; install them with:" >&2
