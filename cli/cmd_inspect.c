@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "league/evalrec.h"
 #include "league/server.h"
+#include "league/series.h"
 #include "league/web.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
@@ -135,6 +136,11 @@ static int nashconv_json(struct inspector *in, lg_buf *b)
 	return league_eval_json_store(in->st, b);
 }
 
+static int series_json(struct inspector *in, lg_buf *b)
+{
+	return league_series_json_store(in->st, LEAGUE_SERIES_JSON_POINTS, b);
+}
+
 static int status_json(struct inspector *in, lg_buf *b)
 {
 	int first = 1, rc;
@@ -204,6 +210,11 @@ static void http_ratings(struct evhttp_request *req, void *arg)
 static void http_nashconv(struct evhttp_request *req, void *arg)
 {
 	serve_json(req, arg, nashconv_json, "NashConv points unavailable");
+}
+
+static void http_series(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, series_json, "time series unavailable");
 }
 
 static void http_status(struct evhttp_request *req, void *arg)
@@ -299,6 +310,7 @@ static int run(int argc, char **argv)
 	evhttp_set_cb(http, "/payoff", http_payoff, &in);
 	evhttp_set_cb(http, "/ratings", http_ratings, &in);
 	evhttp_set_cb(http, "/nashconv", http_nashconv, &in);
+	evhttp_set_cb(http, "/series", http_series, &in);
 	evhttp_set_gencb(http, http_other, &in);
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);

@@ -49,6 +49,11 @@ struct learn {
 	uint32_t version;     /* the version our net started from */
 	uint64_t steps;       /* agent steps trained on (daemon's count) */
 	uint64_t updates, pushes, rejected, resets;
+	/* The last update's statistics and rows per second of training,
+	 * sent with the next push (the daemon's time series) */
+	struct ppo_stats last;
+	double last_rate;
+	int have_last;
 	/* League time at registration and when it came: the clock of the
 	 * linear learning-rate schedule over budget.seconds */
 	double league_s, league_at;
@@ -121,6 +126,7 @@ static int push(struct learn *W)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
+	League__LearnerStats ls = LEAGUE__LEARNER_STATS__INIT;
 	lg_buf blob = { 0 };
 	League__Ack *a;
 	int rc;
@@ -132,6 +138,20 @@ static int push(struct learn *W)
 	pp.blob.data = blob.data;
 	pp.blob.len = blob.len;
 	pp.player_steps = W->steps;
+	if (W->have_last) {
+		ls.updates = W->updates;
+		ls.samples_per_s = W->last_rate;
+		ls.loss = W->last.loss;
+		ls.pg_loss = W->last.pg_loss;
+		ls.value_loss = W->last.value_loss;
+		ls.entropy = W->last.entropy;
+		ls.approx_kl = W->last.approx_kl;
+		ls.clip_frac = W->last.clip_frac;
+		ls.lr = W->last.lr;
+		ls.grad_norm = W->last.grad_norm;
+		ls.magnet_kl = W->last.magnet_kl;
+		pp.stats = &ls;
+	}
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
 	rc = call(W, &req, &r, "params put");
@@ -276,6 +296,9 @@ static int train(struct learn *W)
 	}
 	W->steps += W->batch.n;
 	W->updates++;
+	W->last = st;
+	W->last_rate = (double)W->batch.n / LG_MAX(lg_now_s() - t0, 1e-9);
+	W->have_last = 1;
 	/* `league bench pipeline` counts the rows trained on from this
 	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "

@@ -15,6 +15,7 @@
  */
 #include "league/daemon_internal.h"
 #include "league/options.h"
+#include "league/series.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -478,7 +479,36 @@ static void on_close(void *ctx, league_session *ss, const char *why)
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-/* Every 250 ms: lease expiry, the rates, the seconds budget. */
+/* A point of the league's throughput, committed with the next turn (or
+ * on its own, now). A failure to store it fails the daemon like any
+ * other write. */
+static void series_league(league_daemon *d)
+{
+	struct league_series_point p = {
+		.kind = LEAGUE_SERIES_LEAGUE,
+		.seconds = daemon_run_seconds(d),
+		.v = {
+			[LST_ENV_STEPS] = (double)d->env_steps,
+			[LST_JOBS_DONE] = (double)d->jobs_done,
+			[LST_EPISODES] = (double)d->episodes,
+			[LST_ENV_STEPS_PER_S] = d->steps_per_s,
+			[LST_JOBS_PER_S] = d->jobs_per_s,
+		},
+	};
+	int rc;
+
+	for (uint32_t i = 0; i < d->nlearners; i++)
+		if (d->learners[i].is_learner && d->learners[i].owner)
+			p.v[LST_SAMPLES_PER_S] += d->learners[i].samples_per_s;
+	if ((rc = league_series_put(&d->wb, &p))) {
+		daemon_fail(d, rc, "series");
+		return;
+	}
+	event_active(d->flush_ev, EV_TIMEOUT, 0);
+}
+
+/* Every 250 ms: lease expiry, the rates, the seconds budget, the
+ * throughput series. */
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	league_daemon *d = arg;
@@ -496,6 +526,11 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		d->rate_steps = d->env_steps;
 		d->rate_jobs = d->jobs_done;
 		d->rate_t = now;
+	}
+	if (now - d->series_t >= LEAGUE_SERIES_EVERY_S && !d->failed &&
+	    !d->stopping) {
+		d->series_t = now;
+		series_league(d);
 	}
 	daemon_check_budget(d);
 }
@@ -643,6 +678,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.metrics_text = daemon_metrics_text,
 		.ratings_json = daemon_ratings_json,
 		.nashconv_json = daemon_nashconv_json,
+		.series_json = daemon_series_json,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 

@@ -50,6 +50,7 @@ struct learner {
 	uint32_t turn_first;
 	uint64_t turn_commit;
 	int turn_puts;
+	double samples_per_s;        /* its last report (0: none yet) */
 };
 
 /* Per session. */
@@ -175,6 +176,7 @@ struct league_daemon {
 	/* Rates over the last second. */
 	uint64_t rate_steps, rate_jobs;
 	double rate_t, steps_per_s, jobs_per_s;
+	double series_t;             /* when the last throughput point was */
 	uint64_t stale_results, requeued;
 	int counters_dirty;
 	struct nashconv_state nashconv;
@@ -249,5 +251,6 @@ int daemon_payoff_json(void *ctx, lg_buf *b);
 int daemon_metrics_text(void *ctx, lg_buf *b);
 int daemon_ratings_json(void *ctx, lg_buf *b);
 int daemon_nashconv_json(void *ctx, lg_buf *b);
+int daemon_series_json(void *ctx, lg_buf *b);
 
 #endif

@@ -18,6 +18,7 @@
  * window.
  */
 #include "league/daemon_internal.h"
+#include "league/series.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +389,37 @@ static int reset_player(league_daemon *d, uint32_t player,
 	return 0;
 }
 
+/* The learner's statistics as a point of its time series, in the batch
+ * with the version they came with. */
+static int series_learner(league_daemon *d, const League__ParamsPut *pp,
+			  uint32_t version)
+{
+	const League__LearnerStats *s = pp->stats;
+	struct league_series_point p = {
+		.kind = LEAGUE_SERIES_LEARNER,
+		.seconds = daemon_run_seconds(d),
+		.player = pp->player,
+		.v = {
+			[LSL_VERSION] = version,
+			[LSL_UPDATES] = (double)s->updates,
+			[LSL_PLAYER_STEPS] = (double)pp->player_steps,
+			[LSL_SAMPLES_PER_S] = s->samples_per_s,
+			[LSL_LOSS] = s->loss,
+			[LSL_PG_LOSS] = s->pg_loss,
+			[LSL_VALUE_LOSS] = s->value_loss,
+			[LSL_ENTROPY] = s->entropy,
+			[LSL_APPROX_KL] = s->approx_kl,
+			[LSL_CLIP_FRAC] = s->clip_frac,
+			[LSL_LR] = s->lr,
+			[LSL_GRAD_NORM] = s->grad_norm,
+			[LSL_MAGNET_KL] = s->magnet_kl,
+		},
+	};
+
+	d->learners[pp->player].samples_per_s = s->samples_per_s;
+	return league_series_put(&d->wb, &p);
+}
+
 void daemon_on_params_put(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m)
 {
@@ -443,6 +475,10 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 	if (rep.reset &&
 	    (rc = reset_player(d, pp->player, pp->player_steps, &version))) {
 		daemon_fail(d, rc, "reset");
+		return;
+	}
+	if (pp->stats && (rc = series_learner(d, pp, version))) {
+		daemon_fail(d, rc, "series");
 		return;
 	}
 	daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", version,

@@ -523,6 +523,13 @@ static void http_nashconv(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.nashconv_json, "no NashConv points");
 }
 
+static void http_series(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.series_json, "no time series");
+}
+
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
 static void http_metrics(struct evhttp_request *req, void *arg)
 {
@@ -676,6 +683,7 @@ int league_server_new(league_server **out, struct event_base *base,
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
 		evhttp_set_cb(s->http, "/ratings", http_ratings, s);
 		evhttp_set_cb(s->http, "/nashconv", http_nashconv, s);
+		evhttp_set_cb(s->http, "/series", http_series, s);
 		evhttp_set_cb(s->http, "/login", http_login, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);

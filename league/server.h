@@ -73,6 +73,9 @@ struct league_server_ops {
 	/* Exploitability over time as `league eval DIR --format json`
 	 * prints it, for GET /nashconv (may be NULL: 404). */
 	int (*nashconv_json)(void *ctx, lg_buf *out);
+	/* The time series (league/series.h), for GET /series (may be NULL:
+	 * 404). */
+	int (*series_json)(void *ctx, lg_buf *out);
 };
 
 /*

@@ -6,6 +6,7 @@
  */
 #include "league/daemon_internal.h"
 #include "league/evalrec.h"
+#include "league/series.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -241,6 +242,13 @@ int daemon_nashconv_json(void *ctx, lg_buf *b)
 	league_daemon *d = ctx;
 
 	return league_eval_json_store(d->st, b);
+}
+
+int daemon_series_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+
+	return league_series_json_store(d->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */

@@ -26,12 +26,14 @@ static const char *const db_names[STORE_DB__COUNT] = {
 	[STORE_DB_JOBS] = "jobs",         [STORE_DB_RESULTS] = "results",
 	[STORE_DB_RATINGS] = "ratings",   [STORE_DB_SNAPSHOTS] = "snapshots",
 	[STORE_DB_EVAL] = "eval",         [STORE_DB_LOG] = "log",
-	[STORE_DB_SCRATCH] = "scratch",
+	[STORE_DB_SERIES] = "series",     [STORE_DB_SCRATCH] = "scratch",
 };
 
 struct store {
 	MDB_env *env;
 	MDB_dbi dbi[STORE_DB__COUNT];
+	/* read-only: a database an older build never made reads as empty */
+	uint8_t absent[STORE_DB__COUNT];
 	unsigned flags;
 	size_t max_map;
 	int lock_fd;
@@ -147,6 +149,10 @@ static int open_dbs(store *s, char *err, size_t errlen)
 	for (int i = 0; i < STORE_DB__COUNT; i++) {
 		int mrc = mdb_dbi_open(t->txn, db_names[i],
 				       rdonly ? 0 : MDB_CREATE, &s->dbi[i]);
+		if (mrc == MDB_NOTFOUND && rdonly && i != STORE_DB_META) {
+			s->absent[i] = 1;
+			continue;
+		}
 		if (mrc) {
 			rc = mrc == MDB_NOTFOUND ? LG_ENOTFOUND
 						 : xlate(mrc, "dbi_open");
@@ -439,6 +445,8 @@ int store_get(store_txn *t, enum store_db db, const void *key, size_t klen,
 
 	if (!valid_db(db) || klen == 0 || klen > MAX_KEY)
 		return LG_EINVAL;
+	if (t->s->absent[db])
+		return LG_ENOTFOUND;
 	mrc = mdb_get(t->txn, t->s->dbi[db], &k, &v);
 	if (mrc)
 		return xlate(mrc, "get");
@@ -454,6 +462,9 @@ int store_count(store_txn *t, enum store_db db, uint64_t *out)
 
 	if (!valid_db(db))
 		return LG_EINVAL;
+	*out = 0;
+	if (t->s->absent[db])
+		return 0;
 	if ((mrc = mdb_stat(t->txn, t->s->dbi[db], &st)))
 		return xlate(mrc, "stat");
 	*out = st.ms_entries;
@@ -469,6 +480,8 @@ int store_iter(store_txn *t, enum store_db db, const void *from,
 
 	if (!valid_db(db))
 		return LG_EINVAL;
+	if (t->s->absent[db])
+		return 0;
 	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
 		return xlate(mrc, "cursor_open");
 	mrc = mdb_cursor_get(c, &k, &v, from ? MDB_SET_RANGE : MDB_FIRST);
@@ -493,6 +506,8 @@ int store_last(store_txn *t, enum store_db db, const void **key,
 
 	if (!valid_db(db))
 		return LG_EINVAL;
+	if (t->s->absent[db])
+		return LG_ENOTFOUND;
 	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
 		return xlate(mrc, "cursor_open");
 	mrc = mdb_cursor_get(c, &k, &v, MDB_LAST);

@@ -47,6 +47,8 @@ enum store_db {
 	STORE_DB_SNAPSHOTS, /* be32 snapshot id -> lineage */
 	STORE_DB_EVAL,      /* be64 seq -> evaluation record */
 	STORE_DB_LOG,       /* be64 seq -> matchmaking decision */
+	STORE_DB_SERIES,    /* kind, be64 ms, be32 player -> time series
+			     * point (league/series.h) */
 	STORE_DB_SCRATCH,   /* free for tests and tools */
 	STORE_DB__COUNT
 };

@@ -1,7 +1,7 @@
 /* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
  * of binary records (fuzz_nn, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
- * fuzz_payoff), of fuzz_tabular, of fuzz_remote and the recurrent-state
- * segments of fuzz_segment into DIR/<harness>/,
+ * fuzz_payoff, fuzz_series), of fuzz_tabular, of fuzz_remote and the
+ * recurrent-state segments of fuzz_segment into DIR/<harness>/,
  * with the library's own encoders where it has them (for fuzz_remote the
  * protoc-c code of net/game.proto it links), so a seed is what the code
  * writes today. `make fuzz-seeds` runs it on tests/fuzz/corpus; the config
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "league/evalrec.h"
+#include "league/series.h"
 #include "learner/learner.h"
 #include "net/net.h"
 #include "payoff/payoff.h"
@@ -842,6 +843,87 @@ static void seeds_segment(void)
 	lg_rows_free(&r);
 }
 
+/* ---- fuzz_series ---------------------------------------------------------- */
+
+/* The key length byte, the key, the value: what one point puts. */
+static void series_seed(const char *name, const struct league_series_point *p,
+			void (*spoil)(uint8_t *, size_t *))
+{
+	store_txn *t = scratch_txn();
+	uint8_t k[LEAGUE_SERIES_KEY_BYTES], rec[1 + sizeof k + 8 + 8 * 64];
+	const void *v;
+	size_t n;
+	store_batch b = { 0 };
+
+	k[0] = (uint8_t)p->kind;
+	lg_put_be64(k + 1, (uint64_t)llround(p->seconds * 1000));
+	lg_put_be32(k + 9, p->player);
+	if (league_series_put(&b, p) || store_batch_apply(&b, t) ||
+	    store_get(t, STORE_DB_SERIES, k, sizeof k, &v, &n) ||
+	    n > sizeof rec - 1 - sizeof k)
+		exit(1);
+	rec[0] = sizeof k;
+	memcpy(rec + 1, k, sizeof k);
+	memcpy(rec + 1 + sizeof k, v, n);
+	n += 1 + sizeof k;
+	store_batch_free(&b);
+	store_txn_abort(t);
+	if (spoil)
+		spoil(rec, &n);
+	seed("fuzz_series", name, rec, n);
+}
+
+static void spoil_magic(uint8_t *r, size_t *n)
+{
+	r[14] = 'X';
+}
+
+static void spoil_count(uint8_t *r, size_t *n)
+{
+	lg_put_le32(r + 18, 1000);
+}
+
+static void spoil_truncate(uint8_t *r, size_t *n)
+{
+	*n -= 3;
+}
+
+static void spoil_player(uint8_t *r, size_t *n)
+{
+	r[13] = 9; /* a league point of player 9 */
+}
+
+/* A newer writer's point with two more fields: readers skip them. */
+static void spoil_extra(uint8_t *r, size_t *n)
+{
+	uint32_t c = lg_get_le32(r + 18);
+
+	lg_put_le32(r + 18, c + 2);
+	memset(r + *n, 0, 16);
+	*n += 16;
+}
+
+static void seeds_series(void)
+{
+	struct league_series_point lg = {
+		.kind = LEAGUE_SERIES_LEAGUE, .seconds = 12.5,
+		.v = { 1000, 10, 40, 80.5, 0.8, 2000 },
+	};
+	struct league_series_point ln = {
+		.kind = LEAGUE_SERIES_LEARNER, .seconds = 3.25, .player = 2,
+		.v = { 7, 70, 4096, 5000, 0.1, -0.02, 0.3, 1.05, 0.01, 0.1,
+		       3e-4, 0.5, NAN },
+	};
+
+	series_seed("league", &lg, NULL);
+	series_seed("learner", &ln, NULL);
+	series_seed("bad_magic", &lg, spoil_magic);
+	series_seed("count_huge", &lg, spoil_count);
+	series_seed("truncated", &ln, spoil_truncate);
+	series_seed("league_with_player", &lg, spoil_player);
+	series_seed("newer_fields", &ln, spoil_extra);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -858,5 +940,6 @@ int main(int argc, char **argv)
 	seeds_welcome();
 	seeds_reply();
 	seeds_segment();
+	seeds_series();
 	return failed;
 }
