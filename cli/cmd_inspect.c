@@ -141,6 +141,18 @@ static int series_json(struct inspector *in, lg_buf *b)
 	return league_series_json_store(in->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
+static int lineage_json(struct inspector *in, lg_buf *b)
+{
+	return brain_lineage_json(in->br, b);
+}
+
+/* What was in flight when the league stopped (or now, beside a running
+ * daemon, as of its last commit): the brain's open jobs. */
+static int jobs_json(struct inspector *in, lg_buf *b)
+{
+	return brain_open_jobs_json(in->br, b);
+}
+
 static int status_json(struct inspector *in, lg_buf *b)
 {
 	int first = 1, rc;
@@ -215,6 +227,16 @@ static void http_nashconv(struct evhttp_request *req, void *arg)
 static void http_series(struct evhttp_request *req, void *arg)
 {
 	serve_json(req, arg, series_json, "time series unavailable");
+}
+
+static void http_lineage(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, lineage_json, "lineage unavailable");
+}
+
+static void http_jobs(struct evhttp_request *req, void *arg)
+{
+	serve_json(req, arg, jobs_json, "jobs unavailable");
 }
 
 static void http_status(struct evhttp_request *req, void *arg)
@@ -311,6 +333,8 @@ static int run(int argc, char **argv)
 	evhttp_set_cb(http, "/ratings", http_ratings, &in);
 	evhttp_set_cb(http, "/nashconv", http_nashconv, &in);
 	evhttp_set_cb(http, "/series", http_series, &in);
+	evhttp_set_cb(http, "/lineage", http_lineage, &in);
+	evhttp_set_cb(http, "/jobs", http_jobs, &in);
 	evhttp_set_gencb(http, http_other, &in);
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);

@@ -500,11 +500,47 @@ static void series_league(league_daemon *d)
 	for (uint32_t i = 0; i < d->nlearners; i++)
 		if (d->learners[i].is_learner && d->learners[i].owner)
 			p.v[LST_SAMPLES_PER_S] += d->learners[i].samples_per_s;
-	if ((rc = league_series_put(&d->wb, &p))) {
+	rc = league_series_put(&d->wb, &p);
+	for (uint32_t i = 0; !rc && i < d->nlearners; i++) {
+		struct learner *l = &d->learners[i];
+		struct league_series_point m = { .kind = LEAGUE_SERIES_MIX,
+						 .seconds = p.seconds,
+						 .player = i };
+		if (!l->is_learner || !l->mix_dirty)
+			continue;
+		for (int k = 0; k < BRAIN_JOB__COUNT; k++)
+			m.v[k] = (double)l->mix[k];
+		l->mix_dirty = 0;
+		rc = league_series_put(&d->wb, &m);
+	}
+	if (rc) {
 		daemon_fail(d, rc, "series");
 		return;
 	}
 	event_active(d->flush_ev, EV_TIMEOUT, 0);
+}
+
+_Static_assert(LSM_COUNT == BRAIN_JOB__COUNT, "a mix field per job kind");
+
+/* Each learner's mix from its newest stored point: a resumed league
+ * counts on. */
+static int mix_load(league_daemon *d)
+{
+	uint64_t *c = calloc((size_t)d->nlearners * LSM_COUNT + 1, sizeof *c);
+	store_txn *t;
+	int rc;
+
+	if (!c)
+		return LG_ENOMEM;
+	if (!(rc = store_txn_begin(d->st, STORE_TXN_READ, &t))) {
+		rc = league_series_last_mix(t, c, d->nlearners);
+		store_txn_abort(t);
+	}
+	for (uint32_t i = 0; !rc && i < d->nlearners; i++)
+		memcpy(d->learners[i].mix, c + (size_t)i * LSM_COUNT,
+		       sizeof d->learners[i].mix);
+	free(c);
+	return rc;
 }
 
 /* Every 250 ms: lease expiry, the rates, the seconds budget, the
@@ -679,6 +715,8 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.ratings_json = daemon_ratings_json,
 		.nashconv_json = daemon_nashconv_json,
 		.series_json = daemon_series_json,
+		.lineage_json = daemon_lineage_json,
+		.jobs_json = daemon_jobs_json,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 
@@ -736,7 +774,7 @@ static int open_league(league_daemon *d, char *err, size_t errlen)
 		return rc;
 	if ((rc = daemon_learners_sync(d)) || (rc = daemon_params_load(d)) ||
 	    (rc = counters_load(d)) || (rc = daemon_nashconv_load(d)) ||
-	    (rc = epoch_next(d))) {
+	    (rc = mix_load(d)) || (rc = epoch_next(d))) {
 		lg_errf(err, errlen, "%s: cannot load the league: %s", d->dir,
 			lg_strerror(rc));
 		return rc;

@@ -51,6 +51,10 @@ struct learner {
 	uint64_t turn_commit;
 	int turn_puts;
 	double samples_per_s;        /* its last report (0: none yet) */
+	/* League jobs the brain gave it, by kind (enum brain_kind), since
+	 * the league began (the series' mix points); dirty: a point is due */
+	uint64_t mix[BRAIN_JOB__COUNT];
+	int mix_dirty;
 };
 
 /* Per session. */
@@ -252,5 +256,7 @@ int daemon_metrics_text(void *ctx, lg_buf *b);
 int daemon_ratings_json(void *ctx, lg_buf *b);
 int daemon_nashconv_json(void *ctx, lg_buf *b);
 int daemon_series_json(void *ctx, lg_buf *b);
+int daemon_lineage_json(void *ctx, lg_buf *b);
+int daemon_jobs_json(void *ctx, lg_buf *b);
 
 #endif

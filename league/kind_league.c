@@ -122,6 +122,10 @@ static void make(league_daemon *d, void *state, size_t want)
 				(unsigned long long)b.id, lg_strerror(rc));
 			return;
 		}
+		if (b.kind >= 0 && b.kind < BRAIN_JOB__COUNT) {
+			l->mix[b.kind]++;
+			l->mix_dirty = 1;
+		}
 		tries = 0;
 	}
 }

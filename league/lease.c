@@ -429,3 +429,21 @@ int league_leases_cancel(league_leases *l, uint64_t job_id,
 	rec_release(l, r);
 	return 0;
 }
+
+int league_leases_each(const league_leases *l, double now,
+		       int (*fn)(const struct league_job *job, int leased,
+				 double left_s, void *arg),
+		       void *arg)
+{
+	for (uint32_t i = 0; i < l->nrecs; i++) {
+		const struct rec *r = &l->recs[i];
+		int rc;
+		if (r->state == REC_FREE)
+			continue;
+		rc = fn(&r->job, r->state == REC_LEASED,
+			r->state == REC_LEASED ? r->deadline - now : 0, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -73,6 +73,13 @@ enum league_lease_status league_leases_complete(league_leases *l,
 size_t league_leases_expire(league_leases *l, double now);
 /* Re-queue every lease of a lost session; returns how many. */
 size_t league_leases_drop_session(league_leases *l, uint64_t session);
+/* Every queued and leased job, in no particular order: fn(job, leased,
+ * seconds left of the lease (0 when queued), arg) for each, until fn
+ * returns nonzero (which is returned). */
+int league_leases_each(const league_leases *l, double now,
+		       int (*fn)(const struct league_job *job, int leased,
+				 double left_s, void *arg),
+		       void *arg);
 /* Forget a queued or leased job (the daemon cancelled it): 0 (with a
  * copy in *job when not NULL) or LG_ENOTFOUND. */
 int league_leases_cancel(league_leases *l, uint64_t job_id,

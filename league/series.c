@@ -35,9 +35,19 @@ static const char *const league_fields[LST_COUNT] = {
 	[LST_SAMPLES_PER_S] = "samples_per_s",
 };
 
+/* brain_kind_name's, in its order (a test ties the two) */
+static const char *const mix_fields[LSM_COUNT] = {
+	"pfsp",	   "verify_exploiter", "verify_historical",
+	"sp",	   "curriculum",       "exploit",
+	"uniform", "nash",	       "fallback",
+};
+
 const char *const *league_series_fields(int kind, size_t *n)
 {
 	switch (kind) {
+	case LEAGUE_SERIES_MIX:
+		*n = LSM_COUNT;
+		return mix_fields;
 	case LEAGUE_SERIES_LEARNER:
 		*n = LSL_COUNT;
 		return learner_fields;
@@ -163,9 +173,38 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* ,"name":{"PLAYER": series, ...} for the points of kind, by player;
+ * idx and players are scratch of l->n entries. */
+static int per_player(lg_buf *b, const struct plist *l, int kind,
+		      const char *name, size_t *idx, uint32_t *players,
+		      size_t max)
+{
+	size_t np = 0, first = 1;
+	int rc = lg_buf_printf(b, ",\"%s\":{", name);
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->p[i].kind == kind)
+			players[np++] = l->p[i].player;
+	qsort(players, np, sizeof *players, cmp_u32);
+	for (size_t j = 0; !rc && j < np; j++) {
+		size_t n = 0;
+		if (j && players[j] == players[j - 1])
+			continue;
+		for (size_t i = 0; i < l->n; i++)
+			if (l->p[i].kind == kind &&
+			    l->p[i].player == players[j])
+				idx[n++] = i;
+		rc = lg_buf_printf(b, "%s\"%u\":", first ? "" : ",",
+				   players[j]);
+		rc = rc ? rc : series_json(b, l, idx, n, max);
+		first = 0;
+	}
+	return rc ? rc : lg_buf_printf(b, "}");
+}
+
 static int write_json(lg_buf *b, const struct plist *l, size_t max)
 {
-	size_t *idx = malloc((l->n ? l->n : 1) * sizeof *idx), n = 0, np = 0;
+	size_t *idx = malloc((l->n ? l->n : 1) * sizeof *idx), n = 0;
 	uint32_t *players = malloc((l->n ? l->n : 1) * sizeof *players);
 	int rc = 0;
 
@@ -176,25 +215,14 @@ static int write_json(lg_buf *b, const struct plist *l, size_t max)
 	for (size_t i = 0; i < l->n; i++)
 		if (l->p[i].kind == LEAGUE_SERIES_LEAGUE)
 			idx[n++] = i;
-		else
-			players[np++] = l->p[i].player;
 	rc = lg_buf_printf(b, "{\"league\":");
 	rc = rc ? rc : n ? series_json(b, l, idx, n, max)
 			 : lg_buf_printf(b, "null");
-	rc = rc ? rc : lg_buf_printf(b, ",\"learners\":{");
-	qsort(players, np, sizeof *players, cmp_u32);
-	for (size_t j = 0; !rc && j < np; j++) {
-		if (j && players[j] == players[j - 1])
-			continue;
-		n = 0;
-		for (size_t i = 0; i < l->n; i++)
-			if (l->p[i].kind == LEAGUE_SERIES_LEARNER &&
-			    l->p[i].player == players[j])
-				idx[n++] = i;
-		rc = lg_buf_printf(b, "%s\"%u\":", j ? "," : "", players[j]);
-		rc = rc ? rc : series_json(b, l, idx, n, max);
-	}
-	rc = rc ? rc : lg_buf_printf(b, "}}");
+	rc = rc ? rc : per_player(b, l, LEAGUE_SERIES_LEARNER, "learners",
+				  idx, players, max);
+	rc = rc ? rc : per_player(b, l, LEAGUE_SERIES_MIX, "mix", idx,
+				  players, max);
+	rc = rc ? rc : lg_buf_printf(b, "}");
 out:
 	free(idx);
 	free(players);
@@ -222,4 +250,38 @@ int league_series_json_store(store *st, size_t max_points, lg_buf *out)
 	rc = league_series_json(t, max_points, out);
 	store_txn_abort(t);
 	return rc;
+}
+
+struct last_mix {
+	uint64_t *counts;
+	uint32_t n;
+};
+
+static int last_mix_cb(const void *key, size_t klen, const void *val,
+		       size_t vlen, void *arg)
+{
+	struct last_mix *m = arg;
+	struct league_series_point p;
+	int rc;
+
+	if (klen < 1 || *(const uint8_t *)key != LEAGUE_SERIES_MIX)
+		return 1; /* past the mix points: stop */
+	if ((rc = league_series_decode(key, klen, val, vlen, &p)))
+		return rc;
+	/* in time order: the last one of a player stays */
+	if (p.player < m->n)
+		for (size_t k = 0; k < LSM_COUNT; k++)
+			m->counts[(size_t)p.player * LSM_COUNT + k] =
+				p.v[k] >= 0 && p.v[k] < 1.8e19 ? (uint64_t)p.v[k]
+							       : 0;
+	return 0;
+}
+
+int league_series_last_mix(store_txn *t, uint64_t *counts, uint32_t n)
+{
+	struct last_mix m = { counts, n };
+	uint8_t from = LEAGUE_SERIES_MIX;
+
+	memset(counts, 0, (size_t)n * LSM_COUNT * sizeof *counts);
+	return store_iter(t, STORE_DB_SERIES, &from, 1, last_mix_cb, &m);
 }

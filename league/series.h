@@ -1,13 +1,16 @@
 /*
  * league/series: time series in STORE_DB_SERIES, written by the daemon and
  * read by the live page and `league inspect` (read-only, like evalrec).
- * Two kinds: each learner's training statistics, one point per pushed
- * version (the learner sends them with ParamsPut), and the league's
- * throughput, one point every LEAGUE_SERIES_EVERY_S seconds. A point is
+ * Three kinds: each learner's training statistics, one point per pushed
+ * version (the learner sends them with ParamsPut); the league's
+ * throughput, one point every LEAGUE_SERIES_EVERY_S seconds; and each
+ * learner's matchmaking mix, the league jobs it was given so far by the
+ * brain's kind (pfsp, sp, verify_..., uniform, nash, ...; cumulative), a
+ * point every LEAGUE_SERIES_EVERY_S seconds when it changed. A point is
  * stored in the turn's write batch, so it commits with whatever else the
  * turn stored.
  *
- * Key (13 bytes): the kind ('L' or 'T'), be64 league run milliseconds,
+ * Key (13 bytes): the kind ('L', 'T' or 'M'), be64 league run milliseconds,
  * be32 player (0 for the league), so a kind's points sort by time. Value:
  * magic "SER1", u32 count, then count f64 values in the kind's field order
  * (league_series_fields); a reader takes the fields it knows and ignores
@@ -32,7 +35,12 @@
 enum league_series_kind {
 	LEAGUE_SERIES_LEARNER = 'L',
 	LEAGUE_SERIES_LEAGUE = 'T',
+	LEAGUE_SERIES_MIX = 'M',
 };
+
+/* The mix's fields: the brain's job kinds, in enum brain_kind order
+ * (brain_kind_name). */
+#define LSM_COUNT 9
 
 /* The learner's fields, in record order. */
 enum {
@@ -88,11 +96,17 @@ int league_series_decode(const void *key, size_t klen, const void *val,
  * serves, each series at most max_points long (evenly thinned, the last
  * point kept):
  *   {"league": {"t": [...], "env_steps": [...], ...},
- *    "learners": {"PLAYER": {"t": [...], "pg_loss": [...], ...}, ...}}
+ *    "learners": {"PLAYER": {"t": [...], "pg_loss": [...], ...}, ...},
+ *    "mix": {"PLAYER": {"t": [...], "pfsp": [...], ...}, ...}}
  * Non-finite values are null. LG_ECORRUPT, LG_EFULL (more than
  * LEAGUE_SERIES_POINTS_MAX points), LG_ENOMEM, storage errors. */
 int league_series_json_store(store *st, size_t max_points, lg_buf *out);
 /* The same from a transaction the caller holds. */
 int league_series_json(store_txn *t, size_t max_points, lg_buf *out);
+
+/* The newest mix point of each learner into counts[player * LSM_COUNT +
+ * kind] for players < n (what a resumed daemon counts on from).
+ * LG_ECORRUPT, storage errors. */
+int league_series_last_mix(store_txn *t, uint64_t *counts, uint32_t n);
 
 #endif

@@ -530,6 +530,20 @@ static void http_series(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.series_json, "no time series");
 }
 
+static void http_lineage(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.lineage_json, "no lineage");
+}
+
+static void http_jobs(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json(s, req, s->ops.jobs_json, "no jobs");
+}
+
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
 static void http_metrics(struct evhttp_request *req, void *arg)
 {
@@ -684,6 +698,8 @@ int league_server_new(league_server **out, struct event_base *base,
 		evhttp_set_cb(s->http, "/ratings", http_ratings, s);
 		evhttp_set_cb(s->http, "/nashconv", http_nashconv, s);
 		evhttp_set_cb(s->http, "/series", http_series, s);
+		evhttp_set_cb(s->http, "/lineage", http_lineage, s);
+		evhttp_set_cb(s->http, "/jobs", http_jobs, s);
 		evhttp_set_cb(s->http, "/login", http_login, s);
 		evhttp_set_gencb(s->http, http_other, s);
 		evhttp_set_max_headers_size(s->http, 8192);

@@ -76,6 +76,10 @@ struct league_server_ops {
 	/* The time series (league/series.h), for GET /series (may be NULL:
 	 * 404). */
 	int (*series_json)(void *ctx, lg_buf *out);
+	/* The player lineage (brain_lineage_json), for GET /lineage, and
+	 * the jobs in flight, for GET /jobs (each may be NULL: 404). */
+	int (*lineage_json)(void *ctx, lg_buf *out);
+	int (*jobs_json)(void *ctx, lg_buf *out);
 };
 
 /*

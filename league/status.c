@@ -251,6 +251,53 @@ int daemon_series_json(void *ctx, lg_buf *b)
 	return league_series_json_store(d->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
+int daemon_lineage_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+
+	return brain_lineage_json(d->br, b);
+}
+
+struct jobs_out {
+	lg_buf *b;
+	int first;
+};
+
+static int job_json(const struct league_job *j, int leased, double left_s,
+		    void *arg)
+{
+	struct jobs_out *o = arg;
+	int rc = lg_buf_printf(o->b, "%s{\"id\":%llu,\"kind\":\"%s\","
+			       "\"state\":\"%s\",\"lease_left_s\":%.1f,"
+			       "\"episodes\":%u,\"seats\":[",
+			       o->first ? "" : ",", (unsigned long long)j->id,
+			       j->kind ? j->kind->name : "?",
+			       leased ? "leased" : "queued", left_s,
+			       j->episodes);
+
+	for (int s = 0; !rc && s < LEAGUE_JOB_SEATS; s++)
+		rc = lg_buf_printf(o->b, "%s{\"player\":%u,\"version\":%u,"
+				   "\"learning\":%s,\"baseline\":%u}",
+				   s ? "," : "", j->seat[s].player,
+				   j->seat[s].version,
+				   j->seat[s].learning ? "true" : "false",
+				   j->seat[s].baseline);
+	o->first = 0;
+	return rc ? rc : lg_buf_printf(o->b, "]}");
+}
+
+/* The lease table: jobs queued for a collector and jobs a collector
+ * holds, with the seconds left of each lease. */
+int daemon_jobs_json(void *ctx, lg_buf *b)
+{
+	league_daemon *d = ctx;
+	struct jobs_out o = { b, 1 };
+	int rc = lg_buf_printf(b, "{\"jobs\":[");
+
+	rc = rc ? rc : league_leases_each(d->leases, lg_now_s(), job_json, &o);
+	return rc ? rc : lg_buf_printf(b, "]}");
+}
+
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */
 int daemon_payoff_json(void *ctx, lg_buf *b)
 {

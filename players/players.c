@@ -1067,3 +1067,55 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version)
 	}
 	return lo < l->n && l->v[lo] == version;
 }
+
+/* ,"name":ID or null for BRAIN_NONE */
+static int json_id(lg_buf *out, const char *name, uint32_t id)
+{
+	return id == BRAIN_NONE ? lg_buf_printf(out, ",\"%s\":null", name)
+				: lg_buf_printf(out, ",\"%s\":%u", name, id);
+}
+
+int brain_lineage_json(const brain *b, lg_buf *out)
+{
+	int rc = lg_buf_printf(out, "{\"players\":[");
+
+	for (uint32_t i = 0; !rc && i < b->n; i++) {
+		const struct agent *a = &b->ag[i];
+		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
+				   "\"status\":\"%s\"", i ? "," : "", i,
+				   brain_role_name(a->role),
+				   a->status == BRAIN_RETIRED ? "retired"
+							      : "active");
+		rc = rc ? rc : json_id(out, "parent", a->parent);
+		rc = rc ? rc : json_id(out, "prev", a->prev);
+		rc = rc ? rc : lg_buf_printf(out, ",\"version\":%u,"
+					     "\"steps\":%llu,"
+					     "\"snapshots\":%u,"
+					     "\"resets\":%u}", a->version,
+					     (unsigned long long)a->steps,
+					     a->snapshots, a->resets);
+	}
+	return rc ? rc : lg_buf_printf(out, "]}");
+}
+
+int brain_open_jobs_json(const brain *b, lg_buf *out)
+{
+	int rc = lg_buf_printf(out, "{\"jobs\":[");
+	int first = 1;
+
+	for (size_t i = 0; !rc && i < b->njobs; i++) {
+		const struct brain_job *j = &b->jobs[i].j;
+		if (b->jobs[i].done)
+			continue;
+		rc = lg_buf_printf(out, "%s{\"id\":%llu,\"learner\":%u,"
+				   "\"learner_version\":%u,"
+				   "\"opponent\":%u,\"opponent_version\":%u,"
+				   "\"kind\":\"%s\",\"episodes\":%u}",
+				   first ? "" : ",", (unsigned long long)j->id,
+				   j->learner, j->learner_version, j->opponent,
+				   j->opponent_version, brain_kind_name(j->kind),
+				   j->episodes);
+		first = 0;
+	}
+	return rc ? rc : lg_buf_printf(out, "]}");
+}

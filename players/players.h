@@ -276,6 +276,17 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
  * "games":..,"nash":..},...]}. LG_ENOMEM. */
 int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
 
+/* The lineage as JSON: {"players":[{"id":..,"role":"main","status":
+ * "active"|"retired","parent":ID|null,"prev":ID|null,"version":..,
+ * "steps":..,"snapshots":..,"resets":..},...]} in id order: a snapshot's
+ * parent is the learner it froze, prev that learner's snapshot before it.
+ * LG_ENOMEM. */
+int brain_lineage_json(const brain *b, lg_buf *out);
+/* The open jobs (issued, no result yet) as JSON: {"jobs":[{"id":..,
+ * "learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..},...]}.
+ * LG_ENOMEM. */
+int brain_open_jobs_json(const brain *b, lg_buf *out);
+
 /* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);
 const char *brain_kind_name(int kind);

@@ -323,6 +323,23 @@ static void inspect_stopped_league(const char *dir)
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/app.js", 5, body,
 				      sizeof body), 0);
 	ck_assert_ptr_nonnull(strstr(body, "json(\"/payoff\")"));
+	/* the lineage, the jobs left open and the series of a stopped
+	 * league (the brain's open jobs: a kill -9 leaves some) */
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/lineage", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":0,\"role\":"
+				   "\"main\",\"status\":\"active\","
+				   "\"parent\":null"), "%s", body);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/jobs", 5, body,
+				      sizeof body), 0);
+	/* a drained league left none open; any there would name a kind */
+	ck_assert_msg(strstr(body, "{\"jobs\":[") &&
+			      (!strstr(body, "\"id\":") ||
+			       strstr(body, "\"kind\":\"")), "%s", body);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/series", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "\"learners\":{") &&
+			      strstr(body, "\"mix\":{"), "%s", body);
 	kill(pid, SIGTERM);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -360,6 +377,23 @@ START_TEST(metrics_parse_then_inspect_reads_only)
 		ck_assert_int_eq(tp_send_result(&col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 	}
+	/* the jobs in flight: the lease table (one leased job of ours is
+	 * answered; others are queued) */
+	{
+		uint64_t held = take_job(&col, &n);
+		char want[64];
+		ck_assert_int_eq(net_http_get(d.http_port, "/jobs", 5, body,
+					      sizeof body), 0);
+		snprintf(want, sizeof want, "{\"id\":%llu,\"kind\":\"league\","
+			 "\"state\":\"leased\"", (unsigned long long)held);
+		ck_assert_msg(strstr(body, want), "%s", body);
+		tp_make_result(&res, held, n, &rng, 0);
+		ck_assert_int_eq(tp_send_result(&col, &res),
+				 LEAGUE__STATUS__STATUS_OK);
+		ck_assert_int_eq(net_http_get(d.http_port, "/lineage", 5, body,
+					      sizeof body), 0);
+		ck_assert_msg(strstr(body, "\"role\":\"main\""), "%s", body);
+	}
 	/* the counters are those of the status served just before */
 	ck_assert_int_eq(net_http_get(d.http_port, "/status", 5, status,
 				      sizeof status), 0);
@@ -386,7 +420,7 @@ START_TEST(metrics_parse_then_inspect_reads_only)
 		    3)
 			continue;
 		if (!strcmp(name, "league_jobs_done_total")) {
-			ck_assert_double_eq(v, 6);
+			ck_assert_double_eq(v, 7);
 			seen_jobs = 1;
 		}
 		if (!strcmp(name, "league_env_steps_total")) {
