@@ -371,8 +371,9 @@ $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 # The recurrent core on Leduc (issue 17): the MLP with the history in its
 # observation (configs/leduc.yaml), the recurrent net without it
 # (leduc-recurrent) and the MLP without it (leduc-short), 30 minutes each,
-# run at once so the three share the machine alike; then the main
-# player's NashConv of the three over time in one CSV and one plot.
+# run at once so the three share the machine alike; then the NashConv
+# of the main player and of its average policy, the three runs' curves
+# in one CSV and one plot each.
 MEMORY_RUNS := leduc leduc-recurrent leduc-short
 results-leduc-memory: bin/league
 	for c in $(MEMORY_RUNS); do \
@@ -383,40 +384,26 @@ results-leduc-memory: bin/league
 		bin/league eval runs/results-$$c --format csv \
 			> runs/results-$$c/$$c.csv || exit 1; \
 	done
-	python3 util/join_curves.py --x seconds --y nashconv_main \
+	for y in main avg; do \
+		python3 util/join_curves.py --x seconds --y nashconv_$$y \
+			mlp_history=runs/results-leduc/leduc.csv \
+			gru_short=runs/results-leduc-recurrent/leduc-recurrent.csv \
+			mlp_short=runs/results-leduc-short/leduc-short.csv \
+			> runs/results-leduc-memory-$$y.csv || exit 1; \
+		bin/league plot runs/results-leduc-memory-$$y.csv --x seconds \
+			--y mlp_history,gru_short,mlp_short --logy \
+			--title "leduc: nashconv_$$y, memory against history" \
+			-o runs/results-leduc-memory-$$y.png || exit 1; \
+	done
+	python3 util/join_curves.py --x env_steps --y nashconv_avg \
 		mlp_history=runs/results-leduc/leduc.csv \
 		gru_short=runs/results-leduc-recurrent/leduc-recurrent.csv \
 		mlp_short=runs/results-leduc-short/leduc-short.csv \
-		> runs/results-leduc-memory.csv
-	bin/league plot runs/results-leduc-memory.csv --x seconds \
+		> runs/results-leduc-memory-steps.csv
+	bin/league plot runs/results-leduc-memory-steps.csv --x env_steps \
 		--y mlp_history,gru_short,mlp_short --logy \
-		--title "Leduc: main player NashConv, memory vs history" \
-		-o runs/results-leduc-memory.png
-
-# The figures of docs/results.md redrawn from the CSVs committed beside
-# them (docs/results/*.csv), with the arguments each was first drawn with:
-# the results-* commands above, and the titles of the earlier and held-out
-# runs. No league runs; only the drawing changes when league plot does.
-RESULTS   := docs/results
-PLOT_CSV  = bin/league plot $(RESULTS)/$$f.csv --x seconds
-NASHCONV_Y := nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg
-
-results-figures: bin/league
-	for f in kuhn leduc rps; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
-	  --title "$$f: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
-	for g in kuhn leduc; do f=$$g-nomagnet; $(PLOT_CSV) \
-	  --y nashconv_main,nashconv_league --logy \
-	  --title "$$g: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
-	for f in tictactoe tictactoe-run1 tictactoe-run2 tictactoe-run3 \
-	  tictactoe-run5; do $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
-	  --title "tictactoe against minimax" -o $(RESULTS)/$$f.png || exit 1; done
-	f=tictactoe-random; $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
-	  --title "tictactoe vs minimax, trained vs random" -o $(RESULTS)/$$f.png
-	for f in connect4 connect4-run1 connect4-run2; do $(PLOT_CSV) \
-	  --y win_rate_seat0,win_rate_seat1 \
-	  --title "connect4 against alphabeta:2" -o $(RESULTS)/$$f.png || exit 1; done
-	f=connect4-heldout; $(PLOT_CSV) --y win_rate_seat0,win_rate_seat1 \
-	  --title "alphabeta:2, trained on depths 1+3" -o $(RESULTS)/$$f.png
+		--title "leduc: nashconv_avg by env steps" \
+		-o runs/results-leduc-memory-steps.png
 
 .PHONY: results-quick results-figures results-leduc-memory \
 	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))

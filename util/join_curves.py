@@ -5,9 +5,11 @@ Usage: join_curves.py --x COL --y COL LABEL=FILE.csv [LABEL=FILE.csv ...]
 
 Each FILE is what `league eval DIR --format csv` writes. The output has
 the x column, then one column per LABEL holding that run's y. Its rows are
-the union of the runs' x values from the first x every run has reached;
-at each, a run's value is its last point at or before that x (its curve
-as a step function), so no value is made up between two measurements.
+the union of the runs' x values from the first x every run has reached
+to the last x every run has reached (no run is drawn past its own last
+point); at each, a run's value is its last point at or before that x
+(its curve as a step function), so no value is made up between two
+measurements.
 Written to standard output."""
 import argparse
 import csv
@@ -36,7 +38,8 @@ def main():
             sys.exit("%s: expected LABEL=FILE" % spec)
         runs.append((label, read(path, a.x, a.y)))
     start = max(p[0][0] for _, p in runs)
-    xs = sorted({x for _, p in runs for x, _ in p if x >= start})
+    end = min(p[-1][0] for _, p in runs)
+    xs = sorted({x for _, p in runs for x, _ in p if start <= x <= end})
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow([a.x] + [label for label, _ in runs])
     for x in xs:
