@@ -5,7 +5,9 @@
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
 # coloured cells, the ladder its rows and the meta-Nash line, the
-# NashConv chart its points, no error line. The browser's console must hold no error
+# NashConv chart its points, the throughput and learner charts, the
+# matchmaking mix, the lineage and the jobs (web/views.js), no error
+# line. The browser's console must hold no error
 # and no failed load. A screenshot of each goes to OUT (docs/screenshots).
 # No browser: the test fails, it never skips.
 #
@@ -55,6 +57,12 @@ browse() {
 	"$CHROME" "${flags[@]}" --window-size=900,780 \
 		--screenshot="$shot" "$url" >/dev/null 2>>"$T/$name.log"
 	test -s "$shot" || { echo "page_test: $name: no screenshot" >&2; exit 1; }
+	# the whole page, every view
+	"$CHROME" "${flags[@]}" --window-size=1000,1900 \
+		--screenshot="${shot%.png}-full.png" "$url" >/dev/null \
+		2>>"$T/$name.log"
+	test -s "${shot%.png}-full.png" ||
+		{ echo "page_test: $name: no full screenshot" >&2; exit 1; }
 }
 
 # The DOM and the console of a load, checked.
@@ -84,12 +92,31 @@ check() {
 		{ echo "page_test: $name: no point in the NashConv chart" >&2; fail=1; }
 	grep -q '<div id="err"></div>' "$dom" ||
 		{ echo "page_test: $name: the page shows an error" >&2; fail=1; }
+	# views.js: the run over time and its structure
+	grep -q '<div id="verr"></div>' "$dom" ||
+		{ echo "page_test: $name: the views show an error" >&2; fail=1; }
+	grep -qE '<div id="tpnote" class="note">[0-9]+ points?' "$dom" ||
+		{ echo "page_test: $name: no throughput points" >&2; fail=1; }
+	grep -qE '<div id="lsnote" class="note">[0-9]+ learner' "$dom" ||
+		{ echo "page_test: $name: no learner statistics" >&2; fail=1; }
+	local charts mixrows lin
+	charts=$(grep -o '<svg[^>]*class="small"' "$dom" | wc -l || true)
+	[ "$charts" -ge 9 ] ||
+		{ echo "page_test: $name: $charts small charts, want >= 9" >&2; fail=1; }
+	mixrows=$(grep -o '<div class="mixrow">' "$dom" | wc -l || true)
+	[ "$mixrows" -ge 2 ] ||
+		{ echo "page_test: $name: $mixrows matchmaking mix rows, want >= 2" >&2; fail=1; }
+	lin=$(grep -o '<tr class="lin">' "$dom" | wc -l || true)
+	[ "$lin" -ge 3 ] ||
+		{ echo "page_test: $name: $lin lineage rows, want >= 3" >&2; fail=1; }
+	grep -qE '<div id="jobsnote" class="note">[0-9]+ job' "$dom" ||
+		{ echo "page_test: $name: no jobs line" >&2; fail=1; }
 	if grep -E 'CONSOLE.*(Error|error|Uncaught)|Failed to load resource' "$log"; then
 		echo "page_test: $name: errors in the browser console (above)" >&2
 		fail=1
 	fi
 	[ $fail = 0 ] || { echo "--- $name DOM:" >&2; cat "$dom" >&2; exit 1; }
-	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, $points chart points, clean console"
+	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, $points chart points, $charts time-series charts, $mixrows mix rows, $lin lineage rows, clean console"
 }
 
 # A running league.
@@ -105,7 +132,9 @@ HP=$(awk '/^http_port/{print $2}' "$T/league/ports")
 # has stored a NashConv point
 for _ in $(seq 600); do
 	curl -fsS "http://127.0.0.1:$HP/status" 2>/dev/null | grep -q '"jobs_done": [1-9]' &&
-		curl -fsS "http://127.0.0.1:$HP/nashconv" 2>/dev/null | grep -q '"seconds"' && break
+		curl -fsS "http://127.0.0.1:$HP/nashconv" 2>/dev/null | grep -q '"seconds"' &&
+		curl -fsS "http://127.0.0.1:$HP/series" 2>/dev/null | grep -q '"learners":{"[0-9]' &&
+		curl -fsS "http://127.0.0.1:$HP/series" 2>/dev/null | grep -q '"mix":{"[0-9]' && break
 	sleep 0.1
 done
 browse running "$OUT/page-running.png" "http://127.0.0.1:$HP/"
