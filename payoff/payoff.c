@@ -597,21 +597,66 @@ out:
 	return rc;
 }
 
-int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
-		  double *win_rate, double *games)
+/* One cell of the matrix: the counts of a against b (empty: the prior). */
+static void matrix_cell(const payoff *p, const struct payoff_entry *e,
+			size_t k, double *win_rate, double *games)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] >= p->nagents)
-			return LG_EINVAL;
+	if (win_rate)
+		win_rate[k] = entry_rate(&p->o, e);
+	if (games)
+		games[k] = e->games;
+}
+
+/* ids[] with a repeated id: pair by pair through the hash map. */
+static void matrix_lookup(const payoff *p, const uint32_t *ids, size_t n,
+			  double *win_rate, double *games)
+{
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++) {
 			struct payoff_entry e;
 			payoff_get(p, ids[i], ids[j], &e);
-			if (win_rate)
-				win_rate[i * n + j] = entry_rate(&p->o, &e);
-			if (games)
-				games[i * n + j] = e.games;
+			matrix_cell(p, &e, i * n + j, win_rate, games);
 		}
+}
+
+int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
+		  double *win_rate, double *games)
+{
+	const struct payoff_entry none = { 0, 0, 0, 0 };
+	uint32_t *pos;
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= p->nagents)
+			return LG_EINVAL;
+	if (!(pos = malloc(sizeof *pos * (p->nagents ? p->nagents : 1))))
+		return LG_ENOMEM;
+	memset(pos, 0xff, sizeof *pos * p->nagents);
+	for (size_t i = 0; i < n; i++) {
+		if (pos[ids[i]] != UINT32_MAX) {
+			matrix_lookup(p, ids, n, win_rate, games);
+			free(pos);
+			return 0;
+		}
+		pos[ids[i]] = (uint32_t)i;
+	}
+	/* Every cell empty, then each row's pairs from its agent's list: a
+	 * walk over the pairs that exist instead of n * n hash lookups (the
+	 * matrix of a 1,000-player league is a million cells). */
+	for (size_t k = 0; k < n * n; k++)
+		matrix_cell(p, &none, k, win_rate, games);
+	for (size_t i = 0; i < n; i++) {
+		const struct agent *ag = &p->agents[ids[i]];
+		for (uint32_t k = 0; k < ag->npairs; k++) {
+			const struct pair *pr = &p->pairs[ag->pairs[k]];
+			uint32_t other = pr->a == ids[i] ? pr->b : pr->a;
+			struct payoff_entry e = pr->a == ids[i] ? pr->e :
+						mirror(&pr->e);
+			if (pos[other] != UINT32_MAX)
+				matrix_cell(p, &e, i * n + pos[other],
+					    win_rate, games);
+		}
+	}
+	free(pos);
 	return 0;
 }
 

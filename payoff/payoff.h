@@ -124,7 +124,9 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 
 /*
  * Win-rate matrix and game counts of ids[0..n) (row-major n x n; either
- * output may be NULL).
+ * output may be NULL). O(n * n + the pairs of ids) when ids has no
+ * repeat, O(n * n) hash lookups when it has. LG_EINVAL for an unknown id,
+ * LG_ENOMEM.
  */
 int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 		  double *win_rate, double *games);

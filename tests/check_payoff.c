@@ -282,6 +282,42 @@ START_TEST(nash_known_games)
 }
 END_TEST
 
+/* payoff_matrix walks each agent's pairs when ids has no repeat: the
+ * same cells as payoff_get, cell by cell, for a shuffled subset of a
+ * table with results moved and cleared; and with a repeated id (the
+ * lookup path). */
+START_TEST(matrix_matches_lookups)
+{
+	payoff *p = make(0.97, 12);
+	uint32_t ids[8] = { 9, 3, 0, 11, 5, 7, 2, 3 };
+	double wr[64], g[64];
+	lg_rng r;
+
+	lg_rng_seed(&r, 18);
+	for (int k = 0; k < 400; k++)
+		ck_assert_int_eq(payoff_record(p, (uint32_t)lg_rng_below(&r, 12),
+					       (uint32_t)lg_rng_below(&r, 12),
+					       (int)lg_rng_below(&r, 3) - 1), 0);
+	ck_assert_int_eq(payoff_move(p, 5, 10, NULL, NULL), 0);
+	ck_assert_int_eq(payoff_clear(p, 7, NULL, NULL), 0);
+	for (size_t n = 7; n <= 8; n++) { /* 8: the repeated 3 */
+		ck_assert_int_eq(payoff_matrix(p, ids, n, wr, g), 0);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++) {
+				struct payoff_entry e;
+				payoff_get(p, ids[i], ids[j], &e);
+				ck_assert(g[i * n + j] == e.games);
+				ck_assert(wr[i * n + j] ==
+					  payoff_win_rate(p, ids[i], ids[j]));
+			}
+	}
+	ck_assert_int_eq(payoff_matrix(p, ids, 3, NULL, g), 0);
+	ids[1] = 12;
+	ck_assert_int_eq(payoff_matrix(p, ids, 3, wr, g), LG_EINVAL);
+	payoff_free(p);
+}
+END_TEST
+
 START_TEST(store_round_trip)
 {
 	char dir[128];
@@ -339,6 +375,7 @@ Suite *suite_payoff(void)
 	tcase_add_test(tc, elo_fit_known_answers);
 	tcase_add_test(tc, nash_known_games);
 	tcase_add_test(tc, store_round_trip);
+	tcase_add_test(tc, matrix_matches_lookups);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
