@@ -502,6 +502,35 @@ int payoff_set_elo(payoff *p, uint32_t id, double elo, double games)
 
 #define ELO_CLAMP 4800.0
 
+/*
+ * The scale c that maximises the prior's likelihood of c * g: the pairs'
+ * terms depend on ratios only, so this step never lowers the likelihood,
+ * and it moves at once along the direction MM crawls along when the
+ * prior is weak against many games (every rating up or down together:
+ * a dense 1,000-player matrix took the full 20,000 sweeps without it).
+ * c solves sum_i c g_i / (c g_i + 1) = n / 2, by Newton on log c.
+ */
+static double prior_scale(const double *g, size_t n)
+{
+	double t = 0;
+
+	for (int it = 0; it < 60; it++) {
+		double c = exp(t), f = -0.5 * (double)n, df = 0;
+		for (size_t i = 0; i < n; i++) {
+			double x = c * g[i];
+			f += x / (x + 1);
+			df += x / ((x + 1) * (x + 1));
+		}
+		if (!(df > 0))
+			break;
+		double step = LG_MAX(-4.0, LG_MIN(4.0, f / df));
+		t -= step;
+		if (fabs(step) < 1e-14)
+			break;
+	}
+	return exp(t);
+}
+
 int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		   double prior, double *out)
 {
@@ -568,6 +597,12 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 				ng = hi;
 			change = LG_MAX(change, fabs(ng - g[i]) / g[i]);
 			g[i] = ng;
+		}
+		if (prior > 0) {
+			double c = prior_scale(g, n);
+			for (size_t i = 0; i < n; i++)
+				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] * c));
+			change = LG_MAX(change, fabs(c - 1));
 		}
 		/* The scale is free without a prior: pin the geometric mean
 		 * so the clamps act on ratings, not on drift. */

@@ -236,6 +236,62 @@ START_TEST(elo_fit_known_answers)
 }
 END_TEST
 
+/* A weak prior against many games: every agent met every other one 500
+ * times, a later agent stronger. The fit must reach the maximum of the
+ * likelihood (each agent's score equals its expected score, the prior's
+ * virtual draws included) well within the sweep cap: plain MM crawled
+ * along the common scale, which only the prior pins, and stopped at the
+ * cap with residuals near 1e-6 of the games on 1,000 such agents. */
+START_TEST(elo_fit_weak_prior_converges)
+{
+	const uint32_t n = 60;
+	payoff *p = make(1.0, n);
+	uint32_t ids[60];
+	double out[60], g[60], t0;
+
+	for (uint32_t a = 0; a < n; a++) {
+		ids[a] = a;
+		for (uint32_t b = a + 1; b < n; b++) {
+			double x = 1 / (1 + pow(10, (double)(b - a) * 10 / 400));
+			struct payoff_entry e = { 500 * x, 0, 500 * (1 - x), 500 };
+			ck_assert_int_eq(payoff_set(p, a, b, &e), 0);
+		}
+	}
+	t0 = lg_now_s();
+	ck_assert_int_eq(payoff_elo_fit(p, ids, n, 1.0, out), 0);
+	ck_assert_msg(lg_now_s() - t0 < 2.0, "fit took %.2f s",
+		      lg_now_s() - t0);
+	/* ratings 10 Elo apart, up to the prior's pull */
+	ck_assert(fabs(out[1] - out[0] - 10) < 0.5);
+	/* the scores at the optimum, scale found again from the prior */
+	double lo = -30, hi = 30, worst = 0;
+	for (uint32_t i = 0; i < n; i++)
+		g[i] = pow(10, out[i] / 400);
+	for (int it = 0; it < 200; it++) {
+		double c = exp((lo + hi) / 2), f = -0.5 * n;
+		for (uint32_t i = 0; i < n; i++)
+			f += c * g[i] / (c * g[i] + 1);
+		*(f > 0 ? &hi : &lo) = (lo + hi) / 2;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		g[i] *= exp(lo);
+	for (uint32_t i = 0; i < n; i++) {
+		double r = 0.5 - g[i] / (g[i] + 1);
+		for (uint32_t j = 0; j < n; j++) {
+			struct payoff_entry e;
+			if (i == j)
+				continue;
+			payoff_get(p, i, j, &e);
+			r += e.wins + 0.5 * e.draws -
+			     e.games * g[i] / (g[i] + g[j]);
+		}
+		worst = LG_MAX(worst, fabs(r) / (500.0 * (n - 1)));
+	}
+	ck_assert_msg(worst < 1e-9, "score residual %.3g of the games", worst);
+	payoff_free(p);
+}
+END_TEST
+
 START_TEST(nash_known_games)
 {
 	const double rps[9] = { 0, -1, 1, 1, 0, -1, -1, 1, 0 };
@@ -376,6 +432,7 @@ Suite *suite_payoff(void)
 	tcase_add_test(tc, nash_known_games);
 	tcase_add_test(tc, store_round_trip);
 	tcase_add_test(tc, matrix_matches_lookups);
+	tcase_add_test(tc, elo_fit_weak_prior_converges);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
