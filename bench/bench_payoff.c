@@ -10,7 +10,8 @@
  * `league bench matchmaking`), then every pair gets decayed counts from
  * a strength model (agent i's strength grows with i, plus noise; about
  * one pair in ten never met), written by the payoff module's own
- * encoder (payoff_store_pair). That is the worst case for /payoff: a
+ * encoder (payoff_store_pair; the online Elo is the strength, centred,
+ * by payoff_store_rating). That is the worst case for /payoff: a
  * real league's snapshots rarely meet each other, so most of its cells
  * are empty and print shorter. `--keep DIR` builds into DIR and leaves
  * it there (the browser benchmark serves it to Chromium).
@@ -84,9 +85,11 @@ static int fill_txn(store_txn *t, void *arg)
 		       strlen(f->name));
 	rc = rc ? rc : store_put(t, STORE_DB_META, "env.name", 8, "synthetic",
 				 9);
-	for (uint32_t a = 0; !rc && a < f->n; a++)
+	for (uint32_t a = 0; !rc && a < f->n; a++) {
 		for (uint32_t b = a; !rc && b < f->n; b++)
 			rc = payoff_store_pair(f->pf, t, a, b);
+		rc = rc ? rc : payoff_store_rating(f->pf, t, a);
+	}
 	return rc;
 }
 

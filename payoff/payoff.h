@@ -113,9 +113,9 @@ int payoff_set_elo(payoff *p, uint32_t id, double elo, double games);
  * Maximum-likelihood Elo (Bradley-Terry, draws count half) of agents
  * ids[0..n) from the decayed counts among them, by Hunter's MM iteration
  * to a relative change below 1e-11 (or 20000 sweeps), each sweep followed
- * by the common scale that best fits the prior (which alone pins it). `prior` adds that
- * many virtual draws of each agent against a fixed anchor, which keeps an
- * undefeated agent finite; with prior 0 such an agent is clamped at
+ * by the common scale that best fits the prior (which alone pins it).
+ * `prior` adds that many virtual draws of each agent against a fixed
+ * anchor, which keeps an undefeated agent finite; with prior 0 such an agent is clamped at
  * +-4800. out[i] is in Elo points, centred on mean 0. Self-play pairs carry
  * no information and are skipped. Cost O(sweeps * pairs among ids).
  * LG_EINVAL, LG_ENOMEM.
