@@ -183,8 +183,8 @@ static pid_t start_inspect(const char *dir, const char *ports,
 		execv(self, argv);
 		_exit(127);
 	}
-	/* it listens once the league is loaded and its JSON written (the
-	 * ladder's Elo fit of a dense 1,000-player matrix takes seconds) */
+	/* it listens once the league is loaded and its JSON written (about
+	 * 2 s at 1,000 players, most of it the ladder's Elo fit) */
 	for (int i = 0; i < 6000; i++) {
 		FILE *f = fopen(ports, "r");
 		int ok = f && fscanf(f, "http_port %u", port) == 1;
