@@ -5,8 +5,9 @@
  * once a second and loads the league again when it has a newer commit
  * (so a running league's page moves, a stopped one's is loaded once),
  * and writes /payoff and /ratings then, off the request path: a request
- * copies them from memory (the matrix of 1,000 players is 15 MB of JSON
- * and takes about 100 ms to write; `league bench payoff`). It serves what the daemon's
+ * sends them from memory by reference (the matrix of 1,000 players is
+ * 15 MB of JSON and takes about 100 ms to write; `league bench
+ * payoff`). It serves what the daemon's
  * HTTP port serves for the page: `/` and its files, `/payoff` (the same
  * object as `league payoff DIR --format json`), `/ratings` (as `league
  * ratings DIR --format json`, the meta-Nash up to 256 players),
@@ -49,7 +50,7 @@ struct inspector {
 	store *st;
 	brain *br;
 	uint64_t txn_id; /* the newest commit br was loaded from */
-	lg_buf payoff, ratings; /* br's JSON, empty until asked for */
+	struct blob *payoff, *ratings; /* br's JSON; NULL: could not */
 	double loaded, started;
 	char err[512];
 };
@@ -154,20 +155,58 @@ static int ratings_write(struct inspector *in, lg_buf *b)
 	return brain_ratings_json(in->br, INSPECT_NASH_MAX, b);
 }
 
-/* The payoff and ratings JSON of the league as loaded, into the caches
- * (emptied when they cannot be written: the request then fails). */
+/* A reply body written once per load and sent by reference to every
+ * request (no copy of the 15 MB matrix): freed when the inspector has
+ * moved to a newer one and the last reply using it is out. */
+struct blob {
+	int refs;
+	lg_buf b;
+};
+
+static void blob_unref(struct blob *x)
+{
+	if (x && !--x->refs) {
+		lg_buf_free(&x->b);
+		free(x);
+	}
+}
+
+static void blob_sent(const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	blob_unref(arg);
+}
+
+/* What fn writes (and a newline), as a blob; NULL when it fails. */
+static struct blob *blob_write(struct inspector *in,
+			       int (*fn)(struct inspector *, lg_buf *))
+{
+	struct blob *x = calloc(1, sizeof *x);
+
+	if (!x)
+		return NULL;
+	x->refs = 1;
+	if (fn(in, &x->b) || lg_buf_printf(&x->b, "\n")) {
+		blob_unref(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* The payoff and ratings JSON of the league as loaded. */
 static void write_caches(struct inspector *in)
 {
 	double t0 = lg_now_s();
 
-	in->payoff.len = in->ratings.len = 0;
-	if (payoff_write(in, &in->payoff))
-		in->payoff.len = 0;
-	if (ratings_write(in, &in->ratings))
-		in->ratings.len = 0;
+	blob_unref(in->payoff);
+	blob_unref(in->ratings);
+	in->payoff = blob_write(in, payoff_write);
+	in->ratings = blob_write(in, ratings_write);
 	LG_INFO("inspect: %u players loaded, /payoff (%zu bytes) and "
 		"/ratings written in %.1f ms", brain_count(in->br),
-		in->payoff.len, 1e3 * (lg_now_s() - t0));
+		in->payoff ? in->payoff->b.len : 0,
+		1e3 * (lg_now_s() - t0));
 }
 
 /* Load the league again if the store changed, and its JSON with it. */
@@ -185,22 +224,6 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	refresh(arg);
-}
-
-static int from_cache(const lg_buf *cache, lg_buf *b)
-{
-	return cache->len ? lg_buf_append(b, cache->data, cache->len) :
-			    LG_ENOMEM;
-}
-
-static int payoff_json(struct inspector *in, lg_buf *b)
-{
-	return from_cache(&in->payoff, b);
-}
-
-static int ratings_json(struct inspector *in, lg_buf *b)
-{
-	return from_cache(&in->ratings, b);
 }
 
 static int nashconv_json(struct inspector *in, lg_buf *b)
@@ -264,14 +287,33 @@ static void serve_json(struct evhttp_request *req, struct inspector *in,
 	lg_buf_free(&b);
 }
 
+/* A GET answered with a blob of the league as loaded. */
+static void serve_blob(struct evhttp_request *req, struct inspector *in,
+		       struct blob *x, const char *what)
+{
+	if (!begin(in, req))
+		return;
+	if (!x) {
+		evhttp_send_error(req, 500, what);
+		return;
+	}
+	x->refs++;
+	league_http_reply_ref(req, "application/json", x->b.data, x->b.len,
+			      blob_sent, x);
+}
+
 static void http_payoff(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, payoff_json, "payoff matrix unavailable");
+	struct inspector *in = arg;
+
+	serve_blob(req, in, in->payoff, "payoff matrix unavailable");
 }
 
 static void http_ratings(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, ratings_json, "ratings unavailable");
+	struct inspector *in = arg;
+
+	serve_blob(req, in, in->ratings, "ratings unavailable");
 }
 
 static void http_nashconv(struct evhttp_request *req, void *arg)
@@ -415,8 +457,8 @@ out:
 		event_base_free(base);
 	brain_close(in.br);
 	store_close(in.st);
-	lg_buf_free(&in.payoff);
-	lg_buf_free(&in.ratings);
+	blob_unref(in.payoff);
+	blob_unref(in.ratings);
 	return rc;
 }
 
