@@ -2,7 +2,9 @@
  * bench/bench_payoff.c: `league bench payoff`: GET /payoff of a league of
  * N players (default 1,000) as `league inspect DIR` serves it, over
  * loopback, against GET /status of the same server (the reference: one
- * HTTP round trip with a small body).
+ * HTTP round trip with a small body). `league inspect` writes the JSON
+ * once per load of the league, off the request path; json_write_ms is
+ * that cost, measured in this process.
  *
  * The league directory is built through the real code: the brain grows
  * one main player, one main exploiter and one league exploiter to N
@@ -155,6 +157,41 @@ static int build_league(const char *dir, uint32_t n)
 	return rc;
 }
 
+/* Seconds to write the JSON of /payoff for every player, in this process
+ * (what inspect does once per load, off the request path); -1 on
+ * failure. */
+static double time_json(const char *dir, size_t *bytes)
+{
+	struct store_opts so = { STORE_RDONLY, 0, 0 };
+	char err[512] = "";
+	store *s = NULL;
+	brain *b = NULL;
+	uint32_t *ids = NULL, n;
+	lg_buf out = { 0 };
+	double t = -1, t0;
+
+	if (store_open(&s, dir, &so, err, sizeof err) ||
+	    brain_open(&b, s, NULL, err, sizeof err))
+		goto out;
+	n = brain_count(b);
+	if (!(ids = malloc(sizeof *ids * (n ? n : 1))))
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = i;
+	t0 = lg_now_s();
+	if (!brain_payoff_json(b, ids, n, &out))
+		t = lg_now_s() - t0;
+	*bytes = out.len;
+out:
+	if (t < 0)
+		fprintf(stderr, "league %s: %s\n", BP_CMD, err);
+	lg_buf_free(&out);
+	free(ids);
+	brain_close(b);
+	store_close(s);
+	return t;
+}
+
 /* `league inspect dir` as a child on a free loopback port: its pid, and
  * the port into *port once it listens. */
 static pid_t start_inspect(const char *dir, const char *ports,
@@ -178,7 +215,8 @@ static pid_t start_inspect(const char *dir, const char *ports,
 				 NULL };
 		snprintf(d, sizeof d, "%s", dir);
 		snprintf(f, sizeof f, "%s", ports);
-		if (!freopen("/dev/null", "w", stdout))
+		if (!freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
 			_exit(127);
 		execv(self, argv);
 		_exit(127);
@@ -267,23 +305,26 @@ static int time_gets(unsigned port, const char *path, int reps,
 }
 
 static void print(int json, uint32_t n, int reps, double build_s,
-		  const struct timing *p, const struct timing *s)
+		  double write_s, const struct timing *p,
+		  const struct timing *s)
 {
 	if (json) {
 		printf("{\"bench\":\"payoff_http\",\"players\":%u,\"reps\":%d,"
 		       "\"bytes\":%zu,\"ms_first\":%.2f,\"ms_median\":%.2f,"
 		       "\"ms_max\":%.2f,\"status_ms_median\":%.3f,"
-		       "\"ratio_to_status\":%.1f,\"build_s\":%.1f}\n", n, reps,
-		       p->bytes, 1e3 * p->first, 1e3 * p->median,
-		       1e3 * p->max, 1e3 * s->median, p->median / s->median,
+		       "\"ratio_to_status\":%.1f,\"json_write_ms\":%.1f,"
+		       "\"build_s\":%.1f}\n", n, reps, p->bytes,
+		       1e3 * p->first, 1e3 * p->median, 1e3 * p->max,
+		       1e3 * s->median, p->median / s->median, 1e3 * write_s,
 		       build_s);
 		return;
 	}
-	printf("%8s %10s %9s %10s %9s %10s %9s\n", "players", "bytes",
-	       "first_ms", "median_ms", "max_ms", "status_ms", "vs_status");
-	printf("%8u %10zu %9.2f %10.2f %9.2f %10.3f %9.1f\n", n, p->bytes,
-	       1e3 * p->first, 1e3 * p->median, 1e3 * p->max,
-	       1e3 * s->median, p->median / s->median);
+	printf("%8s %10s %9s %10s %9s %10s %9s %9s\n", "players", "bytes",
+	       "first_ms", "median_ms", "max_ms", "status_ms", "vs_status",
+	       "write_ms");
+	printf("%8u %10zu %9.2f %10.2f %9.2f %10.3f %9.1f %9.1f\n", n,
+	       p->bytes, 1e3 * p->first, 1e3 * p->median, 1e3 * p->max,
+	       1e3 * s->median, p->median / s->median, 1e3 * write_s);
 }
 
 static void rm_dir(const char *dir)
@@ -314,7 +355,8 @@ static int measure(const char *dir, uint32_t n, int reps, int json)
 {
 	char ports[PATH_MAX + 32];
 	struct timing p = { 0 }, s = { 0 };
-	double t0 = lg_now_s(), build_s;
+	double t0 = lg_now_s(), build_s, write_s;
+	size_t bytes = 0;
 	unsigned port = 0;
 	pid_t pid;
 	int rc = CLI_FAIL;
@@ -322,6 +364,8 @@ static int measure(const char *dir, uint32_t n, int reps, int json)
 	if (build_league(dir, n))
 		return CLI_FAIL;
 	build_s = lg_now_s() - t0;
+	if ((write_s = time_json(dir, &bytes)) < 0)
+		return CLI_FAIL;
 	snprintf(ports, sizeof ports, "%s.inspect-ports", dir);
 	if ((pid = start_inspect(dir, ports, &port)) < 0) {
 		fprintf(stderr, "league %s: league inspect did not start\n",
@@ -330,7 +374,7 @@ static int measure(const char *dir, uint32_t n, int reps, int json)
 	}
 	if (!time_gets(port, "/payoff", reps, &p) &&
 	    !time_gets(port, "/status", reps, &s)) {
-		print(json, n, reps, build_s, &p, &s);
+		print(json, n, reps, build_s, write_s, &p, &s);
 		rc = CLI_OK;
 	}
 	kill(pid, SIGTERM);
