@@ -6,9 +6,6 @@
  * payoff matrix as a canvas heatmap (web/heatmap.js), the rating ladder
  * and NashConv over time. */
 "use strict";
-function color(x){var r,g,b;if(x<0.5){var t=x/0.5;r=215;g=Math.round(48+t*(255-48));b=Math.round(39+t*(255-39));}
-else{var u=(x-0.5)/0.5;r=Math.round(255-u*(255-69));g=Math.round(255-u*(255-117));b=Math.round(255-u*(255-180));}
-return "rgb("+r+","+g+","+b+")";}
 function el(t,txt){var e=document.createElement(t);if(txt!==undefined)e.textContent=txt;return e;}
 var roles={};
 var SHORT={main:"main",main_exploiter:"mexp",league_exploiter:"lexp",self_play:"self"};

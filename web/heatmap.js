@@ -55,7 +55,8 @@ var Heatmap = (function () {
 			var x = k / 255, r, g, b;
 			if (x < 0.5) {
 				var t = x / 0.5;
-				r = 215; g = 48 + t * 207; b = 39 + t * 216;
+				r = 215 + t * 40; g = 48 + t * 207;
+				b = 39 + t * 216;
 			} else {
 				var u = (x - 0.5) / 0.5;
 				r = 255 - u * 186; g = 255 - u * 138;
@@ -191,10 +192,8 @@ var Heatmap = (function () {
 	 * the matrix needs (at most its height in the page's HTML). */
 	function fit() {
 		var n = Math.max(order.length, 1), h = hmax;
-		cs = Math.min(cv.width, h) / n;
-		if (cs >= LABEL_MIN)
-			cs = Math.max(LABEL_MIN, Math.min(cv.width - MARGIN,
-						  h - MARGIN) / n);
+		var labelled = Math.min(cv.width - MARGIN, h - MARGIN) / n;
+		cs = labelled >= LABEL_MIN ? labelled : Math.min(cv.width, h) / n;
 		cs = Math.min(cs, 40);
 		h = Math.min(hmax, Math.max(200, Math.ceil(margin() + n * cs) + 1));
 		if (cv.height !== h)
