@@ -26,7 +26,7 @@ var Heatmap = (function () {
 	var BG = [250, 250, 250];         /* the canvas background (body's) */
 	var EMPTY = [230, 230, 230];      /* a pair that never met */
 	var LABEL_MIN = 12;               /* cell px from which labels show */
-	var GRID_MIN = 6;                 /* cell px from which grid lines show */
+	var GRID_MIN = 6;                 /* cell px from which lines show */
 	var MARGIN = 78;                  /* label margin, px, when shown */
 	var Z = 1.959964;                 /* 95% two-sided normal quantile */
 	var ROLE_ORDER = ["main", "main_exploiter", "league_exploiter",
@@ -91,6 +91,8 @@ var Heatmap = (function () {
 
 	function label(id) {
 		var r = roleOf(id);
+		if (!meta[id])
+			return id + " ?"; /* newer than the last /ratings */
 		if (r === "historical")
 			return id + " h:" + (SHORT[familyOf(id)] || "?");
 		return id + " " + (SHORT[r] || r);
@@ -99,7 +101,8 @@ var Heatmap = (function () {
 	/* The hash's settings: {sort, role}. */
 	function readHash() {
 		var o = { sort: "id", role: "" };
-		location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+		var h = location.hash.replace(/^#/, "");
+		h.split("&").forEach(function (kv) {
 			var p = kv.split("=");
 			if (p[0] === "sort" || p[0] === "role")
 				o[p[0]] = decodeURIComponent(p[1] || "");
@@ -169,11 +172,13 @@ var Heatmap = (function () {
 		var px = new Uint32Array(id.data.buffer);
 		var wr = data.win_rate, gm = data.games;
 		for (var r = 0; r < n; r++) {
-			var wrow = wr[order[r]], grow = gm[order[r]], base = r * n;
+			var wrow = wr[order[r]], grow = gm[order[r]];
+			var base = r * n;
 			for (var k = 0; k < n; k++) {
 				var j = order[k];
 				if (grow[j] > 0) {
-					px[base + k] = palette[(wrow[j] * 255 + 0.5) | 0];
+					var q = (wrow[j] * 255 + 0.5) | 0;
+					px[base + k] = palette[q];
 					cells++;
 				} else {
 					px[base + k] = palette[256];
@@ -193,9 +198,11 @@ var Heatmap = (function () {
 	function fit() {
 		var n = Math.max(order.length, 1), h = hmax;
 		var labelled = Math.min(cv.width - MARGIN, h - MARGIN) / n;
-		cs = labelled >= LABEL_MIN ? labelled : Math.min(cv.width, h) / n;
+		cs = labelled >= LABEL_MIN ? labelled :
+			Math.min(cv.width, h) / n;
 		cs = Math.min(cs, 40);
-		h = Math.min(hmax, Math.max(200, Math.ceil(margin() + n * cs) + 1));
+		h = Math.ceil(margin() + n * cs) + 1;
+		h = Math.min(hmax, Math.max(200, h));
 		if (cv.height !== h)
 			cv.height = h;
 		ox = oy = 0;
@@ -210,10 +217,17 @@ var Heatmap = (function () {
 		oy = Math.min(Math.max(oy, 0), my);
 	}
 
+	/* The first and past-the-last visible column and row. */
+	function visible(n) {
+		return [Math.floor(ox / cs),
+			Math.min(n, Math.ceil((ox + cv.width) / cs)),
+			Math.floor(oy / cs),
+			Math.min(n, Math.ceil((oy + cv.height) / cs))];
+	}
+
 	/* White lines between the visible cells. */
 	function drawGrid(m, n) {
-		var c0 = Math.floor(ox / cs), c1 = Math.min(n, Math.ceil((ox + cv.width) / cs));
-		var r0 = Math.floor(oy / cs), r1 = Math.min(n, Math.ceil((oy + cv.height) / cs));
+		var v = visible(n), c0 = v[0], c1 = v[1], r0 = v[2], r1 = v[3];
 		var right = Math.min(cv.width, m + n * cs - ox);
 		var bottom = Math.min(cv.height, m + n * cs - oy);
 		ctx.strokeStyle = "rgba(255,255,255,0.9)";
@@ -236,8 +250,7 @@ var Heatmap = (function () {
 	 * to its band. */
 	function drawLabels(m, n) {
 		var fs = Math.min(12, Math.floor(cs * 0.8));
-		var r0 = Math.floor(oy / cs), r1 = Math.min(n, Math.ceil((oy + cv.height) / cs));
-		var c0 = Math.floor(ox / cs), c1 = Math.min(n, Math.ceil((ox + cv.width) / cs));
+		var v = visible(n), c0 = v[0], c1 = v[1], r0 = v[2], r1 = v[3];
 		ctx.fillStyle = "#222";
 		ctx.font = fs + "px system-ui, sans-serif";
 		ctx.textBaseline = "middle";
@@ -358,7 +371,8 @@ var Heatmap = (function () {
 		var x = e.clientX - b.left, y = e.clientY - b.top;
 		if (x < m || y < m)
 			return null;
-		var c = Math.floor((x - m + ox) / cs), r = Math.floor((y - m + oy) / cs);
+		var c = Math.floor((x - m + ox) / cs);
+		var r = Math.floor((y - m + oy) / cs);
 		if (r < 0 || c < 0 || r >= order.length || c >= order.length)
 			return null;
 		return { r: order[r], c: order[c], x: e.clientX, y: e.clientY };
@@ -375,8 +389,9 @@ var Heatmap = (function () {
 		var s = label(a) + " vs " + label(b) + ": ";
 		if (g > 0) {
 			var w = wilson(p, g);
-			s += "win rate " + p.toFixed(3) + " over " + g.toFixed(1) +
-			     " games (decayed), 95% Wilson interval [" +
+			s += "win rate " + p.toFixed(3) + " over " +
+			     g.toFixed(1) + " games (decayed), " +
+			     "95% Wilson interval [" +
 			     w[0].toFixed(3) + ", " + w[1].toFixed(3) + "]";
 		} else {
 			s += "never met";
@@ -417,7 +432,8 @@ var Heatmap = (function () {
 			have[roleOf(id)] = 1;
 			fam[familyOf(id)] = 1;
 		});
-		var want = roleSel.dataset.want || roleSel.value, opts = [["", "all"]];
+		var want = roleSel.dataset.want || roleSel.value;
+		var opts = [["", "all"]];
 		ROLE_ORDER.forEach(function (r) {
 			if (have[r])
 				opts.push([r, r]);
@@ -471,7 +487,9 @@ var Heatmap = (function () {
 		};
 		cv.addEventListener("wheel", onWheel, { passive: false });
 		cv.addEventListener("mousedown", onDown);
-		window.addEventListener("mouseup", function () { drag = null; });
+		window.addEventListener("mouseup", function () {
+			drag = null;
+		});
 		cv.addEventListener("mousemove", onMove);
 		cv.addEventListener("mouseleave", function () {
 			tip.style.display = "none";
