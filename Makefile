@@ -4,6 +4,7 @@
 #   make test       build and run every check suite
 #   make asan       the same suites under ASan+UBSan (objects in build/asan)
 #   make bench      run the benchmarks
+#   make browser-test / browser-bench   the page in headless Chromium
 #   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
 #                   docs/fuzzing.md)
 #   make examples   the example game plugins (build/<variant>/examples/*.so;
@@ -100,7 +101,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan browser-test bench bench-full bench-deps docs fuzz clean examples
+.PHONY: all test asan browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
@@ -244,6 +245,15 @@ browser-test: bin/league
 	  sh util/deps.sh browser
 	tests/browser/page_test.sh bin/league build/screenshots
 
+# The heatmap of a 1,000-player league drawn in headless Chromium (goal:
+# <= 1 s), after `league bench payoff` on the same league (goal: <= 50 ms);
+# docs/benchmarks.md. A screenshot into build/screenshots.
+browser-bench: bin/league
+	@command -v chromium >/dev/null && command -v curl >/dev/null || \
+	  sh util/deps.sh browser
+	@mkdir -p build/screenshots
+	tests/browser/heatmap_bench.sh bin/league 1000 build/screenshots/heatmap-1000.png
+
 # `make bench`: every benchmark on its quick workload, about 6 minutes
 # (docs/benchmarks.md has each command's figures). `make bench-full`: the
 # long rows too (every collector workload and mode, Big at time scale 0.1,
@@ -260,6 +270,7 @@ bench: bin/league bench-deps $(PY_GEN) $(BUILD)/examples/tictactoe.so
 	bin/league bench collector --env small --mode async --real-inference
 	bin/league bench daemon
 	bin/league bench pipeline
+	bin/league bench payoff
 
 bench-full: bench
 	bin/league bench collector --env small

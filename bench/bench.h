@@ -24,6 +24,7 @@ int bench_learner(int argc, char **argv);
 int bench_collector(int argc, char **argv);
 int bench_daemon(int argc, char **argv);
 int bench_pipeline(int argc, char **argv);
+int bench_payoff(int argc, char **argv);
 
 /* n synthetic rows for a PPO update of net's shape, into the block y
  * (lg_rows_init'd here; free with lg_rows_free): gaussian observations,

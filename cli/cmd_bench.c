@@ -14,6 +14,7 @@ static const struct bench_entry benches[] = {
 	{ "collector", "env manager vs the seed collector table", bench_collector },
 	{ "daemon", "daemon jobs/s and job round trips vs a raw loopback ping-pong", bench_daemon },
 	{ "pipeline", "collector -> wire -> learner rows/s vs the stages alone", bench_pipeline },
+	{ "payoff", "GET /payoff of league inspect at 1,000 players vs GET /status", bench_payoff },
 	{ NULL, NULL, NULL },
 };
 

@@ -1,8 +1,13 @@
 /*
  * cli/cmd_inspect.c: `league inspect DIR`, the live page of any league
  * directory, running or stopped, read-only: LMDB opened read-only, the
- * league loaded from it (again at most once a second, so a running
- * league's page moves), nothing written. It serves what the daemon's
+ * league loaded from it, nothing written. A timer looks at the store
+ * once a second and loads the league again when it has a newer commit
+ * (so a running league's page moves, a stopped one's is loaded once),
+ * and writes /payoff and /ratings then, off the request path: a request
+ * sends them from memory by reference (the matrix of 1,000 players is
+ * 15 MB of JSON and takes about 100 ms to write; `league bench
+ * payoff`). It serves what the daemon's
  * HTTP port serves for the page: `/` and its files, `/payoff` (the same
  * object as `league payoff DIR --format json`), `/ratings` (as `league
  * ratings DIR --format json`, the meta-Nash up to 256 players),
@@ -34,7 +39,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#define INSPECT_RELOAD_S 1.0
+#define INSPECT_RELOAD_S 1 /* seconds between looks at the store */
 #define INSPECT_NASH_MAX 256 /* the ladder's meta-Nash, a dense LP */
 
 struct inspector {
@@ -45,6 +50,8 @@ struct inspector {
 	int open; /* loopback: no token */
 	store *st;
 	brain *br;
+	uint64_t txn_id; /* the newest commit br was loaded from */
+	struct blob *payoff, *ratings; /* br's JSON; NULL: could not */
 	double loaded, started;
 	char err[512];
 };
@@ -76,12 +83,28 @@ static void read_meta(struct inspector *in)
 	store_txn_abort(t);
 }
 
-/* The league as the store holds it now (at most once a second). */
-static int reload(struct inspector *in)
+/* The id of the store's newest commit (0 when it cannot be read). */
+static uint64_t newest_commit(struct inspector *in)
+{
+	store_txn *t;
+	uint64_t id;
+
+	if (store_txn_begin(in->st, STORE_TXN_READ, &t))
+		return 0;
+	id = store_txn_id(t);
+	store_txn_abort(t);
+	return id;
+}
+
+/* The league as the store holds it now, loaded again when a commit is
+ * newer than the loaded one; *changed is 1 when it was. */
+static int reload(struct inspector *in, int *changed)
 {
 	brain *b = NULL;
+	uint64_t id = newest_commit(in);
 
-	if (in->br && lg_now_s() - in->loaded < INSPECT_RELOAD_S)
+	*changed = 0;
+	if (in->br && id && id == in->txn_id)
 		return 0;
 	if (brain_open(&b, in->st, NULL, in->err, sizeof in->err)) {
 		LG_WARN("inspect: %s: %s", in->dir, in->err);
@@ -89,8 +112,10 @@ static int reload(struct inspector *in)
 	}
 	brain_close(in->br);
 	in->br = b;
+	in->txn_id = id;
 	in->loaded = lg_now_s();
 	read_meta(in);
+	*changed = 1;
 	return 0;
 }
 
@@ -104,7 +129,7 @@ static int begin(struct inspector *in, struct evhttp_request *req)
 		evhttp_send_error(req, 405, "GET only");
 		return 0;
 	}
-	if (reload(in)) {
+	if (!in->br) {
 		evhttp_send_error(req, 503, "the league cannot be read");
 		return 0;
 	}
@@ -112,7 +137,7 @@ static int begin(struct inspector *in, struct evhttp_request *req)
 }
 
 /* The JSON of each endpoint, from the league as loaded. */
-static int payoff_json(struct inspector *in, lg_buf *b)
+static int payoff_write(struct inspector *in, lg_buf *b)
 {
 	uint32_t n = brain_count(in->br), *ids;
 	int rc;
@@ -126,9 +151,81 @@ static int payoff_json(struct inspector *in, lg_buf *b)
 	return rc;
 }
 
-static int ratings_json(struct inspector *in, lg_buf *b)
+static int ratings_write(struct inspector *in, lg_buf *b)
 {
 	return brain_ratings_json(in->br, INSPECT_NASH_MAX, b);
+}
+
+/* A reply body written once per load and sent by reference to every
+ * request (no copy of the 15 MB matrix): freed when the inspector has
+ * moved to a newer one and the last reply using it is out. */
+struct blob {
+	int refs;
+	lg_buf b;
+};
+
+static void blob_unref(struct blob *x)
+{
+	if (x && !--x->refs) {
+		lg_buf_free(&x->b);
+		free(x);
+	}
+}
+
+static void blob_sent(const void *data, size_t len, void *arg)
+{
+	(void)data;
+	(void)len;
+	blob_unref(arg);
+}
+
+/* What fn writes (and a newline), as a blob; NULL when it fails. */
+static struct blob *blob_write(struct inspector *in,
+			       int (*fn)(struct inspector *, lg_buf *))
+{
+	struct blob *x = calloc(1, sizeof *x);
+
+	if (!x)
+		return NULL;
+	x->refs = 1;
+	if (fn(in, &x->b) || lg_buf_printf(&x->b, "\n")) {
+		blob_unref(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* The payoff and ratings JSON of the league as loaded. */
+static void write_caches(struct inspector *in)
+{
+	double t0 = lg_now_s(), t1;
+
+	blob_unref(in->payoff);
+	blob_unref(in->ratings);
+	in->payoff = blob_write(in, payoff_write);
+	t1 = lg_now_s();
+	in->ratings = blob_write(in, ratings_write);
+	LG_INFO("inspect: %u players loaded; /payoff written in %.1f ms "
+		"(%zu bytes), /ratings in %.1f ms", brain_count(in->br),
+		1e3 * (t1 - t0), in->payoff ? in->payoff->b.len : 0,
+		1e3 * (lg_now_s() - t1));
+}
+
+/* Load the league again if the store changed, and its JSON with it. */
+static int refresh(struct inspector *in)
+{
+	int changed, rc = reload(in, &changed);
+
+	if (!rc && changed)
+		write_caches(in);
+	return rc;
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	refresh(arg);
 }
 
 static int nashconv_json(struct inspector *in, lg_buf *b)
@@ -209,14 +306,33 @@ static void serve_json(struct evhttp_request *req, struct inspector *in,
 	lg_buf_free(&b);
 }
 
+/* A GET answered with a blob of the league as loaded. */
+static void serve_blob(struct evhttp_request *req, struct inspector *in,
+		       struct blob *x, const char *what)
+{
+	if (!begin(in, req))
+		return;
+	if (!x) {
+		evhttp_send_error(req, 500, what);
+		return;
+	}
+	x->refs++;
+	league_http_reply_ref(req, "application/json", x->b.data, x->b.len,
+			      blob_sent, x);
+}
+
 static void http_payoff(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, payoff_json, "payoff matrix unavailable");
+	struct inspector *in = arg;
+
+	serve_blob(req, in, in->payoff, "payoff matrix unavailable");
 }
 
 static void http_ratings(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, ratings_json, "ratings unavailable");
+	struct inspector *in = arg;
+
+	serve_blob(req, in, in->ratings, "ratings unavailable");
 }
 
 static void http_nashconv(struct evhttp_request *req, void *arg)
@@ -282,7 +398,8 @@ static int run(int argc, char **argv)
 	struct event_base *base = NULL;
 	struct evhttp *http = NULL;
 	struct evhttp_bound_socket *h;
-	struct event *sigint = NULL, *sigterm = NULL;
+	struct event *sigint = NULL, *sigterm = NULL, *tick = NULL;
+	const struct timeval every = { (time_t)INSPECT_RELOAD_S, 0 };
 	int ch, rc = CLI_FAIL;
 
 	while ((ch = cli_getopt(argc, argv, "inspect", "", opts)) != -1) {
@@ -314,7 +431,7 @@ static int run(int argc, char **argv)
 		fprintf(stderr, "league inspect: %s\n", in.err);
 		return CLI_USAGE;
 	}
-	if (reload(&in)) {
+	if (refresh(&in)) {
 		fprintf(stderr, "league inspect: %s: %s\n", in.dir, in.err);
 		goto out;
 	}
@@ -338,6 +455,9 @@ static int run(int argc, char **argv)
 	evhttp_set_gencb(http, http_other, &in);
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);
+	tick = event_new(base, -1, EV_PERSIST, on_tick, &in);
+	if (!tick || event_add(tick, &every))
+		goto out;
 	sigint = evsignal_new(base, SIGINT, on_signal, base);
 	sigterm = evsignal_new(base, SIGTERM, on_signal, base);
 	if (!sigint || !sigterm || event_add(sigint, NULL) ||
@@ -362,6 +482,8 @@ static int run(int argc, char **argv)
 	event_base_dispatch(base);
 	rc = CLI_OK;
 out:
+	if (tick)
+		event_free(tick);
 	if (sigint)
 		event_free(sigint);
 	if (sigterm)
@@ -372,6 +494,8 @@ out:
 		event_base_free(base);
 	brain_close(in.br);
 	store_close(in.st);
+	blob_unref(in.payoff);
+	blob_unref(in.ratings);
 	return rc;
 }
 

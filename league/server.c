@@ -412,6 +412,25 @@ void league_http_reply(struct evhttp_request *req, const char *ctype,
 	evhttp_send_reply(req, 200, "OK", NULL);
 }
 
+void league_http_reply_ref(struct evhttp_request *req, const char *ctype,
+			   const void *data, size_t len,
+			   void (*done)(const void *data, size_t len,
+					void *arg),
+			   void *arg)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Content-Type", ctype);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	if (evbuffer_add_reference(evhttp_request_get_output_buffer(req), data,
+				   len, done, arg)) {
+		done(data, len, arg);
+		evhttp_send_error(req, 500, "out of memory");
+		return;
+	}
+	evhttp_send_reply(req, 200, "OK", NULL);
+}
+
 /* Beyond loopback every endpoint needs the token (league_http_token_ok,
  * server.h). */
 int league_http_token_ok(struct evhttp_request *req, const char *token)

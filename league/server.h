@@ -110,6 +110,14 @@ int league_http_token_ok(struct evhttp_request *req, const char *token);
 /* A 200 reply of data with its Content-Type, never cached. */
 void league_http_reply(struct evhttp_request *req, const char *ctype,
 		       const void *data, size_t len);
+/* The same without copying data: it is sent from where it is, and
+ * done(data, len, arg) is called once the reply no longer needs it (data
+ * must not change until then). For large bodies served many times. */
+void league_http_reply_ref(struct evhttp_request *req, const char *ctype,
+			   const void *data, size_t len,
+			   void (*done)(const void *data, size_t len,
+					void *arg),
+			   void *arg);
 /* The port an evhttp listener was bound to (0 if it cannot be read). */
 struct evhttp_bound_socket;
 uint16_t league_http_bound_port(struct evhttp_bound_socket *h);

@@ -502,6 +502,35 @@ int payoff_set_elo(payoff *p, uint32_t id, double elo, double games)
 
 #define ELO_CLAMP 4800.0
 
+/*
+ * The scale c that maximises the prior's likelihood of c * g: the pairs'
+ * terms depend on ratios only, so this step never lowers the likelihood,
+ * and it moves at once along the direction MM crawls along when the
+ * prior is weak against many games (every rating up or down together:
+ * a dense 1,000-player matrix took the full 20,000 sweeps without it).
+ * c solves sum_i c g_i / (c g_i + 1) = n / 2, by Newton on log c.
+ */
+static double prior_scale(const double *g, size_t n)
+{
+	double t = 0;
+
+	for (int it = 0; it < 60; it++) {
+		double c = exp(t), f = -0.5 * (double)n, df = 0;
+		for (size_t i = 0; i < n; i++) {
+			double x = c * g[i];
+			f += x / (x + 1);
+			df += x / ((x + 1) * (x + 1));
+		}
+		if (!(df > 0))
+			break;
+		double step = LG_MAX(-4.0, LG_MIN(4.0, f / df));
+		t -= step;
+		if (fabs(step) < 1e-14)
+			break;
+	}
+	return exp(t);
+}
+
 int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		   double prior, double *out)
 {
@@ -569,6 +598,12 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 			change = LG_MAX(change, fabs(ng - g[i]) / g[i]);
 			g[i] = ng;
 		}
+		if (prior > 0) {
+			double c = prior_scale(g, n);
+			for (size_t i = 0; i < n; i++)
+				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] * c));
+			change = LG_MAX(change, fabs(c - 1));
+		}
 		/* The scale is free without a prior: pin the geometric mean
 		 * so the clamps act on ratings, not on drift. */
 		if (prior == 0) {
@@ -597,21 +632,66 @@ out:
 	return rc;
 }
 
-int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
-		  double *win_rate, double *games)
+/* One cell of the matrix: the counts of a against b (empty: the prior). */
+static void matrix_cell(const payoff *p, const struct payoff_entry *e,
+			size_t k, double *win_rate, double *games)
 {
-	for (size_t i = 0; i < n; i++)
-		if (ids[i] >= p->nagents)
-			return LG_EINVAL;
+	if (win_rate)
+		win_rate[k] = entry_rate(&p->o, e);
+	if (games)
+		games[k] = e->games;
+}
+
+/* ids[] with a repeated id: pair by pair through the hash map. */
+static void matrix_lookup(const payoff *p, const uint32_t *ids, size_t n,
+			  double *win_rate, double *games)
+{
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++) {
 			struct payoff_entry e;
 			payoff_get(p, ids[i], ids[j], &e);
-			if (win_rate)
-				win_rate[i * n + j] = entry_rate(&p->o, &e);
-			if (games)
-				games[i * n + j] = e.games;
+			matrix_cell(p, &e, i * n + j, win_rate, games);
 		}
+}
+
+int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
+		  double *win_rate, double *games)
+{
+	const struct payoff_entry none = { 0, 0, 0, 0 };
+	uint32_t *pos;
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] >= p->nagents)
+			return LG_EINVAL;
+	if (!(pos = malloc(sizeof *pos * (p->nagents ? p->nagents : 1))))
+		return LG_ENOMEM;
+	memset(pos, 0xff, sizeof *pos * p->nagents);
+	for (size_t i = 0; i < n; i++) {
+		if (pos[ids[i]] != UINT32_MAX) {
+			matrix_lookup(p, ids, n, win_rate, games);
+			free(pos);
+			return 0;
+		}
+		pos[ids[i]] = (uint32_t)i;
+	}
+	/* Every cell empty, then each row's pairs from its agent's list: a
+	 * walk over the pairs that exist instead of n * n hash lookups (the
+	 * matrix of a 1,000-player league is a million cells). */
+	for (size_t k = 0; k < n * n; k++)
+		matrix_cell(p, &none, k, win_rate, games);
+	for (size_t i = 0; i < n; i++) {
+		const struct agent *ag = &p->agents[ids[i]];
+		for (uint32_t k = 0; k < ag->npairs; k++) {
+			const struct pair *pr = &p->pairs[ag->pairs[k]];
+			uint32_t other = pr->a == ids[i] ? pr->b : pr->a;
+			struct payoff_entry e = pr->a == ids[i] ? pr->e :
+						mirror(&pr->e);
+			if (pos[other] != UINT32_MAX)
+				matrix_cell(p, &e, i * n + pos[other],
+					    win_rate, games);
+		}
+	}
+	free(pos);
 	return 0;
 }
 

@@ -112,9 +112,10 @@ int payoff_set_elo(payoff *p, uint32_t id, double elo, double games);
 /*
  * Maximum-likelihood Elo (Bradley-Terry, draws count half) of agents
  * ids[0..n) from the decayed counts among them, by Hunter's MM iteration
- * to a relative change below 1e-11 (or 20000 sweeps). `prior` adds that
- * many virtual draws of each agent against a fixed anchor, which keeps an
- * undefeated agent finite; with prior 0 such an agent is clamped at
+ * to a relative change below 1e-11 (or 20000 sweeps), each sweep followed
+ * by the common scale that best fits the prior (which alone pins it).
+ * `prior` adds that many virtual draws of each agent against a fixed
+ * anchor, which keeps an undefeated agent finite; with prior 0 such an agent is clamped at
  * +-4800. out[i] is in Elo points, centred on mean 0. Self-play pairs carry
  * no information and are skipped. Cost O(sweeps * pairs among ids).
  * LG_EINVAL, LG_ENOMEM.
@@ -124,7 +125,9 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 
 /*
  * Win-rate matrix and game counts of ids[0..n) (row-major n x n; either
- * output may be NULL).
+ * output may be NULL). O(n * n + the pairs of ids) when ids has no
+ * repeat, O(n * n) hash lookups when it has. LG_EINVAL for an unknown id,
+ * LG_ENOMEM.
  */
 int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 		  double *win_rate, double *games);

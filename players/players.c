@@ -931,6 +931,25 @@ uint64_t brain_next_job_id(const brain *b)
 	return b->next_job;
 }
 
+/* One n x n matrix as JSON rows, numbers as "%.6g" (lg_buf_g6: the
+ * matrix of 1,000 players is two million numbers, and snprintf for each
+ * was most of /payoff's time). */
+static int matrix_json(const double *v, size_t n, lg_buf *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = lg_buf_append(out, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t j = 0; !rc && j < n; j++) {
+			if (j)
+				rc = lg_buf_append(out, ",", 1);
+			rc = rc ? rc : lg_buf_g6(out, v[i * n + j]);
+		}
+		rc = rc ? rc : lg_buf_append(out, "]", 1);
+	}
+	return rc;
+}
+
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 {
 	double *wr = malloc(n * n * sizeof(*wr) + 1);
@@ -941,21 +960,17 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 		goto out;
 	if ((rc = payoff_matrix(b->pf, ids, n, wr, g)))
 		goto out;
-	lg_buf_printf(out, "{\"players\":[");
-	for (size_t i = 0; i < n; i++)
-		lg_buf_printf(out, "%s%u", i ? "," : "", ids[i]);
-	for (int k = 0; k < 2; k++) {
-		const double *v = k ? g : wr;
-		lg_buf_printf(out, "],\"%s\":[", k ? "games" : "win_rate");
-		for (size_t i = 0; i < n; i++) {
-			lg_buf_printf(out, "%s[", i ? "," : "");
-			for (size_t j = 0; j < n; j++)
-				lg_buf_printf(out, "%s%.6g", j ? "," : "",
-					      v[i * n + j]);
-			lg_buf_printf(out, "]");
-		}
-	}
-	rc = lg_buf_printf(out, "]}");
+	/* about 6 bytes a win rate, 4 a game count: one growth at most */
+	if ((rc = lg_buf_reserve(out, 11 * n * n + 12 * n + 64)))
+		goto out;
+	rc = lg_buf_printf(out, "{\"players\":[");
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = lg_buf_printf(out, "%s%u", i ? "," : "", ids[i]);
+	rc = rc ? rc : lg_buf_printf(out, "],\"win_rate\":[");
+	rc = rc ? rc : matrix_json(wr, n, out);
+	rc = rc ? rc : lg_buf_printf(out, "],\"games\":[");
+	rc = rc ? rc : matrix_json(g, n, out);
+	rc = rc ? rc : lg_buf_printf(out, "]}");
 out:
 	free(wr);
 	free(g);
@@ -1001,7 +1016,7 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
 		brain_player_info(b, i, &p);
-		out[i] = (struct brain_rating){ i, p.role, fit[i],
+		out[i] = (struct brain_rating){ i, p.role, p.parent, fit[i],
 						payoff_elo(b->pf, i),
 						payoff_elo_games(b->pf, i),
 						x[i] };
@@ -1029,10 +1044,13 @@ int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
 	for (uint32_t k = 0; !rc && k < n; k++)
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
 				   "\"rating\":%.3f,\"elo\":%.3f,"
-				   "\"games\":%.6g,\"nash\":%.6g}",
+				   "\"games\":%.6g,\"nash\":%.6g,"
+				   "\"parent\":%lld}",
 				   k ? "," : "", r[k].id,
 				   brain_role_name(r[k].role), r[k].rating,
-				   r[k].elo, r[k].games, r[k].nash);
+				   r[k].elo, r[k].games, r[k].nash,
+				   r[k].parent == BRAIN_NONE ? -1LL :
+				   (long long)r[k].parent);
 	if (!rc)
 		rc = lg_buf_printf(out, "]}");
 	free(r);

@@ -267,13 +267,15 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 struct brain_rating {
 	uint32_t id;
 	int role;
+	uint32_t parent; /* a snapshot: the player it froze; else NONE */
 	double rating, elo, games, nash;
 };
 int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 		  double *gap);
 /* The same as the JSON object `league ratings --format json` prints:
  * {"nash_gap":G,"ratings":[{"id":..,"role":..,"rating":..,"elo":..,
- * "games":..,"nash":..},...]}. LG_ENOMEM. */
+ * "games":..,"nash":..,"parent":..},...]}, parent -1 for a learning
+ * player (the page groups snapshots by their player's role). LG_ENOMEM. */
 int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
 
 /* The lineage as JSON: {"players":[{"id":..,"role":"main","status":

@@ -399,6 +399,11 @@ int store_txn_error(const store_txn *t)
 	return t->err;
 }
 
+uint64_t store_txn_id(const store_txn *t)
+{
+	return (uint64_t)mdb_txn_id(t->txn);
+}
+
 static int sticky(store_txn *t, int mrc, const char *what)
 {
 	t->err = xlate(mrc, what);

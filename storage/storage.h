@@ -111,6 +111,10 @@ int store_txn_commit(store_txn *t);
 void store_txn_abort(store_txn *t);
 /* The sticky error, 0 if none. */
 int store_txn_error(const store_txn *t);
+/* The transaction's id: for a read transaction, the id of the newest
+ * commit it sees, so an unchanged id means unchanged data (inspection
+ * reloads only when it grows). */
+uint64_t store_txn_id(const store_txn *t);
 
 /* Put/del: 0 or the sticky error. Keys are 1..511 bytes. del of a missing
  * key returns LG_ENOTFOUND without making it sticky. */

@@ -25,6 +25,7 @@
 #include "league/daemon.h"
 #include "league/evalrec.h"
 #include "net/net.h"
+#include "payoff/payoff.h"
 #include "players/players.h"
 #include "storage/storage.h"
 #include "tests/proto.h"
@@ -266,24 +267,17 @@ static size_t slurp(const char *path, char *buf, size_t len)
 	return n;
 }
 
-/* `league inspect DIR` on a stopped league: /payoff is what `league
- * payoff DIR --format json` prints, /status has its players, / is the
- * page, SIGTERM stops it cleanly, and the store's bytes are unchanged. */
-static void inspect_stopped_league(const char *dir)
+/* `league inspect DIR` as a child on a free port (into *hp): its pid. */
+static pid_t start_inspect(const char *dir, unsigned *hp)
 {
-	static char before[1 << 22], after[1 << 22];
-	char mdb[300], ports[300], line[128], body[65536], cli[65536];
-	char err[1024];
-	size_t nb, na;
-	unsigned hp = 0;
+	char ports[300], line[128];
 	long ipid = 0;
 	pid_t pid;
 	FILE *f;
 	int st;
 
-	snprintf(mdb, sizeof mdb, "%s/data.mdb", dir);
 	snprintf(ports, sizeof ports, "%s.iports", dir);
-	nb = slurp(mdb, before, sizeof before);
+	unlink(ports);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -301,10 +295,29 @@ static void inspect_stopped_league(const char *dir)
 		lg_sleep_s(0.01);
 	}
 	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "http_port %u", &hp) != 1)
+		if (sscanf(line, "http_port %u", hp) != 1)
 			sscanf(line, "pid %ld", &ipid);
 	fclose(f);
 	ck_assert_int_eq(ipid, pid);
+	return pid;
+}
+
+/* `league inspect DIR` on a stopped league: /payoff is what `league
+ * payoff DIR --format json` prints, /status has its players, / is the
+ * page, SIGTERM stops it cleanly, and the store's bytes are unchanged. */
+static void inspect_stopped_league(const char *dir)
+{
+	static char before[1 << 22], after[1 << 22];
+	char mdb[300], body[65536], cli[65536];
+	char err[1024];
+	size_t nb, na;
+	unsigned hp = 0;
+	pid_t pid;
+	int st;
+
+	snprintf(mdb, sizeof mdb, "%s/data.mdb", dir);
+	nb = slurp(mdb, before, sizeof before);
+	pid = start_inspect(dir, &hp);
 	const char *pay[] = { "payoff", dir, "--format", "json", NULL };
 	ck_assert_int_eq(tu_run_league(cli, sizeof cli, err, sizeof err, pay),
 			 0);
@@ -442,6 +455,68 @@ START_TEST(metrics_parse_then_inspect_reads_only)
 	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
 	inspect_stopped_league(dir);
 	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* One pair's counts replaced by a writer while inspect serves the
+ * league (inspect reloads on a newer commit). */
+static int set_pair(store_txn *t, void *arg)
+{
+	payoff *p = arg;
+
+	return payoff_store_pair(p, t, 0, 5);
+}
+
+/* inspect writes /payoff once per load and serves the copy: unchanged
+ * between commits, and the new matrix within a few seconds of one. */
+START_TEST(inspect_follows_commits)
+{
+	char dir[128], league[160], body[65536], again[65536], cli[65536];
+	char err[1024];
+	struct store_opts so = { STORE_NOSYNC, 0, 0 };
+	struct payoff_entry e = { 7, 0, 0, 7 };
+	unsigned hp = 0;
+	payoff *p = NULL;
+	store *s = NULL;
+	pid_t pid;
+	int st;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(league, sizeof league, "%s/league", dir);
+	const char *mk[] = { "bench", "payoff", "--players", "8", "--reps",
+			     "1", "--keep", league, NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, mk), 0);
+	pid = start_inspect(league, &hp);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff", 5, body,
+				      sizeof body), 0);
+	ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff", 5, again,
+				      sizeof again), 0);
+	ck_assert_str_eq(strstr(again, "\r\n\r\n"), strstr(body, "\r\n\r\n"));
+	/* 0 beat 5 seven times out of seven */
+	ck_assert_int_eq(payoff_new(&p, NULL), 0);
+	for (uint32_t i = 0; i < 8; i++)
+		ck_assert_int_eq(payoff_add(p, i), 0);
+	ck_assert_int_eq(payoff_set(p, 0, 5, &e), 0);
+	ck_assert_int_eq(store_open(&s, league, &so, err, sizeof err), 0);
+	ck_assert_int_eq(store_update(s, set_pair, p), 0);
+	store_close(s);
+	payoff_free(p);
+	const char *pay[] = { "payoff", league, "--format", "json", NULL };
+	ck_assert_int_eq(tu_run_league(cli, sizeof cli, err, sizeof err, pay),
+			 0);
+	ck_assert_str_ne(strstr(body, "\r\n\r\n") + 4, cli);
+	double t0 = lg_now_s();
+	for (;;) {
+		ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff", 5, body,
+					      sizeof body), 0);
+		if (!strcmp(strstr(body, "\r\n\r\n") + 4, cli))
+			break;
+		ck_assert_msg(lg_now_s() - t0 < 5, "inspect never reloaded");
+		lg_sleep_s(0.1);
+	}
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	tu_rmrf(dir);
 }
 END_TEST
@@ -995,6 +1070,7 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
 	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
+	tcase_add_test(t, inspect_follows_commits);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);

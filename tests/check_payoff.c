@@ -236,6 +236,62 @@ START_TEST(elo_fit_known_answers)
 }
 END_TEST
 
+/* A weak prior against many games: every agent met every other one 500
+ * times, a later agent stronger. The fit must reach the maximum of the
+ * likelihood (each agent's score equals its expected score, the prior's
+ * virtual draws included) well within the sweep cap: plain MM crawled
+ * along the common scale, which only the prior pins, and stopped at the
+ * cap with residuals near 1e-6 of the games on 1,000 such agents. */
+START_TEST(elo_fit_weak_prior_converges)
+{
+	const uint32_t n = 60;
+	payoff *p = make(1.0, n);
+	uint32_t ids[60];
+	double out[60], g[60], t0;
+
+	for (uint32_t a = 0; a < n; a++) {
+		ids[a] = a;
+		for (uint32_t b = a + 1; b < n; b++) {
+			double x = 1 / (1 + pow(10, (double)(b - a) * 10 / 400));
+			struct payoff_entry e = { 500 * x, 0, 500 * (1 - x), 500 };
+			ck_assert_int_eq(payoff_set(p, a, b, &e), 0);
+		}
+	}
+	t0 = lg_now_s();
+	ck_assert_int_eq(payoff_elo_fit(p, ids, n, 1.0, out), 0);
+	ck_assert_msg(lg_now_s() - t0 < 2.0, "fit took %.2f s",
+		      lg_now_s() - t0);
+	/* ratings 10 Elo apart, up to the prior's pull */
+	ck_assert(fabs(out[1] - out[0] - 10) < 0.5);
+	/* the scores at the optimum, scale found again from the prior */
+	double lo = -30, hi = 30, worst = 0;
+	for (uint32_t i = 0; i < n; i++)
+		g[i] = pow(10, out[i] / 400);
+	for (int it = 0; it < 200; it++) {
+		double c = exp((lo + hi) / 2), f = -0.5 * n;
+		for (uint32_t i = 0; i < n; i++)
+			f += c * g[i] / (c * g[i] + 1);
+		*(f > 0 ? &hi : &lo) = (lo + hi) / 2;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		g[i] *= exp(lo);
+	for (uint32_t i = 0; i < n; i++) {
+		double r = 0.5 - g[i] / (g[i] + 1);
+		for (uint32_t j = 0; j < n; j++) {
+			struct payoff_entry e;
+			if (i == j)
+				continue;
+			payoff_get(p, i, j, &e);
+			r += e.wins + 0.5 * e.draws -
+			     e.games * g[i] / (g[i] + g[j]);
+		}
+		worst = LG_MAX(worst, fabs(r) / (500.0 * (n - 1)));
+	}
+	ck_assert_msg(worst < 1e-9, "score residual %.3g of the games", worst);
+	payoff_free(p);
+}
+END_TEST
+
 START_TEST(nash_known_games)
 {
 	const double rps[9] = { 0, -1, 1, 1, 0, -1, -1, 1, 0 };
@@ -279,6 +335,42 @@ START_TEST(nash_known_games)
 		ck_assert_int_eq(payoff_nash(bad, 1, 1, x, y, NULL, NULL), LG_EINVAL);
 		ck_assert_int_eq(payoff_nash(g2, 0, 2, x, y, NULL, NULL), LG_EINVAL);
 	}
+}
+END_TEST
+
+/* payoff_matrix walks each agent's pairs when ids has no repeat: the
+ * same cells as payoff_get, cell by cell, for a shuffled subset of a
+ * table with results moved and cleared; and with a repeated id (the
+ * lookup path). */
+START_TEST(matrix_matches_lookups)
+{
+	payoff *p = make(0.97, 12);
+	uint32_t ids[8] = { 9, 3, 0, 11, 5, 7, 2, 3 };
+	double wr[64], g[64];
+	lg_rng r;
+
+	lg_rng_seed(&r, 18);
+	for (int k = 0; k < 400; k++)
+		ck_assert_int_eq(payoff_record(p, (uint32_t)lg_rng_below(&r, 12),
+					       (uint32_t)lg_rng_below(&r, 12),
+					       (int)lg_rng_below(&r, 3) - 1), 0);
+	ck_assert_int_eq(payoff_move(p, 5, 10, NULL, NULL), 0);
+	ck_assert_int_eq(payoff_clear(p, 7, NULL, NULL), 0);
+	for (size_t n = 7; n <= 8; n++) { /* 8: the repeated 3 */
+		ck_assert_int_eq(payoff_matrix(p, ids, n, wr, g), 0);
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++) {
+				struct payoff_entry e;
+				payoff_get(p, ids[i], ids[j], &e);
+				ck_assert(g[i * n + j] == e.games);
+				ck_assert(wr[i * n + j] ==
+					  payoff_win_rate(p, ids[i], ids[j]));
+			}
+	}
+	ck_assert_int_eq(payoff_matrix(p, ids, 3, NULL, g), 0);
+	ids[1] = 12;
+	ck_assert_int_eq(payoff_matrix(p, ids, 3, wr, g), LG_EINVAL);
+	payoff_free(p);
 }
 END_TEST
 
@@ -339,6 +431,8 @@ Suite *suite_payoff(void)
 	tcase_add_test(tc, elo_fit_known_answers);
 	tcase_add_test(tc, nash_known_games);
 	tcase_add_test(tc, store_round_trip);
+	tcase_add_test(tc, matrix_matches_lookups);
+	tcase_add_test(tc, elo_fit_weak_prior_converges);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1022,6 +1022,10 @@ START_TEST(cli_inspection)
 		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
 					       sizeof err, a), 0);
 		ck_assert_ptr_nonnull(strstr(out, "\"nash_gap\":"));
+		/* learners have no parent, snapshots name theirs */
+		ck_assert_ptr_nonnull(strstr(out, "\"parent\":-1}"));
+		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"historical\""));
+		ck_assert_ptr_nonnull(strstr(out, "\"parent\":0}"));
 	}
 	{
 		const char *const a[] = { "payoff", lg, "--format", "xml",

@@ -51,6 +51,22 @@ START_TEST(put_get_iterate_reopen)
 		ck_assert_int_eq(store_put(t, STORE_DB_JOBS, k, 8, &ids[i], 8), 0);
 	}
 	ck_assert_int_eq(store_txn_commit(t), 0);
+	/* a read transaction's id names the newest commit it sees: the same
+	 * until a write commits, then larger (inspection reloads on it) */
+	uint64_t id0, id1;
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	id0 = store_txn_id(t);
+	store_txn_abort(t);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	ck_assert_uint_eq(store_txn_id(t), id0);
+	store_txn_abort(t);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_WRITE, &t), 0);
+	ck_assert_int_eq(store_put(t, STORE_DB_SCRATCH, "x", 1, "y", 1), 0);
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	id1 = store_txn_id(t);
+	store_txn_abort(t);
+	ck_assert_uint_gt(id1, id0);
 	store_close(s);
 
 	s = open_rw(0);

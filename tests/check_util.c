@@ -1,6 +1,7 @@
 /* tests/check_util.c: rng, crc, byte order, buffers, strict parsing. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/util.h"
@@ -212,6 +213,47 @@ START_TEST(json_strings_and_loopback)
 }
 END_TEST
 
+/* lg_buf_g6 writes what "%.6g" writes: edge cases, then random win rates,
+ * game counts and magnitudes across the fast path's range and beyond. */
+static void g6_same(double v)
+{
+	char want[64];
+	lg_buf b = { 0 };
+
+	snprintf(want, sizeof want, "%.6g", v);
+	ck_assert_int_eq(lg_buf_g6(&b, v), 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	ck_assert_msg(!strcmp((char *)b.data, want), "%.17g: %s, want %s", v,
+		      (char *)b.data, want);
+	lg_buf_free(&b);
+}
+
+START_TEST(g6_matches_printf)
+{
+	const double edge[] = { 0, -0.0, 0.5, 1, -1, 0.1, 0.25, 1e-4,
+				9.99999e-5, 0.000123456, 999999, 999999.5,
+				1e6, 123456.5, 0.1234565, 0.9999995,
+				9.999995, 1.0000005, 100, 2.5e-7, 3e12,
+				NAN, INFINITY, -INFINITY, 0.3, 1.0 / 3,
+				2.0 / 3, 59.99999951, 10, 1000.5 };
+	lg_rng r;
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(edge); i++)
+		g6_same(edge[i]);
+	lg_rng_seed(&r, 6);
+	for (int i = 0; i < 25000; i++) {
+		double u = lg_rng_double(&r);
+		g6_same(u);
+		g6_same(60 * u);
+		g6_same(-u * 1000);
+		g6_same(pow(10, 16 * u - 8));
+		/* six-digit decimals and their halves: near ties */
+		g6_same(floor(u * 1e6) / 1e6 + 5e-7);
+		g6_same((double)lg_rng_below(&r, 2000000) / 2e6);
+	}
+}
+END_TEST
+
 START_TEST(strerror_total)
 {
 	for (int e = 0; e >= -18; e--)
@@ -237,6 +279,7 @@ Suite *suite_util(void)
 	tcase_add_test(tc, strict_parsing);
 	tcase_add_test(tc, json_strings_and_loopback);
 	tcase_add_test(tc, strerror_total);
+	tcase_add_test(tc, g6_matches_printf);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -155,6 +155,79 @@ int lg_buf_printf(lg_buf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* The digits of %.6g for 1e-4 <= |v| < 1e6 into out (no sign), or 0
+ * when the rounding is too close to a tie to decide in doubles. A
+ * number with six significant digits is r * 10^(e - 5), r in [1e5, 1e6):
+ * r is v scaled and rounded, then its digits are placed around the point
+ * and trailing zeros dropped, as %g does. */
+static size_t g6_digits(double v, char *out)
+{
+	static const double p10[] = { 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1,
+				      1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+				      1e8, 1e9 };
+	int e2, e;
+	double m, f;
+	char d[6];
+	size_t n = 0;
+	long r;
+
+	/* the decimal exponent from the binary one, then corrected */
+	frexp(v, &e2);
+	e = (int)floor((e2 - 1) * 0.30102999566398120);
+	if (e > -4 && v < p10[e + 5])
+		e--;
+	if (e < 5 && v >= p10[e + 6])
+		e++;
+	m = v * p10[(5 - e) + 5];
+	r = (long)m;
+	f = m - (double)r;
+	if (fabs(f - 0.5) < 1e-6)
+		return 0; /* a tie or close to one: snprintf decides */
+	r += f > 0.5;
+	if (r < 100000 || r > 999999)
+		return 0; /* rounded into the next decade */
+	for (int i = 5; i >= 0; i--, r /= 10)
+		d[i] = (char)('0' + r % 10);
+	int last = 5; /* the last significant digit kept */
+	while (last > 0 && d[last] == '0' && last > e)
+		last--;
+	if (e < 0) {
+		out[n++] = '0';
+		out[n++] = '.';
+		for (int z = -1; z > e; z--)
+			out[n++] = '0';
+	}
+	for (int i = 0; i <= last; i++) {
+		if (e >= 0 && i == e + 1)
+			out[n++] = '.';
+		out[n++] = d[i];
+	}
+	return n;
+}
+
+int lg_buf_g6(lg_buf *b, double v)
+{
+	char *s;
+	size_t n = 0;
+	int rc;
+
+	if ((rc = lg_buf_reserve(b, 32)))
+		return rc;
+	s = (char *)b->data + b->len;
+	if (v == 0 && !signbit(v)) {
+		s[n++] = '0';
+	} else if (fabs(v) >= 1e-4 && fabs(v) < 1e6) {
+		if (v < 0)
+			s[n++] = '-';
+		size_t k = g6_digits(fabs(v), s + n);
+		n = k ? n + k : 0;
+	}
+	if (!n)
+		n = (size_t)snprintf(s, 32, "%.6g", v);
+	b->len += n;
+	return 0;
+}
+
 int lg_buf_json_str(lg_buf *b, const char *s)
 {
 	int rc = lg_buf_append(b, "\"", 1);

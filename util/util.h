@@ -215,6 +215,12 @@ int lg_buf_append(lg_buf *b, const void *p, size_t n);
 int lg_buf_printf(lg_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* v as printf's "%.6g" writes it, byte for byte, appended to b: a
+ * fast path for the usual magnitudes (the payoff matrix writes a million
+ * numbers), snprintf for the rest (ties too close to call, exponents,
+ * NaN, infinities). LG_ENOMEM. */
+int lg_buf_g6(lg_buf *b, double v);
+
 /* s as a JSON string (quoted; '"', '\\' and control bytes and DEL escaped,
  * other bytes as they are), appended to b. */
 int lg_buf_json_str(lg_buf *b, const char *s);

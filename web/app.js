@@ -1,23 +1,15 @@
 /* web/app.js: the live page's script (league serves it at /app.js; the
  * files of web/ are embedded into the binary at build time). It polls
- * /status, /payoff, /ratings and /nashconv every 2 s and draws the payoff
- * matrix as a heatmap, the rating ladder and NashConv over time. */
+ * /status, /ratings and /nashconv every 2 s, and /payoff every 2 s or
+ * every ten times what the last one cost to fetch and parse, whichever is
+ * longer (the matrix of 1,000 players is 15 MB of JSON); it draws the
+ * payoff matrix as a canvas heatmap (web/heatmap.js), the rating ladder
+ * and NashConv over time. */
 "use strict";
-function color(x){var r,g,b;if(x<0.5){var t=x/0.5;r=215;g=Math.round(48+t*(255-48));b=Math.round(39+t*(255-39));}
-else{var u=(x-0.5)/0.5;r=Math.round(255-u*(255-69));g=Math.round(255-u*(255-117));b=Math.round(255-u*(255-180));}
-return "rgb("+r+","+g+","+b+")";}
 function el(t,txt){var e=document.createElement(t);if(txt!==undefined)e.textContent=txt;return e;}
 var roles={};
 var SHORT={main:"main",main_exploiter:"mexp",league_exploiter:"lexp",self_play:"self"};
-function label(id){return id+" "+(roles[id]||"hist");}
-function draw(p){var m=document.getElementById("m");m.textContent="";
-var ids=p.players||[],wr=p.win_rate||[],gm=p.games||[];
-var h=el("tr");h.appendChild(el("th",""));ids.forEach(function(id){h.appendChild(el("th",label(id)));});m.appendChild(h);
-ids.forEach(function(id,i){var tr=el("tr");tr.appendChild(el("th",label(id)));
-ids.forEach(function(_,j){var td=el("td");td.className="c";var x=(wr[i]||[])[j],g=(gm[i]||[])[j];
-if(typeof x==="number"){td.style.background=g>0?color(x):"#eee";td.textContent=g>0?x.toFixed(2):"";
-td.title=label(id)+" vs "+label(ids[j])+": win rate "+x.toFixed(3)+" over "+(g||0).toFixed(1)+" games";}
-tr.appendChild(td);});m.appendChild(tr);});}
+function label(id){return typeof Heatmap!=="undefined"?Heatmap.label(id):id+" "+(roles[id]||"hist");}
 function meta(s){roles={};(s.learners||[]).forEach(function(l){roles[l.id]=SHORT[l.role]||l.role;});document.getElementById("title").textContent="league "+(s.league||"")+" ("+(s.env||"")+")";
 var parts=["up "+(s.uptime_s||0).toFixed(0)+" s","sessions "+((s.connections||{}).ready||0)];
 ["jobs_in_flight","jobs_done","env_steps","players","snapshots","env_steps_per_s"].forEach(function(k){if(s[k]!==undefined)parts.push(k.replace(/_/g," ")+" "+s[k]);});
@@ -49,8 +41,13 @@ var legend=[];SERIES.forEach(function(s){var d="";pts.forEach(function(p){var v=
 if(d){g.appendChild(svg("path",{d:d,fill:"none",stroke:s[1],"stroke-width":1.5}));legend.push(s[0].replace("nashconv_",""));}});
 box.appendChild(g);note.textContent=pts.length+(pts.length===1?" point":" points")+", log scale: "+legend.join(", ")+" (league eval DIR)";}
 function json(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
-function poll(){Promise.all([json("/status"),json("/payoff"),json("/ratings"),json("/nashconv")])
-.then(function(a){meta(a[0]);draw(a[1]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
+var payoffAt=-Infinity,payoffEvery=2000;
+/* /payoff when it is due, else null. */
+function payoffDue(){if(performance.now()-payoffAt<payoffEvery)return Promise.resolve(null);
+var t0=performance.now();return json("/payoff").then(function(p){var t=performance.now();
+payoffEvery=Math.max(2000,10*(t-t0));payoffAt=t;return p;});}
+function poll(){Promise.all([json("/status"),payoffDue(),json("/ratings"),json("/nashconv")])
+.then(function(a){meta(a[0]);if(a[1])Heatmap.update(a[1],a[2]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
 .catch(function(e){document.getElementById("err").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}
 poll();

@@ -4,12 +4,17 @@
 # page of a running `league run` and of `league inspect` on the stopped
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
-# coloured cells, the ladder its rows and the meta-Nash line, the
-# NashConv chart its points, the throughput and learner charts, the
-# matchmaking mix, the lineage and the jobs (web/views.js), no error
-# line. The browser's console must hold no error
-# and no failed load. A screenshot of each goes to OUT (docs/screenshots).
-# No browser: the test fails, it never skips.
+# canvas painted pixels and cells (web/heatmap.js writes what it drew
+# into the canvas's data- attributes), the ladder its rows and the
+# meta-Nash line, the NashConv chart its points, the throughput and
+# learner charts, the matchmaking mix, the lineage and the jobs
+# (web/views.js), no error line. Then on a synthetic league of 60 players
+# (`league bench payoff --keep`, where a later player is stronger), the
+# heatmap sorted by Elo must draw the players in the order of /ratings,
+# and filtered to the main player's family only those, each a different
+# picture from the one by id. The browser's console must hold no error
+# and no failed load. A screenshot of each goes to OUT
+# (docs/screenshots). No browser: the test fails, it never skips.
 #
 #   tests/browser/page_test.sh BIN OUTDIR
 set -euo pipefail
@@ -57,8 +62,9 @@ browse() {
 	"$CHROME" "${flags[@]}" --window-size=900,780 \
 		--screenshot="$shot" "$url" >/dev/null 2>>"$T/$name.log"
 	test -s "$shot" || { echo "page_test: $name: no screenshot" >&2; exit 1; }
-	# the whole page, every view
-	"$CHROME" "${flags[@]}" --window-size=1000,1900 \
+	# with a fourth argument, the whole page too: every view
+	[ -z "${4:-}" ] && return
+	"$CHROME" "${flags[@]}" --window-size=1000,2000 \
 		--screenshot="${shot%.png}-full.png" "$url" >/dev/null \
 		2>>"$T/$name.log"
 	test -s "${shot%.png}-full.png" ||
@@ -75,11 +81,14 @@ check() {
 		{ echo "page_test: $name: no player count in the status line" >&2; fail=1; }
 	grep -q "$what" "$dom" ||
 		{ echo "page_test: $name: no '$what' in the status line" >&2; fail=1; }
-	local cells
-	# cells of pairs that met: coloured, with their win rate written in
-	cells=$(grep -oE '<td class="c"[^>]*style="background: rgb\([0-9, ]+\);">[01]\.[0-9]{2}</td>' "$dom" | wc -l || true)
-	[ "$cells" -ge 4 ] ||
-		{ echo "page_test: $name: $cells coloured heatmap cells, want >= 4" >&2; fail=1; }
+	local cells painted
+	# the canvas heatmap: cells of pairs that met, painted pixels
+	cells=$(attr cells "$dom")
+	painted=$(attr painted "$dom")
+	[ "${cells:-0}" -ge 4 ] ||
+		{ echo "page_test: $name: ${cells:-no} heatmap cells drawn, want >= 4" >&2; fail=1; }
+	[ "${painted:-0}" -ge 1000 ] ||
+		{ echo "page_test: $name: ${painted:-no} heatmap pixels painted, want >= 1000" >&2; fail=1; }
 	local rungs
 	rungs=$(grep -o '<tr class="rung' "$dom" | wc -l || true)
 	[ "$rungs" -ge 3 ] ||
@@ -116,7 +125,74 @@ check() {
 		fail=1
 	fi
 	[ $fail = 0 ] || { echo "--- $name DOM:" >&2; cat "$dom" >&2; exit 1; }
-	echo "page_test: $name: title, status line, $cells heatmap cells, $rungs ladder rows, $points chart points, $charts time-series charts, $mixrows mix rows, $lin lineage rows, clean console"
+	echo "page_test: $name: title, status line, $cells heatmap cells ($painted pixels), $rungs ladder rows, $points chart points, $charts time-series charts, $mixrows mix rows, $lin lineage rows, clean console"
+}
+
+# data-NAME of the heatmap canvas in a dumped DOM ("" when absent).
+attr() {
+	grep -o '<canvas id="heat"[^>]*>' "$2" |
+		sed -n "s/.* data-$1=\"\\([^\"]*\\)\".*/\\1/p"
+}
+
+# The console of a load: no error, no failed load.
+console_clean() {
+	if grep -E 'CONSOLE.*(Error|error|Uncaught)|Failed to load resource' "$T/$1.log"; then
+		echo "page_test: $1: errors in the browser console (above)" >&2
+		exit 1
+	fi
+}
+
+# The heatmap's sort and role filter (set through the URL's hash, as the
+# controls set it) against /ratings, on the league served at $1.
+check_heatmap_views() {
+	local base=$1 want_elo want_role n_role v
+	browse by_id "$OUT/heatmap-60.png" "$base#sort=id"
+	browse sort_elo "$T/sort-elo.png" "$base#sort=elo"
+	browse role_main "$T/role-main.png" "$base#role=family:main"
+	for v in by_id sort_elo role_main; do console_clean $v; done
+	curl -fsS "$base""ratings" >"$T/ratings.json"
+	curl -fsS "$base""payoff" >"$T/payoff.json"
+	# the expected orders: by rating, highest first (ties by id), and
+	# the main player and its snapshots by id, over the players /payoff
+	# shows
+	read -r want_elo want_role n_role < <(/usr/bin/python3 - "$T" <<'PY'
+import json, sys
+t = sys.argv[1]
+r = json.load(open(t + "/ratings.json"))["ratings"]
+shown = set(json.load(open(t + "/payoff.json"))["players"])
+role = {x["id"]: x["role"] for x in r}
+def family(x):
+    if x["role"] == "historical" and x["parent"] in role:
+        return role[x["parent"]]
+    return x["role"]
+by = sorted((x for x in r if x["id"] in shown),
+            key=lambda x: (-x["rating"], x["id"]))
+main = sorted(x["id"] for x in r if x["id"] in shown and family(x) == "main")
+print(",".join(str(x["id"]) for x in by[:64]),
+      ",".join(map(str, main[:64])) or "-", len(main))
+PY
+)
+	local got_id got_elo got_role cells
+	got_id=$(attr order "$T/by_id.dom")
+	got_elo=$(attr order "$T/sort_elo.dom")
+	got_role=$(attr order "$T/role_main.dom")
+	cells=$(attr cells "$T/by_id.dom")
+	[ "$(attr n "$T/by_id.dom")" = 60 ] && [ "${cells:-0}" -ge 1000 ] ||
+		{ echo "page_test: synthetic league: $(attr n "$T/by_id.dom") players, ${cells:-no} cells drawn, want 60 and >= 1000" >&2; exit 1; }
+	[ "$got_elo" = "$want_elo" ] && [ "$got_elo" != "$got_id" ] ||
+		{ echo "page_test: sorted by Elo: drew $got_elo, want $want_elo (by id: $got_id)" >&2; exit 1; }
+	[ "$(attr sort "$T/sort_elo.dom")" = elo ] ||
+		{ echo "page_test: sort=elo in the hash did not set the sort" >&2; exit 1; }
+	[ "$got_role" = "$want_role" ] && [ "$(attr n "$T/role_main.dom")" = "$n_role" ] ||
+		{ echo "page_test: role=family:main: drew $got_role ($(attr n "$T/role_main.dom") players), want $want_role ($n_role)" >&2; exit 1; }
+	[ "$n_role" -lt 60 ] ||
+		{ echo "page_test: the role filter kept every player" >&2; exit 1; }
+	# a different order or set must be a different picture
+	[ "$(attr digest "$T/sort_elo.dom")" != "$(attr digest "$T/by_id.dom")" ] ||
+		{ echo "page_test: sorting by Elo did not change the pixels" >&2; exit 1; }
+	[ "$(attr digest "$T/role_main.dom")" != "$(attr digest "$T/by_id.dom")" ] ||
+		{ echo "page_test: filtering by role did not change the pixels" >&2; exit 1; }
+	echo "page_test: heatmap of 60: $cells cells; sorted by Elo (${got_elo:0:40}...), filtered to main + snapshots ($n_role players), each a different picture"
 }
 
 # A running league.
@@ -137,7 +213,7 @@ for _ in $(seq 600); do
 		curl -fsS "http://127.0.0.1:$HP/series" 2>/dev/null | grep -q '"mix":{"[0-9]' && break
 	sleep 0.1
 done
-browse running "$OUT/page-running.png" "http://127.0.0.1:$HP/"
+browse running "$OUT/page-running.png" "http://127.0.0.1:$HP/" full
 check running 'jobs done [1-9]'
 kill -INT "$LEAGUE_PID"
 wait "$LEAGUE_PID" || true
@@ -148,6 +224,18 @@ LEAGUE_PID=
 INSPECT_PID=$!
 for _ in $(seq 100); do [ -s "$T/inspect.ports" ] && break; sleep 0.05; done
 IP=$(awk '/^http_port/{print $2}' "$T/inspect.ports")
-browse inspect "$OUT/page-inspect.png" "http://127.0.0.1:$IP/"
+browse inspect "$OUT/page-inspect.png" "http://127.0.0.1:$IP/" full
 check inspect 'jobs done [1-9]'
+kill "$INSPECT_PID"
+wait "$INSPECT_PID" || true
+
+# A synthetic league of 60 players, every pair met (bench/bench_payoff.c).
+"$BIN" bench payoff --players 60 --reps 1 --keep "$T/synth" >/dev/null
+rm -f "$T/inspect.ports"
+"$BIN" inspect "$T/synth" --port 0 --ports-file "$T/inspect.ports" >/dev/null 2>&1 &
+INSPECT_PID=$!
+for _ in $(seq 200); do [ -s "$T/inspect.ports" ] && break; sleep 0.05; done
+IP=$(awk '/^http_port/{print $2}' "$T/inspect.ports")
+[ -n "$IP" ] || { echo "page_test: league inspect of the synthetic league did not start" >&2; exit 1; }
+check_heatmap_views "http://127.0.0.1:$IP/"
 echo "page_test: ok"
