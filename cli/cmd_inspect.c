@@ -306,11 +306,14 @@ static void serve_json(struct evhttp_request *req, struct inspector *in,
 	lg_buf_free(&b);
 }
 
-/* A GET answered with a blob of the league as loaded. */
+/* A GET answered with a blob of the league as loaded; with ?at=SEQ,
+ * the league at that moment instead (league_http_history). */
 static void serve_blob(struct evhttp_request *req, struct inspector *in,
-		       struct blob *x, const char *what)
+		       struct blob *x, int ratings, const char *what)
 {
-	if (!begin(in, req))
+	if (!begin(in, req) ||
+	    league_http_history(req, in->st, ratings, UINT32_MAX,
+				INSPECT_NASH_MAX))
 		return;
 	if (!x) {
 		evhttp_send_error(req, 500, what);
@@ -325,14 +328,14 @@ static void http_payoff(struct evhttp_request *req, void *arg)
 {
 	struct inspector *in = arg;
 
-	serve_blob(req, in, in->payoff, "payoff matrix unavailable");
+	serve_blob(req, in, in->payoff, 0, "payoff matrix unavailable");
 }
 
 static void http_ratings(struct evhttp_request *req, void *arg)
 {
 	struct inspector *in = arg;
 
-	serve_blob(req, in, in->ratings, "ratings unavailable");
+	serve_blob(req, in, in->ratings, 1, "ratings unavailable");
 }
 
 static void http_nashconv(struct evhttp_request *req, void *arg)

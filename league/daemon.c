@@ -493,6 +493,7 @@ static void series_league(league_daemon *d)
 			[LST_EPISODES] = (double)d->episodes,
 			[LST_ENV_STEPS_PER_S] = d->steps_per_s,
 			[LST_JOBS_PER_S] = d->jobs_per_s,
+			[LST_LOG_SEQ] = (double)brain_log_seq(d->br),
 		},
 	};
 	int rc;
@@ -717,6 +718,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.series_json = daemon_series_json,
 		.lineage_json = daemon_lineage_json,
 		.jobs_json = daemon_jobs_json,
+		.history = d->st,
 	};
 	int rc = league_server_new(&d->srv, d->base, &so, &ops, err, errlen);
 

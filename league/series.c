@@ -33,6 +33,7 @@ static const char *const league_fields[LST_COUNT] = {
 	[LST_ENV_STEPS_PER_S] = "env_steps_per_s",
 	[LST_JOBS_PER_S] = "jobs_per_s",
 	[LST_SAMPLES_PER_S] = "samples_per_s",
+	[LST_LOG_SEQ] = "log_seq",
 };
 
 /* brain_kind_name's, in its order (a test ties the two) */
@@ -91,8 +92,7 @@ int league_series_decode(const void *key, size_t klen, const void *val,
 	    memcmp(v, SERIES_MAGIC, 4))
 		return LG_ECORRUPT;
 	count = lg_get_le32(v + 4);
-	if (count < known || count > LEAGUE_SERIES_FIELDS_MAX ||
-	    vlen != 8 + 8 * (size_t)count)
+	if (count > LEAGUE_SERIES_FIELDS_MAX || vlen != 8 + 8 * (size_t)count)
 		return LG_ECORRUPT;
 	memset(p, 0, sizeof *p);
 	p->kind = k[0];
@@ -101,8 +101,9 @@ int league_series_decode(const void *key, size_t klen, const void *val,
 	if (p->kind == LEAGUE_SERIES_LEAGUE && p->player)
 		return LG_ECORRUPT;
 	p->n = known;
+	/* an older writer's point lacks the fields added since: NaN */
 	for (size_t i = 0; i < known; i++)
-		p->v[i] = lg_get_lef64(v + 8 + 8 * i);
+		p->v[i] = i < count ? lg_get_lef64(v + 8 + 8 * i) : NAN;
 	return 0;
 }
 

@@ -13,8 +13,9 @@
  * Key (13 bytes): the kind ('L', 'T' or 'M'), be64 league run milliseconds,
  * be32 player (0 for the league), so a kind's points sort by time. Value:
  * magic "SER1", u32 count, then count f64 values in the kind's field order
- * (league_series_fields); a reader takes the fields it knows and ignores
- * any more a newer writer appended.
+ * (league_series_fields); a reader takes the fields it knows, ignores any
+ * more a newer writer appended and reads those an older one lacked as
+ * NaN.
  */
 #ifndef LG_LEAGUE_SERIES_H
 #define LG_LEAGUE_SERIES_H
@@ -68,6 +69,7 @@ enum {
 	LST_ENV_STEPS_PER_S,
 	LST_JOBS_PER_S,
 	LST_SAMPLES_PER_S,
+	LST_LOG_SEQ, /* decision-log records so far: ?at= of the slider */
 	LST_COUNT
 };
 

@@ -521,10 +521,22 @@ static void http_json(league_server *s, struct evhttp_request *req,
 	lg_buf_free(&b);
 }
 
+/* The caps of an earlier moment's /payoff and /ratings: the daemon's
+ * own (league/status.c). */
+#define HISTORY_AGENTS 512
+#define HISTORY_NASH 256
+
 static void http_payoff(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 
+	if (!http_allowed(s, req))
+		return;
+	if (s->ops.history &&
+	    evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	    league_http_history(req, s->ops.history, 0, HISTORY_AGENTS,
+				HISTORY_NASH))
+		return;
 	http_json(s, req, s->ops.payoff_json, "no payoff matrix");
 }
 
@@ -532,6 +544,13 @@ static void http_ratings(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 
+	if (!http_allowed(s, req))
+		return;
+	if (s->ops.history &&
+	    evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
+	    league_http_history(req, s->ops.history, 1, HISTORY_AGENTS,
+				HISTORY_NASH))
+		return;
 	http_json(s, req, s->ops.ratings_json, "no ratings");
 }
 

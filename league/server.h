@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "net/net.h"
+#include "storage/storage.h"
 #include "util/util.h"
 
 struct event_base;
@@ -80,6 +81,9 @@ struct league_server_ops {
 	 * the jobs in flight, for GET /jobs (each may be NULL: 404). */
 	int (*lineage_json)(void *ctx, lg_buf *out);
 	int (*jobs_json)(void *ctx, lg_buf *out);
+	/* The store GET /payoff?at= and /ratings?at= rebuild an earlier
+	 * moment from (league_http_history; NULL: they answer today's). */
+	store *history;
 };
 
 /*
@@ -118,6 +122,18 @@ void league_http_reply_ref(struct evhttp_request *req, const char *ctype,
 			   void (*done)(const void *data, size_t len,
 					void *arg),
 			   void *arg);
+/* The query parameter `name` of req's URI as a whole number: 0 with *v,
+ * LG_ENOTFOUND when absent, LG_EINVAL when not a number (the caller
+ * answers 400). */
+int league_http_query_u64(struct evhttp_request *req, const char *name,
+			  uint64_t *v);
+/* GET /payoff?at=SEQ or /ratings?at=SEQ: the league once its first SEQ
+ * decision-log records were made (brain_open_at), the newest max_agents agents of then for
+ * the payoff, the meta-Nash up to max_nash. 1 when req asked for a moment (answered: 200, 400 for a
+ * bad SEQ, 500 naming why), 0 when it did not (the caller answers with
+ * today's). */
+int league_http_history(struct evhttp_request *req, store *st, int ratings,
+			uint32_t max_agents, uint32_t max_nash);
 /* The port an evhttp listener was bound to (0 if it cannot be read). */
 struct evhttp_bound_socket;
 uint16_t league_http_bound_port(struct evhttp_bound_socket *h);

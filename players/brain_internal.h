@@ -74,6 +74,7 @@ struct brain {
 /* Grow *p (elements of elem bytes, capacity *cap) to hold need. */
 int brain_reserve(void **p, size_t *cap, size_t need, size_t elem);
 int brain_idl_push(struct idlist *l, uint32_t v);
+void brain_idl_free(struct idlist *l);
 
 /* Win rate from a payoff row, clamped so a weight can never be NaN. */
 static inline double brain_rate(const double *row, uint32_t q)

@@ -92,6 +92,11 @@ static void idl_free(struct idlist *l)
 	l->v = NULL;
 	l->n = l->cap = 0;
 }
+
+void brain_idl_free(struct idlist *l)
+{
+	idl_free(l);
+}
 /* Insert v into the ascending list l (no duplicates). */
 static int idl_insert_sorted(struct idlist *l, uint32_t v)
 {
@@ -1136,4 +1141,9 @@ int brain_open_jobs_json(const brain *b, lg_buf *out)
 		first = 0;
 	}
 	return rc ? rc : lg_buf_printf(out, "]}");
+}
+
+uint64_t brain_log_seq(const brain *b)
+{
+	return b->seq;
 }

@@ -347,6 +347,30 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 int brain_replay(store *from, brain *b, uint64_t *checked, char *err,
 		 size_t errlen);
 
+/* ---- history ------------------------------------------------------------ */
+
+/*
+ * The league as it stood once the first `upto` decision-log records were
+ * made (seq < upto; the time slider of the live page, which takes upto
+ * from the throughput series' log_seq): the league of store s, opened
+ * read-only
+ * whatever s is (nothing is ever written), with its payoff table rebuilt
+ * from scratch by the log up to `upto` and the stored results: every
+ * result's outcomes in log order, each snapshot registered when its step
+ * report froze it, a reset's results moved to its snapshot, as the brain
+ * did them. Only the agents that existed then are kept (brain_count), so
+ * brain_payoff_json and brain_ratings_json show that moment; the other
+ * per-agent counters are today's. With upto past the log's last record
+ * the payoff is the league's own, bit for bit. Needs
+ * log_decisions (the log): LG_ENOTFOUND without a league, LG_EUNSUPP
+ * without a log; LG_ECORRUPT, storage errors, LG_ENOMEM, err saying
+ * which. Close with brain_close.
+ */
+int brain_open_at(brain **out, store *s, uint64_t upto, char *err,
+		  size_t errlen);
+/* The next decision-log sequence number (records so far). */
+uint64_t brain_log_seq(const brain *b);
+
 /* ---- simulated league -------------------------------------------------- */
 
 /*

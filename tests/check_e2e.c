@@ -349,6 +349,34 @@ static void inspect_stopped_league(const char *dir)
 	ck_assert_msg(strstr(body, "{\"jobs\":[") &&
 			      (!strstr(body, "\"id\":") ||
 			       strstr(body, "\"kind\":\"")), "%s", body);
+	/* the time slider: the league once its first N log records were
+	 * made; past the end it is today's, at 0 nobody has played */
+	{
+		static char now[65536];
+		char *a, *b;
+		ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff", 5, now,
+					      sizeof now), 0);
+		ck_assert_int_eq(net_http_get((uint16_t)hp,
+					      "/payoff?at=99999999", 5, body,
+					      sizeof body), 0);
+		a = strstr(now, "\r\n\r\n");
+		b = strstr(body, "\r\n\r\n");
+		ck_assert(a && b);
+		ck_assert_str_eq(b, a);
+		ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff?at=0", 5,
+					      body, sizeof body), 0);
+		/* nobody has played: every count is 0 */
+		ck_assert_msg(strstr(body, "\"games\":[[0,") &&
+				      !strpbrk(strstr(body, "\"games\""),
+					       "123456789."), "%s", body);
+		ck_assert_int_eq(net_http_get((uint16_t)hp,
+					      "/ratings?at=5", 5, body,
+					      sizeof body), 0);
+		ck_assert_msg(strstr(body, "\"ratings\":[{"), "%s", body);
+		ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff?at=x", 5,
+					      body, sizeof body), 0);
+		ck_assert_msg(strstr(body, " 400 "), "%s", body);
+	}
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/series", 5, body,
 				      sizeof body), 0);
 	ck_assert_msg(strstr(body, "\"learners\":{") &&

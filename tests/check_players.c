@@ -764,6 +764,84 @@ END_TEST
  * by the log of a stored run (every role, resets included), makes the
  * same decisions and snapshots and ends in the same state; a tampered
  * log is caught at the record that differs. */
+/* The league at an earlier moment (the page's time slider): a league
+ * with resets, its payoff and ladder taken at 200 jobs, then run on to
+ * 400 and closed; opened at the log position of the 200th job, the
+ * payoff table rebuilt from the log and the results is the one it had
+ * then, byte for byte in JSON, with the agents it had then; opened past
+ * the end, today's. */
+START_TEST(league_at_an_earlier_moment)
+{
+	struct brain_opts o;
+	struct fx a;
+	struct store_opts ro = { STORE_RDONLY, 0, 0 };
+	store *src = NULL;
+	brain *h = NULL;
+	lg_buf then_p = { 0 }, then_r = { 0 }, now_p = { 0 }, now_r = { 0 };
+	lg_buf got = { 0 };
+	uint32_t ids[512], n_then, n_now;
+	uint64_t seq_then;
+	char err[256] = "";
+
+	league_opts(&o, 5);
+	o.main_exploiter.reset_prob = 1;
+	fx_open(&a, &o, 1);
+	run_jobs(a.b, 200, 3, NULL);
+	ck_assert_int_eq(brain_flush(a.b), 0);
+	seq_then = brain_log_seq(a.b);
+	n_then = brain_count(a.b);
+	for (uint32_t i = 0; i < n_then; i++)
+		ids[i] = i;
+	ck_assert_int_eq(brain_payoff_json(a.b, ids, n_then, &then_p), 0);
+	ck_assert_int_eq(brain_ratings_json(a.b, 256, &then_r), 0);
+	run_jobs(a.b, 200, 4, NULL);
+	n_now = brain_count(a.b);
+	ck_assert_uint_gt(n_now, n_then); /* snapshots came since */
+	for (uint32_t i = 0; i < n_now; i++)
+		ids[i] = i;
+	ck_assert_int_eq(brain_payoff_json(a.b, ids, n_now, &now_p), 0);
+	ck_assert_int_eq(brain_ratings_json(a.b, 256, &now_r), 0);
+	fx_close(&a, 0);
+
+	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
+	ck_assert_msg(brain_open_at(&h, src, seq_then, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(brain_count(h), n_then);
+	ck_assert_int_eq(brain_payoff_json(h, ids, n_then, &got), 0);
+	ck_assert_uint_eq(got.len, then_p.len);
+	ck_assert(!memcmp(got.data, then_p.data, got.len));
+	got.len = 0;
+	ck_assert_int_eq(brain_ratings_json(h, 256, &got), 0);
+	ck_assert_uint_eq(got.len, then_r.len);
+	ck_assert(!memcmp(got.data, then_r.data, got.len));
+	ck_assert_int_eq(brain_close(h), 0);
+	/* past the end: the league as it is */
+	ck_assert_int_eq(brain_open_at(&h, src, UINT64_MAX, err, sizeof err),
+			 0);
+	ck_assert_uint_eq(brain_count(h), n_now);
+	got.len = 0;
+	ck_assert_int_eq(brain_payoff_json(h, ids, n_now, &got), 0);
+	ck_assert_uint_eq(got.len, now_p.len);
+	ck_assert(!memcmp(got.data, now_p.data, got.len));
+	got.len = 0;
+	ck_assert_int_eq(brain_ratings_json(h, 256, &got), 0);
+	ck_assert_uint_eq(got.len, now_r.len);
+	ck_assert(!memcmp(got.data, now_r.data, got.len));
+	ck_assert_int_eq(brain_close(h), 0);
+	/* before anything: the agents the league began with, no games */
+	ck_assert_int_eq(brain_open_at(&h, src, 0, err, sizeof err), 0);
+	ck_assert_uint_lt(brain_count(h), n_then);
+	ck_assert_int_eq(brain_close(h), 0);
+	store_close(src);
+	lg_buf_free(&then_p);
+	lg_buf_free(&then_r);
+	lg_buf_free(&now_p);
+	lg_buf_free(&now_r);
+	lg_buf_free(&got);
+	tu_rmrf(a.dir);
+}
+END_TEST
+
 START_TEST(log_replays_the_run)
 {
 	struct brain_opts o;
@@ -1070,6 +1148,7 @@ Suite *suite_players(void)
 	tcase_add_test(st, resume_is_identical);
 	tcase_add_test(st, simulated_league_pfsp_vs_uniform);
 	tcase_add_test(st, log_replays_the_run);
+	tcase_add_test(st, league_at_an_earlier_moment);
 	tcase_add_test(st, kill9_leaves_a_consistent_prefix);
 	tcase_add_test(st, cli_inspection);
 	tcase_set_timeout(st, 60);

@@ -67,7 +67,7 @@ static void start_on(struct fixture *f, const char *token, double hb,
 	};
 	struct league_server_ops ops = { f, on_msg, on_close, status_extra,
 					 payoff_json, NULL, NULL, NULL, NULL,
-					 NULL, NULL };
+					 NULL, NULL, NULL };
 	char err[256];
 
 	memset(f, 0, sizeof *f);
@@ -414,7 +414,7 @@ START_TEST(http_beyond_loopback_needs_the_token)
 	struct fixture f;
 	struct league_server_ops ops = { &f, on_msg, on_close, status_extra,
 					 payoff_json, NULL, NULL, NULL, NULL,
-					 NULL, NULL };
+					 NULL, NULL, NULL };
 	char err[256], code[64];
 	pid_t pid;
 

@@ -42,12 +42,22 @@ if(d){g.appendChild(svg("path",{d:d,fill:"none",stroke:s[1],"stroke-width":1.5})
 box.appendChild(g);note.textContent=pts.length+(pts.length===1?" point":" points")+", log scale: "+legend.join(", ")+" (league eval DIR)";}
 function json(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
 var payoffAt=-Infinity,payoffEvery=2000;
+/* The moment the time slider chose (views.js): null for now, else a
+ * decision-log position; /payoff and /ratings then show the league as it
+ * was (?at=), fetched once per moment. */
+window.leagueAt=null;
+var shownAt=null,ratingsKept=null;
+function atURL(u){return window.leagueAt===null?u:u+"?at="+window.leagueAt;}
+function past(){return window.leagueAt!==null&&window.leagueAt===shownAt;}
 /* /payoff when it is due, else null. */
-function payoffDue(){if(performance.now()-payoffAt<payoffEvery)return Promise.resolve(null);
-var t0=performance.now();return json("/payoff").then(function(p){var t=performance.now();
+function payoffDue(){if(window.leagueAt!==shownAt)payoffAt=-Infinity;
+if(past()||performance.now()-payoffAt<payoffEvery)return Promise.resolve(null);
+var t0=performance.now();return json(atURL("/payoff")).then(function(p){var t=performance.now();
 payoffEvery=Math.max(2000,10*(t-t0));payoffAt=t;return p;});}
-function poll(){Promise.all([json("/status"),payoffDue(),json("/ratings"),json("/nashconv")])
-.then(function(a){meta(a[0]);if(a[1])Heatmap.update(a[1],a[2]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
+function ratingsNow(){if(past()&&ratingsKept)return Promise.resolve(ratingsKept);
+return json(atURL("/ratings")).then(function(r){ratingsKept=r;return r;});}
+function poll(){var asked=window.leagueAt;Promise.all([json("/status"),payoffDue(),ratingsNow(),json("/nashconv")])
+.then(function(a){shownAt=asked;meta(a[0]);if(a[1])Heatmap.update(a[1],a[2]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
 .catch(function(e){document.getElementById("err").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}
 poll();

@@ -114,6 +114,8 @@ var Heatmap = (function () {
 		var h = "sort=" + sortSel.value;
 		if (roleSel.value)
 			h += "&role=" + encodeURIComponent(roleSel.value);
+		if (window.leagueAt !== null && window.leagueAt !== undefined)
+			h += "&at=" + window.leagueAt; /* views.js's slider */
 		history.replaceState(null, "", "#" + h);
 	}
 

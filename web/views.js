@@ -78,10 +78,27 @@ var seats=(x.seats||[]).map(function(s){return s.baseline?"baseline "+s.baseline
 if(!x.seats)seats=x.learner+"/v"+x.learner_version+"* vs "+x.opponent+"/v"+x.opponent_version;
 [x.id,x.kind,x.state||"open",seats,x.episodes,x.lease_left_s===undefined?"":x.lease_left_s.toFixed(1)+" s"].forEach(function(c){tr.appendChild(tag("td",String(c)));});t.appendChild(tr);});
 note.textContent=list.length+" job(s)"+(list.length>50?", the first 50 shown":"")+"; * marks a learning seat";}
+/* The time slider: a stop per throughput point (its decision-log
+ * position, log_seq), the last one "now". Sets window.leagueAt, which
+ * app.js's /payoff and /ratings follow; #at=N in the address starts
+ * there. */
+var slid=null; /* the log position chosen, null: now */
+(function(){var m=/(?:^#|&)at=(\d+)/.exec(location.hash);if(m){slid=+m[1];window.leagueAt=slid;}})();
+function setLabel(txt){document.getElementById("slidertime").textContent=txt;}
+function timeSlider(lg){var s=document.getElementById("slider");
+var seq=(lg&&lg.log_seq)||[],t=(lg&&lg.t)||[],n=seq.length;
+s.max=String(n);
+if(slid===null){s.value=String(n);setLabel("now");}
+else{var k=seq.indexOf(slid);s.value=String(k<0?0:k);
+setLabel("at "+(k<0?"log position "+slid:t[k].toFixed(0)+" s (log position "+slid+")"));}
+s.oninput=function(){var i=+s.value;
+slid=i>=n||seq[i]===null?null:seq[i];window.leagueAt=slid;
+setLabel(slid===null?"now":"at "+t[i].toFixed(0)+" s (log position "+slid+")");};
+document.getElementById("live").onclick=function(){slid=null;window.leagueAt=null;s.value=String(n);setLabel("now");};}
 function get(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
 function roleMap(l){var m={};(l.players||[]).forEach(function(p){m[p.id]=p.role;});return m;}
 function poll(){Promise.all([get("/series"),get("/lineage"),get("/jobs")])
-.then(function(a){var roles=roleMap(a[1]);throughput(a[0].league);learners(a[0].learners,roles);mix(a[0].mix,roles);lineage(a[1]);jobs(a[2]);
+.then(function(a){var roles=roleMap(a[1]);timeSlider(a[0].league);throughput(a[0].league);learners(a[0].learners,roles);mix(a[0].mix,roles);lineage(a[1]);jobs(a[2]);
 document.getElementById("verr").textContent="";})
 .catch(function(e){document.getElementById("verr").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}

@@ -226,6 +226,24 @@ for _ in $(seq 100); do [ -s "$T/inspect.ports" ] && break; sleep 0.05; done
 IP=$(awk '/^http_port/{print $2}' "$T/inspect.ports")
 browse inspect "$OUT/page-inspect.png" "http://127.0.0.1:$IP/" full
 check inspect 'jobs done [1-9]'
+# The time slider: a stop per throughput point, and #at=0 shows the
+# league before anything was played (fewer players, the ones it began
+# with), rebuilt from the decision log.
+browse at0 "$OUT/page-at0.png" "http://127.0.0.1:$IP/#at=0"
+console_clean at0
+stops=$(grep -o '<input type="range" id="slider"[^>]*>' "$T/inspect.dom" |
+	sed -n 's/.* max="\([0-9]*\)".*/\1/p')
+n_now=$(attr n "$T/inspect.dom")
+n_at0=$(attr n "$T/at0.dom")
+[ "${stops:-0}" -ge 1 ] ||
+	{ echo "page_test: the time slider has ${stops:-no} stops" >&2; exit 1; }
+grep -q '<span id="slidertime">at log position 0</span>' "$T/at0.dom" ||
+	{ echo "page_test: #at=0 did not set the moment" >&2; exit 1; }
+[ -n "$n_at0" ] && [ "$n_at0" -ge 2 ] && [ "$n_at0" -lt "${n_now:-0}" ] ||
+	{ echo "page_test: at 0 the heatmap drew ${n_at0:-no} players, now ${n_now:-no}" >&2; exit 1; }
+grep -q '<div id="err"></div>' "$T/at0.dom" ||
+	{ echo "page_test: at0: the page shows an error" >&2; exit 1; }
+echo "page_test: time slider: $stops stops; at log position 0 the heatmap drew $n_at0 players, now $n_now"
 kill "$INSPECT_PID"
 wait "$INSPECT_PID" || true
 

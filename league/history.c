@@ -1,0 +1,87 @@
+/*
+ * league/history.c: the payoff matrix and the ladder at an earlier moment
+ * of the run (the live page's time slider): GET /payoff?at=SEQ and
+ * /ratings?at=SEQ, for the daemon and `league inspect` alike, rebuilt by
+ * brain_open_at from the decision log and the stored results. Nothing is
+ * written: the brain is a read-only view over the store.
+ */
+#include "league/server.h"
+
+#include "players/players.h"
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int league_http_query_u64(struct evhttp_request *req, const char *name,
+			  uint64_t *v)
+{
+	const char *uri = evhttp_request_get_uri(req), *q, *val;
+	struct evkeyvalq kv;
+	char *end;
+	int rc = LG_ENOTFOUND;
+
+	if (!uri || !(q = strchr(uri, '?')))
+		return LG_ENOTFOUND;
+	if (evhttp_parse_query_str(q + 1, &kv))
+		return LG_EINVAL;
+	if ((val = evhttp_find_header(&kv, name))) {
+		unsigned long long x;
+		errno = 0;
+		x = strtoull(val, &end, 10);
+		rc = !*val || *end || errno || *val == '-' ? LG_EINVAL : 0;
+		if (!rc)
+			*v = x;
+	}
+	evhttp_clear_headers(&kv);
+	return rc;
+}
+
+/* The payoff matrix of the newest max agents of b. */
+static int payoff_of(brain *b, uint32_t max, lg_buf *out)
+{
+	uint32_t n = brain_count(b), first = n > max ? n - max : 0;
+	uint32_t *ids = malloc(((size_t)n - first + 1) * sizeof *ids);
+	int rc;
+
+	if (!ids)
+		return LG_ENOMEM;
+	for (uint32_t i = first; i < n; i++)
+		ids[i - first] = i;
+	rc = brain_payoff_json(b, ids, n - first, out);
+	free(ids);
+	return rc;
+}
+
+int league_http_history(struct evhttp_request *req, store *st, int ratings,
+			uint32_t max_agents, uint32_t max_nash)
+{
+	uint64_t at;
+	brain *b = NULL;
+	lg_buf out = { 0 };
+	char err[256] = "";
+	int rc = league_http_query_u64(req, "at", &at);
+
+	if (rc == LG_ENOTFOUND)
+		return 0;
+	if (rc) {
+		evhttp_send_error(req, 400, "at: a decision-log position "
+			"(a whole number) expected");
+		return 1;
+	}
+	rc = brain_open_at(&b, st, at, err, sizeof err);
+	if (!rc)
+		rc = ratings ? brain_ratings_json(b, max_nash, &out)
+			     : payoff_of(b, max_agents, &out);
+	if (!rc)
+		rc = lg_buf_printf(&out, "\n");
+	if (rc)
+		evhttp_send_error(req, 500, err[0] ? err : lg_strerror(rc));
+	else
+		league_http_reply(req, "application/json", out.data, out.len);
+	brain_close(b);
+	lg_buf_free(&out);
+	return 1;
+}
