@@ -335,7 +335,7 @@ static void inspect_stopped_league(const char *dir)
 	ck_assert_ptr_nonnull(strstr(body, "<script src=\"/app.js\">"));
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/app.js", 5, body,
 				      sizeof body), 0);
-	ck_assert_ptr_nonnull(strstr(body, "json(\"/payoff\")"));
+	ck_assert_ptr_nonnull(strstr(body, "json(atURL(\"/payoff\"))"));
 	/* the lineage, the jobs left open and the series of a stopped
 	 * league (the brain's open jobs: a kill -9 leaves some) */
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/lineage", 5, body,

@@ -292,7 +292,7 @@ START_TEST(http_status_reports_sessions)
 		if (net_http_get(league_server_http_port(f.srv), "/app.js", 5,
 				 body, sizeof body) || !strstr(body, "200 OK") ||
 		    !strstr(body, "Content-Type: text/javascript") ||
-		    !strstr(body, "json(\"/payoff\")"))
+		    !strstr(body, "json(atURL(\"/payoff\"))"))
 			_exit(7);
 		if (net_http_get(league_server_http_port(f.srv),
 				 "/style.css?v=1", 5, body, sizeof body) ||
