@@ -534,6 +534,36 @@ static double prior_scale(const double *g, size_t n)
 int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		   double prior, double *out)
 {
+	return payoff_elo_fit_se(p, ids, n, prior, out, NULL);
+}
+
+/* se[i] from the fitted strengths g (the anchor's 1 in the prior's
+ * draws); loc maps agents to their index. */
+static void elo_se(const payoff *p, const uint32_t *loc, const double *g,
+		   size_t n, double prior, double *se)
+{
+	for (size_t i = 0; i < n; i++) {
+		double q = g[i] / (g[i] + 1.0);
+		se[i] = prior * q * (1 - q);
+	}
+	for (uint32_t k = 0; k < p->npairs; k++) {
+		const struct pair *pr = &p->pairs[k];
+		uint32_t i = loc[pr->a], j = loc[pr->b];
+		double q;
+		if (pr->a == pr->b || i == UINT32_MAX || j == UINT32_MAX ||
+		    !(pr->e.games > 0))
+			continue;
+		q = g[i] / (g[i] + g[j]);
+		se[i] += pr->e.games * q * (1 - q);
+		se[j] += pr->e.games * q * (1 - q);
+	}
+	for (size_t i = 0; i < n; i++)
+		se[i] = se[i] > 0 ? 400.0 / log(10.0) / sqrt(se[i]) : NAN;
+}
+
+int payoff_elo_fit_se(const payoff *p, const uint32_t *ids, size_t n,
+		      double prior, double *out, double *se)
+{
 	/* local index of each agent (UINT32_MAX: not in ids) */
 	uint32_t *loc = NULL;
 	double *g = NULL, *w = NULL, *den = NULL;
@@ -617,6 +647,8 @@ int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		if (change < 1e-11)
 			break;
 	}
+	if (se)
+		elo_se(p, loc, g, n, prior, se);
 	for (size_t i = 0; i < n; i++) {
 		out[i] = 400.0 * log10(g[i]);
 		mean += out[i];

@@ -122,6 +122,14 @@ int payoff_set_elo(payoff *p, uint32_t id, double elo, double games);
  */
 int payoff_elo_fit(const payoff *p, const uint32_t *ids, size_t n,
 		   double prior, double *out);
+/* The same, and se[i] (may be NULL): the standard error of out[i] in Elo
+ * points, from the Fisher information of agent i's own games (its real
+ * games and the prior's virtual draws) at the fit, the others' ratings
+ * held fixed: 400 / ln 10 / sqrt(sum_j n_ij p_ij (1 - p_ij)). For two
+ * agents it is the standard error of their difference. NaN for an agent
+ * with no games and no prior. */
+int payoff_elo_fit_se(const payoff *p, const uint32_t *ids, size_t n,
+		      double prior, double *out, double *se);
 
 /*
  * Win-rate matrix and game counts of ids[0..n) (row-major n x n; either

@@ -996,6 +996,7 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 	uint32_t n = brain_count(b);
 	uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
 	double *fit = malloc((n ? n : 1) * sizeof *fit);
+	double *se = malloc((n ? n : 1) * sizeof *se);
 	double *x = calloc(n ? n : 1, sizeof *x);
 	double *y = malloc((n ? n : 1) * sizeof *y);
 	int nash = n && n <= max_nash && n <= PAYOFF_NASH_MAX;
@@ -1003,11 +1004,11 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 	int rc = LG_ENOMEM;
 
 	*gap = -1;
-	if (!ids || !fit || !x || !y || (nash && !A))
+	if (!ids || !fit || !se || !x || !y || (nash && !A))
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = i;
-	if ((rc = payoff_elo_fit(b->pf, ids, n, 1.0, fit)))
+	if ((rc = payoff_elo_fit_se(b->pf, ids, n, 1.0, fit, se)))
 		goto out;
 	if (nash) {
 		payoff_matrix(b->pf, ids, n, A, NULL);
@@ -1024,13 +1025,14 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 		out[i] = (struct brain_rating){ i, p.role, p.parent, fit[i],
 						payoff_elo(b->pf, i),
 						payoff_elo_games(b->pf, i),
-						x[i] };
+						x[i], se[i] };
 	}
 	qsort(out, n, sizeof *out, by_rating);
 	rc = 0;
 out:
 	free(ids);
 	free(fit);
+	free(se);
 	free(x);
 	free(y);
 	free(A);
@@ -1046,16 +1048,22 @@ int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
 
 	if (!rc)
 		rc = lg_buf_printf(out, "{\"nash_gap\":%.3g,\"ratings\":[", gap);
-	for (uint32_t k = 0; !rc && k < n; k++)
+	for (uint32_t k = 0; !rc && k < n; k++) {
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
 				   "\"rating\":%.3f,\"elo\":%.3f,"
 				   "\"games\":%.6g,\"nash\":%.6g,"
-				   "\"parent\":%lld}",
+				   "\"parent\":%lld,",
 				   k ? "," : "", r[k].id,
 				   brain_role_name(r[k].role), r[k].rating,
 				   r[k].elo, r[k].games, r[k].nash,
 				   r[k].parent == BRAIN_NONE ? -1LL :
 				   (long long)r[k].parent);
+		if (!rc)
+			rc = isfinite(r[k].rating_se)
+				     ? lg_buf_printf(out, "\"rating_se\":%.3f}",
+						     r[k].rating_se)
+				     : lg_buf_printf(out, "\"rating_se\":null}");
+	}
 	if (!rc)
 		rc = lg_buf_printf(out, "]}");
 	free(r);

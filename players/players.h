@@ -269,13 +269,15 @@ struct brain_rating {
 	int role;
 	uint32_t parent; /* a snapshot: the player it froze; else NONE */
 	double rating, elo, games, nash;
+	double rating_se; /* standard error of rating (payoff_elo_fit_se) */
 };
 int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 		  double *gap);
 /* The same as the JSON object `league ratings --format json` prints:
  * {"nash_gap":G,"ratings":[{"id":..,"role":..,"rating":..,"elo":..,
- * "games":..,"nash":..,"parent":..},...]}, parent -1 for a learning
- * player (the page groups snapshots by their player's role). LG_ENOMEM. */
+ * "games":..,"nash":..,"parent":..,"rating_se":..},...]}, parent -1 for
+ * a learning player (the page groups snapshots by their player's role),
+ * rating_se null for an agent without games. LG_ENOMEM. */
 int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
 
 /* The lineage as JSON: {"players":[{"id":..,"role":"main","status":

@@ -17,9 +17,12 @@ if(s.draining)parts.push("draining");document.getElementById("meta").textContent
 /* The ladder: rank, player, rating (Elo fit), online Elo, games, meta-Nash
  * weight, from /ratings (highest rating first). */
 function ladder(r){var t=document.getElementById("ladder");t.textContent="";
-var h=el("tr");["#","player","rating","elo","games","nash"].forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
+var h=el("tr");["#","player","rating","95% CI","elo","games","nash"].forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
 (r.ratings||[]).forEach(function(p,k){var tr=el("tr");tr.className="rung";
-[String(k+1),label(p.id),p.rating.toFixed(1),p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)].forEach(function(c){tr.appendChild(el("td",c));});
+/* the fit's 95% interval: 1.96 standard errors from the Fisher
+ * information of the player's own games (payoff_elo_fit_se) */
+var ci=typeof p.rating_se==="number"?"\u00b1"+(1.96*p.rating_se).toFixed(1):"-";
+[String(k+1),label(p.id),p.rating.toFixed(1),ci,p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)].forEach(function(c){tr.appendChild(el("td",c));});
 if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});
 document.getElementById("gap").textContent=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";}
 /* NashConv over time (/nashconv), log scale: one line and its points per

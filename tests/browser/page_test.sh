@@ -93,6 +93,8 @@ check() {
 	rungs=$(grep -o '<tr class="rung' "$dom" | wc -l || true)
 	[ "$rungs" -ge 3 ] ||
 		{ echo "page_test: $name: $rungs ladder rows, want >= 3" >&2; fail=1; }
+	grep -qE '<th>95% CI</th>.*<td>±[0-9]+\.[0-9]</td>' "$dom" ||
+		{ echo "page_test: $name: no rating interval in the ladder" >&2; fail=1; }
 	grep -q '<div id="gap" class="note">meta-Nash duality gap' "$dom" ||
 		{ echo "page_test: $name: no meta-Nash line under the ladder" >&2; fail=1; }
 	local points
