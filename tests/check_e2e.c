@@ -381,6 +381,31 @@ static void inspect_stopped_league(const char *dir)
 				      sizeof body), 0);
 	ck_assert_msg(strstr(body, "\"learners\":{") &&
 			      strstr(body, "\"mix\":{"), "%s", body);
+	/* every JSON endpoint parses with a real JSON parser (Python's:
+	 * the JSON is written by hand, strings through lg_buf_json_str) */
+	{
+		static const char *const eps[] = {
+			"/status",  "/payoff", "/ratings", "/nashconv",
+			"/series",  "/lineage", "/jobs",   "/payoff?at=3",
+			"/ratings?at=3",
+		};
+		static char big[1 << 20];
+		char path[300], cmd[800];
+		for (size_t i = 0; i < LG_ARRAY_LEN(eps); i++) {
+			ck_assert_int_eq(net_http_get((uint16_t)hp, eps[i], 5,
+						      big, sizeof big), 0);
+			char *js = strstr(big, "\r\n\r\n");
+			ck_assert_ptr_nonnull(js);
+			snprintf(path, sizeof path, "%s.json", dir);
+			tu_write_file(path, js + 4);
+			snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import "
+				 "json,sys; json.load(open(sys.argv[1]))' %s",
+				 path);
+			ck_assert_msg(system(cmd) == 0, "%s: not JSON: %.300s",
+				      eps[i], js + 4);
+			unlink(path);
+		}
+	}
 	kill(pid, SIGTERM);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
