@@ -72,7 +72,7 @@ struct shard {
 	float *head, *dhead;        /* cap x (actions + 1) */
 	float *d0, *d1;             /* cap x wmax back-propagated deltas */
 	float *dskip;               /* cap x wmax: a residual block's */
-	float *cs;                  /* cap x cscratch_row: convolutions' */
+	float *cs;                  /* nn_conv_scratch(cap): convolutions' */
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *gcache, *gwork;      /* the recurrent core's */
 	float *g;
@@ -161,7 +161,7 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	sh->d0 = malloc(n * net->wmax * sizeof(float));
 	sh->d1 = malloc(n * net->wmax * sizeof(float));
 	sh->dskip = malloc(n * net->wmax * sizeof(float));
-	sh->cs = malloc((n * net->cscratch_row + 1) * sizeof(float));
+	sh->cs = malloc((nn_conv_scratch(net, n) + 1) * sizeof(float));
 	sh->lp = malloc(A * sizeof(float));
 	sh->pr = malloc(A * sizeof(float));
 	if (net->gl >= 0) {

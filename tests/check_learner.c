@@ -1851,6 +1851,358 @@ START_TEST(conv_shapes_checked)
 }
 END_TEST
 
+/* ---- conv2d by Winograd ---------------------------------------------- */
+
+/* 3x3 kernels of stride 1, the method forced (1: the tile conv2d_init
+ * would choose; 2..4: that tile both ways): odd planes, one to three
+ * input channels, output channels of no particular multiple, batches of
+ * 1 and 7, no padding and padding 2, and 70 samples (two chunks, the
+ * second's lanes partly spare). */
+static const struct {
+	uint32_t cin, h, w, cout, pad;
+	int m;
+	size_t n;
+} wino_cases[] = {
+	{ 3, 6, 7, 5, 1, 1, 7 },  /* Connect Four: 3 x 4 tiles */
+	{ 1, 5, 5, 3, 1, 2, 1 },  /* F(2x2) */
+	{ 2, 7, 9, 7, 1, 4, 7 },  /* F(4x4), odd both ways */
+	{ 3, 3, 3, 2, 1, 3, 1 },  /* tic-tac-toe, one F(3x3) tile */
+	{ 2, 4, 6, 5, 0, 2, 7 },  /* no padding */
+	{ 1, 6, 7, 3, 2, 1, 7 },  /* padding 2: 8 x 9 out */
+	{ 3, 9, 4, 11, 1, 3, 1 },
+	{ 2, 6, 7, 3, 1, 1, 70 }, /* two chunks */
+};
+
+static void wino_case(size_t i, struct conv2d *c)
+{
+	char err[200];
+
+	ck_assert_msg(conv2d_init(c, wino_cases[i].cin, wino_cases[i].h,
+				  wino_cases[i].w, wino_cases[i].cout, 3, 1,
+				  wino_cases[i].pad, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(conv2d_set_method(c, wino_cases[i].m), 0);
+	ck_assert(c->wino);
+}
+
+/* The rounding error's bound. Every entry Winograd computes is a sum of
+ * products of two operands (kernel and input for y, dy and input for dW,
+ * dy and kernel for dx) through the transforms; its exact value is what
+ * the definition sums, the rest cancels. Done in floats, each product
+ * term goes through at most N roundings, so (the usual forward error
+ * analysis) the error is at most gamma_N = N u / (1 - N u), u = 2^-24,
+ * times the same computation on absolute values of every matrix entry
+ * and operand. In one direction that absolute computation weighs the
+ * pair (operand a at t, operand b at r) of one tile by sum_i |AT(p, i)|
+ * |G(i, t)| |BT(i, r)| <= kappa_m (the largest over p, t, r), so it is at
+ * most kappa_mh kappa_mw (sum of |a| over its tile) (sum of |b| over
+ * its tile), summed over the channels and tiles that meet in the entry.
+ * N counts the longest chain: the kernel's transform (7, G's entries
+ * rounded to floats too), the input's and output's transforms (a terms
+ * each way, twice) and the sgemm's sums (cin, cout, or the batch's
+ * tiles for dW), with some slack. For Connect Four's tiles kappa is
+ * about 10, so the bound is near 1e-5 of the absolute sums; the errors
+ * seen are far below it, and a wrong matrix entry far above. */
+static double wino_kappa(uint32_t m)
+{
+	const float *bt, *g, *at;
+	uint32_t a = m + 2;
+	double most = 0;
+
+	ck_assert_int_eq(conv2d_wino_matrices(m, &bt, &g, &at), 0);
+	for (uint32_t p = 0; p < m; p++)
+		for (uint32_t t = 0; t < 3; t++)
+			for (uint32_t r = 0; r < a; r++) {
+				double k = 0;
+				for (uint32_t i = 0; i < a; i++)
+					k += fabs(at[p * a + i]) *
+					     fabs(g[i * 3 + t]) *
+					     fabs(bt[i * a + r]);
+				most = k > most ? k : most;
+			}
+	return most;
+}
+
+static double wino_gamma(const struct conv2d *c, size_t n)
+{
+	double N = c->cin + c->cout + (double)n * c->th * c->tw +
+		   2.0 * (c->ah + c->aw) + 16, u = ldexp(1, -24);
+
+	return N * u / (1 - N * u) * wino_kappa(c->mh) * wino_kappa(c->mw);
+}
+
+/* Sum of |v| over one plane's input tile (ty, tx) (plane h x w, padded
+ * by pad), or over an output tile when in is 0 (plane oh x ow). */
+static double tile_abs(const struct conv2d *c, const float *v, uint32_t ty,
+		       uint32_t tx, int in)
+{
+	uint32_t h = in ? c->h : c->oh, w = in ? c->w : c->ow;
+	long y0 = (long)ty * c->mh - (in ? (long)c->pad : 0);
+	long x0 = (long)tx * c->mw - (in ? (long)c->pad : 0);
+	uint32_t th = in ? c->ah : c->mh, tw = in ? c->aw : c->mw;
+	double sum = 0;
+
+	for (long y = y0; y < y0 + th; y++)
+		for (long x = x0; x < x0 + tw; x++)
+			if (y >= 0 && x >= 0 && y < (long)h && x < (long)w)
+				sum += fabs(v[y * w + x]);
+	return sum;
+}
+
+static double kernel_abs(const float *g)
+{
+	double sum = 0;
+
+	for (int t = 0; t < 9; t++)
+		sum += fabs(g[t]);
+	return sum;
+}
+
+START_TEST(wino_forward_is_the_definition)
+{
+	struct conv2d c;
+	lg_rng r;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 31 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
+	size_t plane = (size_t)c.h * c.w;
+	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	double gam = wino_gamma(&c, n), worst = 0;
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	conv2d_forward(&c, W, b, x, n, y, sc);
+	for (size_t s = 0; s < n; s++)
+		for (uint32_t co = 0; co < c.cout; co++)
+			for (uint32_t oy = 0; oy < c.oh; oy++)
+				for (uint32_t ox = 0; ox < c.ow; ox++) {
+					double want = conv_direct(&c, W, b, x, s,
+								  co, oy, ox);
+					double bound = 0;
+					for (uint32_t ci = 0; ci < c.cin; ci++)
+						bound += kernel_abs(W + (co * c.cin + ci) * 9) *
+							 tile_abs(&c, x + (s * c.cin + ci) * plane,
+								  oy / c.mh, ox / c.mw, 1);
+					bound = gam * (bound + fabs(b[co]));
+					double got = y[(s * c.cout + co) * P +
+						       oy * c.ow + ox];
+					ck_assert_msg(fabs(got - want) <= bound,
+						      "case %d y[%zu][%u][%u][%u] "
+						      "%g, want %g (bound %g)",
+						      _i, s, co, oy, ox, got, want,
+						      bound);
+					if (fabs(got - want) / bound > worst)
+						worst = fabs(got - want) / bound;
+				}
+	/* the bound is not vacuous: a tenth of it would still hold */
+	ck_assert_msg(worst < 0.1, "case %d: error up to %.3f of the bound",
+		      _i, worst);
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(sc);
+}
+END_TEST
+
+/* dW, db and dx against their definitions in double, within the bound
+ * above. */
+START_TEST(wino_backward_is_the_definition)
+{
+	struct conv2d c;
+	lg_rng r;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 41 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
+	size_t plane = (size_t)c.h * c.w;
+	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
+	float *W = malloc(nw * sizeof *W), *x = malloc(nx * sizeof *x);
+	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
+	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	double gam = wino_gamma(&c, n);
+	fill_normal(W, nw, &r);
+	fill_normal(x, nx, &r);
+	fill_normal(g, ny, &r);
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	for (uint32_t co = 0; co < c.cout; co++) {
+		double want = 0, abs = 0;
+		for (size_t s = 0; s < n; s++)
+			for (size_t q = 0; q < P; q++) {
+				want += g[(s * c.cout + co) * P + q];
+				abs += fabs(g[(s * c.cout + co) * P + q]);
+			}
+		ck_assert_msg(fabs(db[co] - want) <= 1e-6 * abs,
+			      "case %d db[%u] %g, want %g", _i, co, db[co],
+			      want);
+	}
+	for (uint32_t co = 0; co < c.cout; co++)
+		for (uint32_t ci = 0; ci < c.cin; ci++)
+			for (int t = 0; t < 9; t++) {
+				double want = 0, bound = 0;
+				for (size_t s = 0; s < n; s++) {
+					const float *gp = g + (s * c.cout + co) * P;
+					const float *xp = x + (s * c.cin + ci) * plane;
+					for (uint32_t oy = 0; oy < c.oh; oy++)
+						for (uint32_t ox = 0; ox < c.ow; ox++) {
+							long iy = (long)oy - c.pad + t / 3;
+							long ix = (long)ox - c.pad + t % 3;
+							if (iy >= 0 && ix >= 0 && iy < (long)c.h && ix < (long)c.w)
+								want += (double)gp[oy * c.ow + ox] * xp[iy * c.w + ix];
+						}
+					for (uint32_t ty = 0; ty < c.th; ty++)
+						for (uint32_t tx = 0; tx < c.tw; tx++)
+							bound += tile_abs(&c, gp, ty, tx, 0) *
+								 tile_abs(&c, xp, ty, tx, 1);
+				}
+				float got = dW[(co * c.cin + ci) * 9 + (uint32_t)t];
+				ck_assert_msg(fabs(got - want) <= gam * bound,
+					      "case %d dW[%u][%u][%d] %g, want %g "
+					      "(bound %g)", _i, co, ci, t, got,
+					      want, gam * bound);
+			}
+	for (size_t s = 0; s < n; s++)
+		for (uint32_t ci = 0; ci < c.cin; ci++)
+			for (uint32_t iy = 0; iy < c.h; iy++)
+				for (uint32_t ix = 0; ix < c.w; ix++) {
+					double want = 0, bound = 0;
+					for (uint32_t co = 0; co < c.cout; co++) {
+						const float *gp = g + (s * c.cout + co) * P;
+						const float *wp = W + (co * c.cin + ci) * 9;
+						for (int t = 0; t < 9; t++) {
+							long oy = (long)iy + c.pad - t / 3;
+							long ox = (long)ix + c.pad - t % 3;
+							if (oy >= 0 && ox >= 0 && oy < (long)c.oh && ox < (long)c.ow)
+								want += (double)gp[oy * c.ow + ox] * wp[t];
+						}
+						/* the tiles whose input reads x here */
+						for (uint32_t ty = 0; ty < c.th; ty++)
+							for (uint32_t tx = 0; tx < c.tw; tx++) {
+								long py = (long)iy + c.pad - (long)ty * c.mh;
+								long px = (long)ix + c.pad - (long)tx * c.mw;
+								if (py < 0 || px < 0 || py >= (long)c.ah || px >= (long)c.aw)
+									continue;
+								bound += tile_abs(&c, gp, ty, tx, 0) * kernel_abs(wp);
+							}
+					}
+					float got = dx[((s * c.cin + ci) * c.h + iy) * c.w + ix];
+					ck_assert_msg(fabs(got - want) <= gam * bound,
+						      "case %d dx[%zu][%u][%u][%u] %g, "
+						      "want %g (bound %g)", _i, s, ci,
+						      iy, ix, got, want, gam * bound);
+				}
+	free(W);
+	free(x);
+	free(g);
+	free(dx);
+	free(dW);
+	free(db);
+	free(sc);
+}
+END_TEST
+
+/* Central differences of L = sum(y g) against the backward. L is linear
+ * in each entry, so the difference is exact but for rounding whatever
+ * the step; a step of 0.5 keeps L's rounding (|L| ~ 10-100, float
+ * Winograd ~1e-5 of it) well under the tolerance. Every W and b entry,
+ * and x entries spread over the batch (at most about 300). */
+START_TEST(wino_gradients_match_differences)
+{
+	struct conv2d c;
+	lg_rng r;
+	const float eps = 0.5f;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 53 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
+	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	fill_normal(g, ny, &r);
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	struct {
+		float *v, *grad;
+		size_t len, step;
+		const char *what;
+	} t[3] = {
+		{ W, dW, nw, 1, "W" },
+		{ b, db, c.cout, 1, "b" },
+		{ x, dx, nx, nx / 300 + 1, "x" },
+	};
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < t[k].len; i += t[k].step) {
+			float keep = t[k].v[i];
+			t[k].v[i] = keep + eps;
+			double lp = conv_loss(&c, W, b, x, n, g, y, sc);
+			t[k].v[i] = keep - eps;
+			double lm = conv_loss(&c, W, b, x, n, g, y, sc);
+			t[k].v[i] = keep;
+			double num = (lp - lm) / (2 * eps);
+			ck_assert_msg(fabs(num - t[k].grad[i]) <=
+					      1e-3 * (1 + fabs(num)),
+				      "case %d d%s[%zu]: backward %g, "
+				      "differences %g", _i, t[k].what, i,
+				      t[k].grad[i], num);
+		}
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(g);
+	free(dx);
+	free(dW);
+	free(db);
+	free(sc);
+}
+END_TEST
+
+/* The method's choice: Winograd for Connect Four's 64-channel layers,
+ * im2col for its 3-plane input, other kernels and strides; set_method
+ * refuses Winograd where it does not apply. */
+START_TEST(wino_where_it_applies)
+{
+	struct conv2d c;
+	char err[200];
+
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(c.wino && c.mh == 3 && c.mw == 4 && c.th == 2 &&
+		  c.tw == 2);
+	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 64, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 3, 2, 1, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 1), LG_EINVAL);
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 5, 1, 2, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 2), LG_EINVAL);
+	/* a 1 x 1 output: 16 multiplies against 9 */
+	ck_assert_int_eq(conv2d_init(&c, 64, 3, 3, 64, 3, 1, 0, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 5), LG_EINVAL);
+	ck_assert_int_eq(conv2d_set_method(&c, 0), 0);
+	ck_assert(!c.wino);
+}
+END_TEST
+
 /* ---- gru ------------------------------------------------------------- */
 
 #define G_IN 3
@@ -2333,6 +2685,13 @@ Suite *suite_learner(void)
 	tcase_add_loop_test(g, conv_gradients_match_differences, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));
 	tcase_add_test(g, conv_shapes_checked);
+	tcase_add_loop_test(g, wino_forward_is_the_definition, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_loop_test(g, wino_backward_is_the_definition, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_loop_test(g, wino_gradients_match_differences, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_test(g, wino_where_it_applies);
 	tcase_add_test(g, gru_forward_is_the_definition);
 	tcase_add_test(g, gru_gradients_match_differences);
 	tcase_add_test(g, gradcheck_recurrent);
