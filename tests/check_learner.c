@@ -252,6 +252,18 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 /* both_branches: the batch must also have rows clipped and rows not
  * (the MLP checks cover the clipped objective; the convolution check is
  * about the torso, which feeds both branches alike). */
+/* Set by gradcheck_wino: grad_check_shape switches every 3x3 stride-1
+ * convolution of the net to Winograd (conv2d_init leaves layers this
+ * narrow to im2col), the magnet off. */
+static int wino_force;
+
+static void force_wino(nn *net)
+{
+	for (int l = 0; l < net->nconv; l++)
+		if (net->cv[l].k == 3 && net->cv[l].stride == 1)
+			ck_assert_int_eq(conv2d_set_method(&net->cv[l], 1), 0);
+}
+
 static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 			     double magnet, int both_branches)
 {
@@ -278,6 +290,10 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 	o.threads = 1;
 	ck_assert_msg(ppo_new(&p, NULL, &s, &o, seed, err, sizeof err) == 0,
 		      "%s", err);
+	if (wino_force) {
+		ck_assert(magnet == 0);
+		force_wino(ppo_net(p));
+	}
 	pf = nn_params(ppo_net(p), &np);
 	/* larger than the init so the policy is far from uniform */
 	lg_rng_seed(&r, seed + 1);
@@ -415,6 +431,32 @@ START_TEST(gradcheck_residual)
 	struct nn_shape s = residual_shape(_i ? NN_RELU : NN_TANH);
 
 	grad_check_shape(&s, 29 + (uint64_t)_i, 0, 0);
+}
+END_TEST
+
+/* The PPO loss's gradient through Winograd convolutions: the torsos of
+ * gradcheck_conv (its 3x3 layer) and gradcheck_residual (the plain 3x3
+ * layer and the tanh block's two), against the same double-precision
+ * reference, which knows nothing of the method. */
+START_TEST(gradcheck_wino)
+{
+	struct nn_shape s;
+
+	if (_i == 0) {
+		static const uint32_t h[] = { 6 };
+		s = shape3(40, 4, NN_RELU, 1, h);
+		s.nconv = 2;
+		s.planes[0] = 2;
+		s.planes[1] = 4;
+		s.planes[2] = 5;
+		s.conv[0] = (struct nn_conv){ 3, 3, 1, 1, 0, 0 };
+		s.conv[1] = (struct nn_conv){ 2, 2, 2, 0, 0, 0 };
+	} else {
+		s = residual_shape(NN_RELU);
+	}
+	wino_force = 1;
+	grad_check_shape(&s, 61 + (uint64_t)_i, 0, 0);
+	wino_force = 0;
 }
 END_TEST
 
@@ -2677,6 +2719,7 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
 	tcase_add_loop_test(g, gradcheck_residual, 0, 2);
+	tcase_add_loop_test(g, gradcheck_wino, 0, 2);
 	tcase_add_test(g, conv_net_files_and_inference);
 	tcase_add_test(g, residual_files_and_inference);
 	tcase_add_test(g, shards_match_one_thread);
