@@ -470,8 +470,8 @@ static size_t wino_scratch(const struct conv2d *c, size_t n)
 	size_t E = (size_t)c->ah * c->aw, T = (size_t)c->th * c->tw;
 	size_t S = wino_lanes(n < CONV_CHUNK ? n : CONV_CHUNK);
 
-	/* U and dU; per lane: the planes, V, M (and their skews) */
-	return 2 * E * c->cout * c->cin + 2 * E * CONV_SKEW +
+	/* U and dU; per lane: the planes, V, M (all with their skews) */
+	return 2 * E * (c->cout * c->cin + CONV_SKEW) + 2 * E * CONV_SKEW +
 	       S * (wino_planes(c) + E * T * (c->cin + c->cout));
 }
 
@@ -489,8 +489,8 @@ static void wino_carve(const struct conv2d *c, size_t n, float *scratch,
 	size_t S = wino_lanes(n < CONV_CHUNK ? n : CONV_CHUNK);
 
 	b->u = scratch;
-	b->du = b->u + E * c->cout * c->cin;
-	b->pl = b->du + E * c->cout * c->cin;
+	b->du = b->u + E * (c->cout * c->cin + CONV_SKEW);
+	b->pl = b->du + E * (c->cout * c->cin + CONV_SKEW);
 	b->v = b->pl + S * wino_planes(c);
 	b->m = b->v + E * (S * T * c->cin + CONV_SKEW);
 }
@@ -558,6 +558,13 @@ static void wino_tile(struct wino_dir L, struct wino_dir R, const float *in,
 	}
 }
 
+/* Element e's matrix of U or dU ([E][cout][cin]; and wino_e: of V or M,
+ * [E][ch][N]), each CONV_SKEW floats after the one before. */
+static float *wino_u(const struct conv2d *c, float *u, size_t e)
+{
+	return u + e * ((size_t)c->cout * c->cin + CONV_SKEW);
+}
+
 /* U[e][co][ci] = (G_h g G_w^T)[e] for every kernel g = W[co][ci]. */
 static void wino_kernels(const struct conv2d *c, const float *W, float *u)
 {
@@ -573,7 +580,7 @@ static void wino_kernels(const struct conv2d *c, const float *W, float *u)
 				       gh[i * 3 + 1] * g[3 + l] +
 				       gh[i * 3 + 2] * g[6 + l];
 			for (uint32_t j = 0; j < c->aw; j++)
-				u[((size_t)i * c->aw + j) * cc + q] =
+				wino_u(c, u, (size_t)i * c->aw + j)[q] =
 					gw[j * 3] * t[0] +
 					gw[j * 3 + 1] * t[1] +
 					gw[j * 3 + 2] * t[2];
@@ -582,7 +589,7 @@ static void wino_kernels(const struct conv2d *c, const float *W, float *u)
 }
 
 /* Its adjoint: dW[co][ci] += G_h^T dU[.][co][ci] G_w. */
-static void wino_kernels_adjoint(const struct conv2d *c, const float *du,
+static void wino_kernels_adjoint(const struct conv2d *c, float *du,
 				 float *dW)
 {
 	size_t cc = (size_t)c->cout * c->cin;
@@ -593,7 +600,8 @@ static void wino_kernels_adjoint(const struct conv2d *c, const float *du,
 		for (uint32_t i = 0; i < c->ah; i++) {
 			float t[3] = { 0, 0, 0 };
 			for (uint32_t j = 0; j < c->aw; j++) {
-				float d = du[((size_t)i * c->aw + j) * cc + q];
+				float d = wino_u(c, du,
+						 (size_t)i * c->aw + j)[q];
 				for (uint32_t l = 0; l < 3; l++)
 					t[l] += gw[j * 3 + l] * d;
 			}
@@ -659,13 +667,6 @@ static void wino_outputs(const struct conv2d *c, float *m, float *op,
 			}
 }
 
-/* Element e's matrix: of U or dU ([E][cout][cin]), of V or M ([E][ch]
- * [N], CONV_SKEW apart). */
-static float *wino_u(const struct conv2d *c, float *u, size_t e)
-{
-	return u + e * c->cout * c->cin;
-}
-
 static float *wino_e(float *vm, size_t ch, size_t N, size_t e)
 {
 	return vm + e * (ch * N + CONV_SKEW);
@@ -713,7 +714,7 @@ static void wino_backward(const struct conv2d *c, const float *W,
 	wino_carve(c, n, scratch, &bf);
 	if (dx)
 		wino_kernels(c, W, bf.u);
-	memset(bf.du, 0, E * c->cout * c->cin * sizeof *bf.du);
+	memset(bf.du, 0, E * (c->cout * c->cin + CONV_SKEW) * sizeof *bf.du);
 	for (size_t s0 = 0; s0 < n; s0 += CONV_CHUNK) {
 		size_t ns = n - s0 < CONV_CHUNK ? n - s0 : CONV_CHUNK;
 		size_t S = wino_lanes(ns), N = T * S;
