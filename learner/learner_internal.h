@@ -26,6 +26,7 @@ struct conv2d {
 	 * im2col). Tiles of mh x mw outputs (m = 2, 3 or 4) read ah x aw
 	 * inputs (a = m + 2); th x tw tiles cover the output planes. */
 	int wino;
+	uint32_t wino_min;         /* ... for batches of at least this */
 	uint32_t mh, mw, ah, aw, th, tw;
 };
 
@@ -96,8 +97,10 @@ int conv2d_init(struct conv2d *c, uint32_t cin, uint32_t h, uint32_t w,
 		char *err, size_t errlen);
 /* Choose the method by hand (tests, benchmarks): wino 0 is im2col, 1
  * Winograd with the tile conv2d_init would choose, 2..4 Winograd with
- * tiles of that many outputs each way. LG_EINVAL where Winograd does not
- * apply (kernel not 3, stride not 1) or wino is out of range. */
+ * tiles of that many outputs each way, at every batch size (conv2d_init's
+ * choice leaves batches under CONV_WINO_MIN to im2col). LG_EINVAL where
+ * Winograd does not apply (kernel not 3, stride not 1) or wino is out of
+ * range. */
 int conv2d_set_method(struct conv2d *c, int wino);
 /* Winograd F(m, 3)'s matrices for m = 2, 3, 4 (static tables, row-major):
  * bt[a][a], g[a][3], at[m][a], a = m + 2 (the tests bound the rounding

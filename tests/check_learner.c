@@ -2212,6 +2212,45 @@ START_TEST(wino_gradients_match_differences)
 }
 END_TEST
 
+/* A Winograd layer as conv2d_init leaves it: batches under 8 go through
+ * im2col, larger ones through Winograd, on one scratch sized for the
+ * largest; the same sample's output agrees across (Connect Four's 16 ->
+ * 16 layer, 9 samples, against each one alone). */
+START_TEST(wino_small_batches_match)
+{
+	struct conv2d c;
+	char err[200];
+	lg_rng r;
+	size_t n = 9, in = 16 * 42, out = 16 * 42;
+
+	ck_assert_int_eq(conv2d_init(&c, 16, 6, 7, 16, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(c.wino && c.wino_min > 1 && c.wino_min <= n);
+	lg_rng_seed(&r, 71);
+	float *W = malloc(16 * 16 * 9 * sizeof *W), b[16];
+	float *x = malloc(n * in * sizeof *x), *y = malloc(n * out * sizeof *y);
+	float one[16 * 42];
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, 16 * 16 * 9, &r);
+	fill_normal(b, 16, &r);
+	fill_normal(x, n * in, &r);
+	ck_assert(conv2d_scratch(&c, 1) <= conv2d_scratch(&c, n));
+	conv2d_forward(&c, W, b, x, n, y, sc);
+	for (size_t s = 0; s < n; s++) {
+		conv2d_forward(&c, W, b, x + s * in, 1, one, sc);
+		for (size_t i = 0; i < out; i++)
+			ck_assert_msg(fabsf(one[i] - y[s * out + i]) <=
+					      1e-4f * (1 + fabsf(one[i])),
+				      "sample %zu [%zu]: alone %g, in the "
+				      "batch %g", s, i, one[i], y[s * out + i]);
+	}
+	free(W);
+	free(x);
+	free(y);
+	free(sc);
+}
+END_TEST
+
 /* The method's choice: Winograd for Connect Four's 64-channel layers,
  * im2col for its 3-plane input, other kernels and strides; set_method
  * refuses Winograd where it does not apply. */
@@ -2223,7 +2262,9 @@ START_TEST(wino_where_it_applies)
 	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 3, 1, 1, err,
 				     sizeof err), 0);
 	ck_assert(c.wino && c.mh == 3 && c.mw == 4 && c.th == 2 &&
-		  c.tw == 2);
+		  c.tw == 2 && c.wino_min == 8);
+	ck_assert_int_eq(conv2d_set_method(&c, 1), 0);
+	ck_assert(c.wino && c.wino_min == 1);
 	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 64, 3, 1, 1, err,
 				     sizeof err), 0);
 	ck_assert(!c.wino);
@@ -2735,6 +2776,7 @@ Suite *suite_learner(void)
 	tcase_add_loop_test(g, wino_gradients_match_differences, 0,
 			    (int)LG_ARRAY_LEN(wino_cases));
 	tcase_add_test(g, wino_where_it_applies);
+	tcase_add_test(g, wino_small_batches_match);
 	tcase_add_test(g, gru_forward_is_the_definition);
 	tcase_add_test(g, gru_gradients_match_differences);
 	tcase_add_test(g, gradcheck_recurrent);
