@@ -198,8 +198,9 @@ static void im2col_backward(const struct conv2d *c, const float *W,
 /* Samples per chunk: small enough that the chunk's V and M (for Connect
  * Four's 64 -> 64 layer, 30 elements x 64 channels x 4 tiles x 16
  * samples, 0.5 MB each) stay in the second-level cache. Forward and
- * backward of that layer over 512 samples, one thread: 44.5 us a sample
- * with 16, 46.4 with 32, 47.0 with 64, 57.6 with 128. */
+ * backward of that layer over 512 samples, one thread, AVX2 transforms:
+ * 44.5 us a sample with 16, 46.4 with 32, 47.0 with 64, 57.6 with 128;
+ * AVX-512 transforms: 35.2 with 16, 40.6 with 32 (and 32 lanes). */
 #define CONV_CHUNK 16
 /* Floats between one element's matrix of V (or M) and the next beyond
  * the matrix itself: without them the ah aw elements a tile writes are a
@@ -210,8 +211,8 @@ static void im2col_backward(const struct conv2d *c, const float *W,
 #define CONV_LANES 16
 /* Smaller batches go through im2col even in a Winograd layer: a chunk
  * costs as much as 16 samples, and for Connect Four's 64 -> 64 layer
- * (forward, one thread) im2col took 0.04 ms for one sample, 0.28 for 8,
- * Winograd 0.28 for either and 0.30 for 16. */
+ * (forward, one thread) im2col took 0.04 ms for one sample, 0.13 for 4,
+ * 0.26 for 8, Winograd 0.23 for any of them. */
 #define CONV_WINO_MIN 8
 
 /* The transforms of F(m, 3), m = 2, 3, 4, from Toom-Cook with a = m + 2
@@ -285,11 +286,12 @@ static const float wino_g4[18] = {
 static const float *const wino_g[5] = { NULL, NULL, wino_g2, wino_g3,
 					wino_g4 };
 
-/* Eight lanes as one value (GCC's and clang's vector extension; a pair
- * of SSE registers without AVX), loaded and stored unaligned. */
-typedef float wino_v8 __attribute__((vector_size(32), aligned(4),
+/* Sixteen lanes as one value (GCC's and clang's vector extension: one
+ * AVX-512 register, two AVX ones, four SSE ones), loaded and stored
+ * unaligned. */
+typedef float wino_v16 __attribute__((vector_size(64), aligned(4),
 				     may_alias));
-#define WINO_V8S (CONV_LANES / 8)
+#define WINO_VECS (CONV_LANES / 16)
 
 int conv2d_wino_matrices(uint32_t m, const float **bt, const float **g,
 			 const float **at)
@@ -316,15 +318,15 @@ static inline __attribute__((always_inline)) void
 wino_line(const float *M, int R, int C, int tr, const float *in, size_t is,
 	  float *out, size_t os, int acc)
 {
-	wino_v8 x[CONV_WINO_MAXA][WINO_V8S];
+	wino_v16 x[CONV_WINO_MAXA][WINO_VECS];
 
 	for (int k = 0; k < C; k++)
-		for (int h = 0; h < WINO_V8S; h++)
-			x[k][h] = *(const wino_v8 *)(in + k * is + 8 * h);
+		for (int h = 0; h < WINO_VECS; h++)
+			x[k][h] = *(const wino_v16 *)(in + k * is + 16 * h);
 	for (int i = 0; i < R; i++)
-		for (int h = 0; h < WINO_V8S; h++) {
-			wino_v8 *o = (wino_v8 *)(out + i * os + 8 * h);
-			wino_v8 v = acc ? *o : (wino_v8){ 0 };
+		for (int h = 0; h < WINO_VECS; h++) {
+			wino_v16 *o = (wino_v16 *)(out + i * os + 16 * h);
+			wino_v16 v = acc ? *o : (wino_v16){ 0 };
 			for (int k = 0; k < C; k++) {
 				float q = tr ? M[k * R + i] : M[i * C + k];
 				if (q != 0.0f)
@@ -337,10 +339,12 @@ wino_line(const float *M, int R, int C, int tr, const float *in, size_t is,
 typedef void wino_line_fn(const float *in, size_t is, float *out, size_t os,
 			  int acc);
 
-/* The instances: BT, BT^T, AT, AT^T for each m, built for AVX2 with FMA
- * too and taken at run time where the CPU has them. */
+/* The instances: BT, BT^T, AT, AT^T for each m, built for AVX-512 and
+ * for AVX2 with FMA too, taken at run time where the CPU has them (the
+ * AVX-512 build made the 64 -> 64 layer 19% faster than the AVX2 one). */
 #define WINO_LINE(name, M, R, C, tr)                                        \
-	__attribute__((target_clones("arch=x86-64-v3", "default"))) static \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3",   \
+				     "default"))) static                   \
 	void name(const float *in, size_t is, float *out, size_t os,       \
 		  int acc)                                                  \
 	{                                                                   \
