@@ -2000,6 +2000,74 @@ static double kernel_abs(const float *g)
 	return sum;
 }
 
+/* The bound on y[s][co][oy][ox]: the kernel's and the input tile's
+ * absolute sums over the input channels. */
+static double wino_y_bound(const struct conv2d *c, const float *W,
+			   const float *x, size_t s, uint32_t co, uint32_t oy,
+			   uint32_t ox)
+{
+	size_t plane = (size_t)c->h * c->w;
+	double sum = 0;
+
+	for (uint32_t ci = 0; ci < c->cin; ci++)
+		sum += kernel_abs(W + (co * c->cin + ci) * 9) *
+		       tile_abs(c, x + (s * c->cin + ci) * plane, oy / c->mh,
+				ox / c->mw, 1);
+	return sum;
+}
+
+/* dW[co][ci][t] of one sample's planes dy (output) and x (input), by
+ * the definition; *bound += its share of the rounding bound. */
+static double wino_dw_def(const struct conv2d *c, const float *dy,
+			  const float *x, int t, double *bound)
+{
+	double want = 0;
+
+	for (uint32_t oy = 0; oy < c->oh; oy++)
+		for (uint32_t ox = 0; ox < c->ow; ox++) {
+			long iy = (long)oy - c->pad + t / 3;
+			long ix = (long)ox - c->pad + t % 3;
+			if (iy < 0 || ix < 0 || iy >= (long)c->h ||
+			    ix >= (long)c->w)
+				continue;
+			want += (double)dy[oy * c->ow + ox] *
+				x[iy * (long)c->w + ix];
+		}
+	for (uint32_t ty = 0; ty < c->th; ty++)
+		for (uint32_t tx = 0; tx < c->tw; tx++)
+			*bound += tile_abs(c, dy, ty, tx, 0) *
+				  tile_abs(c, x, ty, tx, 1);
+	return want;
+}
+
+/* dx at (iy, ix) from one output channel's plane dy and its kernel g, by
+ * the definition; *bound += its share: every tile whose input reads x
+ * there. */
+static double wino_dx_def(const struct conv2d *c, const float *dy,
+			  const float *g, uint32_t iy, uint32_t ix,
+			  double *bound)
+{
+	double want = 0;
+
+	for (int t = 0; t < 9; t++) {
+		long oy = (long)iy + c->pad - t / 3;
+		long ox = (long)ix + c->pad - t % 3;
+		if (oy >= 0 && ox >= 0 && oy < (long)c->oh &&
+		    ox < (long)c->ow)
+			want += (double)dy[oy * (long)c->ow + ox] * g[t];
+	}
+	for (uint32_t ty = 0; ty < c->th; ty++)
+		for (uint32_t tx = 0; tx < c->tw; tx++) {
+			long py = (long)iy + c->pad - (long)(ty * c->mh);
+			long px = (long)ix + c->pad - (long)(tx * c->mw);
+			if (py >= 0 && px >= 0 && py < (long)c->ah &&
+			    px < (long)c->aw)
+				*bound += tile_abs(c, dy, ty, tx, 0) *
+					  kernel_abs(g);
+		}
+	return want;
+}
+
 START_TEST(wino_forward_is_the_definition)
 {
 	struct conv2d c;
@@ -2009,8 +2077,7 @@ START_TEST(wino_forward_is_the_definition)
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 31 + (uint64_t)_i);
 	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
-	size_t plane = (size_t)c.h * c.w;
-	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * P;
 	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
 	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
 	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
@@ -2019,28 +2086,18 @@ START_TEST(wino_forward_is_the_definition)
 	fill_normal(b, c.cout, &r);
 	fill_normal(x, nx, &r);
 	conv2d_forward(&c, W, b, x, n, y, sc);
-	for (size_t s = 0; s < n; s++)
-		for (uint32_t co = 0; co < c.cout; co++)
-			for (uint32_t oy = 0; oy < c.oh; oy++)
-				for (uint32_t ox = 0; ox < c.ow; ox++) {
-					double want = conv_direct(&c, W, b, x, s,
-								  co, oy, ox);
-					double bound = 0;
-					for (uint32_t ci = 0; ci < c.cin; ci++)
-						bound += kernel_abs(W + (co * c.cin + ci) * 9) *
-							 tile_abs(&c, x + (s * c.cin + ci) * plane,
-								  oy / c.mh, ox / c.mw, 1);
-					bound = gam * (bound + fabs(b[co]));
-					double got = y[(s * c.cout + co) * P +
-						       oy * c.ow + ox];
-					ck_assert_msg(fabs(got - want) <= bound,
-						      "case %d y[%zu][%u][%u][%u] "
-						      "%g, want %g (bound %g)",
-						      _i, s, co, oy, ox, got, want,
-						      bound);
-					if (fabs(got - want) / bound > worst)
-						worst = fabs(got - want) / bound;
-				}
+	for (size_t i = 0; i < ny; i++) {
+		size_t s = i / (c.cout * P), q = i % P;
+		uint32_t co = (uint32_t)(i / P % c.cout);
+		uint32_t oy = (uint32_t)(q / c.ow), ox = (uint32_t)(q % c.ow);
+		double want = conv_direct(&c, W, b, x, s, co, oy, ox);
+		double bound = gam * (wino_y_bound(&c, W, x, s, co, oy, ox) +
+				      fabs(b[co]));
+		ck_assert_msg(fabs(y[i] - want) <= bound,
+			      "case %d y[%zu][%u][%u][%u] %g, want %g (bound "
+			      "%g)", _i, s, co, oy, ox, y[i], want, bound);
+		worst = fmax(worst, fabs(y[i] - want) / bound);
+	}
 	/* the bound is not vacuous: a tenth of it would still hold */
 	ck_assert_msg(worst < 0.1, "case %d: error up to %.3f of the bound",
 		      _i, worst);
@@ -2085,61 +2142,32 @@ START_TEST(wino_backward_is_the_definition)
 			      "case %d db[%u] %g, want %g", _i, co, db[co],
 			      want);
 	}
-	for (uint32_t co = 0; co < c.cout; co++)
-		for (uint32_t ci = 0; ci < c.cin; ci++)
-			for (int t = 0; t < 9; t++) {
-				double want = 0, bound = 0;
-				for (size_t s = 0; s < n; s++) {
-					const float *gp = g + (s * c.cout + co) * P;
-					const float *xp = x + (s * c.cin + ci) * plane;
-					for (uint32_t oy = 0; oy < c.oh; oy++)
-						for (uint32_t ox = 0; ox < c.ow; ox++) {
-							long iy = (long)oy - c.pad + t / 3;
-							long ix = (long)ox - c.pad + t % 3;
-							if (iy >= 0 && ix >= 0 && iy < (long)c.h && ix < (long)c.w)
-								want += (double)gp[oy * c.ow + ox] * xp[iy * c.w + ix];
-						}
-					for (uint32_t ty = 0; ty < c.th; ty++)
-						for (uint32_t tx = 0; tx < c.tw; tx++)
-							bound += tile_abs(&c, gp, ty, tx, 0) *
-								 tile_abs(&c, xp, ty, tx, 1);
-				}
-				float got = dW[(co * c.cin + ci) * 9 + (uint32_t)t];
-				ck_assert_msg(fabs(got - want) <= gam * bound,
-					      "case %d dW[%u][%u][%d] %g, want %g "
-					      "(bound %g)", _i, co, ci, t, got,
-					      want, gam * bound);
-			}
-	for (size_t s = 0; s < n; s++)
-		for (uint32_t ci = 0; ci < c.cin; ci++)
-			for (uint32_t iy = 0; iy < c.h; iy++)
-				for (uint32_t ix = 0; ix < c.w; ix++) {
-					double want = 0, bound = 0;
-					for (uint32_t co = 0; co < c.cout; co++) {
-						const float *gp = g + (s * c.cout + co) * P;
-						const float *wp = W + (co * c.cin + ci) * 9;
-						for (int t = 0; t < 9; t++) {
-							long oy = (long)iy + c.pad - t / 3;
-							long ox = (long)ix + c.pad - t % 3;
-							if (oy >= 0 && ox >= 0 && oy < (long)c.oh && ox < (long)c.ow)
-								want += (double)gp[oy * c.ow + ox] * wp[t];
-						}
-						/* the tiles whose input reads x here */
-						for (uint32_t ty = 0; ty < c.th; ty++)
-							for (uint32_t tx = 0; tx < c.tw; tx++) {
-								long py = (long)iy + c.pad - (long)ty * c.mh;
-								long px = (long)ix + c.pad - (long)tx * c.mw;
-								if (py < 0 || px < 0 || py >= (long)c.ah || px >= (long)c.aw)
-									continue;
-								bound += tile_abs(&c, gp, ty, tx, 0) * kernel_abs(wp);
-							}
-					}
-					float got = dx[((s * c.cin + ci) * c.h + iy) * c.w + ix];
-					ck_assert_msg(fabs(got - want) <= gam * bound,
-						      "case %d dx[%zu][%u][%u][%u] %g, "
-						      "want %g (bound %g)", _i, s, ci,
-						      iy, ix, got, want, gam * bound);
-				}
+	for (size_t i = 0; i < nw; i++) {
+		uint32_t co = (uint32_t)(i / 9 / c.cin);
+		uint32_t ci = (uint32_t)(i / 9 % c.cin);
+		double want = 0, bound = 0;
+		for (size_t s = 0; s < n; s++)
+			want += wino_dw_def(&c, g + (s * c.cout + co) * P,
+					    x + (s * c.cin + ci) * plane,
+					    (int)(i % 9), &bound);
+		ck_assert_msg(fabs(dW[i] - want) <= gam * bound,
+			      "case %d dW[%u][%u][%zu] %g, want %g (bound %g)",
+			      _i, co, ci, i % 9, dW[i], want, gam * bound);
+	}
+	for (size_t i = 0; i < nx; i++) {
+		size_t s = i / (c.cin * plane), q = i % plane;
+		uint32_t ci = (uint32_t)(i / plane % c.cin);
+		uint32_t iy = (uint32_t)(q / c.w), ix = (uint32_t)(q % c.w);
+		double want = 0, bound = 0;
+		for (uint32_t co = 0; co < c.cout; co++)
+			want += wino_dx_def(&c, g + (s * c.cout + co) * P,
+					    W + (co * c.cin + ci) * 9, iy, ix,
+					    &bound);
+		ck_assert_msg(fabs(dx[i] - want) <= gam * bound,
+			      "case %d dx[%zu][%u][%u][%u] %g, want %g (bound "
+			      "%g)", _i, s, ci, iy, ix, dx[i], want,
+			      gam * bound);
+	}
 	free(W);
 	free(x);
 	free(g);
