@@ -15,13 +15,13 @@
  * small ones: board games have few output positions (42 for Connect
  * Four), and a per-sample sgemm of N = 42 leaves BLAS far from its peak.
  * Backward: dYt[cout][n*P] gathered from dy; dW += dYt col^T (sgemm,
- * M = cout, N = K, K = n*P); db += row sums of dYt; dcol = W^T dYt
- * (sgemm), then col2im adds dcol back into dx.
+ * M = cout, N = K, K = n*P); dcol = W^T dYt (sgemm), then col2im adds
+ * dcol back into dx. (db, the sums of dy, is the same for both methods.)
  *
  * Winograd, 3x3 kernels of stride 1 (any padding): minimal filtering
  * F(mh x mw, 3 x 3) (Lavin and Gray, "Fast Algorithms for Convolutional
- * Neural Networks", 2015; the matrices come from Toom-Cook, built here at
- * init). The output planes are cut into th x tw tiles of mh x mw
+ * Neural Networks", 2015; the matrices, from Toom-Cook, are constant
+ * tables below). The output planes are cut into th x tw tiles of mh x mw
  * outputs, each read from an ah x aw input tile (a = m + 2): per tile,
  * Y = AT_h [ sum_ci (G_h g G_w^T) . (BT_h d BT_w^T) ] AT_w^T, where . is
  * the element-wise product. So each of the E = ah aw elements is one
@@ -38,12 +38,14 @@
  * the sample index innermost (planes re-laid [c][row][col][s]), so every
  * transform is a few multiply-adds of whole vectors of samples and the
  * chunk's buffers stay in cache; the last chunk's vector is rounded up
- * to a multiple of 8 and its spare lanes hold zeros.
+ * to a multiple of CONV_LANES and its spare lanes hold zeros.
+ *
+ * conv2d_init takes Winograd where it applies and pays (wino_choose);
+ * batches under CONV_WINO_MIN go through im2col even then.
  */
 #include "learner/learner_internal.h"
 
 #include <cblas.h>
-#include <math.h>
 #include <string.h>
 
 static void wino_choose(struct conv2d *c);
