@@ -2,10 +2,13 @@
  * bench/bench_learner.c: `league bench learner`: samples per second of a
  * full PPO update (GAE, epochs of shuffled minibatches, forward, backward,
  * Adam) on a synthetic batch, the GFLOP/s of the matrix products that
- * implies, and the ratio to this machine's own sgemm peak measured in the
- * same run with the same BLAS thread count (nn_sgemm_peak, the higher of a
- * probe before and one after the updates). samples_per_s
- * is batch / seconds per update (each sample is visited `epochs` times).
+ * implies (a convolution counted by its definition, 2 cin k k cout per
+ * output, whatever the method: through Winograd, which multiplies less,
+ * the figure is an effective rate), and the ratio to this machine's own
+ * sgemm peak measured in the same run with the same BLAS thread count
+ * (nn_sgemm_peak, the higher of a probe before and one after the
+ * updates). samples_per_s is batch / seconds per update (each sample is
+ * visited `epochs` times).
  * bench/learner_vs_torch runs the same update in PyTorch with --json.
  */
 #include "bench/bench.h"

@@ -357,7 +357,9 @@ const float *ppo_grad(const ppo *p, size_t *count);
  * normalising. */
 void ppo_gae(const struct lg_rows *b, double gamma, double lambda,
 	     float *adv, float *ret);
-/* FLOPs of one forward+backward pass over one row (for benchmarks). */
+/* FLOPs of one forward+backward pass over one row (for benchmarks): a
+ * convolution counts as its definition (im2col's multiply-adds), also
+ * where learner/conv.c computes it with fewer (Winograd). */
 double nn_train_flops_per_row(const struct nn_shape *s);
 
 #endif

@@ -14,11 +14,20 @@
 #define NN_MAX_NET_LAYERS (NN_MAX_CONVL + NN_MAX_LAYERS + 2)
 #define NN_MAX_TENSORS (2 * NN_MAX_NET_LAYERS)
 
+/* Winograd's output tiles are at most 4 wide: F(4,3) reads 6 inputs */
+#define CONV_WINO_MAXA 6
+
 /* a 2-D convolution layer (conv.c, below) */
 struct conv2d {
 	uint32_t cin, h, w;        /* input planes */
 	uint32_t cout, k, stride, pad;
 	uint32_t oh, ow;           /* output planes (derived) */
+	/* Winograd F(mh x mw, 3x3) when wino (conv2d_init chooses; 0:
+	 * im2col). Tiles of mh x mw outputs (m = 2, 3 or 4) read ah x aw
+	 * inputs (a = m + 2); th x tw tiles cover the output planes. */
+	int wino;
+	uint32_t wino_min;         /* ... for batches of at least this */
+	uint32_t mh, mw, ah, aw, th, tw;
 };
 
 /* Layers l = 0 .. nconv-1 are convolutions (cv[l]; a residual block of
@@ -37,7 +46,6 @@ struct nn {
 	struct conv2d cv[NN_MAX_CONVL];
 	uint8_t act[NN_MAX_NET_LAYERS];
 	uint8_t skip[NN_MAX_NET_LAYERS];
-	size_t cscratch_row;               /* conv scratch floats per row */
 	uint32_t dims[NN_MAX_NET_LAYERS + 1];
 	size_t wmax;                       /* widest hidden layer (>= 1) */
 	size_t nparams;
@@ -58,8 +66,11 @@ static inline float *nn_b(const nn *n, float *buf, int l)
 
 /* y[B x out] = x[B x in] W + b for dense layer l (sgemm). */
 void nn_linear(const nn *n, int l, const float *x, size_t B, float *y);
+/* Floats of scratch the convolutions need for batches of up to B rows
+ * (the largest of conv2d_scratch over the layers; 0 without any). */
+size_t nn_conv_scratch(const nn *n, size_t B);
 /* Layer l's forward before its activation, conv or dense; scratch holds
- * B * n->cscratch_row floats (unused by dense layers). */
+ * nn_conv_scratch(n, B) floats (unused by dense layers). */
 void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
 		      float *y, float *scratch);
 /* Apply activation act (enum nn_act) to y[len] in place. */
@@ -77,12 +88,27 @@ int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 
 /* ---- conv.c: a 2-D convolution layer (im2col + sgemm) ---------------- */
 
-/* Check and derive the output size. LG_EINVAL / LG_ERANGE, detail in
- * err. Parameters: W[cout][cin][k][k] then b[cout]. */
+/* Check and derive the output size, and choose the method: Winograd for
+ * 3x3 kernels of stride 1 where it saves multiplies, else im2col.
+ * LG_EINVAL / LG_ERANGE, detail in err. Parameters: W[cout][cin][k][k]
+ * then b[cout]. */
 int conv2d_init(struct conv2d *c, uint32_t cin, uint32_t h, uint32_t w,
 		uint32_t cout, uint32_t k, uint32_t stride, uint32_t pad,
 		char *err, size_t errlen);
-/* Floats of scratch a batch of n needs (forward and backward alike). */
+/* Choose the method by hand (tests, benchmarks): wino 0 is im2col, 1
+ * Winograd with the tile conv2d_init would choose, 2..4 Winograd with
+ * tiles of that many outputs each way, at every batch size (conv2d_init's
+ * choice leaves batches under CONV_WINO_MIN to im2col). LG_EINVAL where
+ * Winograd does not apply (kernel not 3, stride not 1) or wino is out of
+ * range. */
+int conv2d_set_method(struct conv2d *c, int wino);
+/* Winograd F(m, 3)'s matrices for m = 2, 3, 4 (static tables, row-major):
+ * bt[a][a], g[a][3], at[m][a], a = m + 2 (the tests bound the rounding
+ * error with them). LG_EINVAL for another m. */
+int conv2d_wino_matrices(uint32_t m, const float **bt, const float **g,
+			 const float **at);
+/* Floats of scratch a batch of n needs (forward and backward alike); not
+ * proportional to n: take it for the largest batch. */
 size_t conv2d_scratch(const struct conv2d *c, size_t n);
 /* y[n][cout][oh][ow] = conv(x[n][cin][h][w]) + b. */
 void conv2d_forward(const struct conv2d *c, const float *W, const float *b,

@@ -211,13 +211,10 @@ static void layout(nn *n)
 	n->nlayers = nc + (int)n->s.nhidden + (n->s.gru ? 1 : 0) + 1;
 	n->dims[0] = n->s.obs;
 	n->wmax = 1;
-	n->cscratch_row = 0;
 	for (int i = 0; i < nc; i++) {
 		const struct conv2d *cv = &n->cv[i];
 		n->dims[i + 1] = cv->cout * cv->oh * cv->ow;
 		n->wmax = LG_MAX(n->wmax, n->dims[i + 1]);
-		n->cscratch_row = LG_MAX(n->cscratch_row,
-					 conv2d_scratch(cv, 1));
 	}
 	for (uint32_t i = 0; i < n->s.nhidden; i++) {
 		n->dims[nc + (int)i + 1] = n->s.hidden[i];
@@ -455,6 +452,15 @@ void nn_linear(const nn *n, int l, const float *x, size_t B, float *y)
 		    (int)out);
 }
 
+size_t nn_conv_scratch(const nn *n, size_t B)
+{
+	size_t most = 0;
+
+	for (int i = 0; i < n->nconv; i++)
+		most = LG_MAX(most, conv2d_scratch(&n->cv[i], B));
+	return most;
+}
+
 void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
 		      float *y, float *scratch)
 {
@@ -547,7 +553,7 @@ struct nn_ws {
 	size_t cap;
 	float *a, *b, *c; /* cap x wmax, in turn */
 	float *head;    /* cap x (actions + 1) */
-	float *scratch; /* cap x cscratch_row: the convolutions' */
+	float *scratch; /* nn_conv_scratch(cap): the convolutions' */
 	float *logp, *p; /* actions */
 	float *gcache;   /* the core's cache for one step of cap rows */
 	float *zero;     /* cap x gru zeros: a first step's state */
@@ -576,7 +582,7 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 	w->b = malloc(max_batch * n->wmax * sizeof *w->b);
 	w->c = malloc(max_batch * n->wmax * sizeof *w->c);
 	w->head = malloc(max_batch * (n->s.actions + 1) * sizeof *w->head);
-	w->scratch = malloc((max_batch * n->cscratch_row + 1) *
+	w->scratch = malloc((nn_conv_scratch(n, max_batch) + 1) *
 			    sizeof *w->scratch);
 	w->logp = malloc(n->s.actions * sizeof *w->logp);
 	w->p = malloc(n->s.actions * sizeof *w->p);

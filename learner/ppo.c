@@ -72,7 +72,8 @@ struct shard {
 	float *head, *dhead;        /* cap x (actions + 1) */
 	float *d0, *d1;             /* cap x wmax back-propagated deltas */
 	float *dskip;               /* cap x wmax: a residual block's */
-	float *cs;                  /* cap x cscratch_row: convolutions' */
+	float *cs;                  /* convolutions', cs_len floats */
+	size_t cs_len;
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *gcache, *gwork;      /* the recurrent core's */
 	float *g;
@@ -142,6 +143,7 @@ static void shard_free_ws(struct shard *sh)
 	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->dskip = sh->cs = sh->lp =
 		sh->pr = sh->gcache = sh->gwork = NULL;
 	sh->cap = 0;
+	sh->cs_len = 0;
 }
 
 static int shard_ensure(const nn *net, struct shard *sh, size_t n)
@@ -149,8 +151,11 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	size_t A = net->s.actions, H = A + 1;
 	int ok = 1;
 
-	if (n <= sh->cap)
+	/* the conv scratch also follows the layers' methods (conv2d.wino,
+	 * which a test may switch after ppo_new) */
+	if (n <= sh->cap && nn_conv_scratch(net, n) <= sh->cs_len)
 		return 0;
+	n = LG_MAX(n, sh->cap);
 	shard_free_ws(sh);
 	for (int l = 0; l + 1 < net->nlayers; l++) {
 		sh->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
@@ -161,7 +166,8 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 	sh->d0 = malloc(n * net->wmax * sizeof(float));
 	sh->d1 = malloc(n * net->wmax * sizeof(float));
 	sh->dskip = malloc(n * net->wmax * sizeof(float));
-	sh->cs = malloc((n * net->cscratch_row + 1) * sizeof(float));
+	sh->cs_len = nn_conv_scratch(net, n);
+	sh->cs = malloc((sh->cs_len + 1) * sizeof(float));
 	sh->lp = malloc(A * sizeof(float));
 	sh->pr = malloc(A * sizeof(float));
 	if (net->gl >= 0) {

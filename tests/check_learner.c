@@ -252,6 +252,18 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 /* both_branches: the batch must also have rows clipped and rows not
  * (the MLP checks cover the clipped objective; the convolution check is
  * about the torso, which feeds both branches alike). */
+/* Set by gradcheck_wino: grad_check_shape switches every 3x3 stride-1
+ * convolution of the net to Winograd (conv2d_init leaves layers this
+ * narrow to im2col), the magnet off. */
+static int wino_force;
+
+static void force_wino(nn *net)
+{
+	for (int l = 0; l < net->nconv; l++)
+		if (net->cv[l].k == 3 && net->cv[l].stride == 1)
+			ck_assert_int_eq(conv2d_set_method(&net->cv[l], 1), 0);
+}
+
 static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 			     double magnet, int both_branches)
 {
@@ -278,6 +290,10 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 	o.threads = 1;
 	ck_assert_msg(ppo_new(&p, NULL, &s, &o, seed, err, sizeof err) == 0,
 		      "%s", err);
+	if (wino_force) {
+		ck_assert(magnet == 0);
+		force_wino(ppo_net(p));
+	}
 	pf = nn_params(ppo_net(p), &np);
 	/* larger than the init so the policy is far from uniform */
 	lg_rng_seed(&r, seed + 1);
@@ -415,6 +431,32 @@ START_TEST(gradcheck_residual)
 	struct nn_shape s = residual_shape(_i ? NN_RELU : NN_TANH);
 
 	grad_check_shape(&s, 29 + (uint64_t)_i, 0, 0);
+}
+END_TEST
+
+/* The PPO loss's gradient through Winograd convolutions: the torsos of
+ * gradcheck_conv (its 3x3 layer) and gradcheck_residual (the plain 3x3
+ * layer and the tanh block's two), against the same double-precision
+ * reference, which knows nothing of the method. */
+START_TEST(gradcheck_wino)
+{
+	struct nn_shape s;
+
+	if (_i == 0) {
+		static const uint32_t h[] = { 6 };
+		s = shape3(40, 4, NN_RELU, 1, h);
+		s.nconv = 2;
+		s.planes[0] = 2;
+		s.planes[1] = 4;
+		s.planes[2] = 5;
+		s.conv[0] = (struct nn_conv){ 3, 3, 1, 1, 0, 0 };
+		s.conv[1] = (struct nn_conv){ 2, 2, 2, 0, 0, 0 };
+	} else {
+		s = residual_shape(NN_RELU);
+	}
+	wino_force = 1;
+	grad_check_shape(&s, 61 + (uint64_t)_i, 0, 0);
+	wino_force = 0;
 }
 END_TEST
 
@@ -1851,6 +1893,427 @@ START_TEST(conv_shapes_checked)
 }
 END_TEST
 
+/* ---- conv2d by Winograd ---------------------------------------------- */
+
+/* 3x3 kernels of stride 1, the method forced (1: the tile conv2d_init
+ * would choose; 2..4: that tile both ways): odd planes, one to three
+ * input channels, output channels of no particular multiple, batches of
+ * 1 and 7, no padding and padding 2, and 70 samples (two chunks, the
+ * second's lanes partly spare). */
+static const struct {
+	uint32_t cin, h, w, cout, pad;
+	int m;
+	size_t n;
+} wino_cases[] = {
+	{ 3, 6, 7, 5, 1, 1, 7 },  /* Connect Four: 3 x 4 tiles */
+	{ 1, 5, 5, 3, 1, 2, 1 },  /* F(2x2) */
+	{ 2, 7, 9, 7, 1, 4, 7 },  /* F(4x4), odd both ways */
+	{ 3, 3, 3, 2, 1, 3, 1 },  /* tic-tac-toe, one F(3x3) tile */
+	{ 2, 4, 6, 5, 0, 2, 7 },  /* no padding */
+	{ 1, 6, 7, 3, 2, 1, 7 },  /* padding 2: 8 x 9 out */
+	{ 3, 9, 4, 11, 1, 3, 1 },
+	{ 2, 6, 7, 3, 1, 1, 70 }, /* two chunks */
+};
+
+static void wino_case(size_t i, struct conv2d *c)
+{
+	char err[200];
+
+	ck_assert_msg(conv2d_init(c, wino_cases[i].cin, wino_cases[i].h,
+				  wino_cases[i].w, wino_cases[i].cout, 3, 1,
+				  wino_cases[i].pad, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(conv2d_set_method(c, wino_cases[i].m), 0);
+	ck_assert(c->wino);
+}
+
+/* The rounding error's bound. Every entry Winograd computes is a sum of
+ * products of two operands (kernel and input for y, dy and input for dW,
+ * dy and kernel for dx) through the transforms; its exact value is what
+ * the definition sums, the rest cancels. Done in floats, each product
+ * term goes through at most N roundings, so (the usual forward error
+ * analysis) the error is at most gamma_N = N u / (1 - N u), u = 2^-24,
+ * times the same computation on absolute values of every matrix entry
+ * and operand. In one direction that absolute computation weighs the
+ * pair (operand a at t, operand b at r) of one tile by sum_i |AT(p, i)|
+ * |G(i, t)| |BT(i, r)| <= kappa_m (the largest over p, t, r), so it is at
+ * most kappa_mh kappa_mw (sum of |a| over its tile) (sum of |b| over
+ * its tile), summed over the channels and tiles that meet in the entry.
+ * N counts the longest chain: the kernel's transform (7, G's entries
+ * rounded to floats too), the input's and output's transforms (a terms
+ * each way, twice) and the sgemm's sums (cin, cout, or the batch's
+ * tiles for dW), with some slack. For Connect Four's tiles kappa is
+ * about 10, so the bound is near 1e-5 of the absolute sums; the errors
+ * seen are far below it, and a wrong matrix entry far above. */
+static double wino_kappa(uint32_t m)
+{
+	const float *bt, *g, *at;
+	uint32_t a = m + 2;
+	double most = 0;
+
+	ck_assert_int_eq(conv2d_wino_matrices(m, &bt, &g, &at), 0);
+	for (uint32_t p = 0; p < m; p++)
+		for (uint32_t t = 0; t < 3; t++)
+			for (uint32_t r = 0; r < a; r++) {
+				double k = 0;
+				for (uint32_t i = 0; i < a; i++)
+					k += fabs(at[p * a + i]) *
+					     fabs(g[i * 3 + t]) *
+					     fabs(bt[i * a + r]);
+				most = k > most ? k : most;
+			}
+	return most;
+}
+
+static double wino_gamma(const struct conv2d *c, size_t n)
+{
+	double N = c->cin + c->cout + (double)n * c->th * c->tw +
+		   2.0 * (c->ah + c->aw) + 16, u = ldexp(1, -24);
+
+	return N * u / (1 - N * u) * wino_kappa(c->mh) * wino_kappa(c->mw);
+}
+
+/* Sum of |v| over one plane's input tile (ty, tx) (plane h x w, padded
+ * by pad), or over an output tile when in is 0 (plane oh x ow). */
+static double tile_abs(const struct conv2d *c, const float *v, uint32_t ty,
+		       uint32_t tx, int in)
+{
+	uint32_t h = in ? c->h : c->oh, w = in ? c->w : c->ow;
+	long y0 = (long)ty * c->mh - (in ? (long)c->pad : 0);
+	long x0 = (long)tx * c->mw - (in ? (long)c->pad : 0);
+	uint32_t th = in ? c->ah : c->mh, tw = in ? c->aw : c->mw;
+	double sum = 0;
+
+	for (long y = y0; y < y0 + th; y++)
+		for (long x = x0; x < x0 + tw; x++)
+			if (y >= 0 && x >= 0 && y < (long)h && x < (long)w)
+				sum += fabs(v[y * w + x]);
+	return sum;
+}
+
+static double kernel_abs(const float *g)
+{
+	double sum = 0;
+
+	for (int t = 0; t < 9; t++)
+		sum += fabs(g[t]);
+	return sum;
+}
+
+/* The bound on y[s][co][oy][ox]: the kernel's and the input tile's
+ * absolute sums over the input channels. */
+static double wino_y_bound(const struct conv2d *c, const float *W,
+			   const float *x, size_t s, uint32_t co, uint32_t oy,
+			   uint32_t ox)
+{
+	size_t plane = (size_t)c->h * c->w;
+	double sum = 0;
+
+	for (uint32_t ci = 0; ci < c->cin; ci++)
+		sum += kernel_abs(W + (co * c->cin + ci) * 9) *
+		       tile_abs(c, x + (s * c->cin + ci) * plane, oy / c->mh,
+				ox / c->mw, 1);
+	return sum;
+}
+
+/* dW[co][ci][t] of one sample's planes dy (output) and x (input), by
+ * the definition; *bound += its share of the rounding bound. */
+static double wino_dw_def(const struct conv2d *c, const float *dy,
+			  const float *x, int t, double *bound)
+{
+	double want = 0;
+
+	for (uint32_t oy = 0; oy < c->oh; oy++)
+		for (uint32_t ox = 0; ox < c->ow; ox++) {
+			long iy = (long)oy - c->pad + t / 3;
+			long ix = (long)ox - c->pad + t % 3;
+			if (iy < 0 || ix < 0 || iy >= (long)c->h ||
+			    ix >= (long)c->w)
+				continue;
+			want += (double)dy[oy * c->ow + ox] *
+				x[iy * (long)c->w + ix];
+		}
+	for (uint32_t ty = 0; ty < c->th; ty++)
+		for (uint32_t tx = 0; tx < c->tw; tx++)
+			*bound += tile_abs(c, dy, ty, tx, 0) *
+				  tile_abs(c, x, ty, tx, 1);
+	return want;
+}
+
+/* dx at (iy, ix) from one output channel's plane dy and its kernel g, by
+ * the definition; *bound += its share: every tile whose input reads x
+ * there. */
+static double wino_dx_def(const struct conv2d *c, const float *dy,
+			  const float *g, uint32_t iy, uint32_t ix,
+			  double *bound)
+{
+	double want = 0;
+
+	for (int t = 0; t < 9; t++) {
+		long oy = (long)iy + c->pad - t / 3;
+		long ox = (long)ix + c->pad - t % 3;
+		if (oy >= 0 && ox >= 0 && oy < (long)c->oh &&
+		    ox < (long)c->ow)
+			want += (double)dy[oy * (long)c->ow + ox] * g[t];
+	}
+	for (uint32_t ty = 0; ty < c->th; ty++)
+		for (uint32_t tx = 0; tx < c->tw; tx++) {
+			long py = (long)iy + c->pad - (long)(ty * c->mh);
+			long px = (long)ix + c->pad - (long)(tx * c->mw);
+			if (py >= 0 && px >= 0 && py < (long)c->ah &&
+			    px < (long)c->aw)
+				*bound += tile_abs(c, dy, ty, tx, 0) *
+					  kernel_abs(g);
+		}
+	return want;
+}
+
+START_TEST(wino_forward_is_the_definition)
+{
+	struct conv2d c;
+	lg_rng r;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 31 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * P;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	double gam = wino_gamma(&c, n), worst = 0;
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	conv2d_forward(&c, W, b, x, n, y, sc);
+	for (size_t i = 0; i < ny; i++) {
+		size_t s = i / (c.cout * P), q = i % P;
+		uint32_t co = (uint32_t)(i / P % c.cout);
+		uint32_t oy = (uint32_t)(q / c.ow), ox = (uint32_t)(q % c.ow);
+		double want = conv_direct(&c, W, b, x, s, co, oy, ox);
+		double bound = gam * (wino_y_bound(&c, W, x, s, co, oy, ox) +
+				      fabs(b[co]));
+		ck_assert_msg(fabs(y[i] - want) <= bound,
+			      "case %d y[%zu][%u][%u][%u] %g, want %g (bound "
+			      "%g)", _i, s, co, oy, ox, y[i], want, bound);
+		worst = fmax(worst, fabs(y[i] - want) / bound);
+	}
+	/* the bound is not vacuous: a tenth of it would still hold */
+	ck_assert_msg(worst < 0.1, "case %d: error up to %.3f of the bound",
+		      _i, worst);
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(sc);
+}
+END_TEST
+
+/* dW, db and dx against their definitions in double, within the bound
+ * above. */
+START_TEST(wino_backward_is_the_definition)
+{
+	struct conv2d c;
+	lg_rng r;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 41 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
+	size_t plane = (size_t)c.h * c.w;
+	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
+	float *W = malloc(nw * sizeof *W), *x = malloc(nx * sizeof *x);
+	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
+	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	double gam = wino_gamma(&c, n);
+	fill_normal(W, nw, &r);
+	fill_normal(x, nx, &r);
+	fill_normal(g, ny, &r);
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	for (uint32_t co = 0; co < c.cout; co++) {
+		double want = 0, abs = 0;
+		for (size_t s = 0; s < n; s++)
+			for (size_t q = 0; q < P; q++) {
+				want += g[(s * c.cout + co) * P + q];
+				abs += fabs(g[(s * c.cout + co) * P + q]);
+			}
+		ck_assert_msg(fabs(db[co] - want) <= 1e-6 * abs,
+			      "case %d db[%u] %g, want %g", _i, co, db[co],
+			      want);
+	}
+	for (size_t i = 0; i < nw; i++) {
+		uint32_t co = (uint32_t)(i / 9 / c.cin);
+		uint32_t ci = (uint32_t)(i / 9 % c.cin);
+		double want = 0, bound = 0;
+		for (size_t s = 0; s < n; s++)
+			want += wino_dw_def(&c, g + (s * c.cout + co) * P,
+					    x + (s * c.cin + ci) * plane,
+					    (int)(i % 9), &bound);
+		ck_assert_msg(fabs(dW[i] - want) <= gam * bound,
+			      "case %d dW[%u][%u][%zu] %g, want %g (bound %g)",
+			      _i, co, ci, i % 9, dW[i], want, gam * bound);
+	}
+	for (size_t i = 0; i < nx; i++) {
+		size_t s = i / (c.cin * plane), q = i % plane;
+		uint32_t ci = (uint32_t)(i / plane % c.cin);
+		uint32_t iy = (uint32_t)(q / c.w), ix = (uint32_t)(q % c.w);
+		double want = 0, bound = 0;
+		for (uint32_t co = 0; co < c.cout; co++)
+			want += wino_dx_def(&c, g + (s * c.cout + co) * P,
+					    W + (co * c.cin + ci) * 9, iy, ix,
+					    &bound);
+		ck_assert_msg(fabs(dx[i] - want) <= gam * bound,
+			      "case %d dx[%zu][%u][%u][%u] %g, want %g (bound "
+			      "%g)", _i, s, ci, iy, ix, dx[i], want,
+			      gam * bound);
+	}
+	free(W);
+	free(x);
+	free(g);
+	free(dx);
+	free(dW);
+	free(db);
+	free(sc);
+}
+END_TEST
+
+/* Central differences of L = sum(y g) against the backward. L is linear
+ * in each entry, so the difference is exact but for rounding whatever
+ * the step; a step of 0.5 keeps L's rounding (|L| ~ 10-100, float
+ * Winograd ~1e-5 of it) well under the tolerance. Every W and b entry,
+ * and x entries spread over the batch (at most about 300). */
+START_TEST(wino_gradients_match_differences)
+{
+	struct conv2d c;
+	lg_rng r;
+	const float eps = 0.5f;
+
+	wino_case((size_t)_i, &c);
+	size_t n = wino_cases[_i].n;
+	lg_rng_seed(&r, 53 + (uint64_t)_i);
+	size_t nw = (size_t)c.cout * c.cin * 9;
+	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
+	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
+	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
+	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
+	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, nw, &r);
+	fill_normal(b, c.cout, &r);
+	fill_normal(x, nx, &r);
+	fill_normal(g, ny, &r);
+	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	struct {
+		float *v, *grad;
+		size_t len, step;
+		const char *what;
+	} t[3] = {
+		{ W, dW, nw, 1, "W" },
+		{ b, db, c.cout, 1, "b" },
+		{ x, dx, nx, nx / 300 + 1, "x" },
+	};
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < t[k].len; i += t[k].step) {
+			float keep = t[k].v[i];
+			t[k].v[i] = keep + eps;
+			double lp = conv_loss(&c, W, b, x, n, g, y, sc);
+			t[k].v[i] = keep - eps;
+			double lm = conv_loss(&c, W, b, x, n, g, y, sc);
+			t[k].v[i] = keep;
+			double num = (lp - lm) / (2 * eps);
+			ck_assert_msg(fabs(num - t[k].grad[i]) <=
+					      1e-3 * (1 + fabs(num)),
+				      "case %d d%s[%zu]: backward %g, "
+				      "differences %g", _i, t[k].what, i,
+				      t[k].grad[i], num);
+		}
+	free(W);
+	free(b);
+	free(x);
+	free(y);
+	free(g);
+	free(dx);
+	free(dW);
+	free(db);
+	free(sc);
+}
+END_TEST
+
+/* A Winograd layer as conv2d_init leaves it: batches under 8 go through
+ * im2col, larger ones through Winograd, on one scratch sized for the
+ * largest; the same sample's output agrees across (Connect Four's 16 ->
+ * 16 layer, 9 samples, against each one alone). */
+START_TEST(wino_small_batches_match)
+{
+	struct conv2d c;
+	char err[200];
+	lg_rng r;
+	size_t n = 9, in = 16 * 42, out = 16 * 42;
+
+	ck_assert_int_eq(conv2d_init(&c, 16, 6, 7, 16, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(c.wino && c.wino_min > 1 && c.wino_min <= n);
+	lg_rng_seed(&r, 71);
+	float *W = malloc(16 * 16 * 9 * sizeof *W), b[16];
+	float *x = malloc(n * in * sizeof *x), *y = malloc(n * out * sizeof *y);
+	float one[16 * 42];
+	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	fill_normal(W, 16 * 16 * 9, &r);
+	fill_normal(b, 16, &r);
+	fill_normal(x, n * in, &r);
+	ck_assert(conv2d_scratch(&c, 1) <= conv2d_scratch(&c, n));
+	conv2d_forward(&c, W, b, x, n, y, sc);
+	for (size_t s = 0; s < n; s++) {
+		conv2d_forward(&c, W, b, x + s * in, 1, one, sc);
+		for (size_t i = 0; i < out; i++)
+			ck_assert_msg(fabsf(one[i] - y[s * out + i]) <=
+					      1e-4f * (1 + fabsf(one[i])),
+				      "sample %zu [%zu]: alone %g, in the "
+				      "batch %g", s, i, one[i], y[s * out + i]);
+	}
+	free(W);
+	free(x);
+	free(y);
+	free(sc);
+}
+END_TEST
+
+/* The method's choice: Winograd for Connect Four's 64-channel layers,
+ * im2col for its 3-plane input, other kernels and strides; set_method
+ * refuses Winograd where it does not apply. */
+START_TEST(wino_where_it_applies)
+{
+	struct conv2d c;
+	char err[200];
+
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(c.wino && c.mh == 3 && c.mw == 4 && c.th == 2 &&
+		  c.tw == 2 && c.wino_min == 8);
+	ck_assert_int_eq(conv2d_set_method(&c, 1), 0);
+	ck_assert(c.wino && c.wino_min == 1);
+	ck_assert_int_eq(conv2d_init(&c, 3, 6, 7, 64, 3, 1, 1, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 3, 2, 1, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 1), LG_EINVAL);
+	ck_assert_int_eq(conv2d_init(&c, 64, 6, 7, 64, 5, 1, 2, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 2), LG_EINVAL);
+	/* a 1 x 1 output: 16 multiplies against 9 */
+	ck_assert_int_eq(conv2d_init(&c, 64, 3, 3, 64, 3, 1, 0, err,
+				     sizeof err), 0);
+	ck_assert(!c.wino);
+	ck_assert_int_eq(conv2d_set_method(&c, 5), LG_EINVAL);
+	ck_assert_int_eq(conv2d_set_method(&c, 0), 0);
+	ck_assert(!c.wino);
+}
+END_TEST
+
 /* ---- gru ------------------------------------------------------------- */
 
 #define G_IN 3
@@ -2325,6 +2788,7 @@ Suite *suite_learner(void)
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
 	tcase_add_loop_test(g, gradcheck_residual, 0, 2);
+	tcase_add_loop_test(g, gradcheck_wino, 0, 2);
 	tcase_add_test(g, conv_net_files_and_inference);
 	tcase_add_test(g, residual_files_and_inference);
 	tcase_add_test(g, shards_match_one_thread);
@@ -2333,6 +2797,14 @@ Suite *suite_learner(void)
 	tcase_add_loop_test(g, conv_gradients_match_differences, 0,
 			    (int)LG_ARRAY_LEN(conv_cases));
 	tcase_add_test(g, conv_shapes_checked);
+	tcase_add_loop_test(g, wino_forward_is_the_definition, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_loop_test(g, wino_backward_is_the_definition, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_loop_test(g, wino_gradients_match_differences, 0,
+			    (int)LG_ARRAY_LEN(wino_cases));
+	tcase_add_test(g, wino_where_it_applies);
+	tcase_add_test(g, wino_small_batches_match);
 	tcase_add_test(g, gru_forward_is_the_definition);
 	tcase_add_test(g, gru_gradients_match_differences);
 	tcase_add_test(g, gradcheck_recurrent);
