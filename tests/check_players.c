@@ -1101,9 +1101,11 @@ START_TEST(cli_inspection)
 					       sizeof err, a), 0);
 		ck_assert_ptr_nonnull(strstr(out, "\"nash_gap\":"));
 		/* learners have no parent, snapshots name theirs */
-		ck_assert_ptr_nonnull(strstr(out, "\"parent\":-1}"));
+		ck_assert_ptr_nonnull(strstr(out, "\"parent\":-1,"));
 		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"historical\""));
-		ck_assert_ptr_nonnull(strstr(out, "\"parent\":0}"));
+		ck_assert_ptr_nonnull(strstr(out, "\"parent\":0,"));
+		/* and each rating its standard error */
+		ck_assert_ptr_nonnull(strstr(out, "\"rating_se\":"));
 	}
 	{
 		const char *const a[] = { "payoff", lg, "--format", "xml",
