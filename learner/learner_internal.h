@@ -54,6 +54,12 @@ struct nn {
 	float *p;
 };
 
+/* Fill n's dims, convolutions, size table and nparams from its (checked)
+ * shape n->s; and a zeroed net of shape s (checked) with that layout.
+ * LG_ENOMEM. For nn.c and the file reader (nnfile.c). */
+void nn_layout(nn *n);
+int nn_alloc(nn **out, const struct nn_shape *s);
+
 /* Weights and bias of layer l inside a buffer of the params' layout. */
 static inline float *nn_w(const nn *n, float *buf, int l)
 {

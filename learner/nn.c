@@ -1,19 +1,16 @@
 /*
- * learner/nn.c: the MLP (shape, size table, deterministic init), batched
+ * learner/nn.c: the net (shape, size table, deterministic init), batched
  * forward through cblas_sgemm, inference for collectors (nn_act), the
- * env_policy adapter, the parameter file format and the sgemm peak probe.
- * Training (backward, PPO, Adam) is in ppo.c.
+ * env_policy adapter and the sgemm peak probe. The parameter file format
+ * is in nnfile.c; training (backward, PPO, Adam) in ppo.c.
  */
 #include "learner/learner_internal.h"
 
 #include <cblas.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- shape ---------------------------------------------------------- */
 
@@ -191,7 +188,7 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 /* Fill dims, the convolutions, the size table and nparams from the
  * (checked) shape. A convolution's W is cout x (cin k k), its b cout; a
  * dense layer's W is in x out. */
-static void layout(nn *n)
+void nn_layout(nn *n)
 {
 	size_t off = 0;
 	struct conv_plan pl;
@@ -266,7 +263,7 @@ static void layout(nn *n)
 	n->nparams = off;
 }
 
-static int alloc_net(nn **out, const struct nn_shape *s)
+int nn_alloc(nn **out, const struct nn_shape *s)
 {
 	nn *n;
 
@@ -281,7 +278,7 @@ static int alloc_net(nn **out, const struct nn_shape *s)
 		memset(&n->s.conv[i], 0, sizeof n->s.conv[i]);
 	if (!s->nconv)
 		memset(n->s.planes, 0, sizeof n->s.planes);
-	layout(n);
+	nn_layout(n);
 	n->p = calloc(n->nparams, sizeof *n->p);
 	if (!n->p) {
 		free(n);
@@ -318,7 +315,7 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 	rc = nn_shape_check(s, NULL, 0);
 	if (rc)
 		return rc;
-	rc = alloc_net(&n, s);
+	rc = nn_alloc(&n, s);
 	if (rc)
 		return rc;
 	lg_rng_seed2(&r, seed, 0x6e6e);
@@ -360,7 +357,7 @@ void nn_free(nn *n)
 
 int nn_clone(nn **out, const nn *n)
 {
-	int rc = alloc_net(out, &n->s);
+	int rc = nn_alloc(out, &n->s);
 
 	if (rc)
 		return rc;
@@ -818,339 +815,6 @@ struct env_policy nn_env_policy(struct nn_policy_ctx *ctx)
 	if (ctx->net->s.gru)
 		p.seq = policy_seq_fn;
 	return p;
-}
-
-/* ---- parameter files ------------------------------------------------ */
-
-/* The oldest file version that holds s: 1 an MLP with one activation, 2
- * a plain convolution torso of at most 4 layers, 4 a recurrent core,
- * else 3. */
-static uint32_t file_version(const struct nn_shape *s)
-{
-	int plain = s->nconv <= NN_FILE_V2_CONV;
-
-	if (s->gru)
-		return NN_FILE_VERSION4;
-	for (uint32_t i = 0; i < s->nhidden; i++)
-		plain &= s->hidden_act[i] == NN_LACT_NET;
-	for (uint32_t i = 0; i < s->nconv; i++)
-		plain &= !s->conv[i].residual &&
-			 s->conv[i].act == NN_LACT_NET;
-	if (!plain)
-		return NN_FILE_VERSION3;
-	return s->nconv ? NN_FILE_VERSION2 : NN_FILE_VERSION;
-}
-
-static size_t header_len(uint32_t version)
-{
-	return version >= NN_FILE_VERSION3   ? NN_FILE_HEADER3
-	       : version == NN_FILE_VERSION2 ? NN_FILE_HEADER2
-					     : NN_FILE_HEADER;
-}
-
-int nn_save(const nn *n, lg_buf *out)
-{
-	uint8_t h[NN_FILE_HEADER3];
-	uint32_t version = file_version(&n->s);
-	size_t start, hl = header_len(version);
-	size_t cw = version >= NN_FILE_VERSION3 ? 24 : 16;
-	uint8_t *body;
-	int rc;
-
-	rc = lg_buf_reserve(out, hl + n->nparams * 4);
-	if (rc)
-		return rc;
-	start = out->len;
-	memset(h, 0, sizeof h);
-	memcpy(h, NN_FILE_MAGIC, 4);
-	lg_put_le32(h + 4, version);
-	lg_put_le32(h + 8, n->s.obs);
-	lg_put_le32(h + 12, n->s.actions);
-	lg_put_le32(h + 16, (uint32_t)n->s.act);
-	lg_put_le32(h + 20, n->s.nhidden);
-	for (uint32_t i = 0; i < n->s.nhidden; i++)
-		lg_put_le32(h + 24 + 4 * i, n->s.hidden[i]);
-	lg_put_le64(h + 56, n->nparams);
-	if (version != NN_FILE_VERSION) {
-		lg_put_le32(h + 68, n->s.nconv);
-		for (int i = 0; i < 3; i++)
-			lg_put_le32(h + 72 + 4 * i, n->s.planes[i]);
-		for (uint32_t i = 0; i < n->s.nconv; i++) {
-			uint8_t *c = h + 84 + cw * i;
-			lg_put_le32(c, n->s.conv[i].channels);
-			lg_put_le32(c + 4, n->s.conv[i].kernel);
-			lg_put_le32(c + 8, n->s.conv[i].stride);
-			lg_put_le32(c + 12, n->s.conv[i].pad);
-			if (version >= NN_FILE_VERSION3) {
-				lg_put_le32(c + 16, n->s.conv[i].residual);
-				lg_put_le32(c + 20, n->s.conv[i].act);
-			}
-		}
-	}
-	if (version >= NN_FILE_VERSION3)
-		for (uint32_t i = 0; i < n->s.nhidden; i++)
-			lg_put_le32(h + 276 + 4 * i, n->s.hidden_act[i]);
-	lg_put_le32(h + 308, n->s.gru); /* 0 below version 4 */
-	out->len += hl;
-	body = out->data + out->len;
-	for (size_t i = 0; i < n->nparams; i++)
-		lg_put_lef32(body + 4 * i, n->p[i]);
-	lg_put_le32(h + 64, lg_crc32c(0, body, n->nparams * 4));
-	lg_put_le32(h + hl - 4, lg_crc32c(0, h, hl - 4));
-	memcpy(out->data + start, h, hl);
-	out->len += n->nparams * 4;
-	return 0;
-}
-
-/* Version 2, 3 and 4's convolution entries, layer activations and core
- * into s; LG_ECORRUPT with err. */
-static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
-		      char *err, size_t errlen)
-{
-	uint32_t max = version >= NN_FILE_VERSION3 ? NN_MAX_CONV
-						   : NN_FILE_V2_CONV;
-	size_t cw = version >= NN_FILE_VERSION3 ? 24 : 16;
-
-	s->nconv = lg_get_le32(h + 68);
-	if (s->nconv > max || (version == NN_FILE_VERSION2 && !s->nconv)) {
-		lg_errf(err, errlen, "bad shape in header: version %u with %u "
-			"convolutions (%d..%u)", version, s->nconv,
-			version == NN_FILE_VERSION2, max);
-		return LG_ECORRUPT;
-	}
-	for (int i = 0; i < 3; i++)
-		s->planes[i] = lg_get_le32(h + 72 + 4 * i);
-	for (uint32_t i = 0; i < max; i++) {
-		const uint8_t *c = h + 84 + cw * i;
-		struct nn_conv *k = &s->conv[i];
-		*k = (struct nn_conv){ lg_get_le32(c), lg_get_le32(c + 4),
-				       lg_get_le32(c + 8), lg_get_le32(c + 12),
-				       0, 0 };
-		if (version >= NN_FILE_VERSION3) {
-			k->residual = lg_get_le32(c + 16);
-			k->act = lg_get_le32(c + 20);
-		}
-		if (i >= s->nconv && (k->channels || k->kernel || k->stride ||
-				      k->pad || k->residual || k->act)) {
-			lg_errf(err, errlen, "bad shape in header: conv[%u] "
-				"set beyond nconv", i);
-			return LG_ECORRUPT;
-		}
-	}
-	if (!s->nconv &&
-	    (s->planes[0] || s->planes[1] || s->planes[2])) {
-		lg_errf(err, errlen, "bad shape in header: planes without "
-			"convolutions");
-		return LG_ECORRUPT;
-	}
-	if (version >= NN_FILE_VERSION3) {
-		for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
-			s->hidden_act[i] = lg_get_le32(h + 276 + 4 * i);
-		s->gru = lg_get_le32(h + 308);
-		if (version == NN_FILE_VERSION3 && s->gru) {
-			lg_errf(err, errlen, "bad shape in header: reserved "
-				"bytes 308..311 set");
-			return LG_ECORRUPT;
-		}
-	}
-	return 0;
-}
-
-int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
-{
-	const uint8_t *h = buf, *body;
-	struct nn_shape s;
-	uint64_t count;
-	uint32_t version;
-	size_t hl = NN_FILE_HEADER;
-	char why[128];
-	nn *n = NULL;
-	int rc;
-
-	if (!out)
-		return LG_EINVAL;
-	*out = NULL;
-	if (!buf || len < NN_FILE_HEADER) {
-		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
-			"is %u", len, NN_FILE_HEADER);
-		return LG_ECORRUPT;
-	}
-	if (memcmp(h, NN_FILE_MAGIC, 4)) {
-		lg_errf(err, errlen, "not a network parameter file (bad "
-			"magic)");
-		return LG_ECORRUPT;
-	}
-	version = lg_get_le32(h + 4);
-	if (version >= NN_FILE_VERSION2 && version <= NN_FILE_VERSION4)
-		hl = header_len(version);
-	if (len < hl) {
-		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
-			"is %zu", len, hl);
-		return LG_ECORRUPT;
-	}
-	if (lg_crc32c(0, h, hl - 4) != lg_get_le32(h + hl - 4)) {
-		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
-		return LG_ECORRUPT;
-	}
-	if (version < NN_FILE_VERSION || version > NN_FILE_VERSION4) {
-		lg_errf(err, errlen, "format version %u, this build reads %u "
-			"to %u", version, NN_FILE_VERSION, NN_FILE_VERSION4);
-		return LG_EVERSION;
-	}
-	memset(&s, 0, sizeof s);
-	s.obs = lg_get_le32(h + 8);
-	s.actions = lg_get_le32(h + 12);
-	s.act = (int)lg_get_le32(h + 16);
-	s.nhidden = lg_get_le32(h + 20);
-	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
-		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
-	if (version != NN_FILE_VERSION &&
-	    (rc = load_convs(h, version, &s, err, errlen)))
-		return rc;
-	rc = nn_shape_check(&s, why, sizeof why);
-	if (rc) {
-		lg_errf(err, errlen, "bad shape in header: %s", why);
-		/* A shape beyond the caps is LG_ERANGE; anything else the
-		 * check refuses (an unknown activation) is a corrupt file. */
-		return rc == LG_ERANGE ? rc : LG_ECORRUPT;
-	}
-	for (uint32_t i = s.nhidden; i < NN_MAX_LAYERS; i++)
-		if (s.hidden[i] || s.hidden_act[i]) {
-			lg_errf(err, errlen, "bad shape in header: hidden[%u] "
-				"set beyond nhidden", i);
-			return LG_ECORRUPT;
-		}
-	if (file_version(&s) != version) {
-		/* one net, one file: a writer always picks the oldest */
-		lg_errf(err, errlen, "bad shape in header: a version %u file "
-			"of a version %u net", version, file_version(&s));
-		return LG_ECORRUPT;
-	}
-	count = lg_get_le64(h + 56);
-	{
-		nn probe;
-		memset(&probe, 0, sizeof probe);
-		probe.s = s;
-		layout(&probe);
-		if (count != probe.nparams) {
-			lg_errf(err, errlen, "parameter count %llu does not "
-				"match the shape (%zu)",
-				(unsigned long long)count, probe.nparams);
-			return LG_ECORRUPT;
-		}
-	}
-	if (len - hl != count * 4) {
-		lg_errf(err, errlen, "%s: body is %zu bytes, expected %llu",
-			len - hl < count * 4 ? "truncated" : "trailing bytes",
-			len - hl, (unsigned long long)count * 4);
-		return LG_ECORRUPT;
-	}
-	body = h + hl;
-	if (lg_crc32c(0, body, count * 4) != lg_get_le32(h + 64)) {
-		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
-		return LG_ECORRUPT;
-	}
-	rc = alloc_net(&n, &s);
-	if (rc) {
-		lg_errf(err, errlen, "out of memory");
-		return rc;
-	}
-	for (size_t i = 0; i < n->nparams; i++)
-		n->p[i] = lg_get_lef32(body + 4 * i);
-	*out = n;
-	return 0;
-}
-
-int nn_save_file(const nn *n, const char *path, char *err, size_t errlen)
-{
-	lg_buf b = { 0 };
-	char tmp[4096];
-	FILE *f = NULL;
-	int rc;
-
-	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-		lg_errf(err, errlen, "%s: path too long", path);
-		return LG_EINVAL;
-	}
-	rc = nn_save(n, &b);
-	if (rc) {
-		lg_errf(err, errlen, "out of memory");
-		goto out;
-	}
-	f = fopen(tmp, "wb");
-	if (!f || fwrite(b.data, 1, b.len, f) != b.len || fflush(f) ||
-	    fsync(fileno(f))) {
-		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
-		rc = LG_EIO;
-		goto out;
-	}
-	if (fclose(f)) {
-		f = NULL;
-		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
-		rc = LG_EIO;
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		rc = LG_EIO;
-	}
-out:
-	if (f)
-		fclose(f);
-	if (rc)
-		unlink(tmp);
-	lg_buf_free(&b);
-	return rc;
-}
-
-int nn_load_file(nn **out, const char *path, char *err, size_t errlen)
-{
-	char why[256];
-	struct stat st;
-	uint8_t *data = NULL;
-	FILE *f;
-	size_t len;
-	int rc;
-
-	if (!out)
-		return LG_EINVAL;
-	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? LG_ENOTFOUND : LG_EIO;
-	}
-	if (fstat(fileno(f), &st) || st.st_size < 0) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		rc = LG_EIO;
-		goto out;
-	}
-	if ((uint64_t)st.st_size > NN_FILE_HEADER3 + NN_MAX_PARAMS * 4) {
-		lg_errf(err, errlen, "%s: %lld bytes is larger than any "
-			"network file", path, (long long)st.st_size);
-		rc = LG_ECORRUPT;
-		goto out;
-	}
-	len = (size_t)st.st_size;
-	data = malloc(len ? len : 1);
-	if (!data) {
-		lg_errf(err, errlen, "%s: out of memory", path);
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	if (fread(data, 1, len, f) != len) {
-		lg_errf(err, errlen, "%s: short read", path);
-		rc = LG_EIO;
-		goto out;
-	}
-	rc = nn_load(out, data, len, why, sizeof why);
-	if (rc)
-		lg_errf(err, errlen, "%s: %s", path, why);
-out:
-	fclose(f);
-	free(data);
-	return rc;
 }
 
 /* ---- sgemm peak ---------------------------------------------------- */
