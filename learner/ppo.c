@@ -27,32 +27,19 @@
  * Threads: with opts.threads = T > 1 a minibatch is split into T row
  * shards (whole sequences for a recurrent net), each run forward and
  * backward on its own thread with single-threaded sgemm into its own
- * gradient buffer, and the buffers are summed in a fixed order (deterministic for a given T). For the small
- * matrices of RL nets this scales far better than threading inside each
- * sgemm call. Adam is one loop on the calling thread.
+ * gradient buffer, and the buffers are summed in a fixed order
+ * (deterministic for a given T). For the small matrices of RL nets this
+ * scales far better than threading inside each sgemm call. Adam is one
+ * loop on the calling thread. The threads are ppo_pool.c's.
  */
-#include "learner/learner_internal.h"
+#include "learner/ppo_internal.h"
 
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PPO_MAX_SHARDS 16
-/* Fewer rows per shard than this are not worth a thread. */
-#define PPO_MIN_SHARD_ROWS 32
-/* Polls before a waiting thread blocks on the condition variable: about
- * the serial gap between two minibatches (Adam, gather). Creating a
- * thread per minibatch cost 0.2-0.35 ms on this VM, and a futex wake-up
- * is of that order too. */
-#define PPO_SPIN 10000
-
-/* Accumulated per-row figures of one minibatch. */
-struct sums {
-	double pg, vl, ent, kl, clipped, mkl;
-};
+#define PPO_MAGNET_CHUNK 4096
 
 static void sums_add(struct sums *a, const struct sums *b)
 {
@@ -63,66 +50,6 @@ static void sums_add(struct sums *a, const struct sums *b)
 	a->clipped += b->clipped;
 	a->mkl += b->mkl;
 }
-
-/* One thread's share of a minibatch: workspace for `cap` rows and its own
- * gradient buffer (shard 0 uses the ppo's). */
-struct shard {
-	/* post-activation of each layer before the head */
-	float *acts[NN_MAX_NET_LAYERS];
-	float *head, *dhead;        /* cap x (actions + 1) */
-	float *d0, *d1;             /* cap x wmax back-propagated deltas */
-	float *dskip;               /* cap x wmax: a residual block's */
-	float *cs;                  /* convolutions', cs_len floats */
-	size_t cs_len;
-	float *lp, *pr;             /* one row: log-probs, probs */
-	float *gcache, *gwork;      /* the recurrent core's */
-	float *g;
-	size_t cap;
-	/* the job while it runs */
-	const struct ppo *p;
-	struct ppo_minibatch mb;
-	float invn;
-	struct sums s;
-};
-
-struct ppo {
-	nn *net;
-	struct ppo_opts o;
-	lg_rng rng;
-	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
-	uint64_t adam_t, updates;
-	int nshards;
-	struct shard sh[PPO_MAX_SHARDS];
-	/* worker threads for shards 1..nworkers, parked between jobs */
-	struct {
-		pthread_t th[PPO_MAX_SHARDS];
-		int nworkers, init;
-		int active;             /* shards in the current job */
-		atomic_uint gen;        /* bumped to start a job (or quit) */
-		atomic_int pending;     /* workers not done with the job */
-		atomic_int quit;
-		pthread_mutex_t mu;
-		pthread_cond_t cv;
-	} pool;
-	/* gathered minibatch, `gcap` rows */
-	size_t gcap;
-	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
-	uint8_t *mb_mask, *mb_start, *mb_pad;
-	int32_t *mb_action;
-	/* batch workspace, `bcap` rows */
-	size_t bcap;
-	float *adv, *ret;
-	uint32_t *idx;
-	/* the magnet (magnet_coef > 0): a lagged copy of the net, its
-	 * log-probabilities over the batch (bcap x actions) and over the
-	 * gathered minibatch (gcap x actions) */
-	nn *magnet;
-	nn_ws *mws;
-	float *mlogp, *mb_mlogp;
-	double progress; /* ppo_set_progress; < 0: not set */
-};
-
-#define PPO_MAGNET_CHUNK 4096
 
 static void shard_free_ws(struct shard *sh)
 {
@@ -295,126 +222,6 @@ static int ensure_bcap(ppo *p, size_t n)
 	return 0;
 }
 
-static void shard_run(struct shard *sh);
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-struct worker_arg {
-	ppo *p;
-	int i;
-};
-
-static void *worker_main(void *arg)
-{
-	ppo *p = ((struct worker_arg *)arg)->p;
-	int i = ((struct worker_arg *)arg)->i;
-	unsigned seen = 0;
-
-	free(arg);
-	for (;;) {
-		int n = 0;
-		while (atomic_load(&p->pool.gen) == seen && n++ < PPO_SPIN)
-			cpu_relax();
-		if (atomic_load(&p->pool.gen) == seen) {
-			pthread_mutex_lock(&p->pool.mu);
-			while (atomic_load(&p->pool.gen) == seen)
-				pthread_cond_wait(&p->pool.cv, &p->pool.mu);
-			pthread_mutex_unlock(&p->pool.mu);
-		}
-		seen = atomic_load(&p->pool.gen);
-		if (atomic_load(&p->pool.quit))
-			return NULL;
-		if (i < p->pool.active)
-			shard_run(&p->sh[i]);
-		if (atomic_fetch_sub(&p->pool.pending, 1) == 1) {
-			pthread_mutex_lock(&p->pool.mu);
-			pthread_cond_broadcast(&p->pool.cv);
-			pthread_mutex_unlock(&p->pool.mu);
-		}
-	}
-}
-
-/* Start nshards - 1 workers; on failure run with those that started. */
-static int pool_start(ppo *p)
-{
-	if (pthread_mutex_init(&p->pool.mu, NULL))
-		return LG_ENOMEM;
-	if (pthread_cond_init(&p->pool.cv, NULL)) {
-		pthread_mutex_destroy(&p->pool.mu);
-		return LG_ENOMEM;
-	}
-	p->pool.init = 1;
-	atomic_init(&p->pool.gen, 0);
-	atomic_init(&p->pool.pending, 0);
-	atomic_init(&p->pool.quit, 0);
-	for (int i = 1; i < p->nshards; i++) {
-		struct worker_arg *a = malloc(sizeof *a);
-		if (!a)
-			break;
-		a->p = p;
-		a->i = i;
-		if (pthread_create(&p->pool.th[i], NULL, worker_main, a)) {
-			free(a);
-			break;
-		}
-		p->pool.nworkers = i;
-	}
-	if (p->pool.nworkers + 1 < p->nshards)
-		LG_WARN("learner: %d of %d training threads started",
-			p->pool.nworkers + 1, p->nshards);
-	p->nshards = p->pool.nworkers + 1;
-	return 0;
-}
-
-static void pool_stop(ppo *p)
-{
-	if (!p->pool.init)
-		return;
-	pthread_mutex_lock(&p->pool.mu);
-	atomic_store(&p->pool.quit, 1);
-	atomic_fetch_add(&p->pool.gen, 1);
-	pthread_cond_broadcast(&p->pool.cv);
-	pthread_mutex_unlock(&p->pool.mu);
-	for (int i = 1; i <= p->pool.nworkers; i++)
-		pthread_join(p->pool.th[i], NULL);
-	pthread_cond_destroy(&p->pool.cv);
-	pthread_mutex_destroy(&p->pool.mu);
-	p->pool.init = 0;
-	p->pool.nworkers = 0;
-}
-
-/* Run shards 0..k-1: 0 here, the rest on the workers; wait for all. */
-static void pool_run(ppo *p, int k)
-{
-	int n = 0;
-
-	if (k <= 1 || !p->pool.nworkers) {
-		for (int i = 0; i < k; i++)
-			shard_run(&p->sh[i]);
-		return;
-	}
-	p->pool.active = k;
-	atomic_store(&p->pool.pending, p->pool.nworkers);
-	pthread_mutex_lock(&p->pool.mu);
-	atomic_fetch_add(&p->pool.gen, 1);
-	pthread_cond_broadcast(&p->pool.cv);
-	pthread_mutex_unlock(&p->pool.mu);
-	shard_run(&p->sh[0]);
-	while (atomic_load(&p->pool.pending) && n++ < PPO_SPIN)
-		cpu_relax();
-	if (atomic_load(&p->pool.pending)) {
-		pthread_mutex_lock(&p->pool.mu);
-		while (atomic_load(&p->pool.pending))
-			pthread_cond_wait(&p->pool.cv, &p->pool.mu);
-		pthread_mutex_unlock(&p->pool.mu);
-	}
-}
-
 int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 	    const struct ppo_opts *o, uint64_t seed, char *err, size_t errlen)
 {
@@ -470,7 +277,7 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 		if (rc)
 			goto fail;
 	}
-	rc = pool_start(p);
+	rc = ppo_pool_start(p);
 	if (rc)
 		goto fail;
 	rc = ensure_cap(p, (size_t)o->minibatch);
@@ -494,7 +301,7 @@ void ppo_free(ppo *p)
 {
 	if (!p)
 		return;
-	pool_stop(p);
+	ppo_pool_stop(p);
 	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
 		shard_free_ws(&p->sh[i]);
 		if (i > 0)
@@ -640,7 +447,7 @@ static void shard_forward(const nn *net, struct shard *sh)
  * block's input too (dskip, added once the backward reaches it). The
  * recurrent core's backward runs through time over the shard's
  * sequences. */
-static void shard_run(struct shard *sh)
+void ppo_shard_run(struct shard *sh)
 {
 	const ppo *p = sh->p;
 	const nn *net = p->net;
@@ -767,7 +574,7 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 		sh->mb = mb_slice(p, mb, r0, r1 - r0);
 		sh->mb.seq_len = T;
 	}
-	pool_run(p, k);
+	ppo_pool_run(p, k);
 	for (int i = 0; i < k; i++) {
 		const struct sums *t = &p->sh[i].s;
 		if (i > 0) {

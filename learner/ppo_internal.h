@@ -1,0 +1,96 @@
+/*
+ * learner/ppo_internal.h: what ppo.c shares with its worker threads
+ * (ppo_pool.c): the trainer, its shards and the pool's calls.
+ */
+#ifndef LG_PPO_INTERNAL_H
+#define LG_PPO_INTERNAL_H
+
+#include "learner/learner_internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define PPO_MAX_SHARDS 16
+/* Fewer rows per shard than this are not worth a thread. */
+#define PPO_MIN_SHARD_ROWS 32
+/* Polls before a waiting thread blocks on the condition variable: about
+ * the serial gap between two minibatches (Adam, gather). Creating a
+ * thread per minibatch cost 0.2-0.35 ms on this VM, and a futex wake-up
+ * is of that order too. */
+#define PPO_SPIN 10000
+
+/* Accumulated per-row figures of one minibatch. */
+struct sums {
+	double pg, vl, ent, kl, clipped, mkl;
+};
+
+/* One thread's share of a minibatch: workspace for `cap` rows and its own
+ * gradient buffer (shard 0 uses the ppo's). */
+struct shard {
+	/* post-activation of each layer before the head */
+	float *acts[NN_MAX_NET_LAYERS];
+	float *head, *dhead;        /* cap x (actions + 1) */
+	float *d0, *d1;             /* cap x wmax back-propagated deltas */
+	float *dskip;               /* cap x wmax: a residual block's */
+	float *cs;                  /* convolutions', cs_len floats */
+	size_t cs_len;
+	float *lp, *pr;             /* one row: log-probs, probs */
+	float *gcache, *gwork;      /* the recurrent core's */
+	float *g;
+	size_t cap;
+	/* the job while it runs */
+	const struct ppo *p;
+	struct ppo_minibatch mb;
+	float invn;
+	struct sums s;
+};
+
+struct ppo {
+	nn *net;
+	struct ppo_opts o;
+	lg_rng rng;
+	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
+	uint64_t adam_t, updates;
+	int nshards;
+	struct shard sh[PPO_MAX_SHARDS];
+	/* worker threads for shards 1..nworkers, parked between jobs */
+	struct {
+		pthread_t th[PPO_MAX_SHARDS];
+		int nworkers, init;
+		int active;             /* shards in the current job */
+		atomic_uint gen;        /* bumped to start a job (or quit) */
+		atomic_int pending;     /* workers not done with the job */
+		atomic_int quit;
+		pthread_mutex_t mu;
+		pthread_cond_t cv;
+	} pool;
+	/* gathered minibatch, `gcap` rows */
+	size_t gcap;
+	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
+	uint8_t *mb_mask, *mb_start, *mb_pad;
+	int32_t *mb_action;
+	/* batch workspace, `bcap` rows */
+	size_t bcap;
+	float *adv, *ret;
+	uint32_t *idx;
+	/* the magnet (magnet_coef > 0): a lagged copy of the net, its
+	 * log-probabilities over the batch (bcap x actions) and over the
+	 * gathered minibatch (gcap x actions) */
+	nn *magnet;
+	nn_ws *mws;
+	float *mlogp, *mb_mlogp;
+	double progress; /* ppo_set_progress; < 0: not set */
+};
+
+/* One shard's forward, loss and backward into its gradient buffer
+ * (ppo.c). */
+void ppo_shard_run(struct shard *sh);
+
+/* ppo_pool.c: start nshards - 1 parked workers (on failure run with
+ * those that started), stop and join them, and run shards 0..k-1 (0 on
+ * the caller's thread) and wait for all. */
+int ppo_pool_start(ppo *p);
+void ppo_pool_stop(ppo *p);
+void ppo_pool_run(ppo *p, int k);
+
+#endif
