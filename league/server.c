@@ -526,32 +526,34 @@ static void http_json(league_server *s, struct evhttp_request *req,
 #define HISTORY_AGENTS 512
 #define HISTORY_NASH 256
 
-static void http_payoff(struct evhttp_request *req, void *arg)
+/* /payoff or /ratings: at an earlier moment with ?at= (when the daemon
+ * keeps a store for it), else fn's, today's. */
+static void http_json_at(league_server *s, struct evhttp_request *req,
+			 int ratings, int (*fn)(void *ctx, lg_buf *out),
+			 const char *what)
 {
-	league_server *s = arg;
-
 	if (!http_allowed(s, req))
 		return;
 	if (s->ops.history &&
 	    evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    league_http_history(req, s->ops.history, 0, HISTORY_AGENTS,
+	    league_http_history(req, s->ops.history, ratings, HISTORY_AGENTS,
 				HISTORY_NASH))
 		return;
-	http_json(s, req, s->ops.payoff_json, "no payoff matrix");
+	http_json(s, req, fn, what);
+}
+
+static void http_payoff(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_json_at(s, req, 0, s->ops.payoff_json, "no payoff matrix");
 }
 
 static void http_ratings(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 
-	if (!http_allowed(s, req))
-		return;
-	if (s->ops.history &&
-	    evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    league_http_history(req, s->ops.history, 1, HISTORY_AGENTS,
-				HISTORY_NASH))
-		return;
-	http_json(s, req, s->ops.ratings_json, "no ratings");
+	http_json_at(s, req, 1, s->ops.ratings_json, "no ratings");
 }
 
 static void http_nashconv(struct evhttp_request *req, void *arg)
