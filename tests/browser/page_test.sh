@@ -71,17 +71,26 @@ browse() {
 		{ echo "page_test: $name: no full screenshot" >&2; exit 1; }
 }
 
+# Inside check: flag the load when the extended regex PATTERN is not in
+# its DOM; and count PATTERN's matches into VAR, flagging fewer than N.
+need() { # PATTERN WHAT
+	grep -qE "$1" "$dom" || { echo "page_test: $name: $2" >&2; fail=1; }
+}
+count() { # VAR PATTERN N WHAT
+	local c
+	c=$(grep -oE "$2" "$dom" | wc -l || true)
+	printf -v "$1" %s "$c"
+	[ "$c" -ge "$3" ] ||
+		{ echo "page_test: $name: $c $4, want >= $3" >&2; fail=1; }
+}
+
 # The DOM and the console of a load, checked.
 check() {
 	local name=$1 what=$2 dom="$T/$1.dom" log="$T/$1.log"
-	local fail=0
-	grep -q '<h1 id="title">league browser (rps)</h1>' "$dom" ||
-		{ echo "page_test: $name: title not set from /status" >&2; fail=1; }
-	grep -q 'players [0-9]' "$dom" ||
-		{ echo "page_test: $name: no player count in the status line" >&2; fail=1; }
-	grep -q "$what" "$dom" ||
-		{ echo "page_test: $name: no '$what' in the status line" >&2; fail=1; }
-	local cells painted
+	local fail=0 cells painted rungs points charts mixrows lin
+	need '<h1 id="title">league browser \(rps\)</h1>' "title not set from /status"
+	need 'players [0-9]' "no player count in the status line"
+	need "$what" "no '$what' in the status line"
 	# the canvas heatmap: cells of pairs that met, painted pixels
 	cells=$(attr cells "$dom")
 	painted=$(attr painted "$dom")
@@ -89,39 +98,19 @@ check() {
 		{ echo "page_test: $name: ${cells:-no} heatmap cells drawn, want >= 4" >&2; fail=1; }
 	[ "${painted:-0}" -ge 1000 ] ||
 		{ echo "page_test: $name: ${painted:-no} heatmap pixels painted, want >= 1000" >&2; fail=1; }
-	local rungs
-	rungs=$(grep -o '<tr class="rung' "$dom" | wc -l || true)
-	[ "$rungs" -ge 3 ] ||
-		{ echo "page_test: $name: $rungs ladder rows, want >= 3" >&2; fail=1; }
-	grep -qE '<th>95% CI</th>.*<td>±[0-9]+\.[0-9]</td>' "$dom" ||
-		{ echo "page_test: $name: no rating interval in the ladder" >&2; fail=1; }
-	grep -q '<div id="gap" class="note">meta-Nash duality gap' "$dom" ||
-		{ echo "page_test: $name: no meta-Nash line under the ladder" >&2; fail=1; }
-	local points
-	points=$(grep -o '<circle class="pt"' "$dom" | wc -l || true)
-	[ "$points" -ge 1 ] ||
-		{ echo "page_test: $name: no point in the NashConv chart" >&2; fail=1; }
-	grep -q '<div id="err"></div>' "$dom" ||
-		{ echo "page_test: $name: the page shows an error" >&2; fail=1; }
+	count rungs '<tr class="rung' 3 "ladder rows"
+	need '<th>95% CI</th>.*<td>±[0-9]+\.[0-9]</td>' "no rating interval in the ladder"
+	need '<div id="gap" class="note">meta-Nash duality gap' "no meta-Nash line under the ladder"
+	count points '<circle class="pt"' 1 "points in the NashConv chart"
+	need '<div id="err"></div>' "the page shows an error"
 	# views.js: the run over time and its structure
-	grep -q '<div id="verr"></div>' "$dom" ||
-		{ echo "page_test: $name: the views show an error" >&2; fail=1; }
-	grep -qE '<div id="tpnote" class="note">[0-9]+ points?' "$dom" ||
-		{ echo "page_test: $name: no throughput points" >&2; fail=1; }
-	grep -qE '<div id="lsnote" class="note">[0-9]+ learner' "$dom" ||
-		{ echo "page_test: $name: no learner statistics" >&2; fail=1; }
-	local charts mixrows lin
-	charts=$(grep -o '<svg[^>]*class="small"' "$dom" | wc -l || true)
-	[ "$charts" -ge 9 ] ||
-		{ echo "page_test: $name: $charts small charts, want >= 9" >&2; fail=1; }
-	mixrows=$(grep -o '<div class="mixrow">' "$dom" | wc -l || true)
-	[ "$mixrows" -ge 2 ] ||
-		{ echo "page_test: $name: $mixrows matchmaking mix rows, want >= 2" >&2; fail=1; }
-	lin=$(grep -o '<tr class="lin">' "$dom" | wc -l || true)
-	[ "$lin" -ge 3 ] ||
-		{ echo "page_test: $name: $lin lineage rows, want >= 3" >&2; fail=1; }
-	grep -qE '<div id="jobsnote" class="note">[0-9]+ job' "$dom" ||
-		{ echo "page_test: $name: no jobs line" >&2; fail=1; }
+	need '<div id="verr"></div>' "the views show an error"
+	need '<div id="tpnote" class="note">[0-9]+ points?' "no throughput points"
+	need '<div id="lsnote" class="note">[0-9]+ learner' "no learner statistics"
+	count charts '<svg[^>]*class="small"' 9 "small charts"
+	count mixrows '<div class="mixrow">' 2 "matchmaking mix rows"
+	count lin '<tr class="lin">' 3 "lineage rows"
+	need '<div id="jobsnote" class="note">[0-9]+ job' "no jobs line"
 	if grep -E 'CONSOLE.*(Error|error|Uncaught)|Failed to load resource' "$log"; then
 		echo "page_test: $name: errors in the browser console (above)" >&2
 		fail=1
