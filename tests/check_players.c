@@ -764,6 +764,33 @@ END_TEST
  * by the log of a stored run (every role, resets included), makes the
  * same decisions and snapshots and ends in the same state; a tampered
  * log is caught at the record that differs. */
+/* The league of src once its first `at` log records were made has n
+ * agents and exactly this payoff and ladder JSON. */
+static void same_league_at(store *src, uint64_t at, uint32_t n,
+			   const lg_buf *want_p, const lg_buf *want_r)
+{
+	uint32_t ids[512];
+	lg_buf got = { 0 };
+	brain *h = NULL;
+	char err[256] = "";
+
+	ck_assert_msg(brain_open_at(&h, src, at, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(brain_count(h), n);
+	ck_assert_uint_le(n, 512);
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = i;
+	ck_assert_int_eq(brain_payoff_json(h, ids, n, &got), 0);
+	ck_assert_uint_eq(got.len, want_p->len);
+	ck_assert(!memcmp(got.data, want_p->data, got.len));
+	got.len = 0;
+	ck_assert_int_eq(brain_ratings_json(h, 256, &got), 0);
+	ck_assert_uint_eq(got.len, want_r->len);
+	ck_assert(!memcmp(got.data, want_r->data, got.len));
+	ck_assert_int_eq(brain_close(h), 0);
+	lg_buf_free(&got);
+}
+
 /* The league at an earlier moment (the page's time slider): a league
  * with resets, its payoff and ladder taken at 200 jobs, then run on to
  * 400 and closed; opened at the log position of the 200th job, the
@@ -778,7 +805,6 @@ START_TEST(league_at_an_earlier_moment)
 	store *src = NULL;
 	brain *h = NULL;
 	lg_buf then_p = { 0 }, then_r = { 0 }, now_p = { 0 }, now_r = { 0 };
-	lg_buf got = { 0 };
 	uint32_t ids[512], n_then, n_now;
 	uint64_t seq_then;
 	char err[256] = "";
@@ -804,30 +830,9 @@ START_TEST(league_at_an_earlier_moment)
 	fx_close(&a, 0);
 
 	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_open_at(&h, src, seq_then, err, sizeof err) == 0,
-		      "%s", err);
-	ck_assert_uint_eq(brain_count(h), n_then);
-	ck_assert_int_eq(brain_payoff_json(h, ids, n_then, &got), 0);
-	ck_assert_uint_eq(got.len, then_p.len);
-	ck_assert(!memcmp(got.data, then_p.data, got.len));
-	got.len = 0;
-	ck_assert_int_eq(brain_ratings_json(h, 256, &got), 0);
-	ck_assert_uint_eq(got.len, then_r.len);
-	ck_assert(!memcmp(got.data, then_r.data, got.len));
-	ck_assert_int_eq(brain_close(h), 0);
+	same_league_at(src, seq_then, n_then, &then_p, &then_r);
 	/* past the end: the league as it is */
-	ck_assert_int_eq(brain_open_at(&h, src, UINT64_MAX, err, sizeof err),
-			 0);
-	ck_assert_uint_eq(brain_count(h), n_now);
-	got.len = 0;
-	ck_assert_int_eq(brain_payoff_json(h, ids, n_now, &got), 0);
-	ck_assert_uint_eq(got.len, now_p.len);
-	ck_assert(!memcmp(got.data, now_p.data, got.len));
-	got.len = 0;
-	ck_assert_int_eq(brain_ratings_json(h, 256, &got), 0);
-	ck_assert_uint_eq(got.len, now_r.len);
-	ck_assert(!memcmp(got.data, now_r.data, got.len));
-	ck_assert_int_eq(brain_close(h), 0);
+	same_league_at(src, UINT64_MAX, n_now, &now_p, &now_r);
 	/* before anything: the agents the league began with, no games */
 	ck_assert_int_eq(brain_open_at(&h, src, 0, err, sizeof err), 0);
 	ck_assert_uint_lt(brain_count(h), n_then);
@@ -837,7 +842,6 @@ START_TEST(league_at_an_earlier_moment)
 	lg_buf_free(&then_r);
 	lg_buf_free(&now_p);
 	lg_buf_free(&now_r);
-	lg_buf_free(&got);
 	tu_rmrf(a.dir);
 }
 END_TEST
