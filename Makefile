@@ -27,7 +27,7 @@ CC      ?= cc
 # runner (which reads the plots back) link them: libleague.a and the fuzz
 # harnesses, which link the library alone, do not.
 PLOT_PKGS := cairo fontconfig
-PKGS    := libevent lmdb yaml-0.1 openblas check libprotobuf-c $(PLOT_PKGS)
+PKGS    := libevent libevent_openssl openssl lmdb yaml-0.1 openblas check libprotobuf-c $(PLOT_PKGS)
 # The font cli/plot.c asks fontconfig for ("sans-serif") on Debian.
 PLOT_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
@@ -42,7 +42,7 @@ endif
 endif
 
 PKG_CFLAGS := $(shell pkg-config --cflags $(filter-out $(PLOT_PKGS),$(PKGS)))
-PKG_LIBS   := $(shell pkg-config --libs libevent lmdb yaml-0.1 openblas libprotobuf-c)
+PKG_LIBS   := $(shell pkg-config --libs libevent libevent_openssl openssl lmdb yaml-0.1 openblas libprotobuf-c)
 CHECK_LIBS := $(shell pkg-config --libs check)
 PLOT_CFLAGS := $(shell pkg-config --cflags $(PLOT_PKGS))
 PLOT_LIBS  := $(shell pkg-config --libs $(PLOT_PKGS))

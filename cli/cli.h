@@ -81,6 +81,13 @@ int cli_worker_address(const char *cmd, const char *connect, char *host,
 		       size_t hostlen, uint16_t *port);
 /* Log tag, SIGPIPE ignored, SIGINT and SIGTERM to on_stop. */
 void cli_worker_signals(const char *name, void (*on_stop)(int));
+/* The worker's TLS from its environment: LEAGUE_TLS_CA (the CA the
+ * daemon's and learners' certificates chain to: connect over TLS), and
+ * LEAGUE_TLS_CERT with LEAGUE_TLS_KEY (this worker's certificate: mutual
+ * TLS, and a learner's trajectory endpoint, for which server is given).
+ * Both NULL when none is set. 0, or CLI_USAGE with the reason on stderr
+ * naming the variable. */
+int cli_worker_tls(const char *who, net_tls **client, net_tls **server);
 
 extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn, cli_cmd_collect;
 extern const struct cli_cmd cli_cmd_evaluate;
@@ -90,6 +97,6 @@ extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;
 extern const struct cli_cmd cli_cmd_eval, cli_cmd_plot;
 extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
-	cli_cmd_sim, cli_cmd_inspect;
+	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls;
 
 #endif

@@ -86,6 +86,7 @@ struct down {
 struct collect {
 	struct cfg cfg;
 	struct net_client_opts co;
+	net_tls *tls; /* client context (LEAGUE_TLS_*), NULL: plain */
 	net_client *cl;
 	coll *c;
 	char host[128], name[64];
@@ -294,8 +295,8 @@ static net_traj_sender *sender_for(struct collect *W, const char *ep)
 		return NULL;
 	}
 	struct sender *s = &W->senders[W->nsenders];
-	if (net_traj_sender_connect(&s->s, host, port, W->token, W->name, 5,
-				    err, sizeof err)) {
+	if (net_traj_sender_connect(&s->s, host, port, W->token, W->tls,
+				    W->name, 5, err, sizeof err)) {
 		mark_down(W, ep, err);
 		return NULL;
 	}
@@ -847,11 +848,14 @@ static int run(int argc, char **argv)
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "collector.%ld",
 			 (long)getpid());
+	if ((rc = cli_worker_tls("league collect", &W.tls, NULL)))
+		return rc;
 	cli_worker_signals(W.name, on_signal);
 	pthread_mutex_init(&W.mu, NULL);
 
 	W.co = (struct net_client_opts){
 		.host = W.host, .port = W.port, .token = W.token,
+		.tls = W.tls,
 		.role = LEAGUE__ROLE__ROLE_COLLECTOR, .name = W.name,
 		.give_up_s = 60,
 	};
@@ -884,6 +888,7 @@ static int run(int argc, char **argv)
 	for (int i = 0; i < W.nsenders; i++)
 		net_traj_sender_close(W.senders[i].s);
 	net_client_close(W.cl);
+	net_tls_free(W.tls);
 	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE
 	       : rc				    ? CLI_FAIL
 						    : CLI_OK;

@@ -48,6 +48,7 @@ struct cached {
 struct evaluator {
 	struct cfg cfg;
 	struct net_client_opts co;
+	net_tls *tls; /* LEAGUE_TLS_*; NULL: plain */
 	net_client *cl;
 	char host[128], name[64];
 	uint16_t port;
@@ -477,10 +478,13 @@ static int run(int argc, char **argv)
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "evaluator.%ld",
 			 (long)getpid());
+	if ((rc = cli_worker_tls("league evaluate", &W.tls, NULL)))
+		return rc;
 	cli_worker_signals(W.name, on_signal);
 
 	W.co = (struct net_client_opts){
 		.host = W.host, .port = W.port, .token = W.token,
+		.tls = W.tls,
 		.role = LEAGUE__ROLE__ROLE_INSPECTOR, .name = W.name,
 		.give_up_s = 60,
 	};
@@ -500,6 +504,7 @@ static int run(int argc, char **argv)
 	env_tree_free(W.tree);
 	env_free(W.e);
 	net_client_close(W.cl);
+	net_tls_free(W.tls);
 	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE
 	       : rc				    ? CLI_FAIL
 						    : CLI_OK;

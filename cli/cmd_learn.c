@@ -34,6 +34,7 @@
 
 struct learn {
 	struct cfg cfg;
+	net_tls *tls, *tls_srv; /* to the daemon; the endpoint's (LEAGUE_TLS_*) */
 	struct net_client_opts co;
 	net_client *cl;
 	net_traj_server *ts;
@@ -401,6 +402,32 @@ static int learn_loop(struct learn *W)
 	return 0;
 }
 
+/* The daemon's config rules the trajectory endpoint as it rules the
+ * daemon's port: mutual TLS when server.tls.verify_peers (set before any
+ * collector can know the endpoint: it learns it from jobs made after this
+ * registration), and no endpoint beyond loopback without TLS unless
+ * server.insecure. */
+static int endpoint_policy(struct learn *W)
+{
+	if (W->tls_srv)
+		net_tls_set_verify_peer(W->tls_srv,
+					W->cfg.server.tls.verify_peers);
+	if (!W->tls_srv && W->cfg.server.tls.verify_peers) {
+		LG_ERROR("learn: the league uses mutual TLS; set "
+			 "LEAGUE_TLS_CA, LEAGUE_TLS_CERT and LEAGUE_TLS_KEY");
+		return LG_ECONFIG;
+	}
+	if (!W->tls_srv && !lg_is_loopback(W->listen) &&
+	    !W->cfg.server.insecure) {
+		LG_ERROR("learn: --listen %s without TLS: set LEAGUE_TLS_CA, "
+			 "LEAGUE_TLS_CERT and LEAGUE_TLS_KEY, or "
+			 "server.insecure: true in the league's config",
+			 W->listen);
+		return LG_ECONFIG;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -443,10 +470,12 @@ static int run(int argc, char **argv)
 	W.player = (uint32_t)player;
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "learner.%u", W.player);
+	if ((rc = cli_worker_tls("league learn", &W.tls, &W.tls_srv)))
+		return rc;
 	cli_worker_signals(W.name, on_signal);
 
 	struct net_traj_server_opts to = {
-		.listen = W.listen, .token = token,
+		.listen = W.listen, .token = token, .tls = W.tls_srv,
 		.window = 8, .max_senders = 64,
 	};
 	if ((rc = net_traj_server_start(&W.ts, &to, err, sizeof err))) {
@@ -456,7 +485,7 @@ static int run(int argc, char **argv)
 	snprintf(W.endpoint, sizeof W.endpoint, "%s:%u", W.listen,
 		 net_traj_server_port(W.ts));
 	W.co = (struct net_client_opts){
-		.host = W.host, .port = W.port, .token = token,
+		.host = W.host, .port = W.port, .token = token, .tls = W.tls,
 		.role = LEAGUE__ROLE__ROLE_LEARNER, .name = W.name,
 		.give_up_s = 60,
 	};
@@ -468,6 +497,8 @@ static int run(int argc, char **argv)
 	}
 	rc = do_register(&W);
 	if (!rc)
+		rc = endpoint_policy(&W);
+	if (!rc)
 		rc = learn_loop(&W);
 	LG_INFO("learn: player %u stops: %llu updates, %llu pushes, %llu "
 		"steps, %llu segments rejected%s", W.player,
@@ -476,6 +507,8 @@ static int run(int argc, char **argv)
 		rc ? "" : " (clean)");
 	net_client_close(W.cl);
 	net_traj_server_stop(W.ts);
+	net_tls_free(W.tls);
+	net_tls_free(W.tls_srv);
 	ppo_free(W.p);
 	lg_rows_free(&W.batch);
 	return rc == LG_EBUSY || rc == LG_ECONFIG || rc == LG_ENOTFOUND

@@ -69,6 +69,7 @@ struct run {
 	int nch;
 	int daemon; /* index of the daemon in ch (after the game server) */
 	uint16_t port, http_port;
+	net_tls *tls; /* server.tls as a client: the progress line's HTTPS */
 	uint32_t learners[RUN_MAX_CHILDREN + 1];
 	int nlearners;
 	double t0;
@@ -231,7 +232,8 @@ static void progress(struct run *r, int final)
 	double now = lg_now_s() - r->t0;
 
 	if (r->quiet || !r->http_port ||
-	    net_http_get(r->http_port, "/status", 2, body, sizeof body) ||
+	    net_http_get_tls(r->tls, r->http_port, "/status", NULL, 2, body,
+			     sizeof body) ||
 	    !strstr(body, " 200 "))
 		return;
 	double sps = json_num(body, "env_steps_per_s");
@@ -704,8 +706,9 @@ static int run_main(struct run *r)
 		return rc;
 	if (!r->quiet)
 		printf("league run: %s in %s: daemon on 127.0.0.1:%u, live page "
-		       "http://127.0.0.1:%u/, %llu collector(s), %d learner(s)"
-		       "\n", r->cfg.league.name, r->dir, r->port, r->http_port,
+		       "http%s://127.0.0.1:%u/, %llu collector(s), %d "
+		       "learner(s)\n", r->cfg.league.name, r->dir, r->port,
+		       r->tls ? "s" : "", r->http_port,
 		       (unsigned long long)r->collectors, r->nlearners);
 	supervise(r);
 	return finish(r);
@@ -751,6 +754,21 @@ static int run(int argc, char **argv)
 	if (cfg_load_file(&r.cfg, r.config, err, sizeof err)) {
 		fprintf(stderr, "league run: %s\n", err);
 		return CLI_USAGE;
+	}
+	if (r.cfg.server.tls.cert[0]) {
+		/* Every child speaks TLS with the daemon's certificate (it
+		 * serves both ends), as workers on other machines would with
+		 * their own. */
+		struct net_tls_opts to = { r.cfg.server.tls.cert,
+					   r.cfg.server.tls.key,
+					   r.cfg.server.tls.ca, 0 };
+		if (net_tls_new(&r.tls, &to, 0, NULL, err, sizeof err)) {
+			fprintf(stderr, "league run: %s\n", err);
+			return CLI_USAGE;
+		}
+		setenv("LEAGUE_TLS_CA", r.cfg.server.tls.ca, 1);
+		setenv("LEAGUE_TLS_CERT", r.cfg.server.tls.cert, 1);
+		setenv("LEAGUE_TLS_KEY", r.cfg.server.tls.key, 1);
 	}
 	snprintf(r.dir, sizeof r.dir, "%s", dir ? dir : r.cfg.league.dir);
 	r.collectors = ncoll != ~0ull ? ncoll : r.cfg.collectors.count;

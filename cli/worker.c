@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int cli_worker_call(net_client *c, const char *who, const char *what,
@@ -136,4 +137,36 @@ void cli_worker_signals(const char *name, void (*on_stop)(int))
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_worker_tls(const char *who, net_tls **client, net_tls **server)
+{
+	const char *ca = getenv("LEAGUE_TLS_CA"), *cert = getenv("LEAGUE_TLS_CERT"),
+		   *key = getenv("LEAGUE_TLS_KEY");
+	struct net_tls_opts o = { cert ? cert : "", key ? key : "",
+				  ca ? ca : "", 0 };
+	static const char *const var[] = { "", "LEAGUE_TLS_CERT",
+					   "LEAGUE_TLS_KEY", "LEAGUE_TLS_CA" };
+	char err[512];
+	int which = 0;
+
+	*client = NULL;
+	if (server)
+		*server = NULL;
+	if (!o.ca[0] && !o.cert[0] && !o.key[0])
+		return 0;
+	if (!o.ca[0]) {
+		fprintf(stderr, "%s: LEAGUE_TLS_CERT/KEY without LEAGUE_TLS_CA "
+			"(the CA the daemon's certificate chains to)\n", who);
+		return CLI_USAGE;
+	}
+	if (net_tls_new(client, &o, 0, &which, err, sizeof err) ||
+	    (server && net_tls_new(server, &o, 1, &which, err, sizeof err))) {
+		fprintf(stderr, "%s: %s%s%s\n", who, which ? var[which] : "",
+			which ? ": " : "", err);
+		net_tls_free(*client);
+		*client = NULL;
+		return CLI_USAGE;
+	}
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include "league/config_internal.h"
 
 #include "league/options.h"
+#include "net/net.h"
 #include "players/players.h"
 
 #include <errno.h>
@@ -557,6 +558,72 @@ static int resolve_plugin(struct parser *p)
 	return 0;
 }
 
+/* A TLS file path: relative ones are taken from the config file's
+ * directory, like env.plugin; the result is absolute when the config is a
+ * file. */
+static int tls_path(struct parser *p, const char *key, char *path)
+{
+	char joined[2 * CFG_STR_MAX];
+	const char *slash;
+
+	if (!path[0] || path[0] == '/' || !p->is_file ||
+	    !(slash = strrchr(p->name, '/')))
+		return 0;
+	snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - p->name),
+		 p->name, path);
+	if (strlen(joined) >= CFG_STR_MAX)
+		return cfg_verr(p, key, "'%s' is longer than %d bytes", joined,
+				CFG_STR_MAX - 1);
+	memcpy(path, joined, strlen(joined) + 1);
+	return 0;
+}
+
+/* server.tls: all three files or none; in a config file, each loaded and
+ * checked now (readable PEM, within its dates, the key matching, the
+ * certificate chaining to the CA), so a bad one is an error at its key,
+ * not a refused handshake later. A config a worker got from the daemon
+ * names the daemon's files, which the worker does not read. Without TLS,
+ * no listening beyond loopback unless server.insecure. */
+static int check_tls(struct parser *p)
+{
+	static const char *const keys[] = { NULL, "server.tls.cert",
+					    "server.tls.key", "server.tls.ca" };
+	struct cfg *c = p->c;
+	char *f[] = { NULL, c->server.tls.cert, c->server.tls.key,
+		      c->server.tls.ca };
+	char msg[512];
+	int n = 0, which, rc;
+
+	for (int i = 1; i <= 3; i++) {
+		n += f[i][0] != 0;
+		if ((rc = tls_path(p, keys[i], f[i])))
+			return rc;
+	}
+	if (n && n < 3) {
+		int have = 1;
+		for (which = 1; f[which][0]; which++)
+			;
+		while (!f[have][0])
+			have++;
+		return cfg_verr(p, keys[have], "TLS needs server.tls.cert, key "
+				"and ca: %s is missing", keys[which]);
+	}
+	if (!n && c->server.tls.verify_peers)
+		return cfg_verr(p, "server.tls.verify_peers", "mutual TLS needs "
+				"server.tls.cert, key and ca");
+	if (!n && !lg_is_loopback(c->server.listen) && !c->server.insecure)
+		return cfg_verr(p, "server.listen", "listening beyond loopback "
+				"without TLS: set server.tls (cert, key, ca) or, "
+				"to send the token in clear, server.insecure: "
+				"true");
+	if (!n || !p->is_file)
+		return 0;
+	struct net_tls_opts o = { f[1], f[2], f[3], c->server.tls.verify_peers };
+	if (net_tls_check(&o, 1, &which, msg, sizeof msg))
+		return cfg_verr(p, keys[which ? which : 1], "%s", msg);
+	return 0;
+}
+
 /* The network the config describes fits the game: a convolution torso
  * needs planes, and the whole shape must pass the learner's check. */
 static int check_model(struct parser *p, const struct env_spec *spec)
@@ -746,6 +813,8 @@ static int validate(struct parser *p)
 	    !getenv("LEAGUE_TOKEN"))
 		return cfg_verr(p, "server.listen", "listening beyond loopback "
 				"needs server.token_file or LEAGUE_TOKEN");
+	if ((rc = check_tls(p)))
+		return rc;
 	return 0;
 }
 

@@ -195,6 +195,12 @@ struct cfg {
 		char token_file[CFG_STR_MAX];
 		double heartbeat_s;
 		uint64_t max_frame;
+		int insecure;
+		struct {
+			char cert[CFG_STR_MAX], key[CFG_STR_MAX];
+			char ca[CFG_STR_MAX];
+			int verify_peers;
+		} tls;
 	} server;
 	struct {
 		double share;

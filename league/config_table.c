@@ -353,6 +353,23 @@ static const struct cfg_key table[] = {
 	    "Workers silent for three heartbeats are dropped."),
 	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
 	    "Largest wire frame in bytes."),
+	BOOL("server.insecure", server.insecure, "false",
+	     "Allow listening beyond loopback without TLS (server.tls): the "
+	     "token and every message then cross the network in clear."),
+	STR("server.tls.cert", server.tls.cert, 0, "",
+	    "PEM certificate (chain) of the daemon: with key and ca, every "
+	    "socket speaks TLS (the worker port, HTTP, and the learners' "
+	    "trajectory endpoints). A relative path is taken from the config "
+	    "file's directory. `league tls init DIR` makes a test CA and "
+	    "certificates."),
+	STR("server.tls.key", server.tls.key, 0, "",
+	    "PEM private key of server.tls.cert."),
+	STR("server.tls.ca", server.tls.ca, 0, "",
+	    "PEM CA certificate(s) peers' certificates must chain to."),
+	BOOL("server.tls.verify_peers", server.tls.verify_peers, "false",
+	     "Mutual TLS: the daemon and the learners' endpoints refuse "
+	     "peers without a certificate from server.tls.ca; a worker's "
+	     "certificate name labels it in logs and /status."),
 
 	DBL("eval.share", eval.share, 0, 0.9, "0",
 	    "Share of the episodes collectors play that evaluate main players "

@@ -693,6 +693,15 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 						" %u", i);
 	snprintf(d->ports_extra + off, sizeof d->ports_extra - off, "\n");
 
+	if (d->cfg.server.tls.cert[0]) {
+		struct net_tls_opts to = {
+			d->cfg.server.tls.cert, d->cfg.server.tls.key,
+			d->cfg.server.tls.ca, d->cfg.server.tls.verify_peers,
+		};
+		int rc = net_tls_new(&d->tls, &to, 1, NULL, err, errlen);
+		if (rc)
+			return rc;
+	}
 	struct league_server_opts so = {
 		.listen = o->listen ? o->listen : d->cfg.server.listen,
 		.port = (uint16_t)(o->port >= 0 ? o->port
@@ -701,6 +710,8 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 						? o->http_port
 						: (int)d->cfg.server.http_port),
 		.token = o->token,
+		.tls = d->tls,
+		.insecure = d->cfg.server.insecure,
 		.heartbeat_s = d->cfg.server.heartbeat_s,
 		.max_frame = d->cfg.server.max_frame,
 		.league_name = d->cfg.league.name,
@@ -724,18 +735,22 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 
 	if (!rc)
 		LG_INFO("daemon: league '%s' (%s) in %s: %u players, %llu env "
-			"steps so far; workers on %s:%u, HTTP on %u; store: %s",
+			"steps so far; workers on %s:%u, HTTP%s on %u%s; "
+			"store: %s",
 			d->cfg.league.name, d->cfg.env.name, d->dir,
 			brain_count(d->br), (unsigned long long)d->env_steps,
 			so.listen, league_server_port(d->srv),
-			league_server_http_port(d->srv),
+			d->tls ? "S" : "", league_server_http_port(d->srv),
+			!d->tls ? ""
+			: d->cfg.server.tls.verify_peers ? "; mutual TLS"
+							 : "; TLS",
 			store_is_durable(d->st) ? "fsync at every commit"
 						: "no fsync (--nosync)");
 	if (!rc && league_server_login_code(d->srv)[0])
 		LG_INFO("daemon: HTTP beyond loopback needs the token: open "
-			"http://HOST:%u/login?code=%s once in a browser (it "
+			"http%s://HOST:%u/login?code=%s once in a browser (it "
 			"sets a cookie; the code works once), or send "
-			"'Authorization: Bearer TOKEN'",
+			"'Authorization: Bearer TOKEN'", d->tls ? "s" : "",
 			league_server_http_port(d->srv),
 			league_server_login_code(d->srv));
 	return rc;
@@ -864,6 +879,7 @@ void league_daemon_free(league_daemon *d)
 	if (d->sigint)
 		event_free(d->sigint);
 	league_server_free(d->srv); /* no on_close calls: free ours */
+	net_tls_free(d->tls);
 	while (d->sessions) {
 		struct sess_data *n = d->sessions->next;
 		free(d->sessions);

@@ -152,6 +152,7 @@ struct league_daemon {
 	brain *br;
 	league_leases *leases;
 	league_server *srv;
+	net_tls *tls; /* server.tls's context; NULL: plain */
 	struct event *tick, *sigterm, *sigint;
 	char dir[CFG_STR_MAX];
 	char ports_extra[4096];

@@ -10,6 +10,8 @@
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/keyvalq_struct.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@ struct league_session {
 	enum ss_state state;
 	int role;
 	char name[64];
+	char cert[64]; /* the client certificate's name (mutual TLS) */
 	double connected_at, last_seen;
 	uint64_t msgs;
 	void *data;
@@ -216,15 +219,18 @@ static void handle_hello(league_session *ss, net_msg *m)
 		return;
 	}
 	ss->role = h->role;
+	if (ss->conn)
+		net_conn_peer_cert(ss->conn, ss->cert, sizeof ss->cert);
 	ss->state = SS_READY;
 	s->nready++;
 	send_hello_reply(ss, LEAGUE__STATUS__STATUS_OK, NULL);
-	LG_INFO("server: session %llu: %s %s from %s",
+	LG_INFO("server: session %llu: %s %s from %s%s%s",
 		(unsigned long long)ss->id,
 		h->role == LEAGUE__ROLE__ROLE_COLLECTOR ? "collector"
 		: h->role == LEAGUE__ROLE__ROLE_LEARNER ? "learner"
 							: "inspector",
-		ss->name, net_conn_peer(ss->conn));
+		ss->name, net_conn_peer(ss->conn),
+		ss->cert[0] ? ", certificate " : "", ss->cert);
 }
 
 static void conn_msg(net_conn *c, net_msg *m, void *arg)
@@ -310,8 +316,8 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 		ss->state = SS_HELLO;
 		ss->connected_at = ss->last_seen = lg_now_s();
 		snprintf(ss->name, sizeof ss->name, "?");
-		if (net_conn_new(&ss->conn, s->base, fd, s->o.max_frame, &cbs,
-				 ss, peer)) {
+		if (net_conn_new_tls(&ss->conn, s->base, fd, s->o.tls,
+				     s->o.max_frame, &cbs, ss, peer)) {
 			free(ss);
 			continue;
 		}
@@ -350,6 +356,24 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 static int http_allowed(league_server *s, struct evhttp_request *req);
 
+/* evhttp's connection factory under TLS: the handshake runs in the
+ * bufferevent before the request is read. */
+static struct bufferevent *https_bev(struct event_base *base, void *arg)
+{
+	league_server *s = arg;
+	struct ssl_st *ssl = net_tls_ssl_new(s->o.tls);
+	struct bufferevent *bev;
+
+	if (!ssl)
+		return NULL;
+	bev = bufferevent_openssl_socket_new(base, -1, ssl,
+					     BUFFEREVENT_SSL_ACCEPTING,
+					     BEV_OPT_CLOSE_ON_FREE);
+	if (bev)
+		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	return bev;
+}
+
 static void http_status(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
@@ -385,6 +409,8 @@ static void http_status(struct evhttp_request *req, void *arg)
 		lg_buf_json_str(&b, ss->name);
 		lg_buf_printf(&b, ", \"peer\": ");
 		lg_buf_json_str(&b, league_session_peer(ss));
+		lg_buf_printf(&b, ", \"certificate\": ");
+		lg_buf_json_str(&b, ss->cert);
 		lg_buf_printf(&b, ", \"messages\": %llu, \"idle_s\": %.3f}",
 			      (unsigned long long)ss->msgs,
 			      lg_now_s() - ss->last_seen);
@@ -673,6 +699,11 @@ int league_server_new(league_server **out, struct event_base *base,
 			opts->listen);
 		return LG_EINVAL;
 	}
+	if (!lg_is_loopback(opts->listen) && !opts->tls && !opts->insecure) {
+		lg_errf(err, errlen, "server: listening on %s without TLS "
+			"needs server.insecure: true", opts->listen);
+		return LG_EINVAL;
+	}
 	s = calloc(1, sizeof *s);
 	if (!s)
 		return LG_ENOMEM;
@@ -732,6 +763,8 @@ int league_server_new(league_server **out, struct event_base *base,
 			goto fail;
 		}
 		s->http_port = league_http_bound_port(h);
+		if (opts->tls) /* HTTPS: each connection's bufferevent */
+			evhttp_set_bevcb(s->http, https_bev, s);
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);

@@ -39,6 +39,9 @@ struct league_server_opts {
 	uint16_t http_port;      /* 0: any free port */
 	int no_http;             /* 1: no HTTP listener */
 	const char *token;       /* NULL or "": none required (loopback only) */
+	net_tls *tls;            /* a server context: TLS on the worker port
+				    and HTTPS; NULL: plain */
+	int insecure;            /* beyond loopback without TLS: allowed */
 	double heartbeat_s;      /* > 0 */
 	double hello_timeout_s;  /* 0: 5 s */
 	size_t max_frame;        /* 0: NET_DEFAULT_MAX_FRAME */

@@ -18,7 +18,7 @@ struct net_client {
 	struct net_client_opts o;
 	char host[256], token[256], name[128];
 	char league[128], env[64];
-	int fd;
+	net_stream st; /* st.fd < 0: not connected */
 	uint64_t seq, session;
 	double heartbeat_s;
 	int shutdown;
@@ -34,7 +34,7 @@ static int send_locked(net_client *c, net_msg *m)
 	int rc;
 
 	pthread_mutex_lock(&c->send_lock);
-	rc = c->fd >= 0 ? net_send_blocking(c->fd, m) : LG_ECLOSED;
+	rc = c->st.fd >= 0 ? net_stream_send(&c->st, m) : LG_ECLOSED;
 	pthread_mutex_unlock(&c->send_lock);
 	return rc;
 }
@@ -84,9 +84,7 @@ static void drop(net_client *c)
 {
 	stop_heartbeats(c);
 	pthread_mutex_lock(&c->send_lock);
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
+	net_stream_close(&c->st);
 	pthread_mutex_unlock(&c->send_lock);
 }
 
@@ -95,10 +93,12 @@ static int attempt(net_client *c, char *err, size_t errlen)
 {
 	net_msg m = LEAGUE__ENVELOPE__INIT, *r = NULL;
 	League__Hello h = LEAGUE__HELLO__INIT;
-	int fd, rc;
+	net_stream st;
+	int rc;
 
-	if ((rc = net_connect_tcp(c->host, c->o.port, &fd, err, errlen)))
-		return rc == LG_ECLOSED ? LG_ECLOSED : rc;
+	if ((rc = net_stream_connect(&st, c->host, c->o.port, c->o.tls, 10,
+				     err, errlen)))
+		return rc;
 	h.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
 	h.token = c->token;
 	h.role = (League__Role)c->o.role;
@@ -106,21 +106,24 @@ static int attempt(net_client *c, char *err, size_t errlen)
 	m.seq = ++c->seq;
 	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
 	m.hello = &h;
-	if ((rc = net_send_blocking(fd, &m)) ||
-	    (rc = net_recv_blocking(fd, c->o.max_frame, 10, &r, err, errlen))) {
-		close(fd);
-		return rc == LG_EPROTO ? rc : LG_ECLOSED;
+	if ((rc = net_stream_send(&st, &m)) ||
+	    (rc = net_stream_recv(&st, c->o.max_frame, 10, &r, err, errlen))) {
+		net_stream_close(&st);
+		if (rc == LG_EAUTH)
+			lg_errf(err, errlen, "the daemon refused this worker's "
+				"TLS certificate (or it has none)");
+		return rc == LG_EPROTO || rc == LG_EAUTH ? rc : LG_ECLOSED;
 	}
 	if (r->body_case != LEAGUE__ENVELOPE__BODY_HELLO_REPLY) {
 		lg_errf(err, errlen, "daemon answered hello with %s",
 			net_msg_name(r));
 		rc = LG_EPROTO;
 	} else if (r->hello_reply->status != LEAGUE__STATUS__STATUS_OK) {
-		int st = r->hello_reply->status;
+		int why = r->hello_reply->status;
 		lg_errf(err, errlen, "daemon refused: %s", r->hello_reply->error);
-		rc = st == LEAGUE__STATUS__STATUS_AUTH ? LG_EAUTH
-		     : st == LEAGUE__STATUS__STATUS_VERSION ? LG_EVERSION
-		     : st == LEAGUE__STATUS__STATUS_SHUTTING_DOWN ? LG_ECLOSED
+		rc = why == LEAGUE__STATUS__STATUS_AUTH ? LG_EAUTH
+		     : why == LEAGUE__STATUS__STATUS_VERSION ? LG_EVERSION
+		     : why == LEAGUE__STATUS__STATUS_SHUTTING_DOWN ? LG_ECLOSED
 								  : LG_EPROTO;
 	} else {
 		c->session = r->hello_reply->session;
@@ -131,10 +134,12 @@ static int attempt(net_client *c, char *err, size_t errlen)
 	}
 	net_msg_free(r);
 	if (rc) {
-		close(fd);
+		net_stream_close(&st);
 		return rc;
 	}
-	c->fd = fd;
+	pthread_mutex_lock(&c->send_lock);
+	c->st = st;
+	pthread_mutex_unlock(&c->send_lock);
 	c->shutdown = 0;
 	c->hb_stop = 0;
 	if (pthread_create(&c->hb_thread, NULL, heartbeat_main, c) == 0)
@@ -169,7 +174,7 @@ int net_client_connect(net_client **out, const struct net_client_opts *o,
 	if (!c)
 		return LG_ENOMEM;
 	c->o = *o;
-	c->fd = -1;
+	net_stream_plain(&c->st, -1);
 	if (!c->o.max_frame)
 		c->o.max_frame = NET_DEFAULT_MAX_FRAME;
 	snprintf(c->host, sizeof c->host, "%s", o->host ? o->host : "127.0.0.1");
@@ -212,8 +217,8 @@ int net_client_call(net_client *c, net_msg *req, net_msg **reply,
 		double left = deadline - lg_now_s();
 		if (left <= 0)
 			return LG_ETIMEOUT;
-		rc = net_recv_blocking(c->fd, c->o.max_frame, left, &r, err,
-				       errlen);
+		rc = net_stream_recv(&c->st, c->o.max_frame, left, &r, err,
+				     errlen);
 		if (rc)
 			return rc;
 		if (r->body_case == LEAGUE__ENVELOPE__BODY_SHUTDOWN)
@@ -230,18 +235,18 @@ int net_client_call(net_client *c, net_msg *req, net_msg **reply,
 int net_client_poll(net_client *c)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		struct pollfd pfd = { .fd = c->st.fd, .events = POLLIN };
 		net_msg *r;
 		char err[128];
 		int rc;
 
-		if (c->fd < 0)
+		if (c->st.fd < 0)
 			return LG_ECLOSED;
-		if (poll(&pfd, 1, 0) <= 0)
+		if (!net_stream_pending(&c->st) && poll(&pfd, 1, 0) <= 0)
 			return 0;
 		/* Readable: a frame (or the end) is arriving. */
-		if ((rc = net_recv_blocking(c->fd, c->o.max_frame, 1.0, &r, err,
-					    sizeof err)))
+		if ((rc = net_stream_recv(&c->st, c->o.max_frame, 1.0, &r, err,
+					  sizeof err)))
 			return rc;
 		int stop = r->body_case == LEAGUE__ENVELOPE__BODY_SHUTDOWN;
 		net_msg_free(r);

@@ -10,9 +10,12 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,6 +31,7 @@ struct net_conn {
 	int in_callback;
 	char peer[64];
 	char why[160];
+	int tls;
 	lg_buf scratch;        /* a frame split across evbuffer chunks */
 };
 
@@ -158,18 +162,40 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	net_conn *c = arg;
 
-	if (what & BEV_EVENT_EOF)
+	unsigned long e;
+	char why[192];
+
+	if (what & BEV_EVENT_EOF) {
 		schedule_close(c, "peer closed");
-	else if (what & BEV_EVENT_ERROR)
+	} else if ((what & BEV_EVENT_ERROR) && c->tls &&
+		   (e = bufferevent_get_openssl_error(bev))) {
+		/* A refused handshake (no client certificate, one from
+		 * another CA, not TLS at all) says so in the log. */
+		snprintf(why, sizeof why, "TLS: ");
+		ERR_error_string_n(e, why + 5, sizeof why - 5);
+		while (bufferevent_get_openssl_error(bev))
+			;
+		schedule_close(c, why);
+	} else if (what & BEV_EVENT_ERROR) {
 		schedule_close(c, evutil_socket_error_to_string(
 					  EVUTIL_SOCKET_ERROR()));
-	else if (what & BEV_EVENT_TIMEOUT)
+	} else if (what & BEV_EVENT_TIMEOUT) {
 		schedule_close(c, "timeout");
+	}
 }
 
 int net_conn_new(net_conn **out, struct event_base *base, int fd,
 		 size_t max_frame, const struct net_conn_cbs *cbs, void *arg,
 		 const char *peer)
+{
+	return net_conn_new_tls(out, base, fd, NULL, max_frame, cbs, arg,
+				peer);
+}
+
+int net_conn_new_tls(net_conn **out, struct event_base *base, int fd,
+		     net_tls *tls, size_t max_frame,
+		     const struct net_conn_cbs *cbs, void *arg,
+		     const char *peer)
 {
 	net_conn *c = calloc(1, sizeof *c);
 
@@ -182,7 +208,22 @@ int net_conn_new(net_conn **out, struct event_base *base, int fd,
 	 * socket.) */
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (tls) {
+		/* The handshake runs inside the bufferevent: reads see only
+		 * decrypted bytes, and a failed one is an error event. */
+		SSL *ssl = net_tls_ssl_new(tls);
+		c->bev = ssl ? bufferevent_openssl_socket_new(
+				       base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
+				       BEV_OPT_CLOSE_ON_FREE)
+			     : NULL;
+		if (!c->bev)
+			SSL_free(ssl);
+		else /* a worker killed mid-stream sends no close_notify */
+			bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
+		c->tls = 1;
+	} else {
+		c->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	}
 	c->more = event_new(base, -1, 0, more_cb, c);
 	c->reaper = event_new(base, -1, 0, reap_cb, c);
 	if (!c->bev || !c->more || !c->reaper) {
@@ -286,4 +327,12 @@ void net_conn_set_arg(net_conn *c, void *arg)
 void net_conn_set_frame_cb(net_conn *c, net_frame_cb on_frame)
 {
 	c->on_frame = on_frame;
+}
+
+void net_conn_peer_cert(const net_conn *c, char *out, size_t len)
+{
+	if (len)
+		out[0] = 0;
+	if (c->tls)
+		net_tls_peer_name(bufferevent_openssl_get_ssl(c->bev), out, len);
 }

@@ -215,99 +215,52 @@ int net_http_get(uint16_t port, const char *path, double timeout_s,
 int net_http_get_hdr(uint16_t port, const char *path, const char *headers,
 		     double timeout_s, char *out, size_t len)
 {
+	return net_http_get_tls(NULL, port, path, headers, timeout_s, out,
+				len);
+}
+
+int net_http_get_tls(net_tls *tls, uint16_t port, const char *path,
+		     const char *headers, double timeout_s, char *out,
+		     size_t len)
+{
+	double deadline = lg_now_s() + timeout_s;
 	char req[1024];
 	size_t used = 0;
-	int fd;
+	net_stream st;
+	long n;
 
-	if (!len || net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+	if (!len || net_stream_connect(&st, "127.0.0.1", port, tls, timeout_s,
+				       NULL, 0))
 		return -1;
-	struct timeval tv = { (time_t)timeout_s,
-			      (suseconds_t)((timeout_s - (time_t)timeout_s) *
-					    1e6) };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n%s\r\n", path,
 		 headers ? headers : "");
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
-		close(fd);
+	if (net_stream_write(&st, req, strlen(req))) {
+		net_stream_close(&st);
 		return -1;
 	}
-	for (ssize_t n; used + 1 < len &&
-			(n = recv(fd, out + used, len - 1 - used, 0)) > 0;)
+	while (used + 1 < len &&
+	       (n = net_stream_read_some(&st, out + used, len - 1 - used,
+					 deadline)) > 0)
 		used += (size_t)n;
 	out[used] = 0;
-	close(fd);
+	net_stream_close(&st);
 	return 0;
 }
 
+/* The plain-socket forms of net_stream_send / net_stream_recv. */
 int net_send_blocking(int fd, const net_msg *m)
 {
-	lg_buf b = { 0 };
-	size_t off = 0;
-	int rc = net_frame_encode(m, &b);
+	net_stream s;
 
-	while (!rc && off < b.len) {
-		ssize_t n = send(fd, b.data + off, b.len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			rc = LG_ECLOSED;
-		else
-			off += (size_t)n;
-	}
-	lg_buf_free(&b);
-	return rc;
-}
-
-/* Read exactly n bytes before the deadline. */
-static int read_full(int fd, uint8_t *p, size_t n, double deadline)
-{
-	while (n) {
-		struct pollfd pfd = { fd, POLLIN, 0 };
-		double left = deadline - lg_now_s();
-		if (left <= 0)
-			return LG_ETIMEOUT;
-		int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0)
-			return pr == 0 ? LG_ETIMEOUT : LG_EIO;
-		ssize_t r = recv(fd, p, n, 0);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0)
-			return LG_ECLOSED;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	net_stream_plain(&s, fd);
+	return net_stream_send(&s, m);
 }
 
 int net_recv_blocking(int fd, size_t max_frame, double timeout_s,
 		      net_msg **out, char *err, size_t errlen)
 {
-	double deadline = lg_now_s() + timeout_s;
-	uint8_t hdr[NET_FRAME_HDR], *buf;
-	size_t used;
-	uint32_t n;
-	int rc;
+	net_stream s;
 
-	*out = NULL;
-	if ((rc = read_full(fd, hdr, sizeof hdr, deadline)))
-		return rc;
-	n = lg_get_be32(hdr);
-	if (n == 0 || n > max_frame) {
-		lg_errf(err, errlen, "frame length %u outside [1, %zu]", n,
-			max_frame);
-		return LG_EPROTO;
-	}
-	buf = malloc(NET_FRAME_HDR + (size_t)n);
-	if (!buf)
-		return LG_ENOMEM;
-	memcpy(buf, hdr, sizeof hdr);
-	rc = read_full(fd, buf + NET_FRAME_HDR, n, deadline);
-	if (!rc)
-		rc = net_frame_decode(buf, NET_FRAME_HDR + (size_t)n, max_frame,
-				      out, &used, err, errlen);
-	free(buf);
-	return rc;
+	net_stream_plain(&s, fd);
+	return net_stream_recv(&s, max_frame, timeout_s, out, err, errlen);
 }

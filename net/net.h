@@ -19,6 +19,7 @@
 #ifndef LG_NET_H
 #define LG_NET_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,7 @@ void net_sample(const void *p, size_t n, char *out, size_t outlen);
 
 struct event_base;
 typedef struct net_conn net_conn;
+typedef struct net_tls net_tls; /* net/tls.c */
 
 enum net_conn_state {
 	NET_CONN_OPEN,     /* reading and writing */
@@ -92,6 +94,16 @@ typedef void (*net_frame_cb)(net_conn *c, const uint8_t *body, size_t len,
 int net_conn_new(net_conn **out, struct event_base *base, int fd,
 		 size_t max_frame, const struct net_conn_cbs *cbs, void *arg,
 		 const char *peer);
+/* The same over TLS with tls's server context (NULL: plain): the
+ * handshake runs first, inside the connection; a refused one closes it
+ * with the TLS reason. */
+int net_conn_new_tls(net_conn **out, struct event_base *base, int fd,
+		     net_tls *tls, size_t max_frame,
+		     const struct net_conn_cbs *cbs, void *arg,
+		     const char *peer);
+/* The peer certificate's common name under mutual TLS ("" otherwise, or
+ * before the handshake is done). */
+void net_conn_peer_cert(const net_conn *c, char *out, size_t len);
 /* Queue m. LG_ECLOSED when closing or closed. */
 int net_conn_send(net_conn *c, const net_msg *m);
 /* Queue a frame made by net_frame_encode (header included). */
@@ -129,11 +141,95 @@ int net_http_get(uint16_t port, const char *path, double timeout_s,
 /* The same with extra header lines (each ending in \r\n; NULL: none). */
 int net_http_get_hdr(uint16_t port, const char *path, const char *headers,
 		     double timeout_s, char *out, size_t len);
+/* The same over HTTPS with tls's client context (NULL: plain HTTP). */
+int net_http_get_tls(net_tls *tls, uint16_t port, const char *path,
+		     const char *headers, double timeout_s, char *out,
+		     size_t len);
 /* Blocking helpers for simple clients and tests: send one frame; receive
  * one frame within timeout_s (LG_ETIMEOUT, LG_ECLOSED, LG_EPROTO). */
 int net_send_blocking(int fd, const net_msg *m);
 int net_recv_blocking(int fd, size_t max_frame, double timeout_s,
 		      net_msg **out, char *err, size_t errlen);
+
+/* ---- TLS (net/tls.c) ----------------------------------------------- */
+
+/*
+ * A TLS context from PEM files. A server (a listener) needs cert and key;
+ * a client needs them only for mutual TLS. Both need the CA their peers
+ * chain to: a client always verifies the server's chain and its name (the
+ * host dialled, DNS or IP, in subjectAltName); a server with verify_peer
+ * requires a client certificate that chains to the CA.
+ */
+struct net_tls_opts {
+	const char *cert, *key, *ca; /* paths; "" for none */
+	int verify_peer;             /* server: mutual TLS */
+};
+enum { NET_TLS_CERT = 1, NET_TLS_KEY, NET_TLS_CA };
+/* Load and check: every file readable PEM, every certificate within its
+ * dates, the key matching the certificate, the certificate chaining to
+ * the CA. On error *which (may be NULL) says which file is at fault
+ * (NET_TLS_*) and err says what. */
+int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
+		int *which, char *err, size_t errlen);
+/* The same checks without keeping the context. */
+int net_tls_check(const struct net_tls_opts *o, int server, int *which,
+		  char *err, size_t errlen);
+void net_tls_free(net_tls *t); /* NULL is a no-op */
+int net_tls_is_server(const net_tls *t);
+/* A server context's mutual TLS on or off, for SSL objects made from now
+ * on (a learner learns it from the daemon's config after its endpoint
+ * exists, before any collector can know the endpoint). */
+void net_tls_set_verify_peer(net_tls *t, int on);
+/* A fresh SSL object of the context (for bufferevent_openssl). */
+struct ssl_st *net_tls_ssl_new(net_tls *t);
+/* The peer certificate's common name ("" without one). */
+void net_tls_peer_name(struct ssl_st *ssl, char *out, size_t len);
+
+/* Write a CA and a certificate for a test cluster into dir (tls init):
+ * ca.pem / ca.key, and for each name N in names N.pem / N.key signed by
+ * the CA, for server and client use, with every entry of hosts (DNS names
+ * or IP addresses) as subjectAltName, valid from not_before_s to
+ * not_after_s seconds from now (negative: in the past). Existing files
+ * are not overwritten (LG_EEXIST), except with force. */
+int net_tls_init_dir(const char *dir, const char *const *names,
+		     size_t nnames, const char *const *hosts, size_t nhosts,
+		     long not_before_s, long not_after_s, int force,
+		     char *err, size_t errlen);
+
+/* A blocking connection: the plain socket, or TLS over it. An SSL
+ * stream's calls are serialized by its mutex, so one thread may read
+ * while another writes whole frames (under a lock of its own). */
+struct ssl_st;
+typedef struct net_stream {
+	int fd;
+	struct ssl_st *ssl; /* NULL: plain TCP */
+	pthread_mutex_t mu; /* SSL streams only */
+} net_stream;
+/* Wrap an already connected plain socket (not owned: no close needed). */
+void net_stream_plain(net_stream *s, int fd);
+/* Connect to host:port, then with tls (NULL: plain) the handshake within
+ * timeout_s. LG_EAUTH when the server's certificate is refused (final);
+ * LG_ECLOSED / LG_EIO / LG_ETIMEOUT otherwise. */
+int net_stream_connect(net_stream *s, const char *host, uint16_t port,
+		       net_tls *tls, double timeout_s, char *err,
+		       size_t errlen);
+void net_stream_close(net_stream *s);
+/* All n bytes, or LG_ECLOSED. */
+int net_stream_write(net_stream *s, const void *p, size_t n);
+/* Exactly n bytes before deadline (lg_now_s() time): LG_ETIMEOUT,
+ * LG_ECLOSED. */
+int net_stream_read(net_stream *s, void *p, size_t n, double deadline);
+/* Up to n bytes as soon as some arrive: their count, 0 at the end of the
+ * stream, or an LG_E* code (LG_ETIMEOUT at deadline). */
+long net_stream_read_some(net_stream *s, void *p, size_t n, double deadline);
+/* Decrypted bytes buffered and not yet read (a poll on the socket does
+ * not see them). */
+int net_stream_pending(net_stream *s);
+/* One frame out; one frame in within timeout_s (LG_ETIMEOUT, LG_ECLOSED,
+ * LG_EPROTO with err). */
+int net_stream_send(net_stream *s, const net_msg *m);
+int net_stream_recv(net_stream *s, size_t max_frame, double timeout_s,
+		    net_msg **out, char *err, size_t errlen);
 
 /* ---- worker-side client ----------------------------------------------- */
 
@@ -152,6 +248,8 @@ struct net_client_opts {
 	const char *host;
 	uint16_t port;
 	const char *token;      /* "" or NULL: none */
+	net_tls *tls;           /* a client context: TLS to the daemon;
+				   NULL: plain TCP */
 	int role;               /* League__Role */
 	const char *name;       /* for daemon logs */
 	size_t max_frame;       /* 0: NET_DEFAULT_MAX_FRAME */
@@ -260,6 +358,8 @@ struct net_traj_server_opts {
 	const char *listen;   /* NULL: 127.0.0.1 */
 	uint16_t port;        /* 0: any free port */
 	const char *token;    /* NULL or "": none */
+	net_tls *tls;         /* a server context: senders speak TLS;
+				 NULL: plain TCP */
 	uint32_t window;      /* credits per sender; 0: 8 */
 	uint32_t max_senders; /* connections beyond this are refused; 0: 64 */
 	size_t max_frame;     /* 0: NET_DEFAULT_MAX_FRAME */
@@ -290,8 +390,9 @@ void net_traj_server_stop(net_traj_server *s);
 typedef struct net_traj_sender net_traj_sender;
 
 int net_traj_sender_connect(net_traj_sender **out, const char *host,
-			    uint16_t port, const char *token, const char *name,
-			    double timeout_s, char *err, size_t errlen);
+			    uint16_t port, const char *token, net_tls *tls,
+			    const char *name, double timeout_s, char *err,
+			    size_t errlen);
 /* Send the Segment of h and rows [0, rows->n) (net_segment_encode, into a
  * buffer the sender keeps), blocking up to timeout_s for credit: 0,
  * LG_ETIMEOUT (nothing sent), LG_ECLOSED, LG_EINVAL (no rows). */

@@ -253,8 +253,8 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 		t->s = s;
 		t->id = ++s->next_id;
 		snprintf(peer, sizeof peer, "sender %llu", (unsigned long long)t->id);
-		if (net_conn_new(&t->conn, s->base, fd, s->o.max_frame, &cbs, t,
-				 peer)) {
+		if (net_conn_new_tls(&t->conn, s->base, fd, s->o.tls,
+				     s->o.max_frame, &cbs, t, peer)) {
 			free(t);
 			continue;
 		}
@@ -491,7 +491,7 @@ void net_traj_server_stop(net_traj_server *s)
 /* ---- sender ----------------------------------------------------------- */
 
 struct net_traj_sender {
-	int fd;
+	net_stream st;
 	uint32_t credit;
 	uint64_t seq;
 	lg_buf frame; /* reused for every segment */
@@ -501,7 +501,7 @@ struct net_traj_sender {
 static int sender_read(net_traj_sender *s, double timeout_s)
 {
 	net_msg *m;
-	int rc = net_recv_blocking(s->fd, 1 << 20, timeout_s, &m, NULL, 0);
+	int rc = net_stream_recv(&s->st, 1 << 20, timeout_s, &m, NULL, 0);
 
 	if (rc)
 		return rc;
@@ -514,8 +514,9 @@ static int sender_read(net_traj_sender *s, double timeout_s)
 }
 
 int net_traj_sender_connect(net_traj_sender **out, const char *host,
-			    uint16_t port, const char *token, const char *name,
-			    double timeout_s, char *err, size_t errlen)
+			    uint16_t port, const char *token, net_tls *tls,
+			    const char *name, double timeout_s, char *err,
+			    size_t errlen)
 {
 	net_traj_sender *s = calloc(1, sizeof *s);
 	net_msg m = LEAGUE__ENVELOPE__INIT, *r = NULL;
@@ -525,8 +526,8 @@ int net_traj_sender_connect(net_traj_sender **out, const char *host,
 	*out = NULL;
 	if (!s)
 		return LG_ENOMEM;
-	s->fd = -1;
-	if ((rc = net_connect_tcp(host, port, &s->fd, err, errlen)))
+	if ((rc = net_stream_connect(&s->st, host, port, tls, timeout_s, err,
+				     errlen)))
 		goto fail;
 	h.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
 	h.token = (char *)(uintptr_t)(token ? token : "");
@@ -535,9 +536,14 @@ int net_traj_sender_connect(net_traj_sender **out, const char *host,
 	m.seq = ++s->seq;
 	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
 	m.hello = &h;
-	if ((rc = net_send_blocking(s->fd, &m)) ||
-	    (rc = net_recv_blocking(s->fd, 1 << 20, timeout_s, &r, err, errlen)))
+	if ((rc = net_stream_send(&s->st, &m)) ||
+	    (rc = net_stream_recv(&s->st, 1 << 20, timeout_s, &r, err,
+				  errlen))) {
+		if (rc == LG_EAUTH)
+			lg_errf(err, errlen, "the learner refused this "
+				"collector's TLS certificate (or it has none)");
 		goto fail;
+	}
 	if (r->body_case != LEAGUE__ENVELOPE__BODY_HELLO_REPLY ||
 	    r->hello_reply->status != LEAGUE__STATUS__STATUS_OK) {
 		lg_errf(err, errlen, "learner refused: %s",
@@ -562,7 +568,6 @@ int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
 		  const struct lg_rows *rows, double timeout_s)
 {
 	double deadline = lg_now_s() + timeout_s;
-	size_t off = 0;
 	int rc;
 
 	if (!rows->n)
@@ -578,15 +583,8 @@ int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
 	if ((rc = net_segment_encode(h, rows, s->seq + 1, &s->frame)))
 		return rc;
 	s->seq++;
-	while (off < s->frame.len) {
-		ssize_t n = send(s->fd, s->frame.data + off, s->frame.len - off,
-				 MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return LG_ECLOSED;
-		off += (size_t)n;
-	}
+	if ((rc = net_stream_write(&s->st, s->frame.data, s->frame.len)))
+		return rc;
 	s->credit--;
 	return 0;
 }
@@ -595,8 +593,7 @@ void net_traj_sender_close(net_traj_sender *s)
 {
 	if (!s)
 		return;
-	if (s->fd >= 0)
-		close(s->fd);
+	net_stream_close(&s->st);
 	lg_buf_free(&s->frame);
 	free(s);
 }

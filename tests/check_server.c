@@ -409,6 +409,7 @@ START_TEST(http_beyond_loopback_needs_the_token)
 {
 	struct league_server_opts o = {
 		.listen = "0.0.0.0", .token = "s3cret", .heartbeat_s = 5,
+		.insecure = 1, /* the token, not TLS, is tested here */
 		.league_name = "t", .env_name = "rps", .hello_timeout_s = 1,
 	};
 	struct fixture f;

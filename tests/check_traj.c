@@ -423,7 +423,7 @@ START_TEST(every_segment_once_in_order_within_bound)
 			/* Generous timeouts: under ASan on a loaded 2-core
 			 * machine a slice of 10 s was seen to pass. */
 			if (net_traj_sender_connect(&tx, "127.0.0.1", port, "tok",
-						    "c", 30, NULL, 0))
+						    NULL, "c", 30, NULL, 0))
 				_exit(1);
 			for (uint64_t i = 0; i < PER_SENDER; i++) {
 				struct net_segment_hdr h = {
@@ -603,7 +603,7 @@ START_TEST(wrong_token_refused)
 
 	ck_assert_int_eq(net_traj_sender_connect(&tx, "127.0.0.1",
 						 net_traj_server_port(s), "wrong",
-						 "c", 5, err, sizeof err),
+						 NULL, "c", 5, err, sizeof err),
 			 LG_EAUTH);
 	ck_assert_ptr_nonnull(strstr(err, "wrong token"));
 	net_traj_server_stop(s);

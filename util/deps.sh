@@ -16,7 +16,7 @@ if [ "${1:-}" = browser ]; then
 	PKGS="chromium fonts-dejavu-core curl"
 else
 	WHAT="build dependencies"
-	PKGS="build-essential pkg-config libevent-dev liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client libcairo2-dev libfontconfig-dev fonts-dejavu-core"
+	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client libcairo2-dev libfontconfig-dev fonts-dejavu-core"
 fi
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing $WHAT; install them with:" >&2

@@ -1,0 +1,146 @@
+/*
+ * cli/cmd_tls.c: `league tls init DIR`, a CA and certificates for a test
+ * cluster (net/tls_gen.c), and `league tls check`, which loads a
+ * certificate, its key and a CA exactly as the daemon and the workers do.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TLS_NAMES_MAX 64
+#define TLS_HOSTS_MAX 64
+
+/* Split a comma-separated list in place into out[]. */
+static int split(char *s, const char **out, size_t max, size_t *n)
+{
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		if (*n == max)
+			return -1;
+		out[(*n)++] = tok;
+	}
+	return 0;
+}
+
+static int tls_init(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "names", required_argument, NULL, 'n' },
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "days", required_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char names_s[4096] = "daemon,worker", hosts_s[4096] =
+		"localhost,127.0.0.1";
+	const char *names[TLS_NAMES_MAX], *hosts[TLS_HOSTS_MAX];
+	size_t nnames = 0, nh = 0;
+	unsigned long long days = 365;
+	char err[512];
+	int ch, force = 0;
+
+	while ((ch = cli_getopt(argc, argv, "tls init", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'n': snprintf(names_s, sizeof names_s, "%s", optarg); break;
+		case 'H': snprintf(hosts_s, sizeof hosts_s, "%s", optarg); break;
+		case 'f': force = 1; break;
+		case 'd':
+			if (cli_opt_u64("tls init", "--days", optarg, 1, 36500,
+					&days))
+				return CLI_USAGE;
+			break;
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("tls init", "expected one DIR");
+	if (split(names_s, names, TLS_NAMES_MAX, &nnames) || !nnames)
+		return cli_usage_error("tls init", "--names: 1 to %d names",
+				       TLS_NAMES_MAX);
+	if (split(hosts_s, hosts, TLS_HOSTS_MAX, &nh) || !nh)
+		return cli_usage_error("tls init", "--hosts: 1 to %d hosts",
+				       TLS_HOSTS_MAX);
+	int rc = net_tls_init_dir(argv[optind], names, nnames, hosts, nh, -60,
+				  (long)days * 86400, force, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "league tls init: %s\n", err);
+		return rc == LG_EIO || rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
+	}
+	printf("league tls init: %s/ca.pem (CA)", argv[optind]);
+	for (size_t i = 0; i < nnames; i++)
+		printf(", %s/%s.pem and .key", argv[optind], names[i]);
+	printf("\n");
+	return CLI_OK;
+}
+
+static int tls_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cert", required_argument, NULL, 'c' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "ca", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct net_tls_opts o = { "", "", "", 0 };
+	static const char *const what[] = { "", "--cert", "--key", "--ca" };
+	char err[512];
+	int ch, which;
+
+	while ((ch = cli_getopt(argc, argv, "tls check", "", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'c': o.cert = optarg; break;
+		case 'k': o.key = optarg; break;
+		case 'a': o.ca = optarg; break;
+		}
+	}
+	if (optind != argc)
+		return cli_usage_error("tls check", "unexpected argument '%s'",
+				       argv[optind]);
+	if (net_tls_check(&o, o.cert[0] != 0, &which, err, sizeof err)) {
+		fprintf(stderr, "league tls check: %s%s%s\n",
+			which ? what[which] : "", which ? ": " : "", err);
+		return CLI_USAGE;
+	}
+	printf("league tls check: ok\n");
+	return CLI_OK;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "init"))
+		return tls_init(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "check"))
+		return tls_check(argc - 1, argv + 1);
+	return cli_usage_error("tls", "expected 'init' or 'check'");
+}
+
+const struct cli_cmd cli_cmd_tls = {
+	.name = "tls",
+	.summary = "make a test CA and certificates; check TLS files",
+	.help =
+	"usage: league tls init DIR [--names N1,N2,...] [--hosts H1,H2,...]\n"
+	"                           [--days D] [--force]\n"
+	"       league tls check --ca FILE [--cert FILE --key FILE]\n"
+	"\n"
+	"init  writes a CA (DIR/ca.pem, DIR/ca.key; made once, reused by\n"
+	"      later runs) and, for each name (default daemon,worker),\n"
+	"      DIR/NAME.pem and DIR/NAME.key: an EC P-256 certificate\n"
+	"      signed by the CA for both server and client use, its common\n"
+	"      name the name (mutual TLS labels workers with it), valid\n"
+	"      for D days (default 365) at every host in --hosts (DNS\n"
+	"      names or IP addresses; default localhost,127.0.0.1). Keys\n"
+	"      are mode 0600. An existing NAME.pem is kept unless --force.\n"
+	"      For a test cluster: production CAs are your own.\n"
+	"check loads the files as the daemon and workers do: readable\n"
+	"      PEM, within their dates, the key matching the certificate,\n"
+	"      the certificate chaining to the CA.\n"
+	"\n"
+	"Use them in a config (server.tls.cert, key, ca; verify_peers for\n"
+	"mutual TLS) and on workers ($LEAGUE_TLS_CA, $LEAGUE_TLS_CERT,\n"
+	"$LEAGUE_TLS_KEY). Exit status: 0 done, 1 write failure, 2 bad\n"
+	"arguments or files.\n",
+	.run = run,
+	.own_help = 1,
+};
