@@ -27,6 +27,7 @@
 #include "bench/bench_daemon.h"
 #include "cli/cli.h"
 #include "league/config.h"
+#include "net/net.h"
 #include "storage/storage.h"
 #include "util/util.h"
 
@@ -52,9 +53,10 @@ static const char bd_config[] =
 
 static void report(const struct bargs *a, const struct league_setup *L,
 		   const char *mode, const struct figures *d,
-		   const struct figures *p)
+		   const struct figures *p, const struct figures *t)
 {
 	double ratio = p->per_s > 0 ? d->per_s / p->per_s : 0;
+	double tls_ratio = t && d->per_s > 0 ? t->per_s / d->per_s : 0;
 
 	if (a->json) {
 		printf("{\"bench\":\"daemon\",\"store\":\"%s\",\"players\":%u,"
@@ -66,7 +68,7 @@ static void report(const struct bargs *a, const struct league_setup *L,
 		       "\"pingpong_p99_us\":%.1f,\"ratio\":%.4f,"
 		       "\"daemon_cpu_us_per_job\":%.1f,"
 		       "\"echo_cpu_us_per_job\":%.1f,"
-		       "\"empty_replies\":%llu,\"stale_acks\":%llu}\n",
+		       "\"empty_replies\":%llu,\"stale_acks\":%llu",
 		       mode, L->count, L->nlearners,
 		       (unsigned long long)a->collectors,
 		       (unsigned long long)a->threads,
@@ -75,6 +77,13 @@ static void report(const struct bargs *a, const struct league_setup *L,
 		       p->per_s, p->p50, p->p99, ratio, d->server_cpu_us,
 		       p->server_cpu_us, (unsigned long long)d->empty,
 		       (unsigned long long)d->stale);
+		if (t)
+			printf(",\"tls\":\"mutual\",\"tls_jobs_per_s\":%.1f,"
+			       "\"tls_p50_us\":%.1f,\"tls_p99_us\":%.1f,"
+			       "\"tls_daemon_cpu_us_per_job\":%.1f,"
+			       "\"tls_ratio\":%.4f", t->per_s, t->p50, t->p99,
+			       t->server_cpu_us, tls_ratio);
+		printf("}\n");
 	} else {
 		printf("%-15s %10.1f %10.1f %10.1f %10.1f %8llu %8llu\n",
 		       mode, d->per_s, d->p50, d->p99, d->server_cpu_us,
@@ -82,6 +91,9 @@ static void report(const struct bargs *a, const struct league_setup *L,
 		       (unsigned long long)d->stale);
 		printf("%-15s %10.4f   (jobs_per_s / pingpong_per_s)\n",
 		       "  ratio", ratio);
+		if (t)
+			printf("%-15s %10.4f   (TLS jobs_per_s / plain "
+			       "jobs_per_s)\n", "  tls_ratio", tls_ratio);
 	}
 	fflush(stdout);
 }
@@ -103,6 +115,46 @@ static void rm_league(const char *dir)
 	if (d)
 		closedir(d);
 	rmdir(dir);
+}
+
+/* --tls: a test CA and two certificates in DIR/tls, the league's config
+ * with mutual TLS on, and the workers' client context. */
+static int tls_setup(struct league_setup *L, struct cfg *tc, const char *dir,
+		     char *err, size_t errlen)
+{
+	const char *names[] = { "daemon", "worker" },
+		   *hosts[] = { "localhost", "127.0.0.1" };
+	char tdir[200], cert[320], key[320], ca[320];
+	int rc;
+
+	snprintf(tdir, sizeof tdir, "%.190s/tls", dir);
+	if ((rc = net_tls_init_dir(tdir, names, 2, hosts, 2, -60, 86400, 0,
+				   err, errlen)))
+		return rc;
+	*tc = *L->cfg;
+	snprintf(tc->server.tls.cert, sizeof tc->server.tls.cert,
+		 "%s/daemon.pem", tdir);
+	snprintf(tc->server.tls.key, sizeof tc->server.tls.key,
+		 "%s/daemon.key", tdir);
+	snprintf(tc->server.tls.ca, sizeof tc->server.tls.ca, "%s/ca.pem",
+		 tdir);
+	tc->server.tls.verify_peers = 1;
+	snprintf(cert, sizeof cert, "%s/worker.pem", tdir);
+	snprintf(key, sizeof key, "%s/worker.key", tdir);
+	snprintf(ca, sizeof ca, "%s/ca.pem", tdir);
+	struct net_tls_opts o = { cert, key, ca, 0 };
+	if ((rc = net_tls_new(&L->tls_client, &o, 0, NULL, err, errlen)))
+		return rc;
+	L->tls_cfg = tc;
+	return 0;
+}
+
+static void rm_tls(const char *dir)
+{
+	char tdir[300];
+
+	snprintf(tdir, sizeof tdir, "%s/tls", dir);
+	rm_league(tdir);
 }
 
 static int usage_help(void)
@@ -130,6 +182,11 @@ static int usage_help(void)
 	       "configs/default.yaml)\n"
 	       "  --store MODE    fsync (the daemon's default), nosync "
 	       "(STORE_NOSYNC), both\n"
+	       "  --tls           each store mode again over mutual TLS (a "
+	       "test CA made in\n"
+	       "                  the league's directory): tls_jobs_per_s, "
+	       "tls_ratio = TLS\n"
+	       "                  jobs_per_s / plain jobs_per_s, same run\n"
 	       "  --json          one object per store mode\n",
 	       BD_BLOB_BYTES);
 	return CLI_OK;
@@ -152,6 +209,7 @@ static int parse_args(int argc, char **argv, struct bargs *a, int modes[2],
 		{ "episodes", required_argument, NULL, 'e' },
 		{ "store", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "tls", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -196,6 +254,7 @@ static int parse_args(int argc, char **argv, struct bargs *a, int modes[2],
 			break;
 		case 'S': a->store = optarg; break;
 		case 'j': a->json = 1; break;
+		case 'T': a->tls = 1; break;
 		case 'h':
 			*help = 1;
 			return usage_help();
@@ -218,11 +277,12 @@ static int parse_args(int argc, char **argv, struct bargs *a, int modes[2],
 
 int bench_daemon(int argc, char **argv)
 {
-	struct bargs a = { 64, 1000, 1, 64, 5.0, "both", 0 };
+	struct bargs a = { 64, 1000, 1, 64, 5.0, "both", 0, 0 };
 	char cfgtext[sizeof bd_config + 32];
 	static struct cfg c;
 	struct league_setup L;
-	struct figures fs[2], pp;
+	struct figures fs[2], ts[2], pp;
+	static struct cfg tc;
 	lg_buf cap_jobs = { 0 }, cap_ack = { 0 };
 	char dir[256], err[1024] = "";
 	const char *tmp = getenv("TMPDIR");
@@ -259,6 +319,8 @@ int bench_daemon(int argc, char **argv)
 					    &L.nlearners, &L.count, err,
 					    sizeof err)))
 		goto out;
+	if (a.tls && (rc = tls_setup(&L, &tc, dir, err, sizeof err)))
+		goto out;
 	if (!a.json) {
 		printf("league: %u players and snapshots (%u learners; "
 		       "snapshots grown by the simulated league in %.1f s), "
@@ -275,11 +337,25 @@ int bench_daemon(int argc, char **argv)
 		fflush(stdout);
 	}
 	for (int i = 0; i < nmodes; i++) {
-		if ((rc = bench_daemon_phase(&a, &L, (unsigned)modes[i],
+		if ((rc = bench_daemon_phase(&a, &L, (unsigned)modes[i], 0,
 					     &fs[i], i ? NULL : &cap_jobs,
 					     i ? NULL : &cap_ack, err,
 					     sizeof err)))
 			goto out;
+		/* The same phase over TLS right after, so the two see the
+		 * same machine as nearly as a shared one allows. */
+		if (a.tls &&
+		    (rc = bench_daemon_phase(&a, &L, (unsigned)modes[i], 1,
+					     &ts[i], NULL, NULL, err,
+					     sizeof err)))
+			goto out;
+		if (a.tls && !a.json)
+			printf("%-15s %10.1f %10.1f %10.1f %10.1f %8llu %8llu\n",
+			       modes[i] ? "nosync+tls" : "fsync+tls",
+			       ts[i].per_s, ts[i].p50, ts[i].p99,
+			       ts[i].server_cpu_us,
+			       (unsigned long long)ts[i].empty,
+			       (unsigned long long)ts[i].stale);
 		if (i == 0) {
 			/* The reference, between the daemon phases. */
 			if ((rc = bench_daemon_pingpong(&a, &cap_jobs,
@@ -294,7 +370,8 @@ int bench_daemon(int argc, char **argv)
 		}
 	}
 	for (int i = 0; i < nmodes; i++)
-		report(&a, &L, modes[i] ? "nosync" : "fsync", &fs[i], &pp);
+		report(&a, &L, modes[i] ? "nosync" : "fsync", &fs[i], &pp,
+		       a.tls ? &ts[i] : NULL);
 out:
 	lg_log_set_level(lvl);
 	if (rc)
@@ -302,6 +379,8 @@ out:
 			err[0] ? err : lg_strerror(rc));
 	lg_buf_free(&cap_jobs);
 	lg_buf_free(&cap_ack);
+	net_tls_free(L.tls_client);
+	rm_tls(dir);
 	rm_league(dir);
 	return rc ? CLI_FAIL : CLI_OK;
 }

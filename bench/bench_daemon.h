@@ -26,6 +26,7 @@
 
 #include "league/config.h"
 #include "league/job.h"
+#include "net/net.h"
 #include "util/util.h"
 
 #define BD_MAX_COLLECTORS 1024
@@ -44,6 +45,7 @@ struct bargs {
 	double seconds;
 	const char *store; /* both, fsync, nosync */
 	int json;
+	int tls; /* also each store mode over mutual TLS */
 };
 
 /* What one phase measured. */
@@ -60,6 +62,10 @@ struct league_setup {
 	const char *dir;
 	char ports[CFG_STR_MAX + 16];
 	uint32_t learners[BD_MAX_LEARNERS], nlearners, count;
+	/* --tls: the config with server.tls set (mutual TLS), and the
+	 * workers' client context (a certificate of the same CA). */
+	const struct cfg *tls_cfg;
+	net_tls *tls_client;
 };
 
 /*
@@ -76,19 +82,21 @@ int bench_daemon_build_league(const struct cfg *c, const char *dir,
 
 /*
  * One daemon phase: open L's league in a daemon on its own thread and
- * event base (store_flags: 0 or STORE_NOSYNC), join one simulated learner
+ * event base (store_flags: 0 or STORE_NOSYNC; with tls, L's TLS config and
+ * every worker over TLS), join one simulated learner
  * per learning player and a->collectors collectors, drive them and stop
  * the daemon. With cap_jobs/cap_ack, the first Jobs and Ack frames are
  * copied there (the ping-pong replays them). 0, or an error code with
  * the reason in err.
  */
 int bench_daemon_phase(const struct bargs *a, const struct league_setup *L,
-		       unsigned store_flags, struct figures *f,
+		       unsigned store_flags, int tls, struct figures *f,
 		       lg_buf *cap_jobs, lg_buf *cap_ack, char *err,
 		       size_t errlen);
 
 /*
- * Drive the connected sockets fds[0..n) with `threads` threads: warm up,
+ * Drive the connected sockets fds[0..n) (with ssls: TLS sessions over
+ * them, made non-blocking; NULL: plain) with `threads` threads: warm up,
  * measure `seconds`, stop. check_seq: every reply must answer the
  * connection's last request (the daemon; not the echo server). server is
  * the thread answering (its CPU time over the window is reported). The
@@ -96,8 +104,10 @@ int bench_daemon_phase(const struct bargs *a, const struct league_setup *L,
  * Jobs and Ack frames are copied there. 0, or an error code with the
  * reason in err.
  */
-int bench_daemon_drive(const int *fds, size_t n, uint64_t threads,
-		       double seconds, int check_seq, pthread_t server,
+struct ssl_st;
+int bench_daemon_drive(const int *fds, struct ssl_st *const *ssls, size_t n,
+		       uint64_t threads, double seconds, int check_seq,
+		       pthread_t server,
 		       struct figures *f, lg_buf *cap_jobs, lg_buf *cap_ack,
 		       char *err, size_t errlen);
 

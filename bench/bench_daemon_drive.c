@@ -24,6 +24,8 @@
 #include <event2/event.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 
 struct bio {
 	int fd;
+	SSL *ssl; /* TLS over fd (the caller's; not freed here); NULL: plain */
 	lg_buf in;
 	size_t in_off;
 	lg_buf out;
@@ -68,6 +71,23 @@ static int bio_read(struct bio *b)
 			return LG_EPROTO;
 		if (lg_buf_reserve(&b->in, 16384))
 			return LG_ENOMEM;
+		if (b->ssl) {
+			/* Until the socket is drained: nothing stays
+			 * decrypted in the SSL object for epoll to miss. */
+			int r = SSL_read(b->ssl, b->in.data + b->in.len,
+					 (int)LG_MIN(b->in.cap - b->in.len,
+						     (size_t)INT32_MAX));
+			if (r > 0) {
+				b->in.len += (size_t)r;
+				continue;
+			}
+			int e = SSL_get_error(b->ssl, r);
+			ERR_clear_error();
+			if (e == SSL_ERROR_WANT_READ ||
+			    e == SSL_ERROR_WANT_WRITE)
+				return 0;
+			return LG_ECLOSED;
+		}
 		ssize_t n = recv(b->fd, b->in.data + b->in.len,
 				 b->in.cap - b->in.len, 0);
 		if (n > 0) {
@@ -86,6 +106,20 @@ static int bio_read(struct bio *b)
 static int bio_flush(struct bio *b, int epfd, void *tag)
 {
 	while (b->out_off < b->out.len) {
+		if (b->ssl) {
+			int r = SSL_write(b->ssl, b->out.data + b->out_off,
+					  (int)LG_MIN(b->out.len - b->out_off,
+						      (size_t)INT32_MAX));
+			if (r > 0) {
+				b->out_off += (size_t)r;
+				continue;
+			}
+			int e = SSL_get_error(b->ssl, r);
+			ERR_clear_error();
+			if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ)
+				break;
+			return LG_ECLOSED;
+		}
 		ssize_t n = send(b->fd, b->out.data + b->out_off,
 				 b->out.len - b->out_off, MSG_NOSIGNAL);
 		if (n > 0) {
@@ -345,8 +379,9 @@ static int percentiles(const struct driver *dv, uint64_t threads,
 }
 
 /* See bench/bench_daemon.h. Collector i goes to thread i % threads. */
-int bench_daemon_drive(const int *fds, size_t n, uint64_t threads,
-		       double seconds, int check_seq, pthread_t server,
+int bench_daemon_drive(const int *fds, struct ssl_st *const *ssls, size_t n,
+		       uint64_t threads, double seconds, int check_seq,
+		       pthread_t server,
 		       struct figures *f, lg_buf *cap_jobs, lg_buf *cap_ack,
 		       char *err, size_t errlen)
 {
@@ -390,6 +425,7 @@ int bench_daemon_drive(const int *fds, size_t n, uint64_t threads,
 			struct coll *c = &cs[at++];
 			struct epoll_event ev = { EPOLLIN, { .ptr = c } };
 			c->io.fd = fds[i];
+			c->io.ssl = ssls ? ssls[i] : NULL;
 			if (set_nonblock(c->io.fd) ||
 			    epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->io.fd, &ev)) {
 				rc = LG_EIO;
@@ -634,7 +670,7 @@ int bench_daemon_pingpong(const struct bargs *a, const lg_buf *jobs,
 		rc = net_connect_tcp("127.0.0.1", e.port, &fds[i], err,
 				     errlen);
 	if (!rc)
-		rc = bench_daemon_drive(fds, (size_t)a->collectors, a->threads,
+		rc = bench_daemon_drive(fds, NULL, (size_t)a->collectors, a->threads,
 					a->seconds, 0, e.th, f, NULL, NULL,
 					err, errlen);
 	for (uint64_t i = 0; i < a->collectors; i++)

@@ -157,13 +157,13 @@ static int expect(net_msg *r, int body, char *err, size_t errlen,
 }
 
 /* A simulated learner: Register, then one ParamsPut of a blob. */
-static int learner_join(net_client **out, uint16_t port, uint32_t player,
-			char *err, size_t errlen)
+static int learner_join(net_client **out, uint16_t port, net_tls *tls,
+			uint32_t player, char *err, size_t errlen)
 {
 	static uint8_t blob[BD_BLOB_BYTES];
 	char name[32];
 	struct net_client_opts co = {
-		.host = "127.0.0.1", .port = port,
+		.host = "127.0.0.1", .port = port, .tls = tls,
 		.role = LEAGUE__ROLE__ROLE_LEARNER, .name = name,
 	};
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r = NULL;
@@ -211,8 +211,8 @@ out:
 }
 
 /* A simulated collector: connect, Hello, Register (blocking). */
-static int collector_join(int *fd, uint16_t port, size_t i, char *err,
-			  size_t errlen)
+static int collector_join(net_stream *st, uint16_t port, net_tls *tls,
+			  size_t i, char *err, size_t errlen)
 {
 	net_msg m = LEAGUE__ENVELOPE__INIT, *r = NULL;
 	League__Hello h = LEAGUE__HELLO__INIT;
@@ -220,7 +220,8 @@ static int collector_join(int *fd, uint16_t port, size_t i, char *err,
 	char name[48];
 	int rc;
 
-	if ((rc = net_connect_tcp("127.0.0.1", port, fd, err, errlen)))
+	if ((rc = net_stream_connect(st, "127.0.0.1", port, tls, BD_CALL_S, err,
+				     errlen)))
 		return rc;
 	snprintf(name, sizeof name, "bench-collector-%zu", i);
 	h.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
@@ -230,9 +231,9 @@ static int collector_join(int *fd, uint16_t port, size_t i, char *err,
 	m.seq = 1;
 	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO;
 	m.hello = &h;
-	if ((rc = net_send_blocking(*fd, &m)) ||
-	    (rc = net_recv_blocking(*fd, BD_FRAME_CAP, BD_CALL_S, &r, err,
-				    errlen)) ||
+	if ((rc = net_stream_send(st, &m)) ||
+	    (rc = net_stream_recv(st, BD_FRAME_CAP, BD_CALL_S, &r, err,
+				  errlen)) ||
 	    (rc = expect(r, LEAGUE__ENVELOPE__BODY_HELLO_REPLY, err, errlen,
 			 "hello")))
 		goto out;
@@ -250,30 +251,28 @@ static int collector_join(int *fd, uint16_t port, size_t i, char *err,
 	m.seq = 2;
 	m.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
 	m.register_ = &rg;
-	if ((rc = net_send_blocking(*fd, &m)) ||
-	    (rc = net_recv_blocking(*fd, BD_FRAME_CAP, BD_CALL_S, &r, err,
-				    errlen)))
+	if ((rc = net_stream_send(st, &m)) ||
+	    (rc = net_stream_recv(st, BD_FRAME_CAP, BD_CALL_S, &r, err,
+				  errlen)))
 		goto out;
 	rc = expect(r, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY, err, errlen,
 		    "collector register");
 out:
 	net_msg_free(r);
-	if (rc) {
-		close(*fd);
-		*fd = -1;
-	}
+	if (rc)
+		net_stream_close(st);
 	return rc;
 }
 
 /* See bench/bench_daemon.h. Every learner, collector and the daemon are
  * gone before return, whatever failed. */
 int bench_daemon_phase(const struct bargs *a, const struct league_setup *L,
-		       unsigned store_flags, struct figures *f,
+		       unsigned store_flags, int tls, struct figures *f,
 		       lg_buf *cap_jobs, lg_buf *cap_ack, char *err,
 		       size_t errlen)
 {
 	struct league_daemon_opts o = {
-		.cfg = L->cfg, .dir = L->dir, .resume = 1,
+		.cfg = tls ? L->tls_cfg : L->cfg, .dir = L->dir, .resume = 1,
 		.ports_file = L->ports, .port = 0, .http_port = 0,
 		.store_flags = store_flags,
 	};
@@ -281,17 +280,22 @@ int bench_daemon_phase(const struct bargs *a, const struct league_setup *L,
 	struct event *stop_ev = NULL;
 	league_daemon *d = NULL;
 	net_client *lc[BD_MAX_LEARNERS] = { 0 };
+	net_stream *sts = NULL;
+	struct ssl_st **ssls = NULL;
+	net_tls *ctls = tls ? L->tls_client : NULL;
 	int *fds = NULL, pfd[2] = { -1, -1 }, running = 0, rc;
 	pthread_t th;
 	uint16_t port;
 
-	if (!(fds = malloc(sizeof(int) * a->collectors)) || pipe(pfd) ||
+	if (!(fds = malloc(sizeof(int) * a->collectors)) ||
+	    !(sts = malloc(sizeof *sts * a->collectors)) ||
+	    !(ssls = malloc(sizeof *ssls * a->collectors)) || pipe(pfd) ||
 	    !(base = event_base_new())) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
 	for (uint64_t i = 0; i < a->collectors; i++)
-		fds[i] = -1;
+		net_stream_plain(&sts[i], -1);
 	if ((rc = league_daemon_new(&d, base, &o, err, errlen)))
 		goto out;
 	if (!(stop_ev = event_new(base, pfd[0], EV_READ, stop_cb, d)) ||
@@ -310,20 +314,23 @@ int bench_daemon_phase(const struct bargs *a, const struct league_setup *L,
 	running = 1;
 	pthread_setname_np(th, "bench-daemon"); /* for perf and top */
 	for (uint32_t i = 0; i < L->nlearners; i++)
-		if ((rc = learner_join(&lc[i], port, L->learners[i], err,
+		if ((rc = learner_join(&lc[i], port, ctls, L->learners[i], err,
 				       errlen)))
 			goto out;
-	for (uint64_t i = 0; i < a->collectors; i++)
-		if ((rc = collector_join(&fds[i], port, (size_t)i, err,
+	for (uint64_t i = 0; i < a->collectors; i++) {
+		if ((rc = collector_join(&sts[i], port, ctls, (size_t)i, err,
 					 errlen)))
 			goto out;
-	rc = bench_daemon_drive(fds, (size_t)a->collectors, a->threads,
+		fds[i] = sts[i].fd;
+		ssls[i] = sts[i].ssl;
+	}
+	rc = bench_daemon_drive(fds, tls ? ssls : NULL, (size_t)a->collectors,
+				a->threads,
 				a->seconds, 1, th, f, cap_jobs, cap_ack, err,
 				errlen);
 out:
-	for (uint64_t i = 0; fds && i < a->collectors; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+	for (uint64_t i = 0; sts && i < a->collectors; i++)
+		net_stream_close(&sts[i]);
 	for (uint32_t i = 0; i < L->nlearners; i++)
 		net_client_close(lc[i]);
 	if (running) {
@@ -341,5 +348,7 @@ out:
 		close(pfd[1]);
 	}
 	free(fds);
+	free(sts);
+	free(ssls);
 	return rc;
 }
