@@ -5,6 +5,8 @@
 #   make asan       the same suites under ASan+UBSan (objects in build/asan)
 #   make bench      run the benchmarks
 #   make browser-test / browser-bench   the page in headless Chromium
+#   make test-cluster   a league across network namespaces over TLS (root)
+#   make test-deploy    deploy/'s files checked by real tools (root)
 #   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
 #                   docs/fuzzing.md)
 #   make examples   the example game plugins (build/<variant>/examples/*.so;
@@ -101,7 +103,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
+.PHONY: all test asan test-cluster test-deploy browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
@@ -240,6 +242,23 @@ asan:
 # a running league and `league inspect` render, a clean console, and a
 # screenshot of each into build/screenshots (docs/screenshots holds the
 # committed ones). Installs chromium when it is missing (util/deps.sh browser).
+# A league on three network namespaces over mutual TLS: partition, kill -9
+# and resume, refused certificates (tests/cluster/cluster_test.sh; root).
+test-cluster: bin/league
+	@command -v ip >/dev/null && command -v curl >/dev/null || \
+	  sh util/deps.sh cluster
+	tests/cluster/cluster_test.sh bin/league build/cluster
+
+# Every file under deploy/ checked by a real tool: systemd-analyze, a
+# single-node Slurm, the Kubernetes API's types, the image's libraries
+# (tests/deploy/deploy_test.sh; root).
+test-deploy: bin/league
+	@command -v systemd-analyze >/dev/null && command -v kubectl >/dev/null && \
+	  command -v slurmctld >/dev/null && command -v munged >/dev/null && \
+	  /usr/bin/python3 -c 'import kubernetes, yaml' 2>/dev/null || \
+	  sh util/deps.sh deploy
+	tests/deploy/deploy_test.sh bin/league build/deploy
+
 browser-test: bin/league
 	@command -v chromium >/dev/null && command -v curl >/dev/null || \
 	  sh util/deps.sh browser

@@ -13,9 +13,13 @@
  * optimizer state.
  *
  * The daemon is the source of truth: after a reconnect (a daemon restart
- * with --resume) the learner re-registers and continues from the newest
- * version the daemon holds; training since the last acknowledged push is
- * lost, never half-applied.
+ * with --resume) the learner re-registers. When the daemon holds the
+ * version this learner last pushed (it acknowledged it, so it committed
+ * it), the learner goes on with its trainer as it was: parameters with
+ * the updates since, optimizer state, rng. Otherwise (a reset, another
+ * learner's pushes) it continues from the newest version the daemon
+ * holds with a fresh trainer; training the daemon never acknowledged is
+ * then lost, never half-applied.
  *
  * The game, the network shape and the PPO settings come from the config
  * the daemon sends in RegisterReply, so the worker needs no config file.
@@ -253,9 +257,23 @@ static int do_register(struct learn *W)
 		}
 		W->have_cfg = 1;
 	}
-	W->steps = rr->player_steps;
 	W->league_s = rr->league_seconds;
 	W->league_at = lg_now_s();
+	if (W->p && rr->params.len && rr->params_version == W->version &&
+	    rr->player_steps <= W->steps) {
+		/* A daemon restart lost nothing it acknowledged: it holds the
+		 * version we last pushed. Go on with our trainer as it is
+		 * (the updates since that push, Adam's moments and step,
+		 * the rng): the next push is based on that version, as it
+		 * would have been without the restart. */
+		net_msg_free(r);
+		LG_INFO("learn: player %u registered again: version %u, as "
+			"pushed; kept its parameters and optimizer state "
+			"(%llu steps)", W->player, W->version,
+			(unsigned long long)W->steps);
+		return 0;
+	}
+	W->steps = rr->player_steps;
 	int fresh = rr->params.len == 0;
 	if (!fresh) {
 		rc = load_params(W, rr->params.data, rr->params.len,

@@ -9,6 +9,7 @@
 #include <event2/event.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #define TOKEN_MAX 256
@@ -54,6 +55,7 @@ static int run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "resume", no_argument, NULL, 'r' },
+		{ "resume-if-any", no_argument, NULL, 'R' },
 		{ "ports-file", required_argument, NULL, 'p' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "port", required_argument, NULL, 'P' },
@@ -68,13 +70,14 @@ static int run(int argc, char **argv)
 	unsigned long long v;
 	struct event_base *base;
 	league_daemon *d;
-	int ch, rc;
+	int ch, rc, if_any = 0;
 
 	while ((ch = cli_getopt(argc, argv, "serve", "", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'd': dir = optarg; break;
 		case 'r': o.resume = 1; break;
+		case 'R': if_any = 1; break;
 		case 'p': o.ports_file = optarg; break;
 		case 'l': o.listen = optarg; break;
 		case 'n': o.store_flags |= STORE_NOSYNC; break;
@@ -101,6 +104,14 @@ static int run(int argc, char **argv)
 		return CLI_USAGE;
 	o.cfg = &c;
 	o.dir = dir ? dir : c.league.dir;
+	if (if_any) {
+		/* A service manager restarts the daemon after any exit: the
+		 * first start makes the league, every later one resumes it. */
+		char path[CFG_STR_MAX + 16];
+		struct stat sb;
+		snprintf(path, sizeof path, "%s/data.mdb", o.dir);
+		o.resume = stat(path, &sb) == 0;
+	}
 	o.token = tok;
 	lg_log_set_tag("daemon");
 	signal(SIGPIPE, SIG_IGN);
@@ -127,7 +138,8 @@ const struct cli_cmd cli_cmd_serve = {
 	.name = "serve",
 	.summary = "run the league daemon (matchmaking, payoff, parameters)",
 	.help =
-	"usage: league serve CONFIG [--dir DIR] [--resume] [--ports-file F]\n"
+	"usage: league serve CONFIG [--dir DIR] [--resume | --resume-if-any]\n"
+	"                    [--ports-file F]\n"
 	"                    [--listen ADDR] [--port N] [--http-port N]\n"
 	"                    [--nosync]\n\n"
 	"Serves the league in DIR (default: league.dir) to collectors and\n"
@@ -138,6 +150,8 @@ const struct cli_cmd cli_cmd_serve = {
 	"  --dir DIR         league directory\n"
 	"  --resume          continue the league in DIR (required when DIR\n"
 	"                    holds one; refused when it does not)\n"
+	"  --resume-if-any   continue the league in DIR if it holds one,\n"
+	"                    else start it (for systemd, Kubernetes, Slurm)\n"
 	"  --ports-file F    write the bound ports and learning players to F\n"
 	"  --listen ADDR     address (default server.listen, 127.0.0.1);\n"
 	"                    beyond loopback a token is required\n"

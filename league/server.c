@@ -58,7 +58,7 @@ struct league_server {
 	size_t nsessions, nready;
 	uint64_t next_id;
 	double started;
-	uint64_t accepted, auth_failures, protocol_errors, timeouts;
+	uint64_t accepted, auth_failures, protocol_errors, timeouts, tls_failures;
 	int draining;
 	double drain_deadline;
 	char drain_reason[128];
@@ -132,6 +132,13 @@ static void session_gone(league_session *ss, const char *why)
 
 	LG_DEBUG("server: session %llu (%s) closed: %s",
 		 (unsigned long long)ss->id, ss->name, why);
+	if (!was_ready && why && !strncmp(why, "TLS: ", 5)) {
+		/* A refused handshake: no certificate, another CA's, an
+		 * expired one, or not TLS at all. */
+		s->tls_failures++;
+		LG_WARN("server: %s: refused: %s", league_session_peer(ss),
+			why);
+	}
 	session_unlink(ss);
 	if (was_ready) {
 		s->nready--;
@@ -393,14 +400,16 @@ static void http_status(struct evhttp_request *req, void *arg)
 	lg_buf_printf(&b, ", \"uptime_s\": %.3f, \"pid\": %ld, \"draining\": %s,"
 		      " \"connections\": {\"accepted\": %llu, \"open\": %zu, "
 		      "\"ready\": %zu, \"auth_failures\": %llu, "
-		      "\"protocol_errors\": %llu, \"timeouts\": %llu},"
+		      "\"protocol_errors\": %llu, \"timeouts\": %llu, "
+		      "\"tls_failures\": %llu},"
 		      " \"sessions\": [",
 		      lg_now_s() - s->started, (long)getpid(),
 		      s->draining ? "true" : "false",
 		      (unsigned long long)s->accepted, s->nsessions, s->nready,
 		      (unsigned long long)s->auth_failures,
 		      (unsigned long long)s->protocol_errors,
-		      (unsigned long long)s->timeouts);
+		      (unsigned long long)s->timeouts,
+		      (unsigned long long)s->tls_failures);
 	for (league_session *ss = s->head; ss; ss = ss->next) {
 		lg_buf_printf(&b, "%s{\"id\": %llu, \"state\": \"%s\", "
 			      "\"role\": %d, \"name\": ", ss == s->head ? "" : ", ",

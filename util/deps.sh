@@ -11,9 +11,19 @@
 #   util/deps.sh           the build and test dependencies
 #   util/deps.sh browser   what `make browser-test` needs: Debian's
 #                          chromium, a font, curl
+#   util/deps.sh cluster   what `make test-cluster` needs: ip, curl
+#   util/deps.sh deploy    what `make test-deploy` needs: systemd-analyze,
+#                          Slurm and munge, kubectl, python3-kubernetes
 if [ "${1:-}" = browser ]; then
 	WHAT="the browser test's packages"
 	PKGS="chromium fonts-dejavu-core curl"
+elif [ "${1:-}" = cluster ]; then
+	WHAT="the cluster test's packages"
+	PKGS="iproute2 curl"
+elif [ "${1:-}" = deploy ]; then
+	WHAT="the deployment checks' tools"
+	PKGS="systemd slurm-wlm munge python3-kubernetes python3-yaml"
+	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
 else
 	WHAT="build dependencies"
 	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client libcairo2-dev libfontconfig-dev fonts-dejavu-core"
