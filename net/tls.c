@@ -397,36 +397,13 @@ int net_stream_write(net_stream *s, const void *p, size_t n)
 int net_stream_read(net_stream *s, void *p, size_t n, double deadline)
 {
 	uint8_t *b = p;
-	int rc;
 
 	while (n) {
-		if (!s->ssl) {
-			if ((rc = wait_fd(s->fd, 0, deadline)))
-				return rc;
-			ssize_t r = recv(s->fd, b, n, 0);
-			if (r < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (r <= 0)
-				return LG_ECLOSED;
-			b += r;
-			n -= (size_t)r;
-			continue;
-		}
-		int want;
-		pthread_mutex_lock(&s->mu);
-		int r = ssl_result(s->ssl, SSL_read(s->ssl, b, n > INT32_MAX
-								? INT32_MAX
-								: (int)n),
-				   &want);
-		pthread_mutex_unlock(&s->mu);
-		if (r < 0)
-			return r;
-		if (r > 0) {
-			b += r;
-			n -= (size_t)r;
-		} else if ((rc = wait_fd(s->fd, want == 2, deadline))) {
-			return rc;
-		}
+		long r = net_stream_read_some(s, b, n, deadline);
+		if (r <= 0)
+			return r == 0 ? LG_ECLOSED : (int)r;
+		b += r;
+		n -= (size_t)r;
 	}
 	return 0;
 }
