@@ -123,6 +123,40 @@ START_TEST(threads_and_text)
 }
 END_TEST
 
+/* --tls: the same phase over mutual TLS beside the plain one; its jobs
+ * are counted like the plain phase's, and the test CA is removed with the
+ * league. */
+START_TEST(tls_phase_beside_plain)
+{
+	static char out[8192], err[8192];
+	const char *argv[] = { "bench", "daemon", "--seconds", "0.3",
+			       "--collectors", "4", "--players", "12",
+			       "--episodes", "8", "--store", "nosync", "--tls",
+			       "--json", NULL };
+	const char *old = getenv("TMPDIR");
+	char tmp[256], saved[256] = "";
+	int rc;
+
+	tu_mkdtemp(tmp, sizeof tmp);
+	if (old)
+		snprintf(saved, sizeof saved, "%s", old);
+	setenv("TMPDIR", tmp, 1);
+	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	if (old)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
+	ck_assert_int_eq(entries(tmp), 0);
+	tu_rmrf(tmp);
+	check_line(out, "nosync", 4, 12);
+	ck_assert_ptr_nonnull(strstr(out, "\"tls\":\"mutual\""));
+	double tj = num(out, "tls_jobs_per_s"), pj = num(out, "jobs_per_s");
+	ck_assert_msg(tj > 0, "%s", out);
+	ck_assert_double_eq_tol(num(out, "tls_ratio"), tj / pj, 1e-3);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
 	static const char *const bad[][6] = {
@@ -147,6 +181,7 @@ Suite *suite_bench_daemon(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, json_both_modes);
 	tcase_add_test(t, threads_and_text);
+	tcase_add_test(t, tls_phase_beside_plain);
 	tcase_add_test(t, bad_options);
 	suite_add_tcase(s, t);
 	return s;
