@@ -18,9 +18,15 @@
  * Streams: an SSL stream's socket is non-blocking, each SSL call runs
  * under the stream's mutex (a worker's heartbeat thread writes while its
  * caller reads, and one SSL object must not be entered by two threads at
- * once), and the waits (poll) run outside it. Servers send no session
- * tickets: a ticket arriving after the handshake would make a client's
- * socket readable with no message behind it.
+ * once), and the waits (poll) run outside it.
+ *
+ * Under TLS 1.3 the handshake ends before the server has judged the
+ * client's certificate. A server sends one session ticket once it has
+ * accepted the client, and net_stream_connect waits for it (or the
+ * alert that replaces it) before it calls the connection made: so a
+ * mutual-TLS refusal reaches the client as a refusal, never as a reset
+ * of its first write, and no ticket arrives later to make the socket
+ * readable with no message behind it. Sessions are never resumed.
  */
 #include "net/net.h"
 
@@ -104,6 +110,18 @@ static int check_pem_certs(const char *path, const char *what, char *err,
 	return rc;
 }
 
+/* A TLS 1.3 ticket arrived: the server has accepted the handshake,
+ * client certificate included. The session is not kept (0). */
+static int ticket_seen(SSL *ssl, SSL_SESSION *sess)
+{
+	int *seen = SSL_get_app_data(ssl);
+
+	(void)sess;
+	if (seen)
+		*seen = 1;
+	return 0;
+}
+
 int net_tls_check(const struct net_tls_opts *o, int server, int *which,
 		  char *err, size_t errlen)
 {
@@ -154,8 +172,16 @@ int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
 	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
 					 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (server) {
-		SSL_CTX_set_num_tickets(t->ctx, 0);
+		/* One TLS 1.3 ticket, sent once the client's certificate is
+		 * accepted: the client waits for it (net_stream_connect), so
+		 * a refusal reaches it as the handshake's outcome, not as a
+		 * reset of its first write. Sessions are never resumed. */
+		SSL_CTX_set_num_tickets(t->ctx, 1);
 		SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_OFF);
+	} else {
+		SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_CLIENT |
+						       SSL_SESS_CACHE_NO_INTERNAL);
+		SSL_CTX_sess_set_new_cb(t->ctx, ticket_seen);
 	}
 	w = NET_TLS_CA;
 	if ((rc = check_pem_certs(o->ca, "CA", err, errlen)))
@@ -511,6 +537,32 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 			goto fail;
 		}
 	}
+	/* TLS 1.3 ends the handshake before the server has judged our
+	 * certificate: wait for its ticket (accepted) or its alert
+	 * (refused). SSL_peek takes no application data. */
+	int seen = 0;
+	SSL_set_app_data(ssl, &seen);
+	while (SSL_version(ssl) == TLS1_3_VERSION && !seen) {
+		char c;
+		int want, r = ssl_result(ssl, SSL_peek(ssl, &c, 1), &want);
+		if (seen || r > 0)
+			break;
+		if (r < 0) {
+			lg_errf(err, errlen, r == LG_EAUTH
+				? "TLS to %s:%u: the server refused this "
+				  "client's certificate (or it has none)"
+				: "TLS to %s:%u: closed after the handshake",
+				host, port);
+			rc = r;
+			goto fail;
+		}
+		if ((rc = wait_fd(fd, want == 2, deadline))) {
+			lg_errf(err, errlen, "TLS to %s:%u: no word from the "
+				"server after the handshake", host, port);
+			goto fail;
+		}
+	}
+	SSL_set_app_data(ssl, NULL);
 	pthread_mutex_init(&s->mu, NULL);
 	s->ssl = ssl;
 	return 0;

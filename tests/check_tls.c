@@ -216,7 +216,7 @@ START_TEST(trajectory_endpoint_mutual_tls)
 	ck_assert_int_eq(net_traj_sender_connect(&tx, "127.0.0.1", port, "tok",
 						 bare, "c", 10, err, sizeof err),
 			 LG_EAUTH);
-	ck_assert_msg(strstr(err, "refused this collector's TLS certificate"),
+	ck_assert_msg(strstr(err, "the server refused this client's certificate"),
 		      "%s", err);
 	ck_assert_int_eq(net_traj_sender_connect(&tx, "127.0.0.1", port, "tok",
 						 stranger, "c", 10, err,
@@ -315,7 +315,7 @@ static int worker(struct certs *c, uint16_t port, uint16_t http_port)
 	o.tls = bare;
 	o.give_up_s = 5;
 	if (net_client_connect(&cl, &o, err, sizeof err) != LG_EAUTH ||
-	    !strstr(err, "refused this worker's TLS certificate"))
+	    !strstr(err, "the server refused this client's certificate"))
 		return 5;
 	net_tls_free(cli);
 	net_tls_free(bare);

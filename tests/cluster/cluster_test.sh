@@ -201,7 +201,7 @@ log "   a worker with no certificate: exit $rc_none: $(grep -m1 -o 'refused.*' "
 log "   curl presenting another CA's certificate to the worker port: exit $rc_curl"
 [ $rc_other = 2 ] && grep -q "does not verify against CA" "$W/stranger.log" ||
 	fail "a worker with another CA's certificate was not refused"
-[ $rc_none = 2 ] && grep -q "refused this worker's TLS certificate" "$W/nocert.log" ||
+[ $rc_none = 2 ] && grep -q "the server refused this client's certificate" "$W/nocert.log" ||
 	fail "a worker without a certificate was not refused"
 [ $rc_curl != 0 ] || fail "the daemon took a certificate from another CA"
 wait_for 10 "s['connections']['tls_failures'] >= 2" ||
