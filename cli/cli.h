@@ -97,6 +97,6 @@ extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;
 extern const struct cli_cmd cli_cmd_eval, cli_cmd_plot;
 extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
-	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls;
+	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls, cli_cmd_replay;
 
 #endif

@@ -656,6 +656,15 @@ static int epoch_next(league_daemon *d)
 			d->cfg.league.name, strlen(d->cfg.league.name));
 	store_batch_put(&d->wb, STORE_DB_META, "env.name", 8, d->cfg.env.name,
 			strlen(d->cfg.env.name));
+	/* the effective config, for `league replay DIR` (the brain's rules
+	 * come from it) */
+	lg_buf y = { 0 };
+	if (!(rc = cfg_emit_yaml(&d->cfg, &y)))
+		rc = store_batch_put(&d->wb, STORE_DB_META, "league.config", 13,
+				     y.data, y.len);
+	lg_buf_free(&y);
+	if (rc)
+		return rc;
 	return store_batch_meta_u64(&d->wb, "daemon.epoch", d->epoch);
 }
 

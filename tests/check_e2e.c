@@ -709,6 +709,61 @@ START_TEST(league_run_small_rps)
 }
 END_TEST
 
+/* `league replay DIR` makes the logged decisions again with the config
+ * the daemon stored: all the same; with another seed (another rng, so
+ * other opponents) the first difference is named and the exit is 1. */
+START_TEST(replay_checks_the_decision_log)
+{
+	static char out[1 << 16], err[1 << 16];
+	char dir[128], cfg[256], other[256], ldir[192];
+	const char *text =
+		"league: {name: e2e-replay, seed: 5}\n"
+		"env: {name: rps}\n"
+		"model: {hidden: [8]}\n"
+		"learner: {batch: 64, minibatch: 32}\n"
+		"players: {main: 1, main_exploiter: 1}\n"
+		"snapshot: {steps: 300}\n"
+		"matchmaking: {job_episodes: 4}\n"
+		"collectors: {count: 1, envs: 4, wait_num: 4}\n"
+		"budget: {jobs: 120}\n";
+
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	const char *rargv[] = { "replay", ldir, NULL };
+	rc = tu_run_league(out, sizeof out, err, sizeof err, rargv);
+	ck_assert_msg(rc == 0 && strstr(out, "every decision and step report "
+					  "the same"), "%d: %s%s", rc, out, err);
+	unsigned long long n = 0;
+	const char *p = strstr(out, ": ");
+	ck_assert(p && sscanf(strstr(p + 2, ": ") + 2, "%llu", &n) == 1);
+	ck_assert_uint_ge(n, 120); /* a decision and a result a job */
+	printf("e2e: %s", out);
+
+	snprintf(other, sizeof other, "%s/other.yaml", dir);
+	char *t2 = strdup(text);
+	*strstr(t2, "seed: 5") = 0;
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%sseed: 6%s", t2,
+		 strstr(text, "seed: 5") + strlen("seed: 5"));
+	free(t2);
+	tu_write_file(other, buf);
+	const char *oargv[] = { "replay", ldir, "--config", other, NULL };
+	rc = tu_run_league(out, sizeof out, err, sizeof err, oargv);
+	ck_assert_msg(rc == 1 && strstr(out, "mismatch after") &&
+			      strstr(out, "logged "),
+		      "%d: %s%s", rc, out, err);
+	printf("e2e: %s", out);
+
+	const char *nargv[] = { "replay", dir, NULL }; /* no league there */
+	ck_assert_int_eq(tu_run_league(NULL, 0, NULL, 0, nargv), 2);
+	tu_rmrf(dir);
+}
+END_TEST
+
 START_TEST(eval_jobs_take_their_share_and_their_own_table)
 {
 	const char *text =
@@ -1126,6 +1181,7 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, inspect_follows_commits);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);
 	tcase_add_test(t, league_run_small_rps);
+	tcase_add_test(t, replay_checks_the_decision_log);
 	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
 	tcase_add_test(t, league_run_tictactoe_against_minimax);
 	tcase_add_test(t, baseline_training_jobs_take_their_share_outside_the_payoff);
