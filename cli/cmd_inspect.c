@@ -392,6 +392,7 @@ static int run(int argc, char **argv)
 		{ "listen", required_argument, NULL, 'l' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "ports-file", required_argument, NULL, 'f' },
+		{ "insecure", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct inspector in = { 0 };
@@ -403,7 +404,8 @@ static int run(int argc, char **argv)
 	struct evhttp_bound_socket *h;
 	struct event *sigint = NULL, *sigterm = NULL, *tick = NULL;
 	const struct timeval every = { (time_t)INSPECT_RELOAD_S, 0 };
-	int ch, rc = CLI_FAIL;
+	net_tls *tls = NULL, *tls_srv = NULL;
+	int ch, rc = CLI_FAIL, insecure = 0;
 
 	while ((ch = cli_getopt(argc, argv, "inspect", "", opts)) != -1) {
 		switch (ch) {
@@ -415,6 +417,7 @@ static int run(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'f': ports = optarg; break;
+		case 'k': insecure = 1; break;
 		default: return cli_usage_error("inspect", "unexpected option");
 		}
 	}
@@ -430,6 +433,18 @@ static int run(int argc, char **argv)
 				       listen, sizeof in.token - 1);
 	if (tok)
 		snprintf(in.token, sizeof in.token, "%s", tok);
+	/* HTTPS with $LEAGUE_TLS_CERT and _KEY (and _CA), as the daemon's
+	 * HTTP; plain beyond loopback only when asked for. */
+	if ((rc = cli_worker_tls("league inspect", &tls,
+				 getenv("LEAGUE_TLS_CERT") ? &tls_srv : NULL)))
+		return rc;
+	net_tls_free(tls);
+	rc = CLI_FAIL;
+	if (!in.open && !tls_srv && !insecure)
+		return cli_usage_error("inspect", "listening on %s without "
+				       "TLS: set LEAGUE_TLS_CERT, LEAGUE_TLS_KEY "
+				       "and LEAGUE_TLS_CA, or pass --insecure",
+				       listen);
 	if (store_open(&in.st, in.dir, &so, in.err, sizeof in.err)) {
 		fprintf(stderr, "league inspect: %s\n", in.err);
 		return CLI_USAGE;
@@ -448,6 +463,8 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	unsigned bound = league_http_bound_port(h);
+	if (tls_srv)
+		evhttp_set_bevcb(http, league_https_bev, tls_srv);
 	evhttp_set_cb(http, "/status", http_status, &in);
 	evhttp_set_cb(http, "/payoff", http_payoff, &in);
 	evhttp_set_cb(http, "/ratings", http_ratings, &in);
@@ -479,8 +496,8 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
-	printf("league inspect: %s, read-only, on http://%s:%u/ (Ctrl-C "
-	       "stops)\n", in.dir, listen, bound);
+	printf("league inspect: %s, read-only, on http%s://%s:%u/ (Ctrl-C "
+	       "stops)\n", in.dir, tls_srv ? "s" : "", listen, bound);
 	fflush(stdout);
 	event_base_dispatch(base);
 	rc = CLI_OK;
@@ -497,6 +514,7 @@ out:
 		event_base_free(base);
 	brain_close(in.br);
 	store_close(in.st);
+	net_tls_free(tls_srv);
 	blob_unref(in.payoff);
 	blob_unref(in.ratings);
 	return rc;
@@ -508,6 +526,7 @@ const struct cli_cmd cli_cmd_inspect = {
 	.help =
 	"usage: league inspect DIR [--listen ADDR] [--port N] "
 	"[--ports-file FILE]\n"
+	"                          [--insecure]\n"
 	"\n"
 	"Serve the payoff page of the league in DIR, running or stopped:\n"
 	"the store is opened read-only and nothing is written. GET / (the\n"
@@ -515,7 +534,10 @@ const struct cli_cmd cli_cmd_inspect = {
 	"/nashconv, /status.\n"
 	"--listen   127.0.0.1 by default; beyond loopback LEAGUE_TOKEN must\n"
 	"           be set and every request carry it ('Authorization:\n"
-	"           Bearer TOKEN').\n"
+	"           Bearer TOKEN'), and the page is HTTPS\n"
+	"           ($LEAGUE_TLS_CERT, $LEAGUE_TLS_KEY, $LEAGUE_TLS_CA;\n"
+	"           with them HTTPS on loopback too) unless --insecure.\n"
+	"--insecure beyond loopback without TLS: the token in clear.\n"
 	"--port     0 (default): any free port; the URL is printed.\n"
 	"--ports-file FILE: write 'http_port N' and 'pid N' there once\n"
 	"           listening.\n",

@@ -363,12 +363,9 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 static int http_allowed(league_server *s, struct evhttp_request *req);
 
-/* evhttp's connection factory under TLS: the handshake runs in the
- * bufferevent before the request is read. */
-static struct bufferevent *https_bev(struct event_base *base, void *arg)
+struct bufferevent *league_https_bev(struct event_base *base, void *tls)
 {
-	league_server *s = arg;
-	struct ssl_st *ssl = net_tls_ssl_new(s->o.tls);
+	struct ssl_st *ssl = net_tls_ssl_new(tls);
 	struct bufferevent *bev;
 
 	if (!ssl)
@@ -773,7 +770,7 @@ int league_server_new(league_server **out, struct event_base *base,
 		}
 		s->http_port = league_http_bound_port(h);
 		if (opts->tls) /* HTTPS: each connection's bufferevent */
-			evhttp_set_bevcb(s->http, https_bev, s);
+			evhttp_set_bevcb(s->http, league_https_bev, opts->tls);
 		evhttp_set_cb(s->http, "/status", http_status, s);
 		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
 		evhttp_set_cb(s->http, "/metrics", http_metrics, s);

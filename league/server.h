@@ -97,6 +97,11 @@ int league_server_new(league_server **out, struct event_base *base,
 		      const struct league_server_opts *opts,
 		      const struct league_server_ops *ops, char *err,
 		      size_t errlen);
+/* evhttp's connection factory for HTTPS (evhttp_set_bevcb with a server
+ * net_tls as arg): the handshake runs in the bufferevent before the
+ * request is read; a dirty shutdown is the end of the connection. */
+struct bufferevent;
+struct bufferevent *league_https_bev(struct event_base *base, void *tls);
 /* Close every session (without on_close calls) and the listeners. */
 void league_server_free(league_server *s);
 uint16_t league_server_port(const league_server *s);

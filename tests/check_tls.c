@@ -440,6 +440,25 @@ START_TEST(config_errors_at_their_keys)
 }
 END_TEST
 
+/* league inspect beyond loopback: HTTPS, or --insecure said out loud. */
+START_TEST(inspect_beyond_loopback_needs_tls_or_insecure)
+{
+	static char out[4096], err[4096];
+	const char *argv[] = { "inspect", "/nonexistent", "--listen",
+			       "0.0.0.0", NULL };
+
+	setenv("LEAGUE_TOKEN", "tok", 1);
+	unsetenv("LEAGUE_TLS_CA");
+	unsetenv("LEAGUE_TLS_CERT");
+	unsetenv("LEAGUE_TLS_KEY");
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 2);
+	unsetenv("LEAGUE_TOKEN");
+	ck_assert_msg(strstr(err, "without TLS") && strstr(err, "--insecure"),
+		      "%s", err);
+}
+END_TEST
+
 Suite *suite_tls(void)
 {
 	Suite *s = suite_create("tls");
@@ -451,6 +470,7 @@ Suite *suite_tls(void)
 	tcase_add_test(t, daemon_port_and_https_with_mutual_tls);
 	tcase_add_test(t, beyond_loopback_needs_tls_or_insecure);
 	tcase_add_test(t, config_errors_at_their_keys);
+	tcase_add_test(t, inspect_beyond_loopback_needs_tls_or_insecure);
 	suite_add_tcase(s, t);
 	return s;
 }
