@@ -84,7 +84,9 @@ void cli_worker_signals(const char *name, void (*on_stop)(int));
 /* The worker's TLS from its environment: LEAGUE_TLS_CA (the CA the
  * daemon's and learners' certificates chain to: connect over TLS), and
  * LEAGUE_TLS_CERT with LEAGUE_TLS_KEY (this worker's certificate: mutual
- * TLS, and a learner's trajectory endpoint, for which server is given).
+ * TLS, and a learner's trajectory endpoint, for which server is given:
+ * it starts out requiring client certificates, until the league's config
+ * says server.tls.verify_peers is off).
  * Both NULL when none is set. 0, or CLI_USAGE with the reason on stderr
  * naming the variable. */
 int cli_worker_tls(const char *who, net_tls **client, net_tls **server);

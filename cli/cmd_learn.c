@@ -13,13 +13,14 @@
  * optimizer state.
  *
  * The daemon is the source of truth: after a reconnect (a daemon restart
- * with --resume) the learner re-registers. When the daemon holds the
- * version this learner last pushed (it acknowledged it, so it committed
- * it), the learner goes on with its trainer as it was: parameters with
- * the updates since, optimizer state, rng. Otherwise (a reset, another
- * learner's pushes) it continues from the newest version the daemon
- * holds with a fresh trainer; training the daemon never acknowledged is
- * then lost, never half-applied.
+ * with --resume) the learner re-registers. When the daemon's newest
+ * parameters are byte for byte the ones this trainer last synced (the
+ * version acknowledged, or a push whose answer the restart swallowed),
+ * the learner goes on with its trainer as it was: parameters with the
+ * updates since, optimizer state, rng. Otherwise (a reset, a restored
+ * store, another learner's pushes) it continues from the newest version
+ * the daemon holds with a fresh trainer; training the daemon never
+ * stored is then lost, never half-applied.
  *
  * The game, the network shape and the PPO settings come from the config
  * the daemon sends in RegisterReply, so the worker needs no config file.
@@ -39,6 +40,11 @@
 struct learn {
 	struct cfg cfg;
 	net_tls *tls, *tls_srv; /* to the daemon; the endpoint's (LEAGUE_TLS_*) */
+	/* What the daemon may hold of this trainer: the blob of version
+	 * `version` (pushed and acknowledged, or loaded), and the blob of a
+	 * push whose answer never came (committed or not). A re-registration
+	 * keeps the trainer only when the daemon's newest is one of them. */
+	struct blob_id { uint32_t crc; size_t len; int set; } synced, inflight;
 	struct net_client_opts co;
 	net_client *cl;
 	net_traj_server *ts;
@@ -125,6 +131,28 @@ static int fetch_version(struct learn *W, uint32_t version, nn **out)
 				    &W->shape, out);
 }
 
+static struct blob_id blob_id_of(const void *p, size_t len)
+{
+	return (struct blob_id){ lg_crc32c(0, p, len), len, 1 };
+}
+
+static int blob_is(const struct blob_id *id, const void *p, size_t len)
+{
+	return id->set && id->len == len && id->crc == lg_crc32c(0, p, len);
+}
+
+/* The identity of net's parameters as a blob (after a reset's fetch). */
+static struct blob_id net_blob_id(const nn *net)
+{
+	lg_buf b = { 0 };
+	struct blob_id id = { 0, 0, 0 };
+
+	if (!nn_save(net, &b))
+		id = blob_id_of(b.data, b.len);
+	lg_buf_free(&b);
+	return id;
+}
+
 /* Send our parameters; the daemon stores them as a new version (or as
  * version 0 when it holds none yet). */
 static int push(struct learn *W)
@@ -159,6 +187,7 @@ static int push(struct learn *W)
 	}
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
+	W->inflight = blob_id_of(blob.data, blob.len);
 	rc = call(W, &req, &r, "params put");
 	lg_buf_free(&blob);
 	if (rc)
@@ -171,12 +200,16 @@ static int push(struct learn *W)
 	}
 	W->version = (uint32_t)a->id;
 	W->pushes++;
+	W->synced = W->inflight;
+	W->inflight.set = 0;
 	if (a->reset) {
 		nn *net;
 		net_msg_free(r);
 		W->resets++;
-		if ((rc = fetch_version(W, W->version, &net)) ||
-		    (rc = new_trainer(W, net)))
+		if ((rc = fetch_version(W, W->version, &net)))
+			return rc;
+		W->synced = net_blob_id(net);
+		if ((rc = new_trainer(W, net)))
 			return rc;
 		W->batch.n = 0; /* data of the old parameters */
 		LG_INFO("learn: player %u reset by the league: version %u, "
@@ -259,26 +292,40 @@ static int do_register(struct learn *W)
 	}
 	W->league_s = rr->league_seconds;
 	W->league_at = lg_now_s();
-	if (W->p && rr->params.len && rr->params_version == W->version &&
+	int as_synced = blob_is(&W->synced, rr->params.data, rr->params.len),
+	    as_inflight = blob_is(&W->inflight, rr->params.data,
+				  rr->params.len);
+	if (W->p && rr->params.len && (as_synced || as_inflight) &&
 	    rr->player_steps <= W->steps) {
-		/* A daemon restart lost nothing it acknowledged: it holds the
-		 * version we last pushed. Go on with our trainer as it is
-		 * (the updates since that push, Adam's moments and step,
-		 * the rng): the next push is based on that version, as it
-		 * would have been without the restart. */
+		/* The daemon's newest parameters are ours, byte for byte:
+		 * the last version acknowledged, or the push whose answer a
+		 * restart swallowed (committed after all). Go on with the
+		 * trainer as it is (the updates since, Adam's moments and
+		 * step, the rng); the next push is based on that version,
+		 * as it would have been without the restart. Anything else
+		 * (a reset, a restored store, another learner's pushes)
+		 * loads the daemon's newest with a fresh trainer below. */
+		W->version = rr->params_version;
+		if (as_inflight)
+			W->synced = W->inflight;
+		W->inflight.set = 0;
 		net_msg_free(r);
-		LG_INFO("learn: player %u registered again: version %u, as "
-			"pushed; kept its parameters and optimizer state "
-			"(%llu steps)", W->player, W->version,
+		LG_INFO("learn: player %u registered again: version %u, %s; "
+			"kept its parameters and optimizer state (%llu steps)",
+			W->player, W->version,
+			as_inflight ? "the push in flight at the break"
+				    : "as pushed",
 			(unsigned long long)W->steps);
 		return 0;
 	}
 	W->steps = rr->player_steps;
 	int fresh = rr->params.len == 0;
+	W->inflight.set = 0;
 	if (!fresh) {
 		rc = load_params(W, rr->params.data, rr->params.len,
 				 rr->params_version, &net);
 		W->version = rr->params_version;
+		W->synced = blob_id_of(rr->params.data, rr->params.len);
 	} else {
 		rc = nn_new(&net, &W->shape,
 			    W->cfg.league.seed * 1000003u + W->player);
@@ -421,10 +468,11 @@ static int learn_loop(struct learn *W)
 }
 
 /* The daemon's config rules the trajectory endpoint as it rules the
- * daemon's port: mutual TLS when server.tls.verify_peers (set before any
- * collector can know the endpoint: it learns it from jobs made after this
- * registration), and no endpoint beyond loopback without TLS unless
- * server.insecure. */
+ * daemon's port: mutual TLS unless server.tls.verify_peers is off (the
+ * endpoint starts out requiring client certificates; relaxing it happens
+ * before any collector can know the endpoint, which it learns from jobs
+ * made after this registration), and no endpoint beyond loopback without
+ * TLS unless server.insecure. */
 static int endpoint_policy(struct learn *W)
 {
 	if (W->tls_srv)

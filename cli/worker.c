@@ -160,8 +160,10 @@ int cli_worker_tls(const char *who, net_tls **client, net_tls **server)
 			"(the CA the daemon's certificate chains to)\n", who);
 		return CLI_USAGE;
 	}
+	struct net_tls_opts so = o;
+	so.verify_peer = 1; /* until the league's config says otherwise */
 	if (net_tls_new(client, &o, 0, &which, err, sizeof err) ||
-	    (server && net_tls_new(server, &o, 1, &which, err, sizeof err))) {
+	    (server && net_tls_new(server, &so, 1, &which, err, sizeof err))) {
 		fprintf(stderr, "%s: %s%s%s\n", who, which ? var[which] : "",
 			which ? ": " : "", err);
 		net_tls_free(*client);

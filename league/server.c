@@ -520,8 +520,10 @@ static void http_login(struct evhttp_request *req, void *arg)
 	}
 	evhttp_clear_headers(&q);
 	s->login_code[0] = 0;
+	/* Secure under TLS: a cookie is not scoped to a port, and a plain
+	 * request to another port of the host must not carry it. */
 	snprintf(cookie, sizeof cookie, "league_token=%s; Path=/; HttpOnly; "
-		 "SameSite=Strict", s->token);
+		 "SameSite=Strict%s", s->token, s->o.tls ? "; Secure" : "");
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
 	evhttp_add_header(h, "Set-Cookie", cookie);
 	evhttp_add_header(h, "Location", "/");

@@ -212,13 +212,13 @@ int net_conn_new_tls(net_conn **out, struct event_base *base, int fd,
 		/* The handshake runs inside the bufferevent: reads see only
 		 * decrypted bytes, and a failed one is an error event. */
 		SSL *ssl = net_tls_ssl_new(tls);
+		/* On failure libevent has already freed ssl (and, with
+		 * CLOSE_ON_FREE, the socket is ours to close below). */
 		c->bev = ssl ? bufferevent_openssl_socket_new(
 				       base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
 				       BEV_OPT_CLOSE_ON_FREE)
 			     : NULL;
-		if (!c->bev)
-			SSL_free(ssl);
-		else /* a worker killed mid-stream sends no close_notify */
+		if (c->bev) /* a worker killed mid-stream sends no close_notify */
 			bufferevent_openssl_set_allow_dirty_shutdown(c->bev, 1);
 		c->tls = 1;
 	} else {

@@ -169,6 +169,10 @@ int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
 		goto fail;
 	}
 	SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
+	/* A peer closing without close_notify (a killed worker, a port
+	 * check) is the end of the stream, not an error: frames carry their
+	 * lengths, so a truncated one is still caught. */
+	SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	/* AEAD only; AES-128-GCM first (frames are small, so the per-record
 	 * cost dominates, and AES-NI makes 128 the cheapest). */
 	SSL_CTX_set_ciphersuites(t->ctx, "TLS_AES_128_GCM_SHA256:"
@@ -409,6 +413,8 @@ int net_stream_write(net_stream *s, const void *p, size_t n)
 		}
 		int want;
 		pthread_mutex_lock(&s->mu);
+		ERR_clear_error();
+		errno = 0;
 		int r = ssl_result(s->ssl, SSL_write(s->ssl, b, n > INT32_MAX
 								 ? INT32_MAX
 								 : (int)n),
@@ -455,6 +461,8 @@ long net_stream_read_some(net_stream *s, void *p, size_t n, double deadline)
 		}
 		int want;
 		pthread_mutex_lock(&s->mu);
+		ERR_clear_error();
+		errno = 0;
 		int r = SSL_read(s->ssl, p, n > INT32_MAX ? INT32_MAX : (int)n);
 		int clean = r <= 0 && SSL_get_error(s->ssl, r) ==
 						 SSL_ERROR_ZERO_RETURN;
@@ -517,24 +525,34 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	double deadline = lg_now_s() + (timeout_s > 0 ? timeout_s : 10);
 	for (;;) {
+		ERR_clear_error();
 		int want, r = SSL_connect(ssl);
 		if (r == 1)
 			break;
 		long v = SSL_get_verify_result(ssl);
+		unsigned long e = ERR_peek_last_error(); /* before ssl_result
+							    clears it */
 		r = ssl_result(ssl, r, &want);
 		if (r < 0 || !want) {
+			es[0] = 0;
+			if (e)
+				ERR_error_string_n(e, es, sizeof es);
 			if (v != X509_V_OK)
 				lg_errf(err, errlen, "TLS to %s:%u: the server's "
 					"certificate: %s", host, port,
 					X509_verify_cert_error_string(v));
+			else if (r == LG_EAUTH)
+				lg_errf(err, errlen, "TLS to %s:%u: the server "
+					"refused this client's certificate (or "
+					"it has none): %s", host, port, es);
 			else
 				lg_errf(err, errlen, "TLS handshake with %s:%u "
 					"failed%s%s", host, port,
-					ssl_errstr(es, sizeof es)[0] ? ": " : "",
-					es);
+					es[0] ? ": " : "", es);
 			/* A refused certificate is final: retrying cannot
 			 * change it. */
-			rc = v != X509_V_OK ? LG_EAUTH : LG_ECLOSED;
+			rc = v != X509_V_OK || r == LG_EAUTH ? LG_EAUTH
+							     : LG_ECLOSED;
 			goto fail;
 		}
 		if ((rc = wait_fd(fd, want == 2, deadline))) {

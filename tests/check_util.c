@@ -206,6 +206,9 @@ START_TEST(json_strings_and_loopback)
 	ck_assert(lg_is_loopback("::1") && lg_is_loopback("localhost"));
 	ck_assert(!lg_is_loopback("0.0.0.0") && !lg_is_loopback("10.0.0.1"));
 	ck_assert(!lg_is_loopback("::") && !lg_is_loopback("1270.0.0.1x"));
+	/* a name that starts like 127/8 is a name (it resolves anywhere) */
+	ck_assert(!lg_is_loopback("127.evil.example") && !lg_is_loopback("127."));
+	ck_assert(lg_is_loopback("0:0:0:0:0:0:0:1"));
 	/* The mixer the seeds come from: a bijection, so distinct counters
 	 * give distinct seeds. */
 	ck_assert_uint_ne(lg_mix64(0), lg_mix64(1));

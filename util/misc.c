@@ -1,8 +1,10 @@
 /* util/misc.c: clocks, CRC-32C, the growable buffer and strict parsers. */
 #include "util.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,8 +248,15 @@ int lg_buf_json_str(lg_buf *b, const char *s)
 
 int lg_is_loopback(const char *addr)
 {
-	return !strncmp(addr, "127.", 4) || !strcmp(addr, "localhost") ||
-	       !strcmp(addr, "::1");
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	/* An address, parsed: "127.evil.example" is a name, not 127/8. */
+	if (inet_pton(AF_INET, addr, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (inet_pton(AF_INET6, addr, &a6) == 1)
+		return IN6_IS_ADDR_LOOPBACK(&a6);
+	return !strcmp(addr, "localhost");
 }
 
 int lg_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)

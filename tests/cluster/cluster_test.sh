@@ -52,7 +52,8 @@ log() {
 
 cleanup() {
 	for k in "${!PID[@]}"; do kill -9 "${PID[$k]}" 2>/dev/null || true; done
-	wait 2>/dev/null || true
+	# only ours: a bare wait would also wait for the tee below
+	for k in "${!PID[@]}"; do wait "${PID[$k]}" 2>/dev/null || true; done
 	for n in $SW $ND $NA $NB; do ip netns del "$n" 2>/dev/null || true; done
 	rm -rf "$W"
 }
@@ -118,7 +119,9 @@ log "certificates: CA and daemon, hosta, hostb in tls/; another CA's hostb in ot
 worker() {
 	local h=$1 dir=$2 name=$3
 	shift 3
-	ip netns exec "lc$T-$h" env LEAGUE_TOKEN="$TOKEN" \
+	# exec: the background job's pid is the worker's own, so kill and
+	# kill -0 reach it, not a subshell
+	exec ip netns exec "lc$T-$h" env LEAGUE_TOKEN="$TOKEN" \
 		LEAGUE_TLS_CA="$W/tls/ca.pem" LEAGUE_TLS_CERT="$W/$dir/$name.pem" \
 		LEAGUE_TLS_KEY="$W/$dir/$name.key" "$BIN" "$@"
 }

@@ -27,12 +27,19 @@ mkdir -p "$OUT"
 exec > >(tee "$OUT/deploy.txt") 2>&1
 W=$(mktemp -d /tmp/league-deploy-XXXXXX)
 chmod 755 "$W" # munged (user munge) reaches its directory through it
-SLURM_PIDS=()
+stop_pidfile() { [ -f "$1" ] && kill "$(cat "$1")" 2>/dev/null || true; }
 cleanup() {
-	for p in "${SLURM_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	[ -f "$W/slurm/slurmctld.pid" ] && kill "$(cat "$W/slurm/slurmctld.pid")" 2>/dev/null
-	[ -f "$W/slurm/slurmd.pid" ] && kill "$(cat "$W/slurm/slurmd.pid")" 2>/dev/null
-	[ -f "$W/slurm/munge/munged.pid" ] && kill "$(cat "$W/slurm/munge/munged.pid")" 2>/dev/null
+	if [ -f "$W/slurm/slurm.conf" ]; then
+		# jobs first: their steps outlive a killed slurmd
+		SLURM_CONF=$W/slurm/slurm.conf scancel --full --user=root 2>/dev/null || true
+		for _ in $(seq 20); do
+			[ -z "$(SLURM_CONF=$W/slurm/slurm.conf squeue -h 2>/dev/null)" ] && break
+			sleep 0.5
+		done
+	fi
+	stop_pidfile "$W/slurm/slurmd.pid"
+	stop_pidfile "$W/slurm/slurmctld.pid"
+	stop_pidfile "$W/slurm/munge/munged.pid"
 	sleep 0.5
 	rm -rf "$W"
 }
