@@ -339,7 +339,8 @@ int cli_eval_search(int argc, char **argv)
 		uint8_t k[8];
 		struct agent_net an = { 0 };
 		env_mcts *m = NULL;
-		struct env_mcts_opts mo = { (uint32_t)a.sims, a.c_puct };
+		struct env_mcts_opts mo = { .sims = (uint32_t)a.sims,
+					    .c_puct = a.c_puct };
 		struct tally tp, tm;
 		char label[32];
 		const struct league_bgame_row *when = NULL;
