@@ -795,7 +795,7 @@ START_TEST(shards_match_one_thread)
 		}
 		pb = (struct lg_rows){ 200, 200, s.obs, s.actions, b.obs,
 				       b.mask, b.action, b.logp, b.value,
-				       fl.reward, fl.done, 0, NULL };
+				       fl.reward, fl.done, 0, NULL, 0, NULL };
 		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
 		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
 		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
@@ -884,7 +884,7 @@ static void fixed_make(struct fixed *f, const nn *net, size_t n,
 	nn_ws_free(ws);
 	f->b = (struct lg_rows){ n, n, s->obs, s->actions, f->obs, f->mask,
 				 f->action, f->logp, f->value, f->reward,
-				 f->done, 0, NULL };
+				 f->done, 0, NULL, 0, NULL };
 }
 
 static void fixed_free(struct fixed *f)
@@ -1110,7 +1110,7 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 			memcpy(done + n0, d2, k);
 		}
 		b = (struct lg_rows){ n, n, sh.obs, sh.actions, obs, mask, act,
-				      logp, val, rew, done, 0, NULL };
+				      logp, val, rew, done, 0, NULL, 0, NULL };
 		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
 		if (u > updates / 2 && u % 25 == 0) {
 			struct nn_policy_ctx ctx = { ppo_net(p), ws };
@@ -1294,7 +1294,7 @@ START_TEST(learns_best_response)
 	lg_rng_seed(&opp, 23);
 	for (k = 0; k < 60; k++) {
 		struct lg_rows b = { N, N, s.obs, s.actions, obs, mask, action,
-				     logp, value, reward, done, 0, NULL };
+				     logp, value, reward, done, 0, NULL, 0, NULL };
 		for (size_t i = 0; i < N; i++) {
 			env_reset(e, (uint64_t)k * N + i);
 			env_observe(e, 0, obs + 2 * i);
