@@ -79,9 +79,20 @@ static int uniform_act(void *ctx, const float *obs, const uint8_t *mask,
 	return 0;
 }
 
+static int uniform_eval(void *ctx, void **ws, const float *obs,
+			const uint8_t *mask, int na, float *prior,
+			float *value)
+{
+	for (int a = 0; a < na; a++)
+		prior[a] = mask[a] ? 1.0f : 0.0f;
+	*value = 0;
+	return 0;
+}
+
 struct coll_policy coll_policy_uniform(void)
 {
-	return (struct coll_policy){ uniform_act, NULL, 0 };
+	return (struct coll_policy){ .act = uniform_act,
+				     .eval = uniform_eval };
 }
 
 static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
@@ -101,7 +112,8 @@ static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
 
 struct coll_policy coll_policy_simulated(const struct coll_sim *sim)
 {
-	return (struct coll_policy){ sim_act, (void *)(uintptr_t)sim, 0 };
+	return (struct coll_policy){ .act = sim_act,
+				     .ctx = (void *)(uintptr_t)sim };
 }
 
 /* ---- public ------------------------------------------------------------- */
@@ -225,6 +237,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	if (rc)
 		return rc;
 	rc = check_baselines(o, probe, err, errlen);
+	if (!rc)
+		rc = coll_search_check(o, probe, err, errlen);
 	if (rc) {
 		env_free(probe);
 		return rc;
@@ -295,7 +309,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 			    coll_traj_alloc(&s->tr[p], o->segment_len,
 					    c->spec.obs_len,
 					    c->spec.num_actions,
-					    o->state_len)) {
+					    o->state_len,
+					    o->search.sims > 0)) {
 				rc = LG_ENOMEM;
 				goto fail;
 			}
