@@ -278,8 +278,9 @@ struct coll_opts {
 
 /* Defaults: 8 envs, async, wait_num 7, wait_timeout 0.01 s, step timeout
  * 60 s, reset timeout 120 s, threads, 3 retries, segments of 128, self
- * play of player 0 on network 0 with every seat learning. game, env and
- * policies must still be set. */
+ * play of player 0 on network 0 with every seat learning, no search (but
+ * c_puct 1.5, 8 temperature moves, noise 0.25 of alpha 0.3 for one).
+ * game, env and policies must still be set. */
 void coll_opts_default(struct coll_opts *o);
 
 struct coll_stats {
