@@ -724,6 +724,11 @@ static int start_envs(struct collect *W)
 		return LG_EUNSUPP;
 	}
 	league_nn_shape(&W->cfg, &W->spec, &W->shape);
+	/* The search's batch-1 forwards run in every env thread at once:
+	 * BLAS threads of their own would only contend for the cores (as in
+	 * `league eval search`). */
+	if (o.search.sims)
+		nn_set_threads(1);
 	for (int k = 0; k < NET_SLOTS; k++) {
 		struct coll_policy p = { .act = slot_act, .ctx = &W->slots[k],
 					 .max_calls = 1, .eval = slot_eval,
