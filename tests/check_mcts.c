@@ -421,8 +421,8 @@ END_TEST
 
 /* `league eval search`: every stored version of the player, as the policy
  * and as the search agent, in separate rows; each row's games add up by
- * seat; bad arguments are usage errors, a directory of another game's
- * nets is refused naming why. */
+ * seat; --sample-moves labels its rows; bad arguments are usage errors, a
+ * directory of another game's nets is refused naming why. */
 START_TEST(cli_eval_search)
 {
 	char dir[256], cfg[320], bad[320], out[8192] = "", err[1024] = "";
@@ -485,6 +485,21 @@ START_TEST(cli_eval_search)
 		rows++;
 	}
 	ck_assert_int_eq(rows, 4);
+	/* --sample-moves K: rows labelled ~K, every game accounted for */
+	const char *sm[] = { "eval", "search", cfg, "--against", "random",
+			     "--games", "4", "--sims", "10", "--last", "1",
+			     "--sample-moves", "2", "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, sm) ==
+			      0, "%s", err);
+	ck_assert_msg(strstr(out, "\"version\":5,\"agent\":\"policy~2\"") &&
+			      strstr(out, "\"agent\":\"mcts~2:10\"") &&
+			      !strstr(out, "\"version\":4"),
+		      "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\"games\":8"));
+	const char *both[] = { "eval", "search", cfg, "--against", "random",
+			       "--sample", "--sample-moves", "2", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, both), 2);
+	ck_assert_msg(strstr(err, "not both"), "%s", err);
 	/* no baseline; an unknown one; a connect4 config on tictactoe nets */
 	const char *noag[] = { "eval", "search", cfg, NULL };
 	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, noag), 2);
