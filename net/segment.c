@@ -269,7 +269,9 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 	s->reward = cols[5];
 	s->done = cols[6];
 	s->state = cols[7];
-	s->visits = cols[8];
+	/* an empty field 26 is protobuf's default: no column (its pointer
+	 * would promise count x num_actions floats) */
+	s->visits = lens[8] ? cols[8] : NULL;
 	return 0;
 bad:
 	lg_errf(err, errlen, "segment: %s", why);

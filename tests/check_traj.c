@@ -464,6 +464,45 @@ START_TEST(codec_refuses_bad_segments)
 }
 END_TEST
 
+/* An empty visits field (26) is protobuf's default: no column. The
+ * segment goes into a batch without one, and a batch with one refuses it
+ * (libFuzzer found the parser handing the empty field on as a column of
+ * count x num_actions floats, which append then read past the frame). */
+START_TEST(codec_empty_visits_is_none)
+{
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6 };
+	struct lg_rows r, flat, searched;
+	struct net_segment g;
+	lg_buf frame = { 0 }, seg = { 0 };
+	const uint8_t *sp;
+	size_t slen;
+	char err[256] = "";
+
+	fill_rows(&r, 4, 1);
+	ck_assert_int_eq(lg_rows_init(&flat, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(lg_rows_init(&searched, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(lg_rows_add_visits(&searched), 0);
+	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
+	segment_bytes(&frame, &sp, &slen);
+	ck_assert_int_eq(lg_buf_append(&seg, sp, slen), 0);
+	put_field(&seg, 26, 0, NULL, 0);
+	ck_assert_msg(net_segment_parse(seg.data, seg.len, &g, err,
+					sizeof err) == 0, "%s", err);
+	ck_assert_ptr_null(g.visits);
+	ck_assert_msg(net_segment_append(&g, &flat, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(flat.n, 4);
+	ck_assert_int_eq(net_segment_append(&g, &searched, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "no search visits"), "%s", err);
+	lg_buf_free(&frame);
+	lg_buf_free(&seg);
+	lg_rows_free(&r);
+	lg_rows_free(&flat);
+	lg_rows_free(&searched);
+}
+END_TEST
+
 START_TEST(envelope_body_found_or_refused)
 {
 	lg_buf hb = { 0 }, two = { 0 }, none = { 0 }, notmsg = { 0 };
@@ -724,6 +763,7 @@ Suite *suite_traj(void)
 	tcase_add_test(tc, codec_round_trip);
 	tcase_add_test(tc, codec_state_column);
 	tcase_add_test(tc, codec_visits_column);
+	tcase_add_test(tc, codec_empty_visits_is_none);
 	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
 			    (int)LG_ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, envelope_body_found_or_refused);
