@@ -345,8 +345,9 @@ static int run_row(const struct bargs *a, const struct workload *w,
 			return CLI_FAIL;
 		}
 		pol = (struct coll_policy){
-			real_act, &rp,
-			a->devices ? (unsigned)a->devices : REAL_MAX_CALLS - 1 };
+			.act = real_act, .ctx = &rp,
+			.max_calls = a->devices ? (unsigned)a->devices
+						: REAL_MAX_CALLS - 1 };
 	}
 	o.policies = &pol;
 	o.sink_ctx = &sk;

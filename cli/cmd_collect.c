@@ -150,6 +150,33 @@ static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
 			    logp, value);
 }
 
+/* The search's evaluator (learner.search): one state's probabilities
+ * and value through a batch-1 forward in the calling thread, its
+ * workspace made there on first use. Every net a collector holds has
+ * the league's shape, so a thread's workspace fits whichever net the
+ * slot holds later. */
+static int slot_eval(void *ctx, void **ws, const float *obs,
+		     const uint8_t *mask, int na, float *prior, float *value)
+{
+	struct netslot *ns = ctx;
+	int rc;
+
+	if (!ns->net)
+		return LG_EINVAL;
+	if (!*ws) {
+		nn_ws *w = NULL;
+		if ((rc = nn_ws_new(&w, ns->net, 1)))
+			return rc;
+		*ws = w;
+	}
+	return nn_probs(ns->net, *ws, obs, mask, 1, prior, value);
+}
+
+static void slot_ws_free(void *ctx, void *ws)
+{
+	nn_ws_free(ws);
+}
+
 /* The most probable legal action (the first of equals). */
 static int slot_act_greedy(void *ctx, const float *obs, const uint8_t *mask,
 			   size_t n, size_t obs_len, int na, lg_rng *rng,
@@ -698,10 +725,18 @@ static int start_envs(struct collect *W)
 		return LG_EUNSUPP;
 	}
 	league_nn_shape(&W->cfg, &W->spec, &W->shape);
+	/* The search's batch-1 forwards run in every env thread at once:
+	 * BLAS threads of their own would only contend for the cores (as in
+	 * `league eval search`). */
+	if (o.search.sims)
+		nn_set_threads(1);
 	for (int k = 0; k < NET_SLOTS; k++) {
-		W->pols[k] = (struct coll_policy){ slot_act, &W->slots[k], 1 };
-		W->pols[NET_SLOTS + k] = (struct coll_policy){
-			slot_act_greedy, &W->slots[k], 1 };
+		struct coll_policy p = { .act = slot_act, .ctx = &W->slots[k],
+					 .max_calls = 1, .eval = slot_eval,
+					 .ws_free = slot_ws_free };
+		W->pols[k] = p;
+		p.act = slot_act_greedy;
+		W->pols[NET_SLOTS + k] = p;
 	}
 	/* Different collectors play different episodes. */
 	o.env.seed = W->cfg.league.seed ^ (uint64_t)getpid() << 20 ^

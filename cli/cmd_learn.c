@@ -279,9 +279,13 @@ static int do_register(struct learn *W)
 		uint64_t share = W->cfg.learner.queue_segments /
 				 LG_MAX(1, W->cfg.collectors.count);
 		net_traj_server_set_window(W->ts, (uint32_t)LG_MAX(2, share));
+		/* learner.search: the collectors send each row's visit
+		 * shares, AlphaZero's policy target */
 		if ((rc = lg_rows_init(&W->batch, W->shape.obs,
 				       W->shape.actions, W->shape.gru,
-				       W->po.batch_max))) {
+				       W->po.batch_max)) ||
+		    (W->cfg.learner.search.sims &&
+		     (rc = lg_rows_add_visits(&W->batch)))) {
 			LG_ERROR("learn: batch of %llu rows: %s",
 				 (unsigned long long)W->po.batch_max,
 				 lg_strerror(rc));
@@ -368,11 +372,12 @@ static int train(struct learn *W)
 	/* `league bench pipeline` counts the rows trained on from this
 	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
-		"(pg %.4f, value %.4f, entropy %.4f), kl %.4f, clip %.3f, "
-		"magnet kl %.4f",
+		"(pg %.4f, value %.4f, entropy %.4f, policy %.4f), kl %.4f, "
+		"clip %.3f, magnet kl %.4f",
 		W->player, (unsigned long long)W->updates, W->batch.n,
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
-		st.entropy, st.approx_kl, st.clip_frac, st.magnet_kl);
+		st.entropy, st.policy_loss, st.approx_kl, st.clip_frac,
+		st.magnet_kl);
 	W->batch.n = 0;
 	return 0;
 }

@@ -10,7 +10,11 @@
  * With --sample both agents sample their moves (the policy from its
  * probabilities, the search in proportion to its root visits; rows
  * `policy~`, `mcts~:N`): against a deterministic opponent a greedy agent
- * replays one or two games, so its "games" measure one line.
+ * replays one or two games, so its "games" measure one line. With
+ * --sample-moves K they sample only their first K moves of each game and
+ * play greedily after (rows `policy~K`, `mcts~K:N`): different games,
+ * each decided by the greedy agent, as a search agent trained with
+ * learner.search.temperature_moves plays.
  *
  * The versions are the parameter lines the store still holds for the
  * player (the newest few and every snapshot's); the seconds and env
@@ -33,7 +37,7 @@
 
 struct sargs {
 	const char *config, *dir, *against;
-	unsigned long long sims, games, player, last, seed;
+	unsigned long long sims, games, player, last, seed, sample_moves;
 	double c_puct;
 	int sample, json;
 };
@@ -106,17 +110,20 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 	lg_rng_seed(&r, a->seed);
 	for (uint64_t g = 0; g < 2 * a->games; g++) {
 		int seat = (int)(g % 2);
+		uint64_t moves = 0; /* the agent's, this game */
 		if ((rc = env_reset(e, a->seed + g)))
 			return rc;
 		while (!env_is_terminal(e)) {
 			int p = env_current_player(e), act;
+			int sample = a->sample || moves < a->sample_moves;
 			if (p != seat)
 				rc = env_baseline_act(b, e, p, &r, &act);
 			else if (m)
-				rc = env_mcts_act(m, e, a->sample ? &r : NULL,
+				rc = env_mcts_act(m, e, sample ? &r : NULL,
 						  &act, NULL);
 			else
-				rc = policy_act(an, e, p, a->sample, &r, &act);
+				rc = policy_act(an, e, p, sample, &r, &act);
+			moves += p == seat;
 			if (rc || (rc = env_step(e, act)))
 				return rc;
 		}
@@ -212,6 +219,7 @@ static int parse(int argc, char **argv, struct sargs *a)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "c-puct", required_argument, NULL, 'c' },
 		{ "sample", no_argument, NULL, 'x' },
+		{ "sample-moves", required_argument, NULL, 'k' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -259,6 +267,11 @@ static int parse(int argc, char **argv, struct sargs *a)
 				return CLI_USAGE;
 			break;
 		case 'x': a->sample = 1; break;
+		case 'k':
+			if (cli_opt_u64(cmd, "--sample-moves", optarg, 1, 1000,
+					&a->sample_moves))
+				return CLI_USAGE;
+			break;
 		case 'j': a->json = 1; break;
 		default: return cli_usage_error(cmd, "unexpected option");
 		}
@@ -269,6 +282,9 @@ static int parse(int argc, char **argv, struct sargs *a)
 	if (!a->against)
 		return cli_usage_error(cmd, "--against: the baseline to play, "
 				       "e.g. alphabeta:2 or minimax");
+	if (a->sample && a->sample_moves)
+		return cli_usage_error(cmd, "--sample samples every move: "
+				       "give it or --sample-moves, not both");
 	return 0;
 }
 
@@ -339,7 +355,8 @@ int cli_eval_search(int argc, char **argv)
 		uint8_t k[8];
 		struct agent_net an = { 0 };
 		env_mcts *m = NULL;
-		struct env_mcts_opts mo = { (uint32_t)a.sims, a.c_puct };
+		struct env_mcts_opts mo = { .sims = (uint32_t)a.sims,
+					    .c_puct = a.c_puct };
 		struct tally tp, tm;
 		char label[32];
 		const struct league_bgame_row *when = NULL;
@@ -399,10 +416,15 @@ int cli_eval_search(int argc, char **argv)
 			rc = search_rc == LG_EUNSUPP ? CLI_USAGE : CLI_FAIL;
 			goto out;
 		}
-		print_row(&a, when, ver, a.sample ? "policy~" : "policy", &tp,
-			  &header);
-		snprintf(label, sizeof label, "mcts%s:%llu", a.sample ? "~" : "",
-			 a.sims);
+		/* ~ sampled moves, ~K the first K of each game */
+		char mark[24] = "";
+		if (a.sample)
+			snprintf(mark, sizeof mark, "~");
+		else if (a.sample_moves)
+			snprintf(mark, sizeof mark, "~%llu", a.sample_moves);
+		snprintf(label, sizeof label, "policy%s", mark);
+		print_row(&a, when, ver, label, &tp, &header);
+		snprintf(label, sizeof label, "mcts%s:%llu", mark, a.sims);
 		print_row(&a, when, ver, label, &tm, &header);
 	}
 	rc = CLI_OK;

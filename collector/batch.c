@@ -105,9 +105,15 @@ void coll_post_ready(coll *c, struct slot *s)
 	for (int k = 0; k < s->nacting; k++) {
 		int p = s->acting[k];
 		struct group *g = &c->groups[s->match.seat[p].net];
+		if (s->searched[p]) { /* answered by its worker's search */
+			s->pending--;
+			continue;
+		}
 		g->rows[g->n++] = (struct rowref){ (uint32_t)s->idx, p };
 		s->waiting[p] = 1;
 	}
+	if (!s->pending)
+		coll_slot_set_state(c, s, SLOT_ACTED);
 }
 
 size_t coll_batch_take(coll *c, struct group *g, struct batch *b)

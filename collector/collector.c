@@ -43,6 +43,11 @@ void coll_opts_default(struct coll_opts *o)
 	o->max_retries = 3;
 	o->segment_len = 128;
 	o->num_policies = 1;
+	/* off; the rest as the config's learner.search defaults */
+	o->search = (struct coll_search){ .sims = 0, .c_puct = 1.5,
+					  .temperature_moves = 8,
+					  .dirichlet_alpha = 0.3,
+					  .noise_frac = 0.25 };
 	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
 		o->match.seat[p] = (struct coll_seat){ 0, 0, 1, 0 };
 }
@@ -79,9 +84,20 @@ static int uniform_act(void *ctx, const float *obs, const uint8_t *mask,
 	return 0;
 }
 
+static int uniform_eval(void *ctx, void **ws, const float *obs,
+			const uint8_t *mask, int na, float *prior,
+			float *value)
+{
+	for (int a = 0; a < na; a++)
+		prior[a] = mask[a] ? 1.0f : 0.0f;
+	*value = 0;
+	return 0;
+}
+
 struct coll_policy coll_policy_uniform(void)
 {
-	return (struct coll_policy){ uniform_act, NULL, 0 };
+	return (struct coll_policy){ .act = uniform_act,
+				     .eval = uniform_eval };
 }
 
 static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
@@ -101,7 +117,8 @@ static int sim_act(void *ctx, const float *obs, const uint8_t *mask,
 
 struct coll_policy coll_policy_simulated(const struct coll_sim *sim)
 {
-	return (struct coll_policy){ sim_act, (void *)(uintptr_t)sim, 0 };
+	return (struct coll_policy){ .act = sim_act,
+				     .ctx = (void *)(uintptr_t)sim };
 }
 
 /* ---- public ------------------------------------------------------------- */
@@ -225,6 +242,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	if (rc)
 		return rc;
 	rc = check_baselines(o, probe, err, errlen);
+	if (!rc)
+		rc = coll_search_check(o, probe, err, errlen);
 	if (rc) {
 		env_free(probe);
 		return rc;
@@ -295,7 +314,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 			    coll_traj_alloc(&s->tr[p], o->segment_len,
 					    c->spec.obs_len,
 					    c->spec.num_actions,
-					    o->state_len)) {
+					    o->state_len,
+					    o->search.sims > 0)) {
 				rc = LG_ENOMEM;
 				goto fail;
 			}

@@ -31,6 +31,13 @@
  *     the collector does not depend on the learner; the acting seat's
  *     network decides the batch, so in a match each side is batched
  *     separately.
+ *   - Search (`search.sims` > 0, AlphaZero's policy improvement): a
+ *     learning seat's move is chosen by PUCT (envs/mcts.c) with its
+ *     network's `eval` as prior and value, run in the thread that hosts
+ *     the env (collector/search.c): batch-1 evaluations in a row, no
+ *     wake-up per simulation and no batch. Its rows store the root's
+ *     visit shares (the visits column) beside the network's own logp of
+ *     the move and value of the state.
  *   - Trajectories: for every learning seat of every env a buffer of at
  *     most `segment_len` transitions (bounded memory). A segment goes to
  *     the sink when it is full, when the env's next episode has another
@@ -97,9 +104,25 @@ struct coll_policy {
 		   int32_t *action, float *logp, float *value, float *state);
 	void *ctx;
 	unsigned max_calls;
+	/* Search's evaluator (coll_opts.search; NULL: this policy cannot
+	 * search): one state's prior[num_actions] over the actions (its
+	 * probabilities; illegal entries are ignored) and *value, the
+	 * expected return of the player to move, from its obs and mask.
+	 * Called many times a move from the thread that hosts the env (a
+	 * worker, or the caller in serial mode), concurrently with act and
+	 * with other threads' evals. *ws is that thread's own scratch for
+	 * this policy: NULL at the thread's first call, where the callee
+	 * may allocate what it needs and keep it there; ws_free(ctx, ws)
+	 * frees it when the thread's worker goes (NULL: nothing to free).
+	 * Returns 0 or an LG_E* code, which stops the collector. */
+	int (*eval)(void *ctx, void **ws, const float *obs,
+		    const uint8_t *mask, int num_actions, float *prior,
+		    float *value);
+	void (*ws_free)(void *ctx, void *ws);
 };
 
-/* Uniform over legal actions, no waiting (tests). */
+/* Uniform over legal actions, no waiting (tests); its eval is the
+ * uniform prior and value 0. */
 struct coll_policy coll_policy_uniform(void);
 
 /* Simulated inference (benchmarks): each call sleeps infer_s times a
@@ -195,6 +218,24 @@ struct coll_opts {
 	 * state), and a learning seat's rows store the state before each
 	 * step (the segment's state column). */
 	size_t state_len;
+	/* Search at learning seats (AlphaZero's policy improvement): with
+	 * sims > 0 every learning seat's move is chosen by PUCT with its
+	 * policy's eval (every policy needs one), sims simulations
+	 * (1..ENV_MCTS_SIMS_MAX), exploration c_puct, root noise as in
+	 * struct env_mcts_opts; the move is a sample in proportion to the
+	 * root's visits for the seat's first temperature_moves moves of an
+	 * episode, then the most visited. The row stores the visit shares
+	 * (lg_rows.visits), the policy's log-probability of the move at
+	 * the root (before noise) as logp and its value of the root. Needs
+	 * a sequential game without chance played in this process (not
+	 * `processes`, not remote) and state_len 0: coll_new refuses the
+	 * rest (LG_EUNSUPP, LG_EINVAL), err saying why. */
+	struct coll_search {
+		uint32_t sims;             /* 0: off */
+		double c_puct;
+		uint32_t temperature_moves;
+		double dirichlet_alpha, noise_frac;
+	} search;
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */
 	/* Fixed players seats may name (coll_seat.baseline): env_baseline
@@ -237,8 +278,9 @@ struct coll_opts {
 
 /* Defaults: 8 envs, async, wait_num 7, wait_timeout 0.01 s, step timeout
  * 60 s, reset timeout 120 s, threads, 3 retries, segments of 128, self
- * play of player 0 on network 0 with every seat learning. game, env and
- * policies must still be set. */
+ * play of player 0 on network 0 with every seat learning, no search (but
+ * c_puct 1.5, 8 temperature moves, noise 0.25 of alpha 0.3 for one).
+ * game, env and policies must still be set. */
 void coll_opts_default(struct coll_opts *o);
 
 struct coll_stats {

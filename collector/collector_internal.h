@@ -16,6 +16,8 @@
  *                child process over a socketpair, baselines' moves
  *   traj.c       trajectory building: rows per learning seat, rewards,
  *                episode ends, segments to the sink and held results
+ *   search.c     the search operator: PUCT at a learning seat's move, in
+ *                the thread that hosts the env, before the slot posts
  *
  * Invariants:
  *   - c->mu guards every slot's state fields, the ready rows of each
@@ -35,6 +37,10 @@
  *     abandoned: the slot's generation moves on and a new worker takes
  *     the slot; the old thread, once its call returns, sees the
  *     generation changed and exits touching only its own env.
+ *   - A searched seat never reaches a group: its worker searches before
+ *     the slot posts (BOOKING or RESETTING, no mu held) and answers the
+ *     seat itself when it posts (coll_post_ready), so a slot whose
+ *     acting seats all searched goes READY -> ACTED at once.
  *   - Baseline seats never reach the slot: every op ends with auto-play
  *     (the baselines move until a network must act or the episode is
  *     over) in whoever hosts the env, so a reply always describes a
@@ -100,6 +106,7 @@ struct host {
 	env *e;
 	env_baseline *base[COLL_BASELINES_MAX]; /* by index, made on use */
 	lg_rng rng; /* the baselines', reseeded by every create/reset */
+	env_mcts *mcts; /* search (search.c): bound to e, made on use */
 };
 
 /* One thread's wake-up: a flag under a private mutex. A waker wakes
@@ -125,6 +132,9 @@ struct slot {
 	uint8_t waiting[ENV_MAX_PLAYERS]; /* seat's row not yet answered */
 	int32_t act[ENV_MAX_PLAYERS];
 	float logp[ENV_MAX_PLAYERS], value[ENV_MAX_PLAYERS];
+	/* The seat's move was chosen by the search (its worker answers it,
+	 * no group sees it); set when the slot posts. */
+	uint8_t searched[ENV_MAX_PLAYERS];
 	/* Where each acting seat's observation and mask are while it is
 	 * posted (its pending row): its trajectory's row n if the seat
 	 * learns, else its part of obs / mask ([players][len]). */
@@ -145,6 +155,8 @@ struct slot {
 
 	/* Owned by the current worker. */
 	uint64_t episode, ep_steps, seg_seq;
+	uint32_t smoves[ENV_MAX_PLAYERS]; /* each seat's searched moves in
+					   * the episode (temperature) */
 	uint32_t retries;
 	double retry_at; /* serial: idle until then (backoff), 0 none */
 	double ret[ENV_MAX_PLAYERS];
@@ -218,6 +230,7 @@ struct worker {
 	 * worker must not write there). */
 	float *robs;
 	uint8_t *rmask;
+	struct wsearch *sr;  /* search.c's scratch (search on), else NULL */
 	struct worker *next; /* zombie list */
 };
 
@@ -398,10 +411,33 @@ int coll_spawner_start(coll *c);
 void coll_spawner_stop(coll *c);
 void coll_child_kill(coll *c, struct slot *s);
 
+/* ---- search.c: the search operator -------------------------------------- */
+
+/* Search options against the game and the other options (coll_new):
+ * 0, or LG_EINVAL / LG_EUNSUPP with err. probe: an env of the game. */
+int coll_search_check(const struct coll_opts *o, const env *probe,
+		      char *err, size_t errlen);
+/* Does the slot's seat search (search on, a learning seat)? */
+int coll_searches(const coll *c, const struct slot *s, int seat);
+/* w's search scratch (search on; w->sr stays NULL otherwise) and its
+ * release, with every policy's eval scratch (ws_free). LG_ENOMEM. */
+int coll_search_alloc(coll *c, struct worker *w);
+void coll_search_free(coll *c, struct worker *w);
+/* The acting seats that search: PUCT for each on the host's env, in this
+ * thread, without mu (the slot is BOOKING or RESETTING, and its worker
+ * owns the env); the answers wait in w->sr for coll_search_answer. 0,
+ * or the search's or the evaluator's error. */
+int coll_search_acting(coll *c, struct worker *w);
+/* The slot posts: each searched seat's move, logp and value into the
+ * slot (s->searched marks them). Caller holds mu. */
+void coll_search_answer(coll *c, struct worker *w);
+/* The searched seat's visit shares (num_actions floats). */
+const float *coll_search_shares(const struct worker *w, int seat);
+
 /* ---- traj.c: trajectories ------------------------------------------------ */
 
 int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
-		    size_t state_len);
+		    size_t state_len, int visits);
 void coll_traj_free(struct traj *t);
 /* Does the slot's seat learn now (a sink, a learning network seat)? */
 int coll_learning(const coll *c, const struct slot *s, int seat);
@@ -410,9 +446,10 @@ int coll_learning(const coll *c, const struct slot *s, int seat);
  * again), so its pending row has room. Without mu: the sink may block. */
 void coll_traj_make_room(coll *c, struct slot *s);
 /* The acting seats' pending rows: where they are (struct slot), filled
- * from a reply's obs/mask ([players][len]). Caller holds mu. */
-void coll_traj_pending(coll *c, struct slot *s, const float *obs,
-		       const uint8_t *mask);
+ * from a reply's obs/mask ([players][len]), and a searched seat's with
+ * its visit shares (w's). Caller holds mu. */
+void coll_traj_pending(coll *c, struct slot *s, const struct worker *w,
+		       const float *obs, const uint8_t *mask);
 /* A seat got its action: its pending row becomes row n of its
  * trajectory (the action, logp, value; reward 0, done LG_ROW_NEXT). */
 void coll_traj_append(coll *c, struct slot *s, int seat);

@@ -42,6 +42,8 @@ static int fault_check(const coll *c, size_t i, uint64_t ep, uint64_t step,
 /* Free the env and its baselines (a recreated env starts afresh). */
 void coll_host_clear(struct host *h)
 {
+	env_mcts_free(h->mcts); /* bound to the env */
+	h->mcts = NULL;
 	env_free(h->e);
 	h->e = NULL;
 	for (int k = 0; k < COLL_BASELINES_MAX; k++) {

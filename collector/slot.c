@@ -314,12 +314,22 @@ static int post_step(coll *c, struct worker *w, const struct reply *r,
 
 	set_acting(c, s, r);
 	coll_traj_make_room(c, s);
+	if (w->sr) {
+		int rc = coll_search_acting(c, w);
+		if (rc) {
+			LG_ERROR("collector: env %zu: search: %s", s->idx,
+				 lg_strerror(rc));
+			coll_set_fatal(c, rc);
+			return 1;
+		}
+	}
 	coll_lock(c);
 	if (w->gen != s->gen) {
 		coll_unlock(c);
 		return 1;
 	}
-	coll_traj_pending(c, s, w->robs, w->rmask);
+	coll_search_answer(c, w);
+	coll_traj_pending(c, s, w, w->robs, w->rmask);
 	if (c->stop) {
 		coll_slot_set_state(c, s, SLOT_EXITED);
 		coll_unlock(c);
@@ -383,6 +393,7 @@ void coll_worker_free(struct worker *w)
 	if (!w)
 		return;
 	coll_host_clear(&w->h);
+	coll_search_free(w->c, w);
 	free(w->robs);
 	free(w->rmask);
 	free(w);
@@ -401,7 +412,7 @@ struct worker *coll_worker_alloc(coll *c, struct slot *s)
 			 sizeof *w->robs);
 	w->rmask = malloc((size_t)c->spec.players *
 			  (size_t)c->spec.num_actions);
-	if (!w->robs || !w->rmask) {
+	if (!w->robs || !w->rmask || coll_search_alloc(c, w)) {
 		coll_worker_free(w);
 		return NULL;
 	}
@@ -740,7 +751,8 @@ int coll_serial_collect(coll *c, uint64_t goal, double until)
 			return (int)ran;
 		if (c->nstate[SLOT_DEAD] == c->n)
 			return LG_EIO;
-		if (!c->nstate[SLOT_READY]) { /* nothing for a network */
+		/* nothing for a network, nothing searched to step */
+		if (!c->nstate[SLOT_READY] && !c->nstate[SLOT_ACTED]) {
 			if (until > 0 && lg_now_s() >= until)
 				return LG_ETIMEOUT;
 			if (!ran) /* every env idle */

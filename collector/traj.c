@@ -30,10 +30,15 @@ void coll_traj_free(struct traj *t)
 }
 
 int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
-		    size_t state_len)
+		    size_t state_len, int visits)
 {
+	int rc;
+
 	t->episode = 0;
-	return lg_rows_init(&t->rows, obs_len, (uint32_t)na, state_len, len);
+	rc = lg_rows_init(&t->rows, obs_len, (uint32_t)na, state_len, len);
+	if (!rc && visits)
+		rc = lg_rows_add_visits(&t->rows);
+	return rc;
 }
 
 /* Baseline seats never learn: they have no logp or value to train on,
@@ -87,8 +92,8 @@ void coll_traj_make_room(coll *c, struct slot *s)
 	}
 }
 
-void coll_traj_pending(coll *c, struct slot *s, const float *obs,
-		       const uint8_t *mask)
+void coll_traj_pending(coll *c, struct slot *s, const struct worker *w,
+		       const float *obs, const uint8_t *mask)
 {
 	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
 
@@ -98,6 +103,10 @@ void coll_traj_pending(coll *c, struct slot *s, const float *obs,
 		if (coll_learning(c, s, (int)p)) {
 			s->pobs[p] = r->obs + r->n * ol;
 			s->pmask[p] = r->mask + r->n * na;
+			if (s->searched[p])
+				memcpy(r->visits + r->n * na,
+				       coll_search_shares(w, (int)p),
+				       na * sizeof(float));
 		} else {
 			s->pobs[p] = s->obs + p * ol;
 			s->pmask[p] = s->mask + p * na;
@@ -200,6 +209,7 @@ void coll_episode_end(coll *c, struct slot *s, int abnormal, int cause)
 	/* the next episode's policies start from zeros */
 	memset(s->hstate, 0, (size_t)c->spec.players * c->o.state_len *
 				    sizeof *s->hstate);
+	memset(s->smoves, 0, sizeof s->smoves);
 }
 
 /* Finished episodes stay buffered (one segment carries several, done = 1

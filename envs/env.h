@@ -376,6 +376,7 @@ int env_baseline_value(env_baseline *b, const env *e, double *value);
 typedef struct env_mcts env_mcts;
 
 #define ENV_MCTS_SIMS_MAX 100000u
+#define ENV_MCTS_ALPHA_MAX 100.0
 
 /* The evaluator of a state new to the tree: from the mover's observation
  * and legal mask (state: the game's state bytes, for evaluators that read
@@ -390,6 +391,12 @@ typedef int (*env_mcts_eval_fn)(void *ctx, const float *obs,
 struct env_mcts_opts {
 	uint32_t sims;  /* simulations per move, 1..ENV_MCTS_SIMS_MAX */
 	double c_puct;  /* exploration weight, (0, 100]; 1.5 is usual */
+	/* Root noise: the root's prior becomes (1 - noise_frac) p +
+	 * noise_frac eta, eta ~ Dirichlet(dirichlet_alpha) over the legal
+	 * actions, drawn at every search from the caller's generator.
+	 * noise_frac in [0, 1] (0: none), dirichlet_alpha in
+	 * (0, ENV_MCTS_ALPHA_MAX] when noise_frac > 0. */
+	double dirichlet_alpha, noise_frac;
 };
 
 /* A search for env e's game (sequential, no chance, not remote:
@@ -399,12 +406,22 @@ struct env_mcts_opts {
 int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 		 env_mcts_eval_fn eval, void *ctx, char *err, size_t errlen);
 void env_mcts_free(env_mcts *m); /* NULL is fine */
+/* Search from e's current state (not over) with o.sims simulations:
+ * visits[num_actions] gets the root's visit counts (they sum to o.sims;
+ * 0 on illegal actions), prior[num_actions] the evaluator's prior at the
+ * root normalised over the legal actions, before any noise (0 on illegal
+ * ones), *value the evaluator's value of the root for the player to
+ * move; each may be NULL. rng draws the root noise (needed with
+ * noise_frac > 0, else unused). Errors: LG_EINVAL (e over, not the env
+ * given to env_mcts_new, noise without rng), the evaluator's. */
+int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
+		    uint32_t *visits, float *prior, float *value);
 /* Search from e's current state (not over) with o.sims simulations and
  * set *action to the most visited root action (rng NULL: deterministic,
  * the same state and evaluator give the same move) or to a sample in
  * proportion to the root's visits (from rng); visits[num_actions] (may be
- * NULL) gets the root's visit counts. Errors: LG_EINVAL (e over, or not
- * the env given to env_mcts_new), the evaluator's. */
+ * NULL) gets the root's visit counts. With noise rng also draws it
+ * (then it must not be NULL). Errors: as env_mcts_search's. */
 int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
 		 uint32_t *visits);
 

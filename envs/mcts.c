@@ -19,6 +19,13 @@
  * player 1's nodes (two players, zero-sum). The move is the most visited
  * root action (ties: the larger prior, then the lower index), or with a
  * generator a sample in proportion to the root's visits.
+ *
+ * Root noise (AlphaZero's exploration in self-play): with noise_frac > 0
+ * the root's prior becomes (1 - noise_frac) p + noise_frac eta, eta a
+ * Dirichlet(dirichlet_alpha) draw over the legal actions, so the search
+ * also looks at moves the network rules out. env_mcts_search hands the
+ * evaluator's own root prior and value back beside the visits (a
+ * collector stores them with the visits as a training row).
  */
 #include "envs/env_internal.h"
 
@@ -43,6 +50,9 @@ struct env_mcts {
 	uint32_t *n;            /* cap x A */
 	float *w, *p;           /* cap x A */
 	float *obs;             /* obs_len */
+	float *prior0;          /* A: the evaluator's root prior (no noise) */
+	float root_v;           /* and its value of the root, for its mover */
+	double *eta;            /* A: a Dirichlet draw */
 	uint8_t *mask;          /* A */
 	size_t *path_node;      /* cap */
 	int *path_act;          /* cap */
@@ -60,6 +70,15 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	    !(o->c_puct > 0 && o->c_puct <= 100)) {
 		lg_errf(err, errlen, "search: sims must be in [1, %u] and "
 			"c_puct in (0, 100]", ENV_MCTS_SIMS_MAX);
+		return LG_EINVAL;
+	}
+	if (!(o->noise_frac >= 0 && o->noise_frac <= 1) ||
+	    (o->noise_frac > 0 &&
+	     !(o->dirichlet_alpha > 0 &&
+	       o->dirichlet_alpha <= ENV_MCTS_ALPHA_MAX))) {
+		lg_errf(err, errlen, "search: noise_frac must be in [0, 1] "
+			"and, with noise, dirichlet_alpha in (0, %g]",
+			ENV_MCTS_ALPHA_MAX);
 		return LG_EINVAL;
 	}
 	sp = env_spec_of(e);
@@ -93,13 +112,15 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	m->w = malloc(m->cap * (size_t)m->A * sizeof *m->w);
 	m->p = malloc(m->cap * (size_t)m->A * sizeof *m->p);
 	m->obs = malloc(m->obs_len * sizeof *m->obs);
+	m->prior0 = malloc((size_t)m->A * sizeof *m->prior0);
+	m->eta = malloc((size_t)m->A * sizeof *m->eta);
 	m->mask = malloc((size_t)m->A);
 	m->path_node = malloc(m->cap * sizeof *m->path_node);
 	m->path_act = malloc(m->cap * sizeof *m->path_act);
 	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->fpu ||
 	    !m->child ||
-	    !m->n || !m->w || !m->p || !m->obs || !m->mask || !m->path_node ||
-	    !m->path_act)
+	    !m->n || !m->w || !m->p || !m->obs || !m->prior0 || !m->eta ||
+	    !m->mask || !m->path_node || !m->path_act)
 		goto oom;
 	env_rng_seed(&m->rng, 0x6d637473);
 	*out = m;
@@ -124,6 +145,8 @@ void env_mcts_free(env_mcts *m)
 	free(m->w);
 	free(m->p);
 	free(m->obs);
+	free(m->prior0);
+	free(m->eta);
 	free(m->mask);
 	free(m->path_node);
 	free(m->path_act);
@@ -245,23 +268,94 @@ static int simulate(env_mcts *m)
 	return 0;
 }
 
-int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
-		 uint32_t *visits)
+/* A Gamma(a, 1) draw: Marsaglia and Tsang's method, for a < 1 through
+ * Gamma(a + 1) U^(1/a). */
+static double gamma_draw(lg_rng *r, double a)
+{
+	double boost = 1;
+
+	if (a < 1) {
+		boost = pow(1 - lg_rng_double(r), 1 / a); /* U in (0, 1] */
+		a += 1;
+	}
+	double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+	for (;;) {
+		double x = lg_rng_normal(r), v = 1 + c * x, u;
+		if (v <= 0)
+			continue;
+		v = v * v * v;
+		u = 1 - lg_rng_double(r);
+		if (u < 1 - 0.0331 * x * x * x * x ||
+		    log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+			return d * v * boost;
+	}
+}
+
+/* The root's prior mixed with a Dirichlet(alpha) draw over its legal
+ * actions (a draw of all zeros, possible for a tiny alpha in floats,
+ * leaves the prior as it is). */
+static void root_noise(env_mcts *m, lg_rng *rng)
+{
+	size_t A = (size_t)m->A;
+	double sum = 0, f = m->o.noise_frac;
+
+	for (size_t a = 0; a < A; a++) {
+		m->eta[a] = m->p[a] < 0 ? 0
+					: gamma_draw(rng, m->o.dirichlet_alpha);
+		sum += m->eta[a];
+	}
+	if (!(sum > 0) || !isfinite(sum))
+		return;
+	for (size_t a = 0; a < A; a++)
+		if (m->p[a] >= 0)
+			m->p[a] = (float)((1 - f) * m->p[a] +
+					  f * m->eta[a] / sum);
+}
+
+int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
+		    uint32_t *visits, float *prior, float *value)
 {
 	size_t A;
 	double v0;
-	int rc, best = -1;
+	int rc;
 
-	if (!m || !e || !action || &e->gm != m->gm || env_is_terminal(e))
+	if (!m || !e || &e->gm != m->gm || env_is_terminal(e) ||
+	    (m->o.noise_frac > 0 && !rng))
 		return LG_EINVAL;
 	A = (size_t)m->A;
 	m->used = 1;
 	memcpy(m->states, e->st, m->ssize);
 	if ((rc = expand(m, 0, &v0)))
 		return rc;
+	for (size_t a = 0; a < A; a++)
+		m->prior0[a] = m->p[a] < 0 ? 0 : m->p[a];
+	m->root_v = m->fpu[0];
+	if (m->o.noise_frac > 0)
+		root_noise(m, rng);
 	for (uint32_t s = 0; s < m->o.sims; s++)
 		if ((rc = simulate(m)))
 			return rc;
+	if (visits)
+		for (size_t a = 0; a < A; a++)
+			visits[a] = m->n[a];
+	if (prior)
+		memcpy(prior, m->prior0, A * sizeof *prior);
+	if (value)
+		*value = m->root_v;
+	return 0;
+}
+
+int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
+		 uint32_t *visits)
+{
+	size_t A;
+	int rc, best = -1;
+
+	if (!action)
+		return LG_EINVAL;
+	if ((rc = env_mcts_search(m, e, rng, visits, NULL, NULL)))
+		return rc;
+	A = (size_t)m->A;
 	if (rng) { /* a sample, in proportion to the visits */
 		uint64_t k = lg_rng_below(rng, m->total[0]);
 		for (size_t a = 0; a < A && best < 0; a++) {
@@ -278,9 +372,6 @@ int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
 		    (m->n[a] == m->n[best] && m->p[a] > m->p[best]))
 			best = (int)a;
 	}
-	if (visits)
-		for (size_t a = 0; a < A; a++)
-			visits[a] = m->n[a];
 	*action = best;
 	return best < 0 ? LG_EINVAL : 0;
 }

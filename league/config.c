@@ -652,6 +652,38 @@ static int check_model(struct parser *p, const struct env_spec *spec)
 	return 0;
 }
 
+/* learner.search against what it needs: the game sequential without
+ * chance and played in league's processes (spec NULL: a game server
+ * league run starts, whose spec is not known yet), envs in the
+ * collector's threads, a net without a recurrent core. */
+static int check_search(struct parser *p, const struct env_spec *spec)
+{
+	const struct cfg *c = p->c;
+	const char *k = "learner.search.sims";
+
+	if (!c->learner.search.sims)
+		return 0;
+	if (c->env.remote[0])
+		return cfg_verr(p, k, "searches the game where the collector "
+				"plays it, and env.remote plays it in a game "
+				"server");
+	if (c->collectors.processes)
+		return cfg_verr(p, k, "searches the env in the collector's "
+				"thread, and collectors.processes hosts envs "
+				"in child processes");
+	if (league_state_len(c))
+		return cfg_verr(p, k, "the model has a recurrent core (gru), "
+				"and the search visits states without a "
+				"history for it");
+	if (spec && (spec->flags & (ENV_F_CHANCE | ENV_F_SIMULTANEOUS)))
+		return cfg_verr(p, k, "game '%s' has %s; tree search needs "
+				"a sequential game without chance", spec->name,
+				spec->flags & ENV_F_SIMULTANEOUS
+					? "simultaneous moves"
+					: "chance");
+	return 0;
+}
+
 /* The game the config names opens (built in, or the plugin with its
  * params); the plugin's game name becomes env.name when that is unset. */
 static int check_game(struct parser *p)
@@ -681,7 +713,7 @@ static int check_game(struct parser *p)
 		return cfg_verr(p, "env.serve", "needs env.name, the game it "
 				"serves (the server is not up yet to ask)");
 	if (c->env.serve[0]) /* league run starts it and checks it then */
-		return 0;
+		return check_search(p, NULL);
 	league_env_opts(c, &eo);
 	msg[0] = 0;
 	if (env_check((c->env.plugin[0] || c->env.remote[0]) && !name_set
@@ -700,7 +732,9 @@ static int check_game(struct parser *p)
 	}
 	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
-	return check_model(p, &spec);
+	if ((rc = check_model(p, &spec)))
+		return rc;
+	return check_search(p, &spec);
 }
 
 int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)

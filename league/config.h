@@ -125,6 +125,13 @@ struct cfg {
 		uint64_t push_every;
 		uint64_t queue_segments;
 		uint64_t threads;
+		struct { /* AlphaZero's search operator; sims 0: off */
+			uint64_t sims;
+			double c_puct;
+			uint64_t temperature_moves;
+			double dirichlet_alpha, noise_frac;
+			double policy_coef, pg_coef;
+		} search;
 	} learner;
 	struct {
 		uint64_t main, main_exploiter, league_exploiter, self_play;

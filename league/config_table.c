@@ -207,6 +207,43 @@ static const struct cfg_key table[] = {
 	U64("learner.threads", learner.threads, 1, PPO_THREADS_MAX, "1",
 	    "Threads per learner: each minibatch is split into row shards "
 	    "trained in parallel, each with single-threaded BLAS."),
+	U64("learner.search.sims", learner.search.sims, 0, ENV_MCTS_SIMS_MAX,
+	    "0",
+	    "AlphaZero's search operator: with sims > 0 every move of a "
+	    "learning seat is chosen by PUCT tree search with the seat's "
+	    "current network as prior and value, this many simulations, run "
+	    "in the collector thread that hosts the env; the rows keep the "
+	    "root's visit shares as the policy target (learner.search."
+	    "policy_coef). Opponents that do not learn play their raw policy. "
+	    "Needs a sequential game without chance played in league's "
+	    "processes (no env.remote, no collectors.processes) and a net "
+	    "without a `gru` core. 0 turns it off."),
+	DBLX("learner.search.c_puct", learner.search.c_puct, 0, 100,
+	     CFG_F_LO_OPEN, "1.5",
+	     "With search: PUCT's exploration weight."),
+	U64("learner.search.temperature_moves",
+	    learner.search.temperature_moves, 0, 1000, "8",
+	    "With search: a seat's first this many moves of an episode are "
+	    "sampled in proportion to the root's visits, later ones are the "
+	    "most visited."),
+	DBLX("learner.search.dirichlet_alpha", learner.search.dirichlet_alpha,
+	     0, ENV_MCTS_ALPHA_MAX, CFG_F_LO_OPEN, "0.3",
+	     "With search: concentration of the Dirichlet noise mixed into "
+	     "the root's prior (about 10 over the typical number of legal "
+	     "moves)."),
+	DBL("learner.search.noise_frac", learner.search.noise_frac, 0, 1,
+	    "0.25", "With search: weight of that noise in the root's prior; "
+	    "0 turns it off."),
+	DBL("learner.search.policy_coef", learner.search.policy_coef, 0, 10,
+	    "1", "With search: weight of the cross-entropy between the "
+	    "policy and the search's visit shares. The value is regressed "
+	    "on the returns as always: learner.gamma 1 and gae_lambda 1 "
+	    "make them the game's outcome."),
+	DBL("learner.search.pg_coef", learner.search.pg_coef, 0, 10, "0",
+	    "With search: weight of PPO's clipped surrogate (on the searched "
+	    "moves, the network's own log-probability of each as the "
+	    "behaviour's); 0 trains on AlphaZero's loss alone. Without "
+	    "search it is 1."),
 
 	U64("players.main", players.main, 0, BRAIN_MAX_PLAYERS_PER_ROLE, "1",
 	    "Number of main players."),

@@ -150,6 +150,10 @@ void league_ppo_opts(const struct cfg *c, struct ppo_opts *o)
 	o->adam_beta2 = c->learner.adam_beta2;
 	o->adam_eps = c->learner.adam_eps;
 	o->threads = (int)c->learner.threads;
+	if (c->learner.search.sims) {
+		o->pg_coef = c->learner.search.pg_coef;
+		o->policy_coef = c->learner.search.policy_coef;
+	}
 }
 
 void league_brain_opts(const struct cfg *c, struct brain_opts *o)
@@ -211,6 +215,14 @@ void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)
 	o->processes = c->collectors.processes;
 	o->segment_len = (uint32_t)c->collectors.segment_len;
 	o->state_len = league_state_len(c);
+	o->search = (struct coll_search){
+		.sims = (uint32_t)c->learner.search.sims,
+		.c_puct = c->learner.search.c_puct,
+		.temperature_moves =
+			(uint32_t)c->learner.search.temperature_moves,
+		.dirichlet_alpha = c->learner.search.dirichlet_alpha,
+		.noise_frac = c->learner.search.noise_frac,
+	};
 }
 
 size_t league_state_len(const struct cfg *c)

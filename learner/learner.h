@@ -250,6 +250,13 @@ struct ppo_opts {
 	double clip;          /* ratio clip */
 	double value_clip;    /* 0: off */
 	double vf_coef, ent_coef;
+	/* AlphaZero's terms. pg_coef weighs PPO's clipped surrogate (1:
+	 * plain PPO; 0 drops it). A batch with a visits column (rows chosen
+	 * by a search, util/rows.h) adds policy_coef times the cross-entropy
+	 * of the policy to the visit shares, -sum_a pi_a log p_a over the
+	 * legal actions; its value is regressed on the GAE returns as
+	 * always (gamma 1, lambda 1: the game's outcome). */
+	double pg_coef, policy_coef;
 	double magnet_coef;   /* 0: off. Else the loss adds magnet_coef *
 			       * KL(pi || magnet), the magnet a copy of the
 			       * net refreshed every magnet_every updates
@@ -285,12 +292,15 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen);
  * LG_ROW_END: the episode ended after it (no bootstrap), LG_ROW_CUT: the
  * stream is cut here (bootstrap with value[t]). The last row is a cut unless it ends an episode. reward[t]
  * is what the player received from its action until its next one. The
- * block's obs_len and num_actions must be the net's. */
+ * block's obs_len and num_actions must be the net's. A block with the
+ * visits column (has_visits) adds AlphaZero's policy term (ppo_opts). */
 
 struct ppo_stats {
 	double loss, pg_loss, value_loss, entropy;
 	double approx_kl, clip_frac, grad_norm, lr;
 	double magnet_kl; /* mean KL(pi || magnet); 0 without a magnet */
+	double policy_loss; /* mean cross-entropy to the search's visit
+			     * shares; 0 for a batch without them */
 	double adv_mean, ret_mean;
 	uint64_t minibatches, updates;
 };
@@ -347,6 +357,9 @@ struct ppo_minibatch {
 	size_t seq_len;
 	const float *state;
 	const uint8_t *start, *pad;
+	/* n x actions: the search's visit shares, the target of the
+	 * policy_coef term (NULL: no such term) */
+	const float *visits;
 };
 int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		  struct ppo_stats *st);

@@ -10,10 +10,14 @@
  *         0.5 max((v - R)^2, (v_old + clip(v - v_old, -k, k) - R)^2)
  *   H   = -sum_a p_a log p_a over legal actions
  *   KL  = sum_a p_a (log p_a - log m_a), m the magnet (magnet_coef > 0)
- *   loss = pg + vf_coef vl - ent_coef H + magnet_coef KL
+ *   CE  = -sum_a pi_a log p_a, pi the search's visit shares (a batch with
+ *         the visits column: AlphaZero's policy target)
+ *   loss = pg_coef pg + vf_coef vl - ent_coef H + magnet_coef KL
+ *          + policy_coef CE
  * d/dz_k of the logits (legal k; illegal logits get 0):
- *   g (1[k=a] - p_k) + ent_coef p_k (log p_k + H)
- *     + magnet_coef p_k (log p_k - log m_k - KL),  g = d pg / d logp_a
+ *   pg_coef g (1[k=a] - p_k) + ent_coef p_k (log p_k + H)
+ *     + magnet_coef p_k (log p_k - log m_k - KL)
+ *     + policy_coef (p_k sum_a pi_a - pi_k),  g = d pg / d logp_a
  *
  * A recurrent net (a GRU core, learner/gru.c) trains on sequences: the
  * batch is cut into chunks of seq_len consecutive rows (the last one
@@ -49,6 +53,7 @@ static void sums_add(struct sums *a, const struct sums *b)
 	a->kl += b->kl;
 	a->clipped += b->clipped;
 	a->mkl += b->mkl;
+	a->pol += b->pol;
 }
 
 static void shard_free_ws(struct shard *sh)
@@ -127,8 +132,9 @@ static void free_gather(ppo *p)
 	free(p->mb_state);
 	free(p->mb_start);
 	free(p->mb_pad);
+	free(p->mb_visits);
 	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
-	p->mb_mlogp = p->mb_state = NULL;
+	p->mb_mlogp = p->mb_state = p->mb_visits = NULL;
 	p->mb_mask = p->mb_start = p->mb_pad = NULL;
 	p->mb_action = NULL;
 	p->gcap = 0;
@@ -175,6 +181,7 @@ static int ensure_cap(ppo *p, size_t n)
 	p->mb_ret = malloc(n * sizeof(float));
 	p->mb_mask = malloc(n * A);
 	p->mb_action = malloc(n * sizeof(int32_t));
+	p->mb_visits = malloc(n * A * sizeof(float));
 	if (p->magnet)
 		p->mb_mlogp = malloc(n * A * sizeof(float));
 	if (H) {
@@ -183,7 +190,7 @@ static int ensure_cap(ppo *p, size_t n)
 		p->mb_pad = malloc(n);
 	}
 	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
-	    !p->mb_ret || !p->mb_mask || !p->mb_action ||
+	    !p->mb_ret || !p->mb_mask || !p->mb_action || !p->mb_visits ||
 	    (p->magnet && !p->mb_mlogp) ||
 	    (H && (!p->mb_state || !p->mb_start || !p->mb_pad))) {
 		free_gather(p);
@@ -347,7 +354,8 @@ static void head_grad(const ppo *p, struct shard *sh)
 	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
 	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
-	float mc = (float)o->magnet_coef;
+	float mc = (float)o->magnet_coef, pc = (float)o->pg_coef;
+	float yc = (float)o->policy_coef;
 
 	for (size_t i = 0; i < n; i++) {
 		const float *z = sh->head + i * H;
@@ -380,8 +388,25 @@ static void head_grad(const ppo *p, struct shard *sh)
 				dz[k] = 0;
 				continue;
 			}
-			dz[k] = invn * (glogp * ((k == (size_t)a) - sh->pr[k]) +
+			dz[k] = invn * (pc * glogp * ((k == (size_t)a) -
+						     sh->pr[k]) +
 					ec * sh->pr[k] * (sh->lp[k] + ent));
+		}
+		if (mb->visits) {
+			/* yc CE(pi, p); d/dz_k = p_k sum(pi) - pi_k */
+			const float *pi = mb->visits + i * A;
+			float ce = 0, sum = 0;
+
+			for (size_t k = 0; k < A; k++)
+				if (mask[k]) {
+					ce -= pi[k] * sh->lp[k];
+					sum += pi[k];
+				}
+			s->pol += ce;
+			for (size_t k = 0; k < A; k++)
+				if (mask[k])
+					dz[k] += invn * yc *
+						 (sh->pr[k] * sum - pi[k]);
 		}
 		if (mb->mlogp) {
 			/* mc KL(pi || magnet); d/dz_k = pi_k (d_k - KL) with
@@ -545,6 +570,7 @@ static struct ppo_minibatch mb_slice(const ppo *p,
 		mb->mlogp ? mb->mlogp + r0 * A : NULL,
 		mb->seq_len,	  NULL,		    NULL,
 		NULL,
+		mb->visits ? mb->visits + r0 * A : NULL,
 	};
 
 	if (H) {
@@ -595,8 +621,10 @@ static void fill_stats(const ppo *p, const struct sums *s, size_t n,
 	st->value_loss = vl;
 	st->entropy = ent;
 	st->magnet_kl = s->mkl / n;
-	st->loss = pg + p->o.vf_coef * vl - p->o.ent_coef * ent +
-		   p->o.magnet_coef * st->magnet_kl;
+	st->policy_loss = s->pol / n;
+	st->loss = p->o.pg_coef * pg + p->o.vf_coef * vl -
+		   p->o.ent_coef * ent + p->o.magnet_coef * st->magnet_kl +
+		   p->o.policy_coef * st->policy_loss;
 	st->approx_kl = s->kl / n;
 	st->clip_frac = s->clipped / n;
 }
@@ -696,7 +724,9 @@ static int check_batch(const ppo *p, const struct lg_rows *b)
 	if (!all_finite(b->obs, b->n * net->s.obs) ||
 	    !all_finite(b->logp, b->n) || !all_finite(b->value, b->n) ||
 	    !all_finite(b->reward, b->n) ||
-	    (b->state_len && !all_finite(b->state, b->n * b->state_len)))
+	    (b->state_len && !all_finite(b->state, b->n * b->state_len)) ||
+	    (b->has_visits &&
+	     (!b->visits || !all_finite(b->visits, b->n * net->s.actions))))
 		return LG_EINVAL;
 	for (size_t i = 0; i < b->n; i++)
 		if (b->done[i] > LG_ROW_CUT)
@@ -724,6 +754,9 @@ static void copy_row(ppo *p, const struct lg_rows *b, size_t r, size_t i,
 	if (H)
 		memcpy(p->mb_state + i * H, b->state + r * H,
 		       H * sizeof(float));
+	if (b->has_visits)
+		memcpy(p->mb_visits + i * A, b->visits + r * A,
+		       A * sizeof(float));
 }
 
 static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
@@ -738,6 +771,7 @@ static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
 		.adv = p->mb_adv,
 		.ret = p->mb_ret,
 		.mlogp = p->magnet ? p->mb_mlogp : NULL,
+		.visits = p->visits ? p->mb_visits : NULL,
 	};
 }
 
@@ -871,6 +905,7 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	rc = ensure_cap(p, mb_rows(p, n));
 	if (rc)
 		return rc;
+	p->visits = b->has_visits;
 	ppo_gae(b, p->o.gamma, p->o.gae_lambda, p->adv, p->ret);
 	for (size_t i = 0; i < n; i++) {
 		mean += p->adv[i];

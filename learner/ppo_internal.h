@@ -21,7 +21,7 @@
 
 /* Accumulated per-row figures of one minibatch. */
 struct sums {
-	double pg, vl, ent, kl, clipped, mkl;
+	double pg, vl, ent, kl, clipped, mkl, pol;
 };
 
 /* One thread's share of a minibatch: workspace for `cap` rows and its own
@@ -67,6 +67,8 @@ struct ppo {
 	/* gathered minibatch, `gcap` rows */
 	size_t gcap;
 	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
+	float *mb_visits; /* gcap x actions */
+	int visits;       /* the batch being trained has the visits column */
 	uint8_t *mb_mask, *mb_start, *mb_pad;
 	int32_t *mb_action;
 	/* batch workspace, `bcap` rows */

@@ -19,6 +19,8 @@ void ppo_opts_default(struct ppo_opts *o)
 	o->value_clip = 0;
 	o->vf_coef = 0.5;
 	o->ent_coef = 0.01;
+	o->pg_coef = 1;
+	o->policy_coef = 1;
 	o->magnet_coef = 0;
 	o->magnet_every = 10;
 	o->epochs = 4;
@@ -59,6 +61,10 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
 	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
 		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
+	if (!(o->pg_coef >= 0 && o->pg_coef <= 10))
+		BAD("pg_coef %g not in [0, 10]", o->pg_coef);
+	if (!(o->policy_coef >= 0 && o->policy_coef <= 10))
+		BAD("policy_coef %g not in [0, 10]", o->policy_coef);
 	if (!(o->magnet_coef >= 0 && o->magnet_coef <= 10))
 		BAD("magnet_coef %g not in [0, 10]", o->magnet_coef);
 	if (o->magnet_coef > 0 &&

@@ -303,6 +303,7 @@ struct net_segment {
 	uint32_t layout, obs_len, num_actions, count, state_len;
 	const uint8_t *obs, *mask, *action, *logp, *value, *reward, *done;
 	const uint8_t *state; /* NULL when state_len is 0 */
+	const uint8_t *visits; /* count x num_actions float32; NULL: none */
 };
 
 /* Append to out one frame (length included) of an Envelope (seq) whose
@@ -333,7 +334,9 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *seg,
  * checking them against it. LG_EINVAL with err naming the row: a shape
  * other than dst's, more rows than dst has room for (cap - n), a done
  * value past LG_ROW_CUT or a last row with LG_ROW_NEXT, an action out of
- * range or illegal, a non-finite number. dst->n is unchanged on error. */
+ * range or illegal, a non-finite number, a visits column where dst has
+ * none or none where it has one, visit shares that are not a distribution
+ * over the legal actions. dst->n is unchanged on error. */
 int net_segment_append(const struct net_segment *seg, struct lg_rows *dst,
 		       char *err, size_t errlen);
 

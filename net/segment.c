@@ -159,9 +159,10 @@ static int as_u32(const struct field *f, uint32_t *out, const char **why)
 	return 0;
 }
 
-#define SEG_COLUMNS 8
+#define SEG_COLUMNS 9
 static const char *const column_names[SEG_COLUMNS] = {
-	"obs", "mask", "action", "logp", "value", "reward", "done", "state",
+	"obs",	  "mask", "action", "logp",   "value",
+	"reward", "done", "state",  "visits",
 };
 
 /* The bytes column i must have for s's shape; 0 on overflow. */
@@ -174,6 +175,7 @@ static uint64_t column_bytes(const struct net_segment *s, int i)
 	case 1: width = s->num_actions; break;
 	case 6: width = 1; break;
 	case 7: width = (uint64_t)s->state_len * sizeof(float); break;
+	case 8: width = (uint64_t)s->num_actions * sizeof(float); break;
 	default: width = 4; break; /* int32, float32 */
 	}
 	if (__builtin_mul_overflow(width, (uint64_t)s->count, &n))
@@ -212,13 +214,14 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			*(f.num == 3 ? &s->h.job_id : &s->h.segment_seq) = f.v;
 			break;
 		case 17: case 18: case 19: case 20: case 21: case 22: case 23:
-		case 25:
+		case 25: case 26:
 			if (f.wt != WT_LEN) {
 				why = "a column that is not bytes";
 				goto bad;
 			}
-			cols[f.num == 25 ? 7 : f.num - 17] = f.p;
-			lens[f.num == 25 ? 7 : f.num - 17] = f.len;
+			/* 17..23: columns 0..6; 25 state, 26 visits */
+			cols[f.num < 24 ? f.num - 17 : f.num - 18] = f.p;
+			lens[f.num < 24 ? f.num - 17 : f.num - 18] = f.len;
 			break;
 		default: /* unknown (or layout 1's): skipped */
 			break;
@@ -246,8 +249,9 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 	}
 	for (int i = 0; i < SEG_COLUMNS; i++) {
 		uint64_t want = column_bytes(s, i);
-		if (i == 7 && !s->state_len && !lens[i])
-			continue; /* no state column */
+		if ((i == 7 && !s->state_len && !lens[i]) ||
+		    (i == 8 && !lens[i]))
+			continue; /* no state column, no visits column */
 		if (!want || lens[i] != want) {
 			lg_errf(err, errlen, "segment column %s: %zu bytes, %u "
 				"rows of obs_len %u and num_actions %u need "
@@ -265,10 +269,45 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 	s->reward = cols[5];
 	s->done = cols[6];
 	s->state = cols[7];
+	/* an empty field 26 is protobuf's default: no column (its pointer
+	 * would promise count x num_actions floats) */
+	s->visits = lens[8] ? cols[8] : NULL;
 	return 0;
 bad:
 	lg_errf(err, errlen, "segment: %s", why);
 	return LG_EPROTO;
+}
+
+/* Row i's visit distribution (row j of its segment): finite, >= 0, 0 on
+ * illegal actions, summing to 1 within 1e-3 (AlphaZero's policy loss
+ * reads it as a distribution over the legal actions). 0, or -1 with
+ * err. */
+static int visits_invalid(const struct lg_rows *r, size_t i, size_t j,
+			  char *err, size_t errlen)
+{
+	size_t na = r->num_actions;
+	const float *v = r->visits + i * na;
+	double sum = 0;
+
+	for (size_t a = 0; a < na; a++) {
+		if (!isfinite(v[a]) || v[a] < 0) {
+			lg_errf(err, errlen, "row %zu: visit share %g of "
+				"action %zu", j, (double)v[a], a);
+			return -1;
+		}
+		if (v[a] > 0 && !r->mask[i * na + a]) {
+			lg_errf(err, errlen, "row %zu: visits on illegal "
+				"action %zu", j, a);
+			return -1;
+		}
+		sum += v[a];
+	}
+	if (fabs(sum - 1) > 1e-3) {
+		lg_errf(err, errlen, "row %zu: visit shares sum to %g, not 1",
+			j, sum);
+		return -1;
+	}
+	return 0;
 }
 
 /* Check rows [k, k + c) of r as a segment's: 0, or -1 with err. */
@@ -312,6 +351,8 @@ static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
 					"recurrent state", i - k);
 				return -1;
 			}
+		if (r->has_visits && visits_invalid(r, i, i - k, err, errlen))
+			return -1;
 	}
 	if (r->done[k + c - 1] == LG_ROW_NEXT) {
 		lg_errf(err, errlen, "last row neither ends its episode nor "
@@ -342,6 +383,14 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 			"model's is %zu", s->state_len, dst->state_len);
 		return LG_EINVAL;
 	}
+	if ((s->visits != NULL) != (dst->has_visits != 0)) {
+		lg_errf(err, errlen, "%s", dst->has_visits
+			? "no search visits, and this learner trains on them "
+			  "(learner.search)"
+			: "search visits, and this learner has no search "
+			  "(learner.search off)");
+		return LG_EINVAL;
+	}
 	if (c > dst->cap - k) {
 		lg_errf(err, errlen, "%zu rows, room for %zu", c,
 			dst->cap - k);
@@ -359,6 +408,9 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 	if (dst->state_len)
 		memcpy(dst->state + k * dst->state_len, s->state,
 		       c * dst->state_len * sizeof(float));
+	if (dst->has_visits)
+		memcpy(dst->visits + k * na, s->visits,
+		       c * na * sizeof(float));
 	if (rows_invalid(dst, k, c, err, errlen))
 		return LG_EINVAL;
 	dst->n = k + c;
@@ -376,7 +428,9 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	    !r->num_actions || c > SIZE_MAX / sizeof(float) / r->obs_len ||
 	    c > SIZE_MAX / r->num_actions ||
 	    r->state_len > NET_SEGMENT_STATE_MAX ||
-	    (r->state_len && c > SIZE_MAX / sizeof(float) / r->state_len))
+	    (r->state_len && c > SIZE_MAX / sizeof(float) / r->state_len) ||
+	    (r->has_visits &&
+	     c > SIZE_MAX / sizeof(float) / r->num_actions))
 		return LG_EINVAL;
 	sg.player = h->player;
 	sg.params_version = h->params_version;
@@ -406,6 +460,10 @@ int net_segment_encode(const struct net_segment_hdr *h,
 		sg.state_len = (uint32_t)r->state_len;
 		sg.state.data = (uint8_t *)(uintptr_t)r->state;
 		sg.state.len = c * r->state_len * sizeof(float);
+	}
+	if (r->has_visits) {
+		sg.visits.data = (uint8_t *)(uintptr_t)r->visits;
+		sg.visits.len = c * r->num_actions * sizeof(float);
 	}
 	m.seq = seq;
 	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;

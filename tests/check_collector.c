@@ -310,7 +310,7 @@ START_TEST(batches_per_network)
 	rec_init(r);
 	for (int k = 0; k < 2; k++) {
 		pthread_mutex_init(&np[k].mu, NULL);
-		pols[k] = (struct coll_policy){ net_act, &np[k], 0 };
+		pols[k] = (struct coll_policy){ .act = net_act, .ctx = &np[k] };
 	}
 	base_opts(&o, mode, 0, 0.0005, r);
 	o.policies = pols;
@@ -453,7 +453,8 @@ START_TEST(per_episode_matches)
 	pthread_mutex_init(&pm->mu, NULL);
 	pm->avail = PM_JOBS / 2;
 	for (int k = 0; k < 2; k++)
-		pols[k] = (struct coll_policy){ pm_act, &pm->rows[k], 0 };
+		pols[k] = (struct coll_policy){ .act = pm_act,
+						 .ctx = &pm->rows[k] };
 	base_opts(&o, modes[_i], 0, 0.0002, NULL);
 	o.policies = pols;
 	o.num_policies = 2;
@@ -543,7 +544,8 @@ START_TEST(sync_leader_never_waits_for_itself)
 	char err[256];
 
 	for (int k = 0; k < 3; k++)
-		pols[k] = (struct coll_policy){ slow_act, NULL, 1 };
+		pols[k] = (struct coll_policy){ .act = slow_act,
+						 .max_calls = 1 };
 	coll_opts_default(&o);
 	o.game = "rps";
 	o.num_envs = 8;
@@ -847,7 +849,7 @@ static int failing_act(void *ctx, const float *obs, const uint8_t *mask,
 START_TEST(deadline_and_policy_error)
 {
 	struct record *r = malloc(sizeof *r);
-	struct coll_policy bad = { failing_act, NULL, 0 };
+	struct coll_policy bad = { .act = failing_act };
 	struct coll_opts o;
 	coll *c = NULL;
 	char err[256];
@@ -1077,7 +1079,7 @@ static const struct {
  * return with done on the last row. */
 static void bl_run(struct bl *b, const char *game, const char *spec, int mi)
 {
-	struct coll_policy pol = { bl_act, b, 0 };
+	struct coll_policy pol = { .act = bl_act, .ctx = b };
 	char spec_buf[32];
 	const char *specs[1] = { spec_buf };
 	struct coll_opts o;
@@ -1250,7 +1252,7 @@ START_TEST(baseline_all_seats)
 {
 	const char *specs[] = { "random" };
 	struct count_ctx cc = { 0 };
-	struct coll_policy pol = { count_act, &cc, 0 };
+	struct coll_policy pol = { .act = count_act, .ctx = &cc };
 	struct coll_opts o;
 	struct coll_stats st, st1;
 	coll *c = NULL;
@@ -1490,7 +1492,7 @@ static int rs_sink(void *ctx, const struct coll_segment *g)
 START_TEST(recurrent_state_carried)
 {
 	struct rs_check k = { 0 };
-	struct coll_policy pol = { rs_act, NULL, 0 };
+	struct coll_policy pol = { .act = rs_act };
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;

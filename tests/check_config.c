@@ -133,6 +133,19 @@ static const struct {
 	{ "league:\n  seed: 1\n---\nleague:\n  seed: 2\n", "only one YAML document" },
 	{ "- a\n- b\n", "t.yaml:1:1: the config must be a mapping of sections" },
 	{ "? [a, b]\n: 1\n", "keys must be plain words" },
+	/* learner.search: its numbers, and what cannot be searched */
+	{ "env: {name: connect4}\nlearner:\n  search: {sims: 200000}\n", "t.yaml:3:18: learner.search.sims: expected a whole number in [0, 100000], got '200000'" },
+	{ "env: {name: connect4}\nlearner:\n  search: {sims: 50, c_puct: 0}\n", "t.yaml:3:30: learner.search.c_puct: expected a number in (0, 100], got '0'" },
+	{ "env: {name: connect4}\nlearner:\n  search:\n    dirichlet_alpha: 0\n", "t.yaml:4:22: learner.search.dirichlet_alpha: expected a number in (0, 100]" },
+	{ "env: {name: connect4}\nlearner:\n  search: {noise_frac: 1.5}\n", "t.yaml:3:24: learner.search.noise_frac: expected a number in [0, 1]" },
+	{ "env: {name: connect4}\nlearner:\n  search: {pg_coef: -1}\n", "learner.search.pg_coef: expected a number in [0, 10]" },
+	{ "env: {name: connect4}\nlearner:\n  search: {temperature_moves: 2.5}\n", "learner.search.temperature_moves: expected a whole number" },
+	{ "env: {name: connect4}\nlearner:\n  search: {simulations: 50}\n", "t.yaml:3:12: unknown key 'learner.search.simulations'" },
+	{ "env: {name: kuhn}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: game 'kuhn' has chance; tree search needs a sequential game without chance" },
+	{ "env: {name: rps}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: game 'rps' has simultaneous moves" },
+	{ "env: {name: connect4}\ncollectors: {processes: true}\nlearner:\n  search: {sims: 50}\n", "t.yaml:4:12: learner.search.sims: searches the env in the collector's thread, and collectors.processes hosts envs in child processes" },
+	{ "env: {name: kuhn}\nmodel:\n  - dense: 8\n  - gru: 8\nlearner:\n  search: {sims: 50}\n", "learner.search.sims: the model has a recurrent core (gru)" },
+	{ "env: {name: tictactoe, remote: '127.0.0.1:1', serve: 'true'}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: searches the game where the collector plays it, and env.remote plays it in a game server" },
 	/* Cross-key rules name the key and its place. */
 	/* The players module's rules, from brain_opts_check, placed at the
 	 * first key of the section they name. */
@@ -558,6 +571,7 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(ent_coef); SAME(magnet_coef); SAME(magnet_every);
 		SAME(epochs); SAME(minibatch); SAME(max_grad_norm);
 		SAME(adam_beta1); SAME(adam_beta2); SAME(adam_eps);
+		SAME(pg_coef); SAME(policy_coef);
 		/* The module's batch_max is its cap; a league's is
 		 * learner.batch plus one segment. */
 		ck_assert_uint_eq(t.batch_max,
@@ -575,7 +589,9 @@ START_TEST(defaults_are_the_modules_defaults)
 		coll_opts_default(&d);
 		SAME(num_envs); SAME(mode); SAME(wait_num); SAME(wait_timeout_s);
 		SAME(step_timeout_s); SAME(reset_timeout_s); SAME(processes);
-		SAME(segment_len);
+		SAME(segment_len); SAME(search.sims); SAME(search.c_puct);
+		SAME(search.temperature_moves); SAME(search.dirichlet_alpha);
+		SAME(search.noise_frac);
 		/* The module has no game; the env options are compared
 		 * below. */
 		ck_assert_str_eq(t.game, "rps");

@@ -40,6 +40,8 @@ struct refbatch {
 	size_t n;
 	float *obs, *logp, *value, *adv, *ret;
 	float *mlogp; /* magnet log-probs, n x actions */
+	float *visits; /* search visit shares, n x actions */
+	int use_visits; /* ref_loss adds the policy term */
 	uint8_t *mask;
 	int32_t *action;
 };
@@ -77,6 +79,7 @@ static double ref_loss(const nn *net, const double *p,
 	const struct nn_shape *s = nn_shape_of(net);
 	size_t L = nn_tensor_count(net) / 2, A = s->actions;
 	double total_pg = 0, total_vl = 0, total_ent = 0, total_mkl = 0;
+	double total_ce = 0;
 	double *cur = malloc(4096 * sizeof *cur), *nxt = malloc(4096 *
 							       sizeof *nxt);
 	double *before = malloc(4096 * sizeof *before); /* layer l-1's input */
@@ -157,6 +160,9 @@ static double ref_loss(const nn *net, const double *p,
 				ent -= exp(cur[a] - lse) * (cur[a] - lse);
 				total_mkl += exp(cur[a] - lse) *
 					     (cur[a] - lse - b->mlogp[i * A + a]);
+				if (b->use_visits)
+					total_ce -= b->visits[i * A + a] *
+						    (cur[a] - lse);
 			}
 		ratio = exp(cur[b->action[i]] - lse - b->logp[i]);
 		rc = fmin(fmax(ratio, 1 - o->clip), 1 + o->clip);
@@ -176,8 +182,9 @@ static double ref_loss(const nn *net, const double *p,
 	free(cur);
 	free(nxt);
 	free(before);
-	return (total_pg + o->vf_coef * total_vl - o->ent_coef * total_ent +
-		o->magnet_coef * total_mkl) /
+	return (o->pg_coef * total_pg + o->vf_coef * total_vl -
+		o->ent_coef * total_ent + o->magnet_coef * total_mkl +
+		o->policy_coef * total_ce) /
 	       (double)b->n;
 }
 
@@ -191,6 +198,7 @@ static void refbatch_free(struct refbatch *b)
 	free(b->mask);
 	free(b->action);
 	free(b->mlogp);
+	free(b->visits);
 }
 
 /* Rows with random masks (action A-1 illegal everywhere, so its head
@@ -214,6 +222,8 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 	b->mask = malloc(n * A);
 	b->action = malloc(n * sizeof(int32_t));
 	b->mlogp = malloc(n * A * sizeof(float));
+	b->visits = malloc(n * A * sizeof(float));
+	b->use_visits = 0;
 	for (size_t i = 0; i < n * s->obs; i++)
 		b->obs[i] = (float)lg_rng_normal(&r);
 	for (size_t i = 0; i < n; i++) {
@@ -246,6 +256,25 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
 				b->mlogp[i * A + a] =
 					z[a] > 0 ? (float)log(z[a] / sum) : 0;
 		}
+		/* visit shares over the legal actions, some of them 0 (a
+		 * search leaves moves unvisited) */
+		{
+			double sum = 0;
+			for (size_t a = 0; a < A; a++) {
+				b->visits[i * A + a] =
+					b->mask[i * A + a] &&
+							lg_rng_below(&r, 4)
+						? (float)lg_rng_below(&r, 20)
+						: 0;
+				sum += b->visits[i * A + a];
+			}
+			if (sum == 0) {
+				b->visits[i * A + (size_t)b->action[i]] = 1;
+				sum = 1;
+			}
+			for (size_t a = 0; a < A; a++)
+				b->visits[i * A + a] /= (float)sum;
+		}
 	}
 }
 
@@ -256,6 +285,9 @@ static void refbatch_make(struct refbatch *b, const nn *net, size_t n,
  * convolution of the net to Winograd (conv2d_init leaves layers this
  * narrow to im2col), the magnet off. */
 static int wino_force;
+/* Set by gradcheck_search: AlphaZero's terms on (the clipped surrogate
+ * weighed by pg_coef, the cross-entropy to the visit shares). */
+static int search_force;
 
 static void force_wino(nn *net)
 {
@@ -288,6 +320,10 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 	o.vf_coef = 0.7;
 	o.magnet_coef = magnet;
 	o.threads = 1;
+	if (search_force) {
+		o.pg_coef = 0.4;
+		o.policy_coef = 0.8;
+	}
 	ck_assert_msg(ppo_new(&p, NULL, &s, &o, seed, err, sizeof err) == 0,
 		      "%s", err);
 	if (wino_force) {
@@ -300,10 +336,12 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 	for (size_t i = 0; i < np; i++)
 		pf[i] = (float)(0.6 * lg_rng_normal(&r));
 	refbatch_make(&b, ppo_net(p), 9, seed + 2);
+	b.use_visits = search_force;
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret,
 				     magnet > 0 ? b.mlogp : NULL,
-				     0, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL,
+				     search_force ? b.visits : NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, &ng);
 	ck_assert_uint_eq(ng, np);
@@ -351,6 +389,10 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 	}
 	if (both_branches)
 		ck_assert(st.clip_frac > 0 && st.clip_frac < 1);
+	if (search_force)
+		ck_assert(st.policy_loss > 0);
+	else
+		ck_assert(st.policy_loss == 0);
 	free(pd);
 	refbatch_free(&b);
 	ppo_free(p);
@@ -521,7 +563,8 @@ START_TEST(residual_files_and_inference)
 			adv[i] = (float)lg_rng_normal(&r);
 		}
 		struct ppo_minibatch mb = { n, obs, mask, act, lp, va, adv, va,
-					    NULL, 0, NULL, NULL, NULL };
+					    NULL, 0, NULL, NULL, NULL,
+					    NULL };
 		ck_assert_int_eq(ppo_loss_grad(pp, &mb, &st), 0);
 		ck_assert_msg(fabs(st.approx_kl) < 1e-6 && st.clip_frac == 0 &&
 				      st.value_loss < 1e-9,
@@ -691,6 +734,30 @@ START_TEST(gradcheck_magnet)
 }
 END_TEST
 
+/* AlphaZero's loss: the cross-entropy to a search's visit shares
+ * (policy_coef 0.8) beside the clipped surrogate (pg_coef 0.4), through
+ * an MLP of each activation and the convolution torso of gradcheck_conv,
+ * against the reference. The term's gradient with its sign flipped fails
+ * it (checked by hand: tanh W0[0] analytic -0.025, numeric -0.011). */
+START_TEST(gradcheck_search)
+{
+	static const uint32_t h[] = { 6 };
+	struct nn_shape s = shape3(40, 4, NN_RELU, 1, h);
+
+	s.nconv = 2;
+	s.planes[0] = 2;
+	s.planes[1] = 4;
+	s.planes[2] = 5;
+	s.conv[0] = (struct nn_conv){ 3, 3, 1, 1, 0, 0 };
+	s.conv[1] = (struct nn_conv){ 2, 2, 2, 0, 0, 0 };
+	search_force = 1;
+	grad_check(NN_TANH, 11, 0);
+	grad_check(NN_RELU, 12, 0.3);
+	grad_check_shape(&s, 73, 0, 0);
+	search_force = 0;
+}
+END_TEST
+
 START_TEST(gradcheck_relu)
 {
 	grad_check(NN_RELU, 12, 0);
@@ -720,7 +787,7 @@ START_TEST(gradcheck_linear_policy)
 	refbatch_make(&b, ppo_net(p), 6, 5);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, NULL,
-				     0, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, NULL);
 	pd = malloc(np * sizeof *pd);
@@ -770,7 +837,7 @@ START_TEST(shards_match_one_thread)
 	refbatch_make(&b, ppo_net(p1), 200, 9);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, b.mlogp,
-				     0, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
 	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
 	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
@@ -795,7 +862,7 @@ START_TEST(shards_match_one_thread)
 		}
 		pb = (struct lg_rows){ 200, 200, s.obs, s.actions, b.obs,
 				       b.mask, b.action, b.logp, b.value,
-				       fl.reward, fl.done, 0, NULL };
+				       fl.reward, fl.done, 0, NULL, 0, NULL };
 		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
 		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
 		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
@@ -884,7 +951,7 @@ static void fixed_make(struct fixed *f, const nn *net, size_t n,
 	nn_ws_free(ws);
 	f->b = (struct lg_rows){ n, n, s->obs, s->actions, f->obs, f->mask,
 				 f->action, f->logp, f->value, f->reward,
-				 f->done, 0, NULL };
+				 f->done, 0, NULL, 0, NULL };
 }
 
 static void fixed_free(struct fixed *f)
@@ -930,6 +997,99 @@ START_TEST(ppo_lowers_loss)
 	ck_assert(after.approx_kl > 0);
 	fixed_free(&f);
 	ppo_free(p);
+}
+END_TEST
+
+/* Mean total-variation distance of the policy from the visit shares of
+ * a fixed batch after 60 updates with AlphaZero's policy term of weight
+ * yc alone (pg_coef 0, no entropy bonus), from *tv0 at the start; *pl0,
+ * *pl1 the policy loss reported by the first and last update. The
+ * target puts 3/4 on the first legal action where the observation's
+ * first entry is positive, else on the last, and spreads the rest over
+ * the other legal ones. */
+static double fitted_tv(double yc, double *tv0, double *pl0, double *pl1)
+{
+	static const uint32_t h[] = { 32 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct ppo_stats up = { 0 };
+	struct fixed f;
+	ppo *p = NULL;
+	nn_ws *ws = NULL;
+	size_t n = 512, A = 6;
+	float *pr = malloc(n * A * sizeof *pr);
+	double tv = 0;
+
+	ppo_opts_default(&o);
+	o.lr = 3e-3;
+	o.minibatch = 128;
+	o.ent_coef = 0;
+	o.pg_coef = 0;
+	o.policy_coef = yc;
+	o.threads = 1;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 31, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), n, 32);
+	ck_assert_int_eq(lg_rows_add_visits(&f.b), 0);
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *m = f.b.mask + i * A;
+		float *v = f.b.visits + i * A;
+		int best = -1, legal = 0;
+		for (size_t a = 0; a < A; a++)
+			if (m[a]) {
+				legal++;
+				if (best < 0 || f.b.obs[i * 10] < 0)
+					best = (int)a;
+			}
+		for (size_t a = 0; a < A; a++)
+			v[a] = !m[a]		  ? 0
+			       : legal == 1	  ? 1
+			       : (int)a == best ? 0.75f
+						  : 0.25f / (float)(legal - 1);
+	}
+	ck_assert_int_eq(nn_ws_new(&ws, ppo_net(p), n), 0);
+	for (int k = 0; k <= 60; k++) {
+		if (k == 0 || k == 60) {
+			tv = 0;
+			ck_assert_int_eq(nn_probs(ppo_net(p), ws, f.b.obs,
+						  f.b.mask, n, pr, NULL), 0);
+			for (size_t i = 0; i < n * A; i++)
+				tv += 0.5 * fabs((double)pr[i] - f.b.visits[i]);
+			tv /= (double)n;
+			if (!k)
+				*tv0 = tv;
+		}
+		if (k == 60)
+			break;
+		ck_assert_int_eq(ppo_update(p, &f.b, &up), 0);
+		if (!k)
+			*pl0 = up.policy_loss;
+	}
+	*pl1 = up.policy_loss;
+	nn_ws_free(ws);
+	free(pr);
+	free(f.b.visits); /* the block's only column of its own */
+	fixed_free(&f);
+	ppo_free(p);
+	return tv;
+}
+
+/* The policy term fits the policy to the visit shares: the mean TV
+ * distance falls from that of the near-uniform start (over 0.4) to under
+ * 0.15 (not to 0: the 3/4 target over masks of different sizes is not
+ * one softmax), and the reported loss with it; with the term's weight
+ * 0 the same updates leave the policy where it was. */
+START_TEST(visits_pull_the_policy)
+{
+	double tv0, tv1, off, pl0, pl1, q0, q1;
+
+	tv1 = fitted_tv(1, &tv0, &pl0, &pl1);
+	off = fitted_tv(0, &tv0, &q0, &q1);
+	fprintf(stderr, "learner: visit shares fitted: mean TV %.3f -> %.3f "
+		"(%.3f without the term), policy loss %.3f -> %.3f\n", tv0,
+		tv1, off, pl0, pl1);
+	ck_assert_msg(tv0 > 0.4 && tv1 < 0.15, "TV %.3f -> %.3f", tv0, tv1);
+	ck_assert_msg(off > 0.4, "TV without the term %.3f", off);
+	ck_assert(pl1 < pl0 - 0.2);
 }
 END_TEST
 
@@ -1110,7 +1270,7 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 			memcpy(done + n0, d2, k);
 		}
 		b = (struct lg_rows){ n, n, sh.obs, sh.actions, obs, mask, act,
-				      logp, val, rew, done, 0, NULL };
+				      logp, val, rew, done, 0, NULL, 0, NULL };
 		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
 		if (u > updates / 2 && u % 25 == 0) {
 			struct nn_policy_ctx ctx = { ppo_net(p), ws };
@@ -1294,7 +1454,7 @@ START_TEST(learns_best_response)
 	lg_rng_seed(&opp, 23);
 	for (k = 0; k < 60; k++) {
 		struct lg_rows b = { N, N, s.obs, s.actions, obs, mask, action,
-				     logp, value, reward, done, 0, NULL };
+				     logp, value, reward, done, 0, NULL, 0, NULL };
 		for (size_t i = 0; i < N; i++) {
 			env_reset(e, (uint64_t)k * N + i);
 			env_observe(e, 0, obs + 2 * i);
@@ -2507,7 +2667,7 @@ static void rg_fix_init(struct rg_fix *f, lg_rng *r)
 	f->mb = (struct ppo_minibatch){
 		RG_N,	    f->obs,   f->mask,	f->action, f->logp, f->value,
 		f->adv,	    f->ret,   NULL,	RG_T,	   f->state, f->start,
-		f->pad,
+		f->pad,	    NULL,
 	};
 }
 
@@ -2784,6 +2944,7 @@ Suite *suite_learner(void)
 
 	tcase_add_test(g, gradcheck_tanh);
 	tcase_add_test(g, gradcheck_magnet);
+	tcase_add_test(g, gradcheck_search);
 	tcase_add_test(g, gradcheck_relu);
 	tcase_add_test(g, gradcheck_linear_policy);
 	tcase_add_loop_test(g, gradcheck_conv, 0, 2);
@@ -2813,6 +2974,7 @@ Suite *suite_learner(void)
 	suite_add_tcase(s, g);
 	tcase_add_test(t, gae_hand_worked);
 	tcase_add_test(t, ppo_lowers_loss);
+	tcase_add_test(t, visits_pull_the_policy);
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);

@@ -4,7 +4,9 @@
  * tic-tac-toe; with the exact value (a negamax written here) it never
  * loses to the minimax baseline from either seat, which a sign error in
  * the backup would break at once; with a wrong-signed value it loses; it
- * is deterministic; and it refuses games it cannot search.
+ * is deterministic; root noise is a symmetric Dirichlet over the legal
+ * actions that leaves the one-move tactics alone; and it refuses games it
+ * cannot search.
  */
 #include <check.h>
 #include <math.h>
@@ -100,7 +102,7 @@ START_TEST(finds_a_win_in_one)
 {
 	env *e = ttt();
 	env_mcts *m = NULL;
-	struct env_mcts_opts o = { 60, 1.5 };
+	struct env_mcts_opts o = { .sims = 60, .c_puct = 1.5 };
 	char err[256];
 	int a = -1;
 	uint32_t visits[9];
@@ -125,7 +127,7 @@ START_TEST(blocks_a_loss_in_one)
 {
 	env *e = ttt();
 	env_mcts *m = NULL;
-	struct env_mcts_opts o = { 400, 1.5 };
+	struct env_mcts_opts o = { .sims = 400, .c_puct = 1.5 };
 	char err[256];
 	int a = -1;
 
@@ -145,7 +147,7 @@ static int losses_vs_minimax(int sign, int seat, int games, uint32_t sims)
 	env *e = ttt();
 	env_baseline *b = NULL;
 	env_mcts *m = NULL;
-	struct env_mcts_opts o = { sims, 1.5 };
+	struct env_mcts_opts o = { .sims = sims, .c_puct = 1.5 };
 	char err[256];
 	lg_rng r;
 	int lost = 0;
@@ -199,7 +201,7 @@ START_TEST(deterministic)
 {
 	env *e = ttt();
 	env_mcts *m = NULL;
-	struct env_mcts_opts o = { 200, 1.5 };
+	struct env_mcts_opts o = { .sims = 200, .c_puct = 1.5 };
 	char err[256];
 	uint32_t v1[9], v2[9];
 	int a1, a2;
@@ -224,7 +226,7 @@ START_TEST(sampled_in_proportion_to_visits)
 {
 	env *e = ttt();
 	env_mcts *m = NULL;
-	struct env_mcts_opts o = { 40, 1.5 };
+	struct env_mcts_opts o = { .sims = 40, .c_puct = 1.5 };
 	char err[256];
 	uint32_t v[9], count[9] = { 0 };
 	lg_rng r;
@@ -255,6 +257,115 @@ START_TEST(sampled_in_proportion_to_visits)
 }
 END_TEST
 
+/* Root noise: the search's root prior and value come back as the
+ * evaluator gave them (uniform over the 8 free cells, 0), whatever the
+ * noise; with one simulation the move is the argmax of the noisy prior,
+ * so with noise_frac 1 each free cell is picked about as often (2,000
+ * searches, each within 4.5 standard deviations of 1/8), never an
+ * occupied one, and two searches from one state differ. */
+START_TEST(root_noise)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 1, 1.5, 0.3, 1.0 };
+	char err[256];
+	uint32_t v[9], count[9] = { 0 };
+	float prior[9], value = -1;
+	lg_rng r;
+	const int N = 2000;
+
+	play(e, (const int[]){ 4 }, 1);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	/* noise needs a generator */
+	ck_assert_int_eq(env_mcts_search(m, e, NULL, v, prior, &value),
+			 LG_EINVAL);
+	lg_rng_seed(&r, 5);
+	for (int k = 0; k < N; k++) {
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v, prior, &value),
+				 0);
+		int picked = -1;
+		for (int a = 0; a < 9; a++)
+			if (v[a]) {
+				ck_assert_int_eq(picked, -1);
+				picked = a;
+			}
+		ck_assert(picked >= 0 && picked != 4);
+		count[picked]++;
+		for (int a = 0; a < 9; a++)
+			ck_assert_float_eq_tol(prior[a], a == 4 ? 0 : 0.125f,
+					       1e-6);
+		ck_assert_float_eq(value, 0);
+	}
+	double p = 1.0 / 8, sd = sqrt(p * (1 - p) / N);
+	for (int a = 0; a < 9; a++)
+		if (a != 4)
+			ck_assert_msg(fabs(count[a] / (double)N - p) <=
+					      4.5 * sd,
+				      "cell %d picked %u of %d", a, count[a],
+				      N);
+	env_mcts_free(m);
+	/* more simulations: the noise moves the visits between searches */
+	o.sims = 50;
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	uint32_t v2[9];
+	int differ = 0;
+	for (int k = 0; k < 5 && !differ; k++) {
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v2, NULL, NULL), 0);
+		differ = memcmp(v, v2, sizeof v) != 0;
+	}
+	ck_assert(differ);
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
+/* With AlphaZero's training noise (a quarter of the prior, alpha 0.3) the
+ * search still takes a win in one and blocks a loss in one, over 50
+ * draws each. */
+START_TEST(noise_keeps_the_tactics)
+{
+	env *e = ttt();
+	env_mcts *m = NULL;
+	struct env_mcts_opts o = { 400, 1.5, 0.3, 0.25 };
+	char err[256];
+	lg_rng r;
+	int a;
+
+	lg_rng_seed(&r, 9);
+	play(e, (const int[]){ 0, 3, 1, 4 }, 4); /* X wins at 2 */
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	for (int k = 0; k < 50; k++) {
+		uint32_t v[9];
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
+		a = 0;
+		for (int i = 1; i < 9; i++)
+			if (v[i] > v[a])
+				a = i;
+		ck_assert_int_eq(a, 2);
+	}
+	env_mcts_free(m);
+	ck_assert_int_eq(env_reset(e, 1), 0);
+	play(e, (const int[]){ 0, 4, 1 }, 3); /* O must block at 2 */
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
+				      sizeof err), 0);
+	for (int k = 0; k < 50; k++) {
+		uint32_t v[9];
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
+		a = 0;
+		for (int i = 1; i < 9; i++)
+			if (v[i] > v[a])
+				a = i;
+		ck_assert_int_eq(a, 2);
+	}
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
 static int failing_eval(void *ctx, const float *obs, const uint8_t *mask,
 			const void *state, float *prior, float *value)
 {
@@ -270,7 +381,10 @@ static int failing_eval(void *ctx, const float *obs, const uint8_t *mask,
 START_TEST(refuses_what_it_cannot_search)
 {
 	struct env_opts eo;
-	struct env_mcts_opts o = { 10, 1.5 }, bad = { 0, 1.5 };
+	struct env_mcts_opts o = { .sims = 10, .c_puct = 1.5 };
+	struct env_mcts_opts bad = { .sims = 0, .c_puct = 1.5 };
+	struct env_mcts_opts badn = { 10, 1.5, 0.3, 1.5 };
+	struct env_mcts_opts bada = { 10, 1.5, 0, 0.25 };
 	env *k = NULL, *e = ttt();
 	env_mcts *m = NULL;
 	char err[256];
@@ -288,6 +402,12 @@ START_TEST(refuses_what_it_cannot_search)
 	ck_assert_msg(strstr(err, "simultaneous"), "%s", err);
 	ck_assert_int_eq(env_mcts_new(&m, e, &bad, uniform_eval, NULL, err,
 				      sizeof err), LG_EINVAL);
+	ck_assert_int_eq(env_mcts_new(&m, e, &badn, uniform_eval, NULL, err,
+				      sizeof err), LG_EINVAL);
+	ck_assert_msg(strstr(err, "noise_frac"), "%s", err);
+	ck_assert_int_eq(env_mcts_new(&m, e, &bada, uniform_eval, NULL, err,
+				      sizeof err), LG_EINVAL);
+	ck_assert_msg(strstr(err, "dirichlet_alpha"), "%s", err);
 	/* the evaluator's error comes back; another env is refused */
 	ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval, NULL, err,
 				      sizeof err), 0);
@@ -301,8 +421,8 @@ END_TEST
 
 /* `league eval search`: every stored version of the player, as the policy
  * and as the search agent, in separate rows; each row's games add up by
- * seat; bad arguments are usage errors, a directory of another game's
- * nets is refused naming why. */
+ * seat; --sample-moves labels its rows; bad arguments are usage errors, a
+ * directory of another game's nets is refused naming why. */
 START_TEST(cli_eval_search)
 {
 	char dir[256], cfg[320], bad[320], out[8192] = "", err[1024] = "";
@@ -365,6 +485,21 @@ START_TEST(cli_eval_search)
 		rows++;
 	}
 	ck_assert_int_eq(rows, 4);
+	/* --sample-moves K: rows labelled ~K, every game accounted for */
+	const char *sm[] = { "eval", "search", cfg, "--against", "random",
+			     "--games", "4", "--sims", "10", "--last", "1",
+			     "--sample-moves", "2", "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, sm) ==
+			      0, "%s", err);
+	ck_assert_msg(strstr(out, "\"version\":5,\"agent\":\"policy~2\"") &&
+			      strstr(out, "\"agent\":\"mcts~2:10\"") &&
+			      !strstr(out, "\"version\":4"),
+		      "%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\"games\":8"));
+	const char *both[] = { "eval", "search", cfg, "--against", "random",
+			       "--sample", "--sample-moves", "2", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, both), 2);
+	ck_assert_msg(strstr(err, "not both"), "%s", err);
 	/* no baseline; an unknown one; a connect4 config on tictactoe nets */
 	const char *noag[] = { "eval", "search", cfg, NULL };
 	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, noag), 2);
@@ -397,6 +532,8 @@ Suite *suite_mcts(void)
 	tcase_add_test(t, wrong_signed_value_loses);
 	tcase_add_test(t, deterministic);
 	tcase_add_test(t, sampled_in_proportion_to_visits);
+	tcase_add_test(t, root_noise);
+	tcase_add_test(t, noise_keeps_the_tactics);
 	tcase_add_test(t, refuses_what_it_cannot_search);
 	tcase_add_test(t, cli_eval_search);
 	suite_add_tcase(s, t);

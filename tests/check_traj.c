@@ -225,6 +225,105 @@ START_TEST(codec_state_column)
 }
 END_TEST
 
+/* A searched segment: the visits column travels as field 26 and lands
+ * bit for bit in a batch that has one; a batch without one refuses it, a
+ * batch with one refuses a segment without; shares that are negative, on
+ * an illegal action, or do not sum to 1 are refused naming the row (a
+ * column of the wrong length: codec_refuses_bad_segments). */
+START_TEST(codec_visits_column)
+{
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1 };
+	struct lg_rows r, dst, flat;
+	struct net_segment g;
+	lg_buf frame = { 0 };
+	const uint8_t *seg;
+	size_t len;
+	char err[256];
+
+	fill_rows(&r, 5, 4);
+	ck_assert_int_eq(lg_rows_add_visits(&r), 0);
+	for (size_t i = 0; i < 5; i++) { /* action 2 is illegal */
+		r.visits[i * NA] = 0.125f * (float)i;
+		r.visits[i * NA + 1] = 1 - 0.125f * (float)i;
+	}
+	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_msg(net_segment_parse(seg, len, &g, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_ptr_nonnull(g.visits);
+	ck_assert_int_eq(lg_rows_init(&dst, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(lg_rows_add_visits(&dst), 0);
+	dst.n = 2;
+	ck_assert_msg(net_segment_append(&g, &dst, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(dst.n, 7);
+	ck_assert_int_eq(memcmp(dst.visits + 2 * NA, r.visits, 5 * NA * 4), 0);
+	ck_assert_int_eq(memcmp(dst.action + 2, r.action, 5 * 4), 0);
+	/* the batch grows with its column */
+	ck_assert_int_eq(lg_rows_reserve(&dst, 64), 0);
+	ck_assert_int_eq(memcmp(dst.visits + 2 * NA, r.visits, 5 * NA * 4), 0);
+	/* into a batch without the column */
+	ck_assert_int_eq(lg_rows_init(&flat, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(net_segment_append(&g, &flat, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "learner.search off"), "%s", err);
+	ck_assert_uint_eq(flat.n, 0);
+	/* a segment without it into a batch with it */
+	{
+		struct lg_rows t;
+		lg_buf f2 = { 0 };
+		fill_rows(&t, 5, 9);
+		ck_assert_int_eq(net_segment_encode(&h, &t, 2, &f2), 0);
+		segment_bytes(&f2, &seg, &len);
+		ck_assert_int_eq(net_segment_parse(seg, len, &g, err,
+						   sizeof err), 0);
+		ck_assert_ptr_null(g.visits);
+		dst.n = 0;
+		ck_assert_int_eq(net_segment_append(&g, &dst, err, sizeof err),
+				 LG_EINVAL);
+		ck_assert_msg(strstr(err, "no search visits"), "%s", err);
+		lg_buf_free(&f2);
+		lg_rows_free(&t);
+	}
+	/* shares that are no distribution over the legal actions */
+	static const struct {
+		size_t at;
+		float v;
+		const char *says;
+	} bad[] = {
+		{ 3 * NA + 0, -0.25f, "row 3: visit share -0.25" },
+		{ 1 * NA + 2, 0.0f, "row 1: visit shares sum to" },
+		{ 4 * NA + 2, 0.5f, "row 4: visits on illegal" },
+		{ 0 * NA + 1, NAN, "row 0: visit share" },
+	};
+	for (size_t k = 0; k < LG_ARRAY_LEN(bad); k++) {
+		struct lg_rows t = r;
+		float v[5 * NA];
+		memcpy(v, r.visits, sizeof v);
+		if (k == 1)
+			v[1 * NA + 1] = 0.5f; /* sums to 0.625 */
+		else
+			v[bad[k].at] = bad[k].v;
+		t.visits = v;
+		lg_buf_free(&frame);
+		ck_assert_int_eq(net_segment_encode(&h, &t, 3, &frame), 0);
+		segment_bytes(&frame, &seg, &len);
+		ck_assert_int_eq(net_segment_parse(seg, len, &g, err,
+						   sizeof err), 0);
+		dst.n = 1;
+		ck_assert_int_eq(net_segment_append(&g, &dst, err, sizeof err),
+				 LG_EINVAL);
+		ck_assert_msg(strstr(err, bad[k].says), "case %zu: %s", k,
+			      err);
+		ck_assert_uint_eq(dst.n, 1);
+	}
+	lg_buf_free(&frame);
+	lg_rows_free(&r);
+	lg_rows_free(&dst);
+	lg_rows_free(&flat);
+}
+END_TEST
+
 /* One bad segment per case: what is changed, where it is refused
  * (parse: malformed, LG_EPROTO; append: invalid against the batch,
  * LG_EINVAL) and a word the reason must hold. */
@@ -248,6 +347,7 @@ static const struct bad_case {
 	{ "truncated", BYTES, LG_EPROTO, "segment" },
 	{ "layout 1", BYTES, LG_EPROTO, "layout" },
 	{ "short column", BYTES, LG_EPROTO, "column" },
+	{ "short visits column", BYTES, LG_EPROTO, "column visits" },
 	{ "count past columns", BYTES, LG_EPROTO, "column" },
 	{ "zero count", BYTES, LG_EPROTO, "at least 1" },
 	{ "column of another type", BYTES, LG_EPROTO, "not bytes" },
@@ -331,6 +431,10 @@ START_TEST(codec_refuses_bad_segments)
 		/* a done column one byte short: field 23 again wins */
 		uint8_t d[] = { 0, 0, 1 };
 		put_field(&seg, 23, 0, d, sizeof d);
+	} else if (!strcmp(bc->what, "short visits column")) {
+		/* one float where 4 rows x NA are due */
+		float v[1] = { 1 };
+		put_field(&seg, 26, 0, v, sizeof v);
 	} else if (!strcmp(bc->what, "count past columns"))
 		put_varint_field(&seg, 8, 5);
 	else if (!strcmp(bc->what, "zero count"))
@@ -357,6 +461,45 @@ START_TEST(codec_refuses_bad_segments)
 	lg_buf_free(&seg);
 	lg_rows_free(&r);
 	lg_rows_free(&dst);
+}
+END_TEST
+
+/* An empty visits field (26) is protobuf's default: no column. The
+ * segment goes into a batch without one, and a batch with one refuses it
+ * (libFuzzer found the parser handing the empty field on as a column of
+ * count x num_actions floats, which append then read past the frame). */
+START_TEST(codec_empty_visits_is_none)
+{
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6 };
+	struct lg_rows r, flat, searched;
+	struct net_segment g;
+	lg_buf frame = { 0 }, seg = { 0 };
+	const uint8_t *sp;
+	size_t slen;
+	char err[256] = "";
+
+	fill_rows(&r, 4, 1);
+	ck_assert_int_eq(lg_rows_init(&flat, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(lg_rows_init(&searched, OL, NA, 0, 8), 0);
+	ck_assert_int_eq(lg_rows_add_visits(&searched), 0);
+	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
+	segment_bytes(&frame, &sp, &slen);
+	ck_assert_int_eq(lg_buf_append(&seg, sp, slen), 0);
+	put_field(&seg, 26, 0, NULL, 0);
+	ck_assert_msg(net_segment_parse(seg.data, seg.len, &g, err,
+					sizeof err) == 0, "%s", err);
+	ck_assert_ptr_null(g.visits);
+	ck_assert_msg(net_segment_append(&g, &flat, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(flat.n, 4);
+	ck_assert_int_eq(net_segment_append(&g, &searched, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "no search visits"), "%s", err);
+	lg_buf_free(&frame);
+	lg_buf_free(&seg);
+	lg_rows_free(&r);
+	lg_rows_free(&flat);
+	lg_rows_free(&searched);
 }
 END_TEST
 
@@ -619,6 +762,8 @@ Suite *suite_traj(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, codec_round_trip);
 	tcase_add_test(tc, codec_state_column);
+	tcase_add_test(tc, codec_visits_column);
+	tcase_add_test(tc, codec_empty_visits_is_none);
 	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
 			    (int)LG_ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, envelope_body_found_or_refused);

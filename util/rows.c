@@ -54,7 +54,30 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap)
 			return LG_ENOMEM;
 		r->state = q;
 	}
+	if (r->has_visits) {
+		if (na > SIZE_MAX / sizeof(float) / cap)
+			return LG_ERANGE;
+		if (!(q = resize(r->visits, cap, na * sizeof(float))))
+			return LG_ENOMEM;
+		r->visits = q;
+	}
 	r->cap = cap;
+	return 0;
+}
+
+int lg_rows_add_visits(struct lg_rows *r)
+{
+	size_t na = r->num_actions, cap = LG_MAX(r->cap, (size_t)1);
+	float *q;
+
+	if (r->has_visits)
+		return 0;
+	if (na > SIZE_MAX / sizeof(float) / cap)
+		return LG_ERANGE;
+	if (!(q = calloc(cap * na, sizeof(float))))
+		return LG_ENOMEM;
+	r->visits = q;
+	r->has_visits = 1;
 	return 0;
 }
 
@@ -86,7 +109,9 @@ void lg_rows_free(struct lg_rows *r)
 	free(r->reward);
 	free(r->done);
 	free(r->state);
-	r->state = NULL;
+	free(r->visits);
+	r->state = r->visits = NULL;
+	r->has_visits = 0;
 	r->obs = r->logp = r->value = r->reward = NULL;
 	r->mask = r->done = NULL;
 	r->action = NULL;

@@ -24,6 +24,10 @@
  *                        value[i]
  *   state[i*S .. i*S+S)  a recurrent policy's state before this step
  *                        (S = state_len; 0: no column)
+ *   visits[i*A .. i*A+A) a search's root visit distribution at this step
+ *                        (the policy target of AlphaZero's loss): >= 0,
+ *                        0 on illegal actions, summing to 1 (only with
+ *                        has_visits; collector/search.c writes it)
  * Rows [0, n) hold data; the block has room for cap. A block made by
  * lg_rows_init owns its columns (lg_rows_free); one whose columns point
  * at the caller's arrays (a view: tests, a synthetic batch) is never
@@ -50,6 +54,8 @@ struct lg_rows {
 	uint8_t *done;
 	size_t state_len;
 	float *state;    /* cap x state_len; NULL when state_len is 0 */
+	int has_visits;  /* the visits column is there */
+	float *visits;   /* cap x num_actions; NULL without it */
 };
 
 /* An empty block of obs_len x num_actions rows, with a state column of
@@ -58,6 +64,10 @@ struct lg_rows {
  * LG_ENOMEM; on error *r is empty and lg_rows_free is still fine. */
 int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
 		 size_t state_len, size_t cap);
+/* Give an initialised block the visits column (has_visits; rows
+ * [0, n) get zeros; a block that has it keeps it). LG_ERANGE, LG_ENOMEM
+ * (the block is unchanged then). */
+int lg_rows_add_visits(struct lg_rows *r);
 /* Room for at least cap rows, keeping rows [0, n). LG_ERANGE, LG_ENOMEM
  * (the block is unchanged then). */
 int lg_rows_reserve(struct lg_rows *r, size_t cap);

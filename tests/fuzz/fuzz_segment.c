@@ -8,7 +8,9 @@
  * says how many rows the batch holds already (bits 0-2) and whether it
  * lacks room for one of the segment's (bit 3), which must be refused.
  * The batch takes the segment's recurrent state width, so a state column
- * is appended and re-encoded like the others. */
+ * is appended and re-encoded like the others, and its visits column
+ * unless bit 4 says otherwise: then the batch has one exactly when the
+ * segment has none, which must be refused. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +37,16 @@ static int same_rows(const struct lg_rows *a, size_t ka,
 	       !memcmp(a->done + ka, b->done + kb, n) &&
 	       (!a->state_len ||
 		!memcmp(a->state + ka * a->state_len,
-			b->state + kb * a->state_len, n * a->state_len * 4));
+			b->state + kb * a->state_len, n * a->state_len * 4)) &&
+	       a->has_visits == b->has_visits &&
+	       (!a->has_visits ||
+		!memcmp(a->visits + ka * na, b->visits + kb * na, n * na * 4));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *body;
-	size_t blen, before, short_by;
+	size_t blen, before, short_by, flip;
 	struct net_segment g, g2;
 	struct lg_rows dst, again;
 	lg_buf frame = { 0 };
@@ -52,6 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	before = data[0] & 7;
 	short_by = (data[0] >> 3) & 1;
+	flip = (data[0] >> 4) & 1;
 	data++;
 	size--;
 	if (net_envelope_body(data, size, &bc, &body, &blen, err, sizeof err))
@@ -66,15 +72,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!g.count || !g.obs_len || !g.num_actions)
 		abort(); /* parse promised these */
 	if (g.count > MAX_ROWS ||
-	    (uint64_t)g.count * (g.obs_len + g.num_actions + g.state_len) >
-		    MAX_CELLS)
+	    (uint64_t)g.count * (g.obs_len + 2 * g.num_actions +
+				 g.state_len) > MAX_CELLS)
 		return 0;
 	if (lg_rows_init(&dst, g.obs_len, g.num_actions, g.state_len,
 			 before + g.count - short_by))
 		return 0;
+	if (((g.visits != NULL) ^ flip) && lg_rows_add_visits(&dst)) {
+		lg_rows_free(&dst);
+		return 0;
+	}
 	dst.n = before;
 	rc = net_segment_append(&g, &dst, err, sizeof err);
-	if ((rc && (rc != LG_EINVAL || dst.n != before)) || (short_by && !rc))
+	if ((rc && (rc != LG_EINVAL || dst.n != before)) ||
+	    ((short_by || flip) && !rc))
 		abort();
 	if (!rc) {
 		struct lg_rows view = dst;
@@ -90,6 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		view.done += before;
 		if (view.state_len)
 			view.state += before * view.state_len;
+		if (view.has_visits)
+			view.visits += before * dst.num_actions;
 		view.n = g.count;
 		if (net_segment_encode(&g.h, &view, 1, &frame) ||
 		    net_envelope_body(frame.data + NET_FRAME_HDR,
@@ -101,8 +114,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    g2.h.env_index != g.h.env_index ||
 		    g2.h.segment_seq != g.h.segment_seq || g2.count != g.count ||
 		    g2.state_len != g.state_len ||
+		    (g2.visits != NULL) != (g.visits != NULL) ||
 		    lg_rows_init(&again, g.obs_len, g.num_actions,
-				 g.state_len, g.count))
+				 g.state_len, g.count) ||
+		    (g.visits && lg_rows_add_visits(&again)))
 			abort();
 		if (net_segment_append(&g2, &again, err, sizeof err) ||
 		    !same_rows(&dst, before, &again, 0, g.count))

@@ -807,6 +807,48 @@ static void seeds_reply(void)
 
 /* ---- fuzz_segment: a segment with a state column ------------------------ */
 
+/* A searched segment: a visits column (shares over the legal actions), as
+ * it is, taken by a batch without one (mode bit 4), and with shares that
+ * do not sum to 1. */
+static void seeds_segment_visits(void)
+{
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5 };
+	struct lg_rows r;
+	lg_buf f = { 0 };
+
+	if (lg_rows_init(&r, 2, 3, 0, 3) || lg_rows_add_visits(&r))
+		exit(1);
+	r.n = 3;
+	for (size_t i = 0; i < 3; i++) {
+		r.obs[2 * i] = (float)i;
+		r.obs[2 * i + 1] = 1;
+		memset(r.mask + 3 * i, 1, 3);
+		r.mask[3 * i + 2] = i != 1;
+		r.action[i] = 0;
+		r.logp[i] = -0.7f;
+		r.value[i] = 0.25f;
+		r.reward[i] = -(float)(i == 2);
+		r.done[i] = i == 2 ? LG_ROW_END : LG_ROW_NEXT;
+		r.visits[3 * i] = 0.75f;
+		r.visits[3 * i + 1] = i == 1 ? 0.25f : 0.125f;
+		r.visits[3 * i + 2] = i == 1 ? 0 : 0.125f;
+	}
+	if (net_segment_encode(&h, &r, 9, &f))
+		exit(1);
+	seed_mode("fuzz_segment", "visits_column", 1, f.data + NET_FRAME_HDR,
+		  f.len - NET_FRAME_HDR);
+	seed_mode("fuzz_segment", "visits_unwanted", 1 | 16,
+		  f.data + NET_FRAME_HDR, f.len - NET_FRAME_HDR);
+	r.visits[3] = 0.5f;
+	f.len = 0;
+	if (net_segment_encode(&h, &r, 9, &f))
+		exit(1);
+	seed_mode("fuzz_segment", "visits_sum", 0, f.data + NET_FRAME_HDR,
+		  f.len - NET_FRAME_HDR);
+	lg_buf_free(&f);
+	lg_rows_free(&r);
+}
+
 static void seeds_segment(void)
 {
 	struct net_segment_hdr h = { 1, 2, 3, 4, 5 };
@@ -841,6 +883,7 @@ static void seeds_segment(void)
 		  f.len - NET_FRAME_HDR);
 	lg_buf_free(&f);
 	lg_rows_free(&r);
+	seeds_segment_visits();
 }
 
 /* ---- fuzz_series ---------------------------------------------------------- */
