@@ -69,23 +69,20 @@ static int entries(const char *dir)
 	return n;
 }
 
-START_TEST(json_both_modes)
+/* Run the benchmark with $TMPDIR a fresh directory: it must exit 0 and
+ * leave nothing there (its league, and with --tls its CA, removed). */
+static void run_leaving_nothing(const char **argv, char *out, size_t outlen,
+				char *err, size_t errlen)
 {
-	static char out[8192], err[8192];
-	const char *argv[] = { "bench", "daemon", "--seconds", "0.5",
-			       "--collectors", "4", "--players", "20",
-			       "--episodes", "8", "--json", NULL };
 	const char *old = getenv("TMPDIR");
 	char tmp[256], saved[256] = "";
-	const char *l1 = out, *l2;
 	int rc;
 
-	/* The league goes under $TMPDIR and is removed afterwards. */
 	tu_mkdtemp(tmp, sizeof tmp);
 	if (old)
 		snprintf(saved, sizeof saved, "%s", old);
 	setenv("TMPDIR", tmp, 1);
-	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	rc = tu_run_league(out, outlen, err, errlen, argv);
 	if (old)
 		setenv("TMPDIR", saved, 1);
 	else
@@ -93,6 +90,17 @@ START_TEST(json_both_modes)
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
 	ck_assert_int_eq(entries(tmp), 0);
 	tu_rmrf(tmp);
+}
+
+START_TEST(json_both_modes)
+{
+	static char out[8192], err[8192];
+	const char *argv[] = { "bench", "daemon", "--seconds", "0.5",
+			       "--collectors", "4", "--players", "20",
+			       "--episodes", "8", "--json", NULL };
+	const char *l1 = out, *l2;
+
+	run_leaving_nothing(argv, out, sizeof out, err, sizeof err);
 	l2 = strchr(l1, '\n');
 	ck_assert_ptr_nonnull(l2);
 	l2++;
@@ -133,22 +141,7 @@ START_TEST(tls_phase_beside_plain)
 			       "--collectors", "4", "--players", "12",
 			       "--episodes", "8", "--store", "nosync", "--tls",
 			       "--json", NULL };
-	const char *old = getenv("TMPDIR");
-	char tmp[256], saved[256] = "";
-	int rc;
-
-	tu_mkdtemp(tmp, sizeof tmp);
-	if (old)
-		snprintf(saved, sizeof saved, "%s", old);
-	setenv("TMPDIR", tmp, 1);
-	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
-	if (old)
-		setenv("TMPDIR", saved, 1);
-	else
-		unsetenv("TMPDIR");
-	ck_assert_msg(rc == 0, "rc %d: %s", rc, err);
-	ck_assert_int_eq(entries(tmp), 0);
-	tu_rmrf(tmp);
+	run_leaving_nothing(argv, out, sizeof out, err, sizeof err);
 	check_line(out, "nosync", 4, 12);
 	ck_assert_ptr_nonnull(strstr(out, "\"tls\":\"mutual\""));
 	double tj = num(out, "tls_jobs_per_s"), pj = num(out, "jobs_per_s");
