@@ -528,21 +528,31 @@ static int parse_stream(struct parser *p)
 
 /* ---- cross-key checks ------------------------------------------------- */
 
+/* path as seen from the config file's directory, into out: a relative
+ * path of a config file that names a directory is joined to it; anything
+ * else (absolute, a config given as a string) is copied. */
+static void from_config_dir(const struct parser *p, const char *path,
+			    char *out, size_t len)
+{
+	const char *slash;
+
+	if (path[0] != '/' && p->is_file && (slash = strrchr(p->name, '/')))
+		snprintf(out, len, "%.*s/%s", (int)(slash - p->name), p->name,
+			 path);
+	else
+		snprintf(out, len, "%s", path);
+}
+
 /* env.plugin relative to the config file's directory, made absolute so
  * that workers started elsewhere (and the YAML the daemon hands them)
  * name the same file. */
 static int resolve_plugin(struct parser *p)
 {
 	char *pl = p->c->env.plugin, joined[2 * CFG_STR_MAX], real[PATH_MAX];
-	const char *slash;
 
 	if (!pl[0])
 		return 0;
-	if (pl[0] != '/' && p->is_file && (slash = strrchr(p->name, '/')))
-		snprintf(joined, sizeof joined, "%.*s/%s",
-			 (int)(slash - p->name), p->name, pl);
-	else
-		snprintf(joined, sizeof joined, "%s", pl);
+	from_config_dir(p, pl, joined, sizeof joined);
 	if (!realpath(joined, real))
 		return cfg_verr(
 			p, "env.plugin", "cannot find '%s': %s%s", joined,
@@ -558,19 +568,16 @@ static int resolve_plugin(struct parser *p)
 	return 0;
 }
 
-/* A TLS file path: relative ones are taken from the config file's
- * directory, like env.plugin; the result is absolute when the config is a
- * file. */
+/* A TLS file path: a relative one is taken from the config file's
+ * directory, like env.plugin (it stays relative when the config's own
+ * path is; the files need not exist yet in a config a worker gets). */
 static int tls_path(struct parser *p, const char *key, char *path)
 {
 	char joined[2 * CFG_STR_MAX];
-	const char *slash;
 
-	if (!path[0] || path[0] == '/' || !p->is_file ||
-	    !(slash = strrchr(p->name, '/')))
+	if (!path[0])
 		return 0;
-	snprintf(joined, sizeof joined, "%.*s/%s", (int)(slash - p->name),
-		 p->name, path);
+	from_config_dir(p, path, joined, sizeof joined);
 	if (strlen(joined) >= CFG_STR_MAX)
 		return cfg_verr(p, key, "'%s' is longer than %d bytes", joined,
 				CFG_STR_MAX - 1);
