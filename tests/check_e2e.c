@@ -48,6 +48,23 @@ static void write_cfg(const char *dir, const char *text, char *path,
 	tu_write_file(path, text);
 }
 
+/* `league run` of the config `text` in a fresh directory (*dir), its
+ * league in DIR/league (*ldir), quietly; it must exit 0. Its stdout is
+ * left in out. */
+static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
+		      size_t llen, char *out, size_t outlen)
+{
+	static char err[1 << 16];
+	char cfg[256];
+
+	tu_mkdtemp(dir, dlen);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	snprintf(ldir, llen, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	int rc = tu_run_league(out, outlen, err, sizeof err, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+}
+
 /* A learner of player over a socket (tests/proto.h). */
 static void learner_for(struct tp_peer *p, struct tu_daemon *d,
 			uint32_t player)
@@ -646,7 +663,7 @@ END_TEST
 START_TEST(league_run_small_rps)
 {
 	static char out[1 << 16], err[1 << 16];
-	char dir[128], cfg[256], ldir[192];
+	char dir[128], ldir[192];
 	const char *text =
 		"league: {name: e2e-run, seed: 2}\n"
 		"env: {name: rps}\n"
@@ -658,12 +675,7 @@ START_TEST(league_run_small_rps)
 		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
 		"budget: {seconds: 6}\n";
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	run_quiet(text, dir, sizeof dir, ldir, sizeof ldir, out, sizeof out);
 	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
 		      out);
 	/* Every snapshot has met someone. */
@@ -715,7 +727,7 @@ END_TEST
 START_TEST(replay_checks_the_decision_log)
 {
 	static char out[1 << 16], err[1 << 16];
-	char dir[128], cfg[256], other[256], ldir[192];
+	char dir[128], other[256], ldir[192];
 	const char *text =
 		"league: {name: e2e-replay, seed: 5}\n"
 		"env: {name: rps}\n"
@@ -727,14 +739,9 @@ START_TEST(replay_checks_the_decision_log)
 		"collectors: {count: 1, envs: 4, wait_num: 4}\n"
 		"budget: {jobs: 120}\n";
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	run_quiet(text, dir, sizeof dir, ldir, sizeof ldir, out, sizeof out);
 	const char *rargv[] = { "replay", ldir, NULL };
-	rc = tu_run_league(out, sizeof out, err, sizeof err, rargv);
+	int rc = tu_run_league(out, sizeof out, err, sizeof err, rargv);
 	ck_assert_msg(rc == 0 && strstr(out, "every decision and step report "
 					  "the same"), "%d: %s%s", rc, out, err);
 	unsigned long long n = 0;
@@ -1043,15 +1050,9 @@ END_TEST
 static void run_with_eval(const char *text, char *dir, size_t dlen,
 			  char *ldir, size_t llen)
 {
-	static char out[1 << 16], err[1 << 16];
-	char cfg[256];
+	static char out[1 << 16];
 
-	tu_mkdtemp(dir, dlen);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, llen, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	run_quiet(text, dir, dlen, ldir, llen, out, sizeof out);
 	ck_assert_msg(strstr(out, "main player against the baselines"), "%s",
 		      out);
 }
