@@ -36,4 +36,11 @@ struct nn;
 int bench_synth_rows(struct lg_rows *y, const struct nn *net, size_t n,
 		     unsigned episode);
 
+/* The league the matchmaking and payoff benchmarks grow: one main player,
+ * one main and one league exploiter (learners 0, 2, 3), no resets, and a
+ * snapshot at every step report, so N reports make N snapshots.
+ * (bench_matchmaking.c) */
+struct brain_opts;
+void bench_growth_opts(struct brain_opts *o);
+
 #endif

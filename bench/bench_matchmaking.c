@@ -38,6 +38,17 @@ static void rm_dir(const char *dir)
 			"%s\n", dir);
 }
 
+void bench_growth_opts(struct brain_opts *o)
+{
+	brain_opts_default(o);
+	o->n_main = o->n_main_exploiter = o->n_league_exploiter = 1;
+	o->main_exploiter.reset_prob = 0;
+	o->league_exploiter.reset_prob = 0;
+	o->batch = 4096;
+	o->snapshot_steps = 1;
+	o->snapshot_max_mult = 1;
+}
+
 static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
 		   struct mm_result *res)
 {
@@ -61,13 +72,7 @@ static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
 		perror("league bench matchmaking: mkdtemp");
 		return -1;
 	}
-	brain_opts_default(&o);
-	o.n_main = o.n_main_exploiter = o.n_league_exploiter = 1;
-	o.main_exploiter.reset_prob = 0;
-	o.league_exploiter.reset_prob = 0;
-	o.batch = 4096;
-	o.snapshot_steps = 1;
-	o.snapshot_max_mult = 1;
+	bench_growth_opts(&o);
 	if ((rc = store_open(&s, tmpl, &so, err, sizeof err)) ||
 	    (rc = brain_open(&b, s, &o, err, sizeof err)))
 		goto fail;

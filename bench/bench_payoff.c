@@ -49,13 +49,7 @@ static int grow_league(store *s, uint32_t n, char *err, size_t errlen)
 	brain *b = NULL;
 	int rc;
 
-	brain_opts_default(&o);
-	o.n_main = o.n_main_exploiter = o.n_league_exploiter = 1;
-	o.main_exploiter.reset_prob = 0;
-	o.league_exploiter.reset_prob = 0;
-	o.batch = 4096;
-	o.snapshot_steps = 1;
-	o.snapshot_max_mult = 1;
+	bench_growth_opts(&o);
 	if ((rc = brain_open(&b, s, &o, err, errlen)))
 		return rc;
 	for (uint32_t i = 0; !rc && brain_count(b) < n; i++) {
