@@ -81,15 +81,18 @@ int cli_worker_address(const char *cmd, const char *connect, char *host,
 		       size_t hostlen, uint16_t *port);
 /* Log tag, SIGPIPE ignored, SIGINT and SIGTERM to on_stop. */
 void cli_worker_signals(const char *name, void (*on_stop)(int));
-/* The worker's TLS from its environment: LEAGUE_TLS_CA (the CA the
- * daemon's and learners' certificates chain to: connect over TLS), and
- * LEAGUE_TLS_CERT with LEAGUE_TLS_KEY (this worker's certificate: mutual
- * TLS, and a learner's trajectory endpoint, for which server is given:
- * it starts out requiring client certificates, until the league's config
- * says server.tls.verify_peers is off).
- * Both NULL when none is set. 0, or CLI_USAGE with the reason on stderr
- * naming the variable. */
-int cli_worker_tls(const char *who, net_tls **client, net_tls **server);
+/* The TLS of a worker (or of inspect) from its environment:
+ * LEAGUE_TLS_CA (the CA the daemon's and learners' certificates chain
+ * to), and LEAGUE_TLS_CERT with LEAGUE_TLS_KEY (this process's
+ * certificate). client (may be NULL) gets a client context: TLS to the
+ * daemon and learners, with the certificate for mutual TLS. server (may
+ * be NULL; needs the certificate) gets a listener's context, requiring
+ * client certificates when server_verify (a learner's endpoint starts
+ * out so, until the league's config says server.tls.verify_peers is
+ * off). Both NULL when no variable is set. 0, or CLI_USAGE with the
+ * reason on stderr naming the variable. */
+int cli_worker_tls(const char *who, net_tls **client, net_tls **server,
+		   int server_verify);
 
 extern const struct cli_cmd cli_cmd_serve, cli_cmd_learn, cli_cmd_collect;
 extern const struct cli_cmd cli_cmd_evaluate;

@@ -883,7 +883,7 @@ static int run(int argc, char **argv)
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "collector.%ld",
 			 (long)getpid());
-	if ((rc = cli_worker_tls("league collect", &W.tls, NULL)))
+	if ((rc = cli_worker_tls("league collect", &W.tls, NULL, 0)))
 		return rc;
 	cli_worker_signals(W.name, on_signal);
 	pthread_mutex_init(&W.mu, NULL);

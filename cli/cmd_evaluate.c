@@ -478,7 +478,7 @@ static int run(int argc, char **argv)
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "evaluator.%ld",
 			 (long)getpid());
-	if ((rc = cli_worker_tls("league evaluate", &W.tls, NULL)))
+	if ((rc = cli_worker_tls("league evaluate", &W.tls, NULL, 0)))
 		return rc;
 	cli_worker_signals(W.name, on_signal);
 

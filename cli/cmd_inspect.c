@@ -404,7 +404,7 @@ static int run(int argc, char **argv)
 	struct evhttp_bound_socket *h;
 	struct event *sigint = NULL, *sigterm = NULL, *tick = NULL;
 	const struct timeval every = { (time_t)INSPECT_RELOAD_S, 0 };
-	net_tls *tls = NULL, *tls_srv = NULL;
+	net_tls *tls_srv = NULL;
 	int ch, rc = CLI_FAIL, insecure = 0;
 
 	while ((ch = cli_getopt(argc, argv, "inspect", "", opts)) != -1) {
@@ -435,10 +435,11 @@ static int run(int argc, char **argv)
 		snprintf(in.token, sizeof in.token, "%s", tok);
 	/* HTTPS with $LEAGUE_TLS_CERT and _KEY (and _CA), as the daemon's
 	 * HTTP; plain beyond loopback only when asked for. */
-	if ((rc = cli_worker_tls("league inspect", &tls,
-				 getenv("LEAGUE_TLS_CERT") ? &tls_srv : NULL)))
+	/* a page for browsers: no client certificate asked for */
+	if ((rc = cli_worker_tls("league inspect", NULL,
+				 getenv("LEAGUE_TLS_CERT") ? &tls_srv : NULL,
+				 0)))
 		return rc;
-	net_tls_free(tls);
 	rc = CLI_FAIL;
 	if (!in.open && !tls_srv && !insecure)
 		return cli_usage_error("inspect", "listening on %s without "

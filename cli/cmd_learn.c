@@ -541,7 +541,7 @@ static int run(int argc, char **argv)
 	W.player = (uint32_t)player;
 	if (!W.name[0])
 		snprintf(W.name, sizeof W.name, "learner.%u", W.player);
-	if ((rc = cli_worker_tls("league learn", &W.tls, &W.tls_srv)))
+	if ((rc = cli_worker_tls("league learn", &W.tls, &W.tls_srv, 1)))
 		return rc;
 	cli_worker_signals(W.name, on_signal);
 

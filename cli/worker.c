@@ -139,7 +139,8 @@ void cli_worker_signals(const char *name, void (*on_stop)(int))
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-int cli_worker_tls(const char *who, net_tls **client, net_tls **server)
+int cli_worker_tls(const char *who, net_tls **client, net_tls **server,
+		   int server_verify)
 {
 	const char *ca = getenv("LEAGUE_TLS_CA"), *cert = getenv("LEAGUE_TLS_CERT"),
 		   *key = getenv("LEAGUE_TLS_KEY");
@@ -150,7 +151,8 @@ int cli_worker_tls(const char *who, net_tls **client, net_tls **server)
 	char err[512];
 	int which = 0;
 
-	*client = NULL;
+	if (client)
+		*client = NULL;
 	if (server)
 		*server = NULL;
 	if (!o.ca[0] && !o.cert[0] && !o.key[0])
@@ -161,13 +163,15 @@ int cli_worker_tls(const char *who, net_tls **client, net_tls **server)
 		return CLI_USAGE;
 	}
 	struct net_tls_opts so = o;
-	so.verify_peer = 1; /* until the league's config says otherwise */
-	if (net_tls_new(client, &o, 0, &which, err, sizeof err) ||
+	so.verify_peer = server_verify;
+	if ((client && net_tls_new(client, &o, 0, &which, err, sizeof err)) ||
 	    (server && net_tls_new(server, &so, 1, &which, err, sizeof err))) {
 		fprintf(stderr, "%s: %s%s%s\n", who, which ? var[which] : "",
 			which ? ": " : "", err);
-		net_tls_free(*client);
-		*client = NULL;
+		if (client) {
+			net_tls_free(*client);
+			*client = NULL;
+		}
 		return CLI_USAGE;
 	}
 	return 0;
