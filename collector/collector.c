@@ -47,7 +47,8 @@ void coll_opts_default(struct coll_opts *o)
 	o->search = (struct coll_search){ .sims = 0, .c_puct = 1.5,
 					  .temperature_moves = 8,
 					  .dirichlet_alpha = 0.3,
-					  .noise_frac = 0.25 };
+					  .noise_frac = 0.25,
+					  .full_frac = 0.25 };
 	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
 		o->match.seat[p] = (struct coll_seat){ 0, 0, 1, 0 };
 }

@@ -235,6 +235,14 @@ struct coll_opts {
 		double c_puct;
 		uint32_t temperature_moves;
 		double dirichlet_alpha, noise_frac;
+		/* Playout cap randomization (KataGo): with fast_sims > 0
+		 * (at most sims) a move is a full search as above with
+		 * probability full_frac, else one of fast_sims simulations
+		 * without root noise whose row's visit shares are all 0 (no
+		 * policy target; the learner's cross-entropy weighs a row
+		 * by the sum of its shares). */
+		uint32_t fast_sims;
+		double full_frac;
 	} search;
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */

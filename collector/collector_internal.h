@@ -107,6 +107,7 @@ struct host {
 	env_baseline *base[COLL_BASELINES_MAX]; /* by index, made on use */
 	lg_rng rng; /* the baselines', reseeded by every create/reset */
 	env_mcts *mcts; /* search (search.c): bound to e, made on use */
+	env_mcts *fast; /* its fast search (search.fast_sims), the same */
 };
 
 /* One thread's wake-up: a flag under a private mutex. A waker wakes

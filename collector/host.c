@@ -43,7 +43,8 @@ static int fault_check(const coll *c, size_t i, uint64_t ep, uint64_t step,
 void coll_host_clear(struct host *h)
 {
 	env_mcts_free(h->mcts); /* bound to the env */
-	h->mcts = NULL;
+	env_mcts_free(h->fast);
+	h->mcts = h->fast = NULL;
 	env_free(h->e);
 	h->e = NULL;
 	for (int k = 0; k < COLL_BASELINES_MAX; k++) {

@@ -58,6 +58,12 @@ int coll_search_check(const struct coll_opts *o, const env *probe,
 
 	if (!q->sims)
 		return 0;
+	if (q->fast_sims > q->sims ||
+	    (q->fast_sims && !(q->full_frac > 0 && q->full_frac <= 1))) {
+		lg_errf(err, errlen, "collector: search: fast_sims must be at "
+			"most sims and full_frac in (0, 1] with it");
+		return LG_EINVAL;
+	}
 	if (o->processes) {
 		lg_errf(err, errlen, "collector: search needs the envs in "
 			"this process (not processes): it searches the env "
@@ -173,26 +179,29 @@ static int search_seat(coll *c, struct worker *w, int p)
 	size_t A = (size_t)c->spec.num_actions, net = s->match.seat[p].net;
 	float v = 0, *share = sr->share + (size_t)p * A;
 	uint32_t total = 0;
+	/* playout cap randomization: a fast search, no policy target */
+	int fast = q->fast_sims && lg_rng_double(&sr->rng) >= q->full_frac;
+	env_mcts **m = fast ? &w->h.fast : &w->h.mcts;
 	int rc, a;
 
 	if (!w->h.e || env_current_player(w->h.e) != p)
 		return LG_EINVAL; /* a sequential game's mover, always */
 	sr->pol = &c->pols[net];
 	sr->pws = &sr->ws[net];
-	if (!w->h.mcts) {
-		struct env_mcts_opts mo = { q->sims, q->c_puct,
-					    q->dirichlet_alpha,
-					    q->noise_frac };
+	if (!*m) {
+		struct env_mcts_opts mo = { fast ? q->fast_sims : q->sims,
+					    q->c_puct, q->dirichlet_alpha,
+					    fast ? 0 : q->noise_frac };
 		char err[256];
-		rc = env_mcts_new(&w->h.mcts, w->h.e, &mo, search_eval, sr,
-				  err, sizeof err);
+		rc = env_mcts_new(m, w->h.e, &mo, search_eval, sr, err,
+				  sizeof err);
 		if (rc) {
 			LG_ERROR("collector: env %zu: %s", s->idx, err);
 			return rc;
 		}
 	}
-	rc = env_mcts_search(w->h.mcts, w->h.e, &sr->rng, sr->visits,
-			     sr->prior, &v);
+	rc = env_mcts_search(*m, w->h.e, &sr->rng, sr->visits, sr->prior,
+			     &v);
 	if (rc)
 		return rc;
 	for (size_t k = 0; k < A; k++)
@@ -200,7 +209,8 @@ static int search_seat(coll *c, struct worker *w, int p)
 	if (!total)
 		return LG_EINVAL;
 	for (size_t k = 0; k < A; k++)
-		share[k] = (float)sr->visits[k] / (float)total;
+		share[k] = fast ? 0.0f
+				: (float)sr->visits[k] / (float)total;
 	a = pick(sr, A, total, s->smoves[p] < q->temperature_moves);
 	if (a < 0)
 		return LG_EINVAL;

@@ -670,6 +670,16 @@ static int check_search(struct parser *p, const struct env_spec *spec)
 
 	if (!c->learner.search.sims)
 		return 0;
+	if (c->learner.search.fast_sims > c->learner.search.sims)
+		return cfg_verr(p, "learner.search.fast_sims", "%llu is more "
+				"than learner.search.sims (%llu): the fast "
+				"search is the smaller one",
+				(unsigned long long)c->learner.search.fast_sims,
+				(unsigned long long)c->learner.search.sims);
+	if (c->learner.search.fast_sims && !(c->learner.search.full_frac > 0))
+		return cfg_verr(p, "learner.search.full_frac", "must be more "
+				"than 0 with fast_sims: only full searches "
+				"give policy targets");
 	if (c->env.remote[0])
 		return cfg_verr(p, k, "searches the game where the collector "
 				"plays it, and env.remote plays it in a game "

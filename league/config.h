@@ -131,6 +131,8 @@ struct cfg {
 			uint64_t temperature_moves;
 			double dirichlet_alpha, noise_frac;
 			double policy_coef, pg_coef;
+			uint64_t fast_sims; /* playout cap randomization */
+			double full_frac;
 		} search;
 	} learner;
 	struct {

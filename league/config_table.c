@@ -239,6 +239,18 @@ static const struct cfg_key table[] = {
 	    "policy and the search's visit shares. The value is regressed "
 	    "on the returns as always: learner.gamma 1 and gae_lambda 1 "
 	    "make them the game's outcome."),
+	U64("learner.search.fast_sims", learner.search.fast_sims, 0,
+	    ENV_MCTS_SIMS_MAX, "0",
+	    "With search: playout cap randomization (KataGo). A move is a "
+	    "full search (sims, root noise, its visit shares the policy "
+	    "target) with probability full_frac, else a fast one of this "
+	    "many simulations without noise whose row has no policy target "
+	    "(its value target counts as always): more games for the same "
+	    "simulations. 0 turns it off: every move is a full search. At "
+	    "most sims."),
+	DBL("learner.search.full_frac", learner.search.full_frac, 0, 1,
+	    "0.25", "With search.fast_sims: the probability that a move is "
+	    "a full search."),
 	DBL("learner.search.pg_coef", learner.search.pg_coef, 0, 10, "0",
 	    "With search: weight of PPO's clipped surrogate (on the searched "
 	    "moves, the network's own log-probability of each as the "

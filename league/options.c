@@ -222,6 +222,8 @@ void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)
 			(uint32_t)c->learner.search.temperature_moves,
 		.dirichlet_alpha = c->learner.search.dirichlet_alpha,
 		.noise_frac = c->learner.search.noise_frac,
+		.fast_sims = (uint32_t)c->learner.search.fast_sims,
+		.full_frac = c->learner.search.full_frac,
 	};
 }
 

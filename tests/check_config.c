@@ -140,6 +140,8 @@ static const struct {
 	{ "env: {name: connect4}\nlearner:\n  search: {noise_frac: 1.5}\n", "t.yaml:3:24: learner.search.noise_frac: expected a number in [0, 1]" },
 	{ "env: {name: connect4}\nlearner:\n  search: {pg_coef: -1}\n", "learner.search.pg_coef: expected a number in [0, 10]" },
 	{ "env: {name: connect4}\nlearner:\n  search: {temperature_moves: 2.5}\n", "learner.search.temperature_moves: expected a whole number" },
+	{ "env: {name: connect4}\nlearner:\n  search: {sims: 16, fast_sims: 32}\n", "t.yaml:3:22: learner.search.fast_sims: 32 is more than learner.search.sims (16)" },
+	{ "env: {name: connect4}\nlearner:\n  search: {sims: 16, fast_sims: 4, full_frac: 0}\n", "learner.search.full_frac: must be more than 0 with fast_sims" },
 	{ "env: {name: connect4}\nlearner:\n  search: {simulations: 50}\n", "t.yaml:3:12: unknown key 'learner.search.simulations'" },
 	{ "env: {name: kuhn}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: game 'kuhn' has chance; tree search needs a sequential game without chance" },
 	{ "env: {name: rps}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: game 'rps' has simultaneous moves" },
@@ -591,7 +593,8 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(step_timeout_s); SAME(reset_timeout_s); SAME(processes);
 		SAME(segment_len); SAME(search.sims); SAME(search.c_puct);
 		SAME(search.temperature_moves); SAME(search.dirichlet_alpha);
-		SAME(search.noise_frac);
+		SAME(search.noise_frac); SAME(search.fast_sims);
+		SAME(search.full_frac);
 		/* The module has no game; the env options are compared
 		 * below. */
 		ck_assert_str_eq(t.game, "rps");

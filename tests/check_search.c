@@ -34,6 +34,10 @@ struct srec {
 	uint64_t wins_seen, wins_taken, threats_seen, threats_blocked;
 	uint64_t learner_losses, learner_wins, episodes;
 	uint32_t temperature_moves;
+	/* playout cap randomization: full searches of pcr_sims, else fast
+	 * ones whose rows carry no shares */
+	uint32_t pcr_sims;
+	uint64_t full_rows;
 	/* per env: the learner's move number in the running episode */
 	uint32_t move[NENV];
 	const char *bad; /* the first broken expectation */
@@ -266,6 +270,34 @@ static void check_shares(struct srec *r, const struct lg_rows *b, size_t i,
 		note_bad(r, "logp or value not the evaluator's", (int)i);
 }
 
+/* With playout cap randomization: a fast search's row (1) has no
+ * shares and a legal move; a full one's (0, for the caller's checks)
+ * shares are counts out of pcr_sims. Caller holds r->mu. */
+static int pcr_row(struct srec *r, const struct lg_rows *b, size_t i)
+{
+	size_t A = b->num_actions;
+	const float *v = b->visits + i * A;
+	float sum = 0;
+	int a = b->action[i];
+
+	r->rows++;
+	for (size_t k = 0; k < A; k++) {
+		float n = v[k] * (float)r->pcr_sims;
+		sum += v[k];
+		if (fabsf(n - roundf(n)) > 1e-3f)
+			note_bad(r, "shares not counts of a full search",
+				 (int)i);
+	}
+	if (sum == 0) {
+		if (a < 0 || (size_t)a >= A || !b->mask[i * A + (size_t)a])
+			note_bad(r, "an illegal fast move", (int)i);
+		return 1;
+	}
+	r->full_rows++;
+	r->rows--; /* check_shares' caller counts it */
+	return 0;
+}
+
 /* Every learner row: check_shares; after the temperature moves the move
  * among the most visited, and check_tactics. */
 static int s_sink(void *ctx, const struct coll_segment *g)
@@ -285,6 +317,8 @@ static int s_sink(void *ctx, const struct coll_segment *g)
 		int greedy = *move >= r->temperature_moves;
 
 		*move = b->done[i] == LG_ROW_END ? 0 : *move + 1;
+		if (r->pcr_sims && pcr_row(r, b, i))
+			continue;
 		check_shares(r, b, i, &vmax);
 		r->rows++;
 		if (!greedy) {
@@ -472,6 +506,37 @@ START_TEST(temperature_moves_sample)
 }
 END_TEST
 
+/* Playout cap randomization: a move is a full search with probability
+ * full_frac (its shares counts of `sims` visits), else a fast one whose
+ * row has no policy target. The share of full rows is full_frac within
+ * 4.5 binomial standard deviations of the rows seen. */
+START_TEST(playout_cap_randomization)
+{
+	struct srec *r = calloc(1, sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+	double p = 0.25, n, sd;
+
+	r->eps_per_env = 12;
+	s_opts(&o, "connect4", COLL_ASYNC, r);
+	r->tactics = 0;
+	r->pcr_sims = 64;
+	o.search.sims = 64;
+	o.search.fast_sims = 8;
+	o.search.full_frac = p;
+	s_run(&o, r, &st);
+	n = (double)r->rows;
+	sd = sqrt(n * p * (1 - p));
+	fprintf(stderr, "search: %llu of %llu rows full searches (expected "
+		"%.0f +- %.1f)\n", (unsigned long long)r->full_rows,
+		(unsigned long long)r->rows, n * p, sd);
+	ck_assert_msg(!r->bad, "%s", r->why);
+	ck_assert_uint_ge(r->rows, 200);
+	ck_assert_double_le(fabs((double)r->full_rows - n * p), 4.5 * sd);
+	free(r);
+}
+END_TEST
+
 static int no_eval_act(void *ctx, const float *obs, const uint8_t *mask,
 		       size_t n, size_t obs_len, int na, lg_rng *rng,
 		       int32_t *action, float *logp, float *value,
@@ -540,6 +605,7 @@ Suite *suite_search(void)
 	tcase_add_test(t, tictactoe_wins_and_blocks);
 	tcase_add_loop_test(t, selfplay_never_batches, 0, 3);
 	tcase_add_test(t, temperature_moves_sample);
+	tcase_add_test(t, playout_cap_randomization);
 	tcase_add_test(t, refused);
 	suite_add_tcase(s, t);
 	return s;
