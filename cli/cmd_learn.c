@@ -17,10 +17,13 @@
  * parameters are byte for byte the ones this trainer last synced (the
  * version acknowledged, or a push whose answer the restart swallowed),
  * the learner goes on with its trainer as it was: parameters with the
- * updates since, optimizer state, rng. Otherwise (a reset, a restored
- * store, another learner's pushes) it continues from the newest version
- * the daemon holds with a fresh trainer; training the daemon never
- * stored is then lost, never half-applied.
+ * updates since, optimizer state, rng. Otherwise (a new learner process,
+ * a reset, a restored store, another learner's pushes) it continues from
+ * the newest version the daemon holds, with the trainer state stored
+ * beside that version (learner.store_trainer: each push carries it and
+ * the daemon commits both together) or, where there is none, a fresh
+ * trainer; training the daemon never stored is then lost, never
+ * half-applied.
  *
  * The game, the network shape and the PPO settings come from the config
  * the daemon sends in RegisterReply, so the worker needs no config file.
@@ -160,12 +163,18 @@ static int push(struct learn *W)
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
 	League__LearnerStats ls = LEAGUE__LEARNER_STATS__INIT;
-	lg_buf blob = { 0 };
+	lg_buf blob = { 0 }, trainer = { 0 };
 	League__Ack *a;
 	int rc;
 
-	if ((rc = nn_save(ppo_net(W->p), &blob)))
+	if ((rc = nn_save(ppo_net(W->p), &blob)) ||
+	    (W->cfg.learner.store_trainer &&
+	     (rc = ppo_state_save(W->p, W->updates, &trainer)))) {
+		lg_buf_free(&blob);
 		return rc;
+	}
+	pp.trainer.data = trainer.data;
+	pp.trainer.len = trainer.len;
 	pp.player = W->player;
 	pp.base_version = W->version;
 	pp.blob.data = blob.data;
@@ -190,6 +199,7 @@ static int push(struct learn *W)
 	W->inflight = blob_id_of(blob.data, blob.len);
 	rc = call(W, &req, &r, "params put");
 	lg_buf_free(&blob);
+	lg_buf_free(&trainer);
 	if (rc)
 		return rc;
 	if (!(a = as_ack(r, "params put")) ||
@@ -217,6 +227,26 @@ static int push(struct learn *W)
 		return 0;
 	}
 	net_msg_free(r);
+	return 0;
+}
+
+/* The trainer state the daemon stored with the version just loaded into
+ * the new trainer: Adam's moments and step, the rng, the update count
+ * (ours, the tag: push_every's clock). 0, or an error logged (the fresh
+ * trainer stays: a state that does not fit is refused whole). */
+static int restore_trainer(struct learn *W, const void *state, size_t len)
+{
+	char err[256];
+	uint64_t updates;
+	int rc = ppo_state_load(W->p, state, len, &updates, err, sizeof err);
+
+	if (rc) {
+		LG_WARN("learn: player %u: version %u's trainer state not "
+			"used, fresh optimizer: %s", W->player, W->version,
+			err);
+		return rc;
+	}
+	W->updates = updates;
 	return 0;
 }
 
@@ -323,7 +353,7 @@ static int do_register(struct learn *W)
 		return 0;
 	}
 	W->steps = rr->player_steps;
-	int fresh = rr->params.len == 0;
+	int fresh = rr->params.len == 0, restored;
 	W->inflight.set = 0;
 	if (!fresh) {
 		rc = load_params(W, rr->params.data, rr->params.len,
@@ -335,14 +365,19 @@ static int do_register(struct learn *W)
 			    W->cfg.league.seed * 1000003u + W->player);
 		W->version = 0;
 	}
-	net_msg_free(r);
-	if (rc || (rc = new_trainer(W, net)))
+	if (rc || (rc = new_trainer(W, net))) {
+		net_msg_free(r);
 		return rc;
+	}
+	restored = !fresh && rr->trainer.len &&
+		   !restore_trainer(W, rr->trainer.data, rr->trainer.len);
+	net_msg_free(r);
 	W->batch.n = 0;
 	if (fresh && (rc = push(W)))
 		return rc;
-	LG_INFO("learn: player %u registered: version %u, %llu steps, "
+	LG_INFO("learn: player %u registered: version %u%s, %llu steps, "
 		"trajectories on %s", W->player, W->version,
+		restored ? " with its trainer state" : "",
 		(unsigned long long)W->steps, W->endpoint);
 	return 0;
 }

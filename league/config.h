@@ -123,6 +123,7 @@ struct cfg {
 		double max_grad_norm;
 		double adam_beta1, adam_beta2, adam_eps;
 		uint64_t push_every;
+		int store_trainer;
 		uint64_t queue_segments;
 		uint64_t threads;
 		struct { /* AlphaZero's search operator; sims 0: off */

@@ -198,6 +198,13 @@ static const struct cfg_key table[] = {
 	U64("learner.push_every", learner.push_every, 1, 1e6, "1",
 	    "Push a new parameter version to the daemon every this many "
 	    "updates."),
+	BOOL("learner.store_trainer", learner.store_trainer, "true",
+	     "Each pushed version goes with the trainer's state (Adam's "
+	     "moments and step, the update count, the rng, the schedule, "
+	     "the magnet; about twice the parameters' bytes), stored in the "
+	     "same commit: a learner that restarts, or a league resumed after "
+	     "a crash, trains on from the newest version exactly as it would "
+	     "have. false: a restarted learner starts a fresh optimizer."),
 	U64("learner.queue_segments", learner.queue_segments, 1, 1 << 20, "8",
 	    "Trajectory segments the learner lets the collectors send ahead "
 	    "of its training, shared by collectors.count (at least 2 each; "

@@ -45,6 +45,13 @@ struct learner {
 	uint32_t newest;             /* newest stored version */
 	uint8_t *blob;               /* the newest version's bytes */
 	size_t blob_len;
+	/* The trainer state stored with version trainer_version (cached
+	 * like blob: read once, then kept as it is put); trainer_read: the
+	 * cache holds what the store has (none: trainer NULL). */
+	uint8_t *trainer;
+	size_t trainer_len;
+	uint32_t trainer_version;
+	int trainer_read;
 	/* Versions turn_first..newest wait in the batch while commits is
 	 * still turn_commit (more than one put in a turn). */
 	uint32_t turn_first;

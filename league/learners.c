@@ -55,8 +55,10 @@ int daemon_learners_sync(league_daemon *d)
 
 void daemon_learners_free(league_daemon *d)
 {
-	for (uint32_t i = 0; i < d->nlearners; i++)
+	for (uint32_t i = 0; i < d->nlearners; i++) {
 		free(d->learners[i].blob);
+		free(d->learners[i].trainer);
+	}
 	free(d->learners);
 	d->learners = NULL;
 	d->nlearners = 0;
@@ -241,6 +243,84 @@ static int params_store(league_daemon *d, uint32_t player, uint32_t version,
 	return 0;
 }
 
+/* ---- trainer states ------------------------------------------------------ */
+
+/* The trainer state stored for player, into the cache (none: trainer
+ * NULL). */
+static int trainer_cached(league_daemon *d, uint32_t player, char *err,
+			  size_t errlen)
+{
+	struct learner *l = &d->learners[player];
+	struct store_blob_info info;
+	const void *p;
+	uint8_t k[4];
+	store_txn *t;
+	int rc;
+
+	if (l->trainer_read)
+		return 0;
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	store_key_u32(k, player);
+	rc = store_blob_get(t, STORE_DB_TRAINER, k, sizeof k, &info, &p, err,
+			    errlen);
+	if (rc == LG_ENOTFOUND)
+		rc = 0;
+	else if (!rc && info.nbytes < 5) {
+		lg_errf(err, errlen, "trainer state of player %u: %zu bytes",
+			player, (size_t)info.nbytes);
+		rc = LG_ECORRUPT;
+	} else if (!rc) {
+		if (!(l->trainer = malloc(info.nbytes - 4)))
+			rc = LG_ENOMEM;
+		else {
+			l->trainer_version = lg_get_be32(p);
+			l->trainer_len = info.nbytes - 4;
+			memcpy(l->trainer, (const uint8_t *)p + 4,
+			       l->trainer_len);
+		}
+	}
+	store_txn_abort(t);
+	if (!rc)
+		l->trainer_read = 1;
+	return rc;
+}
+
+/* Store the trainer state that goes with version (len 0: drop the one
+ * stored, it belongs to no version the player will train on). */
+static int trainer_store(league_daemon *d, uint32_t player, uint32_t version,
+			 const void *state, size_t len)
+{
+	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
+	struct learner *l = &d->learners[player];
+	uint8_t k[4], *rec;
+	int rc;
+
+	store_key_u32(k, player);
+	free(l->trainer);
+	l->trainer = NULL;
+	l->trainer_len = 0;
+	l->trainer_read = 1;
+	if (!len)
+		return store_batch_del(&d->wb, STORE_DB_TRAINER, k, sizeof k);
+	if (!(rec = malloc(len + 4)))
+		return LG_ENOMEM;
+	lg_put_be32(rec, version);
+	memcpy(rec + 4, state, len);
+	info.dims[0] = (uint32_t)(len + 4);
+	info.nbytes = len + 4;
+	if ((rc = store_batch_blob(&d->wb, STORE_DB_TRAINER, k, sizeof k,
+				   &info, rec))) {
+		free(rec);
+		return rc;
+	}
+	memmove(rec, rec + 4, len);
+	l->trainer = rec;
+	l->trainer_len = len;
+	l->trainer_version = version;
+	return 0;
+}
+
 /* ---- messages -------------------------------------------------------------- */
 
 /* A learner session takes over player: checks, then the RegisterReply
@@ -273,7 +353,8 @@ static int register_learner(league_daemon *d, league_session *ss,
 		status = LEAGUE__STATUS__STATUS_BAD_REQUEST;
 		why = "trajectory_endpoint missing or too long";
 	} else if (l->has_params &&
-		   newest_blob(d, rg->player, &blob, &len, err, sizeof err)) {
+		   (newest_blob(d, rg->player, &blob, &len, err, sizeof err) ||
+		    trainer_cached(d, rg->player, err, sizeof err))) {
 		status = LEAGUE__STATUS__STATUS_SERVER;
 		why = err;
 	}
@@ -290,9 +371,16 @@ static int register_learner(league_daemon *d, league_session *ss,
 	rr->params.len = len;
 	rr->player_steps = bp.steps;
 	rr->league_seconds = daemon_run_seconds(d);
-	LG_INFO("daemon: learner %s owns player %u (version %u, %llu steps), "
-		"trajectories to %s", league_session_name(ss), rg->player,
-		rr->params_version, (unsigned long long)bp.steps, l->endpoint);
+	if (l->has_params && l->trainer &&
+	    l->trainer_version == rr->params_version) {
+		rr->trainer.data = l->trainer;
+		rr->trainer.len = l->trainer_len;
+	}
+	LG_INFO("daemon: learner %s owns player %u (version %u%s, %llu "
+		"steps), trajectories to %s", league_session_name(ss),
+		rg->player, rr->params_version,
+		rr->trainer.len ? " with its trainer state" : "",
+		(unsigned long long)bp.steps, l->endpoint);
 	return 0;
 }
 
@@ -435,7 +523,8 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			   "not the registered learner of this player", 0, 0);
 		return;
 	}
-	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame) {
+	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame ||
+	    pp->trainer.len > d->cfg.server.max_frame) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 			   "empty parameters", 0, 0);
 		return;
@@ -460,6 +549,8 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 	version = l->newest + 1;
 	if ((rc = params_store(d, pp->player, version, pp->blob.data,
 			       pp->blob.len)) ||
+	    (rc = trainer_store(d, pp->player, version, pp->trainer.data,
+				pp->trainer.len)) ||
 	    (rc = brain_report_steps(d->br, pp->player, pp->player_steps,
 				     version, &rep))) {
 		daemon_fail(d, rc, "params put");
@@ -473,7 +564,8 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			(unsigned long long)pp->player_steps);
 	}
 	if (rep.reset &&
-	    (rc = reset_player(d, pp->player, pp->player_steps, &version))) {
+	    ((rc = reset_player(d, pp->player, pp->player_steps, &version)) ||
+	     (rc = trainer_store(d, pp->player, version, NULL, 0)))) {
 		daemon_fail(d, rc, "reset");
 		return;
 	}

@@ -324,6 +324,25 @@ nn *ppo_net(ppo *p);
  * budget.seconds); once set it replaces updates / total_updates. */
 void ppo_set_progress(ppo *p, double f);
 
+/* The trainer's state beside its net's parameters: Adam's moments and
+ * step, the update count (the linear schedule's clock and the magnet's
+ * refresh), the minibatch rng, the schedule's progress, the magnet's
+ * parameters, and a caller's tag; appended to out (learner/ppo_state.c
+ * has the layout, checksummed). A trainer made around the same
+ * parameters (nn_load of the version blob) with the same options and
+ * then ppo_state_load'ed trains on bit for bit as the saved one would
+ * have. Advantages are normalised per batch: there is no running
+ * normaliser to keep. */
+int ppo_state_save(const ppo *p, uint64_t tag, lg_buf *out);
+/* Restore what ppo_state_save wrote into p (its net already holds the
+ * parameters); *tag (may be NULL) gets the caller's tag. Every field is
+ * checked first, p is unchanged on error: LG_ECORRUPT (not a state,
+ * torn, checksum, non-finite moments), LG_EUNSUPP (format version),
+ * LG_EINVAL (another parameter count, a magnet where p has none or the
+ * reverse); err says which. */
+int ppo_state_load(ppo *p, const void *buf, size_t len, uint64_t *tag,
+		   char *err, size_t errlen);
+
 /* One PPO update on batch b: GAE, advantage normalisation, o.epochs
  * passes of shuffled minibatches, one Adam step each. st (may be NULL)
  * gets means over the minibatches. Errors: LG_EINVAL (another shape than

@@ -280,8 +280,9 @@ bad:
 
 /* Row i's visit distribution (row j of its segment): finite, >= 0, 0 on
  * illegal actions, summing to 1 within 1e-3 (AlphaZero's policy loss
- * reads it as a distribution over the legal actions). 0, or -1 with
- * err. */
+ * reads it as a distribution over the legal actions), or all 0: a move
+ * of a fast search (learner.search.fast_sims), no policy target. 0, or
+ * -1 with err. */
 static int visits_invalid(const struct lg_rows *r, size_t i, size_t j,
 			  char *err, size_t errlen)
 {
@@ -302,8 +303,9 @@ static int visits_invalid(const struct lg_rows *r, size_t i, size_t j,
 		}
 		sum += v[a];
 	}
-	if (fabs(sum - 1) > 1e-3) {
-		lg_errf(err, errlen, "row %zu: visit shares sum to %g, not 1",
+	if (sum != 0 && fabs(sum - 1) > 1e-3) {
+		lg_errf(err, errlen, "row %zu: visit shares sum to %g, not 1 "
+			"(or 0)",
 			j, sum);
 		return -1;
 	}

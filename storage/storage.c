@@ -26,7 +26,8 @@ static const char *const db_names[STORE_DB__COUNT] = {
 	[STORE_DB_JOBS] = "jobs",         [STORE_DB_RESULTS] = "results",
 	[STORE_DB_RATINGS] = "ratings",   [STORE_DB_SNAPSHOTS] = "snapshots",
 	[STORE_DB_EVAL] = "eval",         [STORE_DB_LOG] = "log",
-	[STORE_DB_SERIES] = "series",     [STORE_DB_SCRATCH] = "scratch",
+	[STORE_DB_SERIES] = "series",     [STORE_DB_TRAINER] = "trainer",
+	[STORE_DB_SCRATCH] = "scratch",
 };
 
 struct store {

@@ -293,6 +293,114 @@ static int has_version(league_daemon *d, uint32_t player, uint32_t v)
 	return rc == 0;
 }
 
+/* ParamsPut of blob with trainer state `trainer` ("" none): the Ack's
+ * version and reset flag. */
+static uint32_t put_with_trainer(struct tp_peer *p, uint32_t player,
+				 uint64_t steps, const char *blob,
+				 const char *trainer, int *reset)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
+	uint32_t v;
+
+	pp.player = player;
+	pp.player_steps = steps;
+	pp.blob.data = (uint8_t *)(uintptr_t)blob;
+	pp.blob.len = strlen(blob);
+	pp.trainer.data = (uint8_t *)(uintptr_t)trainer;
+	pp.trainer.len = strlen(trainer);
+	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
+	req.params_put = &pp;
+	r = tp_call(p, &req);
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+	v = (uint32_t)r->ack->id;
+	if (reset)
+		*reset = r->ack->reset;
+	net_msg_free(r);
+	return v;
+}
+
+/* A new learner of player registers (the old session dropped): the
+ * version and trainer state it is handed must be these. */
+static void expect_handed(struct tp_league *L, uint32_t player,
+			  uint32_t version, const char *trainer)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__Register rg = LEAGUE__REGISTER__INIT;
+	struct tp_peer p;
+
+	tp_attach(L, &p, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	rg.player = player;
+	rg.trajectory_endpoint = (char *)"127.0.0.1:9";
+	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
+	req.register_ = &rg;
+	r = tp_call(&p, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
+	ck_assert_uint_eq(r->register_reply->params_version, version);
+	ck_assert_uint_eq(r->register_reply->trainer.len, strlen(trainer));
+	ck_assert(!memcmp(r->register_reply->trainer.data, trainer,
+			  strlen(trainer)));
+	net_msg_free(r);
+	tp_detach(&p);
+}
+
+/* The trainer state a learner pushes with a version is committed with it
+ * and handed to the next learner of the player with that version, also
+ * after a restart; a push without one, or a reset (the initial
+ * parameters again), leaves none to hand. */
+START_TEST(trainer_state_goes_with_its_version)
+{
+	const char *yaml =
+		"league: {name: trainer, seed: 5}\n"
+		"env: {name: rps}\n"
+		"players: {main: 1, main_exploiter: 1}\n"
+		"roles: {main_exploiter: {reset_prob: 1}}\n"
+		"snapshot: {steps: 1000, max_mult: 1}\n"
+		"budget: {seconds: 600}\n";
+	struct tp_league L;
+	struct tp_peer lr;
+	uint32_t v;
+	int reset;
+
+	lg_log_set_level(LG_LOG_ERROR);
+	tp_league_open(&L, yaml, 0, 0);
+	tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	ck_assert_int_eq(tp_fake_learner(&lr, 0), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(put_with_trainer(&lr, 0, 10, "p1", "adam-1", NULL),
+			  1);
+	ck_assert_uint_eq(put_with_trainer(&lr, 0, 20, "p2", "adam-2", NULL),
+			  2);
+	tp_detach(&lr);
+	expect_handed(&L, 0, 2, "adam-2");
+	tp_league_close(&L, 0);
+
+	tp_league_open(&L, yaml, 1, 0);
+	expect_handed(&L, 0, 2, "adam-2");
+	tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	ck_assert_int_eq(tp_fake_learner(&lr, 0), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(put_with_trainer(&lr, 0, 30, "p3", "", NULL), 3);
+	tp_detach(&lr);
+	expect_handed(&L, 0, 3, "");
+	/* the main exploiter (player 2): a state, then a snapshot with a
+	 * sure reset, which hands back version 0's parameters and no
+	 * state */
+	tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	ck_assert_int_eq(tp_fake_learner(&lr, 2), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(put_with_trainer(&lr, 2, 10, "e1", "adam-e1", NULL),
+			  1);
+	v = put_with_trainer(&lr, 2, 2000, "e2", "adam-e2", &reset);
+	ck_assert(reset);
+	ck_assert_uint_eq(v, 3);
+	tp_detach(&lr);
+	expect_handed(&L, 2, 3, "");
+	tp_league_close(&L, 0);
+	tp_league_open(&L, yaml, 1, 0);
+	expect_handed(&L, 2, 3, "");
+	expect_handed(&L, 0, 3, "");
+	tp_league_close(&L, 1);
+}
+END_TEST
+
 START_TEST(parameter_window_keeps_what_is_pinned)
 {
 	const char *yaml =
@@ -375,6 +483,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, lost_collector_jobs_go_to_the_next);
 	tcase_add_test(tc, restart_reissues_jobs_in_flight);
 	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
+	tcase_add_test(tc, trainer_state_goes_with_its_version);
 	tcase_add_test(tc, probe_kind_round_trip);
 	suite_add_tcase(s, tc);
 	return s;

@@ -284,6 +284,104 @@ static size_t slurp(const char *path, char *buf, size_t len)
 	return n;
 }
 
+/* A worker `league ARGS...` as a child, its stderr (the log) to log and
+ * its stdout to /dev/null: its pid. */
+static pid_t spawn_worker(const char *const *argv, const char *log)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(null, 1);
+		dup2(fd, 2);
+		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait (at most limit seconds) until the file at path holds `what`. */
+static void wait_for_line(const char *path, const char *what, double limit)
+{
+	static char buf[1 << 20];
+	double t0 = lg_now_s();
+
+	for (;;) {
+		FILE *f = fopen(path, "rb");
+		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = 0;
+		if (strstr(buf, what))
+			return;
+		ck_assert_msg(lg_now_s() - t0 < limit, "%s: no '%s' in %.0f s:"
+			      "\n%.2000s", path, what, limit, buf);
+		lg_sleep_s(0.1);
+	}
+}
+
+/* A learner process killed with SIGKILL and started again takes the
+ * trainer state stored with the newest version (learner.store_trainer)
+ * and trains on; the daemon hands it over. The exactness of what it
+ * restores is check_learner's trainer_state_resumes_bit_exact. */
+START_TEST(restarted_learner_takes_its_trainer_state)
+{
+	const char *text =
+		"league: {name: restart, seed: 5}\n"
+		"env: {name: rps}\n"
+		"model: {hidden: [8]}\n"
+		"players: {main: 1}\n"
+		"learner: {batch: 64, minibatch: 32}\n"
+		"matchmaking: {job_episodes: 8}\n"
+		"collectors: {count: 1, envs: 2, wait_num: 1}\n"
+		"budget: {seconds: 600}\n";
+	char dir[128], cfg[256], addr[64], llog[300], clog[300], dlog[300];
+	char player[16];
+	struct tu_daemon d;
+	pid_t lp, cp;
+	int st;
+
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	snprintf(llog, sizeof llog, "%s/learn.log", dir);
+	snprintf(clog, sizeof clog, "%s/collect.log", dir);
+	strcat(dir, "/league");
+	tu_serve(&d, cfg, dir, 0, NULL);
+	ck_assert_int_eq(d.nlearners, 1);
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", d.port);
+	snprintf(player, sizeof player, "%u", d.learners[0]);
+	const char *largv[] = { "league", "learn", "--connect", addr,
+				"--player", player, NULL };
+	const char *cargv[] = { "league", "collect", "--connect", addr, NULL };
+	lp = spawn_worker(largv, llog);
+	cp = spawn_worker(cargv, clog);
+	/* a few versions pushed with their states, then the kill */
+	wait_for_line(llog, "update 4:", 60);
+	kill(lp, SIGKILL);
+	ck_assert_int_eq(waitpid(lp, &st, 0), lp);
+	lp = spawn_worker(largv, llog);
+	wait_for_line(llog, "with its trainer state", 30);
+	/* the update count went on from the state's, not from 1 */
+	wait_for_line(llog, "update 6:", 60);
+	{
+		static char buf[1 << 20];
+		slurp(llog, buf, sizeof buf);
+		ck_assert_msg(!strstr(buf, "update 1:"), "%.2000s", buf);
+	}
+	snprintf(dlog, sizeof dlog, "%s.log", dir);
+	wait_for_line(dlog, "with its trainer state", 5);
+	kill(lp, SIGTERM);
+	kill(cp, SIGTERM);
+	waitpid(lp, &st, 0);
+	waitpid(cp, &st, 0);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
 /* `league inspect DIR` as a child on a free port (into *hp): its pid. */
 static pid_t start_inspect(const char *dir, unsigned *hp)
 {
@@ -660,6 +758,37 @@ START_TEST(bad_clients_are_cut_off_others_served)
 END_TEST
 
 /* The README's command on a small league: real collector and learners. */
+/* A league that trains with search (learner.search) and playout cap
+ * randomization, through the real processes: the learner takes every
+ * segment the collector sends (full searches' shares and the fast
+ * ones' rows of zeros alike) and trains on them. The collector's rows
+ * are check_search's; this is the path between. */
+START_TEST(league_run_with_search_trains_on_every_segment)
+{
+	static char out[1 << 16], log[1 << 20];
+	char dir[128], ldir[192], path[300];
+	const char *text =
+		"league: {name: e2e-search, seed: 3}\n"
+		"env: {name: tictactoe}\n"
+		"model: {hidden: [16]}\n"
+		"learner: {batch: 128, minibatch: 64, gamma: 1.0, "
+		"gae_lambda: 1.0,\n"
+		"  search: {sims: 8, fast_sims: 2, full_frac: 0.5}}\n"
+		"players: {main: 1}\n"
+		"matchmaking: {job_episodes: 8}\n"
+		"collectors: {count: 1, envs: 2, wait_num: 1, segment_len: 32}\n"
+		"budget: {env_steps: 3000}\n";
+
+	run_quiet(text, dir, sizeof dir, ldir, sizeof ldir, out, sizeof out);
+	snprintf(path, sizeof path, "%s/logs/learner.0.log", ldir);
+	slurp(path, log, sizeof log);
+	ck_assert_msg(strstr(log, "update 2:"), "%.3000s", log);
+	ck_assert_msg(strstr(log, " 0 segments rejected"), "%.3000s", log);
+	ck_assert_msg(!strstr(log, "rejected:"), "%.3000s", log);
+	tu_rmrf(dir);
+}
+END_TEST
+
 START_TEST(league_run_small_rps)
 {
 	static char out[1 << 16], err[1 << 16];
@@ -1177,6 +1306,8 @@ Suite *suite_e2e(void)
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
+	tcase_add_test(t, restarted_learner_takes_its_trainer_state);
+	tcase_add_test(t, league_run_with_search_trains_on_every_segment);
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
 	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
 	tcase_add_test(t, inspect_follows_commits);

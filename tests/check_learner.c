@@ -1371,6 +1371,95 @@ START_TEST(ppo_deterministic_and_validating)
 }
 END_TEST
 
+/* A trainer restored from its version blob and its state (the learner
+ * after a restart) trains on bit for bit as the one that never stopped:
+ * with the magnet (loop 1) and the linear schedule (loop 2), on two
+ * threads (loop 3). A fresh trainer around the same parameters does not,
+ * so the state is what makes the difference. */
+START_TEST(trainer_state_resumes_bit_exact)
+{
+	static const uint32_t h[] = { 16 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct fixed f;
+	ppo *p = NULL, *q = NULL, *fresh = NULL;
+	lg_buf blob = { 0 }, st = { 0 }, st2 = { 0 };
+	nn *n1 = NULL, *n2 = NULL;
+	uint64_t tag = 0;
+	char err[256] = "";
+	size_t np;
+
+	ppo_opts_default(&o);
+	o.minibatch = 32;
+	o.threads = _i == 3 ? 2 : 1;
+	o.magnet_coef = _i == 1 ? 0.2 : 0;
+	o.magnet_every = 2;
+	if (_i == 2) {
+		o.lr_schedule = PPO_LR_LINEAR;
+		o.total_updates = 6;
+	}
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 9, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), 128, 10);
+	for (int k = 0; k < 3; k++)
+		ck_assert_int_eq(ppo_update(p, &f.b, NULL), 0);
+	ck_assert_int_eq(nn_save(ppo_net(p), &blob), 0);
+	ck_assert_int_eq(ppo_state_save(p, 77, &st), 0);
+	/* the restart: the version's parameters, a new trainer, the state */
+	ck_assert_int_eq(nn_load(&n1, blob.data, blob.len, err, sizeof err), 0);
+	ck_assert_int_eq(nn_load(&n2, blob.data, blob.len, err, sizeof err), 0);
+	ck_assert_int_eq(ppo_new(&q, n1, NULL, &o, 1234, err, sizeof err), 0);
+	ck_assert_int_eq(ppo_new(&fresh, n2, NULL, &o, 9, err, sizeof err), 0);
+	ck_assert_int_eq(ppo_state_load(q, st.data, st.len, &tag, err,
+					sizeof err), 0);
+	ck_assert_uint_eq(tag, 77);
+	ck_assert_int_eq(ppo_state_save(q, 77, &st2), 0);
+	ck_assert_uint_eq(st2.len, st.len);
+	ck_assert_int_eq(memcmp(st2.data, st.data, st.len), 0);
+	for (int k = 0; k < 3; k++) {
+		ck_assert_int_eq(ppo_update(p, &f.b, NULL), 0);
+		ck_assert_int_eq(ppo_update(q, &f.b, NULL), 0);
+		ck_assert_int_eq(ppo_update(fresh, &f.b, NULL), 0);
+	}
+	nn_params(ppo_net(p), &np);
+	ck_assert_int_eq(memcmp(nn_params(ppo_net(p), NULL),
+				nn_params(ppo_net(q), NULL),
+				np * sizeof(float)), 0);
+	ck_assert_int_ne(memcmp(nn_params(ppo_net(p), NULL),
+				nn_params(ppo_net(fresh), NULL),
+				np * sizeof(float)), 0);
+	/* a state of another trainer is refused and changes nothing */
+	st2.len = 0;
+	ck_assert_int_eq(ppo_state_save(q, 0, &st2), 0);
+	if (_i == 1) {
+		ppo_free(fresh);
+		o.magnet_coef = 0;
+		ck_assert_int_eq(nn_load(&n2, blob.data, blob.len, err,
+					 sizeof err), 0);
+		ck_assert_int_eq(ppo_new(&fresh, n2, NULL, &o, 9, err,
+					 sizeof err), 0);
+		ck_assert_int_eq(ppo_state_load(fresh, st.data, st.len, NULL,
+						err, sizeof err), LG_EINVAL);
+		ck_assert_msg(strstr(err, "magnet"), "%s", err);
+	}
+	((uint8_t *)st.data)[100] ^= 1;
+	ck_assert_int_eq(ppo_state_load(q, st.data, st.len, NULL, err,
+					sizeof err), LG_ECORRUPT);
+	ck_assert_msg(strstr(err, "checksum"), "%s", err);
+	ck_assert_int_eq(ppo_state_load(q, st.data, 40, NULL, err, sizeof err),
+			 LG_ECORRUPT);
+	blob.len = 0;
+	ck_assert_int_eq(ppo_state_save(q, 0, &blob), 0);
+	ck_assert_int_eq(memcmp(blob.data, st2.data, st2.len), 0);
+	lg_buf_free(&blob);
+	lg_buf_free(&st);
+	lg_buf_free(&st2);
+	fixed_free(&f);
+	ppo_free(p);
+	ppo_free(q);
+	ppo_free(fresh);
+}
+END_TEST
+
 START_TEST(lr_schedule_linear)
 {
 	static const uint32_t h[] = { 8 };
@@ -2978,6 +3067,7 @@ Suite *suite_learner(void)
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);
+	tcase_add_loop_test(t, trainer_state_resumes_bit_exact, 0, 4);
 	tcase_add_test(t, lr_schedule_linear);
 	tcase_add_test(t, learns_best_response);
 	tcase_add_test(t, act_samples_masked_softmax);

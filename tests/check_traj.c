@@ -227,8 +227,9 @@ END_TEST
 
 /* A searched segment: the visits column travels as field 26 and lands
  * bit for bit in a batch that has one; a batch without one refuses it, a
- * batch with one refuses a segment without; shares that are negative, on
- * an illegal action, or do not sum to 1 are refused naming the row (a
+ * batch with one refuses a segment without; a row of zeros (a fast
+ * search's, no policy target) passes; shares that are negative, on an
+ * illegal action, or sum to neither 1 nor 0 are refused naming the row (a
  * column of the wrong length: codec_refuses_bad_segments). */
 START_TEST(codec_visits_column)
 {
@@ -246,6 +247,7 @@ START_TEST(codec_visits_column)
 		r.visits[i * NA] = 0.125f * (float)i;
 		r.visits[i * NA + 1] = 1 - 0.125f * (float)i;
 	}
+	r.visits[2 * NA] = r.visits[2 * NA + 1] = 0; /* a fast search's */
 	ck_assert_int_eq(net_segment_encode(&h, &r, 1, &frame), 0);
 	segment_bytes(&frame, &seg, &len);
 	ck_assert_msg(net_segment_parse(seg, len, &g, err, sizeof err) == 0,

@@ -26,8 +26,9 @@
  *                        (S = state_len; 0: no column)
  *   visits[i*A .. i*A+A) a search's root visit distribution at this step
  *                        (the policy target of AlphaZero's loss): >= 0,
- *                        0 on illegal actions, summing to 1 (only with
- *                        has_visits; collector/search.c writes it)
+ *                        0 on illegal actions, summing to 1, or all 0
+ *                        (a fast search's move: no policy target; only
+ *                        with has_visits; collector/search.c writes it)
  * Rows [0, n) hold data; the block has room for cap. A block made by
  * lg_rows_init owns its columns (lg_rows_free); one whose columns point
  * at the caller's arrays (a view: tests, a synthetic batch) is never

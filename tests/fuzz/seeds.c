@@ -1,5 +1,5 @@
 /* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
- * of binary records (fuzz_nn, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
+ * of binary records (fuzz_nn, fuzz_trainer, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
  * fuzz_payoff, fuzz_series), of fuzz_tabular, of fuzz_remote and the
  * recurrent-state segments of fuzz_segment into DIR/<harness>/,
  * with the library's own encoders where it has them (for fuzz_remote the
@@ -24,6 +24,7 @@
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "tests/fuzz/scratch.h"
+#include "tests/fuzz/trainer.h"
 
 #include "game.pb-c.h"
 
@@ -66,6 +67,58 @@ static void seed_mode(const char *harness, const char *name, uint8_t mode,
 	memcpy(b + 1, p, n);
 	seed(harness, name, b, n + 1);
 	free(b);
+}
+
+/* ---- fuzz_trainer ----------------------------------------------------- */
+
+/* A state of the harness's trainer after two updates on a small batch
+ * (moments and step not zero), with or without its magnet. */
+static void trainer_state(int magnet, lg_buf *b)
+{
+	ppo *p = fuzz_trainer(magnet);
+	struct lg_rows r = { 0 };
+
+	if (lg_rows_init(&r, 4, 3, 0, 16))
+		exit(1);
+	for (size_t i = 0; i < 16; i++) {
+		for (int k = 0; k < 4; k++)
+			r.obs[i * 4 + (size_t)k] = (float)((i + (size_t)k) % 3);
+		memset(r.mask + i * 3, 1, 3);
+		r.action[i] = (int32_t)(i % 3);
+		r.logp[i] = -1.0986f;
+		r.reward[i] = i % 4 == 3 ? 1.0f : 0.0f;
+		r.done[i] = i % 4 == 3 ? LG_ROW_END : LG_ROW_NEXT;
+	}
+	r.n = 16;
+	b->len = 0;
+	if (ppo_update(p, &r, NULL) || ppo_update(p, &r, NULL) ||
+	    ppo_state_save(p, 42, b))
+		exit(1);
+	lg_rows_free(&r);
+	ppo_free(p);
+}
+
+static void seeds_trainer(void)
+{
+	lg_buf b = { 0 };
+	size_t n;
+
+	trainer_state(0, &b);
+	n = b.len;
+	seed_mode("fuzz_trainer", "plain", 0, b.data, n);
+	seed_mode("fuzz_trainer", "plain_truncated", 1, b.data, n - 8);
+	seed_mode("fuzz_trainer", "plain_into_magnet", 2, b.data, n);
+	((uint8_t *)b.data)[4] = 9; /* format version */
+	seed_mode("fuzz_trainer", "format_version", 1, b.data, n);
+	((uint8_t *)b.data)[4] = 1;
+	lg_put_lef32((uint8_t *)b.data + 88 + 4 * 40, -1.0f); /* a v < 0 */
+	seed_mode("fuzz_trainer", "negative_v", 1, b.data, n);
+	trainer_state(1, &b);
+	seed_mode("fuzz_trainer", "magnet", 2, b.data, b.len);
+	seed_mode("fuzz_trainer", "magnet_into_plain", 1, b.data, b.len);
+	memset((uint8_t *)b.data + 32, 0, 32); /* the rng */
+	seed_mode("fuzz_trainer", "zero_rng", 3, b.data, b.len);
+	lg_buf_free(&b);
 }
 
 /* ---- fuzz_nn ---------------------------------------------------------- */
@@ -975,6 +1028,7 @@ int main(int argc, char **argv)
 	}
 	outdir = argv[1];
 	seeds_nn();
+	seeds_trainer();
 	seeds_blob();
 	seeds_brainlog();
 	seeds_evalrec();
