@@ -7,6 +7,7 @@
 #   make browser-test / browser-bench   the page in headless Chromium
 #   make test-cluster   a league across network namespaces over TLS (root)
 #   make test-deploy    deploy/'s files checked by real tools (root)
+#   make test-play      a human game of `league play` in tmux
 #   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
 #                   docs/fuzzing.md)
 #   make examples   the example game plugins (build/<variant>/examples/*.so;
@@ -103,7 +104,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan test-cluster test-deploy browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
+.PHONY: all test asan test-cluster test-deploy test-play browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
@@ -248,6 +249,13 @@ test-cluster: bin/league
 	@command -v ip >/dev/null && command -v curl >/dev/null || \
 	  sh util/deps.sh cluster
 	tests/cluster/cluster_test.sh bin/league build/cluster
+
+# A human game of `league play` driven through tmux: the board, the legal
+# moves, refusals with their reason, the result (tests/play/human_test.sh;
+# the transcript goes to build/play/human-game.txt).
+test-play: bin/league
+	@command -v tmux >/dev/null || sh util/deps.sh play
+	tests/play/human_test.sh bin/league build/play
 
 # Every file under deploy/ checked by a real tool: systemd-analyze, a
 # single-node Slurm, the Kubernetes API's types, the image's libraries

@@ -13,6 +13,7 @@
 #include "league/options.h" /* the config as module options */
 #include "learner/learner.h"
 #include "net/net.h"
+#include "storage/storage.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -50,6 +51,18 @@ int cli_wants_help(int argc, char **argv);
 /* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
  * "search". */
 int cli_eval_search(int argc, char **argv);
+
+/* The raw policy's move for player in e: the network's most probable
+ * legal action (the first of equals), or a sample of its probabilities
+ * from rng. ws: a workspace of net for one row. */
+int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
+		   int sample, lg_rng *rng, int *action);
+
+/* The effective config the daemon stored in the league at dir (opened as
+ * s) into c. CLI_OK, or CLI_USAGE with the reason on stderr ("league
+ * CMD: ..."). */
+int cli_stored_config(store *s, const char *dir, const char *cmd,
+		      struct cfg *c);
 
 /* ---- worker front-ends (cli/worker.c) ---- */
 #define CLI_WORKER_CALL_S 60.0
@@ -102,6 +115,7 @@ extern const struct cli_cmd cli_cmd_bench;
 extern const struct cli_cmd cli_cmd_env;
 extern const struct cli_cmd cli_cmd_eval, cli_cmd_plot;
 extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
-	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls, cli_cmd_replay;
+	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls, cli_cmd_replay,
+	cli_cmd_export, cli_cmd_play;
 
 #endif

@@ -24,36 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The effective config the daemon stored, into c. CLI_OK, or CLI_USAGE
- * with the reason on stderr. */
-static int stored_config(store *s, const char *dir, struct cfg *c)
-{
-	store_txn *t;
-	const void *v;
-	size_t len;
-	char err[512];
-	int rc;
-
-	if (store_txn_begin(s, STORE_TXN_READ, &t))
-		return CLI_FAIL;
-	rc = store_get(t, STORE_DB_META, "league.config", 13, &v, &len);
-	if (rc) {
-		store_txn_abort(t);
-		fprintf(stderr, "league replay: %s holds no config (a league "
-			"from before the daemon stored it); pass --config\n",
-			dir);
-		return CLI_USAGE;
-	}
-	rc = cfg_load_string(c, v, len, "the league's stored config", err,
-			     sizeof err);
-	store_txn_abort(t);
-	if (rc) {
-		fprintf(stderr, "league replay: %s\n", err);
-		return CLI_USAGE;
-	}
-	return CLI_OK;
-}
-
 /* The scratch league: LMDB's two files, then the directory. */
 static void rm_scratch(const char *dir)
 {
@@ -104,7 +74,7 @@ static int run(int argc, char **argv)
 			store_close(src);
 			return CLI_USAGE;
 		}
-	} else if ((rc = stored_config(src, dir, &c))) {
+	} else if ((rc = cli_stored_config(src, dir, "replay", &c))) {
 		store_close(src);
 		return rc;
 	}

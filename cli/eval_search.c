@@ -60,8 +60,8 @@ static int net_eval(void *ctx, const float *obs, const uint8_t *mask,
 
 /* The raw policy's move: its most probable legal action (the first of
  * equals), or a sample. */
-static int policy_act(struct agent_net *an, const env *e, int player,
-		      int sample, lg_rng *rng, int *action)
+int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
+		   int sample, lg_rng *rng, int *action)
 {
 	const struct env_spec *sp = env_spec_of(e);
 	float obs[4096], pr[ENV_MAX_ACTIONS], v;
@@ -74,7 +74,7 @@ static int policy_act(struct agent_net *an, const env *e, int player,
 		return rc;
 	if ((rc = env_legal(e, player, mask)) < 1)
 		return rc < 0 ? rc : LG_EINVAL;
-	if ((rc = nn_probs(an->net, an->ws, obs, mask, 1, pr, &v)))
+	if ((rc = nn_probs(net, ws, obs, mask, 1, pr, &v)))
 		return rc;
 	if (sample) {
 		float u = lg_rng_float(rng), acc = 0;
@@ -122,7 +122,8 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 				rc = env_mcts_act(m, e, sample ? &r : NULL,
 						  &act, NULL);
 			else
-				rc = policy_act(an, e, p, sample, &r, &act);
+				rc = cli_policy_act(an->net, an->ws, e, p, sample,
+						    &r, &act);
 			moves += p == seat;
 			if (rc || (rc = env_step(e, act)))
 				return rc;

@@ -17,7 +17,8 @@ static const struct cli_cmd *const commands[] = {
 	&cli_cmd_env,
 	&cli_cmd_eval, &cli_cmd_plot,
 	&cli_cmd_payoff, &cli_cmd_players, &cli_cmd_ratings, &cli_cmd_sim,
-	&cli_cmd_inspect, &cli_cmd_tls, &cli_cmd_replay,
+	&cli_cmd_inspect, &cli_cmd_tls, &cli_cmd_replay, &cli_cmd_export,
+	&cli_cmd_play,
 };
 
 static void print_main_help(FILE *f)

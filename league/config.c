@@ -822,6 +822,23 @@ static int validate(struct parser *p)
 
 	int rc;
 
+	if (p->sealed) {
+		/* from a file someone handed over: nothing that loads code,
+		 * runs a command, dials out or reads other files */
+		static const char *const keys[] = {
+			"env.plugin", "env.remote", "env.serve",
+			"server.tls.cert", "server.tls.key", "server.tls.ca",
+		};
+		const char *v[] = { c->env.plugin, c->env.remote, c->env.serve,
+				    c->server.tls.cert, c->server.tls.key,
+				    c->server.tls.ca };
+		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++)
+			if (v[i][0])
+				return cfg_verr(p, keys[i], "not taken from "
+						"this file (it names code, a "
+						"command, an address or a "
+						"file to use)");
+	}
 	if (!c->env.plugin[0] && !c->env.remote[0] &&
 	    !strcmp(c->env.name, "matrix") &&
 	    !c->env.matrix.rows)
@@ -1001,7 +1018,8 @@ static int run_parser(struct cfg *c, const char *text, size_t len,
 	if (!p)
 		return LG_ENOMEM;
 	p->name = name;
-	p->is_file = is_file;
+	p->is_file = is_file & 1;
+	p->sealed = is_file >> 1;
 	p->c = c;
 	p->err = err;
 	p->errlen = errlen;
@@ -1047,6 +1065,12 @@ int cfg_load_string(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
 	return load_text(c, text, len, name, 0, err, errlen);
+}
+
+int cfg_load_sealed(struct cfg *c, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen)
+{
+	return load_text(c, text, len, name, 2, err, errlen);
 }
 
 #define CFG_FILE_MAX (1 << 20)

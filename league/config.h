@@ -290,6 +290,12 @@ int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen);
 int cfg_load_string(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen);
 
+/* The same for a config that came inside a file from elsewhere (an agent
+ * file): env.plugin, env.remote, env.serve and server.tls.* are refused
+ * at their key before anything would load, run, dial or read them. */
+int cfg_load_sealed(struct cfg *c, const char *text, size_t len,
+		    const char *name, char *err, size_t errlen);
+
 /* Append the whole effective config as YAML (every key, in table order,
  * with its doc line as a comment). The output loads back to an equal cfg. */
 int cfg_emit_yaml(const struct cfg *c, lg_buf *out);

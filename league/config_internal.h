@@ -32,6 +32,7 @@ struct parser {
 	char sections[MAX_SECTIONS][256];
 	size_t nsections;
 	int is_file; /* name is the config file's path */
+	int sealed;  /* cfg_load_sealed: no plugin, remote, serve, TLS */
 };
 
 /* An error at YAML mark m (NULL: none) as "file:line:col: msg";

@@ -390,6 +390,39 @@ START_TEST(gru_layer_reaches_the_shape)
 }
 END_TEST
 
+/* A config that came inside a file from elsewhere (cfg_load_sealed, an
+ * agent file's) names no code, command, address or file: each is refused
+ * at its key; the same text loads as a config file of one's own. */
+START_TEST(sealed_configs_name_no_code_or_address)
+{
+	static const struct {
+		const char *yaml, *says;
+	} cases[] = {
+		{ "env: {name: tictactoe, plugin: /nonexistent/g.so}\n",
+		  "s.yaml:1:24: env.plugin: not taken from this file" },
+		{ "env: {name: connect4, remote: '127.0.0.1:9'}\n",
+		  "env.remote: not taken from this file" },
+		{ "env: {name: connect4, remote: '127.0.0.1:9', serve: 'x'}\n",
+		  "env.remote: not taken" },
+		{ "env: {name: rps}\nserver: {tls: {cert: a, key: b, ca: c}}\n",
+		  "server.tls.cert: not taken from this file" },
+	};
+	static struct cfg c;
+	char err[512];
+
+	for (size_t k = 0; k < LG_ARRAY_LEN(cases); k++) {
+		ck_assert_int_eq(cfg_load_sealed(&c, cases[k].yaml,
+						 strlen(cases[k].yaml),
+						 "s.yaml", err, sizeof err),
+				 LG_ECONFIG);
+		ck_assert_msg(strstr(err, cases[k].says), "case %zu: %s", k,
+			      err);
+	}
+	ck_assert_int_eq(cfg_load_sealed(&c, "env: {name: connect4}\n", 22,
+					 "s.yaml", err, sizeof err), 0);
+}
+END_TEST
+
 START_TEST(bad_inputs_are_named)
 {
 	struct cfg c;
@@ -829,6 +862,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, layers_reach_the_shape);
 	tcase_add_test(tc, gru_layer_reaches_the_shape);
 	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
+	tcase_add_test(tc, sealed_configs_name_no_code_or_address);
 	tcase_add_test(tc, every_bound_is_enforced);
 	tcase_add_test(tc, emit_round_trips);
 	tcase_add_test(tc, shipped_configs_are_valid);

@@ -14,12 +14,16 @@
 #   util/deps.sh cluster   what `make test-cluster` needs: ip, curl
 #   util/deps.sh deploy    what `make test-deploy` needs: systemd-analyze,
 #                          Slurm and munge, kubectl, python3-kubernetes
+#   util/deps.sh play      what `make test-play` needs: tmux
 if [ "${1:-}" = browser ]; then
 	WHAT="the browser test's packages"
 	PKGS="chromium fonts-dejavu-core curl"
 elif [ "${1:-}" = cluster ]; then
 	WHAT="the cluster test's packages"
 	PKGS="iproute2 curl"
+elif [ "${1:-}" = play ]; then
+	WHAT="the human game test's terminal"
+	PKGS="tmux"
 elif [ "${1:-}" = deploy ]; then
 	WHAT="the deployment checks' tools"
 	PKGS="systemd slurm-wlm munge python3-kubernetes python3-yaml"

@@ -1,5 +1,5 @@
 /* tests/fuzz/seeds.c: writes the hand-made seed inputs of the harnesses
- * of binary records (fuzz_nn, fuzz_trainer, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
+ * of binary records (fuzz_nn, fuzz_trainer, fuzz_agent, fuzz_blob, fuzz_brainlog, fuzz_evalrec,
  * fuzz_payoff, fuzz_series), of fuzz_tabular, of fuzz_remote and the
  * recurrent-state segments of fuzz_segment into DIR/<harness>/,
  * with the library's own encoders where it has them (for fuzz_remote the
@@ -17,7 +17,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "league/agent.h"
 #include "league/evalrec.h"
+#include "league/options.h"
 #include "league/series.h"
 #include "learner/learner.h"
 #include "net/net.h"
@@ -67,6 +69,101 @@ static void seed_mode(const char *harness, const char *name, uint8_t mode,
 	memcpy(b + 1, p, n);
 	seed(harness, name, b, n + 1);
 	free(b);
+}
+
+/* ---- fuzz_agent ---------------------------------------------------------- */
+
+/* An agent file from its parts as they are (no checks): the near-valid
+ * seeds. */
+static void agent_raw(lg_buf *out, uint32_t version, const char *meta,
+		      const char *config, const void *blob, size_t blen)
+{
+	uint8_t h[LEAGUE_AGENT_HEADER];
+
+	out->len = 0;
+	memcpy(h, LEAGUE_AGENT_MAGIC, 4);
+	lg_put_le32(h + 4, version);
+	lg_put_le32(h + 8, (uint32_t)strlen(meta));
+	lg_put_le32(h + 12, (uint32_t)strlen(config));
+	lg_put_le64(h + 16, blen);
+	if (lg_buf_append(out, h, sizeof h) ||
+	    lg_buf_append(out, meta, strlen(meta)) ||
+	    lg_buf_append(out, config, strlen(config)) ||
+	    lg_buf_append(out, blob, blen) || lg_buf_append(out, h, 4))
+		exit(1);
+	lg_put_le32((uint8_t *)out->data + out->len - 4,
+		    lg_crc32c(0, out->data, out->len - 4));
+}
+
+/* The network league's config text gives for its game, saved. */
+static void agent_net(const char *yaml, struct cfg *c, lg_buf *blob)
+{
+	struct env_opts eo;
+	struct nn_shape s;
+	char err[512];
+	env *e;
+	nn *n;
+
+	blob->len = 0;
+	if (cfg_load_string(c, yaml, strlen(yaml), "seed", err, sizeof err)) {
+		fprintf(stderr, "seeds: %s\n", err);
+		exit(1);
+	}
+	league_env_opts(c, &eo);
+	if (env_new(&e, c->env.name, &eo, err, sizeof err))
+		exit(1);
+	league_nn_shape(c, env_spec_of(e), &s);
+	env_free(e);
+	if (nn_new(&n, &s, 5) || nn_save(n, blob))
+		exit(1);
+	nn_free(n);
+}
+
+static void seeds_agent(void)
+{
+	static struct cfg c;
+	lg_buf blob = { 0 }, f = { 0 }, c4 = { 0 };
+	const char *meta = "league=seed\nplayer=0\nrole=main\nversion=3\n";
+	const char *ttt = "env: {name: tictactoe}\nmodel: {hidden: [8]}\n";
+	char err[256];
+
+	agent_net("env: {name: connect4}\nmodel: {conv: [4], hidden: [8]}\n",
+		  &c, &c4);
+	if (league_agent_encode(&c, meta, c4.data, c4.len, &f, err,
+				sizeof err))
+		exit(1);
+	seed_mode("fuzz_agent", "connect4_conv", 0, f.data, f.len);
+	agent_net(ttt, &c, &blob);
+	f.len = 0;
+	if (league_agent_encode(&c, meta, blob.data, blob.len, &f, err,
+				sizeof err))
+		exit(1);
+	seed_mode("fuzz_agent", "tictactoe", 0, f.data, f.len);
+	seed_mode("fuzz_agent", "truncated", 1, f.data, f.len - 9);
+	/* near-valid, each one thing wrong (mode 1: the CRC made right) */
+	agent_raw(&f, 1, meta, ttt, blob.data, blob.len);
+	seed_mode("fuzz_agent", "minimal_config", 0, f.data, f.len);
+	agent_raw(&f, 2, meta, ttt, blob.data, blob.len);
+	seed_mode("fuzz_agent", "format_version", 1, f.data, f.len);
+	agent_raw(&f, 1, "league=x", ttt, blob.data, blob.len);
+	seed_mode("fuzz_agent", "meta_no_newline", 1, f.data, f.len);
+	agent_raw(&f, 1, "League=x\n", ttt, blob.data, blob.len);
+	seed_mode("fuzz_agent", "meta_bad_key", 1, f.data, f.len);
+	agent_raw(&f, 1, meta,
+		  "env: {name: tictactoe, plugin: /nonexistent/game.so}\n"
+		  "model: {hidden: [8]}\n", blob.data, blob.len);
+	seed_mode("fuzz_agent", "config_plugin", 1, f.data, f.len);
+	agent_raw(&f, 1, meta, "env: {name: tictactoe, serve: 'rm -rf /'}\n",
+		  blob.data, blob.len);
+	seed_mode("fuzz_agent", "config_serve", 1, f.data, f.len);
+	agent_raw(&f, 1, meta, "env: {name: connect4}\nmodel: {hidden: [8]}\n",
+		  blob.data, blob.len);
+	seed_mode("fuzz_agent", "net_of_another_game", 1, f.data, f.len);
+	agent_raw(&f, 1, meta, ttt, blob.data, blob.len - 4);
+	seed_mode("fuzz_agent", "blob_short", 1, f.data, f.len);
+	lg_buf_free(&blob);
+	lg_buf_free(&c4);
+	lg_buf_free(&f);
 }
 
 /* ---- fuzz_trainer ----------------------------------------------------- */
@@ -1029,6 +1126,7 @@ int main(int argc, char **argv)
 	outdir = argv[1];
 	seeds_nn();
 	seeds_trainer();
+	seeds_agent();
 	seeds_blob();
 	seeds_brainlog();
 	seeds_evalrec();

@@ -1,0 +1,242 @@
+/*
+ * cli/cmd_export.c: `league export DIR --player ID [--version V] -o FILE`,
+ * one trained player out of its league as an agent file
+ * (league/agent.h): the game and network from the config the daemon
+ * stored, the version's parameters, and where it came from. A snapshot
+ * (a historical player) exports its parent's frozen version. Read-only on
+ * DIR: it runs beside a live daemon (the last commit).
+ */
+#include "cli/cli.h"
+#include "league/agent.h"
+#include "players/players.h"
+#include "storage/storage.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct newest {
+	uint32_t player, version;
+	int found;
+};
+
+static int newest_cb(const void *key, size_t klen, const void *val,
+		     size_t vlen, void *arg)
+{
+	struct newest *n = arg;
+
+	if (klen != 8 || lg_get_be32(key) != n->player)
+		return 1;
+	n->version = lg_get_be32((const uint8_t *)key + 4);
+	n->found = 1;
+	return 0;
+}
+
+/* The parameters of (player, *version) (*version UINT32_MAX: the newest
+ * stored) copied into blob. CLI_OK, or the reason on stderr. */
+static int read_params(store *s, uint32_t player, uint32_t *version,
+		       lg_buf *blob)
+{
+	struct store_blob_info info;
+	struct newest n = { player, 0, 0 };
+	const void *p;
+	uint8_t k[8];
+	store_txn *t;
+	char err[256];
+	int rc;
+
+	if (store_txn_begin(s, STORE_TXN_READ, &t))
+		return CLI_FAIL;
+	if (*version == UINT32_MAX) {
+		store_key_u32x2(k, player, 0);
+		store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb, &n);
+		if (!n.found) {
+			store_txn_abort(t);
+			fprintf(stderr, "league export: player %u has no stored "
+				"parameters\n", player);
+			return CLI_USAGE;
+		}
+		*version = n.version;
+	}
+	store_key_u32x2(k, player, *version);
+	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
+			    sizeof err);
+	if (!rc)
+		rc = lg_buf_append(blob, p, info.nbytes);
+	store_txn_abort(t);
+	if (rc == LG_ENOTFOUND) {
+		fprintf(stderr, "league export: player %u has no version %u "
+			"stored (the league keeps its newest versions and the "
+			"snapshots'; `league players DIR` lists them)\n",
+			player, *version);
+		return CLI_USAGE;
+	}
+	if (rc) {
+		fprintf(stderr, "league export: parameters %u/%u: %s\n", player,
+			*version, rc == LG_ENOMEM ? lg_strerror(rc) : err);
+		return CLI_FAIL;
+	}
+	return CLI_OK;
+}
+
+/* FILE written whole or not at all: a temporary beside it, synced, then
+ * renamed over it. */
+static int write_file(const char *path, const void *p, size_t n)
+{
+	char tmp[PATH_MAX];
+	int fd, ok;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >=
+	    (int)sizeof tmp)
+		return LG_EINVAL;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+		return LG_EIO;
+	ok = write(fd, p, n) == (ssize_t)n && !fsync(fd);
+	ok &= !close(fd);
+	if (!ok || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return LG_EIO;
+	}
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "player", required_argument, NULL, 'p' },
+		{ "version", required_argument, NULL, 'v' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct store_opts ro = { .flags = STORE_RDONLY };
+	static struct cfg c;
+	struct brain_player bp;
+	unsigned long long player = ULLONG_MAX, version = UINT32_MAX;
+	const char *out = NULL;
+	char err[512] = "", meta[LEAGUE_AGENT_META_MAX], absdir[1024], when[32];
+	lg_buf blob = { 0 }, file = { 0 };
+	uint32_t from, v;
+	store *s = NULL;
+	brain *b = NULL;
+	time_t now = time(NULL);
+	int ch, rc;
+
+	while ((ch = cli_getopt(argc, argv, "export", "o:", opts)) != -1) {
+		switch (ch) {
+		case -2: return CLI_USAGE;
+		case 'p':
+			if (cli_opt_u64("export", "--player", optarg, 0,
+					UINT32_MAX - 1, &player))
+				return CLI_USAGE;
+			break;
+		case 'v':
+			if (cli_opt_u64("export", "--version", optarg, 0,
+					UINT32_MAX - 1, &version))
+				return CLI_USAGE;
+			break;
+		case 'o': out = optarg; break;
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("export", "expected one league DIR");
+	if (player == ULLONG_MAX)
+		return cli_usage_error("export", "--player ID is required");
+	if (!out)
+		return cli_usage_error("export", "-o FILE is required");
+	const char *dir = argv[optind];
+	if (store_open(&s, dir, &ro, err, sizeof err)) {
+		fprintf(stderr, "league export: %s: %s\n", dir,
+			err[0] ? err : "no league here");
+		return CLI_USAGE;
+	}
+	if ((rc = cli_stored_config(s, dir, "export", &c)))
+		goto done;
+	if (brain_open(&b, s, NULL, err, sizeof err)) {
+		fprintf(stderr, "league export: %s: %s\n", dir, err);
+		rc = CLI_FAIL;
+		goto done;
+	}
+	if (brain_player_info(b, (uint32_t)player, &bp)) {
+		fprintf(stderr, "league export: %s has no player %llu (%u "
+			"players and snapshots)\n", dir, player,
+			brain_count(b));
+		rc = CLI_USAGE;
+		goto done;
+	}
+	/* a snapshot is its parent's frozen version */
+	from = bp.role == BRAIN_ROLE_HISTORICAL ? bp.parent : bp.id;
+	v = bp.role == BRAIN_ROLE_HISTORICAL ? bp.version : (uint32_t)version;
+	if (bp.role == BRAIN_ROLE_HISTORICAL && version != UINT32_MAX &&
+	    version != bp.version) {
+		fprintf(stderr, "league export: player %llu is a snapshot of "
+			"player %u's version %u; --version must be that or "
+			"absent\n", player, bp.parent, bp.version);
+		rc = CLI_USAGE;
+		goto done;
+	}
+	if ((rc = read_params(s, from, &v, &blob)))
+		goto done;
+	if (!realpath(dir, absdir))
+		snprintf(absdir, sizeof absdir, "%s", dir);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(meta, sizeof meta,
+		 "league=%s\nsource=%s\nplayer=%u\nrole=%s\nparams_player=%u\n"
+		 "version=%u\nsteps=%llu\ngame=%s\nleague_seed=%llu\n"
+		 "exported=%s\nparams_crc32c=%08x\n",
+		 c.league.name, absdir, bp.id, brain_role_name(bp.role), from,
+		 v, (unsigned long long)bp.steps, c.env.name,
+		 (unsigned long long)c.league.seed, when,
+		 lg_crc32c(0, blob.data, blob.len));
+	for (char *q = meta; *q; q++) /* a path with odd bytes stays one line */
+		if ((*q < 0x20 || *q > 0x7e) && *q != '\n')
+			*q = '?';
+	if ((rc = league_agent_encode(&c, meta, blob.data, blob.len, &file,
+				      err, sizeof err))) {
+		fprintf(stderr, "league export: %s\n", err);
+		rc = CLI_FAIL;
+		goto done;
+	}
+	if (write_file(out, file.data, file.len)) {
+		fprintf(stderr, "league export: %s: %s\n", out,
+			strerror(errno));
+		rc = CLI_FAIL;
+		goto done;
+	}
+	printf("league export: player %u (%s) version %u of %s -> %s (%zu "
+	       "bytes, game %s)\n", bp.id, brain_role_name(bp.role), v, dir,
+	       out, file.len, c.env.name);
+	rc = CLI_OK;
+done:
+	lg_buf_free(&blob);
+	lg_buf_free(&file);
+	brain_close(b);
+	store_close(s);
+	return rc;
+}
+
+const struct cli_cmd cli_cmd_export = {
+	.name = "export",
+	.summary = "write one player's version as a self-contained agent file",
+	.help =
+	"usage: league export DIR --player ID [--version V] -o FILE\n"
+	"\n"
+	"Writes player ID of the league in DIR as an agent file: the game and\n"
+	"network (the league's env, model and learner.search), the\n"
+	"parameters of version V (default: the newest stored), and its\n"
+	"provenance (league, directory, player, role, version, steps, time),\n"
+	"checksummed (docs/agents.md). A snapshot (a historical player)\n"
+	"exports the version it froze. FILE is replaced whole or not at all.\n"
+	"`league play FILE ...` plays it. DIR is opened read-only.\n"
+	"\n"
+	"Exit status: 0 written, 1 an I/O error, 2 a bad argument, no such\n"
+	"player or version.\n",
+	.run = run,
+};
