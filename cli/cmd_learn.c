@@ -437,10 +437,16 @@ static int take_segment(struct learn *W, const struct net_segment *g)
 	if (!why[0] && !net_segment_append(g, &W->batch, why, sizeof why))
 		return 0;
 	W->rejected++;
-	LG_WARN("learn: segment %llu of job %llu (env %u) rejected: %s (%llu "
-		"rejected so far)", (unsigned long long)g->h.segment_seq,
-		(unsigned long long)g->h.job_id, g->h.env_index, why,
-		(unsigned long long)W->rejected);
+	/* the first ten, then the 16th, 32nd, ...: a collector that sends
+	 * only bad segments must not fill the disk with one line each */
+	if (W->rejected <= 10 || !(W->rejected & (W->rejected - 1)))
+		LG_WARN("learn: segment %llu of job %llu (env %u) rejected: %s "
+			"(%llu rejected so far%s)",
+			(unsigned long long)g->h.segment_seq,
+			(unsigned long long)g->h.job_id, g->h.env_index, why,
+			(unsigned long long)W->rejected,
+			W->rejected >= 10 ? "; logged at powers of two from "
+					    "now" : "");
 	return 0;
 }
 
