@@ -8,6 +8,7 @@
 #   make test-cluster   a league across network namespaces over TLS (root)
 #   make test-deploy    deploy/'s files checked by real tools (root)
 #   make test-play      a human game of `league play` in tmux
+#   make test-disk      a league on a full disk: clean stop, resume (root)
 #   make fuzz       the libFuzzer harnesses with clang (build/fuzz/fuzz_*;
 #                   docs/fuzzing.md)
 #   make examples   the example game plugins (build/<variant>/examples/*.so;
@@ -104,7 +105,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan test-cluster test-deploy test-play browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
+.PHONY: all test asan test-cluster test-deploy test-play test-disk browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 bin/league: $(EXE)
@@ -256,6 +257,12 @@ test-cluster: bin/league
 test-play: bin/league
 	@command -v tmux >/dev/null || sh util/deps.sh play
 	tests/play/human_test.sh bin/league build/play
+
+# A league whose file system fills up: a clean stop naming it, the store
+# read back and replayed, --resume once there is room
+# (tests/disk/enospc_test.sh; root: a small tmpfs).
+test-disk: bin/league
+	tests/disk/enospc_test.sh bin/league build/disk
 
 # Every file under deploy/ checked by a real tool: systemd-analyze, a
 # single-node Slurm, the Kubernetes API's types, the image's libraries

@@ -139,8 +139,10 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 
 void daemon_fail(league_daemon *d, int rc, const char *what)
 {
-	LG_ERROR("daemon: %s: %s; stopping (the league on disk is intact)",
-		 what, lg_strerror(rc));
+	LG_ERROR("daemon: %s: %s; stopping (the league on disk is intact%s)",
+		 what, lg_strerror(rc),
+		 rc == LG_ENOSPACE ? ": free space in its directory's file "
+				     "system, then --resume" : "");
 	d->failed = rc;
 	league_daemon_stop(d, "storage failure");
 }

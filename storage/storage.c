@@ -8,6 +8,7 @@
 #include "storage/storage.h"
 
 #include <errno.h>
+#include <sys/statvfs.h>
 #include <fcntl.h>
 #include <lmdb.h>
 #include <stdio.h>
@@ -70,9 +71,10 @@ static int xlate(int rc, const char *what)
 	case MDB_VERSION_MISMATCH: out = LG_EVERSION; break;
 	case MDB_READERS_FULL: out = LG_EBUSY; break;
 	case ENOMEM: out = LG_ENOMEM; break;
+	case ENOSPC:
+	case EDQUOT: out = LG_ENOSPACE; break;
 	case EACCES:
 	case EIO:
-	case ENOSPC:
 	case EROFS: out = LG_EIO; break;
 	default: out = LG_ESTORAGE; break;
 	}
@@ -372,6 +374,22 @@ static void txn_end(store_txn *t)
 	maybe_grow(s);
 }
 
+/* LMDB reports a short write as EIO, and a file system that fills up
+ * mid-write gives short writes: an EIO on a file system with less than
+ * STORE_LOW_SPACE bytes left is taken for what it is, a full disk. */
+#define STORE_LOW_SPACE (1u << 20)
+
+static int full_disk(const store *s, int rc)
+{
+	struct statvfs v;
+
+	if (rc != LG_EIO || statvfs(s->dir, &v))
+		return rc;
+	return (uint64_t)v.f_bavail * v.f_frsize < STORE_LOW_SPACE
+		       ? LG_ENOSPACE
+		       : rc;
+}
+
 int store_txn_commit(store_txn *t)
 {
 	int rc = t->err, mrc;
@@ -379,7 +397,7 @@ int store_txn_commit(store_txn *t)
 	if (rc) {
 		mdb_txn_abort(t->txn);
 	} else if ((mrc = mdb_txn_commit(t->txn))) {
-		rc = xlate(mrc, "commit");
+		rc = full_disk(t->s, xlate(mrc, "commit"));
 		if (rc == LG_EFULL)
 			t->s->grow_pending = 1;
 	}

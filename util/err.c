@@ -25,6 +25,7 @@ const char *lg_strerror(int err)
 	case LG_ESTORAGE: return "storage error";
 	case LG_EUNSUPP: return "not supported";
 	case LG_ECANCELED: return "canceled";
+	case LG_ENOSPACE: return "no space left on the device";
 	}
 	return "unknown error";
 }

@@ -43,6 +43,7 @@ enum lg_err {
 	LG_ESTORAGE = -16,  /* storage engine failure */
 	LG_EUNSUPP = -17,   /* not supported */
 	LG_ECANCELED = -18, /* operation canceled */
+	LG_ENOSPACE = -19,  /* the file system is full (ENOSPC, EDQUOT) */
 };
 
 /* Text for an LG_E* code (static storage; never NULL). */
