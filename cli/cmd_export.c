@@ -55,7 +55,14 @@ static int read_params(store *s, uint32_t player, uint32_t *version,
 		return CLI_FAIL;
 	if (*version == UINT32_MAX) {
 		store_key_u32x2(k, player, 0);
-		store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb, &n);
+		rc = store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb,
+				&n);
+		if (rc < 0) {
+			store_txn_abort(t);
+			fprintf(stderr, "league export: reading the parameters' "
+				"index: %s\n", lg_strerror(rc));
+			return CLI_FAIL;
+		}
 		if (!n.found) {
 			store_txn_abort(t);
 			fprintf(stderr, "league export: player %u has no stored "
@@ -90,15 +97,29 @@ static int read_params(store *s, uint32_t player, uint32_t *version,
 static int write_file(const char *path, const void *p, size_t n)
 {
 	char tmp[PATH_MAX];
-	int fd, ok;
+	const char *b = p;
+	int fd, ok = 1;
 
 	if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >=
-	    (int)sizeof tmp)
+	    (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
 		return LG_EINVAL;
+	}
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
 		return LG_EIO;
-	ok = write(fd, p, n) == (ssize_t)n && !fsync(fd);
-	ok &= !close(fd);
+	while (ok && n) { /* write(2) may write less than asked */
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		if (ok) {
+			b += w;
+			n -= (size_t)w;
+		}
+	}
+	ok = ok && !fsync(fd);
+	if (close(fd))
+		ok = 0;
 	if (!ok || rename(tmp, path)) {
 		int e = errno;
 		unlink(tmp);
@@ -121,7 +142,7 @@ static int run(int argc, char **argv)
 	struct brain_player bp;
 	unsigned long long player = ULLONG_MAX, version = UINT32_MAX;
 	const char *out = NULL;
-	char err[512] = "", meta[LEAGUE_AGENT_META_MAX], absdir[1024], when[32];
+	char err[512] = "", meta[LEAGUE_AGENT_META_MAX], when[32], *absdir = NULL;
 	lg_buf blob = { 0 }, file = { 0 };
 	uint32_t from, v;
 	store *s = NULL;
@@ -184,15 +205,15 @@ static int run(int argc, char **argv)
 	}
 	if ((rc = read_params(s, from, &v, &blob)))
 		goto done;
-	if (!realpath(dir, absdir))
-		snprintf(absdir, sizeof absdir, "%s", dir);
+	absdir = realpath(dir, NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	snprintf(meta, sizeof meta,
-		 "league=%s\nsource=%s\nplayer=%u\nrole=%s\nparams_player=%u\n"
+		 "league=%s\nsource=%.1024s\nplayer=%u\nrole=%s\n"
+		 "params_player=%u\n"
 		 "version=%u\nsteps=%llu\ngame=%s\nleague_seed=%llu\n"
 		 "exported=%s\nparams_crc32c=%08x\n",
-		 c.league.name, absdir, bp.id, brain_role_name(bp.role), from,
-		 v, (unsigned long long)bp.steps, c.env.name,
+		 c.league.name, absdir ? absdir : dir, bp.id,
+		 brain_role_name(bp.role), from, v, (unsigned long long)bp.steps, c.env.name,
 		 (unsigned long long)c.league.seed, when,
 		 lg_crc32c(0, blob.data, blob.len));
 	for (char *q = meta; *q; q++) /* a path with odd bytes stays one line */
@@ -215,6 +236,7 @@ static int run(int argc, char **argv)
 	       out, file.len, c.env.name);
 	rc = CLI_OK;
 done:
+	free(absdir);
 	lg_buf_free(&blob);
 	lg_buf_free(&file);
 	brain_close(b);

@@ -62,7 +62,7 @@ struct learn {
 	ppo *p;
 	uint32_t version;     /* the version our net started from */
 	uint64_t steps;       /* agent steps trained on (daemon's count) */
-	uint64_t updates, pushes, rejected, resets;
+	uint64_t updates, pushes, rejected, resets, trainer_too_big;
 	/* The last update's statistics and rows per second of training,
 	 * sent with the next push (the daemon's time series) */
 	struct ppo_stats last;
@@ -172,6 +172,16 @@ static int push(struct learn *W)
 	     (rc = ppo_state_save(W->p, W->updates, &trainer)))) {
 		lg_buf_free(&blob);
 		return rc;
+	}
+	if (blob.len + trainer.len > W->cfg.server.max_frame / 2) {
+		/* the daemon hands both back in one frame, with the config */
+		if (trainer.len && !W->trainer_too_big++)
+			LG_WARN("learn: player %u: parameters and trainer state "
+				"(%zu bytes) over half of server.max_frame: "
+				"pushing the parameters alone (a restarted "
+				"learner starts a fresh optimizer)", W->player,
+				blob.len + trainer.len);
+		trainer.len = 0;
 	}
 	pp.trainer.data = trainer.data;
 	pp.trainer.len = trainer.len;

@@ -158,8 +158,10 @@ static int side_open(struct side *s, const char *arg, char *err,
 		return 0;
 	}
 	s->kind = SIDE_AGENT;
-	if (!(s->agent = calloc(1, sizeof *s->agent)))
+	if (!(s->agent = calloc(1, sizeof *s->agent))) {
+		lg_errf(err, errlen, "%s: out of memory", arg);
 		return LG_ENOMEM;
+	}
 	return league_agent_load(s->agent, arg, err, errlen);
 }
 
@@ -330,7 +332,7 @@ static int run(int argc, char **argv)
 	struct pargs a;
 	struct side sd[2];
 	struct score sc = { 0 };
-	char err[1024];
+	char err[1024] = "";
 	env *e = NULL;
 	lg_rng rng;
 	int rc;

@@ -136,6 +136,8 @@ int league_agent_decode(struct league_agent *a, const void *buf, size_t len,
 	int rc;
 
 	memset(a, 0, sizeof *a);
+	if (errlen)
+		err[0] = 0;
 	if (len < LEAGUE_AGENT_HEADER + 4 ||
 	    memcmp(b, LEAGUE_AGENT_MAGIC, 4)) {
 		lg_errf(err, errlen, "not an agent file");
@@ -168,8 +170,11 @@ int league_agent_decode(struct league_agent *a, const void *buf, size_t len,
 	a->meta[ml] = 0;
 	b += ml;
 	if ((rc = cfg_load_sealed(&a->cfg, (const char *)b, cl,
-				  "agent config", err, errlen)))
+				  "agent config", err, errlen))) {
+		if (errlen && !err[0])
+			lg_errf(err, errlen, "its config: %s", lg_strerror(rc));
 		return rc;
+	}
 	b += cl;
 	league_env_opts(&a->cfg, &eo);
 	if ((rc = env_new(&e, a->cfg.env.name, &eo, err, errlen)))
@@ -194,7 +199,7 @@ int league_agent_decode(struct league_agent *a, const void *buf, size_t len,
 int league_agent_load(struct league_agent *a, const char *path, char *err,
 		      size_t errlen)
 {
-	char msg[512];
+	char msg[512] = "";
 	uint8_t *buf = NULL;
 	struct stat st;
 	size_t len;
@@ -218,15 +223,17 @@ int league_agent_load(struct league_agent *a, const char *path, char *err,
 		fclose(f);
 		return LG_EINVAL;
 	}
-	if (!(buf = malloc(len ? len : 1)))
+	if (!(buf = malloc(len ? len : 1))) {
+		lg_errf(err, errlen, "%s: out of memory (%zu bytes)", path, len);
 		rc = LG_ENOMEM;
-	else if (fread(buf, 1, len, f) != len) {
+	} else if (fread(buf, 1, len, f) != len) {
 		lg_errf(err, errlen, "%s: read error", path);
 		rc = LG_EIO;
 	}
 	fclose(f);
 	if (!rc && (rc = league_agent_decode(a, buf, len, msg, sizeof msg)))
-		lg_errf(err, errlen, "%s: %s", path, msg);
+		lg_errf(err, errlen, "%s: %s", path,
+			msg[0] ? msg : lg_strerror(rc));
 	free(buf);
 	return rc;
 }

@@ -828,10 +828,11 @@ static int validate(struct parser *p)
 		static const char *const keys[] = {
 			"env.plugin", "env.remote", "env.serve",
 			"server.tls.cert", "server.tls.key", "server.tls.ca",
+			"server.token_file",
 		};
 		const char *v[] = { c->env.plugin, c->env.remote, c->env.serve,
 				    c->server.tls.cert, c->server.tls.key,
-				    c->server.tls.ca };
+				    c->server.tls.ca, c->server.token_file };
 		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++)
 			if (v[i][0])
 				return cfg_verr(p, keys[i], "not taken from "

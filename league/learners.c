@@ -266,10 +266,14 @@ static int trainer_cached(league_daemon *d, uint32_t player, char *err,
 			    errlen);
 	if (rc == LG_ENOTFOUND)
 		rc = 0;
-	else if (!rc && info.nbytes < 5) {
-		lg_errf(err, errlen, "trainer state of player %u: %zu bytes",
-			player, (size_t)info.nbytes);
-		rc = LG_ECORRUPT;
+	else if ((!rc && info.nbytes < 5) || rc == LG_ECORRUPT) {
+		/* the state is optional: a damaged one is none (the learner
+		 * starts a fresh optimizer), not a player that can never be
+		 * trained again; the next push replaces it */
+		LG_WARN("daemon: trainer state of player %u damaged (%s); "
+			"its learner starts a fresh optimizer", player,
+			rc ? err : "too short");
+		rc = 0;
 	} else if (!rc) {
 		if (!(l->trainer = malloc(info.nbytes - 4)))
 			rc = LG_ENOMEM;
@@ -523,10 +527,18 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			   "not the registered learner of this player", 0, 0);
 		return;
 	}
-	if (!pp->blob.len || pp->blob.len > d->cfg.server.max_frame ||
-	    pp->trainer.len > d->cfg.server.max_frame) {
+	if (!pp->blob.len) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 			   "empty parameters", 0, 0);
+		return;
+	}
+	if (pp->trainer.len &&
+	    pp->blob.len + pp->trainer.len > d->cfg.server.max_frame / 2) {
+		/* RegisterReply hands both back, beside the config: the two
+		 * must leave room in one frame */
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   "parameters and trainer state over half of "
+			   "server.max_frame", 0, 0);
 		return;
 	}
 	if (!l->has_params) {

@@ -392,7 +392,9 @@ END_TEST
 
 /* A config that came inside a file from elsewhere (cfg_load_sealed, an
  * agent file's) names no code, command, address or file: each is refused
- * at its key; the same text loads as a config file of one's own. */
+ * at its key, before anything would use it (the plugin does not exist,
+ * and the error is the sealed one, not "cannot find"); a config without
+ * them loads. */
 START_TEST(sealed_configs_name_no_code_or_address)
 {
 	static const struct {

@@ -363,8 +363,9 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 	ck_assert_int_eq(waitpid(lp, &st, 0), lp);
 	lp = spawn_worker(largv, llog);
 	wait_for_line(llog, "with its trainer state", 30);
-	/* the update count goes on from the state's (past the 4 before
-	 * the kill), not from 1 */
+	/* the update count goes on from the state's, not from 1 (the
+	 * state of update 3 at least: "update 4:" may be logged before its
+	 * push) */
 	wait_for_line(llog, " update ", 60);
 	{
 		static char buf[1 << 20];
@@ -372,7 +373,7 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 		slurp(llog, buf, sizeof buf);
 		const char *u = strstr(buf, " update ");
 		ck_assert(u && sscanf(u, " update %u:", &first) == 1);
-		ck_assert_msg(first > 4, "%.2000s", buf);
+		ck_assert_msg(first > 3, "%.2000s", buf);
 	}
 	snprintf(dlog, sizeof dlog, "%s.log", dir);
 	wait_for_line(dlog, "with its trainer state", 5);
