@@ -14,6 +14,8 @@ set -euo pipefail
 BIN=$(readlink -f "${1:-bin/league}")
 OUT=$(mkdir -p "${2:-build/play}" && readlink -f "${2:-build/play}")
 command -v tmux >/dev/null || { echo "human_test: tmux missing (util/deps.sh play)" >&2; exit 1; }
+# tmux wants a terminal type even for a detached session (CI has none)
+export TERM=${TERM:-xterm}
 WORK=$(mktemp -d)
 S="league-play-$$"
 cleanup() { tmux kill-session -t "$S" 2>/dev/null || true; rm -rf "$WORK"; }
