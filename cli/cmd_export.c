@@ -11,15 +11,12 @@
 #include "players/players.h"
 #include "storage/storage.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 struct newest {
 	uint32_t player, version;
@@ -90,43 +87,6 @@ static int read_params(store *s, uint32_t player, uint32_t *version,
 		return CLI_FAIL;
 	}
 	return CLI_OK;
-}
-
-/* FILE written whole or not at all: a temporary beside it, synced, then
- * renamed over it. */
-static int write_file(const char *path, const void *p, size_t n)
-{
-	char tmp[PATH_MAX];
-	const char *b = p;
-	int fd, ok = 1;
-
-	if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >=
-	    (int)sizeof tmp) {
-		errno = ENAMETOOLONG;
-		return LG_EINVAL;
-	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
-		return LG_EIO;
-	while (ok && n) { /* write(2) may write less than asked */
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		ok = w > 0;
-		if (ok) {
-			b += w;
-			n -= (size_t)w;
-		}
-	}
-	ok = ok && !fsync(fd);
-	if (close(fd))
-		ok = 0;
-	if (!ok || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return LG_EIO;
-	}
-	return 0;
 }
 
 static int run(int argc, char **argv)
@@ -225,9 +185,8 @@ static int run(int argc, char **argv)
 		rc = CLI_FAIL;
 		goto done;
 	}
-	if (write_file(out, file.data, file.len)) {
-		fprintf(stderr, "league export: %s: %s\n", out,
-			strerror(errno));
+	if (lg_file_write_atomic(out, file.data, file.len, err, sizeof err)) {
+		fprintf(stderr, "league export: %s\n", err);
 		rc = CLI_FAIL;
 		goto done;
 	}

@@ -1009,8 +1009,13 @@ int cfg_all_baselines(const struct cfg *c,
 
 /* ---- loading ---------------------------------------------------------- */
 
+/* How run_parser reads a text: name is the config file's path (relative
+ * paths in it are the file's directory's); the text came from elsewhere
+ * (cfg_load_sealed). */
+enum { LOAD_FILE = 1, LOAD_SEALED = 2 };
+
 static int run_parser(struct cfg *c, const char *text, size_t len,
-		      const char *name, int check, int is_file, char *err,
+		      const char *name, int check, int how, char *err,
 		      size_t errlen)
 {
 	struct parser *p = calloc(1, sizeof *p);
@@ -1019,8 +1024,8 @@ static int run_parser(struct cfg *c, const char *text, size_t len,
 	if (!p)
 		return LG_ENOMEM;
 	p->name = name;
-	p->is_file = is_file & 1;
-	p->sealed = is_file >> 1;
+	p->is_file = !!(how & LOAD_FILE);
+	p->sealed = !!(how & LOAD_SEALED);
 	p->c = c;
 	p->err = err;
 	p->errlen = errlen;
@@ -1053,13 +1058,13 @@ int cfg_defaults(struct cfg *c, char *err, size_t errlen)
 }
 
 static int load_text(struct cfg *c, const char *text, size_t len,
-		     const char *name, int is_file, char *err, size_t errlen)
+		     const char *name, int how, char *err, size_t errlen)
 {
 	int rc = cfg_defaults(c, err, errlen);
 
 	if (rc)
 		return rc;
-	return run_parser(c, text, len, name, 1, is_file, err, errlen);
+	return run_parser(c, text, len, name, 1, how, err, errlen);
 }
 
 int cfg_load_string(struct cfg *c, const char *text, size_t len,
@@ -1071,7 +1076,7 @@ int cfg_load_string(struct cfg *c, const char *text, size_t len,
 int cfg_load_sealed(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
-	return load_text(c, text, len, name, 2, err, errlen);
+	return load_text(c, text, len, name, LOAD_SEALED, err, errlen);
 }
 
 #define CFG_FILE_MAX (1 << 20)
@@ -1103,7 +1108,7 @@ int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen)
 			CFG_FILE_MAX);
 		rc = LG_ECONFIG;
 	} else {
-		rc = load_text(c, text, n, path, 1, err, errlen);
+		rc = load_text(c, text, n, path, LOAD_FILE, err, errlen);
 	}
 	free(text);
 	fclose(f);

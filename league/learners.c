@@ -97,14 +97,13 @@ int daemon_params_load(league_daemon *d)
 	return rc;
 }
 
-/* Copy a committed version's blob out (caller frees *blob). */
-static int params_read_stored(league_daemon *d, uint32_t player,
-			      uint32_t version, uint8_t **blob, size_t *len,
-			      char *err, size_t errlen)
+/* Copy a committed blob of db at key out (caller frees *blob). */
+static int blob_read_stored(league_daemon *d, enum store_db db,
+			    const uint8_t *k, size_t klen, uint8_t **blob,
+			    size_t *len, char *err, size_t errlen)
 {
 	struct store_blob_info info;
 	const void *p;
-	uint8_t k[8];
 	store_txn *t;
 	int rc;
 
@@ -112,9 +111,7 @@ static int params_read_stored(league_daemon *d, uint32_t player,
 	*len = 0;
 	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
 		return rc;
-	store_key_u32x2(k, player, version);
-	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
-			    errlen);
+	rc = store_blob_get(t, db, k, klen, &info, &p, err, errlen);
 	if (!rc) {
 		if (!(*blob = malloc(info.nbytes ? info.nbytes : 1)))
 			rc = LG_ENOMEM;
@@ -125,6 +122,18 @@ static int params_read_stored(league_daemon *d, uint32_t player,
 	}
 	store_txn_abort(t);
 	return rc;
+}
+
+/* A committed version's blob. */
+static int params_read_stored(league_daemon *d, uint32_t player,
+			      uint32_t version, uint8_t **blob, size_t *len,
+			      char *err, size_t errlen)
+{
+	uint8_t k[8];
+
+	store_key_u32x2(k, player, version);
+	return blob_read_stored(d, STORE_DB_PARAMS, k, sizeof k, blob, len,
+				err, errlen);
 }
 
 /* The newest version's bytes of learner l (player), cached: read once
@@ -251,22 +260,18 @@ static int trainer_cached(league_daemon *d, uint32_t player, char *err,
 			  size_t errlen)
 {
 	struct learner *l = &d->learners[player];
-	struct store_blob_info info;
-	const void *p;
-	uint8_t k[4];
-	store_txn *t;
+	uint8_t k[4], *rec;
+	size_t len;
 	int rc;
 
 	if (l->trainer_read)
 		return 0;
-	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
-		return rc;
 	store_key_u32(k, player);
-	rc = store_blob_get(t, STORE_DB_TRAINER, k, sizeof k, &info, &p, err,
-			    errlen);
+	rc = blob_read_stored(d, STORE_DB_TRAINER, k, sizeof k, &rec, &len,
+			      err, errlen);
 	if (rc == LG_ENOTFOUND)
 		rc = 0;
-	else if ((!rc && info.nbytes < 5) || rc == LG_ECORRUPT) {
+	else if ((!rc && len < 5) || rc == LG_ECORRUPT) {
 		/* the state is optional: a damaged one is none (the learner
 		 * starts a fresh optimizer), not a player that can never be
 		 * trained again; the next push replaces it */
@@ -275,16 +280,14 @@ static int trainer_cached(league_daemon *d, uint32_t player, char *err,
 			rc ? err : "too short");
 		rc = 0;
 	} else if (!rc) {
-		if (!(l->trainer = malloc(info.nbytes - 4)))
-			rc = LG_ENOMEM;
-		else {
-			l->trainer_version = lg_get_be32(p);
-			l->trainer_len = info.nbytes - 4;
-			memcpy(l->trainer, (const uint8_t *)p + 4,
-			       l->trainer_len);
-		}
+		/* the record: be32 version, then the state */
+		l->trainer_version = lg_get_be32(rec);
+		l->trainer_len = len - 4;
+		memmove(rec, rec + 4, len - 4);
+		l->trainer = rec;
+		rec = NULL;
 	}
-	store_txn_abort(t);
+	free(rec);
 	if (!rc)
 		l->trainer_read = 1;
 	return rc;

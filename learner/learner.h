@@ -216,8 +216,8 @@ int nn_save(const nn *n, lg_buf *out);
  * mismatch, sizes that disagree), LG_EVERSION, LG_ERANGE (shape beyond the
  * caps), LG_ENOMEM; err says which. */
 int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen);
-/* The same through a file (written to PATH.tmp then renamed). LG_EIO for
- * I/O errors, naming the path. Files larger than the largest legal net are
+/* The same through a file (lg_file_write_atomic: a temporary beside it,
+ * synced, then renamed). LG_EIO for I/O errors, naming the path. Files larger than the largest legal net are
  * rejected before reading. */
 int nn_save_file(const nn *n, const char *path, char *err, size_t errlen);
 int nn_load_file(nn **out, const char *path, char *err, size_t errlen);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- parameter files ------------------------------------------------ */
 
@@ -257,42 +256,12 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 int nn_save_file(const nn *n, const char *path, char *err, size_t errlen)
 {
 	lg_buf b = { 0 };
-	char tmp[4096];
-	FILE *f = NULL;
-	int rc;
+	int rc = nn_save(n, &b);
 
-	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-		lg_errf(err, errlen, "%s: path too long", path);
-		return LG_EINVAL;
-	}
-	rc = nn_save(n, &b);
-	if (rc) {
-		lg_errf(err, errlen, "out of memory");
-		goto out;
-	}
-	f = fopen(tmp, "wb");
-	if (!f || fwrite(b.data, 1, b.len, f) != b.len || fflush(f) ||
-	    fsync(fileno(f))) {
-		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
-		rc = LG_EIO;
-		goto out;
-	}
-	if (fclose(f)) {
-		f = NULL;
-		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
-		rc = LG_EIO;
-		goto out;
-	}
-	f = NULL;
-	if (rename(tmp, path)) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		rc = LG_EIO;
-	}
-out:
-	if (f)
-		fclose(f);
 	if (rc)
-		unlink(tmp);
+		lg_errf(err, errlen, "out of memory");
+	else
+		rc = lg_file_write_atomic(path, b.data, b.len, err, errlen);
 	lg_buf_free(&b);
 	return rc;
 }

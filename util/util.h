@@ -196,6 +196,15 @@ static inline double lg_get_lef64(const uint8_t *p)
 	return d;
 }
 
+/* ---- whole files ------------------------------------------------------ */
+
+/* Write [p, p + n) to path whole or not at all: a temporary beside it
+ * (path.tmp-PID), written, synced, then renamed over path. LG_EIO (err
+ * names the file and the system's reason; the temporary is removed),
+ * LG_EINVAL (path too long). */
+int lg_file_write_atomic(const char *path, const void *p, size_t n,
+			 char *err, size_t errlen);
+
 /* ---- checksums -------------------------------------------------------- */
 
 /* CRC-32C (Castagnoli). Start with crc = 0; chain calls to extend. */
