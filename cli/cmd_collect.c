@@ -19,6 +19,14 @@
  *
  * After a reconnect (daemon restart) the open jobs are abandoned: the
  * daemon re-issued them, so their results would be stale.
+ *
+ * league.deterministic: one job at a time, on one env, played by an env
+ * manager made for it and seeded by the job's seed (its episodes, moves
+ * and samples follow from the job alone). At the job's end the manager
+ * is freed (every row is out), each learning seat's learner gets an end
+ * mark (an empty segment with job_end), and the result goes to the
+ * daemon, which answers BUSY until the learners kept the job's rows; it
+ * is sent again until it counts or goes stale.
  */
 #include "cli/cli.h"
 #include "collector/collector.h"
@@ -85,6 +93,13 @@ struct down {
 
 struct collect {
 	struct cfg cfg;
+	int have_cfg;
+	/* league.deterministic: W->c plays the one job of serial
+	 * engine_serial, and exists only while it does; opts: the manager's
+	 * options, made once */
+	int det;
+	uint64_t engine_serial;
+	struct coll_opts opts;
 	struct net_client_opts co;
 	net_tls *tls; /* client context (LEAGUE_TLS_*), NULL: plain */
 	net_client *cl;
@@ -225,7 +240,8 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 	pthread_mutex_lock(&W->mu);
 	for (int i = 0; i < W->njobs && !got; i++) {
 		struct cjob *j = W->jobs[i];
-		if (j->abandoned || j->handed >= j->msg->episodes)
+		if (j->abandoned || j->handed >= j->msg->episodes ||
+		    (W->det && j->serial != W->engine_serial))
 			continue;
 		j->handed++;
 		for (int p = 0; p < 2; p++) {
@@ -500,8 +516,17 @@ static int report(struct collect *W, uint64_t job_id, League__Episode **eps,
 	jr.episodes = eps;
 	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
 	req.job_result = &jr;
-	if ((rc = call(W, &req, &r, "job result")))
-		return rc;
+	for (;;) {
+		if ((rc = call(W, &req, &r, "job result")))
+			return rc;
+		/* deterministic: the learners have not kept the rows yet */
+		if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK ||
+		    r->ack->status != LEAGUE__STATUS__STATUS_BUSY ||
+		    stop_signal || net_client_shutdown_requested(W->cl))
+			break;
+		net_msg_free(r);
+		usleep(2000);
+	}
 	if (r->body_case == LEAGUE__ENVELOPE__BODY_ACK &&
 	    r->ack->status == LEAGUE__STATUS__STATUS_STALE)
 		W->jobs_stale++;
@@ -514,6 +539,42 @@ static int report(struct collect *W, uint64_t job_id, League__Episode **eps,
 				: net_msg_name(r));
 	net_msg_free(r);
 	return 0;
+}
+
+/* league.deterministic: the engine's job is over. The engine goes (its
+ * threads joined, every row sent), then each learning seat's learner
+ * gets the job's end mark. The senders are the sink's, and no sink runs
+ * now. A learner that cannot take the mark lost the job's rows anyway:
+ * the daemon plays the job again once it registers anew. */
+static void det_job_over(struct collect *W, const struct cjob *j)
+{
+	struct lg_rows none = { .obs_len = W->spec.obs_len,
+				.num_actions = (uint32_t)W->spec.num_actions };
+	const char *sent[LEAGUE_JOB_SEATS] = { NULL };
+
+	coll_free(W->c);
+	W->c = NULL;
+	W->engine_serial = 0;
+	for (int p = 0; p < 2 && !j->abandoned; p++) {
+		const League__Seat *st = j->msg->seats[p];
+		const char *ep = st->learner_endpoint;
+		struct net_segment_hdr h = {
+			.player = st->player, .job_id = j->msg->job_id,
+			.params_version = st->params_version,
+			.segment_seq = UINT64_MAX, .job_end = 1,
+		};
+		net_traj_sender *s;
+		if (!st->learning || j->base[p] || !ep || !ep[0] ||
+		    (p && sent[0] && !strcmp(sent[0], ep)))
+			continue;
+		sent[p] = ep;
+		if (!(s = sender_for(W, ep)))
+			continue;
+		if (net_traj_send(s, &h, &none, SEND_TIMEOUT_S)) {
+			sender_drop(W, s);
+			mark_down(W, ep, "the job's end mark was not taken");
+		}
+	}
 }
 
 /* Report and drop every finished job. */
@@ -537,6 +598,8 @@ static int report_done(struct collect *W)
 		if (!j)
 			return 0;
 		int rc = 0;
+		if (W->det && j->serial == W->engine_serial)
+			det_job_over(W, j);
 		if (!j->abandoned) {
 			League__Episode *ptrs[MAX_EPISODES_PER_JOB];
 			for (uint32_t i = 0; i < j->ended; i++)
@@ -684,7 +747,11 @@ static int do_register(struct collect *W)
 	rg.envs = (uint32_t)W->envs;
 	rg.max_jobs = MAX_OPEN_JOBS;
 	/* The config only the first time: the envs run on it. */
-	return cli_worker_register(W->cl, "collect", &rg, W->c ? NULL : &W->cfg);
+	int rc = cli_worker_register(W->cl, "collect", &rg,
+				     W->have_cfg ? NULL : &W->cfg);
+	if (!rc)
+		W->have_cfg = 1;
+	return rc;
 }
 
 /* Reconnect after the daemon went away: jobs in hand are stale now. */
@@ -705,7 +772,22 @@ static int reconnect(struct collect *W)
 	return do_register(W);
 }
 
-static int start_envs(struct collect *W)
+/* The env manager of the worker (deterministic mode: of one job), seeded
+ * by seed, on the options setup_envs made. */
+static int engine_start(struct collect *W, uint64_t seed)
+{
+	char err[512];
+	int rc;
+
+	W->opts.env.seed = seed;
+	if ((rc = coll_new(&W->c, &W->opts, err, sizeof err))) {
+		LG_ERROR("collect: %s", err);
+		return rc;
+	}
+	return 0;
+}
+
+static int setup_envs(struct collect *W)
 {
 	struct coll_opts o;
 	char err[512];
@@ -738,9 +820,6 @@ static int start_envs(struct collect *W)
 		p.act = slot_act_greedy;
 		W->pols[NET_SLOTS + k] = p;
 	}
-	/* Different collectors play different episodes. */
-	o.env.seed = W->cfg.league.seed ^ (uint64_t)getpid() << 20 ^
-		     (uint64_t)(lg_now_s() * 1e6);
 	o.policies = W->pols;
 	o.num_policies = COLL_NETS_MAX;
 	if (cfg_all_baselines(&W->cfg, W->base, &W->nbase, err, sizeof err)) {
@@ -757,13 +836,35 @@ static int start_envs(struct collect *W)
 	o.result_ctx = W;
 	o.next_episode = next_episode;
 	o.episode_ctx = W;
-	if ((rc = coll_new(&W->c, &o, err, sizeof err))) {
-		LG_ERROR("collect: %s", err);
+	W->opts = o;
+	/* Different collectors play different episodes; deterministic: the
+	 * job's seed, when it comes. */
+	if (!W->det && (rc = engine_start(W, W->cfg.league.seed ^
+					      (uint64_t)getpid() << 20 ^
+					      (uint64_t)(lg_now_s() * 1e6))))
 		return rc;
-	}
-	LG_INFO("collect: %zu envs of %s (%s mode)", o.num_envs, o.game,
-		coll_mode_name(o.mode));
+	LG_INFO("collect: %zu envs of %s (%s mode)%s", o.num_envs, o.game,
+		coll_mode_name(o.mode), W->det ? ", deterministic: an env "
+		"manager per job, seeded by it" : "");
 	return 0;
+}
+
+/* Deterministic mode: a job came and no engine plays: one for it. */
+static int det_engine(struct collect *W)
+{
+	uint64_t serial = 0, seed = 0;
+
+	pthread_mutex_lock(&W->mu);
+	for (int i = 0; i < W->njobs && !serial; i++)
+		if (!W->jobs[i]->abandoned) {
+			serial = W->jobs[i]->serial;
+			seed = W->jobs[i]->msg->seed;
+		}
+	pthread_mutex_unlock(&W->mu);
+	if (!serial)
+		return 0;
+	W->engine_serial = serial;
+	return engine_start(W, seed);
 }
 
 static int collect_loop(struct collect *W)
@@ -774,7 +875,12 @@ static int collect_loop(struct collect *W)
 
 	while (!stop_signal && !net_client_shutdown_requested(W->cl)) {
 		double t0 = lg_now_s();
-		rc = coll_collect(W->c, 1u << 20, 0.005);
+		if (W->det && !W->c && (rc = det_engine(W)))
+			return rc;
+		if (W->c)
+			rc = coll_collect(W->c, 1u << 20, 0.005);
+		else
+			usleep(1000);
 		if (rc && rc != LG_ETIMEOUT) {
 			LG_ERROR("collect: env manager: %s", lg_strerror(rc));
 			return rc;
@@ -788,8 +894,10 @@ static int collect_loop(struct collect *W)
 		 * envs play, so no env idles between jobs. */
 		double now = lg_now_s();
 		if (!rc && now >= idle_until &&
-		    backlog(W) < W->envs && open_jobs(W) < MAX_OPEN_JOBS / 2) {
-			int got = request_jobs(W, 2);
+		    (W->det ? !open_jobs(W)
+			    : backlog(W) < W->envs &&
+				      open_jobs(W) < MAX_OPEN_JOBS / 2)) {
+			int got = request_jobs(W, W->det ? 1 : 2);
 			if (got == 0)
 				idle_until = now + 0.05; /* nothing to do */
 			rc = got < 0 ? got : 0;
@@ -807,7 +915,7 @@ static int collect_loop(struct collect *W)
 		}
 		if (rc)
 			return rc;
-		if (now - last_log >= W->log_every) {
+		if (now - last_log >= W->log_every && W->c) {
 			struct coll_stats st;
 			coll_stats(W->c, &st);
 			/* `league bench pipeline` reads the totals at the end
@@ -902,7 +1010,14 @@ static int run(int argc, char **argv)
 	W.envs = 8;
 	if (!(rc = do_register(&W))) {
 		W.envs = envs ? envs : W.cfg.collectors.envs;
-		rc = start_envs(&W);
+		W.det = W.cfg.league.deterministic;
+		if (W.det && W.envs != 1) {
+			LG_WARN("collect: league.deterministic plays one env; "
+				"--envs %llu not used",
+				(unsigned long long)W.envs);
+			W.envs = 1;
+		}
+		rc = setup_envs(&W);
 	}
 	if (!rc)
 		rc = collect_loop(&W);

@@ -25,6 +25,15 @@
  * trainer; training the daemon never stored is then lost, never
  * half-applied.
  *
+ * league.deterministic: the state is kept at every job's end (the
+ * collector's end mark), with the rows still waiting in the batch and the
+ * job's id, as a version when the job made an update or else as a
+ * checkpoint of the newest; nothing is pushed within a job. A learner
+ * always goes on from the kept state when it registers, drops rows of a
+ * job it kept already, and goes back to the kept state when a job is
+ * played again before its end (docs/architecture.md, "Deterministic
+ * mode").
+ *
  * The game, the network shape and the PPO settings come from the config
  * the daemon sends in RegisterReply, so the worker needs no config file.
  */
@@ -72,6 +81,15 @@ struct learn {
 	 * linear learning-rate schedule over budget.seconds */
 	double league_s, league_at;
 
+	/* league.deterministic (det): the state is kept at every job's
+	 * end, the rows waiting in the batch with it. kept: 1 + the id of
+	 * the last job whose rows it holds (0: none); cur_job/cur_seq: the
+	 * job being taken (cur_on) and its last segment; pushed_updates:
+	 * the update count at the last version, so a job's end without an
+	 * update keeps the state (a checkpoint) without a version. */
+	int det, cur_on;
+	uint64_t kept, cur_job, cur_seq, pushed_updates;
+
 	/* The batch being gathered: segments are appended to it straight
 	 * from the frames they came in (net_segment_append), and PPO
 	 * trains on it as it is. Room for learner.batch + segment_len. */
@@ -101,14 +119,16 @@ static int call(struct learn *W, net_msg *req, net_msg **rep,
 	return cli_worker_call(W->cl, "learn", what, req, rep);
 }
 
-/* Replace the trainer with one around net (fresh optimizer state). */
+/* Replace the trainer with one around net (fresh optimizer state), its
+ * rng seeded by the league, the player and W->version (the version net
+ * holds): a fresh trainer on a version is the same in every process. */
 static int new_trainer(struct learn *W, nn *net)
 {
 	char err[256];
 	ppo *p;
 	int rc = ppo_new(&p, net, NULL, &W->po,
 			 W->cfg.league.seed ^ ((uint64_t)W->player << 32) ^
-				 W->resets,
+				 W->version,
 			 err, sizeof err);
 
 	if (rc) {
@@ -156,9 +176,28 @@ static struct blob_id net_blob_id(const nn *net)
 	return id;
 }
 
+/* The trainer state to push: ppo_state_save's, and in deterministic mode
+ * with the rows waiting in the batch (net_trainer_pack). */
+static int trainer_bytes(struct learn *W, lg_buf *out)
+{
+	lg_buf st = { 0 };
+	int rc;
+
+	if (!W->det)
+		return W->cfg.learner.store_trainer
+			       ? ppo_state_save(W->p, W->updates, out)
+			       : 0;
+	if (!(rc = ppo_state_save(W->p, W->updates, &st)))
+		rc = net_trainer_pack(st.data, st.len, &W->batch, out);
+	lg_buf_free(&st);
+	return rc;
+}
+
 /* Send our parameters; the daemon stores them as a new version (or as
- * version 0 when it holds none yet). */
-static int push(struct learn *W)
+ * version 0 when it holds none yet). A checkpoint (deterministic mode,
+ * no update since the last version) sends the trainer state alone, for
+ * the newest version. */
+static int push(struct learn *W, int checkpoint)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
@@ -168,10 +207,20 @@ static int push(struct learn *W)
 	int rc;
 
 	if ((rc = nn_save(ppo_net(W->p), &blob)) ||
-	    (W->cfg.learner.store_trainer &&
-	     (rc = ppo_state_save(W->p, W->updates, &trainer)))) {
+	    (rc = trainer_bytes(W, &trainer))) {
 		lg_buf_free(&blob);
+		lg_buf_free(&trainer);
 		return rc;
+	}
+	if (W->det && blob.len + trainer.len > W->cfg.server.max_frame / 2) {
+		/* determinism cannot drop the state */
+		LG_ERROR("learn: player %u: parameters and trainer state with "
+			 "the waiting rows (%zu bytes) over half of "
+			 "server.max_frame: raise it (league.deterministic "
+			 "keeps them all)", W->player, blob.len + trainer.len);
+		lg_buf_free(&blob);
+		lg_buf_free(&trainer);
+		return LG_ECONFIG;
 	}
 	if (blob.len + trainer.len > W->cfg.server.max_frame / 2) {
 		/* the daemon hands both back in one frame, with the config */
@@ -188,8 +237,10 @@ static int push(struct learn *W)
 	pp.player = W->player;
 	pp.base_version = W->version;
 	pp.blob.data = blob.data;
-	pp.blob.len = blob.len;
+	pp.blob.len = checkpoint ? 0 : blob.len;
 	pp.player_steps = W->steps;
+	pp.checkpoint = checkpoint;
+	pp.through_job = W->kept;
 	if (W->have_last) {
 		ls.updates = W->updates;
 		ls.samples_per_s = W->last_rate;
@@ -206,7 +257,8 @@ static int push(struct learn *W)
 	}
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
-	W->inflight = blob_id_of(blob.data, blob.len);
+	if (!checkpoint)
+		W->inflight = blob_id_of(blob.data, blob.len);
 	rc = call(W, &req, &r, "params put");
 	lg_buf_free(&blob);
 	lg_buf_free(&trainer);
@@ -219,9 +271,12 @@ static int push(struct learn *W)
 		return LG_EPROTO;
 	}
 	W->version = (uint32_t)a->id;
-	W->pushes++;
-	W->synced = W->inflight;
-	W->inflight.set = 0;
+	if (!checkpoint) {
+		W->pushes++;
+		W->synced = W->inflight;
+		W->inflight.set = 0;
+		W->pushed_updates = W->updates;
+	}
 	if (a->reset) {
 		nn *net;
 		net_msg_free(r);
@@ -248,9 +303,22 @@ static int restore_trainer(struct learn *W, const void *state, size_t len)
 {
 	char err[256];
 	uint64_t updates;
-	int rc = ppo_state_load(W->p, state, len, &updates, err, sizeof err);
+	int rc = 0;
 
+	if (W->det) {
+		/* the rows that waited in the batch come back with it */
+		const uint8_t *st;
+		size_t n;
+		rc = net_trainer_unpack(state, len, &st, &n, &W->batch, err,
+					sizeof err);
+		state = st;
+		len = n;
+	}
+	if (!rc)
+		rc = ppo_state_load(W->p, state, len, &updates, err,
+				    sizeof err);
 	if (rc) {
+		W->batch.n = 0;
 		LG_WARN("learn: player %u: version %u's trainer state not "
 			"used, fresh optimizer: %s", W->player, W->version,
 			err);
@@ -339,7 +407,8 @@ static int do_register(struct learn *W)
 	int as_synced = blob_is(&W->synced, rr->params.data, rr->params.len),
 	    as_inflight = blob_is(&W->inflight, rr->params.data,
 				  rr->params.len);
-	if (W->p && rr->params.len && (as_synced || as_inflight) &&
+	W->det = W->cfg.league.deterministic;
+	if (!W->det && W->p && rr->params.len && (as_synced || as_inflight) &&
 	    rr->player_steps <= W->steps) {
 		/* The daemon's newest parameters are ours, byte for byte:
 		 * the last version acknowledged, or the push whose answer a
@@ -379,16 +448,32 @@ static int do_register(struct learn *W)
 		net_msg_free(r);
 		return rc;
 	}
+	W->batch.n = 0;
 	restored = !fresh && rr->trainer.len &&
 		   !restore_trainer(W, rr->trainer.data, rr->trainer.len);
+	if (W->det && !fresh && rr->trainer.len && !restored) {
+		/* a fresh trainer would train on other bits than the run
+		 * that stored this state: not deterministic any more */
+		LG_ERROR("learn: player %u: league.deterministic cannot go "
+			 "on without version %u's trainer state",
+			 W->player, W->version);
+		net_msg_free(r);
+		return LG_ECORRUPT;
+	}
+	W->kept = rr->through_job;
+	W->cur_on = 0;
+	W->pushed_updates = W->updates;
 	net_msg_free(r);
-	W->batch.n = 0;
-	if (fresh && (rc = push(W)))
+	if (fresh && (rc = push(W, 0)))
 		return rc;
 	LG_INFO("learn: player %u registered: version %u%s, %llu steps, "
 		"trajectories on %s", W->player, W->version,
 		restored ? " with its trainer state" : "",
 		(unsigned long long)W->steps, W->endpoint);
+	if (W->det)
+		LG_INFO("learn: player %u: deterministic; %zu rows waiting, "
+			"rows kept through job %lld", W->player, W->batch.n,
+			(long long)W->kept - 1);
 	return 0;
 }
 
@@ -427,15 +512,63 @@ static int train(struct learn *W)
 	return 0;
 }
 
+/*
+ * Deterministic mode, before a segment of ours is taken: *skip when its
+ * job's rows are kept already (a job played again after a restart).
+ * Rows of a job must come in order, from its first segment: when the job
+ * in hand is played again from the start or another begins before its
+ * end, what was taken of it is undone by reloading the state the daemon
+ * kept (registering again on the same session). 0, or an error.
+ */
+static int det_before(struct learn *W, const struct net_segment *g, int *skip)
+{
+	int rc;
+
+	*skip = g->h.job_id + 1 == W->kept;
+	if (*skip || g->h.player != W->player)
+		return 0;
+	if (W->cur_on && (g->h.job_id != W->cur_job ||
+			  g->h.segment_seq <= W->cur_seq)) {
+		LG_INFO("learn: player %u: job %llu %s before job %llu's end: "
+			"back to the state kept at job %lld's end",
+			W->player, (unsigned long long)g->h.job_id,
+			g->h.job_id == W->cur_job ? "played again" : "began",
+			(unsigned long long)W->cur_job, (long long)W->kept - 1);
+		if ((rc = do_register(W)))
+			return rc;
+		if ((*skip = g->h.job_id + 1 == W->kept))
+			return 0;
+	}
+	W->cur_on = 1;
+	W->cur_job = g->h.job_id;
+	W->cur_seq = g->h.segment_seq;
+	return 0;
+}
+
+/* Deterministic mode, a job's end: its rows are all in; the state (with
+ * the rows still waiting) is kept before its result can count: a version
+ * when the job made an update, else a checkpoint of the newest. */
+static int det_job_end(struct learn *W, uint64_t job_id)
+{
+	W->cur_on = 0;
+	W->kept = job_id + 1;
+	return push(W, W->updates == W->pushed_updates);
+}
+
 /* A segment from a collector: into the batch (training first when it
  * would not fit: only a collector with a longer segment_len than the
  * config's sends such), or rejected, counted and logged when it is not
- * ours or not valid. 0, or an error from training. */
+ * ours or not valid. In deterministic mode a job's end mark keeps the
+ * state. 0, or an error from training or keeping. */
 static int take_segment(struct learn *W, const struct net_segment *g)
 {
 	char why[256] = "";
-	int rc;
+	int rc, skip = 0;
 
+	if (W->det && ((rc = det_before(W, g, &skip)) || skip))
+		return rc;
+	if (W->det && g->h.player == W->player && !g->count)
+		return g->h.job_end ? det_job_end(W, g->h.job_id) : 0;
 	if (g->h.player != W->player)
 		snprintf(why, sizeof why, "for player %u", g->h.player);
 	else if (g->count > W->batch.cap)
@@ -444,8 +577,13 @@ static int take_segment(struct learn *W, const struct net_segment *g)
 	if (!why[0] && g->count > W->batch.cap - W->batch.n &&
 	    (rc = train(W)))
 		return rc;
-	if (!why[0] && !net_segment_append(g, &W->batch, why, sizeof why))
-		return 0;
+	if (!why[0] && !net_segment_append(g, &W->batch, why, sizeof why)) {
+		if (!W->det)
+			return 0;
+		if (W->batch.n >= W->cfg.learner.batch && (rc = train(W)))
+			return rc;
+		return g->h.job_end ? det_job_end(W, g->h.job_id) : 0;
+	}
 	W->rejected++;
 	/* the first ten, then the 16th, 32nd, ...: a collector that sends
 	 * only bad segments must not fill the disk with one line each */
@@ -498,15 +636,27 @@ static int learn_loop(struct learn *W)
 			return rc;
 		rc = take_segment(W, g);
 		net_traj_release(W->ts, g);
+		if (W->det && (rc == LG_ECLOSED || rc == LG_ETIMEOUT ||
+			       rc == LG_EPROTO)) {
+			/* keeping the state at a job's end failed: the job
+			 * is played again once we are back (the daemon
+			 * re-issues it to a learner that registers anew) */
+			net_client_poll(W->cl);
+			if (stop_signal || net_client_shutdown_requested(W->cl))
+				return 0;
+			if ((rc = reconnect(W)))
+				return rc;
+			continue;
+		}
 		if (rc)
 			return rc;
-		if (W->batch.n < W->cfg.learner.batch)
-			continue;
+		if (W->det || W->batch.n < W->cfg.learner.batch)
+			continue; /* deterministic: pushed at a job's end */
 		if ((rc = train(W)))
 			return rc;
 		if (W->updates % W->cfg.learner.push_every)
 			continue;
-		while ((rc = push(W)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
+		while ((rc = push(W, 0)) == LG_ECLOSED || rc == LG_ETIMEOUT) {
 			/* A Shutdown may sit unread behind the close. */
 			net_client_poll(W->cl);
 			if (stop_signal || net_client_shutdown_requested(W->cl))

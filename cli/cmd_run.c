@@ -772,6 +772,11 @@ static int run(int argc, char **argv)
 	}
 	snprintf(r.dir, sizeof r.dir, "%s", dir ? dir : r.cfg.league.dir);
 	r.collectors = ncoll != ~0ull ? ncoll : r.cfg.collectors.count;
+	if (r.cfg.league.deterministic && r.collectors > 1)
+		return cli_usage_error("run", "--collectors %llu: "
+				       "league.deterministic runs one "
+				       "collector",
+				       (unsigned long long)r.collectors);
 	ssize_t n = readlink("/proc/self/exe", r.self, sizeof r.self - 1);
 	if (n <= 0) {
 		fprintf(stderr, "league run: cannot find my own binary\n");

@@ -810,6 +810,36 @@ static int module_err(struct parser *p, const char *msg)
 	return cfg_verr(p, path, "%s", detail);
 }
 
+/* league.deterministic: what makes a run depend on more than its config
+ * (several jobs at once, env interleaving, the clock, jobs whose seeds
+ * carry the daemon's start count). */
+static int check_deterministic(struct parser *p)
+{
+	const struct cfg *c = p->c;
+
+	if (!c->league.deterministic)
+		return 0;
+	if (c->collectors.count > 1)
+		return cfg_verr(p, "collectors.count", "league.deterministic "
+				"runs one collector (this is %llu)",
+				(unsigned long long)c->collectors.count);
+	if (c->collectors.envs != 1)
+		return cfg_verr(p, "collectors.envs", "league.deterministic "
+				"plays one env (this is %llu)",
+				(unsigned long long)c->collectors.envs);
+	if (!c->budget.jobs)
+		return cfg_verr(p, "budget.jobs", "league.deterministic needs "
+				"a budget in jobs");
+	if (c->budget.seconds > 0)
+		return cfg_verr(p, "budget.seconds", "league.deterministic "
+				"runs on no clock: set it to 0");
+	if (c->matchmaking.baseline_share > 0)
+		return cfg_verr(p, "matchmaking.baseline_share",
+				"league.deterministic plays league jobs "
+				"only: set it to 0");
+	return 0;
+}
+
 /* The cross-key rules. Those of the players module are its own
  * brain_opts_check, run on the options this config becomes; the rest
  * belong to no module's check. */
@@ -882,7 +912,7 @@ static int validate(struct parser *p)
 	    !getenv("LEAGUE_TOKEN"))
 		return cfg_verr(p, "server.listen", "listening beyond loopback "
 				"needs server.token_file or LEAGUE_TOKEN");
-	if ((rc = check_tls(p)))
+	if ((rc = check_tls(p)) || (rc = check_deterministic(p)))
 		return rc;
 	return 0;
 }

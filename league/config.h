@@ -84,6 +84,7 @@ struct cfg {
 		char name[CFG_STR_MAX];
 		char dir[CFG_STR_MAX];
 		uint64_t seed;
+		int deterministic;
 	} league;
 	struct {
 		char name[CFG_STR_MAX];

@@ -53,6 +53,17 @@ static const struct cfg_key table[] = {
 	U64("league.seed", league.seed, 0, BIG, "1",
 	    "Seed of every random choice the league makes (matchmaking, "
 	    "initialisation, environments)."),
+	BOOL("league.deterministic", league.deterministic, "false",
+	     "Run so that the same config gives the same bits: one job in "
+	     "flight, each played on a fresh env engine seeded by the job, "
+	     "the learners' state (rows in their batch included) kept at "
+	     "every job's end, and a job's result counted only once its rows "
+	     "are kept. A run killed at any point and resumed ends with the "
+	     "parameters and payoff of one never stopped. Needs one collector "
+	     "with one env, a budget in jobs and no wall-clock budget; "
+	     "learner.push_every is not used (a version is pushed at the end "
+	     "of every job that updated the network). docs/architecture.md, "
+	     "\"Deterministic mode\"."),
 
 	STR("env.name", env.name, 1, "rps",
 	    "Game to play; `league env list` names them. With env.plugin it "

@@ -273,6 +273,96 @@ static void job_pack(league_daemon *d, const struct league_job *j,
 		w->baseline = (char *)(uintptr_t)base;
 }
 
+/* league.deterministic: a job goes out only when none is in flight and
+ * every learning player's learner is registered with its parameters
+ * (who learns in the next job must not depend on who connected first). */
+static int det_may_issue(league_daemon *d)
+{
+	if (league_leases_active(d->leases))
+		return 0;
+	for (uint32_t p = 0; p < d->nlearners; p++) {
+		const struct learner *l = &d->learners[p];
+		if (l->is_learner && (!l->owner || !l->has_params))
+			return 0;
+	}
+	return 1;
+}
+
+struct det_find {
+	uint64_t id;
+	struct league_job job;
+	int found;
+};
+
+static int det_find_cb(const struct league_job *j, int leased, double left_s,
+		       void *arg)
+{
+	struct det_find *f = arg;
+
+	(void)left_s;
+	if (!leased || j->id != f->id)
+		return 0;
+	f->job = *j;
+	f->found = 1;
+	return 1;
+}
+
+/* league.deterministic: the player of a learning seat of leased job id
+ * whose learner has not yet kept the job's rows (BRAIN_NONE: none, or
+ * no such lease, which the lease check answers). A result waits for
+ * them: once it counts, the next job goes out, and rows lost with a
+ * learner could never be played again. */
+static uint32_t det_rows_missing(league_daemon *d, uint64_t id)
+{
+	struct det_find f = { .id = id };
+
+	league_leases_each(d->leases, lg_now_s(), det_find_cb, &f);
+	for (int i = 0; f.found && i < LEAGUE_JOB_SEATS; i++) {
+		const struct league_seat *s = &f.job.seat[i];
+		if (s->learning && !s->baseline &&
+		    daemon_through_job(d, s->player) != id + 1)
+			return s->player;
+	}
+	return BRAIN_NONE;
+}
+
+struct det_learns {
+	uint32_t player;
+	uint64_t ids[8];
+	size_t n;
+};
+
+static int det_learns_cb(const struct league_job *j, int leased,
+			 double left_s, void *arg)
+{
+	struct det_learns *f = arg;
+
+	(void)left_s;
+	for (int i = 0; leased && i < LEAGUE_JOB_SEATS; i++)
+		if (j->seat[i].learning && j->seat[i].player == f->player) {
+			f->ids[f->n++] = j->id;
+			break;
+		}
+	return f->n == LG_ARRAY_LEN(f->ids);
+}
+
+void daemon_det_requeue(league_daemon *d, uint32_t player)
+{
+	struct det_learns f = { .player = player };
+	struct league_job j;
+
+	if (!d->cfg.league.deterministic)
+		return;
+	league_leases_each(d->leases, lg_now_s(), det_learns_cb, &f);
+	for (size_t i = 0; i < f.n; i++)
+		if (!league_leases_cancel(d->leases, f.ids[i], &j) &&
+		    !league_leases_enqueue(d->leases, &j))
+			LG_INFO("daemon: job %llu goes out again: the learner "
+				"of player %u registered while it was played "
+				"(its rows so far are lost with the learner's "
+				"batch)", (unsigned long long)j.id, player);
+}
+
 static void on_job_request(league_daemon *d, league_session *ss,
 			   net_msg *m)
 {
@@ -286,7 +376,11 @@ static void on_job_request(league_daemon *d, league_session *ss,
 
 	if (want == 0 || want > DAEMON_MAX_JOBS_PER_REQUEST)
 		want = want ? DAEMON_MAX_JOBS_PER_REQUEST : 1;
-	if (!d->stopping) {
+	if (d->cfg.league.deterministic) {
+		league_leases_expire(d->leases, lg_now_s());
+		want = det_may_issue(d);
+	}
+	if (!d->stopping && want) {
 		size_t q;
 		league_leases_expire(d->leases, lg_now_s());
 		for (size_t i = 0; i < d->nkinds; i++) {
@@ -351,8 +445,18 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	struct league_job j;
 	const struct league_kind *k;
 	void *ks;
+	uint32_t waits;
 	int rc;
 
+	if (d->cfg.league.deterministic &&
+	    (waits = det_rows_missing(d, jr->job_id)) != BRAIN_NONE) {
+		char why[96];
+		snprintf(why, sizeof why, "the learner of player %u has not "
+			 "kept the job's rows yet", waits);
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BUSY, why,
+			   jr->job_id, 0);
+		return;
+	}
 	if (league_leases_complete(d->leases, league_session_id(ss),
 				   jr->job_id, &j) != LEASE_OK) {
 		stale_result(d, ss, m);

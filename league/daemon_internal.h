@@ -52,6 +52,9 @@ struct learner {
 	size_t trainer_len;
 	uint32_t trainer_version;
 	int trainer_read;
+	/* league.deterministic: 1 + the id of the last job whose rows the
+	 * stored state holds, 0: none (read with the state: trainer_read) */
+	uint64_t through_job;
 	/* Versions turn_first..newest wait in the batch while commits is
 	 * still turn_commit (more than one put in a turn). */
 	uint32_t turn_first;
@@ -237,6 +240,14 @@ int daemon_learners_sync(league_daemon *d);
 int daemon_params_load(league_daemon *d);
 /* 1 when (player, version) is stored (or in this turn's batch). */
 int daemon_params_exist(league_daemon *d, uint32_t player, uint32_t version);
+/* league.deterministic: 1 + the id of the last job whose rows player's
+ * learner has kept (its stored trainer state holds them); 0: none, or
+ * unreadable (logged). */
+uint64_t daemon_through_job(league_daemon *d, uint32_t player);
+/* league.deterministic: a learner of player registered: the leased jobs
+ * it learns in are played again (queued ahead, the same ids), since the
+ * rows sent to its old process may be gone. No-op otherwise. */
+void daemon_det_requeue(league_daemon *d, uint32_t player);
 /* A version no one pins any more: delete it now if the window has
  * moved past it (appended to the batch). */
 int daemon_params_release(league_daemon *d, uint32_t player,

@@ -94,7 +94,12 @@ static void make(league_daemon *d, void *state, size_t want)
 
 	while (league_leases_queued(d->leases) < target &&
 	       tries < d->nlearners) {
-		uint32_t p = k->rr++ % d->nlearners;
+		/* league.deterministic: the turn follows from the brain's
+		 * job count, which a restart keeps, not from this run's */
+		uint32_t p = d->cfg.league.deterministic
+				     ? (uint32_t)((brain_next_job_id(d->br) +
+						   tries) % d->nlearners)
+				     : k->rr++ % d->nlearners;
 		struct learner *l = &d->learners[p];
 		struct brain_job b;
 		struct league_job j;

@@ -254,8 +254,48 @@ static int params_store(league_daemon *d, uint32_t player, uint32_t version,
 
 /* ---- trainer states ------------------------------------------------------ */
 
+/* league.deterministic: 1 + the id of the last job whose rows player's
+ * trainer state holds (0: none) sits beside the state (STORE_DB_TRAINER, key player then 'j',
+ * be64). A reset drops the state but not this: a fresh trainer has
+ * taken those rows as much as the one it replaced. */
+static void through_key(uint8_t k[5], uint32_t player)
+{
+	store_key_u32(k, player);
+	k[4] = 'j';
+}
+
+static int through_read(league_daemon *d, uint32_t player, uint64_t *job)
+{
+	uint8_t k[5];
+	const void *v;
+	size_t vlen;
+	store_txn *t;
+	int rc;
+
+	*job = 0;
+	through_key(k, player);
+	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
+		return rc;
+	rc = store_get(t, STORE_DB_TRAINER, k, sizeof k, &v, &vlen);
+	if (!rc && vlen == 8)
+		*job = lg_get_be64(v);
+	store_txn_abort(t);
+	return rc == LG_ENOTFOUND ? 0 : rc;
+}
+
+static int through_store(league_daemon *d, uint32_t player, uint64_t job)
+{
+	uint8_t k[5], v[8];
+
+	through_key(k, player);
+	lg_put_be64(v, job);
+	d->learners[player].through_job = job;
+	return store_batch_put(&d->wb, STORE_DB_TRAINER, k, sizeof k, v,
+			       sizeof v);
+}
+
 /* The trainer state stored for player, into the cache (none: trainer
- * NULL). */
+ * NULL), with what it has taken (through_job). */
 static int trainer_cached(league_daemon *d, uint32_t player, char *err,
 			  size_t errlen)
 {
@@ -288,9 +328,23 @@ static int trainer_cached(league_daemon *d, uint32_t player, char *err,
 		rec = NULL;
 	}
 	free(rec);
+	if (!rc && (rc = through_read(d, player, &l->through_job)))
+		lg_errf(err, errlen, "jobs taken by player %u's trainer: %s",
+			player, lg_strerror(rc));
 	if (!rc)
 		l->trainer_read = 1;
 	return rc;
+}
+
+uint64_t daemon_through_job(league_daemon *d, uint32_t player)
+{
+	char err[256];
+
+	if (trainer_cached(d, player, err, sizeof err)) {
+		LG_WARN("daemon: %s", err);
+		return 0;
+	}
+	return d->learners[player].through_job;
 }
 
 /* Store the trainer state that goes with version (len 0: drop the one
@@ -303,6 +357,9 @@ static int trainer_store(league_daemon *d, uint32_t player, uint32_t version,
 	uint8_t k[4], *rec;
 	int rc;
 
+	if (!l->trainer_read && (rc = through_read(d, player,
+						   &l->through_job)))
+		return rc;
 	store_key_u32(k, player);
 	free(l->trainer);
 	l->trainer = NULL;
@@ -370,6 +427,7 @@ static int register_learner(league_daemon *d, league_session *ss,
 		return -1;
 	}
 	brain_player_info(d->br, rg->player, &bp);
+	int again = l->owner == ss; /* a learner reloading its state */
 	l->owner = ss;
 	snprintf(l->endpoint, sizeof l->endpoint, "%s", ep);
 	sd->player = rg->player;
@@ -383,6 +441,9 @@ static int register_learner(league_daemon *d, league_session *ss,
 		rr->trainer.data = l->trainer;
 		rr->trainer.len = l->trainer_len;
 	}
+	rr->through_job = l->through_job;
+	if (!again)
+		daemon_det_requeue(d, rg->player);
 	LG_INFO("daemon: learner %s owns player %u (version %u%s, %llu "
 		"steps), trajectories to %s", league_session_name(ss),
 		rg->player, rr->params_version,
@@ -515,6 +576,44 @@ static int series_learner(league_daemon *d, const League__ParamsPut *pp,
 	return league_series_put(&d->wb, &p);
 }
 
+/* league.deterministic: a learner's state at a job's end that made no
+ * version (no update in the job): it replaces the state stored with the
+ * newest version, and the job's rows count as kept. */
+static void checkpoint_put(league_daemon *d, league_session *ss, net_msg *m,
+			   struct learner *l)
+{
+	League__ParamsPut *pp = m->params_put;
+	const uint8_t *blob;
+	size_t len = 0;
+	char err[256];
+	const char *why = NULL;
+	int rc;
+
+	if (!d->cfg.league.deterministic)
+		why = "a checkpoint outside league.deterministic";
+	else if (pp->blob.len)
+		why = "a checkpoint carries no parameters";
+	else if (!l->has_params || pp->base_version != l->newest)
+		why = "a checkpoint of another version than the newest";
+	else if (newest_blob(d, pp->player, &blob, &len, err, sizeof err))
+		why = err;
+	else if (pp->trainer.len + len > d->cfg.server.max_frame / 2)
+		why = "parameters and trainer state over half of "
+		      "server.max_frame";
+	if (why) {
+		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
+			   why, 0, 0);
+		return;
+	}
+	if ((rc = trainer_store(d, pp->player, l->newest, pp->trainer.data,
+				pp->trainer.len)) ||
+	    (rc = through_store(d, pp->player, pp->through_job))) {
+		daemon_fail(d, rc, "checkpoint");
+		return;
+	}
+	daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", l->newest, 0);
+}
+
 void daemon_on_params_put(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m)
 {
@@ -528,6 +627,10 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 	if (sd->role != LEAGUE__ROLE__ROLE_LEARNER || !l || l->owner != ss) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
 			   "not the registered learner of this player", 0, 0);
+		return;
+	}
+	if (pp->checkpoint) {
+		checkpoint_put(d, ss, m, l);
 		return;
 	}
 	if (!pp->blob.len) {
@@ -566,6 +669,8 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			       pp->blob.len)) ||
 	    (rc = trainer_store(d, pp->player, version, pp->trainer.data,
 				pp->trainer.len)) ||
+	    (d->cfg.league.deterministic &&
+	     (rc = through_store(d, pp->player, pp->through_job))) ||
 	    (rc = brain_report_steps(d->br, pp->player, pp->player_steps,
 				     version, &rep))) {
 		daemon_fail(d, rc, "params put");

@@ -291,6 +291,8 @@ void net_client_close(net_client *c); /* NULL is a no-op */
 struct net_segment_hdr {
 	uint32_t player, params_version, env_index;
 	uint64_t job_id, segment_seq;
+	int job_end; /* league.deterministic: the job's last segment (it may
+		      * have no rows) */
 };
 
 /* A Segment read in place: header, layout, shape and its seven columns
@@ -308,8 +310,8 @@ struct net_segment {
 
 /* Append to out one frame (length included) of an Envelope (seq) whose
  * body is the layout-2 Segment of h and rows [0, rows->n), the columns
- * serialized as they lie in memory. LG_EINVAL (no rows, sizes past
- * uint32), LG_ENOMEM. */
+ * serialized as they lie in memory. LG_EINVAL (no rows outside a job's
+ * end mark, sizes past uint32), LG_ENOMEM. */
 int net_segment_encode(const struct net_segment_hdr *h,
 		       const struct lg_rows *rows, uint64_t seq, lg_buf *out);
 
@@ -339,6 +341,23 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *seg,
  * over the legal actions. dst->n is unchanged on error. */
 int net_segment_append(const struct net_segment *seg, struct lg_rows *dst,
 		       char *err, size_t errlen);
+
+/*
+ * league.deterministic: a trainer state (ppo_state_save's bytes) with the
+ * rows waiting in the learner's batch, as one blob the daemon stores
+ * beside a version: "LGTD", the state's length (be32), the state, then
+ * the rows as one Segment frame (nothing when none wait). LG_EINVAL,
+ * LG_ENOMEM.
+ */
+int net_trainer_pack(const void *state, size_t len, const struct lg_rows *rows,
+		     lg_buf *out);
+/* Split such a blob: *state and *state_len point into it, and the rows
+ * are appended to dst (net_segment_append's checks: dst's shape and
+ * room). LG_EPROTO with err for bytes that are not such a blob, LG_EINVAL
+ * for rows dst refuses; dst->n is unchanged on error. */
+int net_trainer_unpack(const uint8_t *blob, size_t len, const uint8_t **state,
+		       size_t *state_len, struct lg_rows *dst, char *err,
+		       size_t errlen);
 
 /* ---- trajectory streams (collector -> learner) ------------------------- */
 

@@ -189,6 +189,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 	const uint8_t *p = buf, *end = buf + len, *cols[SEG_COLUMNS] = { 0 };
 	const char *why = NULL;
 	size_t lens[SEG_COLUMNS] = { 0 };
+	uint32_t job_end = 0;
 	struct field f;
 
 	memset(s, 0, sizeof *s);
@@ -205,6 +206,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		case 8: rc = as_u32(&f, &s->count, &why); break;
 		case 16: rc = as_u32(&f, &s->layout, &why); break;
 		case 24: rc = as_u32(&f, &s->state_len, &why); break;
+		case 27: rc = as_u32(&f, &job_end, &why); break;
 		case 3:
 		case 5:
 			if (f.wt != WT_VARINT) {
@@ -236,10 +238,12 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			LEAGUE__CONST__SEGMENT_LAYOUT);
 		return LG_EPROTO;
 	}
-	if (!s->count || !s->obs_len || !s->num_actions) {
+	s->h.job_end = job_end != 0;
+	if ((!s->count && !s->h.job_end) || !s->obs_len || !s->num_actions) {
 		lg_errf(err, errlen, "segment of %u rows of obs_len %u and "
-			"num_actions %u: each must be at least 1", s->count,
-			s->obs_len, s->num_actions);
+			"num_actions %u: each must be at least 1 (rows may be "
+			"0 only in a job's end mark)", s->count, s->obs_len,
+			s->num_actions);
 		return LG_EPROTO;
 	}
 	if (s->state_len > NET_SEGMENT_STATE_MAX) {
@@ -252,7 +256,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		if ((i == 7 && !s->state_len && !lens[i]) ||
 		    (i == 8 && !lens[i]))
 			continue; /* no state column, no visits column */
-		if (!want || lens[i] != want) {
+		if ((!want && s->count) || lens[i] != want) {
 			lg_errf(err, errlen, "segment column %s: %zu bytes, %u "
 				"rows of obs_len %u and num_actions %u need "
 				"%llu", column_names[i], lens[i], s->count,
@@ -426,7 +430,7 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	net_msg m = LEAGUE__ENVELOPE__INIT;
 	size_t c = r->n;
 
-	if (!c || c > UINT32_MAX || !r->obs_len || r->obs_len > UINT32_MAX ||
+	if ((!c && !h->job_end) || c > UINT32_MAX || !r->obs_len || r->obs_len > UINT32_MAX ||
 	    !r->num_actions || c > SIZE_MAX / sizeof(float) / r->obs_len ||
 	    c > SIZE_MAX / r->num_actions ||
 	    r->state_len > NET_SEGMENT_STATE_MAX ||
@@ -439,6 +443,7 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	sg.job_id = h->job_id;
 	sg.env_index = h->env_index;
 	sg.segment_seq = h->segment_seq;
+	sg.job_end = h->job_end;
 	sg.obs_len = (uint32_t)r->obs_len;
 	sg.num_actions = r->num_actions;
 	sg.count = (uint32_t)c;
@@ -471,4 +476,75 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
 	m.segment = &sg;
 	return net_frame_encode(&m, out);
+}
+
+/* ---- rows beside a trainer state (league.deterministic) ---------------- */
+
+#define TRAINER_ROWS_MAGIC "LGTD"
+
+int net_trainer_pack(const void *state, size_t len, const struct lg_rows *rows,
+		     lg_buf *out)
+{
+	struct net_segment_hdr h = { 0 };
+	uint8_t head[8];
+	int rc;
+
+	if (len > UINT32_MAX)
+		return LG_EINVAL;
+	memcpy(head, TRAINER_ROWS_MAGIC, 4);
+	lg_put_be32(head + 4, (uint32_t)len);
+	if ((rc = lg_buf_append(out, head, sizeof head)) ||
+	    (rc = lg_buf_append(out, state, len)))
+		return rc;
+	return rows->n ? net_segment_encode(&h, rows, 0, out) : 0;
+}
+
+int net_trainer_unpack(const uint8_t *blob, size_t len, const uint8_t **state,
+		       size_t *state_len, struct lg_rows *dst, char *err,
+		       size_t errlen)
+{
+	const uint8_t *body, *p;
+	size_t body_len, n, rest, frame;
+	struct net_segment sg;
+	int bc, rc;
+
+	if (len < 8 || memcmp(blob, TRAINER_ROWS_MAGIC, 4)) {
+		lg_errf(err, errlen, "not a deterministic trainer state "
+			"(magic %s expected)", TRAINER_ROWS_MAGIC);
+		return LG_EPROTO;
+	}
+	n = lg_get_be32(blob + 4);
+	if (n > len - 8) {
+		lg_errf(err, errlen, "trainer state of %zu bytes in a record "
+			"of %zu", n, len);
+		return LG_EPROTO;
+	}
+	*state = blob + 8;
+	*state_len = n;
+	p = blob + 8 + n;
+	rest = len - 8 - n;
+	if (!rest)
+		return 0; /* no rows were waiting */
+	if (rest < NET_FRAME_HDR ||
+	    (frame = lg_get_be32(p)) != rest - NET_FRAME_HDR) {
+		lg_errf(err, errlen, "waiting rows: a frame of %zu bytes that "
+			"is not the record's last %zu", rest < NET_FRAME_HDR
+			? rest : (size_t)lg_get_be32(p), rest);
+		return LG_EPROTO;
+	}
+	if ((rc = net_envelope_body(p + NET_FRAME_HDR, frame, &bc, &body,
+				    &body_len, err, errlen)))
+		return rc;
+	if (bc != LEAGUE__ENVELOPE__BODY_SEGMENT) {
+		lg_errf(err, errlen, "waiting rows: message %d, not a "
+			"Segment", bc);
+		return LG_EPROTO;
+	}
+	if ((rc = net_segment_parse(body, body_len, &sg, err, errlen)))
+		return rc;
+	if (!sg.count) {
+		lg_errf(err, errlen, "waiting rows: none in their frame");
+		return LG_EPROTO;
+	}
+	return net_segment_append(&sg, dst, err, errlen);
 }

@@ -570,7 +570,7 @@ int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
 	double deadline = lg_now_s() + timeout_s;
 	int rc;
 
-	if (!rows->n)
+	if (!rows->n && !h->job_end)
 		return LG_EINVAL;
 	while (s->credit == 0) {
 		double left = deadline - lg_now_s();

@@ -159,6 +159,13 @@ static const struct {
 	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
 	{ "learner:\n  lr_schedule: linear\nbudget:\n  seconds: 0\n  jobs: 9\n", "t.yaml:2:3: learner.lr_schedule: linear runs over budget.seconds, which is 0" },
+	/* league.deterministic: one collector of one env, a budget in jobs,
+	 * no clock, league jobs only */
+	{ "league: {deterministic: true}\ncollectors: {count: 2, envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\n", "t.yaml:2:14: collectors.count: league.deterministic runs one collector (this is 2)" },
+	{ "league: {deterministic: true}\ncollectors: {envs: 2, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\n", "collectors.envs: league.deterministic plays one env (this is 2)" },
+	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, env_steps: 900}\n", "budget.jobs: league.deterministic needs a budget in jobs" },
+	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 60, jobs: 9}\n", "t.yaml:3:10: budget.seconds: league.deterministic runs on no clock: set it to 0" },
+	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\nmatchmaking: {baselines: random, baseline_share: 0.2}\n", "matchmaking.baseline_share: league.deterministic plays league jobs only" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },
 	{ "server:\n  listen: 0.0.0.0\n", "t.yaml:2:3: server.listen: listening beyond loopback needs server.token_file" },
 	{ "server:\n  listen: 0.0.0.0\n  token_file: tok\n", "t.yaml:2:3: server.listen: listening beyond loopback without TLS: set server.tls (cert, key, ca) or, to send the token in clear, server.insecure: true" },

@@ -69,7 +69,7 @@ static void segment_bytes(const lg_buf *frame, const uint8_t **seg,
 
 START_TEST(codec_round_trip)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 0x1234567890ull, 41 };
+	struct net_segment_hdr h = { 7, 3, 2, 0x1234567890ull, 41, 0 };
 	struct lg_rows r, dst;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -124,13 +124,109 @@ START_TEST(codec_round_trip)
 }
 END_TEST
 
+/* league.deterministic: a job's end mark may carry no rows (and says
+ * job_end); no other segment may. */
+START_TEST(codec_job_end_mark)
+{
+	struct net_segment_hdr h = { 7, 3, 0, 12, UINT64_MAX, 1 };
+	struct lg_rows none = { .obs_len = OL, .num_actions = NA };
+	struct net_segment g;
+	lg_buf frame = { 0 };
+	const uint8_t *seg;
+	uint8_t copy[512];
+	size_t len, n = 0;
+	char err[256];
+
+	ck_assert_int_eq(net_segment_encode(&h, &none, 5, &frame), 0);
+	segment_bytes(&frame, &seg, &len);
+	ck_assert_msg(net_segment_parse(seg, len, &g, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(g.h.job_end, 1);
+	ck_assert_uint_eq(g.count, 0);
+	ck_assert_uint_eq(g.h.job_id, 12);
+	/* the mark's bytes without field 27 (tag 0xd8 0x01, value 1): a
+	 * segment of no rows, refused */
+	ck_assert_uint_le(len, sizeof copy);
+	for (size_t i = 0; i < len; i++) {
+		if (i + 2 < len && seg[i] == 0xd8 && seg[i + 1] == 0x01 &&
+		    seg[i + 2] == 0x01) {
+			i += 2;
+			continue;
+		}
+		copy[n++] = seg[i];
+	}
+	ck_assert_uint_eq(n, len - 3);
+	ck_assert_int_eq(net_segment_parse(copy, n, &g, err, sizeof err),
+			 LG_EPROTO);
+	ck_assert_msg(strstr(err, "only in a job's end mark"), "%s", err);
+	/* and nothing to encode without the mark */
+	h.job_end = 0;
+	frame.len = 0;
+	ck_assert_int_eq(net_segment_encode(&h, &none, 5, &frame), LG_EINVAL);
+	lg_buf_free(&frame);
+}
+END_TEST
+
+/* league.deterministic's trainer blob: the state and the rows that wait
+ * come back as they went; bytes that are not such a blob are refused
+ * and leave the batch as it was. */
+START_TEST(trainer_rows_round_trip)
+{
+	static const uint8_t state[] = "LGTS and some state";
+	struct lg_rows r, back;
+	lg_buf b = { 0 };
+	const uint8_t *st;
+	size_t sl;
+	char err[256];
+
+	fill_rows(&r, 6, 4);
+	ck_assert_int_eq(lg_rows_init(&back, OL, NA, 0, 16), 0);
+	ck_assert_int_eq(net_trainer_pack(state, sizeof state, &r, &b), 0);
+	ck_assert_msg(net_trainer_unpack(b.data, b.len, &st, &sl, &back, err,
+					 sizeof err) == 0, "%s", err);
+	ck_assert_uint_eq(sl, sizeof state);
+	ck_assert_int_eq(memcmp(st, state, sl), 0);
+	ck_assert_uint_eq(back.n, 6);
+	ck_assert_int_eq(memcmp(back.obs, r.obs, 6 * OL * 4), 0);
+	ck_assert_int_eq(memcmp(back.done, r.done, 6), 0);
+	/* no rows waiting: the state alone */
+	back.n = 0;
+	r.n = 0;
+	b.len = 0;
+	ck_assert_int_eq(net_trainer_pack(state, sizeof state, &r, &b), 0);
+	ck_assert_uint_eq(b.len, 8 + sizeof state);
+	ck_assert_int_eq(net_trainer_unpack(b.data, b.len, &st, &sl, &back,
+					    err, sizeof err), 0);
+	ck_assert_uint_eq(back.n, 0);
+	/* refused: a torn frame, a state length past the end, another
+	 * magic; the batch stays empty */
+	r.n = 6;
+	b.len = 0;
+	ck_assert_int_eq(net_trainer_pack(state, sizeof state, &r, &b), 0);
+	ck_assert_int_eq(net_trainer_unpack(b.data, b.len - 1, &st, &sl, &back,
+					    err, sizeof err), LG_EPROTO);
+	ck_assert_msg(strstr(err, "waiting rows"), "%s", err);
+	b.data[4] = 0x7f;
+	ck_assert_int_eq(net_trainer_unpack(b.data, b.len, &st, &sl, &back,
+					    err, sizeof err), LG_EPROTO);
+	b.data[0] = 'X';
+	ck_assert_int_eq(net_trainer_unpack(b.data, b.len, &st, &sl, &back,
+					    err, sizeof err), LG_EPROTO);
+	ck_assert_msg(strstr(err, "LGTD"), "%s", err);
+	ck_assert_uint_eq(back.n, 0);
+	lg_buf_free(&b);
+	lg_rows_free(&r);
+	lg_rows_free(&back);
+}
+END_TEST
+
 /* A recurrent policy's rows: the state column travels as field 25 with
  * state_len 24, and lands in a batch with the same state_len; a batch of
  * another width, a state-less batch, a non-finite state and a column of
  * the wrong length are refused. */
 START_TEST(codec_state_column)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 9, 1 };
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0 };
 	struct lg_rows r, dst, flat;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -233,7 +329,7 @@ END_TEST
  * column of the wrong length: codec_refuses_bad_segments). */
 START_TEST(codec_visits_column)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 9, 1 };
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0 };
 	struct lg_rows r, dst, flat;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -390,7 +486,7 @@ static void put_varint_field(lg_buf *b, uint32_t num, uint64_t v)
 START_TEST(codec_refuses_bad_segments)
 {
 	const struct bad_case *bc = &bad_cases[_i];
-	struct net_segment_hdr h = { 1, 0, 0, 5, 6 };
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0 };
 	struct lg_rows r, dst;
 	struct net_segment g;
 	lg_buf frame = { 0 }, seg = { 0 };
@@ -472,7 +568,7 @@ END_TEST
  * count x num_actions floats, which append then read past the frame). */
 START_TEST(codec_empty_visits_is_none)
 {
-	struct net_segment_hdr h = { 1, 0, 0, 5, 6 };
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0 };
 	struct lg_rows r, flat, searched;
 	struct net_segment g;
 	lg_buf frame = { 0 }, seg = { 0 };
@@ -763,6 +859,8 @@ Suite *suite_traj(void)
 	signal(SIGPIPE, SIG_IGN);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, codec_round_trip);
+	tcase_add_test(tc, codec_job_end_mark);
+	tcase_add_test(tc, trainer_rows_round_trip);
 	tcase_add_test(tc, codec_state_column);
 	tcase_add_test(tc, codec_visits_column);
 	tcase_add_test(tc, codec_empty_visits_is_none);

@@ -10,7 +10,8 @@
  * The batch takes the segment's recurrent state width, so a state column
  * is appended and re-encoded like the others, and its visits column
  * unless bit 4 says otherwise: then the batch has one exactly when the
- * segment has none, which must be refused. */
+ * segment has none, which must be refused. A job's end mark
+ * (job_end) may carry no rows; any other segment has some. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,8 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (net_segment_parse(body, blen, &g, err, sizeof err))
 		return 0;
-	if (!g.count || !g.obs_len || !g.num_actions)
+	if (!g.obs_len || !g.num_actions || (!g.count && !g.h.job_end))
 		abort(); /* parse promised these */
+	if (!g.count)
+		return 0; /* a job's end mark (league.deterministic): no rows */
 	if (g.count > MAX_ROWS ||
 	    (uint64_t)g.count * (g.obs_len + 2 * g.num_actions +
 				 g.state_len) > MAX_CELLS)

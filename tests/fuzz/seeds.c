@@ -183,6 +183,7 @@ static void trainer_state(int magnet, lg_buf *b)
 		memset(r.mask + i * 3, 1, 3);
 		r.action[i] = (int32_t)(i % 3);
 		r.logp[i] = -1.0986f;
+		r.value[i] = 0; /* the block is not zeroed */
 		r.reward[i] = i % 4 == 3 ? 1.0f : 0.0f;
 		r.done[i] = i % 4 == 3 ? LG_ROW_END : LG_ROW_NEXT;
 	}
@@ -215,6 +216,34 @@ static void seeds_trainer(void)
 	seed_mode("fuzz_trainer", "magnet_into_plain", 1, b.data, b.len);
 	memset((uint8_t *)b.data + 32, 0, 32); /* the rng */
 	seed_mode("fuzz_trainer", "zero_rng", 3, b.data, b.len);
+	/* league.deterministic's blob: the state with rows waiting */
+	{
+		struct lg_rows r = { 0 };
+		lg_buf d = { 0 };
+		trainer_state(0, &b);
+		if (lg_rows_init(&r, 4, 3, 0, 8))
+			exit(1);
+		for (size_t i = 0; i < 5; i++) {
+			r.obs[i * 4] = (float)i;
+			memset(r.mask + i * 3, 1, 3);
+			r.action[i] = (int32_t)(i % 3);
+			r.logp[i] = r.value[i] = r.reward[i] = 0;
+			r.done[i] = i == 4 ? LG_ROW_CUT : LG_ROW_NEXT;
+		}
+		r.n = 5;
+		if (net_trainer_pack(b.data, b.len, &r, &d))
+			exit(1);
+		seed_mode("fuzz_trainer", "det_rows", 4, d.data, d.len);
+		seed_mode("fuzz_trainer", "det_rows_truncated", 4, d.data,
+			  d.len - 3);
+		d.len = 0;
+		r.n = 0;
+		if (net_trainer_pack(b.data, b.len, &r, &d))
+			exit(1);
+		seed_mode("fuzz_trainer", "det_no_rows", 5, d.data, d.len);
+		lg_buf_free(&d);
+		lg_rows_free(&r);
+	}
 	lg_buf_free(&b);
 }
 
@@ -962,7 +991,7 @@ static void seeds_reply(void)
  * do not sum to 1. */
 static void seeds_segment_visits(void)
 {
-	struct net_segment_hdr h = { 1, 2, 3, 4, 5 };
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0 };
 	struct lg_rows r;
 	lg_buf f = { 0 };
 
@@ -995,13 +1024,21 @@ static void seeds_segment_visits(void)
 		exit(1);
 	seed_mode("fuzz_segment", "visits_sum", 0, f.data + NET_FRAME_HDR,
 		  f.len - NET_FRAME_HDR);
+	/* league.deterministic: a job's end mark, no rows */
+	h.job_end = 1;
+	r.n = 0;
+	f.len = 0;
+	if (net_segment_encode(&h, &r, 10, &f))
+		exit(1);
+	seed_mode("fuzz_segment", "job_end_mark", 0, f.data + NET_FRAME_HDR,
+		  f.len - NET_FRAME_HDR);
 	lg_buf_free(&f);
 	lg_rows_free(&r);
 }
 
 static void seeds_segment(void)
 {
-	struct net_segment_hdr h = { 1, 2, 3, 4, 5 };
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0 };
 	struct lg_rows r;
 	lg_buf f = { 0 };
 
