@@ -156,8 +156,9 @@ int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 
 /* ---- α-Rank (payoff/alpharank.c) ------------------------------------ */
 
-/* Largest matrix side payoff_alpharank() accepts (a dense n x n chain and
- * O(n^3 / 3) to solve it: about 0.3 s at 1024). */
+/* Largest matrix side payoff_alpharank() accepts (a dense n x n chain,
+ * O(n^3 / 3) to solve: 4 ms at 256, 0.14 s at 1024, 1.3 s at 2048 on
+ * one core of the development machine). */
 #define PAYOFF_ALPHARANK_MAX 4096
 /* Largest population m (a general-sum pair costs O(m)). */
 #define PAYOFF_ALPHARANK_POP_MAX 100000
