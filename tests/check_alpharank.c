@@ -351,10 +351,174 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The numbers of JSON array text from p on (after its first '['), up to
+ * the bracket that closes it: at most max into v. */
+static size_t json_numbers(const char *p, double *v, size_t max)
+{
+	size_t k = 0;
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '[') {
+			depth++;
+		} else if (*p == ']') {
+			if (--depth == 0)
+				break;
+		} else if (depth && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+			char *end;
+			double x = strtod(p, &end);
+			if (k < max)
+				v[k++] = x;
+			p = end - 1;
+		}
+	}
+	return k;
+}
+
+/* `league ratings --alpha-rank` on a simulated league of 14 players: the
+ * JSON carries the options and one score per player, the scores are
+ * payoff_alpharank of the matrix `league payoff` prints (1/2 on the
+ * diagonal), the table a column; without the flag the output is as it
+ * was; bad options are usage errors naming the option. */
+START_TEST(cli_ratings)
+{
+	enum { MAXP = 64 };
+	char dir[128], cfgp[192], lg[192], err[2048];
+	char *out = malloc(1 << 17);
+	double *W = malloc(MAXP * MAXP * sizeof *W), pi[MAXP];
+	uint32_t n;
+
+	ck_assert(out && W);
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(cfgp, sizeof cfgp, "%s/l.yaml", dir);
+	snprintf(lg, sizeof lg, "%s/league", dir);
+	tu_write_file(cfgp, "league: {seed: 3}\n"
+			    "players: {main: 2, main_exploiter: 1, "
+			    "league_exploiter: 1}\n"
+			    "snapshot: {steps: 2000}\n"
+			    "budget: {jobs: 10}\n");
+	{
+		const char *const a[] = { "sim", cfgp, "--dir", lg, "--jobs",
+					  "400", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+	}
+	{	/* the matrix, and its α-Rank at alpha 1 (at 100 the 6 digits
+		 * `league payoff` prints would move the scores too much) */
+		const char *const a[] = { "payoff", lg, "--json", NULL };
+		struct payoff_alpharank_opts o = opts(1, 50);
+		char *p;
+		size_t k;
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		n = (uint32_t)json_numbers(out, pi, MAXP);
+		ck_assert_uint_ge(n, 8);
+		ck_assert_ptr_nonnull(p = strstr(out, "\"win_rate\":"));
+		k = json_numbers(p, W, MAXP * MAXP);
+		ck_assert_uint_eq(k, (size_t)n * n);
+		for (uint32_t i = 0; i < n; i++)
+			W[i * n + i] = 0.5;
+		ck_assert_int_eq(payoff_alpharank(W, n, &o, pi), 0);
+	}
+	{
+		const char *const a[] = { "ratings", lg, "--alpha-rank",
+					  "--json", "--alpha", "1", NULL };
+		const char *p = out;
+		double sum = 0;
+		uint32_t seen = 0;
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "{\"nash_gap\":"));
+		ck_assert_ptr_nonnull(strstr(out, ",\"alpha_rank\":{\"alpha\":"
+						  "1,\"population\":50},"
+						  "\"ratings\":["));
+		while ((p = strstr(p, "{\"id\":"))) {
+			unsigned id = (unsigned)strtoul(p + 6, NULL, 10);
+			const char *q = strstr(p, "\"alpha_rank\":");
+			const char *e = strchr(p, '}');
+			double x;
+			ck_assert(q && e && q < e && id < n);
+			x = strtod(q + 13, NULL);
+			ck_assert_msg(fabs(x - pi[id]) <= 1e-4 * pi[id] + 1e-9,
+				      "player %u: %g, the matrix says %g", id,
+				      x, pi[id]);
+			sum += x;
+			seen++;
+			p = e;
+		}
+		ck_assert_uint_eq(seen, n);
+		ck_assert_double_eq_tol(sum, 1, 1e-5);
+	}
+	{	/* the defaults, and the limit */
+		const char *const a[] = { "ratings", lg, "--alpha-rank",
+					  "--format", "json", NULL };
+		const char *const b[] = { "ratings", lg, "--json", "--alpha",
+					  "inf", "--population", "20", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"alpha_rank\":{\"alpha\":"
+						  "100,\"population\":50}"));
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       b), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"alpha_rank\":{\"alpha\":"
+						  "\"inf\",\"population\":20}"));
+	}
+	{	/* the table: the note and the column */
+		const char *const a[] = { "ratings", lg, "--alpha-rank", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "(alpha-Rank, alpha 100, "
+						  "population 50)"));
+		ck_assert_ptr_nonnull(strstr(out, "nash  alpha-rank\n"));
+	}
+	{	/* no flag: neither key nor column */
+		const char *const a[] = { "ratings", lg, "--json", NULL };
+		const char *const b[] = { "ratings", lg, NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"rating_se\":"));
+		ck_assert_ptr_null(strstr(out, "alpha_rank"));
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       b), 0);
+		ck_assert_ptr_null(strstr(out, "alpha"));
+	}
+	{
+		static const char *const bad[][3] = {
+			{ "--alpha", "-1", "--alpha" },
+			{ "--alpha", "fast", "--alpha" },
+			{ "--alpha", "nan", "--alpha" },
+			{ "--population", "1", "--population" },
+			{ "--population", "100001", "--population" },
+			{ "--population", "2.5", "--population" },
+		};
+		for (size_t k = 0; k < LG_ARRAY_LEN(bad); k++) {
+			const char *const a[] = { "ratings", lg, bad[k][0],
+						  bad[k][1], NULL };
+			ck_assert_int_eq(tu_run_league(NULL, 0, err,
+						       sizeof err, a), 2);
+			ck_assert_msg(strstr(err, bad[k][2]), "%s", err);
+		}
+	}
+	{
+		const char *const a[] = { "players", lg, "--alpha-rank", NULL };
+		const char *const b[] = { "payoff", lg, "--alpha", "3", NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, a), 2);
+		ck_assert_ptr_nonnull(strstr(err, "'--alpha-rank' does not "
+						  "apply"));
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, b), 2);
+		ck_assert_ptr_nonnull(strstr(err, "'--alpha' does not apply"));
+	}
+	tu_rmrf(dir);
+	free(out);
+	free(W);
+}
+END_TEST
+
 Suite *suite_alpharank(void)
 {
 	Suite *s = suite_create("alpharank");
 	TCase *tc = tcase_create("core");
+	TCase *cli = tcase_create("cli");
 
 	tcase_add_test(tc, rps_uniform);
 	tcase_add_test(tc, transitive_top);
@@ -365,5 +529,8 @@ Suite *suite_alpharank(void)
 	tcase_add_test(tc, bad_input);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
+	tcase_add_test(cli, cli_ratings);
+	tcase_set_timeout(cli, 60);
+	suite_add_tcase(s, cli);
 	return s;
 }
