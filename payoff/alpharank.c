@@ -40,12 +40,15 @@
  * subtraction, so no cancellation, and the masses come out with small
  * relative error however nearly reducible the chain is. That matters
  * here: at a large alpha a transition against selection has probability
- * e^-(hundreds) or underflows to 0, the chain mixes in ~1/(smallest
- * escape probability) steps, and power iteration would need that many
- * iterations to converge while a solve of (I - P^T) pi = 0 with a
- * normalisation row subtracts numbers of wildly different size. GTH needs
- * each eliminated state to reach an earlier one, so the states are
- * ordered first (stationary_order); O(n^3 / 3) multiply-adds in all.
+ * e^-(hundreds) or underflows to 0. A solve of (I - P^T) pi = 0 with a
+ * normalisation row subtracts numbers of wildly different size and loses
+ * the small masses; power iteration needs ~1/(spectral gap) sweeps,
+ * about m when many pairs are neutral and beyond reach in a general-sum
+ * game whose strategies can hold the chain with an escape probability of
+ * e^-(hundreds), and its stopping rule bounds a sweep's change, not the
+ * error. GTH is direct (no tolerance, no iteration count). It needs each
+ * eliminated state to reach an earlier one, so the states are ordered
+ * first (stationary_order); O(n^3 / 3) multiply-adds in all.
  */
 #include "payoff/payoff.h"
 
