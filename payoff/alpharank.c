@@ -52,7 +52,6 @@
  */
 #include "payoff/payoff.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
