@@ -4,7 +4,8 @@
  *   league payoff DIR [--format table|csv|json] [--top N]
  *                                                  win rates and game counts
  *   league players DIR [--format table|json]      players and snapshots
- *   league ratings DIR [--format table|json]      Elo (fit and online), Nash
+ *   league ratings DIR [--format table|json] [--alpha-rank [--alpha A]
+ *                  [--population M]]       Elo (fit and online), Nash, α-Rank
  *   league sim CONFIG [--dir DIR] [--jobs N]      a simulated league
  *
  * The inspection commands open the league directory read-only
@@ -39,7 +40,32 @@ struct args {
 	unsigned long long jobs, seed;
 	int seed_set, drift;
 	unsigned long long top; /* payoff table: at most this many players */
+	int alpha_rank;          /* ratings: the α-Rank column */
+	struct payoff_alpharank_opts ar;
 };
+
+/* --alpha: a number >= 0, or inf for the limit. */
+static int parse_alpha(const char *cmd, const char *val, double *out)
+{
+	if (!strcmp(val, "inf") || !strcmp(val, "infinity")) {
+		*out = INFINITY;
+		return 0;
+	}
+	if (lg_parse_double(val, 0, 1e12, out))
+		return cli_usage_error(cmd, "--alpha: expected a number in "
+				       "[0, 1e12] or 'inf', got '%s'", val);
+	return 0;
+}
+
+/* The long name of option ch (argv[optind - 1] would be its value when
+ * one follows it). */
+static const char *opt_name(const struct option *opts, int ch)
+{
+	for (; opts->name; opts++)
+		if (opts->val == ch)
+			return opts->name;
+	return "?";
+}
 
 static int parse(int argc, char **argv, struct args *a, int allow_csv,
 		 int sim)
@@ -51,17 +77,38 @@ static int parse(int argc, char **argv, struct args *a, int allow_csv,
 		{ "seed", required_argument, NULL, 's' },
 		{ "drift", no_argument, NULL, 'D' },
 		{ "top", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "alpha-rank", no_argument, NULL, 'A' },
+		{ "alpha", required_argument, NULL, 'a' },
+		{ "population", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int ratings = !strcmp(a->cmd, "ratings");
+	unsigned long long pop;
 	int ch;
 
 	a->fmt = FMT_TABLE;
 	a->jobs = 1000;
+	payoff_alpharank_opts_default(&a->ar);
 	while ((ch = cli_getopt(argc, argv, a->cmd, "f:d:n:s:t:", opts)) !=
 	       -1) {
 		if (ch == -2)
 			return CLI_USAGE;
-		if (ch == 'f' && !sim) {
+		if (ch == 'j' && !sim) {
+			a->fmt = FMT_JSON;
+		} else if (ratings && ch == 'A') {
+			a->alpha_rank = 1;
+		} else if (ratings && ch == 'a') {
+			if (parse_alpha(a->cmd, optarg, &a->ar.alpha))
+				return CLI_USAGE;
+			a->alpha_rank = 1;
+		} else if (ratings && ch == 'm') {
+			if (cli_opt_u64(a->cmd, "--population", optarg, 2,
+					PAYOFF_ALPHARANK_POP_MAX, &pop))
+				return CLI_USAGE;
+			a->ar.population = (uint32_t)pop;
+			a->alpha_rank = 1;
+		} else if (ch == 'f' && !sim) {
 			if (!strcmp(optarg, "table"))
 				a->fmt = FMT_TABLE;
 			else if (!strcmp(optarg, "json"))
@@ -91,8 +138,8 @@ static int parse(int argc, char **argv, struct args *a, int allow_csv,
 					&a->top))
 				return CLI_USAGE;
 		} else {
-			return cli_usage_error(a->cmd, "option '%s' does not "
-					       "apply here", argv[optind - 1]);
+			return cli_usage_error(a->cmd, "option '--%s' does not "
+					       "apply here", opt_name(opts, ch));
 		}
 	}
 	if (optind >= argc)
@@ -359,9 +406,23 @@ out:
  * glance. */
 #define RATINGS_NASH_MAX 1024
 
+/* The table's line saying what alpha_rank is. */
+static void alpharank_note(const struct args *a, int computed)
+{
+	if (!computed) {
+		printf("alpha-rank: not computed (over %u players)\n",
+		       RATINGS_NASH_MAX);
+		return;
+	}
+	printf("alpha-rank: share of time evolution spends on the player "
+	       "(alpha-Rank, alpha %g, population %u)\n", a->ar.alpha,
+	       a->ar.population);
+}
+
 static int run_ratings(int argc, char **argv)
 {
 	struct args a = { .cmd = "ratings" };
+	struct brain_ratings_opts ro;
 	store *s = NULL;
 	brain *b = NULL;
 	struct brain_rating *r = NULL;
@@ -375,23 +436,32 @@ static int run_ratings(int argc, char **argv)
 	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
 		return rc;
 	n = brain_count(b);
+	brain_ratings_opts_default(&ro, RATINGS_NASH_MAX);
+	ro.alpha_rank = a.alpha_rank;
+	ro.ar = a.ar;
 	if (a.fmt != FMT_TABLE) {
-		rc = brain_ratings_json(b, RATINGS_NASH_MAX, &out);
+		rc = brain_ratings_json_with(b, &ro, &out);
 		if (!rc)
 			printf("%.*s\n", (int)out.len, (const char *)out.data);
 	} else if (!(r = malloc((n ? n : 1) * sizeof *r))) {
 		rc = LG_ENOMEM;
-	} else if (!(rc = brain_ratings(b, RATINGS_NASH_MAX, r, &gap))) {
+	} else if (!(rc = brain_ratings_with(b, &ro, r, &gap))) {
 		printf("rating: maximum-likelihood Elo over the decayed matrix "
 		       "(1 virtual draw prior), mean 0\nelo: online Elo "
 		       "(K from the config); nash: meta-Nash weight%s\n",
 		       gap >= 0 ? "" : " (not computed: over 1024 players)");
-		printf("%6s %-17s %9s %9s %10s %8s\n", "id", "role", "rating",
+		if (a.alpha_rank)
+			alpharank_note(&a, !n || !isnan(r[0].alpha_rank));
+		printf("%6s %-17s %9s %9s %10s %8s", "id", "role", "rating",
 		       "elo", "games", "nash");
-		for (uint32_t k = 0; k < n; k++)
-			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f\n", r[k].id,
+		printf(a.alpha_rank ? " %11s\n" : "\n", "alpha-rank");
+		for (uint32_t k = 0; k < n; k++) {
+			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f", r[k].id,
 			       brain_role_name(r[k].role), r[k].rating,
 			       r[k].elo, r[k].games, r[k].nash);
+			printf(a.alpha_rank ? " %11.4g\n" : "\n",
+			       r[k].alpha_rank);
+		}
 	}
 	if (rc)
 		fprintf(stderr, "league ratings: %s\n", lg_strerror(rc));
@@ -528,11 +598,21 @@ const struct cli_cmd cli_cmd_ratings = {
 	.name = "ratings",
 	.summary = "rank a league's players by rating (read-only)",
 	.help =
-	"usage: league ratings DIR [--format table|json]\n\n"
+	"usage: league ratings DIR [--format table|json] [--json]\n"
+	"                      [--alpha-rank [--alpha A] [--population M]]\n\n"
 	"Players and snapshots by maximum-likelihood Elo (fitted to the whole\n"
 	"decayed payoff matrix, so repeated games count right), with the\n"
 	"online Elo, rated games and the meta-Nash weight of the matrix\n"
-	"(exact LP, up to 1024 players).\n",
+	"(exact LP, up to 1024 players). --json is --format json.\n\n"
+	"--alpha-rank adds each player's alpha-Rank score (up to 1024\n"
+	"players): the stationary share of an evolutionary process over the\n"
+	"win-rate matrix where a population of M agents playing one player's\n"
+	"strategy is taken over by a mutant with a probability that grows\n"
+	"with its win rate, selection intensity A. Cycles share the mass;\n"
+	"a player that beats everyone takes it all. --alpha A: a number >= 0\n"
+	"or inf (the limit; default 100); --population M: 2 to 100000\n"
+	"(default 50); either implies --alpha-rank. JSON: \"alpha_rank\" per\n"
+	"player and {\"alpha\":A,\"population\":M} at the top.\n",
 	.run = run_ratings,
 };
 

@@ -10,7 +10,8 @@
  * payoff`). It serves what the daemon's
  * HTTP port serves for the page: `/` and its files, `/payoff` (the same
  * object as `league payoff DIR --format json`), `/ratings` (as `league
- * ratings DIR --format json`, the meta-Nash up to 256 players),
+ * ratings DIR --alpha-rank --format json`, the meta-Nash and α-Rank up to
+ * 256 players),
  * `/nashconv` (as `league eval DIR --format json`) and `/status` (the
  * players' counters; `inspect: true`). Beyond loopback it
  * needs LEAGUE_TOKEN and every request must carry it (server.h,

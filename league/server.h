@@ -71,8 +71,8 @@ struct league_server_ops {
 	 * family with # HELP and # TYPE) for GET /metrics, after the
 	 * server's own (may be NULL). */
 	int (*metrics_text)(void *ctx, lg_buf *out);
-	/* The ladder as `league ratings --format json` prints it, for GET
-	 * /ratings (may be NULL: 404). */
+	/* The ladder as `league ratings --alpha-rank --format json` prints
+	 * it, for GET /ratings (may be NULL: 404). */
 	int (*ratings_json)(void *ctx, lg_buf *out);
 	/* Exploitability over time as `league eval DIR --format json`
 	 * prints it, for GET /nashconv (may be NULL: 404). */

@@ -216,7 +216,8 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 }
 
 /* The page polls every 2 s: the ladder (an Elo fit and, up to 256
- * players, a dense meta-Nash LP) is rebuilt at most once a second. */
+ * players, a dense meta-Nash LP and α-Rank, 4 ms) is rebuilt at most
+ * once a second. */
 #define DAEMON_RATINGS_NASH_MAX 256
 
 int daemon_ratings_json(void *ctx, lg_buf *b)

@@ -990,8 +990,39 @@ static int by_rating(const void *x, const void *y)
 	       (a->id > c->id) - (a->id < c->id);
 }
 
-int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
-		  double *gap)
+void brain_ratings_opts_default(struct brain_ratings_opts *o,
+				uint32_t max_nash)
+{
+	o->max_nash = max_nash;
+	o->alpha_rank = 1;
+	payoff_alpharank_opts_default(&o->ar);
+}
+
+/*
+ * α-Rank of the win-rate matrix W (n x n, n >= 1) into ar, with 1/2 on
+ * the diagonal (W is changed there). A chain without a unique answer
+ * (LG_ERANGE; a constant-sum matrix never is one) leaves ar NaN, as for
+ * a ladder too big to rank; LG_EINVAL (options) and LG_ENOMEM are
+ * passed on.
+ */
+static int ladder_alpharank(double *W, uint32_t n,
+			    const struct payoff_alpharank_opts *o, double *ar)
+{
+	int rc;
+
+	for (uint32_t i = 0; i < n; i++)
+		W[(size_t)i * n + i] = 0.5;
+	rc = payoff_alpharank(W, n, o, ar);
+	if (rc == LG_ERANGE) {
+		for (uint32_t i = 0; i < n; i++)
+			ar[i] = NAN;
+		rc = 0;
+	}
+	return rc;
+}
+
+int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
+		       struct brain_rating *out, double *gap)
 {
 	uint32_t n = brain_count(b);
 	uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -999,15 +1030,20 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 	double *se = malloc((n ? n : 1) * sizeof *se);
 	double *x = calloc(n ? n : 1, sizeof *x);
 	double *y = malloc((n ? n : 1) * sizeof *y);
-	int nash = n && n <= max_nash && n <= PAYOFF_NASH_MAX;
-	double *A = nash ? malloc((size_t)n * n * sizeof *A) : NULL;
+	double *ar = malloc((n ? n : 1) * sizeof *ar);
+	int dense = n && n <= o->max_nash;
+	int nash = dense && n <= PAYOFF_NASH_MAX;
+	int arank = dense && o->alpha_rank && n <= PAYOFF_ALPHARANK_MAX;
+	double *A = nash || arank ? malloc((size_t)n * n * sizeof *A) : NULL;
 	int rc = LG_ENOMEM;
 
 	*gap = -1;
-	if (!ids || !fit || !se || !x || !y || (nash && !A))
+	if (!ids || !fit || !se || !x || !y || !ar || ((nash || arank) && !A))
 		goto out;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		ids[i] = i;
+		ar[i] = NAN;
+	}
 	if ((rc = payoff_elo_fit_se(b->pf, ids, n, 1.0, fit, se)))
 		goto out;
 	if (nash) {
@@ -1019,13 +1055,18 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 			*gap = -1;
 		}
 	}
+	if (arank) {
+		payoff_matrix(b->pf, ids, n, A, NULL);
+		if ((rc = ladder_alpharank(A, n, &o->ar, ar)))
+			goto out;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
 		brain_player_info(b, i, &p);
 		out[i] = (struct brain_rating){ i, p.role, p.parent, fit[i],
 						payoff_elo(b->pf, i),
 						payoff_elo_games(b->pf, i),
-						x[i], se[i] };
+						x[i], se[i], ar[i] };
 	}
 	qsort(out, n, sizeof *out, by_rating);
 	rc = 0;
@@ -1035,19 +1076,50 @@ out:
 	free(se);
 	free(x);
 	free(y);
+	free(ar);
 	free(A);
 	return rc;
 }
 
-int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
+int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
+		  double *gap)
+{
+	struct brain_ratings_opts o;
+
+	brain_ratings_opts_default(&o, max_nash);
+	return brain_ratings_with(b, &o, out, gap);
+}
+
+/* ,"alpha_rank":{"alpha":A,"population":M} (null when not computed) */
+static int alpharank_json(lg_buf *out, const struct payoff_alpharank_opts *o,
+			  int computed)
+{
+	if (!computed)
+		return lg_buf_printf(out, ",\"alpha_rank\":null");
+	if (isinf(o->alpha))
+		return lg_buf_printf(out, ",\"alpha_rank\":{\"alpha\":\"inf\","
+				     "\"population\":%u}", o->population);
+	return lg_buf_printf(out, ",\"alpha_rank\":{\"alpha\":%.17g,"
+			     "\"population\":%u}", o->alpha, o->population);
+}
+
+int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
+			    lg_buf *out)
 {
 	uint32_t n = brain_count(b);
 	struct brain_rating *r = malloc((n ? n : 1) * sizeof *r);
 	double gap;
-	int rc = r ? brain_ratings(b, max_nash, r, &gap) : LG_ENOMEM;
+	int rc = r ? brain_ratings_with(b, o, r, &gap) : LG_ENOMEM;
+	int ar = 0; /* the players carry α-Rank scores */
 
+	if (!rc) {
+		ar = o->alpha_rank && (!n || !isnan(r[0].alpha_rank));
+		rc = lg_buf_printf(out, "{\"nash_gap\":%.3g", gap);
+	}
+	if (!rc && o->alpha_rank)
+		rc = alpharank_json(out, &o->ar, ar);
 	if (!rc)
-		rc = lg_buf_printf(out, "{\"nash_gap\":%.3g,\"ratings\":[", gap);
+		rc = lg_buf_printf(out, ",\"ratings\":[");
 	for (uint32_t k = 0; !rc && k < n; k++) {
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
 				   "\"rating\":%.3f,\"elo\":%.3f,"
@@ -1060,14 +1132,27 @@ int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
 				   (long long)r[k].parent);
 		if (!rc)
 			rc = isfinite(r[k].rating_se)
-				     ? lg_buf_printf(out, "\"rating_se\":%.3f}",
+				     ? lg_buf_printf(out, "\"rating_se\":%.3f",
 						     r[k].rating_se)
-				     : lg_buf_printf(out, "\"rating_se\":null}");
+				     : lg_buf_printf(out, "\"rating_se\":null");
+		if (!rc && ar)
+			rc = lg_buf_printf(out, ",\"alpha_rank\":%.6g",
+					   r[k].alpha_rank);
+		if (!rc)
+			rc = lg_buf_printf(out, "}");
 	}
 	if (!rc)
 		rc = lg_buf_printf(out, "]}");
 	free(r);
 	return rc;
+}
+
+int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out)
+{
+	struct brain_ratings_opts o;
+
+	brain_ratings_opts_default(&o, max_nash);
+	return brain_ratings_json_with(b, &o, out);
 }
 
 uint64_t brain_open_jobs(const brain *b)

@@ -259,26 +259,51 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* The ladder: every player and snapshot with its maximum-likelihood
  * rating over the decayed matrix (payoff_elo_fit, prior 1, mean 0), its
- * online Elo and games, and its meta-Nash weight in the zero-sum
- * meta-game of win rate - 1/2 (0 where never met), sorted by rating,
- * highest first (ties by id). The meta-Nash is solved for at most
- * max_nash players (a dense LP; beyond, every weight is 0 and *gap -1);
- * *gap is its duality gap. out has brain_count(b) entries. LG_ENOMEM. */
+ * online Elo and games, its meta-Nash weight in the zero-sum meta-game of
+ * win rate - 1/2 (0 where never met) and its α-Rank score (the
+ * stationary mass of payoff_alpharank on the win-rate matrix with 1/2 on
+ * the diagonal, as a self-play pair carries no information about a
+ * player), sorted by rating, highest first (ties by id). The meta-Nash
+ * and α-Rank are dense (O(n^3)): each is solved for at most max_nash
+ * players (beyond, every Nash weight is 0 and *gap -1; every alpha_rank
+ * NaN). *gap is the meta-Nash's duality gap. out has brain_count(b)
+ * entries. LG_ENOMEM; LG_EINVAL when o->ar is out of range (and α-Rank
+ * on). */
 struct brain_rating {
 	uint32_t id;
 	int role;
 	uint32_t parent; /* a snapshot: the player it froze; else NONE */
 	double rating, elo, games, nash;
 	double rating_se; /* standard error of rating (payoff_elo_fit_se) */
+	double alpha_rank; /* α-Rank mass; NaN when not computed */
 };
+/* What brain_ratings_with computes besides the Elo fit. */
+struct brain_ratings_opts {
+	uint32_t max_nash;        /* meta-Nash and α-Rank up to this many */
+	int alpha_rank;           /* 0: no α-Rank (alpha_rank NaN) */
+	struct payoff_alpharank_opts ar; /* alpha and population */
+};
+/* max_nash, α-Rank on with payoff_alpharank_opts_default (alpha 100,
+ * population 50). */
+void brain_ratings_opts_default(struct brain_ratings_opts *o,
+				uint32_t max_nash);
+int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
+		       struct brain_rating *out, double *gap);
+/* brain_ratings_with under brain_ratings_opts_default(max_nash). */
 int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 		  double *gap);
-/* The same as the JSON object `league ratings --format json` prints:
- * {"nash_gap":G,"ratings":[{"id":..,"role":..,"rating":..,"elo":..,
- * "games":..,"nash":..,"parent":..,"rating_se":..},...]}, parent -1 for
- * a learning player (the page groups snapshots by their player's role),
- * rating_se null for an agent without games. LG_ENOMEM. */
+/* The same as the JSON object `league ratings --alpha-rank --format json`
+ * prints: {"nash_gap":G,"alpha_rank":{"alpha":A,"population":M},
+ * "ratings":[{"id":..,"role":..,"rating":..,"elo":..,"games":..,
+ * "nash":..,"parent":..,"rating_se":..,"alpha_rank":..},...]}, parent -1
+ * for a learning player (the page groups snapshots by their player's
+ * role), rating_se null for an agent without games. alpha A is "inf" for
+ * the limit. With α-Rank off (brain_ratings_json_with) neither
+ * "alpha_rank" key appears; when it was not computed (over max_nash) the
+ * top one is null and the players' are absent. LG_ENOMEM. */
 int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
+int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
+			    lg_buf *out);
 
 /* The lineage as JSON: {"players":[{"id":..,"role":"main","status":
  * "active"|"retired","parent":ID|null,"prev":ID|null,"version":..,

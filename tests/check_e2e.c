@@ -493,6 +493,12 @@ static void inspect_stopped_league(const char *dir)
 					      "/ratings?at=5", 5, body,
 					      sizeof body), 0);
 		ck_assert_msg(strstr(body, "\"ratings\":[{"), "%s", body);
+		/* the ladder's α-Rank: its parameters, a score per player */
+		ck_assert_msg(strstr(body, "\"alpha_rank\":{\"alpha\":100,"
+					   "\"population\":50}") &&
+				      strstr(strstr(body, "\"ratings\":["),
+					     ",\"alpha_rank\":"),
+			      "%s", body);
 		ck_assert_int_eq(net_http_get((uint16_t)hp, "/payoff?at=x", 5,
 					      body, sizeof body), 0);
 		ck_assert_msg(strstr(body, " 400 "), "%s", body);

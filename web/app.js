@@ -15,16 +15,24 @@ var parts=["up "+(s.uptime_s||0).toFixed(0)+" s","sessions "+((s.connections||{}
 ["jobs_in_flight","jobs_done","env_steps","players","snapshots","env_steps_per_s"].forEach(function(k){if(s[k]!==undefined)parts.push(k.replace(/_/g," ")+" "+s[k]);});
 if(s.draining)parts.push("draining");document.getElementById("meta").textContent=parts.join(" \u00b7 ");}
 /* The ladder: rank, player, rating (Elo fit), online Elo, games, meta-Nash
- * weight, from /ratings (highest rating first). */
+ * weight and, when /ratings carries it, the alpha-Rank mass, from
+ * /ratings (highest rating first). */
+function mass(x){return x===0?"0":x>=0.001?x.toFixed(3):x.toExponential(1);}
 function ladder(r){var t=document.getElementById("ladder");t.textContent="";
-var h=el("tr");["#","player","rating","95% CI","elo","games","nash"].forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
+var ar=r.alpha_rank&&typeof r.alpha_rank==="object";
+var h=el("tr");["#","player","rating","95% CI","elo","games","nash"].concat(ar?["\u03b1-rank"]:[]).forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
 (r.ratings||[]).forEach(function(p,k){var tr=el("tr");tr.className="rung";
 /* the fit's 95% interval: 1.96 standard errors from the Fisher
  * information of the player's own games (payoff_elo_fit_se) */
 var ci=typeof p.rating_se==="number"?"\u00b1"+(1.96*p.rating_se).toFixed(1):"-";
-[String(k+1),label(p.id),p.rating.toFixed(1),ci,p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)].forEach(function(c){tr.appendChild(el("td",c));});
+var cells=[String(k+1),label(p.id),p.rating.toFixed(1),ci,p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)];
+if(ar)cells.push(typeof p.alpha_rank==="number"?mass(p.alpha_rank):"-");
+cells.forEach(function(c){tr.appendChild(el("td",c));});
 if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});
-document.getElementById("gap").textContent=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";}
+var note=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";
+if(ar)note+=" \u00b7 \u03b1-Rank: alpha "+r.alpha_rank.alpha+", population "+r.alpha_rank.population;
+else if(r.alpha_rank===null)note+=" \u00b7 \u03b1-Rank not computed (too many players)";
+document.getElementById("gap").textContent=note;}
 /* NashConv over time (/nashconv), log scale: one line and its points per
  * series; nothing where the game has no exact evaluator. */
 var SERIES=[["nashconv_main","#b2182b"],["nashconv_league","#2166ac"],["nashconv_avg","#1b7837"],["nashconv_oracle_mix","#999"]];

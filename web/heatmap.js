@@ -37,7 +37,7 @@ var Heatmap = (function () {
 
 	var cv, ctx, tip, info, sortSel, roleSel;
 	var data = null;      /* /payoff */
-	var meta = {};        /* id -> {role, parent, rating, nash} */
+	var meta = {};        /* id -> {role, parent, rating, nash, alpha_rank} */
 	var order = [];       /* positions into data.players, drawn order */
 	var img = null;       /* offscreen canvas, one pixel per cell */
 	var cs = 0;           /* cell size, px */
@@ -145,6 +145,9 @@ var Heatmap = (function () {
 				d = num(y, "rating") - num(x, "rating");
 			else if (sort === "nash")
 				d = num(y, "nash") - num(x, "nash") ||
+				    num(y, "rating") - num(x, "rating");
+			else if (sort === "alpha_rank")
+				d = num(y, "alpha_rank") - num(x, "alpha_rank") ||
 				    num(y, "rating") - num(x, "rating");
 			else if (sort === "role")
 				d = rank(roleOf(x)) - rank(roleOf(y)) ||
@@ -499,7 +502,7 @@ var Heatmap = (function () {
 	}
 
 	/* New data: /payoff and /ratings (the ladder's rows carry role,
-	 * parent, rating and Nash weight by id). */
+	 * parent, rating, Nash weight and α-Rank mass by id). */
 	function update(payoff, ratings) {
 		if (!cv)
 			init();

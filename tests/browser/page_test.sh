@@ -5,14 +5,14 @@
 # league, lets its script poll, and the rendered DOM must show the data:
 # the title names the league, the status line its counters, the heatmap
 # canvas painted pixels and cells (web/heatmap.js writes what it drew
-# into the canvas's data- attributes), the ladder its rows and the
-# meta-Nash line, the NashConv chart its points, the throughput and
-# learner charts, the matchmaking mix, the lineage and the jobs
-# (web/views.js), no error line. Then on a synthetic league of 60 players
-# (`league bench payoff --keep`, where a later player is stronger), the
-# heatmap sorted by Elo must draw the players in the order of /ratings,
-# and filtered to the main player's family only those, each a different
-# picture from the one by id. The browser's console must hold no error
+# into the canvas's data- attributes), the ladder its rows, its α-Rank
+# column and the meta-Nash line, the NashConv chart its points, the
+# throughput and learner charts, the matchmaking mix, the lineage and the
+# jobs (web/views.js), no error line. Then on a synthetic league of 60
+# players (`league bench payoff --keep`, where a later player is
+# stronger), the heatmap sorted by Elo or by α-Rank must draw the players
+# in the order of /ratings, and filtered to the main player's family only
+# those, each a different picture from the one by id. The browser's console must hold no error
 # and no failed load. A screenshot of each goes to OUT
 # (docs/screenshots). No browser: the test fails, it never skips.
 #
@@ -87,7 +87,7 @@ count() { # VAR PATTERN N WHAT
 # The DOM and the console of a load, checked.
 check() {
 	local name=$1 what=$2 dom="$T/$1.dom" log="$T/$1.log"
-	local fail=0 cells painted rungs points charts mixrows lin
+	local fail=0 cells painted rungs armass points charts mixrows lin
 	need '<h1 id="title">league browser \(rps\)</h1>' "title not set from /status"
 	need 'players [0-9]' "no player count in the status line"
 	need "$what" "no '$what' in the status line"
@@ -101,6 +101,11 @@ check() {
 	count rungs '<tr class="rung' 3 "ladder rows"
 	need '<th>95% CI</th>.*<td>±[0-9]+\.[0-9]</td>' "no rating interval in the ladder"
 	need '<div id="gap" class="note">meta-Nash duality gap' "no meta-Nash line under the ladder"
+	# the α-Rank column (/ratings carries it up to 256 players) and its
+	# parameters after the meta-Nash line
+	need '<th>nash</th><th>α-rank</th></tr>' "no α-Rank column in the ladder"
+	count armass '<td>[0-9]\.[0-9]{3}</td><td>(0|[0-9]\.[0-9]{3}|[0-9]\.[0-9]e-[0-9]+)</td></tr>' 3 "α-Rank masses after the Nash weights"
+	need 'α-Rank: alpha 100, population 50</div>' "no α-Rank parameters under the ladder"
 	count points '<circle class="pt"' 1 "points in the NashConv chart"
 	need '<div id="err"></div>' "the page shows an error"
 	# views.js: the run over time and its structure
@@ -116,7 +121,7 @@ check() {
 		fail=1
 	fi
 	[ $fail = 0 ] || { echo "--- $name DOM:" >&2; cat "$dom" >&2; exit 1; }
-	echo "page_test: $name: title, status line, $cells heatmap cells ($painted pixels), $rungs ladder rows, $points chart points, $charts time-series charts, $mixrows mix rows, $lin lineage rows, clean console"
+	echo "page_test: $name: title, status line, $cells heatmap cells ($painted pixels), $rungs ladder rows ($armass α-Rank masses), $points chart points, $charts time-series charts, $mixrows mix rows, $lin lineage rows, clean console"
 }
 
 # data-NAME of the heatmap canvas in a dumped DOM ("" when absent).
@@ -136,17 +141,18 @@ console_clean() {
 # The heatmap's sort and role filter (set through the URL's hash, as the
 # controls set it) against /ratings, on the league served at $1.
 check_heatmap_views() {
-	local base=$1 want_elo want_role n_role v
+	local base=$1 want_elo want_role n_role want_ar v
 	browse by_id "$OUT/heatmap-60.png" "$base#sort=id"
 	browse sort_elo "$T/sort-elo.png" "$base#sort=elo"
+	browse sort_ar "$T/sort-ar.png" "$base#sort=alpha_rank"
 	browse role_main "$T/role-main.png" "$base#role=family:main"
-	for v in by_id sort_elo role_main; do console_clean $v; done
+	for v in by_id sort_elo sort_ar role_main; do console_clean $v; done
 	curl -fsS "$base""ratings" >"$T/ratings.json"
 	curl -fsS "$base""payoff" >"$T/payoff.json"
-	# the expected orders: by rating, highest first (ties by id), and
-	# the main player and its snapshots by id, over the players /payoff
-	# shows
-	read -r want_elo want_role n_role < <(/usr/bin/python3 - "$T" <<'PY'
+	# the expected orders: by rating, highest first (ties by id), by
+	# α-Rank mass, highest first (ties by rating, then id), and the main
+	# player and its snapshots by id, over the players /payoff shows
+	read -r want_elo want_role n_role want_ar < <(/usr/bin/python3 - "$T" <<'PY'
 import json, sys
 t = sys.argv[1]
 r = json.load(open(t + "/ratings.json"))["ratings"]
@@ -159,8 +165,11 @@ def family(x):
 by = sorted((x for x in r if x["id"] in shown),
             key=lambda x: (-x["rating"], x["id"]))
 main = sorted(x["id"] for x in r if x["id"] in shown and family(x) == "main")
+ar = sorted((x for x in r if x["id"] in shown),
+            key=lambda x: (-x["alpha_rank"], -x["rating"], x["id"]))
 print(",".join(str(x["id"]) for x in by[:64]),
-      ",".join(map(str, main[:64])) or "-", len(main))
+      ",".join(map(str, main[:64])) or "-", len(main),
+      ",".join(str(x["id"]) for x in ar[:64]))
 PY
 )
 	local got_id got_elo got_role cells
@@ -174,6 +183,8 @@ PY
 		{ echo "page_test: sorted by Elo: drew $got_elo, want $want_elo (by id: $got_id)" >&2; exit 1; }
 	[ "$(attr sort "$T/sort_elo.dom")" = elo ] ||
 		{ echo "page_test: sort=elo in the hash did not set the sort" >&2; exit 1; }
+	[ "$(attr order "$T/sort_ar.dom")" = "$want_ar" ] && [ "$want_ar" != "$got_id" ] ||
+		{ echo "page_test: sorted by α-Rank: drew $(attr order "$T/sort_ar.dom"), want $want_ar (by id: $got_id)" >&2; exit 1; }
 	[ "$got_role" = "$want_role" ] && [ "$(attr n "$T/role_main.dom")" = "$n_role" ] ||
 		{ echo "page_test: role=family:main: drew $got_role ($(attr n "$T/role_main.dom") players), want $want_role ($n_role)" >&2; exit 1; }
 	[ "$n_role" -lt 60 ] ||
@@ -183,7 +194,7 @@ PY
 		{ echo "page_test: sorting by Elo did not change the pixels" >&2; exit 1; }
 	[ "$(attr digest "$T/role_main.dom")" != "$(attr digest "$T/by_id.dom")" ] ||
 		{ echo "page_test: filtering by role did not change the pixels" >&2; exit 1; }
-	echo "page_test: heatmap of 60: $cells cells; sorted by Elo (${got_elo:0:40}...), filtered to main + snapshots ($n_role players), each a different picture"
+	echo "page_test: heatmap of 60: $cells cells; sorted by Elo (${got_elo:0:40}...), by α-Rank (${want_ar:0:40}...), filtered to main + snapshots ($n_role players), each a different picture"
 }
 
 # A running league.

@@ -1,0 +1,536 @@
+/* tests/check_alpharank.c: α-Rank (payoff/alpharank.c) on games whose
+ * answer is known: rock-paper-scissors is uniform at every alpha; a
+ * transitive game puts the mass on its top strategy; a game with linear
+ * payoffs has a closed-form (Boltzmann) answer that the solver must meet
+ * in relative terms down to masses of 1e-44; OpenSpiel's published
+ * example (Han et al. 2013, m = 20, alpha = 0.1) and the same game at
+ * alpha 100 and infinity; fixation probabilities against the paper's
+ * formula summed naively; stationarity of the result on a random league;
+ * errors. And `league ratings --alpha-rank` on a simulated league: the
+ * table column, the JSON fields, the options and their errors. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "payoff/payoff.h"
+#include "tests/testutil.h"
+#include "util/util.h"
+
+static struct payoff_alpharank_opts opts(double alpha, uint32_t m)
+{
+	struct payoff_alpharank_opts o = { alpha, m };
+	return o;
+}
+
+/* Rock-paper-scissors as win rates (1/2 against itself): by symmetry
+ * every strategy has 1/3, whatever alpha and m. */
+START_TEST(rps_uniform)
+{
+	const double M[9] = { 0.5, 0, 1, 1, 0.5, 0, 0, 1, 0.5 };
+	const double alphas[] = { 0, 0.1, 1, 100, 1e4, 1e8, INFINITY };
+	const uint32_t pops[] = { 2, 50, 1000 };
+	double pi[3];
+
+	for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++)
+		for (size_t k = 0; k < LG_ARRAY_LEN(pops); k++) {
+			struct payoff_alpharank_opts o =
+				opts(alphas[a], pops[k]);
+			ck_assert_int_eq(payoff_alpharank(M, 3, &o, pi), 0);
+			for (int i = 0; i < 3; i++)
+				ck_assert_msg(fabs(pi[i] - 1.0 / 3) < 1e-12,
+					      "alpha %g m %u: pi[%d] = %.17g",
+					      alphas[a], pops[k], i, pi[i]);
+		}
+}
+END_TEST
+
+/* Strategy i beats j 60:40 when i < j. The chain drains into strategy 0:
+ * at alpha 100 (m 50) each step against selection costs e^-500 or less,
+ * so everything but pi[0] is below 1e-200; at infinity exactly (1, 0,
+ * ...); at alpha 0 (neutral drift) uniform; in between the mass still
+ * falls with the rank. */
+START_TEST(transitive_top)
+{
+	enum { N = 6 };
+	double M[N * N], pi[N];
+	struct payoff_alpharank_opts o;
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			M[i * N + j] = i == j ? 0.5 : i < j ? 0.6 : 0.4;
+	o = opts(100, 50);
+	ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+	ck_assert_double_eq(pi[0], 1);
+	for (int i = 1; i < N; i++)
+		ck_assert(pi[i] >= 0 && pi[i] < 1e-200);
+	o = opts(INFINITY, 50);
+	ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+	ck_assert_double_eq(pi[0], 1);
+	for (int i = 1; i < N; i++)
+		ck_assert_double_eq(pi[i], 0);
+	o = opts(0, 50);
+	ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+	for (int i = 0; i < N; i++)
+		ck_assert_double_eq_tol(pi[i], 1.0 / N, 1e-15);
+	o = opts(0.5, 50);
+	ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+	ck_assert(pi[0] > 0.5);
+	for (int i = 1; i < N; i++)
+		ck_assert(pi[i] < pi[i - 1]);
+}
+END_TEST
+
+/*
+ * M[i][j] = 1/2 + s_i - s_j (constant-sum, payoff linear in strength).
+ * For a mutant i among j the fixation exponent per step is x = alpha m /
+ * (m-1) (s_i - s_j), and rho(j -> i) / rho(i -> j) = e^{(m-1) x}: the
+ * chain satisfies detailed balance with pi_i proportional to
+ * exp(alpha m s_i). A closed form to hold the solver to, in relative
+ * terms, on masses from 1 down to e^-100 (alpha 10) and through e^-500
+ * (alpha 100, where the last two underflow to 0).
+ */
+START_TEST(boltzmann_exact)
+{
+	enum { N = 5 };
+	const double s[N] = { 0.2, 0.15, 0.1, 0.05, 0 };
+	const double alphas[] = { 1, 10, 100 };
+	const uint32_t m = 50;
+	double M[N * N], pi[N];
+
+	for (int i = 0; i < N; i++)
+		for (int j = 0; j < N; j++)
+			M[i * N + j] = 0.5 + (s[i] - s[j]);
+	for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++) {
+		struct payoff_alpharank_opts o = opts(alphas[a], m);
+		double z = 0, want[N];
+		for (int i = 0; i < N; i++)
+			z += want[i] = exp(alphas[a] * m * (s[i] - s[0]));
+		ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+		for (int i = 0; i < N; i++) {
+			want[i] /= z;
+			if (want[i] < 1e-300) {
+				ck_assert(pi[i] < 1e-290);
+				continue;
+			}
+			ck_assert_msg(fabs(pi[i] / want[i] - 1) < 1e-9,
+				      "alpha %g: pi[%d] = %.17g, want %.17g",
+				      alphas[a], i, pi[i], want[i]);
+		}
+	}
+}
+END_TEST
+
+/*
+ * The published example: OpenSpiel's
+ * open_spiel/python/egt/alpharank_test.py, test_stationary_distribution
+ * (payoffs of Han et al. 2013 with r 1, t 2, p 0, s -1, delta 4,
+ * eps 1/4; a general-sum game), m = 20, alpha = 0.1, whose expected pi
+ * (8 digits there) we meet to 5e-8. At alpha 100 and as alpha -> infinity
+ * the references are ours: the paper's formulas evaluated by mpmath with
+ * 60 significant digits (the chain solved by LU in that precision), the
+ * limit confirmed at alpha 1e4, where it equals (25/66, 25/198, 23/99,
+ * 13/99, 13/99) to 17 digits.
+ */
+START_TEST(published_example)
+{
+	const double r = 1, t = 2, p = 0, s = -1, delta = 4, eps = 0.25;
+	const double M[25] = {
+		r - eps / 2, r - eps, 0, s + delta - eps, r - eps,
+		r, r, s, s, s,
+		0, t, p, p, p,
+		t - delta, t, p, p, p,
+		r, t, p, p, p,
+	};
+	const double open_spiel[5] = { 0.40966787, 0.07959841, 0.20506998,
+				       0.08505983, 0.2206039 };
+	const double at100[5] = { 0.37838427937285195, 0.1261278496739649,
+				  0.23304918708948914, 0.13121934193184701,
+				  0.13121934193184701 };
+	const double limit[5] = { 25.0 / 66, 25.0 / 198, 23.0 / 99,
+				  13.0 / 99, 13.0 / 99 };
+	struct payoff_alpharank_opts o = opts(0.1, 20);
+	double pi[5];
+
+	ck_assert_int_eq(payoff_alpharank(M, 5, &o, pi), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_double_eq_tol(pi[i], open_spiel[i], 5e-8);
+	o = opts(100, 20);
+	ck_assert_int_eq(payoff_alpharank(M, 5, &o, pi), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_double_eq_tol(pi[i], at100[i], 1e-12);
+	o = opts(INFINITY, 20);
+	ck_assert_int_eq(payoff_alpharank(M, 5, &o, pi), 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert_double_eq_tol(pi[i], limit[i], 1e-14);
+}
+END_TEST
+
+/* rho(s -> r) as the paper writes it, summed term by term in long
+ * double: 1 / sum_{l=0}^{m-1} prod_{p=1}^{l} exp(-alpha (f_r(p) -
+ * f_s(p))). Only for exponents that stay in range. */
+static double naive_rho(const double *M, size_t n, size_t s, size_t r,
+			double alpha, uint32_t m)
+{
+	long double sum = 1, prod = 1;
+
+	for (uint32_t l = 1; l < m; l++) {
+		uint32_t q = l; /* mutants */
+		long double fr = ((q - 1) * (long double)M[r * n + r] +
+				  (m - q) * (long double)M[r * n + s]) / (m - 1);
+		long double fs = (q * (long double)M[s * n + r] +
+				  (m - q - 1) * (long double)M[s * n + s]) /
+				 (m - 1);
+		prod *= expl(-(long double)alpha * (fr - fs));
+		sum += prod;
+	}
+	return (double)(1 / sum);
+}
+
+/* The fixation probabilities against the formula: a constant-sum matrix
+ * (the geometric closed form), a general-sum one (the log-space sum), a
+ * neutral pair (exactly 1/m) and the infinite-alpha limits. */
+START_TEST(fixation_formula)
+{
+	enum { N = 4 };
+	/* win rates (constant-sum) and a general-sum game */
+	const double W[N * N] = { 0.5, 0.7, 0.2, 0.5,  0.3, 0.5, 0.9, 0.5,
+				  0.8, 0.1, 0.5, 0.5,  0.5, 0.5, 0.5, 0.5 };
+	const double G[N * N] = { 1, -2, 0.5, 3,  0.25, 2, -1, 0,
+				  1.5, 0.5, -0.5, 2,  -1, 1, 0.75, 0.5 };
+	const double *games[2] = { W, G };
+	const double alphas[] = { 0.1, 1, 5 };
+	const uint32_t pops[] = { 2, 7, 50 };
+	double rho[N * N];
+
+	for (int g = 0; g < 2; g++)
+		for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++)
+			for (size_t k = 0; k < LG_ARRAY_LEN(pops); k++) {
+				struct payoff_alpharank_opts o =
+					opts(alphas[a], pops[k]);
+				ck_assert_int_eq(payoff_alpharank_fixation(
+					games[g], N, &o, rho), 0);
+				for (size_t s = 0; s < N; s++)
+					for (size_t r = 0; r < N; r++) {
+						double want = r == s ? 0 :
+							naive_rho(games[g], N,
+								  s, r,
+								  alphas[a],
+								  pops[k]);
+						ck_assert_msg(
+							fabs(rho[s * N + r] -
+							     want) <=
+								1e-12 * want,
+							"game %d alpha %g m %u "
+							"rho(%zu -> %zu) = "
+							"%.17g, want %.17g", g,
+							alphas[a], pops[k], s,
+							r, rho[s * N + r],
+							want);
+					}
+			}
+	/* strategy 3 of W is neutral against everything: 1/m both ways */
+	{
+		struct payoff_alpharank_opts o = opts(1e6, 50);
+		ck_assert_int_eq(payoff_alpharank_fixation(W, N, &o, rho), 0);
+		for (size_t i = 0; i < 3; i++) {
+			ck_assert_double_eq(rho[3 * N + i], 1.0 / 50);
+			ck_assert_double_eq(rho[i * N + 3], 1.0 / 50);
+		}
+		/* 0.7 against 0.3 at alpha 1e6: sure one way, 0 (underflow,
+		 * no overflow) the other */
+		ck_assert_double_eq(rho[1 * N + 0], 1);
+		ck_assert_double_eq(rho[0 * N + 1], 0);
+		o = opts(INFINITY, 50);
+		ck_assert_int_eq(payoff_alpharank_fixation(W, N, &o, rho), 0);
+		ck_assert_double_eq(rho[1 * N + 0], 1);
+		ck_assert_double_eq(rho[0 * N + 1], 0);
+		ck_assert_double_eq(rho[3 * N + 0], 1.0 / 50);
+	}
+}
+END_TEST
+
+/* A random league's win-rate matrix (seeded): pi is a distribution that
+ * the chain built from payoff_alpharank_fixation leaves where it is. */
+START_TEST(stationary_on_random_league)
+{
+	enum { N = 40 };
+	const double alphas[] = { 0.5, 10, 100, INFINITY };
+	double *M = malloc(N * N * sizeof *M), *rho = malloc(N * N *
+							      sizeof *rho);
+	double pi[N], next[N];
+	lg_rng rng;
+
+	ck_assert(M && rho);
+	lg_rng_seed(&rng, 21);
+	for (int i = 0; i < N; i++) {
+		M[i * N + i] = 0.5;
+		for (int j = i + 1; j < N; j++) {
+			/* some pairs never met: exactly 1/2, neutral */
+			double w = lg_rng_below(&rng, 5) ? lg_rng_double(&rng)
+							 : 0.5;
+			M[i * N + j] = w;
+			M[j * N + i] = 1 - w;
+		}
+	}
+	for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++) {
+		struct payoff_alpharank_opts o = opts(alphas[a], 50);
+		double sum = 0, resid = 0;
+		ck_assert_int_eq(payoff_alpharank(M, N, &o, pi), 0);
+		ck_assert_int_eq(payoff_alpharank_fixation(M, N, &o, rho), 0);
+		for (int j = 0; j < N; j++) {
+			double out = 0;
+			ck_assert(pi[j] >= 0);
+			sum += pi[j];
+			next[j] = 0;
+			for (int i = 0; i < N; i++)
+				if (i != j)
+					next[j] += pi[i] * rho[i * N + j] /
+						   (N - 1);
+			for (int k = 0; k < N; k++)
+				out += rho[j * N + k] / (N - 1);
+			next[j] += pi[j] * (1 - out);
+		}
+		for (int j = 0; j < N; j++)
+			resid += fabs(next[j] - pi[j]);
+		ck_assert_double_eq_tol(sum, 1, 1e-12);
+		ck_assert_msg(resid < 1e-13, "alpha %g: |pi C - pi| = %g",
+			      alphas[a], resid);
+	}
+	free(M);
+	free(rho);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+	const double M[4] = { 0.5, 0.25, 0.75, 0.5 };
+	/* a coordination game: at an infinite alpha neither strategy's
+	 * mutant ever fixates in the other's population */
+	const double C[4] = { 1, 0, 0, 1 };
+	double N[4] = { 0.5, NAN, 0.5, 0.5 }, pi[2];
+	struct payoff_alpharank_opts o, d;
+	char err[128] = "";
+
+	payoff_alpharank_opts_default(&d);
+	ck_assert_double_eq(d.alpha, 100);
+	ck_assert_uint_eq(d.population, 50);
+	ck_assert_int_eq(payoff_alpharank_opts_check(&d, err, sizeof err), 0);
+	ck_assert_int_eq(payoff_alpharank(M, 0, &d, pi), LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank(M, PAYOFF_ALPHARANK_MAX + 1, &d,
+					  pi), LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank(N, 2, &d, pi), LG_EINVAL);
+	N[1] = INFINITY;
+	ck_assert_int_eq(payoff_alpharank(N, 2, &d, pi), LG_EINVAL);
+	N[1] = 1e200;
+	ck_assert_int_eq(payoff_alpharank(N, 2, &d, pi), LG_EINVAL);
+	o = opts(-1, 50);
+	ck_assert_int_eq(payoff_alpharank_opts_check(&o, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "alpha"));
+	ck_assert_int_eq(payoff_alpharank(M, 2, &o, pi), LG_EINVAL);
+	o = opts(NAN, 50);
+	ck_assert_int_eq(payoff_alpharank(M, 2, &o, pi), LG_EINVAL);
+	o = opts(1, 1);
+	ck_assert_int_eq(payoff_alpharank_opts_check(&o, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "population"));
+	o = opts(1, PAYOFF_ALPHARANK_POP_MAX + 1);
+	ck_assert_int_eq(payoff_alpharank(M, 2, &o, pi), LG_EINVAL);
+	/* one strategy has all the mass */
+	ck_assert_int_eq(payoff_alpharank(M, 1, &d, pi), 0);
+	ck_assert_double_eq(pi[0], 1);
+	/* the coordination game: symmetric at a finite alpha, no unique
+	 * answer in the limit */
+	o = opts(1, 10);
+	ck_assert_int_eq(payoff_alpharank(C, 2, &o, pi), 0);
+	ck_assert_double_eq_tol(pi[0], 0.5, 1e-15);
+	o = opts(INFINITY, 10);
+	ck_assert_int_eq(payoff_alpharank(C, 2, &o, pi), LG_ERANGE);
+}
+END_TEST
+
+/* The numbers of JSON array text from p on (after its first '['), up to
+ * the bracket that closes it: at most max into v. */
+static size_t json_numbers(const char *p, double *v, size_t max)
+{
+	size_t k = 0;
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '[') {
+			depth++;
+		} else if (*p == ']') {
+			if (--depth == 0)
+				break;
+		} else if (depth && (*p == '-' || (*p >= '0' && *p <= '9'))) {
+			char *end;
+			double x = strtod(p, &end);
+			if (k < max)
+				v[k++] = x;
+			p = end - 1;
+		}
+	}
+	return k;
+}
+
+/* `league ratings --alpha-rank` on a simulated league of 14 players: the
+ * JSON carries the options and one score per player, the scores are
+ * payoff_alpharank of the matrix `league payoff` prints (1/2 on the
+ * diagonal), the table a column; without the flag the output is as it
+ * was; bad options are usage errors naming the option. */
+START_TEST(cli_ratings)
+{
+	enum { MAXP = 64 };
+	char dir[128], cfgp[192], lg[192], err[2048];
+	char *out = malloc(1 << 17);
+	double *W = malloc(MAXP * MAXP * sizeof *W), pi[MAXP];
+	uint32_t n;
+
+	ck_assert(out && W);
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(cfgp, sizeof cfgp, "%s/l.yaml", dir);
+	snprintf(lg, sizeof lg, "%s/league", dir);
+	tu_write_file(cfgp, "league: {seed: 3}\n"
+			    "players: {main: 2, main_exploiter: 1, "
+			    "league_exploiter: 1}\n"
+			    "snapshot: {steps: 2000}\n"
+			    "budget: {jobs: 10}\n");
+	{
+		const char *const a[] = { "sim", cfgp, "--dir", lg, "--jobs",
+					  "400", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+	}
+	{	/* the matrix, and its α-Rank at alpha 1 (at 100 the 6 digits
+		 * `league payoff` prints would move the scores too much) */
+		const char *const a[] = { "payoff", lg, "--json", NULL };
+		struct payoff_alpharank_opts o = opts(1, 50);
+		char *p;
+		size_t k;
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		n = (uint32_t)json_numbers(out, pi, MAXP);
+		ck_assert_uint_ge(n, 8);
+		ck_assert_ptr_nonnull(p = strstr(out, "\"win_rate\":"));
+		k = json_numbers(p, W, MAXP * MAXP);
+		ck_assert_uint_eq(k, (size_t)n * n);
+		for (uint32_t i = 0; i < n; i++)
+			W[i * n + i] = 0.5;
+		ck_assert_int_eq(payoff_alpharank(W, n, &o, pi), 0);
+	}
+	{
+		const char *const a[] = { "ratings", lg, "--alpha-rank",
+					  "--json", "--alpha", "1", NULL };
+		const char *p = out;
+		double sum = 0;
+		uint32_t seen = 0;
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "{\"nash_gap\":"));
+		ck_assert_ptr_nonnull(strstr(out, ",\"alpha_rank\":{\"alpha\":"
+						  "1,\"population\":50},"
+						  "\"ratings\":["));
+		while ((p = strstr(p, "{\"id\":"))) {
+			unsigned id = (unsigned)strtoul(p + 6, NULL, 10);
+			const char *q = strstr(p, "\"alpha_rank\":");
+			const char *e = strchr(p, '}');
+			double x;
+			ck_assert(q && e && q < e && id < n);
+			x = strtod(q + 13, NULL);
+			ck_assert_msg(fabs(x - pi[id]) <= 1e-4 * pi[id] + 1e-9,
+				      "player %u: %g, the matrix says %g", id,
+				      x, pi[id]);
+			sum += x;
+			seen++;
+			p = e;
+		}
+		ck_assert_uint_eq(seen, n);
+		ck_assert_double_eq_tol(sum, 1, 1e-5);
+	}
+	{	/* the defaults, and the limit */
+		const char *const a[] = { "ratings", lg, "--alpha-rank",
+					  "--format", "json", NULL };
+		const char *const b[] = { "ratings", lg, "--json", "--alpha",
+					  "inf", "--population", "20", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"alpha_rank\":{\"alpha\":"
+						  "100,\"population\":50}"));
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       b), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"alpha_rank\":{\"alpha\":"
+						  "\"inf\",\"population\":20}"));
+	}
+	{	/* the table: the note and the column */
+		const char *const a[] = { "ratings", lg, "--alpha-rank", NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "(alpha-Rank, alpha 100, "
+						  "population 50)"));
+		ck_assert_ptr_nonnull(strstr(out, "nash  alpha-rank\n"));
+	}
+	{	/* no flag: neither key nor column */
+		const char *const a[] = { "ratings", lg, "--json", NULL };
+		const char *const b[] = { "ratings", lg, NULL };
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       a), 0);
+		ck_assert_ptr_nonnull(strstr(out, "\"rating_se\":"));
+		ck_assert_ptr_null(strstr(out, "alpha_rank"));
+		ck_assert_int_eq(tu_run_league(out, 1 << 17, err, sizeof err,
+					       b), 0);
+		ck_assert_ptr_null(strstr(out, "alpha"));
+	}
+	{
+		static const char *const bad[][3] = {
+			{ "--alpha", "-1", "--alpha" },
+			{ "--alpha", "fast", "--alpha" },
+			{ "--alpha", "nan", "--alpha" },
+			{ "--population", "1", "--population" },
+			{ "--population", "100001", "--population" },
+			{ "--population", "2.5", "--population" },
+		};
+		for (size_t k = 0; k < LG_ARRAY_LEN(bad); k++) {
+			const char *const a[] = { "ratings", lg, bad[k][0],
+						  bad[k][1], NULL };
+			ck_assert_int_eq(tu_run_league(NULL, 0, err,
+						       sizeof err, a), 2);
+			ck_assert_msg(strstr(err, bad[k][2]), "%s", err);
+		}
+	}
+	{
+		const char *const a[] = { "players", lg, "--alpha-rank", NULL };
+		const char *const b[] = { "payoff", lg, "--alpha", "3", NULL };
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, a), 2);
+		ck_assert_ptr_nonnull(strstr(err, "'--alpha-rank' does not "
+						  "apply"));
+		ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, b), 2);
+		ck_assert_ptr_nonnull(strstr(err, "'--alpha' does not apply"));
+	}
+	tu_rmrf(dir);
+	free(out);
+	free(W);
+}
+END_TEST
+
+Suite *suite_alpharank(void)
+{
+	Suite *s = suite_create("alpharank");
+	TCase *tc = tcase_create("core");
+	TCase *cli = tcase_create("cli");
+
+	tcase_add_test(tc, rps_uniform);
+	tcase_add_test(tc, transitive_top);
+	tcase_add_test(tc, boltzmann_exact);
+	tcase_add_test(tc, published_example);
+	tcase_add_test(tc, fixation_formula);
+	tcase_add_test(tc, stationary_on_random_league);
+	tcase_add_test(tc, bad_input);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	tcase_add_test(cli, cli_ratings);
+	tcase_set_timeout(cli, 60);
+	suite_add_tcase(s, cli);
+	return s;
+}
