@@ -837,6 +837,10 @@ static int check_deterministic(struct parser *p)
 		return cfg_verr(p, "matchmaking.baseline_share",
 				"league.deterministic plays league jobs "
 				"only: set it to 0");
+	if (c->league.mode == CFG_MODE_PSRO)
+		return cfg_verr(p, "league.mode", "league.deterministic runs "
+				"the league mode only (psro's cross-play jobs "
+				"are seeded by the daemon's start)");
 	return 0;
 }
 

@@ -40,6 +40,7 @@
 
 enum cfg_activation { CFG_ACT_RELU, CFG_ACT_TANH };
 enum cfg_lr_schedule { CFG_LR_CONSTANT, CFG_LR_LINEAR };
+enum cfg_league_mode { CFG_MODE_LEAGUE, CFG_MODE_PSRO };
 enum cfg_weighting {
 	CFG_PFSP_SQUARED,
 	CFG_PFSP_VARIANCE,
@@ -85,6 +86,7 @@ struct cfg {
 		char dir[CFG_STR_MAX];
 		uint64_t seed;
 		int deterministic;
+		int mode; /* enum cfg_league_mode */
 	} league;
 	struct {
 		char name[CFG_STR_MAX];
@@ -176,6 +178,14 @@ struct cfg {
 		double max_mult;
 		uint64_t keep;
 	} snapshot;
+	struct {
+		int solver; /* enum payoff_meta_solver */
+		uint64_t crossplay_episodes;
+		uint64_t br_steps, patience_steps;
+		double min_improve;
+		double return_scale;
+		int br_reset;
+	} psro;
 	struct {
 		double decay;
 		double min_games;

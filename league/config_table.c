@@ -19,6 +19,10 @@ static const char *const weight_names[] = { "squared", "variance", "linear",
 					    "linear_capped", NULL };
 static const char *const mode_names[] = { "serial", "sync", "async", NULL };
 static const char *const prior_names[] = { "half", "beta", NULL };
+static const char *const league_mode_names[] = { "league", "psro", NULL };
+/* the order of enum payoff_meta_solver */
+static const char *const solver_names[] = { "nash", "uniform", "alpha_rank",
+					    "prd", NULL };
 
 const char *const cfg_model_shorthand[] = {
 	"model.hidden", "model.activation", "model.conv",
@@ -53,6 +57,14 @@ static const struct cfg_key table[] = {
 	U64("league.seed", league.seed, 0, BIG, "1",
 	    "Seed of every random choice the league makes (matchmaking, "
 	    "initialisation, environments)."),
+	ENUM("league.mode", league.mode, league_mode_names, "league",
+	     "`league`: the roles' rules (players.*, roles.*). `psro`: "
+	     "policy-space response oracles: every self-play player is a "
+	     "best responder to the meta-strategy (psro.solver) over the "
+	     "league's snapshots, whose empirical game cross-play jobs "
+	     "complete; an iteration ends when the responder stops "
+	     "improving (psro.*), and it joins the population as a "
+	     "snapshot. Needs only self-play players."),
 	BOOL("league.deterministic", league.deterministic, "false",
 	     "Run so that the same config gives the same bits: one job in "
 	     "flight, each played on a fresh env engine seeded by the job, "
@@ -362,6 +374,40 @@ static const struct cfg_key table[] = {
 	    "Snapshot anyway after this many times snapshot.steps."),
 	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
 	    "Most snapshots kept per player for matchmaking; 0 keeps all."),
+
+	ENUM("psro.solver", psro.solver, solver_names, "nash",
+	     "league.mode psro: the meta-solver over the population's "
+	     "empirical game: `nash` (the meta-Nash), `uniform` (fictitious "
+	     "play), `alpha_rank` (alpha 100, population 50) or `prd` "
+	     "(projected replicator dynamics, the iterates' average)."),
+	U64("psro.crossplay_episodes", psro.crossplay_episodes, 1, 1048576,
+	    "256",
+	    "league.mode psro: games of every pair of population members "
+	    "(both seats in turn) before the pair counts in the empirical "
+	    "game."),
+	U64("psro.br_steps", psro.br_steps, 1, BIG, "2e6",
+	    "league.mode psro: an iteration's most agent steps: the best "
+	    "responder joins the population then, improving or not."),
+	U64("psro.patience_steps", psro.patience_steps, 1, BIG, "2e5",
+	    "league.mode psro: the iteration ends when the responder's "
+	    "expected win rate against the meta-strategy has not risen by "
+	    "psro.min_improve for this many agent steps (but not before "
+	    "snapshot.steps)."),
+	DBLX("psro.return_scale", psro.return_scale, 0, 127, CFG_F_LO_OPEN,
+	     "1",
+	     "league.mode psro: the game's largest |return| R. A cross-play "
+	     "episode of return r (rounded to a whole number) scores (1 + r "
+	     "/ R) / 2 for its player (r clamped to [-R, R]), so a pair's "
+	     "win rate is (1 + its mean return / R) / 2 and the meta-solver "
+	     "solves the game of expected returns (chips in poker), not of "
+	     "who won more often. Kuhn: 2; Leduc: 13."),
+	BOOL("psro.br_reset", psro.br_reset, "true",
+	     "league.mode psro: each iteration's responder starts from the "
+	     "initial parameters (classic PSRO); false: from the one just "
+	     "frozen (cheaper, but a saturated policy unlearns slowly)."),
+	DBL("psro.min_improve", psro.min_improve, 0, 1, "0.01",
+	    "league.mode psro: the rise in expected win rate that counts as "
+	    "improving."),
 
 	DBLX("payoff.decay", payoff.decay, 0, 1, CFG_F_LO_OPEN, "0.99",
 	     "Decay of a pair's counts per new game (1 = no decay)."),

@@ -441,7 +441,8 @@ static void on_job_result(league_daemon *d, league_session *ss,
 {
 	League__JobResult *jr = m->job_result;
 	int8_t out[LEAGUE_JOB_EPISODES_MAX];
-	struct league_tally t = { .outcomes = out };
+	double ret[LEAGUE_JOB_EPISODES_MAX];
+	struct league_tally t = { .outcomes = out, .returns = ret };
 	struct league_job j;
 	const struct league_kind *k;
 	void *ks;
@@ -477,8 +478,10 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		t.steps += jr->episodes[i]->steps;
 		if (o == EP_UNUSABLE)
 			t.abnormal++;
-		else
+		else {
+			ret[t.n] = jr->episodes[i]->returns[j.subject];
 			out[t.n++] = (int8_t)o;
+		}
 	}
 	t.episodes = jr->n_episodes;
 	rc = k->result ? k->result(d, ks, &j, &t) : KIND_COUNTED;

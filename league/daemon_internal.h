@@ -98,6 +98,7 @@ struct nashconv_state {
 struct league_tally {
 	const int8_t *outcomes;  /* usable episodes, from the subject seat:
 				    1 won, 0 drawn, -1 lost */
+	const double *returns;   /* the same episodes' subject-seat returns */
 	size_t n;
 	uint64_t steps;          /* env steps over every episode */
 	uint64_t abnormal;       /* episodes that could not be used */
@@ -149,7 +150,7 @@ struct league_kind {
 
 /* kinds.c: the kinds, in the order they make jobs and print status. */
 const struct league_kind *const *league_kinds(size_t *n);
-extern const struct league_kind league_kind_league,
+extern const struct league_kind league_kind_crossplay, league_kind_league,
 	league_kind_baseline_eval, league_kind_baseline_train,
 	league_kind_probe;
 

@@ -7,6 +7,7 @@
 #include "league/daemon_internal.h"
 
 static const struct league_kind *const kinds[] = {
+	&league_kind_crossplay, /* PSRO's meta-strategy waits for its games */
 	&league_kind_league,
 	&league_kind_baseline_eval,
 	&league_kind_baseline_train,

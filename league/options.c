@@ -199,6 +199,14 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o)
 	o->payoff.prior = prior_of[c->payoff.prior];
 	o->payoff.prior_strength = c->payoff.prior_strength;
 	o->payoff.elo_k = c->payoff.elo_k;
+	o->psro.on = c->league.mode == CFG_MODE_PSRO;
+	o->psro.meta.solver = c->psro.solver;
+	o->psro.crossplay_episodes = (uint32_t)c->psro.crossplay_episodes;
+	o->psro.br_steps = c->psro.br_steps;
+	o->psro.patience_steps = c->psro.patience_steps;
+	o->psro.min_improve = c->psro.min_improve;
+	o->psro.return_scale = c->psro.return_scale;
+	o->psro.br_reset = c->psro.br_reset;
 }
 
 void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)

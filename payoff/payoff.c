@@ -372,6 +372,40 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 	return 0;
 }
 
+int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
+{
+	struct pair *pr;
+	struct payoff_entry *e;
+	double d = p->o.decay, ea;
+	int rc;
+
+	if (a >= p->nagents || b >= p->nagents || a == b || !(s >= 0) ||
+	    !(s <= 1))
+		return LG_EINVAL;
+	if ((rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr)))
+		return rc;
+	e = &pr->e;
+	e->wins *= d;
+	e->draws *= d;
+	e->losses *= d;
+	e->games *= d;
+	/* the pair is stored from min's side */
+	e->wins += a < b ? s : 1 - s;
+	e->losses += a < b ? 1 - s : s;
+	e->games += 1;
+	refresh_rows(p, a, b);
+	{
+		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
+		double sx = a < b ? s : 1 - s;
+		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
+		x->elo += p->o.elo_k * (sx - ea);
+		y->elo -= p->o.elo_k * (sx - ea);
+		x->elo_games += 1;
+		y->elo_games += 1;
+	}
+	return 0;
+}
+
 int payoff_get(const payoff *p, uint32_t a, uint32_t b,
 	       struct payoff_entry *e)
 {

@@ -80,6 +80,10 @@ const double *payoff_row(const payoff *p, uint32_t id);
  * LG_EINVAL for an unknown id or outcome, LG_ENOMEM.
  */
 int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome);
+/* The same with a score s in [0, 1] for a (1 a win, 0 a loss): s goes to
+ * a's wins and 1 - s to its losses, so the pair's win rate is the mean
+ * score (PSRO's game of expected returns). a != b. LG_EINVAL. */
+int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s);
 /* Counts of a against b (zeros when they never met). LG_EINVAL for an
  * unknown id. */
 int payoff_get(const payoff *p, uint32_t a, uint32_t b,
@@ -210,6 +214,36 @@ int payoff_alpharank(const double *M, size_t n,
 int payoff_alpharank_fixation(const double *M, size_t n,
 			      const struct payoff_alpharank_opts *o,
 			      double *rho);
+
+/* ---- PSRO's meta-solvers (payoff/meta.c) ----------------------------- */
+
+enum payoff_meta_solver {
+	PAYOFF_META_NASH,      /* the meta-Nash (payoff_nash) */
+	PAYOFF_META_UNIFORM,   /* every member alike (fictitious play) */
+	PAYOFF_META_ALPHARANK, /* α-Rank's stationary masses */
+	PAYOFF_META_PRD,       /* projected replicator dynamics */
+	PAYOFF_META__COUNT
+};
+
+struct payoff_meta_opts {
+	int solver;            /* enum payoff_meta_solver; NASH */
+	/* PRD: Euler steps (50000) of dt (1e-3), every strategy kept at
+	 * least gamma / n (1e-6); the mixture is the iterates' average */
+	uint32_t prd_iters;
+	double prd_dt, prd_gamma;
+	struct payoff_alpharank_opts alpharank; /* its defaults */
+};
+
+void payoff_meta_opts_default(struct payoff_meta_opts *o);
+/*
+ * The meta-strategy x (n probabilities) of the symmetric zero-sum game
+ * whose row member wins W[i * n + j] of its games against j (a win-rate
+ * matrix, payoff_matrix; its diagonal is taken as 1/2) by o->solver.
+ * LG_EINVAL (n 0 or over PAYOFF_NASH_MAX, a non-finite entry, options out
+ * of range), LG_ENOMEM, and the solver's own errors.
+ */
+int payoff_meta(const double *W, size_t n, const struct payoff_meta_opts *o,
+		double *x);
 
 /* ---- storage encodings (players/ writes, inspection reads) ---------- */
 

@@ -29,6 +29,11 @@ struct agent {
 	uint32_t parent, prev, version, snapshots, resets;
 	uint32_t last_snapshot; /* learners: latest snapshot id or NONE */
 	uint64_t steps, last_snap_steps;
+	/* PSRO learners: the best expected win rate against the current
+	 * meta-strategy in this iteration, and the steps when it was
+	 * reached (0 and the iteration's start: none yet) */
+	double psro_best;
+	uint64_t psro_at;
 	struct idlist snaps;    /* learners: own active snapshots, in order */
 	struct idlist frozen;   /* learners: versions any snapshot of theirs
 				   froze (retired ones too), ascending */
@@ -88,11 +93,25 @@ static inline double brain_rate(const double *row, uint32_t q)
  * role without rules, LG_ENOMEM. */
 int brain_choose(brain *b, uint32_t L, struct brain_job *j);
 
+/* players.c, for the other files of the brain: mark a payoff pair (and
+ * both ratings) to be stored, append a log entry under the current seq,
+ * end a mutating call (the batch rule). */
+int brain_mark_pair(brain *b, uint32_t a, uint32_t c);
+int brain_log_add(brain *b, const struct brain_log_entry *e);
+int brain_call_done(brain *b);
+
+/* psro.c: whether PSRO learner L (its steps just reported) is done with
+ * this iteration (*freeze), updating its best; and, after it was frozen,
+ * the next iteration's start (its results against the old meta-strategy
+ * forgotten). */
+int brain_psro_step(brain *b, uint32_t L, int *freeze);
+int brain_psro_next(brain *b, uint32_t L);
+
 /* ---- records.c ---------------------------------------------------------- */
 
 /* Fixed record sizes (little-endian fields; a format byte first where a
  * record may grow). */
-#define BRAIN_REC_PLAYER 40
+#define BRAIN_REC_PLAYER 56 /* format 2; format 1 was 40 */
 #define BRAIN_REC_SNAPSHOT 24
 #define BRAIN_REC_JOB 48
 #define BRAIN_REC_RESULT_HDR 32

@@ -108,6 +108,26 @@ static void pick_uniform(brain *b, const uint32_t *c, uint32_t n,
 	out->prob = 1.0 / n;
 }
 
+/* PSRO: an opponent drawn from the meta-strategy over the population
+ * (psro.c); LG_ENOTFOUND before there is one. */
+static int pick_psro(brain *b, struct pick *out)
+{
+	uint32_t ids[BRAIN_NASH_MAX];
+	double x[BRAIN_NASH_MAX];
+	size_t n, i;
+	int rc;
+
+	if ((rc = brain_psro_meta(b, ids, x, BRAIN_NASH_MAX, &n)))
+		return rc;
+	if (!n)
+		return LG_ENOTFOUND;
+	i = lg_rng_categorical(&b->rng, x, n);
+	out->id = ids[i];
+	out->n = (uint32_t)n;
+	out->prob = x[i];
+	return 0;
+}
+
 /* Meta-Nash mixture of the latest BRAIN_NASH_MAX snapshots in c. */
 static int pick_nash(brain *b, const uint32_t *c, uint32_t n,
 		     struct pick *out)
@@ -284,6 +304,17 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 		set_pick(b, &p, BRAIN_JOB_PFSP, j);
 		return 0;
 	case BRAIN_ROLE_SELF_PLAY:
+		if (b->o.psro.on) {
+			rc = pick_psro(b, &p);
+			if (rc == LG_ENOTFOUND) {
+				fallback(b, L, j);
+				return 0;
+			}
+			if (rc)
+				return rc;
+			set_pick(b, &p, BRAIN_JOB_NASH, j);
+			return 0;
+		}
 		u = lg_rng_double(&b->rng);
 		if (u < b->o.self_play.sp) {
 			live(b, L, j);

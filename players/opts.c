@@ -36,6 +36,14 @@ void brain_opts_default(struct brain_opts *o)
 	o->snapshot_max_mult = 2;
 	o->snapshot_keep = 0;
 	payoff_opts_default(&o->payoff);
+	o->psro.on = 0;
+	payoff_meta_opts_default(&o->psro.meta);
+	o->psro.crossplay_episodes = 256;
+	o->psro.br_steps = 2000000;
+	o->psro.patience_steps = 200000;
+	o->psro.min_improve = 0.01;
+	o->psro.return_scale = 1;
+	o->psro.br_reset = 1;
 	o->batch = 1;
 }
 
@@ -117,5 +125,26 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 	}
 	if (payoff_opts_check(&o->payoff, err, errlen))
 		return LG_ECONFIG;
+	if (o->psro.on &&
+	    (o->n_main || o->n_main_exploiter || o->n_league_exploiter ||
+	     !o->n_self_play)) {
+		lg_errf(err, errlen, "players: league.mode psro trains "
+			"self-play players only (its best responders): set "
+			"main, main_exploiter and league_exploiter to 0 and "
+			"self_play to at least 1");
+		return LG_ECONFIG;
+	}
+	if (o->psro.on &&
+	    (!o->psro.crossplay_episodes ||
+	     o->psro.crossplay_episodes > BRAIN_MAX_EPISODES ||
+	     !o->psro.br_steps || !o->psro.patience_steps ||
+	     !(o->psro.min_improve >= 0 && o->psro.min_improve <= 1) ||
+	     !(o->psro.return_scale > 0 && o->psro.return_scale <= 127) ||
+	     o->psro.meta.solver < 0 ||
+	     o->psro.meta.solver >= PAYOFF_META__COUNT)) {
+		lg_errf(err, errlen, "psro: crossplay_episodes, br_steps, "
+			"patience_steps, min_improve or solver out of range");
+		return LG_ECONFIG;
+	}
 	return 0;
 }

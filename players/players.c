@@ -859,7 +859,10 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 		return rc;
 	passed = steps - a->last_snap_steps;
 	snap = 0;
-	if (passed >= interval) {
+	if (b->o.psro.on) {
+		if ((rc = brain_psro_step(b, player, &snap)))
+			return rc;
+	} else if (passed >= interval) {
 		mn = reference_min(b, player);
 		snap = (mn != INFINITY && mn > b->o.snapshot_win_rate) ||
 		       (double)passed >= b->o.snapshot_max_mult *
@@ -871,6 +874,17 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 		a = &b->ag[player]; /* freeze may move the array */
 		out->snapshot = 1;
 		out->snapshot_version = a->version;
+		if (b->o.psro.on) {
+			/* the next iteration: its results against the old
+			 * meta-strategy forgotten, and with psro.br_reset a
+			 * fresh responder (classic PSRO) */
+			if ((rc = brain_psro_next(b, player)))
+				return rc;
+			if (b->o.psro.br_reset) {
+				out->reset = 1;
+				a->resets++;
+			}
+		}
 		if (a->role == BRAIN_ROLE_MAIN_EXPLOITER)
 			reset_prob = b->o.main_exploiter.reset_prob;
 		else if (a->role == BRAIN_ROLE_LEAGUE_EXPLOITER)
@@ -1239,4 +1253,21 @@ int brain_open_jobs_json(const brain *b, lg_buf *out)
 uint64_t brain_log_seq(const brain *b)
 {
 	return b->seq;
+}
+
+/* ---- for the brain's other files (brain_internal.h) -------------------- */
+
+int brain_mark_pair(brain *b, uint32_t a, uint32_t c)
+{
+	return mark_pair(b, a, c);
+}
+
+int brain_log_add(brain *b, const struct brain_log_entry *e)
+{
+	return log_add(b, e);
+}
+
+int brain_call_done(brain *b)
+{
+	return call_done(b);
 }

@@ -114,6 +114,19 @@ struct brain_opts {
 	double snapshot_max_mult;   /* 2 */
 	uint64_t snapshot_keep;     /* 0: all */
 	struct payoff_opts payoff;
+	/* PSRO (players/psro.c; league.mode psro): only self-play
+	 * learners, each a best responder to the meta-strategy over the
+	 * snapshots; snapshot_steps is an iteration's least length */
+	struct {
+		int on;
+		struct payoff_meta_opts meta;  /* the meta-solver: nash */
+		uint32_t crossplay_episodes;   /* games per pair: 256 */
+		uint64_t br_steps;             /* an iteration's most: 2e6 */
+		uint64_t patience_steps;       /* no rise for this long: 2e5 */
+		double min_improve;            /* a rise: 0.01 */
+		double return_scale;           /* a game's most |return|: 1 */
+		int br_reset;                  /* fresh responders: 1 */
+	} psro;
 	uint32_t batch;             /* calls per commit; 1 */
 	/* Where per-call records wait for the commit: NULL, the brain's
 	 * own; else the caller's, which must outlive the brain. Every
@@ -185,6 +198,32 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out);
  */
 int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n);
+/*
+ * PSRO: the returns (a's, whole numbers) of games between snapshots a
+ * and c played for the empirical game under job_id (the daemon's
+ * crossplay job), each scored (1 + r / R) / 2 (psro.return_scale R, r
+ * clamped to [-R, R]; payoff_record_score). A result record (the returns
+ * as its outcomes) and a log entry like a job's result, so replay and
+ * idempotence work alike. LG_EEXIST: job_id's result was counted before;
+ * LG_EINVAL (not two distinct snapshots, read-only).
+ */
+int brain_record_games(brain *b, uint64_t job_id, uint32_t a, uint32_t c,
+		       const int8_t *returns, size_t n);
+/* PSRO: 1 when brain_record_games counted job_id (committed), 0 when
+ * not, or a negative storage error. */
+int brain_games_counted(brain *b, uint64_t job_id);
+/* PSRO: the population members the meta-strategy is over (the longest
+ * prefix of the active snapshots whose pairs have all their cross-play
+ * games; at most max, BRAIN_NASH_MAX) into ids and their meta-strategy
+ * weights into x; *n how many (0 before any). LG_EINVAL without PSRO,
+ * the meta-solver's errors. */
+int brain_psro_meta(brain *b, uint32_t *ids, double *x, size_t max,
+		    size_t *n);
+/* PSRO: the pairs of active snapshots (a[k], c[k]) still short of their
+ * cross-play games, and how many games each still needs (left[k]), at
+ * most max pairs, oldest members first (the order the prefix grows in). */
+int brain_psro_pairs(const brain *b, uint32_t *a, uint32_t *c,
+		     uint32_t *left, size_t max, size_t *n);
 /* Drop an open job without a result (its lease expired). LG_ENOTFOUND. */
 int brain_cancel_job(brain *b, uint64_t job_id);
 /* Where job id stands: BRAIN_JOB_OPEN (issued, no result yet),
@@ -339,6 +378,7 @@ enum brain_log_type {
 	BRAIN_LOG_RESULT,
 	BRAIN_LOG_STEPS,
 	BRAIN_LOG_CANCEL,
+	BRAIN_LOG_GAMES,     /* cross-play games between two snapshots */
 };
 
 struct brain_log_entry {

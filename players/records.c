@@ -4,9 +4,10 @@
  * players.c's load and replay.c read them). Fields are little-endian;
  * keys are the big-endian ids of storage.h.
  *
- *   players   be32 id  -> format 1, role, status, pad, parent@4, prev@8,
+ *   players   be32 id  -> format 2, role, status, pad, parent@4, prev@8,
  *                         version@12, snapshots@16, resets@20, steps@24,
- *                         last snapshot steps@32
+ *                         last snapshot steps@32, PSRO best f64@40 and
+ *                         its steps@48 (format 1: 40 bytes, no PSRO)
  *   snapshots be32 id  -> parent, prev, version, 0, steps@16
  *   jobs      be64 id  -> id, learner@8, learner version@12, opponent@16,
  *                         opponent params@20, opponent version@24,
@@ -17,6 +18,8 @@
  *             decision  learner@4, opponent@8, kind@12, candidates@16,
  *                       episodes@20, job@24, prob@32, rng before@40..71
  *             result    n@4, job@8, wins@16, draws@20, losses@24
+ *             games     as result (PSRO's cross-play: the result record
+ *                       names the two snapshots)
  *             steps     snapshot@1, reset@2, player@4, version@8,
  *                       snapshot id@12, steps@16
  *             cancel    job@8
@@ -25,6 +28,7 @@
  */
 #include "players/brain_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 #define LOG_DECISION 72
@@ -36,7 +40,7 @@ void brain_rec_player_encode(const struct agent *a,
 			     uint8_t r[BRAIN_REC_PLAYER])
 {
 	memset(r, 0, BRAIN_REC_PLAYER);
-	r[0] = 1; /* format */
+	r[0] = 2; /* format */
 	r[1] = a->role;
 	r[2] = a->status;
 	lg_put_le32(r + 4, a->parent);
@@ -46,13 +50,16 @@ void brain_rec_player_encode(const struct agent *a,
 	lg_put_le32(r + 20, a->resets);
 	lg_put_le64(r + 24, a->steps);
 	lg_put_le64(r + 32, a->last_snap_steps);
+	lg_put_lef64(r + 40, a->psro_best);
+	lg_put_le64(r + 48, a->psro_at);
 }
 
 int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
 {
 	const uint8_t *r = val;
 
-	if (len != BRAIN_REC_PLAYER || r[0] != 1 ||
+	if (len < 1 || !((r[0] == 1 && len == 40) ||
+			 (r[0] == 2 && len == BRAIN_REC_PLAYER)) ||
 	    r[1] >= BRAIN_ROLE__COUNT || r[2] > BRAIN_RETIRED)
 		return LG_ECORRUPT;
 	memset(a, 0, sizeof *a);
@@ -65,6 +72,12 @@ int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
 	a->resets = lg_get_le32(r + 20);
 	a->steps = lg_get_le64(r + 24);
 	a->last_snap_steps = lg_get_le64(r + 32);
+	if (r[0] == 2) {
+		a->psro_best = lg_get_lef64(r + 40);
+		a->psro_at = lg_get_le64(r + 48);
+		if (!isfinite(a->psro_best))
+			return LG_ECORRUPT;
+	}
 	a->last_snapshot = BRAIN_NONE;
 	return 0;
 }
@@ -179,6 +192,7 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 			lg_put_le64(r + 40 + 8 * i, e->rng_before.s[i]);
 		return LOG_DECISION;
 	case BRAIN_LOG_RESULT:
+	case BRAIN_LOG_GAMES:
 		lg_put_le32(r + 4, e->n);
 		lg_put_le64(r + 8, e->job);
 		lg_put_le32(r + 16, e->wins);
@@ -226,6 +240,7 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 		return e->kind >= 0 && e->kind < BRAIN_JOB__COUNT ?
 			       0 : LG_ECORRUPT;
 	case BRAIN_LOG_RESULT:
+	case BRAIN_LOG_GAMES:
 		if (vlen != LOG_RESULT)
 			return LG_ECORRUPT;
 		e->n = lg_get_le32(r + 4);

@@ -54,6 +54,7 @@ static int replay_one(const void *key, size_t klen, const void *val,
 				      (unsigned)j.kind);
 		break;
 	case BRAIN_LOG_RESULT:
+	case BRAIN_LOG_GAMES:
 		store_key_u64(k, e.job);
 		if ((rc = store_get(rp->t, STORE_DB_RESULTS, k, 8, &v,
 				    &rlen)) ||
@@ -63,8 +64,13 @@ static int replay_one(const void *key, size_t klen, const void *val,
 				(unsigned long long)e.job);
 			return LG_ECORRUPT;
 		}
-		if ((rc = brain_record_result(rp->b, e.job, res.outcomes,
-					      e.n)))
+		if ((rc = e.type == BRAIN_LOG_GAMES
+				  ? brain_record_games(rp->b, e.job,
+						       res.learner,
+						       res.opponent,
+						       res.outcomes, e.n)
+				  : brain_record_result(rp->b, e.job,
+							res.outcomes, e.n)))
 			return rc;
 		break;
 	case BRAIN_LOG_STEPS:
