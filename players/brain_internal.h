@@ -98,6 +98,11 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j);
  * end a mutating call (the batch rule). */
 int brain_mark_pair(brain *b, uint32_t a, uint32_t c);
 int brain_log_add(brain *b, const struct brain_log_entry *e);
+/* A result's record (every outcome, for replay; cnt: losses, draws,
+ * wins) and its log entry of type (a job's result, PSRO's games). */
+int brain_put_result(brain *b, int type, uint64_t job_id, uint32_t a,
+		     uint32_t c, const int8_t *outcomes, size_t n,
+		     const uint32_t cnt[3]);
 int brain_call_done(brain *b);
 
 /* psro.c: whether PSRO learner L (its steps just reported) is done with

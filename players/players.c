@@ -735,13 +735,37 @@ int brain_open_jobs_list(const brain *b, struct brain_job *out, size_t max,
 	return 0;
 }
 
+int brain_put_result(brain *b, int type, uint64_t job_id, uint32_t a,
+		     uint32_t c, const int8_t *outcomes, size_t n,
+		     const uint32_t cnt[3])
+{
+	struct brain_rec_result res = {
+		.seq = b->seq, .learner = a, .opponent = c, .n = (uint32_t)n,
+		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
+		.outcomes = outcomes,
+	};
+	struct brain_log_entry e = {
+		.type = type, .job = job_id, .n = (uint32_t)n,
+		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
+	};
+	uint8_t k[8], *r;
+	int rc;
+
+	if (!(r = malloc(brain_rec_result_size(n))))
+		return LG_ENOMEM;
+	brain_rec_result_encode(&res, r);
+	store_key_u64(k, job_id);
+	rc = store_batch_put(b->wb, STORE_DB_RESULTS, k, 8, r,
+			     brain_rec_result_size(n));
+	free(r);
+	return rc ? rc : log_add(b, &e);
+}
+
 int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n)
 {
 	struct brain_job *j;
-	struct brain_rec_result res = { 0 };
 	uint32_t cnt[3] = { 0, 0, 0 };
-	uint8_t k[8], *r;
 	long i;
 	int rc;
 
@@ -760,28 +784,10 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			return rc;
 		cnt[outcomes[e] + 1]++;
 	}
-	if ((rc = mark_pair(b, j->learner, j->opponent)))
-		return rc;
-	/* The result record keeps every outcome, for replay. */
-	res = (struct brain_rec_result){
-		.seq = b->seq, .learner = j->learner, .opponent = j->opponent,
-		.n = (uint32_t)n, .wins = cnt[2], .draws = cnt[1],
-		.losses = cnt[0], .outcomes = outcomes,
-	};
-	if (!(r = malloc(brain_rec_result_size(n))))
-		return LG_ENOMEM;
-	brain_rec_result_encode(&res, r);
-	store_key_u64(k, job_id);
-	rc = store_batch_put(b->wb, STORE_DB_RESULTS, k, 8, r,
-			     brain_rec_result_size(n));
-	free(r);
-	if (rc)
-		return rc;
-	struct brain_log_entry e = {
-		.type = BRAIN_LOG_RESULT, .job = job_id, .n = (uint32_t)n,
-		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
-	};
-	if ((rc = log_add(b, &e)) || (rc = close_job(b, (size_t)i, 1)))
+	if ((rc = mark_pair(b, j->learner, j->opponent)) ||
+	    (rc = brain_put_result(b, BRAIN_LOG_RESULT, job_id, j->learner,
+				   j->opponent, outcomes, n, cnt)) ||
+	    (rc = close_job(b, (size_t)i, 1)))
 		return rc;
 	b->seq++;
 	return call_done(b);

@@ -160,11 +160,8 @@ int brain_psro_next(brain *b, uint32_t L)
 int brain_record_games(brain *b, uint64_t job_id, uint32_t a, uint32_t c,
 		       const int8_t *returns, size_t n)
 {
-	const int8_t *outcomes = returns;
 	double R = b->o.psro.return_scale;
-	struct brain_rec_result res;
 	uint32_t cnt[3] = { 0, 0, 0 };
-	uint8_t k[8], *r;
 	int rc;
 
 	if (b->rdonly || !n || n > BRAIN_MAX_EPISODES || a == c ||
@@ -174,7 +171,6 @@ int brain_record_games(brain *b, uint64_t job_id, uint32_t a, uint32_t c,
 		return LG_EINVAL;
 	if ((rc = brain_games_counted(b, job_id)))
 		return rc > 0 ? LG_EEXIST : rc; /* counted before */
-	store_key_u64(k, job_id);
 	for (size_t e = 0; e < n; e++) {
 		double q = returns[e] / R;
 		double sc = (1 + (q > 1 ? 1 : q < -1 ? -1 : q)) / 2;
@@ -182,26 +178,9 @@ int brain_record_games(brain *b, uint64_t job_id, uint32_t a, uint32_t c,
 			return rc;
 		cnt[(returns[e] > 0) - (returns[e] < 0) + 1]++;
 	}
-	if ((rc = brain_mark_pair(b, a, c)))
-		return rc;
-	res = (struct brain_rec_result){
-		.seq = b->seq, .learner = a, .opponent = c, .n = (uint32_t)n,
-		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
-		.outcomes = outcomes,
-	};
-	if (!(r = malloc(brain_rec_result_size(n))))
-		return LG_ENOMEM;
-	brain_rec_result_encode(&res, r);
-	rc = store_batch_put(b->wb, STORE_DB_RESULTS, k, 8, r,
-			     brain_rec_result_size(n));
-	free(r);
-	if (rc)
-		return rc;
-	struct brain_log_entry e = {
-		.type = BRAIN_LOG_GAMES, .job = job_id, .n = (uint32_t)n,
-		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
-	};
-	if ((rc = brain_log_add(b, &e)))
+	if ((rc = brain_mark_pair(b, a, c)) ||
+	    (rc = brain_put_result(b, BRAIN_LOG_GAMES, job_id, a, c, returns,
+				   n, cnt)))
 		return rc;
 	b->seq++;
 	return brain_call_done(b);
