@@ -118,7 +118,7 @@ struct cfg {
 		double lr_final_frac;
 		double gamma, gae_lambda;
 		double clip, value_clip;
-		double vf_coef, ent_coef;
+		double vf_coef, ent_coef, ent_final_frac;
 		double magnet_coef;
 		uint64_t magnet_every;
 		uint64_t epochs, minibatch, batch;

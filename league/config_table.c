@@ -190,6 +190,11 @@ static const struct cfg_key table[] = {
 	    "Weight of the value loss."),
 	DBL("learner.ent_coef", learner.ent_coef, 0, 10, "0.01",
 	    "Weight of the entropy bonus."),
+	DBL("learner.ent_final_frac", learner.ent_final_frac, 0, 1, "1",
+	    "With the linear schedule: the entropy bonus goes with the "
+	    "learning rate to ent_coef * this (1: constant). An entropy "
+	    "bonus holds the policy at a quantal-response equilibrium of its "
+	    "temperature, short of the Nash equilibrium."),
 	DBL("learner.magnet_coef", learner.magnet_coef, 0, 10, "0",
 	    "Weight of the KL divergence of the policy from the magnet, a "
 	    "copy of the net refreshed every learner.magnet_every updates "

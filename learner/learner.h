@@ -250,6 +250,7 @@ struct ppo_opts {
 	double clip;          /* ratio clip */
 	double value_clip;    /* 0: off */
 	double vf_coef, ent_coef;
+	double ent_final_frac; /* linear: final ent_coef = ent_coef * this */
 	/* AlphaZero's terms. pg_coef weighs PPO's clipped surrogate (1:
 	 * plain PPO; 0 drops it). A batch with a visits column (rows chosen
 	 * by a search, util/rows.h) adds policy_coef times the cross-entropy

@@ -43,6 +43,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static double current_ent(const ppo *p);
+
 #define PPO_MAGNET_CHUNK 4096
 
 static void sums_add(struct sums *a, const struct sums *b)
@@ -353,7 +355,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 	const struct ppo_opts *o = &p->o;
 	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
-	float vf = (float)o->vf_coef, ec = (float)o->ent_coef;
+	float vf = (float)o->vf_coef, ec = (float)current_ent(p);
 	float mc = (float)o->magnet_coef, pc = (float)o->pg_coef;
 	float yc = (float)o->policy_coef;
 
@@ -623,7 +625,7 @@ static void fill_stats(const ppo *p, const struct sums *s, size_t n,
 	st->magnet_kl = s->mkl / n;
 	st->policy_loss = s->pol / n;
 	st->loss = p->o.pg_coef * pg + p->o.vf_coef * vl -
-		   p->o.ent_coef * ent + p->o.magnet_coef * st->magnet_kl +
+		   current_ent(p) * ent + p->o.magnet_coef * st->magnet_kl +
 		   p->o.policy_coef * st->policy_loss;
 	st->approx_kl = s->kl / n;
 	st->clip_frac = s->clipped / n;
@@ -929,21 +931,39 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	return 0;
 }
 
-static double current_lr(const ppo *p)
+/* The linear schedule's progress in [0, 1], -1 without a schedule or a
+ * clock. */
+static double schedule_f(const ppo *p)
 {
 	double f;
 
 	if (p->o.lr_schedule != PPO_LR_LINEAR)
-		return p->o.lr;
+		return -1;
 	if (p->progress >= 0)
 		f = p->progress;
 	else if (p->o.total_updates)
 		f = (double)p->updates / (double)p->o.total_updates;
 	else
-		return p->o.lr;
-	if (f > 1)
-		f = 1;
-	return p->o.lr * (1 - (1 - p->o.lr_final_frac) * f);
+		return -1;
+	return f > 1 ? 1 : f;
+}
+
+static double current_lr(const ppo *p)
+{
+	double f = schedule_f(p);
+
+	return f < 0 ? p->o.lr : p->o.lr * (1 - (1 - p->o.lr_final_frac) * f);
+}
+
+/* The entropy bonus, annealed with the learning rate to ent_coef *
+ * ent_final_frac (an entropy bonus holds the policy at a quantal-response
+ * equilibrium of its temperature, short of the Nash equilibrium). */
+static double current_ent(const ppo *p)
+{
+	double f = schedule_f(p);
+
+	return f < 0 ? p->o.ent_coef
+		     : p->o.ent_coef * (1 - (1 - p->o.ent_final_frac) * f);
 }
 
 void ppo_set_progress(ppo *p, double f)

@@ -19,6 +19,7 @@ void ppo_opts_default(struct ppo_opts *o)
 	o->value_clip = 0;
 	o->vf_coef = 0.5;
 	o->ent_coef = 0.01;
+	o->ent_final_frac = 1;
 	o->pg_coef = 1;
 	o->policy_coef = 1;
 	o->magnet_coef = 0;
@@ -61,6 +62,8 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("vf_coef %g not in [0, 1e3]", o->vf_coef);
 	if (!(o->ent_coef >= 0 && o->ent_coef <= 10))
 		BAD("ent_coef %g not in [0, 10]", o->ent_coef);
+	if (!(o->ent_final_frac >= 0 && o->ent_final_frac <= 1))
+		BAD("ent_final_frac %g not in [0, 1]", o->ent_final_frac);
 	if (!(o->pg_coef >= 0 && o->pg_coef <= 10))
 		BAD("pg_coef %g not in [0, 10]", o->pg_coef);
 	if (!(o->policy_coef >= 0 && o->policy_coef <= 10))

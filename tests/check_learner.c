@@ -1460,6 +1460,41 @@ START_TEST(trainer_state_resumes_bit_exact)
 }
 END_TEST
 
+/* learner.ent_final_frac: the entropy bonus goes with the linear
+ * schedule's progress to ent_coef * ent_final_frac; the coefficient is
+ * read back from the update's statistics (loss = pg + vf vl - ent H). */
+START_TEST(ent_anneals_with_the_schedule)
+{
+	static const uint32_t h[] = { 8 };
+	struct nn_shape s = shape3(10, 6, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct ppo_stats st;
+	struct fixed f;
+	ppo *p = NULL;
+	const double prog[] = { 0, 0.5, 1 }, want[] = { 0.1, 0.06, 0.02 };
+
+	ppo_opts_default(&o);
+	o.lr_schedule = PPO_LR_LINEAR;
+	o.ent_coef = 0.1;
+	o.ent_final_frac = 0.2;
+	o.epochs = 1;
+	o.minibatch = 64;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 1, NULL, 0), 0);
+	fixed_make(&f, ppo_net(p), 64, 2);
+	for (int k = 0; k < 3; k++) {
+		ppo_set_progress(p, prog[k]);
+		ck_assert_int_eq(ppo_update(p, &f.b, &st), 0);
+		double ec = (o.pg_coef * st.pg_loss + o.vf_coef * st.value_loss -
+			     st.loss) / st.entropy;
+		ck_assert_double_eq_tol(ec, want[k], 1e-5);
+	}
+	fixed_free(&f);
+	ppo_free(p);
+	o.ent_final_frac = 1.5;
+	ck_assert_int_ne(ppo_opts_check(&o, NULL, 0), 0);
+}
+END_TEST
+
 START_TEST(lr_schedule_linear)
 {
 	static const uint32_t h[] = { 8 };
@@ -3069,6 +3104,7 @@ Suite *suite_learner(void)
 	tcase_add_test(t, ppo_deterministic_and_validating);
 	tcase_add_loop_test(t, trainer_state_resumes_bit_exact, 0, 4);
 	tcase_add_test(t, lr_schedule_linear);
+	tcase_add_test(t, ent_anneals_with_the_schedule);
 	tcase_add_test(t, learns_best_response);
 	tcase_add_test(t, act_samples_masked_softmax);
 	tcase_add_test(t, act_small_batches_match_large);
