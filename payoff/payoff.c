@@ -857,6 +857,31 @@ out:
 	return rc;
 }
 
+int payoff_meta_nash(const payoff *p, const uint32_t *ids, size_t n,
+		     double *x, double *gap)
+{
+	double *A = NULL, *y = NULL;
+	int rc;
+
+	if (!n || n > PAYOFF_NASH_MAX)
+		return LG_EINVAL;
+	A = malloc(n * n * sizeof *A);
+	y = malloc(n * sizeof *y);
+	if (!A || !y) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	if ((rc = payoff_matrix(p, ids, n, A, NULL)))
+		goto out;
+	for (size_t k = 0; k < n * n; k++)
+		A[k] -= 0.5;
+	rc = payoff_nash(A, n, n, x, y, NULL, gap);
+out:
+	free(A);
+	free(y);
+	return rc;
+}
+
 /* ---- storage ----------------------------------------------------------- */
 
 void payoff_entry_encode(const struct payoff_entry *e,

@@ -154,6 +154,25 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap);
 
+/*
+ * The meta-Nash of agents ids[0..n): payoff_nash of the zero-sum game
+ * whose row payoff is payoff_matrix's win rate - 1/2 (antisymmetric, so
+ * its value is 0 and x is a mixture no agent of ids beats on average).
+ * x gets n weights (the row player's mixture, summing to 1); *gap (may be
+ * NULL) the duality gap. The one construction of "the league's meta-Nash"
+ * that matchmaking's nash branch, snapshot pruning, the ratings ladder
+ * and the evaluator's league mixture share, so they agree on the same
+ * table bit for bit. Where the table has no games the prior (0.5) stands
+ * in; a constant table's meta-Nash is any mixture and the solver returns
+ * the first pure strategy. O(n * n) memory, the LP's time. LG_EINVAL (n
+ * outside 1..PAYOFF_NASH_MAX, an unknown id), LG_ENOMEM.
+ */
+int payoff_meta_nash(const payoff *p, const uint32_t *ids, size_t n,
+		     double *x, double *gap);
+/* A meta-Nash weight above this puts its agent in the support (below, it
+ * is the solver's rounding). */
+#define PAYOFF_SUPPORT_MIN 1e-9
+
 /* ---- storage encodings (players/ writes, inspection reads) ---------- */
 
 #define PAYOFF_ENTRY_BYTES 32

@@ -998,26 +998,19 @@ int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 	double *fit = malloc((n ? n : 1) * sizeof *fit);
 	double *se = malloc((n ? n : 1) * sizeof *se);
 	double *x = calloc(n ? n : 1, sizeof *x);
-	double *y = malloc((n ? n : 1) * sizeof *y);
 	int nash = n && n <= max_nash && n <= PAYOFF_NASH_MAX;
-	double *A = nash ? malloc((size_t)n * n * sizeof *A) : NULL;
 	int rc = LG_ENOMEM;
 
 	*gap = -1;
-	if (!ids || !fit || !se || !x || !y || (nash && !A))
+	if (!ids || !fit || !se || !x)
 		goto out;
 	for (uint32_t i = 0; i < n; i++)
 		ids[i] = i;
 	if ((rc = payoff_elo_fit_se(b->pf, ids, n, 1.0, fit, se)))
 		goto out;
-	if (nash) {
-		payoff_matrix(b->pf, ids, n, A, NULL);
-		for (size_t k = 0; k < (size_t)n * n; k++)
-			A[k] -= 0.5;
-		if (payoff_nash(A, n, n, x, y, NULL, gap)) {
-			memset(x, 0, n * sizeof *x);
-			*gap = -1;
-		}
+	if (nash && payoff_meta_nash(b->pf, ids, n, x, gap)) {
+		memset(x, 0, n * sizeof *x);
+		*gap = -1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
@@ -1034,8 +1027,6 @@ out:
 	free(fit);
 	free(se);
 	free(x);
-	free(y);
-	free(A);
 	return rc;
 }
 

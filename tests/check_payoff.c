@@ -338,6 +338,56 @@ START_TEST(nash_known_games)
 }
 END_TEST
 
+/* payoff_meta_nash is payoff_nash of win rate - 1/2: a posed
+ * rock-paper-scissors cycle among agents 1..3 (agent 0 never plays, so
+ * its row is the prior) gives uniform weights on the cycle, the same
+ * weights as the explicit construction; a constant table (nobody met)
+ * gives the first pure strategy; bad sizes and ids are refused. */
+START_TEST(meta_nash_of_the_table)
+{
+	payoff *p;
+	const uint32_t ids[3] = { 1, 2, 3 }, all[4] = { 0, 1, 2, 3 };
+	double x[4], xe[3], y[3], A[9], gap;
+
+	ck_assert_int_eq(payoff_new(&p, NULL), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_int_eq(payoff_add(p, i), 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		/* 1 beats 2, 2 beats 3, 3 beats 1, 80 to 20 */
+		struct payoff_entry e = { 80, 0, 20, 100 };
+		ck_assert_int_eq(payoff_set(p, ids[i], ids[(i + 1) % 3], &e),
+				 0);
+	}
+	ck_assert_int_eq(payoff_meta_nash(p, ids, 3, x, &gap), 0);
+	ck_assert_int_eq(payoff_matrix(p, ids, 3, A, NULL), 0);
+	for (int k = 0; k < 9; k++)
+		A[k] -= 0.5;
+	ck_assert_int_eq(payoff_nash(A, 3, 3, xe, y, NULL, NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_double_eq_tol(x[i], 1.0 / 3, 1e-12);
+		ck_assert(x[i] == xe[i]);
+	}
+	ck_assert(fabs(gap) <= 1e-12);
+	/* agent 0's prior row (0 against all) is an optimal strategy too:
+	 * the weights still sum to 1 and nothing beats the mixture */
+	ck_assert_int_eq(payoff_meta_nash(p, all, 4, x, &gap), 0);
+	ck_assert_double_eq_tol(x[0] + x[1] + x[2] + x[3], 1, 1e-12);
+	ck_assert(fabs(gap) <= 1e-12);
+	{
+		const uint32_t quiet[1] = { 0 };
+		ck_assert_int_eq(payoff_meta_nash(p, quiet, 1, x, NULL), 0);
+		ck_assert_double_eq(x[0], 1);
+	}
+	ck_assert_int_eq(payoff_meta_nash(p, ids, 0, x, NULL), LG_EINVAL);
+	{
+		const uint32_t bad[2] = { 1, 9 };
+		ck_assert_int_eq(payoff_meta_nash(p, bad, 2, x, NULL),
+				 LG_EINVAL);
+	}
+	payoff_free(p);
+}
+END_TEST
+
 /* payoff_matrix walks each agent's pairs when ids has no repeat: the
  * same cells as payoff_get, cell by cell, for a shuffled subset of a
  * table with results moved and cleared; and with a repeated id (the
@@ -490,6 +540,7 @@ Suite *suite_payoff(void)
 	tcase_add_test(tc, elo_online);
 	tcase_add_test(tc, elo_fit_known_answers);
 	tcase_add_test(tc, nash_known_games);
+	tcase_add_test(tc, meta_nash_of_the_table);
 	tcase_add_test(tc, store_round_trip);
 	tcase_add_test(tc, matrix_matches_lookups);
 	tcase_add_test(tc, elo_fit_weak_prior_converges);
