@@ -143,13 +143,15 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 /*
  * Meta-Nash of the zero-sum game with row payoffs A (m x n, row-major; the
  * row player maximises, the column player minimises), solved exactly as a
- * linear program (dense simplex with Bland's rule, which always ends;
- * O(m * (n + m)) per pivot). x gets m, y gets n probabilities, *value the
+ * linear program (dense simplex with Bland's rule on a perturbed
+ * right-hand side, so a degenerate table cannot make it pivot in a
+ * circle; O(m * (n + m)) per pivot, about 3 (m + n) pivots, at most
+ * 200 (m + n)). x gets m, y gets n probabilities, *value the
  * game value x A y. *gap gets the duality gap max_i (A y)_i - min_j (x A)_j
  * measured on the returned mixtures: the stated bound, 0 up to rounding,
  * so neither player gains more than *gap by deviating. value/gap may be
  * NULL. LG_EINVAL (sizes beyond PAYOFF_NASH_MAX, non-finite entries),
- * LG_ENOMEM.
+ * LG_ERANGE (the pivot cap reached: never seen), LG_ENOMEM.
  */
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap);
