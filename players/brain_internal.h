@@ -69,6 +69,7 @@ struct brain {
 	size_t cap_scratch;
 	uint32_t *cand;
 	size_t cap_cand;
+	int over_logged;      /* nash pruning kept more than the bound */
 };
 
 /* Grow *p (elements of elem bytes, capacity *cap) to hold need. */
