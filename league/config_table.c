@@ -19,6 +19,7 @@ static const char *const weight_names[] = { "squared", "variance", "linear",
 					    "linear_capped", NULL };
 static const char *const mode_names[] = { "serial", "sync", "async", NULL };
 static const char *const prior_names[] = { "half", "beta", NULL };
+static const char *const prune_names[] = { "fifo", "nash", NULL };
 
 const char *const cfg_model_shorthand[] = {
 	"model.hidden", "model.activation", "model.conv",
@@ -350,7 +351,21 @@ static const struct cfg_key table[] = {
 	DBL("snapshot.max_mult", snapshot.max_mult, 1, 1e6, "2",
 	    "Snapshot anyway after this many times snapshot.steps."),
 	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
-	    "Most snapshots kept per player for matchmaking; 0 keeps all."),
+	    "Most active snapshots per player (offered to matchmaking and in "
+	    "the meta-Nash); beyond it snapshot.prune retires some. 0 keeps "
+	    "all."),
+	ENUM("snapshot.prune", snapshot.prune, prune_names, "fifo",
+	     "Which snapshots a player beyond snapshot.keep retires: `fifo` "
+	     "the oldest; `nash` the oldest that is neither in the support "
+	     "of the meta-Nash of the league's newest "
+	     XSTR(BRAIN_NASH_MAX) " active snapshots nor among its "
+	     "snapshot.keep_newest newest, so the mixture never loses what "
+	     "it relies on (the player then keeps more than snapshot.keep "
+	     "while the support needs them). nash needs snapshot.keep."),
+	U64("snapshot.keep_newest", snapshot.keep_newest, 1, 1e9, "1",
+	    "With snapshot.prune nash: a player's newest snapshots that are "
+	    "never retired, whatever the meta-Nash says (the newest has no "
+	    "results yet); at most snapshot.keep."),
 
 	DBLX("payoff.decay", payoff.decay, 0, 1, CFG_F_LO_OPEN, "0.99",
 	     "Decay of a pair's counts per new game (1 = no decay)."),

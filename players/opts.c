@@ -119,25 +119,26 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 	}
 	if (o->snapshot_prune != BRAIN_PRUNE_FIFO &&
 	    o->snapshot_prune != BRAIN_PRUNE_NASH) {
-		lg_errf(err, errlen, "snapshot: unknown prune rule");
+		lg_errf(err, errlen, "snapshot.prune: unknown rule %d",
+			o->snapshot_prune);
 		return LG_ECONFIG;
 	}
 	if (!o->snapshot_keep_newest) {
-		lg_errf(err, errlen, "snapshot: keep_newest must be at least "
+		lg_errf(err, errlen, "snapshot.keep_newest: must be at least "
 			"1 (the snapshot just frozen has no results yet)");
 		return LG_ECONFIG;
 	}
 	if (o->snapshot_prune == BRAIN_PRUNE_NASH && !o->snapshot_keep) {
-		lg_errf(err, errlen, "snapshot: prune nash needs a bound: "
+		lg_errf(err, errlen, "snapshot.prune: nash needs a bound: "
 			"set snapshot.keep (0 keeps every snapshot, so "
 			"nothing is pruned)");
 		return LG_ECONFIG;
 	}
 	if (o->snapshot_prune == BRAIN_PRUNE_NASH &&
 	    o->snapshot_keep_newest > o->snapshot_keep) {
-		lg_errf(err, errlen, "snapshot: keep_newest (%llu) is more "
-			"than keep (%llu): nash pruning keeps the newest "
-			"within the bound",
+		lg_errf(err, errlen, "snapshot.keep_newest: %llu is more "
+			"than snapshot.keep (%llu): nash pruning keeps the "
+			"newest within the bound",
 			(unsigned long long)o->snapshot_keep_newest,
 			(unsigned long long)o->snapshot_keep);
 		return LG_ECONFIG;

@@ -184,7 +184,8 @@ START_TEST(prune_options_checked)
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), 0);
 	o.snapshot_keep_newest = 5;
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
-	ck_assert_ptr_nonnull(strstr(err, "keep_newest (5) is more than keep"));
+	ck_assert_ptr_nonnull(strstr(err, "keep_newest: 5 is more than "
+				     "snapshot.keep (4)"));
 	o.snapshot_prune = BRAIN_PRUNE_FIFO; /* fifo never reads it */
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), 0);
 	o.snapshot_keep_newest = 0;
