@@ -351,9 +351,11 @@ static const struct cfg_key table[] = {
 	DBL("snapshot.max_mult", snapshot.max_mult, 1, 1e6, "2",
 	    "Snapshot anyway after this many times snapshot.steps."),
 	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
-	    "Most active snapshots per player (offered to matchmaking and in "
-	    "the meta-Nash); beyond it snapshot.prune retires some. 0 keeps "
-	    "all."),
+	    "Most active snapshots per player (offered to matchmaking, in the "
+	    "meta-Nash, their parameters stored); beyond it snapshot.prune "
+	    "retires some, and deletes their parameters unless still needed "
+	    "(version 0, the newest 8 versions, another active snapshot of "
+	    "the version). 0 keeps all."),
 	ENUM("snapshot.prune", snapshot.prune, prune_names, "fifo",
 	     "Which snapshots a player beyond snapshot.keep retires: `fifo` "
 	     "the oldest; `nash` the oldest that is neither in the support "
