@@ -140,7 +140,8 @@ void brain_opts_default(struct brain_opts *o);
 /* LG_ECONFIG with detail in err: branch probabilities that do not sum to
  * 1 (within 1e-9), no learning player, more than
  * BRAIN_MAX_PLAYERS_PER_ROLE of a role, main exploiters without a main
- * player, a value out of range. */
+ * player, nash pruning without snapshot_keep or with keep_newest above
+ * it, a value out of range. */
 int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen);
 
 typedef struct brain brain;
