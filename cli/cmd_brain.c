@@ -537,11 +537,13 @@ static int run_sim(int argc, char **argv)
 		goto out;
 	}
 	printf("simulated %llu jobs (%llu episodes) in %.2f s: %llu "
-	       "snapshots, %llu resets, %u players and snapshots in %s\n",
+	       "snapshots, %llu resets, %llu retired, %u players and "
+	       "snapshots in %s\n",
 	       (unsigned long long)st->jobs,
 	       (unsigned long long)st->episodes, lg_now_s() - t0,
 	       (unsigned long long)st->snapshots,
-	       (unsigned long long)st->resets, brain_count(b), a.dir);
+	       (unsigned long long)st->resets,
+	       (unsigned long long)st->retired, brain_count(b), a.dir);
 	printf("%6s %-17s %6s %10s  %s\n", "id", "role", "jobs", "vs-harder",
 	       "jobs by kind");
 	for (uint32_t i = 0; i < st->nlearners; i++) {

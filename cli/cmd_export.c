@@ -76,8 +76,9 @@ static int read_params(store *s, uint32_t player, uint32_t *version,
 	store_txn_abort(t);
 	if (rc == LG_ENOTFOUND) {
 		fprintf(stderr, "league export: player %u has no version %u "
-			"stored (the league keeps its newest versions and the "
-			"snapshots'; `league players DIR` lists them)\n",
+			"stored (the league keeps its newest versions and its "
+			"active snapshots'; a retired snapshot's go, see "
+			"snapshot.keep; `league players DIR` lists them)\n",
 			player, *version);
 		return CLI_USAGE;
 	}

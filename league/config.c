@@ -775,7 +775,8 @@ int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
 /* A module check's message as a key error. brain_opts_check begins each
  * message with the config section it concerns ("roles.main: ...",
  * "players: ...", "payoff decay ..."); the first key of that section the
- * file sets gives the key and the place (none set: the section alone).
+ * file sets gives the key and the place (none set: the section alone). A
+ * message that begins with a key ("snapshot.prune: ...") is that key's.
  * tests/check_config.c has a bad input for every rule a config within the
  * table's bounds can break, so a change of wording there shows; the other
  * rules are the bounds, which bounds_pass_the_brain_check ties. */
@@ -789,6 +790,11 @@ static int module_err(struct parser *p, const char *msg)
 
 	if (msg[n] == ':' && msg[n + 1] == ' ')
 		detail = msg + n + 2;
+	/* a message that names a key ("snapshot.keep_newest: ...") is
+	 * placed at that key */
+	snprintf(section, sizeof section, "%.*s", (int)n, msg);
+	if (detail != msg && cfg_key_find(section))
+		return cfg_verr(p, section, "%s", detail);
 	size_t nkeys;
 	const struct cfg_key *table = cfg_keys(&nkeys);
 

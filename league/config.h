@@ -49,6 +49,7 @@ enum cfg_weighting {
 };
 enum cfg_env_mode { CFG_MODE_SERIAL, CFG_MODE_SYNC, CFG_MODE_ASYNC };
 enum cfg_prior { CFG_PRIOR_HALF, CFG_PRIOR_BETA };
+enum cfg_prune { CFG_PRUNE_FIFO, CFG_PRUNE_NASH };
 
 struct cfg_u32_list {
 	uint32_t n;
@@ -177,6 +178,8 @@ struct cfg {
 		double win_rate;
 		double max_mult;
 		uint64_t keep;
+		int prune;
+		uint64_t keep_newest;
 	} snapshot;
 	struct {
 		int solver; /* enum payoff_meta_solver */

@@ -23,6 +23,7 @@ static const char *const league_mode_names[] = { "league", "psro", NULL };
 /* the order of enum payoff_meta_solver */
 static const char *const solver_names[] = { "nash", "uniform", "alpha_rank",
 					    "prd", NULL };
+static const char *const prune_names[] = { "fifo", "nash", NULL };
 
 const char *const cfg_model_shorthand[] = {
 	"model.hidden", "model.activation", "model.conv",
@@ -378,7 +379,23 @@ static const struct cfg_key table[] = {
 	DBL("snapshot.max_mult", snapshot.max_mult, 1, 1e6, "2",
 	    "Snapshot anyway after this many times snapshot.steps."),
 	U64("snapshot.keep", snapshot.keep, 0, 1e9, "0",
-	    "Most snapshots kept per player for matchmaking; 0 keeps all."),
+	    "Most active snapshots per player (offered to matchmaking, in the "
+	    "meta-Nash, their parameters stored); beyond it snapshot.prune "
+	    "retires some, and deletes their parameters unless still needed "
+	    "(version 0, the newest 8 versions, another active snapshot of "
+	    "the version). 0 keeps all."),
+	ENUM("snapshot.prune", snapshot.prune, prune_names, "fifo",
+	     "Which snapshots a player beyond snapshot.keep retires: `fifo` "
+	     "the oldest; `nash` the oldest that is neither in the support "
+	     "of the meta-Nash of the league's newest "
+	     XSTR(BRAIN_NASH_MAX) " active snapshots nor among its "
+	     "snapshot.keep_newest newest, so the mixture never loses what "
+	     "it relies on (the player then keeps more than snapshot.keep "
+	     "while the support needs them). nash needs snapshot.keep."),
+	U64("snapshot.keep_newest", snapshot.keep_newest, 1, 1e9, "1",
+	    "With snapshot.prune nash: a player's newest snapshots that are "
+	    "never retired, whatever the meta-Nash says (the newest has no "
+	    "results yet); at most snapshot.keep."),
 
 	ENUM("psro.solver", psro.solver, solver_names, "nash",
 	     "league.mode psro: the meta-solver over the population's "

@@ -11,11 +11,16 @@
  *
  * Versions: STORE_DB_PARAMS, key (be32 player, be32 version), a
  * checksummed blob in the learner's own format. Versions are never
- * rewritten. A version is kept for good when a snapshot froze it
- * (brain_version_frozen) or it is version 0 (what a reset returns to),
- * while a job kind pins it (league_kind.pins), and as one of the newest
- * DAEMON_KEEP_VERSIONS; any other is deleted when it falls out of that
- * window.
+ * rewritten. A version is kept while an active snapshot froze it
+ * (brain_version_held), for good when it is version 0 (what a reset
+ * returns to), while a job kind pins it (league_kind.pins), and as one of
+ * the newest DAEMON_KEEP_VERSIONS; any other is deleted when it falls out
+ * of that window, or when the prune rule retires the last snapshot that
+ * held it (snapshot.keep): so a long league stores its active snapshots'
+ * parameters, not every snapshot's. A job already handed out against a
+ * retired snapshot whose collector has not fetched the parameters yet
+ * comes back empty and is cancelled, as one against a version that left
+ * the window does.
  */
 #include "league/daemon_internal.h"
 #include "league/series.h"
@@ -176,12 +181,12 @@ int daemon_params_exist(league_daemon *d, uint32_t player, uint32_t version)
 	return rc == 0;
 }
 
-/* Kept for good (a snapshot froze it, or the initial version), or while
- * a kind needs it. */
+/* Kept for good (the initial version), while an active snapshot froze
+ * it, or while a kind needs it. */
 static int version_pinned(const league_daemon *d, uint32_t player,
 			  uint32_t v)
 {
-	if (v == 0 || brain_version_frozen(d->br, player, v))
+	if (v == 0 || brain_version_held(d->br, player, v))
 		return 1;
 	for (size_t i = 0; i < d->nkinds; i++)
 		if (d->kinds[i]->pins &&
@@ -518,6 +523,25 @@ void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m)
 	free(copy);
 }
 
+/* The prune rule retired these snapshots: their versions go unless
+ * something else still needs them (daemon_params_release). */
+static int release_retired(league_daemon *d,
+			   const struct brain_step_report *rep)
+{
+	int rc;
+
+	for (uint32_t i = 0; i < rep->nretired; i++) {
+		struct brain_player p;
+		if (brain_player_info(d->br, rep->retired[i], &p))
+			continue;
+		if ((rc = daemon_params_release(d, p.parent, p.version)))
+			return rc;
+		LG_INFO("daemon: player %u: snapshot %u (version %u) retired",
+			p.parent, rep->retired[i], p.version);
+	}
+	return 0;
+}
+
 /* The snapshot and reset rules said reset: the player starts again from
  * its initial parameters, stored as the next version. */
 static int reset_player(league_daemon *d, uint32_t player,
@@ -682,6 +706,10 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			"steps", pp->player, rep.snapshot_id,
 			rep.snapshot_version,
 			(unsigned long long)pp->player_steps);
+	}
+	if ((rc = release_retired(d, &rep))) {
+		daemon_fail(d, rc, "retired parameters");
+		return;
 	}
 	if (rep.reset &&
 	    ((rc = reset_player(d, pp->player, pp->player_steps, &version)) ||

@@ -35,6 +35,11 @@ static const int prior_of[] = {
 	[CFG_PRIOR_BETA] = PAYOFF_PRIOR_BETA,
 };
 
+static const int prune_of[] = {
+	[CFG_PRUNE_FIFO] = BRAIN_PRUNE_FIFO,
+	[CFG_PRUNE_NASH] = BRAIN_PRUNE_NASH,
+};
+
 static const enum coll_mode mode_of[] = {
 	[CFG_MODE_SERIAL] = COLL_SERIAL,
 	[CFG_MODE_SYNC] = COLL_SYNC,
@@ -195,6 +200,8 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o)
 	o->snapshot_win_rate = c->snapshot.win_rate;
 	o->snapshot_max_mult = c->snapshot.max_mult;
 	o->snapshot_keep = c->snapshot.keep;
+	o->snapshot_prune = prune_of[c->snapshot.prune];
+	o->snapshot_keep_newest = c->snapshot.keep_newest;
 	o->payoff.decay = c->payoff.decay;
 	o->payoff.min_games = c->payoff.min_games;
 	o->payoff.prior = prior_of[c->payoff.prior];

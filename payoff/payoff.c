@@ -763,6 +763,9 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 
 /* ---- meta-Nash: the zero-sum LP by simplex ----------------------------- */
 
+/* payoff_nash gives up after this many pivots per row and column. */
+#define NASH_PIVOTS_PER_SIDE 200
+
 /* Duality gap of (x, y) in A; *v gets x A y. */
 static double duality_gap(const double *A, size_t m, size_t n,
 			  const double *x, const double *y, double *v)
@@ -786,13 +789,27 @@ static double duality_gap(const double *A, size_t m, size_t n,
 	return best_row - best_col;
 }
 
+/* The right-hand side of row i: 1, moved by less than 2e-9 by an
+ * irregular (golden-ratio) sequence so no two rows tie in a ratio test. */
+static double nash_rhs(size_t i)
+{
+	return 1 + 1e-9 * (1 + fmod((double)(i + 1) * 0.6180339887498949, 1));
+}
+
 /*
  * With A' = A + c > 0, the column player's LP is: maximise sum(v) subject
  * to A' v <= 1, v >= 0 (standard form, the slack basis is feasible). At the
  * optimum sum(v) = 1 / value(A'), y = v / sum(v), and the row player's
  * strategy is the dual: the objective row's entries under the slacks.
  * Bland's rule (lowest index enters, lowest basic index breaks ratio ties)
- * rules out cycling, so the loop ends.
+ * rules out cycling in exact arithmetic only: on a degenerate table (ties
+ * of agents of one kind, pairs that never met) rounding let it pivot in a
+ * circle without end. So the right-hand side is perturbed (nash_rhs): no
+ * pivot is degenerate, the objective rises at every pivot, the loop ends.
+ * The final basis is dual feasible whatever the right-hand side, so x (read
+ * from it) is exact; y is B^-1 1 of the unperturbed 1, the slack columns'
+ * row sums. A pivot cap far above what was ever seen (13 (m + n)) bounds
+ * the time regardless.
  */
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap)
@@ -820,12 +837,12 @@ int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		for (size_t j = 0; j < n; j++)
 			T[i * w + j] = A[i * n + j] + c;
 		T[i * w + n + i] = 1;
-		T[i * w + w - 1] = 1;
+		T[i * w + w - 1] = nash_rhs(i);
 		basis[i] = n + i;
 	}
 	for (size_t j = 0; j < n; j++)
 		T[m * w + j] = -1;
-	for (;;) {
+	for (size_t pivots = 0;; pivots++) {
 		size_t e = w, l = m;
 		double best = INFINITY;
 		for (size_t j = 0; j + 1 < w; j++)
@@ -835,6 +852,10 @@ int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 			}
 		if (e == w)
 			break;
+		if (pivots >= NASH_PIVOTS_PER_SIDE * (m + n)) {
+			rc = LG_ERANGE;
+			goto out;
+		}
 		for (size_t i = 0; i < m; i++) {
 			double a = T[i * w + e], r;
 			if (a <= eps)
@@ -867,8 +888,12 @@ int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 	for (size_t j = 0; j < n; j++)
 		y[j] = 0;
 	for (size_t i = 0; i < m; i++)
-		if (basis[i] < n)
-			y[basis[i]] = LG_MAX(0.0, T[i * w + w - 1]);
+		if (basis[i] < n) {
+			double r = 0; /* (B^-1 1)_i */
+			for (size_t k = 0; k < m; k++)
+				r += T[i * w + n + k];
+			y[basis[i]] = LG_MAX(0.0, r);
+		}
 	for (size_t i = 0; i < m; i++) {
 		x[i] = LG_MAX(0.0, T[m * w + n + i]);
 		sum += x[i];
@@ -888,6 +913,31 @@ int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 out:
 	free(T);
 	free(basis);
+	return rc;
+}
+
+int payoff_meta_nash(const payoff *p, const uint32_t *ids, size_t n,
+		     double *x, double *gap)
+{
+	double *A = NULL, *y = NULL;
+	int rc;
+
+	if (!n || n > PAYOFF_NASH_MAX)
+		return LG_EINVAL;
+	A = malloc(n * n * sizeof *A);
+	y = malloc(n * sizeof *y);
+	if (!A || !y) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
+	if ((rc = payoff_matrix(p, ids, n, A, NULL)))
+		goto out;
+	for (size_t k = 0; k < n * n; k++)
+		A[k] -= 0.5;
+	rc = payoff_nash(A, n, n, x, y, NULL, gap);
+out:
+	free(A);
+	free(y);
 	return rc;
 }
 

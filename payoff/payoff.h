@@ -147,13 +147,15 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 /*
  * Meta-Nash of the zero-sum game with row payoffs A (m x n, row-major; the
  * row player maximises, the column player minimises), solved exactly as a
- * linear program (dense simplex with Bland's rule, which always ends;
- * O(m * (n + m)) per pivot). x gets m, y gets n probabilities, *value the
+ * linear program (dense simplex with Bland's rule on a perturbed
+ * right-hand side, so a degenerate table cannot make it pivot in a
+ * circle; O(m * (n + m)) per pivot, about 3 (m + n) pivots, at most
+ * 200 (m + n)). x gets m, y gets n probabilities, *value the
  * game value x A y. *gap gets the duality gap max_i (A y)_i - min_j (x A)_j
  * measured on the returned mixtures: the stated bound, 0 up to rounding,
  * so neither player gains more than *gap by deviating. value/gap may be
  * NULL. LG_EINVAL (sizes beyond PAYOFF_NASH_MAX, non-finite entries),
- * LG_ENOMEM.
+ * LG_ERANGE (the pivot cap reached: never seen), LG_ENOMEM.
  */
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap);
@@ -214,6 +216,25 @@ int payoff_alpharank(const double *M, size_t n,
 int payoff_alpharank_fixation(const double *M, size_t n,
 			      const struct payoff_alpharank_opts *o,
 			      double *rho);
+
+/*
+ * The meta-Nash of agents ids[0..n): payoff_nash of the zero-sum game
+ * whose row payoff is payoff_matrix's win rate - 1/2 (antisymmetric, so
+ * its value is 0 and x is a mixture no agent of ids beats on average).
+ * x gets n weights (the row player's mixture, summing to 1); *gap (may be
+ * NULL) the duality gap. The one construction of "the league's meta-Nash"
+ * that matchmaking's nash branch, snapshot pruning, the ratings ladder
+ * and the evaluator's league mixture share, so they agree on the same
+ * table bit for bit. Where the table has no games the prior (0.5) stands
+ * in; a constant table's meta-Nash is any mixture and the solver returns
+ * the first pure strategy. O(n * n) memory, the LP's time. LG_EINVAL (n
+ * outside 1..PAYOFF_NASH_MAX, an unknown id), LG_ENOMEM.
+ */
+int payoff_meta_nash(const payoff *p, const uint32_t *ids, size_t n,
+		     double *x, double *gap);
+/* A meta-Nash weight above this puts its agent in the support (below, it
+ * is the solver's rounding). */
+#define PAYOFF_SUPPORT_MIN 1e-9
 
 /* ---- PSRO's meta-solvers (payoff/meta.c) ----------------------------- */
 

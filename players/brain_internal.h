@@ -11,6 +11,8 @@
  *   records.c      every record the brain stores, encode and decode side
  *                  by side (the log's decoder is public: brain_log_decode)
  *   opts.c         the options: defaults and checks
+ *   prune.c        the prune rule: which snapshots retire beyond
+ *                  snapshot_keep (fifo, or outside the meta-Nash support)
  *   replay.c       the decision log replayed into a fresh brain
  *   sim.c          the simulated league, on the public API only
  */
@@ -74,6 +76,7 @@ struct brain {
 	size_t cap_scratch;
 	uint32_t *cand;
 	size_t cap_cand;
+	int over_logged;      /* nash pruning kept more than the bound */
 };
 
 /* Grow *p (elements of elem bytes, capacity *cap) to hold need. */
@@ -87,6 +90,16 @@ static inline double brain_rate(const double *row, uint32_t q)
 	double x = row[q];
 	return x >= 0 ? (x <= 1 ? x : 1) : (x != x ? 0.5 : 0);
 }
+
+/* players.c: snapshot id leaves matchmaking's lists and is marked
+ * retired (its record kept). LG_ENOMEM. */
+int brain_retire(brain *b, uint32_t id);
+
+/* prune.c: the prune rule for learner L, just after its snapshot (and
+ * the reset it caused): retire what the rule chooses, at most
+ * BRAIN_RETIRE_MAX, oldest first into out->retired. LG_ENOMEM, the
+ * meta-Nash solver's errors. */
+int brain_prune(brain *b, uint32_t L, struct brain_step_report *out);
 
 /* matchmaking.c: fill j's opponent, kind, candidates and probability for
  * learner L by its role's rules (draws from b->rng). LG_EINVAL for a

@@ -128,36 +128,25 @@ static int pick_psro(brain *b, struct pick *out)
 	return 0;
 }
 
-/* Meta-Nash mixture of the latest BRAIN_NASH_MAX snapshots in c. */
+/* Meta-Nash mixture (payoff_meta_nash) of the latest BRAIN_NASH_MAX
+ * snapshots in c. */
 static int pick_nash(brain *b, const uint32_t *c, uint32_t n,
 		     struct pick *out)
 {
 	uint32_t k = LG_MIN(n, BRAIN_NASH_MAX), off = n - k;
-	double *A = NULL, *x = NULL, *y = NULL;
+	double *x = malloc(k * sizeof *x);
 	size_t i;
 	int rc;
 
-	A = malloc((size_t)k * k * sizeof *A);
-	x = malloc(k * sizeof *x);
-	y = malloc(k * sizeof *y);
-	if (!A || !x || !y) {
-		rc = LG_ENOMEM;
-		goto out;
+	if (!x)
+		return LG_ENOMEM;
+	if (!(rc = payoff_meta_nash(b->pf, c + off, k, x, NULL))) {
+		i = lg_rng_categorical(&b->rng, x, k);
+		out->id = c[off + i];
+		out->n = k;
+		out->prob = x[i];
 	}
-	if ((rc = payoff_matrix(b->pf, c + off, k, A, NULL)))
-		goto out;
-	for (i = 0; i < (size_t)k * k; i++)
-		A[i] -= 0.5;
-	if ((rc = payoff_nash(A, k, k, x, y, NULL, NULL)))
-		goto out;
-	i = lg_rng_categorical(&b->rng, x, k);
-	out->id = c[off + i];
-	out->n = k;
-	out->prob = x[i];
-out:
-	free(A);
 	free(x);
-	free(y);
 	return rc;
 }
 

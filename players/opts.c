@@ -35,6 +35,8 @@ void brain_opts_default(struct brain_opts *o)
 	o->snapshot_win_rate = 0.7;
 	o->snapshot_max_mult = 2;
 	o->snapshot_keep = 0;
+	o->snapshot_prune = BRAIN_PRUNE_FIFO;
+	o->snapshot_keep_newest = 1;
 	payoff_opts_default(&o->payoff);
 	o->psro.on = 0;
 	payoff_meta_opts_default(&o->psro.meta);
@@ -121,6 +123,32 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 		lg_errf(err, errlen, "matchmaking/snapshot: pfsp_exponent, "
 			"job_episodes, snapshot steps/max_mult or batch out "
 			"of range");
+		return LG_ECONFIG;
+	}
+	if (o->snapshot_prune != BRAIN_PRUNE_FIFO &&
+	    o->snapshot_prune != BRAIN_PRUNE_NASH) {
+		lg_errf(err, errlen, "snapshot.prune: unknown rule %d",
+			o->snapshot_prune);
+		return LG_ECONFIG;
+	}
+	if (!o->snapshot_keep_newest) {
+		lg_errf(err, errlen, "snapshot.keep_newest: must be at least "
+			"1 (the snapshot just frozen has no results yet)");
+		return LG_ECONFIG;
+	}
+	if (o->snapshot_prune == BRAIN_PRUNE_NASH && !o->snapshot_keep) {
+		lg_errf(err, errlen, "snapshot.prune: nash needs a bound: "
+			"set snapshot.keep (0 keeps every snapshot, so "
+			"nothing is pruned)");
+		return LG_ECONFIG;
+	}
+	if (o->snapshot_prune == BRAIN_PRUNE_NASH &&
+	    o->snapshot_keep_newest > o->snapshot_keep) {
+		lg_errf(err, errlen, "snapshot.keep_newest: %llu is more "
+			"than snapshot.keep (%llu): nash pruning keeps the "
+			"newest within the bound",
+			(unsigned long long)o->snapshot_keep_newest,
+			(unsigned long long)o->snapshot_keep);
 		return LG_ECONFIG;
 	}
 	if (payoff_opts_check(&o->payoff, err, errlen))

@@ -333,7 +333,7 @@ static int list_snapshot(brain *b, uint32_t id)
 	return 0;
 }
 
-static void retire_snapshot(brain *b, uint32_t id)
+int brain_retire(brain *b, uint32_t id)
 {
 	struct agent *s = &b->ag[id];
 
@@ -341,6 +341,7 @@ static void retire_snapshot(brain *b, uint32_t id)
 	idl_remove(&b->hist_all, id);
 	idl_remove(&b->hist_expl, id);
 	idl_remove(&b->ag[s->parent].snaps, id);
+	return mark_agent(b, id);
 }
 
 /* Freeze learner L's current parameters as a new historical agent. */
@@ -364,12 +365,6 @@ static int freeze(brain *b, uint32_t L, uint32_t *sid)
 	b->ag[L].last_snapshot = *sid;
 	b->ag[L].last_snap_steps = b->ag[L].steps;
 	b->ag[L].snapshots++;
-	if (b->o.snapshot_keep && b->ag[L].snaps.n > b->o.snapshot_keep) {
-		uint32_t old = b->ag[L].snaps.v[0];
-		retire_snapshot(b, old);
-		if ((rc = mark_agent(b, old)))
-			return rc;
-	}
 	store_key_u32(k, *sid);
 	brain_rec_snapshot_encode(&s, r);
 	if ((rc = store_batch_put(b->wb, STORE_DB_SNAPSHOTS, k, 4, r,
@@ -907,12 +902,17 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 			    (rc = mark_pair(b, player, out->snapshot_id)))
 				return rc;
 		}
+		/* After the reset: its results now describe the snapshot. */
+		if ((rc = brain_prune(b, player, out)))
+			return rc;
 	}
 	struct brain_log_entry e = {
 		.type = BRAIN_LOG_STEPS, .player = player, .version = version,
 		.steps = steps, .snapshot = out->snapshot, .reset = out->reset,
 		.snapshot_id = out->snapshot ? out->snapshot_id : BRAIN_NONE,
+		.retired_logged = 1, .nretired = out->nretired,
 	};
+	memcpy(e.retired, out->retired, sizeof e.retired);
 	if ((rc = log_add(b, &e)))
 		return rc;
 	b->seq++;
@@ -1049,16 +1049,15 @@ int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
 	double *fit = malloc((n ? n : 1) * sizeof *fit);
 	double *se = malloc((n ? n : 1) * sizeof *se);
 	double *x = calloc(n ? n : 1, sizeof *x);
-	double *y = malloc((n ? n : 1) * sizeof *y);
 	double *ar = malloc((n ? n : 1) * sizeof *ar);
 	int dense = n && n <= o->max_nash;
 	int nash = dense && n <= PAYOFF_NASH_MAX;
 	int arank = dense && o->alpha_rank && n <= PAYOFF_ALPHARANK_MAX;
-	double *A = nash || arank ? malloc((size_t)n * n * sizeof *A) : NULL;
+	double *A = arank ? malloc((size_t)n * n * sizeof *A) : NULL;
 	int rc = LG_ENOMEM;
 
 	*gap = -1;
-	if (!ids || !fit || !se || !x || !y || !ar || ((nash || arank) && !A))
+	if (!ids || !fit || !se || !x || !ar || (arank && !A))
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
 		ids[i] = i;
@@ -1066,14 +1065,9 @@ int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
 	}
 	if ((rc = payoff_elo_fit_se(b->pf, ids, n, 1.0, fit, se)))
 		goto out;
-	if (nash) {
-		payoff_matrix(b->pf, ids, n, A, NULL);
-		for (size_t k = 0; k < (size_t)n * n; k++)
-			A[k] -= 0.5;
-		if (payoff_nash(A, n, n, x, y, NULL, gap)) {
-			memset(x, 0, n * sizeof *x);
-			*gap = -1;
-		}
+	if (nash && payoff_meta_nash(b->pf, ids, n, x, gap)) {
+		memset(x, 0, n * sizeof *x);
+		*gap = -1;
 	}
 	if (arank) {
 		payoff_matrix(b->pf, ids, n, A, NULL);
@@ -1095,7 +1089,6 @@ out:
 	free(fit);
 	free(se);
 	free(x);
-	free(y);
 	free(ar);
 	free(A);
 	return rc;
@@ -1202,6 +1195,19 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version)
 			hi = mid;
 	}
 	return lo < l->n && l->v[lo] == version;
+}
+
+int brain_version_held(const brain *b, uint32_t player, uint32_t version)
+{
+	const struct idlist *l;
+
+	if (!brain_version_frozen(b, player, version))
+		return 0;
+	l = &b->ag[player].snaps;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (b->ag[l->v[i]].version == version)
+			return 1;
+	return 0;
 }
 
 /* ,"name":ID or null for BRAIN_NONE */

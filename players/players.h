@@ -43,8 +43,11 @@
 #define BRAIN_MAX_PLAYERS_PER_ROLE 64
 #define BRAIN_MAX_EPISODES (1u << 20)
 #define BRAIN_MAX_OPEN_JOBS (1u << 20)
-/* The nash branch solves over at most this many (the latest) snapshots. */
+/* The nash branch solves over at most this many (the latest) snapshots;
+ * so does nash pruning, over the league's. */
 #define BRAIN_NASH_MAX 128
+/* Most snapshots one step report retires (brain_step_report.retired). */
+#define BRAIN_RETIRE_MAX 8
 
 /* Same order as the config's pfsp_weighting names. */
 enum brain_weighting {
@@ -65,7 +68,16 @@ enum brain_role {
 
 enum brain_status {
 	BRAIN_ACTIVE,  /* a learner, or a snapshot offered to matchmaking */
-	BRAIN_RETIRED, /* a snapshot beyond snapshot_keep: kept, not offered */
+	BRAIN_RETIRED, /* a snapshot pruned (snapshot_keep): its record and
+			  results kept, not offered to matchmaking, its
+			  version no longer held (brain_version_held) */
+};
+
+/* Which snapshots go when a learner has more than snapshot_keep. */
+enum brain_prune {
+	BRAIN_PRUNE_FIFO, /* the oldest */
+	BRAIN_PRUNE_NASH, /* the oldest outside the league's meta-Nash
+			     support and the learner's newest keep_newest */
 };
 
 /* What a job is for: which branch of the role's rules chose it. */
@@ -112,7 +124,9 @@ struct brain_opts {
 	uint64_t snapshot_steps;    /* 2e9 */
 	double snapshot_win_rate;   /* 0.7 */
 	double snapshot_max_mult;   /* 2 */
-	uint64_t snapshot_keep;     /* 0: all */
+	uint64_t snapshot_keep;     /* active snapshots per learner; 0: all */
+	int snapshot_prune;         /* enum brain_prune; fifo */
+	uint64_t snapshot_keep_newest; /* nash: never retired; 1 */
 	struct payoff_opts payoff;
 	/* PSRO (players/psro.c; league.mode psro): only self-play
 	 * learners, each a best responder to the meta-strategy over the
@@ -139,7 +153,8 @@ void brain_opts_default(struct brain_opts *o);
 /* LG_ECONFIG with detail in err: branch probabilities that do not sum to
  * 1 (within 1e-9), no learning player, more than
  * BRAIN_MAX_PLAYERS_PER_ROLE of a role, main exploiters without a main
- * player, a value out of range. */
+ * player, nash pruning without snapshot_keep or with keep_newest above
+ * it, a value out of range. */
 int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen);
 
 typedef struct brain brain;
@@ -151,7 +166,8 @@ typedef struct brain brain;
  * initial parameters, version 0, as a first snapshot), committed before
  * return; an existing one is loaded (players, lineage, payoff, ratings,
  * open jobs, counters, rng) and continues with o's rule numbers (role
- * counts come from the store). Read-only store (inspection): loads only;
+ * counts come from the store; a new snapshot_keep or prune rule applies
+ * from the next snapshot on). Read-only store (inspection): loads only;
  * the mutating calls then fail with LG_EINVAL. o NULL: defaults, except
  * the payoff options, which come from the store (the league's own). The store
  * must outlive the brain.
@@ -242,6 +258,10 @@ struct brain_step_report {
 	uint32_t snapshot_id;
 	uint32_t snapshot_version; /* the version it froze */
 	int reset;             /* reset the learner to its initial params */
+	/* Snapshots the prune rule retired, oldest first: their parameter
+	 * versions are no longer held (brain_version_held). */
+	uint32_t nretired;
+	uint32_t retired[BRAIN_RETIRE_MAX];
 };
 
 /*
@@ -253,8 +273,18 @@ struct brain_step_report {
  * reference set waits for the latter) and the role's reset rule after a
  * snapshot. A reset moves the learner's payoff results and online Elo to
  * the snapshot just frozen (they describe those parameters) and starts
- * the learner afresh. Committed (batch rule).
- * LG_EINVAL (not a learner, steps going back, read-only).
+ * the learner afresh. Then the prune rule: while the learner has more
+ * than snapshot_keep active snapshots (0: no bound), retire its oldest
+ * (fifo), or its oldest that is neither among its newest
+ * min(keep_newest, keep) nor in the support (weight > PAYOFF_SUPPORT_MIN)
+ * of the meta-Nash (payoff_meta_nash) of the league's newest
+ * BRAIN_NASH_MAX active snapshots, solved once, after the reset moved
+ * the learner's results to the snapshot (nash). At most BRAIN_RETIRE_MAX
+ * a call. With nash, when every candidate is in the support the learner
+ * keeps more than the bound (logged once): the support is never pruned.
+ * No random draw: replay makes the same choice from the same table.
+ * Committed (batch rule).
+ * LG_EINVAL (not a learner, steps going back, read-only), LG_ENOMEM.
  */
 int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 		       uint32_t version, struct brain_step_report *out);
@@ -290,6 +320,12 @@ uint64_t brain_snapshot_count(const brain *b);
 /* 1 when some snapshot of learner `player` froze parameter `version`
  * (kept for good, even once retired), else 0. O(log snapshots). */
 int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
+/* 1 when an active snapshot of learner `player` froze `version` (one that
+ * matchmaking may hand out and a meta-Nash may weigh), else 0: once the
+ * prune rule retired every snapshot of a version, its parameters are
+ * needed by nothing the brain does. O(log snapshots + active snapshots of
+ * player). */
+int brain_version_held(const brain *b, uint32_t player, uint32_t version);
 
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
  * --format json` prints: {"players":[ids],"win_rate":[[..]],"games":[[..]]}
@@ -397,6 +433,12 @@ struct brain_log_entry {
 	uint64_t steps;
 	uint32_t version, snapshot_id;
 	int snapshot, reset;
+	/* ... and the snapshots it retired; retired_logged 0 for a record
+	 * written before retirements were logged (nretired is then 0, which
+	 * says nothing). */
+	int retired_logged;
+	uint32_t nretired;
+	uint32_t retired[BRAIN_RETIRE_MAX];
 };
 
 /* Decode one log record (key: be64 seq). LG_ECORRUPT when malformed. */
@@ -407,7 +449,8 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
  * Replay the log of league store `from` into `b`, a brain freshly opened
  * (over another directory) with the same options: every call is made
  * again in order, results with their stored outcomes, and each decision
- * and step report is checked against the log. *checked gets the number of
+ * and step report (its snapshot, reset and retired snapshots) is checked
+ * against the log. *checked gets the number of
  * records replayed. LG_ECORRUPT with the first difference in err (seq,
  * what was logged, what the replay did); brain call errors as they come.
  */
@@ -454,8 +497,10 @@ uint64_t brain_log_seq(const brain *b);
  * the learners: brain_next_job, episodes drawn with the sim's own rng
  * (seeded by `seed`, independent of the brain's), brain_record_result,
  * then brain_report_steps with steps_per_job more steps and one more
- * parameter version. Types of existing agents are rebuilt from the
- * lineage, so it also continues a stored league.
+ * parameter version, then on_report (when set) with what the report
+ * did: a test's view of every snapshot, reset and retirement as it
+ * happens. Types of existing agents are rebuilt from the lineage, so it
+ * also continues a stored league.
  */
 struct brain_sim_opts {
 	uint64_t seed;
@@ -464,6 +509,11 @@ struct brain_sim_opts {
 	uint64_t jobs;
 	uint64_t steps_per_job;  /* 100 */
 	int drift;               /* 0 */
+	/* After each step report (NULL: nothing); a nonzero return stops
+	 * the run and is its result. */
+	int (*on_report)(void *arg, brain *b, uint32_t learner,
+			 const struct brain_step_report *rep);
+	void *arg;
 };
 
 struct brain_sim_learner {
@@ -481,7 +531,7 @@ struct brain_sim_learner {
 #define BRAIN_SIM_LEARNERS (4 * BRAIN_MAX_PLAYERS_PER_ROLE)
 
 struct brain_sim_stats {
-	uint64_t jobs, episodes, snapshots, resets;
+	uint64_t jobs, episodes, snapshots, resets, retired;
 	uint32_t nlearners;
 	struct brain_sim_learner l[BRAIN_SIM_LEARNERS];
 };

@@ -20,8 +20,11 @@
  *             result    n@4, job@8, wins@16, draws@20, losses@24
  *             games     as result (PSRO's cross-play: the result record
  *                       names the two snapshots)
- *             steps     snapshot@1, reset@2, player@4, version@8,
- *                       snapshot id@12, steps@16
+ *             steps     snapshot@1, reset@2, retired@3, player@4,
+ *                       version@8, snapshot id@12, steps@16, then the
+ *                       retired snapshots' ids@24 (retired: 0x80 | their
+ *                       count; 0 and no ids in a record from before
+ *                       retirements were logged, which still decodes)
  *             cancel    job@8
  *   meta      brain.rng: the four rng words; brain.payoff: decay,
  *             min_games, prior, prior_strength, elo_k (f64 each)
@@ -33,7 +36,11 @@
 
 #define LOG_DECISION 72
 #define LOG_RESULT 28
-#define LOG_STEPS 24
+#define LOG_STEPS 24 /* and 4 bytes per retired snapshot */
+#define LOG_RETIRED_LOGGED 0x80
+_Static_assert(LOG_STEPS + 4 * BRAIN_RETIRE_MAX <= BRAIN_REC_LOG_MAX &&
+		       BRAIN_RETIRE_MAX < LOG_RETIRED_LOGGED,
+	       "a step report's retirements fit its record");
 #define LOG_CANCEL 16
 
 void brain_rec_player_encode(const struct agent *a,
@@ -206,7 +213,12 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 		lg_put_le32(r + 8, e->version);
 		lg_put_le32(r + 12, e->snapshot_id);
 		lg_put_le64(r + 16, e->steps);
-		return LOG_STEPS;
+		if (!e->retired_logged)
+			return LOG_STEPS;
+		r[3] = (uint8_t)(LOG_RETIRED_LOGGED | e->nretired);
+		for (uint32_t i = 0; i < e->nretired; i++)
+			lg_put_le32(r + LOG_STEPS + 4 * i, e->retired[i]);
+		return LOG_STEPS + 4 * (size_t)e->nretired;
 	case BRAIN_LOG_CANCEL:
 		lg_put_le64(r + 8, e->job);
 		return LOG_CANCEL;
@@ -250,8 +262,19 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 		e->losses = lg_get_le32(r + 24);
 		return 0;
 	case BRAIN_LOG_STEPS:
-		if (vlen != LOG_STEPS)
+		if (vlen < LOG_STEPS)
 			return LG_ECORRUPT;
+		if (r[3] & LOG_RETIRED_LOGGED) {
+			e->retired_logged = 1;
+			e->nretired = r[3] & ~LOG_RETIRED_LOGGED;
+			if (e->nretired > BRAIN_RETIRE_MAX ||
+			    vlen != LOG_STEPS + 4 * (size_t)e->nretired)
+				return LG_ECORRUPT;
+			for (uint32_t i = 0; i < e->nretired; i++)
+				e->retired[i] = lg_get_le32(r + LOG_STEPS + 4 * i);
+		} else if (r[3] || vlen != LOG_STEPS) {
+			return LG_ECORRUPT;
+		}
 		e->snapshot = r[1];
 		e->reset = r[2];
 		e->player = lg_get_le32(r + 4);

@@ -23,6 +23,23 @@ static int differ(struct replay *rp, uint64_t seq, const char *what,
 	return LG_ECORRUPT;
 }
 
+/* The snapshots a step report retired, as logged (a record from before
+ * retirements were logged says nothing). */
+static int same_retired(struct replay *rp, const struct brain_log_entry *e,
+			const struct brain_step_report *sr)
+{
+	if (!e->retired_logged)
+		return 0;
+	if (sr->nretired != e->nretired)
+		return differ(rp, e->seq, "retired count", e->nretired,
+			      sr->nretired);
+	for (uint32_t i = 0; i < e->nretired; i++)
+		if (sr->retired[i] != e->retired[i])
+			return differ(rp, e->seq, "retired snapshot",
+				      e->retired[i], sr->retired[i]);
+	return 0;
+}
+
 static int replay_one(const void *key, size_t klen, const void *val,
 		      size_t vlen, void *arg)
 {
@@ -81,6 +98,8 @@ static int replay_one(const void *key, size_t klen, const void *val,
 			return differ(rp, e.seq, "snapshot/reset",
 				      (unsigned)(e.snapshot * 2 + e.reset),
 				      (unsigned)(sr.snapshot * 2 + sr.reset));
+		if ((rc = same_retired(rp, &e, &sr)))
+			return rc;
 		break;
 	case BRAIN_LOG_CANCEL:
 		if ((rc = brain_cancel_job(rp->b, e.job)))

@@ -154,6 +154,9 @@ int brain_sim_run(brain *b, const struct brain_sim_opts *o,
 			ty[me] = start[li];
 		}
 		st->resets += rep.reset;
+		st->retired += rep.nretired;
+		if (o->on_report && (rc = o->on_report(o->arg, b, me, &rep)))
+			goto out;
 	}
 out:
 	free(ty);

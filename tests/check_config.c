@@ -155,6 +155,10 @@ static const struct {
 	{ "roles:\n  self_play:\n    uniform: 0.1\n    sp: 0.5\n", "t.yaml:3:5: roles.self_play.uniform: sp + uniform + pfsp + nash must be 1" },
 	{ "players:\n  main: 0\n", "t.yaml:2:3: players.main: a league needs at least one learning player" },
 	{ "players:\n  main: 0\n  main_exploiter: 1\n", "t.yaml:2:3: players.main: main exploiters need a main player" },
+	{ "snapshot:\n  prune: lru\n", "t.yaml:2:10: snapshot.prune: expected one of fifo, nash, got 'lru'" },
+	{ "snapshot:\n  steps: 100\n  prune: nash\n", "t.yaml:3:3: snapshot.prune: nash needs a bound: set snapshot.keep (0 keeps every snapshot, so nothing is pruned)" },
+	{ "snapshot:\n  prune: nash\n  keep: 4\n  keep_newest: 5\n", "t.yaml:4:3: snapshot.keep_newest: 5 is more than snapshot.keep (4)" },
+	{ "snapshot:\n  keep_newest: 0\n", "t.yaml:2:16: snapshot.keep_newest: expected a whole number in [1, 1000000000], got '0'" },
 	{ "collectors:\n  envs: 4\n", "collectors.wait_num: 7 is more than collectors.envs (4)" },
 	{ "learner:\n  batch: 100\n", "learner.minibatch: 256 is more than learner.batch (100)" },
 	{ "budget:\n  seconds: 0\n", "set at least one budget" },
@@ -197,6 +201,28 @@ static const struct {
 	/* Nothing read it: the collector runs one worker per env. */
 	{ "collectors:\n  threads: 2\n", "t.yaml:2:3: unknown key 'collectors.threads'" },
 };
+
+/* snapshot.prune and keep_newest reach the brain's options. */
+START_TEST(snapshot_prune_maps_to_the_brain)
+{
+	struct cfg c;
+	struct brain_opts o;
+	char err[512] = "";
+
+	ck_assert_msg(load(&c, "snapshot:\n  keep: 8\n  prune: nash\n"
+			      "  keep_newest: 2\n", err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(c.snapshot.prune, CFG_PRUNE_NASH);
+	league_brain_opts(&c, &o);
+	ck_assert_int_eq(o.snapshot_prune, BRAIN_PRUNE_NASH);
+	ck_assert_uint_eq(o.snapshot_keep, 8);
+	ck_assert_uint_eq(o.snapshot_keep_newest, 2);
+	ck_assert_msg(load(&c, "snapshot:\n  keep: 8\n", err, sizeof err) == 0,
+		      "%s", err);
+	league_brain_opts(&c, &o);
+	ck_assert_int_eq(o.snapshot_prune, BRAIN_PRUNE_FIFO);
+}
+END_TEST
 
 START_TEST(eval_baselines_resolve)
 {
@@ -606,7 +632,9 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(self_play.weighting); SAME(pfsp_exponent);
 		SAME(job_episodes); SAME(log_decisions); SAME(snapshot_steps);
 		SAME(snapshot_win_rate); SAME(snapshot_max_mult);
-		SAME(snapshot_keep); SAME(payoff.decay); SAME(payoff.min_games);
+		SAME(snapshot_keep); SAME(snapshot_prune);
+		SAME(snapshot_keep_newest); SAME(payoff.decay);
+		SAME(payoff.min_games);
 		SAME(payoff.prior); SAME(payoff.prior_strength);
 		SAME(payoff.elo_k);
 		ck_assert(!memcmp(&t, &d, sizeof t));
@@ -870,6 +898,7 @@ Suite *suite_config(void)
 
 	tcase_add_test(tc, defaults_are_valid_and_documented);
 	tcase_add_test(tc, values_are_read);
+	tcase_add_test(tc, snapshot_prune_maps_to_the_brain);
 	tcase_add_test(tc, eval_baselines_resolve);
 	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
 	tcase_add_test(tc, conv_torso_reaches_the_shape);

@@ -12,6 +12,8 @@
  *     before it is stale unless it was counted;
  *   - the parameter window keeps version 0, frozen versions and the
  *     newest eight, and deletes the rest;
+ *   - a snapshot the prune rule retires takes its parameters with it,
+ *     and the evaluator is handed only the active ones;
  *   - the probe kind: a job kind made of one file and one table line. */
 #include <check.h>
 #include <stdio.h>
@@ -437,6 +439,82 @@ START_TEST(parameter_window_keeps_what_is_pinned)
 }
 END_TEST
 
+/*
+ * snapshot.keep 2: versions 1..60 with a snapshot every 10; the prune
+ * rule retires all but the two newest snapshots, and their parameters go
+ * with them (each retired version left the window long before), under
+ * either rule; version 0 (the reset target, frozen by the retired initial
+ * snapshot) stays, so do the active snapshots' versions and the window,
+ * also after a restart. The evaluator is handed only active snapshots,
+ * whose parameters exist.
+ */
+START_TEST(retired_snapshots_release_their_parameters)
+{
+	static const char *const rules[] = { "fifo", "nash" };
+
+	for (int r = 0; r < 2; r++) {
+		char yaml[512], blob[32];
+		struct tp_league L;
+		struct tp_peer lr, ev;
+		net_msg req = LEAGUE__ENVELOPE__INIT, *m;
+		League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+
+		snprintf(yaml, sizeof yaml,
+			 "league: {name: retire, seed: 5}\n"
+			 "env: {name: rps}\n"
+			 "players: {main: 1}\n"
+			 "snapshot: {steps: 1000, max_mult: 1, keep: 2, "
+			 "prune: %s}\n"
+			 "budget: {seconds: 600}\n", rules[r]);
+		lg_log_set_level(LG_LOG_ERROR);
+		tp_league_open(&L, yaml, 0, 0);
+		tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+		ck_assert_int_eq(tp_fake_learner(&lr, 0),
+				 LEAGUE__STATUS__STATUS_OK);
+		for (uint32_t v = 1; v <= 60; v++) {
+			snprintf(blob, sizeof blob, "v%u", v);
+			m = tp_params_put(&lr, 0, 100ull * v, blob);
+			ck_assert_int_eq(tp_ack_status(m),
+					 LEAGUE__STATUS__STATUS_OK);
+			net_msg_free(m);
+		}
+		tp_detach(&lr);
+		ck_assert_uint_eq(brain_snapshot_count(L.d->br), 7);
+		for (int restart = 0; restart < 2; restart++) {
+			if (restart) {
+				tp_league_close(&L, 0);
+				tp_league_open(&L, yaml, 1, 0);
+			}
+			for (uint32_t v = 0; v <= 60; v++) {
+				int want = v == 0 || v == 50 || v >= 60 - 8;
+				ck_assert_msg(has_version(L.d, 0, v) == want,
+					      "%s: version %u %s", rules[r], v,
+					      want ? "missing" : "kept");
+			}
+		}
+		tp_attach(&L, &ev, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
+		req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
+		req.eval_request = &er;
+		m = tp_call(&ev, &req);
+		ck_assert_int_eq(m->body_case,
+				 LEAGUE__ENVELOPE__BODY_EVAL_WORK);
+		ck_assert(m->eval_work->has_work);
+		ck_assert_uint_eq(m->eval_work->n_snapshots, 2);
+		ck_assert_uint_eq(m->eval_work->n_main_snapshots, 2);
+		for (size_t i = 0; i < 2; i++) {
+			ck_assert_uint_eq(m->eval_work->snapshots[i]->version,
+					  50 + 10 * i);
+			ck_assert_uint_eq(
+				m->eval_work->main_snapshots[i]->version,
+				50 + 10 * i);
+		}
+		net_msg_free(m);
+		tp_detach(&ev);
+		tp_league_close(&L, 1);
+	}
+}
+END_TEST
+
 /* The probe kind (league/kind_probe.c): jobs in which the first baseline
  * plays itself; nothing learns and the league's counters do not move. */
 START_TEST(probe_kind_round_trip)
@@ -484,6 +562,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, lost_collector_jobs_go_to_the_next);
 	tcase_add_test(tc, restart_reissues_jobs_in_flight);
 	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
+	tcase_add_test(tc, retired_snapshots_release_their_parameters);
 	tcase_add_test(tc, trainer_state_goes_with_its_version);
 	tcase_add_test(tc, probe_kind_round_trip);
 	suite_add_tcase(s, tc);

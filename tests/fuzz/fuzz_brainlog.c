@@ -5,7 +5,9 @@
  * Input: a key length byte (low 4 bits), the key, then the value.
  *
  * Checked: 0 or LG_ECORRUPT; a record that decodes has a known type, its
- * seq is the key's, and a decision names a known job kind. */
+ * seq is the key's, a decision names a known job kind, and a step report
+ * retired at most BRAIN_RETIRE_MAX snapshots (none when it predates the
+ * field). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -31,7 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rc && (e.type < BRAIN_LOG_DECISION || e.type > BRAIN_LOG_CANCEL ||
 		    klen != 8 || e.seq != lg_get_be64(data + 1) ||
 		    (e.type == BRAIN_LOG_DECISION &&
-		     (e.kind < 0 || e.kind >= BRAIN_JOB__COUNT))))
+		     (e.kind < 0 || e.kind >= BRAIN_JOB__COUNT)) ||
+		    e.nretired > BRAIN_RETIRE_MAX ||
+		    (e.nretired && !e.retired_logged)))
 		abort();
 	return 0;
 }

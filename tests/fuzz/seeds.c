@@ -467,6 +467,20 @@ static void seeds_brainlog(void)
 	log_seed("key_short", 7, 6, r, sizeof r);
 	lg_put_le32(d + 12, BRAIN_JOB__COUNT);
 	log_seed("decision_bad_kind", 8, 7, d, sizeof d);
+	{
+		/* a step report that retired two snapshots (0x80 | 2, their
+		 * ids after the fixed part); one that claims more than it
+		 * holds; one beyond BRAIN_RETIRE_MAX */
+		uint8_t sr[24 + 4 * BRAIN_RETIRE_MAX];
+		memcpy(sr, s, sizeof s);
+		sr[3] = 0x80 | 2;
+		lg_put_le32(sr + 24, 1);
+		lg_put_le32(sr + 28, 2);
+		log_seed("steps_retired", 8, 8, sr, 24 + 8);
+		log_seed("steps_retired_short", 8, 9, sr, 24 + 4);
+		sr[3] = 0x80 | (BRAIN_RETIRE_MAX + 1);
+		log_seed("steps_retired_too_many", 8, 10, sr, sizeof sr);
+	}
 	c[0] = BRAIN_LOG_CANCEL + 1;
 	log_seed("unknown_type", 8, 8, c, sizeof c);
 }
