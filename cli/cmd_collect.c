@@ -69,6 +69,11 @@ struct cjob {
 	int greedy[2];         /* seat plays its most probable action */
 	uint32_t handed, ended;
 	int abandoned;         /* a reconnect made its result stale */
+	/* deterministic: segments sent to each seat's learner, and whether
+	 * any of the job's rows could not be sent (then no end mark and no
+	 * result: the job is played again when its lease ends) */
+	uint32_t sent[2];
+	int lost;
 	League__Episode *eps;  /* [msg->episodes] */
 	double *ret;           /* [episodes x 2] */
 };
@@ -358,6 +363,25 @@ static void sender_drop(struct collect *W, net_traj_sender *x)
 		}
 }
 
+/* Deterministic mode: a segment of g's job went to its learner (sent) or
+ * was lost. */
+static void det_count(struct collect *W, const struct coll_segment *g,
+		      int sent)
+{
+	struct cjob *j;
+
+	if (!W->det)
+		return;
+	pthread_mutex_lock(&W->mu);
+	if ((j = job_by_serial(W, g->tag)) && g->seat >= 0 && g->seat < 2) {
+		if (sent)
+			j->sent[g->seat]++;
+		else
+			j->lost = 1;
+	}
+	pthread_mutex_unlock(&W->mu);
+}
+
 /* A finished segment: to its learner, encoded straight from the
  * collector's trajectory block (net_traj_send). */
 static int sink(void *ctx, const struct coll_segment *g)
@@ -387,12 +411,14 @@ static int sink(void *ctx, const struct coll_segment *g)
 	}
 	if (!endpoint[0]) {
 		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
+		det_count(W, g, 0);
 		return 0;
 	}
 	struct down *dn = down_of(W, endpoint);
 	net_traj_sender *s = dn && lg_now_s() < dn->until
 				     ? NULL : sender_for(W, endpoint);
 	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S) : LG_ECLOSED;
+	det_count(W, g, !rc);
 	if (rc) {
 		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
 		if (s) { /* it was up: a send failed */
@@ -543,10 +569,13 @@ static int report(struct collect *W, uint64_t job_id, League__Episode **eps,
 
 /* league.deterministic: the engine's job is over. The engine goes (its
  * threads joined, every row sent), then each learning seat's learner
- * gets the job's end mark. The senders are the sink's, and no sink runs
- * now. A learner that cannot take the mark lost the job's rows anyway:
- * the daemon plays the job again once it registers anew. */
-static void det_job_over(struct collect *W, const struct cjob *j)
+ * gets the job's end mark with the number of segments it was sent. The
+ * senders are the sink's, and no sink runs now. A job some of whose rows
+ * were not sent gets no mark and no result (it is abandoned): its lease
+ * ends and it is played again; a learner that cannot take the mark lost
+ * the job's rows anyway, and the daemon plays the job again once it
+ * registers anew. */
+static void det_job_over(struct collect *W, struct cjob *j)
 {
 	struct lg_rows none = { .obs_len = W->spec.obs_len,
 				.num_actions = (uint32_t)W->spec.num_actions };
@@ -555,6 +584,12 @@ static void det_job_over(struct collect *W, const struct cjob *j)
 	coll_free(W->c);
 	W->c = NULL;
 	W->engine_serial = 0;
+	if (j->lost && !j->abandoned) {
+		LG_WARN("collect: job %llu: some of its rows did not reach "
+			"their learner; no result (it is played again when its "
+			"lease ends)", (unsigned long long)j->msg->job_id);
+		j->abandoned = 1;
+	}
 	for (int p = 0; p < 2 && !j->abandoned; p++) {
 		const League__Seat *st = j->msg->seats[p];
 		const char *ep = st->learner_endpoint;
@@ -562,11 +597,16 @@ static void det_job_over(struct collect *W, const struct cjob *j)
 			.player = st->player, .job_id = j->msg->job_id,
 			.params_version = st->params_version,
 			.segment_seq = UINT64_MAX, .job_end = 1,
+			.job_segments = j->sent[p],
 		};
 		net_traj_sender *s;
 		if (!st->learning || j->base[p] || !ep || !ep[0] ||
 		    (p && sent[0] && !strcmp(sent[0], ep)))
 			continue;
+		if (!p && j->msg->seats[1]->learning && !j->base[1] &&
+		    j->msg->seats[1]->learner_endpoint &&
+		    !strcmp(j->msg->seats[1]->learner_endpoint, ep))
+			h.job_segments += j->sent[1]; /* one learner, both seats */
 		sent[p] = ep;
 		if (!(s = sender_for(W, ep)))
 			continue;

@@ -89,6 +89,7 @@ struct learn {
 	 * update keeps the state (a checkpoint) without a version. */
 	int det, cur_on;
 	uint64_t kept, cur_job, cur_seq, pushed_updates;
+	uint32_t cur_count; /* segments of cur_job taken */
 
 	/* The batch being gathered: segments are appended to it straight
 	 * from the frames they came in (net_segment_append), and PPO
@@ -524,11 +525,13 @@ static int det_before(struct learn *W, const struct net_segment *g, int *skip)
 {
 	int rc;
 
-	*skip = g->h.job_id + 1 == W->kept;
-	if (*skip || g->h.player != W->player)
+	*skip = 0;
+	if (g->h.player != W->player)
+		return 0; /* refused as not ours */
+	if ((*skip = g->h.job_id + 1 == W->kept))
 		return 0;
 	if (W->cur_on && (g->h.job_id != W->cur_job ||
-			  g->h.segment_seq <= W->cur_seq)) {
+			  (!g->h.job_end && g->h.segment_seq <= W->cur_seq))) {
 		LG_INFO("learn: player %u: job %llu %s before job %llu's end: "
 			"back to the state kept at job %lld's end",
 			W->player, (unsigned long long)g->h.job_id,
@@ -539,19 +542,33 @@ static int det_before(struct learn *W, const struct net_segment *g, int *skip)
 		if ((*skip = g->h.job_id + 1 == W->kept))
 			return 0;
 	}
-	W->cur_on = 1;
-	W->cur_job = g->h.job_id;
-	W->cur_seq = g->h.segment_seq;
+	if (!W->cur_on) {
+		W->cur_on = 1;
+		W->cur_job = g->h.job_id;
+		W->cur_count = 0;
+	}
+	if (!g->h.job_end)
+		W->cur_seq = g->h.segment_seq;
 	return 0;
 }
 
-/* Deterministic mode, a job's end: its rows are all in; the state (with
- * the rows still waiting) is kept before its result can count: a version
- * when the job made an update, else a checkpoint of the newest. */
-static int det_job_end(struct learn *W, uint64_t job_id)
+/* Deterministic mode, a job's end mark: when every segment it counts was
+ * taken, the state (with the rows still waiting) is kept before the
+ * job's result can count: a version when the job made an update, else a
+ * checkpoint of the newest. Otherwise back to the kept state. */
+static int det_job_end(struct learn *W, const struct net_segment *g)
 {
 	W->cur_on = 0;
-	W->kept = job_id + 1;
+	if (W->cur_count != g->h.job_segments) {
+		/* segments missed (registered mid-job, a send lost): the job
+		 * is not kept; it is played again once its lease ends */
+		LG_WARN("learn: player %u: job %llu ended with %u of its %u "
+			"segments taken: back to the state kept at job %lld's "
+			"end", W->player, (unsigned long long)g->h.job_id,
+			W->cur_count, g->h.job_segments, (long long)W->kept - 1);
+		return do_register(W);
+	}
+	W->kept = g->h.job_id + 1;
 	return push(W, W->updates == W->pushed_updates);
 }
 
@@ -568,7 +585,7 @@ static int take_segment(struct learn *W, const struct net_segment *g)
 	if (W->det && ((rc = det_before(W, g, &skip)) || skip))
 		return rc;
 	if (W->det && g->h.player == W->player && !g->count)
-		return g->h.job_end ? det_job_end(W, g->h.job_id) : 0;
+		return g->h.job_end ? det_job_end(W, g) : 0;
 	if (g->h.player != W->player)
 		snprintf(why, sizeof why, "for player %u", g->h.player);
 	else if (g->count > W->batch.cap)
@@ -580,9 +597,10 @@ static int take_segment(struct learn *W, const struct net_segment *g)
 	if (!why[0] && !net_segment_append(g, &W->batch, why, sizeof why)) {
 		if (!W->det)
 			return 0;
+		W->cur_count++;
 		if (W->batch.n >= W->cfg.learner.batch && (rc = train(W)))
 			return rc;
-		return g->h.job_end ? det_job_end(W, g->h.job_id) : 0;
+		return g->h.job_end ? det_job_end(W, g) : 0;
 	}
 	W->rejected++;
 	/* the first ten, then the 16th, 32nd, ...: a collector that sends

@@ -847,6 +847,10 @@ static int check_deterministic(struct parser *p)
 		return cfg_verr(p, "league.mode", "league.deterministic runs "
 				"the league mode only (psro's cross-play jobs "
 				"are seeded by the daemon's start)");
+	if (c->eval.share > 0)
+		return cfg_verr(p, "eval.share", "league.deterministic plays "
+				"league jobs only (evaluation jobs are seeded "
+				"by the daemon's start): set it to 0");
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * brain lists the pairs of population members still short of their
  * psro.crossplay_episodes games (brain_psro_pairs); this kind plays them
  * out, snapshot against snapshot, nothing learning, in jobs of at most
- * matchmaking.job_episodes episodes, the older member in seat 0 on even
+ * matchmaking.job_episodes episodes, the newer member of the pair (whose
+ * returns are recorded) in seat 0 on even
  * job ids and in seat 1 on odd ones (both seats of an asymmetric game).
  * The returns go into the payoff table through brain_record_games,
  * scored as the game of expected returns (psro.return_scale), and the

@@ -292,7 +292,9 @@ struct net_segment_hdr {
 	uint32_t player, params_version, env_index;
 	uint64_t job_id, segment_seq;
 	int job_end; /* league.deterministic: the job's last segment (it may
-		      * have no rows) */
+		      * have no rows) ... */
+	uint32_t job_segments; /* ... and the segments of the job sent to
+				* this learner before it */
 };
 
 /* A Segment read in place: header, layout, shape and its seven columns

@@ -207,6 +207,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		case 16: rc = as_u32(&f, &s->layout, &why); break;
 		case 24: rc = as_u32(&f, &s->state_len, &why); break;
 		case 27: rc = as_u32(&f, &job_end, &why); break;
+		case 28: rc = as_u32(&f, &s->h.job_segments, &why); break;
 		case 3:
 		case 5:
 			if (f.wt != WT_VARINT) {
@@ -444,6 +445,7 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	sg.env_index = h->env_index;
 	sg.segment_seq = h->segment_seq;
 	sg.job_end = h->job_end;
+	sg.job_segments = h->job_segments;
 	sg.obs_len = (uint32_t)r->obs_len;
 	sg.num_actions = r->num_actions;
 	sg.count = (uint32_t)c;

@@ -29,14 +29,13 @@ void payoff_meta_opts_default(struct payoff_meta_opts *o)
 }
 
 /* Euclidean projection of x (n) onto { y : sum y = 1, y_i >= lo }: y_i =
- * max(lo, x_i - t) for the t that makes the sum 1 (found by sorting). */
-static int project(double *x, size_t n, double lo)
+ * max(lo, x_i - t) for the t that makes the sum 1 (found by sorting into
+ * s, n scratch doubles). */
+static void project(double *x, size_t n, double lo, double *s)
 {
-	double *s = malloc(n * sizeof *s), sum = 0, t = 0;
+	double sum = 0, t = 0;
 	size_t k;
 
-	if (!s)
-		return LG_ENOMEM;
 	/* shift so the bound is 0: y - lo on the simplex of mass 1 - n lo */
 	for (size_t i = 0; i < n; i++)
 		s[i] = x[i] - lo;
@@ -59,18 +58,16 @@ static int project(double *x, size_t n, double lo)
 	}
 	for (size_t i = 0; i < n; i++)
 		x[i] = lo + fmax(0, x[i] - lo - t);
-	free(s);
-	return 0;
 }
 
 static int prd(const double *W, size_t n, const struct payoff_meta_opts *o,
 	       double *x)
 {
 	double *cur = malloc(n * sizeof *cur), *Ax = malloc(n * sizeof *Ax);
-	double lo = o->prd_gamma / (double)n;
+	double *sc = malloc(n * sizeof *sc), lo = o->prd_gamma / (double)n;
 	int rc = 0;
 
-	if (!cur || !Ax) {
+	if (!cur || !Ax || !sc) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
@@ -78,7 +75,7 @@ static int prd(const double *W, size_t n, const struct payoff_meta_opts *o,
 		cur[i] = 1.0 / (double)n;
 		x[i] = 0;
 	}
-	for (uint32_t it = 0; it < o->prd_iters && !rc; it++) {
+	for (uint32_t it = 0; it < o->prd_iters; it++) {
 		double xAx = 0;
 		for (size_t i = 0; i < n; i++) {
 			double s = 0;
@@ -89,7 +86,7 @@ static int prd(const double *W, size_t n, const struct payoff_meta_opts *o,
 		}
 		for (size_t i = 0; i < n; i++)
 			cur[i] += o->prd_dt * cur[i] * (Ax[i] - xAx);
-		rc = project(cur, n, lo);
+		project(cur, n, lo, sc);
 		for (size_t i = 0; i < n; i++)
 			x[i] += cur[i];
 	}
@@ -98,6 +95,7 @@ static int prd(const double *W, size_t n, const struct payoff_meta_opts *o,
 out:
 	free(cur);
 	free(Ax);
+	free(sc);
 	return rc;
 }
 

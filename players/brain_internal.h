@@ -59,6 +59,11 @@ struct brain {
 	lg_rng rng;
 	uint64_t next_job, seq;
 	struct idlist learners, mains, hist_all, hist_expl;
+	/* PSRO: cross-play results counted (the meta-strategy's inputs
+	 * change only with them and with the population), and the last
+	 * meta-strategy (psro.c; NULL until one is solved) */
+	uint64_t psro_games;
+	struct psro_cache *psro_cache;
 	struct idlist dirty_agents, dirty_ratings;
 	uint64_t *dirty_pairs;
 	size_t ndirty_pairs, cap_dirty_pairs;
@@ -124,6 +129,8 @@ int brain_call_done(brain *b);
  * forgotten). */
 int brain_psro_step(brain *b, uint32_t L, int *freeze);
 int brain_psro_next(brain *b, uint32_t L);
+/* psro.c: free the PSRO state (brain_close). */
+void brain_psro_free(brain *b);
 
 /* ---- records.c ---------------------------------------------------------- */
 

@@ -174,5 +174,16 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 			"patience_steps, min_improve or solver out of range");
 		return LG_ECONFIG;
 	}
+	if (o->psro.on &&
+	    (!o->snapshot_keep || o->snapshot_prune != BRAIN_PRUNE_FIFO ||
+	     o->snapshot_keep * o->n_self_play > BRAIN_NASH_MAX)) {
+		/* the meta-strategy is over at most BRAIN_NASH_MAX members:
+		 * beyond, new responders would never join it */
+		lg_errf(err, errlen, "snapshot: league.mode psro keeps its "
+			"population within %d members: snapshot.keep at least "
+			"1 and at most %d / players.self_play, snapshot.prune "
+			"fifo", BRAIN_NASH_MAX, BRAIN_NASH_MAX);
+		return LG_ECONFIG;
+	}
 	return 0;
 }

@@ -593,6 +593,7 @@ int brain_close(brain *b)
 	free(b->jobs);
 	free(b->scratch);
 	free(b->cand);
+	brain_psro_free(b);
 	free(b);
 	return rc;
 }

@@ -61,9 +61,27 @@ static size_t prefix(const brain *b, uint32_t *ids, size_t max)
 	return n;
 }
 
+/* The meta-strategy last solved over the whole (uncapped) prefix: every
+ * job's choice and step report asks for it, and a solver such as PRD
+ * costs a good part of a second at 128 members. */
+struct psro_cache {
+	uint64_t games; /* b->psro_games when solved */
+	size_t n;
+	uint32_t ids[BRAIN_NASH_MAX];
+	double x[BRAIN_NASH_MAX];
+};
+
+void brain_psro_free(brain *b)
+{
+	free(b->psro_cache);
+	b->psro_cache = NULL;
+}
+
 int brain_psro_meta(brain *b, uint32_t *ids, double *x, size_t max,
 		    size_t *n)
 {
+	struct psro_cache *c = b->psro_cache;
+	int whole = max >= BRAIN_NASH_MAX;
 	double *W;
 	size_t k;
 	int rc;
@@ -74,12 +92,25 @@ int brain_psro_meta(brain *b, uint32_t *ids, double *x, size_t max,
 	k = prefix(b, ids, LG_MIN(max, (size_t)BRAIN_NASH_MAX));
 	if (!k)
 		return 0;
+	if (whole && c && c->games == b->psro_games && c->n == k &&
+	    !memcmp(c->ids, ids, k * sizeof *ids)) {
+		memcpy(x, c->x, k * sizeof *x);
+		*n = k;
+		return 0;
+	}
 	if (!(W = malloc(k * k * sizeof *W)))
 		return LG_ENOMEM;
 	if (!(rc = payoff_matrix(b->pf, ids, k, W, NULL)) &&
 	    !(rc = payoff_meta(W, k, &b->o.psro.meta, x)))
 		*n = k;
 	free(W);
+	if (!rc && whole &&
+	    (c || (c = b->psro_cache = malloc(sizeof *c)))) {
+		c->games = b->psro_games;
+		c->n = k;
+		memcpy(c->ids, ids, k * sizeof *ids);
+		memcpy(c->x, x, k * sizeof *x);
+	}
 	return rc;
 }
 
@@ -178,6 +209,7 @@ int brain_record_games(brain *b, uint64_t job_id, uint32_t a, uint32_t c,
 			return rc;
 		cnt[(returns[e] > 0) - (returns[e] < 0) + 1]++;
 	}
+	b->psro_games++;
 	if ((rc = brain_mark_pair(b, a, c)) ||
 	    (rc = brain_put_result(b, BRAIN_LOG_GAMES, job_id, a, c, returns,
 				   n, cnt)))

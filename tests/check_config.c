@@ -170,9 +170,11 @@ static const struct {
 	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, env_steps: 900}\n", "budget.jobs: league.deterministic needs a budget in jobs" },
 	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 60, jobs: 9}\n", "t.yaml:3:10: budget.seconds: league.deterministic runs on no clock: set it to 0" },
 	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\nmatchmaking: {baselines: random, baseline_share: 0.2}\n", "matchmaking.baseline_share: league.deterministic plays league jobs only" },
-	{ "league: {deterministic: true, mode: psro}\nplayers: {main: 0, self_play: 1}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\n", "league.mode: league.deterministic runs the league mode only" },
+	{ "league: {deterministic: true, mode: psro}\nplayers: {main: 0, self_play: 1}\nsnapshot: {keep: 10}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\n", "league.mode: league.deterministic runs the league mode only" },
 	/* league.mode psro: best responders only */
 	{ "league: {mode: psro}\n", "league.mode psro trains self-play players only" },
+	{ "league: {mode: psro}\nplayers: {main: 0, self_play: 2}\nsnapshot: {keep: 100}\n", "league.mode psro keeps its population within 128 members" },
+	{ "league: {deterministic: true}\ncollectors: {envs: 1, wait_num: 1}\nbudget: {seconds: 0, jobs: 9}\neval: {share: 0.1, baselines: random}\n", "eval.share: league.deterministic plays league jobs only" },
 	{ "league: {mode: pbt}\n", "t.yaml:1:16: league.mode: expected one of league, psro" },
 	{ "psro: {solver: fictitious}\n", "psro.solver: expected one of nash, uniform, alpha_rank, prd" },
 	{ "env:\n  name: matrix\n", "env.matrix: the matrix game needs its payoff matrix" },

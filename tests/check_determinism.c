@@ -7,6 +7,7 @@
  * player's newest parameters. A league of another seed must not, so the
  * comparison can fail. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -141,16 +142,54 @@ static pid_t start_run(const char *cfg, const char *dir, int resume,
 	return pid;
 }
 
-/* SIGKILL to the whole group, then wait until every process of it is
- * gone (the next run must find the store unlocked). */
-static void kill_group(pid_t pid)
+/* SIGKILL to every process of session sid (`league run` and its
+ * children: each child has a process group of its own, but they all stay
+ * in the session the run started); how many were alive. */
+static int kill_session(pid_t sid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert(d != NULL);
+	while ((e = readdir(d))) {
+		char path[300], buf[512], *p;
+		long pid = strtol(e->d_name, &p, 10), s = 0;
+		FILE *f;
+		size_t len;
+		if (*p || pid <= 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		len = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[len] = 0;
+		/* pid (comm) state ppid pgrp session: after the last ')' */
+		if (!(p = strrchr(buf, ')')) ||
+		    sscanf(p + 1, " %*c %*d %*d %ld", &s) != 1 || s != sid)
+			continue;
+		kill((pid_t)pid, SIGKILL);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* SIGKILL to the run and every worker it started, all at once, then wait
+ * until none is left (the next run must find the store unlocked). */
+static void kill_run(pid_t pid, int running)
 {
 	double t0 = lg_now_s();
+	int n = kill_session(pid);
 
-	kill(-pid, SIGKILL);
+	/* once jobs count: league run, the daemon, the collector and both
+	 * learners */
+	ck_assert_msg(!running || n >= 5, "%d processes of the run killed",
+		      n);
 	waitpid(pid, NULL, 0);
-	while (kill(-pid, 0) == 0 || errno != ESRCH) {
-		ck_assert_msg(lg_now_s() - t0 < 30, "group %d lives on",
+	while (kill_session(pid)) {
+		ck_assert_msg(lg_now_s() - t0 < 30, "session %d lives on",
 			      (int)pid);
 		lg_sleep_s(0.01);
 	}
@@ -207,7 +246,7 @@ START_TEST(killed_and_resumed_ends_with_the_same_bits)
 			lg_sleep_s(0.002);
 		}
 		lg_sleep_s(0.02 * lg_rng_double(&rng));
-		kill_group(pid);
+		kill_run(pid, at[k] > 0);
 		uint64_t done = jobs_done(cut);
 		ck_assert_msg(done < BUDGET_JOBS, "kill point %zu came after "
 			      "the end (%llu jobs)", k,

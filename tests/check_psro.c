@@ -86,6 +86,7 @@ static void psro_opts(struct brain_opts *o)
 	o->psro.patience_steps = 300;
 	o->psro.min_improve = 0.01;
 	o->snapshot_steps = 100;
+	o->snapshot_keep = 100;
 	o->payoff.decay = 1;
 }
 
@@ -202,6 +203,25 @@ START_TEST(psro_population_meta_and_iterations)
 	ck_assert_int_eq(brain_psro_meta(f.b, ids, x, 16, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(ids[1], sid);
+	{
+		/* the solved meta-strategy is kept (BRAIN_NASH_MAX asks) and
+		 * solved again when cross-play results change the game */
+		uint32_t ids2[BRAIN_NASH_MAX];
+		double x2[BRAIN_NASH_MAX];
+		int8_t won[64];
+		size_t n2;
+		ck_assert_int_eq(brain_psro_meta(f.b, ids2, x2, BRAIN_NASH_MAX,
+						 &n2), 0);
+		ck_assert_double_eq_tol(x2[1], 1, 1e-9);
+		memset(won, 1, sizeof won);
+		ck_assert_int_eq(brain_record_games(f.b, ++job, first, sid, won,
+						    64), 0);
+		ck_assert_int_eq(brain_psro_meta(f.b, ids2, x2, BRAIN_NASH_MAX,
+						 &n2), 0);
+		ck_assert_double_eq_tol(x2[0], 1, 1e-9);
+		ck_assert_int_eq(brain_psro_meta(f.b, ids, x, 16, &n), 0);
+		ck_assert_double_eq_tol(x[0], 1, 1e-9);
+	}
 	/* opponents come from the meta-strategy's support */
 	for (int k = 0; k < 50; k++) {
 		struct brain_job j;
@@ -332,7 +352,7 @@ START_TEST(psro_league_runs_and_replays)
 		"          self_play: 1}\n"
 		"psro: {crossplay_episodes: 128, br_steps: 30000,\n"
 		"       patience_steps: 10000, return_scale: 2}\n"
-		"snapshot: {steps: 10000}\n"
+		"snapshot: {steps: 10000, keep: 100}\n"
 		"payoff: {decay: 1.0}\n"
 		"matchmaking: {job_episodes: 64}\n"
 		"collectors: {count: 1, envs: 8, wait_num: 4, mode: serial}\n"
@@ -361,6 +381,7 @@ START_TEST(psro_league_runs_and_replays)
 	o.psro.on = 1;
 	o.psro.crossplay_episodes = 128;
 	o.psro.return_scale = 2;
+	o.snapshot_keep = 100;
 	o.payoff.decay = 1;
 	ck_assert_msg(brain_open(&b, s, &o, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(brain_psro_meta(b, ids, x, BRAIN_NASH_MAX, &n), 0);

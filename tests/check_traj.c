@@ -69,7 +69,7 @@ static void segment_bytes(const lg_buf *frame, const uint8_t **seg,
 
 START_TEST(codec_round_trip)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 0x1234567890ull, 41, 0 };
+	struct net_segment_hdr h = { 7, 3, 2, 0x1234567890ull, 41, 0, 0 };
 	struct lg_rows r, dst;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -128,7 +128,7 @@ END_TEST
  * job_end); no other segment may. */
 START_TEST(codec_job_end_mark)
 {
-	struct net_segment_hdr h = { 7, 3, 0, 12, UINT64_MAX, 1 };
+	struct net_segment_hdr h = { 7, 3, 0, 12, UINT64_MAX, 1, 3 };
 	struct lg_rows none = { .obs_len = OL, .num_actions = NA };
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -144,6 +144,7 @@ START_TEST(codec_job_end_mark)
 	ck_assert_int_eq(g.h.job_end, 1);
 	ck_assert_uint_eq(g.count, 0);
 	ck_assert_uint_eq(g.h.job_id, 12);
+	ck_assert_uint_eq(g.h.job_segments, 3);
 	/* the mark's bytes without field 27 (tag 0xd8 0x01, value 1): a
 	 * segment of no rows, refused */
 	ck_assert_uint_le(len, sizeof copy);
@@ -226,7 +227,7 @@ END_TEST
  * the wrong length are refused. */
 START_TEST(codec_state_column)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0 };
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0, 0 };
 	struct lg_rows r, dst, flat;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -329,7 +330,7 @@ END_TEST
  * column of the wrong length: codec_refuses_bad_segments). */
 START_TEST(codec_visits_column)
 {
-	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0 };
+	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0, 0 };
 	struct lg_rows r, dst, flat;
 	struct net_segment g;
 	lg_buf frame = { 0 };
@@ -486,7 +487,7 @@ static void put_varint_field(lg_buf *b, uint32_t num, uint64_t v)
 START_TEST(codec_refuses_bad_segments)
 {
 	const struct bad_case *bc = &bad_cases[_i];
-	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0 };
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0, 0 };
 	struct lg_rows r, dst;
 	struct net_segment g;
 	lg_buf frame = { 0 }, seg = { 0 };
@@ -568,7 +569,7 @@ END_TEST
  * count x num_actions floats, which append then read past the frame). */
 START_TEST(codec_empty_visits_is_none)
 {
-	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0 };
+	struct net_segment_hdr h = { 1, 0, 0, 5, 6, 0, 0 };
 	struct lg_rows r, flat, searched;
 	struct net_segment g;
 	lg_buf frame = { 0 }, seg = { 0 };

@@ -1005,7 +1005,7 @@ static void seeds_reply(void)
  * do not sum to 1. */
 static void seeds_segment_visits(void)
 {
-	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0 };
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0, 0 };
 	struct lg_rows r;
 	lg_buf f = { 0 };
 
@@ -1052,7 +1052,7 @@ static void seeds_segment_visits(void)
 
 static void seeds_segment(void)
 {
-	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0 };
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0, 0 };
 	struct lg_rows r;
 	lg_buf f = { 0 };
 
