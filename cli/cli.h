@@ -63,6 +63,12 @@ int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
  * CMD: ..."). */
 int cli_stored_config(store *s, const char *dir, const char *cmd,
 		      struct cfg *c);
+/* The parameters of (player, *version) stored in s (*version UINT32_MAX:
+ * the newest stored, written back) appended to blob. CLI_OK; else the
+ * reason on stderr ("league CMD: ...") and CLI_USAGE (no such
+ * parameters) or CLI_FAIL. */
+int cli_stored_params(store *s, const char *cmd, uint32_t player,
+		      uint32_t *version, lg_buf *blob);
 
 /* ---- worker front-ends (cli/worker.c) ---- */
 #define CLI_WORKER_CALL_S 60.0
