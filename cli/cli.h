@@ -51,6 +51,8 @@ int cli_wants_help(int argc, char **argv);
 /* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
  * "search". */
 int cli_eval_search(int argc, char **argv);
+/* `league eval br DIR ...` (cli/eval_br.c): argv[0] is "br". */
+int cli_eval_br(int argc, char **argv);
 
 /* The raw policy's move for player in e: the network's most probable
  * legal action (the first of equals), or a sample of its probabilities
