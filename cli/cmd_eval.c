@@ -10,6 +10,10 @@
  * exploitability over time, as the evaluator worker stored it
  * (STORE_DB_EVAL), from a read-only open that works beside a running
  * daemon.
+ *
+ * `league eval search` (cli/eval_search.c) and `league eval br`
+ * (cli/eval_br.c: a trained best response where no tree fits) live in
+ * their own files.
  */
 #include "cli/cli.h"
 #include "envs/env.h"
@@ -556,7 +560,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"                      [--budget SECONDS] [--steps N] [--points N]\n"
 	"                      [--episodes N] [--final-episodes N] [--sample]\n"
 	"                      [--seed S] [--envs N] [--lr X] [--ent-coef X]\n"
-	"                      [--magnet-coef X] [--no-exact] [--json]\n"
+	"                      [--magnet-coef X] [--no-exact]\n"
+	"                      [--json | --format table|csv|json]\n"
 	"\n"
 	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
 	"          rps, matrix) and NashConv = sum over players of (best\n"
@@ -621,8 +626,10 @@ const struct cli_cmd cli_cmd_eval = {
 	"          with a 95% interval (1.96 standard errors); for a game\n"
 	"          with a tree, the exact NashConv of the same opponent too\n"
 	"          (--no-exact skips it). --json: an object per point, then a\n"
-	"          summary object. Two-player zero-sum games only. DIR is\n"
-	"          read-only, closed before training.\n"
+	"          summary object; csv: a row per point with the exact\n"
+	"          figure as a column (for `league plot`). Two-player\n"
+	"          zero-sum games only. DIR is read-only, closed before\n"
+	"          training.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

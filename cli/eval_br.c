@@ -37,7 +37,7 @@ struct bargs {
 	unsigned long long player, version, steps, points, episodes,
 		final_episodes, seed, envs;
 	double budget, lr, ent_coef, magnet_coef;
-	int mixture, sample, json, no_exact, seed_set;
+	int mixture, sample, json, csv, no_exact, seed_set;
 };
 
 /* The opponent as loaded: nets, weights and where each came from. */
@@ -54,6 +54,7 @@ struct opponent {
 struct printer {
 	const struct bargs *a;
 	int header;
+	double exact; /* NaN: none */
 };
 
 static int parse(int argc, char **argv, struct bargs *a)
@@ -75,6 +76,7 @@ static int parse(int argc, char **argv, struct bargs *a)
 		{ "magnet-coef", required_argument, NULL, 'g' },
 		{ "no-exact", no_argument, NULL, 'X' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch, have_player = 0;
@@ -145,7 +147,15 @@ static int parse(int argc, char **argv, struct bargs *a)
 					     100, &a->magnet_coef);
 			break;
 		case 'X': a->no_exact = 1; break;
-		case 'j': a->json = 1; break;
+		case 'j': a->json = 1; a->csv = 0; break;
+		case 'F':
+			a->json = !strcmp(optarg, "json");
+			a->csv = !strcmp(optarg, "csv");
+			if (!a->json && !a->csv && strcmp(optarg, "table"))
+				return cli_usage_error(CMD, "--format: table, "
+						       "csv or json, not '%s'",
+						       optarg);
+			break;
 		default: return cli_usage_error(CMD, "unexpected option");
 		}
 		if (bad)
@@ -397,6 +407,27 @@ static void on_point(void *ctx, const struct league_br_point *p)
 		fflush(stdout);
 		return;
 	}
+	if (pr->a->csv) {
+		if (!pr->header)
+			printf("seconds,env_steps,rows,updates,br_seat0,"
+			       "br_seat1,nashconv,ci95,ci_low,ci_high,"
+			       "exact_nashconv,episodes,eval_seconds\n");
+		pr->header = 1;
+		printf("%.3f,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,",
+		       p->seconds, (unsigned long long)p->env_steps,
+		       (unsigned long long)p->rows,
+		       (unsigned long long)p->updates, p->br_value[0],
+		       p->br_value[1], p->nashconv, p->nashconv_ci,
+		       p->nashconv - p->nashconv_ci,
+		       p->nashconv + p->nashconv_ci);
+		if (isfinite(pr->exact))
+			printf("%.9g", pr->exact);
+		printf(",%llu,%.3f\n",
+		       (unsigned long long)(p->episodes[0] + p->episodes[1]),
+		       p->eval_seconds);
+		fflush(stdout);
+		return;
+	}
 	if (!pr->header) {
 		printf("%9s %12s %8s %10s %10s %10s %10s %10s %9s\n",
 		       "seconds", "env_steps", "updates", "br_seat0",
@@ -476,6 +507,8 @@ static void summary(const struct bargs *a, const struct league_br_opts *o,
 {
 	double nan2[2] = { NAN, NAN };
 
+	if (a->csv)
+		return;
 	if (a->json) {
 		printf("{\"summary\":true,\"game\":\"%s\",", game);
 		describe(a, op, 1);
@@ -517,7 +550,7 @@ int cli_eval_br(int argc, char **argv)
 	struct league_br_point last;
 	struct env_nashconv nc;
 	struct env_spec spec;
-	struct printer pr = { &a, 0 };
+	struct printer pr = { &a, 0, NAN };
 	static struct cfg c;
 	char err[512] = "";
 	int rc, have_exact = 0;
@@ -542,7 +575,9 @@ int cli_eval_br(int argc, char **argv)
 		else
 			have_exact = 1;
 	}
-	if (!a.json) {
+	if (have_exact)
+		pr.exact = nc.nashconv;
+	if (!a.json && !a.csv) {
 		printf("game         %s; best responder: the league's model "
 		       "and learner, %s evaluation\n", spec.name,
 		       o.sample ? "sampled" : "greedy");

@@ -352,6 +352,22 @@ START_TEST(cli_eval_br_on_a_league)
 			      strstr(out, "estimate     NashConv "),
 		      "%s", out);
 
+	/* CSV: a header, a row per point, the exact figure a column */
+	const char *csv[] = { "eval", "br", ldir, "--player", "0", "--steps",
+			      "5000", "--points", "1", "--episodes", "100",
+			      "--final-episodes", "100", "--format", "csv",
+			      NULL };
+	rc = tu_run_league(out, sizeof out, errb, sizeof errb, csv);
+	ck_assert_msg(rc == 0, "eval br: %d\n%s", rc, errb);
+	ck_assert_msg(!strncmp(out, "seconds,env_steps,rows,updates,br_seat0,"
+			       "br_seat1,nashconv,ci95,ci_low,ci_high,"
+			       "exact_nashconv,episodes,eval_seconds\n", 115),
+		      "%s", out);
+	int lines = 0;
+	for (const char *p = out; (p = strchr(p, '\n')); p++)
+		lines++;
+	ck_assert_int_eq(lines, 3);
+
 	struct {
 		const char *argv[12];
 		const char *why;
@@ -374,6 +390,8 @@ START_TEST(cli_eval_br_on_a_league)
 		{ { "eval", "br", ldir, "--player", "1", "--version", "7",
 		    NULL }, "is a snapshot" },
 		{ { "eval", "br", dir, "--player", "0", NULL }, dir },
+		{ { "eval", "br", ldir, "--player", "0", "--format", "xml",
+		    NULL }, "--format" },
 	};
 	for (size_t i = 0; i < LG_ARRAY_LEN(bad); i++) {
 		rc = tu_run_league(out, sizeof out, errb, sizeof errb,
