@@ -543,7 +543,8 @@ static int run(int argc, char **argv)
 
 const struct cli_cmd cli_cmd_eval = {
 	.name = "eval",
-	.summary = "exact NashConv of a policy; a league's NashConv curve",
+	.summary = "exact NashConv of a policy; a league's NashConv curve; a "
+		   "trained best response",
 	.help =
 	"usage: league eval DIR [--format table|csv|json]\n"
 	"       league eval baselines DIR [--format table|csv|json]\n"

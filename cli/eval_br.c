@@ -582,10 +582,12 @@ int cli_eval_br(int argc, char **argv)
 		       "and learner, %s evaluation\n", spec.name,
 		       o.sample ? "sampled" : "greedy");
 		describe(&a, op, 0);
-		printf("budget       %.1f s%s; %u evaluations of %llu episodes "
-		       "(%llu at the end)\n", o.budget_s,
-		       o.budget_steps ? " or its --steps" : "", o.points + 1,
-		       (unsigned long long)o.episodes,
+		printf("budget       %.1f s of training", o.budget_s);
+		if (o.budget_steps)
+			printf(" or %llu env steps, whichever ends first",
+			       (unsigned long long)o.budget_steps);
+		printf("; %u evaluations of %llu episodes (%llu at the "
+		       "end)\n", o.points + 1, (unsigned long long)o.episodes,
 		       (unsigned long long)o.final_episodes);
 		if (have_exact)
 			printf("exact        NashConv %.6f (best response "
