@@ -450,8 +450,48 @@ results-leduc-memory: bin/league
 		--title "leduc: nashconv_avg by env steps" \
 		-o runs/results-leduc-memory-steps.png
 
-.PHONY: results-quick results-figures results-leduc-memory \
-	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES))
+# Approximate exploitability by a trained best response (issue 21;
+# docs/results.md "Best response"): a short league of each game (its
+# config with BR_LEAGUE_S seconds of budget), then `league eval br`
+# against its main player (player 0, the newest version) for BR_S
+# seconds, and on the poker games against the league's meta-Nash mixture
+# and its first snapshot (the untrained net) too, with the exact NashConv
+# as a column there. runs/results-br/GAME-WHO.{csv,png}; about 30
+# minutes in all, one run at a time. Not part of `make test`.
+BR_GAMES := kuhn leduc tictactoe connect4
+results-br-kuhn: BR_LEAGUE_S := 60
+results-br-kuhn: BR_S := 60
+results-br-leduc: BR_LEAGUE_S := 180
+results-br-leduc: BR_S := 120
+results-br-tictactoe: BR_LEAGUE_S := 180
+results-br-tictactoe: BR_S := 180
+results-br-connect4: BR_LEAGUE_S := 300
+results-br-connect4: BR_S := 300
+results-br-kuhn results-br-leduc: BR_WHO := 0 nash 1
+results-br-kuhn results-br-leduc: BR_Y := nashconv,ci_low,ci_high,exact_nashconv
+results-br-tictactoe results-br-connect4: BR_WHO := 0
+# Poker episodes cost microseconds: many, for a tight interval.
+results-br-kuhn results-br-leduc: BR_EVAL := --episodes 20000 --final-episodes 400000
+results-br-tictactoe: BR_EVAL := --episodes 10000 --final-episodes 100000
+results-br-connect4: BR_EVAL := --episodes 2000 --final-episodes 20000
+results-br-tictactoe results-br-connect4: BR_Y := nashconv,ci_low,ci_high
+results-br: $(addprefix results-br-,$(BR_GAMES))
+$(addprefix results-br-,$(BR_GAMES)): results-br-%: bin/league
+	@mkdir -p runs/results-br
+	sed 's/^  seconds: .*/  seconds: $(BR_LEAGUE_S)/' configs/$*.yaml > runs/results-br/$*.yaml
+	bin/league run runs/results-br/$*.yaml --dir runs/results-br/$* --overwrite --quiet
+	for p in $(BR_WHO); do \
+		bin/league eval br runs/results-br/$* --player $$p \
+			--budget $(BR_S) $(BR_EVAL) --format csv \
+			> runs/results-br/$*-$$p.csv || exit 1; \
+		bin/league plot runs/results-br/$*-$$p.csv --x seconds \
+			--y $(BR_Y) --title "$*: best response to $$p" \
+			-o runs/results-br/$*-$$p.png || exit 1; \
+	done
+
+.PHONY: results-quick results-figures results-leduc-memory results-br \
+	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES)) \
+	$(addprefix results-br-,$(BR_GAMES))
 
 clean:
 	rm -rf build bin examples/*/*.so $(PY_GEN)

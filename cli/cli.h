@@ -51,6 +51,8 @@ int cli_wants_help(int argc, char **argv);
 /* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
  * "search". */
 int cli_eval_search(int argc, char **argv);
+/* `league eval br DIR ...` (cli/eval_br.c): argv[0] is "br". */
+int cli_eval_br(int argc, char **argv);
 
 /* The raw policy's move for player in e: the network's most probable
  * legal action (the first of equals), or a sample of its probabilities
@@ -63,6 +65,12 @@ int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
  * CMD: ..."). */
 int cli_stored_config(store *s, const char *dir, const char *cmd,
 		      struct cfg *c);
+/* The parameters of (player, *version) stored in s (*version UINT32_MAX:
+ * the newest stored, written back) appended to blob. CLI_OK; else the
+ * reason on stderr ("league CMD: ...") and CLI_USAGE (no such
+ * parameters) or CLI_FAIL. */
+int cli_stored_params(store *s, const char *cmd, uint32_t player,
+		      uint32_t *version, lg_buf *blob);
 
 /* ---- worker front-ends (cli/worker.c) ---- */
 #define CLI_WORKER_CALL_S 60.0

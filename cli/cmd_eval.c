@@ -10,6 +10,10 @@
  * exploitability over time, as the evaluator worker stored it
  * (STORE_DB_EVAL), from a read-only open that works beside a running
  * daemon.
+ *
+ * `league eval search` (cli/eval_search.c) and `league eval br`
+ * (cli/eval_br.c: a trained best response where no tree fits) live in
+ * their own files.
  */
 #include "cli/cli.h"
 #include "envs/env.h"
@@ -532,12 +536,15 @@ static int run(int argc, char **argv)
 		return eval_run(argc - 1, argv + 1, 1);
 	if (!strcmp(argv[1], "search"))
 		return cli_eval_search(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "br"))
+		return cli_eval_br(argc - 1, argv + 1);
 	return cli_usage_error("eval", "unknown subcommand '%s'", argv[1]);
 }
 
 const struct cli_cmd cli_cmd_eval = {
 	.name = "eval",
-	.summary = "exact NashConv of a policy; a league's NashConv curve",
+	.summary = "exact NashConv of a policy; a league's NashConv curve; a "
+		   "trained best response",
 	.help =
 	"usage: league eval DIR [--format table|csv|json]\n"
 	"       league eval baselines DIR [--format table|csv|json]\n"
@@ -550,6 +557,12 @@ const struct cli_cmd cli_cmd_eval = {
 	"                          [--dir DIR] [--c-puct C]\n"
 	"                          [--sample | --sample-moves K] [--seed S]\n"
 	"                          [--json]\n"
+	"       league eval br DIR (--player ID [--version V] | --mixture)\n"
+	"                      [--budget SECONDS] [--steps N] [--points N]\n"
+	"                      [--episodes N] [--final-episodes N] [--sample]\n"
+	"                      [--seed S] [--envs N] [--lr X] [--ent-coef X]\n"
+	"                      [--magnet-coef X] [--no-exact]\n"
+	"                      [--json | --format table|csv|json]\n"
 	"\n"
 	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
 	"          rps, matrix) and NashConv = sum over players of (best\n"
@@ -595,6 +608,29 @@ const struct cli_cmd cli_cmd_eval = {
 	"          the search agent is not the trained policy. CONFIG is the\n"
 	"          league's config (its game and directory; --dir overrides\n"
 	"          league.dir). Sequential games without chance only.\n"
+	"br        Approximate exploitability where no tree fits: a fresh\n"
+	"          network of the league's model trained by PPO with the\n"
+	"          league's learner settings (--lr, --ent-coef, --magnet-coef\n"
+	"          override them) against a frozen opponent, seats\n"
+	"          alternating: player ID's newest stored version (or V; a\n"
+	"          snapshot is the version it froze), or --mixture (--player\n"
+	"          nash): the league's meta-Nash over its newest snapshots,\n"
+	"          one snapshot drawn per episode by weight. For --budget\n"
+	"          seconds of training (60; evaluation apart) or --steps env\n"
+	"          steps, whichever comes first; at the start and at --points\n"
+	"          (10) even steps of it, --episodes fresh episodes (2000;\n"
+	"          --final-episodes at the end, 10000), half from each seat,\n"
+	"          the best responder playing its most probable legal action\n"
+	"          (--sample: sampling), the opponent sampling. Prints per\n"
+	"          point its mean return by seat and their sum, the NashConv\n"
+	"          estimate (it approaches the true NashConv from below),\n"
+	"          with a 95% interval (1.96 standard errors); for a game\n"
+	"          with a tree, the exact NashConv of the same opponent too\n"
+	"          (--no-exact skips it). --json: an object per point, then a\n"
+	"          summary object; csv: a row per point with the exact\n"
+	"          figure as a column (for `league plot`). Two-player\n"
+	"          zero-sum games only. DIR is read-only, closed before\n"
+	"          training.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

@@ -18,78 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-struct newest {
-	uint32_t player, version;
-	int found;
-};
-
-static int newest_cb(const void *key, size_t klen, const void *val,
-		     size_t vlen, void *arg)
-{
-	struct newest *n = arg;
-
-	if (klen != 8 || lg_get_be32(key) != n->player)
-		return 1;
-	n->version = lg_get_be32((const uint8_t *)key + 4);
-	n->found = 1;
-	return 0;
-}
-
-/* The parameters of (player, *version) (*version UINT32_MAX: the newest
- * stored) copied into blob. CLI_OK, or the reason on stderr. */
-static int read_params(store *s, uint32_t player, uint32_t *version,
-		       lg_buf *blob)
-{
-	struct store_blob_info info;
-	struct newest n = { player, 0, 0 };
-	const void *p;
-	uint8_t k[8];
-	store_txn *t;
-	char err[256];
-	int rc;
-
-	if (store_txn_begin(s, STORE_TXN_READ, &t))
-		return CLI_FAIL;
-	if (*version == UINT32_MAX) {
-		store_key_u32x2(k, player, 0);
-		rc = store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb,
-				&n);
-		if (rc < 0) {
-			store_txn_abort(t);
-			fprintf(stderr, "league export: reading the parameters' "
-				"index: %s\n", lg_strerror(rc));
-			return CLI_FAIL;
-		}
-		if (!n.found) {
-			store_txn_abort(t);
-			fprintf(stderr, "league export: player %u has no stored "
-				"parameters\n", player);
-			return CLI_USAGE;
-		}
-		*version = n.version;
-	}
-	store_key_u32x2(k, player, *version);
-	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
-			    sizeof err);
-	if (!rc)
-		rc = lg_buf_append(blob, p, info.nbytes);
-	store_txn_abort(t);
-	if (rc == LG_ENOTFOUND) {
-		fprintf(stderr, "league export: player %u has no version %u "
-			"stored (the league keeps its newest versions and its "
-			"active snapshots'; a retired snapshot's go, see "
-			"snapshot.keep; `league players DIR` lists them)\n",
-			player, *version);
-		return CLI_USAGE;
-	}
-	if (rc) {
-		fprintf(stderr, "league export: parameters %u/%u: %s\n", player,
-			*version, rc == LG_ENOMEM ? lg_strerror(rc) : err);
-		return CLI_FAIL;
-	}
-	return CLI_OK;
-}
-
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -164,7 +92,7 @@ static int run(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	if ((rc = read_params(s, from, &v, &blob)))
+	if ((rc = cli_stored_params(s, "export", from, &v, &blob)))
 		goto done;
 	absdir = realpath(dir, NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

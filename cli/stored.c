@@ -1,6 +1,7 @@
 /*
  * cli/stored.c: what commands that read a league directory share: the
- * effective config the daemon stored in it at its last start.
+ * effective config the daemon stored in it at its last start, and a
+ * player's stored parameters.
  */
 #include "cli/cli.h"
 #include "storage/storage.h"
@@ -33,6 +34,77 @@ int cli_stored_config(store *s, const char *dir, const char *cmd,
 	if (rc) {
 		fprintf(stderr, "league %s: %s\n", cmd, err);
 		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+struct newest {
+	uint32_t player, version;
+	int found;
+};
+
+static int newest_cb(const void *key, size_t klen, const void *val,
+		     size_t vlen, void *arg)
+{
+	struct newest *n = arg;
+
+	if (klen != 8 || lg_get_be32(key) != n->player)
+		return 1;
+	n->version = lg_get_be32((const uint8_t *)key + 4);
+	n->found = 1;
+	return 0;
+}
+
+int cli_stored_params(store *s, const char *cmd, uint32_t player,
+		      uint32_t *version, lg_buf *blob)
+{
+	struct store_blob_info info;
+	struct newest n = { player, 0, 0 };
+	const void *p;
+	uint8_t k[8];
+	store_txn *t;
+	char err[256];
+	int rc;
+
+	if (store_txn_begin(s, STORE_TXN_READ, &t))
+		return CLI_FAIL;
+	if (*version == UINT32_MAX) {
+		store_key_u32x2(k, player, 0);
+		rc = store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb,
+				&n);
+		if (rc < 0) {
+			store_txn_abort(t);
+			fprintf(stderr, "league %s: reading the parameters' "
+				"index: %s\n", cmd, lg_strerror(rc));
+			return CLI_FAIL;
+		}
+		if (!n.found) {
+			store_txn_abort(t);
+			fprintf(stderr, "league %s: player %u has no stored "
+				"parameters\n", cmd, player);
+			return CLI_USAGE;
+		}
+		*version = n.version;
+	}
+	store_key_u32x2(k, player, *version);
+	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
+			    sizeof err);
+	if (!rc)
+		rc = lg_buf_append(blob, p, info.nbytes);
+	store_txn_abort(t);
+	if (rc == LG_ENOTFOUND) {
+		fprintf(stderr, "league %s: player %u has no version %u "
+			"stored (the league keeps its newest versions and its "
+			"active snapshots'; a retired snapshot's go, see "
+			"snapshot.keep; `league players DIR` lists them)\n",
+			cmd, player, *version);
+		return CLI_USAGE;
+	}
+	if (rc) {
+		fprintf(stderr, "league %s: parameters %u/%u: %s\n", cmd,
+			player, *version, rc == LG_ENOMEM ? lg_strerror(rc)
+							  : err);
+		return CLI_FAIL;
 	}
 	return CLI_OK;
 }
