@@ -8,11 +8,10 @@
  *
  * The opponent is a stored player's parameter version (the newest unless
  * --version; a snapshot is its parent's frozen version), or the league's
- * meta-Nash mixture over its newest snapshots: the construction the
- * daemon hands the evaluator (league/exploit.c eval_work): the win-rate
- * matrix of the newest BRAIN_NASH_MAX snapshots as 2 x win rate - 1, its
- * meta-Nash (payoff_nash), weights under 1e-9 dropped, one snapshot drawn
- * per episode. For a game with a tree (kuhn, leduc, ...) the exact
+ * meta-Nash mixture over its newest active snapshots, the one the
+ * daemon hands the evaluator (payoff_meta_nash over the newest
+ * BRAIN_NASH_MAX; weights outside its support dropped), one snapshot
+ * drawn per episode. For a game with a tree (kuhn, leduc, ...) the exact
  * NashConv of the same opponent is printed beside, unless --no-exact.
  *
  * DIR is opened read-only and closed before training: it runs beside a
@@ -250,13 +249,14 @@ static int mixture_opponent(const struct bargs *a, store *s, brain *b,
 			    const struct env_spec *spec, struct opponent *op)
 {
 	uint32_t ids[BRAIN_NASH_MAX], n = 0;
-	double *wr = NULL, *x = NULL, sum = 0;
+	double *x = NULL, sum = 0;
 	int rc = CLI_FAIL, prc;
 
 	for (uint32_t i = brain_count(b); i-- > 0 && n < BRAIN_NASH_MAX;) {
 		struct brain_player p;
 		if (!brain_player_info(b, i, &p) &&
-		    p.role == BRAIN_ROLE_HISTORICAL)
+		    p.role == BRAIN_ROLE_HISTORICAL &&
+		    p.status == BRAIN_ACTIVE) /* a retired one's are gone */
 			ids[n++] = i;
 	}
 	if (!n) {
@@ -269,30 +269,23 @@ static int mixture_opponent(const struct bargs *a, store *s, brain *b,
 		ids[i] = ids[n - 1 - i];
 		ids[n - 1 - i] = t;
 	}
-	wr = malloc(sizeof(*wr) * n * n);
-	x = malloc(sizeof(*x) * n * 2);
-	if (!wr || !x) {
+	if (!(x = malloc(sizeof(*x) * n))) {
 		fprintf(stderr, "league " CMD ": out of memory\n");
 		goto out;
 	}
-	if ((prc = payoff_matrix(brain_payoff(b), ids, n, wr, NULL))) {
-		fprintf(stderr, "league " CMD ": the payoff matrix: %s\n",
-			lg_strerror(prc));
-		goto out;
-	}
-	for (size_t i = 0; i < (size_t)n * n; i++)
-		wr[i] = 2 * wr[i] - 1;
-	if ((prc = payoff_nash(wr, n, n, x, x + n, NULL, NULL))) {
+	/* the league's meta-Nash, as matchmaking and the evaluator see it */
+	if ((prc = payoff_meta_nash(brain_payoff(b), ids, n, x, NULL))) {
 		fprintf(stderr, "league " CMD ": the meta-Nash: %s\n",
 			lg_strerror(prc));
 		goto out;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		sum += x[i] > 1e-9 ? x[i] : 0;
+		sum += x[i] > PAYOFF_SUPPORT_MIN ? x[i] : 0;
 	op->snapshots = n;
 	for (uint32_t i = 0; i < n && sum > 0; i++) {
 		struct brain_player p;
-		if (x[i] <= 1e-9 || brain_player_info(b, ids[i], &p))
+		if (x[i] <= PAYOFF_SUPPORT_MIN ||
+		    brain_player_info(b, ids[i], &p))
 			continue;
 		uint32_t v = p.version;
 		if ((rc = load_net(s, p.parent, &v, spec, &op->nets[op->k])))
@@ -307,7 +300,6 @@ static int mixture_opponent(const struct bargs *a, store *s, brain *b,
 	if (!op->k)
 		fprintf(stderr, "league " CMD ": the meta-Nash has no weight\n");
 out:
-	free(wr);
 	free(x);
 	return rc;
 }
