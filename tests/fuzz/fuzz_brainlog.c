@@ -4,7 +4,8 @@
  *
  * Input: a key length byte (low 4 bits), the key, then the value.
  *
- * Checked: 0 or LG_ECORRUPT; a record that decodes has a known type, its
+ * Checked: 0 or LG_ECORRUPT; a record that decodes has a known type (a
+ * decision, a result, a step report, a cancel, PSRO's games), its
  * seq is the key's, a decision names a known job kind, and a step report
  * retired at most BRAIN_RETIRE_MAX snapshots (none when it predates the
  * field). */
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      size - 1 - klen, &e);
 	if (rc != 0 && rc != LG_ECORRUPT)
 		abort();
-	if (!rc && (e.type < BRAIN_LOG_DECISION || e.type > BRAIN_LOG_CANCEL ||
+	if (!rc && (e.type < BRAIN_LOG_DECISION || e.type > BRAIN_LOG_GAMES ||
 		    klen != 8 || e.seq != lg_get_be64(data + 1) ||
 		    (e.type == BRAIN_LOG_DECISION &&
 		     (e.kind < 0 || e.kind >= BRAIN_JOB__COUNT)) ||

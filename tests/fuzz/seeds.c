@@ -224,7 +224,8 @@ static void seeds_trainer(void)
 		if (lg_rows_init(&r, 4, 3, 0, 8))
 			exit(1);
 		for (size_t i = 0; i < 5; i++) {
-			r.obs[i * 4] = (float)i;
+			for (size_t k = 0; k < 4; k++) /* not zeroed */
+				r.obs[i * 4 + k] = k ? 0 : (float)i;
 			memset(r.mask + i * 3, 1, 3);
 			r.action[i] = (int32_t)(i % 3);
 			r.logp[i] = r.value[i] = r.reward[i] = 0;
@@ -481,7 +482,7 @@ static void seeds_brainlog(void)
 		sr[3] = 0x80 | (BRAIN_RETIRE_MAX + 1);
 		log_seed("steps_retired_too_many", 8, 10, sr, sizeof sr);
 	}
-	c[0] = BRAIN_LOG_CANCEL + 1;
+	c[0] = BRAIN_LOG_GAMES + 1;
 	log_seed("unknown_type", 8, 8, c, sizeof c);
 }
 
