@@ -16,36 +16,12 @@
 
 #include "envs/env.h"
 #include "players/players.h"
+#include "tests/brain_fixture.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
-struct fx {
-	char dir[128];
-	store *s;
-	brain *b;
-};
 
-static void fx_open(struct fx *f, const struct brain_opts *o, int fresh)
-{
-	struct store_opts so = { STORE_NOSYNC, 0, 0 };
-	char err[256] = "";
 
-	if (fresh)
-		tu_mkdtemp(f->dir, sizeof f->dir);
-	ck_assert_int_eq(store_open(&f->s, f->dir, &so, err, sizeof err), 0);
-	ck_assert_msg(brain_open(&f->b, f->s, o, err, sizeof err) == 0, "%s",
-		      err);
-}
-
-static void fx_close(struct fx *f, int remove)
-{
-	ck_assert_int_eq(brain_close(f->b), 0);
-	store_close(f->s);
-	f->b = NULL;
-	f->s = NULL;
-	if (remove)
-		tu_rmrf(f->dir);
-}
 
 /* Pose win rate x of a against c over 1000 games (not persisted). */
 static void pose(brain *b, uint32_t a, uint32_t c, double x)

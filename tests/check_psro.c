@@ -14,6 +14,7 @@
 #include "payoff/payoff.h"
 #include "players/brain_internal.h"
 #include "players/players.h"
+#include "tests/brain_fixture.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -68,11 +69,6 @@ END_TEST
 
 /* ---- the brain -------------------------------------------------------- */
 
-struct fx {
-	char dir[128];
-	store *s;
-	brain *b;
-};
 
 static void psro_opts(struct brain_opts *o)
 {
@@ -90,23 +86,7 @@ static void psro_opts(struct brain_opts *o)
 	o->payoff.decay = 1;
 }
 
-static void fx_open(struct fx *f, const struct brain_opts *o, int fresh)
-{
-	struct store_opts so = { STORE_NOSYNC, 0, 0 };
-	char err[256] = "";
 
-	if (fresh)
-		tu_mkdtemp(f->dir, sizeof f->dir);
-	ck_assert_int_eq(store_open(&f->s, f->dir, &so, err, sizeof err), 0);
-	ck_assert_msg(brain_open(&f->b, f->s, o, err, sizeof err) == 0, "%s",
-		      err);
-}
-
-static void fx_close(struct fx *f)
-{
-	ck_assert_int_eq(brain_close(f->b), 0);
-	store_close(f->s);
-}
 
 /* Steps for learner 0; 1 when it froze a snapshot (its id in *sid). */
 static int steps(brain *b, uint64_t to, uint32_t *sid)
@@ -257,7 +237,7 @@ START_TEST(psro_population_meta_and_iterations)
 		ck_assert_uint_ge(ended - start, 7 * 50 + 300);
 		ck_assert_uint_le(ended - start, 7 * 50 + 300 + 50);
 	}
-	fx_close(&f);
+	fx_close(&f, 0);
 	tu_rmrf(f.dir);
 }
 END_TEST
@@ -299,8 +279,8 @@ START_TEST(psro_replays)
 						    &e2), 0);
 			ck_assert_int_eq(memcmp(&e1, &e2, sizeof e1), 0);
 		}
-	fx_close(&r);
-	fx_close(&f);
+	fx_close(&r, 0);
+	fx_close(&f, 0);
 	tu_rmrf(r.dir);
 	tu_rmrf(f.dir);
 }

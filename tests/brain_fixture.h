@@ -1,0 +1,45 @@
+/* tests/brain_fixture.h: a brain on a store in a fresh temp directory,
+ * for the suites that drive the brain directly (check_players,
+ * check_prune, check_psro). */
+#ifndef LG_TESTS_BRAIN_FIXTURE_H
+#define LG_TESTS_BRAIN_FIXTURE_H
+
+#include <check.h>
+
+#include "players/players.h"
+#include "storage/storage.h"
+#include "tests/testutil.h"
+
+struct fx {
+	char dir[128];
+	store *s;
+	brain *b;
+};
+
+/* Open the brain with o (NULL: defaults) on f->dir, a fresh directory
+ * when fresh, without fsync. */
+static inline void fx_open(struct fx *f, const struct brain_opts *o,
+			   int fresh)
+{
+	struct store_opts so = { STORE_NOSYNC, 0, 0 };
+	char err[256] = "";
+
+	if (fresh)
+		tu_mkdtemp(f->dir, sizeof f->dir);
+	ck_assert_int_eq(store_open(&f->s, f->dir, &so, err, sizeof err), 0);
+	ck_assert_msg(brain_open(&f->b, f->s, o, err, sizeof err) == 0, "%s",
+		      err);
+}
+
+/* Close it; remove the directory when remove. */
+static inline void fx_close(struct fx *f, int remove)
+{
+	ck_assert_int_eq(brain_close(f->b), 0);
+	store_close(f->s);
+	f->b = NULL;
+	f->s = NULL;
+	if (remove)
+		tu_rmrf(f->dir);
+}
+
+#endif
