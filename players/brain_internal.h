@@ -13,6 +13,11 @@
  *   opts.c         the options: defaults and checks
  *   prune.c        the prune rule: which snapshots retire beyond
  *                  snapshot_keep (fifo, or outside the meta-Nash support)
+ *   psro.c         PSRO: the population's complete prefix and its
+ *                  meta-strategy, cross-play pairs and results, the end
+ *                  of a best responder's iteration
+ *   ratings.c      the ratings ladder (Elo fit, meta-Nash, α-Rank) and
+ *                  its JSON
  *   replay.c       the decision log replayed into a fresh brain
  *   sim.c          the simulated league, on the public API only
  */
