@@ -114,11 +114,31 @@ int brain_psro_meta(brain *b, uint32_t *ids, double *x, size_t max,
 	return rc;
 }
 
+/* Outcomes a pair of g games still needs to reach need (> g): the least
+ * m with d^m g + (1 - d^m) / (1 - d) >= need under the payoff's decay d
+ * (g + m >= need without decay), in [1, psro.crossplay_episodes]. */
+static uint32_t games_left(const brain *b, double g, double need)
+{
+	double d = b->o.payoff.decay, m;
+
+	if (d >= 1) {
+		m = ceil(need - g);
+	} else {
+		/* the counts approach L geometrically: L - x_m = d^m (L - g) */
+		double L = 1 / (1 - d);
+		m = ceil(log((L - need) / (L - g)) / log(d));
+	}
+	if (!(m >= 1))
+		m = 1;
+	return m > b->o.psro.crossplay_episodes ? b->o.psro.crossplay_episodes
+						 : (uint32_t)m;
+}
+
 int brain_psro_pairs(const brain *b, uint32_t *a, uint32_t *c,
 		     uint32_t *left, size_t max, size_t *n)
 {
 	const struct idlist *pop = &b->hist_all;
-	double need = complete_games(b), d = b->o.payoff.decay;
+	double need = complete_games(b);
 
 	*n = 0;
 	for (uint32_t i = 0; i < pop->n && *n < max; i++)
@@ -126,15 +146,9 @@ int brain_psro_pairs(const brain *b, uint32_t *a, uint32_t *c,
 			double g = games_of(b, pop->v[i], pop->v[j]);
 			if (g >= need)
 				continue;
-			/* outcomes still to play: n with
-			 * d^n g + (1 - d^n)/(1 - d) >= need */
-			uint32_t m = 0;
-			for (double x = g; x < need &&
-			     m < b->o.psro.crossplay_episodes; m++)
-				x = d * x + 1;
 			a[*n] = pop->v[i];
 			c[*n] = pop->v[j];
-			left[*n] = m ? m : 1;
+			left[*n] = games_left(b, g, need);
 			++*n;
 		}
 	return 0;

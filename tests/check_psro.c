@@ -242,6 +242,47 @@ START_TEST(psro_population_meta_and_iterations)
 }
 END_TEST
 
+/* Under a payoff decay, the games a pair still needs are the outcomes
+ * that bring its decayed count to the complete one: the same as adding
+ * them one by one. */
+START_TEST(psro_pairs_left_under_decay)
+{
+	struct brain_opts o;
+	struct fx f;
+	uint32_t sid = 0, first, a[4], c[4], left[4];
+	int8_t won[40];
+	uint64_t s = 0, job = 1ull << 62;
+	size_t n;
+
+	psro_opts(&o);
+	o.payoff.decay = 0.99;
+	o.psro.crossplay_episodes = 300;
+	fx_open(&f, &o, 1);
+	ck_assert_int_eq(brain_psro_meta(f.b, a, (double[4]){ 0 }, 4, &n), 0);
+	first = a[0];
+	while (!steps(f.b, s += 100, &sid))
+		;
+	memset(won, 1, sizeof won);
+	for (int k = 0; k < 3; k++) {
+		struct payoff_entry e;
+		double need, x;
+		uint32_t want = 0;
+		ck_assert_int_eq(brain_psro_pairs(f.b, a, c, left, 4, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_int_eq(payoff_get(brain_payoff(f.b), sid, first, &e),
+				 0);
+		need = (1 - pow(0.99, 300)) / 0.01;
+		need -= 1e-6 * need;
+		for (x = e.games; x < need; want++)
+			x = 0.99 * x + 1;
+		ck_assert_uint_eq(left[0], want);
+		ck_assert_int_eq(brain_record_games(f.b, ++job, sid, first, won,
+						    40), 0);
+	}
+	fx_close(&f, 1);
+}
+END_TEST
+
 /* The log replays a PSRO league, cross-play games included. */
 START_TEST(psro_replays)
 {
@@ -385,6 +426,7 @@ Suite *suite_psro(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, meta_solvers_on_known_games);
 	tcase_add_test(t, psro_population_meta_and_iterations);
+	tcase_add_test(t, psro_pairs_left_under_decay);
 	tcase_add_test(t, psro_replays);
 	tcase_add_test(t, player_record_formats);
 	tcase_add_test(t, psro_league_runs_and_replays);
