@@ -209,9 +209,45 @@ static int make_env(const struct eval_args *a, env **e)
 struct policy_src {
 	struct env_policy pol;
 	env_cfr *cfr;
+	env_mmd *mmd;
 	env_tabular *tab;
 	uint64_t iters;
 };
+
+/* --policy mmd:ALPHA:ETA:ITERS: magnetic mirror descent's last iterate,
+ * the QRE of temperature ALPHA once converged (its residual is printed). */
+static int make_mmd(const struct eval_args *a, const env_tree *t,
+		    struct policy_src *ps)
+{
+	const char *what = "--policy mmd:ALPHA:ETA:ITERS";
+	char buf[128], *eta, *iters;
+	unsigned long long n;
+	double alpha, step;
+
+	if (strlen(a->policy + 4) >= sizeof buf)
+		return cli_usage_error(a->cmd, "%s: too long", what);
+	strcpy(buf, a->policy + 4);
+	if (!(eta = strchr(buf, ':')) || !(iters = strchr(eta + 1, ':')))
+		return cli_usage_error(a->cmd, "%s: say all three, e.g. "
+				       "mmd:0.2:0.05:20000", what);
+	*eta++ = 0;
+	*iters++ = 0;
+	if (cli_opt_double(a->cmd, "--policy mmd:ALPHA", buf, 1e-6, 1e6,
+			   &alpha) ||
+	    cli_opt_double(a->cmd, "--policy mmd:ALPHA:ETA", eta, 1e-6, 1e6,
+			   &step) ||
+	    cli_opt_u64(a->cmd, "--policy mmd:ALPHA:ETA:ITERS", iters, 1,
+			CFR_ITERS_MAX, &n))
+		return CLI_USAGE;
+	if (env_mmd_new(&ps->mmd, t, alpha, step)) {
+		fprintf(stderr, "league: out of memory\n");
+		return CLI_FAIL;
+	}
+	env_mmd_run(ps->mmd, n);
+	ps->iters = n;
+	ps->pol = env_mmd_policy(ps->mmd);
+	return 0;
+}
 
 static int make_policy(const struct eval_args *a, const env *e,
 		       const env_tree *t, struct policy_src *ps)
@@ -237,6 +273,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 		ps->pol = env_cfr_average(ps->cfr);
 		return 0;
 	}
+	if (!strncmp(a->policy, "mmd:", 4))
+		return make_mmd(a, t, ps);
 	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
 		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
 				       "cfr:1000");
@@ -244,7 +282,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS or a policy file; %s", err);
+				       "cfr:ITERS, mmd:ALPHA:ETA:ITERS or a policy "
+				       "file; %s", err);
 	if (rc) {
 		fprintf(stderr, "league eval: %s\n", err);
 		return rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -315,11 +354,17 @@ static int eval_run(int argc, char **argv, int dump)
 		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g,"
 		       "\"value\":[%.17g,%.17g],\"br_value\":[%.17g,%.17g],"
 		       "\"cfr_iterations\":%llu,\"infostates\":%zu,"
-		       "\"nodes\":%zu,\"seconds\":%.3f}\n",
+		       "\"nodes\":%zu,\"seconds\":%.3f",
 		       nc.nashconv, nc.exploitability, nc.value[0],
 		       nc.value[1], nc.br_value[0], nc.br_value[1],
-		       (unsigned long long)ps.iters, env_tree_infostates(t),
-		       env_tree_nodes(t), lg_now_s() - t0);
+		       (unsigned long long)(ps.cfr ? ps.iters : 0),
+		       env_tree_infostates(t), env_tree_nodes(t),
+		       lg_now_s() - t0);
+		if (ps.mmd)
+			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
+			       "%.17g", (unsigned long long)ps.iters,
+			       env_mmd_residual(ps.mmd));
+		printf("}\n");
 	} else {
 		printf("game            %s (%zu infostates, %zu nodes)\n"
 		       "policy          %s\n"
@@ -331,10 +376,16 @@ static int eval_run(int argc, char **argv, int dump)
 		       env_tree_nodes(t), a.policy, nc.nashconv,
 		       nc.exploitability, nc.value[0], nc.value[1],
 		       nc.br_value[0], nc.br_value[1]);
+		if (ps.mmd)
+			printf("qre_residual    %.3g (max |pi - softmax(q / "
+			       "alpha)| after %llu iterations)\n",
+			       env_mmd_residual(ps.mmd),
+			       (unsigned long long)ps.iters);
 	}
 	rc = CLI_OK;
 out:
 	env_cfr_free(ps.cfr);
+	env_mmd_free(ps.mmd);
 	env_tabular_free(ps.tab);
 	env_tree_free(t);
 	env_free(e);
@@ -574,7 +625,11 @@ const struct cli_cmd cli_cmd_eval = {
 	"          CFR+ solution; --out writes it to FILE.\n"
 	"\n"
 	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
-	"          ITERS iterations, 1..1000000) or a tabular policy FILE\n"
+	"          ITERS iterations, 1..1000000), mmd:ALPHA:ETA:ITERS\n"
+	"          (magnetic mirror descent's last iterate: the quantal-\n"
+	"          response equilibrium of temperature ALPHA once its\n"
+	"          printed residual is near 0; ETA the step, e.g.\n"
+	"          mmd:0.2:0.05:20000) or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"DIR       a league directory: its exploitability over time, one row\n"
 	"          per evaluated snapshot (seconds, env_steps; NashConv of:\n"

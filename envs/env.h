@@ -341,6 +341,25 @@ uint64_t env_cfr_iterations(const env_cfr *c);
 /* The average policy so far (valid while c lives, changes as c runs). */
 struct env_policy env_cfr_average(env_cfr *c);
 
+/* Magnetic mirror descent with the uniform magnet (temperature alpha, in
+ * return units; step eta), both players at once on exact values: its last
+ * iterate goes to the logit quantal-response equilibrium of temperature
+ * alpha, pi(.|I) = softmax(q(I, .) / alpha), q(I, a) the value of a at I
+ * under chance x opponent reach. The reference for what an entropy bonus
+ * of that temperature costs in NashConv. Small eta converges; a large one
+ * cycles. LG_EINVAL unless alpha and eta are finite and > 0. */
+typedef struct env_mmd env_mmd;
+int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta);
+void env_mmd_free(env_mmd *m);
+/* Run iters more iterations (and measure the residual of the result). */
+void env_mmd_run(env_mmd *m, uint64_t iters);
+uint64_t env_mmd_iterations(const env_mmd *m);
+/* max over infosets and actions of |pi - softmax(q / alpha)|: 0 at the
+ * QRE. */
+double env_mmd_residual(const env_mmd *m);
+/* The current policy (valid while m lives, changes as m runs). */
+struct env_policy env_mmd_policy(env_mmd *m);
+
 /* ---- baseline players ------------------------------------------------- */
 
 typedef struct env_baseline env_baseline;

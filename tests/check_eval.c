@@ -232,6 +232,95 @@ START_TEST(matrix_2x2_equilibrium)
 }
 END_TEST
 
+static double logistic(double x)
+{
+	return 1 / (1 + exp(-x));
+}
+
+/* The logit QRE of make()'s 2x2 game [[3, -2], [-2, 1]] at temperature
+ * alpha, solved on its own: the row plays its first action with p =
+ * logistic((8q - 3) / alpha), the column with q = logistic((3 - 8p) /
+ * alpha); p - logistic((8 q(p) - 3) / alpha) is increasing in p, so
+ * bisection finds the one root. */
+static void qre_2x2(double alpha, double *p, double *q)
+{
+	double lo = 0, hi = 1;
+
+	for (int k = 0; k < 200; k++) {
+		double m = (lo + hi) / 2;
+		double qm = logistic((3 - 8 * m) / alpha);
+		if (m - logistic((8 * qm - 3) / alpha) > 0)
+			hi = m;
+		else
+			lo = m;
+	}
+	*p = (lo + hi) / 2;
+	*q = logistic((3 - 8 * *p) / alpha);
+}
+
+START_TEST(mmd_reaches_the_quantal_response_equilibrium)
+{
+	env *e = make("matrix");
+	env_tree *t = tree_of(e);
+	env_mmd *m;
+	struct env_policy pol;
+	lg_buf b = { 0 };
+	double p0[2], p1[2], p, q;
+	char err[256];
+
+	ck_assert_int_eq(env_mmd_new(&m, t, 0, 0.1), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_new(&m, t, 0.5, -1), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_new(&m, t, NAN, 0.1), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_new(&m, t, 0.5, 0.1), 0);
+	env_mmd_run(m, 0); /* uniform is not this game's QRE */
+	ck_assert_double_gt(env_mmd_residual(m), 0.1);
+	env_mmd_run(m, 3000);
+	ck_assert_uint_eq(env_mmd_iterations(m), 3000);
+	ck_assert_double_lt(env_mmd_residual(m), 1e-12);
+	pol = env_mmd_policy(m);
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &b, err, sizeof err),
+			 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	ck_assert_int_eq(probs_of((const char *)b.data, p0, p1), 0);
+	qre_2x2(0.5, &p, &q);
+	ck_assert_double_eq_tol(p0[0], p, 1e-9);
+	ck_assert_double_eq_tol(p1[0], q, 1e-9);
+	/* not the Nash equilibrium (0.375 each) at this temperature */
+	ck_assert_double_gt(fabs(p - 0.375), 0.01);
+	lg_buf_free(&b);
+	env_mmd_free(m);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* Kuhn: the QRE's NashConv falls with its temperature toward the Nash
+ * equilibrium's 0, and each run has converged. */
+START_TEST(mmd_nashconv_falls_with_the_temperature)
+{
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	const double alpha[] = { 2, 0.5, 0.1 };
+	double last = eval(t, env_policy_uniform()).nashconv;
+
+	for (size_t i = 0; i < sizeof alpha / sizeof *alpha; i++) {
+		env_mmd *m;
+		ck_assert_int_eq(env_mmd_new(&m, t, alpha[i], 0.1), 0);
+		env_mmd_run(m, 20000);
+		ck_assert_msg(env_mmd_residual(m) < 1e-9, "alpha %g: %g",
+			      alpha[i], env_mmd_residual(m));
+		double nc = eval(t, env_mmd_policy(m)).nashconv;
+		ck_assert_msg(nc < last, "alpha %g: %g after %g", alpha[i],
+			      nc, last);
+		last = nc;
+		env_mmd_free(m);
+	}
+	ck_assert_double_lt(last, 0.05);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 START_TEST(rps_uniform_is_equilibrium)
 {
 	env *e = make("rps");
@@ -630,6 +719,8 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, kuhn_cfr_plus_equilibrium);
 	tcase_add_test(tc, leduc_cfr_plus_converges);
 	tcase_add_test(tc, matrix_2x2_equilibrium);
+	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
+	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
 	tcase_add_test(tc, rps_uniform_is_equilibrium);
 	tcase_add_test(tc, tree_refused_for_board_games);
 	tcase_add_test(tc, tabular_round_trip_and_errors);
