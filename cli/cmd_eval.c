@@ -215,37 +215,42 @@ struct policy_src {
 };
 
 /* --policy mmd:ALPHA:ETA:ITERS: magnetic mirror descent's last iterate,
- * the QRE of temperature ALPHA once converged (its residual is printed). */
+ * the QRE of temperature ALPHA once converged (its residual is printed);
+ * mmdavg:ALPHA:ETA:ITERS the average of its second half's iterates. */
 static int make_mmd(const struct eval_args *a, const env_tree *t,
 		    struct policy_src *ps)
 {
-	const char *what = "--policy mmd:ALPHA:ETA:ITERS";
+	int avg = !strncmp(a->policy, "mmdavg:", 7);
+	const char *what = avg ? "--policy mmdavg:ALPHA:ETA:ITERS"
+			       : "--policy mmd:ALPHA:ETA:ITERS";
+	const char *arg = a->policy + (avg ? 7 : 4);
 	char buf[128], *eta, *iters;
 	unsigned long long n;
 	double alpha, step;
 
-	if (strlen(a->policy + 4) >= sizeof buf)
+	if (strlen(arg) >= sizeof buf)
 		return cli_usage_error(a->cmd, "%s: too long", what);
-	strcpy(buf, a->policy + 4);
+	strcpy(buf, arg);
 	if (!(eta = strchr(buf, ':')) || !(iters = strchr(eta + 1, ':')))
 		return cli_usage_error(a->cmd, "%s: say all three, e.g. "
 				       "mmd:0.2:0.05:20000", what);
 	*eta++ = 0;
 	*iters++ = 0;
-	if (cli_opt_double(a->cmd, "--policy mmd:ALPHA", buf, 1e-6, 1e6,
+	if (cli_opt_double(a->cmd, "--policy mmd ALPHA", buf, 1e-6, 1e6,
 			   &alpha) ||
-	    cli_opt_double(a->cmd, "--policy mmd:ALPHA:ETA", eta, 1e-6, 1e6,
+	    cli_opt_double(a->cmd, "--policy mmd ETA", eta, 1e-6, 1e6,
 			   &step) ||
-	    cli_opt_u64(a->cmd, "--policy mmd:ALPHA:ETA:ITERS", iters, 1,
+	    cli_opt_u64(a->cmd, "--policy mmd ITERS", iters, 1,
 			CFR_ITERS_MAX, &n))
 		return CLI_USAGE;
 	if (env_mmd_new(&ps->mmd, t, alpha, step)) {
 		fprintf(stderr, "league: out of memory\n");
 		return CLI_FAIL;
 	}
+	env_mmd_average_from(ps->mmd, n / 2);
 	env_mmd_run(ps->mmd, n);
 	ps->iters = n;
-	ps->pol = env_mmd_policy(ps->mmd);
+	ps->pol = avg ? env_mmd_average(ps->mmd) : env_mmd_policy(ps->mmd);
 	return 0;
 }
 
@@ -273,7 +278,7 @@ static int make_policy(const struct eval_args *a, const env *e,
 		ps->pol = env_cfr_average(ps->cfr);
 		return 0;
 	}
-	if (!strncmp(a->policy, "mmd:", 4))
+	if (!strncmp(a->policy, "mmd:", 4) || !strncmp(a->policy, "mmdavg:", 7))
 		return make_mmd(a, t, ps);
 	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
 		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
@@ -377,8 +382,8 @@ static int eval_run(int argc, char **argv, int dump)
 		       nc.exploitability, nc.value[0], nc.value[1],
 		       nc.br_value[0], nc.br_value[1]);
 		if (ps.mmd)
-			printf("qre_residual    %.3g (max |pi - softmax(q / "
-			       "alpha)| after %llu iterations)\n",
+			printf("qre_residual    %.3g (the last iterate's max |pi - "
+			       "softmax(q / alpha)|, %llu iterations)\n",
 			       env_mmd_residual(ps.mmd),
 			       (unsigned long long)ps.iters);
 	}
@@ -629,7 +634,9 @@ const struct cli_cmd cli_cmd_eval = {
 	"          (magnetic mirror descent's last iterate: the quantal-\n"
 	"          response equilibrium of temperature ALPHA once its\n"
 	"          printed residual is near 0; ETA the step, e.g.\n"
-	"          mmd:0.2:0.05:20000) or a tabular policy FILE\n"
+	"          mmd:0.2:0.05:20000), mmdavg:ALPHA:ETA:ITERS (the\n"
+	"          average of its iterates over the second half, each\n"
+	"          weighted by its own reach) or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"DIR       a league directory: its exploitability over time, one row\n"
 	"          per evaluated snapshot (seconds, env_steps; NashConv of:\n"

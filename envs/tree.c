@@ -799,6 +799,10 @@ struct env_mmd {
 	uint64_t iters;
 	double *pi, *q, *den; /* [ni * A], [ni * A], [ni] */
 	double *val, *reach;  /* [nn * 2], [nn] */
+	/* the average: sum over averaged iterations of own reach x pi, and
+	 * its normalised view; own reach of every infoset [ni] */
+	double *avg, *own;
+	uint64_t avg_from;
 };
 
 int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
@@ -820,7 +824,10 @@ int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
 	m->den = calloc(t->ni + 1, sizeof *m->den);
 	m->val = calloc(t->nn * 2 + 1, sizeof *m->val);
 	m->reach = calloc(t->nn + 1, sizeof *m->reach);
-	if (!m->pi || !m->q || !m->den || !m->val || !m->reach) {
+	m->avg = calloc(na, sizeof *m->avg);
+	m->own = calloc(t->ni + 1, sizeof *m->own);
+	if (!m->pi || !m->q || !m->den || !m->val || !m->reach || !m->avg ||
+	    !m->own) {
 		env_mmd_free(m);
 		return LG_ENOMEM;
 	}
@@ -842,6 +849,8 @@ void env_mmd_free(env_mmd *m)
 	free(m->den);
 	free(m->val);
 	free(m->reach);
+	free(m->avg);
+	free(m->own);
 	free(m);
 }
 
@@ -887,6 +896,39 @@ static void mmd_reach(env_mmd *m, size_t n, double r, int me)
 				  (size_t)t->nodes[c].action];
 		mmd_reach(m, c, r * w, me);
 	}
+}
+
+/* me's own reach of each of me's infosets into m->own. */
+static void mmd_own(env_mmd *m, size_t n, double r, int me)
+{
+	const env_tree *t = m->t;
+	const struct tnode *x = &t->nodes[n];
+
+	if (x->kind == T_DECISION && x->player == me)
+		m->own[x->info] = r;
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = x->kind == T_DECISION && x->player == me
+				   ? m->pi[(size_t)x->info * (size_t)t->A +
+					   (size_t)t->nodes[c].action]
+				   : 1;
+		mmd_own(m, c, r * w, me);
+	}
+}
+
+/* Add the current iterate to the average, each infoset's policy weighted
+ * by its player's own reach (the sequence-form average: the same as
+ * drawing one averaged iterate per episode). */
+static void mmd_accumulate(env_mmd *m)
+{
+	const env_tree *t = m->t;
+	size_t A = (size_t)t->A;
+
+	for (int me = 0; me < t->spec.players && me < 2; me++)
+		mmd_own(m, 0, 1, me);
+	for (size_t i = 0; i < t->ni; i++)
+		for (size_t a = 0; a < A; a++)
+			m->avg[i * A + a] += m->own[i] * m->pi[i * A + a];
 }
 
 /* q and its reach weights of every infoset under m->pi. */
@@ -942,6 +984,8 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 	double z[ENV_MAX_ACTIONS], r[ENV_MAX_ACTIONS];
 
 	for (uint64_t k = 0; k <= iters; k++) {
+		if (k < iters && m->iters >= m->avg_from)
+			mmd_accumulate(m);
 		mmd_q(m);
 		m->residual = 0;
 		for (size_t i = 0; i < t->ni; i++) {
@@ -1005,6 +1049,45 @@ static int mmd_fn(void *ctx, int player, const char *key, const float *obs,
 struct env_policy env_mmd_policy(env_mmd *m)
 {
 	struct env_policy p = { mmd_fn, m, NULL };
+	return p;
+}
+
+void env_mmd_average_from(env_mmd *m, uint64_t iteration)
+{
+	m->avg_from = iteration;
+}
+
+static int mmd_avg_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A,
+		      double *probs, char *err, size_t errlen)
+{
+	env_mmd *m = ctx;
+	const env_tree *t = m->t;
+	int i = env_strmap_get(&t->map, key);
+	double sum = 0;
+
+	(void)player;
+	(void)obs;
+	if (i < 0) {
+		lg_errf(err, errlen, "MMD average: unknown infostate '%s'",
+			key);
+		return LG_ENOTFOUND;
+	}
+	if (A != t->A)
+		return LG_EINVAL;
+	const double *s = m->avg + (size_t)i * (size_t)A;
+	const double *pi = m->pi + (size_t)i * (size_t)A;
+	for (int a = 0; a < A; a++)
+		sum += mask[a] ? s[a] : 0;
+	/* never reached by any averaged iterate: the current one */
+	for (int a = 0; a < A; a++)
+		probs[a] = !mask[a] ? 0 : sum > 0 ? s[a] / sum : pi[a];
+	return 0;
+}
+
+struct env_policy env_mmd_average(env_mmd *m)
+{
+	struct env_policy p = { mmd_avg_fn, m, NULL };
 	return p;
 }
 

@@ -321,6 +321,43 @@ START_TEST(mmd_nashconv_falls_with_the_temperature)
 }
 END_TEST
 
+/* A step too large for the temperature: the last iterate leaves the 2x2
+ * game's equilibrium (0.375 each) for pure play while the reach-weighted
+ * average of the iterates closes in on it. */
+START_TEST(mmd_average_of_a_cycle)
+{
+	env *e = make("matrix");
+	env_tree *t = tree_of(e);
+	env_mmd *m;
+	struct env_policy pol;
+	lg_buf b = { 0 };
+	double p0[2], p1[2], last, avg;
+	char err[256];
+
+	ck_assert_int_eq(env_mmd_new(&m, t, 1e-3, 0.3), 0);
+	env_mmd_average_from(m, 1000);
+	env_mmd_run(m, 20000);
+	ck_assert_double_gt(env_mmd_residual(m), 0.1);
+	last = eval(t, env_mmd_policy(m)).nashconv;
+	avg = eval(t, env_mmd_average(m)).nashconv;
+	/* simultaneous mirror descent spirals out to pure play; the
+	 * average's error falls as 1 / sqrt(iterations) */
+	ck_assert_msg(last > 1 && avg < 0.03, "last %g, average %g", last,
+		      avg);
+	pol = env_mmd_average(m);
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &b, err, sizeof err),
+			 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	ck_assert_int_eq(probs_of((const char *)b.data, p0, p1), 0);
+	ck_assert_msg(fabs(p0[0] - 0.375) < 0.02 && fabs(p1[0] - 0.375) < 0.02,
+		      "average %g %g", p0[0], p1[0]);
+	lg_buf_free(&b);
+	env_mmd_free(m);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 START_TEST(rps_uniform_is_equilibrium)
 {
 	env *e = make("rps");
@@ -721,6 +758,7 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, matrix_2x2_equilibrium);
 	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
 	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
+	tcase_add_test(tc, mmd_average_of_a_cycle);
 	tcase_add_test(tc, rps_uniform_is_equilibrium);
 	tcase_add_test(tc, tree_refused_for_board_games);
 	tcase_add_test(tc, tabular_round_trip_and_errors);
