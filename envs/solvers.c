@@ -1,0 +1,491 @@
+/*
+ * envs/solvers.c: tabular solvers on the exact tree (tree_internal.h):
+ * CFR+, the reference equilibrium, and magnetic mirror descent, the
+ * reference for what an entropy temperature costs (its QRE) and for the
+ * average of a cycling learner.
+ */
+#include "envs/tree_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- CFR+ -------------------------------------------------------------- */
+
+/*
+ * Regret matching+ with alternating updates and linear averaging: in
+ * iteration t, for each player i in turn, one traversal with the current
+ * strategies adds i's counterfactual regrets, clamps them at 0 and
+ * re-derives i's current strategy (so player 1 already plays against
+ * player 0's updated strategy), and adds t x (i's reach) x strategy to i's
+ * average.
+ */
+struct env_cfr {
+	const env_tree *t;
+	uint64_t iters;
+	double *regret, *avg, *cur; /* [ni * A] */
+};
+
+static void cfr_match(env_cfr *c, size_t info)
+{
+	const env_tree *t = c->t;
+	const struct tinfo *ti = &t->info[info];
+	double *r = c->regret + info * (size_t)t->A;
+	double *s = c->cur + info * (size_t)t->A;
+	double sum = 0;
+
+	for (int a = 0; a < t->A; a++)
+		sum += ti->mask[a] && r[a] > 0 ? r[a] : 0;
+	for (int a = 0; a < t->A; a++) {
+		if (!ti->mask[a])
+			s[a] = 0;
+		else if (sum > 0)
+			s[a] = r[a] > 0 ? r[a] / sum : 0;
+		else
+			s[a] = 1.0 / ti->nlegal;
+	}
+}
+
+int env_cfr_new(env_cfr **out, const env_tree *t)
+{
+	env_cfr *c = calloc(1, sizeof *c);
+	size_t n = t->ni * (size_t)t->A + 1;
+
+	*out = NULL;
+	if (!c)
+		return LG_ENOMEM;
+	c->t = t;
+	c->regret = calloc(n, sizeof *c->regret);
+	c->avg = calloc(n, sizeof *c->avg);
+	c->cur = calloc(n, sizeof *c->cur);
+	if (!c->regret || !c->avg || !c->cur) {
+		env_cfr_free(c);
+		return LG_ENOMEM;
+	}
+	for (size_t i = 0; i < t->ni; i++)
+		cfr_match(c, i);
+	*out = c;
+	return 0;
+}
+
+void env_cfr_free(env_cfr *c)
+{
+	if (!c)
+		return;
+	free(c->regret);
+	free(c->avg);
+	free(c->cur);
+	free(c);
+}
+
+static double cfr_walk(env_cfr *c, size_t n, int me, double pi_me,
+		       double pi_opp, double weight)
+{
+	const env_tree *t = c->t;
+	const struct tnode *x = &t->nodes[n];
+	size_t A = (size_t)t->A;
+	double v = 0;
+
+	if (x->kind == T_TERMINAL)
+		return x->ret[me];
+	if (x->kind == T_CHANCE) {
+		for (int i = 0; i < x->n; i++) {
+			double p = t->nodes[x->first + i].p;
+			v += p * cfr_walk(c, (size_t)(x->first + i), me, pi_me,
+					  pi_opp * p, weight);
+		}
+		return v;
+	}
+	const double *s = c->cur + (size_t)x->info * A;
+	if (x->player != me) {
+		for (int i = 0; i < x->n; i++) {
+			double p = s[t->nodes[x->first + i].action];
+			if (p > 0)
+				v += p * cfr_walk(c, (size_t)(x->first + i), me,
+						  pi_me, pi_opp * p, weight);
+		}
+		return v;
+	}
+	double q[ENV_MAX_ACTIONS] = { 0 };
+	double *r = c->regret + (size_t)x->info * A;
+	double *avg = c->avg + (size_t)x->info * A;
+	for (int i = 0; i < x->n; i++) {
+		int a = t->nodes[x->first + i].action;
+		q[a] = cfr_walk(c, (size_t)(x->first + i), me, pi_me * s[a],
+				pi_opp, weight);
+		v += s[a] * q[a];
+	}
+	for (int i = 0; i < x->n; i++) {
+		int a = t->nodes[x->first + i].action;
+		r[a] += pi_opp * (q[a] - v);
+		avg[a] += weight * pi_me * s[a];
+	}
+	return v;
+}
+
+void env_cfr_run(env_cfr *c, uint64_t iters)
+{
+	const env_tree *t = c->t;
+
+	for (uint64_t k = 0; k < iters; k++) {
+		double w = (double)++c->iters;
+		for (int me = 0; me < 2; me++) {
+			cfr_walk(c, 0, me, 1, 1, w);
+			for (size_t i = 0; i < t->ni; i++) {
+				if (t->info[i].player != me)
+					continue;
+				double *r = c->regret + i * (size_t)t->A;
+				for (int a = 0; a < t->A; a++)
+					if (r[a] < 0)
+						r[a] = 0;
+				cfr_match(c, i);
+			}
+		}
+	}
+}
+
+uint64_t env_cfr_iterations(const env_cfr *c)
+{
+	return c->iters;
+}
+
+static int cfr_avg_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A, double *probs,
+		      char *err, size_t errlen)
+{
+	env_cfr *c = ctx;
+	const env_tree *t = c->t;
+	int i = env_strmap_get(&t->map, key);
+	double sum = 0;
+
+	if (i < 0) {
+		lg_errf(err, errlen, "CFR+ policy: unknown infostate '%s'",
+			key);
+		return LG_ENOTFOUND;
+	}
+	const double *s = c->avg + (size_t)i * (size_t)t->A;
+	if (A != t->A)
+		return LG_EINVAL;
+	for (int a = 0; a < t->A; a++)
+		sum += mask[a] ? s[a] : 0;
+	for (int a = 0; a < t->A; a++)
+		probs[a] = !mask[a]	 ? 0
+			   : sum > 0 ? s[a] / sum
+				     : 1.0 / t->info[i].nlegal;
+	return 0;
+}
+
+struct env_policy env_cfr_average(env_cfr *c)
+{
+	struct env_policy p = { cfr_avg_fn, c, NULL };
+	return p;
+}
+
+/* ---- magnetic mirror descent to the QRE --------------------------------- */
+
+/*
+ * MMD (Sokota et al., 2023) with the uniform magnet, both players at once
+ * on exact values: at every infoset I
+ *     pi'(.|I) ~ exp((log pi(.|I) + eta q(I, .)) / (1 + alpha eta)),
+ * q(I, a) the value of a at I averaged over I's histories weighted by
+ * chance x opponent reach. Its fixed point is the logit quantal-response
+ * equilibrium of temperature alpha (return units): pi = softmax(q / alpha)
+ * at every infoset. The residual measures the distance from it.
+ */
+struct env_mmd {
+	const env_tree *t;
+	double alpha, eta, residual;
+	uint64_t iters;
+	double *pi, *q, *den; /* [ni * A], [ni * A], [ni] */
+	double *val, *reach;  /* [nn * 2], [nn] */
+	/* the average: sum over averaged iterations of own reach x pi, and
+	 * its normalised view; own reach of every infoset [ni] */
+	double *avg, *own;
+	uint64_t avg_from;
+};
+
+int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
+{
+	env_mmd *m;
+	size_t na = t->ni * (size_t)t->A + 1;
+
+	*out = NULL;
+	if (!(alpha > 0) || !(eta > 0) || !isfinite(alpha) || !isfinite(eta))
+		return LG_EINVAL;
+	if (!(m = calloc(1, sizeof *m)))
+		return LG_ENOMEM;
+	m->t = t;
+	m->alpha = alpha;
+	m->eta = eta;
+	m->residual = INFINITY;
+	m->pi = calloc(na, sizeof *m->pi);
+	m->q = calloc(na, sizeof *m->q);
+	m->den = calloc(t->ni + 1, sizeof *m->den);
+	m->val = calloc(t->nn * 2 + 1, sizeof *m->val);
+	m->reach = calloc(t->nn + 1, sizeof *m->reach);
+	m->avg = calloc(na, sizeof *m->avg);
+	m->own = calloc(t->ni + 1, sizeof *m->own);
+	if (!m->pi || !m->q || !m->den || !m->val || !m->reach || !m->avg ||
+	    !m->own) {
+		env_mmd_free(m);
+		return LG_ENOMEM;
+	}
+	for (size_t i = 0; i < t->ni; i++)
+		for (int a = 0; a < t->A; a++)
+			m->pi[i * (size_t)t->A + (size_t)a] =
+				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
+						   : 0;
+	*out = m;
+	return 0;
+}
+
+void env_mmd_free(env_mmd *m)
+{
+	if (!m)
+		return;
+	free(m->pi);
+	free(m->q);
+	free(m->den);
+	free(m->val);
+	free(m->reach);
+	free(m->avg);
+	free(m->own);
+	free(m);
+}
+
+/* Both players' values of every node under m->pi into m->val. */
+static void mmd_values(env_mmd *m, size_t n)
+{
+	const env_tree *t = m->t;
+	const struct tnode *x = &t->nodes[n];
+	double *v = m->val + 2 * n;
+
+	v[0] = v[1] = 0;
+	if (x->kind == T_TERMINAL) {
+		v[0] = x->ret[0];
+		v[1] = x->ret[1];
+		return;
+	}
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = x->kind == T_CHANCE
+				   ? t->nodes[c].p
+				   : m->pi[(size_t)x->info * (size_t)t->A +
+					   (size_t)t->nodes[c].action];
+		mmd_values(m, c);
+		v[0] += w * m->val[2 * c];
+		v[1] += w * m->val[2 * c + 1];
+	}
+}
+
+/* Chance x reach of everyone but me of every node into m->reach. */
+static void mmd_reach(env_mmd *m, size_t n, double r, int me)
+{
+	const env_tree *t = m->t;
+	const struct tnode *x = &t->nodes[n];
+
+	m->reach[n] = r;
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = 1;
+		if (x->kind == T_CHANCE)
+			w = t->nodes[c].p;
+		else if (x->player != me)
+			w = m->pi[(size_t)x->info * (size_t)t->A +
+				  (size_t)t->nodes[c].action];
+		mmd_reach(m, c, r * w, me);
+	}
+}
+
+/* me's own reach of each of me's infosets into m->own. */
+static void mmd_own(env_mmd *m, size_t n, double r, int me)
+{
+	const env_tree *t = m->t;
+	const struct tnode *x = &t->nodes[n];
+
+	if (x->kind == T_DECISION && x->player == me)
+		m->own[x->info] = r;
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = x->kind == T_DECISION && x->player == me
+				   ? m->pi[(size_t)x->info * (size_t)t->A +
+					   (size_t)t->nodes[c].action]
+				   : 1;
+		mmd_own(m, c, r * w, me);
+	}
+}
+
+/* Add the current iterate to the average, each infoset's policy weighted
+ * by its player's own reach (the sequence-form average: the same as
+ * drawing one averaged iterate per episode). */
+static void mmd_accumulate(env_mmd *m)
+{
+	const env_tree *t = m->t;
+	size_t A = (size_t)t->A;
+
+	for (int me = 0; me < t->spec.players && me < 2; me++)
+		mmd_own(m, 0, 1, me);
+	for (size_t i = 0; i < t->ni; i++)
+		for (size_t a = 0; a < A; a++)
+			m->avg[i * A + a] += m->own[i] * m->pi[i * A + a];
+}
+
+/* q and its reach weights of every infoset under m->pi. */
+static void mmd_q(env_mmd *m)
+{
+	const env_tree *t = m->t;
+	size_t A = (size_t)t->A;
+
+	memset(m->q, 0, t->ni * A * sizeof *m->q);
+	memset(m->den, 0, t->ni * sizeof *m->den);
+	mmd_values(m, 0);
+	for (int me = 0; me < t->spec.players && me < 2; me++) {
+		mmd_reach(m, 0, 1, me);
+		for (size_t n = 0; n < t->nn; n++) {
+			const struct tnode *x = &t->nodes[n];
+			if (x->kind != T_DECISION || x->player != me)
+				continue;
+			m->den[x->info] += m->reach[n];
+			for (int i = 0; i < x->n; i++) {
+				size_t c = (size_t)(x->first + i);
+				m->q[(size_t)x->info * A +
+				     (size_t)t->nodes[c].action] +=
+					m->reach[n] * m->val[2 * c + me];
+			}
+		}
+	}
+	for (size_t i = 0; i < t->ni; i++)
+		for (size_t a = 0; a < A; a++)
+			m->q[i * A + a] = m->den[i] > 0
+						  ? m->q[i * A + a] / m->den[i]
+						  : 0;
+}
+
+/* softmax(z) over the legal actions of infoset i into out. */
+static void mmd_softmax(const struct tinfo *ti, int A, const double *z,
+			double *out)
+{
+	double mx = -INFINITY, sum = 0;
+
+	for (int a = 0; a < A; a++)
+		if (ti->mask[a] && z[a] > mx)
+			mx = z[a];
+	for (int a = 0; a < A; a++)
+		sum += out[a] = ti->mask[a] ? exp(z[a] - mx) : 0;
+	for (int a = 0; a < A; a++)
+		out[a] /= sum;
+}
+
+void env_mmd_run(env_mmd *m, uint64_t iters)
+{
+	const env_tree *t = m->t;
+	size_t A = (size_t)t->A;
+	double z[ENV_MAX_ACTIONS], r[ENV_MAX_ACTIONS];
+
+	for (uint64_t k = 0; k <= iters; k++) {
+		if (k < iters && m->iters >= m->avg_from)
+			mmd_accumulate(m);
+		mmd_q(m);
+		m->residual = 0;
+		for (size_t i = 0; i < t->ni; i++) {
+			const struct tinfo *ti = &t->info[i];
+			double *pi = m->pi + i * A;
+			const double *q = m->q + i * A;
+			for (size_t a = 0; a < A; a++)
+				z[a] = q[a] / m->alpha;
+			mmd_softmax(ti, t->A, z, r);
+			for (size_t a = 0; a < A; a++)
+				m->residual = LG_MAX(m->residual,
+						     fabs(r[a] - pi[a]));
+			if (k == iters)
+				continue; /* the residual of the result only */
+			for (size_t a = 0; a < A; a++)
+				z[a] = ti->mask[a]
+					       ? (log(LG_MAX(pi[a], 1e-300)) +
+						  m->eta * q[a]) /
+							 (1 + m->alpha * m->eta)
+					       : 0;
+			mmd_softmax(ti, t->A, z, pi);
+		}
+		if (k < iters)
+			m->iters++;
+	}
+}
+
+uint64_t env_mmd_iterations(const env_mmd *m)
+{
+	return m->iters;
+}
+
+double env_mmd_residual(const env_mmd *m)
+{
+	return m->residual;
+}
+
+static int mmd_fn(void *ctx, int player, const char *key, const float *obs,
+		  const uint8_t *mask, int A, double *probs, char *err,
+		  size_t errlen)
+{
+	env_mmd *m = ctx;
+	const env_tree *t = m->t;
+	int i = env_strmap_get(&t->map, key);
+
+	(void)player;
+	(void)obs;
+	if (i < 0) {
+		lg_errf(err, errlen, "MMD policy: unknown infostate '%s'",
+			key);
+		return LG_ENOTFOUND;
+	}
+	if (A != t->A)
+		return LG_EINVAL;
+	for (int a = 0; a < A; a++)
+		probs[a] = mask[a] ? m->pi[(size_t)i * (size_t)A + (size_t)a]
+				   : 0;
+	return 0;
+}
+
+struct env_policy env_mmd_policy(env_mmd *m)
+{
+	struct env_policy p = { mmd_fn, m, NULL };
+	return p;
+}
+
+void env_mmd_average_from(env_mmd *m, uint64_t iteration)
+{
+	m->avg_from = iteration;
+}
+
+static int mmd_avg_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A,
+		      double *probs, char *err, size_t errlen)
+{
+	env_mmd *m = ctx;
+	const env_tree *t = m->t;
+	int i = env_strmap_get(&t->map, key);
+	double sum = 0;
+
+	(void)player;
+	(void)obs;
+	if (i < 0) {
+		lg_errf(err, errlen, "MMD average: unknown infostate '%s'",
+			key);
+		return LG_ENOTFOUND;
+	}
+	if (A != t->A)
+		return LG_EINVAL;
+	const double *s = m->avg + (size_t)i * (size_t)A;
+	const double *pi = m->pi + (size_t)i * (size_t)A;
+	for (int a = 0; a < A; a++)
+		sum += mask[a] ? s[a] : 0;
+	/* never reached by any averaged iterate: the current one */
+	for (int a = 0; a < A; a++)
+		probs[a] = !mask[a] ? 0 : sum > 0 ? s[a] / sum : pi[a];
+	return 0;
+}
+
+struct env_policy env_mmd_average(env_mmd *m)
+{
+	struct env_policy p = { mmd_avg_fn, m, NULL };
+	return p;
+}
