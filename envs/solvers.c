@@ -149,30 +149,45 @@ uint64_t env_cfr_iterations(const env_cfr *c)
 	return c->iters;
 }
 
+/* A solver's table as a policy: row `key` of tab (ni x A, any scale)
+ * normalised over the legal actions; a row summing to 0 falls back to
+ * that row of fallback, or to uniform without one. */
+static int table_probs(const env_tree *t, const char *who, const char *key,
+		       const double *tab, const double *fallback,
+		       const uint8_t *mask, int A, double *probs, char *err,
+		       size_t errlen)
+{
+	int i = env_strmap_get(&t->map, key);
+	double sum = 0;
+
+	if (i < 0) {
+		lg_errf(err, errlen, "%s: unknown infostate '%s'", who, key);
+		return LG_ENOTFOUND;
+	}
+	if (A != t->A)
+		return LG_EINVAL;
+	const double *s = tab + (size_t)i * (size_t)A;
+	const double *f = fallback ? fallback + (size_t)i * (size_t)A : NULL;
+	for (int a = 0; a < A; a++)
+		sum += mask[a] ? s[a] : 0;
+	for (int a = 0; a < A; a++)
+		probs[a] = !mask[a]  ? 0
+			   : sum > 0 ? s[a] / sum
+			   : f	     ? f[a]
+				     : 1.0 / t->info[i].nlegal;
+	return 0;
+}
+
 static int cfr_avg_fn(void *ctx, int player, const char *key,
 		      const float *obs, const uint8_t *mask, int A, double *probs,
 		      char *err, size_t errlen)
 {
 	env_cfr *c = ctx;
-	const env_tree *t = c->t;
-	int i = env_strmap_get(&t->map, key);
-	double sum = 0;
 
-	if (i < 0) {
-		lg_errf(err, errlen, "CFR+ policy: unknown infostate '%s'",
-			key);
-		return LG_ENOTFOUND;
-	}
-	const double *s = c->avg + (size_t)i * (size_t)t->A;
-	if (A != t->A)
-		return LG_EINVAL;
-	for (int a = 0; a < t->A; a++)
-		sum += mask[a] ? s[a] : 0;
-	for (int a = 0; a < t->A; a++)
-		probs[a] = !mask[a]	 ? 0
-			   : sum > 0 ? s[a] / sum
-				     : 1.0 / t->info[i].nlegal;
-	return 0;
+	(void)player;
+	(void)obs;
+	return table_probs(c->t, "CFR+ policy", key, c->avg, NULL, mask, A,
+			   probs, err, errlen);
 }
 
 struct env_policy env_cfr_average(env_cfr *c)
@@ -427,22 +442,11 @@ static int mmd_fn(void *ctx, int player, const char *key, const float *obs,
 		  size_t errlen)
 {
 	env_mmd *m = ctx;
-	const env_tree *t = m->t;
-	int i = env_strmap_get(&t->map, key);
 
 	(void)player;
 	(void)obs;
-	if (i < 0) {
-		lg_errf(err, errlen, "MMD policy: unknown infostate '%s'",
-			key);
-		return LG_ENOTFOUND;
-	}
-	if (A != t->A)
-		return LG_EINVAL;
-	for (int a = 0; a < A; a++)
-		probs[a] = mask[a] ? m->pi[(size_t)i * (size_t)A + (size_t)a]
-				   : 0;
-	return 0;
+	return table_probs(m->t, "MMD policy", key, m->pi, NULL, mask, A,
+			   probs, err, errlen);
 }
 
 struct env_policy env_mmd_policy(env_mmd *m)
@@ -456,32 +460,17 @@ void env_mmd_average_from(env_mmd *m, uint64_t iteration)
 	m->avg_from = iteration;
 }
 
+/* An infoset no averaged iterate reached plays the current one. */
 static int mmd_avg_fn(void *ctx, int player, const char *key,
 		      const float *obs, const uint8_t *mask, int A,
 		      double *probs, char *err, size_t errlen)
 {
 	env_mmd *m = ctx;
-	const env_tree *t = m->t;
-	int i = env_strmap_get(&t->map, key);
-	double sum = 0;
 
 	(void)player;
 	(void)obs;
-	if (i < 0) {
-		lg_errf(err, errlen, "MMD average: unknown infostate '%s'",
-			key);
-		return LG_ENOTFOUND;
-	}
-	if (A != t->A)
-		return LG_EINVAL;
-	const double *s = m->avg + (size_t)i * (size_t)A;
-	const double *pi = m->pi + (size_t)i * (size_t)A;
-	for (int a = 0; a < A; a++)
-		sum += mask[a] ? s[a] : 0;
-	/* never reached by any averaged iterate: the current one */
-	for (int a = 0; a < A; a++)
-		probs[a] = !mask[a] ? 0 : sum > 0 ? s[a] / sum : pi[a];
-	return 0;
+	return table_probs(m->t, "MMD average", key, m->avg, m->pi, mask, A,
+			   probs, err, errlen);
 }
 
 struct env_policy env_mmd_average(env_mmd *m)
