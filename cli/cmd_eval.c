@@ -216,7 +216,7 @@ struct policy_src {
 
 /* --policy mmd:ALPHA:ETA:ITERS: magnetic mirror descent's last iterate,
  * the QRE of temperature ALPHA once converged (its residual is printed);
- * mmdavg:ALPHA:ETA:ITERS the average of its second half's iterates. */
+ * mmdavg:ALPHA:ETA:ITERS the average of its iterates ITERS/2 .. ITERS-1. */
 static int make_mmd(const struct eval_args *a, const env_tree *t,
 		    struct policy_src *ps)
 {
@@ -236,12 +236,9 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 				       "mmd:0.2:0.05:20000", what);
 	*eta++ = 0;
 	*iters++ = 0;
-	if (cli_opt_double(a->cmd, "--policy mmd ALPHA", buf, 1e-6, 1e6,
-			   &alpha) ||
-	    cli_opt_double(a->cmd, "--policy mmd ETA", eta, 1e-6, 1e6,
-			   &step) ||
-	    cli_opt_u64(a->cmd, "--policy mmd ITERS", iters, 1,
-			CFR_ITERS_MAX, &n))
+	if (cli_opt_double(a->cmd, what, buf, 1e-6, 1e6, &alpha) ||
+	    cli_opt_double(a->cmd, what, eta, 1e-6, 1e6, &step) ||
+	    cli_opt_u64(a->cmd, what, iters, 1, CFR_ITERS_MAX, &n))
 		return CLI_USAGE;
 	if (env_mmd_new(&ps->mmd, t, alpha, step)) {
 		fprintf(stderr, "league: out of memory\n");
@@ -287,8 +284,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS, mmd:ALPHA:ETA:ITERS or a policy "
-				       "file; %s", err);
+				       "cfr:ITERS, mmd:/mmdavg:ALPHA:ETA:ITERS or "
+				       "a policy file; %s", err);
 	if (rc) {
 		fprintf(stderr, "league eval: %s\n", err);
 		return rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -635,7 +632,7 @@ const struct cli_cmd cli_cmd_eval = {
 	"          response equilibrium of temperature ALPHA once its\n"
 	"          printed residual is near 0; ETA the step, e.g.\n"
 	"          mmd:0.2:0.05:20000), mmdavg:ALPHA:ETA:ITERS (the\n"
-	"          average of its iterates over the second half, each\n"
+	"          average of its iterates ITERS/2 .. ITERS-1, each\n"
 	"          weighted by its own reach) or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"DIR       a league directory: its exploitability over time, one row\n"

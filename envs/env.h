@@ -360,7 +360,8 @@ double env_mmd_residual(const env_mmd *m);
 /* The current policy (valid while m lives, changes as m runs). */
 struct env_policy env_mmd_policy(env_mmd *m);
 /* The average of the iterates from iteration `iteration` on (0, the
- * default: all), each weighted by its player's own reach (the sequence-
+ * default: all) up to the one before the current (the policies the
+ * updates were computed from), each weighted by its player's own reach (the sequence-
  * form average, as drawing one iterate per episode). Set before running
  * past it. A cycling last iterate can have a good average. */
 void env_mmd_average_from(env_mmd *m, uint64_t iteration);

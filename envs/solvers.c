@@ -312,7 +312,9 @@ static void mmd_reach(env_mmd *m, size_t n, double r, int me)
 	}
 }
 
-/* me's own reach of each of me's infosets into m->own. */
+/* me's own reach of each of me's infosets into m->own (one value per
+ * infoset under perfect recall; without it the last history visited
+ * sets it). */
 static void mmd_own(env_mmd *m, size_t n, double r, int me)
 {
 	const env_tree *t = m->t;
@@ -397,6 +399,8 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 	size_t A = (size_t)t->A;
 	double z[ENV_MAX_ACTIONS], r[ENV_MAX_ACTIONS];
 
+	if (iters == UINT64_MAX)
+		iters--; /* k runs to iters inclusive */
 	for (uint64_t k = 0; k <= iters; k++) {
 		if (k < iters && m->iters >= m->avg_from)
 			mmd_accumulate(m);

@@ -315,6 +315,9 @@ START_TEST(mmd_nashconv_falls_with_the_temperature)
 		last = nc;
 		env_mmd_free(m);
 	}
+	/* q is a value per unit of reach: without that normalisation Kuhn's
+	 * deals (1/3 each) would act as a temperature at least 3 times
+	 * higher, and the QRE at 0.3 is at 0.138 */
 	ck_assert_double_lt(last, 0.05);
 	env_tree_free(t);
 	env_free(e);
@@ -353,6 +356,92 @@ START_TEST(mmd_average_of_a_cycle)
 		      "average %g %g", p0[0], p1[0]);
 	lg_buf_free(&b);
 	env_mmd_free(m);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* Iterate k of mirror descent on t (from uniform) saved as a tabular
+ * policy file at path. */
+static env_tabular *mmd_iterate(env_tree *t, uint64_t k, const char *path)
+{
+	env_mmd *m;
+	env_tabular *tab;
+	struct env_policy pol;
+	lg_buf b = { 0 };
+	char err[256];
+
+	ck_assert_int_eq(env_mmd_new(&m, t, 0.2, 0.5), 0);
+	env_mmd_run(m, k);
+	pol = env_mmd_policy(m);
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &b, err, sizeof err),
+			 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	tu_write_file(path, (const char *)b.data);
+	ck_assert_int_eq(env_tabular_load(&tab, path, 2, err, sizeof err), 0);
+	lg_buf_free(&b);
+	env_mmd_free(m);
+	return tab;
+}
+
+/* Kuhn: the average of iterates 1 and 2 is the episode mixture of the two
+ * (env_tree_mixture, half each), infostate by infostate: own reach
+ * weighs each iterate where the player's earlier moves make them differ. */
+START_TEST(mmd_average_is_the_mixture_of_its_iterates)
+{
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	env_tabular *it[2], *mix;
+	struct env_policy pols[2], avg, mp;
+	const double w[2] = { 1, 1 };
+	lg_buf a = { 0 }, b = { 0 };
+	char dir[128], path[2][192], err[256];
+	env_mmd *m;
+	double diff = 0;
+
+	tu_mkdtemp(dir, sizeof dir);
+	for (int k = 0; k < 2; k++) {
+		snprintf(path[k], sizeof path[k], "%s/it%d.txt", dir, k + 1);
+		it[k] = mmd_iterate(t, (uint64_t)k + 1, path[k]);
+		pols[k] = env_tabular_policy(it[k]);
+	}
+	ck_assert_int_eq(env_tree_mixture(t, pols, w, 2, &mix, err,
+					  sizeof err), 0);
+	ck_assert_int_eq(env_mmd_new(&m, t, 0.2, 0.5), 0);
+	env_mmd_average_from(m, 1);
+	env_mmd_run(m, 3); /* averages the iterates 1 and 2 */
+	avg = env_mmd_average(m);
+	mp = env_tabular_policy(mix);
+	ck_assert_int_eq(env_tree_dump_policy(t, &avg, &a, err, sizeof err),
+			 0);
+	ck_assert_int_eq(env_tree_dump_policy(t, &mp, &b, err, sizeof err), 0);
+	ck_assert_int_eq(lg_buf_append(&a, "", 1), 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	/* same keys in the same order; compare the numbers */
+	for (const char *x = (const char *)a.data, *y = (const char *)b.data;
+	     *x && *y;) {
+		char *ex, *ey;
+		double u = strtod(x, &ex), v = strtod(y, &ey);
+		if (ex == x || ey == y) { /* a key: skip it on both sides */
+			x += strcspn(x, " \n") + 1;
+			y += strcspn(y, " \n") + 1;
+			continue;
+		}
+		diff = fmax(diff, fabs(u - v));
+		x = ex + (*ex != 0);
+		y = ey + (*ey != 0);
+	}
+	ck_assert_msg(diff < 1e-12, "average and mixture differ by %g", diff);
+	/* and the iterates differ, so the weighting matters */
+	ck_assert_double_gt(fabs(eval(t, pols[0]).nashconv -
+				 eval(t, pols[1]).nashconv), 1e-3);
+	lg_buf_free(&a);
+	lg_buf_free(&b);
+	env_tabular_free(mix);
+	for (int k = 0; k < 2; k++)
+		env_tabular_free(it[k]);
+	env_mmd_free(m);
+	tu_rmrf(dir);
 	env_tree_free(t);
 	env_free(e);
 }
@@ -672,6 +761,18 @@ START_TEST(cli_eval_usage_errors)
 		  NULL },
 		{ "eval", "nashconv", "--game", "kuhn", "--policy", "cfr:x",
 		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "mmd:",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "mmd:0.2:0.05", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "mmd:0.2::100", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "mmd:0.2:0.05:100:", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "mmd:1e999:0.1:10", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "mmdavg:0:0.1:10", NULL },
 		{ "eval", "nashconv", "--game", "kuhn", "--bogus", NULL },
 		{ "eval", "nashconv", "--game", "chess", NULL },
 		{ "eval", "nashconv", "--game", "tictactoe", NULL },
@@ -759,6 +860,7 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
 	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
 	tcase_add_test(tc, mmd_average_of_a_cycle);
+	tcase_add_test(tc, mmd_average_is_the_mixture_of_its_iterates);
 	tcase_add_test(tc, rps_uniform_is_equilibrium);
 	tcase_add_test(tc, tree_refused_for_board_games);
 	tcase_add_test(tc, tabular_round_trip_and_errors);
