@@ -450,6 +450,38 @@ results-leduc-memory: bin/league
 		--title "leduc: nashconv_avg by env steps" \
 		-o runs/results-leduc-memory-steps.png
 
+# The figures of docs/results.md redrawn from the CSVs committed beside
+# them (docs/results/*.csv), with the arguments each was first drawn with:
+# the results-* commands above, and the titles of the earlier and held-out
+# runs. No league runs; only the drawing changes when league plot does.
+RESULTS   := docs/results
+PLOT_CSV  = bin/league plot $(RESULTS)/$$f.csv --x seconds
+NASHCONV_Y := nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg
+
+results-figures: bin/league
+	for f in kuhn leduc rps; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
+	  --title "$$f: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
+	for g in kuhn leduc; do f=$$g-nomagnet; $(PLOT_CSV) \
+	  --y nashconv_main,nashconv_league --logy \
+	  --title "$$g: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
+	for f in tictactoe tictactoe-run1 tictactoe-run2 tictactoe-run3 \
+	  tictactoe-run5; do $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
+	  --title "tictactoe against minimax" -o $(RESULTS)/$$f.png || exit 1; done
+	f=tictactoe-random; $(PLOT_CSV) --y loss_rate_seat0,loss_rate_seat1 \
+	  --title "tictactoe vs minimax, trained vs random" -o $(RESULTS)/$$f.png
+	for f in connect4 connect4-run1 connect4-run2; do $(PLOT_CSV) \
+	  --y win_rate_seat0,win_rate_seat1 \
+	  --title "connect4 against alphabeta:2" -o $(RESULTS)/$$f.png || exit 1; done
+	f=connect4-heldout; $(PLOT_CSV) --y win_rate_seat0,win_rate_seat1 \
+	  --title "alphabeta:2, trained on depths 1+3" -o $(RESULTS)/$$f.png
+	for y in main avg; do f=leduc-memory-$$y; $(PLOT_CSV) \
+	  --y mlp_history,gru_short,mlp_short --logy \
+	  --title "leduc: nashconv_$$y, memory against history" \
+	  -o $(RESULTS)/$$f.png || exit 1; done
+	f=leduc-memory-steps; bin/league plot $(RESULTS)/$$f.csv --x env_steps \
+	  --y mlp_history,gru_short,mlp_short --logy \
+	  --title "leduc: nashconv_avg by env steps" -o $(RESULTS)/$$f.png
+
 # Approximate exploitability by a trained best response (issue 21;
 # docs/results.md "Best response"): a short league of each game (its
 # config with BR_LEAGUE_S seconds of budget), then `league eval br`
