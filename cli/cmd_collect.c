@@ -54,7 +54,6 @@ struct netslot {
 	nn *net;
 	nn_ws *ws;
 	nn_ws *gws;            /* the greedy policy's: it may run at once */
-	float *probs;          /* its scratch, rows x actions */
 	uint32_t player, version;
 	int refs;              /* open jobs using it */
 };
@@ -204,26 +203,11 @@ static int slot_act_greedy(void *ctx, const float *obs, const uint8_t *mask,
 			   float *state)
 {
 	struct netslot *ns = ctx;
-	int rc;
 
 	if (!ns->net)
 		return LG_EINVAL;
-	if ((rc = nn_probs_state(ns->net, ns->gws, obs, mask, n, state,
-				 ns->probs, value)))
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		const float *p = ns->probs + i * (size_t)na;
-		int best = -1;
-		for (int a = 0; a < na; a++)
-			if (mask[i * (size_t)na + a] &&
-			    (best < 0 || p[a] > p[best]))
-				best = a;
-		if (best < 0)
-			return LG_EINVAL;
-		action[i] = best;
-		logp[i] = logf(p[best] > 0 ? p[best] : 1e-30f);
-	}
-	return 0;
+	return nn_greedy_state(ns->net, ns->gws, obs, mask, n, state, action,
+			       logp, value);
 }
 
 /* ---- callbacks from env threads ---------------------------------------- */
@@ -455,10 +439,8 @@ static void slot_clear(struct netslot *ns)
 	nn_ws_free(ns->ws);
 	nn_ws_free(ns->gws);
 	nn_free(ns->net);
-	free(ns->probs);
 	ns->ws = ns->gws = NULL;
 	ns->net = NULL;
-	ns->probs = NULL;
 }
 
 /* A net slot holding (player, version), loading it if need be. Caller
@@ -469,7 +451,6 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 	int free_k = -1, rc;
 	nn *net = NULL;
 	nn_ws *ws = NULL, *gws = NULL;
-	float *probs = NULL;
 
 	pthread_mutex_lock(&W->mu);
 	for (int k = 0; k < NET_SLOTS; k++) {
@@ -494,11 +475,6 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 	if ((rc = nn_ws_new(&ws, net, W->envs * 2)) ||
 	    (rc = nn_ws_new(&gws, net, W->envs * 2)))
 		goto fail;
-	if (!(probs = malloc(W->envs * 2 * (size_t)W->spec.num_actions *
-			     sizeof *probs))) {
-		rc = LG_ENOMEM;
-		goto fail;
-	}
 	W->fetches++;
 	pthread_mutex_lock(&W->mu);
 	struct netslot *ns = &W->slots[free_k];
@@ -506,7 +482,6 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 	ns->net = net;
 	ns->ws = ws;
 	ns->gws = gws;
-	ns->probs = probs;
 	ns->player = player;
 	ns->version = version;
 	*out = free_k;
@@ -515,7 +490,6 @@ static int slot_get(struct collect *W, uint32_t player, uint32_t version,
 fail:
 	nn_ws_free(ws);
 	nn_ws_free(gws);
-	free(probs);
 	nn_free(net);
 	pthread_mutex_lock(&W->mu);
 	W->slots[free_k].refs = 0;

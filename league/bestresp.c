@@ -30,7 +30,6 @@
 struct br_net {
 	const nn *net;
 	nn_ws *ws;     /* batches of up to envs rows */
-	float *probs;  /* greedy: envs x actions */
 	int greedy;
 };
 
@@ -80,34 +79,17 @@ void league_br_opts_of(const struct cfg *c, const struct env_spec *spec,
 
 /* ---- the policies ----------------------------------------------------- */
 
-/* A sampling net's rows, or a greedy one's most probable legal action
- * (the first of equals) with its log-probability. */
+/* A sampling net's rows, or a greedy one's most probable legal actions. */
 static int net_act(void *ctx, const float *obs, const uint8_t *mask,
 		   size_t n, size_t obs_len, int na, lg_rng *rng,
 		   int32_t *action, float *logp, float *value, float *state)
 {
 	struct br_net *b = ctx;
-	int rc;
 
-	if (!b->greedy)
-		return nn_act_state(b->net, b->ws, obs, mask, n, state, rng,
-				    action, logp, value);
-	if ((rc = nn_probs_state(b->net, b->ws, obs, mask, n, state,
-				 b->probs, value)))
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		const float *p = b->probs + i * (size_t)na;
-		const uint8_t *m = mask + i * (size_t)na;
-		int best = -1;
-		for (int a = 0; a < na; a++)
-			if (m[a] && (best < 0 || p[a] > p[best]))
-				best = a;
-		if (best < 0)
-			return LG_EINVAL;
-		action[i] = best;
-		logp[i] = logf(p[best]);
-	}
-	return 0;
+	return b->greedy ? nn_greedy_state(b->net, b->ws, obs, mask, n, state,
+					   action, logp, value)
+			 : nn_act_state(b->net, b->ws, obs, mask, n, state,
+					rng, action, logp, value);
 }
 
 static struct coll_policy policy_of(struct br_net *b)
@@ -115,25 +97,17 @@ static struct coll_policy policy_of(struct br_net *b)
 	return (struct coll_policy){ .act = net_act, .ctx = b };
 }
 
-/* b's workspace (and greedy scratch) for batches of up to envs rows. */
+/* b's workspace for batches of up to envs rows. */
 static int net_init(struct br_net *b, const nn *net, size_t envs, int greedy)
 {
-	int rc;
-
 	b->net = net;
 	b->greedy = greedy;
-	if ((rc = nn_ws_new(&b->ws, net, envs)))
-		return rc;
-	if (greedy && !(b->probs = malloc(envs * nn_shape_of(net)->actions *
-					  sizeof(float))))
-		return LG_ENOMEM;
-	return 0;
+	return nn_ws_new(&b->ws, net, envs);
 }
 
 static void net_fini(struct br_net *b)
 {
 	nn_ws_free(b->ws);
-	free(b->probs);
 	memset(b, 0, sizeof *b);
 }
 

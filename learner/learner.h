@@ -194,6 +194,12 @@ int nn_act_state(const nn *net, nn_ws *ws, const float *obs,
 int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
 		   const uint8_t *mask, size_t n, float *state, float *probs,
 		   float *value);
+/* Greedy play: each row's most probable legal action (the first of
+ * equals) with its log-probability, and the value; state as above. No
+ * allocation. Same errors. */
+int nn_greedy_state(const nn *net, nn_ws *ws, const float *obs,
+		    const uint8_t *mask, size_t n, float *state,
+		    int32_t *action, float *logp, float *value);
 
 /* An env_policy (envs/env.h) view of a net for the exact evaluators, e.g.
  * NashConv of a saved network. ctx is caller-owned and must outlive the

@@ -737,6 +737,36 @@ int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
 	return 0;
 }
 
+int nn_greedy_state(const nn *net, nn_ws *ws, const float *obs,
+		    const uint8_t *mask, size_t n, float *state,
+		    int32_t *action, float *logp, float *value)
+{
+	size_t A;
+	int rc;
+
+	if (!mask || !action || !logp)
+		return LG_EINVAL;
+	rc = forward_ws(net, ws, obs, n, state);
+	if (rc)
+		return rc;
+	A = net->s.actions;
+	for (size_t i = 0; i < n; i++) {
+		const float *z = ws->head + i * (A + 1);
+		size_t best = A;
+		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp, ws->p))
+			return LG_EINVAL;
+		for (size_t a = 0; a < A; a++)
+			if (mask[i * A + a] &&
+			    (best == A || ws->p[a] > ws->p[best]))
+				best = a;
+		action[i] = (int32_t)best;
+		logp[i] = ws->logp[best];
+		if (value)
+			value[i] = z[A];
+	}
+	return 0;
+}
+
 static int policy_fn(void *ctx, int player, const char *infostate,
 		     const float *obs, const uint8_t *mask, int num_actions,
 		     double *probs, char *err, size_t errlen)

@@ -1629,6 +1629,64 @@ END_TEST
 
 /* ---- inference ---------------------------------------------------------- */
 
+/* Greedy play: each row's most probable legal action by nn_probs (the
+ * first of equals), its log-probability and value; a row with one legal
+ * action takes it with log-probability 0. */
+START_TEST(greedy_takes_the_most_probable_legal_action)
+{
+	static const uint32_t h[] = { 12 };
+	struct nn_shape s = shape3(4, 5, NN_RELU, 1, h);
+	enum { N = 64 };
+	float obs[N * 4], probs[N * 5], val[N], logp[N], v2[N];
+	uint8_t mask[N * 5];
+	int32_t act[N];
+	nn *n = NULL;
+	nn_ws *ws = NULL;
+	size_t np;
+	float *pf;
+	lg_rng r;
+
+	ck_assert_int_eq(nn_new(&n, &s, 5), 0);
+	pf = nn_params(n, &np);
+	lg_rng_seed(&r, 9);
+	for (size_t i = 0; i < np; i++)
+		pf[i] = (float)lg_rng_normal(&r);
+	for (size_t i = 0; i < N; i++) {
+		int legal = 0;
+		for (int j = 0; j < 4; j++)
+			obs[i * 4 + j] = (float)lg_rng_normal(&r);
+		for (int a = 0; a < 5; a++)
+			legal += mask[i * 5 + a] = lg_rng_float(&r) < 0.6f;
+		if (!legal || i == 0) { /* row 0: one legal action */
+			memset(mask + i * 5, 0, 5);
+			mask[i * 5 + (i % 5)] = 1;
+		}
+	}
+	ck_assert_int_eq(nn_ws_new(&ws, n, N), 0);
+	ck_assert_int_eq(nn_probs(n, ws, obs, mask, N, probs, val), 0);
+	ck_assert_int_eq(nn_greedy_state(n, ws, obs, mask, N, NULL, act, logp,
+					 v2), 0);
+	for (size_t i = 0; i < N; i++) {
+		int best = -1;
+		for (int a = 0; a < 5; a++)
+			if (mask[i * 5 + a] &&
+			    (best < 0 || probs[i * 5 + a] > probs[i * 5 + best]))
+				best = a;
+		ck_assert_int_eq(act[i], best);
+		ck_assert_double_eq_tol(logp[i], logf(probs[i * 5 + best]),
+					1e-5);
+		ck_assert_float_eq(v2[i], val[i]);
+	}
+	ck_assert_float_eq(logp[0], 0);
+	/* a row without a legal action is refused */
+	memset(mask, 0, 5);
+	ck_assert_int_eq(nn_greedy_state(n, ws, obs, mask, 1, NULL, act, logp,
+					 v2), LG_EINVAL);
+	nn_ws_free(ws);
+	nn_free(n);
+}
+END_TEST
+
 START_TEST(act_samples_masked_softmax)
 {
 	static const uint32_t h[] = { 12 };
@@ -3107,6 +3165,7 @@ Suite *suite_learner(void)
 	tcase_add_test(t, ent_anneals_with_the_schedule);
 	tcase_add_test(t, learns_best_response);
 	tcase_add_test(t, act_samples_masked_softmax);
+	tcase_add_test(t, greedy_takes_the_most_probable_legal_action);
 	tcase_add_test(t, act_small_batches_match_large);
 	tcase_add_test(t, init_deterministic_and_shape_caps);
 	tcase_add_test(t, recurrent_learns_to_remember);
