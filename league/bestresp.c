@@ -173,35 +173,10 @@ static void eval_result(void *ctx, const struct coll_episode *ep)
 
 /* ---- the batch ---------------------------------------------------------- */
 
-/* Append s's rows to d (same widths), growing it. */
-static int rows_append(struct lg_rows *d, const struct lg_rows *s)
-{
-	size_t n = d->n, m = s->n, O = d->obs_len, A = d->num_actions,
-	       S = d->state_len;
-	int rc;
-
-	if (s->obs_len != O || s->num_actions != A || s->state_len != S)
-		return LG_EINVAL;
-	if (n + m > d->cap &&
-	    (rc = lg_rows_reserve(d, LG_MAX(n + m, 2 * d->cap))))
-		return rc;
-	memcpy(d->obs + n * O, s->obs, m * O * sizeof(float));
-	memcpy(d->mask + n * A, s->mask, m * A);
-	memcpy(d->action + n, s->action, m * sizeof(int32_t));
-	memcpy(d->logp + n, s->logp, m * sizeof(float));
-	memcpy(d->value + n, s->value, m * sizeof(float));
-	memcpy(d->reward + n, s->reward, m * sizeof(float));
-	memcpy(d->done + n, s->done, m);
-	if (S)
-		memcpy(d->state + n * S, s->state, m * S * sizeof(float));
-	d->n = n + m;
-	return 0;
-}
-
 static int train_sink(void *ctx, const struct coll_segment *seg)
 {
 	struct br *B = ctx;
-	int rc = rows_append(&B->batch, seg->rows);
+	int rc = lg_rows_append(&B->batch, seg->rows);
 
 	if (rc && !B->sink_rc)
 		B->sink_rc = rc;

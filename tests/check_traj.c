@@ -328,6 +328,67 @@ END_TEST
  * search's, no policy target) passes; shares that are negative, on an
  * illegal action, or sum to neither 1 nor 0 are refused naming the row (a
  * column of the wrong length: codec_refuses_bad_segments). */
+/* lg_rows_append: rows after rows, the block grown past its room, every
+ * column (state and visits too) copied; other widths refused with the
+ * block unchanged. */
+START_TEST(rows_append_grows_and_copies)
+{
+	struct lg_rows a, b, d, v, other;
+
+	fill_rows(&a, 5, 4);
+	fill_rows(&b, 3, 9);
+	ck_assert_int_eq(lg_rows_init(&d, OL, NA, 0, 2), 0);
+	ck_assert_int_eq(lg_rows_append(&d, &a), 0);
+	ck_assert_int_eq(lg_rows_append(&d, &b), 0);
+	ck_assert_uint_eq(d.n, 8);
+	ck_assert_uint_ge(d.cap, 8);
+	ck_assert_int_eq(memcmp(d.obs, a.obs, 5 * OL * 4), 0);
+	ck_assert_int_eq(memcmp(d.obs + 5 * OL, b.obs, 3 * OL * 4), 0);
+	ck_assert_int_eq(memcmp(d.mask + 5 * NA, b.mask, 3 * NA), 0);
+	ck_assert_int_eq(memcmp(d.action + 5, b.action, 3 * 4), 0);
+	ck_assert_int_eq(memcmp(d.logp + 5, b.logp, 3 * 4), 0);
+	ck_assert_int_eq(memcmp(d.value + 5, b.value, 3 * 4), 0);
+	ck_assert_int_eq(memcmp(d.reward + 5, b.reward, 3 * 4), 0);
+	ck_assert_int_eq(memcmp(d.done + 5, b.done, 3), 0);
+	/* the visits column goes with its rows; a block without it is
+	 * refused, and so is another width */
+	ck_assert_int_eq(lg_rows_add_visits(&b), 0);
+	for (size_t i = 0; i < 3 * NA; i++)
+		b.visits[i] = (float)i;
+	ck_assert_int_eq(lg_rows_init(&v, OL, NA, 0, 1), 0);
+	ck_assert_int_eq(lg_rows_add_visits(&v), 0);
+	ck_assert_int_eq(lg_rows_append(&v, &b), 0);
+	ck_assert_int_eq(memcmp(v.visits, b.visits, 3 * NA * 4), 0);
+	ck_assert_int_eq(lg_rows_append(&v, &a), LG_EINVAL);
+	ck_assert_int_eq(lg_rows_append(&d, &b), LG_EINVAL);
+	ck_assert_int_eq(lg_rows_init(&other, OL + 1, NA, 0, 1), 0);
+	ck_assert_int_eq(lg_rows_append(&d, &other), LG_EINVAL);
+	ck_assert_uint_eq(d.n, 8);
+	ck_assert_uint_eq(v.n, 3);
+	/* the recurrent state column */
+	{
+		struct lg_rows st, ds;
+		ck_assert_int_eq(lg_rows_init(&st, OL, NA, 2, 3), 0);
+		st.n = 3;
+		memset(st.obs, 0, 3 * OL * 4);
+		for (size_t i = 0; i < 6; i++)
+			st.state[i] = 0.5f + (float)i;
+		ck_assert_int_eq(lg_rows_init(&ds, OL, NA, 2, 1), 0);
+		ck_assert_int_eq(lg_rows_append(&ds, &st), 0);
+		ck_assert_int_eq(lg_rows_append(&ds, &st), 0);
+		ck_assert_int_eq(memcmp(ds.state + 6, st.state, 6 * 4), 0);
+		ck_assert_int_eq(lg_rows_append(&d, &st), LG_EINVAL);
+		lg_rows_free(&st);
+		lg_rows_free(&ds);
+	}
+	lg_rows_free(&a);
+	lg_rows_free(&b);
+	lg_rows_free(&d);
+	lg_rows_free(&v);
+	lg_rows_free(&other);
+}
+END_TEST
+
 START_TEST(codec_visits_column)
 {
 	struct net_segment_hdr h = { 7, 3, 2, 9, 1, 0, 0 };
@@ -864,6 +925,7 @@ Suite *suite_traj(void)
 	tcase_add_test(tc, trainer_rows_round_trip);
 	tcase_add_test(tc, codec_state_column);
 	tcase_add_test(tc, codec_visits_column);
+	tcase_add_test(tc, rows_append_grows_and_copies);
 	tcase_add_test(tc, codec_empty_visits_is_none);
 	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
 			    (int)LG_ARRAY_LEN(bad_cases));

@@ -97,6 +97,35 @@ int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
 	return rc;
 }
 
+int lg_rows_append(struct lg_rows *r, const struct lg_rows *src)
+{
+	size_t n = r->n, m = src->n, O = r->obs_len, A = r->num_actions,
+	       S = r->state_len;
+	int rc;
+
+	if (src->obs_len != O || src->num_actions != A ||
+	    src->state_len != S || !src->has_visits != !r->has_visits)
+		return LG_EINVAL;
+	if (m > SIZE_MAX - n)
+		return LG_ERANGE;
+	if (n + m > r->cap &&
+	    (rc = lg_rows_reserve(r, LG_MAX(n + m, 2 * r->cap))))
+		return rc;
+	memcpy(r->obs + n * O, src->obs, m * O * sizeof(float));
+	memcpy(r->mask + n * A, src->mask, m * A);
+	memcpy(r->action + n, src->action, m * sizeof(int32_t));
+	memcpy(r->logp + n, src->logp, m * sizeof(float));
+	memcpy(r->value + n, src->value, m * sizeof(float));
+	memcpy(r->reward + n, src->reward, m * sizeof(float));
+	memcpy(r->done + n, src->done, m);
+	if (S)
+		memcpy(r->state + n * S, src->state, m * S * sizeof(float));
+	if (r->has_visits)
+		memcpy(r->visits + n * A, src->visits, m * A * sizeof(float));
+	r->n = n + m;
+	return 0;
+}
+
 void lg_rows_free(struct lg_rows *r)
 {
 	if (!r)

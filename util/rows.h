@@ -72,6 +72,10 @@ int lg_rows_add_visits(struct lg_rows *r);
 /* Room for at least cap rows, keeping rows [0, n). LG_ERANGE, LG_ENOMEM
  * (the block is unchanged then). */
 int lg_rows_reserve(struct lg_rows *r, size_t cap);
+/* Append src's rows to r (the same widths and columns), growing r by at
+ * least doubling. LG_EINVAL (the widths, state or visits columns
+ * differ), LG_ERANGE, LG_ENOMEM (r is unchanged then). */
+int lg_rows_append(struct lg_rows *r, const struct lg_rows *src);
 /* Free the columns; the block is empty (cap 0) afterwards. NULL is
  * fine. */
 void lg_rows_free(struct lg_rows *r);
