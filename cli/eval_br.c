@@ -81,11 +81,8 @@ static int parse(int argc, char **argv, struct bargs *a)
 	int ch, have_player = 0;
 
 	a->player = a->version = ULLONG_MAX;
-	a->budget = 60;
-	a->points = 10;
-	a->episodes = 2000;
-	a->final_episodes = 10000;
-	a->lr = a->ent_coef = a->magnet_coef = -1; /* the league's */
+	/* 0 and -1: unset, league_br_opts_of's defaults or the league's */
+	a->lr = a->ent_coef = a->magnet_coef = -1;
 	while ((ch = cli_getopt(argc, argv, CMD, "", opts)) != -1) {
 		int bad = 0;
 		switch (ch) {
@@ -441,11 +438,15 @@ static void settings(const struct bargs *a, const struct cfg *c,
 		     const struct env_spec *spec, struct league_br_opts *o)
 {
 	league_br_opts_of(c, spec, o);
-	o->budget_s = a->budget;
+	if (a->budget > 0)
+		o->budget_s = a->budget;
 	o->budget_steps = a->steps;
-	o->points = (uint32_t)a->points;
-	o->episodes = a->episodes;
-	o->final_episodes = a->final_episodes;
+	if (a->points)
+		o->points = (uint32_t)a->points;
+	if (a->episodes)
+		o->episodes = a->episodes;
+	if (a->final_episodes)
+		o->final_episodes = a->final_episodes;
 	o->sample = a->sample;
 	if (a->seed_set)
 		o->seed = a->seed;
