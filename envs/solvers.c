@@ -293,61 +293,45 @@ static void mmd_values(env_mmd *m, size_t n)
 	}
 }
 
-/* Chance x reach of everyone but me of every node into m->reach. */
-static void mmd_reach(env_mmd *m, size_t n, double r, int me)
+/* Chance x reach of everyone but me of every node into m->reach, and
+ * me's own reach (ro) of each of me's infosets into m->own (one value per
+ * infoset under perfect recall; without it the last history visited sets
+ * it). */
+static void mmd_reach(env_mmd *m, size_t n, double r, double ro, int me)
 {
 	const env_tree *t = m->t;
 	const struct tnode *x = &t->nodes[n];
+	int mine = x->kind == T_DECISION && x->player == me;
 
 	m->reach[n] = r;
+	if (mine)
+		m->own[x->info] = ro;
 	for (int i = 0; i < x->n; i++) {
 		size_t c = (size_t)(x->first + i);
-		double w = 1;
-		if (x->kind == T_CHANCE)
-			w = t->nodes[c].p;
-		else if (x->player != me)
-			w = m->pi[(size_t)x->info * (size_t)t->A +
-				  (size_t)t->nodes[c].action];
-		mmd_reach(m, c, r * w, me);
-	}
-}
-
-/* me's own reach of each of me's infosets into m->own (one value per
- * infoset under perfect recall; without it the last history visited
- * sets it). */
-static void mmd_own(env_mmd *m, size_t n, double r, int me)
-{
-	const env_tree *t = m->t;
-	const struct tnode *x = &t->nodes[n];
-
-	if (x->kind == T_DECISION && x->player == me)
-		m->own[x->info] = r;
-	for (int i = 0; i < x->n; i++) {
-		size_t c = (size_t)(x->first + i);
-		double w = x->kind == T_DECISION && x->player == me
-				   ? m->pi[(size_t)x->info * (size_t)t->A +
-					   (size_t)t->nodes[c].action]
-				   : 1;
-		mmd_own(m, c, r * w, me);
+		double w = x->kind == T_CHANCE
+				   ? t->nodes[c].p
+				   : m->pi[(size_t)x->info * (size_t)t->A +
+					   (size_t)t->nodes[c].action];
+		mmd_reach(m, c, mine ? r : r * w, mine ? ro * w : ro, me);
 	}
 }
 
 /* Add the current iterate to the average, each infoset's policy weighted
  * by its player's own reach (the sequence-form average: the same as
- * drawing one averaged iterate per episode). */
+ * drawing one averaged iterate per episode); m->own is mmd_q's, of this
+ * iterate. */
 static void mmd_accumulate(env_mmd *m)
 {
 	const env_tree *t = m->t;
 	size_t A = (size_t)t->A;
 
-	for (int me = 0; me < t->spec.players && me < 2; me++)
-		mmd_own(m, 0, 1, me);
 	for (size_t i = 0; i < t->ni; i++)
 		for (size_t a = 0; a < A; a++)
 			m->avg[i * A + a] += m->own[i] * m->pi[i * A + a];
 }
 
-/* q and its reach weights of every infoset under m->pi. */
+/* q and its reach weights of every infoset under m->pi, and each
+ * player's own reach of its infosets. */
 static void mmd_q(env_mmd *m)
 {
 	const env_tree *t = m->t;
@@ -357,7 +341,7 @@ static void mmd_q(env_mmd *m)
 	memset(m->den, 0, t->ni * sizeof *m->den);
 	mmd_values(m, 0);
 	for (int me = 0; me < t->spec.players && me < 2; me++) {
-		mmd_reach(m, 0, 1, me);
+		mmd_reach(m, 0, 1, 1, me);
 		for (size_t n = 0; n < t->nn; n++) {
 			const struct tnode *x = &t->nodes[n];
 			if (x->kind != T_DECISION || x->player != me)
@@ -402,9 +386,9 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 	if (iters == UINT64_MAX)
 		iters--; /* k runs to iters inclusive */
 	for (uint64_t k = 0; k <= iters; k++) {
+		mmd_q(m);
 		if (k < iters && m->iters >= m->avg_from)
 			mmd_accumulate(m);
-		mmd_q(m);
 		m->residual = 0;
 		for (size_t i = 0; i < t->ni; i++) {
 			const struct tinfo *ti = &t->info[i];
