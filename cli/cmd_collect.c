@@ -54,6 +54,7 @@ struct netslot {
 	nn *net;
 	nn_ws *ws;
 	nn_ws *gws;            /* the greedy policy's: it may run at once */
+	size_t search_batch;   /* rows of a search thread's workspace */
 	uint32_t player, version;
 	int refs;              /* open jobs using it */
 };
@@ -169,26 +170,28 @@ static int slot_act(void *ctx, const float *obs, const uint8_t *mask,
 			    logp, value);
 }
 
-/* The search's evaluator (learner.search): one state's probabilities
- * and value through a batch-1 forward in the calling thread, its
- * workspace made there on first use. Every net a collector holds has
- * the league's shape, so a thread's workspace fits whichever net the
- * slot holds later. */
-static int slot_eval(void *ctx, void **ws, const float *obs,
+/* The search's evaluator (learner.search): n states' probabilities and
+ * values through one forward in the calling thread, its workspace made
+ * there on first use for the most leaves a search evaluates at once.
+ * Every net a collector holds has the league's shape, so a thread's
+ * workspace fits whichever net the slot holds later. */
+static int slot_eval(void *ctx, void **ws, size_t n, const float *obs,
 		     const uint8_t *mask, int na, float *prior, float *value)
 {
 	struct netslot *ns = ctx;
 	int rc;
 
-	if (!ns->net)
+	if (!ns->net || n > ENV_MCTS_BATCH_MAX)
 		return LG_EINVAL;
 	if (!*ws) {
 		nn_ws *w = NULL;
-		if ((rc = nn_ws_new(&w, ns->net, 1)))
+		if ((rc = nn_ws_new(&w, ns->net, ns->search_batch)))
 			return rc;
 		*ws = w;
 	}
-	return nn_probs(ns->net, *ws, obs, mask, 1, prior, value);
+	if (n > ns->search_batch)
+		return LG_EINVAL;
+	return nn_probs(ns->net, *ws, obs, mask, n, prior, value);
 }
 
 static void slot_ws_free(void *ctx, void *ws)
@@ -826,6 +829,8 @@ static int setup_envs(struct collect *W)
 	 * `league eval search`). */
 	if (o.search.sims)
 		nn_set_threads(1);
+	for (int k = 0; k < NET_SLOTS; k++)
+		W->slots[k].search_batch = o.search.batch ? o.search.batch : 1;
 	for (int k = 0; k < NET_SLOTS; k++) {
 		struct coll_policy p = { .act = slot_act, .ctx = &W->slots[k],
 					 .max_calls = 1, .eval = slot_eval,

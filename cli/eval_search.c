@@ -6,6 +6,8 @@
  * network as prior and value, --sims simulations a move). The two are
  * separate rows, labelled `policy` and `mcts:N`: the search agent is not
  * the policy the league trained, and its figures are never the policy's.
+ * With --batch B > 1 the search evaluates up to B leaves a forward
+ * (virtual loss, envs/mcts.c), row `mcts:N/B`.
  *
  * With --sample both agents sample their moves (the policy from its
  * probabilities, the search in proportion to its root visits; rows
@@ -37,7 +39,8 @@
 
 struct sargs {
 	const char *config, *dir, *against;
-	unsigned long long sims, games, player, last, seed, sample_moves;
+	unsigned long long sims, batch, games, player, last, seed,
+		sample_moves;
 	double c_puct;
 	int sample, json;
 };
@@ -49,13 +52,14 @@ struct agent_net {
 
 /* The network as the search's evaluator: its policy as the prior, its
  * value head (the mover's expected return) as the value. */
-static int net_eval(void *ctx, const float *obs, const uint8_t *mask,
-		    const void *state, float *prior, float *value)
+static int net_eval(void *ctx, size_t n, const float *obs,
+		    const uint8_t *mask, const void *const *states,
+		    float *prior, float *value)
 {
 	struct agent_net *an = ctx;
 
-	(void)state;
-	return nn_probs(an->net, an->ws, obs, mask, 1, prior, value);
+	(void)states;
+	return nn_probs(an->net, an->ws, obs, mask, n, prior, value);
 }
 
 /* The raw policy's move: its most probable legal action (the first of
@@ -214,6 +218,7 @@ static int parse(int argc, char **argv, struct sargs *a)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "against", required_argument, NULL, 'a' },
 		{ "sims", required_argument, NULL, 's' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "games", required_argument, NULL, 'g' },
 		{ "player", required_argument, NULL, 'p' },
 		{ "last", required_argument, NULL, 'l' },
@@ -228,6 +233,7 @@ static int parse(int argc, char **argv, struct sargs *a)
 	int ch;
 
 	a->sims = 100;
+	a->batch = 1;
 	a->games = 50;
 	a->last = 0;
 	a->seed = 1;
@@ -240,6 +246,11 @@ static int parse(int argc, char **argv, struct sargs *a)
 		case 's':
 			if (cli_opt_u64(cmd, "--sims", optarg, 1,
 					ENV_MCTS_SIMS_MAX, &a->sims))
+				return CLI_USAGE;
+			break;
+		case 'b':
+			if (cli_opt_u64(cmd, "--batch", optarg, 1,
+					ENV_MCTS_BATCH_MAX, &a->batch))
 				return CLI_USAGE;
 			break;
 		case 'g':
@@ -357,7 +368,8 @@ int cli_eval_search(int argc, char **argv)
 		struct agent_net an = { 0 };
 		env_mcts *m = NULL;
 		struct env_mcts_opts mo = { .sims = (uint32_t)a.sims,
-					    .c_puct = a.c_puct };
+					    .c_puct = a.c_puct,
+					    .batch = (uint32_t)a.batch };
 		struct tally tp, tm;
 		char label[32];
 		const struct league_bgame_row *when = NULL;
@@ -398,7 +410,7 @@ int cli_eval_search(int argc, char **argv)
 		}
 		int search_rc = 0;
 		err[0] = 0;
-		if (!(rc = nn_ws_new(&an.ws, an.net, 1)))
+		if (!(rc = nn_ws_new(&an.ws, an.net, (size_t)a.batch)))
 			rc = search_rc = env_mcts_new(&m, e, &mo, net_eval, &an,
 						      err, sizeof err);
 		if (!rc)
@@ -425,7 +437,12 @@ int cli_eval_search(int argc, char **argv)
 			snprintf(mark, sizeof mark, "~%llu", a.sample_moves);
 		snprintf(label, sizeof label, "policy%s", mark);
 		print_row(&a, when, ver, label, &tp, &header);
-		snprintf(label, sizeof label, "mcts%s:%llu", mark, a.sims);
+		if (a.batch > 1)
+			snprintf(label, sizeof label, "mcts%s:%llu/%llu", mark,
+				 a.sims, a.batch);
+		else
+			snprintf(label, sizeof label, "mcts%s:%llu", mark,
+				 a.sims);
 		print_row(&a, when, ver, label, &tm, &header);
 	}
 	rc = CLI_OK;

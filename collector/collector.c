@@ -48,7 +48,7 @@ void coll_opts_default(struct coll_opts *o)
 					  .temperature_moves = 8,
 					  .dirichlet_alpha = 0.3,
 					  .noise_frac = 0.25,
-					  .full_frac = 0.25 };
+					  .full_frac = 0.25, .batch = 1 };
 	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
 		o->match.seat[p] = (struct coll_seat){ 0, 0, 1, 0 };
 }
@@ -85,13 +85,14 @@ static int uniform_act(void *ctx, const float *obs, const uint8_t *mask,
 	return 0;
 }
 
-static int uniform_eval(void *ctx, void **ws, const float *obs,
+static int uniform_eval(void *ctx, void **ws, size_t n, const float *obs,
 			const uint8_t *mask, int na, float *prior,
 			float *value)
 {
-	for (int a = 0; a < na; a++)
-		prior[a] = mask[a] ? 1.0f : 0.0f;
-	*value = 0;
+	for (size_t i = 0; i < n * (size_t)na; i++)
+		prior[i] = mask[i] ? 1.0f : 0.0f;
+	for (size_t i = 0; i < n; i++)
+		value[i] = 0;
 	return 0;
 }
 

@@ -105,9 +105,11 @@ struct coll_policy {
 	void *ctx;
 	unsigned max_calls;
 	/* Search's evaluator (coll_opts.search; NULL: this policy cannot
-	 * search): one state's prior[num_actions] over the actions (its
-	 * probabilities; illegal entries are ignored) and *value, the
-	 * expected return of the player to move, from its obs and mask.
+	 * search): for each of n states (n at most search.batch, or 1),
+	 * prior[i * num_actions ...] over the actions (its probabilities;
+	 * illegal entries are ignored) and value[i], the expected return
+	 * of the player to move, from obs[i * obs_len ...] and
+	 * mask[i * num_actions ...].
 	 * Called many times a move from the thread that hosts the env (a
 	 * worker, or the caller in serial mode), concurrently with act and
 	 * with other threads' evals. *ws is that thread's own scratch for
@@ -115,7 +117,7 @@ struct coll_policy {
 	 * may allocate what it needs and keep it there; ws_free(ctx, ws)
 	 * frees it when the thread's worker goes (NULL: nothing to free).
 	 * Returns 0 or an LG_E* code, which stops the collector. */
-	int (*eval)(void *ctx, void **ws, const float *obs,
+	int (*eval)(void *ctx, void **ws, size_t n, const float *obs,
 		    const uint8_t *mask, int num_actions, float *prior,
 		    float *value);
 	void (*ws_free)(void *ctx, void *ws);
@@ -243,6 +245,9 @@ struct coll_opts {
 		 * by the sum of its shares). */
 		uint32_t fast_sims;
 		double full_frac;
+		/* Leaves per evaluation (env_mcts_opts.batch): 0 or 1 one,
+		 * the sequential search; up to ENV_MCTS_BATCH_MAX. */
+		uint32_t batch;
 	} search;
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */

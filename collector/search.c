@@ -3,10 +3,11 @@
  * improvement). With coll_opts.search.sims > 0 a learning seat does not
  * post its row for a batched forward: its worker runs PUCT (envs/mcts.c)
  * on the env it hosts, with the seat's policy's eval as prior and value,
- * before the slot posts, and answers the seat itself. Every simulation's
- * evaluation is a batch-1 call in this thread: waking another thread
- * costs about 100 us on these machines, a small net's batch-1 forward a
- * few, so a search does without wake-ups altogether.
+ * before the slot posts, and answers the seat itself. Every evaluation
+ * is a call in this thread, of one leaf or of search.batch leaves
+ * gathered under virtual loss: waking another thread costs about 100 us
+ * on these machines, a small net's forward a few, so a search does
+ * without wake-ups altogether.
  *
  * The move: a sample in proportion to the root's visits for the seat's
  * first temperature_moves moves of the episode, then the most visited
@@ -41,8 +42,9 @@ struct wsearch {
 };
 
 /* For the options' check: a search is made but never run. */
-static int no_eval(void *ctx, const float *obs, const uint8_t *mask,
-		   const void *state, float *prior, float *value)
+static int no_eval(void *ctx, size_t n, const float *obs,
+		   const uint8_t *mask, const void *const *states,
+		   float *prior, float *value)
 {
 	return LG_EINVAL;
 }
@@ -52,7 +54,7 @@ int coll_search_check(const struct coll_opts *o, const env *probe,
 {
 	const struct coll_search *q = &o->search;
 	struct env_mcts_opts mo = { q->sims, q->c_puct, q->dirichlet_alpha,
-				    q->noise_frac };
+				    q->noise_frac, q->batch };
 	env_mcts *m = NULL;
 	int rc;
 
@@ -135,13 +137,14 @@ int coll_search_alloc(coll *c, struct worker *w)
 
 /* The search's evaluator: the seat's policy, with this thread's scratch
  * for it. */
-static int search_eval(void *ctx, const float *obs, const uint8_t *mask,
-		       const void *state, float *prior, float *value)
+static int search_eval(void *ctx, size_t n, const float *obs,
+		       const uint8_t *mask, const void *const *states,
+		       float *prior, float *value)
 {
 	struct wsearch *sr = ctx;
 
-	(void)state;
-	return sr->pol->eval(sr->pol->ctx, sr->pws, obs, mask,
+	(void)states;
+	return sr->pol->eval(sr->pol->ctx, sr->pws, n, obs, mask,
 			     sr->c->spec.num_actions, prior, value);
 }
 
@@ -191,7 +194,7 @@ static int search_seat(coll *c, struct worker *w, int p)
 	if (!*m) {
 		struct env_mcts_opts mo = { fast ? q->fast_sims : q->sims,
 					    q->c_puct, q->dirichlet_alpha,
-					    fast ? 0 : q->noise_frac };
+					    fast ? 0 : q->noise_frac, q->batch };
 		char err[256];
 		rc = env_mcts_new(m, w->h.e, &mo, search_eval, sr, err,
 				  sizeof err);

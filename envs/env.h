@@ -404,15 +404,20 @@ typedef struct env_mcts env_mcts;
 #define ENV_MCTS_SIMS_MAX 100000u
 #define ENV_MCTS_ALPHA_MAX 100.0
 
-/* The evaluator of a state new to the tree: from the mover's observation
- * and legal mask (state: the game's state bytes, for evaluators that read
- * them), prior[num_actions] (any non-negative weights; illegal and
- * non-finite entries count as 0, all 0 as uniform) and *value, the
+/* The evaluator of n states new to the tree (n in [1, batch], the
+ * search's option): for state i, from the mover's observation obs[i *
+ * obs_len ...] and legal mask mask[i * num_actions ...] (states[i]: the
+ * game's state bytes, for evaluators that read them),
+ * prior[i * num_actions ...] (any non-negative weights; illegal and
+ * non-finite entries count as 0, all 0 as uniform) and value[i], the
  * expected return of the player to move. Nonzero: the search fails with
  * that code. */
-typedef int (*env_mcts_eval_fn)(void *ctx, const float *obs,
-				const uint8_t *mask, const void *state,
-				float *prior, float *value);
+typedef int (*env_mcts_eval_fn)(void *ctx, size_t n, const float *obs,
+				const uint8_t *mask,
+				const void *const *states, float *prior,
+				float *value);
+
+#define ENV_MCTS_BATCH_MAX 64u
 
 struct env_mcts_opts {
 	uint32_t sims;  /* simulations per move, 1..ENV_MCTS_SIMS_MAX */
@@ -423,6 +428,16 @@ struct env_mcts_opts {
 	 * noise_frac in [0, 1] (0: none), dirichlet_alpha in
 	 * (0, ENV_MCTS_ALPHA_MAX] when noise_frac > 0. */
 	double dirichlet_alpha, noise_frac;
+	/* Leaves per evaluator call, 0 or 1..ENV_MCTS_BATCH_MAX (0 and 1:
+	 * one, the sequential search). With batch > 1 a round walks up to
+	 * batch paths from the root before evaluating their leaves in one
+	 * call, each pending visit counted on its path as a loss of one
+	 * unit of return for the mover at every node (a virtual loss), so
+	 * the next walk of the round is steered elsewhere; a walk that
+	 * meets a leaf still pending ends the round early. A network's
+	 * batched forward costs less a state than batch-1 ones, and the
+	 * search sees a little less of what it learns within a round. */
+	uint32_t batch;
 };
 
 /* A search for env e's game (sequential, no chance, not remote:

@@ -26,6 +26,21 @@
  * also looks at moves the network rules out. env_mcts_search hands the
  * evaluator's own root prior and value back beside the visits (a
  * collector stores them with the visits as a training row).
+ *
+ * Batched leaves (opts.batch > 1): a round walks up to batch paths,
+ * each adding a virtual loss (a visit worth -1 to the mover) to every
+ * edge it crosses so the next walk goes elsewhere, stops at the first
+ * walk that meets a leaf still waiting for its evaluation, evaluates the
+ * round's new leaves in one call and backs each up, replacing its
+ * virtual loss by its value. A walk that ends at a terminal backs up at
+ * once. (Walking on past a collision, its path under a virtual loss too,
+ * fills rounds a little better, 139 k env steps a minute against 131 k
+ * in Connect Four's league, but a round then spreads its visits over
+ * moves the value has already refuted: with tic-tac-toe's exact value
+ * and 64 simulations in rounds of 16 it lost 11 of 50 games to minimax,
+ * against none when the round stops.) Each node keeps its parent and the action that leads to it, so a
+ * backup needs no stored path. With batch 1 there is no virtual loss and
+ * the search is the sequential one, to the last bit.
  */
 #include "envs/env_internal.h"
 
@@ -39,31 +54,41 @@ struct env_mcts {
 	env_mcts_eval_fn eval;
 	void *ctx;
 	int A;
-	size_t obs_len, ssize, cap, used;
+	size_t obs_len, ssize, cap, used, batch;
 	unsigned char *states;  /* cap x ssize */
-	int *mover;             /* cap: 0, 1, or -1 terminal */
+	int *mover;             /* cap: 0, 1, -1 terminal, or MOVER_PENDING */
 	double *ret0;           /* cap: player 0's return at a terminal */
 	uint32_t *total;        /* cap: visits through the node */
 	float *fpu;             /* cap: an unvisited action's Q (the node's
 				   value for its mover, from the evaluator) */
+	int32_t *parent;        /* cap: the node's parent (-1: the root) */
+	int *pact;              /* cap: and the action from it */
 	int32_t *child;         /* cap x A */
 	uint32_t *n;            /* cap x A */
 	float *w, *p;           /* cap x A */
-	float *obs;             /* obs_len */
+	/* a round's leaves: their nodes, and the evaluator's in and out */
+	size_t *leaf;           /* batch */
+	const void **lstate;    /* batch */
+	float *obs;             /* batch x obs_len */
+	uint8_t *mask;          /* batch x A */
+	float *prior;           /* batch x A */
+	float *value;           /* batch */
+	int *nlegal;            /* batch */
 	float *prior0;          /* A: the evaluator's root prior (no noise) */
 	float root_v;           /* and its value of the root, for its mover */
 	double *eta;            /* A: a Dirichlet draw */
-	uint8_t *mask;          /* A */
-	size_t *path_node;      /* cap */
-	int *path_act;          /* cap */
 	struct env_rng rng;     /* for apply(); the games searched draw none */
 };
+
+/* A leaf waiting for its evaluation (never a root, never selected). */
+#define MOVER_PENDING (-2)
 
 int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 		 env_mcts_eval_fn eval, void *ctx, char *err, size_t errlen)
 {
 	const struct env_spec *sp;
 	env_mcts *m;
+	size_t B, A;
 
 	*out = NULL;
 	if (!e || !o || !eval || o->sims < 1 || o->sims > ENV_MCTS_SIMS_MAX ||
@@ -79,6 +104,11 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 		lg_errf(err, errlen, "search: noise_frac must be in [0, 1] "
 			"and, with noise, dirichlet_alpha in (0, %g]",
 			ENV_MCTS_ALPHA_MAX);
+		return LG_EINVAL;
+	}
+	if (o->batch > ENV_MCTS_BATCH_MAX) {
+		lg_errf(err, errlen, "search: batch must be in [1, %u]",
+			ENV_MCTS_BATCH_MAX);
 		return LG_EINVAL;
 	}
 	sp = env_spec_of(e);
@@ -102,25 +132,32 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	m->obs_len = sp->obs_len;
 	m->ssize = e->gm.state_size;
 	m->cap = (size_t)o->sims + 1;
+	m->batch = B = o->batch ? o->batch : 1;
+	A = (size_t)m->A;
 	m->states = malloc(m->cap * m->ssize);
 	m->mover = malloc(m->cap * sizeof *m->mover);
 	m->ret0 = malloc(m->cap * sizeof *m->ret0);
 	m->total = malloc(m->cap * sizeof *m->total);
 	m->fpu = malloc(m->cap * sizeof *m->fpu);
-	m->child = malloc(m->cap * (size_t)m->A * sizeof *m->child);
-	m->n = malloc(m->cap * (size_t)m->A * sizeof *m->n);
-	m->w = malloc(m->cap * (size_t)m->A * sizeof *m->w);
-	m->p = malloc(m->cap * (size_t)m->A * sizeof *m->p);
-	m->obs = malloc(m->obs_len * sizeof *m->obs);
-	m->prior0 = malloc((size_t)m->A * sizeof *m->prior0);
-	m->eta = malloc((size_t)m->A * sizeof *m->eta);
-	m->mask = malloc((size_t)m->A);
-	m->path_node = malloc(m->cap * sizeof *m->path_node);
-	m->path_act = malloc(m->cap * sizeof *m->path_act);
+	m->parent = malloc(m->cap * sizeof *m->parent);
+	m->pact = malloc(m->cap * sizeof *m->pact);
+	m->child = malloc(m->cap * A * sizeof *m->child);
+	m->n = malloc(m->cap * A * sizeof *m->n);
+	m->w = malloc(m->cap * A * sizeof *m->w);
+	m->p = malloc(m->cap * A * sizeof *m->p);
+	m->leaf = malloc(B * sizeof *m->leaf);
+	m->lstate = malloc(B * sizeof *m->lstate);
+	m->obs = malloc(B * m->obs_len * sizeof *m->obs);
+	m->mask = malloc(B * A);
+	m->prior = malloc(B * A * sizeof *m->prior);
+	m->value = malloc(B * sizeof *m->value);
+	m->nlegal = malloc(B * sizeof *m->nlegal);
+	m->prior0 = malloc(A * sizeof *m->prior0);
+	m->eta = malloc(A * sizeof *m->eta);
 	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->fpu ||
-	    !m->child ||
-	    !m->n || !m->w || !m->p || !m->obs || !m->prior0 || !m->eta ||
-	    !m->mask || !m->path_node || !m->path_act)
+	    !m->parent || !m->pact || !m->child || !m->n || !m->w || !m->p ||
+	    !m->leaf || !m->lstate || !m->obs || !m->mask || !m->prior ||
+	    !m->value || !m->nlegal || !m->prior0 || !m->eta)
 		goto oom;
 	env_rng_seed(&m->rng, 0x6d637473);
 	*out = m;
@@ -140,29 +177,35 @@ void env_mcts_free(env_mcts *m)
 	free(m->ret0);
 	free(m->total);
 	free(m->fpu);
+	free(m->parent);
+	free(m->pact);
 	free(m->child);
 	free(m->n);
 	free(m->w);
 	free(m->p);
+	free(m->leaf);
+	free(m->lstate);
 	free(m->obs);
+	free(m->mask);
+	free(m->prior);
+	free(m->value);
+	free(m->nlegal);
 	free(m->prior0);
 	free(m->eta);
-	free(m->mask);
-	free(m->path_node);
-	free(m->path_act);
 	free(m);
 }
 
-/* Node i's state, set: its mover, and for a decision its prior from the
- * evaluator (returned: the value for player 0). */
-static int expand(env_mcts *m, size_t i, double *value0)
+/* Node i's state is set: clear its edges and set its mover. A terminal
+ * is done (*value0: player 0's return, returns 1); a decision becomes
+ * the round's leaf k, its observation and mask written for the evaluator
+ * (returns 0); or an LG_E* code. */
+static int prepare(env_mcts *m, size_t i, size_t k, double *value0)
 {
 	const struct league_game *g = m->gm->g;
 	const void *inst = m->gm->inst;
 	const unsigned char *st = m->states + i * m->ssize;
 	size_t A = (size_t)m->A;
-	int pl = g->player(inst, st), rc;
-	float v = 0, *pr = m->p + i * A;
+	int pl = g->player(inst, st);
 
 	m->total[i] = 0;
 	for (size_t a = 0; a < A; a++) {
@@ -176,32 +219,53 @@ static int expand(env_mcts *m, size_t i, double *value0)
 		m->mover[i] = -1;
 		m->ret0[i] = r[0];
 		*value0 = r[0];
-		return 0;
+		return 1;
 	}
 	if (pl != 0 && pl != 1)
 		return LG_EUNSUPP; /* a chance node the spec did not declare */
-	m->mover[i] = pl;
-	g->observe(inst, st, pl, m->obs);
-	int nlegal = g->legal(inst, st, pl, m->mask);
-	if (nlegal < 1)
+	m->mover[i] = MOVER_PENDING;
+	g->observe(inst, st, pl, m->obs + k * m->obs_len);
+	m->nlegal[k] = g->legal(inst, st, pl, m->mask + k * A);
+	if (m->nlegal[k] < 1)
 		return LG_EINVAL;
-	if ((rc = m->eval(m->ctx, m->obs, m->mask, st, pr, &v)))
-		return rc;
+	m->leaf[k] = i;
+	m->lstate[k] = st;
+	return 0;
+}
+
+/* The round's leaf k evaluated: its prior and first-play value set, its
+ * mover restored; *value0 its value for player 0. */
+static int settle(env_mcts *m, size_t k, double *value0)
+{
+	const struct league_game *g = m->gm->g;
+	size_t A = (size_t)m->A, i = m->leaf[k];
+	const uint8_t *mask = m->mask + k * A;
+	const float *in = m->prior + k * A;
+	float *pr = m->p + i * A, v = m->value[k];
+	int pl = g->player(m->gm->inst, m->states + i * m->ssize);
 	double sum = 0;
+
 	for (size_t a = 0; a < A; a++) {
-		if (!m->mask[a] || !(pr[a] >= 0) || !isfinite(pr[a]))
-			pr[a] = 0;
+		pr[a] = mask[a] && in[a] >= 0 && isfinite(in[a]) ? in[a] : 0;
 		sum += pr[a];
 	}
 	for (size_t a = 0; a < A; a++) /* illegal: -1, never chosen */
-		pr[a] = !m->mask[a] ? -1.0f
-			: sum > 0   ? (float)(pr[a] / sum)
-				    : 1.0f / (float)nlegal;
+		pr[a] = !mask[a]  ? -1.0f
+			: sum > 0 ? (float)(pr[a] / sum)
+				  : 1.0f / (float)m->nlegal[k];
 	if (!isfinite(v))
 		return LG_EINVAL;
+	m->mover[i] = pl;
 	m->fpu[i] = v;
 	*value0 = pl == 0 ? v : -v;
 	return 0;
+}
+
+/* The round's first n leaves through the evaluator. */
+static int evaluate(env_mcts *m, size_t n)
+{
+	return m->eval(m->ctx, n, m->obs, m->mask, m->lstate, m->prior,
+		       m->value);
 }
 
 /* The edge to follow from node i. */
@@ -226,25 +290,73 @@ static int select_action(const env_mcts *m, size_t i)
 	return pick;
 }
 
-static int simulate(env_mcts *m)
+/* From node i up to the root: every edge on the way gets a visit (but
+ * with `counted` the walk already counted it, with its virtual loss
+ * `vl`, taken back here) and v0, player 0's value, for its mover. */
+static void backup(env_mcts *m, size_t i, double v0, int counted, float vl)
 {
-	size_t A = (size_t)m->A, depth = 0, i = 0;
+	size_t A = (size_t)m->A;
+
+	while (m->parent[i] >= 0) {
+		size_t up = (size_t)m->parent[i];
+		size_t k = up * A + (size_t)m->pact[i];
+		if (!counted) {
+			m->n[k]++;
+			m->total[up]++;
+		}
+		m->w[k] += vl + (float)(m->mover[up] == 0 ? v0 : -v0);
+		i = up;
+	}
+}
+
+/* The walk's visits and virtual loss on the edges from node i up. */
+static void visit_pending(env_mcts *m, size_t i, float vl)
+{
+	size_t A = (size_t)m->A;
+
+	while (m->parent[i] >= 0) {
+		size_t up = (size_t)m->parent[i];
+		size_t k = up * A + (size_t)m->pact[i];
+		m->n[k]++;
+		m->total[up]++;
+		m->w[k] -= vl;
+		i = up;
+	}
+}
+
+/* One round: up to batch walks (and at most `left` simulations, each a
+ * walk that ends at a new node or a terminal), their new leaves
+ * evaluated in one call and backed up; *done the simulations made. */
+static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
+{
+	size_t A = (size_t)m->A, nleaf = 0;
+	float vl = m->batch > 1 ? 1.0f : 0.0f;
 	double v0 = 0;
 	int rc;
 
-	for (;;) {
-		if (m->mover[i] < 0) { /* a terminal node: its returns again */
-			v0 = m->ret0[i];
-			break;
-		}
-		int a = select_action(m, i);
-		if (a < 0)
-			return LG_EINVAL;
-		m->path_node[depth] = i;
-		m->path_act[depth++] = a;
-		int32_t c = m->child[i * A + (size_t)a];
-		if (c >= 0) {
+	*done = 0;
+	while (*done < left && nleaf < m->batch) {
+		size_t i = 0;
+		int a = -1, collided = 0;
+		for (;;) {
+			if (m->mover[i] == -1) /* a terminal: its returns */
+				break;
+			if ((a = select_action(m, i)) < 0)
+				return LG_EINVAL;
+			int32_t c = m->child[i * A + (size_t)a];
+			if (c < 0)
+				break;
+			if (m->mover[c] == MOVER_PENDING) {
+				collided = 1;
+				break;
+			}
 			i = (size_t)c;
+		}
+		if (collided)
+			break; /* the round's leaves first */
+		if (m->mover[i] == -1) {
+			backup(m, i, m->ret0[i], 0, 0);
+			++*done;
 			continue;
 		}
 		if (m->used == m->cap)
@@ -255,15 +367,24 @@ static int simulate(env_mcts *m)
 		m->gm->g->apply(m->gm->inst, m->states + j * m->ssize, a,
 				&m->rng.base);
 		m->child[i * A + (size_t)a] = (int32_t)j;
-		if ((rc = expand(m, j, &v0)))
+		m->parent[j] = (int32_t)i;
+		m->pact[j] = a;
+		++*done;
+		if ((rc = prepare(m, j, nleaf, &v0)) < 0)
 			return rc;
-		break;
+		if (rc == 1) { /* terminal */
+			backup(m, j, v0, 0, 0);
+			continue;
+		}
+		visit_pending(m, j, vl);
+		nleaf++;
 	}
-	for (size_t d = 0; d < depth; d++) {
-		size_t k = m->path_node[d] * A + (size_t)m->path_act[d];
-		m->n[k]++;
-		m->w[k] += (float)(m->mover[m->path_node[d]] == 0 ? v0 : -v0);
-		m->total[m->path_node[d]]++;
+	if (nleaf && (rc = evaluate(m, nleaf)))
+		return rc;
+	for (size_t k = 0; k < nleaf; k++) {
+		if ((rc = settle(m, k, &v0)))
+			return rc;
+		backup(m, m->leaf[k], v0, 1, vl);
 	}
 	return 0;
 }
@@ -317,6 +438,7 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
 {
 	size_t A;
 	double v0;
+	uint32_t left, done;
 	int rc;
 
 	if (!m || !e || &e->gm != m->gm || env_is_terminal(e) ||
@@ -324,17 +446,22 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
 		return LG_EINVAL;
 	A = (size_t)m->A;
 	m->used = 1;
+	m->parent[0] = -1;
 	memcpy(m->states, e->st, m->ssize);
-	if ((rc = expand(m, 0, &v0)))
+	if ((rc = prepare(m, 0, 0, &v0)) < 0)
+		return rc;
+	if (rc == 1)
+		return LG_EINVAL; /* not over, says env_is_terminal */
+	if ((rc = evaluate(m, 1)) || (rc = settle(m, 0, &v0)))
 		return rc;
 	for (size_t a = 0; a < A; a++)
 		m->prior0[a] = m->p[a] < 0 ? 0 : m->p[a];
 	m->root_v = m->fpu[0];
 	if (m->o.noise_frac > 0)
 		root_noise(m, rng);
-	for (uint32_t s = 0; s < m->o.sims; s++)
-		if ((rc = simulate(m)))
-			return rc;
+	for (left = m->o.sims; left; left -= done)
+		if ((rc = round_of(m, left, &done)) || !done)
+			return rc ? rc : LG_EINVAL; /* a round makes one */
 	if (visits)
 		for (size_t a = 0; a < A; a++)
 			visits[a] = m->n[a];

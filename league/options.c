@@ -240,6 +240,7 @@ void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)
 		.noise_frac = c->learner.search.noise_frac,
 		.fast_sims = (uint32_t)c->learner.search.fast_sims,
 		.full_frac = c->learner.search.full_frac,
+		.batch = (uint32_t)c->learner.search.batch,
 	};
 }
 

@@ -671,7 +671,7 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(segment_len); SAME(search.sims); SAME(search.c_puct);
 		SAME(search.temperature_moves); SAME(search.dirichlet_alpha);
 		SAME(search.noise_frac); SAME(search.fast_sims);
-		SAME(search.full_frac);
+		SAME(search.full_frac); SAME(search.batch);
 		/* The module has no game; the env options are compared
 		 * below. */
 		ck_assert_str_eq(t.game, "rps");
