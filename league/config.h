@@ -233,6 +233,7 @@ struct cfg {
 		int greedy;
 		int nashconv;
 		uint64_t games;
+		double average_from; /* the average policy's oldest share left out */
 	} eval;
 };
 

@@ -536,6 +536,13 @@ static const struct cfg_key table[] = {
 	U64("eval.games", eval.games, 1, 1e6, "100",
 	    "Games each evaluated main-player version plays against each "
 	    "baseline from each seat."),
+	DBL("eval.average_from", eval.average_from, 0, 0.9, "0",
+	    "The main player's average policy (nashconv_avg, `league eval "
+	    "DIR`) mixes its snapshots uniformly, leaving out the oldest "
+	    "average_from share of them: 0 mixes all of them, 0.5 the newest "
+	    "half (an average over the later iterates of a learner that "
+	    "cycles, as `league eval nashconv --policy mmdavg:...` takes the "
+	    "second half of its iterates)."),
 };
 
 #define NKEYS LG_ARRAY_LEN(table)

@@ -515,6 +515,64 @@ START_TEST(retired_snapshots_release_their_parameters)
 }
 END_TEST
 
+/*
+ * eval.average_from: versions 1..60, a snapshot every 10 (7 with the
+ * initial one); the evaluator's average-policy list is every snapshot of
+ * the main player with 0, and the newest 4 (7 less floor(0.5 x 7)) with
+ * 0.5, oldest first.
+ */
+START_TEST(average_from_leaves_out_the_oldest)
+{
+	static const double from[] = { 0, 0.5 };
+	static const uint32_t first[] = { 0, 30 }, count[] = { 7, 4 };
+
+	for (int r = 0; r < 2; r++) {
+		char yaml[512], blob[32];
+		struct tp_league L;
+		struct tp_peer lr, ev;
+		net_msg req = LEAGUE__ENVELOPE__INIT, *m;
+		League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+
+		snprintf(yaml, sizeof yaml,
+			 "league: {name: avg, seed: 5}\n"
+			 "env: {name: rps}\n"
+			 "players: {main: 1}\n"
+			 "snapshot: {steps: 1000, max_mult: 1}\n"
+			 "eval: {average_from: %g}\n"
+			 "budget: {seconds: 600}\n", from[r]);
+		lg_log_set_level(LG_LOG_ERROR);
+		tp_league_open(&L, yaml, 0, 0);
+		tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+		ck_assert_int_eq(tp_fake_learner(&lr, 0),
+				 LEAGUE__STATUS__STATUS_OK);
+		for (uint32_t v = 1; v <= 60; v++) {
+			snprintf(blob, sizeof blob, "v%u", v);
+			m = tp_params_put(&lr, 0, 100ull * v, blob);
+			ck_assert_int_eq(tp_ack_status(m),
+					 LEAGUE__STATUS__STATUS_OK);
+			net_msg_free(m);
+		}
+		tp_detach(&lr);
+		ck_assert_uint_eq(brain_snapshot_count(L.d->br), 7);
+		tp_attach(&L, &ev, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
+		req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
+		req.eval_request = &er;
+		m = tp_call(&ev, &req);
+		ck_assert_int_eq(m->body_case,
+				 LEAGUE__ENVELOPE__BODY_EVAL_WORK);
+		ck_assert(m->eval_work->has_work);
+		ck_assert_uint_eq(m->eval_work->n_main_snapshots, count[r]);
+		for (size_t i = 0; i < count[r]; i++)
+			ck_assert_uint_eq(
+				m->eval_work->main_snapshots[i]->version,
+				first[r] + 10 * i);
+		net_msg_free(m);
+		tp_detach(&ev);
+		tp_league_close(&L, 1);
+	}
+}
+END_TEST
+
 /* The probe kind (league/kind_probe.c): jobs in which the first baseline
  * plays itself; nothing learns and the league's counters do not move. */
 START_TEST(probe_kind_round_trip)
@@ -563,6 +621,7 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, restart_reissues_jobs_in_flight);
 	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
 	tcase_add_test(tc, retired_snapshots_release_their_parameters);
+	tcase_add_test(tc, average_from_leaves_out_the_oldest);
 	tcase_add_test(tc, trainer_state_goes_with_its_version);
 	tcase_add_test(tc, probe_kind_round_trip);
 	suite_add_tcase(s, tc);
