@@ -665,7 +665,7 @@ const struct cli_cmd cli_cmd_eval = {
 	"          game's first K moves of the agent, then plays greedily\n"
 	"          (rows 'policy~K', 'mcts~K:N': different games, each played\n"
 	"          out by the greedy agent). --batch B evaluates up to B\n"
-	"          leaves a forward (virtual loss; rows 'mcts:N/B').\n"
+	"          leaves a forward (virtual draws; rows 'mcts:N/B').\n"
 	"          Separate rows, 'policy' and 'mcts:N': the search agent\n"
 	"          is not the trained policy. CONFIG is the\n"
 	"          league's config (its game and directory; --dir overrides\n"

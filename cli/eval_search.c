@@ -7,7 +7,7 @@
  * separate rows, labelled `policy` and `mcts:N`: the search agent is not
  * the policy the league trained, and its figures are never the policy's.
  * With --batch B > 1 the search evaluates up to B leaves a forward
- * (virtual loss, envs/mcts.c), row `mcts:N/B`.
+ * (rounds under virtual draws, envs/mcts.c), row `mcts:N/B`.
  *
  * With --sample both agents sample their moves (the policy from its
  * probabilities, the search in proportion to its root visits; rows

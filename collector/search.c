@@ -5,7 +5,7 @@
  * on the env it hosts, with the seat's policy's eval as prior and value,
  * before the slot posts, and answers the seat itself. Every evaluation
  * is a call in this thread, of one leaf or of search.batch leaves
- * gathered under virtual loss: waking another thread costs about 100 us
+ * gathered in rounds (envs/mcts.c): waking another thread costs about 100 us
  * on these machines, a small net's forward a few, so a search does
  * without wake-ups altogether.
  *

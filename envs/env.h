@@ -431,10 +431,10 @@ struct env_mcts_opts {
 	/* Leaves per evaluator call, 0 or 1..ENV_MCTS_BATCH_MAX (0 and 1:
 	 * one, the sequential search). With batch > 1 a round walks up to
 	 * batch paths from the root before evaluating their leaves in one
-	 * call, each pending visit counted on its path as a loss of one
-	 * unit of return for the mover at every node (a virtual loss), so
-	 * the next walk of the round is steered elsewhere; a walk that
-	 * meets a leaf still pending ends the round early. A network's
+	 * call, each pending visit counted on its path as a visit of value
+	 * 0 (a virtual draw), so the next walk of the round tends
+	 * elsewhere; a walk that meets a leaf still pending ends the round
+	 * early. A network's
 	 * batched forward costs less a state than batch-1 ones, and the
 	 * search sees a little less of what it learns within a round. */
 	uint32_t batch;

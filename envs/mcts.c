@@ -28,19 +28,24 @@
  * collector stores them with the visits as a training row).
  *
  * Batched leaves (opts.batch > 1): a round walks up to batch paths,
- * each adding a virtual loss (a visit worth -1 to the mover) to every
- * edge it crosses so the next walk goes elsewhere, stops at the first
- * walk that meets a leaf still waiting for its evaluation, evaluates the
- * round's new leaves in one call and backs each up, replacing its
- * virtual loss by its value. A walk that ends at a terminal backs up at
- * once. (Walking on past a collision, its path under a virtual loss too,
- * fills rounds a little better, 139 k env steps a minute against 131 k
- * in Connect Four's league, but a round then spreads its visits over
- * moves the value has already refuted: with tic-tac-toe's exact value
- * and 64 simulations in rounds of 16 it lost 11 of 50 games to minimax,
- * against none when the round stops.) Each node keeps its parent and the action that leads to it, so a
- * backup needs no stored path. With batch 1 there is no virtual loss and
- * the search is the sequential one, to the last bit.
+ * each counting a visit of value 0 (a virtual draw) on every edge it
+ * crosses, which shrinks the edge's exploration term so the next walk
+ * tends elsewhere; it stops at the first walk that meets a leaf still
+ * waiting for its evaluation, evaluates the round's new leaves in one
+ * call and backs each up, its value added to the visits already
+ * counted. A walk that ends at a terminal backs up at once. Each node
+ * keeps its parent and the action that leads to it, so a backup needs
+ * no stored path. With batch 1 the search is the sequential one, to the
+ * last bit. Why not AlphaZero's virtual loss (a pending visit worth -1
+ * to the mover): with Connect Four's trained net, 64 simulations in
+ * rounds of 16, it moved the root's visit shares by 0.140 in total
+ * variation from the sequential search's (another move 21% of the
+ * time), the virtual draw by 0.074 (13%), about what 48 or 96
+ * sequential simulations differ from 64 by (0.073, 0.078); against
+ * alpha-beta depth 2 that net's search agent won 0.333 with the loss,
+ * 0.443 with the draw, 0.438 sequential (docs/learner.md). A walk that
+ * meets a pending leaf ends the round rather than walking on under more
+ * virtual visits, which would spread a round's visits further.
  */
 #include "envs/env_internal.h"
 
@@ -291,9 +296,9 @@ static int select_action(const env_mcts *m, size_t i)
 }
 
 /* From node i up to the root: every edge on the way gets a visit (but
- * with `counted` the walk already counted it, with its virtual loss
- * `vl`, taken back here) and v0, player 0's value, for its mover. */
-static void backup(env_mcts *m, size_t i, double v0, int counted, float vl)
+ * with `counted` the walk already counted it) and v0, player 0's value,
+ * for its mover. */
+static void backup(env_mcts *m, size_t i, double v0, int counted)
 {
 	size_t A = (size_t)m->A;
 
@@ -304,13 +309,14 @@ static void backup(env_mcts *m, size_t i, double v0, int counted, float vl)
 			m->n[k]++;
 			m->total[up]++;
 		}
-		m->w[k] += vl + (float)(m->mover[up] == 0 ? v0 : -v0);
+		m->w[k] += (float)(m->mover[up] == 0 ? v0 : -v0);
 		i = up;
 	}
 }
 
-/* The walk's visits and virtual loss on the edges from node i up. */
-static void visit_pending(env_mcts *m, size_t i, float vl)
+/* A pending walk's visits (of value 0 until its backup) on the edges
+ * from node i up. */
+static void visit_pending(env_mcts *m, size_t i)
 {
 	size_t A = (size_t)m->A;
 
@@ -319,7 +325,6 @@ static void visit_pending(env_mcts *m, size_t i, float vl)
 		size_t k = up * A + (size_t)m->pact[i];
 		m->n[k]++;
 		m->total[up]++;
-		m->w[k] -= vl;
 		i = up;
 	}
 }
@@ -330,7 +335,6 @@ static void visit_pending(env_mcts *m, size_t i, float vl)
 static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
 {
 	size_t A = (size_t)m->A, nleaf = 0;
-	float vl = m->batch > 1 ? 1.0f : 0.0f;
 	double v0 = 0;
 	int rc;
 
@@ -355,7 +359,7 @@ static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
 		if (collided)
 			break; /* the round's leaves first */
 		if (m->mover[i] == -1) {
-			backup(m, i, m->ret0[i], 0, 0);
+			backup(m, i, m->ret0[i], 0);
 			++*done;
 			continue;
 		}
@@ -373,10 +377,10 @@ static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
 		if ((rc = prepare(m, j, nleaf, &v0)) < 0)
 			return rc;
 		if (rc == 1) { /* terminal */
-			backup(m, j, v0, 0, 0);
+			backup(m, j, v0, 0);
 			continue;
 		}
-		visit_pending(m, j, vl);
+		visit_pending(m, j);
 		nleaf++;
 	}
 	if (nleaf && (rc = evaluate(m, nleaf)))
@@ -384,7 +388,7 @@ static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
 	for (size_t k = 0; k < nleaf; k++) {
 		if ((rc = settle(m, k, &v0)))
 			return rc;
-		backup(m, m->leaf[k], v0, 1, vl);
+		backup(m, m->leaf[k], v0, 1);
 	}
 	return 0;
 }

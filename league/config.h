@@ -138,7 +138,7 @@ struct cfg {
 			double policy_coef, pg_coef;
 			uint64_t fast_sims; /* playout cap randomization */
 			double full_frac;
-			uint64_t batch; /* leaves a forward (virtual loss) */
+			uint64_t batch; /* leaves a forward (envs/mcts.c) */
 		} search;
 	} learner;
 	struct {

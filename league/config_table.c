@@ -288,12 +288,13 @@ static const struct cfg_key table[] = {
 	    ENV_MCTS_BATCH_MAX, "1",
 	    "With search: leaves evaluated in one forward of the network. "
 	    "Above 1 a search walks that many paths from the root, each "
-	    "counting a virtual loss on its way so the next goes elsewhere, "
-	    "before one batched forward evaluates their leaves: a batched "
-	    "forward costs less a state than single ones (Connect Four's "
-	    "conv net about 2.2 times less at 16, docs/learner.md), and "
-	    "the search sees a little less of what it learns within a "
-	    "round. 1: the sequential search."),
+	    "counting a visit of value 0 on its way so the next tends "
+	    "elsewhere, before one batched forward evaluates their leaves: "
+	    "a batched forward costs less a state than single ones (the "
+	    "conv net of `league bench learner --model conv --inference` "
+	    "2.3 times less at 16), and the search sees a little less of "
+	    "what it learns within a round (docs/learner.md). 1: the "
+	    "sequential search."),
 	DBL("learner.search.full_frac", learner.search.full_frac, 0, 1,
 	    "0.25", "With search.fast_sims: the probability that a move is "
 	    "a full search."),
