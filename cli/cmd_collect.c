@@ -824,7 +824,7 @@ static int setup_envs(struct collect *W)
 		return LG_EUNSUPP;
 	}
 	league_nn_shape(&W->cfg, &W->spec, &W->shape);
-	/* The search's batch-1 forwards run in every env thread at once:
+	/* The search's forwards run in every env thread at once:
 	 * BLAS threads of their own would only contend for the cores (as in
 	 * `league eval search`). */
 	if (o.search.sims)

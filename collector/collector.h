@@ -34,8 +34,9 @@
  *   - Search (`search.sims` > 0, AlphaZero's policy improvement): a
  *     learning seat's move is chosen by PUCT (envs/mcts.c) with its
  *     network's `eval` as prior and value, run in the thread that hosts
- *     the env (collector/search.c): batch-1 evaluations in a row, no
- *     wake-up per simulation and no batch. Its rows store the root's
+ *     the env (collector/search.c): evaluations of one leaf or of a
+ *     round of search.batch leaves, in that thread, no wake-up per
+ *     simulation and no batch with other envs. Its rows store the root's
  *     visit shares (the visits column) beside the network's own logp of
  *     the move and value of the state.
  *   - Trajectories: for every learning seat of every env a buffer of at

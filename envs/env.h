@@ -429,14 +429,14 @@ struct env_mcts_opts {
 	 * (0, ENV_MCTS_ALPHA_MAX] when noise_frac > 0. */
 	double dirichlet_alpha, noise_frac;
 	/* Leaves per evaluator call, 0 or 1..ENV_MCTS_BATCH_MAX (0 and 1:
-	 * one, the sequential search). With batch > 1 a round walks up to
-	 * batch paths from the root before evaluating their leaves in one
-	 * call, each pending visit counted on its path as a visit of value
-	 * 0 (a virtual draw), so the next walk of the round tends
-	 * elsewhere; a walk that meets a leaf still pending ends the round
-	 * early. A network's
-	 * batched forward costs less a state than batch-1 ones, and the
-	 * search sees a little less of what it learns within a round. */
+	 * one, the sequential search). With batch > 1 a round walks from
+	 * the root until batch new leaves wait, then evaluates them in one
+	 * call; each pending visit counts on its path as a visit of value 0
+	 * (a virtual draw), so the next walk of the round tends elsewhere;
+	 * a walk that meets a leaf still pending ends the round early. A
+	 * network's batched forward costs less a state than batch-1 ones,
+	 * and the search sees a little less of what it learns within a
+	 * round (envs/mcts.c). */
 	uint32_t batch;
 };
 

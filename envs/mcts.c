@@ -27,10 +27,14 @@
  * evaluator's own root prior and value back beside the visits (a
  * collector stores them with the visits as a training row).
  *
- * Batched leaves (opts.batch > 1): a round walks up to batch paths,
- * each counting a visit of value 0 (a virtual draw) on every edge it
- * crosses, which shrinks the edge's exploration term so the next walk
- * tends elsewhere; it stops at the first walk that meets a leaf still
+ * Batched leaves (opts.batch > 1): a round walks from the root until
+ * batch new leaves wait for the evaluator, each walk counting a visit of
+ * value 0 (a virtual draw) on every edge it crosses: that shrinks the
+ * edge's exploration term and moves its mean toward 0, so the next walk
+ * tends elsewhere where the mover is not losing (where it is, a pending
+ * edge looks better than before and the next walk may meet its leaf and
+ * end the round early: a shorter round, never a wrong count); it stops
+ * at the first walk that meets a leaf still
  * waiting for its evaluation, evaluates the round's new leaves in one
  * call and backs each up, its value added to the visits already
  * counted. A walk that ends at a terminal backs up at once. Each node
@@ -112,8 +116,8 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 		return LG_EINVAL;
 	}
 	if (o->batch > ENV_MCTS_BATCH_MAX) {
-		lg_errf(err, errlen, "search: batch must be in [1, %u]",
-			ENV_MCTS_BATCH_MAX);
+		lg_errf(err, errlen, "search: batch must be at most %u (0 "
+			"and 1: one leaf a call)", ENV_MCTS_BATCH_MAX);
 		return LG_EINVAL;
 	}
 	sp = env_spec_of(e);
@@ -266,9 +270,13 @@ static int settle(env_mcts *m, size_t k, double *value0)
 	return 0;
 }
 
-/* The round's first n leaves through the evaluator. */
+/* The round's first n leaves through the evaluator (what it leaves
+ * unwritten reads as a uniform prior and value 0, not as the last
+ * round's). */
 static int evaluate(env_mcts *m, size_t n)
 {
+	memset(m->prior, 0, n * (size_t)m->A * sizeof *m->prior);
+	memset(m->value, 0, n * sizeof *m->value);
 	return m->eval(m->ctx, n, m->obs, m->mask, m->lstate, m->prior,
 		       m->value);
 }
@@ -329,8 +337,9 @@ static void visit_pending(env_mcts *m, size_t i)
 	}
 }
 
-/* One round: up to batch walks (and at most `left` simulations, each a
- * walk that ends at a new node or a terminal), their new leaves
+/* One round: walks until batch new leaves wait (walks ending at a
+ * terminal back up at once and do not count) or `left` simulations
+ * (walks that end at a new node or a terminal) are made, the leaves
  * evaluated in one call and backed up; *done the simulations made. */
 static int round_of(env_mcts *m, uint32_t left, uint32_t *done)
 {

@@ -287,9 +287,10 @@ static const struct cfg_key table[] = {
 	U64("learner.search.batch", learner.search.batch, 1,
 	    ENV_MCTS_BATCH_MAX, "1",
 	    "With search: leaves evaluated in one forward of the network. "
-	    "Above 1 a search walks that many paths from the root, each "
-	    "counting a visit of value 0 on its way so the next tends "
-	    "elsewhere, before one batched forward evaluates their leaves: "
+	    "Above 1 a search walks from the root until that many new "
+	    "leaves wait, each walk counting a visit of value 0 on its way "
+	    "so the next tends elsewhere, before one batched forward "
+	    "evaluates them: "
 	    "a batched forward costs less a state than single ones (the "
 	    "conv net of `league bench learner --model conv --inference` "
 	    "2.3 times less at 16), and the search sees a little less of "

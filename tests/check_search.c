@@ -435,6 +435,29 @@ START_TEST(connect4_wins_and_blocks)
 }
 END_TEST
 
+/* The same through rounds of 8 leaves a forward (search.batch; the
+ * collector's evaluator takes a round's leaves at once), async mode: the
+ * tactics hold and the searched rows still never reach a batch. */
+START_TEST(connect4_batched_wins_and_blocks)
+{
+	struct srec *r = calloc(1, sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+
+	r->eps_per_env = 12;
+	s_opts(&o, "connect4", COLL_ASYNC, r);
+	o.search.batch = 8;
+	s_run(&o, r, &st);
+	ck_assert_uint_eq(r->episodes, NENV * 12);
+	ck_assert_uint_ge(r->wins_seen, 20);
+	ck_assert_uint_ge(r->threats_seen, 5);
+	ck_assert_uint_ge(r->learner_wins, 40);
+	ck_assert_uint_eq(st.transitions, r->rows);
+	ck_assert_uint_eq(st.rows + r->rows, st.steps);
+	free(r);
+}
+END_TEST
+
 /* The same on tic-tac-toe (its blocks): the uniform network wins at most
  * a few of the 100 games. */
 START_TEST(tictactoe_wins_and_blocks)
@@ -601,6 +624,7 @@ Suite *suite_search(void)
 	TCase *t = tcase_create("operator");
 
 	tcase_set_timeout(t, 120);
+	tcase_add_test(t, connect4_batched_wins_and_blocks);
 	tcase_add_loop_test(t, connect4_wins_and_blocks, 0, 3);
 	tcase_add_test(t, tictactoe_wins_and_blocks);
 	tcase_add_loop_test(t, selfplay_never_batches, 0, 3);
