@@ -439,6 +439,44 @@ START_TEST(parameter_window_keeps_what_is_pinned)
 }
 END_TEST
 
+/* A league of yaml (a snapshot every 1000 steps) whose main player's
+ * learner pushed versions 1..60, 100 steps each: 7 snapshots. */
+static void open_sixty_versions(struct tp_league *L, const char *yaml)
+{
+	struct tp_peer lr;
+	char blob[32];
+	net_msg *m;
+
+	lg_log_set_level(LG_LOG_ERROR);
+	tp_league_open(L, yaml, 0, 0);
+	tp_attach(L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
+	ck_assert_int_eq(tp_fake_learner(&lr, 0), LEAGUE__STATUS__STATUS_OK);
+	for (uint32_t v = 1; v <= 60; v++) {
+		snprintf(blob, sizeof blob, "v%u", v);
+		m = tp_params_put(&lr, 0, 100ull * v, blob);
+		ck_assert_int_eq(tp_ack_status(m), LEAGUE__STATUS__STATUS_OK);
+		net_msg_free(m);
+	}
+	tp_detach(&lr);
+	ck_assert_uint_eq(brain_snapshot_count(L->d->br), 7);
+}
+
+/* An evaluator's work, asked for on ev (attached here; the caller
+ * detaches it and frees the reply). */
+static net_msg *eval_work_of(struct tp_league *L, struct tp_peer *ev)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *m;
+	League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+
+	tp_attach(L, ev, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
+	req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
+	req.eval_request = &er;
+	m = tp_call(ev, &req);
+	ck_assert_int_eq(m->body_case, LEAGUE__ENVELOPE__BODY_EVAL_WORK);
+	ck_assert(m->eval_work->has_work);
+	return m;
+}
+
 /*
  * snapshot.keep 2: versions 1..60 with a snapshot every 10; the prune
  * rule retires all but the two newest snapshots, and their parameters go
@@ -453,11 +491,10 @@ START_TEST(retired_snapshots_release_their_parameters)
 	static const char *const rules[] = { "fifo", "nash" };
 
 	for (int r = 0; r < 2; r++) {
-		char yaml[512], blob[32];
+		char yaml[512];
 		struct tp_league L;
-		struct tp_peer lr, ev;
-		net_msg req = LEAGUE__ENVELOPE__INIT, *m;
-		League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+		struct tp_peer ev;
+		net_msg *m;
 
 		snprintf(yaml, sizeof yaml,
 			 "league: {name: retire, seed: 5}\n"
@@ -466,20 +503,7 @@ START_TEST(retired_snapshots_release_their_parameters)
 			 "snapshot: {steps: 1000, max_mult: 1, keep: 2, "
 			 "prune: %s}\n"
 			 "budget: {seconds: 600}\n", rules[r]);
-		lg_log_set_level(LG_LOG_ERROR);
-		tp_league_open(&L, yaml, 0, 0);
-		tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
-		ck_assert_int_eq(tp_fake_learner(&lr, 0),
-				 LEAGUE__STATUS__STATUS_OK);
-		for (uint32_t v = 1; v <= 60; v++) {
-			snprintf(blob, sizeof blob, "v%u", v);
-			m = tp_params_put(&lr, 0, 100ull * v, blob);
-			ck_assert_int_eq(tp_ack_status(m),
-					 LEAGUE__STATUS__STATUS_OK);
-			net_msg_free(m);
-		}
-		tp_detach(&lr);
-		ck_assert_uint_eq(brain_snapshot_count(L.d->br), 7);
+		open_sixty_versions(&L, yaml);
 		for (int restart = 0; restart < 2; restart++) {
 			if (restart) {
 				tp_league_close(&L, 0);
@@ -492,13 +516,7 @@ START_TEST(retired_snapshots_release_their_parameters)
 					      want ? "missing" : "kept");
 			}
 		}
-		tp_attach(&L, &ev, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
-		req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
-		req.eval_request = &er;
-		m = tp_call(&ev, &req);
-		ck_assert_int_eq(m->body_case,
-				 LEAGUE__ENVELOPE__BODY_EVAL_WORK);
-		ck_assert(m->eval_work->has_work);
+		m = eval_work_of(&L, &ev);
 		ck_assert_uint_eq(m->eval_work->n_snapshots, 2);
 		ck_assert_uint_eq(m->eval_work->n_main_snapshots, 2);
 		for (size_t i = 0; i < 2; i++) {
@@ -527,11 +545,10 @@ START_TEST(average_from_leaves_out_the_oldest)
 	static const uint32_t first[] = { 0, 30 }, count[] = { 7, 4 };
 
 	for (int r = 0; r < 2; r++) {
-		char yaml[512], blob[32];
+		char yaml[512];
 		struct tp_league L;
-		struct tp_peer lr, ev;
-		net_msg req = LEAGUE__ENVELOPE__INIT, *m;
-		League__EvalRequest er = LEAGUE__EVAL_REQUEST__INIT;
+		struct tp_peer ev;
+		net_msg *m;
 
 		snprintf(yaml, sizeof yaml,
 			 "league: {name: avg, seed: 5}\n"
@@ -540,27 +557,8 @@ START_TEST(average_from_leaves_out_the_oldest)
 			 "snapshot: {steps: 1000, max_mult: 1}\n"
 			 "eval: {average_from: %g}\n"
 			 "budget: {seconds: 600}\n", from[r]);
-		lg_log_set_level(LG_LOG_ERROR);
-		tp_league_open(&L, yaml, 0, 0);
-		tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "learner");
-		ck_assert_int_eq(tp_fake_learner(&lr, 0),
-				 LEAGUE__STATUS__STATUS_OK);
-		for (uint32_t v = 1; v <= 60; v++) {
-			snprintf(blob, sizeof blob, "v%u", v);
-			m = tp_params_put(&lr, 0, 100ull * v, blob);
-			ck_assert_int_eq(tp_ack_status(m),
-					 LEAGUE__STATUS__STATUS_OK);
-			net_msg_free(m);
-		}
-		tp_detach(&lr);
-		ck_assert_uint_eq(brain_snapshot_count(L.d->br), 7);
-		tp_attach(&L, &ev, LEAGUE__ROLE__ROLE_INSPECTOR, "evaluator");
-		req.body_case = LEAGUE__ENVELOPE__BODY_EVAL_REQUEST;
-		req.eval_request = &er;
-		m = tp_call(&ev, &req);
-		ck_assert_int_eq(m->body_case,
-				 LEAGUE__ENVELOPE__BODY_EVAL_WORK);
-		ck_assert(m->eval_work->has_work);
+		open_sixty_versions(&L, yaml);
+		m = eval_work_of(&L, &ev);
 		ck_assert_uint_eq(m->eval_work->n_main_snapshots, count[r]);
 		for (size_t i = 0; i < count[r]; i++)
 			ck_assert_uint_eq(

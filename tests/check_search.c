@@ -402,20 +402,25 @@ static const enum coll_mode modes[] = { COLL_SERIAL, COLL_SYNC,
  * arise (at least 20 wins and 5 blocks over 48 games); at least 40 of
  * the 48 games won (a uniform evaluator sees only a few moves ahead, so
  * a random opponent's double threat can still beat it: 0 to 2 losses in
- * the runs seen). */
+ * the runs seen). _i 3: async again, through rounds of 8 leaves a
+ * forward (search.batch: the collector's evaluator takes a round's
+ * leaves at once). */
 START_TEST(connect4_wins_and_blocks)
 {
 	struct srec *r = calloc(1, sizeof *r);
 	struct coll_opts o;
 	struct coll_stats st;
+	enum coll_mode mode = _i < 3 ? modes[_i] : COLL_ASYNC;
 
 	r->eps_per_env = 12;
-	s_opts(&o, "connect4", modes[_i], r);
+	s_opts(&o, "connect4", mode, r);
+	o.search.batch = _i < 3 ? 1 : 8;
 	s_run(&o, r, &st);
-	fprintf(stderr, "search connect4 (%s): %llu rows, wins in one "
-		"%llu/%llu taken, losses in one %llu/%llu blocked; the "
+	fprintf(stderr, "search connect4 (%s, batch %u): %llu rows, wins in "
+		"one %llu/%llu taken, losses in one %llu/%llu blocked; the "
 		"learner won %llu of %llu, lost %llu\n",
-		coll_mode_name(modes[_i]), (unsigned long long)r->rows,
+		coll_mode_name(mode), o.search.batch,
+		(unsigned long long)r->rows,
 		(unsigned long long)r->wins_taken,
 		(unsigned long long)r->wins_seen,
 		(unsigned long long)r->threats_blocked,
@@ -429,29 +434,6 @@ START_TEST(connect4_wins_and_blocks)
 	ck_assert_uint_ge(r->learner_wins, 40);
 	/* one batched forward per opponent move at most, none per
 	 * simulation: the searched rows never reach a batch */
-	ck_assert_uint_eq(st.transitions, r->rows);
-	ck_assert_uint_eq(st.rows + r->rows, st.steps);
-	free(r);
-}
-END_TEST
-
-/* The same through rounds of 8 leaves a forward (search.batch; the
- * collector's evaluator takes a round's leaves at once), async mode: the
- * tactics hold and the searched rows still never reach a batch. */
-START_TEST(connect4_batched_wins_and_blocks)
-{
-	struct srec *r = calloc(1, sizeof *r);
-	struct coll_opts o;
-	struct coll_stats st;
-
-	r->eps_per_env = 12;
-	s_opts(&o, "connect4", COLL_ASYNC, r);
-	o.search.batch = 8;
-	s_run(&o, r, &st);
-	ck_assert_uint_eq(r->episodes, NENV * 12);
-	ck_assert_uint_ge(r->wins_seen, 20);
-	ck_assert_uint_ge(r->threats_seen, 5);
-	ck_assert_uint_ge(r->learner_wins, 40);
 	ck_assert_uint_eq(st.transitions, r->rows);
 	ck_assert_uint_eq(st.rows + r->rows, st.steps);
 	free(r);
@@ -624,8 +606,7 @@ Suite *suite_search(void)
 	TCase *t = tcase_create("operator");
 
 	tcase_set_timeout(t, 120);
-	tcase_add_test(t, connect4_batched_wins_and_blocks);
-	tcase_add_loop_test(t, connect4_wins_and_blocks, 0, 3);
+	tcase_add_loop_test(t, connect4_wins_and_blocks, 0, 4);
 	tcase_add_test(t, tictactoe_wins_and_blocks);
 	tcase_add_loop_test(t, selfplay_never_batches, 0, 3);
 	tcase_add_test(t, temperature_moves_sample);
