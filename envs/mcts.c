@@ -49,7 +49,10 @@
  * alpha-beta depth 2 that net's search agent won 0.333 with the loss,
  * 0.443 with the draw, 0.438 sequential (docs/learner.md). A walk that
  * meets a pending leaf ends the round rather than walking on under more
- * virtual visits, which would spread a round's visits further.
+ * virtual visits, which would spread a round's visits further. The
+ * price of the draw: on such a net a round of 16 holds 2.9 new leaves
+ * on average (8.8 under the loss), the prior sending the next walk down
+ * the pending path; batches across games would not have that limit.
  */
 #include "envs/env_internal.h"
 
