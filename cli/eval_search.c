@@ -371,7 +371,7 @@ int cli_eval_search(int argc, char **argv)
 					    .c_puct = a.c_puct,
 					    .batch = (uint32_t)a.batch };
 		struct tally tp, tm;
-		char label[32];
+		char label[96];
 		const struct league_bgame_row *when = NULL;
 
 		for (size_t r = 0; r < nrows; r++)
