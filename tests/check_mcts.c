@@ -387,6 +387,75 @@ START_TEST(noise_keeps_the_tactics)
 }
 END_TEST
 
+/* A deterministic evaluator with structure: prior and value a hash of
+ * the observation (Connect Four's 126 floats). */
+static int hash_eval(void *ctx, size_t n, const float *obs,
+		     const uint8_t *mask, const void *const *states,
+		     float *prior, float *value)
+{
+	(void)ctx;
+	(void)states;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = 1469598103934665603ull;
+		for (int k = 0; k < 126; k++) {
+			h ^= (uint64_t)(obs[i * 126 + (size_t)k] * 3 + 1);
+			h *= 1099511628211ull;
+		}
+		for (int a = 0; a < 7; a++) {
+			h ^= h >> 29;
+			h *= 0xbf58476d1ce4e5b9ull;
+			prior[i * 7 + (size_t)a] =
+				mask[i * 7 + (size_t)a]
+					? (float)((h >> 40) & 0xffff) / 65536.0f
+					: 0;
+		}
+		h ^= h >> 31;
+		value[i] = (float)((double)((h >> 11) & 0xfffff) / 1048576.0 *
+				   2 - 1);
+	}
+	return 0;
+}
+
+/* The sequential search (batch 1) pinned: the root visits of five
+ * searches along one Connect Four line (100 simulations, root noise from
+ * seed 42, the hash evaluator) as the search gave them before batched
+ * leaves were added; batching must leave batch 1 exactly as it was. */
+START_TEST(sequential_search_is_pinned)
+{
+	static const uint32_t want[5][7] = {
+		{ 12, 23, 2, 1, 7, 9, 46 },  { 1, 12, 4, 25, 29, 4, 25 },
+		{ 39, 0, 11, 1, 32, 8, 9 },  { 66, 5, 21, 0, 3, 0, 5 },
+		{ 29, 11, 21, 4, 12, 0, 23 },
+	};
+	static const int moves[4] = { 3, 3, 2, 4 };
+	struct env_opts eo;
+	struct env_mcts_opts o = { 100, 1.5, 0.3, 0.25, 1 };
+	env *e = NULL;
+	env_mcts *m = NULL;
+	char err[256];
+	lg_rng r;
+
+	env_opts_default(&eo);
+	ck_assert_int_eq(env_new(&e, "connect4", &eo, err, sizeof err), 0);
+	ck_assert_int_eq(env_reset(e, 1), 0);
+	ck_assert_int_eq(env_mcts_new(&m, e, &o, hash_eval, NULL, err,
+				      sizeof err), 0);
+	lg_rng_seed(&r, 42);
+	for (int k = 0; k < 5; k++) {
+		uint32_t v[7];
+		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
+		for (int a = 0; a < 7; a++)
+			ck_assert_msg(v[a] == want[k][a],
+				      "search %d action %d: %u visits, pinned %u",
+				      k, a, v[a], want[k][a]);
+		if (k < 4)
+			ck_assert_int_eq(env_step(e, moves[k]), 0);
+	}
+	env_mcts_free(m);
+	env_free(e);
+}
+END_TEST
+
 /* Batched leaves (rounds under virtual draws): the evaluator sees at most batch states
  * a call and far fewer calls than simulations; the visits still sum to
  * the simulations; the search still takes a win in one and blocks a
@@ -616,6 +685,7 @@ Suite *suite_mcts(void)
 	tcase_add_test(t, sampled_in_proportion_to_visits);
 	tcase_add_test(t, root_noise);
 	tcase_add_test(t, noise_keeps_the_tactics);
+	tcase_add_test(t, sequential_search_is_pinned);
 	tcase_add_test(t, batched_leaves);
 	tcase_add_test(t, refuses_what_it_cannot_search);
 	tcase_add_test(t, cli_eval_search);
