@@ -672,39 +672,58 @@ int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 			    value);
 }
 
-int nn_act_state(const nn *net, nn_ws *ws, const float *obs,
-		 const uint8_t *mask, size_t n, float *state, lg_rng *rng,
-		 int32_t *action, float *logp, float *value)
+/* A legal action of each row from the masked softmax of its logits: a
+ * sample from rng, or with rng NULL the most probable (the first of
+ * equals); its log-probability, and the value when value is not NULL. */
+static int pick_rows(const nn *net, nn_ws *ws, const float *obs,
+		     const uint8_t *mask, size_t n, float *state, lg_rng *rng,
+		     int32_t *action, float *logp, float *value)
 {
 	size_t A;
 	int rc;
 
-	if (!mask || !rng || !action || !logp || !value)
-		return LG_EINVAL;
 	rc = forward_ws(net, ws, obs, n, state);
 	if (rc)
 		return rc;
 	A = net->s.actions;
 	for (size_t i = 0; i < n; i++) {
 		const float *z = ws->head + i * (A + 1);
-		float u, acc = 0;
+		const uint8_t *m = mask + i * A;
 		size_t pick = A;
-		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp, ws->p))
+		if (!nn_masked_softmax(z, m, A, ws->logp, ws->p))
 			return LG_EINVAL;
-		u = lg_rng_float(rng);
-		for (size_t a = 0; a < A; a++) {
-			if (!mask[i * A + a])
-				continue;
-			pick = a; /* rounding: fall back to the last legal */
-			acc += ws->p[a];
-			if (u < acc)
-				break;
+		if (rng) {
+			float u = lg_rng_float(rng), acc = 0;
+			for (size_t a = 0; a < A; a++) {
+				if (!m[a])
+					continue;
+				pick = a; /* rounding: the last legal */
+				acc += ws->p[a];
+				if (u < acc)
+					break;
+			}
+		} else {
+			for (size_t a = 0; a < A; a++)
+				if (m[a] &&
+				    (pick == A || ws->p[a] > ws->p[pick]))
+					pick = a;
 		}
 		action[i] = (int32_t)pick;
 		logp[i] = ws->logp[pick];
-		value[i] = z[A];
+		if (value)
+			value[i] = z[A];
 	}
 	return 0;
+}
+
+int nn_act_state(const nn *net, nn_ws *ws, const float *obs,
+		 const uint8_t *mask, size_t n, float *state, lg_rng *rng,
+		 int32_t *action, float *logp, float *value)
+{
+	if (!mask || !rng || !action || !logp || !value)
+		return LG_EINVAL;
+	return pick_rows(net, ws, obs, mask, n, state, rng, action, logp,
+			 value);
 }
 
 int nn_probs(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
@@ -741,30 +760,10 @@ int nn_greedy_state(const nn *net, nn_ws *ws, const float *obs,
 		    const uint8_t *mask, size_t n, float *state,
 		    int32_t *action, float *logp, float *value)
 {
-	size_t A;
-	int rc;
-
 	if (!mask || !action || !logp)
 		return LG_EINVAL;
-	rc = forward_ws(net, ws, obs, n, state);
-	if (rc)
-		return rc;
-	A = net->s.actions;
-	for (size_t i = 0; i < n; i++) {
-		const float *z = ws->head + i * (A + 1);
-		size_t best = A;
-		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp, ws->p))
-			return LG_EINVAL;
-		for (size_t a = 0; a < A; a++)
-			if (mask[i * A + a] &&
-			    (best == A || ws->p[a] > ws->p[best]))
-				best = a;
-		action[i] = (int32_t)best;
-		logp[i] = ws->logp[best];
-		if (value)
-			value[i] = z[A];
-	}
-	return 0;
+	return pick_rows(net, ws, obs, mask, n, state, NULL, action, logp,
+			 value);
 }
 
 static int policy_fn(void *ctx, int player, const char *infostate,
