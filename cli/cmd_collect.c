@@ -181,7 +181,7 @@ static int slot_eval(void *ctx, void **ws, size_t n, const float *obs,
 	struct netslot *ns = ctx;
 	int rc;
 
-	if (!ns->net || n > ENV_MCTS_BATCH_MAX)
+	if (!ns->net)
 		return LG_EINVAL;
 	if (!*ws) {
 		nn_ws *w = NULL;
@@ -189,8 +189,7 @@ static int slot_eval(void *ctx, void **ws, size_t n, const float *obs,
 			return rc;
 		*ws = w;
 	}
-	if (n > ns->search_batch)
-		return LG_EINVAL;
+	/* more than search_batch rows: LG_EINVAL from the forward */
 	return nn_probs(ns->net, *ws, obs, mask, n, prior, value);
 }
 

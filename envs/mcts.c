@@ -85,7 +85,7 @@ struct env_mcts {
 	uint8_t *mask;          /* batch x A */
 	float *prior;           /* batch x A */
 	float *value;           /* batch */
-	int *nlegal;            /* batch */
+	int *nlegal, *lmover;   /* batch: each leaf's legal count, mover */
 	float *prior0;          /* A: the evaluator's root prior (no noise) */
 	float root_v;           /* and its value of the root, for its mover */
 	double *eta;            /* A: a Dirichlet draw */
@@ -164,12 +164,13 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 	m->prior = malloc(B * A * sizeof *m->prior);
 	m->value = malloc(B * sizeof *m->value);
 	m->nlegal = malloc(B * sizeof *m->nlegal);
+	m->lmover = malloc(B * sizeof *m->lmover);
 	m->prior0 = malloc(A * sizeof *m->prior0);
 	m->eta = malloc(A * sizeof *m->eta);
 	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->fpu ||
 	    !m->parent || !m->pact || !m->child || !m->n || !m->w || !m->p ||
 	    !m->leaf || !m->lstate || !m->obs || !m->mask || !m->prior ||
-	    !m->value || !m->nlegal || !m->prior0 || !m->eta)
+	    !m->value || !m->nlegal || !m->lmover || !m->prior0 || !m->eta)
 		goto oom;
 	env_rng_seed(&m->rng, 0x6d637473);
 	*out = m;
@@ -202,6 +203,7 @@ void env_mcts_free(env_mcts *m)
 	free(m->prior);
 	free(m->value);
 	free(m->nlegal);
+	free(m->lmover);
 	free(m->prior0);
 	free(m->eta);
 	free(m);
@@ -242,6 +244,7 @@ static int prepare(env_mcts *m, size_t i, size_t k, double *value0)
 		return LG_EINVAL;
 	m->leaf[k] = i;
 	m->lstate[k] = st;
+	m->lmover[k] = pl;
 	return 0;
 }
 
@@ -249,12 +252,11 @@ static int prepare(env_mcts *m, size_t i, size_t k, double *value0)
  * mover restored; *value0 its value for player 0. */
 static int settle(env_mcts *m, size_t k, double *value0)
 {
-	const struct league_game *g = m->gm->g;
 	size_t A = (size_t)m->A, i = m->leaf[k];
 	const uint8_t *mask = m->mask + k * A;
 	const float *in = m->prior + k * A;
 	float *pr = m->p + i * A, v = m->value[k];
-	int pl = g->player(m->gm->inst, m->states + i * m->ssize);
+	int pl = m->lmover[k];
 	double sum = 0;
 
 	for (size_t a = 0; a < A; a++) {
