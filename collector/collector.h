@@ -249,6 +249,10 @@ struct coll_opts {
 		/* Leaves per evaluation (env_mcts_opts.batch): 0 or 1 one,
 		 * the sequential search; up to ENV_MCTS_BATCH_MAX. */
 		uint32_t batch;
+		/* 1: a searched row's value is the search's value of the
+		 * root (env_mcts_root_value), the bootstrap of its GAE
+		 * target; 0: the network's, as for any row. */
+		int search_value;
 	} search;
 	const struct coll_policy *policies; /* [num_policies], copied */
 	size_t num_policies;    /* 1..COLL_NETS_MAX */

@@ -14,7 +14,9 @@
  * (ties: the larger prior, then the lower index). The row keeps what the
  * learner trains on: the visit shares (the policy target), the policy's
  * log-probability of the move at the root before noise (logp, so PPO's
- * ratio starts at 1 if its term is on) and its value of the root.
+ * ratio starts at 1 if its term is on) and its value of the root, or with
+ * search.search_value the search's (the bootstrap of the learner's
+ * TD(lambda) value target).
  *
  * Everything here runs in the slot's current worker, which owns the env,
  * the search tree and this scratch; only coll_search_answer touches the
@@ -221,7 +223,7 @@ static int search_seat(coll *c, struct worker *w, int p)
 	sr->act[p] = a;
 	/* logf(0) would be -inf, which no row may hold */
 	sr->logp[p] = logf(sr->prior[a] > 1e-30f ? sr->prior[a] : 1e-30f);
-	sr->value[p] = v;
+	sr->value[p] = q->search_value ? (float)env_mcts_root_value(*m) : v;
 	sr->ready[p] = 1;
 	return 0;
 }

@@ -465,5 +465,12 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
  * (then it must not be NULL). Errors: as env_mcts_search's. */
 int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
 		 uint32_t *visits);
+/* The last search's value of its root for the root's mover: the mean of
+ * the evaluator's value of the root and every simulation's backed-up
+ * value (a terminal's outcome or a leaf's evaluation), sims + 1 values in
+ * all, in [-1, 1] when the evaluator's are. What the search believes the
+ * position is worth, where env_mcts_search's *value is what the evaluator
+ * alone said. NAN before any search. */
+double env_mcts_root_value(const env_mcts *m);
 
 #endif

@@ -490,6 +490,20 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
 	return 0;
 }
 
+double env_mcts_root_value(const env_mcts *m)
+{
+	size_t A;
+	double sum;
+
+	if (!m || !m->used)
+		return NAN;
+	A = (size_t)m->A;
+	sum = m->root_v;
+	for (size_t a = 0; a < A; a++)
+		sum += m->w[a]; /* the root's edges, for its mover */
+	return sum / (1.0 + (double)m->total[0]);
+}
+
 int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
 		 uint32_t *visits)
 {

@@ -39,6 +39,7 @@
 #define CFG_MATRIX_MAX ENV_MATRIX_MAX
 
 enum cfg_activation { CFG_ACT_RELU, CFG_ACT_TANH };
+enum cfg_search_value { CFG_SEARCH_VALUE_NET, CFG_SEARCH_VALUE_SEARCH };
 enum cfg_lr_schedule { CFG_LR_CONSTANT, CFG_LR_LINEAR };
 enum cfg_league_mode { CFG_MODE_LEAGUE, CFG_MODE_PSRO };
 enum cfg_weighting {
@@ -139,6 +140,7 @@ struct cfg {
 			uint64_t fast_sims; /* playout cap randomization */
 			double full_frac;
 			uint64_t batch; /* leaves a forward (envs/mcts.c) */
+			int value; /* enum cfg_search_value */
 		} search;
 	} learner;
 	struct {

@@ -24,6 +24,8 @@ static const char *const league_mode_names[] = { "league", "psro", NULL };
 static const char *const solver_names[] = { "nash", "uniform", "alpha_rank",
 					    "prd", NULL };
 static const char *const prune_names[] = { "fifo", "nash", NULL };
+/* the order of enum cfg_search_value */
+static const char *const search_value_names[] = { "net", "search", NULL };
 
 const char *const cfg_model_shorthand[] = {
 	"model.hidden", "model.activation", "model.conv",
@@ -299,6 +301,15 @@ static const struct cfg_key table[] = {
 	DBL("learner.search.full_frac", learner.search.full_frac, 0, 1,
 	    "0.25", "With search.fast_sims: the probability that a move is "
 	    "a full search."),
+	ENUM("learner.search.value", learner.search.value, search_value_names,
+	     "net",
+	     "With search: the value a searched row keeps, which the "
+	     "learner's GAE bootstraps from: `net`, the network's value of "
+	     "the root, as for any row; `search`, the search's (the mean of "
+	     "that value and every simulation's backed-up one). With "
+	     "gae_lambda 1 the value target is the outcome either way; below "
+	     "1 `search` makes it TD(lambda) over the search's values, the "
+	     "mix of outcome and search value of AlphaZero's successors."),
 	DBL("learner.search.pg_coef", learner.search.pg_coef, 0, 10, "0",
 	    "With search: weight of PPO's clipped surrogate (on the searched "
 	    "moves, the network's own log-probability of each as the "

@@ -157,6 +157,51 @@ START_TEST(blocks_a_loss_in_one)
 }
 END_TEST
 
+/* The search's value of the root (env_mcts_root_value) against the
+ * evaluator's: with a uniform evaluator, which says 0 everywhere, a win
+ * in one is worth most of a win to the search once its simulations back
+ * the win up, and a position lost to a double threat most of a loss,
+ * sequentially and in rounds of 8 leaves; NAN before any search. */
+START_TEST(root_value)
+{
+	static const struct {
+		int moves[5], n;
+		double lo, hi;
+	} pos[] = {
+		{ { 0, 3, 1, 4 }, 4, 0.5, 1 },  /* X wins at 2 */
+		/* X has 0, 2 and 6 (threats at 1, 3 and 4), O to move */
+		{ { 0, 8, 2, 5, 6 }, 5, -1, -0.5 },
+	};
+	for (size_t k = 0; k < LG_ARRAY_LEN(pos); k++)
+		for (uint32_t batch = 1; batch <= 8; batch += 7) {
+			env *e = ttt();
+			env_mcts *m = NULL;
+			struct env_mcts_opts o = { .sims = 200, .c_puct = 1.5,
+						   .batch = batch };
+			char err[256];
+			float v = -9;
+
+			play(e, pos[k].moves, pos[k].n);
+			ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval,
+						      NULL, err, sizeof err),
+					 0);
+			ck_assert(isnan(env_mcts_root_value(m)));
+			ck_assert_int_eq(env_mcts_search(m, e, NULL, NULL, NULL,
+							 &v), 0);
+			double q = env_mcts_root_value(m);
+			fprintf(stderr, "mcts root value: position %zu, batch "
+				"%u: %.3f\n", k, batch, q);
+			ck_assert_float_eq(v, 0); /* the evaluator's */
+			ck_assert_msg(q >= pos[k].lo && q <= pos[k].hi,
+				      "position %zu, batch %u: %g", k, batch,
+				      q);
+			env_mcts_free(m);
+			env_free(e);
+		}
+	ck_assert(isnan(env_mcts_root_value(NULL)));
+}
+END_TEST
+
 /* Games of the search (seat `seat`, `batch` leaves an evaluation)
  * against minimax; returns its losses. */
 static int losses_vs_minimax(int sign, int seat, int games, uint32_t sims,
@@ -679,6 +724,7 @@ Suite *suite_mcts(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, finds_a_win_in_one);
 	tcase_add_test(t, blocks_a_loss_in_one);
+	tcase_add_test(t, root_value);
 	tcase_add_test(t, exact_value_never_loses_to_minimax);
 	tcase_add_test(t, wrong_signed_value_loses);
 	tcase_add_test(t, deterministic);

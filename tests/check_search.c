@@ -5,7 +5,8 @@
  * against a uniform network, in every mode; its rows carry visit shares
  * that are a distribution over the legal actions with the move among the
  * most visited (after the temperature moves), the evaluator's logp and
- * value; moves within temperature_moves are samples; a self-play match
+ * value (or with search_value the search's value, high where a win is
+ * on the board); moves within temperature_moves are samples; a self-play match
  * whose seats both search never calls a batched forward; what cannot
  * search is refused at coll_new saying why. */
 #include <check.h>
@@ -38,6 +39,11 @@ struct srec {
 	 * ones whose rows carry no shares */
 	uint32_t pcr_sims;
 	uint64_t full_rows;
+	/* search.search_value: rows keep the search's value of the root;
+	 * the least of it where a win in one was on the board */
+	int search_value;
+	float min_win_value;
+	double value_sum; /* of |value| over the checked rows */
 	/* per env: the learner's move number in the running episode */
 	uint32_t move[NENV];
 	const char *bad; /* the first broken expectation */
@@ -229,6 +235,8 @@ static void check_tactics(struct srec *r, const struct lg_rows *b, size_t i)
 	}
 	if (win && r->c4) {
 		r->wins_seen++;
+		if (b->value[i] < r->min_win_value)
+			r->min_win_value = b->value[i];
 		r->wins_taken += wins(cell, a, 1);
 		if (!wins(cell, a, 1))
 			note_bad(r, "a win in one missed", (int)i);
@@ -266,8 +274,11 @@ static void check_shares(struct srec *r, const struct lg_rows *b, size_t i,
 	if (a < 0 || (size_t)a >= A || !m[a] || v[a] <= 0)
 		note_bad(r, "an unvisited or illegal move", (int)i);
 	if (fabsf(b->logp[i] + logf((float)legal)) > 1e-5f ||
-	    b->value[i] != 0)
+	    (!r->search_value && b->value[i] != 0))
 		note_bad(r, "logp or value not the evaluator's", (int)i);
+	if (r->search_value && !(fabsf(b->value[i]) <= 1))
+		note_bad(r, "a search value off [-1, 1]", (int)i);
+	r->value_sum += fabs(b->value[i]);
 }
 
 /* With playout cap randomization: a fast search's row (1) has no
@@ -542,6 +553,34 @@ START_TEST(playout_cap_randomization)
 }
 END_TEST
 
+/* search.search_value: where the uniform evaluator says 0 for every
+ * position, the rows carry the search's values instead, in [-1, 1], not
+ * all 0, and high where a win in one is on the board (most of the 300
+ * simulations take it and back up a win: at least 0.5 in every such
+ * row). Without it the same position's row says 0 (check_shares). */
+START_TEST(search_value_rows)
+{
+	struct srec *r = calloc(1, sizeof *r);
+	struct coll_opts o;
+	struct coll_stats st;
+
+	r->eps_per_env = 6;
+	s_opts(&o, "connect4", COLL_ASYNC, r);
+	o.search.search_value = 1;
+	r->search_value = 1;
+	r->min_win_value = 2;
+	s_run(&o, r, &st);
+	fprintf(stderr, "search values: %llu rows, mean |value| %.3f, the "
+		"least at a win in one %.3f (%llu such rows)\n",
+		(unsigned long long)r->rows, r->value_sum / (double)r->rows,
+		(double)r->min_win_value, (unsigned long long)r->wins_seen);
+	ck_assert_uint_ge(r->wins_seen, 10);
+	ck_assert_float_ge(r->min_win_value, 0.5f);
+	ck_assert_double_gt(r->value_sum / (double)r->rows, 0.05);
+	free(r);
+}
+END_TEST
+
 static int no_eval_act(void *ctx, const float *obs, const uint8_t *mask,
 		       size_t n, size_t obs_len, int na, lg_rng *rng,
 		       int32_t *action, float *logp, float *value,
@@ -611,6 +650,7 @@ Suite *suite_search(void)
 	tcase_add_loop_test(t, selfplay_never_batches, 0, 3);
 	tcase_add_test(t, temperature_moves_sample);
 	tcase_add_test(t, playout_cap_randomization);
+	tcase_add_test(t, search_value_rows);
 	tcase_add_test(t, refused);
 	suite_add_tcase(s, t);
 	return s;
