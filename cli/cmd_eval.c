@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #define CFR_ITERS_MAX 1000000ull
+#define FP_ITERS_MAX 100000ull
 
 
 /* s as a JSON string on f. */
@@ -210,6 +211,7 @@ struct policy_src {
 	struct env_policy pol;
 	env_cfr *cfr;
 	env_mmd *mmd;
+	env_fp *fp;
 	env_tabular *tab;
 	uint64_t iters;
 };
@@ -251,6 +253,40 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 	return 0;
 }
 
+/* --policy fp:TAU:ITERS: smooth fictitious play's average after ITERS
+ * iterations, each a logit best response of temperature TAU (0: exact)
+ * to the average; fplin:TAU:ITERS with iteration t weighted t. */
+static int make_fp(const struct eval_args *a, const env_tree *t,
+		   struct policy_src *ps)
+{
+	int lin = !strncmp(a->policy, "fplin:", 6);
+	const char *what = lin ? "--policy fplin:TAU:ITERS"
+			       : "--policy fp:TAU:ITERS";
+	const char *arg = a->policy + (lin ? 6 : 3);
+	char buf[128], *iters;
+	unsigned long long n;
+	double tau;
+
+	if (strlen(arg) >= sizeof buf)
+		return cli_usage_error(a->cmd, "%s: too long", what);
+	strcpy(buf, arg);
+	if (!(iters = strchr(buf, ':')))
+		return cli_usage_error(a->cmd, "%s: say both, e.g. "
+				       "fp:0.1:400", what);
+	*iters++ = 0;
+	if (cli_opt_double(a->cmd, what, buf, 0, 1e6, &tau) ||
+	    cli_opt_u64(a->cmd, what, iters, 1, FP_ITERS_MAX, &n))
+		return CLI_USAGE;
+	if (env_fp_new(&ps->fp, t, tau, lin)) {
+		fprintf(stderr, "league: out of memory\n");
+		return CLI_FAIL;
+	}
+	env_fp_run(ps->fp, n);
+	ps->iters = n;
+	ps->pol = env_fp_average(ps->fp);
+	return 0;
+}
+
 static int make_policy(const struct eval_args *a, const env *e,
 		       const env_tree *t, struct policy_src *ps)
 {
@@ -277,6 +313,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 	}
 	if (!strncmp(a->policy, "mmd:", 4) || !strncmp(a->policy, "mmdavg:", 7))
 		return make_mmd(a, t, ps);
+	if (!strncmp(a->policy, "fp:", 3) || !strncmp(a->policy, "fplin:", 6))
+		return make_fp(a, t, ps);
 	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
 		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
 				       "cfr:1000");
@@ -284,8 +322,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS, mmd:/mmdavg:ALPHA:ETA:ITERS or "
-				       "a policy file; %s", err);
+				       "cfr:ITERS, mmd:/mmdavg:ALPHA:ETA:ITERS, "
+				       "fp:/fplin:TAU:ITERS or a policy file; %s", err);
 	if (rc) {
 		fprintf(stderr, "league eval: %s\n", err);
 		return rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -366,6 +404,9 @@ static int eval_run(int argc, char **argv, int dump)
 			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
 			       "%.17g", (unsigned long long)ps.iters,
 			       env_mmd_residual(ps.mmd));
+		if (ps.fp)
+			printf(",\"fp_iterations\":%llu",
+			       (unsigned long long)ps.iters);
 		printf("}\n");
 	} else {
 		printf("game            %s (%zu infostates, %zu nodes)\n"
@@ -388,6 +429,7 @@ static int eval_run(int argc, char **argv, int dump)
 out:
 	env_cfr_free(ps.cfr);
 	env_mmd_free(ps.mmd);
+	env_fp_free(ps.fp);
 	env_tabular_free(ps.tab);
 	env_tree_free(t);
 	env_free(e);
@@ -634,7 +676,11 @@ const struct cli_cmd cli_cmd_eval = {
 	"          printed residual is near 0; ETA the step, e.g.\n"
 	"          mmd:0.2:0.05:20000), mmdavg:ALPHA:ETA:ITERS (the\n"
 	"          average of its iterates ITERS/2 .. ITERS-1, each\n"
-	"          weighted by its own reach) or a tabular policy FILE\n"
+	"          weighted by its own reach), fp:TAU:ITERS (smooth\n"
+	"          fictitious play's average after ITERS iterations, each\n"
+	"          a logit best response of temperature TAU, 0 exact, to\n"
+	"          the average; fplin:TAU:ITERS weighs iteration t by t)\n"
+	"          or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"DIR       a league directory: its exploitability over time, one row\n"
 	"          per evaluated snapshot (seconds, env_steps; NashConv of:\n"

@@ -367,6 +367,25 @@ struct env_policy env_mmd_policy(env_mmd *m);
 void env_mmd_average_from(env_mmd *m, uint64_t iteration);
 struct env_policy env_mmd_average(env_mmd *m);
 
+/* Smooth fictitious play (the tabular reference for fictitious self-play,
+ * a league whose learner plays a drawn snapshot of itself): in iteration
+ * t each player's logit best response of temperature tau (0: the exact
+ * best response) to the other's average policy, by backward induction
+ * over the player's infosets, joins the average with weight 1 (linear 0)
+ * or t (linear 1), weighted by its own reach (the sequence-form average,
+ * as drawing one iterate per episode); the uniform policy is iteration 0,
+ * weight 1. Its average converges to equilibrium in two-player zero-sum
+ * games (to the logit QRE's neighbourhood with tau > 0), slowly: the
+ * number of iterations is the question it answers. LG_EINVAL unless tau
+ * is finite and >= 0. */
+typedef struct env_fp env_fp;
+int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear);
+void env_fp_free(env_fp *f);
+void env_fp_run(env_fp *f, uint64_t iters);
+uint64_t env_fp_iterations(const env_fp *f);
+/* The average policy (valid while f lives, changes as f runs). */
+struct env_policy env_fp_average(env_fp *f);
+
 /* ---- baseline players ------------------------------------------------- */
 
 typedef struct env_baseline env_baseline;

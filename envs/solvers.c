@@ -466,3 +466,226 @@ struct env_policy env_mmd_average(env_mmd *m)
 	struct env_policy p = { mmd_avg_fn, m, NULL };
 	return p;
 }
+
+/* ---- smooth fictitious play ---------------------------------------------- */
+
+struct env_fp {
+	const env_tree *t;
+	double tau;
+	int linear;
+	uint64_t iters;
+	double *sum;  /* [ni * A]: sum of weight x own reach x iterate */
+	double *avg;  /* [ni * A]: sum normalised per infoset */
+	double *pi;   /* [ni * A]: this iteration's responses, both players */
+	double *play; /* [ni * A]: a response in the making beside avg */
+	double *val, *reach, *own; /* [nn], [nn], [ni] */
+	int maxdepth;
+};
+
+void env_fp_free(env_fp *f)
+{
+	if (!f)
+		return;
+	free(f->sum);
+	free(f->avg);
+	free(f->pi);
+	free(f->play);
+	free(f->val);
+	free(f->reach);
+	free(f->own);
+	free(f);
+}
+
+/* Player me's value of every node when everyone plays tab. */
+static double fp_values(env_fp *f, const double *tab, size_t n, int me)
+{
+	const env_tree *t = f->t;
+	const struct tnode *x = &t->nodes[n];
+	double v = 0;
+
+	if (x->kind == T_TERMINAL)
+		return f->val[n] = x->ret[me];
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = x->kind == T_CHANCE
+				   ? t->nodes[c].p
+				   : tab[(size_t)x->info * (size_t)t->A +
+					 (size_t)t->nodes[c].action];
+		v += w * fp_values(f, tab, c, me);
+	}
+	return f->val[n] = v;
+}
+
+/* Chance x others' reach of every node under tab (me's own moves count
+ * 1), and me's own reach of each of its infosets. */
+static void fp_reach(env_fp *f, const double *tab, size_t n, double r,
+		     double ro, int me)
+{
+	const env_tree *t = f->t;
+	const struct tnode *x = &t->nodes[n];
+	int mine = x->kind == T_DECISION && x->player == me;
+
+	f->reach[n] = r;
+	if (mine)
+		f->own[x->info] = ro;
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = x->kind == T_CHANCE
+				   ? t->nodes[c].p
+				   : tab[(size_t)x->info * (size_t)t->A +
+					 (size_t)t->nodes[c].action];
+		fp_reach(f, tab, c, mine ? r : r * w, mine ? ro * w : ro, me);
+	}
+}
+
+int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
+{
+	size_t na = t->ni * (size_t)t->A + 1;
+	env_fp *f;
+
+	*out = NULL;
+	if (!(tau >= 0) || !isfinite(tau))
+		return LG_EINVAL;
+	if (!(f = calloc(1, sizeof *f)))
+		return LG_ENOMEM;
+	f->t = t;
+	f->tau = tau;
+	f->linear = linear != 0;
+	f->sum = calloc(na, sizeof *f->sum);
+	f->avg = calloc(na, sizeof *f->avg);
+	f->pi = calloc(na, sizeof *f->pi);
+	f->play = calloc(na, sizeof *f->play);
+	f->val = calloc(t->nn + 1, sizeof *f->val);
+	f->reach = calloc(t->nn + 1, sizeof *f->reach);
+	f->own = calloc(t->ni + 1, sizeof *f->own);
+	if (!f->sum || !f->avg || !f->pi || !f->play || !f->val ||
+	    !f->reach || !f->own) {
+		env_fp_free(f);
+		return LG_ENOMEM;
+	}
+	for (size_t i = 0; i < t->ni; i++) {
+		f->maxdepth = LG_MAX(f->maxdepth, t->info[i].depth);
+		for (int a = 0; a < t->A; a++)
+			f->avg[i * (size_t)t->A + (size_t)a] =
+				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
+						   : 0;
+	}
+	/* iteration 0, the uniform policy, weight 1 */
+	memcpy(f->pi, f->avg, t->ni * (size_t)t->A * sizeof *f->pi);
+	for (int me = 0; me < t->spec.players && me < 2; me++) {
+		fp_reach(f, f->pi, 0, 1, 1, me);
+		for (size_t i = 0; i < t->ni; i++)
+			for (int a = 0; a < t->A && t->info[i].player == me; a++)
+				f->sum[i * (size_t)t->A + (size_t)a] +=
+					f->own[i] * f->pi[i * (size_t)t->A +
+							  (size_t)a];
+	}
+	*out = f;
+	return 0;
+}
+
+/* me's response to the others' average into f->pi (me's infosets): the
+ * deepest infosets first, each from the values below it, which its own
+ * deeper infosets' responses already set. */
+static void fp_respond(env_fp *f, int me)
+{
+	const env_tree *t = f->t;
+	size_t A = (size_t)t->A;
+	double q[ENV_MAX_ACTIONS], z[ENV_MAX_ACTIONS];
+
+	memcpy(f->play, f->avg, t->ni * A * sizeof *f->play);
+	fp_reach(f, f->play, 0, 1, 1, me); /* others' reach: avg's */
+	for (int d = f->maxdepth; d >= 1; d--) {
+		fp_values(f, f->play, 0, me);
+		for (size_t i = 0; i < t->ni; i++) {
+			const struct tinfo *ti = &t->info[i];
+			double den = 0;
+			int best = -1;
+
+			if (ti->player != me || ti->depth != d)
+				continue;
+			memset(q, 0, sizeof q);
+			for (int32_t k = 0; k < ti->nodes_n; k++) {
+				size_t n = (size_t)t->inodes[ti->nodes_first + k];
+				const struct tnode *x = &t->nodes[n];
+				den += f->reach[n];
+				for (int c = 0; c < x->n; c++) {
+					size_t cc = (size_t)(x->first + c);
+					q[t->nodes[cc].action] +=
+						f->reach[n] * f->val[cc];
+				}
+			}
+			for (size_t a = 0; a < A; a++) {
+				q[a] = den > 0 ? q[a] / den : 0;
+				if (ti->mask[a] && (best < 0 || q[a] > q[best]))
+					best = (int)a;
+			}
+			double *out = f->play + i * A;
+			if (f->tau > 0) {
+				for (size_t a = 0; a < A; a++)
+					z[a] = q[a] / f->tau;
+				mmd_softmax(ti, t->A, z, out);
+			} else {
+				for (size_t a = 0; a < A; a++)
+					out[a] = (int)a == best;
+			}
+		}
+	}
+	for (size_t i = 0; i < t->ni; i++)
+		if (t->info[i].player == me)
+			memcpy(f->pi + i * A, f->play + i * A,
+			       A * sizeof *f->pi);
+}
+
+void env_fp_run(env_fp *f, uint64_t iters)
+{
+	const env_tree *t = f->t;
+	size_t A = (size_t)t->A;
+
+	for (uint64_t k = 0; k < iters; k++) {
+		double w = f->linear ? (double)(f->iters + 1) : 1.0;
+		int np = LG_MIN(t->spec.players, 2);
+		for (int me = 0; me < np; me++)
+			fp_respond(f, me); /* both against the same average */
+		for (int me = 0; me < np; me++) {
+			fp_reach(f, f->pi, 0, 1, 1, me);
+			for (size_t i = 0; i < t->ni; i++)
+				for (size_t a = 0; a < A &&
+						   t->info[i].player == me;
+				     a++)
+					f->sum[i * A + a] +=
+						w * f->own[i] * f->pi[i * A + a];
+		}
+		for (size_t i = 0; i < t->ni; i++) {
+			double s = 0;
+			for (size_t a = 0; a < A; a++)
+				s += f->sum[i * A + a];
+			for (size_t a = 0; a < A && s > 0; a++)
+				f->avg[i * A + a] = f->sum[i * A + a] / s;
+		}
+		f->iters++;
+	}
+}
+
+uint64_t env_fp_iterations(const env_fp *f)
+{
+	return f->iters;
+}
+
+static int fp_avg_fn(void *ctx, int player, const char *key,
+		     const float *obs, const uint8_t *mask, int A,
+		     double *probs, char *err, size_t errlen)
+{
+	env_fp *f = ctx;
+
+	(void)player;
+	(void)obs;
+	return table_probs(f->t, "fictitious play average", key, f->avg, NULL,
+			   mask, A, probs, err, errlen);
+}
+
+struct env_policy env_fp_average(env_fp *f)
+{
+	struct env_policy p = { fp_avg_fn, f, NULL };
+	return p;
+}

@@ -324,6 +324,64 @@ START_TEST(mmd_nashconv_falls_with_the_temperature)
 }
 END_TEST
 
+/* Smooth fictitious play. Rock-paper-scissors by hand: the exact best
+ * response to uniform is rock (ties go to the first action), so one
+ * iteration averages to (2/3, 1/6, 1/6), where paper gains 1/2 for each
+ * player: NashConv 1; the second iteration adds paper, (4/9, 4/9, 1/9)
+ * with equal weights (scissors' and paper's gain 1/3 each: 2/3), (1/3,
+ * 7/12, 1/12) with the second iterate weighted 2 (1/4 each: 1/2). Kuhn:
+ * the average's NashConv falls with the iterations, toward 0. */
+START_TEST(fictitious_play)
+{
+	static const struct {
+		const char *game;
+		double tau;
+		int linear;
+		uint64_t iters;
+		double nashconv;
+	} cases[] = {
+		{ "rps", 0, 0, 1, 1.0 },
+		{ "rps", 0, 0, 2, 2.0 / 3 },
+		{ "rps", 0, 1, 2, 0.5 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		env *e = make(cases[k].game);
+		env_tree *t = tree_of(e);
+		env_fp *f;
+		ck_assert_int_eq(env_fp_new(&f, t, cases[k].tau,
+					    cases[k].linear), 0);
+		env_fp_run(f, cases[k].iters);
+		ck_assert_uint_eq(env_fp_iterations(f), cases[k].iters);
+		ck_assert_double_eq_tol(eval(t, env_fp_average(f)).nashconv,
+					cases[k].nashconv, 1e-12);
+		env_fp_free(f);
+		env_tree_free(t);
+		env_free(e);
+	}
+
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	env_fp *f;
+	double last = eval(t, env_policy_uniform()).nashconv;
+
+	ck_assert_int_eq(env_fp_new(&f, t, -1, 0), LG_EINVAL);
+	ck_assert_int_eq(env_fp_new(&f, t, NAN, 0), LG_EINVAL);
+	ck_assert_int_eq(env_fp_new(&f, t, INFINITY, 1), LG_EINVAL);
+	ck_assert_int_eq(env_fp_new(&f, t, 0, 0), 0);
+	for (uint64_t n = 10; n <= 1000; n *= 10) {
+		env_fp_run(f, n - env_fp_iterations(f));
+		double nc = eval(t, env_fp_average(f)).nashconv;
+		ck_assert_msg(nc < last, "%llu iterations: %g after %g",
+			      (unsigned long long)n, nc, last);
+		last = nc;
+	}
+	ck_assert_double_lt(last, 0.02); /* 0.0135 */
+	env_fp_free(f);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 /* A step too large for the temperature: the last iterate leaves the 2x2
  * game's equilibrium (0.375 each) for pure play while the reach-weighted
  * average of the iterates closes in on it. */
@@ -773,6 +831,16 @@ START_TEST(cli_eval_usage_errors)
 		  "mmd:1e999:0.1:10", NULL },
 		{ "eval", "nashconv", "--game", "kuhn", "--policy",
 		  "mmdavg:0:0.1:10", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "fp:",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "fp:0.1",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy", "fp:-1:10",
+		  NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "fplin:0.1:0", NULL },
+		{ "eval", "nashconv", "--game", "kuhn", "--policy",
+		  "fp:0.1:10:", NULL },
 		{ "eval", "nashconv", "--game", "kuhn", "--bogus", NULL },
 		{ "eval", "nashconv", "--game", "chess", NULL },
 		{ "eval", "nashconv", "--game", "tictactoe", NULL },
@@ -859,6 +927,7 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, matrix_2x2_equilibrium);
 	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
 	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
+	tcase_add_test(tc, fictitious_play);
 	tcase_add_test(tc, mmd_average_of_a_cycle);
 	tcase_add_test(tc, mmd_average_is_the_mixture_of_its_iterates);
 	tcase_add_test(tc, rps_uniform_is_equilibrium);
