@@ -198,6 +198,72 @@ struct env_policy env_cfr_average(env_cfr *c)
 
 /* ---- magnetic mirror descent to the QRE --------------------------------- */
 
+/* ---- walks of the tree under a table policy (MMD, fictitious play) ---- */
+
+/* The probability of the edge from x to its child c: chance's, or the
+ * table's for the mover's infoset. */
+static double edge_weight(const env_tree *t, const struct tnode *x, size_t c,
+			  const double *tab)
+{
+	return x->kind == T_CHANCE ? t->nodes[c].p
+				   : tab[(size_t)x->info * (size_t)t->A +
+					 (size_t)t->nodes[c].action];
+}
+
+/* Both players' values of node n and every node below it when everyone
+ * plays tab, into val[2 * node], val[2 * node + 1]. */
+static void tree_values(const env_tree *t, const double *tab, size_t n,
+			double *val)
+{
+	const struct tnode *x = &t->nodes[n];
+	double *v = val + 2 * n;
+
+	v[0] = v[1] = 0;
+	if (x->kind == T_TERMINAL) {
+		v[0] = x->ret[0];
+		v[1] = x->ret[1];
+		return;
+	}
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = edge_weight(t, x, c, tab);
+		tree_values(t, tab, c, val);
+		v[0] += w * val[2 * c];
+		v[1] += w * val[2 * c + 1];
+	}
+}
+
+/* Chance x reach of everyone but me (r) of node n and every node below it
+ * under tab into reach[], and me's own reach (ro) of each of me's
+ * infosets into own[] (one value per infoset under perfect recall;
+ * without it the last history visited sets it). */
+static void tree_reach(const env_tree *t, const double *tab, size_t n,
+		       double r, double ro, int me, double *reach, double *own)
+{
+	const struct tnode *x = &t->nodes[n];
+	int mine = x->kind == T_DECISION && x->player == me;
+
+	reach[n] = r;
+	if (mine)
+		own[x->info] = ro;
+	for (int i = 0; i < x->n; i++) {
+		size_t c = (size_t)(x->first + i);
+		double w = edge_weight(t, x, c, tab);
+		tree_reach(t, tab, c, mine ? r : r * w, mine ? ro * w : ro, me,
+			   reach, own);
+	}
+}
+
+/* The uniform policy over each infoset's legal actions into tab. */
+static void uniform_table(const env_tree *t, double *tab)
+{
+	for (size_t i = 0; i < t->ni; i++)
+		for (int a = 0; a < t->A; a++)
+			tab[i * (size_t)t->A + (size_t)a] =
+				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
+						   : 0;
+}
+
 /*
  * MMD (Sokota et al., 2023) with the uniform magnet, both players at once
  * on exact values: at every infoset I
@@ -245,11 +311,7 @@ int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
 		env_mmd_free(m);
 		return LG_ENOMEM;
 	}
-	for (size_t i = 0; i < t->ni; i++)
-		for (int a = 0; a < t->A; a++)
-			m->pi[i * (size_t)t->A + (size_t)a] =
-				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
-						   : 0;
+	uniform_table(t, m->pi);
 	*out = m;
 	return 0;
 }
@@ -266,54 +328,6 @@ void env_mmd_free(env_mmd *m)
 	free(m->avg);
 	free(m->own);
 	free(m);
-}
-
-/* Both players' values of every node under m->pi into m->val. */
-static void mmd_values(env_mmd *m, size_t n)
-{
-	const env_tree *t = m->t;
-	const struct tnode *x = &t->nodes[n];
-	double *v = m->val + 2 * n;
-
-	v[0] = v[1] = 0;
-	if (x->kind == T_TERMINAL) {
-		v[0] = x->ret[0];
-		v[1] = x->ret[1];
-		return;
-	}
-	for (int i = 0; i < x->n; i++) {
-		size_t c = (size_t)(x->first + i);
-		double w = x->kind == T_CHANCE
-				   ? t->nodes[c].p
-				   : m->pi[(size_t)x->info * (size_t)t->A +
-					   (size_t)t->nodes[c].action];
-		mmd_values(m, c);
-		v[0] += w * m->val[2 * c];
-		v[1] += w * m->val[2 * c + 1];
-	}
-}
-
-/* Chance x reach of everyone but me of every node into m->reach, and
- * me's own reach (ro) of each of me's infosets into m->own (one value per
- * infoset under perfect recall; without it the last history visited sets
- * it). */
-static void mmd_reach(env_mmd *m, size_t n, double r, double ro, int me)
-{
-	const env_tree *t = m->t;
-	const struct tnode *x = &t->nodes[n];
-	int mine = x->kind == T_DECISION && x->player == me;
-
-	m->reach[n] = r;
-	if (mine)
-		m->own[x->info] = ro;
-	for (int i = 0; i < x->n; i++) {
-		size_t c = (size_t)(x->first + i);
-		double w = x->kind == T_CHANCE
-				   ? t->nodes[c].p
-				   : m->pi[(size_t)x->info * (size_t)t->A +
-					   (size_t)t->nodes[c].action];
-		mmd_reach(m, c, mine ? r : r * w, mine ? ro * w : ro, me);
-	}
 }
 
 /* Add the current iterate to the average, each infoset's policy weighted
@@ -339,9 +353,9 @@ static void mmd_q(env_mmd *m)
 
 	memset(m->q, 0, t->ni * A * sizeof *m->q);
 	memset(m->den, 0, t->ni * sizeof *m->den);
-	mmd_values(m, 0);
+	tree_values(t, m->pi, 0, m->val);
 	for (int me = 0; me < t->spec.players && me < 2; me++) {
-		mmd_reach(m, 0, 1, 1, me);
+		tree_reach(t, m->pi, 0, 1, 1, me, m->reach, m->own);
 		for (size_t n = 0; n < t->nn; n++) {
 			const struct tnode *x = &t->nodes[n];
 			if (x->kind != T_DECISION || x->player != me)
@@ -478,7 +492,7 @@ struct env_fp {
 	double *avg;  /* [ni * A]: sum normalised per infoset */
 	double *pi;   /* [ni * A]: this iteration's responses, both players */
 	double *play; /* [ni * A]: a response in the making beside avg */
-	double *val, *reach, *own; /* [nn], [nn], [ni] */
+	double *val, *reach, *own; /* [nn * 2], [nn], [ni] */
 	int maxdepth;
 };
 
@@ -494,48 +508,6 @@ void env_fp_free(env_fp *f)
 	free(f->reach);
 	free(f->own);
 	free(f);
-}
-
-/* Player me's value of every node when everyone plays tab. */
-static double fp_values(env_fp *f, const double *tab, size_t n, int me)
-{
-	const env_tree *t = f->t;
-	const struct tnode *x = &t->nodes[n];
-	double v = 0;
-
-	if (x->kind == T_TERMINAL)
-		return f->val[n] = x->ret[me];
-	for (int i = 0; i < x->n; i++) {
-		size_t c = (size_t)(x->first + i);
-		double w = x->kind == T_CHANCE
-				   ? t->nodes[c].p
-				   : tab[(size_t)x->info * (size_t)t->A +
-					 (size_t)t->nodes[c].action];
-		v += w * fp_values(f, tab, c, me);
-	}
-	return f->val[n] = v;
-}
-
-/* Chance x others' reach of every node under tab (me's own moves count
- * 1), and me's own reach of each of its infosets. */
-static void fp_reach(env_fp *f, const double *tab, size_t n, double r,
-		     double ro, int me)
-{
-	const env_tree *t = f->t;
-	const struct tnode *x = &t->nodes[n];
-	int mine = x->kind == T_DECISION && x->player == me;
-
-	f->reach[n] = r;
-	if (mine)
-		f->own[x->info] = ro;
-	for (int i = 0; i < x->n; i++) {
-		size_t c = (size_t)(x->first + i);
-		double w = x->kind == T_CHANCE
-				   ? t->nodes[c].p
-				   : tab[(size_t)x->info * (size_t)t->A +
-					 (size_t)t->nodes[c].action];
-		fp_reach(f, tab, c, mine ? r : r * w, mine ? ro * w : ro, me);
-	}
 }
 
 int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
@@ -555,7 +527,7 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 	f->avg = calloc(na, sizeof *f->avg);
 	f->pi = calloc(na, sizeof *f->pi);
 	f->play = calloc(na, sizeof *f->play);
-	f->val = calloc(t->nn + 1, sizeof *f->val);
+	f->val = calloc(t->nn * 2 + 1, sizeof *f->val);
 	f->reach = calloc(t->nn + 1, sizeof *f->reach);
 	f->own = calloc(t->ni + 1, sizeof *f->own);
 	if (!f->sum || !f->avg || !f->pi || !f->play || !f->val ||
@@ -563,17 +535,13 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 		env_fp_free(f);
 		return LG_ENOMEM;
 	}
-	for (size_t i = 0; i < t->ni; i++) {
+	for (size_t i = 0; i < t->ni; i++)
 		f->maxdepth = LG_MAX(f->maxdepth, t->info[i].depth);
-		for (int a = 0; a < t->A; a++)
-			f->avg[i * (size_t)t->A + (size_t)a] =
-				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
-						   : 0;
-	}
+	uniform_table(t, f->avg);
 	/* iteration 0, the uniform policy, weight 1 */
 	memcpy(f->pi, f->avg, t->ni * (size_t)t->A * sizeof *f->pi);
 	for (int me = 0; me < t->spec.players && me < 2; me++) {
-		fp_reach(f, f->pi, 0, 1, 1, me);
+		tree_reach(t, f->pi, 0, 1, 1, me, f->reach, f->own);
 		for (size_t i = 0; i < t->ni; i++)
 			for (int a = 0; a < t->A && t->info[i].player == me; a++)
 				f->sum[i * (size_t)t->A + (size_t)a] +=
@@ -594,9 +562,10 @@ static void fp_respond(env_fp *f, int me)
 	double q[ENV_MAX_ACTIONS], z[ENV_MAX_ACTIONS];
 
 	memcpy(f->play, f->avg, t->ni * A * sizeof *f->play);
-	fp_reach(f, f->play, 0, 1, 1, me); /* others' reach: avg's */
+	/* others' reach: avg's */
+	tree_reach(t, f->play, 0, 1, 1, me, f->reach, f->own);
 	for (int d = f->maxdepth; d >= 1; d--) {
-		fp_values(f, f->play, 0, me);
+		tree_values(t, f->play, 0, f->val);
 		for (size_t i = 0; i < t->ni; i++) {
 			const struct tinfo *ti = &t->info[i];
 			double den = 0;
@@ -612,7 +581,8 @@ static void fp_respond(env_fp *f, int me)
 				for (int c = 0; c < x->n; c++) {
 					size_t cc = (size_t)(x->first + c);
 					q[t->nodes[cc].action] +=
-						f->reach[n] * f->val[cc];
+						f->reach[n] *
+						f->val[2 * cc + (size_t)me];
 				}
 			}
 			for (size_t a = 0; a < A; a++) {
@@ -648,7 +618,8 @@ void env_fp_run(env_fp *f, uint64_t iters)
 		for (int me = 0; me < np; me++)
 			fp_respond(f, me); /* both against the same average */
 		for (int me = 0; me < np; me++) {
-			fp_reach(f, f->pi, 0, 1, 1, me);
+			tree_reach(t, f->pi, 0, 1, 1, me, f->reach,
+				   f->own);
 			for (size_t i = 0; i < t->ni; i++)
 				for (size_t a = 0; a < A &&
 						   t->info[i].player == me;
