@@ -277,7 +277,12 @@ static int make_fp(const struct eval_args *a, const env_tree *t,
 	if (cli_opt_double(a->cmd, what, buf, 0, 1e6, &tau) ||
 	    cli_opt_u64(a->cmd, what, iters, 1, FP_ITERS_MAX, &n))
 		return CLI_USAGE;
-	if (env_fp_new(&ps->fp, t, tau, lin)) {
+	int rc = env_fp_new(&ps->fp, t, tau, lin);
+	if (rc == LG_EUNSUPP)
+		return cli_usage_error(a->cmd, "%s: the game lacks perfect "
+				       "recall, which its best responses by "
+				       "backward induction need", what);
+	if (rc) {
 		fprintf(stderr, "league: out of memory\n");
 		return CLI_FAIL;
 	}
@@ -323,7 +328,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
 				       "cfr:ITERS, mmd:/mmdavg:ALPHA:ETA:ITERS, "
-				       "fp:/fplin:TAU:ITERS or a policy file; %s", err);
+				       "fp:/fplin:TAU:ITERS or a policy file; "
+				       "%s", err);
 	if (rc) {
 		fprintf(stderr, "league eval: %s\n", err);
 		return rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
@@ -423,6 +429,9 @@ static int eval_run(int argc, char **argv, int dump)
 			printf("qre_residual    %.3g (the last iterate's max |pi - "
 			       "softmax(q / alpha)|, %llu iterations)\n",
 			       env_mmd_residual(ps.mmd),
+			       (unsigned long long)ps.iters);
+		if (ps.fp)
+			printf("fp_iterations   %llu\n",
 			       (unsigned long long)ps.iters);
 	}
 	rc = CLI_OK;

@@ -377,7 +377,7 @@ struct env_policy env_mmd_average(env_mmd *m);
  * weight 1. Its average converges to equilibrium in two-player zero-sum
  * games (to the logit QRE's neighbourhood with tau > 0), slowly: the
  * number of iterations is the question it answers. LG_EINVAL unless tau
- * is finite and >= 0. */
+ * is finite and >= 0; LG_EUNSUPP for a game without perfect recall. */
 typedef struct env_fp env_fp;
 int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear);
 void env_fp_free(env_fp *f);
@@ -385,6 +385,9 @@ void env_fp_run(env_fp *f, uint64_t iters);
 uint64_t env_fp_iterations(const env_fp *f);
 /* The average policy (valid while f lives, changes as f runs). */
 struct env_policy env_fp_average(env_fp *f);
+/* The last iteration's responses, each player's to the other's average
+ * before it (the uniform policy before any iteration). */
+struct env_policy env_fp_response(env_fp *f);
 
 /* ---- baseline players ------------------------------------------------- */
 
@@ -489,7 +492,7 @@ int env_mcts_act(env_mcts *m, const env *e, lg_rng *rng, int *action,
  * value (a terminal's outcome or a leaf's evaluation), sims + 1 values in
  * all, in [-1, 1] when the evaluator's are. What the search believes the
  * position is worth, where env_mcts_search's *value is what the evaluator
- * alone said. NAN before any search. */
+ * alone said. NAN before any search and after one that failed. */
 double env_mcts_root_value(const env_mcts *m);
 
 #endif

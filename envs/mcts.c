@@ -88,6 +88,7 @@ struct env_mcts {
 	int *nlegal, *lmover;   /* batch: each leaf's legal count, mover */
 	float *prior0;          /* A: the evaluator's root prior (no noise) */
 	float root_v;           /* and its value of the root, for its mover */
+	int searched;           /* the last search ran to its end */
 	double *eta;            /* A: a Dirichlet draw */
 	struct env_rng rng;     /* for apply(); the games searched draw none */
 };
@@ -463,6 +464,7 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
 	    (m->o.noise_frac > 0 && !rng))
 		return LG_EINVAL;
 	A = (size_t)m->A;
+	m->searched = 0;
 	m->used = 1;
 	m->parent[0] = -1;
 	memcpy(m->states, e->st, m->ssize);
@@ -487,6 +489,7 @@ int env_mcts_search(env_mcts *m, const env *e, lg_rng *rng,
 		memcpy(prior, m->prior0, A * sizeof *prior);
 	if (value)
 		*value = m->root_v;
+	m->searched = 1;
 	return 0;
 }
 
@@ -495,7 +498,7 @@ double env_mcts_root_value(const env_mcts *m)
 	size_t A;
 	double sum;
 
-	if (!m || !m->used)
+	if (!m || !m->searched)
 		return NAN;
 	A = (size_t)m->A;
 	sum = m->root_v;

@@ -1,8 +1,9 @@
 /*
  * envs/solvers.c: tabular solvers on the exact tree (tree_internal.h):
- * CFR+, the reference equilibrium, and magnetic mirror descent, the
+ * CFR+, the reference equilibrium; magnetic mirror descent, the
  * reference for what an entropy temperature costs (its QRE) and for the
- * average of a cycling learner.
+ * average of a cycling learner; smooth fictitious play, the reference for
+ * how many snapshots an average of responses needs.
  */
 #include "envs/tree_internal.h"
 
@@ -196,8 +197,6 @@ struct env_policy env_cfr_average(env_cfr *c)
 	return p;
 }
 
-/* ---- magnetic mirror descent to the QRE --------------------------------- */
-
 /* ---- walks of the tree under a table policy (MMD, fictitious play) ---- */
 
 /* The probability of the edge from x to its child c: chance's, or the
@@ -263,6 +262,23 @@ static void uniform_table(const env_tree *t, double *tab)
 				t->info[i].mask[a] ? 1.0 / t->info[i].nlegal
 						   : 0;
 }
+
+/* softmax(z) over the legal actions of infoset ti into out. */
+static void softmax_legal(const struct tinfo *ti, int A, const double *z,
+			  double *out)
+{
+	double mx = -INFINITY, sum = 0;
+
+	for (int a = 0; a < A; a++)
+		if (ti->mask[a] && z[a] > mx)
+			mx = z[a];
+	for (int a = 0; a < A; a++)
+		sum += out[a] = ti->mask[a] ? exp(z[a] - mx) : 0;
+	for (int a = 0; a < A; a++)
+		out[a] /= sum;
+}
+
+/* ---- magnetic mirror descent to the QRE --------------------------------- */
 
 /*
  * MMD (Sokota et al., 2023) with the uniform magnet, both players at once
@@ -376,21 +392,6 @@ static void mmd_q(env_mmd *m)
 						  : 0;
 }
 
-/* softmax(z) over the legal actions of infoset i into out. */
-static void mmd_softmax(const struct tinfo *ti, int A, const double *z,
-			double *out)
-{
-	double mx = -INFINITY, sum = 0;
-
-	for (int a = 0; a < A; a++)
-		if (ti->mask[a] && z[a] > mx)
-			mx = z[a];
-	for (int a = 0; a < A; a++)
-		sum += out[a] = ti->mask[a] ? exp(z[a] - mx) : 0;
-	for (int a = 0; a < A; a++)
-		out[a] /= sum;
-}
-
 void env_mmd_run(env_mmd *m, uint64_t iters)
 {
 	const env_tree *t = m->t;
@@ -410,7 +411,7 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 			const double *q = m->q + i * A;
 			for (size_t a = 0; a < A; a++)
 				z[a] = q[a] / m->alpha;
-			mmd_softmax(ti, t->A, z, r);
+			softmax_legal(ti, t->A, z, r);
 			for (size_t a = 0; a < A; a++)
 				m->residual = LG_MAX(m->residual,
 						     fabs(r[a] - pi[a]));
@@ -422,7 +423,7 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 						  m->eta * q[a]) /
 							 (1 + m->alpha * m->eta)
 					       : 0;
-			mmd_softmax(ti, t->A, z, pi);
+			softmax_legal(ti, t->A, z, pi);
 		}
 		if (k < iters)
 			m->iters++;
@@ -510,6 +511,25 @@ void env_fp_free(env_fp *f)
 	free(f);
 }
 
+/* Add the responses in f->pi to the average's sums with weight w, each
+ * infoset's weighted by its player's own reach under them. */
+static void fp_accumulate(env_fp *f, double w)
+{
+	const env_tree *t = f->t;
+	size_t A = (size_t)t->A;
+
+	for (int me = 0; me < t->spec.players && me < 2; me++) {
+		tree_reach(t, f->pi, 0, 1, 1, me, f->reach, f->own);
+		for (size_t i = 0; i < t->ni; i++) {
+			if (t->info[i].player != me)
+				continue;
+			for (size_t a = 0; a < A; a++)
+				f->sum[i * A + a] +=
+					w * f->own[i] * f->pi[i * A + a];
+		}
+	}
+}
+
 int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 {
 	size_t na = t->ni * (size_t)t->A + 1;
@@ -518,6 +538,11 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 	*out = NULL;
 	if (!(tau >= 0) || !isfinite(tau))
 		return LG_EINVAL;
+	/* backward induction over a player's infosets by depth needs each
+	 * to have one past (perfect recall) */
+	for (size_t i = 0; i < t->ni; i++)
+		if (t->info[i].prev == TREE_NO_RECALL)
+			return LG_EUNSUPP;
 	if (!(f = calloc(1, sizeof *f)))
 		return LG_ENOMEM;
 	f->t = t;
@@ -540,14 +565,7 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 	uniform_table(t, f->avg);
 	/* iteration 0, the uniform policy, weight 1 */
 	memcpy(f->pi, f->avg, t->ni * (size_t)t->A * sizeof *f->pi);
-	for (int me = 0; me < t->spec.players && me < 2; me++) {
-		tree_reach(t, f->pi, 0, 1, 1, me, f->reach, f->own);
-		for (size_t i = 0; i < t->ni; i++)
-			for (int a = 0; a < t->A && t->info[i].player == me; a++)
-				f->sum[i * (size_t)t->A + (size_t)a] +=
-					f->own[i] * f->pi[i * (size_t)t->A +
-							  (size_t)a];
-	}
+	fp_accumulate(f, 1);
 	*out = f;
 	return 0;
 }
@@ -575,7 +593,8 @@ static void fp_respond(env_fp *f, int me)
 				continue;
 			memset(q, 0, sizeof q);
 			for (int32_t k = 0; k < ti->nodes_n; k++) {
-				size_t n = (size_t)t->inodes[ti->nodes_first + k];
+				size_t n =
+					(size_t)t->inodes[ti->nodes_first + k];
 				const struct tnode *x = &t->nodes[n];
 				den += f->reach[n];
 				for (int c = 0; c < x->n; c++) {
@@ -592,9 +611,11 @@ static void fp_respond(env_fp *f, int me)
 			}
 			double *out = f->play + i * A;
 			if (f->tau > 0) {
+				/* q - q[best] <= 0: a tiny tau gives
+				 * -inf, not inf - inf */
 				for (size_t a = 0; a < A; a++)
-					z[a] = q[a] / f->tau;
-				mmd_softmax(ti, t->A, z, out);
+					z[a] = (q[a] - q[best]) / f->tau;
+				softmax_legal(ti, t->A, z, out);
 			} else {
 				for (size_t a = 0; a < A; a++)
 					out[a] = (int)a == best;
@@ -617,16 +638,7 @@ void env_fp_run(env_fp *f, uint64_t iters)
 		int np = LG_MIN(t->spec.players, 2);
 		for (int me = 0; me < np; me++)
 			fp_respond(f, me); /* both against the same average */
-		for (int me = 0; me < np; me++) {
-			tree_reach(t, f->pi, 0, 1, 1, me, f->reach,
-				   f->own);
-			for (size_t i = 0; i < t->ni; i++)
-				for (size_t a = 0; a < A &&
-						   t->info[i].player == me;
-				     a++)
-					f->sum[i * A + a] +=
-						w * f->own[i] * f->pi[i * A + a];
-		}
+		fp_accumulate(f, w);
 		for (size_t i = 0; i < t->ni; i++) {
 			double s = 0;
 			for (size_t a = 0; a < A; a++)
@@ -658,5 +670,23 @@ static int fp_avg_fn(void *ctx, int player, const char *key,
 struct env_policy env_fp_average(env_fp *f)
 {
 	struct env_policy p = { fp_avg_fn, f, NULL };
+	return p;
+}
+
+static int fp_resp_fn(void *ctx, int player, const char *key,
+		      const float *obs, const uint8_t *mask, int A,
+		      double *probs, char *err, size_t errlen)
+{
+	env_fp *f = ctx;
+
+	(void)player;
+	(void)obs;
+	return table_probs(f->t, "fictitious play response", key, f->pi, NULL,
+			   mask, A, probs, err, errlen);
+}
+
+struct env_policy env_fp_response(env_fp *f)
+{
+	struct env_policy p = { fp_resp_fn, f, NULL };
 	return p;
 }

@@ -306,10 +306,12 @@ static const struct cfg_key table[] = {
 	     "With search: the value a searched row keeps, which the "
 	     "learner's GAE bootstraps from: `net`, the network's value of "
 	     "the root, as for any row; `search`, the search's (the mean of "
-	     "that value and every simulation's backed-up one). With "
-	     "gae_lambda 1 the value target is the outcome either way; below "
-	     "1 `search` makes it TD(lambda) over the search's values, the "
-	     "mix of outcome and search value of AlphaZero's successors."),
+	     "that value and every simulation's backed-up one). With gamma 1 "
+	     "and gae_lambda 1 the value target is the outcome either way; "
+	     "with gae_lambda below 1 `search` makes it TD(lambda) over the "
+	     "search's values, the mix of outcome and search value of "
+	     "AlphaZero's successors. The search backs up undiscounted "
+	     "outcomes: it is meant for gamma 1."),
 	DBL("learner.search.pg_coef", learner.search.pg_coef, 0, 10, "0",
 	    "With search: weight of PPO's clipped surrogate (on the searched "
 	    "moves, the network's own log-probability of each as the "

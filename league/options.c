@@ -241,7 +241,8 @@ void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)
 		.fast_sims = (uint32_t)c->learner.search.fast_sims,
 		.full_frac = c->learner.search.full_frac,
 		.batch = (uint32_t)c->learner.search.batch,
-		.search_value = c->learner.search.value == CFG_SEARCH_VALUE_SEARCH,
+		.search_value =
+			c->learner.search.value == CFG_SEARCH_VALUE_SEARCH,
 	};
 }
 

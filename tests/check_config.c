@@ -155,6 +155,7 @@ static const struct {
 	{ "roles:\n  self_play:\n    uniform: 0.1\n    sp: 0.5\n", "t.yaml:3:5: roles.self_play.uniform: sp + uniform + pfsp + nash must be 1" },
 	{ "players:\n  main: 0\n", "t.yaml:2:3: players.main: a league needs at least one learning player" },
 	{ "players:\n  main: 0\n  main_exploiter: 1\n", "t.yaml:2:3: players.main: main exploiters need a main player" },
+	{ "env: {name: connect4}\nlearner:\n  search: {sims: 8, value: tree}\n", "t.yaml:3:28: learner.search.value: expected one of net, search, got 'tree'" },
 	{ "snapshot:\n  prune: lru\n", "t.yaml:2:10: snapshot.prune: expected one of fifo, nash, got 'lru'" },
 	{ "snapshot:\n  steps: 100\n  prune: nash\n", "t.yaml:3:3: snapshot.prune: nash needs a bound: set snapshot.keep (0 keeps every snapshot, so nothing is pruned)" },
 	{ "snapshot:\n  prune: nash\n  keep: 4\n  keep_newest: 5\n", "t.yaml:4:3: snapshot.keep_newest: 5 is more than snapshot.keep (4)" },
@@ -223,6 +224,25 @@ START_TEST(snapshot_prune_maps_to_the_brain)
 		      "%s", err);
 	league_brain_opts(&c, &o);
 	ck_assert_int_eq(o.snapshot_prune, BRAIN_PRUNE_FIFO);
+}
+END_TEST
+
+START_TEST(search_value_reaches_the_collector)
+{
+	struct cfg c;
+	struct coll_opts o;
+	char err[512] = "";
+
+	ck_assert_msg(load(&c, "env: {name: connect4}\nlearner:\n  search: "
+			      "{sims: 8, value: search}\n", err,
+			      sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(c.learner.search.value, CFG_SEARCH_VALUE_SEARCH);
+	league_coll_opts(&c, 0, &o);
+	ck_assert_int_eq(o.search.search_value, 1);
+	ck_assert_msg(load(&c, "env: {name: connect4}\nlearner:\n  search: "
+			      "{sims: 8}\n", err, sizeof err) == 0, "%s", err);
+	league_coll_opts(&c, 0, &o);
+	ck_assert_int_eq(o.search.search_value, 0);
 }
 END_TEST
 
@@ -672,6 +692,7 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(search.temperature_moves); SAME(search.dirichlet_alpha);
 		SAME(search.noise_frac); SAME(search.fast_sims);
 		SAME(search.full_frac); SAME(search.batch);
+		SAME(search.search_value);
 		/* The module has no game; the env options are compared
 		 * below. */
 		ck_assert_str_eq(t.game, "rps");
@@ -901,6 +922,7 @@ Suite *suite_config(void)
 	tcase_add_test(tc, defaults_are_valid_and_documented);
 	tcase_add_test(tc, values_are_read);
 	tcase_add_test(tc, snapshot_prune_maps_to_the_brain);
+	tcase_add_test(tc, search_value_reaches_the_collector);
 	tcase_add_test(tc, eval_baselines_resolve);
 	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
 	tcase_add_test(tc, conv_torso_reaches_the_shape);

@@ -328,9 +328,29 @@ END_TEST
  * response to uniform is rock (ties go to the first action), so one
  * iteration averages to (2/3, 1/6, 1/6), where paper gains 1/2 for each
  * player: NashConv 1; the second iteration adds paper, (4/9, 4/9, 1/9)
- * with equal weights (scissors' and paper's gain 1/3 each: 2/3), (1/3,
- * 7/12, 1/12) with the second iterate weighted 2 (1/4 each: 1/2). Kuhn:
- * the average's NashConv falls with the iterations, toward 0. */
+ * with equal weights (paper gains 1/3 for each player: 2/3), (1/3, 7/12,
+ * 1/12) with the second iterate weighted 2 (1/4 each: 1/2). Leduc: after
+ * one exact iteration each player's response to uniform is worth exactly
+ * the best response's value the tree's own evaluator gives (the
+ * backward induction's order over depths). Kuhn: the average's NashConv
+ * falls with the iterations, toward 0. */
+/* Player me plays resp, the others uniform. */
+struct one_seat {
+	struct env_policy resp;
+	int me;
+};
+
+static int one_seat_fn(void *ctx, int player, const char *key,
+		       const float *obs, const uint8_t *mask, int A,
+		       double *probs, char *err, size_t errlen)
+{
+	struct one_seat *o = ctx;
+	struct env_policy u = env_policy_uniform();
+	const struct env_policy *p = player == o->me ? &o->resp : &u;
+
+	return p->fn(p->ctx, player, key, obs, mask, A, probs, err, errlen);
+}
+
 START_TEST(fictitious_play)
 {
 	static const struct {
@@ -354,6 +374,24 @@ START_TEST(fictitious_play)
 		ck_assert_uint_eq(env_fp_iterations(f), cases[k].iters);
 		ck_assert_double_eq_tol(eval(t, env_fp_average(f)).nashconv,
 					cases[k].nashconv, 1e-12);
+		env_fp_free(f);
+		env_tree_free(t);
+		env_free(e);
+	}
+
+	{
+		env *e = make("leduc");
+		env_tree *t = tree_of(e);
+		struct env_nashconv u = eval(t, env_policy_uniform());
+		env_fp *f;
+		ck_assert_int_eq(env_fp_new(&f, t, 0, 0), 0);
+		env_fp_run(f, 1);
+		for (int me = 0; me < 2; me++) {
+			struct one_seat o = { env_fp_response(f), me };
+			struct env_policy p = { one_seat_fn, &o, NULL };
+			ck_assert_double_eq_tol(eval(t, p).value[me],
+						u.br_value[me], 1e-9);
+		}
 		env_fp_free(f);
 		env_tree_free(t);
 		env_free(e);
@@ -781,6 +819,9 @@ START_TEST(cli_eval_nashconv)
 	static const char *const mx[] = { "eval", "nashconv", "--matrix",
 					  "[[3,-2],[-2,1]]", "--policy",
 					  "cfr:5000", NULL };
+	static const char *const fp[] = { "eval", "nashconv", "--game", "rps",
+					  "--policy", "fplin:0:2", "--json",
+					  NULL };
 	char out[4096], err[1024];
 	double v;
 	const char *p;
@@ -807,6 +848,15 @@ START_TEST(cli_eval_nashconv)
 	p = strstr(out, "value");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_double_eq_tol(strtod(p + 5, NULL), -0.125, 1e-3);
+
+	/* fictitious play's second linear iteration on rock-paper-
+	 * scissors (fictitious_play works it out by hand) */
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, fp),
+			 0);
+	p = strstr(out, "\"nashconv\":");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_double_eq_tol(strtod(p + 11, NULL), 0.5, 1e-12);
+	ck_assert_ptr_nonnull(strstr(out, "\"fp_iterations\":2"));
 }
 END_TEST
 

@@ -157,11 +157,23 @@ START_TEST(blocks_a_loss_in_one)
 }
 END_TEST
 
+/* LG_EIO, always (ctx NULL) or once *ctx is set; until then the uniform
+ * evaluator. */
+static int failing_eval(void *ctx, size_t n, const float *obs,
+			const uint8_t *mask, const void *const *states,
+			float *prior, float *value)
+{
+	if (!ctx || *(int *)ctx)
+		return LG_EIO;
+	return uniform_eval(NULL, n, obs, mask, states, prior, value);
+}
+
 /* The search's value of the root (env_mcts_root_value) against the
  * evaluator's: with a uniform evaluator, which says 0 everywhere, a win
  * in one is worth most of a win to the search once its simulations back
  * the win up, and a position lost to a double threat most of a loss,
- * sequentially and in rounds of 8 leaves; NAN before any search. */
+ * sequentially and in rounds of 8 leaves; NAN before any search and
+ * after one that failed. */
 START_TEST(root_value)
 {
 	static const struct {
@@ -180,10 +192,11 @@ START_TEST(root_value)
 						   .batch = batch };
 			char err[256];
 			float v = -9;
+			int fail = 0;
 
 			play(e, pos[k].moves, pos[k].n);
-			ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval,
-						      NULL, err, sizeof err),
+			ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval,
+						      &fail, err, sizeof err),
 					 0);
 			ck_assert(isnan(env_mcts_root_value(m)));
 			ck_assert_int_eq(env_mcts_search(m, e, NULL, NULL, NULL,
@@ -195,6 +208,10 @@ START_TEST(root_value)
 			ck_assert_msg(q >= pos[k].lo && q <= pos[k].hi,
 				      "position %zu, batch %u: %g", k, batch,
 				      q);
+			fail = 1;
+			ck_assert_int_eq(env_mcts_search(m, e, NULL, NULL, NULL,
+							 NULL), LG_EIO);
+			ck_assert(isnan(env_mcts_root_value(m)));
 			env_mcts_free(m);
 			env_free(e);
 		}
@@ -554,20 +571,6 @@ START_TEST(batched_leaves)
 	}
 }
 END_TEST
-
-static int failing_eval(void *ctx, size_t n, const float *obs,
-			const uint8_t *mask, const void *const *states,
-			float *prior, float *value)
-{
-	(void)ctx;
-	(void)n;
-	(void)obs;
-	(void)mask;
-	(void)states;
-	(void)prior;
-	(void)value;
-	return LG_EIO;
-}
 
 START_TEST(refuses_what_it_cannot_search)
 {
