@@ -11,6 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A solver's table seen as a policy (table_fn's context). */
+struct table_view {
+	const env_tree *t;
+	const char *who; /* for errors */
+	const double *tab, *fallback;
+};
+
 /* ---- CFR+ -------------------------------------------------------------- */
 
 /*
@@ -25,6 +32,7 @@ struct env_cfr {
 	const env_tree *t;
 	uint64_t iters;
 	double *regret, *avg, *cur; /* [ni * A] */
+	struct table_view avg_view;
 };
 
 static void cfr_match(env_cfr *c, size_t info)
@@ -179,22 +187,32 @@ static int table_probs(const env_tree *t, const char *who, const char *key,
 	return 0;
 }
 
-static int cfr_avg_fn(void *ctx, int player, const char *key,
-		      const float *obs, const uint8_t *mask, int A, double *probs,
-		      char *err, size_t errlen)
+static int table_fn(void *ctx, int player, const char *key,
+		    const float *obs, const uint8_t *mask, int A, double *probs,
+		    char *err, size_t errlen)
 {
-	env_cfr *c = ctx;
+	const struct table_view *v = ctx;
 
 	(void)player;
 	(void)obs;
-	return table_probs(c->t, "CFR+ policy", key, c->avg, NULL, mask, A,
+	return table_probs(v->t, v->who, key, v->tab, v->fallback, mask, A,
 			   probs, err, errlen);
+}
+
+/* v, which its solver holds, set to show tab (and fallback), as a
+ * policy valid while the solver lives. */
+static struct env_policy table_policy(struct table_view *v,
+				      const env_tree *t, const char *who,
+				      const double *tab,
+				      const double *fallback)
+{
+	*v = (struct table_view){ t, who, tab, fallback };
+	return (struct env_policy){ table_fn, v, NULL };
 }
 
 struct env_policy env_cfr_average(env_cfr *c)
 {
-	struct env_policy p = { cfr_avg_fn, c, NULL };
-	return p;
+	return table_policy(&c->avg_view, c->t, "CFR+ policy", c->avg, NULL);
 }
 
 /* ---- walks of the tree under a table policy (MMD, fictitious play) ---- */
@@ -299,6 +317,7 @@ struct env_mmd {
 	 * its normalised view; own reach of every infoset [ni] */
 	double *avg, *own;
 	uint64_t avg_from;
+	struct table_view pi_view, avg_view;
 };
 
 int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
@@ -440,22 +459,9 @@ double env_mmd_residual(const env_mmd *m)
 	return m->residual;
 }
 
-static int mmd_fn(void *ctx, int player, const char *key, const float *obs,
-		  const uint8_t *mask, int A, double *probs, char *err,
-		  size_t errlen)
-{
-	env_mmd *m = ctx;
-
-	(void)player;
-	(void)obs;
-	return table_probs(m->t, "MMD policy", key, m->pi, NULL, mask, A,
-			   probs, err, errlen);
-}
-
 struct env_policy env_mmd_policy(env_mmd *m)
 {
-	struct env_policy p = { mmd_fn, m, NULL };
-	return p;
+	return table_policy(&m->pi_view, m->t, "MMD policy", m->pi, NULL);
 }
 
 void env_mmd_average_from(env_mmd *m, uint64_t iteration)
@@ -464,22 +470,9 @@ void env_mmd_average_from(env_mmd *m, uint64_t iteration)
 }
 
 /* An infoset no averaged iterate reached plays the current one. */
-static int mmd_avg_fn(void *ctx, int player, const char *key,
-		      const float *obs, const uint8_t *mask, int A,
-		      double *probs, char *err, size_t errlen)
-{
-	env_mmd *m = ctx;
-
-	(void)player;
-	(void)obs;
-	return table_probs(m->t, "MMD average", key, m->avg, m->pi, mask, A,
-			   probs, err, errlen);
-}
-
 struct env_policy env_mmd_average(env_mmd *m)
 {
-	struct env_policy p = { mmd_avg_fn, m, NULL };
-	return p;
+	return table_policy(&m->avg_view, m->t, "MMD average", m->avg, m->pi);
 }
 
 /* ---- smooth fictitious play ---------------------------------------------- */
@@ -495,6 +488,7 @@ struct env_fp {
 	double *play; /* [ni * A]: a response in the making beside avg */
 	double *val, *reach, *own; /* [nn * 2], [nn], [ni] */
 	int maxdepth;
+	struct table_view avg_view, resp_view;
 };
 
 void env_fp_free(env_fp *f)
@@ -655,38 +649,14 @@ uint64_t env_fp_iterations(const env_fp *f)
 	return f->iters;
 }
 
-static int fp_avg_fn(void *ctx, int player, const char *key,
-		     const float *obs, const uint8_t *mask, int A,
-		     double *probs, char *err, size_t errlen)
-{
-	env_fp *f = ctx;
-
-	(void)player;
-	(void)obs;
-	return table_probs(f->t, "fictitious play average", key, f->avg, NULL,
-			   mask, A, probs, err, errlen);
-}
-
 struct env_policy env_fp_average(env_fp *f)
 {
-	struct env_policy p = { fp_avg_fn, f, NULL };
-	return p;
-}
-
-static int fp_resp_fn(void *ctx, int player, const char *key,
-		      const float *obs, const uint8_t *mask, int A,
-		      double *probs, char *err, size_t errlen)
-{
-	env_fp *f = ctx;
-
-	(void)player;
-	(void)obs;
-	return table_probs(f->t, "fictitious play response", key, f->pi, NULL,
-			   mask, A, probs, err, errlen);
+	return table_policy(&f->avg_view, f->t, "fictitious play average",
+			    f->avg, NULL);
 }
 
 struct env_policy env_fp_response(env_fp *f)
 {
-	struct env_policy p = { fp_resp_fn, f, NULL };
-	return p;
+	return table_policy(&f->resp_view, f->t, "fictitious play response",
+			    f->pi, NULL);
 }
