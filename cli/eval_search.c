@@ -40,7 +40,7 @@
 struct sargs {
 	const char *config, *dir, *against;
 	unsigned long long sims, batch, games, player, last, seed,
-		sample_moves;
+		sample_moves, average;
 	double c_puct;
 	int sample, json;
 };
@@ -101,22 +101,47 @@ int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
 
 struct tally {
 	uint64_t games[2], wins[2], draws[2], losses[2];
+	uint64_t lines[2]; /* distinct games (move sequences) per seat */
 };
+
+static int u64_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* How many distinct values among n sorted in place. */
+static uint64_t distinct(uint64_t *h, size_t n)
+{
+	uint64_t d = 0;
+
+	qsort(h, n, sizeof *h, u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		d += !i || h[i] != h[i - 1];
+	return d;
+}
 
 /* games per seat of the agent (mcts if m, else the policy) against b. */
 static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 		const struct sargs *a, struct tally *t)
 {
+	uint64_t *hash = calloc(2 * a->games, sizeof *hash);
 	lg_rng r;
-	int rc;
+	int rc = 0;
 
 	memset(t, 0, sizeof *t);
+	if (!hash)
+		return LG_ENOMEM;
 	lg_rng_seed(&r, a->seed);
 	for (uint64_t g = 0; g < 2 * a->games; g++) {
 		int seat = (int)(g % 2);
 		uint64_t moves = 0; /* the agent's, this game */
+		/* FNV-1a over the moves: games that differ only in the
+		 * game's chance count once, a fair under-count */
+		uint64_t h = 0xcbf29ce484222325ull;
 		if ((rc = env_reset(e, a->seed + g)))
-			return rc;
+			goto out;
 		while (!env_is_terminal(e)) {
 			int p = env_current_player(e), act;
 			int sample = a->sample || moves < a->sample_moves;
@@ -130,8 +155,10 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 						    &r, &act);
 			moves += p == seat;
 			if (rc || (rc = env_step(e, act)))
-				return rc;
+				goto out;
+			h = (h ^ (uint64_t)act) * 0x100000001b3ull;
 		}
+		hash[(g % 2) * a->games + g / 2] = h;
 		double ret[2];
 		env_returns(e, ret);
 		t->games[seat]++;
@@ -139,7 +166,11 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 		t->draws[seat] += ret[seat] == 0;
 		t->losses[seat] += ret[seat] < 0;
 	}
-	return 0;
+	for (int s = 0; s < 2; s++)
+		t->lines[s] = distinct(hash + s * a->games, a->games);
+out:
+	free(hash);
+	return rc;
 }
 
 static void print_row(const struct sargs *a, const struct league_bgame_row *when,
@@ -164,17 +195,21 @@ static void print_row(const struct sargs *a, const struct league_bgame_row *when
 			       (unsigned long long)t->wins[s],
 			       (unsigned long long)t->draws[s],
 			       (unsigned long long)t->losses[s]);
+		printf(",\"lines\":[%llu,%llu]",
+		       (unsigned long long)t->lines[0],
+		       (unsigned long long)t->lines[1]);
 		printf("}\n");
 		fflush(stdout);
 		return;
 	}
 	if (!*header) {
-		printf("%9s %12s %7s %-10s %-12s %6s %6s %6s %14s %14s\n",
+		printf("%9s %12s %7s %-10s %-12s %6s %6s %6s %14s %14s %11s\n",
 		       "seconds", "env_steps", "version", "agent", "against",
-		       "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L");
+		       "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L",
+		       "lines");
 		*header = 1;
 	}
-	char sec[32] = "-", steps[32] = "-", s0[48], s1[48];
+	char sec[32] = "-", steps[32] = "-", s0[48], s1[48], ln[48];
 	if (when) {
 		snprintf(sec, sizeof sec, "%.1f", when->seconds);
 		snprintf(steps, sizeof steps, "%llu",
@@ -186,9 +221,11 @@ static void print_row(const struct sargs *a, const struct league_bgame_row *when
 	snprintf(s1, sizeof s1, "%llu/%llu/%llu",
 		 (unsigned long long)t->wins[1], (unsigned long long)t->draws[1],
 		 (unsigned long long)t->losses[1]);
-	printf("%9s %12s %7u %-10s %-12s %6llu %6.3f %6.3f %14s %14s\n", sec,
-	       steps, version, agent, a->against, (unsigned long long)g, win,
-	       loss, s0, s1);
+	snprintf(ln, sizeof ln, "%llu/%llu", (unsigned long long)t->lines[0],
+		 (unsigned long long)t->lines[1]);
+	printf("%9s %12s %7u %-10s %-12s %6llu %6.3f %6.3f %14s %14s %11s\n",
+	       sec, steps, version, agent, a->against, (unsigned long long)g,
+	       win, loss, s0, s1, ln);
 	fflush(stdout);
 }
 
@@ -212,6 +249,89 @@ static int version_cb(const void *key, size_t klen, const void *val,
 	return 0;
 }
 
+/* One stored version's network, checked to fit the game and to be
+ * feed-forward. */
+static int load_one(store_txn *t, uint32_t player, uint32_t ver,
+		    const env *e, const char *game, nn **out, char *err,
+		    size_t errlen)
+{
+	struct store_blob_info info;
+	const void *blob;
+	uint8_t k[8];
+	int rc;
+
+	*out = NULL;
+	store_key_u32x2(k, player, ver);
+	if ((rc = store_blob_get(t, STORE_DB_PARAMS, k, 8, &info, &blob, err,
+				 errlen)) ||
+	    (rc = nn_load(out, blob, info.nbytes, err, errlen)))
+		return rc == LG_ENOTFOUND ? LG_EINVAL : rc;
+	if (nn_shape_of(*out)->obs != env_spec_of(e)->obs_len ||
+	    nn_shape_of(*out)->actions != (uint32_t)env_spec_of(e)->num_actions) {
+		snprintf(err, errlen, "its network does not fit %s (another "
+			 "league's directory?)", game);
+		rc = LG_EINVAL;
+	} else if (nn_state_len(*out)) {
+		/* the search asks the net at states of its own making, with
+		 * no history for a core to carry */
+		snprintf(err, errlen, "its network has a recurrent core, "
+			 "which search does not support (a feed-forward net "
+			 "only)");
+		rc = LG_EUNSUPP;
+	}
+	if (rc) {
+		nn_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* The network a row plays: version vl->v[i], or with --average K the
+ * mean of the parameters of versions v-K+1 .. v, every one of them
+ * stored (LG_ENOTFOUND when one is not: the store keeps the newest few
+ * versions in a row, and the snapshots' apart). Averaging the weights of
+ * consecutive versions, as stochastic weight averaging does, smooths
+ * the swings of a few updates without playing any extra games. */
+static int load_net(store_txn *t, const struct sargs *a, const env *e,
+		    const char *game, uint32_t i, const struct vlist *vl,
+		    nn **out, char *err, size_t errlen)
+{
+	uint32_t ver = vl->v[i], k = a->average > 1 ? (uint32_t)a->average : 1;
+	size_t n, m;
+	float *sum;
+	int rc;
+
+	if (k > i + 1 || ver < k - 1 || vl->v[i + 1 - k] != ver - (k - 1))
+		return LG_ENOTFOUND; /* v is ascending: k-1 before it, in a row */
+	if ((rc = load_one(t, (uint32_t)a->player, ver, e, game, out, err,
+			   errlen)))
+		return rc;
+	sum = nn_params(*out, &n);
+	for (uint32_t j = 1; j < k && !rc; j++) {
+		nn *o = NULL;
+		if ((rc = load_one(t, (uint32_t)a->player, ver - j, e, game, &o,
+				   err, errlen)))
+			break;
+		const float *p = nn_params_const(o, &m);
+		if (m != n || nn_tensor_count(o) != nn_tensor_count(*out)) {
+			snprintf(err, errlen, "--average: version %u's network "
+				 "has another shape than version %u's",
+				 ver - j, ver);
+			rc = LG_EINVAL;
+		}
+		for (size_t x = 0; !rc && x < n; x++)
+			sum[x] += p[x];
+		nn_free(o);
+	}
+	for (size_t x = 0; !rc && k > 1 && x < n; x++)
+		sum[x] /= (float)k;
+	if (rc) {
+		nn_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 static int parse(int argc, char **argv, struct sargs *a)
 {
 	static const struct option opts[] = {
@@ -226,6 +346,7 @@ static int parse(int argc, char **argv, struct sargs *a)
 		{ "c-puct", required_argument, NULL, 'c' },
 		{ "sample", no_argument, NULL, 'x' },
 		{ "sample-moves", required_argument, NULL, 'k' },
+		{ "average", required_argument, NULL, 'A' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -284,6 +405,11 @@ static int parse(int argc, char **argv, struct sargs *a)
 					&a->sample_moves))
 				return CLI_USAGE;
 			break;
+		case 'A':
+			if (cli_opt_u64(cmd, "--average", optarg, 1,
+					SEARCH_VERSIONS_MAX, &a->average))
+				return CLI_USAGE;
+			break;
 		case 'j': a->json = 1; break;
 		default: return cli_usage_error(cmd, "unexpected option");
 		}
@@ -315,6 +441,7 @@ int cli_eval_search(int argc, char **argv)
 	size_t nrows = 0;
 	char err[512] = "";
 	int rc, header = 0;
+	uint32_t played = 0;
 
 	if ((rc = parse(argc, argv, &a)))
 		return rc;
@@ -362,52 +489,30 @@ int cli_eval_search(int argc, char **argv)
 	uint32_t from = a.last && a.last < vl->n ? vl->n - (uint32_t)a.last : 0;
 	for (uint32_t i = from; i < vl->n; i++) {
 		uint32_t ver = vl->v[i];
-		struct store_blob_info info;
-		const void *blob;
-		uint8_t k[8];
 		struct agent_net an = { 0 };
 		env_mcts *m = NULL;
 		struct env_mcts_opts mo = { .sims = (uint32_t)a.sims,
 					    .c_puct = a.c_puct,
 					    .batch = (uint32_t)a.batch };
 		struct tally tp, tm;
-		char label[96];
+		char label[128];
 		const struct league_bgame_row *when = NULL;
 
 		for (size_t r = 0; r < nrows; r++)
 			if (rows[r].player == a.player &&
 			    rows[r].version == ver)
 				when = &rows[r];
-		store_key_u32x2(k, (uint32_t)a.player, ver);
-		rc = store_blob_get(t, STORE_DB_PARAMS, k, 8, &info, &blob,
-				    err, sizeof err);
-		if (!rc)
-			rc = nn_load(&an.net, blob, info.nbytes, err,
-				     sizeof err);
-		if (!rc && (nn_shape_of(an.net)->obs !=
-				    env_spec_of(e)->obs_len ||
-			    nn_shape_of(an.net)->actions !=
-				    (uint32_t)env_spec_of(e)->num_actions)) {
-			snprintf(err, sizeof err, "its network does not fit "
-				 "%s (another league's directory?)",
-				 c.env.name);
-			rc = LG_EINVAL;
-		}
-		if (!rc && nn_state_len(an.net)) {
-			/* the search asks the net at states of its own
-			 * making, with no history for a core to carry */
-			snprintf(err, sizeof err, "its network has a "
-				 "recurrent core, which search does not "
-				 "support (a feed-forward net only)");
-			rc = LG_EUNSUPP;
-		}
+		rc = load_net(t, &a, e, c.env.name, i, vl, &an.net, err,
+			      sizeof err);
+		if (rc == LG_ENOTFOUND)
+			continue; /* fewer than --average versions before it */
 		if (rc) {
 			fprintf(stderr, "league eval search: player %llu "
 				"version %u: %s\n", a.player, ver, err);
-			nn_free(an.net);
 			rc = CLI_FAIL;
 			goto out;
 		}
+		played++;
 		int search_rc = 0;
 		err[0] = 0;
 		if (!(rc = nn_ws_new(&an.ws, an.net, (size_t)a.batch)))
@@ -435,15 +540,26 @@ int cli_eval_search(int argc, char **argv)
 			snprintf(mark, sizeof mark, "~");
 		else if (a.sample_moves)
 			snprintf(mark, sizeof mark, "~%llu", a.sample_moves);
-		snprintf(label, sizeof label, "policy%s", mark);
+		char avg[32] = "";
+		if (a.average > 1)
+			snprintf(avg, sizeof avg, "avg%llu:", a.average);
+		snprintf(label, sizeof label, "%spolicy%s", avg, mark);
 		print_row(&a, when, ver, label, &tp, &header);
 		if (a.batch > 1)
-			snprintf(label, sizeof label, "mcts%s:%llu/%llu", mark,
-				 a.sims, a.batch);
+			snprintf(label, sizeof label, "%smcts%s:%llu/%llu", avg,
+				 mark, a.sims, a.batch);
 		else
-			snprintf(label, sizeof label, "mcts%s:%llu", mark,
-				 a.sims);
+			snprintf(label, sizeof label, "%smcts%s:%llu", avg,
+				 mark, a.sims);
 		print_row(&a, when, ver, label, &tm, &header);
+	}
+	if (!played) {
+		fprintf(stderr, "league eval search: --average %llu: no %llu "
+			"versions of player %llu stored in a row among the "
+			"chosen ones (the store keeps the newest few)\n",
+			a.average, a.average, a.player);
+		rc = CLI_FAIL;
+		goto out;
 	}
 	rc = CLI_OK;
 out:

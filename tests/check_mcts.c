@@ -719,6 +719,111 @@ START_TEST(cli_eval_search)
 }
 END_TEST
 
+/* Pull the first JSON row of `agent` for `version` out of out: its
+ * seats' W/D/L and lines, as one string to compare. */
+static void row_of(const char *out, int version, const char *agent,
+		   char *row, size_t len)
+{
+	char key[96];
+	const char *p;
+
+	snprintf(key, sizeof key, "\"version\":%d,\"agent\":\"%s\"", version,
+		 agent);
+	p = strstr(out, key);
+	ck_assert_msg(p, "no %s in %s", key, out);
+	p = strstr(p, "\"seat0\"");
+	ck_assert_ptr_nonnull(p);
+	size_t n = strcspn(p, "}");
+	ck_assert_uint_lt(n, len);
+	memcpy(row, p, n);
+	row[n] = 0;
+}
+
+/* --average K plays the mean of the parameters of K stored versions in a
+ * row: the averaged version 5 plays exactly as a net stored with the mean
+ * of versions 4 and 5 does (same games, same seeds); a version without K
+ * stored before it is left out; lines counts each seat's distinct games,
+ * between 1 and the games played. */
+START_TEST(cli_eval_search_average)
+{
+	char dir[256], cfg[320], out[8192] = "", err[1024] = "";
+	char avg[256], mean[256], plain[256];
+	struct nn_shape sh = { .obs = 27, .actions = 9, .nhidden = 1,
+			       .hidden = { 16 }, .act = NN_RELU };
+	nn *n[3] = { NULL, NULL, NULL };
+	store *st = NULL;
+	store_txn *t = NULL;
+	FILE *f;
+	size_t cnt, c2;
+
+	tu_mkdtemp(dir, sizeof dir);
+	/* version 4 is version 5 with every parameter tripled, so the
+	 * mean (doubled) and the sum (quadrupled) sample apart */
+	ck_assert_int_eq(nn_new(&n[1], &sh, 5), 0);
+	ck_assert_int_eq(nn_clone(&n[0], n[1]), 0);
+	ck_assert_int_eq(nn_clone(&n[2], n[1]), 0);
+	float *p4 = nn_params(n[0], &c2), *m = nn_params(n[2], &cnt);
+	const float *p5 = nn_params_const(n[1], &cnt);
+	for (size_t i = 0; i < cnt; i++) {
+		p4[i] = 3.0f * p5[i];
+		m[i] = (p5[i] + p4[i]) / 2.0f;
+	}
+	ck_assert_int_eq(store_open(&st, dir, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_WRITE, &t), 0);
+	const uint32_t vers[3] = { 4, 5, 7 }; /* 7: the mean, apart */
+	for (int i = 0; i < 3; i++) {
+		lg_buf b = { 0 };
+		uint8_t k[8];
+		ck_assert_int_eq(nn_save(n[i], &b), 0);
+		struct store_blob_info info = { STORE_DT_BYTES, 1,
+						{ (uint32_t)b.len }, b.len };
+		store_key_u32x2(k, 0, vers[i]);
+		ck_assert_int_eq(store_blob_put(t, STORE_DB_PARAMS, k, 8, &info,
+						b.data), 0);
+		lg_buf_free(&b);
+		nn_free(n[i]);
+	}
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	store_close(st);
+	snprintf(cfg, sizeof cfg, "%s/t.yaml", dir);
+	f = fopen(cfg, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "league: {dir: %s}\nenv: {name: tictactoe}\n", dir);
+	fclose(f);
+	const char *a2[] = { "eval", "search", cfg, "--against", "random",
+			     "--games", "20", "--sims", "8", "--sample",
+			     "--average", "2", "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, a2) == 0,
+		      "%s", err);
+	/* 4 has nothing before it, 7 no 6: only 5 is played, averaged */
+	ck_assert_msg(!strstr(out, "\"version\":4") &&
+			      !strstr(out, "\"version\":7"), "%s", out);
+	row_of(out, 5, "avg2:policy~", avg, sizeof avg);
+	const char *one[] = { "eval", "search", cfg, "--against", "random",
+			      "--games", "20", "--sims", "8", "--sample",
+			      "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, one) ==
+			      0, "%s", err);
+	row_of(out, 7, "policy~", mean, sizeof mean);
+	row_of(out, 5, "policy~", plain, sizeof plain);
+	ck_assert_str_eq(avg, mean);
+	ck_assert_str_ne(avg, plain); /* the average is not version 5 */
+	unsigned long long l0, l1;
+	ck_assert_int_eq(sscanf(strstr(mean, "\"lines\""),
+				"\"lines\":[%llu,%llu]", &l0, &l1), 2);
+	ck_assert(l0 >= 1 && l0 <= 20 && l1 >= 1 && l1 <= 20);
+	/* no 3 versions in a row: nothing to play is an error */
+	const char *a3[] = { "eval", "search", cfg, "--against", "random",
+			     "--games", "2", "--average", "3", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, a3), 1);
+	ck_assert_msg(strstr(err, "--average 3"), "%s", err);
+	const char *a0[] = { "eval", "search", cfg, "--against", "random",
+			     "--average", "0", NULL };
+	ck_assert_int_eq(tu_run_league(NULL, 0, err, sizeof err, a0), 2);
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_mcts(void)
 {
 	Suite *s = suite_create("mcts");
@@ -738,6 +843,7 @@ Suite *suite_mcts(void)
 	tcase_add_test(t, batched_leaves);
 	tcase_add_test(t, refuses_what_it_cannot_search);
 	tcase_add_test(t, cli_eval_search);
+	tcase_add_test(t, cli_eval_search_average);
 	suite_add_tcase(s, t);
 	return s;
 }
