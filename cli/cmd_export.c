@@ -1,5 +1,6 @@
 /*
- * cli/cmd_export.c: `league export DIR --player ID [--version V] -o FILE`,
+ * cli/cmd_export.c: `league export DIR --player ID [--version V]
+ * [--average K] -o FILE`,
  * one trained player out of its league as an agent file
  * (league/agent.h): the game and network from the config the daemon
  * stored, the version's parameters, and where it came from. A snapshot
@@ -18,18 +19,44 @@
 #include <string.h>
 #include <time.h>
 
+/* blob (version v's parameters) becomes the mean of versions
+ * v-k+1 .. v of player. */
+static int average_params(store *s, uint32_t player, uint32_t v, uint32_t k,
+			  lg_buf *blob)
+{
+	store_txn *t;
+	nn *n = NULL;
+	char err[256];
+	int rc;
+
+	if (store_txn_begin(s, STORE_TXN_READ, &t))
+		return CLI_FAIL;
+	rc = cli_params_mean(t, player, v, k, &n, err, sizeof err);
+	store_txn_abort(t);
+	if (rc) {
+		fprintf(stderr, "league export: --average %u: %s\n", k, err);
+		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+	}
+	blob->len = 0;
+	rc = nn_save(n, blob);
+	nn_free(n);
+	return rc ? CLI_FAIL : CLI_OK;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "player", required_argument, NULL, 'p' },
 		{ "version", required_argument, NULL, 'v' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "average", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_opts ro = { .flags = STORE_RDONLY };
 	static struct cfg c;
 	struct brain_player bp;
-	unsigned long long player = ULLONG_MAX, version = UINT32_MAX;
+	unsigned long long player = ULLONG_MAX, version = UINT32_MAX,
+			   average = 1;
 	const char *out = NULL;
 	char err[512] = "", meta[LEAGUE_AGENT_META_MAX], when[32], *absdir = NULL;
 	lg_buf blob = { 0 }, file = { 0 };
@@ -53,6 +80,11 @@ static int run(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'o': out = optarg; break;
+		case 'a':
+			if (cli_opt_u64("export", "--average", optarg, 1, 64,
+					&average))
+				return CLI_USAGE;
+			break;
 		}
 	}
 	if (optind + 1 != argc)
@@ -94,15 +126,19 @@ static int run(int argc, char **argv)
 	}
 	if ((rc = cli_stored_params(s, "export", from, &v, &blob)))
 		goto done;
+	if (average > 1 && (rc = average_params(s, from, v, (uint32_t)average,
+						&blob)))
+		goto done;
 	absdir = realpath(dir, NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	snprintf(meta, sizeof meta,
 		 "league=%s\nsource=%.1024s\nplayer=%u\nrole=%s\n"
 		 "params_player=%u\n"
-		 "version=%u\nsteps=%llu\ngame=%s\nleague_seed=%llu\n"
-		 "exported=%s\nparams_crc32c=%08x\n",
+		 "version=%u\naverage=%llu\nsteps=%llu\ngame=%s\n"
+		 "league_seed=%llu\nexported=%s\nparams_crc32c=%08x\n",
 		 c.league.name, absdir ? absdir : dir, bp.id,
-		 brain_role_name(bp.role), from, v, (unsigned long long)bp.steps, c.env.name,
+		 brain_role_name(bp.role), from, v, average,
+		 (unsigned long long)bp.steps, c.env.name,
 		 (unsigned long long)c.league.seed, when,
 		 lg_crc32c(0, blob.data, blob.len));
 	for (char *q = meta; *q; q++) /* a path with odd bytes stays one line */
@@ -119,9 +155,9 @@ static int run(int argc, char **argv)
 		rc = CLI_FAIL;
 		goto done;
 	}
-	printf("league export: player %u (%s) version %u of %s -> %s (%zu "
-	       "bytes, game %s)\n", bp.id, brain_role_name(bp.role), v, dir,
-	       out, file.len, c.env.name);
+	printf("league export: player %u (%s) version %u%s of %s -> %s (%zu "
+	       "bytes, game %s)\n", bp.id, brain_role_name(bp.role), v,
+	       average > 1 ? " averaged" : "", dir, out, file.len, c.env.name);
 	rc = CLI_OK;
 done:
 	free(absdir);
@@ -136,7 +172,8 @@ const struct cli_cmd cli_cmd_export = {
 	.name = "export",
 	.summary = "write one player's version as a self-contained agent file",
 	.help =
-	"usage: league export DIR --player ID [--version V] -o FILE\n"
+	"usage: league export DIR --player ID [--version V] [--average K]\n"
+	"                     -o FILE\n"
 	"\n"
 	"Writes player ID of the league in DIR as an agent file: the game and\n"
 	"network (the league's env, model and learner.search), the\n"
@@ -144,6 +181,10 @@ const struct cli_cmd cli_cmd_export = {
 	"provenance (league, directory, player, role, version, steps, time),\n"
 	"checksummed (docs/agents.md). A snapshot (a historical player)\n"
 	"exports the version it froze. FILE is replaced whole or not at all.\n"
+	"--average K exports the mean of the parameters of versions\n"
+	"V-K+1 .. V instead (weight averaging over the last K updates; the\n"
+	"league keeps its newest nine versions in a row), recorded as\n"
+	"average=K in the provenance.\n"
 	"`league play FILE ...` plays it. DIR is opened read-only.\n"
 	"\n"
 	"Exit status: 0 written, 1 an I/O error, 2 a bad argument, no such\n"

@@ -249,22 +249,22 @@ static int version_cb(const void *key, size_t klen, const void *val,
 	return 0;
 }
 
-/* One stored version's network, checked to fit the game and to be
- * feed-forward. */
-static int load_one(store_txn *t, uint32_t player, uint32_t ver,
-		    const env *e, const char *game, nn **out, char *err,
-		    size_t errlen)
+/* The network a row plays: version vl->v[i], or with --average K the
+ * mean of the parameters of versions v-K+1 .. v (cli_params_mean),
+ * LG_ENOTFOUND when they are not all stored (the store keeps the newest
+ * few versions in a row, and the snapshots' apart); checked to fit the
+ * game and to be feed-forward. */
+static int load_net(store_txn *t, const struct sargs *a, const env *e,
+		    const char *game, uint32_t i, const struct vlist *vl,
+		    nn **out, char *err, size_t errlen)
 {
-	struct store_blob_info info;
-	const void *blob;
-	uint8_t k[8];
+	uint32_t ver = vl->v[i], k = a->average > 1 ? (uint32_t)a->average : 1;
 	int rc;
 
-	*out = NULL;
-	store_key_u32x2(k, player, ver);
-	if ((rc = store_blob_get(t, STORE_DB_PARAMS, k, 8, &info, &blob, err,
-				 errlen)) ||
-	    (rc = nn_load(out, blob, info.nbytes, err, errlen)))
+	if (k > i + 1 || ver < k - 1 || vl->v[i + 1 - k] != ver - (k - 1))
+		return LG_ENOTFOUND; /* v is ascending: k-1 before it, in a row */
+	if ((rc = cli_params_mean(t, (uint32_t)a->player, ver, k, out, err,
+				  errlen)))
 		return rc == LG_ENOTFOUND ? LG_EINVAL : rc;
 	if (nn_shape_of(*out)->obs != env_spec_of(e)->obs_len ||
 	    nn_shape_of(*out)->actions != (uint32_t)env_spec_of(e)->num_actions) {
@@ -279,52 +279,6 @@ static int load_one(store_txn *t, uint32_t player, uint32_t ver,
 			 "only)");
 		rc = LG_EUNSUPP;
 	}
-	if (rc) {
-		nn_free(*out);
-		*out = NULL;
-	}
-	return rc;
-}
-
-/* The network a row plays: version vl->v[i], or with --average K the
- * mean of the parameters of versions v-K+1 .. v, every one of them
- * stored (LG_ENOTFOUND when one is not: the store keeps the newest few
- * versions in a row, and the snapshots' apart). Averaging the weights of
- * consecutive versions, as stochastic weight averaging does, smooths
- * the swings of a few updates without playing any extra games. */
-static int load_net(store_txn *t, const struct sargs *a, const env *e,
-		    const char *game, uint32_t i, const struct vlist *vl,
-		    nn **out, char *err, size_t errlen)
-{
-	uint32_t ver = vl->v[i], k = a->average > 1 ? (uint32_t)a->average : 1;
-	size_t n, m;
-	float *sum;
-	int rc;
-
-	if (k > i + 1 || ver < k - 1 || vl->v[i + 1 - k] != ver - (k - 1))
-		return LG_ENOTFOUND; /* v is ascending: k-1 before it, in a row */
-	if ((rc = load_one(t, (uint32_t)a->player, ver, e, game, out, err,
-			   errlen)))
-		return rc;
-	sum = nn_params(*out, &n);
-	for (uint32_t j = 1; j < k && !rc; j++) {
-		nn *o = NULL;
-		if ((rc = load_one(t, (uint32_t)a->player, ver - j, e, game, &o,
-				   err, errlen)))
-			break;
-		const float *p = nn_params_const(o, &m);
-		if (m != n || nn_tensor_count(o) != nn_tensor_count(*out)) {
-			snprintf(err, errlen, "--average: version %u's network "
-				 "has another shape than version %u's",
-				 ver - j, ver);
-			rc = LG_EINVAL;
-		}
-		for (size_t x = 0; !rc && x < n; x++)
-			sum[x] += p[x];
-		nn_free(o);
-	}
-	for (size_t x = 0; !rc && k > 1 && x < n; x++)
-		sum[x] /= (float)k;
 	if (rc) {
 		nn_free(*out);
 		*out = NULL;

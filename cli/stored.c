@@ -108,3 +108,55 @@ int cli_stored_params(store *s, const char *cmd, uint32_t player,
 	}
 	return CLI_OK;
 }
+
+int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
+		    uint32_t k, nn **out, char *err, size_t errlen)
+{
+	struct store_blob_info info;
+	const void *blob;
+	uint8_t key[8];
+	float *sum = NULL;
+	size_t n = 0, m;
+	int rc = 0;
+
+	*out = NULL;
+	if (!k || k - 1 > version) {
+		snprintf(err, errlen, "no %u versions end at version %u", k,
+			 version);
+		return LG_ENOTFOUND;
+	}
+	for (uint32_t j = 0; j < k && !rc; j++) {
+		nn *o = NULL;
+		store_key_u32x2(key, player, version - j);
+		rc = store_blob_get(t, STORE_DB_PARAMS, key, sizeof key, &info,
+				    &blob, err, errlen);
+		if (rc == LG_ENOTFOUND)
+			snprintf(err, errlen, "player %u's version %u is not "
+				 "stored (the league keeps its newest nine in "
+				 "a row)", player, version - j);
+		if (rc || (rc = nn_load(j ? &o : out, blob, info.nbytes, err,
+					errlen)))
+			break;
+		if (!j) {
+			sum = nn_params(*out, &n);
+			continue;
+		}
+		const float *p = nn_params_const(o, &m);
+		if (m != n || nn_tensor_count(o) != nn_tensor_count(*out)) {
+			snprintf(err, errlen, "version %u's network has "
+				 "another shape than version %u's",
+				 version - j, version);
+			rc = LG_EINVAL;
+		}
+		for (size_t x = 0; !rc && x < n; x++)
+			sum[x] += p[x];
+		nn_free(o);
+	}
+	for (size_t x = 0; !rc && k > 1 && x < n; x++)
+		sum[x] /= (float)k;
+	if (rc) {
+		nn_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}

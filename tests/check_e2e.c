@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "league/agent.h"
 #include "league/daemon.h"
 #include "league/evalrec.h"
 #include "net/net.h"
@@ -840,6 +841,110 @@ static void export_and_play(const char *dir, const char *ldir)
 	ck_assert_int_ne(access(bad, F_OK), 0);
 }
 
+/* The network of the agent file at path. */
+static nn *agent_net(const char *path)
+{
+	static char err[4096];
+	struct league_agent a;
+	nn *n;
+
+	ck_assert_msg(league_agent_load(&a, path, err, sizeof err) == 0, "%s",
+		      err);
+	n = a.net;
+	a.net = NULL;
+	league_agent_free(&a);
+	return n;
+}
+
+/* `league export ldir --player 0 --version V -o path`: its network. */
+static nn *exported_net(const char *ldir, const char *path, const char *v)
+{
+	static char out[4096], err[4096];
+	const char *ex[] = { "export", ldir, "--player", "0", "--version", v,
+			     "-o", path, NULL };
+
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, ex) ==
+			      0, "%s", err);
+	return agent_net(path);
+}
+
+struct stored_versions {
+	uint32_t v[4096];
+	size_t n;
+};
+
+static int stored_version_cb(const void *key, size_t klen, const void *val,
+			     size_t vlen, void *arg)
+{
+	struct stored_versions *sv = arg;
+
+	(void)val;
+	(void)vlen;
+	if (klen == 8 && lg_get_be32(key) == 0 && sv->n < 4096)
+		sv->v[sv->n++] = lg_get_be32((const uint8_t *)key + 4);
+	return 0;
+}
+
+/* export --average 2 writes the mean of two stored versions in a row,
+ * exactly, and says so in its provenance; an average over versions the
+ * league does not hold is refused (exit 2). */
+static void export_average(const char *dir, const char *ldir)
+{
+	static char out[4096], err[4096], body[1 << 20];
+	static struct stored_versions sv;
+	struct store_opts ro = { .flags = STORE_RDONLY };
+	char file[300], vs[2][24];
+	uint32_t v = 0;
+	size_t n, m, k;
+	store *st = NULL;
+	store_txn *t = NULL;
+	nn *avg, *one[2];
+
+	/* the newest version stored right after another (a learner may
+	 * publish past versions the daemon never stored) */
+	sv.n = 0;
+	ck_assert_int_eq(store_open(&st, ldir, &ro, err, sizeof err), 0);
+	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_READ, &t), 0);
+	ck_assert_int_eq(store_iter(t, STORE_DB_PARAMS, NULL, 0,
+				    stored_version_cb, &sv), 0);
+	store_txn_abort(t);
+	store_close(st);
+	for (size_t i = 1; i < sv.n; i++)
+		if (sv.v[i] == sv.v[i - 1] + 1)
+			v = sv.v[i];
+	ck_assert_msg(v >= 1, "no two versions in a row among %zu", sv.n);
+	snprintf(file, sizeof file, "%s/avg.agent", dir);
+	snprintf(vs[0], sizeof vs[0], "%u", v);
+	snprintf(vs[1], sizeof vs[1], "%u", v - 1);
+	one[0] = exported_net(ldir, file, vs[0]);
+	one[1] = exported_net(ldir, file, vs[1]);
+	const char *ex[] = { "export", ldir, "--player", "0", "--version",
+			     vs[0], "--average", "2", "-o", file, NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, ex) ==
+			      0, "%s", err);
+	ck_assert_msg(strstr(out, "averaged"), "%s", out);
+	avg = agent_net(file);
+	n = slurp(file, body, sizeof body);
+	ck_assert_ptr_nonnull(memmem(body, n, "average=2\n", 10));
+	const float *a = nn_params_const(avg, &n), *p0 =
+		nn_params_const(one[0], &m), *p1 = nn_params_const(one[1], &k);
+	ck_assert(n == m && n == k);
+	int differ = 0;
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(a[i] == (p0[i] + p1[i]) / 2.0f);
+		differ |= p0[i] != p1[i];
+	}
+	ck_assert(differ); /* two versions, not one twice */
+	for (int i = 0; i < 2; i++)
+		nn_free(one[i]);
+	nn_free(avg);
+	const char *old[] = { "export", ldir, "--player", "0", "--version",
+			      vs[0], "--average", "64", "-o", file, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, old),
+			 2); /* the league keeps nine in a row at most */
+	ck_assert_msg(strstr(err, "--average 64"), "%s", err);
+}
+
 /* A league that trains with search (learner.search) and playout cap
  * randomization, through the real processes: the learner takes every
  * segment the collector sends (full searches' shares and the fast
@@ -868,6 +973,7 @@ START_TEST(league_run_with_search_trains_on_every_segment)
 	ck_assert_msg(strstr(log, " 0 segments rejected"), "%.3000s", log);
 	ck_assert_msg(!strstr(log, "rejected:"), "%.3000s", log);
 	export_and_play(dir, ldir);
+	export_average(dir, ldir);
 	tu_rmrf(dir);
 }
 END_TEST
