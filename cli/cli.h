@@ -73,9 +73,10 @@ int cli_stored_params(store *s, const char *cmd, uint32_t player,
 		      uint32_t *version, lg_buf *blob);
 /* The mean of the parameters of player's versions version-k+1 ..
  * version, read in t, as a network in *out (k 1: the version as stored):
- * weight averaging over the last k updates. LG_ENOTFOUND when one of them
- * is not stored, LG_EINVAL when their shapes differ, else nn_load's
- * code; err says which. */
+ * weight averaging over the last k updates. LG_ENOTFOUND when k is 0,
+ * exceeds version + 1, or one of them is not stored; LG_EINVAL when
+ * their shapes differ; else store_blob_get's or nn_load's code. err says
+ * which. */
 int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 		    uint32_t k, nn **out, char *err, size_t errlen);
 

@@ -21,26 +21,35 @@
 
 /* blob (version v's parameters) becomes the mean of versions
  * v-k+1 .. v of player. */
-static int average_params(store *s, uint32_t player, uint32_t v, uint32_t k,
-			  lg_buf *blob)
+static int average_params(store *s, const char *dir, uint32_t player,
+			  uint32_t v, uint32_t k, lg_buf *blob)
 {
 	store_txn *t;
 	nn *n = NULL;
 	char err[256];
 	int rc;
 
-	if (store_txn_begin(s, STORE_TXN_READ, &t))
+	if ((rc = store_txn_begin(s, STORE_TXN_READ, &t))) {
+		fprintf(stderr, "league export: %s: --average %u: %s\n", dir,
+			k, lg_strerror(rc));
 		return CLI_FAIL;
+	}
 	rc = cli_params_mean(t, player, v, k, &n, err, sizeof err);
 	store_txn_abort(t);
 	if (rc) {
-		fprintf(stderr, "league export: --average %u: %s\n", k, err);
+		fprintf(stderr, "league export: %s: --average %u: %s\n", dir,
+			k, err);
 		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
 	}
 	blob->len = 0;
 	rc = nn_save(n, blob);
 	nn_free(n);
-	return rc ? CLI_FAIL : CLI_OK;
+	if (rc) {
+		fprintf(stderr, "league export: %s: --average %u: %s\n", dir,
+			k, lg_strerror(rc));
+		return CLI_FAIL;
+	}
+	return CLI_OK;
 }
 
 static int run(int argc, char **argv)
@@ -126,8 +135,8 @@ static int run(int argc, char **argv)
 	}
 	if ((rc = cli_stored_params(s, "export", from, &v, &blob)))
 		goto done;
-	if (average > 1 && (rc = average_params(s, from, v, (uint32_t)average,
-						&blob)))
+	if (average > 1 && (rc = average_params(s, dir, from, v,
+						(uint32_t)average, &blob)))
 		goto done;
 	absdir = realpath(dir, NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));

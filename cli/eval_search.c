@@ -24,6 +24,10 @@
  * when the league evaluated it, else '-'. Read-only: it runs beside a
  * daemon. Games alternate seats; the baseline's ties are broken by a
  * generator seeded from --seed, the game's chance by the game's seeds.
+ * Each row counts its lines, the distinct games (move sequences) each
+ * seat played: sampled openings repeat, and a greedy agent replays a
+ * line. --average K plays the mean of K versions' parameters in a row
+ * ending at each version (cli_params_mean), rows `avgK:...`.
  */
 #include "cli/cli.h"
 #include "envs/env.h"
@@ -104,24 +108,6 @@ struct tally {
 	uint64_t lines[2]; /* distinct games (move sequences) per seat */
 };
 
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* How many distinct values among n sorted in place. */
-static uint64_t distinct(uint64_t *h, size_t n)
-{
-	uint64_t d = 0;
-
-	qsort(h, n, sizeof *h, u64_cmp);
-	for (size_t i = 0; i < n; i++)
-		d += !i || h[i] != h[i - 1];
-	return d;
-}
-
 /* games per seat of the agent (mcts if m, else the policy) against b. */
 static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 		const struct sargs *a, struct tally *t)
@@ -167,7 +153,7 @@ static int play(env *e, env_baseline *b, env_mcts *m, struct agent_net *an,
 		t->losses[seat] += ret[seat] < 0;
 	}
 	for (int s = 0; s < 2; s++)
-		t->lines[s] = distinct(hash + s * a->games, a->games);
+		t->lines[s] = lg_distinct_u64(hash + s * a->games, a->games);
 out:
 	free(hash);
 	return rc;
@@ -203,7 +189,7 @@ static void print_row(const struct sargs *a, const struct league_bgame_row *when
 		return;
 	}
 	if (!*header) {
-		printf("%9s %12s %7s %-10s %-12s %6s %6s %6s %14s %14s %11s\n",
+		printf("%9s %12s %7s %-15s %-12s %6s %6s %6s %14s %14s %11s\n",
 		       "seconds", "env_steps", "version", "agent", "against",
 		       "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L",
 		       "lines");
@@ -223,7 +209,7 @@ static void print_row(const struct sargs *a, const struct league_bgame_row *when
 		 (unsigned long long)t->losses[1]);
 	snprintf(ln, sizeof ln, "%llu/%llu", (unsigned long long)t->lines[0],
 		 (unsigned long long)t->lines[1]);
-	printf("%9s %12s %7u %-10s %-12s %6llu %6.3f %6.3f %14s %14s %11s\n",
+	printf("%9s %12s %7u %-15s %-12s %6llu %6.3f %6.3f %14s %14s %11s\n",
 	       sec, steps, version, agent, a->against, (unsigned long long)g,
 	       win, loss, s0, s1, ln);
 	fflush(stdout);
@@ -508,11 +494,11 @@ int cli_eval_search(int argc, char **argv)
 		print_row(&a, when, ver, label, &tm, &header);
 	}
 	if (!played) {
-		fprintf(stderr, "league eval search: --average %llu: no %llu "
-			"versions of player %llu stored in a row among the "
-			"chosen ones (the store keeps the newest few)\n",
-			a.average, a.average, a.player);
-		rc = CLI_FAIL;
+		fprintf(stderr, "league eval search: --average %llu: %s holds "
+			"no %llu versions of player %llu in a row among the "
+			"chosen ones (a league keeps its newest nine)\n",
+			a.average, a.dir, a.average, a.player);
+		rc = CLI_USAGE;
 		goto out;
 	}
 	rc = CLI_OK;

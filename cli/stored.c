@@ -142,7 +142,8 @@ int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 			continue;
 		}
 		const float *p = nn_params_const(o, &m);
-		if (m != n || nn_tensor_count(o) != nn_tensor_count(*out)) {
+		if (m != n || memcmp(nn_shape_of(o), nn_shape_of(*out),
+				     sizeof(struct nn_shape))) {
 			snprintf(err, errlen, "version %u's network has "
 				 "another shape than version %u's",
 				 version - j, version);

@@ -169,12 +169,6 @@ static int cmp_u32(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
-	return a < c ? -1 : a > c;
-}
-
 /* Everything marked since the last flush, the batch, the counters and
  * the rng, into t. Repeatable (store_update may run it again). */
 static int flush_fn(store_txn *t, void *arg)
@@ -246,7 +240,7 @@ int brain_flush(brain *b)
 	/* Pairs sorted so duplicates are written once (and keys in order). */
 	if (b->ndirty_pairs > 1)
 		qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
-		      cmp_u64);
+		      lg_cmp_u64);
 	if (b->dirty_ratings.n > 1)
 		qsort(b->dirty_ratings.v, b->dirty_ratings.n,
 		      sizeof *b->dirty_ratings.v, cmp_u32);

@@ -105,6 +105,22 @@ START_TEST(rng_categorical_weights)
 }
 END_TEST
 
+/* lg_distinct_u64 counts each value once, sorts in place, and takes
+ * the empty and single-value cases. */
+START_TEST(distinct_u64)
+{
+	uint64_t v[] = { 7, UINT64_MAX, 7, 0, 3, 7, 0 }, one = 5;
+
+	ck_assert_uint_eq(lg_distinct_u64(v, 7), 4);
+	for (int i = 1; i < 7; i++)
+		ck_assert(v[i - 1] <= v[i]);
+	ck_assert_uint_eq(lg_distinct_u64(v, 0), 0);
+	ck_assert_uint_eq(lg_distinct_u64(&one, 1), 1);
+	uint64_t same[4] = { 9, 9, 9, 9 };
+	ck_assert_uint_eq(lg_distinct_u64(same, 4), 1);
+}
+END_TEST
+
 START_TEST(rng_categorical_degenerate)
 {
 	/* All-zero, negative and NaN weights fall back to uniform, never to
@@ -271,6 +287,7 @@ Suite *suite_util(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, rng_deterministic);
+	tcase_add_test(tc, distinct_u64);
 	tcase_add_test(tc, rng_below_uniform);
 	tcase_add_test(tc, rng_double_range_and_mean);
 	tcase_add_test(tc, rng_normal_moments);

@@ -98,6 +98,24 @@ uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len)
 	return ~crc;
 }
 
+int lg_cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, c = *(const uint64_t *)y;
+
+	return a < c ? -1 : a > c;
+}
+
+size_t lg_distinct_u64(uint64_t *v, size_t n)
+{
+	size_t d = 0;
+
+	if (n > 1)
+		qsort(v, n, sizeof *v, lg_cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		d += !i || v[i] != v[i - 1];
+	return d;
+}
+
 void lg_buf_free(lg_buf *b)
 {
 	free(b->data);

@@ -210,6 +210,11 @@ int lg_file_write_atomic(const char *path, const void *p, size_t n,
 /* CRC-32C (Castagnoli). Start with crc = 0; chain calls to extend. */
 uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len);
 
+/* qsort's comparison of two uint64_t, ascending. */
+int lg_cmp_u64(const void *x, const void *y);
+/* How many distinct values among v[0..n) (sorts v in place). */
+size_t lg_distinct_u64(uint64_t *v, size_t n);
+
 /* ---- growable byte buffer --------------------------------------------- */
 
 typedef struct lg_buf {
