@@ -413,6 +413,27 @@ $(addprefix results-,$(BASELINE_GAMES)): results-%: bin/league
 	bin/league eval baselines runs/results-$* --baseline $(STRONG) --format csv > runs/results-$*/$*.csv
 	bin/league plot runs/results-$*/$*.csv --x seconds --y $(CURVES) --title "$* against $(STRONG)" -o runs/results-$*/$*.png
 
+# Connect Four held out, AlphaZero-style (issue 17): configs/connect4-az.yaml
+# for its 30 minutes, then the newest nine stored versions against
+# alpha-beta depth 2 as the raw policy and as the search agent (256
+# simulations, the first 4 moves sampled, 200 games a seat), plain and
+# with four versions' weights averaged; then the curve over the run
+# (every stored version: the snapshots and the newest, 50 games a seat)
+# and the last version against depths 1, 3 and 4. docs/results.md.
+AZ_DIR  := runs/results-connect4-az
+AZ_EVAL := bin/league eval search configs/connect4-az.yaml --dir $(AZ_DIR) \
+	--sims 256 --sample-moves 4 --seed 99
+results-connect4-az: bin/league
+	bin/league run configs/connect4-az.yaml --dir $(AZ_DIR) --overwrite --quiet
+	bin/league eval baselines $(AZ_DIR) --format csv > $(AZ_DIR)/all.csv
+	$(AZ_EVAL) --against alphabeta:2 --games 200 --last 9 > $(AZ_DIR)/search.txt
+	$(AZ_EVAL) --against alphabeta:2 --games 200 --last 9 --average 4 \
+		> $(AZ_DIR)/search-avg4.txt
+	$(AZ_EVAL) --against alphabeta:2 --games 50 > $(AZ_DIR)/curve.txt
+	for d in 1 3 4; do $(AZ_EVAL) --against alphabeta:$$d --games 50 \
+		--last 1 > $(AZ_DIR)/depth$$d.txt || exit 1; done
+	cat $(AZ_DIR)/search.txt $(AZ_DIR)/search-avg4.txt
+
 # The recurrent core on Leduc (issue 17): the MLP with the history in its
 # observation (configs/leduc.yaml), the recurrent net without it
 # (leduc-recurrent) and the MLP without it (leduc-short), 30 minutes each,
@@ -521,7 +542,7 @@ $(addprefix results-br-,$(BR_GAMES)): results-br-%: bin/league
 			-o runs/results-br/$*-$$p.png || exit 1; \
 	done
 
-.PHONY: results-quick results-figures results-leduc-memory results-br \
+.PHONY: results-quick results-figures results-leduc-memory results-connect4-az results-br \
 	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES)) \
 	$(addprefix results-br-,$(BR_GAMES))
 
