@@ -618,6 +618,39 @@ START_TEST(refuses_what_it_cannot_search)
 }
 END_TEST
 
+/* A tic-tac-toe league directory at dir holding nets[i] as player 0's
+ * version vers[i], and its config at cfg (league.dir, env). */
+static void store_versions(const char *dir, nn *const *nets,
+			   const uint32_t *vers, int count, char *cfg,
+			   size_t cfglen)
+{
+	char err[512];
+	store *st = NULL;
+	store_txn *t = NULL;
+	FILE *f;
+
+	ck_assert_int_eq(store_open(&st, dir, NULL, err, sizeof err), 0);
+	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_WRITE, &t), 0);
+	for (int i = 0; i < count; i++) {
+		lg_buf b = { 0 };
+		uint8_t k[8];
+		ck_assert_int_eq(nn_save(nets[i], &b), 0);
+		struct store_blob_info info = { STORE_DT_BYTES, 1,
+						{ (uint32_t)b.len }, b.len };
+		store_key_u32x2(k, 0, vers[i]);
+		ck_assert_int_eq(store_blob_put(t, STORE_DB_PARAMS, k, 8, &info,
+						b.data), 0);
+		lg_buf_free(&b);
+	}
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	store_close(st);
+	snprintf(cfg, cfglen, "%s/t.yaml", dir);
+	f = fopen(cfg, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "league: {dir: %s}\nenv: {name: tictactoe}\n", dir);
+	fclose(f);
+}
+
 /* `league eval search`: every stored version of the player, as the policy
  * and as the search agent, in separate rows; each row's games add up by
  * seat; --sample-moves labels its rows; bad arguments are usage errors, a
@@ -627,34 +660,16 @@ START_TEST(cli_eval_search)
 	char dir[256], cfg[320], bad[320], out[8192] = "", err[1024] = "";
 	struct nn_shape sh = { .obs = 27, .actions = 9, .nhidden = 1,
 			       .hidden = { 16 }, .act = NN_RELU };
-	store *st = NULL;
-	store_txn *t = NULL;
 	FILE *f;
 
 	tu_mkdtemp(dir, sizeof dir);
-	ck_assert_int_eq(store_open(&st, dir, NULL, err, sizeof err), 0);
-	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_WRITE, &t), 0);
-	for (uint32_t v = 4; v <= 5; v++) {
-		nn *n = NULL;
-		lg_buf b = { 0 };
-		uint8_t k[8];
-		ck_assert_int_eq(nn_new(&n, &sh, v), 0);
-		ck_assert_int_eq(nn_save(n, &b), 0);
-		struct store_blob_info info = { STORE_DT_BYTES, 1,
-						{ (uint32_t)b.len }, b.len };
-		store_key_u32x2(k, 0, v);
-		ck_assert_int_eq(store_blob_put(t, STORE_DB_PARAMS, k, 8, &info,
-						b.data), 0);
-		lg_buf_free(&b);
-		nn_free(n);
-	}
-	ck_assert_int_eq(store_txn_commit(t), 0);
-	store_close(st);
-	snprintf(cfg, sizeof cfg, "%s/t.yaml", dir);
-	f = fopen(cfg, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "league: {dir: %s}\nenv: {name: tictactoe}\n", dir);
-	fclose(f);
+	nn *nets[2] = { NULL, NULL };
+	const uint32_t vers[2] = { 4, 5 };
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(nn_new(&nets[i], &sh, vers[i]), 0);
+	store_versions(dir, nets, vers, 2, cfg, sizeof cfg);
+	for (int i = 0; i < 2; i++)
+		nn_free(nets[i]);
 	const char *argv[] = { "eval", "search", cfg, "--against", "minimax",
 			       "--games", "3", "--sims", "20", "--json",
 			       NULL };
@@ -751,9 +766,6 @@ START_TEST(cli_eval_search_average)
 	struct nn_shape sh = { .obs = 27, .actions = 9, .nhidden = 1,
 			       .hidden = { 16 }, .act = NN_RELU };
 	nn *n[3] = { NULL, NULL, NULL };
-	store *st = NULL;
-	store_txn *t = NULL;
-	FILE *f;
 	size_t cnt, c2;
 
 	tu_mkdtemp(dir, sizeof dir);
@@ -768,28 +780,10 @@ START_TEST(cli_eval_search_average)
 		p4[i] = 3.0f * p5[i];
 		m[i] = (p5[i] + p4[i]) / 2.0f;
 	}
-	ck_assert_int_eq(store_open(&st, dir, NULL, err, sizeof err), 0);
-	ck_assert_int_eq(store_txn_begin(st, STORE_TXN_WRITE, &t), 0);
 	const uint32_t vers[3] = { 4, 5, 7 }; /* 7: the mean, apart */
-	for (int i = 0; i < 3; i++) {
-		lg_buf b = { 0 };
-		uint8_t k[8];
-		ck_assert_int_eq(nn_save(n[i], &b), 0);
-		struct store_blob_info info = { STORE_DT_BYTES, 1,
-						{ (uint32_t)b.len }, b.len };
-		store_key_u32x2(k, 0, vers[i]);
-		ck_assert_int_eq(store_blob_put(t, STORE_DB_PARAMS, k, 8, &info,
-						b.data), 0);
-		lg_buf_free(&b);
+	store_versions(dir, n, vers, 3, cfg, sizeof cfg);
+	for (int i = 0; i < 3; i++)
 		nn_free(n[i]);
-	}
-	ck_assert_int_eq(store_txn_commit(t), 0);
-	store_close(st);
-	snprintf(cfg, sizeof cfg, "%s/t.yaml", dir);
-	f = fopen(cfg, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "league: {dir: %s}\nenv: {name: tictactoe}\n", dir);
-	fclose(f);
 	const char *a2[] = { "eval", "search", cfg, "--against", "random",
 			     "--games", "20", "--sims", "8", "--sample",
 			     "--average", "2", "--json", NULL };
