@@ -109,15 +109,31 @@ int cli_stored_params(store *s, const char *cmd, uint32_t player,
 	return CLI_OK;
 }
 
-int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
-		    uint32_t k, nn **out, char *err, size_t errlen)
+/* One stored version of player's network into *out. */
+static int params_load(store_txn *t, uint32_t player, uint32_t version,
+		       nn **out, char *err, size_t errlen)
 {
 	struct store_blob_info info;
 	const void *blob;
 	uint8_t key[8];
-	float *sum = NULL;
-	size_t n = 0, m;
-	int rc = 0;
+	int rc;
+
+	store_key_u32x2(key, player, version);
+	rc = store_blob_get(t, STORE_DB_PARAMS, key, sizeof key, &info, &blob,
+			    err, errlen);
+	if (rc == LG_ENOTFOUND)
+		snprintf(err, errlen, "player %u's version %u is not stored "
+			 "(the league keeps its newest nine in a row)", player,
+			 version);
+	return rc ? rc : nn_load(out, blob, info.nbytes, err, errlen);
+}
+
+int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
+		    uint32_t k, nn **out, char *err, size_t errlen)
+{
+	float *sum;
+	size_t n, m;
+	int rc;
 
 	*out = NULL;
 	if (!k || k - 1 > version) {
@@ -125,22 +141,13 @@ int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 			 version);
 		return LG_ENOTFOUND;
 	}
-	for (uint32_t j = 0; j < k && !rc; j++) {
+	if ((rc = params_load(t, player, version, out, err, errlen)))
+		return rc;
+	sum = nn_params(*out, &n);
+	for (uint32_t j = 1; j < k && !rc; j++) {
 		nn *o = NULL;
-		store_key_u32x2(key, player, version - j);
-		rc = store_blob_get(t, STORE_DB_PARAMS, key, sizeof key, &info,
-				    &blob, err, errlen);
-		if (rc == LG_ENOTFOUND)
-			snprintf(err, errlen, "player %u's version %u is not "
-				 "stored (the league keeps its newest nine in "
-				 "a row)", player, version - j);
-		if (rc || (rc = nn_load(j ? &o : out, blob, info.nbytes, err,
-					errlen)))
+		if ((rc = params_load(t, player, version - j, &o, err, errlen)))
 			break;
-		if (!j) {
-			sum = nn_params(*out, &n);
-			continue;
-		}
 		const float *p = nn_params_const(o, &m);
 		if (m != n || memcmp(nn_shape_of(o), nn_shape_of(*out),
 				     sizeof(struct nn_shape))) {
