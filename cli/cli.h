@@ -71,6 +71,10 @@ int cli_stored_config(store *s, const char *dir, const char *cmd,
  * parameters) or CLI_FAIL. */
 int cli_stored_params(store *s, const char *cmd, uint32_t player,
 		      uint32_t *version, lg_buf *blob);
+/* The same read inside the caller's transaction t, so that what it reads
+ * next (cli_params_mean) sees the same versions. */
+int cli_stored_params_txn(store_txn *t, const char *cmd, uint32_t player,
+			  uint32_t *version, lg_buf *blob);
 /* The mean of the parameters of player's versions version-k+1 ..
  * version, read in t, as a network in *out (k 1: the version as stored):
  * weight averaging over the last k updates. LG_ENOTFOUND when k is 0,

@@ -9,6 +9,7 @@
  */
 #include "cli/cli.h"
 #include "league/agent.h"
+#include "league/daemon.h"
 #include "players/players.h"
 #include "storage/storage.h"
 
@@ -19,10 +20,12 @@
 #include <string.h>
 #include <time.h>
 
-/* blob (version v's parameters) becomes the mean of versions
- * v-k+1 .. v of player. */
-static int average_params(store *s, const char *dir, uint32_t player,
-			  uint32_t v, uint32_t k, lg_buf *blob)
+/* Version *v of player (UINT32_MAX: the newest stored, written back)
+ * into blob, or with k > 1 the mean of versions *v-k+1 .. *v: one read
+ * transaction, so a live daemon dropping an old version in between
+ * cannot fail a mean whose versions were all there. */
+static int read_params(store *s, const char *dir, uint32_t player,
+		       uint32_t *v, uint32_t k, lg_buf *blob)
 {
 	store_txn *t;
 	nn *n = NULL;
@@ -30,11 +33,16 @@ static int average_params(store *s, const char *dir, uint32_t player,
 	int rc;
 
 	if ((rc = store_txn_begin(s, STORE_TXN_READ, &t))) {
-		fprintf(stderr, "league export: %s: --average %u: %s\n", dir,
-			k, lg_strerror(rc));
+		fprintf(stderr, "league export: %s: %s\n", dir,
+			lg_strerror(rc));
 		return CLI_FAIL;
 	}
-	rc = cli_params_mean(t, player, v, k, &n, err, sizeof err);
+	if ((rc = cli_stored_params_txn(t, "export", player, v, blob)) ||
+	    k == 1) {
+		store_txn_abort(t);
+		return rc;
+	}
+	rc = cli_params_mean(t, player, *v, k, &n, err, sizeof err);
 	store_txn_abort(t);
 	if (rc) {
 		fprintf(stderr, "league export: %s: --average %u: %s\n", dir,
@@ -133,10 +141,7 @@ static int run(int argc, char **argv)
 		rc = CLI_USAGE;
 		goto done;
 	}
-	if ((rc = cli_stored_params(s, "export", from, &v, &blob)))
-		goto done;
-	if (average > 1 && (rc = average_params(s, dir, from, v,
-						(uint32_t)average, &blob)))
+	if ((rc = read_params(s, dir, from, &v, (uint32_t)average, &blob)))
 		goto done;
 	absdir = realpath(dir, NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -176,6 +181,9 @@ done:
 	store_close(s);
 	return rc;
 }
+
+/* The help below says "nine" in words. */
+_Static_assert(DAEMON_KEEP_VERSIONS + 1 == 9, "league export's help");
 
 const struct cli_cmd cli_cmd_export = {
 	.name = "export",

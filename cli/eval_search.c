@@ -32,6 +32,7 @@
 #include "cli/cli.h"
 #include "envs/env.h"
 #include "league/config.h"
+#include "league/daemon.h"
 #include "league/evalrec.h"
 #include "storage/storage.h"
 
@@ -496,8 +497,9 @@ int cli_eval_search(int argc, char **argv)
 	if (!played) {
 		fprintf(stderr, "league eval search: --average %llu: %s holds "
 			"no %llu versions of player %llu in a row among the "
-			"chosen ones (a league keeps its newest nine)\n",
-			a.average, a.dir, a.average, a.player);
+			"chosen ones (a league keeps its newest %d)\n",
+			a.average, a.dir, a.average, a.player,
+			DAEMON_KEEP_VERSIONS + 1);
 		rc = CLI_USAGE;
 		goto out;
 	}

@@ -4,6 +4,7 @@
  * player's stored parameters.
  */
 #include "cli/cli.h"
+#include "league/daemon.h"
 #include "storage/storage.h"
 
 #include <stdio.h>
@@ -55,31 +56,26 @@ static int newest_cb(const void *key, size_t klen, const void *val,
 	return 0;
 }
 
-int cli_stored_params(store *s, const char *cmd, uint32_t player,
-		      uint32_t *version, lg_buf *blob)
+int cli_stored_params_txn(store_txn *t, const char *cmd, uint32_t player,
+			  uint32_t *version, lg_buf *blob)
 {
 	struct store_blob_info info;
 	struct newest n = { player, 0, 0 };
 	const void *p;
 	uint8_t k[8];
-	store_txn *t;
 	char err[256];
 	int rc;
 
-	if (store_txn_begin(s, STORE_TXN_READ, &t))
-		return CLI_FAIL;
 	if (*version == UINT32_MAX) {
 		store_key_u32x2(k, player, 0);
 		rc = store_iter(t, STORE_DB_PARAMS, k, sizeof k, newest_cb,
 				&n);
 		if (rc < 0) {
-			store_txn_abort(t);
 			fprintf(stderr, "league %s: reading the parameters' "
 				"index: %s\n", cmd, lg_strerror(rc));
 			return CLI_FAIL;
 		}
 		if (!n.found) {
-			store_txn_abort(t);
 			fprintf(stderr, "league %s: player %u has no stored "
 				"parameters\n", cmd, player);
 			return CLI_USAGE;
@@ -91,7 +87,6 @@ int cli_stored_params(store *s, const char *cmd, uint32_t player,
 			    sizeof err);
 	if (!rc)
 		rc = lg_buf_append(blob, p, info.nbytes);
-	store_txn_abort(t);
 	if (rc == LG_ENOTFOUND) {
 		fprintf(stderr, "league %s: player %u has no version %u "
 			"stored (the league keeps its newest versions and its "
@@ -109,6 +104,19 @@ int cli_stored_params(store *s, const char *cmd, uint32_t player,
 	return CLI_OK;
 }
 
+int cli_stored_params(store *s, const char *cmd, uint32_t player,
+		      uint32_t *version, lg_buf *blob)
+{
+	store_txn *t;
+	int rc;
+
+	if (store_txn_begin(s, STORE_TXN_READ, &t))
+		return CLI_FAIL;
+	rc = cli_stored_params_txn(t, cmd, player, version, blob);
+	store_txn_abort(t);
+	return rc;
+}
+
 /* One stored version of player's network into *out. */
 static int params_load(store_txn *t, uint32_t player, uint32_t version,
 		       nn **out, char *err, size_t errlen)
@@ -123,8 +131,8 @@ static int params_load(store_txn *t, uint32_t player, uint32_t version,
 			    err, errlen);
 	if (rc == LG_ENOTFOUND)
 		snprintf(err, errlen, "player %u's version %u is not stored "
-			 "(the league keeps its newest nine in a row)", player,
-			 version);
+			 "(the league keeps its newest %d in a row)", player,
+			 version, DAEMON_KEEP_VERSIONS + 1);
 	return rc ? rc : nn_load(out, blob, info.nbytes, err, errlen);
 }
 

@@ -44,6 +44,12 @@
 #include "league/config.h"
 #include "players/players.h"
 
+/* Besides its newest version a learner keeps the DAEMON_KEEP_VERSIONS
+ * before it (and any an active snapshot froze, league/learners.c): tools
+ * that read versions in a row (`league export --average`, `eval search
+ * --average`) can count on DAEMON_KEEP_VERSIONS + 1 of them. */
+#define DAEMON_KEEP_VERSIONS 8
+
 struct event_base;
 typedef struct league_daemon league_daemon;
 typedef struct league_server league_server;

@@ -29,8 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DAEMON_KEEP_VERSIONS 8
-
 struct learner *daemon_learner(league_daemon *d, uint32_t player)
 {
 	if (player >= d->nlearners || !d->learners[player].is_learner)
