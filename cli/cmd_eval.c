@@ -218,14 +218,19 @@ struct policy_src {
 
 /* --policy mmd:ALPHA:ETA:ITERS: magnetic mirror descent's last iterate,
  * the QRE of temperature ALPHA once converged (its residual is printed);
- * mmdavg:ALPHA:ETA:ITERS the average of its iterates ITERS/2 .. ITERS-1. */
+ * mmdavg:ALPHA:ETA:ITERS the average of its iterates ITERS/2 .. ITERS-1;
+ * ommd:, ommdavg: the same with optimism 1 (env_mmd_set_optimism). */
 static int make_mmd(const struct eval_args *a, const env_tree *t,
 		    struct policy_src *ps)
 {
-	int avg = !strncmp(a->policy, "mmdavg:", 7);
-	const char *what = avg ? "--policy mmdavg:ALPHA:ETA:ITERS"
-			       : "--policy mmd:ALPHA:ETA:ITERS";
-	const char *arg = a->policy + (avg ? 7 : 4);
+	int opt = a->policy[0] == 'o';
+	const char *name = a->policy + opt;
+	int avg = !strncmp(name, "mmdavg:", 7);
+	char what[64];
+	const char *arg = name + (avg ? 7 : 4);
+
+	snprintf(what, sizeof what, "--policy %s%s:ALPHA:ETA:ITERS",
+		 opt ? "o" : "", avg ? "mmdavg" : "mmd");
 	char buf[128], *eta, *iters;
 	unsigned long long n;
 	double alpha, step;
@@ -242,7 +247,8 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 	    cli_opt_double(a->cmd, what, eta, 1e-6, 1e6, &step) ||
 	    cli_opt_u64(a->cmd, what, iters, 1, CFR_ITERS_MAX, &n))
 		return CLI_USAGE;
-	if (env_mmd_new(&ps->mmd, t, alpha, step)) {
+	if (env_mmd_new(&ps->mmd, t, alpha, step) ||
+	    (opt && env_mmd_set_optimism(ps->mmd, 1.0))) {
 		fprintf(stderr, "league: out of memory\n");
 		return CLI_FAIL;
 	}
@@ -316,7 +322,9 @@ static int make_policy(const struct eval_args *a, const env *e,
 		ps->pol = env_cfr_average(ps->cfr);
 		return 0;
 	}
-	if (!strncmp(a->policy, "mmd:", 4) || !strncmp(a->policy, "mmdavg:", 7))
+	if (!strncmp(a->policy, "mmd:", 4) || !strncmp(a->policy, "mmdavg:", 7) ||
+	    !strncmp(a->policy, "ommd:", 5) ||
+	    !strncmp(a->policy, "ommdavg:", 8))
 		return make_mmd(a, t, ps);
 	if (!strncmp(a->policy, "fp:", 3) || !strncmp(a->policy, "fplin:", 6))
 		return make_fp(a, t, ps);
@@ -327,7 +335,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS, mmd:/mmdavg:ALPHA:ETA:ITERS, "
+				       "cfr:ITERS, [o]mmd:/[o]mmdavg:ALPHA:ETA:"
+				       "ITERS, "
 				       "fp:/fplin:TAU:ITERS or a policy file; "
 				       "%s", err);
 	if (rc) {
@@ -685,7 +694,9 @@ const struct cli_cmd cli_cmd_eval = {
 	"          printed residual is near 0; ETA the step, e.g.\n"
 	"          mmd:0.2:0.05:20000), mmdavg:ALPHA:ETA:ITERS (the\n"
 	"          average of its iterates ITERS/2 .. ITERS-1, each\n"
-	"          weighted by its own reach), fp:TAU:ITERS (smooth\n"
+	"          weighted by its own reach), ommd:, ommdavg: the same\n"
+	"          optimistic (each step on q + (q - the previous q): it\n"
+	"          converges where the plain step cycles), fp:TAU:ITERS (smooth\n"
 	"          fictitious play's average after ITERS iterations, each\n"
 	"          a logit best response of temperature TAU, 0 exact, to\n"
 	"          the average; fplin:TAU:ITERS weighs iteration t by t)\n"

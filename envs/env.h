@@ -366,6 +366,11 @@ struct env_policy env_mmd_policy(env_mmd *m);
  * past it. A cycling last iterate can have a good average. */
 void env_mmd_average_from(env_mmd *m, uint64_t iteration);
 struct env_policy env_mmd_average(env_mmd *m);
+/* Optimism c >= 0 (0, the default: plain): each step uses q + c (q -
+ * q_prev), q_prev the values of the iteration before (optimistic mirror
+ * descent; the first step is plain). A step that cycles plainly can
+ * converge optimistically. LG_EINVAL unless c is finite and >= 0. */
+int env_mmd_set_optimism(env_mmd *m, double c);
 
 /* Smooth fictitious play (the tabular reference for fictitious self-play,
  * a league whose learner plays a drawn snapshot of itself): in iteration

@@ -312,6 +312,8 @@ struct env_mmd {
 	double alpha, eta, residual;
 	uint64_t iters;
 	double *pi, *q, *den; /* [ni * A], [ni * A], [ni] */
+	double optimism, *qprev; /* qprev [ni * A] once optimism > 0 */
+	int have_prev;           /* qprev holds the last iteration's q */
 	double *val, *reach;  /* [nn * 2], [nn] */
 	/* the average: sum over averaged iterations of own reach x pi, and
 	 * its normalised view; own reach of every infoset [ni] */
@@ -362,7 +364,20 @@ void env_mmd_free(env_mmd *m)
 	free(m->reach);
 	free(m->avg);
 	free(m->own);
+	free(m->qprev);
 	free(m);
+}
+
+int env_mmd_set_optimism(env_mmd *m, double c)
+{
+	if (!(c >= 0) || !isfinite(c))
+		return LG_EINVAL;
+	if (c > 0 && !m->qprev &&
+	    !(m->qprev = calloc(m->t->ni * (size_t)m->t->A + 1,
+				sizeof *m->qprev)))
+		return LG_ENOMEM;
+	m->optimism = c;
+	return 0;
 }
 
 /* Add the current iterate to the average, each infoset's policy weighted
@@ -436,16 +451,26 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 						     fabs(r[a] - pi[a]));
 			if (k == iters)
 				continue; /* the residual of the result only */
-			for (size_t a = 0; a < A; a++)
+			for (size_t a = 0; a < A; a++) {
+				double g = q[a];
+				if (m->qprev) {
+					double *qp = m->qprev + i * A + a;
+					if (m->have_prev)
+						g += m->optimism * (q[a] - *qp);
+					*qp = q[a];
+				}
 				z[a] = ti->mask[a]
 					       ? (log(LG_MAX(pi[a], 1e-300)) +
-						  m->eta * q[a]) /
+						  m->eta * g) /
 							 (1 + m->alpha * m->eta)
 					       : 0;
+			}
 			softmax_legal(ti, t->A, z, pi);
 		}
-		if (k < iters)
+		if (k < iters) {
 			m->iters++;
+			m->have_prev = m->qprev != NULL;
+		}
 	}
 }
 

@@ -294,6 +294,35 @@ START_TEST(mmd_reaches_the_quantal_response_equilibrium)
 }
 END_TEST
 
+/* Optimism (env_mmd_set_optimism): on Leduc at temperature 0.1 a step
+ * of 0.1 makes plain MMD circle (its last iterate far from the QRE after
+ * 2,000 iterations) while the optimistic one converges to the QRE (the
+ * residual near 0, NashConv under 0.1). Bad optimism is refused. */
+START_TEST(optimistic_mmd_converges_where_plain_cycles)
+{
+	env *e = make("leduc");
+	env_tree *t = tree_of(e);
+	env_mmd *plain, *opt;
+
+	ck_assert_int_eq(env_mmd_new(&plain, t, 0.1, 0.1), 0);
+	ck_assert_int_eq(env_mmd_new(&opt, t, 0.1, 0.1), 0);
+	ck_assert_int_eq(env_mmd_set_optimism(opt, -1), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_set_optimism(opt, NAN), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_set_optimism(opt, 1), 0);
+	env_mmd_run(plain, 2000);
+	env_mmd_run(opt, 1000);
+	env_mmd_run(opt, 1000); /* two runs: the previous q carries over */
+	ck_assert_double_gt(env_mmd_residual(plain), 0.05);
+	ck_assert_double_gt(eval(t, env_mmd_policy(plain)).nashconv, 0.5);
+	ck_assert_double_lt(env_mmd_residual(opt), 1e-6);
+	ck_assert_double_lt(eval(t, env_mmd_policy(opt)).nashconv, 0.1);
+	env_mmd_free(plain);
+	env_mmd_free(opt);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 /* Kuhn: the QRE's NashConv falls with its temperature toward the Nash
  * equilibrium's 0, and each run has converged. */
 START_TEST(mmd_nashconv_falls_with_the_temperature)
@@ -976,6 +1005,7 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, leduc_cfr_plus_converges);
 	tcase_add_test(tc, matrix_2x2_equilibrium);
 	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
+	tcase_add_test(tc, optimistic_mmd_converges_where_plain_cycles);
 	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
 	tcase_add_test(tc, fictitious_play);
 	tcase_add_test(tc, mmd_average_of_a_cycle);
