@@ -175,6 +175,9 @@ $(BUILD)/tests/suites.h: $(wildcard tests/check_*.c)
 # The learner's elementwise loops need the vectoriser (-O2 leaves them
 # scalar; sqrtf with errno semantics keeps Adam scalar too).
 $(BUILD)/learner/%.o: CFLAGS += -O3 -fno-math-errno
+# vmath.c's loops alone may call glibc's vector math (libmvec), which
+# glibc declares only under -ffast-math (learner/vmath.c says why).
+$(BUILD)/learner/vmath.o: CFLAGS += -ffast-math
 
 # Suites export suite_<name> with no header: the runner declares them.
 $(TEST_OBJ): CFLAGS += -Wno-missing-prototypes

@@ -494,8 +494,7 @@ void nn_activate(int act, float *y, size_t len)
 		for (size_t i = 0; i < len; i++)
 			y[i] = y[i] > 0 ? y[i] : 0;
 	} else if (act == NN_TANH) {
-		for (size_t i = 0; i < len; i++)
-			y[i] = tanhf(y[i]);
+		nn_tanh_inplace(y, len);
 	}
 }
 

@@ -721,6 +721,53 @@ START_TEST(conv_net_files_and_inference)
 }
 END_TEST
 
+/* nn_tanh_inplace (learner/vmath.c, glibc's vector tanhf where the
+ * build has it): within 4 float ulp of the double tanh on a dense grid
+ * over [-20, 20] and at the edges (tiny and subnormal inputs keep their
+ * value, large ones saturate to +-1 exactly, infinities too), odd, and
+ * NaN stays NaN. A length not a multiple of the vector width takes the
+ * tail too. */
+START_TEST(vector_tanh)
+{
+	enum { N = 400001 };
+	float *y = malloc(N * sizeof *y), edge[] = {
+		0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, 1e-7f, 0.5f, 9.0f,
+		10.0f, 88.0f, 1e30f, -1e30f, INFINITY, -INFINITY, NAN };
+	size_t ne = sizeof edge / sizeof edge[0];
+	double worst = 0;
+
+	ck_assert_ptr_nonnull(y);
+	for (size_t i = 0; i < N; i++)
+		y[i] = (float)(-20.0 + 40.0 * (double)i / (N - 1));
+	nn_tanh_inplace(y, N);
+	for (size_t i = 0; i < N; i++) {
+		float x = (float)(-20.0 + 40.0 * (double)i / (N - 1));
+		double t = tanh((double)x);
+		double ulp = nextafterf((float)fabs(t), INFINITY) - fabs(t);
+		double e = fabs(y[i] - t) / ulp;
+		worst = e > worst ? e : worst;
+		ck_assert_msg(e <= 4, "tanh(%.9g) = %.9g, want %.9g", x, y[i],
+			      t);
+		if (i < N / 2) /* odd: y[i] and y[N-1-i] are x and -x */
+			ck_assert_float_eq(y[i], -y[N - 1 - i]);
+	}
+	memcpy(y, edge, sizeof edge);
+	nn_tanh_inplace(y, ne);
+	for (size_t i = 0; i + 1 < ne; i++) {
+		double t = tanh((double)edge[i]);
+		if (fabs(edge[i]) < 1e-7f)
+			ck_assert_float_eq(y[i], edge[i]);
+		else if (fabs(edge[i]) >= 10)
+			ck_assert_float_eq(y[i], edge[i] > 0 ? 1.0f : -1.0f);
+		else
+			ck_assert_double_le(fabs(y[i] - t), 4 * 6e-8 * fabs(t));
+	}
+	ck_assert(isnan(y[ne - 1]));
+	free(y);
+	ck_assert_double_le(worst, 4);
+}
+END_TEST
+
 START_TEST(gradcheck_tanh)
 {
 	grad_check(NN_TANH, 11, 0);
@@ -3124,6 +3171,7 @@ Suite *suite_learner(void)
 	TCase *f = tcase_create("files");
 	TCase *c = tcase_create("cli");
 
+	tcase_add_test(g, vector_tanh);
 	tcase_add_test(g, gradcheck_tanh);
 	tcase_add_test(g, gradcheck_magnet);
 	tcase_add_test(g, gradcheck_search);
