@@ -111,6 +111,11 @@ struct eval_args {
 	const char *cmd;
 	const char *game, *policy, *matrix, *config, *out;
 	int json;
+	/* MMD's sampled steps: --sampled EPISODES, --estimator E, --clip C,
+	 * --reach R, --seed S (env_mmd_set_sampling) */
+	unsigned long long sample, seed;
+	int estimator;
+	double clip, reach;
 };
 
 static int parse_args(int argc, char **argv, struct eval_args *a)
@@ -122,10 +127,18 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		{ "config", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "sampled", required_argument, NULL, 'S' },
+		{ "estimator", required_argument, NULL, 'E' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "clip", required_argument, NULL, 'C' },
+		{ "reach", required_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const estimators[] = { "outcome", "history",
+						  "allq" };
 	int ch;
 
+	a->seed = 1;
 	while ((ch = cli_getopt(argc, argv, a->cmd, "g:p:m:c:o:", opts)) !=
 	       -1) {
 		switch (ch) {
@@ -136,6 +149,37 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		case 'c': a->config = optarg; break;
 		case 'o': a->out = optarg; break;
 		case 'j': a->json = 1; break;
+		case 'S':
+			if (cli_opt_u64(a->cmd, "--sampled", optarg, 1,
+					UINT64_C(1) << 30, &a->sample))
+				return CLI_USAGE;
+			break;
+		case 's':
+			if (cli_opt_u64(a->cmd, "--seed", optarg, 0, UINT64_MAX,
+					&a->seed))
+				return CLI_USAGE;
+			break;
+		case 'C':
+			if (cli_opt_double(a->cmd, "--clip", optarg, 0, 1e9,
+					   &a->clip))
+				return CLI_USAGE;
+			break;
+		case 'R':
+			if (cli_opt_double(a->cmd, "--reach", optarg, 0, 1e9,
+					   &a->reach))
+				return CLI_USAGE;
+			break;
+		case 'E':
+			a->estimator = -1;
+			for (int i = 0; i < 3; i++)
+				if (!strcmp(optarg, estimators[i]))
+					a->estimator = i;
+			if (a->estimator < 0)
+				return cli_usage_error(a->cmd, "--estimator: "
+						       "expected outcome, "
+						       "history or allq, got "
+						       "'%s'", optarg);
+			break;
 		default: return cli_usage_error(a->cmd, "unexpected option");
 		}
 	}
@@ -144,6 +188,12 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 				       argv[optind]);
 	if (!a->policy)
 		a->policy = "uniform";
+	if ((a->estimator || a->clip > 0 || a->reach > 0) && !a->sample)
+		return cli_usage_error(a->cmd, "--estimator, --clip and --reach "
+				       "go with --sampled EPISODES");
+	if (a->sample && !strstr(a->policy, "mmd"))
+		return cli_usage_error(a->cmd, "--sampled: takes an mmd policy "
+				       "(mmd:, mmdavg:, ommd:, ommdavg:)");
 	return 0;
 }
 
@@ -231,9 +281,9 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 
 	snprintf(what, sizeof what, "--policy %s%s:ALPHA:ETA:ITERS",
 		 opt ? "o" : "", avg ? "mmdavg" : "mmd");
-	char buf[128], *eta, *iters;
-	unsigned long long n;
-	double alpha, step;
+	char buf[128], *eta, *iters, *beta_s = NULL, *every_s = NULL;
+	unsigned long long n, every = 0;
+	double alpha, step, beta = 0;
 
 	if (strlen(arg) >= sizeof buf)
 		return cli_usage_error(a->cmd, "%s: too long", what);
@@ -243,12 +293,26 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 				       "mmd:0.2:0.05:20000", what);
 	*eta++ = 0;
 	*iters++ = 0;
+	if ((beta_s = strchr(iters, ':'))) {
+		*beta_s++ = 0;
+		if (!(every_s = strchr(beta_s, ':')))
+			return cli_usage_error(a->cmd, "%s:BETA:EVERY: a moving "
+					       "magnet needs both", what);
+		*every_s++ = 0;
+	}
 	if (cli_opt_double(a->cmd, what, buf, 1e-6, 1e6, &alpha) ||
 	    cli_opt_double(a->cmd, what, eta, 1e-6, 1e6, &step) ||
-	    cli_opt_u64(a->cmd, what, iters, 1, CFR_ITERS_MAX, &n))
+	    cli_opt_u64(a->cmd, what, iters, 1, CFR_ITERS_MAX, &n) ||
+	    (beta_s && (cli_opt_double(a->cmd, what, beta_s, 0, 1e6, &beta) ||
+			cli_opt_u64(a->cmd, what, every_s, 1, CFR_ITERS_MAX,
+				    &every))))
 		return CLI_USAGE;
 	if (env_mmd_new(&ps->mmd, t, alpha, step) ||
-	    (opt && env_mmd_set_optimism(ps->mmd, 1.0))) {
+	    (opt && env_mmd_set_optimism(ps->mmd, 1.0)) ||
+	    (beta > 0 && env_mmd_set_magnet(ps->mmd, beta, every)) ||
+	    env_mmd_set_sampling(ps->mmd, &(struct env_mmd_sampling){
+			.episodes = a->sample, .estimator = a->estimator,
+			.clip = a->clip, .reach = a->reach, .seed = a->seed })) {
 		fprintf(stderr, "league: out of memory\n");
 		return CLI_FAIL;
 	}
@@ -664,6 +728,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"                                 [--baseline NAME] [--last N]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--matrix ROWS] [--config FILE]\n"
+	"                            [--sampled EPISODES [--estimator E]\n"
+	"                             [--clip C] [--reach R] [--seed S]]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
 	"       league eval search CONFIG --against BASELINE [--sims N]\n"
 	"                          [--batch B] [--games G] [--last N]\n"
@@ -696,12 +762,24 @@ const struct cli_cmd cli_cmd_eval = {
 	"          average of its iterates ITERS/2 .. ITERS-1, each\n"
 	"          weighted by its own reach), ommd:, ommdavg: the same\n"
 	"          optimistic (each step on q + (q - the previous q): it\n"
-	"          converges where the plain step cycles), fp:TAU:ITERS (smooth\n"
+	"          converges where the plain step cycles); any of them\n"
+	"          :BETA:EVERY more, the league's moving magnet (weight\n"
+	"          BETA, the policy copied every EVERY iterations);\n"
+	"          fp:TAU:ITERS (smooth\n"
 	"          fictitious play's average after ITERS iterations, each\n"
 	"          a logit best response of temperature TAU, 0 exact, to\n"
 	"          the average; fplin:TAU:ITERS weighs iteration t by t)\n"
 	"          or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
+	"--sampled EPISODES  (an mmd POLICY) each iteration's values from\n"
+	"          EPISODES sampled self-play episodes instead of the tree:\n"
+	"          --estimator outcome (default: the batch's mean return at\n"
+	"          the infoset plus the taken action's importance-weighted\n"
+	"          excess), history (the same over a perfect critic of the\n"
+	"          whole history) or allq (that critic's value of every\n"
+	"          action); --clip C bounds each estimate; --reach R scales\n"
+	"          an infoset's step by min(1, R x its visits / the most);\n"
+	"          --seed S (default 1). docs/envs.md.\n"
 	"DIR       a league directory: its exploitability over time, one row\n"
 	"          per evaluated snapshot (seconds, env_steps; NashConv of:\n"
 	"          nashconv_main the newest main player; nashconv_league the\n"

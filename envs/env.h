@@ -371,6 +371,44 @@ struct env_policy env_mmd_average(env_mmd *m);
  * descent; the first step is plain). A step that cycles plainly can
  * converge optimistically. LG_EINVAL unless c is finite and >= 0. */
 int env_mmd_set_optimism(env_mmd *m, double c);
+/* The learner's moving magnet (learner.magnet_coef, magnet_every): a
+ * second regulariser beta KL(pi || rho), rho a copy of the policy taken
+ * now and every `every` iterations; each step is then
+ *     pi' ~ exp((log pi + eta (q + beta log rho)) / (1 + (alpha + beta) eta)),
+ * whose fixed point for a fixed rho is softmax((q + beta log rho) /
+ * (alpha + beta)). Refreshed only once that is reached, it is the
+ * proximal point method (R-NaD's outer loop): the fixed points walk to
+ * the QRE of temperature alpha without cycling. beta 0: off. LG_EINVAL
+ * unless beta is finite and >= 0 with every >= 1. */
+int env_mmd_set_magnet(env_mmd *m, double beta, uint64_t every);
+/* Sampled steps: each iteration's q comes from `episodes` episodes of
+ * the current policy against itself (chance as the tree has it, drawn
+ * from seed) instead of the tree: what a learner's sampling noise costs
+ * the same dynamics. An infoset no episode visits keeps its policy. The
+ * estimators of q(I, a) from the visits of I (pi = pi(a|I), a the action
+ * taken, G its return):
+ *   ENV_MMD_OUTCOME  b + 1[a] (G - b) / pi, b the batch's mean return
+ *                    at I (a policy gradient with a baseline per
+ *                    information state)
+ *   ENV_MMD_HISTORY  V(h) + 1[a] (G - V(h)) / pi, V the exact value of
+ *                    the history h (a perfect critic that sees the
+ *                    opponent's cards, as AlphaStar's does)
+ *   ENV_MMD_ALLQ     Q(h, a') of every action a' (that critic's
+ *                    all-actions form)
+ * averaged over I's visits, then clipped to [-clip, clip] (0: not). Every
+ * visited infoset steps with eta (reach 0), or with eta min(1, reach x
+ * visits / the most visits of any infoset): a policy gradient's step,
+ * which grows with how often the batch visits the state (reach 1: in
+ * proportion). LG_EINVAL for another estimator, clip or reach negative,
+ * reach not finite. */
+enum { ENV_MMD_OUTCOME, ENV_MMD_HISTORY, ENV_MMD_ALLQ };
+struct env_mmd_sampling {
+	uint64_t episodes; /* per iteration; 0: exact q (the default) */
+	int estimator;
+	double clip, reach;
+	uint64_t seed;
+};
+int env_mmd_set_sampling(env_mmd *m, const struct env_mmd_sampling *smp);
 
 /* Smooth fictitious play (the tabular reference for fictitious self-play,
  * a league whose learner plays a drawn snapshot of itself): in iteration

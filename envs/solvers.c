@@ -314,6 +314,15 @@ struct env_mmd {
 	double *pi, *q, *den; /* [ni * A], [ni * A], [ni] */
 	double optimism, *qprev; /* qprev [ni * A] once optimism > 0 */
 	int have_prev;           /* qprev holds the last iteration's q */
+	/* the moving magnet (env_mmd_set_magnet): weight beta, log of the
+	 * policy it last copied [ni * A], refreshed every magnet_every */
+	double beta, *lmag;
+	uint64_t magnet_every;
+	/* sampled q (env_mmd_set_sampling): its settings, the rng, each
+	 * infoset's visits this iteration [ni] and the most of them */
+	struct env_mmd_sampling smp;
+	lg_rng rng;
+	double *visits, vmax;
 	double *val, *reach;  /* [nn * 2], [nn] */
 	/* the average: sum over averaged iterations of own reach x pi, and
 	 * its normalised view; own reach of every infoset [ni] */
@@ -365,7 +374,41 @@ void env_mmd_free(env_mmd *m)
 	free(m->avg);
 	free(m->own);
 	free(m->qprev);
+	free(m->lmag);
+	free(m->visits);
 	free(m);
+}
+
+int env_mmd_set_sampling(env_mmd *m, const struct env_mmd_sampling *smp)
+{
+	if (smp->estimator < ENV_MMD_OUTCOME ||
+	    smp->estimator > ENV_MMD_ALLQ || !(smp->clip >= 0) ||
+	    !(smp->reach >= 0) || !isfinite(smp->reach) ||
+	    isnan(smp->clip))
+		return LG_EINVAL;
+	if (smp->episodes && !m->visits &&
+	    !(m->visits = calloc(m->t->ni + 1, sizeof *m->visits)))
+		return LG_ENOMEM;
+	m->smp = *smp;
+	lg_rng_seed(&m->rng, smp->seed);
+	return 0;
+}
+
+int env_mmd_set_magnet(env_mmd *m, double beta, uint64_t every)
+{
+	size_t na = m->t->ni * (size_t)m->t->A;
+
+	if (!(beta >= 0) || !isfinite(beta) || (beta > 0 && !every))
+		return LG_EINVAL;
+	if (beta > 0 && !m->lmag &&
+	    !(m->lmag = calloc(na + 1, sizeof *m->lmag)))
+		return LG_ENOMEM;
+	m->beta = beta;
+	m->magnet_every = every;
+	if (m->lmag)
+		for (size_t i = 0; i < na; i++)
+			m->lmag[i] = log(LG_MAX(m->pi[i], 1e-300));
+	return 0;
 }
 
 int env_mmd_set_optimism(env_mmd *m, double c)
@@ -378,6 +421,105 @@ int env_mmd_set_optimism(env_mmd *m, double c)
 		return LG_ENOMEM;
 	m->optimism = c;
 	return 0;
+}
+
+/* One episode of everyone playing m->pi from the root, chance as the
+ * tree has it: each decision's node and the child taken into path[2d],
+ * path[2d + 1] (at most cap decisions), the terminal node returned. */
+static size_t mmd_episode(env_mmd *m, size_t *path, int *len, int cap)
+{
+	const env_tree *t = m->t;
+	size_t n = 0;
+	double w[ENV_MAX_ACTIONS > 64 ? ENV_MAX_ACTIONS : 64];
+
+	*len = 0;
+	while (t->nodes[n].kind != T_TERMINAL) {
+		const struct tnode *x = &t->nodes[n];
+		int k = LG_MIN(x->n, (int)(sizeof w / sizeof w[0]));
+		for (int i = 0; i < k; i++)
+			w[i] = edge_weight(t, x, (size_t)(x->first + i), m->pi);
+		size_t c = (size_t)x->first +
+			   lg_rng_categorical(&m->rng, w, (size_t)k);
+		if (x->kind == T_DECISION && *len < cap) {
+			path[2 * *len] = n;
+			path[2 * *len + 1] = c;
+			(*len)++;
+		}
+		n = c;
+	}
+	return n;
+}
+
+/* Replace m->q by an estimate from m->smp.episodes sampled episodes
+ * (m->val holds the exact values under m->pi, for the critics that know
+ * the history): per visit of infoset I at history h with action a taken
+ * and return G, with pi = pi(a|I),
+ *   OUTCOME: b + 1[a] (G - b) / pi, b the mean return at I this batch
+ *   HISTORY: V(h) + 1[a] (G - V(h)) / pi
+ *   ALLQ:    Q(h, a') for every action a'
+ * averaged over I's visits (m->visits[I] counts them), then clipped to
+ * [-clip, clip]. */
+static void mmd_q_sampled(env_mmd *m)
+{
+	const env_tree *t = m->t;
+	const struct env_mmd_sampling *smp = &m->smp;
+	size_t A = (size_t)t->A, path[2 * 64];
+	int len, outcome = smp->estimator == ENV_MMD_OUTCOME;
+	double *base = m->den; /* reused: the mean return at I (OUTCOME) */
+	lg_rng start = m->rng;
+
+	memset(m->q, 0, t->ni * A * sizeof *m->q);
+	memset(base, 0, t->ni * sizeof *base);
+	/* OUTCOME's baseline needs the batch first: pass 0 sums the returns
+	 * at each infoset, pass 1 plays the same episodes again */
+	for (int pass = !outcome; pass < 2; pass++) {
+		if (pass == 1 && outcome) {
+			m->rng = start;
+			for (size_t i = 0; i < t->ni; i++)
+				base[i] = m->visits[i] > 0
+						  ? base[i] / m->visits[i]
+						  : 0;
+		}
+		memset(m->visits, 0, t->ni * sizeof *m->visits);
+		for (uint64_t e = 0; e < smp->episodes; e++) {
+			size_t z = mmd_episode(m, path, &len, 64);
+			for (int d = 0; d < len; d++) {
+				size_t h = path[2 * d], c = path[2 * d + 1];
+				const struct tnode *x = &t->nodes[h];
+				size_t I = (size_t)x->info;
+				int me = x->player, a = t->nodes[c].action;
+				double G = t->nodes[z].ret[me], *q = m->q + I * A;
+
+				m->visits[I] += 1;
+				if (pass == 0) {
+					base[I] += G;
+					continue;
+				}
+				if (smp->estimator == ENV_MMD_ALLQ) {
+					for (int i = 0; i < x->n; i++) {
+						size_t cc = (size_t)(x->first + i);
+						q[t->nodes[cc].action] +=
+							m->val[2 * cc + me];
+					}
+					continue;
+				}
+				double b = outcome ? base[I] : m->val[2 * h + me];
+				for (size_t k = 0; k < A; k++)
+					q[k] += t->info[I].mask[k] ? b : 0;
+				q[a] += (G - b) / m->pi[I * A + (size_t)a];
+			}
+		}
+	}
+	m->vmax = 0;
+	for (size_t i = 0; i < t->ni; i++) {
+		m->vmax = LG_MAX(m->vmax, m->visits[i]);
+		for (size_t a = 0; a < A && m->visits[i] > 0; a++) {
+			double v = m->q[i * A + a] / m->visits[i];
+			if (smp->clip > 0)
+				v = LG_MAX(-smp->clip, LG_MIN(smp->clip, v));
+			m->q[i * A + a] = v;
+		}
+	}
 }
 
 /* Add the current iterate to the average, each infoset's policy weighted
@@ -435,7 +577,13 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 	if (iters == UINT64_MAX)
 		iters--; /* k runs to iters inclusive */
 	for (uint64_t k = 0; k <= iters; k++) {
+		if (m->beta > 0 && k < iters && m->iters &&
+		    m->iters % m->magnet_every == 0)
+			for (size_t i = 0; i < t->ni * A; i++)
+				m->lmag[i] = log(LG_MAX(m->pi[i], 1e-300));
 		mmd_q(m);
+		if (m->smp.episodes && k < iters)
+			mmd_q_sampled(m);
 		if (k < iters && m->iters >= m->avg_from)
 			mmd_accumulate(m);
 		m->residual = 0;
@@ -451,6 +599,8 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 						     fabs(r[a] - pi[a]));
 			if (k == iters)
 				continue; /* the residual of the result only */
+			if (m->smp.episodes && !(m->visits[i] > 0))
+				continue; /* no sample: no step */
 			for (size_t a = 0; a < A; a++) {
 				double g = q[a];
 				if (m->qprev) {
@@ -459,10 +609,18 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 						g += m->optimism * (q[a] - *qp);
 					*qp = q[a];
 				}
+				if (m->beta > 0)
+					g += m->beta * m->lmag[i * A + a];
+				double eta = m->eta;
+				if (m->smp.episodes && m->smp.reach > 0)
+					eta *= LG_MIN(1.0, m->smp.reach *
+								   m->visits[i] /
+								   m->vmax);
 				z[a] = ti->mask[a]
 					       ? (log(LG_MAX(pi[a], 1e-300)) +
-						  m->eta * g) /
-							 (1 + m->alpha * m->eta)
+						  eta * g) /
+							 (1 + (m->alpha + m->beta) *
+								      eta)
 					       : 0;
 			}
 			softmax_legal(ti, t->A, z, pi);

@@ -323,6 +323,150 @@ START_TEST(optimistic_mmd_converges_where_plain_cycles)
 }
 END_TEST
 
+/* The moving magnet (env_mmd_set_magnet): Leduc at ALPHA 0.1, ETA 0.1,
+ * where plain MMD circles, a magnet of weight 0.5 copied from the policy
+ * every 10 iterations (the league's learner.magnet_coef / magnet_every
+ * in the tree's units) converges to the same QRE as the optimistic step
+ * (0.0743); with ALPHA near 0 the magnet's outer loop walks toward the
+ * Nash equilibrium itself (proximal point), below that QRE. */
+START_TEST(moving_magnet_converges_where_plain_cycles)
+{
+	env *e = make("leduc");
+	env_tree *t = tree_of(e);
+	env_mmd *m, *prox;
+
+	ck_assert_int_eq(env_mmd_new(&m, t, 0.1, 0.1), 0);
+	ck_assert_int_eq(env_mmd_set_magnet(m, -1, 10), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_set_magnet(m, 0.5, 0), LG_EINVAL);
+	ck_assert_int_eq(env_mmd_set_magnet(m, 0.5, 10), 0);
+	env_mmd_run(m, 2000);
+	ck_assert_double_lt(env_mmd_residual(m), 1e-4);
+	ck_assert_double_lt(fabs(eval(t, env_mmd_policy(m)).nashconv - 0.0743),
+			    1e-3);
+	ck_assert_int_eq(env_mmd_new(&prox, t, 0.01, 0.1), 0);
+	ck_assert_int_eq(env_mmd_set_magnet(prox, 0.5, 100), 0);
+	env_mmd_run(prox, 2000);
+	ck_assert_double_lt(eval(t, env_mmd_policy(prox)).nashconv, 0.05);
+	env_mmd_free(m);
+	env_mmd_free(prox);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
+/* Each infoset's probabilities from a policy dump (the format of
+ * env_tree_dump_policy) into p[] in the dump's order; their count. */
+static size_t dump_probs(const char *text, double *p, size_t cap)
+{
+	size_t n = 0;
+
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1) {
+		const char *c = strchr(l, ' ');
+		char *end;
+		if (*l != '#' && c)
+			for (;;) {
+				double v = strtod(c, &end);
+				if (end == c || n == cap)
+					break;
+				p[n++] = v;
+				c = end;
+			}
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return n;
+}
+
+static size_t mmd_dump(env_tree *t, env_mmd *m, double *p, size_t cap)
+{
+	struct env_policy pol = env_mmd_policy(m);
+	lg_buf b = { 0 };
+	char err[256];
+	size_t n;
+
+	ck_assert_int_eq(env_tree_dump_policy(t, &pol, &b, err, sizeof err),
+			 0);
+	ck_assert_int_eq(lg_buf_append(&b, "", 1), 0);
+	n = dump_probs((const char *)b.data, p, cap);
+	lg_buf_free(&b);
+	return n;
+}
+
+/* Sampled steps (env_mmd_set_sampling) estimate the tree's q: one step
+ * of ETA 0.5 from uniform play on Kuhn from 400,000 sampled episodes
+ * lands within 0.01 of the exact step at every infoset for each
+ * estimator (each of Kuhn's 12 infosets is visited at least 60,000
+ * times; returns are within +-2 and the importance weight at most 2, so
+ * a q estimate's standard error is at most 4 / sqrt(60000) = 0.016, a
+ * probability's about 0.5 x 0.25 x that, 0.002: 0.01 is 5 of those).
+ * 40 episodes land far from it, the same seed gives the same steps,
+ * and bad settings are refused. */
+START_TEST(sampled_mmd_estimates_the_exact_step)
+{
+	env *e = make("kuhn");
+	env_tree *t = tree_of(e);
+	env_mmd *exact, *m;
+	double pe[64], ps[64], pr[64];
+	size_t n = 0;
+
+	ck_assert_int_eq(env_mmd_new(&exact, t, 0.1, 0.5), 0);
+	env_mmd_run(exact, 1);
+	n = mmd_dump(t, exact, pe, 64);
+	ck_assert_uint_eq(n, 24);
+	for (int est = ENV_MMD_OUTCOME; est <= ENV_MMD_ALLQ; est++) {
+		double worst = 0, few = 0;
+		for (int k = 0; k < 2; k++) {
+			struct env_mmd_sampling smp = {
+				.episodes = k ? 40 : 400000, .estimator = est,
+				.seed = 7 };
+			ck_assert_int_eq(env_mmd_new(&m, t, 0.1, 0.5), 0);
+			ck_assert_int_eq(env_mmd_set_sampling(m, &smp), 0);
+			env_mmd_run(m, 1);
+			ck_assert_uint_eq(mmd_dump(t, m, k ? pr : ps, 64), n);
+			env_mmd_free(m);
+		}
+		for (size_t i = 0; i < n; i++) {
+			worst = fmax(worst, fabs(ps[i] - pe[i]));
+			few = fmax(few, fabs(pr[i] - pe[i]));
+		}
+		fprintf(stderr, "sampled mmd, estimator %d: 400 k episodes "
+			"%.4f from the exact step, 40 episodes %.4f\n", est,
+			worst, few);
+		ck_assert_double_lt(worst, 0.01);
+		if (est != ENV_MMD_ALLQ) /* ALLQ is exact but for h's draw */
+			ck_assert_double_gt(few, 0.05);
+	}
+	/* the same seed, the same steps */
+	{
+		struct env_mmd_sampling smp = { .episodes = 1000, .seed = 3,
+						.clip = 2, .reach = 2 };
+		double a[64], b[64];
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(env_mmd_new(&m, t, 0.1, 0.5), 0);
+			ck_assert_int_eq(env_mmd_set_sampling(m, &smp), 0);
+			env_mmd_run(m, 20);
+			mmd_dump(t, m, k ? b : a, 64);
+			env_mmd_free(m);
+		}
+		for (size_t i = 0; i < n; i++)
+			ck_assert_double_eq(a[i], b[i]);
+		ck_assert_int_eq(env_mmd_new(&m, t, 0.1, 0.5), 0);
+		smp.estimator = 3;
+		ck_assert_int_eq(env_mmd_set_sampling(m, &smp), LG_EINVAL);
+		smp.estimator = ENV_MMD_OUTCOME;
+		smp.clip = -1;
+		ck_assert_int_eq(env_mmd_set_sampling(m, &smp), LG_EINVAL);
+		smp.clip = 0;
+		smp.reach = INFINITY;
+		ck_assert_int_eq(env_mmd_set_sampling(m, &smp), LG_EINVAL);
+		env_mmd_free(m);
+	}
+	env_mmd_free(exact);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 /* Kuhn: the QRE's NashConv falls with its temperature toward the Nash
  * equilibrium's 0, and each run has converged. */
 START_TEST(mmd_nashconv_falls_with_the_temperature)
@@ -1006,6 +1150,8 @@ Suite *suite_eval(void)
 	tcase_add_test(tc, matrix_2x2_equilibrium);
 	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
 	tcase_add_test(tc, optimistic_mmd_converges_where_plain_cycles);
+	tcase_add_test(tc, moving_magnet_converges_where_plain_cycles);
+	tcase_add_test(tc, sampled_mmd_estimates_the_exact_step);
 	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
 	tcase_add_test(tc, fictitious_play);
 	tcase_add_test(tc, mmd_average_of_a_cycle);
