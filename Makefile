@@ -108,9 +108,11 @@ TESTBIN  := $(BUILD)/check_all
 .PHONY: all test asan test-cluster test-deploy test-play test-disk browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
+# Copied beside and renamed over, so a league still running the old
+# binary does not stop the build ("Text file busy").
 bin/league: $(EXE)
 	@mkdir -p bin
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(EXE): $(BIN_OBJ) $(LIB)
 	@mkdir -p $(dir $@)

@@ -659,6 +659,17 @@ static int check_model(struct parser *p, const struct env_spec *spec)
 	return 0;
 }
 
+/* learner.state_weight is 0 (off) or a cap of at least 1. */
+static int check_state_weight(struct parser *p)
+{
+	double w = p->c->learner.state_weight;
+
+	if (w > 0 && w < 1)
+		return cfg_verr(p, "learner.state_weight", "%g: 0 (off) or a "
+				"cap of at least 1", w);
+	return 0;
+}
+
 /* learner.search against what it needs: the game sequential without
  * chance and played in league's processes (spec NULL: a game server
  * league run starts, whose spec is not known yet), envs in the
@@ -926,7 +937,8 @@ static int validate(struct parser *p)
 	    !getenv("LEAGUE_TOKEN"))
 		return cfg_verr(p, "server.listen", "listening beyond loopback "
 				"needs server.token_file or LEAGUE_TOKEN");
-	if ((rc = check_tls(p)) || (rc = check_deterministic(p)))
+	if ((rc = check_tls(p)) || (rc = check_deterministic(p)) ||
+	    (rc = check_state_weight(p)))
 		return rc;
 	return 0;
 }

@@ -123,6 +123,7 @@ struct cfg {
 		double vf_coef, ent_coef, ent_final_frac;
 		double magnet_coef;
 		uint64_t magnet_every;
+		double state_weight;
 		uint64_t epochs, minibatch, batch;
 		uint64_t seq_len;
 		double max_grad_norm;

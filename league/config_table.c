@@ -205,6 +205,14 @@ static const struct cfg_key table[] = {
 	U64("learner.magnet_every", learner.magnet_every, 1,
 	    PPO_MAGNET_EVERY_MAX, "10",
 	    "PPO updates between two refreshes of the magnet."),
+	DBL("learner.state_weight", learner.state_weight, 0, 1e6, "0",
+	    "0: off. R >= 1: each row's policy terms weighted min(R, n_max / "
+	    "n), n the batch's rows with its observation, n_max the most any "
+	    "observation has (mean 1): a policy gradient moves each "
+	    "information state as often as it is visited, this lets the rare "
+	    "ones move up to R times faster. For games whose observation is "
+	    "the information state (kuhn, leduc); values in (0, 1) are "
+	    "refused."),
 	U64("learner.epochs", learner.epochs, 1, PPO_EPOCHS_MAX, "4",
 	    "PPO epochs over each batch."),
 	U64("learner.seq_len", learner.seq_len, 1, PPO_SEQ_MAX, "16",

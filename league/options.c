@@ -143,6 +143,7 @@ void league_ppo_opts(const struct cfg *c, struct ppo_opts *o)
 	o->ent_coef = c->learner.ent_coef;
 	o->ent_final_frac = c->learner.ent_final_frac;
 	o->magnet_coef = c->learner.magnet_coef;
+	o->state_weight = c->learner.state_weight;
 	o->magnet_every = c->learner.magnet_every;
 	o->seq_len = c->learner.seq_len;
 	o->epochs = c->learner.epochs;

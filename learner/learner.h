@@ -269,6 +269,15 @@ struct ppo_opts {
 			       * net refreshed every magnet_every updates
 			       * (magnetic mirror descent's moving magnet) */
 	uint64_t magnet_every;
+	/* 0: off. R >= 1: each row's policy terms (surrogate, entropy,
+	 * magnet, search target) are weighted min(R, n_max / n_row), n_row
+	 * the rows of the batch with its observation and n_max the most any
+	 * observation has, the weights then scaled to a mean of 1. A policy
+	 * gradient moves each information state in proportion to how often
+	 * the batch visits it; this lets the rarer ones move up to R times
+	 * faster (docs/learner.md, "State weights"). Meant for games whose
+	 * observation is the information state (kuhn, leduc). */
+	double state_weight;
 	uint64_t epochs, minibatch;
 	uint64_t batch_max;   /* largest batch accepted (cap, 1..1<<26) */
 	double max_grad_norm; /* 0: off */
@@ -386,6 +395,8 @@ struct ppo_minibatch {
 	/* n x actions: the search's visit shares, the target of the
 	 * policy_coef term (NULL: no such term) */
 	const float *visits;
+	/* n: each row's weight of its policy terms (NULL: 1; state_weight) */
+	const float *pw;
 };
 int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		  struct ppo_stats *st);

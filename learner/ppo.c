@@ -131,12 +131,13 @@ static void free_gather(ppo *p)
 	free(p->mb_mask);
 	free(p->mb_action);
 	free(p->mb_mlogp);
+	free(p->mb_pw);
 	free(p->mb_state);
 	free(p->mb_start);
 	free(p->mb_pad);
 	free(p->mb_visits);
 	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
-	p->mb_mlogp = p->mb_state = p->mb_visits = NULL;
+	p->mb_mlogp = p->mb_state = p->mb_visits = p->mb_pw = NULL;
 	p->mb_mask = p->mb_start = p->mb_pad = NULL;
 	p->mb_action = NULL;
 	p->gcap = 0;
@@ -184,6 +185,7 @@ static int ensure_cap(ppo *p, size_t n)
 	p->mb_mask = malloc(n * A);
 	p->mb_action = malloc(n * sizeof(int32_t));
 	p->mb_visits = malloc(n * A * sizeof(float));
+	p->mb_pw = malloc(n * sizeof(float));
 	if (p->magnet)
 		p->mb_mlogp = malloc(n * A * sizeof(float));
 	if (H) {
@@ -193,6 +195,7 @@ static int ensure_cap(ppo *p, size_t n)
 	}
 	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
 	    !p->mb_ret || !p->mb_mask || !p->mb_action || !p->mb_visits ||
+	    !p->mb_pw ||
 	    (p->magnet && !p->mb_mlogp) ||
 	    (H && (!p->mb_state || !p->mb_start || !p->mb_pad))) {
 		free_gather(p);
@@ -220,6 +223,16 @@ static int ensure_bcap(ppo *p, size_t n)
 		p->idx = idx;
 	if (!adv || !ret || !idx)
 		return LG_ENOMEM;
+	if (p->o.state_weight > 0) {
+		float *pw = realloc(p->pw, n * sizeof *pw);
+		if (pw)
+			p->pw = pw;
+		uint64_t *keys = realloc(p->keys, 2 * n * sizeof *keys);
+		if (keys)
+			p->keys = keys;
+		if (!pw || !keys)
+			return LG_ENOMEM;
+	}
 	if (p->magnet) {
 		float *ml = realloc(p->mlogp,
 				    n * p->net->s.actions * sizeof *ml);
@@ -324,6 +337,8 @@ void ppo_free(ppo *p)
 	free(p->ret);
 	free(p->idx);
 	free(p->mlogp);
+	free(p->pw);
+	free(p->keys);
 	nn_ws_free(p->mws);
 	nn_free(p->magnet);
 	nn_free(p->net);
@@ -365,7 +380,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 		float *dz = sh->dhead + i * H;
 		int32_t a = mb->action[i];
 		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
-		float v, R, dv, lr;
+		float v, R, dv, lr, pn = mb->pw ? invn * mb->pw[i] : invn;
 
 		if (mb->pad && mb->pad[i]) {
 			memset(dz, 0, H * sizeof *dz);
@@ -390,9 +405,9 @@ static void head_grad(const ppo *p, struct shard *sh)
 				dz[k] = 0;
 				continue;
 			}
-			dz[k] = invn * (pc * glogp * ((k == (size_t)a) -
-						     sh->pr[k]) +
-					ec * sh->pr[k] * (sh->lp[k] + ent));
+			dz[k] = pn * (pc * glogp * ((k == (size_t)a) -
+						   sh->pr[k]) +
+				      ec * sh->pr[k] * (sh->lp[k] + ent));
 		}
 		if (mb->visits) {
 			/* yc CE(pi, p); d/dz_k = p_k sum(pi) - pi_k */
@@ -407,7 +422,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 			s->pol += ce;
 			for (size_t k = 0; k < A; k++)
 				if (mask[k])
-					dz[k] += invn * yc *
+					dz[k] += pn * yc *
 						 (sh->pr[k] * sum - pi[k]);
 		}
 		if (mb->mlogp) {
@@ -422,7 +437,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 			s->mkl += kl;
 			for (size_t k = 0; k < A; k++)
 				if (mask[k])
-					dz[k] += invn * mc * sh->pr[k] *
+					dz[k] += pn * mc * sh->pr[k] *
 						 (sh->lp[k] - ml[k] - kl);
 		}
 		v = z[A];
@@ -573,6 +588,7 @@ static struct ppo_minibatch mb_slice(const ppo *p,
 		mb->seq_len,	  NULL,		    NULL,
 		NULL,
 		mb->visits ? mb->visits + r0 * A : NULL,
+		mb->pw ? mb->pw + r0 : NULL,
 	};
 
 	if (H) {
@@ -750,6 +766,8 @@ static void copy_row(ppo *p, const struct lg_rows *b, size_t r, size_t i,
 	p->mb_value[i] = b->value[r];
 	p->mb_adv[i] = p->adv[r];
 	p->mb_ret[i] = p->ret[r];
+	if (p->o.state_weight > 0)
+		p->mb_pw[i] = p->pw[r];
 	if (mlogp)
 		memcpy(p->mb_mlogp + i * A, p->mlogp + r * A,
 		       A * sizeof(float));
@@ -774,6 +792,7 @@ static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
 		.ret = p->mb_ret,
 		.mlogp = p->magnet ? p->mb_mlogp : NULL,
 		.visits = p->visits ? p->mb_visits : NULL,
+		.pw = p->o.state_weight > 0 ? p->mb_pw : NULL,
 	};
 }
 
@@ -890,8 +909,59 @@ static size_t mb_rows(const ppo *p, size_t n)
 	       (size_t)p->o.seq_len;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* p->pw[r] = min(R, n_max / n_r) scaled to a mean of 1, n_r the rows of
+ * b whose observation is row r's (by a 64-bit hash of its bytes) and
+ * n_max the largest such count. */
+int ppo_state_weights(ppo *p, const struct lg_rows *b)
+{
+	size_t n = b->n, O = b->obs_len, nmax = 0;
+	uint64_t *k;
+	double R = p->o.state_weight, sum = 0;
+	int rc = ensure_bcap(p, n);
+
+	if (rc)
+		return rc;
+	k = p->keys; /* pairs: hash, row */
+
+	for (size_t r = 0; r < n; r++) {
+		const float *x = b->obs + r * O;
+		uint64_t h = 0x6c675f7374617465ull;
+		for (size_t j = 0; j < O; j++) {
+			uint32_t u;
+			memcpy(&u, x + j, sizeof u);
+			h = lg_mix64(h ^ u);
+		}
+		k[2 * r] = h;
+		k[2 * r + 1] = r;
+	}
+	qsort(k, n, 2 * sizeof *k, cmp_u64);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[2 * j] == k[2 * i]; j++)
+			;
+		nmax = LG_MAX(nmax, j - i);
+	}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[2 * j] == k[2 * i]; j++)
+			;
+		double w = LG_MIN(R, (double)nmax / (double)(j - i));
+		for (size_t t = i; t < j; t++)
+			p->pw[k[2 * t + 1]] = (float)w;
+		sum += w * (double)(j - i);
+	}
+	for (size_t r = 0; r < n; r++)
+		p->pw[r] = (float)(p->pw[r] * (double)n / sum);
+	return 0;
+}
+
 /* GAE into p->adv/p->ret, normalised as configured; the magnet's
- * log-probabilities. */
+ * log-probabilities; the state weights. */
 static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	double mean = 0, var = 0, rmean = 0;
@@ -923,6 +993,8 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 		for (size_t i = 0; i < n; i++)
 			p->adv[i] = (float)((p->adv[i] - mean) * inv);
 	}
+	if (p->o.state_weight > 0 && (rc = ppo_state_weights(p, b)))
+		return rc;
 	if (p->magnet && (rc = magnet_logp(p, b)))
 		return rc;
 	memset(st, 0, sizeof *st);

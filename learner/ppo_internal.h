@@ -68,6 +68,7 @@ struct ppo {
 	size_t gcap;
 	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
 	float *mb_visits; /* gcap x actions */
+	float *mb_pw;     /* gcap: state weights (state_weight > 0) */
 	int visits;       /* the batch being trained has the visits column */
 	uint8_t *mb_mask, *mb_start, *mb_pad;
 	int32_t *mb_action;
@@ -75,6 +76,8 @@ struct ppo {
 	size_t bcap;
 	float *adv, *ret;
 	uint32_t *idx;
+	float *pw;       /* state weights (state_weight > 0) */
+	uint64_t *keys;  /* their workspace: observation hash, row */
 	/* the magnet (magnet_coef > 0): a lagged copy of the net, its
 	 * log-probabilities over the batch (bcap x actions) and over the
 	 * gathered minibatch (gcap x actions) */
@@ -83,6 +86,10 @@ struct ppo {
 	float *mlogp, *mb_mlogp;
 	double progress; /* ppo_set_progress; < 0: not set */
 };
+
+/* p->pw[0 .. b->n) from b's observations (learner.state_weight > 0).
+ * LG_ENOMEM. */
+int ppo_state_weights(ppo *p, const struct lg_rows *b);
 
 /* One shard's forward, loss and backward into its gradient buffer
  * (ppo.c). */

@@ -70,6 +70,9 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("policy_coef %g not in [0, 10]", o->policy_coef);
 	if (!(o->magnet_coef >= 0 && o->magnet_coef <= 10))
 		BAD("magnet_coef %g not in [0, 10]", o->magnet_coef);
+	if (!(o->state_weight == 0 ||
+	      (o->state_weight >= 1 && o->state_weight <= 1e6)))
+		BAD("state_weight %g not 0 or in [1, 1e6]", o->state_weight);
 	if (o->magnet_coef > 0 &&
 	    !(o->magnet_every >= 1 && o->magnet_every <= PPO_MAGNET_EVERY_MAX))
 		BAD("magnet_every %llu not in [1, %u]",

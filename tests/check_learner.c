@@ -16,6 +16,7 @@
 #include "envs/env.h"
 #include "learner/learner.h"
 #include "learner/learner_internal.h"
+#include "learner/ppo_internal.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -341,7 +342,7 @@ static void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 				     b.value, b.adv, b.ret,
 				     magnet > 0 ? b.mlogp : NULL,
 				     0, NULL, NULL, NULL,
-				     search_force ? b.visits : NULL };
+				     search_force ? b.visits : NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, &ng);
 	ck_assert_uint_eq(ng, np);
@@ -564,7 +565,7 @@ START_TEST(residual_files_and_inference)
 		}
 		struct ppo_minibatch mb = { n, obs, mask, act, lp, va, adv, va,
 					    NULL, 0, NULL, NULL, NULL,
-					    NULL };
+					    NULL, NULL };
 		ck_assert_int_eq(ppo_loss_grad(pp, &mb, &st), 0);
 		ck_assert_msg(fabs(st.approx_kl) < 1e-6 && st.clip_frac == 0 &&
 				      st.value_loss < 1e-9,
@@ -834,7 +835,7 @@ START_TEST(gradcheck_linear_policy)
 	refbatch_make(&b, ppo_net(p), 6, 5);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, NULL,
-				     0, NULL, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, NULL);
 	pd = malloc(np * sizeof *pd);
@@ -884,7 +885,7 @@ START_TEST(shards_match_one_thread)
 	refbatch_make(&b, ppo_net(p1), 200, 9);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, b.mlogp,
-				     0, NULL, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
 	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
 	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
@@ -1196,6 +1197,104 @@ static double moved(double magnet, uint64_t every, double *mkl)
 	ppo_free(p);
 	return tv;
 }
+
+/* learner.state_weight R: rows of an observation seen n times in the
+ * batch weigh min(R, n_max / n), scaled to a mean of 1. 8 rows of one
+ * observation, 2 of another, 1 of a third, R 4: 1, 4, 4 before the
+ * scaling by 11 / 20. With R 1 every row weighs 1. */
+START_TEST(state_weights_count_observations)
+{
+	static const uint32_t h[] = { 8 };
+	struct nn_shape s = shape3(3, 2, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct lg_rows b;
+	ppo *p = NULL;
+	static const int which[11] = { 0, 1, 0, 0, 2, 0, 0, 1, 0, 0, 0 };
+	const double want[3] = { 11.0 / 20, 4 * 11.0 / 20, 4 * 11.0 / 20 };
+
+	ppo_opts_default(&o);
+	o.state_weight = 4;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 1, NULL, 0), 0);
+	ck_assert_int_eq(lg_rows_init(&b, 3, 2, 0, 11), 0);
+	b.n = 11;
+	for (size_t r = 0; r < 11; r++)
+		for (size_t j = 0; j < 3; j++)
+			b.obs[r * 3 + j] = (float)(which[r] == (int)j);
+	ck_assert_int_eq(ppo_state_weights(p, &b), 0);
+	for (size_t r = 0; r < 11; r++)
+		ck_assert_double_eq_tol(p->pw[r], want[which[r]], 1e-6);
+	p->o.state_weight = 1;
+	ck_assert_int_eq(ppo_state_weights(p, &b), 0);
+	for (size_t r = 0; r < 11; r++)
+		ck_assert_double_eq_tol(p->pw[r], 1, 1e-6);
+	lg_rows_free(&b);
+	ppo_free(p);
+}
+END_TEST
+
+/* A row's weight scales its policy terms (surrogate, entropy, magnet)
+ * and leaves its value term alone: the gradient is affine in the weights
+ * (g(2w) - g(w) = g(w) - g(0)), weights of 1 are no weights, and with
+ * vf_coef 0 weights of 0 leave no gradient at all. Three threads, so
+ * every shard reads its own slice of the weights. */
+START_TEST(state_weights_scale_the_policy_terms)
+{
+	static const uint32_t h[] = { 12 };
+	struct nn_shape s = shape3(5, 4, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct ppo_stats st;
+	struct refbatch b;
+	struct ppo_minibatch mb;
+	ppo *p = NULL;
+	size_t np;
+	float w[90], zero[90], ones[90], two[90];
+	double *g[5], gmax = 0;
+
+	ppo_opts_default(&o);
+	o.magnet_coef = 0.3;
+	o.ent_coef = 0.05;
+	o.threads = 3;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 5, NULL, 0), 0);
+	refbatch_make(&b, ppo_net(p), 90, 7);
+	for (int i = 0; i < 90; i++) {
+		w[i] = 0.25f + (float)(i % 7) * 0.5f;
+		two[i] = 2 * w[i];
+		zero[i] = 0;
+		ones[i] = 1;
+	}
+	const float *pws[5] = { NULL, ones, zero, w, two };
+	nn_params(ppo_net(p), &np);
+	for (int k = 0; k < 5; k++) {
+		mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action,
+					     b.logp, b.value, b.adv, b.ret,
+					     b.mlogp, 0, NULL, NULL, NULL,
+					     NULL, pws[k] };
+		ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
+		g[k] = malloc(np * sizeof *g[k]);
+		for (size_t i = 0; i < np; i++)
+			g[k][i] = ppo_grad(p, NULL)[i];
+	}
+	for (size_t i = 0; i < np; i++)
+		gmax = fmax(gmax, fabs(g[4][i] - g[2][i]));
+	ck_assert(gmax > 0);
+	for (size_t i = 0; i < np; i++) {
+		ck_assert_double_eq_tol(g[0][i], g[1][i], 1e-6 * gmax);
+		ck_assert_double_eq_tol(g[4][i] - g[3][i], g[3][i] - g[2][i],
+					1e-4 * gmax);
+	}
+	ppo_free(p);
+	o.vf_coef = 0;
+	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 5, NULL, 0), 0);
+	mb.pw = zero;
+	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
+	for (size_t i = 0; i < np; i++)
+		ck_assert_double_eq(ppo_grad(p, NULL)[i], 0);
+	for (int k = 0; k < 5; k++)
+		free(g[k]);
+	refbatch_free(&b);
+	ppo_free(p);
+}
+END_TEST
 
 START_TEST(magnet_holds_the_policy_and_moves_with_it)
 {
@@ -2896,7 +2995,7 @@ static void rg_fix_init(struct rg_fix *f, lg_rng *r)
 	f->mb = (struct ppo_minibatch){
 		RG_N,	    f->obs,   f->mask,	f->action, f->logp, f->value,
 		f->adv,	    f->ret,   NULL,	RG_T,	   f->state, f->start,
-		f->pad,	    NULL,
+		f->pad,	    NULL,     NULL,
 	};
 }
 
@@ -3205,6 +3304,8 @@ Suite *suite_learner(void)
 	tcase_add_test(t, gae_hand_worked);
 	tcase_add_test(t, ppo_lowers_loss);
 	tcase_add_test(t, visits_pull_the_policy);
+	tcase_add_test(t, state_weights_count_observations);
+	tcase_add_test(t, state_weights_scale_the_policy_terms);
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);
