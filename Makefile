@@ -397,8 +397,9 @@ docs: bin/league
 # NashConv over time (exact evaluator) for the poker and matrix games;
 # games against the baselines for tic-tac-toe and Connect Four. Each runs
 # the game's config for its whole budget (rps 1 min, kuhn 5, tictactoe 10,
-# leduc and connect4 30); `make results-quick` is the Kuhn curve.
-NASHCONV_GAMES := rps kuhn leduc
+# leduc, leduc-selfplay and connect4 30); `make results-quick` is the
+# Kuhn curve.
+NASHCONV_GAMES := rps kuhn leduc leduc-selfplay
 BASELINE_GAMES := tictactoe connect4
 
 results-quick: results-kuhn
@@ -485,7 +486,7 @@ PLOT_CSV  = bin/league plot $(RESULTS)/$$f.csv --x seconds
 NASHCONV_Y := nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg
 
 results-figures: bin/league
-	for f in kuhn leduc rps; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
+	for f in kuhn leduc rps leduc-selfplay; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
 	  --title "$$f: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
 	for g in kuhn leduc; do f=$$g-nomagnet; $(PLOT_CSV) \
 	  --y nashconv_main,nashconv_league --logy \

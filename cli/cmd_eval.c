@@ -116,6 +116,7 @@ struct eval_args {
 	unsigned long long sample, seed;
 	int estimator;
 	double clip, reach;
+	int sampling_opts; /* one of --estimator --clip --reach --seed given */
 };
 
 static int parse_args(int argc, char **argv, struct eval_args *a)
@@ -155,21 +156,25 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 				return CLI_USAGE;
 			break;
 		case 's':
+			a->sampling_opts = 1;
 			if (cli_opt_u64(a->cmd, "--seed", optarg, 0, UINT64_MAX,
 					&a->seed))
 				return CLI_USAGE;
 			break;
 		case 'C':
+			a->sampling_opts = 1;
 			if (cli_opt_double(a->cmd, "--clip", optarg, 0, 1e9,
 					   &a->clip))
 				return CLI_USAGE;
 			break;
 		case 'R':
+			a->sampling_opts = 1;
 			if (cli_opt_double(a->cmd, "--reach", optarg, 0, 1e9,
 					   &a->reach))
 				return CLI_USAGE;
 			break;
 		case 'E':
+			a->sampling_opts = 1;
 			a->estimator = -1;
 			for (int i = 0; i < 3; i++)
 				if (!strcmp(optarg, estimators[i]))
@@ -188,12 +193,15 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 				       argv[optind]);
 	if (!a->policy)
 		a->policy = "uniform";
-	if ((a->estimator || a->clip > 0 || a->reach > 0) && !a->sample)
-		return cli_usage_error(a->cmd, "--estimator, --clip and --reach "
-				       "go with --sampled EPISODES");
-	if (a->sample && !strstr(a->policy, "mmd"))
-		return cli_usage_error(a->cmd, "--sampled: takes an mmd policy "
-				       "(mmd:, mmdavg:, ommd:, ommdavg:)");
+	if (a->sampling_opts && !a->sample)
+		return cli_usage_error(a->cmd, "--estimator, --clip, --reach and "
+				       "--seed go with --sampled EPISODES");
+	if (a->sample && strncmp(a->policy, "mmd:", 4) &&
+	    strncmp(a->policy, "mmdavg:", 7))
+		return cli_usage_error(a->cmd, "--sampled: takes an mmd: or "
+				       "mmdavg: policy (not the optimistic "
+				       "ones: an infoset a batch misses would "
+				       "keep a stale previous q)");
 	return 0;
 }
 
@@ -283,6 +291,7 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 		 opt ? "o" : "", avg ? "mmdavg" : "mmd");
 	char buf[128], *eta, *iters, *beta_s = NULL, *every_s = NULL;
 	unsigned long long n, every = 0;
+	int rc = 0;
 	double alpha, step, beta = 0;
 
 	if (strlen(arg) >= sizeof buf)
@@ -307,13 +316,21 @@ static int make_mmd(const struct eval_args *a, const env_tree *t,
 			cli_opt_u64(a->cmd, what, every_s, 1, CFR_ITERS_MAX,
 				    &every))))
 		return CLI_USAGE;
-	if (env_mmd_new(&ps->mmd, t, alpha, step) ||
-	    (opt && env_mmd_set_optimism(ps->mmd, 1.0)) ||
-	    (beta > 0 && env_mmd_set_magnet(ps->mmd, beta, every)) ||
-	    env_mmd_set_sampling(ps->mmd, &(struct env_mmd_sampling){
+	/* alpha, eta, beta and every are in range here: the setters fail
+	 * only for memory, or sampling for a tree too deep */
+	if ((rc = env_mmd_new(&ps->mmd, t, alpha, step)) ||
+	    (opt && (rc = env_mmd_set_optimism(ps->mmd, 1.0))) ||
+	    (beta > 0 && (rc = env_mmd_set_magnet(ps->mmd, beta, every))) ||
+	    (rc = env_mmd_set_sampling(ps->mmd, &(struct env_mmd_sampling){
 			.episodes = a->sample, .estimator = a->estimator,
-			.clip = a->clip, .reach = a->reach, .seed = a->seed })) {
-		fprintf(stderr, "league: out of memory\n");
+			.clip = a->clip, .reach = a->reach, .seed = a->seed }))) {
+		if (rc == LG_EUNSUPP) {
+			fprintf(stderr, "league: --sampled: the game's tree has "
+				"paths of more decisions than sampled steps "
+				"take (256)\n");
+			return CLI_USAGE;
+		}
+		fprintf(stderr, "league: mmd: %s\n", lg_strerror(rc));
 		return CLI_FAIL;
 	}
 	env_mmd_average_from(ps->mmd, n / 2);
@@ -771,7 +788,7 @@ const struct cli_cmd cli_cmd_eval = {
 	"          the average; fplin:TAU:ITERS weighs iteration t by t)\n"
 	"          or a tabular policy FILE\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
-	"--sampled EPISODES  (an mmd POLICY) each iteration's values from\n"
+	"--sampled EPISODES  (an mmd:/mmdavg: POLICY) each iteration's values from\n"
 	"          EPISODES sampled self-play episodes instead of the tree:\n"
 	"          --estimator outcome (default: the batch's mean return at\n"
 	"          the infoset plus the taken action's importance-weighted\n"

@@ -400,7 +400,8 @@ int env_mmd_set_magnet(env_mmd *m, double beta, uint64_t every);
  * visits / the most visits of any infoset): a policy gradient's step,
  * which grows with how often the batch visits the state (reach 1: in
  * proportion). LG_EINVAL for another estimator, clip or reach negative,
- * reach not finite. */
+ * reach not finite; LG_EUNSUPP for a tree with more than 256 decisions on
+ * one path. */
 enum { ENV_MMD_OUTCOME, ENV_MMD_HISTORY, ENV_MMD_ALLQ };
 struct env_mmd_sampling {
 	uint64_t episodes; /* per iteration; 0: exact q (the default) */

@@ -379,8 +379,32 @@ void env_mmd_free(env_mmd *m)
 	free(m);
 }
 
+/* Sampled steps' bounds: decisions on one path, children of one node
+ * (env_mmd_set_sampling refuses a tree beyond them). */
+#define MMD_PATH_MAX 256
+#define MMD_FANOUT (ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS \
+						     : ENV_CHANCE_MAX)
+
+/* The most decisions on a path from node n down, and the widest node
+ * below it, into *fan. */
+static int tree_depth(const env_tree *t, size_t n, int *fan)
+{
+	const struct tnode *x = &t->nodes[n];
+	int d = 0;
+
+	*fan = LG_MAX(*fan, x->n);
+	for (int i = 0; i < x->n; i++)
+		d = LG_MAX(d, tree_depth(t, (size_t)(x->first + i), fan));
+	return d + (x->kind == T_DECISION);
+}
+
 int env_mmd_set_sampling(env_mmd *m, const struct env_mmd_sampling *smp)
 {
+	int fan = 0;
+
+	if (smp->episodes &&
+	    (tree_depth(m->t, 0, &fan) > MMD_PATH_MAX || fan > MMD_FANOUT))
+		return LG_EUNSUPP;
 	if (smp->estimator < ENV_MMD_OUTCOME ||
 	    smp->estimator > ENV_MMD_ALLQ || !(smp->clip >= 0) ||
 	    !(smp->reach >= 0) || !isfinite(smp->reach) ||
@@ -430,12 +454,12 @@ static size_t mmd_episode(env_mmd *m, size_t *path, int *len, int cap)
 {
 	const env_tree *t = m->t;
 	size_t n = 0;
-	double w[ENV_MAX_ACTIONS > 64 ? ENV_MAX_ACTIONS : 64];
+	double w[MMD_FANOUT];
 
 	*len = 0;
 	while (t->nodes[n].kind != T_TERMINAL) {
 		const struct tnode *x = &t->nodes[n];
-		int k = LG_MIN(x->n, (int)(sizeof w / sizeof w[0]));
+		int k = x->n; /* <= MMD_FANOUT: env_mmd_set_sampling */
 		for (int i = 0; i < k; i++)
 			w[i] = edge_weight(t, x, (size_t)(x->first + i), m->pi);
 		size_t c = (size_t)x->first +
@@ -463,7 +487,7 @@ static void mmd_q_sampled(env_mmd *m)
 {
 	const env_tree *t = m->t;
 	const struct env_mmd_sampling *smp = &m->smp;
-	size_t A = (size_t)t->A, path[2 * 64];
+	size_t A = (size_t)t->A, path[2 * MMD_PATH_MAX];
 	int len, outcome = smp->estimator == ENV_MMD_OUTCOME;
 	double *base = m->den; /* reused: the mean return at I (OUTCOME) */
 	lg_rng start = m->rng;
@@ -482,7 +506,7 @@ static void mmd_q_sampled(env_mmd *m)
 		}
 		memset(m->visits, 0, t->ni * sizeof *m->visits);
 		for (uint64_t e = 0; e < smp->episodes; e++) {
-			size_t z = mmd_episode(m, path, &len, 64);
+			size_t z = mmd_episode(m, path, &len, MMD_PATH_MAX);
 			for (int d = 0; d < len; d++) {
 				size_t h = path[2 * d], c = path[2 * d + 1];
 				const struct tnode *x = &t->nodes[h];

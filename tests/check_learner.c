@@ -1232,11 +1232,13 @@ START_TEST(state_weights_count_observations)
 }
 END_TEST
 
-/* A row's weight scales its policy terms (surrogate, entropy, magnet)
- * and leaves its value term alone: the gradient is affine in the weights
- * (g(2w) - g(w) = g(w) - g(0)), weights of 1 are no weights, and with
- * vf_coef 0 weights of 0 leave no gradient at all. Three threads, so
- * every shard reads its own slice of the weights. */
+/* A row's weight scales its policy terms (surrogate, entropy, magnet,
+ * search target) and leaves its value term alone: the gradient is affine
+ * in the weights (g(2w) - g(w) = g(w) - g(0)), weights of 1 are no
+ * weights, weights of 0 leave exactly the value term's gradient (a
+ * trainer whose policy coefficients are all 0), and with vf_coef 0 no
+ * gradient at all. Three threads, so every shard reads its own slice of
+ * the weights. */
 START_TEST(state_weights_scale_the_policy_terms)
 {
 	static const uint32_t h[] = { 12 };
@@ -1268,7 +1270,7 @@ START_TEST(state_weights_scale_the_policy_terms)
 		mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action,
 					     b.logp, b.value, b.adv, b.ret,
 					     b.mlogp, 0, NULL, NULL, NULL,
-					     NULL, pws[k] };
+					     b.visits, pws[k] };
 		ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 		g[k] = malloc(np * sizeof *g[k]);
 		for (size_t i = 0; i < np; i++)
@@ -1283,6 +1285,18 @@ START_TEST(state_weights_scale_the_policy_terms)
 					1e-4 * gmax);
 	}
 	ppo_free(p);
+	{
+		/* weights 0: the value term's gradient alone */
+		struct ppo_opts v = o;
+		v.pg_coef = v.ent_coef = v.magnet_coef = v.policy_coef = 0;
+		ck_assert_int_eq(ppo_new(&p, NULL, &s, &v, 5, NULL, 0), 0);
+		mb.pw = NULL;
+		ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
+		for (size_t i = 0; i < np; i++)
+			ck_assert_double_eq_tol(g[2][i], ppo_grad(p, NULL)[i],
+						1e-6 * gmax);
+		ppo_free(p);
+	}
 	o.vf_coef = 0;
 	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 5, NULL, 0), 0);
 	mb.pw = zero;
