@@ -1310,6 +1310,69 @@ START_TEST(state_weights_scale_the_policy_terms)
 }
 END_TEST
 
+/* State weights through a whole ppo_update (prepare, the shuffle, the
+ * gather): 90 rows of one observation that took action 0 and 10 of
+ * another that took action 1, each with advantage 1 (reward 1, value 0,
+ * the episode over). With R 100 the weights are 100/180 and 900/180 and
+ * the head's bias gradient (one epoch, one minibatch of the whole
+ * shuffled batch, nothing but the surrogate) is exactly
+ *   d/db_0 = (-sum_A w_A p_1(A) + sum_B w_B p_0(B)) / 100
+ * from the net's own probabilities: a weight on the wrong row breaks
+ * it. Without weights the same sum has weights of 1. */
+START_TEST(state_weights_reach_their_rows_in_an_update)
+{
+	static const uint32_t h[] = { 4 };
+	struct nn_shape s = shape3(2, 2, NN_TANH, 1, h);
+	struct ppo_opts o;
+	struct lg_rows b;
+	float pr[2][2], obs[2][2] = { { 1, 0 }, { 0, 1 } };
+	uint8_t mask[2] = { 1, 1 };
+
+	for (int weighted = 0; weighted < 2; weighted++) {
+		ppo *p = NULL;
+		nn_ws *ws = NULL;
+		const nn *net;
+		double wa = weighted ? 100.0 / 180 : 1, wb = weighted ? 5 : 1;
+
+		ppo_opts_default(&o);
+		o.state_weight = weighted ? 100 : 0;
+		o.vf_coef = o.ent_coef = o.magnet_coef = 0;
+		o.max_grad_norm = 0;
+		o.norm_adv = 0;
+		o.gamma = o.gae_lambda = 1;
+		o.epochs = 1;
+		o.minibatch = 128;
+		ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 11, NULL, 0), 0);
+		net = ppo_net(p);
+		ck_assert_int_eq(nn_ws_new(&ws, net, 2), 0);
+		ck_assert_int_eq(nn_probs(net, ws, &obs[0][0], (uint8_t[]){
+					  1, 1, 1, 1 }, 2, &pr[0][0], NULL), 0);
+		ck_assert_int_eq(lg_rows_init(&b, 2, 2, 0, 100), 0);
+		b.n = 100;
+		for (size_t r = 0; r < 100; r++) {
+			int g = r % 10 == 3; /* 10 rows of B among A's 90 */
+			memcpy(b.obs + 2 * r, obs[g], sizeof obs[g]);
+			memcpy(b.mask + 2 * r, mask, 2);
+			b.action[r] = g;
+			b.logp[r] = logf(pr[g][g]);
+			b.value[r] = 0;
+			b.reward[r] = 1;
+			b.done[r] = LG_ROW_END;
+		}
+		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
+		/* the head's bias: the last tensor */
+		const float *g = ppo_grad(p, NULL) +
+				 net->t[net->ntensors - 1].offset;
+		double want = (-90 * wa * pr[0][1] + 10 * wb * pr[1][0]) / 100;
+		ck_assert_double_eq_tol(g[0], want, 1e-5);
+		ck_assert_double_eq_tol(g[1], -want, 1e-5);
+		lg_rows_free(&b);
+		nn_ws_free(ws);
+		ppo_free(p);
+	}
+}
+END_TEST
+
 START_TEST(magnet_holds_the_policy_and_moves_with_it)
 {
 	/* magnetic mirror descent: KL(pi || magnet) holds the policy near
@@ -3320,6 +3383,7 @@ Suite *suite_learner(void)
 	tcase_add_test(t, visits_pull_the_policy);
 	tcase_add_test(t, state_weights_count_observations);
 	tcase_add_test(t, state_weights_scale_the_policy_terms);
+	tcase_add_test(t, state_weights_reach_their_rows_in_an_update);
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);
