@@ -402,20 +402,27 @@ int env_mmd_set_sampling(env_mmd *m, const struct env_mmd_sampling *smp)
 {
 	int fan = 0;
 
-	if (smp->episodes &&
-	    (tree_depth(m->t, 0, &fan) > MMD_PATH_MAX || fan > MMD_FANOUT))
-		return LG_EUNSUPP;
 	if (smp->estimator < ENV_MMD_OUTCOME ||
 	    smp->estimator > ENV_MMD_ALLQ || !(smp->clip >= 0) ||
 	    !(smp->reach >= 0) || !isfinite(smp->reach) ||
 	    isnan(smp->clip))
 		return LG_EINVAL;
+	if (smp->episodes &&
+	    (tree_depth(m->t, 0, &fan) > MMD_PATH_MAX || fan > MMD_FANOUT))
+		return LG_EUNSUPP;
 	if (smp->episodes && !m->visits &&
 	    !(m->visits = calloc(m->t->ni + 1, sizeof *m->visits)))
 		return LG_ENOMEM;
 	m->smp = *smp;
 	lg_rng_seed(&m->rng, smp->seed);
 	return 0;
+}
+
+/* The magnet becomes the current policy (its log). */
+static void mmd_take_magnet(env_mmd *m)
+{
+	for (size_t i = 0; i < m->t->ni * (size_t)m->t->A; i++)
+		m->lmag[i] = log(LG_MAX(m->pi[i], 1e-300));
 }
 
 int env_mmd_set_magnet(env_mmd *m, double beta, uint64_t every)
@@ -430,8 +437,7 @@ int env_mmd_set_magnet(env_mmd *m, double beta, uint64_t every)
 	m->beta = beta;
 	m->magnet_every = every;
 	if (m->lmag)
-		for (size_t i = 0; i < na; i++)
-			m->lmag[i] = log(LG_MAX(m->pi[i], 1e-300));
+		mmd_take_magnet(m);
 	return 0;
 }
 
@@ -603,8 +609,7 @@ void env_mmd_run(env_mmd *m, uint64_t iters)
 	for (uint64_t k = 0; k <= iters; k++) {
 		if (m->beta > 0 && k < iters && m->iters &&
 		    m->iters % m->magnet_every == 0)
-			for (size_t i = 0; i < t->ni * A; i++)
-				m->lmag[i] = log(LG_MAX(m->pi[i], 1e-300));
+			mmd_take_magnet(m);
 		mmd_q(m);
 		if (m->smp.episodes && k < iters)
 			mmd_q_sampled(m);

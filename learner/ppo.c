@@ -909,11 +909,14 @@ static size_t mb_rows(const ppo *p, size_t n)
 	       (size_t)p->o.seq_len;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The end of the run of equal hashes starting at pair i of k[0..n). */
+static size_t run_end(const uint64_t *k, size_t i, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	size_t j = i + 1;
 
-	return (x > y) - (x < y);
+	while (j < n && k[2 * j] == k[2 * i])
+		j++;
+	return j;
 }
 
 /* p->pw[r] = min(R, n_max / n_r) scaled to a mean of 1, n_r the rows of
@@ -941,15 +944,13 @@ int ppo_state_weights(ppo *p, const struct lg_rows *b)
 		k[2 * r] = h;
 		k[2 * r + 1] = r;
 	}
-	qsort(k, n, 2 * sizeof *k, cmp_u64);
+	qsort(k, n, 2 * sizeof *k, lg_cmp_u64); /* by each pair's hash */
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && k[2 * j] == k[2 * i]; j++)
-			;
+		j = run_end(k, i, n);
 		nmax = LG_MAX(nmax, j - i);
 	}
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && k[2 * j] == k[2 * i]; j++)
-			;
+		j = run_end(k, i, n);
 		double w = LG_MIN(R, (double)nmax / (double)(j - i));
 		for (size_t t = i; t < j; t++)
 			p->pw[k[2 * t + 1]] = (float)w;
