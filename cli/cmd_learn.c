@@ -504,11 +504,11 @@ static int train(struct learn *W)
 	 * line ("update N: ROWS rows in"): keep that wording. */
 	LG_INFO("learn: player %u update %llu: %zu rows in %.3f s, loss %.4f "
 		"(pg %.4f, value %.4f, entropy %.4f, policy %.4f), kl %.4f, "
-		"clip %.3f, magnet kl %.4f",
+		"clip %.3f, magnet kl %.4f, mmd step %.5f, left %.5f",
 		W->player, (unsigned long long)W->updates, W->batch.n,
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
 		st.entropy, st.policy_loss, st.approx_kl, st.clip_frac,
-		st.magnet_kl);
+		st.magnet_kl, st.mmd_step, st.mmd_miss);
 	W->batch.n = 0;
 	return 0;
 }

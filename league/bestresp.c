@@ -61,9 +61,11 @@ void league_br_opts_of(const struct cfg *c, const struct env_spec *spec,
 	league_env_opts(c, &o->env);
 	league_nn_shape(c, spec, &o->shape);
 	league_ppo_opts(c, &o->ppo);
-	/* plain PPO: the collector here does not search */
+	/* plain PPO: the collector here does not search, and a best
+	 * response is a policy gradient's job, not MMD's */
 	o->ppo.pg_coef = 1;
 	o->ppo.policy_coef = 0;
+	o->ppo.mmd_eta = 0;
 	o->batch = c->learner.batch;
 	o->envs = (size_t)c->collectors.envs;
 	o->segment_len = (uint32_t)c->collectors.segment_len;

@@ -670,6 +670,26 @@ static int check_state_weight(struct parser *p)
 	return 0;
 }
 
+/* learner.mmd_eta needs a feed-forward net (its targets group rows by
+ * observation) and no search (whose visit shares are the other policy
+ * target). */
+static int check_mmd(struct parser *p)
+{
+	const struct cfg *c = p->c;
+
+	if (!(c->learner.mmd_eta > 0))
+		return 0;
+	if (league_state_len(c))
+		return cfg_verr(p, "learner.mmd_eta", "the model has a "
+				"recurrent core (gru); MMD targets group "
+				"rows by observation and need a feed-forward "
+				"net");
+	if (c->learner.search.sims)
+		return cfg_verr(p, "learner.mmd_eta", "learner.search gives "
+				"the policy its target already");
+	return 0;
+}
+
 /* learner.search against what it needs: the game sequential without
  * chance and played in league's processes (spec NULL: a game server
  * league run starts, whose spec is not known yet), envs in the
@@ -938,7 +958,7 @@ static int validate(struct parser *p)
 		return cfg_verr(p, "server.listen", "listening beyond loopback "
 				"needs server.token_file or LEAGUE_TOKEN");
 	if ((rc = check_tls(p)) || (rc = check_deterministic(p)) ||
-	    (rc = check_state_weight(p)))
+	    (rc = check_state_weight(p)) || (rc = check_mmd(p)))
 		return rc;
 	return 0;
 }

@@ -124,6 +124,7 @@ struct cfg {
 		double magnet_coef;
 		uint64_t magnet_every;
 		double state_weight;
+		double mmd_eta, mmd_alpha, mmd_clip, mmd_coef;
 		uint64_t epochs, minibatch, batch;
 		uint64_t seq_len;
 		double max_grad_norm;

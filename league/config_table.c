@@ -213,6 +213,31 @@ static const struct cfg_key table[] = {
 	    "ones move up to R times faster. For games whose observation is "
 	    "the information state (kuhn, leduc); values in (0, 1) are "
 	    "refused."),
+	DBL("learner.mmd_eta", learner.mmd_eta, 0, 100, "0",
+	    "0: off. ETA > 0: the policy is trained by cross-entropy toward "
+	    "magnetic mirror descent's step at each observation of the batch, in place of "
+	    "PPO's surrogate and the magnet's KL term: pi' ~ exp((log pi + "
+	    "ETA (q + beta log magnet)) / (1 + (mmd_alpha + beta) ETA)), q an "
+	    "importance-weighted estimate of each action's value from the "
+	    "batch, beta learner.magnet_coef. Every visited information "
+	    "state steps alike, however rarely visited (docs/learner.md, "
+	    "\"MMD targets\"). The entropy bonus stays: set "
+	    "learner.ent_coef 0, mmd_alpha is the temperature. Feed-forward "
+	    "nets, games whose observation is the information state, no "
+	    "search."),
+	DBL("learner.mmd_alpha", learner.mmd_alpha, 0, 100, "0.1",
+	    "With learner.mmd_eta: the temperature, in return units, of the "
+	    "quantal-response equilibrium the MMD step converges to."),
+	DBL("learner.mmd_coef", learner.mmd_coef, 0, 1e4, "1",
+	    "With learner.mmd_eta: the weight of the cross-entropy to the MMD "
+	    "step. The step is small (its KL about ETA^2 times the values' "
+	    "spread), so against the value loss on a shared torso it needs "
+	    "a large weight to be followed."),
+	DBL("learner.mmd_clip", learner.mmd_clip, 0, 1e6, "0",
+	    "With learner.mmd_eta: each action's value estimate is clipped "
+	    "to [-mmd_clip, mmd_clip] (0: no clip); set it to the game's "
+	    "return range, as importance weights of rare actions are "
+	    "unbounded."),
 	U64("learner.epochs", learner.epochs, 1, PPO_EPOCHS_MAX, "4",
 	    "PPO epochs over each batch."),
 	U64("learner.seq_len", learner.seq_len, 1, PPO_SEQ_MAX, "16",

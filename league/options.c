@@ -144,6 +144,11 @@ void league_ppo_opts(const struct cfg *c, struct ppo_opts *o)
 	o->ent_final_frac = c->learner.ent_final_frac;
 	o->magnet_coef = c->learner.magnet_coef;
 	o->state_weight = c->learner.state_weight;
+	o->mmd_eta = c->learner.mmd_eta;
+	o->mmd_alpha = c->learner.mmd_alpha;
+	o->mmd_clip = c->learner.mmd_clip;
+	if (c->learner.mmd_eta > 0)
+		o->policy_coef = c->learner.mmd_coef;
 	o->magnet_every = c->learner.magnet_every;
 	o->seq_len = c->learner.seq_len;
 	o->epochs = c->learner.epochs;

@@ -278,6 +278,24 @@ struct ppo_opts {
 	 * faster (docs/learner.md, "State weights"). Meant for games whose
 	 * observation is the information state (kuhn, leduc). */
 	double state_weight;
+	/* 0: off. ETA > 0: magnetic mirror descent's step as the policy's
+	 * target (docs/learner.md, "MMD targets"). Each observation o of the
+	 * batch (its rows grouped by a hash of the bytes) gets
+	 *   q(o, a) = V + (1 / n_o) sum_rows 1[a_r = a] (G_r - V) / mu_r,
+	 * V the mean behaviour value of its rows, G_r the GAE return, mu_r
+	 * the behaviour probability of the action taken (1 / mu_r at most
+	 * 1e6), clipped to
+	 * [-mmd_clip, mmd_clip] (0: no clip), and the target
+	 *   pi'(a|o) ~ exp((log pi(a|o) + ETA (q(o, a) + beta log m(a|o)))
+	 *                  / (1 + (mmd_alpha + beta) ETA)),
+	 * pi the net at the update's start, m the magnet and beta
+	 * magnet_coef (0 without one). The loss is then policy_coef times
+	 * the cross-entropy to pi' (weighted by state_weight as the other
+	 * policy terms) in place of the clipped surrogate and the magnet's
+	 * KL term. Every visited information state steps by ETA however
+	 * rarely it is visited, where a policy gradient's step follows its
+	 * visits. Feed-forward nets without a search only. */
+	double mmd_eta, mmd_alpha, mmd_clip;
 	uint64_t epochs, minibatch;
 	uint64_t batch_max;   /* largest batch accepted (cap, 1..1<<26) */
 	double max_grad_norm; /* 0: off */
@@ -318,6 +336,10 @@ struct ppo_stats {
 	double policy_loss; /* mean cross-entropy to the search's visit
 			     * shares; 0 for a batch without them */
 	double adv_mean, ret_mean;
+	/* mmd_eta > 0: the mean over rows of KL(target || policy) before
+	 * the update (the step asked for) and after it (what the net left
+	 * of it); 0 otherwise */
+	double mmd_step, mmd_miss;
 	uint64_t minibatches, updates;
 };
 

@@ -14,6 +14,9 @@
  *         the visits column: AlphaZero's policy target)
  *   loss = pg_coef pg + vf_coef vl - ent_coef H + magnet_coef KL
  *          + policy_coef CE
+ * With MMD targets (mmd_eta > 0) pi is magnetic mirror descent's step at
+ * each observation of the batch (ppo_mmd_targets) and the pg and KL
+ * terms are off: the magnet is in the target.
  * d/dz_k of the logits (legal k; illegal logits get 0):
  *   pg_coef g (1[k=a] - p_k) + ent_coef p_k (log p_k + H)
  *     + magnet_coef p_k (log p_k - log m_k - KL)
@@ -223,7 +226,7 @@ static int ensure_bcap(ppo *p, size_t n)
 		p->idx = idx;
 	if (!adv || !ret || !idx)
 		return LG_ENOMEM;
-	if (p->o.state_weight > 0) {
+	if (p->o.state_weight > 0 || p->o.mmd_eta > 0) {
 		float *pw = realloc(p->pw, n * sizeof *pw);
 		if (pw)
 			p->pw = pw;
@@ -231,6 +234,17 @@ static int ensure_bcap(ppo *p, size_t n)
 		if (keys)
 			p->keys = keys;
 		if (!pw || !keys)
+			return LG_ENOMEM;
+	}
+	if (p->o.mmd_eta > 0) {
+		float *t = realloc(p->tgt, n * p->net->s.actions * sizeof *t);
+		if (t)
+			p->tgt = t;
+		float *l = realloc(p->lpnew,
+				   n * p->net->s.actions * sizeof *l);
+		if (l)
+			p->lpnew = l;
+		if (!t || !l)
 			return LG_ENOMEM;
 	}
 	if (p->magnet) {
@@ -292,10 +306,22 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 			goto fail;
 		}
 	}
+	if (o->mmd_eta > 0 && p->net->gl >= 0) {
+		if (!net)
+			nn_free(p->net);
+		p->net = NULL;
+		ppo_free(p);
+		lg_errf(err, errlen, "mmd_eta needs a feed-forward net (the "
+			"targets group rows by observation)");
+		return LG_EINVAL;
+	}
 	if (o->magnet_coef > 0) {
 		rc = nn_clone(&p->magnet, p->net);
-		if (!rc)
-			rc = nn_ws_new(&p->mws, p->magnet, PPO_MAGNET_CHUNK);
+		if (rc)
+			goto fail;
+	}
+	if (o->magnet_coef > 0 || o->mmd_eta > 0) {
+		rc = nn_ws_new(&p->mws, p->net, PPO_MAGNET_CHUNK);
 		if (rc)
 			goto fail;
 	}
@@ -339,6 +365,8 @@ void ppo_free(ppo *p)
 	free(p->mlogp);
 	free(p->pw);
 	free(p->keys);
+	free(p->tgt);
+	free(p->lpnew);
 	nn_ws_free(p->mws);
 	nn_free(p->magnet);
 	nn_free(p->net);
@@ -371,7 +399,8 @@ static void head_grad(const ppo *p, struct shard *sh)
 	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
 	float vf = (float)o->vf_coef, ec = (float)current_ent(p);
-	float mc = (float)o->magnet_coef, pc = (float)o->pg_coef;
+	float mc = (float)o->magnet_coef;
+	float pc = o->mmd_eta > 0 ? 0 : (float)o->pg_coef;
 	float yc = (float)o->policy_coef;
 
 	for (size_t i = 0; i < n; i++) {
@@ -640,8 +669,10 @@ static void fill_stats(const ppo *p, const struct sums *s, size_t n,
 	st->entropy = ent;
 	st->magnet_kl = s->mkl / n;
 	st->policy_loss = s->pol / n;
-	st->loss = p->o.pg_coef * pg + p->o.vf_coef * vl -
-		   current_ent(p) * ent + p->o.magnet_coef * st->magnet_kl +
+	/* as head_grad weighs them: MMD targets replace the surrogate */
+	st->loss = (p->o.mmd_eta > 0 ? 0 : p->o.pg_coef) * pg +
+		   p->o.vf_coef * vl - current_ent(p) * ent +
+		   p->o.magnet_coef * st->magnet_kl +
 		   p->o.policy_coef * st->policy_loss;
 	st->approx_kl = s->kl / n;
 	st->clip_frac = s->clipped / n;
@@ -768,6 +799,9 @@ static void copy_row(ppo *p, const struct lg_rows *b, size_t r, size_t i,
 	p->mb_ret[i] = p->ret[r];
 	if (p->o.state_weight > 0)
 		p->mb_pw[i] = p->pw[r];
+	if (p->o.mmd_eta > 0)
+		memcpy(p->mb_visits + i * A, p->tgt + r * A,
+		       A * sizeof(float));
 	if (mlogp)
 		memcpy(p->mb_mlogp + i * A, p->mlogp + r * A,
 		       A * sizeof(float));
@@ -790,8 +824,10 @@ static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
 		.value = p->mb_value,
 		.adv = p->mb_adv,
 		.ret = p->mb_ret,
-		.mlogp = p->magnet ? p->mb_mlogp : NULL,
-		.visits = p->visits ? p->mb_visits : NULL,
+		/* MMD targets hold the magnet instead of a KL term */
+		.mlogp = p->magnet && !(p->o.mmd_eta > 0) ? p->mb_mlogp
+							  : NULL,
+		.visits = p->visits || p->o.mmd_eta > 0 ? p->mb_visits : NULL,
 		.pw = p->o.state_weight > 0 ? p->mb_pw : NULL,
 	};
 }
@@ -919,12 +955,36 @@ static size_t run_end(const uint64_t *k, size_t i, size_t n)
 	return j;
 }
 
+/* k[0 .. 2 b->n): pairs (a 64-bit hash of row r's observation and
+ * legal-action bytes, r) sorted by hash, so the rows of an observation
+ * make one run. */
+static void obs_keys(const struct lg_rows *b, uint64_t *k)
+{
+	size_t n = b->n, O = b->obs_len, A = b->num_actions;
+
+	for (size_t r = 0; r < n; r++) {
+		const float *x = b->obs + r * O;
+		const uint8_t *m = b->mask + r * A;
+		uint64_t h = 0x6c675f7374617465ull;
+		for (size_t j = 0; j < O; j++) {
+			uint32_t u;
+			memcpy(&u, x + j, sizeof u);
+			h = lg_mix64(h ^ u);
+		}
+		for (size_t a = 0; a < A; a++)
+			h = lg_mix64(h ^ ((uint64_t)m[a] << 40 | a));
+		k[2 * r] = h;
+		k[2 * r + 1] = r;
+	}
+	qsort(k, n, 2 * sizeof *k, lg_cmp_u64); /* by each pair's hash */
+}
+
 /* p->pw[r] = min(R, n_max / n_r) scaled to a mean of 1, n_r the rows of
  * b whose observation is row r's (by a 64-bit hash of its bytes) and
  * n_max the largest such count. */
 int ppo_state_weights(ppo *p, const struct lg_rows *b)
 {
-	size_t n = b->n, O = b->obs_len, nmax = 0;
+	size_t n = b->n, nmax = 0;
 	uint64_t *k;
 	double R = p->o.state_weight, sum = 0;
 	int rc = ensure_bcap(p, n);
@@ -933,18 +993,7 @@ int ppo_state_weights(ppo *p, const struct lg_rows *b)
 		return rc;
 	k = p->keys; /* pairs: hash, row */
 
-	for (size_t r = 0; r < n; r++) {
-		const float *x = b->obs + r * O;
-		uint64_t h = 0x6c675f7374617465ull;
-		for (size_t j = 0; j < O; j++) {
-			uint32_t u;
-			memcpy(&u, x + j, sizeof u);
-			h = lg_mix64(h ^ u);
-		}
-		k[2 * r] = h;
-		k[2 * r + 1] = r;
-	}
-	qsort(k, n, 2 * sizeof *k, lg_cmp_u64); /* by each pair's hash */
+	obs_keys(b, k);
 	for (size_t i = 0, j; i < n; i = j) {
 		j = run_end(k, i, n);
 		nmax = LG_MAX(nmax, j - i);
@@ -961,8 +1010,126 @@ int ppo_state_weights(ppo *p, const struct lg_rows *b)
 	return 0;
 }
 
+/* The net's log-probabilities of every legal action of b's rows into
+ * out (b->n x actions; illegal ones -69, never read). */
+static int net_logp(ppo *p, const struct lg_rows *b, float *out)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions;
+
+	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
+		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
+		float *o = out + r0 * A;
+		int rc = nn_probs(p->net, p->mws, b->obs + r0 * O,
+				  b->mask + r0 * A, m, o, NULL);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < m * A; i++)
+			o[i] = o[i] > 1e-30f ? logf(o[i]) : -69.0f;
+	}
+	return 0;
+}
+
+/* KL(t || exp(lp)) over the legal actions. */
+static double kl_to(const float *t, const float *lp, const uint8_t *mask,
+		    size_t A)
+{
+	double kl = 0;
+
+	for (size_t a = 0; a < A; a++)
+		if (mask[a] && t[a] > 0)
+			kl += t[a] * (log(t[a]) - lp[a]);
+	return kl;
+}
+
+/* One observation's MMD target from its rows k[2 i + 1], i in [i0, i1)
+ * (ppo_opts in learner.h): the estimate q of each action's value, then
+ * the step from the net's log-probabilities lp into out. */
+static void mmd_target(const ppo *p, const struct lg_rows *b,
+		       const uint64_t *k, size_t i0, size_t i1,
+		       const float *lp, const float *ml, float *out)
+{
+	size_t A = p->net->s.actions, r0 = (size_t)k[2 * i0 + 1];
+	const uint8_t *mask = b->mask + r0 * A;
+	double q[NN_MAX_ACTIONS], z[NN_MAX_ACTIONS], V = 0;
+	double n = (double)(i1 - i0), eta = p->o.mmd_eta, C = p->o.mmd_clip;
+	double beta = ml ? p->o.magnet_coef : 0, zmax = -HUGE_VAL, sum = 0;
+
+	for (size_t a = 0; a < A; a++)
+		q[a] = 0;
+	for (size_t i = i0; i < i1; i++)
+		V += b->value[k[2 * i + 1]];
+	V /= n;
+	for (size_t i = i0; i < i1; i++) {
+		size_t r = (size_t)k[2 * i + 1];
+		/* 1 / mu, at most 1e6 so no estimate is infinite */
+		double w = LG_MIN(exp(-(double)b->logp[r]), 1e6);
+		q[b->action[r]] += (p->ret[r] - V) * w;
+	}
+	for (size_t a = 0; a < A; a++) {
+		if (!mask[a])
+			continue;
+		q[a] = V + q[a] / n;
+		if (C > 0)
+			q[a] = LG_MAX(-C, LG_MIN(C, q[a]));
+		z[a] = (lp[a] + eta * (q[a] + (ml ? beta * ml[a] : 0))) /
+		       (1 + (p->o.mmd_alpha + beta) * eta);
+		zmax = LG_MAX(zmax, z[a]);
+	}
+	for (size_t a = 0; a < A; a++) {
+		out[a] = mask[a] ? (float)exp(z[a] - zmax) : 0;
+		sum += out[a];
+	}
+	for (size_t a = 0; a < A; a++)
+		out[a] = (float)(out[a] / sum);
+}
+
+int ppo_mmd_targets(ppo *p, const struct lg_rows *b)
+{
+	size_t n = b->n, A = p->net->s.actions;
+	uint64_t *k;
+	float t[NN_MAX_ACTIONS];
+	int rc = ensure_bcap(p, n);
+
+	if (rc)
+		return rc;
+	k = p->keys;
+	rc = net_logp(p, b, p->tgt);
+	if (rc)
+		return rc;
+	obs_keys(b, k);
+	p->mmd_step = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t r0 = (size_t)k[2 * i + 1];
+		j = run_end(k, i, n);
+		mmd_target(p, b, k, i, j, p->tgt + r0 * A,
+			   p->magnet ? p->mlogp + r0 * A : NULL, t);
+		p->mmd_step += (double)(j - i) *
+			       kl_to(t, p->tgt + r0 * A, b->mask + r0 * A, A);
+		for (size_t u = i; u < j; u++)
+			memcpy(p->tgt + k[2 * u + 1] * A, t, A * sizeof *t);
+	}
+	p->mmd_step /= (double)n;
+	return 0;
+}
+
+/* Mean over b's rows of KL(target || the net now). */
+static int mmd_miss(ppo *p, const struct lg_rows *b, double *out)
+{
+	size_t A = p->net->s.actions;
+	double s = 0;
+	int rc = net_logp(p, b, p->lpnew);
+
+	if (rc)
+		return rc;
+	for (size_t r = 0; r < b->n; r++)
+		s += kl_to(p->tgt + r * A, p->lpnew + r * A, b->mask + r * A,
+			   A);
+	*out = s / (double)b->n;
+	return 0;
+}
+
 /* GAE into p->adv/p->ret, normalised as configured; the magnet's
- * log-probabilities; the state weights. */
+ * log-probabilities; the state weights; the MMD targets. */
 static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 {
 	double mean = 0, var = 0, rmean = 0;
@@ -972,6 +1139,8 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	rc = check_batch(p, b);
 	if (rc)
 		return rc;
+	if (p->o.mmd_eta > 0 && b->has_visits)
+		return LG_EINVAL; /* two policy targets */
 	rc = ensure_bcap(p, n);
 	if (rc)
 		return rc;
@@ -997,6 +1166,8 @@ static int prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 	if (p->o.state_weight > 0 && (rc = ppo_state_weights(p, b)))
 		return rc;
 	if (p->magnet && (rc = magnet_logp(p, b)))
+		return rc;
+	if (p->o.mmd_eta > 0 && (rc = ppo_mmd_targets(p, b)))
 		return rc;
 	memset(st, 0, sizeof *st);
 	st->adv_mean = mean;
@@ -1146,6 +1317,12 @@ int ppo_update(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 		local.grad_norm = gn / (double)acc.minibatches;
 		local.lr = lr;
 		local.updates = p->updates;
+		if (p->o.mmd_eta > 0) {
+			local.mmd_step = p->mmd_step;
+			rc = mmd_miss(p, b, &local.mmd_miss);
+			if (rc)
+				return rc;
+		}
 		*st = local;
 	}
 	return 0;
@@ -1174,6 +1351,8 @@ int ppo_evaluate(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 		acc.minibatches++;
 	}
 	fill_stats(p, &tot, b->n, &acc);
+	if (p->o.mmd_eta > 0)
+		acc.mmd_step = acc.mmd_miss = p->mmd_step; /* no step taken */
 	acc.lr = current_lr(p);
 	acc.updates = p->updates;
 	*st = acc;

@@ -84,12 +84,20 @@ struct ppo {
 	nn *magnet;
 	nn_ws *mws;
 	float *mlogp, *mb_mlogp;
+	/* MMD targets (mmd_eta > 0): each row's target policy, bcap x
+	 * actions (the net's log-probabilities before they are made) */
+	float *tgt;
+	float *lpnew;    /* bcap x actions: the policy after an update */
+	double mmd_step; /* mean KL(target || policy) at the targets */
 	double progress; /* ppo_set_progress; < 0: not set */
 };
 
 /* p->pw[0 .. b->n) from b's observations (learner.state_weight > 0).
  * LG_ENOMEM. */
 int ppo_state_weights(ppo *p, const struct lg_rows *b);
+/* p->tgt[0 .. b->n x actions) from b, p->ret and (with a magnet)
+ * p->mlogp (learner.mmd_eta > 0; ppo_opts in learner.h). LG_ENOMEM. */
+int ppo_mmd_targets(ppo *p, const struct lg_rows *b);
 
 /* One shard's forward, loss and backward into its gradient buffer
  * (ppo.c). */

@@ -24,6 +24,7 @@ void ppo_opts_default(struct ppo_opts *o)
 	o->policy_coef = 1;
 	o->magnet_coef = 0;
 	o->magnet_every = 10;
+	o->mmd_alpha = 0.1;
 	o->epochs = 4;
 	o->minibatch = 256;
 	o->batch_max = 1u << 26;
@@ -66,13 +67,22 @@ int ppo_opts_check(const struct ppo_opts *o, char *err, size_t errlen)
 		BAD("ent_final_frac %g not in [0, 1]", o->ent_final_frac);
 	if (!(o->pg_coef >= 0 && o->pg_coef <= 10))
 		BAD("pg_coef %g not in [0, 10]", o->pg_coef);
-	if (!(o->policy_coef >= 0 && o->policy_coef <= 10))
-		BAD("policy_coef %g not in [0, 10]", o->policy_coef);
+	if (!(o->policy_coef >= 0 && o->policy_coef <= 1e4))
+		BAD("policy_coef %g not in [0, 1e4]", o->policy_coef);
 	if (!(o->magnet_coef >= 0 && o->magnet_coef <= 10))
 		BAD("magnet_coef %g not in [0, 10]", o->magnet_coef);
 	if (!(o->state_weight == 0 ||
 	      (o->state_weight >= 1 && o->state_weight <= 1e6)))
 		BAD("state_weight %g not 0 or in [1, 1e6]", o->state_weight);
+	if (!(o->mmd_eta >= 0 && o->mmd_eta <= 100))
+		BAD("mmd_eta %g not in [0, 100]", o->mmd_eta);
+	if (!(o->mmd_alpha >= 0 && o->mmd_alpha <= 100))
+		BAD("mmd_alpha %g not in [0, 100]", o->mmd_alpha);
+	if (!(o->mmd_clip >= 0 && o->mmd_clip <= 1e6))
+		BAD("mmd_clip %g not in [0, 1e6]", o->mmd_clip);
+	if (o->mmd_eta > 0 && !(o->policy_coef > 0))
+		BAD("mmd_eta needs policy_coef > 0 (the weight of its "
+		    "cross-entropy; the surrogate is off)");
 	if (o->magnet_coef > 0 &&
 	    !(o->magnet_every >= 1 && o->magnet_every <= PPO_MAGNET_EVERY_MAX))
 		BAD("magnet_every %llu not in [1, %u]",

@@ -147,6 +147,9 @@ static const struct {
 	{ "env: {name: rps}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: game 'rps' has simultaneous moves" },
 	{ "env: {name: connect4}\ncollectors: {processes: true}\nlearner:\n  search: {sims: 50}\n", "t.yaml:4:12: learner.search.sims: searches the env in the collector's thread, and collectors.processes hosts envs in child processes" },
 	{ "env: {name: kuhn}\nmodel:\n  - dense: 8\n  - gru: 8\nlearner:\n  search: {sims: 50}\n", "learner.search.sims: the model has a recurrent core (gru)" },
+	{ "env: {name: kuhn}\nmodel:\n  - dense: 8\n  - gru: 8\nlearner:\n  mmd_eta: 0.3\n", "t.yaml:6:3: learner.mmd_eta: the model has a recurrent core (gru)" },
+	{ "env: {name: connect4}\nlearner:\n  mmd_eta: 0.3\n  search: {sims: 8}\n", "t.yaml:3:3: learner.mmd_eta: learner.search gives the policy its target already" },
+	{ "learner:\n  mmd_eta: -0.1\n", "t.yaml:2:12: learner.mmd_eta: expected a number in [0, 100]" },
 	{ "env: {name: tictactoe, remote: '127.0.0.1:1', serve: 'true'}\nlearner:\n  search: {sims: 50}\n", "t.yaml:3:12: learner.search.sims: searches the game where the collector plays it, and env.remote plays it in a game server" },
 	/* Cross-key rules name the key and its place. */
 	/* The players module's rules, from brain_opts_check, placed at the
@@ -670,7 +673,8 @@ START_TEST(defaults_are_the_modules_defaults)
 		SAME(ent_coef); SAME(magnet_coef); SAME(magnet_every);
 		SAME(epochs); SAME(minibatch); SAME(max_grad_norm);
 		SAME(adam_beta1); SAME(adam_beta2); SAME(adam_eps);
-		SAME(pg_coef); SAME(policy_coef);
+		SAME(pg_coef); SAME(policy_coef); SAME(state_weight);
+		SAME(mmd_eta); SAME(mmd_alpha); SAME(mmd_clip);
 		/* The module's batch_max is its cap; a league's is
 		 * learner.batch plus one segment. */
 		ck_assert_uint_eq(t.batch_max,

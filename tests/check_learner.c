@@ -1217,6 +1217,7 @@ START_TEST(state_weights_count_observations)
 	ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 1, NULL, 0), 0);
 	ck_assert_int_eq(lg_rows_init(&b, 3, 2, 0, 11), 0);
 	b.n = 11;
+	memset(b.mask, 1, 11 * 2);
 	for (size_t r = 0; r < 11; r++)
 		for (size_t j = 0; j < 3; j++)
 			b.obs[r * 3 + j] = (float)(which[r] == (int)j);
@@ -1373,6 +1374,104 @@ START_TEST(state_weights_reach_their_rows_in_an_update)
 }
 END_TEST
 
+/* learner.mmd_eta: every observation's target is MMD's step from its own
+ * rows, whatever their number. 8 rows of observation A and 1 of B, each
+ * taking action 0 with behaviour probability 1/2 and a return 1 above
+ * the behaviour value V: both estimate q(0) = V + 2, q(1) = q(2) = V, so
+ * both step log(pi_0 / pi_1) to (log(p_0 / p_1) + 2 ETA) / (1 + ALPHA
+ * ETA) and log(pi_2 / pi_1) to log(p_2 / p_1) / (1 + ALPHA ETA) (a
+ * policy gradient would move A eight times as far). Observation C (3
+ * rows, action 2 illegal) with behaviour probability 1/1000 estimates
+ * q(0) = V + 1000, clipped to 5, and its target gives action 2 nothing.
+ * With a magnet m (the net's copy, then moved so log m differs from log
+ * p) the log-ratio steps to (log(p_0 / p_1) + ETA (q_0 - q_1 + BETA
+ * log(m_0 / m_1))) / (1 + (ALPHA + BETA) ETA). Every row of an
+ * observation gets the same target, and the update leaves less of the
+ * step (KL from the target) than it asked for: the targets reach the
+ * loss. */
+START_TEST(mmd_targets_step_every_observation_alike)
+{
+	static const uint32_t h[] = { 8 };
+	struct nn_shape s = shape3(3, 3, NN_TANH, 1, h);
+	static const int which[12] = { 0, 1, 0, 0, 0, 2, 0, 0, 2, 0, 0, 2 };
+	const double eta = 0.3, alpha = 0.2, beta = 0.5, V = -0.25;
+
+	for (int magnet = 0; magnet < 2; magnet++) {
+		struct ppo_opts o;
+		struct ppo_stats st;
+		struct lg_rows b;
+		ppo *p = NULL;
+		nn_ws *ws = NULL;
+		float pr[9], mp[9], eye[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+		uint8_t mask[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+
+		ppo_opts_default(&o);
+		o.mmd_eta = eta;
+		o.mmd_alpha = alpha;
+		o.mmd_clip = 5;
+		o.magnet_coef = magnet ? beta : 0;
+		o.gamma = o.gae_lambda = 1;
+		o.lr = 0.01;
+		o.epochs = 20;
+		o.minibatch = 12;
+		ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 3, NULL, 0), 0);
+		if (magnet) {
+			size_t np;
+			float *w = nn_params(p->magnet, &np);
+			for (size_t i = 0; i < np; i++)
+				w[i] += 0.3f * (float)((int)(i % 5) - 2);
+		}
+		ck_assert_int_eq(nn_ws_new(&ws, ppo_net(p), 3), 0);
+		ck_assert_int_eq(nn_probs(ppo_net(p), ws, eye, mask, 3, pr,
+					  NULL), 0);
+		ck_assert_int_eq(nn_probs(magnet ? p->magnet : ppo_net(p), ws,
+					  eye, mask, 3, mp, NULL), 0);
+		ck_assert_int_eq(lg_rows_init(&b, 3, 3, 0, 12), 0);
+		b.n = 12;
+		for (size_t r = 0; r < 12; r++) {
+			int g = which[r];
+			memcpy(b.obs + 3 * r, eye + 3 * g, 3 * sizeof(float));
+			memcpy(b.mask + 3 * r, mask + 3 * g, 3);
+			b.action[r] = 0;
+			b.logp[r] = g == 2 ? logf(0.001f) : logf(0.5f);
+			b.value[r] = (float)V;
+			b.reward[r] = (float)(V + 1);
+			b.done[r] = LG_ROW_END;
+		}
+		ck_assert_int_eq(ppo_update(p, &b, &st), 0);
+		for (size_t r = 0; r < 12; r++) {
+			int g = which[r];
+			const float *t = p->tgt + 3 * r;
+			const float *q = pr + 3 * g, *m = mp + 3 * g;
+			double dq = g == 2 ? 5 - V : 2, den;
+			double want[2] = { log((double)q[0] / q[1]),
+					   log((double)q[2] / q[1]) };
+			double mag[2] = { log((double)m[0] / m[1]),
+					  log((double)m[2] / m[1]) };
+			den = 1 + (alpha + (magnet ? beta : 0)) * eta;
+			for (int k = 0; k < 2; k++)
+				want[k] = (want[k] + eta * ((k ? 0 : dq) +
+					   (magnet ? beta * mag[k] : 0))) / den;
+			ck_assert_double_eq_tol(t[0] + t[1] + t[2], 1, 1e-6);
+			ck_assert_double_eq_tol(log((double)t[0] / t[1]),
+						want[0], 1e-4);
+			if (g == 2)
+				ck_assert_float_eq(t[2], 0);
+			else
+				ck_assert_double_eq_tol(log((double)t[2] / t[1]),
+							want[1], 1e-4);
+		}
+		ck_assert(st.mmd_step > 0.01);
+		ck_assert_msg(st.mmd_miss < 0.5 * st.mmd_step,
+			      "left %g of a step of %g", st.mmd_miss,
+			      st.mmd_step);
+		lg_rows_free(&b);
+		nn_ws_free(ws);
+		ppo_free(p);
+	}
+}
+END_TEST
+
 START_TEST(magnet_holds_the_policy_and_moves_with_it)
 {
 	/* magnetic mirror descent: KL(pi || magnet) holds the policy near
@@ -1401,7 +1500,8 @@ END_TEST
  * mean. Single-threaded and seeded, so deterministic on one machine; BLAS
  * kernels differ between CPUs, so the thresholds below leave room.
  */
-static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
+static double kuhn_selfplay(double magnet, double mmd_eta, int updates,
+			    uint64_t seed)
 {
 	enum { ROWS = 2048, MAXR = ROWS + 16 };
 	struct ppo_opts o;
@@ -1435,6 +1535,13 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 	o.ent_coef = 0.05;
 	o.magnet_coef = magnet;
 	o.magnet_every = 10;
+	if (mmd_eta > 0) {
+		/* the temperature in the target instead of the bonus */
+		o.mmd_eta = mmd_eta;
+		o.mmd_alpha = 0.05;
+		o.mmd_clip = 2;
+		o.ent_coef = 0;
+	}
 	o.minibatch = 512;
 	o.gamma = 1;
 	o.gae_lambda = 1;
@@ -1512,6 +1619,16 @@ static double kuhn_selfplay(double magnet, int updates, uint64_t seed)
 	return sum / evals;
 }
 
+START_TEST(mmd_targets_selfplay_kuhn_near_nash)
+{
+	double mmd = kuhn_selfplay(0.5, 0.5, 200, 1);
+
+	fprintf(stderr, "kuhn self-play with MMD targets: mean NashConv over "
+		"the last 100 updates %.4f\n", mmd);
+	ck_assert_msg(mmd < 0.2, "MMD targets %.4f", mmd);
+}
+END_TEST
+
 START_TEST(magnet_selfplay_kuhn_near_nash)
 {
 	/* Plain PPO self-play cycles among near-pure strategies around
@@ -1519,8 +1636,8 @@ START_TEST(magnet_selfplay_kuhn_near_nash)
 	 * with the magnet the last iterate stays near the equilibrium. The
 	 * same 200 updates (400 k rows) with and without it. Measured: 0.08
 	 * with, 0.84 and 1.13 without (seeds 1, 2; 300 updates). */
-	double with = kuhn_selfplay(0.5, 200, 1);
-	double without = kuhn_selfplay(0, 200, 1);
+	double with = kuhn_selfplay(0.5, 0, 200, 1);
+	double without = kuhn_selfplay(0, 0, 200, 1);
 
 	fprintf(stderr, "kuhn self-play: mean NashConv over the last 100 "
 		"updates %.4f with the magnet, %.4f without\n", with, without);
@@ -3384,6 +3501,8 @@ Suite *suite_learner(void)
 	tcase_add_test(t, state_weights_count_observations);
 	tcase_add_test(t, state_weights_scale_the_policy_terms);
 	tcase_add_test(t, state_weights_reach_their_rows_in_an_update);
+	tcase_add_test(t, mmd_targets_step_every_observation_alike);
+	tcase_add_test(t, mmd_targets_selfplay_kuhn_near_nash);
 	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
 	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
 	tcase_add_test(t, ppo_deterministic_and_validating);
