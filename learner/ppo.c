@@ -914,26 +914,34 @@ static int magnet_logp_seq(ppo *p, const struct lg_rows *b)
 	return 0;
 }
 
+/* net's log-probabilities of every legal action of b's rows into out
+ * (b->n x actions; illegal ones -69 at most, never read): a feed-forward
+ * net (the trainer's or its magnet) in p->mws. */
+static int net_logp(ppo *p, const nn *net, const struct lg_rows *b,
+		    float *out)
+{
+	size_t O = p->net->s.obs, A = p->net->s.actions;
+
+	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
+		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
+		float *o = out + r0 * A;
+		int rc = nn_probs(net, p->mws, b->obs + r0 * O,
+				  b->mask + r0 * A, m, o, NULL);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < m * A; i++)
+			o[i] = o[i] > 1e-30f ? logf(o[i]) : -69.0f;
+	}
+	return 0;
+}
+
 /* The magnet's log-probabilities of every legal action of b into
  * p->mlogp (illegal ones -69 at most; never read). */
 static int magnet_logp(ppo *p, const struct lg_rows *b)
 {
-	size_t O = p->net->s.obs, A = p->net->s.actions;
-
 	if (p->net->gl >= 0)
 		return magnet_logp_seq(p, b);
-	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
-		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
-		float *out = p->mlogp + r0 * A;
-
-		int rc = nn_probs(p->magnet, p->mws, b->obs + r0 * O,
-				  b->mask + r0 * A, m, out, NULL);
-		if (rc)
-			return rc;
-		for (size_t i = 0; i < m * A; i++)
-			out[i] = out[i] > 1e-30f ? logf(out[i]) : -69.0f;
-	}
-	return 0;
+	return net_logp(p, p->magnet, b, p->mlogp);
 }
 
 /* Rows of the largest minibatch a batch of n rows makes. */
@@ -1010,25 +1018,6 @@ int ppo_state_weights(ppo *p, const struct lg_rows *b)
 	return 0;
 }
 
-/* The net's log-probabilities of every legal action of b's rows into
- * out (b->n x actions; illegal ones -69, never read). */
-static int net_logp(ppo *p, const struct lg_rows *b, float *out)
-{
-	size_t O = p->net->s.obs, A = p->net->s.actions;
-
-	for (size_t r0 = 0; r0 < b->n; r0 += PPO_MAGNET_CHUNK) {
-		size_t m = LG_MIN((size_t)PPO_MAGNET_CHUNK, b->n - r0);
-		float *o = out + r0 * A;
-		int rc = nn_probs(p->net, p->mws, b->obs + r0 * O,
-				  b->mask + r0 * A, m, o, NULL);
-		if (rc)
-			return rc;
-		for (size_t i = 0; i < m * A; i++)
-			o[i] = o[i] > 1e-30f ? logf(o[i]) : -69.0f;
-	}
-	return 0;
-}
-
 /* KL(t || exp(lp)) over the legal actions. */
 static double kl_to(const float *t, const float *lp, const uint8_t *mask,
 		    size_t A)
@@ -1093,7 +1082,7 @@ int ppo_mmd_targets(ppo *p, const struct lg_rows *b)
 	if (rc)
 		return rc;
 	k = p->keys;
-	rc = net_logp(p, b, p->tgt);
+	rc = net_logp(p, p->net, b, p->tgt);
 	if (rc)
 		return rc;
 	obs_keys(b, k);
@@ -1117,7 +1106,7 @@ static int mmd_miss(ppo *p, const struct lg_rows *b, double *out)
 {
 	size_t A = p->net->s.actions;
 	double s = 0;
-	int rc = net_logp(p, b, p->lpnew);
+	int rc = net_logp(p, p->net, b, p->lpnew);
 
 	if (rc)
 		return rc;
