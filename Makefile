@@ -397,9 +397,9 @@ docs: bin/league
 # NashConv over time (exact evaluator) for the poker and matrix games;
 # games against the baselines for tic-tac-toe and Connect Four. Each runs
 # the game's config for its whole budget (rps 1 min, kuhn 5, tictactoe 10,
-# leduc, leduc-selfplay and connect4 30); `make results-quick` is the
+# leduc, leduc-selfplay, leduc-mmd and connect4 30); `make results-quick` is the
 # Kuhn curve.
-NASHCONV_GAMES := rps kuhn leduc leduc-selfplay
+NASHCONV_GAMES := rps kuhn leduc leduc-selfplay leduc-mmd
 BASELINE_GAMES := tictactoe connect4
 
 results-quick: results-kuhn
@@ -486,8 +486,10 @@ PLOT_CSV  = bin/league plot $(RESULTS)/$$f.csv --x seconds
 NASHCONV_Y := nashconv_main,nashconv_league,nashconv_oracle_mix,nashconv_avg
 
 results-figures: bin/league
-	for f in kuhn leduc rps leduc-selfplay; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
+	for f in kuhn leduc rps leduc-selfplay leduc-mmd; do $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
 	  --title "$$f: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
+	f=leduc-mmd-seed2; $(PLOT_CSV) --y $(NASHCONV_Y) --logy \
+	  --title "leduc-mmd, seed 2: NashConv over time" -o $(RESULTS)/$$f.png
 	for g in kuhn leduc; do f=$$g-nomagnet; $(PLOT_CSV) \
 	  --y nashconv_main,nashconv_league --logy \
 	  --title "$$g: NashConv over time" -o $(RESULTS)/$$f.png || exit 1; done
