@@ -32,11 +32,6 @@
 #include <math.h>
 #include <string.h>
 
-static float sigm(float v)
-{
-	return 1.0f / (1.0f + expf(-v));
-}
-
 size_t gru_params(uint32_t in, uint32_t H)
 {
 	return (size_t)in * 3 * H + (size_t)H * 3 * H + 6 * (size_t)H;
@@ -97,16 +92,22 @@ void gru_forward(uint32_t in, uint32_t H, const float *p, const float *x,
 			const float *hr = hh + b * H3, *hz = hr + H;
 			const float *hnn = hz + H, *hpb = prev + b * H;
 			float *out = h + row * H, *keep = hn + row * H;
+			/* the gates r, z (gr, gz adjacent), then n, each
+			 * one vectorised pass (vmath.c) */
 			for (size_t j = 0; j < H; j++) {
-				float r = sigm(gr[j] + hr[j]);
-				float z = sigm(gz[j] + hz[j]);
-				float n = tanhf(gn[j] + r * hnn[j]);
-				keep[j] = hnn[j];
-				gr[j] = r;
-				gz[j] = z;
-				gn[j] = n;
-				out[j] = (1 - z) * n + z * hpb[j];
+				gr[j] += hr[j];
+				gz[j] += hz[j];
 			}
+			nn_expneg_inplace(gr, 2 * (size_t)H);
+			for (size_t j = 0; j < 2 * (size_t)H; j++)
+				gr[j] = 1.0f / (1.0f + gr[j]);
+			for (size_t j = 0; j < H; j++) {
+				keep[j] = hnn[j];
+				gn[j] += gr[j] * hnn[j];
+			}
+			nn_tanh_inplace(gn, H);
+			for (size_t j = 0; j < H; j++)
+				out[j] = (1 - gz[j]) * gn[j] + gz[j] * hpb[j];
 		}
 	}
 }

@@ -81,8 +81,10 @@ void nn_layer_forward(const nn *n, int l, const float *x, size_t B,
 		      float *y, float *scratch);
 /* Apply activation act (enum nn_act) to y[len] in place. */
 void nn_activate(int act, float *y, size_t len);
-/* y[i] = tanh(y[i]), vectorised where the C library can (vmath.c). */
+/* y[i] = tanh(y[i]) and exp(-y[i]), vectorised where the C library can
+ * (vmath.c). */
 void nn_tanh_inplace(float *y, size_t len);
+void nn_expneg_inplace(float *y, size_t len);
 /* Layer l's output y[B x dims[l+1]] from its input x: forward, the skip
  * (skip_in: layer l-1's input, when n->skip[l]) and the activation. */
 void nn_layer_apply(const nn *n, int l, const float *x, const float *skip_in,

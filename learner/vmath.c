@@ -25,3 +25,13 @@ void nn_tanh_inplace(float *y, size_t len)
 	for (size_t i = 0; i < len; i++)
 		y[i] = tanhf(y[i]);
 }
+
+/* The exponential of the recurrent core's gates (gru.c), through
+ * libmvec the same way (_ZGVbN4v_expf). The sigmoid's division stays in
+ * gru.c: under -ffast-math GCC divides by a reciprocal estimate and a
+ * Newton step, which is not exact and turns 1 / (1 + inf) into NaN. */
+void nn_expneg_inplace(float *y, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		y[i] = expf(-y[i]);
+}

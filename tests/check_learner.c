@@ -769,6 +769,35 @@ START_TEST(vector_tanh)
 }
 END_TEST
 
+/* The recurrent core's gates: exp(-x) by vmath.c's vector expf within 4
+ * ulp of the double exp across [-80, 80], exactly 1 at 0, overflow to
+ * infinity and underflow to 0 as expf does, NaN kept. */
+START_TEST(vector_expneg)
+{
+	enum { N = 400001 };
+	float *y = malloc(N * sizeof *y), edge[] = { 0.0f, -120.0f, -1e30f,
+		-INFINITY, 120.0f, 1e30f, INFINITY, NAN };
+	const float want[] = { 1, INFINITY, INFINITY, INFINITY, 0, 0, 0 };
+
+	ck_assert_ptr_nonnull(y);
+	for (size_t i = 0; i < N; i++)
+		y[i] = (float)(-80.0 + 160.0 * (double)i / (N - 1));
+	nn_expneg_inplace(y, N);
+	for (size_t i = 0; i < N; i++) {
+		float x = (float)(-80.0 + 160.0 * (double)i / (N - 1));
+		double e = exp(-(double)x);
+		double ulp = nextafterf((float)e, INFINITY) - (float)e;
+		ck_assert_msg(fabs(y[i] - e) <= 4 * ulp,
+			      "exp(-%.9g) = %.9g, want %.9g", x, y[i], e);
+	}
+	nn_expneg_inplace(edge, 8);
+	for (size_t i = 0; i < 7; i++)
+		ck_assert_float_eq(edge[i], want[i]);
+	ck_assert(isnan(edge[7]));
+	free(y);
+}
+END_TEST
+
 START_TEST(gradcheck_tanh)
 {
 	grad_check(NN_TANH, 11, 0);
@@ -3465,6 +3494,7 @@ Suite *suite_learner(void)
 	TCase *c = tcase_create("cli");
 
 	tcase_add_test(g, vector_tanh);
+	tcase_add_test(g, vector_expneg);
 	tcase_add_test(g, gradcheck_tanh);
 	tcase_add_test(g, gradcheck_magnet);
 	tcase_add_test(g, gradcheck_search);
