@@ -92,12 +92,23 @@ struct ppo {
 	double progress; /* ppo_set_progress; < 0: not set */
 };
 
-/* p->pw[0 .. b->n) from b's observations (learner.state_weight > 0).
- * LG_ENOMEM. */
+/* ppo_obs.c: p->pw[0 .. b->n) from b's observations
+ * (learner.state_weight > 0). LG_ENOMEM. */
 int ppo_state_weights(ppo *p, const struct lg_rows *b);
-/* p->tgt[0 .. b->n x actions) from b, p->ret and (with a magnet)
- * p->mlogp (learner.mmd_eta > 0; ppo_opts in learner.h). LG_ENOMEM. */
+/* ppo_obs.c: p->tgt[0 .. b->n x actions) from b, p->ret and (with a
+ * magnet) p->mlogp, and p->mmd_step (learner.mmd_eta > 0; ppo_opts in
+ * learner.h). LG_ENOMEM. */
 int ppo_mmd_targets(ppo *p, const struct lg_rows *b);
+/* ppo_obs.c: the mean over b's rows of KL(target || the net now) into
+ * *out, after an update on b. */
+int ppo_mmd_miss(ppo *p, const struct lg_rows *b, double *out);
+/* ppo.c: the batch workspace for n rows (LG_ENOMEM), and net's
+ * log-probabilities of every legal action of b's rows into out (b->n x
+ * actions; illegal ones -69 at most, never read): a feed-forward net,
+ * the trainer's or its magnet, in p->mws. */
+int ppo_ensure_bcap(ppo *p, size_t n);
+int ppo_net_logp(ppo *p, const nn *net, const struct lg_rows *b,
+		 float *out);
 
 /* One shard's forward, loss and backward into its gradient buffer
  * (ppo.c). */

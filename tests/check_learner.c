@@ -1498,6 +1498,20 @@ START_TEST(mmd_targets_step_every_observation_alike)
 		nn_ws_free(ws);
 		ppo_free(p);
 	}
+	{
+		/* a recurrent net's observation is not its state: refused */
+		struct ppo_opts o;
+		ppo *p = NULL;
+		char err[128] = "";
+
+		ppo_opts_default(&o);
+		o.mmd_eta = eta;
+		s.gru = 4;
+		ck_assert_int_eq(ppo_new(&p, NULL, &s, &o, 3, err, sizeof err),
+				 LG_EINVAL);
+		ck_assert_ptr_null(p);
+		ck_assert_ptr_nonnull(strstr(err, "mmd_eta"));
+	}
 }
 END_TEST
 
