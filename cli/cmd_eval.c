@@ -111,6 +111,7 @@ struct eval_args {
 	const char *cmd;
 	const char *game, *policy, *matrix, *config, *out;
 	int json;
+	unsigned out_flags; /* LG_OUT_FOLLOW_SYMLINKS (--follow-symlinks) */
 	/* MMD's sampled steps: --sampled EPISODES, --estimator E, --clip C,
 	 * --reach R, --seed S (env_mmd_set_sampling) */
 	unsigned long long sample, seed;
@@ -128,6 +129,7 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		{ "config", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "follow-symlinks", no_argument, NULL, 'F' },
 		{ "sampled", required_argument, NULL, 'S' },
 		{ "estimator", required_argument, NULL, 'E' },
 		{ "seed", required_argument, NULL, 's' },
@@ -150,6 +152,7 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		case 'c': a->config = optarg; break;
 		case 'o': a->out = optarg; break;
 		case 'j': a->json = 1; break;
+		case 'F': a->out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
 		case 'S':
 			if (cli_opt_u64(a->cmd, "--sampled", optarg, 1,
 					UINT64_C(1) << 30, &a->sample))
@@ -456,25 +459,19 @@ static int eval_run(int argc, char **argv, int dump)
 		goto out;
 	if (dump) {
 		lg_buf b = { 0 };
-		FILE *f = stdout;
 		if (env_tree_dump_policy(t, &ps.pol, &b, err, sizeof err)) {
 			fprintf(stderr, "league eval policy: %s\n", err);
 			rc = ps.tab ? CLI_USAGE : CLI_FAIL;
 			lg_buf_free(&b);
 			goto out;
 		}
-		if (a.out && !(f = fopen(a.out, "w"))) {
-			fprintf(stderr, "league eval policy: %s: %s\n", a.out,
-				strerror(errno));
-			rc = CLI_FAIL;
-			lg_buf_free(&b);
-			goto out;
-		}
-		fwrite(b.data, 1, b.len, f);
-		if (f != stdout && fclose(f)) {
-			fprintf(stderr, "league eval policy: %s: write "
-				"failed\n", a.out);
-			rc = CLI_FAIL;
+		if (!a.out) {
+			fwrite(b.data, 1, b.len, stdout);
+		} else if ((rc = lg_file_write_out(a.out, b.data, b.len,
+						   a.out_flags, err,
+						   sizeof err))) {
+			fprintf(stderr, "league eval policy: %s\n", err);
+			rc = rc == LG_EINVAL ? CLI_USAGE : CLI_FAIL;
 		}
 		lg_buf_free(&b);
 		goto out;
@@ -748,6 +745,7 @@ const struct cli_cmd cli_cmd_eval = {
 	"                            [--sampled EPISODES [--estimator E]\n"
 	"                             [--clip C] [--reach R] [--seed S]]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
+	"                        [--follow-symlinks]\n"
 	"       league eval search CONFIG --against BASELINE [--sims N]\n"
 	"                          [--batch B] [--games G] [--last N]\n"
 	"                          [--player P]\n"
@@ -768,7 +766,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"          policy, nashconv, exploitability, value, br_value, ...\n"
 	"policy    Print POLICY as a tabular policy file (one line per\n"
 	"          information state: INFOSTATE P0 P1 ...), e.g. to save a\n"
-	"          CFR+ solution; --out writes it to FILE.\n"
+	"          CFR+ solution; --out writes it to FILE (only a regular\n"
+	"          file or a missing one; a symlink with --follow-symlinks).\n"
 	"\n"
 	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
 	"          ITERS iterations, 1..1000000), mmd:ALPHA:ETA:ITERS\n"

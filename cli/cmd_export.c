@@ -67,6 +67,7 @@ static int run(int argc, char **argv)
 		{ "version", required_argument, NULL, 'v' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "average", required_argument, NULL, 'a' },
+		{ "follow-symlinks", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct store_opts ro = { .flags = STORE_RDONLY };
@@ -81,6 +82,7 @@ static int run(int argc, char **argv)
 	store *s = NULL;
 	brain *b = NULL;
 	time_t now = time(NULL);
+	unsigned out_flags = 0;
 	int ch, rc;
 
 	while ((ch = cli_getopt(argc, argv, "export", "o:", opts)) != -1) {
@@ -97,6 +99,7 @@ static int run(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case 'o': out = optarg; break;
+		case 'F': out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
 		case 'a':
 			if (cli_opt_u64("export", "--average", optarg, 1, 64,
 					&average))
@@ -164,9 +167,10 @@ static int run(int argc, char **argv)
 		rc = CLI_FAIL;
 		goto done;
 	}
-	if (lg_file_write_atomic(out, file.data, file.len, err, sizeof err)) {
+	if ((rc = lg_file_write_out(out, file.data, file.len, out_flags, err,
+				    sizeof err))) {
 		fprintf(stderr, "league export: %s\n", err);
-		rc = CLI_FAIL;
+		rc = rc == LG_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto done;
 	}
 	printf("league export: player %u (%s) version %u%s of %s -> %s (%zu "
@@ -190,14 +194,18 @@ const struct cli_cmd cli_cmd_export = {
 	.summary = "write one player's version as a self-contained agent file",
 	.help =
 	"usage: league export DIR --player ID [--version V] [--average K]\n"
-	"                     -o FILE\n"
+	"                     -o FILE [--follow-symlinks]\n"
 	"\n"
 	"Writes player ID of the league in DIR as an agent file: the game and\n"
 	"network (the league's env, model and learner.search), the\n"
 	"parameters of version V (default: the newest stored), and its\n"
 	"provenance (league, directory, player, role, version, steps, time),\n"
 	"checksummed (docs/agents.md). A snapshot (a historical player)\n"
-	"exports the version it froze. FILE is replaced whole or not at all.\n"
+	"exports the version it froze. FILE is replaced whole or not at all\n"
+	"(a temporary beside it renamed into place), and only when it is a\n"
+	"regular file or missing: a FIFO, device or directory is refused,\n"
+	"and so is a symlink unless --follow-symlinks (then its target is\n"
+	"replaced).\n"
 	"--average K exports the mean of the parameters of versions\n"
 	"V-K+1 .. V instead (weight averaging over the last K updates; the\n"
 	"league keeps its newest nine versions in a row), recorded as\n"
@@ -205,6 +213,6 @@ const struct cli_cmd cli_cmd_export = {
 	"`league play FILE ...` plays it. DIR is opened read-only.\n"
 	"\n"
 	"Exit status: 0 written, 1 an I/O error, 2 a bad argument, no such\n"
-	"player or version.\n",
+	"player or version, or an output that is not a regular file.\n",
 	.run = run,
 };

@@ -12,6 +12,7 @@
 #include "cli/plot.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,7 @@ static int find_col(const struct csv *c, const char *name)
 struct plot_args {
 	const char *csv, *xcol, *ycols, *out, *title;
 	int logy;
+	unsigned out_flags; /* LG_OUT_FOLLOW_SYMLINKS with --follow-symlinks */
 	enum plot_format fmt; /* from out's extension */
 };
 
@@ -112,6 +114,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		{ "out", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, 't' },
 		{ "logy", no_argument, NULL, 'l' },
+		{ "follow-symlinks", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -124,6 +127,7 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 		case 'o': a->out = optarg; break;
 		case 't': a->title = optarg; break;
 		case 'l': a->logy = 1; break;
+		case 'F': a->out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
 		default: return cli_usage_error("plot", "unexpected option");
 		}
 	}
@@ -325,8 +329,7 @@ static int write_plot(const struct columns *cols, const struct plot_args *a)
 {
 	struct plot_series ser[PLOT_SERIES_MAX];
 	lg_buf file = { 0 };
-	char err[256];
-	FILE *f = NULL;
+	char err[PATH_MAX + 128];
 	int rc;
 
 	for (size_t k = 0; k < cols->ny; k++)
@@ -349,25 +352,14 @@ static int write_plot(const struct columns *cols, const struct plot_args *a)
 		rc = CLI_FAIL;
 		goto out;
 	}
-	if (!(f = fopen(a->out, "wb")) ||
-	    fwrite(file.data, 1, file.len, f) != file.len) {
-		fprintf(stderr, "league plot: %s: %s\n", a->out,
-			strerror(errno));
-		rc = CLI_FAIL;
+	if ((rc = lg_file_write_out(a->out, file.data, file.len, a->out_flags,
+				    err, sizeof err))) {
+		fprintf(stderr, "league plot: %s\n", err);
+		rc = rc == LG_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
-	if (fclose(f)) {
-		f = NULL;
-		fprintf(stderr, "league plot: %s: %s\n", a->out,
-			strerror(errno));
-		rc = CLI_FAIL;
-		goto out;
-	}
-	f = NULL;
 	rc = CLI_OK;
 out:
-	if (f)
-		fclose(f);
 	lg_buf_free(&file);
 	return rc;
 }
@@ -400,7 +392,7 @@ const struct cli_cmd cli_cmd_plot = {
 	.summary = "draw CSV columns as a line plot (PNG, SVG or PDF)",
 	.help =
 	"usage: league plot CSV --x COL --y COL[,COL...] -o OUT\n"
-	"                   [--title T] [--logy]\n"
+	"                   [--title T] [--logy] [--follow-symlinks]\n"
 	"       (OUT ends in .png, .svg or .pdf)\n"
 	"\n"
 	"Draw the --y columns (at most 8) against --x as antialiased\n"
@@ -414,7 +406,10 @@ const struct cli_cmd cli_cmd_plot = {
 	"\n"
 	"Exit status: 0 written, 1 drawing or write failure, 2 bad\n"
 	"arguments (an unknown OUT extension among them) or bad input\n"
-	"(the message names file:line).\n"
+	"(the message names file:line), or an OUT that is not a regular\n"
+	"file. OUT is replaced whole (a temporary renamed into place), and\n"
+	"only when it is a regular file or missing: a FIFO, device or\n"
+	"directory is refused, a symlink too unless --follow-symlinks.\n"
 	"\n"
 	"Example:\n"
 	"  league plot runs/results-kuhn/kuhn.csv --x seconds \\\n"

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -770,6 +771,54 @@ START_TEST(bad_clients_are_cut_off_others_served)
 END_TEST
 
 /* The README's command on a small league: real collector and learners. */
+/* `league export -o` at a FIFO, a directory, a device node and a symlink:
+ * exit 2 naming the path, each node as it was; --follow-symlinks replaces
+ * the link's target (here the agent file) and keeps the link. */
+static void export_special_outputs(const char *dir, const char *ldir,
+				   const char *file)
+{
+	static char out[1 << 16], err[1 << 16];
+	char fifo[300], sub[300], link[300];
+	struct stat st, before;
+	int hold;
+
+	snprintf(fifo, sizeof fifo, "%s/fifo.agent", dir);
+	snprintf(sub, sizeof sub, "%s/sub.agent", dir);
+	snprintf(link, sizeof link, "%s/link.agent", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	/* held open both ways, so an old binary's open would not block */
+	ck_assert_int_ge(hold = open(fifo, O_RDWR | O_NONBLOCK), 0);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	ck_assert_int_eq(symlink(file, link), 0);
+	ck_assert_int_eq(stat(file, &before), 0);
+	const char *targets[] = { fifo, sub, "/dev/null", link };
+	for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+		const char *ex[] = { "export", ldir, "--player", "0", "-o",
+				     targets[i], NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, ex), 2);
+		ck_assert_msg(strstr(err, targets[i]), "%s", err);
+	}
+	close(hold);
+	ck_assert_int_eq(lstat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(lstat(sub, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_uint_eq(st.st_ino, before.st_ino);
+	const char *ef[] = { "export", ldir, "--player", "0", "-o", link,
+			     "--follow-symlinks", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, ef),
+			 0);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_uint_ne(st.st_ino, before.st_ino); /* renamed into place */
+	ck_assert_int_eq(st.st_size, before.st_size);
+}
+
 /* `league export` of the league in ldir (tictactoe) and `league play` of
  * the file: against random and minimax, the counts add up; the file's
  * provenance names the league; a damaged file, a player or version the
@@ -839,6 +888,7 @@ static void export_and_play(const char *dir, const char *ldir)
 			 2);
 	ck_assert_msg(strstr(err, "no version 100000"), "%s", err);
 	ck_assert_int_ne(access(bad, F_OK), 0);
+	export_special_outputs(dir, ldir, file);
 }
 
 /* The network of the agent file at path. */

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/plot.h"
@@ -477,6 +479,58 @@ START_TEST(plot_usage_errors)
 }
 END_TEST
 
+
+/* -o names a FIFO, a directory, a device or a symlink: refused with exit 2
+ * naming the path, the node left as it was; --follow-symlinks writes the
+ * link's target, and a regular file is replaced through a rename. */
+START_TEST(plot_output_special_files)
+{
+	char dir[256], csv[300], fifo[300], link[300], real[300], sub[300];
+	char out[4096], err[4096];
+	struct stat st;
+	int hold;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(csv, sizeof csv, "%s/c.csv", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo.png", dir);
+	snprintf(link, sizeof link, "%s/link.png", dir);
+	snprintf(real, sizeof real, "%s/real.png", dir);
+	snprintf(sub, sizeof sub, "%s/sub.png", dir);
+	tu_write_file(csv, "t,a\n0,1\n1,2\n");
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	/* a reader and writer of our own, so an old binary's open would not
+	 * block */
+	ck_assert_int_ge(hold = open(fifo, O_RDWR | O_NONBLOCK), 0);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+	tu_write_file(real, "old");
+	ck_assert_int_eq(symlink(real, link), 0);
+	const char *targets[] = { fifo, sub, "/dev/null", link };
+	for (size_t i = 0; i < LG_ARRAY_LEN(targets); i++) {
+		const char *argv[] = { "plot", csv, "--x", "t", "--y", "a",
+				       "-o", targets[i], NULL };
+		ck_assert_int_eq(tu_run_league(out, sizeof out, err,
+					       sizeof err, argv), 2);
+		ck_assert_msg(strstr(err, targets[i]), "%s", err);
+	}
+	ck_assert_int_eq(lstat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(lstat(sub, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(real, &st), 0);
+	ck_assert_int_eq(st.st_size, 3);
+	close(hold);
+	/* followed: the target becomes the plot, the link stays a link */
+	plot_ok(csv, "a", link, "--follow-symlinks", NULL);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(stat(real, &st), 0);
+	ck_assert_int_gt(st.st_size, 100);
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_plot(void)
 {
 	Suite *s = suite_create("plot");
@@ -491,6 +545,7 @@ Suite *suite_plot(void)
 	tcase_add_loop_test(tc, plot_unknown_format, 0,
 			    (int)LG_ARRAY_LEN(bad_out));
 	tcase_add_test(tc, plot_usage_errors);
+	tcase_add_test(tc, plot_output_special_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

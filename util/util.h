@@ -66,6 +66,28 @@ void lg_log(enum lg_log_level level, const char *fmt, ...)
 void lg_vlog(enum lg_log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* A repeated warning logged at most once per interval: a caller keeps one
+ * struct lg_log_limit per call site (zeroed to start). */
+struct lg_log_limit {
+	double last_s;       /* when the last line was written */
+	uint64_t suppressed; /* identical messages dropped since then */
+	char msg[256];       /* the last message written */
+};
+
+/* Decide whether a message may be written now: 1 when it differs from the
+ * last one or interval_s has passed since the last was written (then
+ * *dropped is how many identical ones were dropped in between, and the
+ * count restarts), 0 when it is dropped (and counted). */
+int lg_log_limit_pass(struct lg_log_limit *l, const char *msg, double now_s,
+		      double interval_s, uint64_t *dropped);
+
+/* Log a printf-style message through l: at most one identical line per
+ * interval_s, and the line that ends a run of drops says how many were
+ * dropped ("(N more like this)"). */
+void lg_log_limited(struct lg_log_limit *l, double interval_s,
+		    enum lg_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #define LG_ERROR(...) lg_log(LG_LOG_ERROR, __VA_ARGS__)
 #define LG_WARN(...) lg_log(LG_LOG_WARN, __VA_ARGS__)
 #define LG_INFO(...) lg_log(LG_LOG_INFO, __VA_ARGS__)
@@ -204,6 +226,33 @@ static inline double lg_get_lef64(const uint8_t *p)
  * LG_EINVAL (path too long). */
 int lg_file_write_atomic(const char *path, const void *p, size_t n,
 			 char *err, size_t errlen);
+
+/* Flags of lg_file_write_out. */
+#define LG_OUT_FOLLOW_SYMLINKS 1u /* write through a symlink to its target */
+
+/* Write [p, p + n) to a user-named output path whole or not at all, like
+ * lg_file_write_atomic, but only where a regular file may go: path must be
+ * missing or a regular file. A FIFO, device node, socket or directory is
+ * refused, and so is a symlink unless flags has LG_OUT_FOLLOW_SYMLINKS (then
+ * its target, which must itself be missing or regular, is replaced and the
+ * link stays). Nothing is written when refused. LG_EINVAL (refused; err
+ * names the path and what it is), LG_EIO (err names the file and the
+ * system's reason). */
+int lg_file_write_out(const char *path, const void *p, size_t n,
+		      unsigned flags, char *err, size_t errlen);
+
+/* The shared token from a token file's bytes [b, b + n): its first line
+ * without the line end (\n or \r\n). Anything after that line must be
+ * blank (spaces, tabs, line ends). The token must be 1..len-1 bytes of
+ * printable ASCII. 0 and tok filled; LG_EINVAL (empty, too long, a control
+ * byte, a second line; err says which, tok is ""). */
+int lg_token_parse(const char *b, size_t n, char *tok, size_t len,
+		   char *err, size_t errlen);
+
+/* lg_token_parse over the file at path (read up to 4096 bytes; a longer
+ * file is refused). err names the file. LG_EINVAL, LG_EIO. */
+int lg_token_read_file(const char *path, char *tok, size_t len, char *err,
+		       size_t errlen);
 
 /* ---- checksums -------------------------------------------------------- */
 
