@@ -4,6 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
 #include "util/util.h"
 
 START_TEST(rng_deterministic)
@@ -281,6 +286,139 @@ START_TEST(strerror_total)
 }
 END_TEST
 
+
+/* A user-named output is replaced through a temporary and a rename, and
+ * only when it is a regular file or missing: special nodes and (without
+ * the flag) symlinks are refused and left as they were. */
+START_TEST(write_out_refuses_special_files)
+{
+	char d[256], p[512], q[512], err[1024], buf[16];
+	struct stat st;
+	FILE *f;
+
+	tu_mkdtemp(d, sizeof d);
+	snprintf(p, sizeof p, "%s/new", d); /* missing: written */
+	ck_assert_int_eq(lg_file_write_out(p, "abc", 3, 0, err, sizeof err), 0);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 3);
+	/* regular: replaced */
+	ck_assert_int_eq(lg_file_write_out(p, "hello", 5, 0, err, sizeof err),
+			 0);
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 5);
+	/* FIFO: refused, still a FIFO */
+	snprintf(q, sizeof q, "%s/fifo", d);
+	ck_assert_int_eq(mkfifo(q, 0600), 0);
+	ck_assert_int_eq(lg_file_write_out(q, "x", 1, 0, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, q));
+	ck_assert_ptr_nonnull(strstr(err, "FIFO"));
+	ck_assert_int_eq(lstat(q, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	/* with the flag too: following is for symlinks only */
+	ck_assert_int_eq(lg_file_write_out(q, "x", 1, LG_OUT_FOLLOW_SYMLINKS,
+					   err, sizeof err), LG_EINVAL);
+	/* a directory and a device node */
+	ck_assert_int_eq(lg_file_write_out(d, "x", 1, 0, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "directory"));
+	ck_assert_int_eq(lg_file_write_out("/dev/null", "x", 1, 0, err,
+					   sizeof err), LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/null"));
+	ck_assert_int_eq(lstat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	/* a symlink: refused, unless followed (then the target changes and
+	 * the link stays) */
+	snprintf(q, sizeof q, "%s/link", d);
+	ck_assert_int_eq(symlink(p, q), 0);
+	ck_assert_int_eq(lg_file_write_out(q, "zz", 2, 0, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "symlink"));
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert_int_eq(st.st_size, 5);
+	ck_assert_int_eq(lg_file_write_out(q, "zz", 2, LG_OUT_FOLLOW_SYMLINKS,
+					   err, sizeof err), 0);
+	ck_assert_int_eq(lstat(q, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_ptr_nonnull(f = fopen(p, "r"));
+	ck_assert_uint_eq(fread(buf, 1, sizeof buf, f), 2);
+	fclose(f);
+	/* a symlink to a FIFO is refused even when followed */
+	snprintf(p, sizeof p, "%s/fifo", d);
+	snprintf(q, sizeof q, "%s/link2", d);
+	ck_assert_int_eq(symlink(p, q), 0);
+	ck_assert_int_eq(lg_file_write_out(q, "x", 1, LG_OUT_FOLLOW_SYMLINKS,
+					   err, sizeof err), LG_EINVAL);
+	tu_rmrf(d);
+}
+END_TEST
+
+/* Token files: the first line without its line end; over-long refused,
+ * never cut. */
+START_TEST(token_parse_rules)
+{
+	char tok[256], err[256], big[400];
+
+	ck_assert_int_eq(lg_token_parse("abc\n", 4, tok, sizeof tok, err,
+					sizeof err), 0);
+	ck_assert_str_eq(tok, "abc");
+	ck_assert_int_eq(lg_token_parse("abc\r\n", 5, tok, sizeof tok, err,
+					sizeof err), 0);
+	ck_assert_str_eq(tok, "abc");
+	ck_assert_int_eq(lg_token_parse("abc", 3, tok, sizeof tok, err,
+					sizeof err), 0);
+	ck_assert_str_eq(tok, "abc");
+	ck_assert_int_eq(lg_token_parse("abc\n\n  \n", 8, tok, sizeof tok,
+					err, sizeof err), 0);
+	ck_assert_int_eq(lg_token_parse("\n", 1, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+	ck_assert_int_eq(lg_token_parse("abc\ndef\n", 8, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+	ck_assert_int_eq(lg_token_parse("a\tb\n", 4, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+	ck_assert_int_eq(lg_token_parse("a\0b", 3, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+	memset(big, 'k', 300);
+	big[300] = '\n';
+	ck_assert_int_eq(lg_token_parse(big, 301, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+	ck_assert_str_eq(tok, "");
+	ck_assert_ptr_nonnull(strstr(err, "300"));
+	ck_assert_ptr_nonnull(strstr(err, "255"));
+	ck_assert_int_eq(lg_token_parse(big, 255, tok, sizeof tok, err,
+					sizeof err), 0);
+	ck_assert_int_eq(lg_token_parse(big, 256, tok, sizeof tok, err,
+					sizeof err), LG_EINVAL);
+}
+END_TEST
+
+/* The log limiter: identical messages within the interval are dropped and
+ * counted; the next one that passes reports the count. */
+START_TEST(log_limit_counts)
+{
+	struct lg_log_limit l = { 0 };
+	uint64_t dropped = 99;
+	int passed = 0;
+
+	ck_assert_int_eq(lg_log_limit_pass(&l, "accept: EMFILE", 100.0, 1.0,
+					   &dropped), 1);
+	ck_assert_uint_eq(dropped, 0);
+	for (int i = 0; i < 60000; i++)
+		passed += lg_log_limit_pass(&l, "accept: EMFILE",
+					    100.0 + i * 1e-5, 1.0, &dropped);
+	ck_assert_int_eq(passed, 0);
+	ck_assert_uint_eq(l.suppressed, 60000);
+	ck_assert_int_eq(lg_log_limit_pass(&l, "accept: EMFILE", 101.5, 1.0,
+					   &dropped), 1);
+	ck_assert_uint_eq(dropped, 60000);
+	ck_assert_uint_eq(l.suppressed, 0);
+	/* another message passes at once */
+	ck_assert_int_eq(lg_log_limit_pass(&l, "other", 101.6, 1.0, &dropped),
+			 1);
+	ck_assert_uint_eq(dropped, 0);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -300,6 +438,9 @@ Suite *suite_util(void)
 	tcase_add_test(tc, json_strings_and_loopback);
 	tcase_add_test(tc, strerror_total);
 	tcase_add_test(tc, g6_matches_printf);
+	tcase_add_test(tc, write_out_refuses_special_files);
+	tcase_add_test(tc, token_parse_rules);
+	tcase_add_test(tc, log_limit_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }

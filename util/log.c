@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,4 +80,43 @@ void lg_log(enum lg_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	lg_vlog(level, fmt, ap);
 	va_end(ap);
+}
+
+int lg_log_limit_pass(struct lg_log_limit *l, const char *msg, double now_s,
+		      double interval_s, uint64_t *dropped)
+{
+	*dropped = 0;
+	if (l->last_s > 0 && now_s - l->last_s < interval_s &&
+	    !strncmp(l->msg, msg, sizeof l->msg - 1)) {
+		l->suppressed++;
+		return 0;
+	}
+	*dropped = l->suppressed;
+	l->suppressed = 0;
+	l->last_s = now_s > 0 ? now_s : 1e-9;
+	snprintf(l->msg, sizeof l->msg, "%s", msg);
+	return 1;
+}
+
+void lg_log_limited(struct lg_log_limit *l, double interval_s,
+		    enum lg_log_level level, const char *fmt, ...)
+{
+	char msg[512];
+	uint64_t dropped;
+	va_list ap;
+
+	if ((int)level > (int)lg_log_get_level())
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	int same = !strncmp(l->msg, msg, sizeof l->msg - 1);
+	if (!lg_log_limit_pass(l, msg, lg_now_s(), interval_s, &dropped))
+		return;
+	if (dropped)
+		lg_log(level, "%s (%llu %s dropped)", msg,
+		       (unsigned long long)dropped,
+		       same ? "more like this" : "of the one before");
+	else
+		lg_log(level, "%s", msg);
 }
