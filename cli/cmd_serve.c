@@ -15,11 +15,13 @@
 #define TOKEN_MAX 256
 
 /* The shared token: LEAGUE_TOKEN, else the config's server.token_file
- * (first line, surrounding blanks dropped). "" when neither is set. */
+ * (its one line without the line end, lg_token_read_file). Either is
+ * refused when longer than len - 1 bytes, never cut. "" when neither is
+ * set; -1 (the reason on stderr) when refused. */
 static int read_token(const struct cfg *c, char *tok, size_t len)
 {
 	const char *tenv = getenv("LEAGUE_TOKEN");
-	FILE *f;
+	char err[CFG_STR_MAX + 128];
 
 	tok[0] = 0;
 	if (tenv && *tenv) {
@@ -33,18 +35,10 @@ static int read_token(const struct cfg *c, char *tok, size_t len)
 	}
 	if (!c->server.token_file[0])
 		return 0;
-	if (!(f = fopen(c->server.token_file, "r"))) {
-		fprintf(stderr, "league serve: server.token_file %s: %s\n",
-			c->server.token_file, strerror(errno));
-		return -1;
-	}
-	if (!fgets(tok, (int)len, f))
-		tok[0] = 0;
-	fclose(f);
-	tok[strcspn(tok, "\r\n")] = 0;
-	if (!tok[0]) {
-		fprintf(stderr, "league serve: server.token_file %s is empty\n",
-			c->server.token_file);
+	if (lg_token_read_file(c->server.token_file, tok, len, err,
+			       sizeof err)) {
+		fprintf(stderr, "league serve: server.token_file %s (a token "
+			"is at most %zu bytes)\n", err, len - 1);
 		return -1;
 	}
 	return 0;

@@ -4,6 +4,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
 
@@ -107,6 +110,66 @@ START_TEST(config_check_bad_exits_2_naming_place)
 }
 END_TEST
 
+
+/* `league serve CFG --dir D` in a child killed by SIGALRM after 20 s (a
+ * daemon that starts does not exit by itself): its exit status, or 128 +
+ * the signal; its stderr in err. */
+static int serve_bounded(const char *cfg, const char *d)
+{
+	int pfd[2], st = 0;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_ge(pid = fork(), 0);
+	if (!pid) {
+		alarm(20);
+		dup2(pfd[1], 2);
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		unsetenv("LEAGUE_TOKEN");
+		execl(tu_league_bin(), "league", "serve", cfg, "--dir", d,
+		      "--nosync", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	while (n + 1 < sizeof err &&
+	       (r = read(pfd[0], err + n, sizeof err - 1 - n)) > 0)
+		n += (size_t)r;
+	err[n] = 0;
+	close(pfd[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* server.token_file follows LEAGUE_TOKEN's rules: a token longer than 255
+ * bytes is refused at start naming the file and the limit (it used to be
+ * cut to its first 255 bytes, which were then accepted), and so is a file
+ * of more than one line. */
+START_TEST(serve_token_file_too_long_refused)
+{
+	char cfg[256], tok[256], ld[256], text[1024], big[512];
+
+	snprintf(cfg, sizeof cfg, "%s/l.yaml", dir);
+	snprintf(tok, sizeof tok, "%s/token", dir);
+	snprintf(ld, sizeof ld, "%s/league", dir);
+	snprintf(text, sizeof text, "env: {name: rps}\nserver:\n  port: 0\n"
+		 "  http_port: 0\n  token_file: %s\n", tok);
+	tu_write_file(cfg, text);
+	memset(big, 'k', 300);
+	big[300] = '\n';
+	big[301] = 0;
+	tu_write_file(tok, big);
+	ck_assert_int_eq(serve_bounded(cfg, ld), 2);
+	ck_assert_msg(strstr(err, tok) && strstr(err, "255"), "%s", err);
+	tu_write_file(tok, "first\nsecond\n");
+	ck_assert_int_eq(serve_bounded(cfg, ld), 2);
+	ck_assert_msg(strstr(err, tok) && strstr(err, "more than one line"),
+		      "%s", err);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
 	Suite *s = suite_create("cli");
@@ -120,6 +183,7 @@ Suite *suite_cli(void)
 	tcase_add_test(tc, unknown_command_and_flags_exit_2);
 	tcase_add_test(tc, config_check_good_prints_loadable_yaml);
 	tcase_add_test(tc, config_check_bad_exits_2_naming_place);
+	tcase_add_test(tc, serve_token_file_too_long_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
