@@ -387,6 +387,38 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
+/* The routes behind the HTTP guard (league/http_guard.c: request
+ * deadlines, a connection cap, accept backoff); -1 with a message. */
+static int inspect_routes(struct event_base *base, struct evhttp *http,
+			  struct evhttp_bound_socket *h, net_tls *tls,
+			  struct inspector *in, struct league_http_guard **g)
+{
+	static const struct {
+		const char *path;
+		void (*cb)(struct evhttp_request *, void *);
+	} routes[] = {
+		{ "/status", http_status },     { "/payoff", http_payoff },
+		{ "/ratings", http_ratings },   { "/nashconv", http_nashconv },
+		{ "/series", http_series },     { "/lineage", http_lineage },
+		{ "/jobs", http_jobs },         { NULL, http_other },
+	};
+	struct league_http_guard_opts go = { .tls = tls };
+	char err[256];
+
+	if (league_http_guard_new(g, base, http, h, &go, err, sizeof err)) {
+		fprintf(stderr, "league inspect: %s\n", err);
+		return -1;
+	}
+	for (size_t i = 0; i < LG_ARRAY_LEN(routes); i++)
+		if (league_http_guard_route(*g, routes[i].path, routes[i].cb,
+					    in)) {
+			fprintf(stderr, "league inspect: route %s refused\n",
+				routes[i].path ? routes[i].path : "*");
+			return -1;
+		}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -403,6 +435,7 @@ static int run(int argc, char **argv)
 	struct event_base *base = NULL;
 	struct evhttp *http = NULL;
 	struct evhttp_bound_socket *h;
+	struct league_http_guard *guard = NULL;
 	struct event *sigint = NULL, *sigterm = NULL, *tick = NULL;
 	const struct timeval every = { (time_t)INSPECT_RELOAD_S, 0 };
 	net_tls *tls_srv = NULL;
@@ -465,16 +498,8 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	unsigned bound = league_http_bound_port(h);
-	if (tls_srv)
-		evhttp_set_bevcb(http, league_https_bev, tls_srv);
-	evhttp_set_cb(http, "/status", http_status, &in);
-	evhttp_set_cb(http, "/payoff", http_payoff, &in);
-	evhttp_set_cb(http, "/ratings", http_ratings, &in);
-	evhttp_set_cb(http, "/nashconv", http_nashconv, &in);
-	evhttp_set_cb(http, "/series", http_series, &in);
-	evhttp_set_cb(http, "/lineage", http_lineage, &in);
-	evhttp_set_cb(http, "/jobs", http_jobs, &in);
-	evhttp_set_gencb(http, http_other, &in);
+	if (inspect_routes(base, http, h, tls_srv, &in, &guard))
+		goto out;
 	evhttp_set_max_body_size(http, 4096);
 	evhttp_set_timeout(http, 10);
 	tick = event_new(base, -1, EV_PERSIST, on_tick, &in);
@@ -510,6 +535,7 @@ out:
 		event_free(sigint);
 	if (sigterm)
 		event_free(sigterm);
+	league_http_guard_free(guard); /* before evhttp_free */
 	if (http)
 		evhttp_free(http);
 	if (base)

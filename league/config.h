@@ -223,6 +223,7 @@ struct cfg {
 		uint64_t http_port;
 		char token_file[CFG_STR_MAX];
 		double heartbeat_s;
+		double http_request_timeout_s;
 		uint64_t max_frame;
 		int insecure;
 		struct {

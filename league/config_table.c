@@ -545,6 +545,11 @@ static const struct cfg_key table[] = {
 	    "required when listening beyond loopback."),
 	DBL("server.heartbeat_s", server.heartbeat_s, 0.01, 3600, "5",
 	    "Workers silent for three heartbeats are dropped."),
+	DBL("server.http_request_timeout_s", server.http_request_timeout_s,
+	    0.1, 3600, "10",
+	    "An HTTP connection that has not sent a whole request (line, "
+	    "headers and body) this many seconds after it opened or after "
+	    "its previous reply is closed, however slowly it trickles."),
 	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
 	    "Largest wire frame in bytes."),
 	BOOL("server.insecure", server.insecure, "false",

@@ -832,6 +832,7 @@ static int listen_and_serve(league_daemon *d, char *err, size_t errlen)
 		.insecure = d->cfg.server.insecure,
 		.heartbeat_s = d->cfg.server.heartbeat_s,
 		.max_frame = d->cfg.server.max_frame,
+		.http_request_timeout_s = d->cfg.server.http_request_timeout_s,
 		.league_name = d->cfg.league.name,
 		.env_name = d->cfg.env.name,
 		.ports_file = o->ports_file,

@@ -52,8 +52,11 @@ struct league_server {
 	int http_open;       /* HTTP without the token: a loopback listener */
 	int lfd;
 	uint16_t port, http_port;
-	struct event *accept_ev, *tick_ev, *drain_ev;
+	struct event *accept_ev, *tick_ev, *drain_ev, *retry_ev;
 	struct evhttp *http;
+	struct league_http_guard *guard;
+	struct lg_log_limit accept_lim;
+	uint64_t accept_errors;
 	league_session *head;
 	size_t nsessions, nready;
 	uint64_t next_id;
@@ -282,6 +285,31 @@ static void conn_msg(net_conn *c, net_msg *m, void *arg)
 		net_msg_free(m);
 }
 
+/* The worker port's accept failed with e. Out of descriptors or memory:
+ * stop listening for a moment instead of spinning on a listener that stays
+ * readable, and warn once per 10 s with the count. */
+static void accept_failed(league_server *s, int e)
+{
+	struct timeval tv = { 0, 500000 };
+
+	if (e == EAGAIN || e == EWOULDBLOCK || e == EINTR ||
+	    e == ECONNABORTED)
+		return;
+	s->accept_errors++;
+	lg_log_limited(&s->accept_lim, 10, LG_LOG_WARN, "server: accept on "
+		       "the worker port: %s; pausing it 0.5 s (%zu sessions)",
+		       strerror(e), s->nsessions);
+	event_del(s->accept_ev);
+	event_add(s->retry_ev, &tv);
+}
+
+static void accept_retry(evutil_socket_t fd, short what, void *arg)
+{
+	league_server *s = arg;
+
+	event_add(s->accept_ev, NULL);
+}
+
 static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 {
 	league_server *s = arg;
@@ -296,8 +324,10 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 				 SOCK_CLOEXEC);
 		league_session *ss;
 
-		if (fd < 0)
+		if (fd < 0) {
+			accept_failed(s, errno);
 			return;
+		}
 		if (s->draining) {
 			close(fd);
 			continue;
@@ -363,21 +393,6 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 static int http_allowed(league_server *s, struct evhttp_request *req);
 
-struct bufferevent *league_https_bev(struct event_base *base, void *tls)
-{
-	struct ssl_st *ssl = net_tls_ssl_new(tls);
-	struct bufferevent *bev;
-
-	if (!ssl)
-		return NULL;
-	bev = bufferevent_openssl_socket_new(base, -1, ssl,
-					     BUFFEREVENT_SSL_ACCEPTING,
-					     BEV_OPT_CLOSE_ON_FREE);
-	if (bev)
-		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-	return bev;
-}
-
 static void http_status(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
@@ -433,35 +448,6 @@ static void http_status(struct evhttp_request *req, void *arg)
 }
 
 /* Send one 200 reply carrying data (copied). */
-void league_http_reply(struct evhttp_request *req, const char *ctype,
-		       const void *data, size_t len)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-
-	evhttp_add_header(h, "Content-Type", ctype);
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	evbuffer_add(evhttp_request_get_output_buffer(req), data, len);
-	evhttp_send_reply(req, 200, "OK", NULL);
-}
-
-void league_http_reply_ref(struct evhttp_request *req, const char *ctype,
-			   const void *data, size_t len,
-			   void (*done)(const void *data, size_t len,
-					void *arg),
-			   void *arg)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-
-	evhttp_add_header(h, "Content-Type", ctype);
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	if (evbuffer_add_reference(evhttp_request_get_output_buffer(req), data,
-				   len, done, arg)) {
-		done(data, len, arg);
-		evhttp_send_error(req, 500, "out of memory");
-		return;
-	}
-	evhttp_send_reply(req, 200, "OK", NULL);
-}
 
 /* Beyond loopback every endpoint needs the token (league_http_token_ok,
  * server.h). */
@@ -668,6 +654,44 @@ static void http_other(struct evhttp_request *req, void *arg)
 
 /* ---- lifecycle -------------------------------------------------------- */
 
+/* The HTTP routes, behind the guard (http_guard.c): deadlines, a
+ * connection cap, accept backoff. */
+static int http_setup(league_server *s, struct evhttp_bound_socket *h,
+		      char *err, size_t errlen)
+{
+	static const struct {
+		const char *path;
+		void (*cb)(struct evhttp_request *, void *);
+	} routes[] = {
+		{ "/status", http_status },     { "/payoff", http_payoff },
+		{ "/metrics", http_metrics },   { "/ratings", http_ratings },
+		{ "/nashconv", http_nashconv }, { "/series", http_series },
+		{ "/lineage", http_lineage },   { "/jobs", http_jobs },
+		{ "/login", http_login },       { NULL, http_other },
+	};
+	struct league_http_guard_opts go = {
+		.request_timeout_s = s->o.http_request_timeout_s,
+		.tls = s->o.tls,
+	};
+	int rc;
+
+	if ((rc = league_http_guard_new(&s->guard, s->base, s->http, h, &go,
+					err, errlen)))
+		return rc;
+	for (size_t i = 0; i < LG_ARRAY_LEN(routes); i++)
+		if ((rc = league_http_guard_route(s->guard, routes[i].path,
+						  routes[i].cb, s))) {
+			lg_errf(err, errlen, "http: route %s: %s",
+				routes[i].path ? routes[i].path : "*",
+				lg_strerror(rc));
+			return rc;
+		}
+	evhttp_set_max_headers_size(s->http, 8192);
+	evhttp_set_max_body_size(s->http, 4096);
+	evhttp_set_timeout(s->http, 10);
+	return 0;
+}
+
 static int write_ports(league_server *s, char *err, size_t errlen)
 {
 	char tmp[600];
@@ -750,7 +774,8 @@ int league_server_new(league_server **out, struct event_base *base,
 	evutil_make_socket_nonblocking(s->lfd);
 	s->accept_ev = event_new(base, s->lfd, EV_READ | EV_PERSIST, accept_cb, s);
 	s->tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, s);
-	if (!s->accept_ev || !s->tick_ev) {
+	s->retry_ev = event_new(base, -1, 0, accept_retry, s);
+	if (!s->accept_ev || !s->tick_ev || !s->retry_ev) {
 		rc = LG_ENOMEM;
 		goto fail;
 	}
@@ -771,21 +796,8 @@ int league_server_new(league_server **out, struct event_base *base,
 			goto fail;
 		}
 		s->http_port = league_http_bound_port(h);
-		if (opts->tls) /* HTTPS: each connection's bufferevent */
-			evhttp_set_bevcb(s->http, league_https_bev, opts->tls);
-		evhttp_set_cb(s->http, "/status", http_status, s);
-		evhttp_set_cb(s->http, "/payoff", http_payoff, s);
-		evhttp_set_cb(s->http, "/metrics", http_metrics, s);
-		evhttp_set_cb(s->http, "/ratings", http_ratings, s);
-		evhttp_set_cb(s->http, "/nashconv", http_nashconv, s);
-		evhttp_set_cb(s->http, "/series", http_series, s);
-		evhttp_set_cb(s->http, "/lineage", http_lineage, s);
-		evhttp_set_cb(s->http, "/jobs", http_jobs, s);
-		evhttp_set_cb(s->http, "/login", http_login, s);
-		evhttp_set_gencb(s->http, http_other, s);
-		evhttp_set_max_headers_size(s->http, 8192);
-		evhttp_set_max_body_size(s->http, 4096);
-		evhttp_set_timeout(s->http, 10);
+		if ((rc = http_setup(s, h, err, errlen)))
+			goto fail;
 	}
 	if ((rc = write_ports(s, err, errlen)))
 		goto fail;
@@ -807,8 +819,11 @@ void league_server_free(league_server *s)
 			net_conn_free(ss->conn);
 		session_free(ss);
 	}
+	league_http_guard_free(s->guard); /* before evhttp_free */
 	if (s->http)
 		evhttp_free(s->http);
+	if (s->retry_ev)
+		event_free(s->retry_ev);
 	if (s->accept_ev)
 		event_free(s->accept_ev);
 	if (s->tick_ev)
@@ -984,15 +999,3 @@ const char *league_server_login_code(const league_server *s)
 	return s->login_code;
 }
 
-uint16_t league_http_bound_port(struct evhttp_bound_socket *h)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-
-	if (getsockname(evhttp_bound_socket_get_fd(h), (struct sockaddr *)&ss,
-			&sl))
-		return 0;
-	return ntohs(ss.ss_family == AF_INET6
-			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
-			     : ((struct sockaddr_in *)&ss)->sin_port);
-}

@@ -45,6 +45,7 @@ struct league_server_opts {
 	double heartbeat_s;      /* > 0 */
 	double hello_timeout_s;  /* 0: 5 s */
 	size_t max_frame;        /* 0: NET_DEFAULT_MAX_FRAME */
+	double http_request_timeout_s; /* 0: LEAGUE_HTTP_REQUEST_TIMEOUT_S */
 	const char *league_name; /* for HelloReply and /status */
 	const char *env_name;
 	const char *ports_file;  /* NULL, or a path written with the bound
@@ -102,6 +103,45 @@ int league_server_new(league_server **out, struct event_base *base,
  * request is read; a dirty shutdown is the end of the connection. */
 struct bufferevent;
 struct bufferevent *league_https_bev(struct event_base *base, void *tls);
+/* ---- the HTTP port's guard (league/http_guard.c) ----
+ * A connection must deliver a whole request (line, headers, body) within
+ * request_timeout_s of its start or of its previous reply, or it is
+ * closed; open connections are capped (max_conns, and at most half the
+ * file descriptors left when the guard starts) by pausing the listener;
+ * accept() failing (EMFILE, ENFILE, ENOBUFS) pauses it half a second and
+ * warns, rate-limited with a count. */
+#define LEAGUE_HTTP_REQUEST_TIMEOUT_S 10.0
+#define LEAGUE_HTTP_MAX_CONNS 256
+struct evhttp;
+struct evhttp_bound_socket;
+struct evhttp_request;
+struct league_http_guard;
+struct league_http_guard_opts {
+	double request_timeout_s; /* 0: LEAGUE_HTTP_REQUEST_TIMEOUT_S */
+	size_t max_conns;         /* 0: LEAGUE_HTTP_MAX_CONNS */
+	void *tls;                /* a server net_tls: HTTPS; NULL: plain */
+};
+/* Guard http, whose listener is h (NULL: no accept control): takes over
+ * evhttp_set_bevcb. Free it before evhttp_free. 0, LG_ENOMEM. */
+int league_http_guard_new(struct league_http_guard **out,
+			  struct event_base *base, struct evhttp *http,
+			  struct evhttp_bound_socket *h,
+			  const struct league_http_guard_opts *o, char *err,
+			  size_t errlen);
+/* evhttp_set_cb (path) or evhttp_set_gencb (path NULL) through the guard,
+ * which must see each request to restart its connection's deadline after
+ * the reply. 0, LG_EFULL (too many routes), LG_EINVAL (path taken). */
+int league_http_guard_route(struct league_http_guard *g, const char *path,
+			    void (*cb)(struct evhttp_request *, void *),
+			    void *arg);
+/* Connections closed for missing their deadline; the connection cap. */
+uint64_t league_http_guard_timeouts(const struct league_http_guard *g);
+size_t league_http_guard_max_conns(const struct league_http_guard *g);
+void league_http_guard_free(struct league_http_guard *g);
+/* File descriptors this process may still open (RLIMIT_NOFILE minus the
+ * open ones); SIZE_MAX without a limit. */
+size_t league_fd_headroom(void);
+
 /* Close every session (without on_close calls) and the listeners. */
 void league_server_free(league_server *s);
 uint16_t league_server_port(const league_server *s);

@@ -7,11 +7,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "league/server.h"
+#include "tests/proto.h"
 #include "tests/testutil.h"
 
 struct fixture {
@@ -617,6 +622,185 @@ START_TEST(client_reconnects_after_daemon_restart)
 }
 END_TEST
 
+
+/* ---- HTTP under file-descriptor pressure ------------------------------ */
+
+#define FLOOD_HTTP 100 /* trickling HTTP clients, past the daemon's fds */
+#define FLOOD_FD_LIMIT 64
+
+/* A loopback TCP connection to port, non-blocking; -1 on failure. */
+static int flood_connect(uint16_t port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) && errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* 1 when the daemon closed fd (EOF or reset), after sending it one more
+ * header line. */
+static int flood_closed(int fd)
+{
+	char b[512];
+	ssize_t r = recv(fd, b, sizeof b, MSG_DONTWAIT);
+
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK))
+		return 1;
+	if (send(fd, "X-Slow: 1\r\n", 11, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	    errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOTCONN)
+		return 1;
+	return 0;
+}
+
+/* Lines of path holding needle. */
+static size_t count_lines(const char *path, const char *needle)
+{
+	char line[4096];
+	size_t n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof line, f))
+		n += strstr(line, needle) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* The daemon's user + system CPU seconds (/proc/PID/stat). */
+static double cpu_s(pid_t pid)
+{
+	char path[64], b[1024], *p;
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	ck_assert_ptr_nonnull(fgets(b, sizeof b, f));
+	fclose(f);
+	ck_assert_ptr_nonnull(p = strrchr(b, ')'));
+	/* fields 14 and 15 after the name: state is field 3 */
+	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+				"%*u %*u %lu %lu", &ut, &st), 2);
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/*
+ * A daemon limited to 64 file descriptors, and 100 HTTP clients that each
+ * send a request line and then one header line every 0.2 s, never ending
+ * the request, more than the daemon has descriptors for. Each is closed
+ * (http_request_timeout_s 1) once accepted, however steadily it trickles;
+ * meanwhile a worker connects and registers on the worker port; the
+ * daemon does not spin on accept (its CPU time stays below half the wall
+ * time) and its log does not fill with accept errors. Then 100 idle
+ * connections to the worker port: the accept backoff there too, and once
+ * the hello timeout has closed them a worker connects again.
+ */
+START_TEST(http_tricklers_at_the_fd_limit)
+{
+	char dir[128], ldir[192], cfg[192], log[256], text[512];
+	int fds[FLOOD_HTTP];
+	size_t open_n = FLOOD_HTTP;
+	struct tu_daemon d;
+	struct rlimit rl, low;
+	struct tp_peer w;
+	double t0, c0, deadline;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	snprintf(cfg, sizeof cfg, "%s/l.yaml", dir);
+	snprintf(log, sizeof log, "%s.log", ldir);
+	snprintf(text, sizeof text, "league: {name: flood}\nenv: {name: rps}\n"
+		 "server: {http_request_timeout_s: 1}\n");
+	tu_write_file(cfg, text);
+	/* the child inherits the low limit; this process gets its own back */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = FLOOD_FD_LIMIT;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	tu_serve(&d, cfg, ldir, 0, "tok");
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+
+	t0 = lg_now_s();
+	c0 = cpu_s(d.pid);
+	for (int i = 0; i < FLOOD_HTTP; i++) {
+		ck_assert_int_ge(fds[i] = flood_connect(d.http_port), 0);
+		lg_sleep_s(0.002);
+		/* the line goes out once connected (loopback: at once) */
+		send(fds[i], "GET /status HTTP/1.1\r\n", 22, MSG_NOSIGNAL);
+	}
+	lg_sleep_s(0.3);
+	/* the HTTP clients hold all they can: a worker still gets in */
+	tp_connect(&w, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "w", "tok");
+	tp_register_collector(&w, 4, 1);
+	tp_close(&w);
+	deadline = lg_now_s() + 120;
+	while (open_n && lg_now_s() < deadline) {
+		for (int i = 0; i < FLOOD_HTTP; i++)
+			if (fds[i] >= 0 && flood_closed(fds[i])) {
+				close(fds[i]);
+				fds[i] = -1;
+				open_n--;
+			}
+		lg_sleep_s(0.2);
+	}
+	double wall = lg_now_s() - t0, cpu = cpu_s(d.pid) - c0;
+	for (int i = 0; i < FLOOD_HTTP; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	ck_assert_msg(open_n == 0, "%zu trickling HTTP clients still open "
+		      "after 120 s", open_n);
+	ck_assert_msg(cpu < 0.5 * wall, "daemon used %.1f s CPU in %.1f s",
+		      cpu, wall);
+
+	/* idle connections past the limit on the worker port */
+	for (int i = 0; i < FLOOD_HTTP; i++)
+		ck_assert_int_ge(fds[i] = flood_connect(d.port), 0);
+	t0 = lg_now_s();
+	c0 = cpu_s(d.pid);
+	lg_sleep_s(2);
+	wall = lg_now_s() - t0;
+	cpu = cpu_s(d.pid) - c0;
+	ck_assert_msg(cpu < 0.5 * wall, "daemon used %.1f s CPU in %.1f s "
+		      "with the worker port flooded", cpu, wall);
+	for (int i = 0; i < FLOOD_HTTP; i++)
+		close(fds[i]);
+	/* the hello timeout (5 s) frees what was accepted */
+	deadline = lg_now_s() + 60;
+	for (;;) {
+		struct net_client_opts o = {
+			.host = "127.0.0.1", .port = d.port, .token = "tok",
+			.role = LEAGUE__ROLE__ROLE_COLLECTOR, .name = "w2",
+			.give_up_s = 10,
+		};
+		char err[256];
+		net_client *c = NULL;
+		if (net_client_connect(&c, &o, err, sizeof err) == 0) {
+			net_client_close(c);
+			break;
+		}
+		ck_assert_msg(lg_now_s() < deadline, "no worker after the "
+			      "flood: %s", err);
+	}
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	/* one warning per 10 s and listener, not one per failed accept */
+	size_t n = count_lines(log, "accept");
+	ck_assert_msg(n <= 40, "%zu accept lines in %s", n, log);
+	/* the worker port ran out of descriptors and paused */
+	ck_assert_msg(count_lines(log, "worker port: Too many open files; "
+				  "pausing") >= 1, "no accept backoff logged");
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
@@ -635,6 +819,10 @@ Suite *suite_server(void)
 	tcase_add_test(tc, client_stays_alive_while_busy);
 	tcase_add_test(tc, client_auth_failure_is_final);
 	tcase_add_test(tc, client_reconnects_after_daemon_restart);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fd_pressure");
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, http_tricklers_at_the_fd_limit);
 	suite_add_tcase(s, tc);
 	return s;
 }
