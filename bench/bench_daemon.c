@@ -128,8 +128,8 @@ static int tls_setup(struct league_setup *L, struct cfg *tc, const char *dir,
 	int rc;
 
 	snprintf(tdir, sizeof tdir, "%.190s/tls", dir);
-	if ((rc = net_tls_init_dir(tdir, names, 2, hosts, 2, -60, 86400, 0,
-				   err, errlen)))
+	if ((rc = net_tls_init_dir(tdir, names, 2, names, 1, hosts, 2, -60,
+				   86400, 0, err, errlen)))
 		return rc;
 	*tc = *L->cfg;
 	snprintf(tc->server.tls.cert, sizeof tc->server.tls.cert,

@@ -28,23 +28,29 @@ static int tls_init(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "names", required_argument, NULL, 'n' },
 		{ "hosts", required_argument, NULL, 'H' },
+		{ "daemon", required_argument, NULL, 'D' },
 		{ "days", required_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static char names_s[4096] = "daemon,worker", hosts_s[4096] =
-		"localhost,127.0.0.1";
-	const char *names[TLS_NAMES_MAX], *hosts[TLS_HOSTS_MAX];
-	size_t nnames = 0, nh = 0;
+		"localhost,127.0.0.1", daemon_s[4096] = "daemon";
+	const char *names[TLS_NAMES_MAX], *hosts[TLS_HOSTS_MAX],
+		*daemons[TLS_NAMES_MAX];
+	size_t nnames = 0, nh = 0, nd = 0;
 	unsigned long long days = 365;
 	char err[512];
-	int ch, force = 0;
+	int ch, force = 0, daemon_given = 0;
 
 	while ((ch = cli_getopt(argc, argv, "tls init", "", opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
 		case 'n': snprintf(names_s, sizeof names_s, "%s", optarg); break;
 		case 'H': snprintf(hosts_s, sizeof hosts_s, "%s", optarg); break;
+		case 'D':
+			snprintf(daemon_s, sizeof daemon_s, "%s", optarg);
+			daemon_given = 1;
+			break;
 		case 'f': force = 1; break;
 		case 'd':
 			if (cli_opt_u64("tls init", "--days", optarg, 1, 36500,
@@ -61,15 +67,30 @@ static int tls_init(int argc, char **argv)
 	if (split(hosts_s, hosts, TLS_HOSTS_MAX, &nh) || !nh)
 		return cli_usage_error("tls init", "--hosts: 1 to %d hosts",
 				       TLS_HOSTS_MAX);
-	int rc = net_tls_init_dir(argv[optind], names, nnames, hosts, nh, -60,
-				  (long)days * 86400, force, err, sizeof err);
+	/* the default daemon name counts only when among --names (a run
+	 * adding workers to an existing CA names no daemon); a --daemon
+	 * name must be */
+	if (split(daemon_s, daemons, TLS_NAMES_MAX, &nd))
+		return cli_usage_error("tls init", "--daemon: at most %d names",
+				       TLS_NAMES_MAX);
+	size_t keep = 0;
+	for (size_t j = 0; j < nd; j++)
+		for (size_t i = 0; i < nnames; i++)
+			if (!strcmp(daemons[j], names[i]) || daemon_given) {
+				daemons[keep++] = daemons[j];
+				break;
+			}
+	int rc = net_tls_init_dir(argv[optind], names, nnames, daemons, keep,
+				  hosts, nh, -60, (long)days * 86400, force,
+				  err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league tls init: %s\n", err);
 		return rc == LG_EIO || rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
 	}
 	printf("league tls init: %s/ca.pem (CA)", argv[optind]);
 	for (size_t i = 0; i < nnames; i++)
-		printf(", %s/%s.pem and .key", argv[optind], names[i]);
+		printf(", %s/%.*s.pem and .key", argv[optind],
+		       (int)strcspn(names[i], "="), names[i]);
 	printf("\n");
 	return CLI_OK;
 }
@@ -120,19 +141,25 @@ const struct cli_cmd cli_cmd_tls = {
 	.name = "tls",
 	.summary = "make a test CA and certificates; check TLS files",
 	.help =
-	"usage: league tls init DIR [--names N1,N2,...] [--hosts H1,H2,...]\n"
+	"usage: league tls init DIR [--names N1,N2[=H1+H2],...]\n"
+	"                           [--hosts H1,H2,...] [--daemon N,...]\n"
 	"                           [--days D] [--force]\n"
 	"       league tls check --ca FILE [--cert FILE --key FILE]\n"
 	"\n"
 	"init  writes a CA (DIR/ca.pem, DIR/ca.key; made once, reused by\n"
 	"      later runs) and, for each name (default daemon,worker),\n"
 	"      DIR/NAME.pem and DIR/NAME.key: an EC P-256 certificate\n"
-	"      signed by the CA for both server and client use, its common\n"
-	"      name the name (mutual TLS labels workers with it), valid\n"
-	"      for D days (default 365) at every host in --hosts (DNS\n"
-	"      names or IP addresses; default localhost,127.0.0.1). Keys\n"
-	"      are mode 0600. An existing NAME.pem is kept unless --force.\n"
-	"      For a test cluster: production CAs are your own.\n"
+	"      signed by the CA, its common name the name (mutual TLS\n"
+	"      labels workers with it), valid for D days (default 365).\n"
+	"      The daemon's names (--daemon, default daemon) are for\n"
+	"      server and client use at every host in --hosts (DNS names\n"
+	"      or IP addresses; default localhost,127.0.0.1). Any other\n"
+	"      name is a worker's, for client use only, so it cannot pose\n"
+	"      as the daemon; NAME=H1+H2 also serves at its own hosts (a\n"
+	"      learner's trajectory endpoint), which may not be among\n"
+	"      --hosts. Keys are mode 0600. An existing NAME.pem is kept\n"
+	"      unless --force. For a test cluster: production CAs are\n"
+	"      your own.\n"
 	"check loads the files as the daemon and workers do: readable\n"
 	"      PEM, within their dates, the key matching the certificate,\n"
 	"      the certificate chaining to the CA.\n"

@@ -185,14 +185,20 @@ struct ssl_st *net_tls_ssl_new(net_tls *t);
 /* The peer certificate's common name ("" without one). */
 void net_tls_peer_name(struct ssl_st *ssl, char *out, size_t len);
 
-/* Write a CA and a certificate for a test cluster into dir (tls init):
- * ca.pem / ca.key, and for each name N in names N.pem / N.key signed by
- * the CA, for server and client use, with every entry of hosts (DNS names
- * or IP addresses) as subjectAltName, valid from not_before_s to
- * not_after_s seconds from now (negative: in the past). Existing files
- * are not overwritten (LG_EEXIST), except with force. */
+/* Write a CA and certificates for a test cluster into dir (tls init):
+ * ca.pem / ca.key (made once, then reused), and for each entry of names
+ * N.pem / N.key signed by the CA, valid from not_before_s to not_after_s
+ * seconds from now (negative: in the past). An entry is "N" or
+ * "N=H1+H2". A name among daemons (each must be among names) gets
+ * serverAuth and clientAuth with every entry of hosts (DNS names or IP
+ * addresses) as subjectAltName; "N=H1+H2" gets serverAuth and clientAuth
+ * for its own hosts only (a learner's endpoint), none of which may be
+ * among hosts; any other name clientAuth alone, no subjectAltName, so it
+ * cannot serve as the daemon. LG_EINVAL (err names the entry), LG_EIO;
+ * existing files are not overwritten (LG_EEXIST), except with force. */
 int net_tls_init_dir(const char *dir, const char *const *names,
-		     size_t nnames, const char *const *hosts, size_t nhosts,
+		     size_t nnames, const char *const *daemons,
+		     size_t ndaemons, const char *const *hosts, size_t nhosts,
 		     long not_before_s, long not_after_s, int force,
 		     char *err, size_t errlen);
 

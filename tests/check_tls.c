@@ -47,19 +47,23 @@ static void make_certs(struct certs *c)
 
 	tu_mkdtemp(c->dir, sizeof c->dir);
 	tu_mkdtemp(c->other, sizeof c->other);
-	ck_assert_msg(net_tls_init_dir(c->dir, names, 2, hosts, 2, -60, 86400,
-				       0, err, sizeof err) == 0, "%s", err);
-	ck_assert_msg(net_tls_init_dir(c->dir, far, 1, farhost, 1, -60, 86400,
-				       0, err, sizeof err) == 0, "%s", err);
-	ck_assert_msg(net_tls_init_dir(c->dir, old, 1, hosts, 2, -7200, -3600,
-				       0, err, sizeof err) == 0, "%s", err);
-	ck_assert_msg(net_tls_init_dir(c->other, names + 1, 1, hosts, 2, -60,
+	ck_assert_msg(net_tls_init_dir(c->dir, names, 2, names, 1, hosts, 2,
+				       -60, 86400, 0, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_msg(net_tls_init_dir(c->dir, far, 1, far, 1, farhost, 1, -60,
 				       86400, 0, err, sizeof err) == 0, "%s",
 		      err);
+	ck_assert_msg(net_tls_init_dir(c->dir, old, 1, old, 1, hosts, 2, -7200,
+				       -3600, 0, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_msg(net_tls_init_dir(c->other, names + 1, 1, NULL, 0, hosts,
+				       2, -60, 86400, 0, err, sizeof err) == 0,
+		      "%s", err);
 	/* The CA is made once: a second init with an existing name is
 	 * refused, not overwritten. */
-	ck_assert_int_eq(net_tls_init_dir(c->dir, names, 1, hosts, 2, -60, 60,
-					  0, err, sizeof err), LG_EEXIST);
+	ck_assert_int_eq(net_tls_init_dir(c->dir, names, 1, names, 1, hosts, 2,
+					  -60, 60, 0, err, sizeof err),
+			 LG_EEXIST);
 }
 
 static void drop_certs(struct certs *c)
@@ -459,6 +463,147 @@ START_TEST(inspect_beyond_loopback_needs_tls_or_insecure)
 }
 END_TEST
 
+
+/* ---- who may serve ---------------------------------------------------- */
+
+/* The client side of worker_cert_cannot_pose_as_daemon, in a child: 0
+ * when the daemon's port and HTTPS were both refused. */
+static int dial_fake_daemon(net_tls *cli, uint16_t port, uint16_t http_port)
+{
+	struct net_client_opts o = { .host = "127.0.0.1", .port = port,
+				     .token = "tok", .tls = cli, .role = 1,
+				     .name = "w1", .give_up_s = 5 };
+	static char body[1 << 16];
+	net_client *cl = NULL;
+	char err[256] = "";
+
+	if (net_client_connect(&cl, &o, err, sizeof err) == 0)
+		return 1;
+	if (!strstr(err, "server's certificate"))
+		return 2;
+	body[0] = 0;
+	net_http_get_tls(cli, http_port, "/status", "tok", 5, body,
+			 sizeof body);
+	return strstr(body, " 200 ") ? 3 : 0;
+}
+
+/* `league tls init DIR` with its defaults (daemon,worker at localhost and
+ * 127.0.0.1): the worker's certificate, presented as a server at
+ * 127.0.0.1, is refused by a client's verification on a trajectory
+ * endpoint, the daemon's port and HTTPS (it used to carry serverAuth and
+ * every host, so any worker could pose as the daemon); the daemon's is
+ * taken. */
+START_TEST(worker_cert_cannot_pose_as_daemon)
+{
+	char d[256], out[4096], err[4096];
+	struct fixture f;
+	net_traj_sender *tx;
+	net_traj_server *ep;
+	net_tls *wsrv, *dsrv, *cli;
+	pid_t pid;
+	int st;
+
+	tu_mkdtemp(d, sizeof d);
+	const char *argv[] = { "tls", "init", d, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	wsrv = ctx(NULL, d, "worker", 1, 0);
+	dsrv = ctx(NULL, d, "daemon", 1, 0);
+	cli = ctx(NULL, d, "worker", 0, 0);
+
+	ep = endpoint(dsrv); /* the control: the daemon's serves */
+	ck_assert_msg(net_traj_sender_connect(&tx, "127.0.0.1",
+					      net_traj_server_port(ep), "tok",
+					      cli, "c", 10, err,
+					      sizeof err) == 0, "%s", err);
+	net_traj_sender_close(tx);
+	net_traj_server_stop(ep);
+	ep = endpoint(wsrv);
+	ck_assert_int_eq(net_traj_sender_connect(&tx, "127.0.0.1",
+						 net_traj_server_port(ep),
+						 "tok", cli, "c", 10, err,
+						 sizeof err), LG_EAUTH);
+	ck_assert_msg(strstr(err, "server's certificate"), "%s", err);
+	net_traj_server_stop(ep);
+
+	struct league_server_opts o = {
+		.listen = "127.0.0.1", .token = "tok", .tls = wsrv,
+		.heartbeat_s = 5, .league_name = "t", .env_name = "rps",
+		.hello_timeout_s = 2,
+	};
+	struct league_server_ops ops = { .ctx = &f, .on_msg = on_msg,
+					 .on_close = on_close };
+	f.base = event_base_new();
+	ck_assert_msg(league_server_new(&f.srv, f.base, &o, &ops, err,
+					sizeof err) == 0, "%s", err);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(dial_fake_daemon(cli, league_server_port(f.srv),
+				       league_server_http_port(f.srv)));
+	struct timeval tick = { 0, 2000 };
+	double deadline = lg_now_s() + 60;
+	for (;;) {
+		event_base_loopexit(f.base, &tick);
+		event_base_dispatch(f.base);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		ck_assert_msg(lg_now_s() < deadline, "client hung");
+	}
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "a worker's certificate passed as the daemon's (step "
+		      "%d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	league_server_free(f.srv);
+	event_base_free(f.base);
+	net_tls_free(wsrv);
+	net_tls_free(dsrv);
+	net_tls_free(cli);
+	tu_rmrf(d);
+}
+END_TEST
+
+/* NAME=HOSTS: a worker that serves (a learner's endpoint) at its own
+ * hosts, never at the daemon's. */
+START_TEST(tls_init_worker_hosts)
+{
+	char d[256], err[512];
+	const char *names[] = { "daemon", "lrn=127.0.0.1" },
+		   *daemons[] = { "daemon" }, *hosts[] = { "localhost",
+							  "127.0.0.1" };
+	const char *own[] = { "lrn=127.0.0.1+localhost" };
+	net_traj_sender *tx;
+	net_traj_server *ep;
+	net_tls *srv, *cli;
+
+	tu_mkdtemp(d, sizeof d);
+	/* the daemon's host: refused, nothing written */
+	ck_assert_int_eq(net_tls_init_dir(d, names, 2, daemons, 1, hosts, 2,
+					  -60, 86400, 0, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "127.0.0.1") && strstr(err, "pose as the "
+							  "daemon"), "%s", err);
+	/* a daemon name must be among the names */
+	ck_assert_int_eq(net_tls_init_dir(d, names + 1, 1, daemons, 1, hosts,
+					  2, -60, 86400, 0, err, sizeof err),
+			 LG_EINVAL);
+	/* a CA of learners only (the daemon's elsewhere): serves there */
+	ck_assert_msg(net_tls_init_dir(d, own, 1, NULL, 0, NULL, 0, -60, 86400,
+				       0, err, sizeof err) == 0, "%s", err);
+	srv = ctx(NULL, d, "lrn", 1, 0);
+	cli = ctx(NULL, d, "lrn", 0, 0);
+	ep = endpoint(srv);
+	ck_assert_msg(net_traj_sender_connect(&tx, "127.0.0.1",
+					      net_traj_server_port(ep), "tok",
+					      cli, "c", 10, err,
+					      sizeof err) == 0, "%s", err);
+	net_traj_sender_close(tx);
+	net_traj_server_stop(ep);
+	net_tls_free(srv);
+	net_tls_free(cli);
+	tu_rmrf(d);
+}
+END_TEST
+
 Suite *suite_tls(void)
 {
 	Suite *s = suite_create("tls");
@@ -471,6 +616,8 @@ Suite *suite_tls(void)
 	tcase_add_test(t, beyond_loopback_needs_tls_or_insecure);
 	tcase_add_test(t, config_errors_at_their_keys);
 	tcase_add_test(t, inspect_beyond_loopback_needs_tls_or_insecure);
+	tcase_add_test(t, worker_cert_cannot_pose_as_daemon);
+	tcase_add_test(t, tls_init_worker_hosts);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -90,9 +90,12 @@ DADDR=10.77.0.1
 log "network: daemon $DADDR, host A 10.77.0.2, host B 10.77.0.3 (namespaces $ND $NA $NB, bridge in $SW)"
 
 # ---- certificates, token, config -------------------------------------------
-"$BIN" tls init "$W/tls" --names daemon,hosta,hostb \
-	--hosts 10.77.0.1,10.77.0.2,10.77.0.3 >/dev/null
-"$BIN" tls init "$W/other" --names hostb --hosts 10.77.0.3 >/dev/null
+# The daemon's certificate for its address alone; each host's for client
+# use and for its learner's endpoint at its own address (a worker's
+# certificate cannot pose as the daemon).
+"$BIN" tls init "$W/tls" --names daemon,hosta=10.77.0.2,hostb=10.77.0.3 \
+	--hosts 10.77.0.1 >/dev/null
+"$BIN" tls init "$W/other" --names hostb=10.77.0.3 >/dev/null
 head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$W/token"
 TOKEN=$(cat "$W/token")
 cat >"$W/cluster.yaml" <<EOF

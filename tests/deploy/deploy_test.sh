@@ -62,8 +62,9 @@ echo "systemd: systemd-analyze verify league.service league-collector@1.service 
 # ---- Kubernetes ----------------------------------------------------------------
 /usr/bin/python3 "$SRC/tests/deploy/k8s_check.py" "$SRC/deploy/k8s/league.yaml" ||
 	fail "deploy/k8s/league.yaml"
-"$BIN" tls init "$W/tls" --names daemon,worker \
-	--hosts league-daemon,'*.league-learner.league.svc.cluster.local',127.0.0.1 >/dev/null
+"$BIN" tls init "$W/tls" \
+	--names daemon,'worker=*.league-learner.league.svc.cluster.local' \
+	--hosts league-daemon,127.0.0.1 >/dev/null
 printf 'secret' >"$W/token"
 (cd "$W/tls" &&
 	kubectl create secret generic league-token --from-file=token="$W/token" \
