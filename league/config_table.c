@@ -542,7 +542,9 @@ static const struct cfg_key table[] = {
 	    "HTTP status port; 0 picks a free one."),
 	STR("server.token_file", server.token_file, 0, "",
 	    "File holding the shared worker token (or set LEAGUE_TOKEN); "
-	    "required when listening beyond loopback."),
+	    "required when listening beyond loopback. One line of at most "
+	    "255 printable bytes, its line end (\\n or \\r\\n) dropped; a "
+	    "longer token or a second line is refused at start, never cut."),
 	DBL("server.heartbeat_s", server.heartbeat_s, 0.01, 3600, "5",
 	    "Workers silent for three heartbeats are dropped."),
 	DBL("server.http_request_timeout_s", server.http_request_timeout_s,
