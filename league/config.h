@@ -224,6 +224,7 @@ struct cfg {
 		char token_file[CFG_STR_MAX];
 		double heartbeat_s;
 		uint64_t max_frame;
+		uint64_t max_jobs_in_flight;
 		int insecure;
 		struct {
 			char cert[CFG_STR_MAX], key[CFG_STR_MAX];

@@ -194,6 +194,7 @@ struct league_daemon {
 	double rate_t, steps_per_s, jobs_per_s;
 	double series_t;             /* when the last throughput point was */
 	uint64_t stale_results, requeued;
+	uint64_t refused_requests;   /* JobRequests refused at a cap (BUSY) */
 	int counters_dirty;
 	struct nashconv_state nashconv;
 

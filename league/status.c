@@ -61,6 +61,8 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
 		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
+		      "\"max_jobs_in_flight\": %llu, "
+		      "\"job_requests_refused\": %llu, "
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
 		      "\"main_rating\": %.1f, \"stopping\": %s, ",
@@ -73,6 +75,8 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      league_leases_active(d->leases),
 		      (unsigned long long)d->requeued,
 		      (unsigned long long)d->stale_results,
+		      (unsigned long long)d->cfg.server.max_jobs_in_flight,
+		      (unsigned long long)d->refused_requests,
 		      (unsigned long long)d->commits, brain_count(d->br),
 		      (unsigned long long)brain_snapshot_count(d->br),
 		      payoff_elo(brain_payoff(d->br), 0),
@@ -189,6 +193,10 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 		{ "league_stale_results_total", "counter",
 		  "Results refused as stale (repeated, or from before a "
 		  "restart).", (double)d->stale_results },
+		{ "league_job_requests_refused_total", "counter",
+		  "Job requests refused with BUSY: the session held its "
+		  "max_jobs, or the daemon server.max_jobs_in_flight.",
+		  (double)d->refused_requests },
 		{ "league_commits_total", "counter",
 		  "LMDB write transactions committed.", (double)d->commits },
 		{ "league_players", "gauge",
