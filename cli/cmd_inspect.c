@@ -245,10 +245,18 @@ static int lineage_json(struct inspector *in, lg_buf *b)
 }
 
 /* What was in flight when the league stopped (or now, beside a running
- * daemon, as of its last commit): the brain's open jobs. */
-static int jobs_json(struct inspector *in, lg_buf *b)
+ * daemon, as of its last commit): a page of the brain's open jobs. */
+static int jobs_json(struct inspector *in, const struct league_page *pg,
+		     lg_buf *b)
 {
-	return brain_open_jobs_json(in->br, b);
+	uint64_t last = 0;
+	int more = 0;
+	int rc = lg_buf_printf(b, "{\"jobs\":[");
+
+	rc = rc ? rc : brain_open_jobs_json(in->br, pg->after, pg->from_start,
+					    pg->limit, b, &more, &last);
+	return rc ? rc : league_page_end(b, pg, brain_open_jobs(in->br),
+					 (size_t)more, last);
 }
 
 static int status_json(struct inspector *in, lg_buf *b)
@@ -354,9 +362,27 @@ static void http_lineage(struct evhttp_request *req, void *arg)
 	serve_json(req, arg, lineage_json, "lineage unavailable");
 }
 
+/* GET /jobs?after=ID&limit=N: one page (league_page). */
 static void http_jobs(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, jobs_json, "jobs unavailable");
+	struct inspector *in = arg;
+	struct league_page pg;
+	lg_buf b = { 0 };
+
+	if (!begin(in, req))
+		return;
+	if (league_http_page(req, &pg)) {
+		char why[96];
+		snprintf(why, sizeof why, "after: a job id; limit: a whole "
+			 "number from 1 to %d", LEAGUE_PAGE_MAX);
+		evhttp_send_error(req, 400, why);
+		return;
+	}
+	if (jobs_json(in, &pg, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, "jobs unavailable");
+	else
+		league_http_reply(req, "application/json", b.data, b.len);
+	lg_buf_free(&b);
 }
 
 static void http_status(struct evhttp_request *req, void *arg)

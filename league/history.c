@@ -3,7 +3,8 @@
  * of the run (the live page's time slider): GET /payoff?at=SEQ and
  * /ratings?at=SEQ, for the daemon and `league inspect` alike, rebuilt by
  * brain_open_at from the decision log and the stored results. Nothing is
- * written: the brain is a read-only view over the store.
+ * written: the brain is a read-only view over the store. Also the query
+ * helpers the endpoints share (?at=, and the pages of GET /jobs).
  */
 #include "league/server.h"
 
@@ -36,6 +37,42 @@ int league_http_query_u64(struct evhttp_request *req, const char *name,
 			*v = x;
 	}
 	evhttp_clear_headers(&kv);
+	return rc;
+}
+
+int league_http_page(struct evhttp_request *req, struct league_page *pg)
+{
+	uint64_t v;
+	int rc;
+
+	*pg = (struct league_page){ .from_start = 1,
+				    .limit = LEAGUE_PAGE_DEFAULT };
+	rc = league_http_query_u64(req, "after", &v);
+	if (rc == LG_EINVAL)
+		return rc;
+	if (!rc) {
+		pg->after = v;
+		pg->from_start = 0;
+	}
+	rc = league_http_query_u64(req, "limit", &v);
+	if (rc == LG_EINVAL || (!rc && (v == 0 || v > LEAGUE_PAGE_MAX)))
+		return LG_EINVAL;
+	if (!rc)
+		pg->limit = (uint32_t)v;
+	return 0;
+}
+
+int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,
+		    size_t more, uint64_t last_id)
+{
+	int rc = lg_buf_printf(b, "],\"total\":%zu,\"limit\":%u,"
+			       "\"truncated\":%s,\"next\":", total,
+			       pg->limit, more ? "true" : "false");
+
+	if (!rc)
+		rc = more ? lg_buf_printf(b, "\"%llu\"}",
+					  (unsigned long long)last_id)
+			  : lg_buf_printf(b, "null}");
 	return rc;
 }
 

@@ -611,11 +611,37 @@ static void http_lineage(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.lineage_json, "no lineage");
 }
 
+/* GET /jobs?after=ID&limit=N: one page of the jobs (league_page). */
 static void http_jobs(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
+	struct league_page pg;
+	lg_buf b = { 0 };
 
-	http_json(s, req, s->ops.jobs_json, "no jobs");
+	if (!http_allowed(s, req))
+		return;
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return;
+	}
+	if (!s->ops.jobs_json) {
+		evhttp_send_error(req, 404, "no jobs");
+		return;
+	}
+	if (league_http_page(req, &pg)) {
+		char why[96];
+		snprintf(why, sizeof why, "after: a job id; limit: a whole "
+			 "number from 1 to %d", LEAGUE_PAGE_MAX);
+		evhttp_send_error(req, 400, why);
+		return;
+	}
+	if (s->ops.jobs_json(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
+		lg_buf_free(&b);
+		evhttp_send_error(req, 500, "no jobs");
+		return;
+	}
+	league_http_reply(req, "application/json", b.data, b.len);
+	lg_buf_free(&b);
 }
 
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */

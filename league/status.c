@@ -270,6 +270,7 @@ int daemon_lineage_json(void *ctx, lg_buf *b)
 struct jobs_out {
 	lg_buf *b;
 	int first;
+	uint64_t last;
 };
 
 static int job_json(const struct league_job *j, int leased, double left_s,
@@ -292,19 +293,27 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 				   j->seat[s].learning ? "true" : "false",
 				   j->seat[s].baseline);
 	o->first = 0;
+	o->last = j->id;
 	return rc ? rc : lg_buf_printf(o->b, "]}");
 }
 
-/* The lease table: jobs queued for a collector and jobs a collector
- * holds, with the seconds left of each lease. */
-int daemon_jobs_json(void *ctx, lg_buf *b)
+/* One page of the lease table (league_page): jobs queued for a collector
+ * and jobs a collector holds, with the seconds left of each lease, in id
+ * order. Bounded by the page, not by the table. */
+int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
-	struct jobs_out o = { b, 1 };
+	struct jobs_out o = { b, 1, 0 };
+	size_t more = 0;
 	int rc = lg_buf_printf(b, "{\"jobs\":[");
 
-	rc = rc ? rc : league_leases_each(d->leases, lg_now_s(), job_json, &o);
-	return rc ? rc : lg_buf_printf(b, "]}");
+	rc = rc ? rc : league_leases_page(d->leases, lg_now_s(), pg->after,
+					  pg->from_start, pg->limit, job_json,
+					  &o, &more);
+	return rc ? rc : league_page_end(b, pg,
+					 league_leases_queued(d->leases) +
+						 league_leases_active(d->leases),
+					 more, o.last);
 }
 
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */

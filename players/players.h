@@ -386,10 +386,14 @@ int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
  * parent is the learner it froze, prev that learner's snapshot before it.
  * LG_ENOMEM. */
 int brain_lineage_json(const brain *b, lg_buf *out);
-/* The open jobs (issued, no result yet) as JSON: {"jobs":[{"id":..,
- * "learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..},...]}.
- * LG_ENOMEM. */
-int brain_open_jobs_json(const brain *b, lg_buf *out);
+/* A page of the open jobs (issued, no result yet) as JSON items
+ * {"id":..,"learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..}
+ * separated by commas, no brackets: those with an id above after (every
+ * one with from_start), at most limit, oldest first. *more is 1 when
+ * another follows, *last the id of the last one written. O(log jobs +
+ * the page) unless many jobs in the range are done. LG_ENOMEM. */
+int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
+			 size_t limit, lg_buf *out, int *more, uint64_t *last);
 
 /* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);
