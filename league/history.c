@@ -40,26 +40,60 @@ int league_http_query_u64(struct evhttp_request *req, const char *name,
 	return rc;
 }
 
-int league_http_page(struct evhttp_request *req, struct league_page *pg)
+/* name's value in kv as a whole number: 0 with *v, LG_ENOTFOUND when
+ * absent, LG_EINVAL when not digits or out of range. */
+static int kv_u64(struct evkeyvalq *kv, const char *name, uint64_t *v)
 {
+	const char *val = evhttp_find_header(kv, name);
+	unsigned long long x;
+	char *end;
+
+	if (!val)
+		return LG_ENOTFOUND;
+	if (!*val || *val < '0' || *val > '9')
+		return LG_EINVAL;
+	errno = 0;
+	x = strtoull(val, &end, 10);
+	if (*end || errno)
+		return LG_EINVAL;
+	*v = x;
+	return 0;
+}
+
+int league_page_parse(const char *uri, struct league_page *pg)
+{
+	struct evkeyvalq kv;
+	const char *q = uri ? strchr(uri, '?') : NULL;
 	uint64_t v;
-	int rc;
+	int rc = 0, r;
 
 	*pg = (struct league_page){ .from_start = 1,
 				    .limit = LEAGUE_PAGE_DEFAULT };
-	rc = league_http_query_u64(req, "after", &v);
-	if (rc == LG_EINVAL)
-		return rc;
-	if (!rc) {
+	if (!q)
+		return 0;
+	if (evhttp_parse_query_str(q + 1, &kv))
+		return LG_EINVAL;
+	if ((r = kv_u64(&kv, "after", &v)) == 0) {
 		pg->after = v;
 		pg->from_start = 0;
+	} else if (r != LG_ENOTFOUND) {
+		rc = r;
 	}
-	rc = league_http_query_u64(req, "limit", &v);
-	if (rc == LG_EINVAL || (!rc && (v == 0 || v > LEAGUE_PAGE_MAX)))
-		return LG_EINVAL;
-	if (!rc)
-		pg->limit = (uint32_t)v;
-	return 0;
+	if (!rc && (r = kv_u64(&kv, "limit", &v)) == 0) {
+		if (v == 0 || v > LEAGUE_PAGE_MAX)
+			rc = LG_EINVAL;
+		else
+			pg->limit = (uint32_t)v;
+	} else if (!rc && r != LG_ENOTFOUND) {
+		rc = r;
+	}
+	evhttp_clear_headers(&kv);
+	return rc;
+}
+
+int league_http_page(struct evhttp_request *req, struct league_page *pg)
+{
+	return league_page_parse(evhttp_request_get_uri(req), pg);
 }
 
 int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,

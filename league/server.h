@@ -156,6 +156,9 @@ int league_http_query_u64(struct evhttp_request *req, const char *name,
  * LEAGUE_PAGE_DEFAULT): 0, or LG_EINVAL (not whole numbers, limit 0 or
  * above LEAGUE_PAGE_MAX; the caller answers 400). */
 int league_http_page(struct evhttp_request *req, struct league_page *pg);
+/* The same from a request URI ("/jobs?after=7&limit=50"; NULL or no
+ * query: the defaults). Fuzzed by tests/fuzz/fuzz_page.c. */
+int league_page_parse(const char *uri, struct league_page *pg);
 /* Close a page's JSON object after its "[..." list of items: `],
  * "total": total, "limit": .., "truncated": more > 0, "next": "ID"}`,
  * next being the last item's id as a string (JavaScript's numbers lose
