@@ -239,9 +239,10 @@ static int series_json(struct inspector *in, lg_buf *b)
 	return league_series_json_store(in->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
-static int lineage_json(struct inspector *in, lg_buf *b)
+static int lineage_json(struct inspector *in, const struct league_page *pg,
+			lg_buf *b)
 {
-	return brain_lineage_json(in->br, b);
+	return league_lineage_page(in->br, pg, b);
 }
 
 /* What was in flight when the league stopped (or now, beside a running
@@ -357,15 +358,12 @@ static void http_series(struct evhttp_request *req, void *arg)
 	serve_json(req, arg, series_json, "time series unavailable");
 }
 
-static void http_lineage(struct evhttp_request *req, void *arg)
+/* A GET answered with one page (league_page) of what fn lists. */
+static void serve_paged(struct evhttp_request *req, struct inspector *in,
+			int (*fn)(struct inspector *,
+				  const struct league_page *, lg_buf *),
+			const char *what)
 {
-	serve_json(req, arg, lineage_json, "lineage unavailable");
-}
-
-/* GET /jobs?after=ID&limit=N: one page (league_page). */
-static void http_jobs(struct evhttp_request *req, void *arg)
-{
-	struct inspector *in = arg;
 	struct league_page pg;
 	lg_buf b = { 0 };
 
@@ -373,16 +371,28 @@ static void http_jobs(struct evhttp_request *req, void *arg)
 		return;
 	if (league_http_page(req, &pg)) {
 		char why[96];
-		snprintf(why, sizeof why, "after: a job id; limit: a whole "
+		snprintf(why, sizeof why, "after: an id; limit: a whole "
 			 "number from 1 to %d", LEAGUE_PAGE_MAX);
 		evhttp_send_error(req, 400, why);
 		return;
 	}
-	if (jobs_json(in, &pg, &b) || lg_buf_printf(&b, "\n"))
-		evhttp_send_error(req, 500, "jobs unavailable");
+	if (fn(in, &pg, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, what);
 	else
 		league_http_reply(req, "application/json", b.data, b.len);
 	lg_buf_free(&b);
+}
+
+/* GET /lineage?after=ID&limit=N: one page (league_page). */
+static void http_lineage(struct evhttp_request *req, void *arg)
+{
+	serve_paged(req, arg, lineage_json, "lineage unavailable");
+}
+
+/* GET /jobs?after=ID&limit=N: one page (league_page). */
+static void http_jobs(struct evhttp_request *req, void *arg)
+{
+	serve_paged(req, arg, jobs_json, "jobs unavailable");
 }
 
 static void http_status(struct evhttp_request *req, void *arg)

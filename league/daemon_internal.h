@@ -277,7 +277,7 @@ int daemon_metrics_text(void *ctx, lg_buf *b);
 int daemon_ratings_json(void *ctx, lg_buf *b);
 int daemon_nashconv_json(void *ctx, lg_buf *b);
 int daemon_series_json(void *ctx, lg_buf *b);
-int daemon_lineage_json(void *ctx, lg_buf *b);
+int daemon_lineage_json(void *ctx, const struct league_page *pg, lg_buf *b);
 int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b);
 
 #endif

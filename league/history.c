@@ -110,6 +110,22 @@ int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,
 	return rc;
 }
 
+int league_lineage_page(const struct brain *b, const struct league_page *pg,
+			lg_buf *out)
+{
+	uint32_t last = 0;
+	int more = 0;
+	int rc = lg_buf_printf(out, "{\"players\":[");
+
+	/* an after past any player id: an empty page */
+	rc = rc ? rc : brain_lineage_json(b, pg->after > UINT32_MAX ? UINT32_MAX
+						: (uint32_t)pg->after,
+					  pg->from_start, pg->limit, out,
+					  &more, &last);
+	return rc ? rc : league_page_end(out, pg, brain_count(b),
+					 (size_t)more, last);
+}
+
 /* The payoff matrix of the newest max agents of b. */
 static int payoff_of(brain *b, uint32_t max, lg_buf *out)
 {

@@ -604,17 +604,11 @@ static void http_series(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.series_json, "no time series");
 }
 
-static void http_lineage(struct evhttp_request *req, void *arg)
+/* A GET answered with one page (league_page) of what fn lists. */
+static void http_paged(league_server *s, struct evhttp_request *req,
+		       int (*fn)(void *, const struct league_page *, lg_buf *),
+		       const char *what)
 {
-	league_server *s = arg;
-
-	http_json(s, req, s->ops.lineage_json, "no lineage");
-}
-
-/* GET /jobs?after=ID&limit=N: one page of the jobs (league_page). */
-static void http_jobs(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
 	struct league_page pg;
 	lg_buf b = { 0 };
 
@@ -624,24 +618,40 @@ static void http_jobs(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, 405, "GET only");
 		return;
 	}
-	if (!s->ops.jobs_json) {
-		evhttp_send_error(req, 404, "no jobs");
+	if (!fn) {
+		evhttp_send_error(req, 404, what);
 		return;
 	}
 	if (league_http_page(req, &pg)) {
 		char why[96];
-		snprintf(why, sizeof why, "after: a job id; limit: a whole "
+		snprintf(why, sizeof why, "after: an id; limit: a whole "
 			 "number from 1 to %d", LEAGUE_PAGE_MAX);
 		evhttp_send_error(req, 400, why);
 		return;
 	}
-	if (s->ops.jobs_json(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
+	if (fn(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
 		lg_buf_free(&b);
-		evhttp_send_error(req, 500, "no jobs");
+		evhttp_send_error(req, 500, what);
 		return;
 	}
 	league_http_reply(req, "application/json", b.data, b.len);
 	lg_buf_free(&b);
+}
+
+/* GET /lineage?after=ID&limit=N: one page of the players. */
+static void http_lineage(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_paged(s, req, s->ops.lineage_json, "no lineage");
+}
+
+/* GET /jobs?after=ID&limit=N: one page of the jobs. */
+static void http_jobs(struct evhttp_request *req, void *arg)
+{
+	league_server *s = arg;
+
+	http_paged(s, req, s->ops.jobs_json, "no jobs");
 }
 
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */

@@ -30,6 +30,7 @@
 #include "util/util.h"
 
 struct event_base;
+struct brain;
 typedef struct league_server league_server;
 typedef struct league_session league_session;
 
@@ -94,11 +95,12 @@ struct league_server_ops {
 	/* The time series (league/series.h), for GET /series (may be NULL:
 	 * 404). */
 	int (*series_json)(void *ctx, lg_buf *out);
-	/* The player lineage (brain_lineage_json), for GET /lineage, and
-	 * the jobs in flight, for GET /jobs (each may be NULL: 404). */
-	int (*lineage_json)(void *ctx, lg_buf *out);
-	/* One page of the jobs (struct league_page; end the object with
-	 * league_page_end), for GET /jobs (NULL: 404). */
+	/* One page (struct league_page; end the object with
+	 * league_page_end) of the player lineage (league_lineage_page),
+	 * for GET /lineage, and of the jobs in flight, for GET /jobs (each
+	 * may be NULL: 404). */
+	int (*lineage_json)(void *ctx, const struct league_page *pg,
+			    lg_buf *out);
 	int (*jobs_json)(void *ctx, const struct league_page *pg,
 			 lg_buf *out);
 	/* The store GET /payoff?at= and /ratings?at= rebuild an earlier
@@ -165,6 +167,10 @@ int league_page_parse(const char *uri, struct league_page *pg);
  * ids above 2^53), null when nothing more. */
 int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,
 		    size_t more, uint64_t last_id);
+/* The page pg of b's lineage as GET /lineage answers it:
+ * {"players":[...]} closed by league_page_end. LG_ENOMEM. */
+int league_lineage_page(const struct brain *b, const struct league_page *pg,
+			lg_buf *out);
 /* GET /payoff?at=SEQ or /ratings?at=SEQ: the league once its first SEQ
  * decision-log records were made (brain_open_at), the newest max_agents agents of then for
  * the payoff, the meta-Nash up to max_nash. 1 when req asked for a moment (answered: 200, 400 for a

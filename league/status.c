@@ -260,11 +260,12 @@ int daemon_series_json(void *ctx, lg_buf *b)
 	return league_series_json_store(d->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
-int daemon_lineage_json(void *ctx, lg_buf *b)
+/* One page of the lineage (league_page), players in id order. */
+int daemon_lineage_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
 
-	return brain_lineage_json(d->br, b);
+	return league_lineage_page(d->br, pg, b);
 }
 
 struct jobs_out {

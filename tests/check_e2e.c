@@ -1506,7 +1506,7 @@ static size_t count_of(const char *hay, const char *needle)
  * jobs HOARD_REQUESTS times holds one job; a collector that registered
  * for PAGED_JOBS takes them, and GET /jobs answers a page of 100 (the
  * default) with "truncated" and "next", whose follow-up brings the rest
- * in id order; a bad limit is a 400.
+ * in id order; a bad limit is a 400. /lineage pages alike.
  */
 START_TEST(hoarder_is_capped_and_jobs_endpoint_is_paged)
 {
@@ -1564,6 +1564,19 @@ START_TEST(hoarder_is_capped_and_jobs_endpoint_is_paged)
 	ck_assert_int_eq(net_http_get(d.http_port, "/jobs?limit=1001", 5, body,
 				      sizeof body), 0);
 	ck_assert_msg(strstr(body, " 400 "), "%.200s", body);
+	/* /lineage pages the same way: player 0, then the rest after it */
+	ck_assert_int_eq(net_http_get(d.http_port, "/lineage?limit=1", 5, body,
+				      sizeof body), 0);
+	ck_assert_uint_eq(count_of(body, "{\"id\":"), 1);
+	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":0,\"role\":"
+			     "\"main\"") && strstr(body, "\"truncated\":true,"
+							 "\"next\":\"0\"}"),
+		      "%s", body);
+	ck_assert_int_eq(net_http_get(d.http_port, "/lineage?after=0", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":1,") &&
+			      strstr(body, "\"truncated\":false,\"next\":null}"),
+		      "%s", body);
 
 	tp_close(&col);
 	tp_close(&hoarder);
