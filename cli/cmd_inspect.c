@@ -239,16 +239,25 @@ static int series_json(struct inspector *in, lg_buf *b)
 	return league_series_json_store(in->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
-static int lineage_json(struct inspector *in, lg_buf *b)
+static int lineage_json(struct inspector *in, const struct league_page *pg,
+			lg_buf *b)
 {
-	return brain_lineage_json(in->br, b);
+	return league_lineage_page(in->br, pg, b);
 }
 
 /* What was in flight when the league stopped (or now, beside a running
- * daemon, as of its last commit): the brain's open jobs. */
-static int jobs_json(struct inspector *in, lg_buf *b)
+ * daemon, as of its last commit): a page of the brain's open jobs. */
+static int jobs_json(struct inspector *in, const struct league_page *pg,
+		     lg_buf *b)
 {
-	return brain_open_jobs_json(in->br, b);
+	uint64_t last = 0;
+	int more = 0;
+	int rc = lg_buf_printf(b, "{\"jobs\":[");
+
+	rc = rc ? rc : brain_open_jobs_json(in->br, pg->after, pg->from_start,
+					    pg->limit, b, &more, &last);
+	return rc ? rc : league_page_end(b, pg, brain_open_jobs(in->br),
+					 (size_t)more, last);
 }
 
 static int status_json(struct inspector *in, lg_buf *b)
@@ -349,14 +358,41 @@ static void http_series(struct evhttp_request *req, void *arg)
 	serve_json(req, arg, series_json, "time series unavailable");
 }
 
-static void http_lineage(struct evhttp_request *req, void *arg)
+/* A GET answered with one page (league_page) of what fn lists. */
+static void serve_paged(struct evhttp_request *req, struct inspector *in,
+			int (*fn)(struct inspector *,
+				  const struct league_page *, lg_buf *),
+			const char *what)
 {
-	serve_json(req, arg, lineage_json, "lineage unavailable");
+	struct league_page pg;
+	lg_buf b = { 0 };
+
+	if (!begin(in, req))
+		return;
+	if (league_http_page(req, &pg)) {
+		char why[96];
+		snprintf(why, sizeof why, "after: an id; limit: a whole "
+			 "number from 1 to %d", LEAGUE_PAGE_MAX);
+		evhttp_send_error(req, 400, why);
+		return;
+	}
+	if (fn(in, &pg, &b) || lg_buf_printf(&b, "\n"))
+		evhttp_send_error(req, 500, what);
+	else
+		league_http_reply(req, "application/json", b.data, b.len);
+	lg_buf_free(&b);
 }
 
+/* GET /lineage?after=ID&limit=N: one page (league_page). */
+static void http_lineage(struct evhttp_request *req, void *arg)
+{
+	serve_paged(req, arg, lineage_json, "lineage unavailable");
+}
+
+/* GET /jobs?after=ID&limit=N: one page (league_page). */
 static void http_jobs(struct evhttp_request *req, void *arg)
 {
-	serve_json(req, arg, jobs_json, "jobs unavailable");
+	serve_paged(req, arg, jobs_json, "jobs unavailable");
 }
 
 static void http_status(struct evhttp_request *req, void *arg)

@@ -225,6 +225,7 @@ struct cfg {
 		double heartbeat_s;
 		double http_request_timeout_s;
 		uint64_t max_frame;
+		uint64_t max_jobs_in_flight;
 		int insecure;
 		struct {
 			char cert[CFG_STR_MAX], key[CFG_STR_MAX];

@@ -554,6 +554,16 @@ static const struct cfg_key table[] = {
 	    "its previous reply is closed, however slowly it trickles."),
 	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
 	    "Largest wire frame in bytes."),
+	U64("server.max_jobs_in_flight", server.max_jobs_in_flight, 1,
+	    1 << 20, "4096",
+	    "Most jobs leased to collectors at once, over every session (a "
+	    "session also holds at most the max_jobs it registered; a "
+	    "request beyond either gets what is left, or none with status "
+	    "BUSY). Each job in flight is an open job in the store and "
+	    "memory in the daemon, and at most this many go out again after "
+	    "--resume (the oldest; the rest are cancelled). 4096 serves 128 "
+	    "`league collect` workers (each takes at most 32) on a machine "
+	    "of a few hundred MB; raise it for a larger cluster."),
 	BOOL("server.insecure", server.insecure, "false",
 	     "Allow listening beyond loopback without TLS (server.tls): the "
 	     "token and every message then cross the network in clear."),

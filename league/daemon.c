@@ -363,8 +363,38 @@ void daemon_det_requeue(league_daemon *d, uint32_t player)
 				"batch)", (unsigned long long)j.id, player);
 }
 
+/*
+ * How many jobs session ss may take now, at most want: what is left of
+ * the max_jobs it registered (1 when it did not) and of
+ * server.max_jobs_in_flight. Expired leases are re-queued first, so they
+ * no longer count. When nothing is left, *why says which cap is full.
+ */
+static size_t job_allowance(league_daemon *d, league_session *ss,
+			    const struct sess_data *sd, size_t want,
+			    const char **why)
+{
+	size_t cap = sd && sd->max_jobs ? sd->max_jobs : 1;
+	size_t held = league_leases_held(d->leases, league_session_id(ss));
+	size_t all = league_leases_active(d->leases);
+	size_t server = d->cfg.server.max_jobs_in_flight;
+
+	*why = "";
+	if (held >= cap) {
+		*why = "this session holds the max_jobs it registered: report "
+		       "a result first";
+		return 0;
+	}
+	if (all >= server) {
+		*why = "the daemon holds server.max_jobs_in_flight jobs: try "
+		       "again later";
+		return 0;
+	}
+	want = want < cap - held ? want : cap - held;
+	return want < server - all ? want : server - all;
+}
+
 static void on_job_request(league_daemon *d, league_session *ss,
-			   net_msg *m)
+			   struct sess_data *sd, net_msg *m)
 {
 	net_msg r = LEAGUE__ENVELOPE__INIT;
 	League__Jobs jobs = LEAGUE__JOBS__INIT;
@@ -373,16 +403,21 @@ static void on_job_request(league_daemon *d, league_session *ss,
 	League__Seat *seats[DAEMON_MAX_JOBS_PER_REQUEST][LEAGUE_JOB_SEATS];
 	League__Job *lp[DAEMON_MAX_JOBS_PER_REQUEST];
 	size_t want = m->job_request->max_jobs, n = 0;
+	const char *why = "";
 
 	if (want == 0 || want > DAEMON_MAX_JOBS_PER_REQUEST)
 		want = want ? DAEMON_MAX_JOBS_PER_REQUEST : 1;
-	if (d->cfg.league.deterministic) {
-		league_leases_expire(d->leases, lg_now_s());
+	league_leases_expire(d->leases, lg_now_s());
+	if (d->cfg.league.deterministic)
 		want = det_may_issue(d);
+	if (want && !d->stopping &&
+	    !(want = job_allowance(d, ss, sd, want, &why))) {
+		jobs.status = LEAGUE__STATUS__STATUS_BUSY;
+		jobs.error = (char *)(uintptr_t)why;
+		d->refused_requests++;
 	}
 	if (!d->stopping && want) {
 		size_t q;
-		league_leases_expire(d->leases, lg_now_s());
 		for (size_t i = 0; i < d->nkinds; i++) {
 			q = league_leases_queued(d->leases);
 			if (d->kinds[i]->make)
@@ -529,7 +564,7 @@ static void on_msg(void *ctx, league_session *ss, net_msg *m)
 		daemon_on_register(d, ss, sd, m);
 		break;
 	case LEAGUE__ENVELOPE__BODY_JOB_REQUEST:
-		on_job_request(d, ss, m);
+		on_job_request(d, ss, sd, m);
 		break;
 	case LEAGUE__ENVELOPE__BODY_JOB_RESULT:
 		on_job_result(d, ss, sd, m);

@@ -194,6 +194,7 @@ struct league_daemon {
 	double rate_t, steps_per_s, jobs_per_s;
 	double series_t;             /* when the last throughput point was */
 	uint64_t stale_results, requeued;
+	uint64_t refused_requests;   /* JobRequests refused at a cap (BUSY) */
 	int counters_dirty;
 	struct nashconv_state nashconv;
 
@@ -276,7 +277,7 @@ int daemon_metrics_text(void *ctx, lg_buf *b);
 int daemon_ratings_json(void *ctx, lg_buf *b);
 int daemon_nashconv_json(void *ctx, lg_buf *b);
 int daemon_series_json(void *ctx, lg_buf *b);
-int daemon_lineage_json(void *ctx, lg_buf *b);
-int daemon_jobs_json(void *ctx, lg_buf *b);
+int daemon_lineage_json(void *ctx, const struct league_page *pg, lg_buf *b);
+int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b);
 
 #endif

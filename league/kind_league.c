@@ -43,29 +43,64 @@ static void job_of(const league_daemon *d, const struct brain_job *b,
 		j->seat[!ls].learning = 1;
 }
 
+/* Open jobs past the cap are cancelled this many at a time. */
+#define REISSUE_CANCEL_CHUNK 65536
+
+/* Cancel the open jobs after the oldest `keep` (a store from a run with
+ * a larger server.max_jobs_in_flight, or from before the cap): their
+ * results, should any come, are stale. js holds room for keep + chunk. */
+static int cancel_open_beyond(league_daemon *d, struct brain_job *js,
+			      size_t keep, size_t *cancelled)
+{
+	size_t got;
+	int rc = 0;
+
+	*cancelled = 0;
+	while (!rc && brain_open_jobs(d->br) > keep) {
+		brain_open_jobs_list(d->br, js, keep + REISSUE_CANCEL_CHUNK,
+				     &got);
+		for (size_t i = keep; i < got && !rc; i++)
+			rc = brain_cancel_job(d->br, js[i].id);
+		*cancelled += got > keep ? got - keep : 0;
+	}
+	return rc;
+}
+
 /* Re-issued jobs were paid for (evaluation credit, baseline games) by
- * the run that made them: they go straight to the lease table. */
+ * the run that made them: they go straight to the lease table, at most
+ * server.max_jobs_in_flight of them (the oldest), so a league stopped
+ * with more open jobs than the cap resumes within it. */
 static int reissue_open_jobs(league_daemon *d)
 {
 	uint64_t n = brain_open_jobs(d->br);
+	size_t keep = (size_t)d->cfg.server.max_jobs_in_flight, got, gone = 0;
 	struct brain_job *js;
 	struct league_job j;
-	size_t got;
 	int rc = 0;
 
 	if (!n)
 		return 0;
-	if (!(js = malloc(sizeof(*js) * n)))
+	if (n <= keep)
+		keep = (size_t)n;
+	if (!(js = malloc(sizeof(*js) * (keep + (n > keep ? REISSUE_CANCEL_CHUNK
+							   : 0)))))
 		return LG_ENOMEM;
-	brain_open_jobs_list(d->br, js, n, &got);
+	if (n > keep && (rc = cancel_open_beyond(d, js, keep, &gone)))
+		goto out;
+	brain_open_jobs_list(d->br, js, keep, &got);
 	for (size_t i = 0; i < got && !rc; i++) {
 		job_of(d, &js[i], &j);
 		rc = league_leases_enqueue(d->leases, &j);
 	}
-	free(js);
 	if (!rc && got)
 		LG_INFO("daemon: %zu job(s) in flight before the restart "
 			"re-issued", got);
+	if (!rc && gone)
+		LG_WARN("daemon: %zu more job(s) open before the restart "
+			"cancelled: server.max_jobs_in_flight is %zu", gone,
+			keep);
+out:
+	free(js);
 	return rc;
 }
 

@@ -40,6 +40,12 @@ struct fifo {
 	uint32_t head, tail;
 };
 
+/* Leases a session holds; a slot with n == 0 is empty. */
+struct held_ent {
+	uint64_t session;
+	uint32_t n;
+};
+
 struct league_leases {
 	struct rec *recs;
 	uint32_t nrecs, caprecs, free_head;
@@ -49,6 +55,8 @@ struct league_leases {
 	size_t queued, active;
 	struct heap_ent *heap;
 	size_t nheap, capheap;
+	struct held_ent *held;  /* open addressing by session */
+	uint32_t held_cap, nheld; /* power of two; sessions with leases */
 };
 
 static uint32_t hash_id(uint64_t id, uint32_t mask)
@@ -110,6 +118,84 @@ static void index_remove(league_leases *l, uint32_t i)
 			i = j;
 		}
 	}
+}
+
+/* Slot of session in the held table, or the empty slot where it would
+ * go. */
+static uint32_t held_find(const league_leases *l, uint64_t session)
+{
+	uint32_t mask = l->held_cap - 1, i = hash_id(session, mask);
+
+	while (l->held[i].n && l->held[i].session != session)
+		i = (i + 1) & mask;
+	return i;
+}
+
+static int held_grow(league_leases *l)
+{
+	uint32_t ncap = l->held_cap ? l->held_cap * 2 : 16;
+	struct held_ent *old = l->held, *h = calloc(ncap, sizeof(*h));
+	uint32_t ocap = l->held_cap;
+
+	if (!h)
+		return LG_ENOMEM;
+	l->held = h;
+	l->held_cap = ncap;
+	for (uint32_t i = 0; i < ocap; i++)
+		if (old[i].n)
+			l->held[held_find(l, old[i].session)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* One more lease for session; LG_ENOMEM leaves the table as it was. */
+static int held_inc(league_leases *l, uint64_t session)
+{
+	uint32_t i;
+	int rc;
+
+	if ((size_t)(l->nheld + 1) * 2 > l->held_cap && (rc = held_grow(l)))
+		return rc;
+	i = held_find(l, session);
+	if (!l->held[i].n) {
+		l->held[i].session = session;
+		l->nheld++;
+	}
+	l->held[i].n++;
+	return 0;
+}
+
+/* One lease fewer for session; the slot empties at zero, shifting later
+ * members of its probe run back (as index_remove). */
+static void held_dec(league_leases *l, uint64_t session)
+{
+	uint32_t mask, i, j;
+
+	if (!l->held_cap)
+		return;
+	mask = l->held_cap - 1;
+	i = j = held_find(l, session);
+	if (!l->held[i].n || --l->held[i].n)
+		return;
+	l->nheld--;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (!l->held[j].n)
+			return;
+		uint32_t home = hash_id(l->held[j].session, mask);
+		int reachable = i <= j ? (home > i && home <= j)
+				       : (home > i || home <= j);
+		if (!reachable) {
+			l->held[i] = l->held[j];
+			l->held[j].n = 0;
+			i = j;
+		}
+	}
+}
+
+size_t league_leases_held(const league_leases *l, uint64_t session)
+{
+	return l->held_cap ? l->held[held_find(l, session)].n : 0;
 }
 
 static void fifo_push(league_leases *l, int q, uint32_t r)
@@ -215,6 +301,7 @@ void league_leases_free(league_leases *l)
 	free(l->recs);
 	free(l->index);
 	free(l->heap);
+	free(l->held);
 	free(l);
 }
 
@@ -303,8 +390,12 @@ int league_leases_take(league_leases *l, uint64_t session, double now,
 		return LG_ENOTFOUND;
 	struct rec *x = &l->recs[r];
 	struct heap_ent e = { now + x->job.lease_s, r, x->gen + 1 };
-	if ((rc = heap_push(l, e)))
+	if ((rc = held_inc(l, session)))
 		return rc;
+	if ((rc = heap_push(l, e))) {
+		held_dec(l, session);
+		return rc;
+	}
 	fifo_unlink(l, r);
 	x->gen++;
 	x->state = REC_LEASED;
@@ -338,6 +429,7 @@ enum league_lease_status league_leases_complete(league_leases *l,
 		return LEASE_STALE;
 	if (job)
 		*job = x->job;
+	held_dec(l, session);
 	l->active--;
 	rec_release(l, r);
 	return LEASE_OK;
@@ -349,6 +441,7 @@ static void requeue(league_leases *l, uint32_t r)
 	struct rec *x = &l->recs[r];
 
 	x->gen++; /* its heap entry is now stale */
+	held_dec(l, x->session);
 	x->state = REC_QUEUED;
 	x->session = 0;
 	fifo_push(l, Q_REQUEUE, r);
@@ -424,6 +517,7 @@ int league_leases_cancel(league_leases *l, uint64_t job_id,
 		fifo_unlink(l, r);
 		l->queued--;
 	} else {
+		held_dec(l, x->session);
 		l->active--;
 	}
 	rec_release(l, r);
@@ -446,4 +540,80 @@ int league_leases_each(const league_leases *l, double now,
 			return rc;
 	}
 	return 0;
+}
+
+/* Max-heap of record indices by job id: the page keeps the limit
+ * smallest ids above `after` seen so far, the largest on top. */
+static void page_sift_down(const struct rec *recs, uint32_t *h, size_t n,
+			   size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && recs[h[c + 1]].id > recs[h[c]].id)
+			c++;
+		if (recs[h[c]].id <= recs[h[i]].id)
+			return;
+		uint32_t t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+static void page_sift_up(const struct rec *recs, uint32_t *h, size_t i)
+{
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (recs[h[p]].id >= recs[h[i]].id)
+			return;
+		uint32_t t = h[i];
+		h[i] = h[p];
+		h[p] = t;
+		i = p;
+	}
+}
+
+int league_leases_page(const league_leases *l, double now, uint64_t after,
+		       int from_start, size_t limit,
+		       int (*fn)(const struct league_job *job, int leased,
+				 double left_s, void *arg),
+		       void *arg, size_t *more)
+{
+	uint32_t *h = malloc(sizeof(*h) * (limit ? limit : 1));
+	size_t n = 0, match = 0;
+	int rc = 0;
+
+	*more = 0;
+	if (!h)
+		return LG_ENOMEM;
+	for (uint32_t i = 0; i < l->nrecs; i++) {
+		const struct rec *x = &l->recs[i];
+		if (x->state == REC_FREE || (!from_start && x->id <= after))
+			continue;
+		match++;
+		if (n < limit) {
+			h[n] = i;
+			page_sift_up(l->recs, h, n++);
+		} else if (n && x->id < l->recs[h[0]].id) {
+			h[0] = i;
+			page_sift_down(l->recs, h, n, 0);
+		}
+	}
+	/* Heap sort in place: pop the largest to the end, smallest first. */
+	for (size_t k = n; k > 1; k--) {
+		uint32_t t = h[0];
+		h[0] = h[k - 1];
+		h[k - 1] = t;
+		page_sift_down(l->recs, h, k - 1, 0);
+	}
+	for (size_t k = 0; k < n && !rc; k++) {
+		const struct rec *x = &l->recs[h[k]];
+		rc = fn(&x->job, x->state == REC_LEASED,
+			x->state == REC_LEASED ? x->deadline - now : 0, arg);
+	}
+	free(h);
+	*more = match - n;
+	return rc;
 }

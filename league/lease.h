@@ -18,7 +18,10 @@
  * tombstones). Expiry pops a min-heap of deadlines and stops at the first
  * deadline still in the future; heap entries of leases that already ended
  * are skipped by a generation check. Dropping a session walks the active
- * leases: O(jobs in flight), which the daemon bounds.
+ * leases: O(jobs in flight), which the daemon bounds (a session holds at
+ * most the max_jobs it registered, the daemon at most
+ * server.max_jobs_in_flight); a count per session, kept in a second
+ * open-addressing table, lets it check the first in O(1).
  *
  * Not thread-safe: the daemon's one event loop owns it.
  */
@@ -80,6 +83,21 @@ int league_leases_each(const league_leases *l, double now,
 		       int (*fn)(const struct league_job *job, int leased,
 				 double left_s, void *arg),
 		       void *arg);
+/*
+ * One page of the table for a reader (GET /jobs): the jobs whose id is
+ * above `after` (every job with from_start), the limit smallest ids,
+ * in id order, through fn as league_leases_each. *more gets how many
+ * jobs beyond the page match. O(jobs in the table * log limit) time and
+ * O(limit) memory, whatever the table holds. LG_ENOMEM, or fn's nonzero.
+ */
+int league_leases_page(const league_leases *l, double now, uint64_t after,
+		       int from_start, size_t limit,
+		       int (*fn)(const struct league_job *job, int leased,
+				 double left_s, void *arg),
+		       void *arg, size_t *more);
+/* Leases session holds now (each counts from take until it completes,
+ * expires, is dropped with the session or is cancelled). O(1). */
+size_t league_leases_held(const league_leases *l, uint64_t session);
 /* Forget a queued or leased job (the daemon cancelled it): 0 (with a
  * copy in *job when not NULL) or LG_ENOTFOUND. */
 int league_leases_cancel(league_leases *l, uint64_t job_id,

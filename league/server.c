@@ -590,18 +590,54 @@ static void http_series(struct evhttp_request *req, void *arg)
 	http_json(s, req, s->ops.series_json, "no time series");
 }
 
+/* A GET answered with one page (league_page) of what fn lists. */
+static void http_paged(league_server *s, struct evhttp_request *req,
+		       int (*fn)(void *, const struct league_page *, lg_buf *),
+		       const char *what)
+{
+	struct league_page pg;
+	lg_buf b = { 0 };
+
+	if (!http_allowed(s, req))
+		return;
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return;
+	}
+	if (!fn) {
+		evhttp_send_error(req, 404, what);
+		return;
+	}
+	if (league_http_page(req, &pg)) {
+		char why[96];
+		snprintf(why, sizeof why, "after: an id; limit: a whole "
+			 "number from 1 to %d", LEAGUE_PAGE_MAX);
+		evhttp_send_error(req, 400, why);
+		return;
+	}
+	if (fn(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
+		lg_buf_free(&b);
+		evhttp_send_error(req, 500, what);
+		return;
+	}
+	league_http_reply(req, "application/json", b.data, b.len);
+	lg_buf_free(&b);
+}
+
+/* GET /lineage?after=ID&limit=N: one page of the players. */
 static void http_lineage(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 
-	http_json(s, req, s->ops.lineage_json, "no lineage");
+	http_paged(s, req, s->ops.lineage_json, "no lineage");
 }
 
+/* GET /jobs?after=ID&limit=N: one page of the jobs. */
 static void http_jobs(struct evhttp_request *req, void *arg)
 {
 	league_server *s = arg;
 
-	http_json(s, req, s->ops.jobs_json, "no jobs");
+	http_paged(s, req, s->ops.jobs_json, "no jobs");
 }
 
 /* GET /metrics: Prometheus' text exposition format, version 0.0.4. */

@@ -30,6 +30,7 @@
 #include "util/util.h"
 
 struct event_base;
+struct brain;
 typedef struct league_server league_server;
 typedef struct league_session league_session;
 
@@ -52,6 +53,20 @@ struct league_server_opts {
 				    ports (atomically) for local workers */
 	const char *ports_extra; /* NULL, or lines appended to that file
 				    (must outlive the server) */
+};
+
+/*
+ * A page of a list endpoint (GET /jobs?after=ID&limit=N): the items whose
+ * id is above after (every item when from_start), at most limit, in id
+ * order. A reply stays within LEAGUE_PAGE_MAX items (about 200 bytes
+ * each) however many the league holds; the client follows "next".
+ */
+#define LEAGUE_PAGE_DEFAULT 100
+#define LEAGUE_PAGE_MAX 1000
+struct league_page {
+	uint64_t after;
+	int from_start;     /* no ?after= */
+	uint32_t limit;     /* 1..LEAGUE_PAGE_MAX */
 };
 
 struct league_server_ops {
@@ -81,10 +96,14 @@ struct league_server_ops {
 	/* The time series (league/series.h), for GET /series (may be NULL:
 	 * 404). */
 	int (*series_json)(void *ctx, lg_buf *out);
-	/* The player lineage (brain_lineage_json), for GET /lineage, and
-	 * the jobs in flight, for GET /jobs (each may be NULL: 404). */
-	int (*lineage_json)(void *ctx, lg_buf *out);
-	int (*jobs_json)(void *ctx, lg_buf *out);
+	/* One page (struct league_page; end the object with
+	 * league_page_end) of the player lineage (league_lineage_page),
+	 * for GET /lineage, and of the jobs in flight, for GET /jobs (each
+	 * may be NULL: 404). */
+	int (*lineage_json)(void *ctx, const struct league_page *pg,
+			    lg_buf *out);
+	int (*jobs_json)(void *ctx, const struct league_page *pg,
+			 lg_buf *out);
 	/* The store GET /payoff?at= and /ratings?at= rebuild an earlier
 	 * moment from (league_http_history; NULL: they answer today's). */
 	store *history;
@@ -175,6 +194,23 @@ void league_http_reply_ref(struct evhttp_request *req, const char *ctype,
  * answers 400). */
 int league_http_query_u64(struct evhttp_request *req, const char *name,
 			  uint64_t *v);
+/* The page req asks for (?after=, ?limit=; limit defaults to
+ * LEAGUE_PAGE_DEFAULT): 0, or LG_EINVAL (not whole numbers, limit 0 or
+ * above LEAGUE_PAGE_MAX; the caller answers 400). */
+int league_http_page(struct evhttp_request *req, struct league_page *pg);
+/* The same from a request URI ("/jobs?after=7&limit=50"; NULL or no
+ * query: the defaults). Fuzzed by tests/fuzz/fuzz_page.c. */
+int league_page_parse(const char *uri, struct league_page *pg);
+/* Close a page's JSON object after its "[..." list of items: `],
+ * "total": total, "limit": .., "truncated": more > 0, "next": "ID"}`,
+ * next being the last item's id as a string (JavaScript's numbers lose
+ * ids above 2^53), null when nothing more. */
+int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,
+		    size_t more, uint64_t last_id);
+/* The page pg of b's lineage as GET /lineage answers it:
+ * {"players":[...]} closed by league_page_end. LG_ENOMEM. */
+int league_lineage_page(const struct brain *b, const struct league_page *pg,
+			lg_buf *out);
 /* GET /payoff?at=SEQ or /ratings?at=SEQ: the league once its first SEQ
  * decision-log records were made (brain_open_at), the newest max_agents agents of then for
  * the payoff, the meta-Nash up to max_nash. 1 when req asked for a moment (answered: 200, 400 for a

@@ -61,6 +61,8 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
 		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
+		      "\"max_jobs_in_flight\": %llu, "
+		      "\"job_requests_refused\": %llu, "
 		      "\"commits\": %llu, "
 		      "\"players\": %u, \"snapshots\": %llu, "
 		      "\"main_rating\": %.1f, \"stopping\": %s, ",
@@ -73,6 +75,8 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      league_leases_active(d->leases),
 		      (unsigned long long)d->requeued,
 		      (unsigned long long)d->stale_results,
+		      (unsigned long long)d->cfg.server.max_jobs_in_flight,
+		      (unsigned long long)d->refused_requests,
 		      (unsigned long long)d->commits, brain_count(d->br),
 		      (unsigned long long)brain_snapshot_count(d->br),
 		      payoff_elo(brain_payoff(d->br), 0),
@@ -189,6 +193,10 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 		{ "league_stale_results_total", "counter",
 		  "Results refused as stale (repeated, or from before a "
 		  "restart).", (double)d->stale_results },
+		{ "league_job_requests_refused_total", "counter",
+		  "Job requests refused with BUSY: the session held its "
+		  "max_jobs, or the daemon server.max_jobs_in_flight.",
+		  (double)d->refused_requests },
 		{ "league_commits_total", "counter",
 		  "LMDB write transactions committed.", (double)d->commits },
 		{ "league_players", "gauge",
@@ -252,16 +260,18 @@ int daemon_series_json(void *ctx, lg_buf *b)
 	return league_series_json_store(d->st, LEAGUE_SERIES_JSON_POINTS, b);
 }
 
-int daemon_lineage_json(void *ctx, lg_buf *b)
+/* One page of the lineage (league_page), players in id order. */
+int daemon_lineage_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
 
-	return brain_lineage_json(d->br, b);
+	return league_lineage_page(d->br, pg, b);
 }
 
 struct jobs_out {
 	lg_buf *b;
 	int first;
+	uint64_t last;
 };
 
 static int job_json(const struct league_job *j, int leased, double left_s,
@@ -284,19 +294,27 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 				   j->seat[s].learning ? "true" : "false",
 				   j->seat[s].baseline);
 	o->first = 0;
+	o->last = j->id;
 	return rc ? rc : lg_buf_printf(o->b, "]}");
 }
 
-/* The lease table: jobs queued for a collector and jobs a collector
- * holds, with the seconds left of each lease. */
-int daemon_jobs_json(void *ctx, lg_buf *b)
+/* One page of the lease table (league_page): jobs queued for a collector
+ * and jobs a collector holds, with the seconds left of each lease, in id
+ * order. Bounded by the page, not by the table. */
+int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
-	struct jobs_out o = { b, 1 };
+	struct jobs_out o = { b, 1, 0 };
+	size_t more = 0;
 	int rc = lg_buf_printf(b, "{\"jobs\":[");
 
-	rc = rc ? rc : league_leases_each(d->leases, lg_now_s(), job_json, &o);
-	return rc ? rc : lg_buf_printf(b, "]}");
+	rc = rc ? rc : league_leases_page(d->leases, lg_now_s(), pg->after,
+					  pg->from_start, pg->limit, job_json,
+					  &o, &more);
+	return rc ? rc : league_page_end(b, pg,
+					 league_leases_queued(d->leases) +
+						 league_leases_active(d->leases),
+					 more, o.last);
 }
 
 /* The newest DAEMON_MATRIX_MAX agents when there are more. */

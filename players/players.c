@@ -1047,14 +1047,20 @@ static int json_id(lg_buf *out, const char *name, uint32_t id)
 				: lg_buf_printf(out, ",\"%s\":%u", name, id);
 }
 
-int brain_lineage_json(const brain *b, lg_buf *out)
+int brain_lineage_json(const brain *b, uint32_t after, int from_start,
+		       size_t limit, lg_buf *out, int *more, uint32_t *last)
 {
-	int rc = lg_buf_printf(out, "{\"players\":[");
+	uint32_t i = from_start ? 0 : after + 1;
+	size_t k = 0;
+	int rc = 0;
 
-	for (uint32_t i = 0; !rc && i < b->n; i++) {
+	*more = 0;
+	if (!from_start && after == UINT32_MAX)
+		return 0;
+	for (; !rc && i < b->n && k < limit; i++, k++) {
 		const struct agent *a = &b->ag[i];
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
-				   "\"status\":\"%s\"", i ? "," : "", i,
+				   "\"status\":\"%s\"", k ? "," : "", i,
 				   brain_role_name(a->role),
 				   a->status == BRAIN_RETIRED ? "retired"
 							      : "active");
@@ -1066,30 +1072,47 @@ int brain_lineage_json(const brain *b, lg_buf *out)
 					     "\"resets\":%u}", a->version,
 					     (unsigned long long)a->steps,
 					     a->snapshots, a->resets);
+		*last = i;
 	}
-	return rc ? rc : lg_buf_printf(out, "]}");
+	*more = !rc && i < b->n;
+	return rc;
 }
 
-int brain_open_jobs_json(const brain *b, lg_buf *out)
+int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
+			 size_t limit, lg_buf *out, int *more, uint64_t *last)
 {
-	int rc = lg_buf_printf(out, "{\"jobs\":[");
-	int first = 1;
+	size_t lo = 0, hi = b->njobs, k = 0;
+	int rc = 0;
 
-	for (size_t i = 0; !rc && i < b->njobs; i++) {
+	*more = 0;
+	/* Ids grow with the index: the first job above `after`. */
+	while (!from_start && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (b->jobs[mid].j.id <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; !rc && i < b->njobs; i++) {
 		const struct brain_job *j = &b->jobs[i].j;
 		if (b->jobs[i].done)
 			continue;
+		if (k == limit) {
+			*more = 1;
+			break;
+		}
 		rc = lg_buf_printf(out, "%s{\"id\":%llu,\"learner\":%u,"
 				   "\"learner_version\":%u,"
 				   "\"opponent\":%u,\"opponent_version\":%u,"
 				   "\"kind\":\"%s\",\"episodes\":%u}",
-				   first ? "" : ",", (unsigned long long)j->id,
+				   k ? "," : "", (unsigned long long)j->id,
 				   j->learner, j->learner_version, j->opponent,
 				   j->opponent_version, brain_kind_name(j->kind),
 				   j->episodes);
-		first = 0;
+		*last = j->id;
+		k++;
 	}
-	return rc ? rc : lg_buf_printf(out, "]}");
+	return rc;
 }
 
 uint64_t brain_log_seq(const brain *b)

@@ -380,16 +380,24 @@ int brain_ratings_json(brain *b, uint32_t max_nash, lg_buf *out);
 int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
 			    lg_buf *out);
 
-/* The lineage as JSON: {"players":[{"id":..,"role":"main","status":
+/* A page of the lineage as JSON items {"id":..,"role":"main","status":
  * "active"|"retired","parent":ID|null,"prev":ID|null,"version":..,
- * "steps":..,"snapshots":..,"resets":..},...]} in id order: a snapshot's
- * parent is the learner it froze, prev that learner's snapshot before it.
+ * "steps":..,"snapshots":..,"resets":..} separated by commas, no
+ * brackets, in id order: the players above after (from id 0 with
+ * from_start), at most limit. A snapshot's parent is the learner it
+ * froze, prev that learner's snapshot before it. *more is 1 when
+ * players follow, *last the id of the last one written. O(the page).
  * LG_ENOMEM. */
-int brain_lineage_json(const brain *b, lg_buf *out);
-/* The open jobs (issued, no result yet) as JSON: {"jobs":[{"id":..,
- * "learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..},...]}.
- * LG_ENOMEM. */
-int brain_open_jobs_json(const brain *b, lg_buf *out);
+int brain_lineage_json(const brain *b, uint32_t after, int from_start,
+		       size_t limit, lg_buf *out, int *more, uint32_t *last);
+/* A page of the open jobs (issued, no result yet) as JSON items
+ * {"id":..,"learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..}
+ * separated by commas, no brackets: those with an id above after (every
+ * one with from_start), at most limit, oldest first. *more is 1 when
+ * another follows, *last the id of the last one written. O(log jobs +
+ * the page) unless many jobs in the range are done. LG_ENOMEM. */
+int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
+			 size_t limit, lg_buf *out, int *more, uint64_t *last);
 
 /* Names ("main", "pfsp", ...; "?" when out of range), static storage. */
 const char *brain_role_name(int role);

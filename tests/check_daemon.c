@@ -14,7 +14,11 @@
  *     newest eight, and deletes the rest;
  *   - a snapshot the prune rule retires takes its parameters with it,
  *     and the evaluator is handed only the active ones;
- *   - the probe kind: a job kind made of one file and one table line. */
+ *   - the probe kind: a job kind made of one file and one table line;
+ *   - bounded leases: a hoarding collector holds at most the max_jobs it
+ *     registered, hoarders together at most server.max_jobs_in_flight,
+ *     the store's open jobs stay flat, and a resume re-issues within
+ *     the cap. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +610,167 @@ START_TEST(probe_kind_round_trip)
 }
 END_TEST
 
+/* ---- bounded leases ------------------------------------------------------ */
+
+#define HOARD_ROUNDS 200
+
+/* A collector that registers max_jobs 1 and asks for 64 again and again,
+ * never reporting, holds one job; the store's open jobs and the lease
+ * table stay flat. An honest collector gets up to its allowance and a
+ * place back for each result. */
+START_TEST(hoarder_holds_its_max_jobs)
+{
+	struct fx f;
+	struct tp_peer h;
+	uint64_t ids[64];
+	size_t got = 0, open_after_first = 0;
+	int st;
+
+	fx_open(&f, rps_cfg, 0);
+	league_daemon *d = f.L.d;
+	tp_attach(&f.L, &h, LEAGUE__ROLE__ROLE_COLLECTOR, "hoarder");
+	tp_register_collector(&h, 4, 1);
+	for (int i = 0; i < HOARD_ROUNDS; i++) {
+		size_t n = tp_request_jobs(&h, 64, NULL, &st);
+		got += n;
+		if (i == 0) {
+			ck_assert_uint_eq(n, 1);
+			ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_OK);
+			open_after_first = brain_open_jobs(d->br);
+			continue;
+		}
+		ck_assert_uint_eq(n, 0);
+		ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_BUSY);
+		ck_assert_uint_eq(brain_open_jobs(d->br), open_after_first);
+	}
+	ck_assert_uint_eq(got, 1);
+	ck_assert_uint_eq(league_leases_active(d->leases), 1);
+	ck_assert_uint_le(league_leases_queued(d->leases) +
+				  league_leases_active(d->leases), 2);
+	ck_assert_uint_eq(d->refused_requests, HOARD_ROUNDS - 1);
+
+	/* The fixture's collector registered max_jobs 4: 64 asked, 4 given;
+	 * then none; a result gives one place back. */
+	ck_assert_uint_eq(tp_request_jobs(&f.col, 64, ids, &st), 4);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(tp_request_jobs(&f.col, 64, NULL, &st), 0);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_BUSY);
+	struct tp_result res;
+	tp_make_result(&res, ids[0], 4, NULL, 0);
+	ck_assert_int_eq(tp_send_result(&f.col, &res),
+			 LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(tp_request_jobs(&f.col, 64, NULL, &st), 1);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_OK);
+	/* A lost hoarder's job goes back to the queue: its place is free. */
+	tp_detach(&h);
+	ck_assert_uint_eq(league_leases_active(d->leases), 4);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+static const char *capped_cfg =
+	"league: {name: inproc, seed: 5}\n"
+	"env: {name: rps}\n"
+	"model: {hidden: [8]}\n"
+	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+	"payoff: {decay: 1.0}\n"
+	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
+	"snapshot: {steps: 1000000000}\n"
+	"budget: {seconds: 600}\n"
+	"server: {max_jobs_in_flight: 8}\n";
+
+#define HOARDERS 4
+
+/* Four hoarders registered with max_jobs 4 each, asking for 64 in turn:
+ * together they hold server.max_jobs_in_flight (8), no more, and the
+ * store's open jobs stop growing once the cap is reached. */
+START_TEST(server_cap_holds_with_several_hoarders)
+{
+	struct fx f;
+	struct tp_peer h[HOARDERS];
+	size_t held[HOARDERS] = { 0 }, open_at_cap = 0;
+	int st;
+
+	fx_open(&f, capped_cfg, 0);
+	league_daemon *d = f.L.d;
+	for (int k = 0; k < HOARDERS; k++) {
+		tp_attach(&f.L, &h[k], LEAGUE__ROLE__ROLE_COLLECTOR, "hoarder");
+		tp_register_collector(&h[k], 4, 4);
+	}
+	for (int i = 0; i < HOARD_ROUNDS / 4; i++) {
+		for (int k = 0; k < HOARDERS; k++) {
+			held[k] += tp_request_jobs(&h[k], 64, NULL, &st);
+			ck_assert_uint_le(held[k], 4);
+			ck_assert_uint_le(league_leases_active(d->leases), 8);
+		}
+		if (i == 0)
+			open_at_cap = brain_open_jobs(d->br);
+		ck_assert_uint_eq(brain_open_jobs(d->br), open_at_cap);
+	}
+	ck_assert_uint_eq(held[0] + held[1] + held[2] + held[3], 8);
+	ck_assert_uint_eq(league_leases_active(d->leases), 8);
+	ck_assert_uint_le(open_at_cap, 8 + 4);
+	/* Even the honest collector is told to wait, with BUSY. */
+	ck_assert_uint_eq(tp_request_jobs(&f.col, 1, NULL, &st), 0);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_BUSY);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
+static const char *capped3_cfg =
+	"league: {name: inproc, seed: 5}\n"
+	"env: {name: rps}\n"
+	"model: {hidden: [8]}\n"
+	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
+	"payoff: {decay: 1.0}\n"
+	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
+	"snapshot: {steps: 1000000000}\n"
+	"budget: {seconds: 600}\n"
+	"server: {max_jobs_in_flight: 3}\n";
+
+/* A league stopped with 8 jobs in flight resumes under a cap of 3: the
+ * oldest 3 go out again, the other 5 are cancelled in the store (a late
+ * result for one is stale), and the cap holds from the first request. */
+START_TEST(resume_reissues_within_the_cap)
+{
+	struct fx f;
+	struct tp_peer h[2];
+	uint64_t ids[2][4], again[4];
+	int st;
+
+	fx_open(&f, capped_cfg, 0);
+	for (int k = 0; k < 2; k++) {
+		tp_attach(&f.L, &h[k], LEAGUE__ROLE__ROLE_COLLECTOR, "hoarder");
+		tp_register_collector(&h[k], 4, 4);
+		ck_assert_uint_eq(tp_request_jobs(&h[k], 64, ids[k], &st), 4);
+	}
+	ck_assert_uint_eq(brain_open_jobs(f.L.d->br), 8);
+	tp_league_close(&f.L, 0);
+
+	tp_league_open(&f.L, capped3_cfg, 1, 0);
+	ck_assert_uint_eq(brain_open_jobs(f.L.d->br), 3);
+	ck_assert_uint_eq(league_leases_queued(f.L.d->leases), 3);
+	tp_league_close(&f.L, 0);
+	/* The cancellation is on disk: a second resume finds 3. */
+	tp_league_open(&f.L, capped3_cfg, 1, 0);
+	ck_assert_uint_eq(brain_open_jobs(f.L.d->br), 3);
+	tp_attach(&f.L, &h[0], LEAGUE__ROLE__ROLE_COLLECTOR, "hoarder");
+	tp_register_collector(&h[0], 4, 64);
+	ck_assert_uint_eq(tp_request_jobs(&h[0], 64, again, &st), 3);
+	ck_assert_uint_eq(again[0], ids[0][0]);
+	ck_assert_uint_eq(again[1], ids[0][1]);
+	ck_assert_uint_eq(again[2], ids[0][2]);
+	ck_assert_uint_eq(tp_request_jobs(&h[0], 64, NULL, &st), 0);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_BUSY);
+	/* A result for a cancelled job counts nothing. */
+	struct tp_result res;
+	tp_make_result(&res, ids[1][3], 4, NULL, 0);
+	ck_assert_int_eq(tp_send_result(&h[0], &res),
+			 LEAGUE__STATUS__STATUS_STALE);
+	tp_league_close(&f.L, 1);
+}
+END_TEST
+
 Suite *suite_daemon(void)
 {
 	Suite *s = suite_create("daemon");
@@ -622,6 +787,9 @@ Suite *suite_daemon(void)
 	tcase_add_test(tc, average_from_leaves_out_the_oldest);
 	tcase_add_test(tc, trainer_state_goes_with_its_version);
 	tcase_add_test(tc, probe_kind_round_trip);
+	tcase_add_test(tc, hoarder_holds_its_max_jobs);
+	tcase_add_test(tc, server_cap_holds_with_several_hoarders);
+	tcase_add_test(tc, resume_reissues_within_the_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

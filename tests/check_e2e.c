@@ -1538,6 +1538,106 @@ START_TEST(league_run_kuhn_nashconv_beside_baseline_rows)
 }
 END_TEST
 
+/* Occurrences of needle in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+#define PAGED_JOBS 640
+#define HOARD_REQUESTS 50
+
+/*
+ * Over real sockets: a hoarder registered with max_jobs 1 asking for 64
+ * jobs HOARD_REQUESTS times holds one job; a collector that registered
+ * for PAGED_JOBS takes them, and GET /jobs answers a page of 100 (the
+ * default) with "truncated" and "next", whose follow-up brings the rest
+ * in id order; a bad limit is a 400. /lineage pages alike.
+ */
+START_TEST(hoarder_is_capped_and_jobs_endpoint_is_paged)
+{
+	static char body[1 << 20];
+	char dir[128], cfg[256], path[96];
+	struct tu_daemon d;
+	struct tp_peer learners[16], hoarder, col;
+	size_t got = 0;
+	int st;
+
+	tu_mkdtemp(dir, sizeof dir);
+	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
+	strcat(dir, "/league");
+	tu_serve(&d, cfg, dir, 0, NULL);
+	for (int i = 0; i < d.nlearners; i++)
+		learner_for(&learners[i], &d, d.learners[i]);
+	tp_connect(&hoarder, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "hoarder",
+		   NULL);
+	tp_register_collector(&hoarder, 4, 1);
+	for (int i = 0; i < HOARD_REQUESTS; i++)
+		got += tp_request_jobs(&hoarder, 64, NULL, &st);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_int_eq(st, LEAGUE__STATUS__STATUS_BUSY);
+
+	tp_connect(&col, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(&col, 4, PAGED_JOBS);
+	for (got = 0; got < PAGED_JOBS;)
+		got += tp_request_jobs(&col, 64, NULL, &st);
+	ck_assert_uint_eq(got, PAGED_JOBS);
+
+	ck_assert_int_eq(net_http_get(d.http_port, "/jobs", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, " 200 "), "%.200s", body);
+	ck_assert_uint_eq(count_of(body, "{\"id\":"), 100);
+	ck_assert_msg(strstr(body, "\"total\":641,\"limit\":100,"
+			     "\"truncated\":true,\"next\":\""), "%s", body);
+	const char *nx = strstr(body, "\"next\":\"") + 8;
+	snprintf(path, sizeof path, "/jobs?after=%llu&limit=1000",
+		 strtoull(nx, NULL, 10));
+	ck_assert_int_eq(net_http_get(d.http_port, path, 5, body,
+				      sizeof body), 0);
+	ck_assert_uint_eq(count_of(body, "{\"id\":"), 641 - 100);
+	ck_assert_msg(strstr(body, "\"truncated\":false,\"next\":null}"),
+		      "%.300s", body);
+	/* ids ascend across the page */
+	unsigned long long prev = strtoull(nx, NULL, 10);
+	for (const char *p = body; (p = strstr(p, "{\"id\":")); p++) {
+		unsigned long long id = strtoull(p + 6, NULL, 10);
+		ck_assert_uint_gt(id, prev);
+		prev = id;
+	}
+	ck_assert_int_eq(net_http_get(d.http_port, "/jobs?limit=0", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, " 400 "), "%.200s", body);
+	ck_assert_int_eq(net_http_get(d.http_port, "/jobs?limit=1001", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, " 400 "), "%.200s", body);
+	/* /lineage pages the same way: player 0, then the rest after it */
+	ck_assert_int_eq(net_http_get(d.http_port, "/lineage?limit=1", 5, body,
+				      sizeof body), 0);
+	ck_assert_uint_eq(count_of(body, "{\"id\":"), 1);
+	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":0,\"role\":"
+			     "\"main\"") && strstr(body, "\"truncated\":true,"
+							 "\"next\":\"0\"}"),
+		      "%s", body);
+	ck_assert_int_eq(net_http_get(d.http_port, "/lineage?after=0", 5, body,
+				      sizeof body), 0);
+	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":1,") &&
+			      strstr(body, "\"truncated\":false,\"next\":null}"),
+		      "%s", body);
+
+	tp_close(&col);
+	tp_close(&hoarder);
+	for (int i = 0; i < d.nlearners; i++)
+		tp_close(&learners[i]);
+	ck_assert_int_eq(tu_serve_stop(&d, SIGTERM), 0);
+	dir[strlen(dir) - strlen("/league")] = 0;
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_e2e(void)
 {
 	Suite *s = suite_create("e2e");
@@ -1548,6 +1648,7 @@ Suite *suite_e2e(void)
 	tcase_add_test(t, restarted_learner_takes_its_trainer_state);
 	tcase_add_test(t, league_run_with_search_trains_on_every_segment);
 	tcase_add_test(t, dead_collector_job_goes_to_the_next);
+	tcase_add_test(t, hoarder_is_capped_and_jobs_endpoint_is_paged);
 	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
 	tcase_add_test(t, inspect_follows_commits);
 	tcase_add_test(t, bad_clients_are_cut_off_others_served);

@@ -263,6 +263,104 @@ START_TEST(random_ops_match_model)
 }
 END_TEST
 
+/* The count per session follows every way a lease ends: complete,
+ * expiry, a dropped session, a cancel; many sessions (past the count
+ * table's growth and its backward-shift deletion) keep their own. */
+START_TEST(held_counts_follow_every_end)
+{
+	league_leases *l = mk();
+	enum { SESS = 300, PER = 3 };
+	uint64_t ids[SESS][PER];
+
+	for (uint64_t i = 1; i <= SESS * PER; i++)
+		put(l, i, 10);
+	for (uint64_t s = 0; s < SESS; s++)
+		for (int k = 0; k < PER; k++)
+			ids[s][k] = take(l, s + 1, 0, 10);
+	for (uint64_t s = 0; s < SESS; s++)
+		ck_assert_uint_eq(league_leases_held(l, s + 1), PER);
+	ck_assert_uint_eq(league_leases_held(l, SESS + 1), 0);
+	/* every other session completes one, cancels one */
+	for (uint64_t s = 0; s < SESS; s += 2) {
+		ck_assert_int_eq(league_leases_complete(l, s + 1, ids[s][0],
+							NULL), LEASE_OK);
+		ck_assert_int_eq(league_leases_cancel(l, ids[s][1], NULL), 0);
+	}
+	for (uint64_t s = 0; s < SESS; s++)
+		ck_assert_uint_eq(league_leases_held(l, s + 1),
+				  s % 2 ? PER : 1);
+	/* sessions 2, 4, ... are lost */
+	for (uint64_t s = 1; s < SESS; s += 2)
+		ck_assert_uint_eq(league_leases_drop_session(l, s + 1), PER);
+	for (uint64_t s = 0; s < SESS; s++)
+		ck_assert_uint_eq(league_leases_held(l, s + 1),
+				  s % 2 ? 0 : 1);
+	/* the rest expire */
+	league_leases_expire(l, 11);
+	for (uint64_t s = 0; s < SESS; s++)
+		ck_assert_uint_eq(league_leases_held(l, s + 1), 0);
+	ck_assert_uint_eq(league_leases_active(l), 0);
+	league_leases_free(l);
+}
+END_TEST
+
+struct page_seen {
+	uint64_t ids[64];
+	size_t n;
+};
+
+static int page_cb(const struct league_job *j, int leased, double left_s,
+		   void *arg)
+{
+	struct page_seen *p = arg;
+
+	(void)leased;
+	(void)left_s;
+	ck_assert_uint_lt(p->n, 64);
+	p->ids[p->n++] = j->id;
+	return 0;
+}
+
+/* Pages walk the table in id order whatever the slab order (ids freed
+ * and reused out of order), limit at a time, "more" counting the rest. */
+START_TEST(pages_walk_in_id_order)
+{
+	league_leases *l = mk();
+	struct page_seen p;
+	size_t more, seen = 0;
+	uint64_t after = 0, prev = 0;
+
+	/* 200 jobs, ids shuffled into the slab; half leased. */
+	for (uint64_t i = 0; i < 200; i++)
+		put(l, (i * 73) % 200 + 1000, 10);
+	for (int i = 0; i < 100; i++)
+		take(l, 1 + i % 3, 0, 10);
+	/* 50 gone, so records are reused by later ids */
+	for (uint64_t id = 1000; id < 1100; id += 2)
+		ck_assert_int_eq(league_leases_cancel(l, id, NULL), 0);
+	for (uint64_t i = 0; i < 20; i++)
+		put(l, 5000 - i, 10);
+	for (int first = 1;; first = 0) {
+		memset(&p, 0, sizeof p);
+		ck_assert_int_eq(league_leases_page(l, 0, after, first, 16,
+						    page_cb, &p, &more), 0);
+		for (size_t k = 0; k < p.n; k++) {
+			ck_assert_uint_gt(p.ids[k], prev);
+			prev = p.ids[k];
+		}
+		seen += p.n;
+		ck_assert_uint_eq(seen + more, 170);
+		if (!more)
+			break;
+		ck_assert_uint_eq(p.n, 16);
+		after = p.ids[p.n - 1];
+	}
+	ck_assert_uint_eq(seen, 170);
+	ck_assert_uint_eq(prev, 5000);
+	league_leases_free(l);
+}
+END_TEST
+
 Suite *suite_lease(void)
 {
 	Suite *s = suite_create("lease");
@@ -272,6 +370,8 @@ Suite *suite_lease(void)
 	tcase_add_test(tc, expiry_requeues_first_and_late_result_is_stale);
 	tcase_add_test(tc, drop_session_requeues_only_its_leases);
 	tcase_add_test(tc, random_ops_match_model);
+	tcase_add_test(tc, held_counts_follow_every_end);
+	tcase_add_test(tc, pages_walk_in_id_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

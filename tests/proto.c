@@ -184,6 +184,27 @@ int tp_fake_learner(struct tp_peer *p, uint32_t player)
 	return LEAGUE__STATUS__STATUS_OK;
 }
 
+size_t tp_request_jobs(struct tp_peer *p, uint32_t want, uint64_t *ids,
+		       int *status)
+{
+	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
+	League__JobRequest jq = LEAGUE__JOB_REQUEST__INIT;
+	size_t n;
+
+	jq.max_jobs = want;
+	req.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	req.job_request = &jq;
+	r = tp_call(p, &req);
+	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_JOBS);
+	n = r->jobs->n_jobs;
+	ck_assert_uint_le(n, want);
+	for (size_t i = 0; ids && i < n; i++)
+		ids[i] = r->jobs->jobs[i]->job_id;
+	*status = r->jobs->status;
+	net_msg_free(r);
+	return n;
+}
+
 int tp_take_job(struct tp_peer *p, struct tp_job *ji)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;

@@ -85,6 +85,10 @@ struct tp_job {
 	char endpoint[160];    /* a learning seat's learner endpoint */
 };
 
+/* One JobRequest for at most want jobs: how many the reply offered (ids
+ * into ids[] when not NULL, room for want), its status in *status. */
+size_t tp_request_jobs(struct tp_peer *p, uint32_t want, uint64_t *ids,
+		       int *status);
 /* One JobRequest for at most one job: 1 with *j, 0 when none offered. */
 int tp_take_job(struct tp_peer *p, struct tp_job *j);
 /* tp_take_job until one comes (at most 10 s). */

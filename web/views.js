@@ -65,19 +65,24 @@ kinds.forEach(function(k,i){var n=s[k][last]||0;if(!n)return;var seg=tag("div");
 seg.style.width=(100*n/tot).toFixed(2)+"%";seg.style.background=COLORS[i%COLORS.length];
 seg.title=k+": "+n+" jobs ("+(100*n/tot).toFixed(1)+"%)";if(n/tot>0.08)seg.textContent=k;bar.appendChild(seg);});
 row.appendChild(bar);row.appendChild(tag("span",tot+" jobs"));box.appendChild(row);});}
-/* The lineage: who froze which snapshot, from which earlier one. */
+/* The lineage: who froze which snapshot, from which earlier one; the
+ * first page of /lineage (1,000 players; the learners have the lowest
+ * ids), then how many more there are. */
 function lineage(l){var t=document.getElementById("lineage");t.textContent="";
 var h=tag("tr");["id","role","status","parent","prev","version","steps","snapshots","resets"].forEach(function(c){h.appendChild(tag("th",c));});t.appendChild(h);
 (l.players||[]).forEach(function(p){var tr=tag("tr");tr.className="lin";
-[p.id,p.role,p.status,p.parent===null?"":p.parent,p.prev===null?"":p.prev,p.version,fmt(p.steps),p.snapshots,p.resets].forEach(function(c){tr.appendChild(tag("td",String(c)));});t.appendChild(tr);});}
-/* The jobs in flight (the daemon's lease table; inspect: open jobs). */
+[p.id,p.role,p.status,p.parent===null?"":p.parent,p.prev===null?"":p.prev,p.version,fmt(p.steps),p.snapshots,p.resets].forEach(function(c){tr.appendChild(tag("td",String(c)));});t.appendChild(tr);});
+if(l.truncated){var tr=tag("tr");tr.appendChild(tag("td",(l.total-l.players.length)+" more players"));t.appendChild(tr);}}
+/* The jobs in flight (the daemon's lease table; inspect: open jobs):
+ * the first page of /jobs (50, oldest first), with the total. */
 function jobs(j){var t=document.getElementById("jobs"),note=document.getElementById("jobsnote");t.textContent="";
 var list=j.jobs||[],h=tag("tr");["job","kind","state","seats","episodes","lease left"].forEach(function(c){h.appendChild(tag("th",c));});t.appendChild(h);
-list.slice(0,50).forEach(function(x){var tr=tag("tr");tr.className="job";
+list.forEach(function(x){var tr=tag("tr");tr.className="job";
 var seats=(x.seats||[]).map(function(s){return s.baseline?"baseline "+s.baseline:s.player+"/v"+s.version+(s.learning?"*":"");}).join(" vs ");
 if(!x.seats)seats=x.learner+"/v"+x.learner_version+"* vs "+x.opponent+"/v"+x.opponent_version;
 [x.id,x.kind,x.state||"open",seats,x.episodes,x.lease_left_s===undefined?"":x.lease_left_s.toFixed(1)+" s"].forEach(function(c){tr.appendChild(tag("td",String(c)));});t.appendChild(tr);});
-note.textContent=list.length+" job(s)"+(list.length>50?", the first 50 shown":"")+"; * marks a learning seat";}
+var total=j.total===undefined?list.length:j.total;
+note.textContent=total+" job(s)"+(j.truncated?", the first "+list.length+" shown":"")+"; * marks a learning seat";}
 /* The time slider: a stop per throughput point (its decision-log
  * position, log_seq), the last one "now". Sets window.leagueAt, which
  * app.js's /payoff and /ratings follow; #at=N in the address starts
@@ -97,7 +102,7 @@ setLabel(slid===null?"now":"at "+t[i].toFixed(0)+" s (log position "+slid+")");}
 document.getElementById("live").onclick=function(){slid=null;window.leagueAt=null;s.value=String(n);setLabel("now");};}
 function get(u){return fetch(u).then(function(r){if(!r.ok)throw new Error(u+": HTTP "+r.status);return r.json();});}
 function roleMap(l){var m={};(l.players||[]).forEach(function(p){m[p.id]=p.role;});return m;}
-function poll(){Promise.all([get("/series"),get("/lineage"),get("/jobs")])
+function poll(){Promise.all([get("/series"),get("/lineage?limit=1000"),get("/jobs?limit=50")])
 .then(function(a){var roles=roleMap(a[1]);timeSlider(a[0].league);throughput(a[0].league);learners(a[0].learners,roles);mix(a[0].mix,roles);lineage(a[1]);jobs(a[2]);
 document.getElementById("verr").textContent="";})
 .catch(function(e){document.getElementById("verr").textContent=String(e);})
