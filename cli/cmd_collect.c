@@ -17,6 +17,18 @@
  * learner's credit: backpressure, never a silent drop. A segment the
  * learner cannot take (it is gone) is counted and logged.
  *
+ * Liveness: a learner that says nothing for NET_SILENT_HEARTBEATS of the
+ * daemon's heartbeat periods (no credit, no stream heartbeat, no byte
+ * taken) while a segment waits for it is given up (W->silent_s, the
+ * bound the daemon drops a silent worker by): its sender is closed, its
+ * rows are dropped and counted undeliverable, and the jobs keep playing,
+ * so every other learner's rows flow again after at most silent_s. The
+ * endpoint is tried again only after a hold-off that doubles with each
+ * failure (down_hold) and only for a job taken after it failed: the
+ * daemon names a learner's endpoint only while that learner is
+ * registered, so a learner the daemon dropped costs no further waits
+ * until it registers again.
+ *
  * After a reconnect (daemon restart) the open jobs are abandoned: the
  * daemon re-issued them, so their results would be stale.
  *
@@ -68,6 +80,7 @@ struct cjob {
 	uint32_t base[2];      /* baseline per seat: index + 1, or 0 */
 	int greedy[2];         /* seat plays its most probable action */
 	uint32_t handed, ended;
+	double got_at;         /* lg_now_s() when taken */
 	int abandoned;         /* a reconnect made its result stale */
 	/* deterministic: segments sent to each seat's learner, and whether
 	 * any of the job's rows could not be sent (then no end mark and no
@@ -85,15 +98,20 @@ struct sender {
 
 /* A learner endpoint that refused or failed a send: its segments are
  * dropped (counted undeliverable) without trying again until `until`,
- * and it is warned about at most every DOWN_WARN_S. A learner the daemon
- * stopped goes down a moment before the collector hears of the stop;
- * without this, every segment flushed in between tried to connect and
- * logged two warnings. */
+ * nor for jobs taken before `since` (the failure), and it is warned
+ * about at most every DOWN_WARN_S. A learner the daemon stopped goes
+ * down a moment before the collector hears of the stop; without this,
+ * every segment flushed in between tried to connect and logged two
+ * warnings. The hold-off is max(DOWN_RETRY_S, silent_s) doubled for
+ * each failure in a row (at most DOWN_MAX_DOUBLINGS times); a learner
+ * that grants credit again (it reads) starts the count over. */
 #define DOWN_RETRY_S 1.0
 #define DOWN_WARN_S 10.0
+#define DOWN_MAX_DOUBLINGS 3
 struct down {
 	char endpoint[160];
-	double until, warned_at;
+	double until, since, warned_at;
+	unsigned fails;
 };
 
 struct collect {
@@ -132,6 +150,9 @@ struct collect {
 	int ndown;
 	int nsenders;
 
+	/* NET_SILENT_HEARTBEATS x the daemon's heartbeat_s: how long a
+	 * segment waits on a learner that says nothing */
+	double silent_s;
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	/* Set when the daemon's Shutdown ended the loop: the segments
 	 * coll_free flushes then have no learner to go to (the daemon
@@ -285,8 +306,16 @@ static struct down *down_of(struct collect *W, const char *ep)
 	return NULL;
 }
 
-/* ep failed (why): no new attempt for DOWN_RETRY_S; warn unless it was
- * warned about within DOWN_WARN_S. */
+/* The hold-off after `fails` failures in a row before this one. */
+static double down_hold(const struct collect *W, unsigned fails)
+{
+	double base = LG_MAX(DOWN_RETRY_S, W->silent_s);
+
+	return base * (double)(1u << LG_MIN(fails, DOWN_MAX_DOUBLINGS));
+}
+
+/* ep failed (why): no new attempt for its hold-off, nor for a job taken
+ * before now; warn unless it was warned about within DOWN_WARN_S. */
 static void mark_down(struct collect *W, const char *ep, const char *why)
 {
 	struct down *d = down_of(W, ep);
@@ -300,24 +329,37 @@ static void mark_down(struct collect *W, const char *ep, const char *why)
 		snprintf(d->endpoint, sizeof d->endpoint, "%s", ep);
 		d->warned_at = -HUGE_VAL;
 	}
-	d->until = now + DOWN_RETRY_S;
+	d->since = now;
+	d->until = now + down_hold(W, d->fails++);
 	if (now - d->warned_at < DOWN_WARN_S)
 		return;
 	d->warned_at = now;
 	LG_WARN("collect: learner at %s: %s; its transitions are dropped "
-		"while it is down (%llu undeliverable so far)", ep, why,
+		"while it is down, tried again in %.1f s for a newer job "
+		"(%llu undeliverable so far)", ep, why, d->until - now,
 		(unsigned long long)__atomic_load_n(&W->undeliverable,
 						    __ATOMIC_RELAXED));
 }
 
+/* The connected sender of ep, or NULL. */
+static net_traj_sender *sender_of(struct collect *W, const char *ep)
+{
+	for (int i = 0; i < W->nsenders; i++)
+		if (!strcmp(W->senders[i].endpoint, ep))
+			return W->senders[i].s;
+	return NULL;
+}
+
+/* The sender of ep, connected now if need be (the hello answered within
+ * silent_s, at most 5 s); NULL when it cannot be (marked down). */
 static net_traj_sender *sender_for(struct collect *W, const char *ep)
 {
 	char host[128], err[256];
 	uint16_t port;
+	net_traj_sender *x;
 
-	for (int i = 0; i < W->nsenders; i++)
-		if (!strcmp(W->senders[i].endpoint, ep))
-			return W->senders[i].s;
+	if ((x = sender_of(W, ep)))
+		return x;
 	if (W->nsenders == MAX_SENDERS) {
 		net_traj_sender_close(W->senders[0].s);
 		memmove(W->senders, W->senders + 1,
@@ -330,7 +372,8 @@ static net_traj_sender *sender_for(struct collect *W, const char *ep)
 	}
 	struct sender *s = &W->senders[W->nsenders];
 	if (net_traj_sender_connect(&s->s, host, port, W->token, W->tls,
-				    W->name, 5, err, sizeof err)) {
+				    W->name, LG_MIN(5.0, W->silent_s), err,
+				    sizeof err)) {
 		mark_down(W, ep, err);
 		return NULL;
 	}
@@ -379,6 +422,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 	};
 	char endpoint[160] = "";
 	size_t rows = g->rows->n;
+	double got_at = 0;
 	struct cjob *j;
 	int rc;
 
@@ -389,6 +433,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 		snprintf(endpoint, sizeof endpoint, "%s",
 			 s->learner_endpoint ? s->learner_endpoint : "");
 		h.params_version = s->params_version;
+		got_at = j->got_at;
 	}
 	pthread_mutex_unlock(&W->mu);
 	if (W->drop || __atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
@@ -400,10 +445,17 @@ static int sink(void *ctx, const struct coll_segment *g)
 		det_count(W, g, 0);
 		return 0;
 	}
+	/* a connected sender is used; a down endpoint is tried again only
+	 * after its hold-off and for a job the daemon named it in since */
 	struct down *dn = down_of(W, endpoint);
-	net_traj_sender *s = dn && lg_now_s() < dn->until
-				     ? NULL : sender_for(W, endpoint);
-	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S) : LG_ECLOSED;
+	net_traj_sender *s = sender_of(W, endpoint);
+	if (!s && !(dn && (lg_now_s() < dn->until || got_at <= dn->since)))
+		s = sender_for(W, endpoint);
+	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S, W->silent_s)
+	       : LG_ECLOSED;
+	if (!rc && (dn = down_of(W, endpoint)) && dn->fails &&
+	    net_traj_sender_grants(s) > 1)
+		dn->fails = 0; /* it reads again */
 	det_count(W, g, !rc);
 	if (rc) {
 		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
@@ -586,7 +638,8 @@ static void det_job_over(struct collect *W, struct cjob *j)
 		sent[p] = ep;
 		if (!(s = sender_for(W, ep)))
 			continue;
-		if (net_traj_send(s, &h, &none, SEND_TIMEOUT_S)) {
+		if (net_traj_send(s, &h, &none, SEND_TIMEOUT_S,
+				  W->silent_s)) {
 			sender_drop(W, s);
 			mark_down(W, ep, "the job's end mark was not taken");
 		}
@@ -658,6 +711,7 @@ static int take_job(struct collect *W, const League__Job *src)
 	if (!j)
 		return LG_ENOMEM;
 	j->net[0] = j->net[1] = -1;
+	j->got_at = lg_now_s();
 	if (len > sizeof buf || src->n_seats != 2 || !src->episodes ||
 	    src->episodes > MAX_EPISODES_PER_JOB) {
 		LG_WARN("collect: job %llu malformed (%zu seats, %u episodes)",
@@ -1025,6 +1079,7 @@ static int run(int argc, char **argv)
 		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
 							   : CLI_FAIL;
 	}
+	W.silent_s = NET_SILENT_HEARTBEATS * net_client_heartbeat_s(W.cl);
 	W.envs = 8;
 	if (!(rc = do_register(&W))) {
 		W.envs = envs ? envs : W.cfg.collectors.envs;

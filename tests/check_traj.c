@@ -735,7 +735,7 @@ START_TEST(every_segment_once_in_order_within_bound)
 				};
 				struct lg_rows r;
 				fill_rows(&r, 1 + i % 3, i);
-				if (net_traj_send(tx, &h, &r, 30))
+				if (net_traj_send(tx, &h, &r, 30, 0))
 					_exit(2);
 				lg_rows_free(&r);
 			}
@@ -913,6 +913,51 @@ START_TEST(wrong_token_refused)
 }
 END_TEST
 
+/* Liveness (docs/protocol.md): a sender waiting for credit gives up on a
+ * learner that says nothing for silent_s (LG_ETIMEOUT after at least
+ * silent_s, well before its timeout), and waits its whole timeout for
+ * one that sends heartbeats while nothing is popped (a busy learner). */
+START_TEST(silent_learner_given_up_busy_one_waited_for)
+{
+	net_traj_server *s = start(NULL);
+	struct net_segment_hdr h = { .player = 1, .env_index = 2 };
+	net_traj_sender *tx;
+	struct lg_rows r;
+	char err[256];
+	double t0, el;
+
+	fill_rows(&r, 3, 1);
+	for (int beat = 0; beat < 2; beat++) {
+		if (beat)
+			net_traj_server_set_heartbeat(s, 0.2);
+		ck_assert_msg(net_traj_sender_connect(&tx, "127.0.0.1",
+						      net_traj_server_port(s),
+						      NULL, NULL, "c", 10, err,
+						      sizeof err) == 0,
+			      "%s", err);
+		for (int k = 0; k < WINDOW; k++) {
+			h.segment_seq = (uint64_t)k;
+			ck_assert_int_eq(net_traj_send(tx, &h, &r, 10, 1.0),
+					 0);
+		}
+		/* nothing is popped: no credit comes back */
+		t0 = lg_now_s();
+		ck_assert_int_eq(net_traj_send(tx, &h, &r, beat ? 3.0 : 60,
+					       1.0),
+				 LG_ETIMEOUT);
+		el = lg_now_s() - t0;
+		ck_assert_msg(el >= 1.0, "gave up after %.2f s", el);
+		if (beat) /* heard from throughout: the whole timeout */
+			ck_assert_msg(el >= 3.0, "gave up after %.2f s", el);
+		else      /* silent: long before the timeout */
+			ck_assert_msg(el < 30, "gave up after %.2f s", el);
+		net_traj_sender_close(tx);
+	}
+	lg_rows_free(&r);
+	net_traj_server_stop(s);
+}
+END_TEST
+
 Suite *suite_traj(void)
 {
 	Suite *s = suite_create("traj");
@@ -933,6 +978,7 @@ Suite *suite_traj(void)
 	tcase_add_test(tc, every_segment_once_in_order_within_bound);
 	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 3);
 	tcase_add_test(tc, wrong_token_refused);
+	tcase_add_test(tc, silent_learner_given_up_busy_one_waited_for);
 	suite_add_tcase(s, tc);
 	return s;
 }
