@@ -123,20 +123,23 @@ static void wait_for(const char *path, const char *what, double limit)
  * updates. */
 static void world_start(struct world *w)
 {
-	char cfg[256];
+	char cfg[256], dir[128];
 
-	tu_mkdtemp(w->dir, sizeof w->dir);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", w->dir);
+	tu_mkdtemp(dir, sizeof dir);
+	memcpy(w->dir, dir, sizeof dir); /* paths below from the copy: gcc's
+					    -Wrestrict cannot tell the members
+					    of w apart */
+	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
 	tu_write_file(cfg, two_learners_cfg);
-	snprintf(w->ldir, sizeof w->ldir, "%s/league", w->dir);
+	snprintf(w->ldir, sizeof w->ldir, "%s/league", dir);
 	snprintf(w->dlog, sizeof w->dlog, "%s.log", w->ldir);
-	snprintf(w->clog, sizeof w->clog, "%s/collect.log", w->dir);
+	snprintf(w->clog, sizeof w->clog, "%s/collect.log", dir);
 	tu_serve(&w->d, cfg, w->ldir, 0, NULL);
 	ck_assert_int_eq(w->d.nlearners, 2);
 	snprintf(w->addr, sizeof w->addr, "127.0.0.1:%u", w->d.port);
 	for (int i = 0; i < 2; i++) {
 		snprintf(w->llog[i], sizeof w->llog[i], "%s/learn%d.log",
-			 w->dir, i);
+			 dir, i);
 		snprintf(w->player[i], sizeof w->player[i], "%u",
 			 w->d.learners[i]);
 		const char *argv[] = { "league", "learn", "--connect", w->addr,
@@ -150,6 +153,8 @@ static void world_start(struct world *w)
 	wait_updates(w->llog[1], 3, 90);
 }
 
+/* Stop a worker: it must exit cleanly (0; a sanitizer's report exits
+ * 1). */
 static void reap(pid_t pid)
 {
 	int st;
@@ -159,6 +164,8 @@ static void reap(pid_t pid)
 	kill(pid, SIGCONT);
 	kill(pid, SIGTERM);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "worker %d: status 0x%x", (int)pid, st);
 }
 
 static void world_stop(struct world *w)
