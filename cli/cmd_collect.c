@@ -17,17 +17,12 @@
  * learner's credit: backpressure, never a silent drop. A segment the
  * learner cannot take (it is gone) is counted and logged.
  *
- * Liveness: a learner that says nothing for NET_SILENT_HEARTBEATS of the
- * daemon's heartbeat periods (no credit, no stream heartbeat, no byte
- * taken) while a segment waits for it is given up (W->silent_s, the
- * bound the daemon drops a silent worker by): its sender is closed, its
- * rows are dropped and counted undeliverable, and the jobs keep playing,
- * so every other learner's rows flow again after at most silent_s. The
- * endpoint is tried again only after a hold-off that doubles with each
- * failure (down_hold) and only for a job taken after it failed: the
- * daemon names a learner's endpoint only while that learner is
- * registered, so a learner the daemon dropped costs no further waits
- * until it registers again.
+ * Liveness (cli/traj_out.c): a learner that says nothing for
+ * NET_SILENT_HEARTBEATS of the daemon's heartbeat periods while a segment
+ * waits for it is given up, its rows dropped and counted undeliverable,
+ * and the jobs keep playing: one stopped learner costs every other
+ * learner's rows at most that long, and its own player's rows until the
+ * daemon names it in a job again (it registered again).
  *
  * After a reconnect (daemon restart) the open jobs are abandoned: the
  * daemon re-issued them, so their results would be stale.
@@ -54,7 +49,6 @@
 #include <unistd.h>
 
 #define MAX_OPEN_JOBS 32
-#define MAX_SENDERS 16
 #define CALL_TIMEOUT_S 60.0
 #define SEND_TIMEOUT_S 120.0
 #define MAX_EPISODES_PER_JOB LEAGUE_JOB_EPISODES_MAX
@@ -91,29 +85,6 @@ struct cjob {
 	double *ret;           /* [episodes x 2] */
 };
 
-struct sender {
-	char endpoint[160];
-	net_traj_sender *s;
-};
-
-/* A learner endpoint that refused or failed a send: its segments are
- * dropped (counted undeliverable) without trying again until `until`,
- * nor for jobs taken before `since` (the failure), and it is warned
- * about at most every DOWN_WARN_S. A learner the daemon stopped goes
- * down a moment before the collector hears of the stop; without this,
- * every segment flushed in between tried to connect and logged two
- * warnings. The hold-off is max(DOWN_RETRY_S, silent_s) doubled for
- * each failure in a row (at most DOWN_MAX_DOUBLINGS times); a learner
- * that grants credit again (it reads) starts the count over. */
-#define DOWN_RETRY_S 1.0
-#define DOWN_WARN_S 10.0
-#define DOWN_MAX_DOUBLINGS 3
-struct down {
-	char endpoint[160];
-	double until, since, warned_at;
-	unsigned fails;
-};
-
 struct collect {
 	struct cfg cfg;
 	int have_cfg;
@@ -145,14 +116,7 @@ struct collect {
 	const char *basep[CFG_BASELINES_MAX];
 	size_t nbase;
 	struct coll_policy pols[COLL_NETS_MAX];
-	struct sender senders[MAX_SENDERS]; /* sink thread only */
-	struct down down[MAX_SENDERS];      /* sink thread only */
-	int ndown;
-	int nsenders;
-
-	/* NET_SILENT_HEARTBEATS x the daemon's heartbeat_s: how long a
-	 * segment waits on a learner that says nothing */
-	double silent_s;
+	struct cli_traj_out out; /* learner endpoints; sink thread only */
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	/* Set when the daemon's Shutdown ended the loop: the segments
 	 * coll_free flushes then have no learner to go to (the daemon
@@ -297,101 +261,6 @@ static void on_episode(void *ctx, const struct coll_episode *ep)
 	pthread_mutex_unlock(&W->mu);
 }
 
-/* The learner endpoint of a learning seat, connected on first use. */
-static struct down *down_of(struct collect *W, const char *ep)
-{
-	for (int i = 0; i < W->ndown; i++)
-		if (!strcmp(W->down[i].endpoint, ep))
-			return &W->down[i];
-	return NULL;
-}
-
-/* The hold-off after `fails` failures in a row before this one. */
-static double down_hold(const struct collect *W, unsigned fails)
-{
-	double base = LG_MAX(DOWN_RETRY_S, W->silent_s);
-
-	return base * (double)(1u << LG_MIN(fails, DOWN_MAX_DOUBLINGS));
-}
-
-/* ep failed (why): no new attempt for its hold-off, nor for a job taken
- * before now; warn unless it was warned about within DOWN_WARN_S. */
-static void mark_down(struct collect *W, const char *ep, const char *why)
-{
-	struct down *d = down_of(W, ep);
-	double now = lg_now_s();
-
-	if (!d) {
-		if (W->ndown == MAX_SENDERS) /* forget the oldest */
-			memmove(W->down, W->down + 1,
-				sizeof(W->down[0]) * --W->ndown);
-		d = &W->down[W->ndown++];
-		snprintf(d->endpoint, sizeof d->endpoint, "%s", ep);
-		d->warned_at = -HUGE_VAL;
-	}
-	d->since = now;
-	d->until = now + down_hold(W, d->fails++);
-	if (now - d->warned_at < DOWN_WARN_S)
-		return;
-	d->warned_at = now;
-	LG_WARN("collect: learner at %s: %s; its transitions are dropped "
-		"while it is down, tried again in %.1f s for a newer job "
-		"(%llu undeliverable so far)", ep, why, d->until - now,
-		(unsigned long long)__atomic_load_n(&W->undeliverable,
-						    __ATOMIC_RELAXED));
-}
-
-/* The connected sender of ep, or NULL. */
-static net_traj_sender *sender_of(struct collect *W, const char *ep)
-{
-	for (int i = 0; i < W->nsenders; i++)
-		if (!strcmp(W->senders[i].endpoint, ep))
-			return W->senders[i].s;
-	return NULL;
-}
-
-/* The sender of ep, connected now if need be (the hello answered within
- * silent_s, at most 5 s); NULL when it cannot be (marked down). */
-static net_traj_sender *sender_for(struct collect *W, const char *ep)
-{
-	char host[128], err[256];
-	uint16_t port;
-	net_traj_sender *x;
-
-	if ((x = sender_of(W, ep)))
-		return x;
-	if (W->nsenders == MAX_SENDERS) {
-		net_traj_sender_close(W->senders[0].s);
-		memmove(W->senders, W->senders + 1,
-			sizeof(W->senders[0]) * (MAX_SENDERS - 1));
-		W->nsenders--;
-	}
-	if (net_parse_hostport(ep, host, sizeof host, &port)) {
-		LG_WARN("collect: bad learner endpoint '%s'", ep);
-		return NULL;
-	}
-	struct sender *s = &W->senders[W->nsenders];
-	if (net_traj_sender_connect(&s->s, host, port, W->token, W->tls,
-				    W->name, LG_MIN(5.0, W->silent_s), err,
-				    sizeof err)) {
-		mark_down(W, ep, err);
-		return NULL;
-	}
-	snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
-	W->nsenders++;
-	return s->s;
-}
-
-static void sender_drop(struct collect *W, net_traj_sender *x)
-{
-	for (int i = 0; i < W->nsenders; i++)
-		if (W->senders[i].s == x) {
-			net_traj_sender_close(x);
-			W->senders[i] = W->senders[--W->nsenders];
-			return;
-		}
-}
-
 /* Deterministic mode: a segment of g's job went to its learner (sent) or
  * was lost. */
 static void det_count(struct collect *W, const struct coll_segment *g,
@@ -445,28 +314,11 @@ static int sink(void *ctx, const struct coll_segment *g)
 		det_count(W, g, 0);
 		return 0;
 	}
-	/* a connected sender is used; a down endpoint is tried again only
-	 * after its hold-off and for a job the daemon named it in since */
-	struct down *dn = down_of(W, endpoint);
-	net_traj_sender *s = sender_of(W, endpoint);
-	if (!s && !(dn && (lg_now_s() < dn->until || got_at <= dn->since)))
-		s = sender_for(W, endpoint);
-	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S, W->silent_s)
-	       : LG_ECLOSED;
-	if (!rc && (dn = down_of(W, endpoint)) && dn->fails &&
-	    net_traj_sender_grants(s) > 1)
-		dn->fails = 0; /* it reads again */
+	rc = cli_traj_out_send(&W->out, endpoint, got_at, &h, g->rows,
+			       SEND_TIMEOUT_S);
 	det_count(W, g, !rc);
-	if (rc) {
+	if (rc)
 		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
-		if (s) { /* it was up: a send failed */
-			char why[96];
-			sender_drop(W, s);
-			snprintf(why, sizeof why, "sending failed (%s)",
-				 lg_strerror(rc));
-			mark_down(W, endpoint, why);
-		}
-	}
 	return 0;
 }
 
@@ -627,7 +479,6 @@ static void det_job_over(struct collect *W, struct cjob *j)
 			.segment_seq = UINT64_MAX, .job_end = 1,
 			.job_segments = j->sent[p],
 		};
-		net_traj_sender *s;
 		if (!st->learning || j->base[p] || !ep || !ep[0] ||
 		    (p && sent[0] && !strcmp(sent[0], ep)))
 			continue;
@@ -636,13 +487,7 @@ static void det_job_over(struct collect *W, struct cjob *j)
 		    !strcmp(j->msg->seats[1]->learner_endpoint, ep))
 			h.job_segments += j->sent[1]; /* one learner, both seats */
 		sent[p] = ep;
-		if (!(s = sender_for(W, ep)))
-			continue;
-		if (net_traj_send(s, &h, &none, SEND_TIMEOUT_S,
-				  W->silent_s)) {
-			sender_drop(W, s);
-			mark_down(W, ep, "the job's end mark was not taken");
-		}
+		cli_traj_out_mark(&W->out, ep, &h, &none, SEND_TIMEOUT_S);
 	}
 }
 
@@ -1079,7 +924,12 @@ static int run(int argc, char **argv)
 		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
 							   : CLI_FAIL;
 	}
-	W.silent_s = NET_SILENT_HEARTBEATS * net_client_heartbeat_s(W.cl);
+	W.out = (struct cli_traj_out){
+		.token = W.token, .name = W.name, .tls = W.tls,
+		.silent_s = NET_SILENT_HEARTBEATS *
+			    net_client_heartbeat_s(W.cl),
+		.undeliverable = &W.undeliverable,
+	};
 	W.envs = 8;
 	if (!(rc = do_register(&W))) {
 		W.envs = envs ? envs : W.cfg.collectors.envs;
@@ -1108,8 +958,7 @@ static int run(int argc, char **argv)
 		job_free(W.jobs[i]);
 	for (int k = 0; k < NET_SLOTS; k++)
 		slot_clear(&W.slots[k]);
-	for (int i = 0; i < W.nsenders; i++)
-		net_traj_sender_close(W.senders[i].s);
+	cli_traj_out_close(&W.out);
 	net_client_close(W.cl);
 	net_tls_free(W.tls);
 	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE
