@@ -544,7 +544,10 @@ static const struct cfg_key table[] = {
 	    "File holding the shared worker token (or set LEAGUE_TOKEN); "
 	    "required when listening beyond loopback."),
 	DBL("server.heartbeat_s", server.heartbeat_s, 0.01, 3600, "5",
-	    "Workers silent for three heartbeats are dropped."),
+	    "Workers silent for three heartbeats are dropped, and a "
+	    "collector gives up on a learner's trajectory stream silent "
+	    "(no credit, no heartbeat, no byte taken) for as long "
+	    "(docs/protocol.md, Liveness)."),
 	U64("server.max_frame", server.max_frame, 1024, 1 << 30, "67108864",
 	    "Largest wire frame in bytes."),
 	BOOL("server.insecure", server.insecure, "false",
