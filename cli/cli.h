@@ -138,4 +138,52 @@ extern const struct cli_cmd cli_cmd_payoff, cli_cmd_players, cli_cmd_ratings,
 	cli_cmd_sim, cli_cmd_inspect, cli_cmd_tls, cli_cmd_replay,
 	cli_cmd_export, cli_cmd_play;
 
+/* ---- the collector's trajectory senders (cli/traj_out.c) ---- */
+
+/* Senders and down marks kept: the oldest goes beyond this. */
+#define CLI_TRAJ_OUT_MAX 16
+
+struct cli_traj_sender {
+	char endpoint[160];
+	net_traj_sender *s;
+};
+
+/* An endpoint that refused or failed a send: its segments are refused
+ * until `until`, and for jobs taken before `since` (the failure). */
+struct cli_traj_down {
+	char endpoint[160];
+	double until, since, warned_at;
+	unsigned fails;      /* in a row: the hold-off doubles with each */
+};
+
+/* Zero it, then set the first four fields. One thread at a time. */
+struct cli_traj_out {
+	const char *token, *name; /* the league's token, the worker's name */
+	net_tls *tls;             /* client context, NULL: plain */
+	double silent_s;          /* NET_SILENT_HEARTBEATS x heartbeat_s */
+	const uint64_t *undeliverable; /* the caller's count, for warnings */
+	struct cli_traj_sender senders[CLI_TRAJ_OUT_MAX];
+	int nsenders;
+	struct cli_traj_down down[CLI_TRAJ_OUT_MAX];
+	int ndown;
+};
+
+/* h and rows to the learner at ep (the seat's endpoint in a job taken at
+ * got_at, lg_now_s() clock), waiting for its credit up to timeout_s, and
+ * up to silent_s for a learner that says nothing or takes no byte. 0:
+ * sent. Else the rows did not go (the caller counts them): LG_ECLOSED
+ * when ep is down (not tried: within its hold-off, or the job is older
+ * than the failure) or cannot be reached, or what the send failed with
+ * (LG_ETIMEOUT: given up); either way ep is down now and logged. */
+int cli_traj_out_send(struct cli_traj_out *o, const char *ep, double got_at,
+		      const struct net_segment_hdr *h,
+		      const struct lg_rows *rows, double timeout_s);
+/* A deterministic job's end mark (none: no rows) to ep, tried whatever
+ * ep's down mark says; as cli_traj_out_send otherwise. */
+int cli_traj_out_mark(struct cli_traj_out *o, const char *ep,
+		      const struct net_segment_hdr *h,
+		      const struct lg_rows *none, double timeout_s);
+/* Close every sender (o itself is the caller's). */
+void cli_traj_out_close(struct cli_traj_out *o);
+
 #endif

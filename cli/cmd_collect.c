@@ -17,6 +17,13 @@
  * learner's credit: backpressure, never a silent drop. A segment the
  * learner cannot take (it is gone) is counted and logged.
  *
+ * Liveness (cli/traj_out.c): a learner that says nothing for
+ * NET_SILENT_HEARTBEATS of the daemon's heartbeat periods while a segment
+ * waits for it is given up, its rows dropped and counted undeliverable,
+ * and the jobs keep playing: one stopped learner costs every other
+ * learner's rows at most that long, and its own player's rows until the
+ * daemon names it in a job again (it registered again).
+ *
  * After a reconnect (daemon restart) the open jobs are abandoned: the
  * daemon re-issued them, so their results would be stale.
  *
@@ -42,7 +49,6 @@
 #include <unistd.h>
 
 #define MAX_OPEN_JOBS 32
-#define MAX_SENDERS 16
 #define CALL_TIMEOUT_S 60.0
 #define SEND_TIMEOUT_S 120.0
 #define MAX_EPISODES_PER_JOB LEAGUE_JOB_EPISODES_MAX
@@ -68,6 +74,7 @@ struct cjob {
 	uint32_t base[2];      /* baseline per seat: index + 1, or 0 */
 	int greedy[2];         /* seat plays its most probable action */
 	uint32_t handed, ended;
+	double got_at;         /* lg_now_s() when taken */
 	int abandoned;         /* a reconnect made its result stale */
 	/* deterministic: segments sent to each seat's learner, and whether
 	 * any of the job's rows could not be sent (then no end mark and no
@@ -76,24 +83,6 @@ struct cjob {
 	int lost;
 	League__Episode *eps;  /* [msg->episodes] */
 	double *ret;           /* [episodes x 2] */
-};
-
-struct sender {
-	char endpoint[160];
-	net_traj_sender *s;
-};
-
-/* A learner endpoint that refused or failed a send: its segments are
- * dropped (counted undeliverable) without trying again until `until`,
- * and it is warned about at most every DOWN_WARN_S. A learner the daemon
- * stopped goes down a moment before the collector hears of the stop;
- * without this, every segment flushed in between tried to connect and
- * logged two warnings. */
-#define DOWN_RETRY_S 1.0
-#define DOWN_WARN_S 10.0
-struct down {
-	char endpoint[160];
-	double until, warned_at;
 };
 
 struct collect {
@@ -127,11 +116,7 @@ struct collect {
 	const char *basep[CFG_BASELINES_MAX];
 	size_t nbase;
 	struct coll_policy pols[COLL_NETS_MAX];
-	struct sender senders[MAX_SENDERS]; /* sink thread only */
-	struct down down[MAX_SENDERS];      /* sink thread only */
-	int ndown;
-	int nsenders;
-
+	struct cli_traj_out out; /* learner endpoints; sink thread only */
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	/* Set when the daemon's Shutdown ended the loop: the segments
 	 * coll_free flushes then have no learner to go to (the daemon
@@ -276,79 +261,6 @@ static void on_episode(void *ctx, const struct coll_episode *ep)
 	pthread_mutex_unlock(&W->mu);
 }
 
-/* The learner endpoint of a learning seat, connected on first use. */
-static struct down *down_of(struct collect *W, const char *ep)
-{
-	for (int i = 0; i < W->ndown; i++)
-		if (!strcmp(W->down[i].endpoint, ep))
-			return &W->down[i];
-	return NULL;
-}
-
-/* ep failed (why): no new attempt for DOWN_RETRY_S; warn unless it was
- * warned about within DOWN_WARN_S. */
-static void mark_down(struct collect *W, const char *ep, const char *why)
-{
-	struct down *d = down_of(W, ep);
-	double now = lg_now_s();
-
-	if (!d) {
-		if (W->ndown == MAX_SENDERS) /* forget the oldest */
-			memmove(W->down, W->down + 1,
-				sizeof(W->down[0]) * --W->ndown);
-		d = &W->down[W->ndown++];
-		snprintf(d->endpoint, sizeof d->endpoint, "%s", ep);
-		d->warned_at = -HUGE_VAL;
-	}
-	d->until = now + DOWN_RETRY_S;
-	if (now - d->warned_at < DOWN_WARN_S)
-		return;
-	d->warned_at = now;
-	LG_WARN("collect: learner at %s: %s; its transitions are dropped "
-		"while it is down (%llu undeliverable so far)", ep, why,
-		(unsigned long long)__atomic_load_n(&W->undeliverable,
-						    __ATOMIC_RELAXED));
-}
-
-static net_traj_sender *sender_for(struct collect *W, const char *ep)
-{
-	char host[128], err[256];
-	uint16_t port;
-
-	for (int i = 0; i < W->nsenders; i++)
-		if (!strcmp(W->senders[i].endpoint, ep))
-			return W->senders[i].s;
-	if (W->nsenders == MAX_SENDERS) {
-		net_traj_sender_close(W->senders[0].s);
-		memmove(W->senders, W->senders + 1,
-			sizeof(W->senders[0]) * (MAX_SENDERS - 1));
-		W->nsenders--;
-	}
-	if (net_parse_hostport(ep, host, sizeof host, &port)) {
-		LG_WARN("collect: bad learner endpoint '%s'", ep);
-		return NULL;
-	}
-	struct sender *s = &W->senders[W->nsenders];
-	if (net_traj_sender_connect(&s->s, host, port, W->token, W->tls,
-				    W->name, 5, err, sizeof err)) {
-		mark_down(W, ep, err);
-		return NULL;
-	}
-	snprintf(s->endpoint, sizeof s->endpoint, "%s", ep);
-	W->nsenders++;
-	return s->s;
-}
-
-static void sender_drop(struct collect *W, net_traj_sender *x)
-{
-	for (int i = 0; i < W->nsenders; i++)
-		if (W->senders[i].s == x) {
-			net_traj_sender_close(x);
-			W->senders[i] = W->senders[--W->nsenders];
-			return;
-		}
-}
-
 /* Deterministic mode: a segment of g's job went to its learner (sent) or
  * was lost. */
 static void det_count(struct collect *W, const struct coll_segment *g,
@@ -379,6 +291,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 	};
 	char endpoint[160] = "";
 	size_t rows = g->rows->n;
+	double got_at = 0;
 	struct cjob *j;
 	int rc;
 
@@ -389,6 +302,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 		snprintf(endpoint, sizeof endpoint, "%s",
 			 s->learner_endpoint ? s->learner_endpoint : "");
 		h.params_version = s->params_version;
+		got_at = j->got_at;
 	}
 	pthread_mutex_unlock(&W->mu);
 	if (W->drop || __atomic_load_n(&W->stopping, __ATOMIC_ACQUIRE)) {
@@ -400,21 +314,11 @@ static int sink(void *ctx, const struct coll_segment *g)
 		det_count(W, g, 0);
 		return 0;
 	}
-	struct down *dn = down_of(W, endpoint);
-	net_traj_sender *s = dn && lg_now_s() < dn->until
-				     ? NULL : sender_for(W, endpoint);
-	rc = s ? net_traj_send(s, &h, g->rows, SEND_TIMEOUT_S) : LG_ECLOSED;
+	rc = cli_traj_out_send(&W->out, endpoint, got_at, &h, g->rows,
+			       SEND_TIMEOUT_S);
 	det_count(W, g, !rc);
-	if (rc) {
+	if (rc)
 		__atomic_add_fetch(&W->undeliverable, rows, __ATOMIC_RELAXED);
-		if (s) { /* it was up: a send failed */
-			char why[96];
-			sender_drop(W, s);
-			snprintf(why, sizeof why, "sending failed (%s)",
-				 lg_strerror(rc));
-			mark_down(W, endpoint, why);
-		}
-	}
 	return 0;
 }
 
@@ -575,7 +479,6 @@ static void det_job_over(struct collect *W, struct cjob *j)
 			.segment_seq = UINT64_MAX, .job_end = 1,
 			.job_segments = j->sent[p],
 		};
-		net_traj_sender *s;
 		if (!st->learning || j->base[p] || !ep || !ep[0] ||
 		    (p && sent[0] && !strcmp(sent[0], ep)))
 			continue;
@@ -584,12 +487,7 @@ static void det_job_over(struct collect *W, struct cjob *j)
 		    !strcmp(j->msg->seats[1]->learner_endpoint, ep))
 			h.job_segments += j->sent[1]; /* one learner, both seats */
 		sent[p] = ep;
-		if (!(s = sender_for(W, ep)))
-			continue;
-		if (net_traj_send(s, &h, &none, SEND_TIMEOUT_S)) {
-			sender_drop(W, s);
-			mark_down(W, ep, "the job's end mark was not taken");
-		}
+		cli_traj_out_mark(&W->out, ep, &h, &none, SEND_TIMEOUT_S);
 	}
 }
 
@@ -658,6 +556,7 @@ static int take_job(struct collect *W, const League__Job *src)
 	if (!j)
 		return LG_ENOMEM;
 	j->net[0] = j->net[1] = -1;
+	j->got_at = lg_now_s();
 	if (len > sizeof buf || src->n_seats != 2 || !src->episodes ||
 	    src->episodes > MAX_EPISODES_PER_JOB) {
 		LG_WARN("collect: job %llu malformed (%zu seats, %u episodes)",
@@ -1025,6 +924,12 @@ static int run(int argc, char **argv)
 		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
 							   : CLI_FAIL;
 	}
+	W.out = (struct cli_traj_out){
+		.token = W.token, .name = W.name, .tls = W.tls,
+		.silent_s = NET_SILENT_HEARTBEATS *
+			    net_client_heartbeat_s(W.cl),
+		.undeliverable = &W.undeliverable,
+	};
 	W.envs = 8;
 	if (!(rc = do_register(&W))) {
 		W.envs = envs ? envs : W.cfg.collectors.envs;
@@ -1053,8 +958,7 @@ static int run(int argc, char **argv)
 		job_free(W.jobs[i]);
 	for (int k = 0; k < NET_SLOTS; k++)
 		slot_clear(&W.slots[k]);
-	for (int i = 0; i < W.nsenders; i++)
-		net_traj_sender_close(W.senders[i].s);
+	cli_traj_out_close(&W.out);
 	net_client_close(W.cl);
 	net_tls_free(W.tls);
 	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? CLI_USAGE

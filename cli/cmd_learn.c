@@ -785,6 +785,10 @@ static int run(int argc, char **argv)
 		return rc == LG_EAUTH || rc == LG_EVERSION ? CLI_USAGE
 							   : CLI_FAIL;
 	}
+	/* senders waiting for credit hear from the stream's thread at the
+	 * daemon's pace, so they wait through an update and give up on a
+	 * learner stopped for NET_SILENT_HEARTBEATS periods */
+	net_traj_server_set_heartbeat(W.ts, net_client_heartbeat_s(W.cl));
 	rc = do_register(&W);
 	if (!rc)
 		rc = endpoint_policy(&W);

@@ -546,7 +546,10 @@ static const struct cfg_key table[] = {
 	    "255 printable bytes, its line end (\\n or \\r\\n) dropped; a "
 	    "longer token or a second line is refused at start, never cut."),
 	DBL("server.heartbeat_s", server.heartbeat_s, 0.01, 3600, "5",
-	    "Workers silent for three heartbeats are dropped."),
+	    "Workers silent for three heartbeats are dropped, and a "
+	    "collector gives up on a learner's trajectory stream silent "
+	    "(no credit, no heartbeat, no byte taken) for as long "
+	    "(docs/protocol.md, Liveness)."),
 	DBL("server.http_request_timeout_s", server.http_request_timeout_s,
 	    0.1, 3600, "10",
 	    "An HTTP connection that has not sent a whole request (line, "

@@ -379,7 +379,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 			ss->state = SS_CLOSING;
 			net_conn_close(ss->conn, "hello timeout", 0);
 		} else if (ss->state == SS_READY && ss->conn &&
-			   now - ss->last_seen > 3 * s->o.heartbeat_s) {
+			   now - ss->last_seen >
+				   NET_SILENT_HEARTBEATS * s->o.heartbeat_s) {
 			LG_WARN("server: session %llu (%s): heartbeat timeout",
 				(unsigned long long)ss->id, ss->name);
 			s->timeouts++;

@@ -262,6 +262,11 @@ int net_client_shutdown_requested(const net_client *c)
 	return c->shutdown;
 }
 
+double net_client_heartbeat_s(const net_client *c)
+{
+	return c->heartbeat_s > 0 ? c->heartbeat_s : 5;
+}
+
 uint64_t net_client_session(const net_client *c)
 {
 	return c->session;

@@ -222,6 +222,12 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 void net_stream_close(net_stream *s);
 /* All n bytes, or LG_ECLOSED. */
 int net_stream_write(net_stream *s, const void *p, size_t n);
+/* All n bytes before deadline (lg_now_s() clock; 0: none), or
+ * LG_ETIMEOUT when the peer stopped taking bytes (its window stayed
+ * full), LG_ECLOSED. After a timeout part of the bytes may be gone:
+ * a framed stream is then broken and must be closed. */
+int net_stream_write_until(net_stream *s, const void *p, size_t n,
+			   double deadline);
 /* Exactly n bytes before deadline (lg_now_s() time): LG_ETIMEOUT,
  * LG_ECLOSED. */
 int net_stream_read(net_stream *s, void *p, size_t n, double deadline);
@@ -238,6 +244,12 @@ int net_stream_recv(net_stream *s, size_t max_frame, double timeout_s,
 		    net_msg **out, char *err, size_t errlen);
 
 /* ---- worker-side client ----------------------------------------------- */
+
+/* A peer silent for this many of the daemon's heartbeat periods
+ * (server.heartbeat_s) is gone: the daemon drops such a worker, and a
+ * collector gives up on a learner's trajectory stream that sends nothing
+ * (no credit, no heartbeat) or takes no bytes for as long. */
+#define NET_SILENT_HEARTBEATS 3
 
 /*
  * A blocking client for workers (collectors, learners): connect and Hello
@@ -286,6 +298,9 @@ int net_client_reconnect(net_client *c, char *err, size_t errlen);
 int net_client_poll(net_client *c);
 int net_client_shutdown_requested(const net_client *c);
 uint64_t net_client_session(const net_client *c);
+/* The daemon's heartbeat period (HelloReply.heartbeat_s; 5 if it sent
+ * none), in seconds. */
+double net_client_heartbeat_s(const net_client *c);
 /* The HelloReply's league and env names (valid while c lives). */
 const char *net_client_league(const net_client *c);
 const char *net_client_env(const net_client *c);
@@ -395,6 +410,13 @@ struct net_traj_server_opts {
 	size_t max_frame;     /* 0: NET_DEFAULT_MAX_FRAME */
 };
 
+/*
+ * Liveness: every heartbeat_s / 2 (net_traj_server_set_heartbeat) the
+ * loop thread sends a Heartbeat to each sender that has no credit left,
+ * so a sender waiting for credit can tell a learner that is busy (its
+ * update runs, no segment is popped) from one that is stopped or cut off
+ * (nothing at all for NET_SILENT_HEARTBEATS periods).
+ */
 int net_traj_server_start(net_traj_server **out,
 			  const struct net_traj_server_opts *o, char *err,
 			  size_t errlen);
@@ -403,6 +425,9 @@ uint16_t net_traj_server_port(const net_traj_server *s);
  * change); those connected keep theirs. For a learner that learns its
  * queue size from the daemon only after its endpoint exists. */
 void net_traj_server_set_window(net_traj_server *s, uint32_t window);
+/* Heartbeats to senders without credit every period_s / 2 (the daemon's
+ * heartbeat_s); <= 0: none (the default). Any thread. */
+void net_traj_server_set_heartbeat(net_traj_server *s, double period_s);
 /* Take the oldest queued segment, waiting up to timeout_s: 0 and *seg
  * (valid until net_traj_release), or LG_ETIMEOUT. Segments of one sender
  * come out in the order it sent them. */
@@ -424,10 +449,20 @@ int net_traj_sender_connect(net_traj_sender **out, const char *host,
 			    const char *name, double timeout_s, char *err,
 			    size_t errlen);
 /* Send the Segment of h and rows [0, rows->n) (net_segment_encode, into a
- * buffer the sender keeps), blocking up to timeout_s for credit: 0,
- * LG_ETIMEOUT (nothing sent), LG_ECLOSED, LG_EINVAL (no rows). */
+ * buffer the sender keeps), blocking up to timeout_s for credit and for
+ * the write: 0, LG_ETIMEOUT, LG_ECLOSED, LG_EINVAL (no rows). With
+ * silent_s > 0 it also gives up (LG_ETIMEOUT) once the learner sent
+ * nothing (no credit, no heartbeat) for silent_s while the sender waits
+ * for credit, or took no byte of the frame for silent_s: a stopped or
+ * cut-off learner costs at most silent_s, a busy one that still
+ * heartbeats is waited for (backpressure). After LG_ETIMEOUT the frame
+ * may be half written: close the sender. */
 int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
-		  const struct lg_rows *rows, double timeout_s);
+		  const struct lg_rows *rows, double timeout_s,
+		  double silent_s);
+/* Credit messages received so far (the hello's window is the first):
+ * more than one means the learner releases segments, it reads. */
+uint64_t net_traj_sender_grants(const net_traj_sender *s);
 void net_traj_sender_close(net_traj_sender *s);
 
 #endif

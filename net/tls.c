@@ -398,13 +398,29 @@ static int ssl_result(SSL *ssl, int r, int *want)
 
 int net_stream_write(net_stream *s, const void *p, size_t n)
 {
+	return net_stream_write_until(s, p, n, 0);
+}
+
+int net_stream_write_until(net_stream *s, const void *p, size_t n,
+			   double deadline)
+{
 	const uint8_t *b = p;
+	int rc;
 
 	while (n) {
 		if (!s->ssl) {
-			ssize_t w = send(s->fd, b, n, MSG_NOSIGNAL);
+			/* MSG_DONTWAIT: a full window waits in wait_fd,
+			 * where the deadline holds */
+			ssize_t w = send(s->fd, b, n, MSG_NOSIGNAL |
+						      MSG_DONTWAIT);
 			if (w < 0 && errno == EINTR)
 				continue;
+			if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				if ((rc = wait_fd(s->fd, 1, deadline)))
+					return rc == LG_ETIMEOUT ? rc
+								 : LG_ECLOSED;
+				continue;
+			}
 			if (w <= 0)
 				return LG_ECLOSED;
 			b += w;
@@ -425,8 +441,8 @@ int net_stream_write(net_stream *s, const void *p, size_t n)
 		if (r > 0) {
 			b += r;
 			n -= (size_t)r;
-		} else if (wait_fd(s->fd, want == 2, 0)) {
-			return LG_ECLOSED;
+		} else if ((rc = wait_fd(s->fd, want == 2, deadline))) {
+			return rc == LG_ETIMEOUT ? rc : LG_ECLOSED;
 		}
 	}
 	return 0;

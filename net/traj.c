@@ -17,6 +17,11 @@
  * holds (window: what the sender was granted at its hello), so a sender with no credit left has all its window either queued
  * or owed, and owed credit is flushed once it reaches half a window (or the
  * whole window): flow never stalls while the consumer keeps popping.
+ *
+ * Liveness: a sender with no credit hears a Heartbeat from the loop
+ * thread every heartbeat period / 2, whatever the consumer does, so it
+ * waits for a learner that is busy and gives up on one that says
+ * nothing (stopped, cut off) after NET_SILENT_HEARTBEATS periods.
  */
 #include "net/net.h"
 
@@ -53,7 +58,8 @@ struct net_traj_server {
 	struct net_traj_server_opts o;
 	char listen[128], token[256];
 	struct event_base *base;
-	struct event *accept_ev, *wake_ev;
+	struct event *accept_ev, *wake_ev, *hb_ev;
+	double hb_armed;      /* loop thread: the period hb_ev runs at */
 	pthread_t thread;
 	int lfd, wfd;
 	uint16_t port;
@@ -66,6 +72,7 @@ struct net_traj_server {
 	struct qent *head, *tail;
 	size_t depth, max_depth;
 	uint32_t window;      /* granted to the next senders */
+	double hb_s;          /* heartbeat period; <= 0: none */
 	uint64_t *owed_ids;
 	size_t nowed, capowed;
 	int stopping;
@@ -264,10 +271,42 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 	}
 }
 
+/* Every half period: a Heartbeat to each sender without credit, which
+ * may be waiting for some (one with credit reads nothing). */
+static void hb_cb(evutil_socket_t fd, short what, void *arg)
+{
+	net_traj_server *s = arg;
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__Heartbeat hb = LEAGUE__HEARTBEAT__INIT;
+
+	hb.sent_us = (uint64_t)(lg_now_s() * 1e6);
+	m.body_case = LEAGUE__ENVELOPE__BODY_HEARTBEAT;
+	m.heartbeat = &hb;
+	for (struct tconn *t = s->conns; t; t = t->next)
+		if (t->ready && t->outstanding == 0)
+			net_conn_send(t->conn, &m);
+}
+
+/* Loop thread: run hb_ev every period_s / 2 (<= 0: stop it). */
+static void hb_arm(net_traj_server *s, double period_s)
+{
+	struct timeval tv;
+	double half = period_s / 2;
+
+	event_del(s->hb_ev);
+	s->hb_armed = period_s;
+	if (!(period_s > 0))
+		return;
+	tv.tv_sec = (time_t)half;
+	tv.tv_usec = (suseconds_t)((half - (double)tv.tv_sec) * 1e6);
+	event_add(s->hb_ev, &tv);
+}
+
 static void wake_cb(evutil_socket_t fd, short what, void *arg)
 {
 	net_traj_server *s = arg;
 	uint64_t v, *ids;
+	double hb;
 	size_t n;
 	int stop;
 
@@ -275,6 +314,7 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	pthread_mutex_lock(&s->mu);
 	stop = s->stopping;
+	hb = s->hb_s;
 	ids = s->owed_ids;
 	n = s->nowed;
 	s->owed_ids = NULL;
@@ -292,6 +332,8 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
 			send_credit(t, t->owed);
 			t->owed = 0;
 		}
+	if (hb != s->hb_armed)
+		hb_arm(s, hb);
 	if (stop)
 		event_base_loopbreak(s->base);
 }
@@ -341,7 +383,8 @@ int net_traj_server_start(net_traj_server **out,
 	s->accept_ev = event_new(s->base, s->lfd, EV_READ | EV_PERSIST,
 				 accept_cb, s);
 	s->wake_ev = event_new(s->base, s->wfd, EV_READ | EV_PERSIST, wake_cb, s);
-	if (!s->accept_ev || !s->wake_ev) {
+	s->hb_ev = event_new(s->base, -1, EV_PERSIST, hb_cb, s);
+	if (!s->accept_ev || !s->wake_ev || !s->hb_ev) {
 		rc = LG_ENOMEM;
 		goto fail;
 	}
@@ -358,6 +401,8 @@ fail:
 		event_free(s->accept_ev);
 	if (s->wake_ev)
 		event_free(s->wake_ev);
+	if (s->hb_ev)
+		event_free(s->hb_ev);
 	if (s->base)
 		event_base_free(s->base);
 	if (s->lfd >= 0)
@@ -382,6 +427,14 @@ void net_traj_server_set_window(net_traj_server *s, uint32_t window)
 	pthread_mutex_lock(&s->mu);
 	s->window = window;
 	pthread_mutex_unlock(&s->mu);
+}
+
+void net_traj_server_set_heartbeat(net_traj_server *s, double period_s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->hb_s = period_s > 0 ? period_s : 0;
+	pthread_mutex_unlock(&s->mu);
+	wake_loop(s);
 }
 
 int net_traj_pop(net_traj_server *s, const struct net_segment **seg,
@@ -479,6 +532,7 @@ void net_traj_server_stop(net_traj_server *s)
 	}
 	event_free(s->accept_ev);
 	event_free(s->wake_ev);
+	event_free(s->hb_ev);
 	event_base_free(s->base);
 	close(s->lfd);
 	close(s->wfd);
@@ -493,6 +547,7 @@ void net_traj_server_stop(net_traj_server *s)
 struct net_traj_sender {
 	net_stream st;
 	uint32_t credit;
+	uint64_t grants;  /* Credit messages received */
 	uint64_t seq;
 	lg_buf frame; /* reused for every segment */
 };
@@ -505,8 +560,10 @@ static int sender_read(net_traj_sender *s, double timeout_s)
 
 	if (rc)
 		return rc;
-	if (m->body_case == LEAGUE__ENVELOPE__BODY_CREDIT)
+	if (m->body_case == LEAGUE__ENVELOPE__BODY_CREDIT) {
 		s->credit += m->credit->segments;
+		s->grants++;
+	}
 	else if (m->body_case != LEAGUE__ENVELOPE__BODY_HEARTBEAT)
 		rc = LG_EPROTO;
 	net_msg_free(m);
@@ -565,15 +622,20 @@ fail:
 }
 
 int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
-		  const struct lg_rows *rows, double timeout_s)
+		  const struct lg_rows *rows, double timeout_s,
+		  double silent_s)
 {
-	double deadline = lg_now_s() + timeout_s;
+	double now = lg_now_s(), deadline = now + timeout_s;
 	int rc;
 
 	if (!rows->n && !h->job_end)
 		return LG_EINVAL;
 	while (s->credit == 0) {
+		/* each message read (credit or heartbeat) says the learner
+		 * lives: the silence bound starts again from it */
 		double left = deadline - lg_now_s();
+		if (silent_s > 0 && silent_s < left)
+			left = silent_s;
 		if (left <= 0)
 			return LG_ETIMEOUT;
 		if ((rc = sender_read(s, left)))
@@ -583,10 +645,19 @@ int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
 	if ((rc = net_segment_encode(h, rows, s->seq + 1, &s->frame)))
 		return rc;
 	s->seq++;
-	if ((rc = net_stream_write(&s->st, s->frame.data, s->frame.len)))
+	now = lg_now_s();
+	if ((rc = net_stream_write_until(&s->st, s->frame.data, s->frame.len,
+					 now + (silent_s > 0 &&
+							silent_s < timeout_s
+						? silent_s : timeout_s))))
 		return rc;
 	s->credit--;
 	return 0;
+}
+
+uint64_t net_traj_sender_grants(const net_traj_sender *s)
+{
+	return s->grants;
 }
 
 void net_traj_sender_close(net_traj_sender *s)

@@ -206,7 +206,7 @@ START_TEST(trajectory_endpoint_mutual_tls)
 					      sizeof err) == 0, "%s", err);
 	for (uint64_t k = 0; k < 20; k++) {
 		struct net_segment_hdr h = { 1, 2, 3, 4, k, 0, 0 };
-		ck_assert_int_eq(net_traj_send(tx, &h, &r, 10), 0);
+		ck_assert_int_eq(net_traj_send(tx, &h, &r, 10, 0), 0);
 		ck_assert_int_eq(net_traj_pop(s, &seg, 10), 0);
 		ck_assert_uint_eq(seg->h.segment_seq, k);
 		ck_assert_uint_eq(seg->count, 200);

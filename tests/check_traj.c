@@ -5,9 +5,13 @@
  * flow control, over real loopback sockets: nothing lost, duplicated or
  * reordered per sender; the queue never holds more than senders x window;
  * a sender ignoring credit is cut off, and so is one sending a segment of
- * another layout; a wrong token is refused. */
+ * another layout; a wrong token is refused. Liveness: a sender gives up
+ * on a learner that says nothing or stops reading, and waits for one
+ * that heartbeats. */
 #include <check.h>
 #include <math.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -735,7 +739,7 @@ START_TEST(every_segment_once_in_order_within_bound)
 				};
 				struct lg_rows r;
 				fill_rows(&r, 1 + i % 3, i);
-				if (net_traj_send(tx, &h, &r, 30))
+				if (net_traj_send(tx, &h, &r, 30, 0))
 					_exit(2);
 				lg_rows_free(&r);
 			}
@@ -913,6 +917,125 @@ START_TEST(wrong_token_refused)
 }
 END_TEST
 
+/* Liveness (docs/protocol.md): a sender waiting for credit gives up on a
+ * learner that says nothing for silent_s (LG_ETIMEOUT after at least
+ * silent_s, well before its timeout), and waits its whole timeout for
+ * one that sends heartbeats while nothing is popped (a busy learner). */
+START_TEST(silent_learner_given_up_busy_one_waited_for)
+{
+	net_traj_server *s = start(NULL);
+	struct net_segment_hdr h = { .player = 1, .env_index = 2 };
+	net_traj_sender *tx;
+	struct lg_rows r;
+	char err[256];
+	double t0, el;
+
+	fill_rows(&r, 3, 1);
+	for (int beat = 0; beat < 2; beat++) {
+		if (beat)
+			net_traj_server_set_heartbeat(s, 0.2);
+		ck_assert_msg(net_traj_sender_connect(&tx, "127.0.0.1",
+						      net_traj_server_port(s),
+						      NULL, NULL, "c", 10, err,
+						      sizeof err) == 0,
+			      "%s", err);
+		for (int k = 0; k < WINDOW; k++) {
+			h.segment_seq = (uint64_t)k;
+			ck_assert_int_eq(net_traj_send(tx, &h, &r, 10, 1.0),
+					 0);
+		}
+		/* nothing is popped: no credit comes back */
+		t0 = lg_now_s();
+		ck_assert_int_eq(net_traj_send(tx, &h, &r, beat ? 3.0 : 60,
+					       1.0),
+				 LG_ETIMEOUT);
+		el = lg_now_s() - t0;
+		ck_assert_msg(el >= 1.0, "gave up after %.2f s", el);
+		if (beat) /* heard from throughout: the whole timeout */
+			ck_assert_msg(el >= 3.0, "gave up after %.2f s", el);
+		else      /* silent: long before the timeout */
+			ck_assert_msg(el < 30, "gave up after %.2f s", el);
+		net_traj_sender_close(tx);
+	}
+	lg_rows_free(&r);
+	net_traj_server_stop(s);
+}
+END_TEST
+
+/* A learner's end that answers one sender's hello, grants it a huge
+ * credit and never reads again (its socket's window fills). */
+struct deaf {
+	int lfd, fd;
+	uint16_t port;
+};
+
+static void *deaf_main(void *arg)
+{
+	struct deaf *f = arg;
+	struct pollfd p = { f->lfd, POLLIN, 0 };
+	net_stream st;
+	net_msg *m = NULL, r = LEAGUE__ENVELOPE__INIT;
+	League__HelloReply hr = LEAGUE__HELLO_REPLY__INIT;
+	League__Credit cr = LEAGUE__CREDIT__INIT;
+
+	if (poll(&p, 1, 30000) != 1 ||
+	    (f->fd = accept(f->lfd, NULL, NULL)) < 0)
+		return NULL;
+	net_stream_plain(&st, f->fd);
+	if (net_stream_recv(&st, 1 << 20, 30, &m, NULL, 0))
+		return NULL;
+	net_msg_free(m);
+	hr.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	hr.status = LEAGUE__STATUS__STATUS_OK;
+	hr.error = (char *)"";
+	r.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
+	r.hello_reply = &hr;
+	net_stream_send(&st, &r);
+	cr.segments = 1u << 30;
+	r.body_case = LEAGUE__ENVELOPE__BODY_CREDIT;
+	r.credit = &cr;
+	net_stream_send(&st, &r);
+	return NULL;
+}
+
+/* The deaf learner: the send that finds the window full fails with
+ * LG_ETIMEOUT after silent_s (not its 60 s timeout, not never). */
+START_TEST(deaf_learner_given_up)
+{
+	struct deaf f = { .fd = -1 };
+	struct net_segment_hdr h = { .player = 1 };
+	net_traj_sender *tx;
+	struct lg_rows r;
+	pthread_t th;
+	char err[256];
+	int small = 4096, rc = 0, k;
+	double t0 = 0, el;
+
+	ck_assert_msg(net_listen_tcp("127.0.0.1", 0, &f.lfd, &f.port, err,
+				     sizeof err) == 0, "%s", err);
+	setsockopt(f.lfd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+	ck_assert_int_eq(pthread_create(&th, NULL, deaf_main, &f), 0);
+	ck_assert_msg(net_traj_sender_connect(&tx, "127.0.0.1", f.port, NULL,
+					      NULL, "c", 10, err,
+					      sizeof err) == 0, "%s", err);
+	fill_rows(&r, 2000, 1); /* about 50 KB a segment */
+	for (k = 0; k < 2000 && !rc; k++) {
+		h.segment_seq = (uint64_t)k;
+		t0 = lg_now_s();
+		rc = net_traj_send(tx, &h, &r, 60, 1.0);
+	}
+	el = lg_now_s() - t0;
+	ck_assert_int_eq(rc, LG_ETIMEOUT);
+	ck_assert_msg(el >= 1.0 && el < 30, "gave up after %.2f s", el);
+	net_traj_sender_close(tx);
+	pthread_join(th, NULL);
+	if (f.fd >= 0)
+		close(f.fd);
+	close(f.lfd);
+	lg_rows_free(&r);
+}
+END_TEST
+
 Suite *suite_traj(void)
 {
 	Suite *s = suite_create("traj");
@@ -933,6 +1056,8 @@ Suite *suite_traj(void)
 	tcase_add_test(tc, every_segment_once_in_order_within_bound);
 	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 3);
 	tcase_add_test(tc, wrong_token_refused);
+	tcase_add_test(tc, silent_learner_given_up_busy_one_waited_for);
+	tcase_add_test(tc, deaf_learner_given_up);
 	suite_add_tcase(s, tc);
 	return s;
 }

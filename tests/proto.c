@@ -159,12 +159,18 @@ net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
 
 int tp_fake_learner(struct tp_peer *p, uint32_t player)
 {
+	return tp_fake_learner_at(p, player, "127.0.0.1:9");
+}
+
+int tp_fake_learner_at(struct tp_peer *p, uint32_t player,
+		       const char *endpoint)
+{
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__Register rg = LEAGUE__REGISTER__INIT;
 	int fresh, status;
 
 	rg.player = player;
-	rg.trajectory_endpoint = (char *)"127.0.0.1:9";
+	rg.trajectory_endpoint = (char *)(uintptr_t)endpoint;
 	req.body_case = LEAGUE__ENVELOPE__BODY_REGISTER;
 	req.register_ = &rg;
 	r = tp_call(p, &req);

@@ -66,6 +66,9 @@ void tp_register_collector(struct tp_peer *p, uint32_t envs,
  * the player has no parameters yet, put a 6-byte blob as version 0 (the
  * daemon stores blobs without reading them). The Register status. */
 int tp_fake_learner(struct tp_peer *p, uint32_t player);
+/* The same with the trajectory endpoint given. */
+int tp_fake_learner_at(struct tp_peer *p, uint32_t player,
+		       const char *endpoint);
 /* ParamsPut of blob with player_steps: the Ack (caller frees). */
 net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
 		       const char *blob);
