@@ -7,6 +7,7 @@
 #include "learner/learner_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,17 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
+	for (uint64_t i = 0; i < count; i++) {
+		/* a NaN or an infinity is no network: every forward pass
+		 * through it gives NaN probabilities */
+		float f = lg_get_lef32(body + 4 * i);
+		if (!isfinite(f)) {
+			lg_errf(err, errlen, "parameter %llu of %llu is not "
+				"finite (%g)", (unsigned long long)i,
+				(unsigned long long)count, (double)f);
+			return LG_ECORRUPT;
+		}
+	}
 	rc = nn_alloc(&n, &s);
 	if (rc) {
 		lg_errf(err, errlen, "out of memory");
@@ -251,6 +263,27 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		n->p[i] = lg_get_lef32(body + 4 * i);
 	*out = n;
 	return 0;
+}
+
+int nn_check_blob(const void *buf, size_t len, const struct nn_shape *want,
+		  char *err, size_t errlen)
+{
+	nn *n = NULL;
+	int rc = nn_load(&n, buf, len, err, errlen);
+
+	if (rc)
+		return rc;
+	if (want && memcmp(nn_shape_of(n), want, sizeof *want)) {
+		const struct nn_shape *s = nn_shape_of(n);
+		lg_errf(err, errlen, "not this model: a net of %u inputs, %u "
+			"actions, %u hidden layers, %u convolutions, core %u; "
+			"the model is %u, %u, %u, %u, %u", s->obs, s->actions,
+			s->nhidden, s->nconv, s->gru, want->obs, want->actions,
+			want->nhidden, want->nconv, want->gru);
+		rc = LG_EINVAL;
+	}
+	nn_free(n);
+	return rc;
 }
 
 int nn_save_file(const nn *n, const char *path, char *err, size_t errlen)
