@@ -412,54 +412,6 @@ static void on_job_request(league_daemon *d, league_session *ss,
 	daemon_reply(d, ss, &r);
 }
 
-/* An episode's outcome for one seat: 1 won, 0 drawn, -1 lost, or
- * EP_UNUSABLE (abnormal, malformed, a return that is not a number). */
-#define EP_UNUSABLE 2
-static int episode_outcome(const League__Episode *e, int seat)
-{
-	if (e->abnormal || e->n_returns != 2 || !isfinite(e->returns[seat]))
-		return EP_UNUSABLE;
-	return e->returns[seat] > 0 ? 1 : e->returns[seat] < 0 ? -1 : 0;
-}
-
-/* Job j's episodes into t, from its subject seat; an episode the game
- * could not have played (daemon_episode_check) counts nowhere, neither
- * its steps nor its outcome: their number is returned, and the first
- * one's reason logged with the worker's name. */
-static uint64_t tally_episodes(league_daemon *d, league_session *ss,
-			       const League__JobResult *jr,
-			       const struct league_job *j,
-			       struct league_tally *t, int8_t *out,
-			       double *ret)
-{
-	uint64_t invalid = 0;
-	char why[160];
-
-	for (size_t i = 0; i < jr->n_episodes; i++) {
-		const League__Episode *e = jr->episodes[i];
-		int o;
-		if (daemon_episode_check(d, e, why, sizeof why)) {
-			if (!invalid++)
-				LG_WARN("daemon: collector %s: job %llu: "
-					"episode %zu not counted: %s",
-					league_session_name(ss),
-					(unsigned long long)jr->job_id, i,
-					why);
-			continue;
-		}
-		o = episode_outcome(e, j->subject);
-		t->steps += e->steps;
-		t->episodes++;
-		if (o == EP_UNUSABLE)
-			t->abnormal++;
-		else {
-			ret[t->n] = e->returns[j->subject];
-			out[t->n++] = (int8_t)o;
-		}
-	}
-	return invalid;
-}
-
 /* A result that no lease holds: a resend of one counted before a restart
  * (Ack OK, counted once), else stale. */
 static void stale_result(league_daemon *d, league_session *ss, net_msg *m)
@@ -516,7 +468,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 			   "too many episodes", jr->job_id, 0);
 		return;
 	}
-	invalid = tally_episodes(d, ss, jr, &j, &t, out, ret);
+	invalid = daemon_tally_episodes(d, ss, jr, &j, &t, out, ret);
 	rc = k->result ? k->result(d, ks, &j, &t) : KIND_COUNTED;
 	if (rc < 0) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER,

@@ -313,6 +313,18 @@ uint64_t daemon_max_steps(const league_daemon *d);
 int daemon_episode_check(const league_daemon *d, const League__Episode *e,
 			 char *why, size_t whylen);
 
+/* Job j's episodes (the result jr from ss) into t, from its subject
+ * seat, outcomes and returns of the usable ones into out and ret (room
+ * for LEAGUE_JOB_EPISODES_MAX); an episode daemon_episode_check refuses
+ * counts nowhere, neither its steps nor its outcome: their number is
+ * returned, and the first one's reason logged with the worker's name
+ * (while fewer than ten were refused before, then when that count is a
+ * power of two). */
+uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
+			      const League__JobResult *jr,
+			      const struct league_job *j,
+			      struct league_tally *t, int8_t *out, double *ret);
+
 /* ---- exploit.c -------------------------------------------------------------- */
 
 int daemon_nashconv_load(league_daemon *d);

@@ -141,3 +141,50 @@ int daemon_episode_check(const league_daemon *d, const League__Episode *e,
 		}
 	return 0;
 }
+
+/* An episode's outcome for one seat: 1 won, 0 drawn, -1 lost, or
+ * EP_UNUSABLE (abnormal, malformed, a return that is not a number). */
+#define EP_UNUSABLE 2
+static int episode_outcome(const League__Episode *e, int seat)
+{
+	if (e->abnormal || e->n_returns != 2 || !isfinite(e->returns[seat]))
+		return EP_UNUSABLE;
+	return e->returns[seat] > 0 ? 1 : e->returns[seat] < 0 ? -1 : 0;
+}
+
+uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
+			      const League__JobResult *jr,
+			      const struct league_job *j,
+			      struct league_tally *t, int8_t *out, double *ret)
+{
+	uint64_t invalid = 0, before = d->invalid_episodes;
+	char why[160];
+
+	for (size_t i = 0; i < jr->n_episodes; i++) {
+		const League__Episode *e = jr->episodes[i];
+		int o;
+		if (daemon_episode_check(d, e, why, sizeof why)) {
+			/* a collector that sends only these must not
+			 * fill the disk */
+			if (!invalid++ && (before < 10 || !(before &
+							    (before - 1))))
+				LG_WARN("daemon: collector %s: job %llu: "
+					"episode %zu not counted: %s (%llu "
+					"episodes not counted before)",
+					league_session_name(ss),
+					(unsigned long long)jr->job_id, i,
+					why, (unsigned long long)before);
+			continue;
+		}
+		o = episode_outcome(e, j->subject);
+		t->steps += e->steps;
+		t->episodes++;
+		if (o == EP_UNUSABLE)
+			t->abnormal++;
+		else {
+			ret[t->n] = e->returns[j->subject];
+			out[t->n++] = (int8_t)o;
+		}
+	}
+	return invalid;
+}
