@@ -265,6 +265,36 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
+/* The first way shape s is not want, into err. */
+static void shape_diff(const struct nn_shape *s, const struct nn_shape *want,
+		       char *err, size_t errlen)
+{
+	static const char *const what[] = { "inputs", "actions",
+					    "hidden layers",
+					    "recurrent core width",
+					    "convolutions", "activation" };
+	const uint32_t have[] = { s->obs, s->actions, s->nhidden, s->gru,
+				  s->nconv, (uint32_t)s->act };
+	const uint32_t need[] = { want->obs, want->actions, want->nhidden,
+				  want->gru, want->nconv, (uint32_t)want->act };
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(what); i++)
+		if (have[i] != need[i]) {
+			lg_errf(err, errlen, "not the model: %s %u, the "
+				"model's %u", what[i], have[i], need[i]);
+			return;
+		}
+	for (uint32_t i = 0; i < s->nhidden; i++)
+		if (s->hidden[i] != want->hidden[i]) {
+			lg_errf(err, errlen, "not the model: hidden layer %u "
+				"is %u wide, the model's %u", i, s->hidden[i],
+				want->hidden[i]);
+			return;
+		}
+	lg_errf(err, errlen, "not the model: its convolutions or layer "
+		"activations differ");
+}
+
 int nn_check_blob(const void *buf, size_t len, const struct nn_shape *want,
 		  char *err, size_t errlen)
 {
@@ -274,12 +304,7 @@ int nn_check_blob(const void *buf, size_t len, const struct nn_shape *want,
 	if (rc)
 		return rc;
 	if (want && memcmp(nn_shape_of(n), want, sizeof *want)) {
-		const struct nn_shape *s = nn_shape_of(n);
-		lg_errf(err, errlen, "not this model: a net of %u inputs, %u "
-			"actions, %u hidden layers, %u convolutions, core %u; "
-			"the model is %u, %u, %u, %u, %u", s->obs, s->actions,
-			s->nhidden, s->nconv, s->gru, want->obs, want->actions,
-			want->nhidden, want->nconv, want->gru);
+		shape_diff(nn_shape_of(n), want, err, errlen);
 		rc = LG_EINVAL;
 	}
 	nn_free(n);
