@@ -70,9 +70,9 @@ struct learner {
 	uint64_t turn_commit;
 	int turn_puts;
 	/* Env steps of counted episodes of jobs with a learning seat of
-	 * this player since its last version (not kept across restarts):
-	 * what player_steps may advance by, with a slack
-	 * (daemon_steps_allowed) */
+	 * this player, once per such seat, not yet spent by a version
+	 * (not kept across restarts): what player_steps may advance by,
+	 * with a slack (daemon_steps_allowed) */
 	uint64_t steps_seen;
 	double samples_per_s;        /* its last report (0: none yet) */
 	/* League jobs the brain gave it, by kind (enum brain_kind), since
@@ -294,15 +294,17 @@ int daemon_params_check(const league_daemon *d, const void *blob,
 			size_t len, char *err, size_t errlen);
 /* The most player_steps a ParamsPut of player may carry when the brain
  * has it at `have`: have + the steps of its counted episodes since its
- * last version (steps_seen) + the rows of the jobs leased now in which it
- * learns (episodes x max_steps each: their results are not in yet) + a
- * slack of two pushes' rows, 2 x learner.push_every x (learner.batch +
- * collectors.segment_len), for what a restart forgot and a push lost on
- * the way. Saturates at UINT64_MAX. */
+ * last version, once per seat it learns in (steps_seen) + the rows of
+ * the jobs leased now in which it learns (episodes x max_steps a seat:
+ * their results are not in yet) + a slack of two pushes' rows, 2 x
+ * learner.push_every x (learner.batch + collectors.segment_len), for
+ * what a restart forgot and a push lost on the way. Saturates at
+ * UINT64_MAX. */
 uint64_t daemon_steps_allowed(league_daemon *d, uint32_t player,
 			      uint64_t have);
-/* Job j's counted episodes played steps: into each learning player's
- * steps_seen (once per player). */
+/* Job j's counted episodes played steps: into the steps_seen of each
+ * learning seat's player (a player in both seats twice: a simultaneous
+ * game gives each seat a row at every step). */
 void daemon_steps_seen(league_daemon *d, const struct league_job *j,
 		       uint64_t steps);
 /* The longest episode the game may play (DAEMON_STEPS_CAP when the game

@@ -75,11 +75,9 @@ static int inflight_cb(const struct league_job *j, int leased, double left,
 		return 0; /* no rows yet */
 	for (int s = 0; s < LEAGUE_JOB_SEATS; s++)
 		if (j->seat[s].learning && !j->seat[s].baseline &&
-		    j->seat[s].player == f->player) {
+		    j->seat[s].player == f->player)
 			f->steps = sat_add(f->steps, sat_mul(
 				j->episodes, f->max_steps));
-			break;
-		}
 	return 0;
 }
 
@@ -102,13 +100,12 @@ void daemon_steps_seen(league_daemon *d, const struct league_job *j,
 		       uint64_t steps)
 {
 	for (int s = 0; s < LEAGUE_JOB_SEATS; s++) {
+		/* each learning seat: a simultaneous game gives every seat
+		 * a row at every step */
 		const struct league_seat *st = &j->seat[s];
 		struct learner *l;
-		if (!st->learning || st->baseline ||
-		    (s && j->seat[0].learning && !j->seat[0].baseline &&
-		     j->seat[0].player == st->player))
-			continue; /* a player's rows counted once a job */
-		if ((l = daemon_learner(d, st->player)))
+		if (st->learning && !st->baseline &&
+		    (l = daemon_learner(d, st->player)))
 			l->steps_seen = sat_add(l->steps_seen, steps);
 	}
 }

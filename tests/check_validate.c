@@ -147,7 +147,7 @@ END_TEST
 
 /* Results of every job the collector is offered until one in which
  * player 0 learns has been played (one step and a win per episode):
- * how many of its steps were reported. */
+ * the rows its learning seats could have sent. */
 static uint64_t play_until_learning(struct tp_peer *col)
 {
 	struct tp_result res;
@@ -158,9 +158,11 @@ static uint64_t play_until_learning(struct tp_peer *col)
 		tp_make_result(&res, j.id, j.episodes, NULL, 1);
 		ck_assert_int_eq(tp_send_result(col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
-		if ((j.learning[0] && j.player[0] == 0) ||
-		    (j.learning[1] && j.player[1] == 0))
-			return j.episodes;
+		/* each seat player 0 learns in: a row a step */
+		uint64_t seats = (j.learning[0] && j.player[0] == 0) +
+				 (j.learning[1] && j.player[1] == 0);
+		if (seats)
+			return seats * j.episodes;
 	}
 	ck_abort_msg("no job in which player 0 learns");
 	return 0;
