@@ -19,6 +19,7 @@
 #include "league/config.h"
 #include "league/daemon.h"
 #include "league/options.h"
+#include "learner/learner.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "storage/storage.h"
@@ -156,11 +157,38 @@ static int expect(net_msg *r, int body, char *err, size_t errlen,
 	return LG_EPROTO;
 }
 
-/* A simulated learner: Register, then one ParamsPut of a blob. */
+/* A network of the model of the league whose config is yaml (what a
+ * learner's RegisterReply carries), as the learner pushes it; the daemon
+ * stores nothing else. */
+static int model_blob(const char *yaml, lg_buf *out, char *err,
+		      size_t errlen)
+{
+	static struct cfg c;
+	struct env_opts eo;
+	struct env_spec spec;
+	struct nn_shape shape;
+	nn *n = NULL;
+	int rc;
+
+	if ((rc = cfg_load_string(&c, yaml, strlen(yaml), "handed config",
+				  err, errlen)))
+		return rc;
+	league_env_opts(&c, &eo);
+	if ((rc = env_check(c.env.name, &eo, &spec, err, errlen)))
+		return rc;
+	league_nn_shape(&c, &spec, &shape);
+	if ((rc = nn_new(&n, &shape, 1)) || (rc = nn_save(n, out)))
+		lg_errf(err, errlen, "a network of the model: %s",
+			lg_strerror(rc));
+	nn_free(n);
+	return rc;
+}
+
+/* A simulated learner: Register, then one ParamsPut of a network. */
 static int learner_join(net_client **out, uint16_t port, net_tls *tls,
 			uint32_t player, char *err, size_t errlen)
 {
-	static uint8_t blob[BD_BLOB_BYTES];
+	lg_buf blob = { 0 };
 	char name[32];
 	struct net_client_opts co = {
 		.host = "127.0.0.1", .port = port, .tls = tls,
@@ -181,13 +209,14 @@ static int learner_join(net_client **out, uint16_t port, net_tls *tls,
 	req.register_ = &rg;
 	if ((rc = net_client_call(cl, &req, &r, BD_CALL_S, err, errlen)) ||
 	    (rc = expect(r, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY, err, errlen,
-			 "learner register")))
+			 "learner register")) ||
+	    (rc = model_blob(r->register_reply->config, &blob, err, errlen)))
 		goto out;
 	pp.player = player;
 	pp.base_version = r->register_reply->params_version;
 	pp.player_steps = r->register_reply->player_steps;
-	pp.blob.data = blob;
-	pp.blob.len = sizeof blob;
+	pp.blob.data = blob.data;
+	pp.blob.len = blob.len;
 	net_msg_free(r);
 	r = NULL;
 	req = (net_msg)LEAGUE__ENVELOPE__INIT;
@@ -203,6 +232,7 @@ static int learner_join(net_client **out, uint16_t port, net_tls *tls,
 	}
 out:
 	net_msg_free(r);
+	lg_buf_free(&blob);
 	if (rc)
 		net_client_close(cl);
 	else

@@ -66,9 +66,10 @@ int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
 int cli_stored_config(store *s, const char *dir, const char *cmd,
 		      struct cfg *c);
 /* The parameters of (player, *version) stored in s (*version UINT32_MAX:
- * the newest stored, written back) appended to blob. CLI_OK; else the
- * reason on stderr ("league CMD: ...") and CLI_USAGE (no such
- * parameters) or CLI_FAIL. */
+ * the newest stored, written back) appended to blob, when they load as a
+ * network (nn_check_blob: whole, every value finite). CLI_OK; else the
+ * reason on stderr ("league CMD: ...", naming player and version) and
+ * CLI_USAGE (no such parameters) or CLI_FAIL. */
 int cli_stored_params(store *s, const char *cmd, uint32_t player,
 		      uint32_t *version, lg_buf *blob);
 /* The same read inside the caller's transaction t, so that what it reads

@@ -85,6 +85,13 @@ int cli_stored_params_txn(store_txn *t, const char *cmd, uint32_t player,
 	store_key_u32x2(k, player, *version);
 	rc = store_blob_get(t, STORE_DB_PARAMS, k, sizeof k, &info, &p, err,
 			    sizeof err);
+	if (!rc && nn_check_blob(p, info.nbytes, NULL, err, sizeof err)) {
+		/* stored before the daemon checked what it stores: nothing
+		 * to hand on (a NaN network plays nothing but NaN) */
+		fprintf(stderr, "league %s: player %u version %u is not a "
+			"usable network: %s\n", cmd, player, *version, err);
+		return CLI_FAIL;
+	}
 	if (!rc)
 		rc = lg_buf_append(blob, p, info.nbytes);
 	if (rc == LG_ENOTFOUND) {

@@ -96,6 +96,8 @@ int league_agent_encode(const struct cfg *c, const char *meta,
 		lg_errf(err, errlen, "parameters: %zu bytes", blob_len);
 		return LG_EINVAL;
 	}
+	if ((rc = nn_check_blob(blob, blob_len, NULL, err, errlen)))
+		return rc; /* a file no one could load: not written */
 	if ((rc = agent_config(c, &cfgtext, err, errlen)))
 		goto out;
 	cl = cfgtext.len;

@@ -43,8 +43,10 @@ struct league_agent {
 /* The agent file of parameters blob (nn_save's bytes) trained in a league
  * of config c, with provenance meta (`key=value` lines, each ended by a
  * newline; printable ASCII): appended to out. LG_EINVAL (meta or blob
- * out of bounds; err says which), LG_EUNSUPP (a plugin or remote game:
- * the file's config is loaded sealed, cfg_load_sealed), LG_ENOMEM. */
+ * out of bounds; err says which), nn_load's errors (blob is not a whole
+ * network with every value finite: nn_check_blob), LG_EUNSUPP (a plugin
+ * or remote game: the file's config is loaded sealed, cfg_load_sealed),
+ * LG_ENOMEM. */
 int league_agent_encode(const struct cfg *c, const char *meta,
 			const void *blob, size_t blob_len, lg_buf *out,
 			char *err, size_t errlen);

@@ -93,6 +93,8 @@ static void counters_put(league_daemon *d)
 	store_batch_meta_u64(&d->wb, "daemon.jobs_done", d->jobs_done);
 	store_batch_meta_u64(&d->wb, "daemon.episodes", d->episodes);
 	store_batch_meta_u64(&d->wb, "daemon.abnormal", d->abnormal);
+	store_batch_meta_u64(&d->wb, "daemon.invalid_episodes",
+			     d->invalid_episodes);
 	store_batch_meta_u64(&d->wb, "daemon.run_ms",
 			     (uint64_t)(daemon_run_seconds(d) * 1000));
 }
@@ -159,6 +161,8 @@ static int counters_load(league_daemon *d)
 	store_meta_get_u64(t, "daemon.jobs_done", &d->jobs_done);
 	store_meta_get_u64(t, "daemon.episodes", &d->episodes);
 	store_meta_get_u64(t, "daemon.abnormal", &d->abnormal);
+	store_meta_get_u64(t, "daemon.invalid_episodes",
+			   &d->invalid_episodes);
 	store_meta_get_u64(t, "daemon.run_ms", &ms);
 	store_txn_abort(t);
 	d->seconds_before = (double)ms / 1000;
@@ -443,16 +447,6 @@ static void on_job_request(league_daemon *d, league_session *ss,
 	daemon_reply(d, ss, &r);
 }
 
-/* An episode's outcome for one seat: 1 won, 0 drawn, -1 lost, or
- * EP_UNUSABLE (abnormal, malformed, a return that is not a number). */
-#define EP_UNUSABLE 2
-static int episode_outcome(const League__Episode *e, int seat)
-{
-	if (e->abnormal || e->n_returns != 2 || !isfinite(e->returns[seat]))
-		return EP_UNUSABLE;
-	return e->returns[seat] > 0 ? 1 : e->returns[seat] < 0 ? -1 : 0;
-}
-
 /* A result that no lease holds: a resend of one counted before a restart
  * (Ack OK, counted once), else stale. */
 static void stale_result(league_daemon *d, league_session *ss, net_msg *m)
@@ -482,6 +476,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	const struct league_kind *k;
 	void *ks;
 	uint32_t waits;
+	uint64_t invalid;
 	int rc;
 
 	if (d->cfg.league.deterministic &&
@@ -508,17 +503,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 			   "too many episodes", jr->job_id, 0);
 		return;
 	}
-	for (size_t i = 0; i < jr->n_episodes; i++) {
-		int o = episode_outcome(jr->episodes[i], j.subject);
-		t.steps += jr->episodes[i]->steps;
-		if (o == EP_UNUSABLE)
-			t.abnormal++;
-		else {
-			ret[t.n] = jr->episodes[i]->returns[j.subject];
-			out[t.n++] = (int8_t)o;
-		}
-	}
-	t.episodes = jr->n_episodes;
+	invalid = daemon_tally_episodes(d, ss, jr, &j, &t, out, ret);
 	rc = k->result ? k->result(d, ks, &j, &t) : KIND_COUNTED;
 	if (rc < 0) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER,
@@ -526,6 +511,12 @@ static void on_job_result(league_daemon *d, league_session *ss,
 		daemon_fail(d, rc, k->name);
 		return;
 	}
+	if (invalid) {
+		d->invalid_episodes += invalid;
+		d->counters_dirty = 1;
+	}
+	if (rc == KIND_COUNTED)
+		daemon_steps_seen(d, &j, t.steps);
 	if (rc == KIND_COUNTED && k->counts) {
 		d->env_steps += t.steps;
 		d->episodes += t.episodes;
@@ -976,6 +967,7 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		rc = LG_ECONFIG;
 		goto fail;
 	}
+	daemon_game_load(d);
 	d->started = d->rate_t = lg_now_s();
 	d->rate_steps = d->env_steps;
 	d->rate_jobs = d->jobs_done;

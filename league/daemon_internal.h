@@ -24,10 +24,12 @@
 #ifndef LG_LEAGUE_DAEMON_INTERNAL_H
 #define LG_LEAGUE_DAEMON_INTERNAL_H
 
+#include "envs/env.h"
 #include "league/daemon.h"
 #include "league/job.h"
 #include "league/lease.h"
 #include "league/server.h"
+#include "learner/learner.h"
 #include "net/net.h"
 #include "storage/storage.h"
 
@@ -35,6 +37,13 @@
 #define DAEMON_ENDPOINT_MAX 255
 #define DAEMON_MATRIX_MAX 512 /* /payoff shows at most this many agents */
 #define DAEMON_KINDS_MAX 8
+/* An episode is counted only when it is plausible (league/validate.c):
+ * at most the game's max_steps (the cap itself when the game's spec is
+ * unknown: env.max_steps' bound) and every return finite and within
+ * DAEMON_RETURN_CAP (no game declares bounds on its returns; the
+ * built-in ones stay within a few hundred). */
+#define DAEMON_STEPS_CAP 1000000000ull
+#define DAEMON_RETURN_CAP 1e9
 
 /* One learning player: who owns it now and what it has stored. */
 struct learner {
@@ -60,6 +69,11 @@ struct learner {
 	uint32_t turn_first;
 	uint64_t turn_commit;
 	int turn_puts;
+	/* Env steps of counted episodes of jobs with a learning seat of
+	 * this player, once per such seat, not yet spent by a version
+	 * (not kept across restarts): what player_steps may advance by,
+	 * with a slack (daemon_steps_allowed) */
+	uint64_t steps_seen;
 	double samples_per_s;        /* its last report (0: none yet) */
 	/* League jobs the brain gave it, by kind (enum brain_kind), since
 	 * the league began (the series' mix points); dirty: a point is due */
@@ -187,6 +201,14 @@ struct league_daemon {
 
 	/* Counters committed with every turn that changed them. */
 	uint64_t env_steps, jobs_done, episodes, abnormal;
+	/* ... and episodes refused as implausible (validate.c); refused
+	 * parameter versions (not kept: a count of this run). */
+	uint64_t invalid_episodes, refused_params;
+	/* The game's spec and the model's shape (daemon_game_load);
+	 * have_game 0: the game did not open here. */
+	struct env_spec spec;
+	struct nn_shape shape;
+	int have_game;
 	double seconds_before;       /* run time of earlier runs */
 	double started;
 	/* Rates over the last second. */
@@ -260,6 +282,51 @@ void daemon_on_register(league_daemon *d, league_session *ss,
 void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m);
 void daemon_on_params_put(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m);
+
+/* ---- validate.c -------------------------------------------------------------- */
+
+/* The game's spec and the model's shape into d (a game that does not
+ * open here, a remote one whose server is not up: have_game 0, logged).
+ * Always 0. */
+int daemon_game_load(league_daemon *d);
+/* 0 when blob is a version of the league's model (nn_check_blob), else
+ * its error with err saying why. */
+int daemon_params_check(const league_daemon *d, const void *blob,
+			size_t len, char *err, size_t errlen);
+/* The most player_steps a ParamsPut of player may carry when the brain
+ * has it at `have`: have + the steps of its counted episodes since its
+ * last version, once per seat it learns in (steps_seen) + the rows of
+ * the jobs leased now in which it learns (episodes x max_steps a seat:
+ * their results are not in yet) + a slack of two pushes' rows, 2 x
+ * learner.push_every x (learner.batch + collectors.segment_len), for
+ * what a restart forgot and a push lost on the way. Saturates at
+ * UINT64_MAX. */
+uint64_t daemon_steps_allowed(league_daemon *d, uint32_t player,
+			      uint64_t have);
+/* Job j's counted episodes played steps: into the steps_seen of each
+ * learning seat's player (a player in both seats twice: a simultaneous
+ * game gives each seat a row at every step). */
+void daemon_steps_seen(league_daemon *d, const struct league_job *j,
+		       uint64_t steps);
+/* The longest episode the game may play (DAEMON_STEPS_CAP when the game
+ * is unknown). */
+uint64_t daemon_max_steps(const league_daemon *d);
+/* 0 when episode e is one the game could have played (steps, returns),
+ * else -1 with why. */
+int daemon_episode_check(const league_daemon *d, const League__Episode *e,
+			 char *why, size_t whylen);
+
+/* Job j's episodes (the result jr from ss) into t, from its subject
+ * seat, outcomes and returns of the usable ones into out and ret (room
+ * for LEAGUE_JOB_EPISODES_MAX); an episode daemon_episode_check refuses
+ * counts nowhere, neither its steps nor its outcome: their number is
+ * returned, and the first one's reason logged with the worker's name
+ * (while fewer than ten were refused before, then when that count is a
+ * power of two). */
+uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
+			      const League__JobResult *jr,
+			      const struct league_job *j,
+			      struct league_tally *t, int8_t *out, double *ret);
 
 /* ---- exploit.c -------------------------------------------------------------- */
 

@@ -636,6 +636,61 @@ static void checkpoint_put(league_daemon *d, league_session *ss, net_msg *m,
 	daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_OK, "", l->newest, 0);
 }
 
+/* A ParamsPut refused for what it carries: nothing is stored or
+ * changed, the learner hears why, the log says it once with the
+ * worker's name. */
+static void refuse_put(league_daemon *d, league_session *ss, net_msg *m,
+		       const char *why)
+{
+	d->refused_params++;
+	LG_WARN("daemon: learner %s: parameters of player %u refused: %s",
+		league_session_name(ss), m->params_put->player, why);
+	daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST, why, 0,
+		   0);
+}
+
+/* A version the learner of player l may push: its bytes are the
+ * league's model (daemon_params_check), and player_steps moves from the
+ * brain's count by no more than daemon_steps_allowed. 0, or -1 with the
+ * refusal sent. */
+static int put_acceptable(league_daemon *d, league_session *ss, net_msg *m,
+			  struct learner *l)
+{
+	League__ParamsPut *pp = m->params_put;
+	struct brain_player bp;
+	char err[256], why[320];
+	uint64_t most;
+
+	if (daemon_params_check(d, pp->blob.data, pp->blob.len, err,
+				sizeof err)) {
+		snprintf(why, sizeof why, "not a version of the league's "
+			 "model: %s", err);
+		refuse_put(d, ss, m, why);
+		return -1;
+	}
+	if (!l->has_params)
+		return 0; /* version 0: no steps yet */
+	brain_player_info(d->br, pp->player, &bp);
+	if (pp->player_steps < bp.steps) {
+		refuse_put(d, ss, m, "player_steps went back");
+		return -1;
+	}
+	most = daemon_steps_allowed(d, pp->player, bp.steps);
+	if (pp->player_steps > most) {
+		snprintf(why, sizeof why, "player_steps %llu is more than the "
+			 "learner can have trained on (%llu, %llu steps "
+			 "counted since its last version, slack and jobs in "
+			 "flight: at most %llu)",
+			 (unsigned long long)pp->player_steps,
+			 (unsigned long long)bp.steps,
+			 (unsigned long long)l->steps_seen,
+			 (unsigned long long)most);
+		refuse_put(d, ss, m, why);
+		return -1;
+	}
+	return 0;
+}
+
 void daemon_on_params_put(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m)
 {
@@ -669,6 +724,8 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 			   "server.max_frame", 0, 0);
 		return;
 	}
+	if (put_acceptable(d, ss, m, l))
+		return;
 	if (!l->has_params) {
 		/* The learner's initialisation: version 0, what resets go
 		 * back to and what the first snapshots froze. */
@@ -681,11 +738,6 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 		return;
 	}
 	brain_player_info(d->br, pp->player, &bp);
-	if (pp->player_steps < bp.steps) {
-		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
-			   "player_steps went back", 0, 0);
-		return;
-	}
 	version = l->newest + 1;
 	if ((rc = params_store(d, pp->player, version, pp->blob.data,
 			       pp->blob.len)) ||
@@ -698,6 +750,9 @@ void daemon_on_params_put(league_daemon *d, league_session *ss,
 		daemon_fail(d, rc, "params put");
 		return;
 	}
+	/* what it trained on is spent (put_acceptable checked the bound) */
+	l = &d->learners[pp->player];
+	l->steps_seen -= LG_MIN(l->steps_seen, pp->player_steps - bp.steps);
 	if (rep.snapshot) {
 		daemon_learners_sync(d);
 		LG_INFO("daemon: player %u: snapshot %u of version %u at %llu "

@@ -59,6 +59,7 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      "\"env_steps\": %llu, \"env_steps_per_s\": %.1f, "
 		      "\"jobs_done\": %llu, \"jobs_per_s\": %.2f, "
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
+		      "\"invalid_episodes\": %llu, \"refused_params\": %llu, "
 		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
 		      "\"max_jobs_in_flight\": %llu, "
@@ -71,6 +72,8 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      (unsigned long long)d->jobs_done, d->jobs_per_s,
 		      (unsigned long long)d->episodes,
 		      (unsigned long long)d->abnormal,
+		      (unsigned long long)d->invalid_episodes,
+		      (unsigned long long)d->refused_params,
 		      league_leases_queued(d->leases),
 		      league_leases_active(d->leases),
 		      (unsigned long long)d->requeued,
@@ -183,6 +186,14 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 		{ "league_abnormal_episodes_total", "counter",
 		  "Episodes that ended abnormally (a broken env).",
 		  (double)d->abnormal },
+		{ "league_invalid_episodes_total", "counter",
+		  "Episodes not counted: longer than the game's max_steps, "
+		  "or a return not finite or beyond its cap.",
+		  (double)d->invalid_episodes },
+		{ "league_refused_params_total", "counter",
+		  "Parameter versions refused (not the model, not finite, "
+		  "player_steps beyond the bound), this run.",
+		  (double)d->refused_params },
 		{ "league_jobs_queued", "gauge", "Jobs waiting for a collector.",
 		  (double)league_leases_queued(d->leases) },
 		{ "league_jobs_in_flight", "gauge", "Jobs leased to collectors.",

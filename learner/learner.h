@@ -219,9 +219,16 @@ struct env_policy nn_env_policy(struct nn_policy_ctx *ctx);
 /* Append the serialised net to out. LG_ENOMEM. */
 int nn_save(const nn *n, lg_buf *out);
 /* Parse a serialised net. Errors: LG_ECORRUPT (truncated, bad magic, CRC
- * mismatch, sizes that disagree), LG_EVERSION, LG_ERANGE (shape beyond the
- * caps), LG_ENOMEM; err says which. */
+ * mismatch, sizes that disagree, trailing bytes, a parameter that is NaN
+ * or infinite), LG_EVERSION, LG_ERANGE (shape beyond the caps),
+ * LG_ENOMEM; err says which. */
 int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen);
+/* The validator of parameters from outside (the daemon's ParamsPut): 0
+ * when buf is a net nn_load takes (whole, every value finite) of shape
+ * want (NULL: any shape). nn_load's errors, or LG_EINVAL for a net of
+ * another shape; err says which. Nothing is kept. */
+int nn_check_blob(const void *buf, size_t len, const struct nn_shape *want,
+		  char *err, size_t errlen);
 /* The same through a file (lg_file_write_atomic: a temporary beside it,
  * synced, then renamed). LG_EIO for I/O errors, naming the path. Files larger than the largest legal net are
  * rejected before reading. */

@@ -7,6 +7,7 @@
 #include "learner/learner_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +243,17 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
+	for (uint64_t i = 0; i < count; i++) {
+		/* a NaN or an infinity is no network: every forward pass
+		 * through it gives NaN probabilities */
+		float f = lg_get_lef32(body + 4 * i);
+		if (!isfinite(f)) {
+			lg_errf(err, errlen, "parameter %llu of %llu is not "
+				"finite (%g)", (unsigned long long)i,
+				(unsigned long long)count, (double)f);
+			return LG_ECORRUPT;
+		}
+	}
 	rc = nn_alloc(&n, &s);
 	if (rc) {
 		lg_errf(err, errlen, "out of memory");
@@ -251,6 +263,52 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 		n->p[i] = lg_get_lef32(body + 4 * i);
 	*out = n;
 	return 0;
+}
+
+/* The first way shape s is not want, into err. */
+static void shape_diff(const struct nn_shape *s, const struct nn_shape *want,
+		       char *err, size_t errlen)
+{
+	static const char *const what[] = { "inputs", "actions",
+					    "hidden layers",
+					    "recurrent core width",
+					    "convolutions", "activation" };
+	const uint32_t have[] = { s->obs, s->actions, s->nhidden, s->gru,
+				  s->nconv, (uint32_t)s->act };
+	const uint32_t need[] = { want->obs, want->actions, want->nhidden,
+				  want->gru, want->nconv, (uint32_t)want->act };
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(what); i++)
+		if (have[i] != need[i]) {
+			lg_errf(err, errlen, "not the model: %s %u, the "
+				"model's %u", what[i], have[i], need[i]);
+			return;
+		}
+	for (uint32_t i = 0; i < s->nhidden; i++)
+		if (s->hidden[i] != want->hidden[i]) {
+			lg_errf(err, errlen, "not the model: hidden layer %u "
+				"is %u wide, the model's %u", i, s->hidden[i],
+				want->hidden[i]);
+			return;
+		}
+	lg_errf(err, errlen, "not the model: its convolutions or layer "
+		"activations differ");
+}
+
+int nn_check_blob(const void *buf, size_t len, const struct nn_shape *want,
+		  char *err, size_t errlen)
+{
+	nn *n = NULL;
+	int rc = nn_load(&n, buf, len, err, errlen);
+
+	if (rc)
+		return rc;
+	if (want && memcmp(nn_shape_of(n), want, sizeof *want)) {
+		shape_diff(nn_shape_of(n), want, err, errlen);
+		rc = LG_EINVAL;
+	}
+	nn_free(n);
+	return rc;
 }
 
 int nn_save_file(const nn *n, const char *path, char *err, size_t errlen)

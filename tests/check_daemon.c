@@ -307,17 +307,20 @@ static uint32_t put_with_trainer(struct tp_peer *p, uint32_t player,
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT, *r;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
+	lg_buf b = { 0 };
 	uint32_t v;
 
+	tp_blob(p, blob, &b);
 	pp.player = player;
 	pp.player_steps = steps;
-	pp.blob.data = (uint8_t *)(uintptr_t)blob;
-	pp.blob.len = strlen(blob);
+	pp.blob.data = b.data;
+	pp.blob.len = b.len;
 	pp.trainer.data = (uint8_t *)(uintptr_t)trainer;
 	pp.trainer.len = strlen(trainer);
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
 	r = tp_call(p, &req);
+	lg_buf_free(&b);
 	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
 	v = (uint32_t)r->ack->id;
 	if (reset)
@@ -596,7 +599,7 @@ START_TEST(probe_kind_round_trip)
 		ck_assert(!j.learning[0] && !j.learning[1]);
 		ck_assert(j.id & LEAGUE_JOB_DAEMON_BIT);
 		tp_make_result(&res, j.id, 1, NULL, 1);
-		res.ep[0].steps = 7;
+		res.ep[0].steps = 1; /* rock-paper-scissors: one step */
 		ck_assert_int_eq(tp_send_result(&f.col, &res),
 				 LEAGUE__STATUS__STATUS_OK);
 	}
@@ -604,7 +607,7 @@ START_TEST(probe_kind_round_trip)
 	ck_assert_uint_eq(f.L.d->jobs_done, 0);
 	ck_assert_int_eq(daemon_status_json(f.L.d, &st), 0);
 	ck_assert_ptr_nonnull(strstr((char *)st.data, "\"probes\": {\"done\": "
-				     "3, \"episodes\": 3, \"steps\": 21}"));
+				     "3, \"episodes\": 3, \"steps\": 3}"));
 	lg_buf_free(&st);
 	tp_league_close(&f.L, 1);
 }

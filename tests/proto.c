@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "league/config.h"
+#include "league/options.h"
 #include "tests/testutil.h"
 
 void tp_league_open(struct tp_league *L, const char *yaml, int resume,
@@ -142,8 +143,22 @@ void tp_register_collector(struct tp_peer *p, uint32_t envs,
 	net_msg_free(r);
 }
 
-net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
-		       const char *blob)
+void tp_blob(const struct tp_peer *p, const char *tag, lg_buf *out)
+{
+	nn *n = NULL;
+
+	if (!p->have_shape) {
+		ck_assert_int_eq(lg_buf_append(out, tag, strlen(tag)), 0);
+		return;
+	}
+	ck_assert_int_eq(nn_new(&n, &p->shape,
+				lg_crc32c(0, tag, strlen(tag))), 0);
+	ck_assert_int_eq(nn_save(n, out), 0);
+	nn_free(n);
+}
+
+net_msg *tp_params_put_raw(struct tp_peer *p, uint32_t player,
+			   uint64_t steps, const void *blob, size_t len)
 {
 	net_msg req = LEAGUE__ENVELOPE__INIT;
 	League__ParamsPut pp = LEAGUE__PARAMS_PUT__INIT;
@@ -151,10 +166,40 @@ net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
 	pp.player = player;
 	pp.player_steps = steps;
 	pp.blob.data = (uint8_t *)(uintptr_t)blob;
-	pp.blob.len = strlen(blob);
+	pp.blob.len = len;
 	req.body_case = LEAGUE__ENVELOPE__BODY_PARAMS_PUT;
 	req.params_put = &pp;
 	return tp_call(p, &req);
+}
+
+net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
+		       const char *tag)
+{
+	lg_buf b = { 0 };
+	net_msg *r;
+
+	tp_blob(p, tag, &b);
+	r = tp_params_put_raw(p, player, steps, b.data, b.len);
+	lg_buf_free(&b);
+	return r;
+}
+
+/* The league's model, from the config a RegisterReply carried. */
+static void take_shape(struct tp_peer *p, const char *yaml)
+{
+	static struct cfg c;
+	struct env_opts eo;
+	struct env_spec spec;
+	char err[512];
+
+	ck_assert_msg(cfg_load_string(&c, yaml, strlen(yaml), "handed",
+				      err, sizeof err) == 0, "%s", err);
+	league_env_opts(&c, &eo);
+	ck_assert_msg(env_check(c.env.plugin[0] || c.env.remote[0]
+					? NULL : c.env.name,
+				&eo, &spec, err, sizeof err) == 0, "%s", err);
+	league_nn_shape(&c, &spec, &p->shape);
+	p->have_shape = 1;
 }
 
 int tp_fake_learner(struct tp_peer *p, uint32_t player)
@@ -181,6 +226,7 @@ int tp_fake_learner_at(struct tp_peer *p, uint32_t player,
 	}
 	ck_assert_int_eq(r->body_case, LEAGUE__ENVELOPE__BODY_REGISTER_REPLY);
 	fresh = r->register_reply->params.len == 0;
+	take_shape(p, r->register_reply->config);
 	net_msg_free(r);
 	if (fresh) {
 		r = tp_params_put(p, player, 0, "params");

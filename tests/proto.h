@@ -18,6 +18,7 @@
 
 #include "league/daemon.h"
 #include "league/server.h"
+#include "learner/learner.h"
 #include "net/net.h"
 
 struct event_base;
@@ -26,6 +27,10 @@ struct tp_peer {
 	net_client *c;        /* socket, or */
 	league_session *ss;   /* in-process, on */
 	struct tp_league *L;
+	/* A learner's: the league's model (from the config its
+	 * RegisterReply carried), for tp_blob. */
+	struct nn_shape shape;
+	int have_shape;
 };
 
 /* An in-process league in a fresh temp dir (or dir, resumed). */
@@ -62,16 +67,25 @@ int tp_ack_status(net_msg *r);
 /* Register as a collector with envs and max_jobs. */
 void tp_register_collector(struct tp_peer *p, uint32_t envs,
 			   uint32_t max_jobs);
-/* Register as the learner of player (endpoint "127.0.0.1:9") and, when
- * the player has no parameters yet, put a 6-byte blob as version 0 (the
- * daemon stores blobs without reading them). The Register status. */
+/* Register as the learner of player (endpoint "127.0.0.1:9"), take the
+ * league's model from the config handed back (p->shape) and, when the
+ * player has no parameters yet, put tp_blob(p, "params") as version 0.
+ * The Register status. */
 int tp_fake_learner(struct tp_peer *p, uint32_t player);
 /* The same with the trajectory endpoint given. */
 int tp_fake_learner_at(struct tp_peer *p, uint32_t player,
 		       const char *endpoint);
-/* ParamsPut of blob with player_steps: the Ack (caller frees). */
+/* The parameters a test pushes as `tag`: a network of p's model seeded
+ * by the tag (distinct tags, distinct bytes), appended to out; without a
+ * model (not a registered learner), the tag's bytes themselves. */
+void tp_blob(const struct tp_peer *p, const char *tag, lg_buf *out);
+/* ParamsPut of tp_blob(p, tag) with player_steps: the Ack (caller
+ * frees). */
 net_msg *tp_params_put(struct tp_peer *p, uint32_t player, uint64_t steps,
-		       const char *blob);
+		       const char *tag);
+/* ParamsPut of these bytes as they are: the Ack (caller frees). */
+net_msg *tp_params_put_raw(struct tp_peer *p, uint32_t player,
+			   uint64_t steps, const void *blob, size_t len);
 
 /* What a test collector needs to know of an offered job. */
 struct tp_job {

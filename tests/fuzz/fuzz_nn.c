@@ -10,7 +10,9 @@
  * Checked: the result is 0 or a documented error with a message; a blob
  * that loads is canonical (nn_save writes back the same bytes) and the
  * net it gives acts: one row with every action legal picks a legal
- * action. */
+ * action. The daemon's validator of a pushed version, nn_check_blob,
+ * agrees with nn_load on every blob, takes a loaded one as its own
+ * shape and refuses it as any other (LG_EINVAL, with a message). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,29 @@ static void act_once(const nn *n)
 	nn_ws_free(ws);
 	free(mask);
 	free(obs);
+}
+
+/* nn_check_blob against nn_load's verdict rc (n: the net it loaded). */
+static void check_blob(const uint8_t *blob, size_t len, int rc, const nn *n)
+{
+	struct nn_shape other = { .obs = 3, .actions = 2, .act = NN_RELU };
+	char err[256] = "";
+
+	if (nn_check_blob(blob, len, NULL, err, sizeof err) != rc)
+		abort();
+	if (rc) {
+		if (nn_check_blob(blob, len, &other, err, sizeof err) != rc)
+			abort();
+		return;
+	}
+	other = *nn_shape_of(n);
+	if (nn_check_blob(blob, len, &other, err, sizeof err))
+		abort();
+	other.actions++;
+	err[0] = 0;
+	if (nn_check_blob(blob, len, &other, err, sizeof err) != LG_EINVAL ||
+	    !err[0])
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (rc && (n || !err[0]))
 		abort(); /* every rejection says why and leaves no net */
+	check_blob(blob, len, rc, n);
 	if (!rc) {
 		lg_buf b = { 0 };
 		if (nn_save(n, &b) || b.len != len || memcmp(b.data, blob, len))

@@ -311,6 +311,15 @@ static void seeds_nn(void)
 	lg_put_lef32(b.data + NN_FILE_HEADER, NAN);
 	lg_put_lef32(b.data + NN_FILE_HEADER + 4, INFINITY);
 	seed_mode("fuzz_nn", "nan_weights", 1, b.data, b.len);
+	/* what a lying learner pushed (docs/reliability.md, "validated
+	 * inputs"): a text, a real net with 64 bytes after it */
+	seed_mode("fuzz_nn", "text_21_bytes", 0, "not a network at all", 21);
+	nn_blob(&mlp, &b);
+	for (int i = 0; i < 64; i++)
+		if (lg_buf_append(&b, "\xa5", 1))
+			exit(1);
+	seed_mode("fuzz_nn", "trailing_64_bytes", 1, b.data, b.len);
+	seed_mode("fuzz_nn", "trailing_64_bytes_crc", 0, b.data, b.len);
 	/* Version 2, a net with convolutions (2 x 3 x 3 planes). */
 	nn_blob(&conv, &b);
 	seed_mode("fuzz_nn", "conv_v2", 0, b.data, b.len);
