@@ -347,8 +347,11 @@ START_TEST(killed_and_resumed_ends_with_the_same_bits)
 		pid_t pid = start_run(cfg, cut, has_store(cut), log);
 		if (!at[k])
 			lg_sleep_s(0.05 + 0.1 * lg_rng_double(&rng));
-		else
-			wait_jobs(pid, cut, at[k], log, (int)k);
+		else /* and one job of this start's at least (on a busy
+		      * machine the last kill may have come late), so the
+		      * whole run is up: jobs go out only then */
+			wait_jobs(pid, cut, at[k] > before ? at[k] : before + 1,
+				  log, (int)k);
 		/* a random few milliseconds more, so the kill falls anywhere
 		 * in a job: while it plays, between its rows and the
 		 * learners' keeping them, between that and its result */
