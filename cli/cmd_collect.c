@@ -117,6 +117,8 @@ struct collect {
 	size_t nbase;
 	struct coll_policy pols[COLL_NETS_MAX];
 	struct cli_traj_out out; /* learner endpoints; sink thread only */
+	/* deterministic: the engine's policies, one per seat of its job */
+	struct coll_policy det_pols[2];
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	/* Set when the daemon's Shutdown ended the loop: the segments
 	 * coll_free flushes then have no learner to go to (the daemon
@@ -207,6 +209,32 @@ static struct cjob *job_by_serial(struct collect *W, uint64_t serial)
 	return NULL;
 }
 
+/*
+ * The engine's policy for seat p of job j. Outside deterministic mode
+ * the engine serves every net slot: slot k samples as policy k and plays
+ * greedily as NET_SLOTS + k. In deterministic mode the engine is the
+ * job's own and its policies are the job's seats (det_engine): seat 0
+ * plays policy 0 and seat 1 policy 1, or 0 when it plays the same net
+ * the same way. The engine forwards its policies in index order from one
+ * rng, so when both seats move at once (a simultaneous-move game) who
+ * draws first follows from the job, not from which slots this process's
+ * earlier jobs left free (a resumed collector starts with none held).
+ * A baseline seat's policy is never called: 0.
+ */
+static uint32_t seat_policy(const struct collect *W, const struct cjob *j,
+			    int p)
+{
+	if (j->net[p] < 0)
+		return 0;
+	if (W->det)
+		return p && j->net[1] == j->net[0] &&
+				       j->greedy[1] == j->greedy[0]
+			       ? 0
+			       : (uint32_t)p;
+	return j->greedy[p] ? (uint32_t)(NET_SLOTS + j->net[p])
+			    : (uint32_t)j->net[p];
+}
+
 static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 			uint64_t *tag)
 {
@@ -224,10 +252,7 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 			League__Seat *s = j->msg->seats[p];
 			m->seat[p] = (struct coll_seat){
 				.player = s->player,
-				.net = j->net[p] < 0	 ? 0
-				       : j->greedy[p] ? (uint32_t)(NET_SLOTS +
-								  j->net[p])
-						      : (uint32_t)j->net[p],
+				.net = seat_policy(W, j, p),
 				.learning = s->learning && !j->base[p],
 				.baseline = j->base[p],
 			};
@@ -687,15 +712,28 @@ static int reconnect(struct collect *W)
 	return do_register(W);
 }
 
-/* The env manager of the worker (deterministic mode: of one job), seeded
- * by seed, on the options setup_envs made. */
-static int engine_start(struct collect *W, uint64_t seed)
+/* The env manager of the worker (deterministic mode: of job j, else
+ * NULL), seeded by seed, on the options setup_envs made. */
+static int engine_start(struct collect *W, const struct cjob *j,
+			uint64_t seed)
 {
+	struct coll_opts o = W->opts;
 	char err[512];
 	int rc;
 
-	W->opts.env.seed = seed;
-	if ((rc = coll_new(&W->c, &W->opts, err, sizeof err))) {
+	o.env.seed = seed;
+	if (j) {
+		/* one policy per seat (seat_policy); a baseline's is never
+		 * called */
+		for (int p = 0; p < 2; p++) {
+			int k = j->net[p] < 0 ? 0 : j->net[p];
+			W->det_pols[p] = W->pols[(j->greedy[p] ? NET_SLOTS : 0) +
+						 k];
+		}
+		o.policies = W->det_pols;
+		o.num_policies = 2;
+	}
+	if ((rc = coll_new(&W->c, &o, err, sizeof err))) {
 		LG_ERROR("collect: %s", err);
 		return rc;
 	}
@@ -756,7 +794,7 @@ static int setup_envs(struct collect *W)
 	W->opts = o;
 	/* Different collectors play different episodes; deterministic: the
 	 * job's seed, when it comes. */
-	if (!W->det && (rc = engine_start(W, W->cfg.league.seed ^
+	if (!W->det && (rc = engine_start(W, NULL, W->cfg.league.seed ^
 					      (uint64_t)getpid() << 20 ^
 					      (uint64_t)(lg_now_s() * 1e6))))
 		return rc;
@@ -769,19 +807,18 @@ static int setup_envs(struct collect *W)
 /* Deterministic mode: a job came and no engine plays: one for it. */
 static int det_engine(struct collect *W)
 {
-	uint64_t serial = 0, seed = 0;
+	struct cjob *j = NULL;
 
 	pthread_mutex_lock(&W->mu);
-	for (int i = 0; i < W->njobs && !serial; i++)
-		if (!W->jobs[i]->abandoned) {
-			serial = W->jobs[i]->serial;
-			seed = W->jobs[i]->msg->seed;
-		}
+	for (int i = 0; i < W->njobs && !j; i++)
+		if (!W->jobs[i]->abandoned)
+			j = W->jobs[i];
 	pthread_mutex_unlock(&W->mu);
-	if (!serial)
+	if (!j)
 		return 0;
-	W->engine_serial = serial;
-	return engine_start(W, seed);
+	/* only this thread takes jobs off the list (report_done) */
+	W->engine_serial = j->serial;
+	return engine_start(W, j, j->msg->seed);
 }
 
 static int collect_loop(struct collect *W)

@@ -614,9 +614,9 @@ static void on_close(void *ctx, league_session *ss, const char *why)
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-/* A point of the league's throughput, committed with the next turn (or
- * on its own, now). A failure to store it fails the daemon like any
- * other write. */
+/* A point of the league's throughput, and of each learner's mix that
+ * changed, committed with the next turn (or on its own, now). A failure
+ * to store it fails the daemon like any other write. */
 static void series_league(league_daemon *d)
 {
 	struct league_series_point p = {
@@ -653,7 +653,8 @@ static void series_league(league_daemon *d)
 		daemon_fail(d, rc, "series");
 		return;
 	}
-	event_active(d->flush_ev, EV_TIMEOUT, 0);
+	if (d->flush_ev)
+		event_active(d->flush_ev, EV_TIMEOUT, 0);
 }
 
 _Static_assert(LSM_COUNT == BRAIN_JOB__COUNT, "a mix field per job kind");
@@ -715,10 +716,18 @@ static void signal_cb(evutil_socket_t sig, short what, void *arg)
 	league_daemon_stop(d, sig == SIGINT ? "interrupted" : "terminated");
 }
 
+/* Every session is gone (or the drain timed out): nothing counts any
+ * more. The series end where the run ends: a last point of the
+ * throughput and of the mixes that changed since the tick's (a run
+ * shorter than LEAGUE_SERIES_EVERY_S has its mix too), committed now. */
 static void drained(void *arg)
 {
 	league_daemon *d = arg;
 
+	if (!d->failed) {
+		series_league(d);
+		flush_cb(-1, 0, d);
+	}
 	event_base_loopexit(d->base, NULL);
 }
 

@@ -6,7 +6,9 @@
  * throughput, one point every LEAGUE_SERIES_EVERY_S seconds; and each
  * learner's matchmaking mix, the league jobs it was given so far by the
  * brain's kind (pfsp, sp, verify_..., uniform, nash, ...; cumulative), a
- * point every LEAGUE_SERIES_EVERY_S seconds when it changed. A point is
+ * point every LEAGUE_SERIES_EVERY_S seconds when it changed. A daemon
+ * that stops (not on a storage failure) writes one more of each, so a
+ * run's series end where it ended. A point is
  * stored in the turn's write batch, so it commits with whatever else the
  * turn stored.
  *

@@ -282,7 +282,7 @@ START_TEST(bad_runs_are_refused)
 }
 END_TEST
 
-/* `league eval br` on a real league directory (a 4-second Kuhn league):
+/* `league eval br` on a real league directory (a Kuhn league of 100 jobs):
  * --player and --mixture print a JSON object per point and a summary
  * with the exact NashConv beside the estimate; what cannot be asked is
  * refused with exit 2, naming why. */
@@ -299,7 +299,7 @@ START_TEST(cli_eval_br_on_a_league)
 		"snapshot: {steps: 2000}\n"
 		"matchmaking: {job_episodes: 16}\n"
 		"collectors: {count: 1, envs: 8, mode: serial}\n"
-		"budget: {seconds: 4}\n";
+		"budget: {seconds: 0, jobs: 100}\n";
 
 	tu_mkdtemp(dir, sizeof dir);
 	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
@@ -326,7 +326,7 @@ START_TEST(cli_eval_br_on_a_league)
 				"\"nashconv_estimate\":%lf,\"ci95\":%lf,"
 				"\"exact_nashconv\":%lf", &est, &ci, &exact),
 			 3);
-	printf("bestresp: eval br of a 4 s kuhn league's main player: "
+	printf("bestresp: eval br of a 100-job kuhn league's main player: "
 	       "%.4f +- %.4f, exact %.4f\n", est, ci, exact);
 	ck_assert(isfinite(est) && ci > 0 && exact >= 0);
 	ck_assert(est <= exact + ci * WIDEN);

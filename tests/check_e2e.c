@@ -67,6 +67,104 @@ static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
 	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
 }
 
+/* run_quiet, but the run goes on (no seconds budget: the config's is a
+ * backstop) until done(ldir, arg) holds, then stops by SIGTERM: a test
+ * waits for what it reads, however busy the machine (up to 300 s). */
+static void run_quiet_until(const char *text, char *dir, size_t dlen,
+			    char *ldir, size_t llen, char *out, size_t outlen,
+			    int (*done)(const char *, void *), void *arg)
+{
+	static char err[1 << 16];
+	char cfg[256];
+
+	tu_mkdtemp(dir, dlen);
+	write_cfg(dir, text, cfg, sizeof cfg);
+	snprintf(ldir, llen, "%s/league", dir);
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	int rc = tu_run_league_until(argv, ldir, done, arg, 300, out, outlen,
+				     err, sizeof err);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+}
+
+/* Snapshots (historical players) of the league in ldir that have played
+ * a game (read-only, beside a live run); -1 before its store exists. */
+static int snapshots_played(const char *ldir)
+{
+	struct store_opts so = { .flags = STORE_RDONLY };
+	char e[256];
+	int played = 0;
+	store *s;
+	brain *b;
+
+	if (store_open(&s, ldir, &so, e, sizeof e))
+		return -1;
+	if (brain_open(&b, s, NULL, e, sizeof e)) {
+		store_close(s);
+		return -1;
+	}
+	for (uint32_t i = 0; i < brain_count(b); i++) {
+		struct brain_player p;
+		double g = 0;
+		if (brain_player_info(b, i, &p) ||
+		    p.role != BRAIN_ROLE_HISTORICAL)
+			continue;
+		for (uint32_t j = 0; j < brain_count(b); j++) {
+			struct payoff_entry pe;
+			if (!payoff_get(brain_payoff(b), i, j, &pe))
+				g += pe.games;
+		}
+		played += g > 0;
+	}
+	brain_close(b);
+	store_close(s);
+	return played;
+}
+
+static int two_snapshots_played(const char *ldir, void *arg)
+{
+	return snapshots_played(ldir) >= 2;
+}
+
+/* Done when STORE_DB_EVAL holds at least the baseline rows and NashConv
+ * points arg asks for (and a row against minimax if it says so). */
+struct eval_want {
+	int rows, points, minimax;
+};
+
+static int eval_count_cb(const void *key, size_t klen, const void *val,
+			 size_t vlen, void *arg)
+{
+	int *n = arg; /* rows, points, minimax rows */
+
+	if (klen == 8)
+		n[1]++;
+	else if (klen && *(const uint8_t *)key == 'B') {
+		n[0]++;
+		n[2] += memmem(key, klen, "minimax", 7) != NULL;
+	}
+	return 0;
+}
+
+static int eval_stored(const char *ldir, void *arg)
+{
+	const struct eval_want *w = arg;
+	struct store_opts so = { .flags = STORE_RDONLY };
+	char e[256];
+	int n[3] = { 0 };
+	store *s;
+	store_txn *t;
+
+	if (store_open(&s, ldir, &so, e, sizeof e))
+		return 0;
+	if (!store_txn_begin(s, STORE_TXN_READ, &t)) {
+		store_iter(t, STORE_DB_EVAL, NULL, 0, eval_count_cb, n);
+		store_txn_abort(t);
+	}
+	store_close(s);
+	return n[0] >= w->rows && n[1] >= w->points &&
+	       (!w->minimax || n[2] > 0);
+}
+
 /* A learner of player over a socket (tests/proto.h). */
 static void learner_for(struct tp_peer *p, struct tu_daemon *d,
 			uint32_t player)
@@ -1041,9 +1139,10 @@ START_TEST(league_run_small_rps)
 		"snapshot: {steps: 1500}\n"
 		"matchmaking: {job_episodes: 16}\n"
 		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
-		"budget: {seconds: 6}\n";
+		"budget: {seconds: 600}\n"; /* a backstop: stopped below */
 
-	run_quiet(text, dir, sizeof dir, ldir, sizeof ldir, out, sizeof out);
+	run_quiet_until(text, dir, sizeof dir, ldir, sizeof ldir, out,
+			sizeof out, two_snapshots_played, NULL);
 	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
 		      out);
 	/* Every snapshot has met someone. */
@@ -1416,11 +1515,12 @@ END_TEST
 /* `league run` of a short league with evaluation games, then the
  * `league eval` outputs of its dir into out. */
 static void run_with_eval(const char *text, char *dir, size_t dlen,
-			  char *ldir, size_t llen)
+			  char *ldir, size_t llen, struct eval_want *w)
 {
 	static char out[1 << 16];
 
-	run_quiet(text, dir, dlen, ldir, llen, out, sizeof out);
+	run_quiet_until(text, dir, dlen, ldir, llen, out, sizeof out,
+			eval_stored, w);
 	ck_assert_msg(strstr(out, "main player against the baselines"), "%s",
 		      out);
 }
@@ -1479,11 +1579,12 @@ START_TEST(league_run_tictactoe_against_minimax)
 		"matchmaking: {job_episodes: 16}\n"
 		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
 		"eval: {share: 0.3, games: 50}\n"
-		"budget: {seconds: 6}\n";
+		"budget: {seconds: 600}\n"; /* a backstop: stopped below */
+	struct eval_want w = { .rows = 2, .minimax = 1 };
 	char dir[128], ldir[192];
 	unsigned strong;
 
-	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir);
+	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir, &w);
 	int rows = check_rows(ldir, 50, "minimax", &strong);
 	printf("e2e: tictactoe: %d evaluation rows, %u games against "
 	       "minimax, none won\n", rows, strong);
@@ -1508,11 +1609,12 @@ START_TEST(league_run_kuhn_nashconv_beside_baseline_rows)
 		"matchmaking: {job_episodes: 16}\n"
 		"collectors: {count: 1, envs: 8, wait_num: 8}\n"
 		"eval: {share: 0.3, games: 50, nashconv: true}\n"
-		"budget: {seconds: 8}\n";
+		"budget: {seconds: 600}\n"; /* a backstop: stopped below */
+	struct eval_want w = { .rows = 1, .points = 2 };
 	char dir[128], ldir[192];
 	unsigned strong;
 
-	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir);
+	run_with_eval(text, dir, sizeof dir, ldir, sizeof ldir, &w);
 	int rows = check_rows(ldir, 50, NULL, &strong);
 	const char *argv[] = { "eval", ldir, "--format", "csv", NULL };
 	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),

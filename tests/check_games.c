@@ -398,7 +398,9 @@ START_TEST(league_trains_on_the_plugin_game)
 		 "snapshot: {steps: 800}\n"
 		 "matchmaking: {job_episodes: 16}\n"
 		 "collectors: {count: 1, envs: 8, wait_num: 8}\n"
-		 "budget: {seconds: 5}\n", so);
+		 /* a count, not seconds: every job plays the main player,
+		  * however slow the machine */
+		 "budget: {seconds: 0, jobs: 30}\n", so);
 	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
 	tu_write_file(cfg, text);
 	snprintf(ldir, sizeof ldir, "%s/league", dir);
@@ -477,7 +479,10 @@ START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
 		 "snapshot: {steps: 1000}\n"
 		 "matchmaking: {job_episodes: 64}\n"
 		 "collectors: {count: 1, envs: 8, mode: serial}\n"
-		 "budget: {seconds: 8}\n", so);
+		 /* a collector process crashes at its 3000th move, so 4000
+		  * env steps counted take two of them, however slow the
+		  * machine */
+		 "budget: {seconds: 0, env_steps: 4000}\n", so);
 	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
 	tu_write_file(cfg, text);
 	snprintf(ldir, sizeof ldir, "%s/league", dir);

@@ -358,10 +358,47 @@ START_TEST(player_record_formats)
 }
 END_TEST
 
-/* A PSRO league end to end: `league run` of Kuhn for a few seconds
- * grows a population whose pairs cross-play completed, the meta-strategy
- * is over more than the first member, and `league replay` makes every
- * decision, step report and cross-play result again. */
+/* The brain options of the league below (its players and psro keys). */
+static void psro_test_opts(struct brain_opts *o)
+{
+	brain_opts_default(o);
+	o->n_main = 0;
+	o->n_self_play = 1;
+	o->psro.on = 1;
+	o->psro.crossplay_episodes = 128;
+	o->psro.return_scale = 2;
+	o->snapshot_keep = 100;
+	o->payoff.decay = 1;
+}
+
+/* Done when the meta-strategy of the league in dir is over two members
+ * or more (read-only, beside the run). */
+static int psro_meta_of_two(const char *dir, void *arg)
+{
+	struct store_opts so = { .flags = STORE_RDONLY };
+	uint32_t ids[BRAIN_NASH_MAX];
+	double x[BRAIN_NASH_MAX];
+	char err[256];
+	size_t n = 0;
+	store *s;
+	brain *b;
+
+	if (store_open(&s, dir, &so, err, sizeof err))
+		return 0;
+	if (!brain_open(&b, s, arg, err, sizeof err)) {
+		if (brain_psro_meta(b, ids, x, BRAIN_NASH_MAX, &n))
+			n = 0;
+		brain_close(b);
+	}
+	store_close(s);
+	return n >= 2;
+}
+
+/* A PSRO league end to end: `league run` of Kuhn grows a population
+ * whose pairs cross-play completed until the meta-strategy is over more
+ * than the first member (however long a busy machine takes; then
+ * SIGTERM), and `league replay` makes every decision, step report and
+ * cross-play result again. */
 START_TEST(psro_league_runs_and_replays)
 {
 	static const char *cfg =
@@ -377,7 +414,7 @@ START_TEST(psro_league_runs_and_replays)
 		"payoff: {decay: 1.0}\n"
 		"matchmaking: {job_episodes: 64}\n"
 		"collectors: {count: 1, envs: 8, wait_num: 4, mode: serial}\n"
-		"budget: {seconds: 8}\n";
+		"budget: {seconds: 600}\n"; /* a backstop: stopped below */
 	static char out[1 << 16], err[1 << 16];
 	char root[256], path[300], dir[300];
 	struct store_opts so = { .flags = STORE_RDONLY };
@@ -393,17 +430,11 @@ START_TEST(psro_league_runs_and_replays)
 	snprintf(dir, sizeof dir, "%s/league", root);
 	tu_write_file(path, cfg);
 	const char *run[] = { "run", path, "--dir", dir, "--quiet", NULL };
-	int rc = tu_run_league(out, sizeof out, err, sizeof err, run);
+	psro_test_opts(&o);
+	int rc = tu_run_league_until(run, dir, psro_meta_of_two, &o, 300, out,
+				     sizeof out, err, sizeof err);
 	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
 	ck_assert_int_eq(store_open(&s, dir, &so, err, sizeof err), 0);
-	brain_opts_default(&o);
-	o.n_main = 0;
-	o.n_self_play = 1;
-	o.psro.on = 1;
-	o.psro.crossplay_episodes = 128;
-	o.psro.return_scale = 2;
-	o.snapshot_keep = 100;
-	o.payoff.decay = 1;
 	ck_assert_msg(brain_open(&b, s, &o, err, sizeof err) == 0, "%s", err);
 	ck_assert_int_eq(brain_psro_meta(b, ids, x, BRAIN_NASH_MAX, &n), 0);
 	ck_assert_msg(n >= 2, "the meta-strategy is over %zu member(s)", n);

@@ -37,6 +37,7 @@
 #include "collector/collector.h"
 #include "envs/env.h"
 #include "game.pb-c.h"
+#include "storage/storage.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 
@@ -685,6 +686,71 @@ START_TEST(league_run_refuses_a_server_that_does_not_serve)
 }
 END_TEST
 
+/* Jobs the league in ldir has counted (read-only; 0 before its store). */
+static uint64_t jobs_counted(const char *ldir)
+{
+	struct store_opts so = { .flags = STORE_RDONLY };
+	char err[256];
+	uint64_t v = 0;
+	store *s;
+	store_txn *t;
+
+	if (store_open(&s, ldir, &so, err, sizeof err))
+		return 0;
+	if (!store_txn_begin(s, STORE_TXN_READ, &t)) {
+		if (store_meta_get_u64(t, "daemon.jobs_done", &v))
+			v = 0;
+		store_txn_abort(t);
+	}
+	store_close(s);
+	return v;
+}
+
+/* Lines of the game server's log in ldir saying it serves. */
+static int serving_lines(const char *ldir)
+{
+	char log[256], body[4096] = "";
+	const char *p;
+	int serving = 0;
+	size_t n;
+	FILE *f;
+
+	snprintf(log, sizeof log, "%s/logs/game.log", ldir);
+	if (!(f = fopen(log, "r")))
+		return 0;
+	n = fread(body, 1, sizeof body - 1, f);
+	body[n] = 0;
+	fclose(f);
+	for (p = body; (p = strstr(p, "serving tictactoe_py")); p++)
+		serving++;
+	return serving;
+}
+
+/* Wait (up to 300 s, however busy the machine) until the run has
+ * counted `jobs` jobs and its game server said `serving` times that it
+ * serves; fails at once if the run ended. */
+static void wait_run(pid_t run, const char *ldir, uint64_t jobs,
+		     int serving)
+{
+	double t0 = lg_now_s();
+	int st = 0;
+
+	while (jobs_counted(ldir) < jobs || serving_lines(ldir) < serving) {
+		ck_assert_msg(waitpid(run, &st, WNOHANG) == 0, "league run "
+			      "ended (status %d) at %llu jobs", st,
+			      (unsigned long long)jobs_counted(ldir));
+		if (lg_now_s() - t0 > 300) {
+			kill(run, SIGKILL);
+			ck_abort_msg("league run: %llu jobs of %llu, %d "
+				     "serving lines of %d in 300 s",
+				     (unsigned long long)jobs_counted(ldir),
+				     (unsigned long long)jobs,
+				     serving_lines(ldir), serving);
+		}
+		lg_sleep_s(0.05);
+	}
+}
+
 static pid_t find_game_server(const char *dir)
 {
 	char cmd[512], line[64];
@@ -740,7 +806,7 @@ START_TEST(league_run_trains_on_python_and_survives_its_death)
 		 "snapshot: {steps: 4000}\n"
 		 "matchmaking: {job_episodes: 32}\n"
 		 "collectors: {count: 1, envs: 16, mode: async}\n"
-		 "budget: {seconds: 14}\n",
+		 "budget: {seconds: 600}\n", /* a backstop: stopped below */
 		 dir, tu_src_dir());
 	tu_write_file(cfg, text);
 	ck_assert_int_eq(pipe(pfd), 0);
@@ -755,11 +821,16 @@ START_TEST(league_run_trains_on_python_and_survives_its_death)
 		_exit(127);
 	}
 	close(pfd[1]);
-	/* Kill the game server 5 s in, mid-run. */
-	lg_sleep_s(5);
+	/* Kill the game server mid-run, once jobs count; stop the run
+	 * (SIGTERM) once the restarted server served more of them. The
+	 * run's output is small (--quiet): the pipe holds it meanwhile. */
+	wait_run(run, ldir, 4, 1);
 	victim = find_game_server(dir);
 	ck_assert_int_gt(victim, 0);
+	uint64_t before = jobs_counted(ldir);
 	kill(victim, SIGKILL);
+	wait_run(run, ldir, before + 8, 2);
+	kill(run, SIGTERM);
 	{
 		size_t n = 0;
 		ssize_t k;
@@ -776,23 +847,9 @@ START_TEST(league_run_trains_on_python_and_survives_its_death)
 	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
 		      out);
 	/* the restarted server served: a second listening line */
-	{
-		char log[256], body[4096] = "";
-		FILE *f;
-		size_t n;
-		const char *p;
-		int serving = 0;
-		snprintf(log, sizeof log, "%s/logs/game.log", ldir);
-		ck_assert_ptr_nonnull(f = fopen(log, "r"));
-		n = fread(body, 1, sizeof body - 1, f);
-		body[n] = 0;
-		fclose(f);
-		for (p = body; (p = strstr(p, "serving tictactoe_py")); p++)
-			serving++;
-		ck_assert_int_ge(serving, 2);
-	}
+	ck_assert_int_ge(serving_lines(ldir), 2);
 	/* The payoff matrix filled: pairs that met, games played after the
-	 * restart too (the run went on 9 s past the kill). */
+	 * restart too (8 jobs counted past the kill). */
 	const char *pargv[] = { "payoff", ldir, "--format", "csv", NULL };
 	int rc = tu_run_league(out, sizeof out, err, sizeof err, pargv);
 	ck_assert_msg(rc == 0, "%s", err);

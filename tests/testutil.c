@@ -122,6 +122,64 @@ int tu_run_league(char *out, size_t outlen, char *err, size_t errlen,
 	return WEXITSTATUS(status);
 }
 
+int tu_run_league_until(const char *const *argv, const char *dir,
+			int (*done)(const char *dir, void *arg), void *arg,
+			double deadline_s, char *out, size_t outlen,
+			char *err, size_t errlen)
+{
+	static char tail[1 << 12];
+	char outf[] = "/tmp/league-out-XXXXXX", errf[] = "/tmp/league-err-XXXXXX";
+	const char *args[64] = { tu_league_bin() };
+	double t0 = lg_now_s();
+	int fo = mkstemp(outf), fe = mkstemp(errf), status = 0, met = 0;
+	size_t argc = 0;
+	pid_t pid;
+
+	ck_assert_int_ge(fo, 0);
+	ck_assert_int_ge(fe, 0);
+	unlink(outf);
+	unlink(errf);
+	while (argv[argc] && argc + 2 < LG_ARRAY_LEN(args)) {
+		args[argc + 1] = argv[argc];
+		argc++;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fo, 1);
+		dup2(fe, 2);
+		execv(args[0], (char *const *)(uintptr_t)args);
+		_exit(127);
+	}
+	while (!(met = done(dir, arg))) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		if (lg_now_s() - t0 > deadline_s) {
+			kill(pid, SIGKILL); /* its workers follow (PDEATHSIG) */
+			waitpid(pid, &status, 0);
+			break;
+		}
+		lg_sleep_s(0.05);
+	}
+	if (met) {
+		kill(pid, SIGTERM);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	}
+	lseek(fo, 0, SEEK_SET);
+	lseek(fe, 0, SEEK_SET);
+	slurp(fo, out, outlen);
+	slurp(fe, err ? err : tail, err ? errlen : sizeof tail);
+	close(fo);
+	close(fe);
+	ck_assert_msg(met, "league run %s after %.0f s before what the test "
+		      "waits for was stored:\n%s",
+		      lg_now_s() - t0 > deadline_s ? "still running" : "ended",
+		      lg_now_s() - t0, err ? err : tail);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
 /* Start `league serve` on dir and wait for its ports file. */
 void tu_serve(struct tu_daemon *d, const char *cfg, const char *dir,
 	      int resume, const char *token)

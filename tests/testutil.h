@@ -23,6 +23,17 @@ const char *tu_src_dir(void);
 int tu_run_league(char *out, size_t outlen, char *err, size_t errlen,
 		  const char *const *argv);
 
+/* `league <argv>` (a `league run` on dir with no seconds budget, or a
+ * backstop one) until done(dir, arg) holds, polled every 50 ms, then
+ * SIGTERM: the run drains and stops as on a user's Ctrl-C. A test waits
+ * so for what it reads to be stored, however busy the machine, instead
+ * of a budget of seconds. Fails the test when the run ends first or
+ * deadline_s passes (then SIGKILL). Output as tu_run_league; the exit
+ * status, or 128+signal. */
+int tu_run_league_until(const char *const *argv, const char *dir,
+			int (*done)(const char *dir, void *arg), void *arg,
+			double deadline_s, char *out, size_t outlen,
+			char *err, size_t errlen);
 /* A `league serve` child on dir (--nosync, --resume when resume), with
  * LEAGUE_TOKEN set to token (NULL: unset); waits for its ports file and
  * reads the port and the learning players. Its stderr goes to DIR.log. */
