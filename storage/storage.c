@@ -107,13 +107,14 @@ static int mkdir_p(const char *dir)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int take_writer_lock(store *s, char *err, size_t errlen)
+int store_lock_dir(const char *dir, int *fdp, char *err, size_t errlen)
 {
 	char path[600];
 	char pid[32];
 	int fd;
 
-	snprintf(path, sizeof path, "%s/league.lock", s->dir);
+	*fdp = -1;
+	snprintf(path, sizeof path, "%s/league.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		lg_errf(err, errlen, "%s: cannot open: %s", path,
@@ -125,7 +126,7 @@ static int take_writer_lock(store *s, char *err, size_t errlen)
 		pid[n > 0 ? n : 0] = 0;
 		pid[strcspn(pid, "\n")] = 0;
 		lg_errf(err, errlen, "%s: in use by another writer (pid %s)",
-			s->dir, *pid ? pid : "?");
+			dir, *pid ? pid : "?");
 		close(fd);
 		return LG_EBUSY;
 	}
@@ -133,8 +134,14 @@ static int take_writer_lock(store *s, char *err, size_t errlen)
 	if (ftruncate(fd, 0) < 0 ||
 	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
 		LG_WARN("storage: %s: cannot record pid", path);
-	s->lock_fd = fd;
+	*fdp = fd;
 	return 0;
+}
+
+void store_unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
 }
 
 /*
@@ -260,7 +267,7 @@ int store_open(store **out, const char *dir, const struct store_opts *opts,
 			rc = LG_EIO;
 			goto fail;
 		}
-		if ((rc = take_writer_lock(s, err, errlen)))
+		if ((rc = store_lock_dir(dir, &s->lock_fd, err, errlen)))
 			goto fail;
 		rc = store_file_check(dir, err, errlen);
 		if (rc && rc != LG_ENOTFOUND)

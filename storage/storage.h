@@ -109,6 +109,18 @@ int store_file_check(const char *dir, char *err, size_t errlen);
  */
 int store_meta_check(const void *head, size_t len, uint64_t fsize,
 		     uint64_t *expected, char *why, size_t whylen);
+/*
+ * Take the writer lock of dir (DIR/league.lock, created if absent) without
+ * opening the store, as a read-write store_open does: for a tool that
+ * must make sure no process uses a league before it changes the
+ * directory (league run --overwrite deletes one). *fd holds the lock
+ * until store_unlock_dir(*fd) or exit; the file records our pid.
+ * LG_EBUSY with "dir: in use by another writer (pid N)" in err while a
+ * live process holds it; LG_EIO.
+ */
+int store_lock_dir(const char *dir, int *fd, char *err, size_t errlen);
+/* Release a lock store_lock_dir took; -1 is a no-op. */
+void store_unlock_dir(int fd);
 /* Close; no transaction may be active. NULL is a no-op. */
 void store_close(store *s);
 /* Reclaim reader slots of dead processes (mdb_reader_check); *dead gets
