@@ -115,9 +115,10 @@ int cli_worker_address(const char *cmd, const char *connect, char *host,
 /* Log tag, SIGPIPE ignored, SIGINT and SIGTERM to on_stop. */
 void cli_worker_signals(const char *name, void (*on_stop)(int));
 /* The first error in the log file at path, read from byte `from` on (a
- * child's own run, the file being appended to by each restart): a line
- * logged at error level, or one written to stderr directly (a command's
- * error, a fatal signal's report, the last line of a Python traceback).
+ * child's own run, the file being appended to by each restart): the
+ * first line logged at error level, else the last one written to stderr
+ * directly (a command's error, a fatal signal's report, the last line of
+ * a Python traceback).
  * 1 with the line (without its newline, cut to len) in out, 0 when there
  * is none or no file (out ""). */
 int cli_log_first_error(const char *path, long from, char *out, size_t len);

@@ -60,6 +60,7 @@ struct child {
 	int idle;          /* deaths since the league last finished an
 			      episode (episodes_seen) */
 	double episodes_seen;
+	char cause[512]; /* the first error of its last run's log */
 };
 
 struct run {
@@ -321,20 +322,34 @@ static void child_failed(struct run *r, struct child *c, const char *what)
 	int st = c->status;
 
 	snprintf(log, sizeof log, "%s/%s.log", r->logs, c->name);
-	if (!cli_log_first_error(log, c->log_from, cause, sizeof cause))
+	if (c->cause[0])
+		snprintf(cause, sizeof cause, "%s", c->cause);
+	else if (!cli_log_first_error(log, c->log_from, cause, sizeof cause))
 		snprintf(cause, sizeof cause, "no error in its log");
 	if (*what)
 		snprintf(how, sizeof how, "%s", what);
 	else
-		snprintf(how, sizeof how, "%s exited %d times with no episode "
-			 "finished (run.max_restarts_without_episode %llu)",
-			 c->name, c->idle,
+		snprintf(how, sizeof how, "%s%s exited %d times with no "
+			 "episode finished (run.max_restarts_without_episode "
+			 "%llu)", c->kind == CH_GAME ? "the game server "
+			 "(env.serve) " : "", c->name, c->idle,
 			 (unsigned long long)r->cfg.run.max_restarts_without_episode);
 	if (!r->fail[0])
 		snprintf(r->fail, sizeof r->fail, "%s (%s %d): %s (log: %s)",
 			 how, WIFEXITED(st) ? "status" : "signal",
 			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), cause,
 			 log);
+}
+
+/* Whom to name when worker c is given up on: the game server when it
+ * too has died since the league's last episode (the workers' deaths
+ * follow from it), else c. */
+static struct child *blame(struct run *r, struct child *c)
+{
+	for (int i = 0; i < r->nch; i++)
+		if (r->ch[i].kind == CH_GAME && r->ch[i].idle > 0)
+			return &r->ch[i];
+	return c;
 }
 
 /* Reap exited children; returns 1 once the daemon has exited. */
@@ -350,6 +365,11 @@ static int reap(struct run *r, int stopping)
 				continue;
 			c->pid = 0;
 			c->status = st;
+			/* its last words now, before a restart writes more */
+			char log[CFG_STR_MAX + 64];
+			snprintf(log, sizeof log, "%s/%s.log", r->logs, c->name);
+			cli_log_first_error(log, c->log_from, c->cause,
+					    sizeof c->cause);
 			if (c->kind == CH_DAEMON) {
 				daemon_gone = 1;
 				break;
@@ -357,10 +377,11 @@ static int reap(struct run *r, int stopping)
 			/* Status 0: the daemon told it to stop (draining). */
 			if (stopping || (WIFEXITED(st) && !WEXITSTATUS(st)))
 				break;
-			if (c->kind == CH_GAME || gave_up(r, c)) {
-				child_failed(r, c, c->kind == CH_GAME
-					? "the game server (env.serve) exited"
-					: "");
+			/* The game server too: restarted like a worker
+			 * (kill it and the league goes on), given up on
+			 * like one. */
+			if (gave_up(r, c)) {
+				child_failed(r, blame(r, c), "");
 				break;
 			}
 			/* A worker died under a live daemon: note it and
@@ -653,8 +674,9 @@ static int start_workers(struct run *r)
 	}
 	double e = league_episodes(r);
 	r->episodes0 = isnan(e) ? 0 : e;
-	for (int i = r->daemon + 1; i < r->nch; i++) {
+	for (int i = 0; i < r->nch; i++) /* the game server's too */
 		r->ch[i].episodes_seen = r->episodes0;
+	for (int i = r->daemon + 1; i < r->nch; i++) {
 		if (child_spawn(r, &r->ch[i]))
 			r->ch[i].restart_at = lg_now_s() + 1;
 	}

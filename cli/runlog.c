@@ -6,8 +6,8 @@
  * ("12:00:00.000 collector.0 error: ..."); anything else in the file was
  * written to stderr directly: a command's own error ("league serve: ..."),
  * a fatal signal's report (cli/worker.c), a Python traceback. The first
- * error-level line or the first such direct line (not a traceback's
- * frame) is the cause.
+ * error-level line is the cause; without one, the last line written
+ * directly (not a traceback's frame): a process's last words.
  */
 #include "cli/cli.h"
 
@@ -23,12 +23,11 @@ static int stamped(const char *l)
 	       isdigit((unsigned char)l[4]) && l[5] == ':';
 }
 
-/* A line worth naming as the cause. */
-static int is_error(const char *l)
+/* A line written to stderr directly that may be the cause: not a
+ * traceback's header or frames (its last line names the exception), not
+ * run's own note of the command it started. */
+static int is_direct(const char *l)
 {
-	if (stamped(l))
-		return strstr(l, " error: ") != NULL;
-	/* a traceback's header and frames lead to its last line */
 	return *l && !isspace((unsigned char)*l) &&
 	       strncmp(l, "Traceback (most recent call last)", 33) &&
 	       strncmp(l, "league run: env.serve: ", 23);
@@ -46,13 +45,17 @@ int cli_log_first_error(const char *path, long from, char *out, size_t len)
 		return 0;
 	if (from > 0 && fseek(f, from, SEEK_SET))
 		rewind(f);
-	while (!found && fgets(line, sizeof line, f)) {
+	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\r\n")] = 0;
-		if (!is_error(line))
+		if (stamped(line) ? !strstr(line, " error: ") : !is_direct(line))
 			continue;
+		/* a logged error is the cause; of the lines written
+		 * directly, the last (a process's last words) */
 		snprintf(out, len, "%s", line);
-		found = 1;
+		found = stamped(line) ? 2 : 1;
+		if (found == 2)
+			break;
 	}
 	fclose(f);
-	return found;
+	return found != 0;
 }

@@ -296,6 +296,60 @@ START_TEST(run_names_why_the_daemon_did_not_start)
 }
 END_TEST
 
+/* A game server (env.serve) that dies at every env's first reset: run
+ * restarts it like a worker, then gives up with its last words. */
+START_TEST(run_gives_up_on_a_game_server_that_keeps_dying)
+{
+	static char out[1 << 16], err[1 << 16];
+	char dir[128], cfg[256], ldir[192], script[256], text[2048];
+	int rc;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(script, sizeof script, "%s/dies.py", dir);
+	snprintf(text, sizeof text,
+		 "import os, sys\n"
+		 "sys.path.insert(0, '%s/python')\n"
+		 "from league_game import Game, serve\n"
+		 "class Dies(Game):\n"
+		 "    name = 'dies'\n"
+		 "    num_actions = 2\n"
+		 "    obs_shape = (1,)\n"
+		 "    max_steps = 4\n"
+		 "    def reset(self, seed):\n"
+		 "        sys.stderr.write('dies: gone at the first reset\\n')\n"
+		 "        sys.stderr.flush()\n"
+		 "        os._exit(3)\n"
+		 "serve(Dies)\n", tu_src_dir());
+	tu_write_file(script, text);
+	snprintf(cfg, sizeof cfg, "%s/dies.yaml", dir);
+	snprintf(ldir, sizeof ldir, "%s/league", dir);
+	snprintf(text, sizeof text,
+		 "league: {name: dies, seed: 3}\n"
+		 "env: {name: dies, remote: 'unix:%s/g.sock', "
+		 "serve: '/usr/bin/python3 %s', remote_timeout: 5}\n"
+		 "model: {hidden: [8]}\n"
+		 "learner: {batch: 64, minibatch: 32}\n"
+		 "players: {main: 1, main_exploiter: 0, league_exploiter: 0}\n"
+		 "matchmaking: {job_episodes: 4}\n"
+		 "collectors: {count: 1, envs: 2, wait_num: 2}\n"
+		 "run: {max_restarts_without_episode: 2}\n"
+		 "budget: {seconds: 600}\n", dir, script);
+	tu_write_file(cfg, text);
+	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
+	rc = tu_run_league(out, sizeof out, err, sizeof err, argv);
+	const char *l = last_line(err);
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, err);
+	ck_assert_msg(strstr(l, "league run: the game server (env.serve) game "
+			     "exited ") &&
+			      strstr(l, "with no episode finished") &&
+			      strstr(l, "(status 3): dies: gone at the first "
+				     "reset") &&
+			      strstr(l, "game.log)"),
+		      "%s", err);
+	tu_rmrf(dir);
+}
+END_TEST
+
 Suite *suite_crash(void)
 {
 	Suite *s = suite_create("crash");
@@ -306,6 +360,7 @@ Suite *suite_crash(void)
 	tcase_add_test(tc, overwrite_refuses_a_running_league);
 	tcase_add_test(tc, run_gives_up_on_a_game_that_cannot_play);
 	tcase_add_test(tc, run_names_why_the_daemon_did_not_start);
+	tcase_add_test(tc, run_gives_up_on_a_game_server_that_keeps_dying);
 	suite_add_tcase(s, tc);
 	return s;
 }
