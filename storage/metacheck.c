@@ -145,8 +145,13 @@ int store_file_check(const char *dir, char *err, size_t errlen)
 
 	snprintf(path, sizeof path, "%s/data.mdb", dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? LG_ENOTFOUND : LG_EIO;
+	if (fd < 0 && errno == ENOENT)
+		return LG_ENOTFOUND;
+	if (fd < 0) {
+		lg_errf(err, errlen, "%s: cannot open: %s", path,
+			strerror(errno));
+		return LG_EIO;
+	}
 	if (!(head = malloc(headlen))) {
 		rc = LG_ENOMEM;
 		goto out;
