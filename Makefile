@@ -202,7 +202,8 @@ PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/abi.c envs/board.c \
 EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \
 	$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 	$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
-	$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so
+	$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so \
+	$(BUILD)/examples/segv_step.so
 
 $(BUILD)/examples/goofspiel.so: examples/goofspiel/goofspiel.c \
 		envs/league_game.h
@@ -216,7 +217,8 @@ $(BUILD)/examples/tictactoe.so: $(PLUGIN_TTT_SRC) $(wildcard envs/*.h util/*.h)
 # Plugins the tests expect to be refused (tests/plugins/bad.c).
 $(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 $(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
-$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so: \
+$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so \
+$(BUILD)/examples/segv_step.so: \
 		$(BUILD)/examples/%.so: tests/plugins/bad.c \
 		envs/league_game.h
 	@mkdir -p $(dir $@)

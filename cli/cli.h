@@ -115,6 +115,20 @@ int cli_worker_address(const char *cmd, const char *connect, char *host,
 		       size_t hostlen, uint16_t *port);
 /* Log tag, SIGPIPE ignored, SIGINT and SIGTERM to on_stop. */
 void cli_worker_signals(const char *name, void (*on_stop)(int));
+/* The first error in the log file at path, read from byte `from` on (a
+ * child's own run, the file being appended to by each restart): the
+ * first line logged at error level, else the last one written to stderr
+ * directly (a command's error, a fatal signal's report, the last line of
+ * a Python traceback).
+ * 1 with the line (without its newline, cut to len) in out, 0 when there
+ * is none or no file (out ""). */
+int cli_log_first_error(const char *path, long from, char *out, size_t len);
+/* Fatal signals (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) write one line
+ * to stderr before the process dies: "fatal: signal 11 (SIGSEGV) in the
+ * game 'NAME': its apply() for player 0 at step 3 of the episode" when a
+ * thread was in a game's code (env_current_call), so a worker's log says
+ * what killed it. Left alone where a sanitizer installed its handler. */
+void cli_worker_fatal_signals(void);
 /* The TLS of a worker (or of inspect) from its environment:
  * LEAGUE_TLS_CA (the CA the daemon's and learners' certificates chain
  * to), and LEAGUE_TLS_CERT with LEAGUE_TLS_KEY (this process's

@@ -948,6 +948,7 @@ static int run(int argc, char **argv)
 	if ((rc = cli_worker_tls("league collect", &W.tls, NULL, 0)))
 		return rc;
 	cli_worker_signals(W.name, on_signal);
+	cli_worker_fatal_signals();
 	pthread_mutex_init(&W.mu, NULL);
 
 	W.co = (struct net_client_opts){

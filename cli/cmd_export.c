@@ -114,10 +114,11 @@ static int run(int argc, char **argv)
 	if (!out)
 		return cli_usage_error("export", "-o FILE is required");
 	const char *dir = argv[optind];
-	if (store_open(&s, dir, &ro, err, sizeof err)) {
-		fprintf(stderr, "league export: %s: %s\n", dir,
+	if ((rc = store_open(&s, dir, &ro, err, sizeof err))) {
+		fprintf(stderr, "league export: %s\n",
 			err[0] ? err : "no league here");
-		return CLI_USAGE;
+		/* no league here is a wrong DIR; a damaged one is a failure */
+		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
 	}
 	if ((rc = cli_stored_config(s, dir, "export", &c)))
 		goto done;

@@ -516,9 +516,11 @@ static int run(int argc, char **argv)
 				       "TLS: set LEAGUE_TLS_CERT, LEAGUE_TLS_KEY "
 				       "and LEAGUE_TLS_CA, or pass --insecure",
 				       listen);
-	if (store_open(&in.st, in.dir, &so, in.err, sizeof in.err)) {
+	int orc = store_open(&in.st, in.dir, &so, in.err, sizeof in.err);
+	if (orc) {
 		fprintf(stderr, "league inspect: %s\n", in.err);
-		return CLI_USAGE;
+		/* no league here is a wrong DIR; a damaged one is a failure */
+		return orc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
 	}
 	if (refresh(&in)) {
 		fprintf(stderr, "league inspect: %s: %s\n", in.dir, in.err);

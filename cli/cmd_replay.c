@@ -63,10 +63,11 @@ static int run(int argc, char **argv)
 	if (optind + 1 != argc)
 		return cli_usage_error("replay", "expected one league DIR");
 	const char *dir = argv[optind];
-	if (store_open(&src, dir, &ro, err, sizeof err)) {
-		fprintf(stderr, "league replay: %s: %s\n", dir,
+	if ((rc = store_open(&src, dir, &ro, err, sizeof err))) {
+		fprintf(stderr, "league replay: %s\n",
 			err[0] ? err : "no league here");
-		return CLI_USAGE;
+		/* no league here is a wrong DIR; a damaged one is a failure */
+		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
 	}
 	if (config) {
 		if (cfg_load_file(&c, config, err, sizeof err)) {

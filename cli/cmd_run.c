@@ -23,6 +23,7 @@
 #include "cli/cli.h"
 #include "league/config.h"
 #include "net/net.h"
+#include "storage/storage.h"
 #include "util/util.h"
 
 #include <errno.h>
@@ -55,6 +56,11 @@ struct child {
 	int restarts;
 	double restart_at; /* 0: running or not to restart */
 	int status;        /* last wait status */
+	long log_from;     /* its log's length when last started */
+	int idle;          /* deaths since the league last finished an
+			      episode (episodes_seen) */
+	double episodes_seen;
+	char cause[512]; /* the first error of its last run's log */
 };
 
 struct run {
@@ -73,6 +79,8 @@ struct run {
 	uint32_t learners[RUN_MAX_CHILDREN + 1];
 	int nlearners;
 	double t0;
+	double episodes0; /* the league's episodes when the workers started */
+	char fail[CFG_STR_MAX + 1600]; /* why run gives up: the last word */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -132,6 +140,8 @@ static int child_spawn(struct run *r, struct child *c)
 	pid_t pid;
 
 	snprintf(log, sizeof log, "%s/%s.log", r->logs, c->name);
+	struct stat sb;
+	c->log_from = stat(log, &sb) ? 0 : (long)sb.st_size;
 	pid = fork();
 	if (pid < 0)
 		return LG_EIO;
@@ -274,6 +284,74 @@ static int alive(const struct run *r)
 	return n;
 }
 
+/* The league's finished episodes, from the daemon's /status; NAN when
+ * it does not answer. */
+static double league_episodes(struct run *r)
+{
+	static char body[1 << 16];
+
+	if (!r->http_port ||
+	    net_http_get_tls(r->tls, r->http_port, "/status", NULL, 2, body,
+			     sizeof body) ||
+	    !strstr(body, " 200 "))
+		return NAN;
+	return json_num(body, "episodes");
+}
+
+/* Worker c died: 1 when it has now died more than
+ * run.max_restarts_without_episode times with no episode finished in the
+ * league since the first of those deaths (a daemon that does not answer
+ * counts as no episode). */
+static int gave_up(struct run *r, struct child *c)
+{
+	double e = league_episodes(r);
+
+	if (!isnan(e) && e > c->episodes_seen) {
+		c->episodes_seen = e;
+		c->idle = 0;
+	}
+	c->idle++;
+	return (uint64_t)c->idle > r->cfg.run.max_restarts_without_episode;
+}
+
+/* Why child c failed, as run's last word (r->fail): what (`what`, or how
+ * often it died), how it exited, the first error in its log, the log. */
+static void child_failed(struct run *r, struct child *c, const char *what)
+{
+	char log[CFG_STR_MAX + 64], cause[1024], how[160];
+	int st = c->status;
+
+	snprintf(log, sizeof log, "%s/%s.log", r->logs, c->name);
+	if (c->cause[0])
+		snprintf(cause, sizeof cause, "%s", c->cause);
+	else if (!cli_log_first_error(log, c->log_from, cause, sizeof cause))
+		snprintf(cause, sizeof cause, "no error in its log");
+	if (*what)
+		snprintf(how, sizeof how, "%s", what);
+	else
+		snprintf(how, sizeof how, "%s%s exited %d times with no "
+			 "episode finished (run.max_restarts_without_episode "
+			 "%llu)", c->kind == CH_GAME ? "the game server "
+			 "(env.serve) " : "", c->name, c->idle,
+			 (unsigned long long)r->cfg.run.max_restarts_without_episode);
+	if (!r->fail[0])
+		snprintf(r->fail, sizeof r->fail, "%s (%s %d): %s (log: %s)",
+			 how, WIFEXITED(st) ? "status" : "signal",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), cause,
+			 log);
+}
+
+/* Whom to name when worker c is given up on: the game server when it
+ * too has died since the league's last episode (the workers' deaths
+ * follow from it), else c. */
+static struct child *blame(struct run *r, struct child *c)
+{
+	for (int i = 0; i < r->nch; i++)
+		if (r->ch[i].kind == CH_GAME && r->ch[i].idle > 0)
+			return &r->ch[i];
+	return c;
+}
+
 /* Reap exited children; returns 1 once the daemon has exited. */
 static int reap(struct run *r, int stopping)
 {
@@ -287,6 +365,11 @@ static int reap(struct run *r, int stopping)
 				continue;
 			c->pid = 0;
 			c->status = st;
+			/* its last words now, before a restart writes more */
+			char log[CFG_STR_MAX + 64];
+			snprintf(log, sizeof log, "%s/%s.log", r->logs, c->name);
+			cli_log_first_error(log, c->log_from, c->cause,
+					    sizeof c->cause);
 			if (c->kind == CH_DAEMON) {
 				daemon_gone = 1;
 				break;
@@ -294,6 +377,13 @@ static int reap(struct run *r, int stopping)
 			/* Status 0: the daemon told it to stop (draining). */
 			if (stopping || (WIFEXITED(st) && !WEXITSTATUS(st)))
 				break;
+			/* The game server too: restarted like a worker
+			 * (kill it and the league goes on), given up on
+			 * like one. */
+			if (gave_up(r, c)) {
+				child_failed(r, blame(r, c), "");
+				break;
+			}
 			/* A worker died under a live daemon: note it and
 			 * start it again, backing off up to 10 s. */
 			fprintf(stderr, "\nleague run: %s exited (%s %d); "
@@ -418,16 +508,27 @@ static void stop_all(struct run *r, int sig)
  */
 static int prepare_dir(struct run *r)
 {
-	char tok[64], path[CFG_STR_MAX + 16];
+	char tok[64], path[CFG_STR_MAX + 16], err[700];
 	struct stat sb;
+	int lock = -1, rc = CLI_OK, lrc;
 
 	snprintf(path, sizeof path, "%s/data.mdb", r->dir);
 	int exists = stat(path, &sb) == 0;
+	/* A league some process still runs is neither replaced nor resumed
+	 * beside it: its writer lock first, held until DIR is ready, before
+	 * anything in DIR changes (the daemon takes it over). */
+	if (exists && (r->overwrite || r->resume) &&
+	    (lrc = store_lock_dir(r->dir, &lock, err, sizeof err))) {
+		fprintf(stderr, "league run: %s: %s%s\n",
+			r->overwrite ? "--overwrite" : "--resume", err,
+			lrc == LG_EBUSY ? "; stop it first" : "");
+		return lrc == LG_EBUSY ? CLI_USAGE : CLI_FAIL;
+	}
 	if (exists && r->overwrite && !r->resume) {
 		/* Only the files a league directory holds; nothing else in
-		 * DIR is touched. */
+		 * DIR is touched. league.lock stays: we hold it. */
 		static const char *const files[] = {
-			"data.mdb", "lock.mdb", "league.lock", "token", "ports",
+			"data.mdb", "lock.mdb", "token", "ports",
 			"logs/daemon.log",
 		};
 		char f[CFG_STR_MAX + 32];
@@ -436,7 +537,8 @@ static int prepare_dir(struct run *r)
 			if (unlink(f) && errno != ENOENT) {
 				fprintf(stderr, "league run: --overwrite: %s: "
 					"%s\n", f, strerror(errno));
-				return CLI_FAIL;
+				rc = CLI_FAIL;
+				goto out;
 			}
 		}
 		exists = 0;
@@ -445,25 +547,31 @@ static int prepare_dir(struct run *r)
 		fprintf(stderr, "league run: %s already holds a league; pass "
 			"--resume to continue it, --overwrite to start over, "
 			"or --dir for a new one\n", r->dir);
-		return CLI_USAGE;
+		rc = CLI_USAGE;
+		goto out;
 	}
 	if (!exists && r->resume) {
 		fprintf(stderr, "league run: --resume: no league in %s\n",
 			r->dir);
-		return CLI_USAGE;
+		rc = CLI_USAGE;
+		goto out;
 	}
 	snprintf(r->logs, sizeof r->logs, "%s/logs", r->dir);
 	if (mkdirs(r->logs)) {
 		fprintf(stderr, "league run: cannot create %s: %s\n", r->logs,
 			strerror(errno));
-		return CLI_FAIL;
+		rc = CLI_FAIL;
+		goto out;
 	}
 	if (write_token(r, tok, sizeof tok)) {
 		fprintf(stderr, "league run: cannot write %s/token\n", r->dir);
-		return CLI_FAIL;
+		rc = CLI_FAIL;
+		goto out;
 	}
 	setenv("LEAGUE_TOKEN", tok, 1);
-	return CLI_OK;
+out:
+	store_unlock_dir(lock);
+	return rc;
 }
 
 /*
@@ -503,9 +611,11 @@ static int start_daemon(struct run *r)
 			return CLI_FAIL;
 		}
 		if (reap(r, 1) || lg_now_s() - started > 30) {
-			fprintf(stderr, "league run: the daemon did not start; "
-				"see %s/daemon.log\n", r->logs);
+			if (d->pid > 0) /* too slow: still running */
+				kill(d->pid, SIGKILL);
 			stop_all(r, SIGKILL);
+			child_failed(r, d, "the daemon did not start");
+			fprintf(stderr, "league run: %s\n", r->fail);
 			return CLI_FAIL;
 		}
 		lg_sleep_s(0.02);
@@ -562,9 +672,14 @@ static int start_workers(struct run *r)
 		child_arg(c, "--name");
 		child_arg(c, "evaluator");
 	}
-	for (int i = r->daemon + 1; i < r->nch; i++)
+	double e = league_episodes(r);
+	r->episodes0 = isnan(e) ? 0 : e;
+	for (int i = 0; i < r->nch; i++) /* the game server's too */
+		r->ch[i].episodes_seen = r->episodes0;
+	for (int i = r->daemon + 1; i < r->nch; i++) {
 		if (child_spawn(r, &r->ch[i]))
 			r->ch[i].restart_at = lg_now_s() + 1;
+	}
 	return CLI_OK;
 }
 
@@ -584,6 +699,12 @@ static void supervise(struct run *r)
 
 	for (;;) {
 		double now = lg_now_s();
+		if (r->fail[0] && !stopping) {
+			stopping = 1;
+			stop_at = now;
+			if (d->pid > 0)
+				kill(d->pid, SIGTERM);
+		}
 		if (got_signal && !stopping) {
 			stopping = 1;
 			stop_at = now;
@@ -634,16 +755,21 @@ static void supervise(struct run *r)
  */
 static int finish(struct run *r)
 {
-	int dst = r->ch[r->daemon].status, rc = CLI_FAIL;
+	struct child *d = &r->ch[r->daemon];
+	int dst = d->status, rc = CLI_FAIL;
 
-	if (WIFEXITED(dst) && WEXITSTATUS(dst) == 0)
+	if (r->fail[0]) {
+		/* nothing was played the way the league meant: the cause is
+		 * the whole word, not a matrix */
+		fprintf(stderr, "\nleague run: %s\n", r->fail);
+		return CLI_FAIL;
+	}
+	if (WIFEXITED(dst) && WEXITSTATUS(dst) == 0) {
 		rc = CLI_OK;
-	else
-		fprintf(stderr, "\nleague run: the daemon exited (%s %d); see "
-			"%s/daemon.log\n",
-			WIFEXITED(dst) ? "status" : "signal",
-			WIFEXITED(dst) ? WEXITSTATUS(dst) : WTERMSIG(dst),
-			r->logs);
+	} else {
+		child_failed(r, d, "the daemon exited");
+		fprintf(stderr, "\nleague run: %s\n", r->fail);
+	}
 	if (!r->quiet)
 		printf("\n");
 	if (print_matrix(r))

@@ -144,6 +144,14 @@ static void gather_state(coll *c, struct batch *b, size_t n)
 	}
 }
 
+static int any_legal(const uint8_t *mask, size_t na)
+{
+	for (size_t a = 0; a < na; a++)
+		if (mask[a])
+			return 1;
+	return 0;
+}
+
 int coll_batch_forward(coll *c, struct group *g, struct batch *b, size_t n)
 {
 	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
@@ -154,6 +162,16 @@ int coll_batch_forward(coll *c, struct group *g, struct batch *b, size_t n)
 		int p = b->rows[i].seat;
 		memcpy(b->obs + i * ol, s->pobs[p], ol * sizeof(float));
 		memcpy(b->mask + i * na, s->pmask[p], na);
+		if (!any_legal(s->pmask[p], na)) {
+			/* the game's fault, not the policy's: say so */
+			LG_ERROR("collector: env %zu: the game '%s' gave player "
+				 "%d no legal action (an empty mask from its "
+				 "legal()) at step %llu of episode %llu",
+				 s->idx, c->game, p,
+				 (unsigned long long)s->ep_steps,
+				 (unsigned long long)s->episode);
+			return LG_EINVAL;
+		}
 	}
 	if (c->o.state_len)
 		gather_state(c, b, n);

@@ -373,6 +373,28 @@ double env_infer_s(const env *e)
 	return e->gm.g == &env_game_timing ? e->o.timing.infer_s : 0;
 }
 
+/* The game call this thread is in, for a fatal signal's report
+ * (env_current_call): a few stores around each call into the game. */
+static __thread struct env_call cur_call;
+
+static void call_begin(const env *e, const char *fn, int player)
+{
+	cur_call.game = e->gm.g->name;
+	cur_call.player = player;
+	cur_call.step = e->steps;
+	cur_call.fn = fn;
+}
+
+static void call_end(void)
+{
+	cur_call.fn = NULL;
+}
+
+const struct env_call *env_current_call(void)
+{
+	return &cur_call;
+}
+
 int env_reset(env *e, uint64_t seed)
 {
 	env_rng_seed(&e->rng, seed);
@@ -380,7 +402,9 @@ int env_reset(env *e, uint64_t seed)
 	e->truncated = 0;
 	if (e->rm)
 		return env_remote_reset(e->rm, seed);
+	call_begin(e, "root", -1);
 	e->gm.g->root(e->gm.inst, e->st, &e->rng.base);
+	call_end();
 	env_resolve_chance(&e->gm, e->st, &e->rng);
 	return 0;
 }
@@ -390,7 +414,10 @@ static int game_player(const env *e)
 {
 	if (e->rm)
 		return e->rm->player == -1 ? ENV_TERMINAL : e->rm->player;
-	return e->gm.g->player(e->gm.inst, e->st);
+	call_begin(e, "player", -1);
+	int p = e->gm.g->player(e->gm.inst, e->st);
+	call_end();
+	return p;
 }
 
 int env_is_terminal(const env *e)
@@ -428,7 +455,9 @@ int env_observe(const env *e, int player, float *out)
 			memset(out, 0, ol * sizeof *out);
 		return 0;
 	}
+	call_begin(e, "observe", player);
 	e->gm.g->observe(e->gm.inst, e->st, player, out);
+	call_end();
 	return 0;
 }
 
@@ -438,8 +467,12 @@ static int game_legal(const env *e, int player, uint8_t *mask)
 	size_t na = (size_t)e->gm.spec.num_actions;
 	int n = 0;
 
-	if (!e->rm)
-		return e->gm.g->legal(e->gm.inst, e->st, player, mask);
+	if (!e->rm) {
+		call_begin(e, "legal", player);
+		n = e->gm.g->legal(e->gm.inst, e->st, player, mask);
+		call_end();
+		return n;
+	}
 	memcpy(mask, e->rm->mask + (size_t)player * na, na);
 	for (size_t a = 0; a < na; a++)
 		n += mask[a];
@@ -493,7 +526,9 @@ int env_step(env *e, int action)
 		after_step(e);
 		return 0;
 	}
+	call_begin(e, "apply", p);
 	e->gm.g->apply(e->gm.inst, e->st, action, &e->rng.base);
+	call_end();
 	after_step(e);
 	return 0;
 }
@@ -513,8 +548,11 @@ int env_step_joint(env *e, const int *actions)
 		return 0;
 	}
 	/* Written as sequential moves with hidden information. */
-	for (int p = 0; p < e->gm.spec.players; p++)
+	for (int p = 0; p < e->gm.spec.players; p++) {
+		call_begin(e, "apply", p);
 		e->gm.g->apply(e->gm.inst, e->st, actions[p], &e->rng.base);
+	}
+	call_end();
 	after_step(e);
 	return 0;
 }
@@ -616,7 +654,9 @@ void env_returns(const env *e, double *out)
 		out[1] = e->rm->ret[1];
 		return;
 	}
+	call_begin(e, "returns", -1);
 	e->gm.g->returns(e->gm.inst, e->st, out);
+	call_end();
 }
 
 /* ---- string map -------------------------------------------------------- */

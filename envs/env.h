@@ -168,6 +168,21 @@ double env_infer_s(const env *e);
 /* Start an episode: chance and jitter come from an rng seeded with seed.
  * The timing game sleeps here. Never allocates; fails (LG_EIO, the env
  * is then over) only for a remote game whose server failed. */
+/*
+ * The call into a game's code (a built-in game or a plugin's) the calling
+ * thread is making now: fn ("root", "player", "legal", "observe",
+ * "apply", "returns"), the game's name, the player it is for (-1: none)
+ * and the env's step in its episode. fn is NULL outside of one. Thread-
+ * local, for a fatal signal handler to name the game's fault; the pointer
+ * is the thread's own and stays valid.
+ */
+struct env_call {
+	const char *volatile fn;
+	const char *game;
+	int player;
+	uint64_t step;
+};
+const struct env_call *env_current_call(void);
 int env_reset(env *e, uint64_t seed);
 
 /* A player index, ENV_SIMULTANEOUS (call env_step_joint) or ENV_TERMINAL. */

@@ -82,6 +82,16 @@ struct rconn {
 	size_t bufcap;
 };
 
+/* The games' failures, this process's (a collector's envs come and go,
+ * and their connections with them): the last one logged in full, those
+ * like it since, when they were last told. Under fail_mu. */
+static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	char key[ENV_REMOTE_MAX + 210];
+	uint64_t more;
+	double told;
+} fails;
+
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rconn *conns;
 static uint64_t n_batches, n_ops; /* this process's, for tests and benches */
@@ -320,6 +330,58 @@ static float f32le(const uint8_t *p)
 	return f;
 }
 
+#define REMOTE_FAIL_TEXT 4000 /* of a failure's text (a traceback) */
+#define REMOTE_FAIL_EVERY_S 10.0
+
+/*
+ * The game failed env id's op with text (the server's Failure.error: a
+ * Python server sends the traceback, its last line the exception). A
+ * failure unlike the last one told (its last line differs) is logged in
+ * full, traceback and all, once; the same failure again is counted and
+ * told as a count at most every REMOTE_FAIL_EVERY_S ("failed 3,210 more
+ * times since"), not once a line per env step, whichever env and
+ * connection of this process it comes from.
+ */
+static void tell_failure(struct rconn *c, uint64_t id, const char *text)
+{
+	char full[REMOTE_FAIL_TEXT + 1], key[sizeof fails.key];
+	double now = lg_now_s();
+	size_t n;
+
+	snprintf(full, sizeof full, "%s", text);
+	for (char *p = full; *p; p++) /* lines stay lines; no other controls */
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
+			*p = ' ';
+	n = strlen(full);
+	while (n && (full[n - 1] == '\n' || full[n - 1] == ' '))
+		full[--n] = 0;
+	const char *last = strrchr(full, '\n');
+	/* the server and the exception: the same failure again */
+	snprintf(key, sizeof key, "%s: %.199s", c->addr, last ? last + 1 : full);
+	pthread_mutex_lock(&fail_mu);
+	if (fails.told > 0 && !strcmp(key, fails.key)) {
+		fails.more++;
+		if (now - fails.told >= REMOTE_FAIL_EVERY_S) {
+			LG_WARN("remote game %s: env %llu: the game failed %llu "
+				"more times since", key, (unsigned long long)id,
+				(unsigned long long)fails.more);
+			fails.more = 0;
+			fails.told = now;
+		}
+		pthread_mutex_unlock(&fail_mu);
+		return;
+	}
+	if (fails.more)
+		LG_WARN("remote game %s: the game failed %llu more times",
+			fails.key, (unsigned long long)fails.more);
+	LG_WARN("remote game %s: env %llu: the game failed:%s%s", c->addr,
+		(unsigned long long)id, strchr(full, '\n') ? "\n" : " ", full);
+	snprintf(fails.key, sizeof fails.key, "%s", key);
+	fails.more = 0;
+	fails.told = now;
+	pthread_mutex_unlock(&fail_mu);
+}
+
 /* Check a BatchReply (net/game.proto) to ops of `kinds` on a game with
  * spec sp; with views, copy op i's state into views[i]. rcs[i] is 0, or
  * LG_EINVAL for an op the server says failed (logged with addr unless
@@ -328,7 +390,7 @@ static float f32le(const uint8_t *p)
 static int decode_reply(const uint8_t *buf, size_t len,
 			const struct env_spec *sp, const int *kinds, size_t n,
 			struct env_remote *const *views, int *rcs,
-			const char *addr, char *err, size_t errlen)
+			struct rconn *c, char *err, size_t errlen)
 {
 	League__Game__BatchReply *rp =
 		league__game__batch_reply__unpack(NULL, len, buf);
@@ -360,16 +422,9 @@ static int decode_reply(const uint8_t *buf, size_t len,
 			goto out;
 		}
 		rcs[f->op] = LG_EINVAL;
-		if (addr) {
-			char msg[200];
-			snprintf(msg, sizeof msg, "%s", f->error ? f->error : "");
-			one_line(msg);
-			LG_WARN("remote game %s: env %llu: the game failed: %s",
-				addr,
-				views ? (unsigned long long)views[f->op]->id
-				      : 0ull,
-				msg);
-		}
+		if (c)
+			tell_failure(c, views ? views[f->op]->id : 0,
+				     f->error ? f->error : "");
 	}
 	for (size_t i = 0; i < n; i++) {
 		int p = rp->player[i], lo, hi;
@@ -735,7 +790,7 @@ static int exchange(struct rconn *c, struct rop *ops)
 	}
 	msg[0] = 0;
 	if (decode_reply(c->buf, len, &c->spec, c->kinds, n, c->views,
-			 c->rcs, c->addr, msg, sizeof msg)) {
+			 c->rcs, c, msg, sizeof msg)) {
 		LG_WARN("remote game %s: closing: %s", c->addr, msg);
 		return LG_EIO;
 	}

@@ -212,6 +212,9 @@ struct cfg {
 		uint64_t segment_len;
 	} collectors;
 	struct {
+		uint64_t max_restarts_without_episode;
+	} run;
+	struct {
 		uint64_t env_steps;
 		double seconds;
 		uint64_t jobs;

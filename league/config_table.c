@@ -525,6 +525,14 @@ static const struct cfg_key table[] = {
 	    COLL_SEGMENT_MAX, "128",
 	    "Transitions per trajectory segment sent to a learner."),
 
+	U64("run.max_restarts_without_episode",
+	    run.max_restarts_without_episode, 0, 1000, "5",
+	    "`league run` gives up (exit 1, the cause on the console) when a "
+	    "worker it started has died this many times more, restarted "
+	    "each time, with no episode finished in the league since its "
+	    "first death: a game or worker that cannot play. 0 gives up at "
+	    "the first such death."),
+
 	U64("budget.env_steps", budget.env_steps, 0, BIG, "0",
 	    "Stop after this many env steps; 0 for no limit."),
 	DBL("budget.seconds", budget.seconds, 0, 1e9, "60",

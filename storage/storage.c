@@ -107,13 +107,14 @@ static int mkdir_p(const char *dir)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int take_writer_lock(store *s, char *err, size_t errlen)
+int store_lock_dir(const char *dir, int *fdp, char *err, size_t errlen)
 {
 	char path[600];
 	char pid[32];
 	int fd;
 
-	snprintf(path, sizeof path, "%s/league.lock", s->dir);
+	*fdp = -1;
+	snprintf(path, sizeof path, "%s/league.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		lg_errf(err, errlen, "%s: cannot open: %s", path,
@@ -125,7 +126,7 @@ static int take_writer_lock(store *s, char *err, size_t errlen)
 		pid[n > 0 ? n : 0] = 0;
 		pid[strcspn(pid, "\n")] = 0;
 		lg_errf(err, errlen, "%s: in use by another writer (pid %s)",
-			s->dir, *pid ? pid : "?");
+			dir, *pid ? pid : "?");
 		close(fd);
 		return LG_EBUSY;
 	}
@@ -133,7 +134,42 @@ static int take_writer_lock(store *s, char *err, size_t errlen)
 	if (ftruncate(fd, 0) < 0 ||
 	    pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid))
 		LG_WARN("storage: %s: cannot record pid", path);
-	s->lock_fd = fd;
+	*fdp = fd;
+	return 0;
+}
+
+void store_unlock_dir(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* releases the flock */
+}
+
+/*
+ * Keep data.mdb at least as long as the map. LMDB does not write a page
+ * it allocated and freed in the same transaction (a loose page), so the
+ * file can end before the last page a meta names; the length check every
+ * open makes (metacheck.c) would take that for damage. A file as long as
+ * the map (sparse: the hole costs no disk) is always long enough, and is
+ * extended before any transaction can use the new pages. 0 or LG_EIO.
+ */
+static int extend_file(store *s, char *err, size_t errlen)
+{
+	size_t map = store_map_size(s);
+	struct stat sb;
+	int fd;
+
+	if (mdb_env_get_fd(s->env, &fd) || fstat(fd, &sb) < 0) {
+		lg_errf(err, errlen, "%s/data.mdb: cannot stat: %s", s->dir,
+			strerror(errno));
+		return LG_EIO;
+	}
+	if ((uint64_t)sb.st_size >= map)
+		return 0;
+	if (ftruncate(fd, (off_t)map) < 0) {
+		lg_errf(err, errlen, "%s/data.mdb: cannot extend to %zu "
+			"bytes: %s", s->dir, map, strerror(errno));
+		return errno == ENOSPC ? LG_ENOSPACE : LG_EIO;
+	}
 	return 0;
 }
 
@@ -221,6 +257,8 @@ int store_open(store **out, const char *dir, const struct store_opts *opts,
 			rc = LG_ENOTFOUND;
 			goto fail;
 		}
+		if ((rc = store_file_check(dir, err, errlen)))
+			goto fail;
 		envflags |= MDB_RDONLY;
 	} else {
 		if (mkdir_p(dir) < 0) {
@@ -229,7 +267,10 @@ int store_open(store **out, const char *dir, const struct store_opts *opts,
 			rc = LG_EIO;
 			goto fail;
 		}
-		if ((rc = take_writer_lock(s, err, errlen)))
+		if ((rc = store_lock_dir(dir, &s->lock_fd, err, errlen)))
+			goto fail;
+		rc = store_file_check(dir, err, errlen);
+		if (rc && rc != LG_ENOTFOUND)
 			goto fail;
 		if (o.flags & STORE_NOSYNC)
 			envflags |= MDB_NOSYNC;
@@ -248,6 +289,8 @@ int store_open(store **out, const char *dir, const struct store_opts *opts,
 	}
 	if (!(o.flags & STORE_RDONLY)) {
 		int dead = 0;
+		if ((rc = extend_file(s, err, errlen)))
+			goto fail;
 		mdb_reader_check(s->env, &dead);
 		if (dead)
 			LG_INFO("storage: %s: cleared %d stale reader slot(s)",
@@ -305,6 +348,7 @@ int store_is_durable(const store *s)
 /* Double the map after a MAP_FULL, once no transaction is active. */
 static void maybe_grow(store *s)
 {
+	char err[700];
 	size_t cur, next;
 	int mrc;
 
@@ -319,11 +363,18 @@ static void maybe_grow(store *s)
 		return;
 	}
 	mrc = mdb_env_set_mapsize(s->env, next);
-	if (mrc)
+	if (mrc) {
 		LG_WARN("storage: %s: cannot grow map to %zu: %s", s->dir,
 			next, mdb_strerror(mrc));
-	else
-		LG_DEBUG("storage: %s: map grown to %zu bytes", s->dir, next);
+		return;
+	}
+	if (extend_file(s, err, sizeof err)) {
+		/* the new pages would outrun the file: keep the old map */
+		LG_WARN("storage: %s", err);
+		mdb_env_set_mapsize(s->env, cur);
+		return;
+	}
+	LG_DEBUG("storage: %s: map grown to %zu bytes", s->dir, next);
 }
 
 int store_txn_begin(store *s, int flags, store_txn **out)

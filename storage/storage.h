@@ -80,12 +80,47 @@ struct store_opts {
  * Read-write opens take the writer lock, clear stale reader slots, create
  * the databases and write or check the schema version. Read-only opens need
  * an existing league directory.
+ * Both check first that data.mdb is as long as its meta pages say
+ * (store_file_check); a writer then keeps it at least as long as the map.
  * Errors: LG_EBUSY (another writer holds dir), LG_ENOTFOUND (read-only and
- * not a league directory), LG_EVERSION (schema mismatch), LG_EIO,
+ * not a league directory), LG_ECORRUPT (damaged store: truncated, or a
+ * meta page that is not LMDB's), LG_EVERSION (schema mismatch), LG_EIO,
  * LG_ESTORAGE; err names dir and the cause. opts may be NULL.
  */
 int store_open(store **out, const char *dir, const struct store_opts *opts,
 	       char *err, size_t errlen);
+/*
+ * Check dir/data.mdb against its own meta pages before LMDB maps it: the
+ * file must be at least (last page + 1) * page size long, as the newer of
+ * its two meta pages says (read with pread, never mapped), so a truncated
+ * store is an error, not a SIGBUS on the first read past its end.
+ * store_open() calls it on every open. 0; LG_ENOTFOUND (no data.mdb);
+ * LG_ECORRUPT with "dir/data.mdb: damaged store (N bytes, expected M)" or
+ * the meta page at fault in err; LG_EIO, LG_ENOMEM.
+ */
+int store_file_check(const char *dir, char *err, size_t errlen);
+/*
+ * The check itself, on bytes from outside: head is the file's first len
+ * bytes (both meta pages need at most 65,688), fsize its length. 0 when
+ * fsize is at least *expected; LG_ECORRUPT with the reason in why (a meta
+ * page whose magic, version, page size or last page is wrong, or a file
+ * shorter than the meta pages or than *expected). *expected is always
+ * set: the length the file needs, or the least it could need.
+ */
+int store_meta_check(const void *head, size_t len, uint64_t fsize,
+		     uint64_t *expected, char *why, size_t whylen);
+/*
+ * Take the writer lock of dir (DIR/league.lock, created if absent) without
+ * opening the store, as a read-write store_open does: for a tool that
+ * must make sure no process uses a league before it changes the
+ * directory (league run --overwrite deletes one). *fd holds the lock
+ * until store_unlock_dir(*fd) or exit; the file records our pid.
+ * LG_EBUSY with "dir: in use by another writer (pid N)" in err while a
+ * live process holds it; LG_EIO.
+ */
+int store_lock_dir(const char *dir, int *fd, char *err, size_t errlen);
+/* Release a lock store_lock_dir took; -1 is a no-op. */
+void store_unlock_dir(int fd);
 /* Close; no transaction may be active. NULL is a no-op. */
 void store_close(store *s);
 /* Reclaim reader slots of dead processes (mdb_reader_check); *dead gets

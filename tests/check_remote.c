@@ -24,6 +24,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,14 +49,14 @@ struct pyserv {
 	char addr[240];
 };
 
-static void py_start(struct pyserv *p, const char *dir)
+/* A Python server of script, serving the game `game`, at DIR/game.sock. */
+static void py_start_script(struct pyserv *p, const char *dir,
+			    const char *script, const char *game)
 {
-	char script[512], sock[200];
+	char sock[200];
 	struct env_opts o;
 	char err[300];
 
-	snprintf(script, sizeof script, "%s/python/examples/tictactoe.py",
-		 tu_src_dir());
 	snprintf(sock, sizeof sock, "%s/game.sock", dir);
 	snprintf(p->addr, sizeof p->addr, "unix:%s", sock);
 	p->pid = fork();
@@ -69,13 +70,22 @@ static void py_start(struct pyserv *p, const char *dir)
 	snprintf(o.remote, sizeof o.remote, "%s", p->addr);
 	for (int k = 0; k < 300; k++) {
 		int st;
-		if (env_check("tictactoe_py", &o, NULL, err, sizeof err) == 0)
+		if (env_check(game, &o, NULL, err, sizeof err) == 0)
 			return;
 		ck_assert_msg(waitpid(p->pid, &st, WNOHANG) == 0,
 			      "the Python server exited: %s", err);
 		lg_sleep_s(0.05);
 	}
 	ck_abort_msg("the Python server did not answer: %s", err);
+}
+
+static void py_start(struct pyserv *p, const char *dir)
+{
+	char script[512];
+
+	snprintf(script, sizeof script, "%s/python/examples/tictactoe.py",
+		 tu_src_dir());
+	py_start_script(p, dir, script, "tictactoe_py");
 }
 
 static void py_kill(struct pyserv *p)
@@ -93,6 +103,74 @@ static void remote_opts(struct env_opts *o, const struct pyserv *p)
 	snprintf(o->remote, sizeof o->remote, "%s", p->addr);
 	o->remote_timeout_s = 10;
 }
+
+/* A Python game that raises in step(): the collector's log (our stderr)
+ * holds the traceback, with the file and line of the raise, once; the
+ * same failure again is counted, not logged a line per step. */
+START_TEST(python_game_error_logged_with_traceback_once)
+{
+	static char log[1 << 16];
+	char dir[128], script[256], logf[256], text[1024], err[300];
+	struct pyserv ps;
+	struct env_opts o;
+	int saved, fd;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(script, sizeof script, "%s/raiser.py", dir);
+	snprintf(text, sizeof text,
+		 "import sys\n"
+		 "sys.path.insert(0, '%s/python')\n"
+		 "from league_game import Game, serve\n"
+		 "class Raiser(Game):\n"
+		 "    name = 'raiser'\n"
+		 "    num_actions = 2\n"
+		 "    obs_shape = (1,)\n"
+		 "    max_steps = 4\n"
+		 "    def reset(self, seed): self.t = 0\n"
+		 "    agent_selection = 0\n"
+		 "    terminated = False\n"
+		 "    def observe(self, agent): return [0.0]\n"
+		 "    def action_mask(self, agent): return [1, 1]\n"
+		 "    def step(self, action):\n"
+		 "        raise RuntimeError('boom')\n" /* line 15 */
+		 "serve(Raiser)\n", tu_src_dir());
+	tu_write_file(script, text);
+	py_start_script(&ps, dir, script, "raiser");
+	remote_opts(&o, &ps);
+	snprintf(logf, sizeof logf, "%s/collector.log", dir);
+	fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_ge(fd, 0);
+	saved = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	for (int i = 0; i < 40; i++) {
+		env *e = NULL;
+		ck_assert_msg(env_new(&e, "raiser", &o, err, sizeof err) == 0,
+			      "%s", err);
+		ck_assert_int_eq(env_reset(e, (uint64_t)i), 0);
+		ck_assert_int_eq(env_step(e, i & 1), LG_EIO);
+		env_free(e);
+	}
+	dup2(saved, 2);
+	close(saved);
+	py_kill(&ps);
+	FILE *f = fopen(logf, "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(log, 1, sizeof log - 1, f);
+	log[n] = 0;
+	fclose(f);
+	int frames = 0, lines = 0;
+	for (const char *p = log; (p = strstr(p, "raiser.py\", line 15, in "
+						"step")); p++)
+		frames++;
+	for (const char *p = log; (p = strstr(p, "RuntimeError: boom")); p++)
+		lines++;
+	ck_assert_msg(frames == 1, "%d frames:\n%.3000s", frames, log);
+	ck_assert_msg(lines == 1, "%d exception lines:\n%.3000s", lines, log);
+	ck_assert_ptr_nonnull(strstr(log, "the game failed:\nTraceback"));
+	tu_rmrf(dir);
+}
+END_TEST
 
 /* ---- the Python package's own unit tests -------------------------------- */
 
@@ -870,6 +948,7 @@ Suite *suite_remote(void)
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, python_package_unit_tests);
+	tcase_add_test(t, python_game_error_logged_with_traceback_once);
 	tcase_add_test(t, python_tictactoe_is_the_builtin);
 	tcase_add_test(t, envs_stepping_at_once_share_batches);
 	tcase_add_test(t, killed_server_fails_ops_then_serves_again);

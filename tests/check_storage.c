@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -697,6 +698,120 @@ START_TEST(write_batch_applies_in_order_and_is_sticky)
 }
 END_TEST
 
+/* The file's length and its first bytes (the meta pages). */
+static uint64_t file_head(const char *path, uint8_t *head, size_t len,
+			  size_t *got)
+{
+	FILE *f = fopen(path, "rb");
+	uint64_t n;
+
+	ck_assert_ptr_nonnull(f);
+	*got = fread(head, 1, len, f);
+	fseek(f, 0, SEEK_END);
+	n = (uint64_t)ftell(f);
+	fclose(f);
+	return n;
+}
+
+/* Both opens of a truncated store fail with LG_ECORRUPT and the lengths
+ * named, whatever the truncation point, and neither changes the file:
+ * no SIGBUS (check runs each test in its own process: a signal fails
+ * it). */
+static void expect_damaged(const char *path, uint64_t len)
+{
+	struct store_opts ro = { .flags = STORE_RDONLY };
+	char err[700] = "", want[96];
+	store *s = NULL;
+	struct stat sb;
+
+	ck_assert_int_eq(truncate(path, (off_t)len), 0);
+	ck_assert_int_eq(store_open(&s, dir, &ro, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_msg(strstr(err, "data.mdb: damaged store ("), "%s", err);
+	snprintf(want, sizeof want, "(%llu bytes, expected ",
+		 (unsigned long long)len);
+	ck_assert_msg(strstr(err, want), "%llu: %s", (unsigned long long)len,
+		      err);
+	ck_assert_int_eq(store_open(&s, dir, NULL, err, sizeof err),
+			 LG_ECORRUPT);
+	ck_assert_msg(strstr(err, want), "%s", err);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_uint_eq((uint64_t)sb.st_size, len);
+}
+
+START_TEST(truncated_store_is_an_error_not_sigbus)
+{
+	static uint8_t head[70000];
+	struct fill f = { 0, 256, 2048 };
+	char path[300], why[160];
+	uint64_t fsize, expected;
+	size_t got;
+	store *s = open_rw(0);
+
+	ck_assert_int_eq(store_update(s, fill_fn, &f), 0);
+	store_close(s);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	fsize = file_head(path, head, sizeof head, &got);
+	ck_assert_int_eq(store_meta_check(head, got, fsize, &expected, why,
+					  sizeof why), 0);
+	/* the writer keeps the file as long as its map */
+	ck_assert_uint_ge(fsize, 64u << 20);
+	ck_assert_uint_ge(expected, 256 * 2048);
+	ck_assert_uint_eq(store_file_check(dir, why, sizeof why), 0);
+	/* exactly as long as the meta pages say: still opens */
+	ck_assert_int_eq(truncate(path, (off_t)expected), 0);
+	s = open_rw(0);
+	store_close(s);
+	/* ... which extended it again to its map */
+	ck_assert_uint_ge(file_head(path, head, sizeof head, &got), 64u << 20);
+	/* one page short, the middle, just after and inside the meta
+	 * pages, nothing */
+	uint64_t psize = 4096;
+	expect_damaged(path, expected - psize);
+	expect_damaged(path, expected / 2);
+	expect_damaged(path, 2 * psize);
+	expect_damaged(path, psize + 100);
+	expect_damaged(path, 100);
+	expect_damaged(path, 0);
+}
+END_TEST
+
+/* A meta page that is not LMDB's (bad magic), in either place. */
+START_TEST(bad_meta_page_is_an_error)
+{
+	static uint8_t head[70000];
+	uint64_t fsize, expected;
+	char path[300], why[160], err[700];
+	size_t got;
+	store *s = open_rw(0);
+
+	store_close(s);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	fsize = file_head(path, head, sizeof head, &got);
+	for (int page = 1; page >= 0; page--) {
+		static const uint8_t junk[4] = { 1, 2, 3, 4 };
+		FILE *fp = fopen(path, "r+b");
+		ck_assert_ptr_nonnull(fp);
+		fseek(fp, page * 4096 + 16, SEEK_SET);
+		fwrite(junk, 1, 4, fp);
+		fclose(fp);
+		struct store_opts ro = { .flags = STORE_RDONLY };
+		ck_assert_int_eq(store_open(&s, dir, &ro, err, sizeof err),
+				 LG_ECORRUPT);
+		char want[40];
+		snprintf(want, sizeof want, "meta page %d:", page);
+		ck_assert_msg(strstr(err, "damaged store") &&
+			      strstr(err, want), "%s", err);
+	}
+	/* the parser alone: too short for either meta page */
+	ck_assert_int_eq(store_meta_check(head, 100, fsize, &expected, why,
+					  sizeof why), LG_ECORRUPT);
+	ck_assert_int_eq(store_meta_check(head, 4096 + 100, fsize, &expected,
+					  why, sizeof why), LG_ECORRUPT);
+	ck_assert_uint_eq(expected, 8192);
+}
+END_TEST
+
 Suite *suite_storage(void)
 {
 	Suite *s = suite_create("storage");
@@ -718,6 +833,8 @@ Suite *suite_storage(void)
 	tcase_add_test(tc, stale_reader_slots_cleared);
 	tcase_add_test(tc, reader_sees_consistent_snapshots_while_writer_grows_map);
 	tcase_add_test(tc, sigkill_never_loses_an_acknowledged_record);
+	tcase_add_test(tc, truncated_store_is_an_error_not_sigbus);
+	tcase_add_test(tc, bad_meta_page_is_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,7 @@ import struct
 import sys
 import threading
 import time
+import traceback
 
 try:
     from . import game_pb2 as pb
@@ -23,6 +24,23 @@ FRAME_MAX = 16 << 20
 _RESET, _STEP, _CLOSE = 0, 1, 2  # Batch.kind
 _BIG_ENDIAN = sys.byteorder == "big"  # obs go little-endian
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+_FAILURE_TEXT_MAX = 4000
+
+
+def _failure_text(e):
+    """The game's exception as the league logs it: the traceback (file and
+    line of every frame, the game's own last) ending in one line naming
+    the exception; the frames cut from the top to fit the league's cap."""
+    last = ("%s: %s" % (type(e).__name__, e)).replace("\n", " ")
+    frames = "".join(traceback.format_tb(e.__traceback__))
+    room = _FAILURE_TEXT_MAX - len(last) - 40
+    if room < 0:
+        return last[:_FAILURE_TEXT_MAX]
+    if len(frames) > room:
+        frames = "  ...\n" + frames[len(frames) - room:]
+    return "Traceback (most recent call last):\n%s%s" % (frames, last)
 
 
 def check_spec(cls):
@@ -177,8 +195,8 @@ class _Conn:
                 del obs[n_obs:]
                 del mask[n_mask:]
                 envs.pop(env, None)
-                failures.append(pb.Failure(op=len(players), error=(
-                    "%s: %s" % (type(e).__name__, e)).replace("\n", " ")))
+                failures.append(pb.Failure(op=len(players),
+                                           error=_failure_text(e)))
                 append(-3)
         if _BIG_ENDIAN:
             obs.byteswap()

@@ -10,6 +10,8 @@
  * and one that crashes its process (abort) at every crash_every-th move
  * it plays there (env.params {crash_every: N}), for the fault tests:
  *   -DCRASHY
+ * and one whose apply() dereferences NULL at its first move (SIGSEGV):
+ *   -DSEGV_STEP
  * Otherwise a trivial one-move game (a coin the two players call).
  */
 #include "league_game.h"
@@ -79,6 +81,9 @@ static void apply(const void *inst, void *st, int a,
 	if (crash_every && __atomic_add_fetch(&moves, 1, __ATOMIC_RELAXED) %
 				   crash_every == 0)
 		abort();
+#endif
+#ifdef SEGV_STEP
+	*(volatile int *)(uintptr_t)inst = a; /* inst is NULL */
 #endif
 }
 
