@@ -923,6 +923,10 @@ Suite *suite_config(void)
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("core");
 
+	/* Pure computation, but under ASan on a busy machine the default 4 s
+	 * is a wall-clock budget, not a deadline. */
+	tcase_set_timeout(tc, 60);
+
 	tcase_add_test(tc, defaults_are_valid_and_documented);
 	tcase_add_test(tc, values_are_read);
 	tcase_add_test(tc, snapshot_prune_maps_to_the_brain);
