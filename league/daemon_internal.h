@@ -204,6 +204,7 @@ struct league_daemon {
 	/* ... and episodes refused as implausible (validate.c); refused
 	 * parameter versions (not kept: a count of this run). */
 	uint64_t invalid_episodes, refused_params;
+	uint64_t clamped_steps; /* ParamsPut counts cut to the bound */
 	/* The game's spec and the model's shape (daemon_game_load);
 	 * have_game 0: the game did not open here. */
 	struct env_spec spec;

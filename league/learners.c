@@ -651,8 +651,8 @@ static void refuse_put(league_daemon *d, league_session *ss, net_msg *m,
 
 /* A version the learner of player l may push: its bytes are the
  * league's model (daemon_params_check), and player_steps moves from the
- * brain's count by no more than daemon_steps_allowed. 0, or -1 with the
- * refusal sent. */
+ * brain's count by no more than daemon_steps_allowed (a larger count
+ * is cut to it, in pp). 0, or -1 with the refusal sent. */
 static int put_acceptable(league_daemon *d, league_session *ss, net_msg *m,
 			  struct learner *l)
 {
@@ -677,16 +677,22 @@ static int put_acceptable(league_daemon *d, league_session *ss, net_msg *m,
 	}
 	most = daemon_steps_allowed(d, pp->player, bp.steps);
 	if (pp->player_steps > most) {
-		snprintf(why, sizeof why, "player_steps %llu is more than the "
-			 "learner can have trained on (%llu, %llu steps "
-			 "counted since its last version, slack and jobs in "
-			 "flight: at most %llu)",
-			 (unsigned long long)pp->player_steps,
-			 (unsigned long long)bp.steps,
-			 (unsigned long long)l->steps_seen,
-			 (unsigned long long)most);
-		refuse_put(d, ss, m, why);
-		return -1;
+		/* Counted at the bound, not refused: a refusal would leave
+		 * an honest learner whose count outran the bound (rows of
+		 * leases that expired, pushes lost to daemon restarts) with
+		 * no way to push again, while the bound still holds what a
+		 * liar gains to what it could have trained on. */
+		d->clamped_steps++;
+		LG_WARN("daemon: learner %s: player %u's player_steps %llu "
+			"is more than it can have trained on (%llu, %llu "
+			"steps counted since its last version, slack and "
+			"jobs in flight): counted as %llu",
+			league_session_name(ss), pp->player,
+			(unsigned long long)pp->player_steps,
+			(unsigned long long)bp.steps,
+			(unsigned long long)l->steps_seen,
+			(unsigned long long)most);
+		pp->player_steps = most;
 	}
 	return 0;
 }

@@ -60,6 +60,7 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      "\"jobs_done\": %llu, \"jobs_per_s\": %.2f, "
 		      "\"episodes\": %llu, \"abnormal_episodes\": %llu, "
 		      "\"invalid_episodes\": %llu, \"refused_params\": %llu, "
+		      "\"clamped_steps\": %llu, "
 		      "\"jobs_queued\": %zu, \"jobs_in_flight\": %zu, "
 		      "\"jobs_requeued\": %llu, \"stale_results\": %llu, "
 		      "\"max_jobs_in_flight\": %llu, "
@@ -74,6 +75,7 @@ int daemon_status_json(void *ctx, lg_buf *b)
 		      (unsigned long long)d->abnormal,
 		      (unsigned long long)d->invalid_episodes,
 		      (unsigned long long)d->refused_params,
+		      (unsigned long long)d->clamped_steps,
 		      league_leases_queued(d->leases),
 		      league_leases_active(d->leases),
 		      (unsigned long long)d->requeued,
@@ -192,8 +194,12 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 		  (double)d->invalid_episodes },
 		{ "league_refused_params_total", "counter",
 		  "Parameter versions refused (not the model, not finite, "
-		  "player_steps beyond the bound), this run.",
+		  "player_steps went back), this run.",
 		  (double)d->refused_params },
+		{ "league_clamped_steps_total", "counter",
+		  "Parameter versions whose player_steps was beyond what the "
+		  "learner can have trained on, counted at that bound, this "
+		  "run.", (double)d->clamped_steps },
 		{ "league_jobs_queued", "gauge", "Jobs waiting for a collector.",
 		  (double)league_leases_queued(d->leases) },
 		{ "league_jobs_in_flight", "gauge", "Jobs leased to collectors.",

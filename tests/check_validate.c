@@ -168,6 +168,9 @@ static uint64_t play_until_learning(struct tp_peer *col)
 	return 0;
 }
 
+/* player_steps beyond what the learner can have trained on is counted at
+ * that bound (never refused, so an honest learner whose count outran it
+ * pushes on); one that goes back is refused. */
 START_TEST(player_steps_is_bounded)
 {
 	struct tp_league L;
@@ -183,25 +186,37 @@ START_TEST(player_steps_is_bounded)
 	tp_league_open(&L, rps_cfg, 0, 0);
 	tp_attach(&L, &lr, LEAGUE__ROLE__ROLE_LEARNER, "liar");
 	ck_assert_int_eq(tp_fake_learner(&lr, 0), LEAGUE__STATUS__STATUS_OK);
-	tp_blob(&lr, "v1", &b);
-	refused(&L, &lr, UINT64_MAX, b.data, b.len);
-	refused(&L, &lr, slack + 1, b.data, b.len);
-	r = tp_params_put(&lr, 0, slack, "v1");
+	/* a count beyond the bound is counted at the bound: 2^64-1 gains
+	 * the slack and no more */
+	r = tp_params_put(&lr, 0, UINT64_MAX, "v1");
 	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(r->ack->id, 1);
 	net_msg_free(r);
 	brain_player_info(L.d->br, 0, &bp);
 	ck_assert_uint_eq(bp.steps, slack);
-	/* the steps its jobs reported widen the bound */
+	ck_assert_uint_eq(L.d->clamped_steps, 1);
+	/* the steps its jobs reported widen the bound by exactly them */
 	tp_attach(&L, &col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
 	tp_register_collector(&col, 1, 1);
 	seen = play_until_learning(&col);
-	b.len = 0;
-	tp_blob(&lr, "v2", &b);
-	refused(&L, &lr, 2 * slack + seen + 1, b.data, b.len);
-	r = tp_params_put(&lr, 0, 2 * slack + seen, "v2");
+	r = tp_params_put(&lr, 0, UINT64_MAX, "v2");
 	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
 	ck_assert_uint_eq(r->ack->id, 2);
 	net_msg_free(r);
+	brain_player_info(L.d->br, 0, &bp);
+	ck_assert_uint_eq(bp.steps, 2 * slack + seen);
+	ck_assert_uint_eq(L.d->clamped_steps, 2);
+	/* a count within the bound is taken as it is */
+	r = tp_params_put(&lr, 0, bp.steps + 5, "v3");
+	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_uint_eq(r->ack->id, 3);
+	net_msg_free(r);
+	brain_player_info(L.d->br, 0, &bp);
+	ck_assert_uint_eq(bp.steps, 2 * slack + seen + 5);
+	ck_assert_uint_eq(L.d->clamped_steps, 2);
+	/* one that goes back is refused and changes nothing */
+	tp_blob(&lr, "v4", &b);
+	refused(&L, &lr, bp.steps - 1, b.data, b.len);
 	lg_buf_free(&b);
 	tp_league_close(&L, 1);
 }
