@@ -267,8 +267,16 @@ static int push(struct learn *W, int checkpoint)
 		return rc;
 	if (!(a = as_ack(r, "params put")) ||
 	    a->status != LEAGUE__STATUS__STATUS_OK) {
-		LG_WARN("learn: params put refused: %s", a ? a->error : "");
+		LG_WARN("learn: params put refused: %s; registering again "
+			"to start from the daemon's newest version with a "
+			"fresh trainer", a ? a->error : "");
 		net_msg_free(r);
+		/* A trainer whose version the daemon refused (a net gone
+		 * non-finite, another model) must not be kept: forget what
+		 * the daemon holds of it, so the registration that follows
+		 * loads the daemon's newest and its count. */
+		W->synced.set = 0;
+		W->inflight.set = 0;
 		return LG_EPROTO;
 	}
 	W->version = (uint32_t)a->id;
