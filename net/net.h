@@ -222,12 +222,12 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 void net_stream_close(net_stream *s);
 /* All n bytes, or LG_ECLOSED. */
 int net_stream_write(net_stream *s, const void *p, size_t n);
-/* All n bytes before deadline (lg_now_s() clock; 0: none), or
- * LG_ETIMEOUT when the peer stopped taking bytes (its window stayed
- * full), LG_ECLOSED. After a timeout part of the bytes may be gone:
- * a framed stream is then broken and must be closed. */
-int net_stream_write_until(net_stream *s, const void *p, size_t n,
-			   double deadline);
+/* All n bytes, or LG_ETIMEOUT when the peer took none of them for idle_s
+ * seconds (its window stayed full; 0: wait for ever), LG_ECLOSED. A slow
+ * peer that keeps taking bytes is waited for. After a timeout part of the
+ * bytes may be gone: a framed stream is then broken and must be closed. */
+int net_stream_write_idle(net_stream *s, const void *p, size_t n,
+			  double idle_s);
 /* Exactly n bytes before deadline (lg_now_s() time): LG_ETIMEOUT,
  * LG_ECLOSED. */
 int net_stream_read(net_stream *s, void *p, size_t n, double deadline);

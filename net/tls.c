@@ -398,13 +398,14 @@ static int ssl_result(SSL *ssl, int r, int *want)
 
 int net_stream_write(net_stream *s, const void *p, size_t n)
 {
-	return net_stream_write_until(s, p, n, 0);
+	return net_stream_write_idle(s, p, n, 0);
 }
 
-int net_stream_write_until(net_stream *s, const void *p, size_t n,
-			   double deadline)
+int net_stream_write_idle(net_stream *s, const void *p, size_t n,
+			  double idle_s)
 {
 	const uint8_t *b = p;
+	double deadline = idle_s > 0 ? lg_now_s() + idle_s : 0;
 	int rc;
 
 	while (n) {
@@ -425,6 +426,8 @@ int net_stream_write_until(net_stream *s, const void *p, size_t n,
 				return LG_ECLOSED;
 			b += w;
 			n -= (size_t)w;
+			if (idle_s > 0) /* bytes taken: the peer reads */
+				deadline = lg_now_s() + idle_s;
 			continue;
 		}
 		int want;
@@ -441,6 +444,8 @@ int net_stream_write_until(net_stream *s, const void *p, size_t n,
 		if (r > 0) {
 			b += r;
 			n -= (size_t)r;
+			if (idle_s > 0)
+				deadline = lg_now_s() + idle_s;
 		} else if ((rc = wait_fd(s->fd, want == 2, deadline))) {
 			return rc == LG_ETIMEOUT ? rc : LG_ECLOSED;
 		}

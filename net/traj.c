@@ -645,11 +645,9 @@ int net_traj_send(net_traj_sender *s, const struct net_segment_hdr *h,
 	if ((rc = net_segment_encode(h, rows, s->seq + 1, &s->frame)))
 		return rc;
 	s->seq++;
-	now = lg_now_s();
-	if ((rc = net_stream_write_until(&s->st, s->frame.data, s->frame.len,
-					 now + (silent_s > 0 &&
-							silent_s < timeout_s
-						? silent_s : timeout_s))))
+	if ((rc = net_stream_write_idle(&s->st, s->frame.data, s->frame.len,
+					silent_s > 0 && silent_s < timeout_s
+						? silent_s : timeout_s)))
 		return rc;
 	s->credit--;
 	return 0;
