@@ -99,10 +99,24 @@ static void counters_put(league_daemon *d)
 			     (uint64_t)(daemon_run_seconds(d) * 1000));
 }
 
+/* The turn's transaction: the batch (the handlers' records, the
+ * brain's per-call records, the counters), then the brain's state.
+ * Repeatable (store_update runs it again in a grown map). */
+static int turn_fn(store_txn *t, void *arg)
+{
+	league_daemon *d = arg;
+	int rc;
+
+	if ((rc = store_batch_apply(&d->wb, t)))
+		return rc;
+	return brain_write(d->br, t);
+}
+
 /*
  * Commit the turn: the counters when they changed, the brain's state and
- * everything in the batch, in one transaction. 0, or the error, after
- * which nothing of the turn is on disk.
+ * everything in the batch, in one transaction the daemon owns. 0, or the
+ * error, after which nothing of the turn is on disk and it all stays
+ * pending.
  */
 static int daemon_commit(league_daemon *d)
 {
@@ -112,8 +126,10 @@ static int daemon_commit(league_daemon *d)
 		return d->failed;
 	if (d->counters_dirty)
 		counters_put(d);
-	if ((rc = brain_flush(d->br)))
+	if ((rc = store_update(d->st, turn_fn, d)))
 		return rc;
+	store_batch_clear(&d->wb);
+	brain_written(d->br);
 	d->counters_dirty = 0;
 	d->commits++;
 	return 0;
@@ -939,8 +955,7 @@ static int open_league(league_daemon *d, char *err, size_t errlen)
 	    (rc = config_matches(d, err, errlen)))
 		return rc;
 	league_brain_opts(&d->cfg, &bo);
-	bo.batch = UINT32_MAX; /* the daemon commits once per loop turn */
-	bo.wb = &d->wb;
+	bo.wb = &d->wb; /* the daemon's turn owns the transaction */
 	if ((rc = brain_open(&d->br, d->st, &bo, err, errlen)))
 		return rc;
 	if ((rc = daemon_learners_sync(d)) || (rc = daemon_params_load(d)) ||

@@ -8,9 +8,11 @@
  * Write-behind: calls mark what they changed (agents, pairs, ratings,
  * open jobs, closed jobs) and append their per-call records (results,
  * decision log, snapshot lineage) to the write batch, the caller's
- * (brain_opts.wb: the daemon's turn) or the brain's own. brain_flush()
- * writes the marked state, the counters and the rng state and applies the
- * batch, all in one store_update() transaction. A job opened and closed
+ * (brain_opts.wb: the daemon's turn) or the brain's own. brain_write()
+ * writes the marked state, the counters and the rng state into a
+ * transaction: the caller's (the daemon's turn, which applies its batch
+ * beside it), or brain_flush()'s own store_update(), which applies the
+ * batch first; brain_written() marks it clean once committed. A job opened and closed
  * within one batch never touches LMDB's jobs database. records.c has
  * every layout.
  *
@@ -169,18 +171,23 @@ static int cmp_u32(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
-/* Everything marked since the last flush, the batch, the counters and
- * the rng, into t. Repeatable (store_update may run it again). */
-static int flush_fn(store_txn *t, void *arg)
+int brain_write(brain *b, store_txn *t)
 {
-	brain *b = arg;
 	uint8_t k[8], v[BRAIN_REC_PLAYER > BRAIN_REC_JOB ? BRAIN_REC_PLAYER
 							 : BRAIN_REC_JOB];
 	uint8_t rs[BRAIN_REC_RNG], po[BRAIN_REC_PAYOFF_OPTS];
 	int rc;
 
-	if ((rc = store_batch_apply(b->wb, t)))
-		return rc;
+	if (b->rdonly)
+		return LG_EINVAL;
+	/* Pairs sorted so duplicates are written once (and keys in order);
+	 * sorting again when store_update runs this again is harmless. */
+	if (b->ndirty_pairs > 1)
+		qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
+		      lg_cmp_u64);
+	if (b->dirty_ratings.n > 1)
+		qsort(b->dirty_ratings.v, b->dirty_ratings.n,
+		      sizeof *b->dirty_ratings.v, cmp_u32);
 	for (uint32_t i = 0; i < b->dirty_agents.n; i++) {
 		uint32_t id = b->dirty_agents.v[i];
 		store_key_u32(k, id);
@@ -230,24 +237,10 @@ static int flush_fn(store_txn *t, void *arg)
 	return store_txn_error(t);
 }
 
-int brain_flush(brain *b)
+void brain_written(brain *b)
 {
 	size_t w = 0;
-	int rc;
 
-	if (b->rdonly)
-		return 0;
-	/* Pairs sorted so duplicates are written once (and keys in order). */
-	if (b->ndirty_pairs > 1)
-		qsort(b->dirty_pairs, b->ndirty_pairs, sizeof *b->dirty_pairs,
-		      lg_cmp_u64);
-	if (b->dirty_ratings.n > 1)
-		qsort(b->dirty_ratings.v, b->dirty_ratings.n,
-		      sizeof *b->dirty_ratings.v, cmp_u32);
-	rc = store_update(b->s, flush_fn, b);
-	if (rc)
-		return rc;
-	store_batch_clear(b->wb);
 	for (uint32_t i = 0; i < b->dirty_agents.n; i++)
 		b->ag[b->dirty_agents.v[i]].dirty = 0;
 	b->dirty_agents.n = 0;
@@ -266,12 +259,40 @@ int brain_flush(brain *b)
 	}
 	b->njobs = w;
 	b->ndone = 0;
+}
+
+/* The write batch, then the brain's state, into t: one turn of
+ * brain_flush. Repeatable (store_update may run it again). */
+static int flush_fn(store_txn *t, void *arg)
+{
+	brain *b = arg;
+	int rc;
+
+	if ((rc = store_batch_apply(b->wb, t)))
+		return rc;
+	return brain_write(b, t);
+}
+
+int brain_flush(brain *b)
+{
+	int rc;
+
+	if (b->rdonly)
+		return 0;
+	if ((rc = store_update(b->s, flush_fn, b)))
+		return rc;
+	store_batch_clear(b->wb);
+	brain_written(b);
 	return 0;
 }
 
-/* One call done: commit when the batch is full. */
+/* One call done: commit when the brain's own batch is full. With the
+ * caller's batch (brain_opts.wb) the caller owns the transaction and
+ * commits when it chooses (brain_write), so calls commit nothing. */
 static int call_done(brain *b)
 {
+	if (b->o.wb)
+		return 0;
 	if (++b->pending >= b->o.batch)
 		return brain_flush(b);
 	return 0;

@@ -12,10 +12,11 @@
  * the rng state and the decision log are on disk. A larger batch commits
  * every `batch` calls (and on brain_flush / brain_close): state on disk is
  * then always a consistent prefix, and a crash loses at most the calls of
- * the last batch. The daemon sets the batch to "never" and calls
- * brain_flush once per loop turn; it hands the brain its write batch
- * (brain_opts.wb) and appends its own records to the same one, so the
- * turn commits once. The daemon (one libevent thread) is the only
+ * the last batch. The daemon owns its transaction instead: it hands
+ * the brain its write batch (brain_opts.wb), so calls commit nothing,
+ * appends its own records to the same batch, and once per loop turn
+ * opens one store_update in which it applies the batch and the brain
+ * writes its state (brain_write), so the turn commits once. The daemon (one libevent thread) is the only
  * caller; a brain is not thread-safe.
  *
  * Ids: players and snapshots share one dense id space (0, 1, 2, ... in
@@ -141,10 +142,13 @@ struct brain_opts {
 		double return_scale;           /* a game's most |return|: 1 */
 		int br_reset;                  /* fresh responders: 1 */
 	} psro;
-	uint32_t batch;             /* calls per commit; 1 */
+	uint32_t batch;             /* calls per commit (own batch); 1 */
 	/* Where per-call records wait for the commit: NULL, the brain's
-	 * own; else the caller's, which must outlive the brain. Every
-	 * brain_flush applies and then clears it, the caller's ops too. */
+	 * own (committed every `batch` calls); else the caller's, which
+	 * must outlive the brain: the caller then owns the transaction,
+	 * calls commit nothing, and the caller commits with brain_write
+	 * inside its own (or brain_flush, which applies and clears the
+	 * batch, the caller's ops too). */
 	store_batch *wb;
 };
 
@@ -182,6 +186,15 @@ int brain_close(brain *b);
  * in one transaction; the batch is cleared after the commit. On error
  * nothing of it is on disk and the state stays pending. */
 int brain_flush(brain *b);
+/* Write everything the brain has not committed (players, pairs, ratings,
+ * open and closed jobs, counters, rng) into the caller's transaction t,
+ * not the write batch, which is the caller's to apply. Repeatable, as
+ * store_update may run its function again. Once t commits, call
+ * brain_written; if it does not, the state stays pending. LG_EINVAL on a
+ * read-only brain, else storage errors. */
+int brain_write(brain *b, store_txn *t);
+/* What brain_write wrote is committed: mark the brain clean. */
+void brain_written(brain *b);
 
 struct brain_job {
 	uint64_t id;

@@ -49,6 +49,78 @@ static void quick_snapshots(struct brain_opts *o)
 	o->snapshot_max_mult = 1;
 }
 
+/* The caller of a brain opened with its write batch owns the
+ * transaction: calls commit nothing; brain_write puts the brain's state
+ * into the caller's store_update beside the caller's own records, and a
+ * transaction that fails leaves the state pending for the next one. */
+struct own_turn {
+	store_batch *wb;
+	brain *b;
+	int fail;
+};
+
+static int own_turn_fn(store_txn *t, void *arg)
+{
+	struct own_turn *o = arg;
+	int rc;
+
+	if ((rc = store_batch_apply(o->wb, t)) || (rc = brain_write(o->b, t)))
+		return rc;
+	return o->fail ? LG_EIO : 0;
+}
+
+static uint64_t stored_next_job(store *s)
+{
+	store_txn *t;
+	uint64_t v = 0;
+
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	store_meta_get_u64(t, "brain.next_job", &v);
+	store_txn_abort(t);
+	return v;
+}
+
+START_TEST(caller_owns_the_transaction)
+{
+	struct brain_opts o;
+	store_batch wb = { 0 };
+	struct own_turn turn;
+	struct brain_job j;
+	struct fx f;
+	uint64_t was, mark = 0;
+	store_txn *t;
+
+	brain_opts_default(&o);
+	o.wb = &wb;
+	fx_open(&f, &o, 1);
+	was = stored_next_job(f.s);
+	ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+	ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+	/* batch 1 by default, yet nothing is committed: the caller's */
+	ck_assert_uint_eq(stored_next_job(f.s), was);
+	ck_assert_int_eq(store_batch_meta_u64(&wb, "test.mark", 7), 0);
+	turn = (struct own_turn){ &wb, f.b, 1 };
+	ck_assert_int_eq(store_update(f.s, own_turn_fn, &turn), LG_EIO);
+	ck_assert_uint_eq(stored_next_job(f.s), was); /* still pending */
+	turn.fail = 0;
+	ck_assert_int_eq(store_update(f.s, own_turn_fn, &turn), 0);
+	store_batch_clear(&wb);
+	brain_written(f.b);
+	ck_assert_uint_eq(stored_next_job(f.s), brain_next_job_id(f.b));
+	ck_assert_uint_gt(brain_next_job_id(f.b), was);
+	ck_assert_int_eq(store_txn_begin(f.s, STORE_TXN_READ, &t), 0);
+	ck_assert_int_eq(store_meta_get_u64(t, "test.mark", &mark), 0);
+	store_txn_abort(t);
+	ck_assert_uint_eq(mark, 7);
+	fx_close(&f, 0);
+	/* reopened, the two jobs are open */
+	fx_open(&f, NULL, 0);
+	ck_assert_uint_eq(brain_open_jobs(f.b), 2);
+	fx_close(&f, 1);
+	store_batch_free(&wb);
+}
+END_TEST
+
 START_TEST(opts_checked)
 {
 	struct brain_opts o;
@@ -1119,6 +1191,7 @@ Suite *suite_players(void)
 	TCase *st = tcase_create("league");
 
 	tcase_add_test(tc, opts_checked);
+	tcase_add_test(tc, caller_owns_the_transaction);
 	tcase_add_test(tc, initial_league_and_lineage);
 	tcase_add_test(tc, pfsp_frequencies);
 	tcase_add_test(tc, pfsp_zero_weights_uniform);
