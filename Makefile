@@ -241,6 +241,10 @@ test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) $(PY_GEN) 
 		$(if $(filter release,$(VARIANT)),bin/league)
 	@for f in $(FUZZ_BIN); do $$f tests/fuzz/corpus/$$(basename $$f)/* \
 	  || exit 1; done
+	@python3 tests/layers.py $(BUILD)
+	@! python3 tests/layers.py $(BUILD) --allow /dev/null >/dev/null || \
+	  { echo "layers: the check found no arrow without its allow-list"; \
+	    exit 1; }
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) \
 	  LEAGUE_EXAMPLES=$(abspath $(BUILD)/examples) $(TESTBIN)
 
