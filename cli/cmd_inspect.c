@@ -369,13 +369,8 @@ static void serve_paged(struct evhttp_request *req, struct inspector *in,
 
 	if (!begin(in, req))
 		return;
-	if (league_http_page(req, &pg)) {
-		char why[96];
-		snprintf(why, sizeof why, "after: an id; limit: a whole "
-			 "number from 1 to %d", LEAGUE_PAGE_MAX);
-		evhttp_send_error(req, 400, why);
-		return;
-	}
+	if (league_http_page(req, &pg))
+		return; /* answered 400 */
 	if (fn(in, &pg, &b) || lg_buf_printf(&b, "\n"))
 		evhttp_send_error(req, 500, what);
 	else

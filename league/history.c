@@ -13,6 +13,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,7 +94,15 @@ int league_page_parse(const char *uri, struct league_page *pg)
 
 int league_http_page(struct evhttp_request *req, struct league_page *pg)
 {
-	return league_page_parse(evhttp_request_get_uri(req), pg);
+	char why[96];
+	int rc = league_page_parse(evhttp_request_get_uri(req), pg);
+
+	if (rc) {
+		snprintf(why, sizeof why, "after: an id; limit: a whole "
+			 "number from 1 to %d", LEAGUE_PAGE_MAX);
+		evhttp_send_error(req, 400, why);
+	}
+	return rc;
 }
 
 int league_page_end(lg_buf *b, const struct league_page *pg, size_t total,

@@ -517,22 +517,32 @@ static void http_login(struct evhttp_request *req, void *arg)
 	evhttp_send_reply(req, 303, "See Other", NULL);
 }
 
+/* A request a JSON endpoint may answer: allowed (else answered), a GET
+ * (else 405) and one the daemon serves (have; else 404). */
+static int http_get_ok(league_server *s, struct evhttp_request *req,
+		       int have, const char *what)
+{
+	if (!http_allowed(s, req))
+		return 0;
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_send_error(req, 405, "GET only");
+		return 0;
+	}
+	if (!have) {
+		evhttp_send_error(req, 404, what);
+		return 0;
+	}
+	return 1;
+}
+
 /* A GET answered with the JSON fn appends (404 without one). */
 static void http_json(league_server *s, struct evhttp_request *req,
 		      int (*fn)(void *, lg_buf *), const char *what)
 {
 	lg_buf b = { 0 };
 
-	if (!http_allowed(s, req))
+	if (!http_get_ok(s, req, fn != NULL, what))
 		return;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, "GET only");
-		return;
-	}
-	if (!fn) {
-		evhttp_send_error(req, 404, what);
-		return;
-	}
 	if (fn(s->ops.ctx, &b) || lg_buf_printf(&b, "\n")) {
 		lg_buf_free(&b);
 		evhttp_send_error(req, 500, what);
@@ -599,23 +609,10 @@ static void http_paged(league_server *s, struct evhttp_request *req,
 	struct league_page pg;
 	lg_buf b = { 0 };
 
-	if (!http_allowed(s, req))
+	if (!http_get_ok(s, req, fn != NULL, what))
 		return;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, "GET only");
-		return;
-	}
-	if (!fn) {
-		evhttp_send_error(req, 404, what);
-		return;
-	}
-	if (league_http_page(req, &pg)) {
-		char why[96];
-		snprintf(why, sizeof why, "after: an id; limit: a whole "
-			 "number from 1 to %d", LEAGUE_PAGE_MAX);
-		evhttp_send_error(req, 400, why);
-		return;
-	}
+	if (league_http_page(req, &pg))
+		return; /* answered 400 */
 	if (fn(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
 		lg_buf_free(&b);
 		evhttp_send_error(req, 500, what);

@@ -196,7 +196,7 @@ int league_http_query_u64(struct evhttp_request *req, const char *name,
 			  uint64_t *v);
 /* The page req asks for (?after=, ?limit=; limit defaults to
  * LEAGUE_PAGE_DEFAULT): 0, or LG_EINVAL (not whole numbers, limit 0 or
- * above LEAGUE_PAGE_MAX; the caller answers 400). */
+ * above LEAGUE_PAGE_MAX) after answering 400 with what a page takes. */
 int league_http_page(struct evhttp_request *req, struct league_page *pg);
 /* The same from a request URI ("/jobs?after=7&limit=50"; NULL or no
  * query: the defaults). Fuzzed by tests/fuzz/fuzz_page.c. */
