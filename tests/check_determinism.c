@@ -140,21 +140,7 @@ static void fingerprint(const char *dir, lg_buf *out, uint32_t *trained,
 /* Jobs the league in dir has counted (0 before its store exists). */
 static uint64_t jobs_done(const char *dir)
 {
-	struct store_opts so = { .flags = STORE_RDONLY };
-	char err[256];
-	uint64_t v = 0;
-	store *s;
-	store_txn *t;
-
-	if (store_open(&s, dir, &so, err, sizeof err))
-		return 0;
-	if (!store_txn_begin(s, STORE_TXN_READ, &t)) {
-		if (store_meta_get_u64(t, "daemon.jobs_done", &v))
-			v = 0;
-		store_txn_abort(t);
-	}
-	store_close(s);
-	return v;
+	return tu_stored_u64(dir, "daemon.jobs_done");
 }
 
 

@@ -764,24 +764,10 @@ START_TEST(league_run_refuses_a_server_that_does_not_serve)
 }
 END_TEST
 
-/* Jobs the league in ldir has counted (read-only; 0 before its store). */
+/* Jobs the league in ldir has counted (0 before its store exists). */
 static uint64_t jobs_counted(const char *ldir)
 {
-	struct store_opts so = { .flags = STORE_RDONLY };
-	char err[256];
-	uint64_t v = 0;
-	store *s;
-	store_txn *t;
-
-	if (store_open(&s, ldir, &so, err, sizeof err))
-		return 0;
-	if (!store_txn_begin(s, STORE_TXN_READ, &t)) {
-		if (store_meta_get_u64(t, "daemon.jobs_done", &v))
-			v = 0;
-		store_txn_abort(t);
-	}
-	store_close(s);
-	return v;
+	return tu_stored_u64(ldir, "daemon.jobs_done");
 }
 
 /* Lines of the game server's log in ldir saying it serves. */

@@ -1,5 +1,6 @@
 /* tests/testutil.c: temp dirs and running the binary under test. */
 #include "tests/testutil.h"
+#include "storage/storage.h"
 #include "util/util.h"
 
 #include <check.h>
@@ -256,4 +257,23 @@ int tu_serve_stop(struct tu_daemon *d, int sig)
 	kill(d->pid, sig);
 	ck_assert_int_eq(waitpid(d->pid, &st, 0), d->pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+uint64_t tu_stored_u64(const char *dir, const char *name)
+{
+	struct store_opts so = { .flags = STORE_RDONLY };
+	char err[256];
+	uint64_t v = 0;
+	store *s;
+	store_txn *t;
+
+	if (store_open(&s, dir, &so, err, sizeof err))
+		return 0;
+	if (!store_txn_begin(s, STORE_TXN_READ, &t)) {
+		if (store_meta_get_u64(t, name, &v))
+			v = 0;
+		store_txn_abort(t);
+	}
+	store_close(s);
+	return v;
 }

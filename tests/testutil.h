@@ -51,5 +51,9 @@ void tu_serve_sync(struct tu_daemon *d, const char *cfg, const char *dir,
 		   int resume, const char *token, int sync);
 /* Send sig and reap: the exit status, or 128 + the signal. */
 int tu_serve_stop(struct tu_daemon *d, int sig);
+/* The meta counter `name` ("daemon.jobs_done") of the league in dir, read
+ * read-only beside a running league: 0 before its store exists or while
+ * the counter is not stored. */
+uint64_t tu_stored_u64(const char *dir, const char *name);
 
 #endif
