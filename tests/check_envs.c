@@ -453,14 +453,25 @@ START_TEST(timing_jitter_and_sleep)
 
 	o.timing.reset_s = 0.0025;
 	ck_assert_int_eq(env_new(&e, "timing", &o, err, sizeof err), 0);
-	t0 = lg_now_s();
-	for (uint64_t s = 0; s < 20; s++)
-		env_reset(e, s);
-	dt = lg_now_s() - t0;
-	/* At most 4 ms a reset plus 2 ms of wake-up slack each (a loaded
-	 * 2-core VM oversleeps by well under that). */
-	ck_assert_double_ge(dt, 20 * 0.001);
-	ck_assert_double_lt(dt, 20 * (0.004 + 0.002));
+	dt = 0;
+	{
+		double fastest = 1e9;
+		for (uint64_t s = 0; s < 20; s++) {
+			t0 = lg_now_s();
+			env_reset(e, s);
+			t0 = lg_now_s() - t0;
+			dt += t0;
+			fastest = LG_MIN(fastest, t0);
+		}
+		/* Each reset sleeps its jitter (at least 1 ms, at most 4);
+		 * a busy machine only oversleeps, so the total has a floor,
+		 * and the fastest of 20 resets (one not preempted) stays
+		 * under 4 ms plus 2 ms of wake-up slack: a ceiling that holds
+		 * beside other work, where the total's did not (0.18 s
+		 * under stress-ng --cpu 2 and a test run). */
+		ck_assert_double_ge(dt, 20 * 0.001);
+		ck_assert_double_lt(fastest, 0.004 + 0.002);
+	}
 	env_free(e);
 
 	/* timing.burn: the same resets cost CPU time of this thread. */
