@@ -444,7 +444,7 @@ static void wait_for_line(const char *path, const char *what, double limit)
 /* A learner process killed with SIGKILL and started again takes the
  * trainer state stored with the newest version (learner.store_trainer)
  * and trains on; the daemon hands it over. The exactness of what it
- * restores is check_learner's trainer_state_resumes_bit_exact. */
+ * restores is check_ppo's trainer_state_resumes_bit_exact. */
 START_TEST(restarted_learner_takes_its_trainer_state)
 {
 	const char *text =
