@@ -245,6 +245,11 @@ test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) $(PY_GEN) 
 	@! python3 tests/layers.py $(BUILD) --allow /dev/null >/dev/null || \
 	  { echo "layers: the check found no arrow without its allow-list"; \
 	    exit 1; }
+	@sed 's/^| `state.c` | 0 |/| `state.c` | 9 |/' docs/architecture.md \
+	  > $(BUILD)/layers_map.md
+	@! python3 tests/layers.py $(BUILD) --map $(BUILD)/layers_map.md \
+	  >/dev/null || { echo "layers: the check found no upward call with" \
+	  "collector/state.c put on top of the collector"; exit 1; }
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) \
 	  LEAGUE_EXAMPLES=$(abspath $(BUILD)/examples) $(TESTBIN)
 

@@ -23,19 +23,14 @@
  *
  * The batch rule: sync mode waits until no env is stepping; async until
  * wait_num envs (or every env that could) are in, or no env is stepping,
- * or the first has waited wait_timeout_s. The watchdog (the caller's
- * thread, thread mode) replaces workers whose env call passed its
- * deadline.
+ * or the first has waited wait_timeout_s. The worker's wait itself
+ * (coll_await_actions) is in slot.c, with the drivers.
  */
 #include "collector/collector_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Linux's default timer slack: a timed wait may sleep up to this much
- * past its deadline, so a shorter one saves nothing over a wake-up. */
-#define COLL_TIMER_SLACK_S 50e-6
 
 /* Is group g's batch due? If not, *deadline is when it will be by
  * timeout (0: only an event can make it due). Caller holds mu. */
@@ -258,8 +253,8 @@ static int device_start(coll *c, struct group *g)
  * unless `timer`: then also for one that will be by timeout, which the
  * device waits out (*deadline says when otherwise, for a waiting worker
  * to keep). Caller holds mu. */
-static struct device *group_kick(coll *c, struct group *g, int timer,
-				 double *deadline)
+struct device *coll_group_kick(coll *c, struct group *g, int timer,
+				double *deadline)
 {
 	double dl;
 	int rc;
@@ -301,7 +296,7 @@ void coll_kick_groups(coll *c)
 {
 	for (size_t k = 0; k < c->o.num_policies; k++) {
 		double dl;
-		struct device *d = group_kick(c, &c->groups[k], 1, &dl);
+		struct device *d = coll_group_kick(c, &c->groups[k], 1, &dl);
 		if (d)
 			coll_park_wake(&d->park);
 	}
@@ -387,86 +382,4 @@ void coll_devices_free(coll *c)
 			device_free(g->dev[i]);
 		g->ndev = 0;
 	}
-}
-
-int coll_await_actions(coll *c, struct worker *w)
-{
-	struct slot *s = w->s;
-
-	while (s->state == SLOT_READY) {
-		struct device *wake[COLL_NETS_MAX];
-		size_t nw = 0;
-		double until = 0;
-		if (c->stop || c->fatal || w->gen != s->gen)
-			return 1;
-		/* Every group: a posting can make another network's batch
-		 * due (sync mode: the last env stepping). The timeout runs
-		 * from a batch's first row, and its worker keeps it (the
-		 * others parking at the same deadline would all wake). */
-		for (size_t k = 0; k < c->o.num_policies; k++) {
-			struct group *g = &c->groups[k];
-			double dl;
-			struct device *d = group_kick(c, g, 0, &dl);
-			if (dl > 0 && g->rows[0].slot == s->idx &&
-			    dl - lg_now_s() < COLL_TIMER_SLACK_S)
-				/* A park that short may sleep the slack:
-				 * the device, woken now, finds the batch due
-				 * or waits the rest out itself. */
-				d = group_kick(c, g, 1, &dl);
-			if (d)
-				wake[nw++] = d;
-			if (dl > 0 && g->rows[0].slot == s->idx &&
-			    (!until || dl < until))
-				until = dl;
-		}
-		pthread_mutex_unlock(&c->mu);
-		for (size_t i = 0; i < nw; i++)
-			coll_park_wake(&wake[i]->park);
-		coll_park_wait(&s->park, until);
-		pthread_mutex_lock(&c->mu);
-	}
-	return c->stop || w->gen != s->gen;
-}
-
-double coll_watchdog(coll *c)
-{
-	double now = lg_now_s(), next = 0;
-
-	if (c->o.processes)
-		return 0;
-	for (size_t i = 0; i < c->n; i++) {
-		struct slot *s = &c->slots[i];
-		enum slot_state was = s->state;
-		if (was != SLOT_STEPPING && was != SLOT_RESETTING)
-			continue;
-		if (s->abnormal_pending || !s->w)
-			continue;
-		if (now < s->deadline) {
-			if (!next || s->deadline < next)
-				next = s->deadline;
-			continue;
-		}
-		LG_WARN("collector: env %zu %s timed out; replacing it", i,
-			was == SLOT_STEPPING ? "step" : "reset");
-		c->st.timeouts++;
-		s->w->next = c->zombies;
-		c->zombies = s->w;
-		s->w = NULL;
-		s->gen++;
-		if (was == SLOT_STEPPING) {
-			/* the in-flight transition is complete (abnormally) */
-			coll_count_steps(c, 1);
-			s->ep_steps++;
-			coll_slot_set_state(c, s, SLOT_RESETTING);
-		}
-		s->abnormal_pending = 1;
-		s->cause = LG_ETIMEOUT;
-		c->st.recreated++;
-		s->deadline = now + c->o.reset_timeout_s;
-		if (coll_worker_start(c, s))
-			coll_slot_set_state(c, s, SLOT_DEAD);
-		coll_kick_groups(c);
-	}
-	assert(coll_slot_counts_ok(c));
-	return next;
 }

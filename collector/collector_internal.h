@@ -3,21 +3,26 @@
  * the collector's .c files include it; collector.h is the public
  * contract.
  *
- * Files:
+ * Files, top to bottom: a file calls only files below it, never one
+ * above nor one beside it (tests/layers.py checks it at make test):
  *   collector.c  the public lifecycle: options, coll_new/collect/stop/free
- *   slot.c       the slot state machine (slot_set_state) and its drivers:
- *                a worker thread per env, or the caller in serial mode
+ *   slot.c       the drivers of the slot state machine: a worker thread
+ *                per env (its wait for actions, coll_await_actions) or
+ *                the caller in serial mode, and the watchdog that
+ *                replaces a hung worker
  *   batch.c      batching shared by every mode: rows posted per network,
  *                one forward per batch (gather, act, scatter), the
  *                inference devices of the threaded modes (a thread per
- *                device that runs its network's batches) and the
- *                watchdog
+ *                device that runs its network's batches)
  *   host.c       env hosting: env calls in the worker's thread or in a
  *                child process over a socketpair, baselines' moves
  *   traj.c       trajectory building: rows per learning seat, rewards,
  *                episode ends, segments to the sink and held results
  *   search.c     the search operator: PUCT at a learning seat's move, in
  *                the thread that hosts the env, before the slot posts
+ *   state.c      the bottom: the state setter (coll_slot_set_state) and
+ *                per-state counts, the step count, the fatal error, the
+ *                parks, and a seat's role (coll_learning, coll_searches)
  *
  * Invariants:
  *   - c->mu guards every slot's state fields, the ready rows of each
@@ -320,13 +325,14 @@ static inline size_t coll_could_post(const coll *c)
 	return c->n - c->nstate[SLOT_DEAD] - c->nstate[SLOT_RESETTING];
 }
 
-/* ---- slot.c: the state machine and its drivers --------------------------- */
+/* ---- state.c: the bottom (calls no other collector file) ---------------- */
 
 const char *coll_slot_state_name(enum slot_state st);
 /* The only place a slot's state changes: checks the transition is one
  * of the machine's, keeps c->nstate and sets the watchdog deadline of
  * RESETTING and STEPPING (when c->watched). Caller holds mu (or runs
- * alone: serial mode, coll_new). */
+ * alone: serial mode, coll_new); a caller that sets DEAD kicks the groups
+ * next (coll_kick_groups), as a batch need not wait for a dead env. */
 void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to);
 /* nstate agrees with the slots' states (for assertions). Caller holds
  * mu. */
@@ -344,6 +350,13 @@ void coll_park_destroy(struct park *p);
 void coll_park_wait(struct park *p, double t_mono);
 /* Wake p's thread (now, or its next wait returns at once). */
 void coll_park_wake(struct park *p);
+/* Does the slot's seat learn now (a sink, a learning network seat)? */
+int coll_learning(const coll *c, const struct slot *s, int seat);
+/* Does the slot's seat search (search on, a learning seat)? */
+int coll_searches(const coll *c, const struct slot *s, int seat);
+
+/* ---- slot.c: the drivers (worker threads, serial) and the watchdog ------ */
+
 /* A worker record for slot s. */
 struct worker *coll_worker_alloc(coll *c, struct slot *s);
 void coll_worker_free(struct worker *w);
@@ -352,6 +365,14 @@ void coll_worker_free(struct worker *w);
 int coll_worker_start(coll *c, struct slot *s);
 /* Serial mode: drive every env from the caller's thread until goal. */
 int coll_serial_collect(coll *c, uint64_t goal, double until);
+/* Threads: wait until w's slot has its actions, waking a device for
+ * every group whose batch is due and keeping the time of async's
+ * wait_timeout while no device does. Caller holds mu (released while
+ * parked). 0, or 1 when the worker must exit. */
+int coll_await_actions(coll *c, struct worker *w);
+/* Threads: replace the workers of slots past their deadline. Caller
+ * holds mu. The earliest deadline still pending (0: none). */
+double coll_watchdog(coll *c);
 
 /* ---- batch.c: batches per network ---------------------------------------- */
 
@@ -362,6 +383,13 @@ void coll_post_ready(coll *c, struct slot *s);
  * alive, coll_collect starting): see that a device looks at every group
  * with rows. Caller holds mu. */
 void coll_kick_groups(coll *c);
+/* Threads: see that a device will look at group g's rows (batch.c says
+ * when one is woken or started); an idle device to wake is returned for
+ * the caller to wake after releasing mu. With `timer` also for a batch
+ * due only by timeout; else *deadline says when it will be (0: only an
+ * event makes it due). Caller holds mu. */
+struct device *coll_group_kick(coll *c, struct group *g, int timer,
+			       double *deadline);
 /* A batch's scratch for c (LG_ENOMEM), and its release (zeroed: a
  * second free is a no-op). */
 int coll_batch_alloc(coll *c, struct batch *b);
@@ -377,19 +405,11 @@ int coll_batch_forward(coll *c, struct group *g, struct batch *b,
  * -> ACTED, and its index into b->acted. Caller holds mu. How many slots
  * went ACTED. */
 size_t coll_batch_scatter(coll *c, struct batch *b, size_t n);
-/* Threads: wait until w's slot has its actions, waking a device for
- * every group whose batch is due and keeping the time of async's
- * wait_timeout while no device does. Caller holds mu (released while
- * parked). 0, or 1 when the worker must exit. */
-int coll_await_actions(coll *c, struct worker *w);
 /* Threads, at coll_stop: wake every device and let it exit, then join
  * and free them. Caller does not hold mu; c->stop is set. */
 void coll_devices_stop(coll *c);
 /* Free the devices (coll_free, after coll_devices_stop). */
 void coll_devices_free(coll *c);
-/* Threads: replace the workers of slots past their deadline. Caller
- * holds mu. The earliest deadline still pending (0: none). */
-double coll_watchdog(coll *c);
 
 /* ---- host.c: env hosting ------------------------------------------------- */
 
@@ -418,8 +438,6 @@ void coll_child_kill(coll *c, struct slot *s);
  * 0, or LG_EINVAL / LG_EUNSUPP with err. probe: an env of the game. */
 int coll_search_check(const struct coll_opts *o, const env *probe,
 		      char *err, size_t errlen);
-/* Does the slot's seat search (search on, a learning seat)? */
-int coll_searches(const coll *c, const struct slot *s, int seat);
 /* w's search scratch (search on; w->sr stays NULL otherwise) and its
  * release, with every policy's eval scratch (ws_free). LG_ENOMEM. */
 int coll_search_alloc(coll *c, struct worker *w);
@@ -432,24 +450,24 @@ int coll_search_acting(coll *c, struct worker *w);
 /* The slot posts: each searched seat's move, logp and value into the
  * slot (s->searched marks them). Caller holds mu. */
 void coll_search_answer(coll *c, struct worker *w);
-/* The searched seat's visit shares (num_actions floats). */
-const float *coll_search_shares(const struct worker *w, int seat);
+/* The searched seats' visit shares ([players][num_actions], a seat's
+ * valid while w->sr->ready for it), NULL when search is off. */
+const float *coll_search_shares(const struct worker *w);
 
 /* ---- traj.c: trajectories ------------------------------------------------ */
 
 int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
 		    size_t state_len, int visits);
 void coll_traj_free(struct traj *t);
-/* Does the slot's seat learn now (a sink, a learning network seat)? */
-int coll_learning(const coll *c, const struct slot *s, int seat);
 /* The acting seats are about to post: a learning seat's full trajectory
  * goes to the sink (its last row's reward is final now that the seat acts
  * again), so its pending row has room. Without mu: the sink may block. */
 void coll_traj_make_room(coll *c, struct slot *s);
 /* The acting seats' pending rows: where they are (struct slot), filled
  * from a reply's obs/mask ([players][len]), and a searched seat's with
- * its visit shares (w's). Caller holds mu. */
-void coll_traj_pending(coll *c, struct slot *s, const struct worker *w,
+ * its visit shares (shares: [players][num_actions], coll_search_shares;
+ * read only for s->searched seats). Caller holds mu. */
+void coll_traj_pending(coll *c, struct slot *s, const float *shares,
 		       const float *obs, const uint8_t *mask);
 /* A seat got its action: its pending row becomes row n of its
  * trajectory (the action, logp, value; reward 0, done LG_ROW_NEXT). */

@@ -92,11 +92,6 @@ int coll_search_check(const struct coll_opts *o, const env *probe,
 	return rc;
 }
 
-int coll_searches(const coll *c, const struct slot *s, int seat)
-{
-	return c->o.search.sims && coll_learning(c, s, seat);
-}
-
 void coll_search_free(coll *c, struct worker *w)
 {
 	struct wsearch *sr = w->sr;
@@ -257,7 +252,7 @@ void coll_search_answer(coll *c, struct worker *w)
 	}
 }
 
-const float *coll_search_shares(const struct worker *w, int seat)
+const float *coll_search_shares(const struct worker *w)
 {
-	return w->sr->share + (size_t)seat * (size_t)w->c->spec.num_actions;
+	return w->sr ? w->sr->share : NULL;
 }

@@ -1,8 +1,9 @@
 /*
- * collector/slot.c: the slot state machine and the two drivers that move
- * slots through it. Each env is a slot; its states and transitions are in
- * collector_internal.h, and coll_slot_set_state is the only place a state
- * changes (it keeps the per-state counts the batching rules read).
+ * collector/slot.c: the two drivers that move slots through the state
+ * machine, and the watchdog. Each env is a slot; its states and
+ * transitions are in collector_internal.h, and coll_slot_set_state
+ * (state.c) is the only place a state changes (it keeps the per-state
+ * counts the batching rules read).
  *
  * Drivers:
  *   - threads (sync, async): one worker thread per slot loops prepare
@@ -12,7 +13,10 @@
  *     per network over every posted row (the same batch.c calls the
  *     threads' inference devices make) and steps every env in turn.
  * Booking (steps, rewards, episode ends, retries) is the same code for
- * both.
+ * both. A worker waiting for its actions wakes the devices whose batch
+ * is due (coll_await_actions, through batch.c's coll_group_kick). The
+ * watchdog (the caller's thread in coll_collect, thread mode) replaces
+ * workers whose env call passed its deadline.
  */
 #include "collector/collector_internal.h"
 
@@ -21,168 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define B(st) (1u << (st))
-
-static const char *const state_names[SLOT_NSTATES] = {
-	[SLOT_RESETTING] = "resetting", [SLOT_READY] = "ready",
-	[SLOT_ACTED] = "acted",		[SLOT_STEPPING] = "stepping",
-	[SLOT_BOOKING] = "booking",	[SLOT_DEAD] = "dead",
-	[SLOT_EXITED] = "exited",
-};
-
-/* The machine: the states each state may move to. */
-static const unsigned next_states[SLOT_NSTATES] = {
-	[SLOT_RESETTING] = B(SLOT_READY) | B(SLOT_DEAD) | B(SLOT_EXITED),
-	[SLOT_READY] = B(SLOT_ACTED),
-	[SLOT_ACTED] = B(SLOT_STEPPING),
-	[SLOT_STEPPING] = B(SLOT_BOOKING) | B(SLOT_RESETTING),
-	[SLOT_BOOKING] = B(SLOT_READY) | B(SLOT_RESETTING) | B(SLOT_DEAD) |
-			 B(SLOT_EXITED),
-};
-
-const char *coll_slot_state_name(enum slot_state st)
-{
-	return st < SLOT_NSTATES ? state_names[st] : "?";
-}
-
-/* For the assertion: says which transition was wrong. */
-static int transition_ok(const coll *c, const struct slot *s,
-			 enum slot_state to)
-{
-	if (to < SLOT_NSTATES && (next_states[s->state] & B(to)) &&
-	    c->nstate[s->state] > 0)
-		return 1;
-	LG_ERROR("collector: env %zu: %s -> %s is not a slot transition",
-		 s->idx, coll_slot_state_name(s->state),
-		 coll_slot_state_name(to));
-	return 0;
-}
-
-void coll_slot_set_state(coll *c, struct slot *s, enum slot_state to)
-{
-	assert(transition_ok(c, s, to));
-	c->nstate[s->state]--;
-	c->nstate[to]++;
-	s->state = to;
-	switch (to) {
-	case SLOT_RESETTING:
-		if (c->watched)
-			s->deadline = lg_now_s() + c->o.reset_timeout_s;
-		break;
-	case SLOT_STEPPING:
-		if (c->watched)
-			s->deadline = lg_now_s() + c->o.step_timeout_s;
-		break;
-	case SLOT_DEAD:
-		c->st.dead_envs = c->nstate[SLOT_DEAD];
-		/* Batches need not wait for it; the caller stops when
-		 * every env is dead. */
-		coll_kick_groups(c);
-		pthread_cond_broadcast(&c->cv_caller);
-		break;
-	default:
-		break;
-	}
-}
-
-int coll_slot_counts_ok(const coll *c)
-{
-	size_t n[SLOT_NSTATES] = { 0 };
-
-	for (size_t i = 0; i < c->n; i++)
-		n[c->slots[i].state]++;
-	for (int k = 0; k < SLOT_NSTATES; k++)
-		if (n[k] != c->nstate[k]) {
-			LG_ERROR("collector: %zu slots %s, counted %zu",
-				 n[k], state_names[k], c->nstate[k]);
-			return 0;
-		}
-	return 1;
-}
-
-void coll_count_steps(coll *c, uint64_t n)
-{
-	c->st.steps += n;
-	if (c->collecting && c->st.steps >= c->goal) {
-		c->collecting = 0;
-		pthread_cond_broadcast(&c->cv_caller);
-	}
-}
-
-void coll_set_fatal(coll *c, int rc)
-{
-	pthread_mutex_lock(&c->mu);
-	if (!c->fatal)
-		c->fatal = rc;
-	pthread_cond_broadcast(&c->cv_caller);
-	pthread_mutex_unlock(&c->mu);
-}
-
-void coll_cond_wait_until(pthread_cond_t *cv, pthread_mutex_t *mu,
-			  double t_mono)
-{
-	/* Condition variables use CLOCK_MONOTONIC (set in coll_new). */
-	double s = floor(t_mono);
-	struct timespec ts;
-
-	ts.tv_sec = (time_t)s;
-	ts.tv_nsec = (long)((t_mono - s) * 1e9);
-	if (ts.tv_nsec >= 1000000000L)
-		ts.tv_nsec = 999999999L;
-	pthread_cond_timedwait(cv, mu, &ts);
-}
-
-void coll_park_init(struct park *p)
-{
-	pthread_condattr_t ca;
-
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	p->set = p->waiting = 0;
-}
-
-void coll_park_destroy(struct park *p)
-{
-	pthread_cond_destroy(&p->cv);
-	pthread_mutex_destroy(&p->mu);
-}
-
-void coll_park_wait(struct park *p, double t_mono)
-{
-	pthread_mutex_lock(&p->mu);
-	p->waiting = 1;
-	while (!p->set) {
-		if (t_mono <= 0) {
-			pthread_cond_wait(&p->cv, &p->mu);
-			continue;
-		}
-		if (lg_now_s() >= t_mono)
-			break;
-		coll_cond_wait_until(&p->cv, &p->mu, t_mono);
-	}
-	p->set = 0;
-	p->waiting = 0;
-	pthread_mutex_unlock(&p->mu);
-}
-
-/* The signal goes out after the unlock, so the woken thread does not
- * find p->mu held (the waiter re-checks p->set under it). */
-void coll_park_wake(struct park *p)
-{
-	int waiting;
-
-	pthread_mutex_lock(&p->mu);
-	p->set = 1;
-	waiting = p->waiting;
-	pthread_mutex_unlock(&p->mu);
-	if (waiting)
-		pthread_cond_signal(&p->cv);
-}
-
 /* Seed of episode k of env i: a pure function, so runs are replayable. */
 static uint64_t episode_seed(const coll *c, size_t i, uint64_t k)
 {
@@ -297,7 +139,7 @@ static void book_reset(coll *c, struct slot *s, int op)
 	} else if (s->state == SLOT_BOOKING) {
 		coll_slot_set_state(c, s, SLOT_RESETTING);
 	}
-	/* Fewer envs stepping: a sync batch may be due now. */
+	/* Fewer envs stepping (or alive): a batch may be due now. */
 	coll_kick_groups(c);
 }
 
@@ -329,7 +171,7 @@ static int post_step(coll *c, struct worker *w, const struct reply *r,
 		return 1;
 	}
 	coll_search_answer(c, w);
-	coll_traj_pending(c, s, w, w->robs, w->rmask);
+	coll_traj_pending(c, s, coll_search_shares(w), w->robs, w->rmask);
 	if (c->stop) {
 		coll_slot_set_state(c, s, SLOT_EXITED);
 		coll_unlock(c);
@@ -459,6 +301,49 @@ static int await_collecting(coll *c, struct worker *w)
 		pthread_cond_wait(&c->cv_work, &c->mu);
 	}
 	return must_exit(c, w);
+}
+
+/* Linux's default timer slack: a timed wait may sleep up to this much
+ * past its deadline, so a shorter one saves nothing over a wake-up. */
+#define COLL_TIMER_SLACK_S 50e-6
+
+int coll_await_actions(coll *c, struct worker *w)
+{
+	struct slot *s = w->s;
+
+	while (s->state == SLOT_READY) {
+		struct device *wake[COLL_NETS_MAX];
+		size_t nw = 0;
+		double until = 0;
+		if (c->stop || c->fatal || w->gen != s->gen)
+			return 1;
+		/* Every group: a posting can make another network's batch
+		 * due (sync mode: the last env stepping). The timeout runs
+		 * from a batch's first row, and its worker keeps it (the
+		 * others parking at the same deadline would all wake). */
+		for (size_t k = 0; k < c->o.num_policies; k++) {
+			struct group *g = &c->groups[k];
+			double dl;
+			struct device *d = coll_group_kick(c, g, 0, &dl);
+			if (dl > 0 && g->rows[0].slot == s->idx &&
+			    dl - lg_now_s() < COLL_TIMER_SLACK_S)
+				/* A park that short may sleep the slack:
+				 * the device, woken now, finds the batch due
+				 * or waits the rest out itself. */
+				d = coll_group_kick(c, g, 1, &dl);
+			if (d)
+				wake[nw++] = d;
+			if (dl > 0 && g->rows[0].slot == s->idx &&
+			    (!until || dl < until))
+				until = dl;
+		}
+		pthread_mutex_unlock(&c->mu);
+		for (size_t i = 0; i < nw; i++)
+			coll_park_wake(&wake[i]->park);
+		coll_park_wait(&s->park, until);
+		pthread_mutex_lock(&c->mu);
+	}
+	return c->stop || w->gen != s->gen;
 }
 
 /* The next op is a step: wait for the actions (waking a device if need
@@ -601,6 +486,49 @@ int coll_worker_start(coll *c, struct slot *s)
 	}
 	w->started = 1;
 	return 0;
+}
+
+double coll_watchdog(coll *c)
+{
+	double now = lg_now_s(), next = 0;
+
+	if (c->o.processes)
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		struct slot *s = &c->slots[i];
+		enum slot_state was = s->state;
+		if (was != SLOT_STEPPING && was != SLOT_RESETTING)
+			continue;
+		if (s->abnormal_pending || !s->w)
+			continue;
+		if (now < s->deadline) {
+			if (!next || s->deadline < next)
+				next = s->deadline;
+			continue;
+		}
+		LG_WARN("collector: env %zu %s timed out; replacing it", i,
+			was == SLOT_STEPPING ? "step" : "reset");
+		c->st.timeouts++;
+		s->w->next = c->zombies;
+		c->zombies = s->w;
+		s->w = NULL;
+		s->gen++;
+		if (was == SLOT_STEPPING) {
+			/* the in-flight transition is complete (abnormally) */
+			coll_count_steps(c, 1);
+			s->ep_steps++;
+			coll_slot_set_state(c, s, SLOT_RESETTING);
+		}
+		s->abnormal_pending = 1;
+		s->cause = LG_ETIMEOUT;
+		c->st.recreated++;
+		s->deadline = now + c->o.reset_timeout_s;
+		if (coll_worker_start(c, s))
+			coll_slot_set_state(c, s, SLOT_DEAD);
+		coll_kick_groups(c);
+	}
+	assert(coll_slot_counts_ok(c));
+	return next;
 }
 
 /* ---- serial mode: everything in the caller's thread --------------------- */

@@ -41,14 +41,6 @@ int coll_traj_alloc(struct traj *t, size_t len, size_t obs_len, int na,
 	return rc;
 }
 
-/* Baseline seats never learn: they have no logp or value to train on,
- * whatever their learning flag says. */
-int coll_learning(const coll *c, const struct slot *s, int seat)
-{
-	return c->o.sink && seat < c->spec.players &&
-	       s->match.seat[seat].learning && !s->match.seat[seat].baseline;
-}
-
 int coll_traj_flush(coll *c, struct slot *s, int seat)
 {
 	struct traj *t = &s->tr[seat];
@@ -92,7 +84,7 @@ void coll_traj_make_room(coll *c, struct slot *s)
 	}
 }
 
-void coll_traj_pending(coll *c, struct slot *s, const struct worker *w,
+void coll_traj_pending(coll *c, struct slot *s, const float *shares,
 		       const float *obs, const uint8_t *mask)
 {
 	size_t ol = c->spec.obs_len, na = (size_t)c->spec.num_actions;
@@ -104,8 +96,7 @@ void coll_traj_pending(coll *c, struct slot *s, const struct worker *w,
 			s->pobs[p] = r->obs + r->n * ol;
 			s->pmask[p] = r->mask + r->n * na;
 			if (s->searched[p])
-				memcpy(r->visits + r->n * na,
-				       coll_search_shares(w, (int)p),
+				memcpy(r->visits + r->n * na, shares + p * na,
 				       na * sizeof(float));
 		} else {
 			s->pobs[p] = s->obs + p * ol;
