@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "tests/proto.h"
 
 enum { SENDERS = 3, PER_SENDER = 400, WINDOW = 8 };
 enum { OL = 4, NA = 3 };
@@ -972,29 +973,8 @@ struct deaf {
 static void *deaf_main(void *arg)
 {
 	struct deaf *f = arg;
-	struct pollfd p = { f->lfd, POLLIN, 0 };
-	net_stream st;
-	net_msg *m = NULL, r = LEAGUE__ENVELOPE__INIT;
-	League__HelloReply hr = LEAGUE__HELLO_REPLY__INIT;
-	League__Credit cr = LEAGUE__CREDIT__INIT;
 
-	if (poll(&p, 1, 30000) != 1 ||
-	    (f->fd = accept(f->lfd, NULL, NULL)) < 0)
-		return NULL;
-	net_stream_plain(&st, f->fd);
-	if (net_stream_recv(&st, 1 << 20, 30, &m, NULL, 0))
-		return NULL;
-	net_msg_free(m);
-	hr.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
-	hr.status = LEAGUE__STATUS__STATUS_OK;
-	hr.error = (char *)"";
-	r.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
-	r.hello_reply = &hr;
-	net_stream_send(&st, &r);
-	cr.segments = 1u << 30;
-	r.body_case = LEAGUE__ENVELOPE__BODY_CREDIT;
-	r.credit = &cr;
-	net_stream_send(&st, &r);
+	f->fd = tp_deaf_learner_accept(f->lfd, 30);
 	return NULL;
 }
 

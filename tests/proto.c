@@ -3,6 +3,9 @@
 
 #include <check.h>
 #include <event2/event.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -343,4 +346,35 @@ int tp_send_result(struct tp_peer *p, struct tp_result *res)
 
 	net_msg_free(r);
 	return st;
+}
+
+int tp_deaf_learner_accept(int lfd, double wait_s)
+{
+	struct pollfd p = { lfd, POLLIN, 0 };
+	net_stream st;
+	net_msg *m = NULL, r = LEAGUE__ENVELOPE__INIT;
+	League__HelloReply hr = LEAGUE__HELLO_REPLY__INIT;
+	League__Credit cr = LEAGUE__CREDIT__INIT;
+	int fd;
+
+	if (poll(&p, 1, (int)(wait_s * 1000)) != 1 ||
+	    (fd = accept(lfd, NULL, NULL)) < 0)
+		return -1;
+	net_stream_plain(&st, fd);
+	if (net_stream_recv(&st, 1 << 20, 30, &m, NULL, 0)) {
+		close(fd);
+		return -1;
+	}
+	net_msg_free(m);
+	hr.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	hr.status = LEAGUE__STATUS__STATUS_OK;
+	hr.error = (char *)"";
+	r.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
+	r.hello_reply = &hr;
+	net_stream_send(&st, &r);
+	cr.segments = 1u << 30;
+	r.body_case = LEAGUE__ENVELOPE__BODY_CREDIT;
+	r.credit = &cr;
+	net_stream_send(&st, &r);
+	return fd;
 }

@@ -72,6 +72,12 @@ void tp_register_collector(struct tp_peer *p, uint32_t envs,
  * player has no parameters yet, put tp_blob(p, "params") as version 0.
  * The Register status. */
 int tp_fake_learner(struct tp_peer *p, uint32_t player);
+/* A learner's trajectory endpoint gone deaf: on listening socket lfd,
+ * accept one sender (waiting at most wait_s), answer its hello, grant it
+ * 2^30 segments of credit and never read again, so its writes fill the
+ * socket's window. The accepted socket (the caller closes it), or -1
+ * when no sender came or its hello did not. */
+int tp_deaf_learner_accept(int lfd, double wait_s);
 /* The same with the trajectory endpoint given. */
 int tp_fake_learner_at(struct tp_peer *p, uint32_t player,
 		       const char *endpoint);
