@@ -78,6 +78,21 @@ static int meta_read(const uint8_t *head, size_t len, size_t off,
 	return 0;
 }
 
+/* Why meta page `page` was refused: m > 0, the file ends before it
+ * (expected: the bytes the pages so far need); m < 0, not LMDB's. */
+static int meta_refused(int m, int page, uint64_t fsize, uint64_t expected,
+			char *why, size_t whylen)
+{
+	if (m > 0)
+		lg_errf(why, whylen, "%llu bytes, expected at least %llu",
+			(unsigned long long)fsize,
+			(unsigned long long)expected);
+	else
+		lg_errf(why, whylen, "meta page %d: not an LMDB meta page",
+			page);
+	return LG_ECORRUPT;
+}
+
 int store_meta_check(const void *headp, size_t len, uint64_t fsize,
 		     uint64_t *expected, char *why, size_t whylen)
 {
@@ -87,16 +102,8 @@ int store_meta_check(const void *headp, size_t len, uint64_t fsize,
 
 	*expected = 2 * META_MIN_PAGE;
 	m0 = meta_read(head, len, 0, &last[0], &txn[0]);
-	if (m0 > 0) {
-		lg_errf(why, whylen, "%llu bytes, expected at least %llu",
-			(unsigned long long)fsize,
-			(unsigned long long)*expected);
-		return LG_ECORRUPT;
-	}
-	if (m0 < 0) {
-		lg_errf(why, whylen, "meta page 0: not an LMDB meta page");
-		return LG_ECORRUPT;
-	}
+	if (m0)
+		return meta_refused(m0, 0, fsize, *expected, why, whylen);
 	psize = rd32(head + META_PSIZE);
 	if (psize < META_MIN_PAGE || psize > META_MAX_PAGE ||
 	    (psize & (psize - 1))) {
@@ -106,16 +113,8 @@ int store_meta_check(const void *headp, size_t len, uint64_t fsize,
 	}
 	*expected = 2 * psize;
 	m1 = meta_read(head, len, psize, &last[1], &txn[1]);
-	if (m1 > 0) {
-		lg_errf(why, whylen, "%llu bytes, expected at least %llu",
-			(unsigned long long)fsize,
-			(unsigned long long)*expected);
-		return LG_ECORRUPT;
-	}
-	if (m1 < 0) {
-		lg_errf(why, whylen, "meta page 1: not an LMDB meta page");
-		return LG_ECORRUPT;
-	}
+	if (m1)
+		return meta_refused(m1, 1, fsize, *expected, why, whylen);
 	/* the newer meta is the one LMDB opens */
 	uint64_t lp = txn[1] > txn[0] ? last[1] : last[0];
 	if (lp < 1 || lp >= (UINT64_MAX / psize) - 1) {
