@@ -37,7 +37,7 @@ PLOT_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && test -e $(PLOT_FONT) && command -v protoc-c >/dev/null && command -v protoc >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && test -e $(PLOT_FONT) && command -v protoc-c >/dev/null && command -v protoc >/dev/null && command -v ctags-universal >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))
@@ -69,7 +69,7 @@ CFLAGS   += -std=c11 -pthread $(OPT) $(WARN) -MMD -MP
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 LDLIBS   += $(PKG_LIBS) -lm
 
-MODULES := util storage envs learner payoff players league net collector
+MODULES := util storage envs learner payoff players net collector conf server eval league
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 BIN_SRC := $(wildcard cli/*.c bench/*.c)
 TEST_SRC := $(wildcard tests/*.c)
@@ -155,7 +155,7 @@ $(BUILD)/gen/web_assets.c: util/embed.sh $(WEB_SRC)
 	@mkdir -p $(dir $@)
 	sh util/embed.sh $(WEB_SRC) > $@.tmp && mv $@.tmp $@
 
-$(WEB_OBJ): $(BUILD)/gen/web_assets.c league/web.h
+$(WEB_OBJ): $(BUILD)/gen/web_assets.c server/web.h
 	$(CC) $(CPPFLAGS) -std=c11 $(OPT) -c -o $@ $<
 
 $(PY_GEN): net/game.proto

@@ -26,7 +26,7 @@
 #include "bench/bench.h"
 #include "bench/bench_daemon.h"
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "net/net.h"
 #include "storage/storage.h"
 #include "util/util.h"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "league/config.h"
+#include "conf/config.h"
 #include "league/job.h"
 #include "net/net.h"
 #include "util/util.h"

@@ -16,9 +16,9 @@
  * Register, blocking) join it, and bench_daemon_drive() plays jobs.
  */
 #include "bench/bench_daemon.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "league/daemon.h"
-#include "league/options.h"
+#include "conf/options.h"
 #include "learner/learner.h"
 #include "net/net.h"
 #include "players/players.h"

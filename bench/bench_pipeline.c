@@ -34,7 +34,7 @@
  */
 #include "bench/bench.h"
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "learner/learner.h"
 
 #include <errno.h>

@@ -9,8 +9,8 @@
 #include <getopt.h>
 
 #include "envs/env.h"
-#include "league/config.h"
-#include "league/options.h" /* the config as module options */
+#include "conf/config.h"
+#include "conf/options.h" /* the config as module options */
 #include "learner/learner.h"
 #include "net/net.h"
 #include "storage/storage.h"

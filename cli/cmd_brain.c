@@ -15,12 +15,12 @@
  * players (players/sim.c) through the real matchmaking and payoff code.
  *
  * The config becomes brain options through league_brain_opts()
- * (league/options.h), as in the daemon.
+ * (conf/options.h), as in the daemon.
  */
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "league/daemon.h"
-#include "league/options.h"
+#include "conf/options.h"
 #include "players/players.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* cli/cmd_config.c: `league config check FILE` and `league config doc`. */
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -17,8 +17,8 @@
  */
 #include "cli/cli.h"
 #include "envs/env.h"
-#include "league/config.h"
-#include "league/evalrec.h"
+#include "conf/config.h"
+#include "eval/evalrec.h"
 #include "storage/storage.h"
 
 #include <errno.h>

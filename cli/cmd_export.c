@@ -2,13 +2,13 @@
  * cli/cmd_export.c: `league export DIR --player ID [--version V]
  * [--average K] -o FILE`,
  * one trained player out of its league as an agent file
- * (league/agent.h): the game and network from the config the daemon
+ * (eval/agent.h): the game and network from the config the daemon
  * stored, the version's parameters, and where it came from. A snapshot
  * (a historical player) exports its parent's frozen version. Read-only on
  * DIR: it runs beside a live daemon (the last commit).
  */
 #include "cli/cli.h"
-#include "league/agent.h"
+#include "eval/agent.h"
 #include "league/daemon.h"
 #include "players/players.h"
 #include "storage/storage.h"

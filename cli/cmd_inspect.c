@@ -18,10 +18,10 @@
  * league_http_token_ok).
  */
 #include "cli/cli.h"
-#include "league/evalrec.h"
-#include "league/server.h"
-#include "league/series.h"
-#include "league/web.h"
+#include "eval/evalrec.h"
+#include "server/server.h"
+#include "server/series.h"
+#include "server/web.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "storage/storage.h"
@@ -418,7 +418,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
-/* The routes behind the HTTP guard (league/http_guard.c: request
+/* The routes behind the HTTP guard (server/http_guard.c: request
  * deadlines, a connection cap, accept backoff); -1 with a message. */
 static int inspect_routes(struct event_base *base, struct evhttp *http,
 			  struct evhttp_bound_socket *h, net_tls *tls,

@@ -13,7 +13,7 @@
  * asked again. The end of input ends the match (exit 1).
  */
 #include "cli/cli.h"
-#include "league/agent.h"
+#include "eval/agent.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -13,8 +13,8 @@
  * beside a live daemon (on the snapshot of its last commit).
  */
 #include "cli/cli.h"
-#include "league/config.h"
-#include "league/options.h"
+#include "conf/config.h"
+#include "conf/options.h"
 #include "players/players.h"
 #include "storage/storage.h"
 

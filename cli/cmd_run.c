@@ -21,7 +21,7 @@
  *     a grace period and SIGKILL after another.
  */
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "net/net.h"
 #include "storage/storage.h"
 #include "util/util.h"

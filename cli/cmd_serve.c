@@ -1,6 +1,6 @@
 /* cli/cmd_serve.c: `league serve CONFIG`: the league daemon alone. */
 #include "cli/cli.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "league/daemon.h"
 #include "util/util.h"
 

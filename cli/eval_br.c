@@ -1,7 +1,7 @@
 /*
  * cli/eval_br.c: `league eval br DIR --player ID | --mixture`, the
  * approximate exploitability of a league's player by a trained best
- * response (league/bestresp.h has the model): a fresh network of the
+ * response (eval/bestresp.h has the model): a fresh network of the
  * league's model shape, trained with the league's learner settings
  * against the frozen opponent for --budget seconds, its value measured
  * at --points evaluations with a 95% interval.
@@ -18,7 +18,7 @@
  * live daemon, on the parameters committed when it started.
  */
 #include "cli/cli.h"
-#include "league/bestresp.h"
+#include "eval/bestresp.h"
 #include "payoff/payoff.h"
 #include "players/players.h"
 #include "storage/storage.h"

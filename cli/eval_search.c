@@ -31,9 +31,9 @@
  */
 #include "cli/cli.h"
 #include "envs/env.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "league/daemon.h"
-#include "league/evalrec.h"
+#include "eval/evalrec.h"
 #include "storage/storage.h"
 
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * envs/matrix.c: one-shot two-player zero-sum matrix games, simultaneous
  * moves. `rps` is rock-paper-scissors (actions rock, paper, scissors; win
  * +1, loss -1); `matrix` takes the row player's payoff from the options and
- * the column player gets its negation (as league/config.h documents).
+ * the column player gets its negation (as conf/config.h documents).
  *
  * In the tree (and internally) player 0 moves first and player 1 moves
  * without seeing it: infostates "p0" and "p1". Observation: player one-hot.

@@ -14,8 +14,8 @@
  * and takes their results back through the steps every kind shares.
  */
 #include "league/daemon_internal.h"
-#include "league/options.h"
-#include "league/series.h"
+#include "conf/options.h"
+#include "server/series.h"
 
 #include <errno.h>
 #include <event2/event.h>

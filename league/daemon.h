@@ -3,7 +3,7 @@
  *
  * One libevent loop owns everything: the LMDB store, the brain (players,
  * payoff, matchmaking; players/players.h), the lease table of jobs in
- * flight (league/lease.h) and the session layer (league/server.h). It never
+ * flight (league/lease.h) and the session layer (server/server.h). It never
  * runs an environment or a network: collectors play the jobs it hands out,
  * learners train and push parameter versions, and the daemon records what
  * they report.
@@ -41,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "league/config.h"
+#include "conf/config.h"
 #include "players/players.h"
 
 /* Besides its newest version a learner keeps the DAEMON_KEEP_VERSIONS

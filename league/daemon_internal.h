@@ -28,7 +28,7 @@
 #include "league/daemon.h"
 #include "league/job.h"
 #include "league/lease.h"
-#include "league/server.h"
+#include "server/server.h"
 #include "learner/learner.h"
 #include "net/net.h"
 #include "storage/storage.h"

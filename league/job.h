@@ -14,12 +14,10 @@
 
 #include <stdint.h>
 
-#define LEAGUE_JOB_SEATS 2
-/* The most episodes one job may ask for (matchmaking.job_episodes'
- * bound): the daemon and the collector worker hold a job's results in
- * arrays this long, and a result with more is refused. At most
- * BRAIN_MAX_EPISODES (asserted in league/options.c). */
-#define LEAGUE_JOB_EPISODES_MAX 4096
+#include "conf/config.h"
+
+/* LEAGUE_JOB_SEATS and LEAGUE_JOB_EPISODES_MAX are the config's bounds
+ * (conf/config.h), which the workers share. */
 
 /* Ids: the brain numbers its jobs from 0 up; every other kind takes ids
  * from the daemon, with this bit and the daemon's start count (epoch) in

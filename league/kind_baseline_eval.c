@@ -1,6 +1,6 @@
 /*
  * league/kind_baseline_eval.c: main players evaluated against the fixed
- * baselines of eval.baselines (league/evalrec.h has the records and the
+ * baselines of eval.baselines (eval/evalrec.h has the records and the
  * rules). With eval.share > 0, every training job queued pays for that
  * share of episodes (share / (1 - share) per training episode), spent
  * here.
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "league/evalrec.h"
+#include "eval/evalrec.h"
 
 /* An evaluation job is a job like any other to the arrays sized by the
  * episode cap. */

@@ -23,7 +23,7 @@
  * the window does.
  */
 #include "league/daemon_internal.h"
-#include "league/series.h"
+#include "server/series.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
 /*
- * league/status.c: what the daemon shows over HTTP (league/server.h serves
+ * league/status.c: what the daemon shows over HTTP (server/server.h serves
  * it): the /status fields after the server's own, and /payoff, the same
  * object `league payoff --format json` prints. Each job kind adds its
  * fields (league_kind.status).
  */
 #include "league/daemon_internal.h"
-#include "league/evalrec.h"
-#include "league/series.h"
+#include "eval/evalrec.h"
+#include "server/series.h"
 
 #include <math.h>
 #include <stdlib.h>

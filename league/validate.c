@@ -14,7 +14,7 @@
  * (whole, finite) and episodes against DAEMON_STEPS_CAP.
  */
 #include "league/daemon_internal.h"
-#include "league/options.h"
+#include "conf/options.h"
 
 #include <math.h>
 #include <stdio.h>

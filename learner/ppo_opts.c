@@ -1,5 +1,5 @@
 /*
- * learner/ppo_opts.c: PPO's options: the defaults (league/options.c maps
+ * learner/ppo_opts.c: PPO's options: the defaults (conf/options.c maps
  * the config onto them; tests/check_config.c ties the two) and the check
  * ppo_new applies, with the caps learner.h exports for the config.
  */

@@ -1,6 +1,6 @@
 /*
  * players/opts.c: the brain's options: AlphaStar's numbers as defaults
- * (league/options.c maps the config onto them; tests/check_config.c ties
+ * (conf/options.c maps the config onto them; tests/check_config.c ties
  * the two) and the checks brain_open applies, which the config's
  * validation calls too, so a rule on these numbers is written once.
  */

@@ -48,7 +48,7 @@ enum store_db {
 	STORE_DB_EVAL,      /* be64 seq -> evaluation record */
 	STORE_DB_LOG,       /* be64 seq -> matchmaking decision */
 	STORE_DB_SERIES,    /* kind, be64 ms, be32 player -> time series
-			     * point (league/series.h) */
+			     * point (server/series.h) */
 	STORE_DB_TRAINER,   /* be32 player -> be32 version, the learner's
 			     * trainer state with that version */
 	STORE_DB_SCRATCH,   /* free for tests and tools */

@@ -1,4 +1,4 @@
-/* tests/check_bestresp.c: the trained best response (league/bestresp.h,
+/* tests/check_bestresp.c: the trained best response (eval/bestresp.h,
  * `league eval br`) against opponents whose exact NashConv the game tree
  * gives. The runs end at a budget of env steps (the seconds budget is
  * far), so each is a function of its seed whatever the machine's load.
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "envs/env.h"
-#include "league/bestresp.h"
-#include "league/options.h"
+#include "eval/bestresp.h"
+#include "conf/options.h"
 #include "tests/testutil.h"
 #include "util/util.h"
 

@@ -1,7 +1,7 @@
 /* tests/check_config.c: the key table, the YAML parser's errors, the
  * emitter round trip, the shipped configs, docs/config.md freshness, and
  * the ties between the table and the modules: the default config
- * translates (league/options.h) to each module's own defaults, and every
+ * translates (conf/options.h) to each module's own defaults, and every
  * value the table allows passes the module's own check. */
 #include <check.h>
 #include <dirent.h>
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "league/config.h"
-#include "league/options.h"
+#include "conf/config.h"
+#include "conf/options.h"
 #include "net/net.h"
 #include "players/players.h"
 #include "tests/testutil.h"

@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "league/agent.h"
+#include "eval/agent.h"
 #include "league/daemon.h"
-#include "league/evalrec.h"
+#include "eval/evalrec.h"
 #include "net/net.h"
 #include "payoff/payoff.h"
 #include "players/players.h"

@@ -16,7 +16,7 @@
 
 #include "collector/collector.h"
 #include "envs/env.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "tests/testutil.h"
 
 static void plugin_path(char *buf, size_t len, const char *name)

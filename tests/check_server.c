@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "league/server.h"
+#include "server/server.h"
 #include "tests/proto.h"
 #include "tests/testutil.h"
 

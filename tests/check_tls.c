@@ -15,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "league/config.h"
-#include "league/server.h"
+#include "conf/config.h"
+#include "server/server.h"
 #include "tests/testutil.h"
 
 #define OL 3

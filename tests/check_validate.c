@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "league/agent.h"
+#include "eval/agent.h"
 #include "league/daemon_internal.h"
 #include "tests/proto.h"
 #include "tests/testutil.h"

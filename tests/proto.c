@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "league/config.h"
-#include "league/options.h"
+#include "conf/config.h"
+#include "conf/options.h"
 #include "tests/testutil.h"
 
 void tp_league_open(struct tp_league *L, const char *yaml, int resume,

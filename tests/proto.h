@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "league/daemon.h"
-#include "league/server.h"
+#include "server/server.h"
 #include "learner/learner.h"
 #include "net/net.h"
 

@@ -3,6 +3,7 @@
 # the collector benchmark's Python peer, which a test runs; protoc and
 # python3-protobuf for the Python game package, python/;
 # python3-prometheus-client, whose parser reads /metrics in a test;
+# universal-ctags, which tests/sizes.py reads function extents with;
 # libcairo2-dev, libfontconfig-dev and fonts-dejavu-core for `league plot`,
 # whose text is DejaVu Sans through fontconfig), or print the exact command
 # when not root. Called by the Makefile when pkg-config cannot find a
@@ -30,7 +31,7 @@ elif [ "${1:-}" = deploy ]; then
 	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
 else
 	WHAT="build dependencies"
-	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client libcairo2-dev libfontconfig-dev fonts-dejavu-core"
+	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client universal-ctags libcairo2-dev libfontconfig-dev fonts-dejavu-core"
 fi
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing $WHAT; install them with:" >&2

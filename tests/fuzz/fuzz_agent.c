@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "league/agent.h"
-#include "league/options.h"
+#include "eval/agent.h"
+#include "conf/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

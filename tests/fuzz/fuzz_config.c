@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "league/config.h"
+#include "conf/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

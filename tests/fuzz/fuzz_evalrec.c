@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "league/evalrec.h"
+#include "eval/evalrec.h"
 #include "tests/fuzz/scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_page.c: libFuzzer harness for the page a list endpoint
- * is asked for (league_page_parse, league/server.h: GET /jobs?after=&
+ * is asked for (league_page_parse, server/server.h: GET /jobs?after=&
  * limit=). Any URI either is refused or gives a page within the caps:
  * 1 <= limit <= LEAGUE_PAGE_MAX, and from_start exactly when no after
  * was given (after 0 then). The same bytes give the same page. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "league/server.h"
+#include "server/server.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_series.c: libFuzzer harness for the time series points
- * of STORE_DB_SERIES (league/series.h), which the live page and `league
+ * of STORE_DB_SERIES (server/series.h), which the live page and `league
  * inspect` read back from any league directory.
  *
  * Input: a key length byte (low 6 bits), the key, then the value.
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "league/series.h"
+#include "server/series.h"
 #include "tests/fuzz/scratch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "league/agent.h"
-#include "league/evalrec.h"
-#include "league/options.h"
-#include "league/series.h"
+#include "eval/agent.h"
+#include "eval/evalrec.h"
+#include "conf/options.h"
+#include "server/series.h"
 #include "learner/learner.h"
 #include "net/net.h"
 #include "payoff/payoff.h"

@@ -1,5 +1,5 @@
 /*
- * league/server: the daemon's sessions. It accepts workers on a TCP port,
+ * server/server: the daemon's sessions. It accepts workers on a TCP port,
  * runs the handshake (Hello: protocol version, shared token), keeps
  * heartbeats, serves HTTP /status, and drains on shutdown. What a message
  * *means* is not its business: every message after the handshake other
@@ -15,13 +15,13 @@
  *
  * HTTP (read-only, GET): /status (JSON), /payoff (JSON, from the league),
  * /metrics (Prometheus text), and the live page: / and the files of web/
- * embedded at build time (league/web.h), which poll /status and /payoff
+ * embedded at build time (server/web.h), which poll /status and /payoff
  * and draw the payoff matrix as a heatmap.
  *
  * Everything runs on one libevent loop; no callback blocks.
  */
-#ifndef LG_LEAGUE_SERVER_H
-#define LG_LEAGUE_SERVER_H
+#ifndef LG_SERVER_SERVER_H
+#define LG_SERVER_SERVER_H
 
 #include <stdint.h>
 
@@ -93,7 +93,7 @@ struct league_server_ops {
 	/* Exploitability over time as `league eval DIR --format json`
 	 * prints it, for GET /nashconv (may be NULL: 404). */
 	int (*nashconv_json)(void *ctx, lg_buf *out);
-	/* The time series (league/series.h), for GET /series (may be NULL:
+	/* The time series (server/series.h), for GET /series (may be NULL:
 	 * 404). */
 	int (*series_json)(void *ctx, lg_buf *out);
 	/* One page (struct league_page; end the object with
@@ -122,7 +122,7 @@ int league_server_new(league_server **out, struct event_base *base,
  * request is read; a dirty shutdown is the end of the connection. */
 struct bufferevent;
 struct bufferevent *league_https_bev(struct event_base *base, void *tls);
-/* ---- the HTTP port's guard (league/http_guard.c) ----
+/* ---- the HTTP port's guard (server/http_guard.c) ----
  * A connection must deliver a whole request (line, headers, body) within
  * request_timeout_s of its start or of its previous reply, or it is
  * closed; open connections are capped (max_conns, and at most half the

@@ -1,5 +1,5 @@
 /*
- * league/http_guard.c: the HTTP port's defences against clients that hold
+ * server/http_guard.c: the HTTP port's defences against clients that hold
  * connections (server.h, league_http_guard_*), shared by the daemon and
  * `league inspect`.
  *
@@ -22,7 +22,7 @@
  * is the connection, before any byte can arrive), then hears of its close
  * through evhttp_connection_set_closecb.
  */
-#include "league/server.h"
+#include "server/server.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

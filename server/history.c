@@ -1,12 +1,12 @@
 /*
- * league/history.c: the payoff matrix and the ladder at an earlier moment
+ * server/history.c: the payoff matrix and the ladder at an earlier moment
  * of the run (the live page's time slider): GET /payoff?at=SEQ and
  * /ratings?at=SEQ, for the daemon and `league inspect` alike, rebuilt by
  * brain_open_at from the decision log and the stored results. Nothing is
  * written: the brain is a read-only view over the store. Also the query
  * helpers the endpoints share (?at=, and the pages of GET /jobs).
  */
-#include "league/server.h"
+#include "server/server.h"
 
 #include "players/players.h"
 

@@ -1,5 +1,5 @@
 /*
- * league/web.h: the live page's files (web/), embedded into the binary at
+ * server/web.h: the live page's files (web/), embedded into the binary at
  * build time (util/embed.sh writes build/<variant>/gen/web_assets.c), so
  * the daemon and `league inspect` serve every asset themselves: no CDN,
  * nothing fetched at run time.

@@ -1,9 +1,9 @@
 /*
- * league/options.c: config -> module options (see options.h). Enums are
+ * conf/options.c: config -> module options (see options.h). Enums are
  * mapped through tables indexed by the config's value, so neither side's
  * order matters.
  */
-#include "league/options.h"
+#include "conf/options.h"
 
 #include <stdio.h>
 #include <string.h>

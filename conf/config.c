@@ -1,5 +1,5 @@
 /*
- * league/config.c: the table-driven YAML parser, the cross-key checks and
+ * conf/config.c: the table-driven YAML parser, the cross-key checks and
  * the baseline lists. See config.h for the shape; the table is in
  * config_table.c, the emitter and documentation writer in config_emit.c,
  * the model.layers list (its own small language) in config_layers.c.
@@ -10,9 +10,9 @@
  * aliases and more than one document are refused: a config is data, not a
  * program.
  */
-#include "league/config_internal.h"
+#include "conf/config_internal.h"
 
-#include "league/options.h"
+#include "conf/options.h"
 #include "net/net.h"
 #include "players/players.h"
 

@@ -1,8 +1,8 @@
 /*
- * league/web.c: finding the live page's embedded files (league/web.h);
+ * server/web.c: finding the live page's embedded files (server/web.h);
  * the files themselves are web/index.html, web/app.js and web/style.css.
  */
-#include "league/web.h"
+#include "server/web.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * league/bestresp.h: approximate exploitability by a trained best
+ * eval/bestresp.h: approximate exploitability by a trained best
  * response (`league eval br`), for games whose tree the exact evaluator
  * (envs/tree.c) cannot hold.
  *
@@ -26,11 +26,11 @@
  * most the best response's, so in expectation the estimate approaches
  * the exact NashConv from below.
  */
-#ifndef LG_LEAGUE_BESTRESP_H
-#define LG_LEAGUE_BESTRESP_H
+#ifndef LG_EVAL_BESTRESP_H
+#define LG_EVAL_BESTRESP_H
 
 #include "envs/env.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "learner/learner.h"
 
 #define LEAGUE_BR_MIX_MAX 128          /* nets of a mixture */

@@ -1,17 +1,17 @@
 /*
- * league/evalrec: the evaluation records in STORE_DB_EVAL, written by the
+ * eval/evalrec: the evaluation records in STORE_DB_EVAL, written by the
  * daemon and read by `league eval` (read-only, beside a live run), so a
  * reader needs this header and storage, not the daemon. Two kinds share
  * the database, told apart by a magic: exploitability points (be64 seq
  * keys) and rows of games against fixed baselines ('B' keys).
  */
-#ifndef LG_LEAGUE_EVALREC_H
-#define LG_LEAGUE_EVALREC_H
+#ifndef LG_EVAL_EVALREC_H
+#define LG_EVAL_EVALREC_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "league/config.h"
+#include "conf/config.h"
 #include "storage/storage.h"
 
 /* ---- exploitability over time ------------------------------------------ */

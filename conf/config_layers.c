@@ -1,14 +1,14 @@
 /*
- * league/config_layers.c: model.layers, the network as a list of layers
+ * conf/config_layers.c: model.layers, the network as a list of layers
  * (config.h, struct cfg_layers; docs/config.md): the list read from its
  * YAML events, each entry checked for its place as it is read (so errors
  * point at the entry), and the whole list checked against the game once
  * the config is read. The parser and its error helpers are config.c's
  * (config_internal.h).
  */
-#include "league/config_internal.h"
+#include "conf/config_internal.h"
 
-#include "league/options.h"
+#include "conf/options.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * league/evalrec.c: the evaluation records in STORE_DB_EVAL (see
+ * eval/evalrec.c: the evaluation records in STORE_DB_EVAL (see
  * evalrec.h). The daemon writes them as the evaluator and the baseline
  * games report; `league eval DIR` reads them read-only.
  *
@@ -11,7 +11,7 @@
  * Records of other kinds in the same database (other magic) are skipped
  * by readers, so other evaluation tables can share it.
  */
-#include "league/evalrec.h"
+#include "eval/evalrec.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * league/server.c: sessions, handshake, heartbeats, HTTP /status, drain.
+ * server/server.c: sessions, handshake, heartbeats, HTTP /status, drain.
  * See server.h for the contract.
  */
-#include "league/server.h"
-#include "league/web.h"
+#include "server/server.h"
+#include "server/web.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

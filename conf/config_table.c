@@ -1,14 +1,14 @@
 /*
- * league/config_table.c: the key table, the one place each key's name,
+ * conf/config_table.c: the key table, the one place each key's name,
  * type, bounds (the modules' own caps), default and documentation are
  * written (config.h has the shape; config.c parses and checks against it,
  * config_emit.c prints it).
  */
-#include "league/config_internal.h"
+#include "conf/config_internal.h"
 
 #include <string.h>
 
-#include "league/options.h"
+#include "conf/options.h"
 #include "players/players.h"
 
 /* ---- the table -------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * league/series: time series in STORE_DB_SERIES, written by the daemon and
+ * server/series: time series in STORE_DB_SERIES, written by the daemon and
  * read by the live page and `league inspect` (read-only, like evalrec).
  * Three kinds: each learner's training statistics, one point per pushed
  * version (the learner sends them with ParamsPut); the league's
@@ -19,8 +19,8 @@
  * more a newer writer appended and reads those an older one lacked as
  * NaN.
  */
-#ifndef LG_LEAGUE_SERIES_H
-#define LG_LEAGUE_SERIES_H
+#ifndef LG_SERVER_SERIES_H
+#define LG_SERVER_SERIES_H
 
 #include <stddef.h>
 #include <stdint.h>

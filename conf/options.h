@@ -1,5 +1,5 @@
 /*
- * league/options: the config (league/config.h) as the option structs of the
+ * conf/options: the config (conf/config.h) as the option structs of the
  * lower modules, which never read the config themselves.
  *
  * The one place a cfg becomes env_opts, nn_shape, ppo_opts, brain_opts and
@@ -17,16 +17,12 @@
 
 #include "collector/collector.h"
 #include "envs/env.h"
-#include "league/config.h"
-#include "league/job.h"
+#include "conf/config.h"
 #include "learner/learner.h"
 
 /* players/players.h; its users include it (it brings the payoff and
  * storage headers, which the workers do not need). */
 struct brain_opts;
-
-/* LEAGUE_JOB_EPISODES_MAX, matchmaking.job_episodes' bound, is the job's
- * (league/job.h). */
 
 /* env.* and league.seed. */
 void league_env_opts(const struct cfg *c, struct env_opts *o);

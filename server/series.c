@@ -1,8 +1,8 @@
 /*
- * league/series.c: the time series of STORE_DB_SERIES (league/series.h):
+ * server/series.c: the time series of STORE_DB_SERIES (server/series.h):
  * the record, and the columns GET /series serves.
  */
-#include "league/series.h"
+#include "server/series.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * league/agent.h: the agent file, one trained player taken out of its
+ * eval/agent.h: the agent file, one trained player taken out of its
  * league (`league export`) to be shared and played against (`league
  * play`, `league eval`): self-contained and checksummed.
  *
@@ -19,11 +19,11 @@
  * errors), the parameters as nn_load does, and that the network is the
  * one the config's model gives for the config's game.
  */
-#ifndef LG_LEAGUE_AGENT_H
-#define LG_LEAGUE_AGENT_H
+#ifndef LG_EVAL_AGENT_H
+#define LG_EVAL_AGENT_H
 
 #include "envs/env.h"
-#include "league/config.h"
+#include "conf/config.h"
 #include "learner/learner.h"
 
 #define LEAGUE_AGENT_MAGIC "LGAG"

@@ -1,12 +1,12 @@
 /*
- * league/config_internal.h: what the config's files share (config.c
+ * conf/config_internal.h: what the config's files share (config.c
  * parses and checks, config_table.c holds the table, config_emit.c
- * prints). Not for use outside league/config*.c.
+ * prints). Not for use outside conf/config*.c.
  */
-#ifndef LG_LEAGUE_CONFIG_INTERNAL_H
-#define LG_LEAGUE_CONFIG_INTERNAL_H
+#ifndef LG_CONF_CONFIG_INTERNAL_H
+#define LG_CONF_CONFIG_INTERNAL_H
 
-#include "league/config.h"
+#include "conf/config.h"
 
 #include <yaml.h>
 

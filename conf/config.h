@@ -1,5 +1,5 @@
 /*
- * league/config: the league's YAML configuration.
+ * conf/config: the league's YAML configuration.
  *
  * One declarative table (config.c, `table`) lists every key: its dotted
  * path, type, bounds, default and a line of documentation. Everything else is
@@ -16,7 +16,7 @@
  *
  * struct cfg is a plain value: fixed-size strings and arrays, no pointers,
  * so it can be copied, compared and stored. Lower modules (envs, learner,
- * collector, players) never include this header; league/options.h
+ * collector, players) never include this header; conf/options.h
  * translates a cfg into their option structs.
  *
  * Errors name file:line:column and the key, e.g.
@@ -33,6 +33,13 @@
 #include "envs/env.h"
 #include "learner/learner.h"
 #include "util/util.h"
+
+/* A job's seats, and the most episodes one job may ask for
+ * (matchmaking.job_episodes' bound): the daemon and the collector worker
+ * hold a job's results in arrays this long, and a result with more is
+ * refused. At most BRAIN_MAX_EPISODES (asserted in conf/options.c). */
+#define LEAGUE_JOB_SEATS 2
+#define LEAGUE_JOB_EPISODES_MAX 4096
 
 #define CFG_STR_MAX 256
 #define CFG_LIST_MAX NN_MAX_LAYERS /* the one list is model.hidden */

@@ -1,6 +1,6 @@
 /*
- * league/bestresp.c: a best response trained by PPO against a frozen
- * opponent, and its value over time (league/bestresp.h has the model).
+ * eval/bestresp.c: a best response trained by PPO against a frozen
+ * opponent, and its value over time (eval/bestresp.h has the model).
  *
  * Shape: two serial collectors over the same game, one to train (policy
  * 0 the best responder sampling, learning; 1..k the opponent's nets) and
@@ -12,9 +12,9 @@
  * calls). An evaluation hands out exactly its episodes and collects until
  * each has ended, so none spans a change of the network.
  */
-#include "league/bestresp.h"
+#include "eval/bestresp.h"
 #include "collector/collector.h"
-#include "league/options.h"
+#include "conf/options.h"
 
 #include <math.h>
 #include <stdlib.h>

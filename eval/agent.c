@@ -1,9 +1,9 @@
 /*
- * league/agent.c: the agent file (league/agent.h has the layout): encode,
+ * eval/agent.c: the agent file (eval/agent.h has the layout): encode,
  * and decode with every field checked before the network is built.
  */
-#include "league/agent.h"
-#include "league/options.h"
+#include "eval/agent.h"
+#include "conf/options.h"
 
 #include <errno.h>
 #include <stdio.h>
