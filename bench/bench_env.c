@@ -423,6 +423,31 @@ out:
 	return rc;
 }
 
+/* `league bench env --help`. */
+static int usage_help(void)
+{
+	printf("usage: league bench env [--seconds S] "
+	       "[--game NAME] [--plugin PATH] [--remote] "
+	       "[--json]\n\n"
+	       "Steps per second of each game on one core "
+	       "(random legal actions, observation\nand mask "
+	       "every step), S seconds per game (default 1), "
+	       "and the ratio to rps\nmeasured in the same "
+	       "run.\n--plugin PATH: the plugin's game "
+	       "against the built-in game of the same name\n"
+	       "(best of 3 alternating rounds): steps_per_s, "
+	       "builtin_steps_per_s, ratio.\n"
+	       "--remote [--script PY] [--envs N]: the "
+	       "example Python game (python/examples/\n"
+	       "tictactoe.py) served over the remote protocol "
+	       "to N envs stepping at once\n(default 64) "
+	       "against its own Python step loop (best of 3 "
+	       "alternating\nrounds): steps_per_s, "
+	       "python_steps_per_s, ratio, overhead_us, "
+	       "ops_per_batch.\n");
+	return CLI_OK;
+}
+
 int bench_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -463,28 +488,8 @@ int bench_env(int argc, char **argv)
 			return CLI_USAGE;
 		if (ch == 'j')
 			json = 1;
-		if (ch == 'h') {
-			printf("usage: league bench env [--seconds S] "
-			       "[--game NAME] [--plugin PATH] [--remote] "
-			       "[--json]\n\n"
-			       "Steps per second of each game on one core "
-			       "(random legal actions, observation\nand mask "
-			       "every step), S seconds per game (default 1), "
-			       "and the ratio to rps\nmeasured in the same "
-			       "run.\n--plugin PATH: the plugin's game "
-			       "against the built-in game of the same name\n"
-			       "(best of 3 alternating rounds): steps_per_s, "
-			       "builtin_steps_per_s, ratio.\n"
-			       "--remote [--script PY] [--envs N]: the "
-			       "example Python game (python/examples/\n"
-			       "tictactoe.py) served over the remote protocol "
-			       "to N envs stepping at once\n(default 64) "
-			       "against its own Python step loop (best of 3 "
-			       "alternating\nrounds): steps_per_s, "
-			       "python_steps_per_s, ratio, overhead_us, "
-			       "ops_per_batch.\n");
-			return CLI_OK;
-		}
+		if (ch == 'h')
+			return usage_help();
 	}
 	if (optind != argc)
 		return cli_usage_error("bench env", "unexpected argument '%s'",
