@@ -43,6 +43,9 @@ void env_builtin_destroy(void *inst);
 					  size);                              \
 	}
 
+/* The chance() of a game without chance nodes: none, ever. */
+int env_no_chance(const void *inst, const void *st, int *out, double *p);
+
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
 	env_game_tictactoe, env_game_connect4, env_game_timing;
