@@ -121,6 +121,18 @@ static int pick(const uint8_t *mask, int A, lg_rng *rng)
 	return -1;
 }
 
+/* Action a of value v among the best of mask[A] so far (*best their
+ * value): a better v starts the mask over at a, an equal one adds a. */
+static void keep_best(int v, int a, int *best, uint8_t *mask, int A)
+{
+	if (v > *best) {
+		*best = v;
+		memset(mask, 0, (size_t)A);
+	}
+	if (v == *best)
+		mask[a] = 1;
+}
+
 /* ---- tic-tac-toe minimax ----------------------------------------------- */
 
 static int ttt_code(const struct env_ttt_st *s)
@@ -178,12 +190,7 @@ static int ttt_act(env_baseline *b, const struct env_ttt_st *s, lg_rng *rng,
 			continue;
 		b->g->apply(NULL, &c, a, NULL);
 		v = c.winner >= 0 ? 1 : c.moves == 9 ? 0 : -ttt_negamax(b, &c);
-		if (v > best) {
-			best = v;
-			memset(best_mask, 0, sizeof best_mask);
-		}
-		if (v == best)
-			best_mask[a] = 1;
+		keep_best(v, a, &best, best_mask, 9);
 	}
 	*action = pick(best_mask, 9, rng);
 	return *action < 0 ? LG_EINVAL : 0;
@@ -282,12 +289,7 @@ static int c4_act(env_baseline *b, const struct env_c4_st *s, lg_rng *rng,
 		else /* window (best - 1, inf): ties with best stay exact */
 			v = -c4_search(b->g, &c, b->depth - 1, -C4_WIN * 2,
 				       -(best - 1));
-		if (v > best) {
-			best = v;
-			memset(best_mask, 0, sizeof best_mask);
-		}
-		if (v == best)
-			best_mask[a] = 1;
+		keep_best(v, a, &best, best_mask, ENV_C4_COLS);
 	}
 	*action = pick(best_mask, ENV_C4_COLS, rng);
 	return *action < 0 ? LG_EINVAL : 0;
