@@ -380,12 +380,8 @@ static void profile_value(const env_tree *t, const double *pi, size_t n,
 {
 	const struct tnode *x = &t->nodes[n];
 
-	v[0] = v[1] = 0;
-	if (x->kind == T_TERMINAL) {
-		v[0] = x->ret[0];
-		v[1] = x->ret[1];
+	if (tnode_start_value(x, v))
 		return;
-	}
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
 		double w = x->kind == T_CHANCE
