@@ -111,32 +111,14 @@ static int io_wait(int fd, short ev, double deadline)
 	}
 }
 
-static int send_all(int fd, const uint8_t *p, size_t n, double deadline)
+/* Move n bytes at p over fd by deadline: sent when ev is POLLOUT, else
+ * received. 0, LG_ETIMEOUT, or LG_EIO (an error, or the peer closed). */
+static int io_all(int fd, uint8_t *p, size_t n, short ev, double deadline)
 {
 	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (k > 0) {
-			p += k;
-			n -= (size_t)k;
-			continue;
-		}
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int rc = io_wait(fd, POLLOUT, deadline);
-			if (rc)
-				return rc;
-			continue;
-		}
-		return LG_EIO;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, uint8_t *p, size_t n, double deadline)
-{
-	while (n) {
-		ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+		ssize_t k = ev == POLLOUT
+				    ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT)
+				    : recv(fd, p, n, MSG_DONTWAIT);
 		if (k > 0) {
 			p += k;
 			n -= (size_t)k;
@@ -147,7 +129,7 @@ static int recv_all(int fd, uint8_t *p, size_t n, double deadline)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			int rc = io_wait(fd, POLLIN, deadline);
+			int rc = io_wait(fd, ev, deadline);
 			if (rc)
 				return rc;
 			continue;
@@ -187,7 +169,7 @@ static int send_msg(int fd, const ProtobufCMessage *msg, uint8_t **buf,
 	(*buf)[2] = (uint8_t)(n >> 16);
 	(*buf)[3] = (uint8_t)(n >> 24);
 	protobuf_c_message_pack(msg, *buf + 4);
-	return send_all(fd, *buf, n + 4, deadline);
+	return io_all(fd, *buf, n + 4, POLLOUT, deadline);
 }
 
 /* One frame's body into *buf; *len its length. */
@@ -198,7 +180,7 @@ static int recv_frame(int fd, uint8_t **buf, size_t *cap, size_t *len,
 	size_t n;
 	int rc;
 
-	if ((rc = recv_all(fd, h, 4, deadline)))
+	if ((rc = io_all(fd, h, 4, POLLIN, deadline)))
 		return rc;
 	n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 |
 	    (size_t)h[3] << 24;
@@ -207,7 +189,7 @@ static int recv_frame(int fd, uint8_t **buf, size_t *cap, size_t *len,
 	if ((rc = grow(buf, cap, n ? n : 1)))
 		return rc;
 	*len = n;
-	return recv_all(fd, *buf, n, deadline);
+	return io_all(fd, *buf, n, POLLIN, deadline);
 }
 
 /* ---- connections ------------------------------------------------------ */
