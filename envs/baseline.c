@@ -144,6 +144,18 @@ static int ttt_code(const struct env_ttt_st *s)
 	return c;
 }
 
+static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s);
+
+/* Value of the empty cell a for the player to move in s: +1 a win, 0 a
+ * full board, else minus the opponent's value after it. */
+static int ttt_move_value(env_baseline *b, const struct env_ttt_st *s, int a)
+{
+	struct env_ttt_st c = *s;
+
+	b->g->apply(NULL, &c, a, NULL);
+	return c.winner >= 0 ? 1 : c.moves == 9 ? 0 : -ttt_negamax(b, &c);
+}
+
 /* Value for the player to move: +1 win, 0 draw, -1 loss. */
 static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s)
 {
@@ -152,17 +164,10 @@ static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s)
 	if (b->memo[code])
 		return b->memo[code] - 2;
 	for (int a = 0; a < 9; a++) {
-		struct env_ttt_st c = *s;
 		int v;
 		if (s->cell[a])
 			continue;
-		b->g->apply(NULL, &c, a, NULL);
-		if (c.winner >= 0)
-			v = 1;
-		else if (c.moves == 9)
-			v = 0;
-		else
-			v = -ttt_negamax(b, &c);
+		v = ttt_move_value(b, s, a);
 		if (v > best)
 			best = v;
 	}
@@ -183,15 +188,10 @@ static int ttt_act(env_baseline *b, const struct env_ttt_st *s, lg_rng *rng,
 		if (!b->memo)
 			return LG_ENOMEM;
 	}
-	for (int a = 0; a < 9; a++) {
-		struct env_ttt_st c = *s;
-		int v;
-		if (s->cell[a])
-			continue;
-		b->g->apply(NULL, &c, a, NULL);
-		v = c.winner >= 0 ? 1 : c.moves == 9 ? 0 : -ttt_negamax(b, &c);
-		keep_best(v, a, &best, best_mask, 9);
-	}
+	for (int a = 0; a < 9; a++)
+		if (!s->cell[a])
+			keep_best(ttt_move_value(b, s, a), a, &best,
+				  best_mask, 9);
 	*action = pick(best_mask, 9, rng);
 	return *action < 0 ? LG_EINVAL : 0;
 }
