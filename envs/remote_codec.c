@@ -26,7 +26,6 @@ static struct {
 	double told;
 } fails;
 
-
 /* One line of a server's text: control characters become spaces. */
 static void one_line(char *s)
 {
