@@ -320,6 +320,80 @@ static void row_opts(const struct bargs *a, const struct workload *w,
 	o->sink = count_sink;
 }
 
+/* What run_row measured of one row, and what it is compared with. */
+struct row_figures {
+	double secs, lb, nx, ts, best, di, peer, floor, infer;
+	uint64_t segments, rows;
+};
+
+/* The best time the seed published for workload w (reset x5 when
+ * rm_i) in any mode, times the time scale f. */
+static double seed_best(const struct workload *w, int rm_i, double f)
+{
+	double best = w->nx[rm_i][0] * f;
+
+	for (int k = 0; k < 3; k++) {
+		if (w->nx[rm_i][k] > 0 && w->nx[rm_i][k] * f < best)
+			best = w->nx[rm_i][k] * f;
+		if (w->ts[rm_i][k] > 0 && w->ts[rm_i][k] * f < best)
+			best = w->ts[rm_i][k] * f;
+	}
+	return best;
+}
+
+/* Print one row of figures r (and the collector's stats st): a JSON
+ * object with --json, else a line of the table. */
+static void print_row(const struct bargs *a, const struct workload *w,
+		      double rm, enum coll_mode mode,
+		      const struct row_figures *r, const struct coll_stats *st)
+{
+	const double f = a->scale;
+
+	if (a->json) {
+		printf("{\"env\":\"%s\",\"reset_mult\":%g,\"mode\":\"%s\","
+		       "\"inference_devices\":%llu,\"real_inference\":%s,"
+		       "\"jitter\":%g,\"time_scale\":%g,"
+		       "\"seconds\":%.3f,\"lower_bound_s\":%.3f,"
+		       "\"ratio\":%.4f,", w->name, rm, coll_mode_name(mode),
+		       (unsigned long long)a->devices,
+		       a->real ? "true" : "false", a->jitter, f, r->secs,
+		       r->lb, r->secs / r->lb);
+		if (r->di > 0)
+			printf("\"di_engine_s\":%.3f,\"ratio_to_di_engine\":"
+			       "%.4f,", r->di, r->secs / r->di);
+		if (r->floor > 0)
+			printf("\"cpu_floor_s\":%.3f,", r->floor);
+		if (r->peer > 0)
+			printf("\"peer_s\":%.3f,\"ratio_to_peer\":%.4f,"
+			       "\"floor_to_peer\":%.4f,", r->peer,
+			       r->secs / r->peer, r->floor / r->peer);
+		/* What each collector adds to the CPU both must burn. */
+		if (r->peer > r->floor && r->floor > 0)
+			printf("\"overhead_to_peer\":%.4f,",
+			       (r->secs - r->floor) / (r->peer - r->floor));
+		printf("\"seed_best_s\":%.3f,\"seed_nx_s\":%.3f,"
+		       "\"seed_ts_s\":%.3f,\"steps\":%llu,\"resets\":%llu,"
+		       "\"forwards\":%llu,\"segments\":%llu,"
+		       "\"transitions\":%llu,\"infer_s\":%.6f}\n",
+		       r->best, r->nx, r->ts, (unsigned long long)st->steps,
+		       (unsigned long long)st->resets,
+		       (unsigned long long)st->forwards,
+		       (unsigned long long)r->segments,
+		       (unsigned long long)r->rows, r->infer * f);
+	} else {
+		char tsbuf[32] = "-", dibuf[32] = "-", pbuf[32] = "-";
+		if (r->ts > 0)
+			snprintf(tsbuf, sizeof tsbuf, "%.2f", r->ts);
+		if (r->di > 0)
+			snprintf(dibuf, sizeof dibuf, "%.2f", r->di);
+		if (r->peer > 0)
+			snprintf(pbuf, sizeof pbuf, "%.2f", r->peer);
+		printf("%-7s x%-2g %-7s %10.2f %10.2f %7.3f %10s %10s %10.2f "
+		       "%10s\n", w->name, rm, coll_mode_name(mode), r->secs,
+		       r->lb, r->secs / r->lb, dibuf, pbuf, r->nx, tsbuf);
+	}
+}
+
 static int run_row(const struct bargs *a, const struct workload *w,
 		   int rm_i, enum coll_mode mode)
 {
@@ -333,6 +407,7 @@ static int run_row(const struct bargs *a, const struct workload *w,
 	coll *c = NULL;
 	char err[256];
 	double t0, secs, lb, nx, ts, best, di, peer = 0, floor = 0;
+	struct row_figures fig;
 	int rc;
 
 	row_opts(a, w, rm, mode, &o);
@@ -391,57 +466,10 @@ static int run_row(const struct bargs *a, const struct workload *w,
 			     a->envs != 8 || a->wait_num != 7
 		     ? 0
 		     : di_engine_s(w->name, (int)rm, a->jitter, mode, f);
-	/* The best figure the seed published for this workload. */
-	best = w->nx[rm_i][0] * f;
-	for (int k = 0; k < 3; k++) {
-		if (w->nx[rm_i][k] > 0 && w->nx[rm_i][k] * f < best)
-			best = w->nx[rm_i][k] * f;
-		if (w->ts[rm_i][k] > 0 && w->ts[rm_i][k] * f < best)
-			best = w->ts[rm_i][k] * f;
-	}
-	if (a->json) {
-		printf("{\"env\":\"%s\",\"reset_mult\":%g,\"mode\":\"%s\","
-		       "\"inference_devices\":%llu,\"real_inference\":%s,"
-		       "\"jitter\":%g,\"time_scale\":%g,"
-		       "\"seconds\":%.3f,\"lower_bound_s\":%.3f,"
-		       "\"ratio\":%.4f,", w->name, rm, coll_mode_name(mode),
-		       (unsigned long long)a->devices,
-		       a->real ? "true" : "false", a->jitter, f, secs, lb,
-		       secs / lb);
-		if (di > 0)
-			printf("\"di_engine_s\":%.3f,\"ratio_to_di_engine\":"
-			       "%.4f,", di, secs / di);
-		if (floor > 0)
-			printf("\"cpu_floor_s\":%.3f,", floor);
-		if (peer > 0)
-			printf("\"peer_s\":%.3f,\"ratio_to_peer\":%.4f,"
-			       "\"floor_to_peer\":%.4f,", peer, secs / peer,
-			       floor / peer);
-		/* What each collector adds to the CPU both must burn. */
-		if (peer > floor && floor > 0)
-			printf("\"overhead_to_peer\":%.4f,",
-			       (secs - floor) / (peer - floor));
-		printf("\"seed_best_s\":%.3f,\"seed_nx_s\":%.3f,"
-		       "\"seed_ts_s\":%.3f,\"steps\":%llu,\"resets\":%llu,"
-		       "\"forwards\":%llu,\"segments\":%llu,"
-		       "\"transitions\":%llu,\"infer_s\":%.6f}\n",
-		       best, nx, ts, (unsigned long long)st.steps,
-		       (unsigned long long)st.resets,
-		       (unsigned long long)st.forwards,
-		       (unsigned long long)sk.segments,
-		       (unsigned long long)sk.rows, infer * f);
-	} else {
-		char tsbuf[32] = "-", dibuf[32] = "-", pbuf[32] = "-";
-		if (ts > 0)
-			snprintf(tsbuf, sizeof tsbuf, "%.2f", ts);
-		if (di > 0)
-			snprintf(dibuf, sizeof dibuf, "%.2f", di);
-		if (peer > 0)
-			snprintf(pbuf, sizeof pbuf, "%.2f", peer);
-		printf("%-7s x%-2g %-7s %10.2f %10.2f %7.3f %10s %10s %10.2f "
-		       "%10s\n", w->name, rm, coll_mode_name(mode), secs, lb,
-		       secs / lb, dibuf, pbuf, nx, tsbuf);
-	}
+	best = seed_best(w, rm_i, f);
+	fig = (struct row_figures){ secs, lb, nx, ts, best, di, peer, floor,
+				    infer, sk.segments, sk.rows };
+	print_row(a, w, rm, mode, &fig, &st);
 	fflush(stdout);
 	return CLI_OK;
 }
@@ -477,42 +505,43 @@ static int usage_help(void)
 	return CLI_OK;
 }
 
-int bench_collector(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "env", required_argument, NULL, 'e' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "time-scale", required_argument, NULL, 's' },
-		{ "collects", required_argument, NULL, 'c' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "wait-num", required_argument, NULL, 'w' },
-		{ "wait-timeout", required_argument, NULL, 't' },
-		{ "processes", no_argument, NULL, 'p' },
-		{ "real-inference", no_argument, NULL, 'r' },
-		{ "no-peer", no_argument, NULL, 'P' },
-		{ "devices", required_argument, NULL, 'd' },
-		{ "jitter", required_argument, NULL, 'J' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = "bench collector";
-	struct bargs a = { .scale = 1.0, .wait_timeout = 0.0002,
-			   .jitter = 0.6, .collects = 300, .samples = 80,
-			   .envs = 8, .wait_num = 7, .devices = 1 };
-	unsigned long long v;
-	int scaled = 0;
-	enum coll_mode only_mode = COLL_SERIAL;
-	int ch, worst = CLI_OK, found = 0;
+/* The flags of `league bench collector` (usage_help lists them). */
+static const struct option collector_opts[] = {
+	{ "env", required_argument, NULL, 'e' },
+	{ "mode", required_argument, NULL, 'm' },
+	{ "time-scale", required_argument, NULL, 's' },
+	{ "collects", required_argument, NULL, 'c' },
+	{ "samples", required_argument, NULL, 'n' },
+	{ "wait-num", required_argument, NULL, 'w' },
+	{ "wait-timeout", required_argument, NULL, 't' },
+	{ "processes", no_argument, NULL, 'p' },
+	{ "real-inference", no_argument, NULL, 'r' },
+	{ "no-peer", no_argument, NULL, 'P' },
+	{ "devices", required_argument, NULL, 'd' },
+	{ "jitter", required_argument, NULL, 'J' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
-	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
+/* The flags of argv into a (its defaults set): CLI_OK, CLI_USAGE (said
+ * why on stderr), or CLI_OK with *help set after --help printed the
+ * usage. --real-inference scales times by 0.02 unless --time-scale. */
+static int parse_args(int argc, char **argv, struct bargs *a, int *help)
+{
+	const char *cmd = "bench collector";
+	unsigned long long v;
+	int ch, scaled = 0;
+
+	*help = 0;
+	while ((ch = cli_getopt(argc, argv, cmd, "", collector_opts)) != -1) {
 		switch (ch) {
 		case -2: return CLI_USAGE;
-		case 'e': a.env = optarg; break;
-		case 'm': a.mode = optarg; break;
+		case 'e': a->env = optarg; break;
+		case 'm': a->mode = optarg; break;
 		case 's':
 			if (cli_opt_double(cmd, "--time-scale", optarg, 1e-4,
-					   100, &a.scale))
+					   100, &a->scale))
 				return CLI_USAGE;
 			scaled = 1;
 			break;
@@ -520,47 +549,63 @@ int bench_collector(int argc, char **argv)
 			if (cli_opt_u64(cmd, "--devices", optarg, 0,
 					REAL_MAX_CALLS - 1, &v))
 				return CLI_USAGE;
-			a.devices = v;
+			a->devices = v;
 			break;
 		case 'J':
 			if (cli_opt_double(cmd, "--jitter", optarg, 0, 0.99,
-					   &a.jitter))
+					   &a->jitter))
 				return CLI_USAGE;
 			break;
-		case 'P': a.no_peer = 1; break;
+		case 'P': a->no_peer = 1; break;
 		case 'c':
 			if (cli_opt_u64(cmd, "--collects", optarg, 1, 1000000,
 					&v))
 				return CLI_USAGE;
-			a.collects = v;
+			a->collects = v;
 			break;
 		case 'n':
 			if (cli_opt_u64(cmd, "--samples", optarg, 1, 1000000,
 					&v))
 				return CLI_USAGE;
-			a.samples = v;
+			a->samples = v;
 			break;
 		case 'w':
 			if (cli_opt_u64(cmd, "--wait-num", optarg, 1, 8, &v))
 				return CLI_USAGE;
-			a.wait_num = v;
+			a->wait_num = v;
 			break;
 		case 't':
 			if (cli_opt_double(cmd, "--wait-timeout", optarg, 0,
-					   10, &a.wait_timeout))
+					   10, &a->wait_timeout))
 				return CLI_USAGE;
 			break;
-		case 'p': a.processes = 1; break;
-		case 'j': a.json = 1; break;
-		case 'r': a.real = 1; break;
-		case 'h': return usage_help();
+		case 'p': a->processes = 1; break;
+		case 'j': a->json = 1; break;
+		case 'r': a->real = 1; break;
+		case 'h':
+			*help = 1;
+			return usage_help();
 		}
 	}
 	if (optind != argc)
 		return cli_usage_error(cmd, "unexpected argument '%s'",
 				       argv[optind]);
-	if (a.real && !scaled)
-		a.scale = 0.02;
+	if (a->real && !scaled)
+		a->scale = 0.02;
+	return CLI_OK;
+}
+
+int bench_collector(int argc, char **argv)
+{
+	const char *cmd = "bench collector";
+	struct bargs a = { .scale = 1.0, .wait_timeout = 0.0002,
+			   .jitter = 0.6, .collects = 300, .samples = 80,
+			   .envs = 8, .wait_num = 7, .devices = 1 };
+	enum coll_mode only_mode = COLL_SERIAL;
+	int rc, help, worst = CLI_OK, found = 0;
+
+	if ((rc = parse_args(argc, argv, &a, &help)) || help)
+		return rc;
 	if (a.real) {
 		/* One inference device is one core, as the peer's (it sets
 		 * OPENBLAS_NUM_THREADS=1 before numpy loads). Left at its
@@ -591,7 +636,6 @@ int bench_collector(int argc, char **argv)
 			continue;
 		for (int rm = 0; rm < 2; rm++)
 			for (int m = COLL_SERIAL; m <= COLL_ASYNC; m++) {
-				int rc;
 				if (a.mode && m != (int)only_mode)
 					continue;
 				rc = run_row(&a, &loads[i], rm,

@@ -275,6 +275,57 @@ static int parse_args(int argc, char **argv, struct bargs *a, int modes[2],
 	return CLI_OK;
 }
 
+/* The daemon phases, one per store mode in modes[0..nmodes), each then
+ * over TLS with --tls (into fs[i], ts[i]), and the echo server's
+ * pingpong (into *pp) after the first; their text rows unless --json.
+ * 0, or the first phase's error (err says why). */
+static int run_phases(const struct bargs *a, const struct league_setup *L,
+		      const int *modes, int nmodes, struct figures *fs,
+		      struct figures *ts, struct figures *pp, char *err,
+		      size_t errlen)
+{
+	lg_buf cap_jobs = { 0 }, cap_ack = { 0 };
+	int rc = 0;
+
+	for (int i = 0; i < nmodes; i++) {
+		if ((rc = bench_daemon_phase(a, L, (unsigned)modes[i], 0,
+					     &fs[i], i ? NULL : &cap_jobs,
+					     i ? NULL : &cap_ack, err,
+					     errlen)))
+			goto out;
+		/* The same phase over TLS right after, so the two see the
+		 * same machine as nearly as a shared one allows. */
+		if (a->tls &&
+		    (rc = bench_daemon_phase(a, L, (unsigned)modes[i], 1,
+					     &ts[i], NULL, NULL, err,
+					     errlen)))
+			goto out;
+		if (a->tls && !a->json)
+			printf("%-15s %10.1f %10.1f %10.1f %10.1f %8llu %8llu\n",
+			       modes[i] ? "nosync+tls" : "fsync+tls",
+			       ts[i].per_s, ts[i].p50, ts[i].p99,
+			       ts[i].server_cpu_us,
+			       (unsigned long long)ts[i].empty,
+			       (unsigned long long)ts[i].stale);
+		if (i == 0) {
+			/* The reference, between the daemon phases. */
+			if ((rc = bench_daemon_pingpong(a, &cap_jobs,
+							&cap_ack, pp, err,
+							errlen)))
+				goto out;
+			if (!a->json)
+				printf("%-15s %10.1f %10.1f %10.1f %10.1f   "
+				       "(echo server, same frames)\n",
+				       "pingpong", pp->per_s, pp->p50, pp->p99,
+				       pp->server_cpu_us);
+		}
+	}
+out:
+	lg_buf_free(&cap_jobs);
+	lg_buf_free(&cap_ack);
+	return rc;
+}
+
 int bench_daemon(int argc, char **argv)
 {
 	struct bargs a = { 64, 1000, 1, 64, 5.0, "both", 0, 0 };
@@ -283,7 +334,6 @@ int bench_daemon(int argc, char **argv)
 	struct league_setup L;
 	struct figures fs[2], ts[2], pp;
 	static struct cfg tc;
-	lg_buf cap_jobs = { 0 }, cap_ack = { 0 };
 	char dir[256], err[1024] = "";
 	const char *tmp = getenv("TMPDIR");
 	int rc, modes[2], nmodes = 0, help;
@@ -336,39 +386,9 @@ int bench_daemon(int argc, char **argv)
 		       "stale");
 		fflush(stdout);
 	}
-	for (int i = 0; i < nmodes; i++) {
-		if ((rc = bench_daemon_phase(&a, &L, (unsigned)modes[i], 0,
-					     &fs[i], i ? NULL : &cap_jobs,
-					     i ? NULL : &cap_ack, err,
-					     sizeof err)))
-			goto out;
-		/* The same phase over TLS right after, so the two see the
-		 * same machine as nearly as a shared one allows. */
-		if (a.tls &&
-		    (rc = bench_daemon_phase(&a, &L, (unsigned)modes[i], 1,
-					     &ts[i], NULL, NULL, err,
-					     sizeof err)))
-			goto out;
-		if (a.tls && !a.json)
-			printf("%-15s %10.1f %10.1f %10.1f %10.1f %8llu %8llu\n",
-			       modes[i] ? "nosync+tls" : "fsync+tls",
-			       ts[i].per_s, ts[i].p50, ts[i].p99,
-			       ts[i].server_cpu_us,
-			       (unsigned long long)ts[i].empty,
-			       (unsigned long long)ts[i].stale);
-		if (i == 0) {
-			/* The reference, between the daemon phases. */
-			if ((rc = bench_daemon_pingpong(&a, &cap_jobs,
-							&cap_ack, &pp, err,
-							sizeof err)))
-				goto out;
-			if (!a.json)
-				printf("%-15s %10.1f %10.1f %10.1f %10.1f   "
-				       "(echo server, same frames)\n",
-				       "pingpong", pp.per_s, pp.p50, pp.p99,
-				       pp.server_cpu_us);
-		}
-	}
+	if ((rc = run_phases(&a, &L, modes, nmodes, fs, ts, &pp, err,
+			     sizeof err)))
+		goto out;
 	for (int i = 0; i < nmodes; i++)
 		report(&a, &L, modes[i] ? "nosync" : "fsync", &fs[i], &pp,
 		       a.tls ? &ts[i] : NULL);
@@ -377,8 +397,6 @@ out:
 	if (rc)
 		fprintf(stderr, "league bench daemon: %s\n",
 			err[0] ? err : lg_strerror(rc));
-	lg_buf_free(&cap_jobs);
-	lg_buf_free(&cap_ack);
 	net_tls_free(L.tls_client);
 	rm_tls(dir);
 	rm_league(dir);

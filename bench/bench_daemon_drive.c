@@ -378,6 +378,72 @@ static int percentiles(const struct driver *dv, uint64_t threads,
 	return 0;
 }
 
+/* Ready the drivers dv[0..threads) on window w: their rng, samples
+ * buffer and epoll set (the first one capturing its frames when
+ * capture). 0 or LG_ENOMEM (the caller frees what was made). */
+static int drivers_init(struct driver *dv, uint64_t threads,
+			struct window *w, int check_seq, int capture)
+{
+	for (uint64_t t = 0; t < threads; t++) {
+		struct driver *d = &dv[t];
+		d->w = w;
+		d->capture = t == 0 && capture;
+		d->check_seq = check_seq;
+		d->epfd = -1;
+		lg_rng_seed2(&d->rng, 20261123, t);
+		if (!(d->rtt_us = malloc(sizeof(float) * BD_MAX_SAMPLES)) ||
+		    (d->epfd = epoll_create1(0)) < 0)
+			return LG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Collector i (fds[i], ssls[i] unless ssls is NULL) goes to thread
+ * i % threads; each thread's block of cs is contiguous. 0 or LG_EIO (a
+ * socket that cannot be made non-blocking or watched). */
+static int drivers_assign(struct driver *dv, uint64_t threads,
+			  struct coll *cs, const int *fds,
+			  struct ssl_st *const *ssls, size_t n)
+{
+	for (uint64_t t = 0, at = 0; t < threads; t++) {
+		struct driver *d = &dv[t];
+		d->c = cs + at;
+		for (size_t i = t; i < n; i += threads) {
+			struct coll *c = &cs[at++];
+			struct epoll_event ev = { EPOLLIN, { .ptr = c } };
+			c->io.fd = fds[i];
+			c->io.ssl = ssls ? ssls[i] : NULL;
+			if (set_nonblock(c->io.fd) ||
+			    epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->io.fd, &ev))
+				return LG_EIO;
+			d->n++;
+		}
+	}
+	return 0;
+}
+
+/* The drivers' counts summed into f (jobs, empty, stale, threads) and
+ * *total (round trips sampled). A thread's failure instead: its code,
+ * err naming the thread. */
+static int sum_figures(const struct driver *dv, uint64_t threads,
+		       size_t *total, struct figures *f, char *err,
+		       size_t errlen)
+{
+	for (uint64_t t = 0; t < threads; t++) {
+		if (dv[t].failed) {
+			lg_errf(err, errlen, "collector thread %llu: %s",
+				(unsigned long long)t, dv[t].err);
+			return dv[t].failed;
+		}
+		f->jobs += dv[t].jobs;
+		f->empty += dv[t].empty;
+		f->stale += dv[t].stale;
+		*total += dv[t].nrtt;
+	}
+	f->threads = (int)threads;
+	return 0;
+}
+
 /* See bench/bench_daemon.h. Collector i goes to thread i % threads. */
 int bench_daemon_drive(const int *fds, struct ssl_st *const *ssls, size_t n,
 		       uint64_t threads, double seconds, int check_seq,
@@ -403,37 +469,10 @@ int bench_daemon_drive(const int *fds, struct ssl_st *const *ssls, size_t n,
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	for (uint64_t t = 0; t < threads; t++) {
-		struct driver *d = &dv[t];
-		d->w = &w;
-		d->capture = t == 0 && cap_jobs;
-		d->check_seq = check_seq;
-		d->epfd = -1;
-		lg_rng_seed2(&d->rng, 20261123, t);
-		if (!(d->rtt_us = malloc(sizeof(float) * BD_MAX_SAMPLES)) ||
-		    (d->epfd = epoll_create1(0)) < 0) {
-			rc = LG_ENOMEM;
-			goto out;
-		}
-	}
-	/* Collector i goes to thread i % threads; each thread's block of cs
-	 * is contiguous. */
-	for (uint64_t t = 0, at = 0; t < threads; t++) {
-		struct driver *d = &dv[t];
-		d->c = cs + at;
-		for (size_t i = t; i < n; i += threads) {
-			struct coll *c = &cs[at++];
-			struct epoll_event ev = { EPOLLIN, { .ptr = c } };
-			c->io.fd = fds[i];
-			c->io.ssl = ssls ? ssls[i] : NULL;
-			if (set_nonblock(c->io.fd) ||
-			    epoll_ctl(d->epfd, EPOLL_CTL_ADD, c->io.fd, &ev)) {
-				rc = LG_EIO;
-				goto out;
-			}
-			d->n++;
-		}
-	}
+	if ((rc = drivers_init(dv, threads, &w, check_seq,
+			       cap_jobs != NULL)) ||
+	    (rc = drivers_assign(dv, threads, cs, fds, ssls, n)))
+		goto out;
 	for (uint64_t t = 0; t < threads; t++, started++)
 		if (pthread_create(&dv[t].th, NULL, driver_main, &dv[t])) {
 			rc = LG_ENOMEM;
@@ -459,19 +498,8 @@ int bench_daemon_drive(const int *fds, struct ssl_st *const *ssls, size_t n,
 		pthread_join(dv[t].th, NULL);
 	if (rc)
 		goto out;
-	for (uint64_t t = 0; t < threads; t++) {
-		if (dv[t].failed) {
-			lg_errf(err, errlen, "collector thread %llu: %s",
-				(unsigned long long)t, dv[t].err);
-			rc = dv[t].failed;
-			goto out;
-		}
-		f->jobs += dv[t].jobs;
-		f->empty += dv[t].empty;
-		f->stale += dv[t].stale;
-		total += dv[t].nrtt;
-	}
-	f->threads = (int)threads;
+	if ((rc = sum_figures(dv, threads, &total, f, err, errlen)))
+		goto out;
 	f->per_s = (double)f->jobs / ((double)(t_end - t_start) / 1e9);
 	if (f->jobs)
 		f->server_cpu_us = ((double)(cpu1.tv_sec - cpu0.tv_sec) * 1e6 +

@@ -200,13 +200,35 @@ static void *rworker_main(void *arg)
 	return NULL;
 }
 
+/* The remote ops per batch this process sent since the counters were
+ * b0 batches and o0 ops (env_remote_counters); 0 without a batch. */
+static double ops_per_batch_since(uint64_t b0, uint64_t o0)
+{
+	uint64_t b1, o1;
+
+	env_remote_counters(&b1, &o1);
+	return b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
+}
+
+/* A round's steps per second over t seconds, or -1 after saying on
+ * stderr why the remote envs failed (rc). */
+static double round_rate(int rc, uint64_t steps, double t)
+{
+	if (rc) {
+		fprintf(stderr, "league bench env: remote envs failed: %s\n",
+			lg_strerror(rc));
+		return -1;
+	}
+	return (double)steps / t;
+}
+
 /* Steps per second of n threads on the server at addr. */
 static double remote_round(const char *addr, int n, double secs,
 			   double *ops_per_batch)
 {
 	struct rworker *w = calloc((size_t)n, sizeof *w);
 	pthread_t *th = calloc((size_t)n, sizeof *th);
-	uint64_t b0, o0, b1, o1, steps = 0;
+	uint64_t b0, o0, steps = 0;
 	double t0, t;
 	int rc = 0;
 
@@ -232,16 +254,10 @@ static double remote_round(const char *addr, int n, double secs,
 		rc = rc ? rc : w[i].rc;
 	}
 	t = lg_now_s() - t0;
-	env_remote_counters(&b1, &o1);
-	*ops_per_batch = b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
+	*ops_per_batch = ops_per_batch_since(b0, o0);
 	free(w);
 	free(th);
-	if (rc) {
-		fprintf(stderr, "league bench env: remote envs failed: %s\n",
-			lg_strerror(rc));
-		return -1;
-	}
-	return (double)steps / t;
+	return round_rate(rc, steps, t);
 }
 
 /* Steps per second of one thread driving n envs on the server at addr:
@@ -256,7 +272,7 @@ static double batched_round(const char *addr, int n, double secs,
 	uint64_t *seeds = calloc((size_t)n, sizeof *seeds);
 	float obs[REMOTE_OBS_MAX];
 	uint8_t mask[ENV_MAX_ACTIONS];
-	uint64_t b0, o0, b1, o1, steps = 0;
+	uint64_t b0, o0, steps = 0;
 	struct env_opts o;
 	double t0, t = -1;
 	lg_rng r;
@@ -293,8 +309,7 @@ static double batched_round(const char *addr, int n, double secs,
 			for (int i = 0; i < n && !rc; i++)
 				rc = rcs[i];
 	}
-	env_remote_counters(&b1, &o1);
-	*ops_per_batch = b1 > b0 ? (double)(o1 - o0) / (double)(b1 - b0) : 0;
+	*ops_per_batch = ops_per_batch_since(b0, o0);
 out:
 	for (int i = 0; es && i < n; i++)
 		env_free(es[i]);
@@ -302,12 +317,7 @@ out:
 	free(acts);
 	free(rcs);
 	free(seeds);
-	if (rc) {
-		fprintf(stderr, "league bench env: remote envs failed: %s\n",
-			lg_strerror(rc));
-		return -1;
-	}
-	return (double)steps / t;
+	return round_rate(rc, steps, t);
 }
 
 /* The script's own step loop (--selfplay-bench), in steps per second. */
@@ -423,6 +433,31 @@ out:
 	return rc;
 }
 
+/* `league bench env --help`. */
+static int usage_help(void)
+{
+	printf("usage: league bench env [--seconds S] "
+	       "[--game NAME] [--plugin PATH] [--remote] "
+	       "[--json]\n\n"
+	       "Steps per second of each game on one core "
+	       "(random legal actions, observation\nand mask "
+	       "every step), S seconds per game (default 1), "
+	       "and the ratio to rps\nmeasured in the same "
+	       "run.\n--plugin PATH: the plugin's game "
+	       "against the built-in game of the same name\n"
+	       "(best of 3 alternating rounds): steps_per_s, "
+	       "builtin_steps_per_s, ratio.\n"
+	       "--remote [--script PY] [--envs N]: the "
+	       "example Python game (python/examples/\n"
+	       "tictactoe.py) served over the remote protocol "
+	       "to N envs stepping at once\n(default 64) "
+	       "against its own Python step loop (best of 3 "
+	       "alternating\nrounds): steps_per_s, "
+	       "python_steps_per_s, ratio, overhead_us, "
+	       "ops_per_batch.\n");
+	return CLI_OK;
+}
+
 int bench_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -463,28 +498,8 @@ int bench_env(int argc, char **argv)
 			return CLI_USAGE;
 		if (ch == 'j')
 			json = 1;
-		if (ch == 'h') {
-			printf("usage: league bench env [--seconds S] "
-			       "[--game NAME] [--plugin PATH] [--remote] "
-			       "[--json]\n\n"
-			       "Steps per second of each game on one core "
-			       "(random legal actions, observation\nand mask "
-			       "every step), S seconds per game (default 1), "
-			       "and the ratio to rps\nmeasured in the same "
-			       "run.\n--plugin PATH: the plugin's game "
-			       "against the built-in game of the same name\n"
-			       "(best of 3 alternating rounds): steps_per_s, "
-			       "builtin_steps_per_s, ratio.\n"
-			       "--remote [--script PY] [--envs N]: the "
-			       "example Python game (python/examples/\n"
-			       "tictactoe.py) served over the remote protocol "
-			       "to N envs stepping at once\n(default 64) "
-			       "against its own Python step loop (best of 3 "
-			       "alternating\nrounds): steps_per_s, "
-			       "python_steps_per_s, ratio, overhead_us, "
-			       "ops_per_batch.\n");
-			return CLI_OK;
-		}
+		if (ch == 'h')
+			return usage_help();
 	}
 	if (optind != argc)
 		return cli_usage_error("bench env", "unexpected argument '%s'",

@@ -109,29 +109,10 @@ static int usage_help(void)
 	return CLI_OK;
 }
 
-static int parse(int argc, char **argv, struct blopts *o)
+/* The defaults: an MLP of obs 128, hidden 256,256, 16 actions, relu;
+ * batch 4096, minibatch 1024, 4 epochs, 1 thread, 3 s. */
+static void blopts_default(struct blopts *o)
 {
-	static const struct option opts[] = {
-		{ "obs", required_argument, NULL, 'o' },
-		{ "hidden", required_argument, NULL, 'H' },
-		{ "actions", required_argument, NULL, 'a' },
-		{ "act", required_argument, NULL, 'A' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "minibatch", required_argument, NULL, 'm' },
-		{ "epochs", required_argument, NULL, 'e' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "model", required_argument, NULL, 'M' },
-		{ "inference", no_argument, NULL, 'I' },
-		{ "gru", required_argument, NULL, 'G' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = "bench learner";
-	unsigned long long v;
-	int ch;
-
 	memset(o, 0, sizeof *o);
 	o->s.obs = 128;
 	o->s.actions = 16;
@@ -145,7 +126,68 @@ static int parse(int argc, char **argv, struct blopts *o)
 	o->threads = 1;
 	o->seconds = 3;
 	o->model = "mlp";
-	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
+}
+
+/* --model: "mlp" (no convolutions) or "conv"; -1 for any other name. */
+static int set_model(struct blopts *o, const char *name)
+{
+	if (!strcmp(name, "mlp")) {
+		o->s.nconv = 0;
+		memset(o->s.planes, 0, sizeof o->s.planes);
+		memset(o->s.conv, 0, sizeof o->s.conv);
+		o->model = "mlp";
+		return 0;
+	}
+	if (strcmp(name, "conv"))
+		return -1;
+	/* Connect Four's planes, two 64-channel 3x3
+	 * convolutions, one dense layer of 256 (later
+	 * --hidden / --actions / --act still apply) */
+	o->model = "conv";
+	o->s.obs = 3 * 6 * 7;
+	o->s.actions = 7;
+	o->s.planes[0] = 3;
+	o->s.planes[1] = 6;
+	o->s.planes[2] = 7;
+	o->s.nconv = 2;
+	o->s.conv[0] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
+	o->s.conv[1] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
+	o->s.nhidden = 1;
+	o->s.hidden[1] = 0;
+	o->s.hidden[0] = 256;
+	strcpy(o->hidden_txt, "256");
+	return 0;
+}
+
+/* The flags of `league bench learner` (usage_help lists them). */
+static const struct option learner_opts[] = {
+	{ "obs", required_argument, NULL, 'o' },
+	{ "hidden", required_argument, NULL, 'H' },
+	{ "actions", required_argument, NULL, 'a' },
+	{ "act", required_argument, NULL, 'A' },
+	{ "batch", required_argument, NULL, 'b' },
+	{ "minibatch", required_argument, NULL, 'm' },
+	{ "epochs", required_argument, NULL, 'e' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "model", required_argument, NULL, 'M' },
+	{ "inference", no_argument, NULL, 'I' },
+	{ "gru", required_argument, NULL, 'G' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The flags of argv into o, from the defaults: CLI_OK, CLI_USAGE (said
+ * why on stderr), or -1 after --help printed the usage. */
+static int parse(int argc, char **argv, struct blopts *o)
+{
+	const char *cmd = "bench learner";
+	unsigned long long v;
+	int ch;
+
+	blopts_default(o);
+	while ((ch = cli_getopt(argc, argv, cmd, "", learner_opts)) != -1) {
 		switch (ch) {
 		case -2:
 			return CLI_USAGE;
@@ -170,13 +212,10 @@ static int parse(int argc, char **argv, struct blopts *o)
 				 optarg);
 			break;
 		case 'A':
-			if (!strcmp(optarg, "relu"))
-				o->s.act = NN_RELU;
-			else if (!strcmp(optarg, "tanh"))
-				o->s.act = NN_TANH;
-			else
+			if (strcmp(optarg, "relu") && strcmp(optarg, "tanh"))
 				return cli_usage_error(cmd, "--act: relu or "
 						       "tanh");
+			o->s.act = strcmp(optarg, "relu") ? NN_TANH : NN_RELU;
 			break;
 		case 'b':
 			if (cli_opt_u64(cmd, "--batch", optarg, 1, 1 << 22,
@@ -215,32 +254,9 @@ static int parse(int argc, char **argv, struct blopts *o)
 			o->s.gru = (uint32_t)v;
 			break;
 		case 'M':
-			if (!strcmp(optarg, "mlp")) {
-				o->s.nconv = 0;
-				memset(o->s.planes, 0, sizeof o->s.planes);
-				memset(o->s.conv, 0, sizeof o->s.conv);
-				o->model = "mlp";
-				break;
-			}
-			if (strcmp(optarg, "conv"))
+			if (set_model(o, optarg))
 				return cli_usage_error(cmd, "--model: mlp or "
 						       "conv");
-			/* Connect Four's planes, two 64-channel 3x3
-			 * convolutions, one dense layer of 256 (later
-			 * --hidden / --actions / --act still apply) */
-			o->model = "conv";
-			o->s.obs = 3 * 6 * 7;
-			o->s.actions = 7;
-			o->s.planes[0] = 3;
-			o->s.planes[1] = 6;
-			o->s.planes[2] = 7;
-			o->s.nconv = 2;
-			o->s.conv[0] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
-			o->s.conv[1] = (struct nn_conv){ 64, 3, 1, 1, 0, 0 };
-			o->s.nhidden = 1;
-			o->s.hidden[1] = 0;
-			o->s.hidden[0] = 256;
-			strcpy(o->hidden_txt, "256");
 			break;
 		case 'h':
 			usage_help();

@@ -25,6 +25,12 @@ void env_opts_default(struct env_opts *o)
 
 /* ---- the built-in games on the ABI ------------------------------------- */
 
+/* env_internal.h */
+int env_no_chance(const void *inst, const void *st, int *out, double *p)
+{
+	return 0;
+}
+
 int env_builtin_create(const struct league_game_params *p, void **inst,
 		       struct league_game_spec *spec, char *err, size_t errlen,
 		       env_setup_fn setup, size_t state_size)

@@ -121,6 +121,18 @@ static int pick(const uint8_t *mask, int A, lg_rng *rng)
 	return -1;
 }
 
+/* Action a of value v among the best of mask[A] so far (*best their
+ * value): a better v starts the mask over at a, an equal one adds a. */
+static void keep_best(int v, int a, int *best, uint8_t *mask, int A)
+{
+	if (v > *best) {
+		*best = v;
+		memset(mask, 0, (size_t)A);
+	}
+	if (v == *best)
+		mask[a] = 1;
+}
+
 /* ---- tic-tac-toe minimax ----------------------------------------------- */
 
 static int ttt_code(const struct env_ttt_st *s)
@@ -132,6 +144,18 @@ static int ttt_code(const struct env_ttt_st *s)
 	return c;
 }
 
+static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s);
+
+/* Value of the empty cell a for the player to move in s: +1 a win, 0 a
+ * full board, else minus the opponent's value after it. */
+static int ttt_move_value(env_baseline *b, const struct env_ttt_st *s, int a)
+{
+	struct env_ttt_st c = *s;
+
+	b->g->apply(NULL, &c, a, NULL);
+	return c.winner >= 0 ? 1 : c.moves == 9 ? 0 : -ttt_negamax(b, &c);
+}
+
 /* Value for the player to move: +1 win, 0 draw, -1 loss. */
 static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s)
 {
@@ -140,17 +164,10 @@ static int ttt_negamax(env_baseline *b, const struct env_ttt_st *s)
 	if (b->memo[code])
 		return b->memo[code] - 2;
 	for (int a = 0; a < 9; a++) {
-		struct env_ttt_st c = *s;
 		int v;
 		if (s->cell[a])
 			continue;
-		b->g->apply(NULL, &c, a, NULL);
-		if (c.winner >= 0)
-			v = 1;
-		else if (c.moves == 9)
-			v = 0;
-		else
-			v = -ttt_negamax(b, &c);
+		v = ttt_move_value(b, s, a);
 		if (v > best)
 			best = v;
 	}
@@ -171,20 +188,10 @@ static int ttt_act(env_baseline *b, const struct env_ttt_st *s, lg_rng *rng,
 		if (!b->memo)
 			return LG_ENOMEM;
 	}
-	for (int a = 0; a < 9; a++) {
-		struct env_ttt_st c = *s;
-		int v;
-		if (s->cell[a])
-			continue;
-		b->g->apply(NULL, &c, a, NULL);
-		v = c.winner >= 0 ? 1 : c.moves == 9 ? 0 : -ttt_negamax(b, &c);
-		if (v > best) {
-			best = v;
-			memset(best_mask, 0, sizeof best_mask);
-		}
-		if (v == best)
-			best_mask[a] = 1;
-	}
+	for (int a = 0; a < 9; a++)
+		if (!s->cell[a])
+			keep_best(ttt_move_value(b, s, a), a, &best,
+				  best_mask, 9);
 	*action = pick(best_mask, 9, rng);
 	return *action < 0 ? LG_EINVAL : 0;
 }
@@ -282,12 +289,7 @@ static int c4_act(env_baseline *b, const struct env_c4_st *s, lg_rng *rng,
 		else /* window (best - 1, inf): ties with best stay exact */
 			v = -c4_search(b->g, &c, b->depth - 1, -C4_WIN * 2,
 				       -(best - 1));
-		if (v > best) {
-			best = v;
-			memset(best_mask, 0, sizeof best_mask);
-		}
-		if (v == best)
-			best_mask[a] = 1;
+		keep_best(v, a, &best, best_mask, ENV_C4_COLS);
 	}
 	*action = pick(best_mask, ENV_C4_COLS, rng);
 	return *action < 0 ? LG_EINVAL : 0;

@@ -39,12 +39,6 @@ static int ttt_player(const void *inst, const void *st)
 	return s->winner >= 0 || s->moves == 9 ? ENV_TERMINAL : s->cur;
 }
 
-static int no_chance(const void *inst, const void *st, int *out,
-		     double *p)
-{
-	return 0;
-}
-
 static int ttt_legal(const void *inst, const void *st, int player,
 		     uint8_t *mask)
 {
@@ -115,7 +109,7 @@ const struct league_game env_game_tictactoe = {
 	.destroy = env_builtin_destroy,
 	.root = ttt_root,
 	.player = ttt_player,
-	.chance = no_chance,
+	.chance = env_no_chance,
 	.legal = ttt_legal,
 	.apply = ttt_apply,
 	.observe = ttt_observe,
@@ -225,7 +219,7 @@ const struct league_game env_game_connect4 = {
 	.destroy = env_builtin_destroy,
 	.root = c4_root,
 	.player = c4_player,
-	.chance = no_chance,
+	.chance = env_no_chance,
 	.legal = c4_legal,
 	.apply = c4_apply,
 	.observe = c4_observe,

@@ -16,7 +16,8 @@ static const struct league_game *const games[] = {
 
 /* ---- opening a game ---------------------------------------------------- */
 
-static int name_ok(const char *s)
+/* env_internal.h */
+int env_name_ok(const char *s)
 {
 	size_t n = 0;
 
@@ -37,7 +38,7 @@ static int check_table(const struct league_game *g, const char *where,
 			"league_game.h)", where, g->abi, LEAGUE_GAME_ABI);
 		return LG_EINVAL;
 	}
-	if (!name_ok(g->name)) {
+	if (!env_name_ok(g->name)) {
 		lg_errf(err, errlen, "%s: the game's name must be 1-31 of "
 			"[a-z0-9_-]", where);
 		return LG_EINVAL;

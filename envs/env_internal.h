@@ -43,6 +43,9 @@ void env_builtin_destroy(void *inst);
 					  size);                              \
 	}
 
+/* The chance() of a game without chance nodes: none, ever. */
+int env_no_chance(const void *inst, const void *st, int *out, double *p);
+
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
 	env_game_tictactoe, env_game_connect4, env_game_timing;
@@ -77,6 +80,10 @@ struct env_game {
 /* ---- remote games (envs/remote.c, net/game.proto) ---------------------- */
 
 #define ENV_REMOTE_FRAME_MAX (16u << 20)
+#define ENV_REMOTE_VERSION 1u /* of net/game.proto's Hello and Welcome */
+
+/* The kinds of op a Batch carries (its kind column's values). */
+enum { ENV_REMOTE_RESET, ENV_REMOTE_STEP, ENV_REMOTE_CLOSE };
 
 /* One env on a game server: its id there and the last State it sent
  * (what env_observe, env_legal and env_returns read). */
@@ -117,6 +124,20 @@ int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
 			    const struct env_spec *spec, const int *kinds,
 			    size_t n, int *rcs, char *err, size_t errlen);
+/* Check a BatchReply (net/game.proto) to ops of `kinds` on a game with
+ * spec sp; with views, copy op i's state into views[i]. rcs[i] is 0, or
+ * LG_EINVAL for an op the server says failed (logged with addr unless
+ * NULL). LG_EPROTO (err says why) for a reply that breaks the protocol:
+ * then views may be half updated, and the connection is done for.
+ * (envs/remote_codec.c, as the two decoders above.) */
+int env_remote_decode_batch(const uint8_t *buf, size_t len,
+			    const struct env_spec *sp, const int *kinds,
+			    size_t n, struct env_remote *const *views,
+			    int *rcs, const char *addr, char *err,
+			    size_t errlen);
+
+/* 1 when s is a game's name: [a-z0-9_-]{1,ENV_NAME_MAX-1}; 0 for NULL. */
+int env_name_ok(const char *s);
 
 /* Open the game of opts (opts->plugin, else the built-in `name`) with
  * opts->params. Errors as env_new. Close with env_game_close. */

@@ -75,12 +75,6 @@ static int mx_player(const void *inst, const void *st)
 	return s->stage >= 2 ? ENV_TERMINAL : s->stage;
 }
 
-static int mx_chance(const void *inst, const void *st, int *out,
-		     double *p)
-{
-	return 0;
-}
-
 static int mx_legal(const void *inst, const void *st, int player,
 		    uint8_t *mask)
 {
@@ -125,38 +119,28 @@ static void mx_infostate(const void *inst, const void *st,
 	snprintf(buf, len, "p%d", player);
 }
 
+/* rps and matrix are one game with two setups: the same table but for
+ * the name, summary and create(). */
+#define MX_GAME(game_name, game_summary, create_fn)                 \
+	{                                                           \
+		.abi = LEAGUE_GAME_ABI, .name = game_name,          \
+		.summary = game_summary, .create = create_fn,       \
+		.destroy = env_builtin_destroy, .root = mx_root,    \
+		.player = mx_player, .chance = env_no_chance,       \
+		.legal = mx_legal, .apply = mx_apply,               \
+		.observe = mx_observe, .returns = mx_returns,       \
+		.infostate = mx_infostate,                          \
+	}
+
 ENV_BUILTIN_CREATE(rps_create, rps_setup, sizeof(struct mx_st))
 
-const struct league_game env_game_rps = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "rps",
-	.summary = "rock-paper-scissors, simultaneous, zero-sum",
-	.create = rps_create,
-	.destroy = env_builtin_destroy,
-	.root = mx_root,
-	.player = mx_player,
-	.chance = mx_chance,
-	.legal = mx_legal,
-	.apply = mx_apply,
-	.observe = mx_observe,
-	.returns = mx_returns,
-	.infostate = mx_infostate,
-};
+const struct league_game env_game_rps =
+	MX_GAME("rps", "rock-paper-scissors, simultaneous, zero-sum",
+		rps_create);
 
 ENV_BUILTIN_CREATE(matrix_create, mx_setup_common, sizeof(struct mx_st))
 
-const struct league_game env_game_matrix = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "matrix",
-	.summary = "zero-sum matrix game, payoff from env.matrix (<=16x16)",
-	.create = matrix_create,
-	.destroy = env_builtin_destroy,
-	.root = mx_root,
-	.player = mx_player,
-	.chance = mx_chance,
-	.legal = mx_legal,
-	.apply = mx_apply,
-	.observe = mx_observe,
-	.returns = mx_returns,
-	.infostate = mx_infostate,
-};
+const struct league_game env_game_matrix =
+	MX_GAME("matrix",
+		"zero-sum matrix game, payoff from env.matrix (<=16x16)",
+		matrix_create);

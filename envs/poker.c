@@ -344,23 +344,25 @@ static void leduc_infostate(const void *inst, const void *st, int pl,
 	snprintf(buf, len, "%s", tmp);
 }
 
+/* leduc and leduc_short are one game observed two ways: the same table
+ * but for the name, summary, create() and observe(). */
+#define LEDUC_GAME(game_name, game_summary, create_fn, observe_fn)  \
+	{                                                           \
+		.abi = LEAGUE_GAME_ABI, .name = game_name,          \
+		.summary = game_summary, .create = create_fn,       \
+		.destroy = env_builtin_destroy, .root = leduc_root, \
+		.player = leduc_player, .chance = leduc_chance,     \
+		.legal = leduc_legal, .apply = leduc_apply,         \
+		.observe = observe_fn, .returns = leduc_returns,    \
+		.infostate = leduc_infostate,                       \
+	}
+
 ENV_BUILTIN_CREATE(leduc_create, leduc_setup, sizeof(struct leduc_st))
 
-const struct league_game env_game_leduc = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "leduc",
-	.summary = "Leduc poker (6 cards, 2 rounds, 2 players), as OpenSpiel",
-	.create = leduc_create,
-	.destroy = env_builtin_destroy,
-	.root = leduc_root,
-	.player = leduc_player,
-	.chance = leduc_chance,
-	.legal = leduc_legal,
-	.apply = leduc_apply,
-	.observe = leduc_observe,
-	.returns = leduc_returns,
-	.infostate = leduc_infostate,
-};
+const struct league_game env_game_leduc =
+	LEDUC_GAME("leduc",
+		   "Leduc poker (6 cards, 2 rounds, 2 players), as OpenSpiel",
+		   leduc_create, leduc_observe);
 
 /* ---- Leduc with a short observation ------------------------------------ */
 
@@ -405,19 +407,8 @@ static void leduc_short_observe(const void *inst, const void *st, int pl,
 ENV_BUILTIN_CREATE(leduc_short_create, leduc_short_setup,
 		   sizeof(struct leduc_st))
 
-const struct league_game env_game_leduc_short = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "leduc_short",
-	.summary = "Leduc poker observed without its history: cards, round "
+const struct league_game env_game_leduc_short =
+	LEDUC_GAME("leduc_short",
+		   "Leduc poker observed without its history: cards, round "
 		   "and each player's last move",
-	.create = leduc_short_create,
-	.destroy = env_builtin_destroy,
-	.root = leduc_root,
-	.player = leduc_player,
-	.chance = leduc_chance,
-	.legal = leduc_legal,
-	.apply = leduc_apply,
-	.observe = leduc_short_observe,
-	.returns = leduc_returns,
-	.infostate = leduc_infostate,
-};
+		   leduc_short_create, leduc_short_observe);

@@ -17,6 +17,9 @@
  * A connection belongs to the process that opened it: a forked child
  * (the collector's env processes) never touches its parent's, whose
  * mutex it may have copied locked.
+ *
+ * What the replies say is checked and decoded by remote_codec.c; this
+ * file has the connections, the frames on them and the queue of ops.
  */
 #include "envs/env_internal.h"
 
@@ -35,10 +38,6 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
-
-#define REMOTE_VERSION 1u
-
-enum { OPK_RESET, OPK_STEP, OPK_CLOSE };
 
 struct rop {
 	struct rop *next;
@@ -82,16 +81,6 @@ struct rconn {
 	size_t bufcap;
 };
 
-/* The games' failures, this process's (a collector's envs come and go,
- * and their connections with them): the last one logged in full, those
- * like it since, when they were last told. Under fail_mu. */
-static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-	char key[ENV_REMOTE_MAX + 210];
-	uint64_t more;
-	double told;
-} fails;
-
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct rconn *conns;
 static uint64_t n_batches, n_ops; /* this process's, for tests and benches */
@@ -122,32 +111,14 @@ static int io_wait(int fd, short ev, double deadline)
 	}
 }
 
-static int send_all(int fd, const uint8_t *p, size_t n, double deadline)
+/* Move n bytes at p over fd by deadline: sent when ev is POLLOUT, else
+ * received. 0, LG_ETIMEOUT, or LG_EIO (an error, or the peer closed). */
+static int io_all(int fd, uint8_t *p, size_t n, short ev, double deadline)
 {
 	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (k > 0) {
-			p += k;
-			n -= (size_t)k;
-			continue;
-		}
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			int rc = io_wait(fd, POLLOUT, deadline);
-			if (rc)
-				return rc;
-			continue;
-		}
-		return LG_EIO;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, uint8_t *p, size_t n, double deadline)
-{
-	while (n) {
-		ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+		ssize_t k = ev == POLLOUT
+				    ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT)
+				    : recv(fd, p, n, MSG_DONTWAIT);
 		if (k > 0) {
 			p += k;
 			n -= (size_t)k;
@@ -158,7 +129,7 @@ static int recv_all(int fd, uint8_t *p, size_t n, double deadline)
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			int rc = io_wait(fd, POLLIN, deadline);
+			int rc = io_wait(fd, ev, deadline);
 			if (rc)
 				return rc;
 			continue;
@@ -198,7 +169,7 @@ static int send_msg(int fd, const ProtobufCMessage *msg, uint8_t **buf,
 	(*buf)[2] = (uint8_t)(n >> 16);
 	(*buf)[3] = (uint8_t)(n >> 24);
 	protobuf_c_message_pack(msg, *buf + 4);
-	return send_all(fd, *buf, n + 4, deadline);
+	return io_all(fd, *buf, n + 4, POLLOUT, deadline);
 }
 
 /* One frame's body into *buf; *len its length. */
@@ -209,7 +180,7 @@ static int recv_frame(int fd, uint8_t **buf, size_t *cap, size_t *len,
 	size_t n;
 	int rc;
 
-	if ((rc = recv_all(fd, h, 4, deadline)))
+	if ((rc = io_all(fd, h, 4, POLLIN, deadline)))
 		return rc;
 	n = (size_t)h[0] | (size_t)h[1] << 8 | (size_t)h[2] << 16 |
 	    (size_t)h[3] << 24;
@@ -218,326 +189,7 @@ static int recv_frame(int fd, uint8_t **buf, size_t *cap, size_t *len,
 	if ((rc = grow(buf, cap, n ? n : 1)))
 		return rc;
 	*len = n;
-	return recv_all(fd, *buf, n, deadline);
-}
-
-/* ---- decoding (what the fuzz harness drives) -------------------------- */
-
-static int name_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n >= ENV_NAME_MAX)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '-'))
-			return 0;
-	return 1;
-}
-
-/* One line of a server's text: control characters become spaces. */
-static void one_line(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			*s = ' ';
-}
-
-int env_remote_decode_welcome(const uint8_t *buf, size_t len,
-			      const char *want, struct env_spec *spec,
-			      char *err, size_t errlen)
-{
-	League__Game__Welcome *w =
-		league__game__welcome__unpack(NULL, len, buf);
-	const League__Game__Spec *s;
-	uint64_t prod = 1;
-	int rc = LG_EPROTO;
-
-	if (!w) {
-		lg_errf(err, errlen, "its Welcome is not a valid message");
-		return LG_EPROTO;
-	}
-	s = w->spec;
-	if (w->error && w->error[0]) {
-		char msg[201];
-		snprintf(msg, sizeof msg, "%s", w->error);
-		one_line(msg);
-		lg_errf(err, errlen, "it refused: %s", msg);
-		rc = LG_EINVAL;
-		goto out;
-	}
-	if (w->version != REMOTE_VERSION) {
-		lg_errf(err, errlen, "it speaks protocol version %u, league "
-			"speaks %u", w->version, REMOTE_VERSION);
-		goto out;
-	}
-	if (!s || !s->name || !name_ok(s->name)) {
-		lg_errf(err, errlen, "its spec has no valid game name "
-			"([a-z0-9_-]{1,31})");
-		goto out;
-	}
-	if (s->players != 2 || s->num_actions < 1 ||
-	    s->num_actions > ENV_MAX_ACTIONS || s->n_obs_shape < 1 ||
-	    s->n_obs_shape > LEAGUE_GAME_SHAPE_MAX || s->max_steps < 1) {
-		lg_errf(err, errlen, "game '%s': its spec is out of range "
-			"(2 players, 1..%d actions, 1..%d obs dims, max_steps "
-			">= 1)", s->name, ENV_MAX_ACTIONS,
-			LEAGUE_GAME_SHAPE_MAX);
-		goto out;
-	}
-	for (size_t i = 0; i < s->n_obs_shape; i++) {
-		prod *= s->obs_shape[i];
-		if (!s->obs_shape[i] || prod > LEAGUE_GAME_OBS_MAX) {
-			lg_errf(err, errlen, "game '%s': obs_shape must be "
-				"positive, %u floats at most", s->name,
-				LEAGUE_GAME_OBS_MAX);
-			goto out;
-		}
-	}
-	if (want && want[0] && strcmp(want, s->name)) {
-		lg_errf(err, errlen, "it serves the game '%s', not '%s'",
-			s->name, want);
-		rc = LG_EINVAL;
-		goto out;
-	}
-	memset(spec, 0, sizeof *spec);
-	snprintf(spec->name, sizeof spec->name, "%s", s->name);
-	spec->players = 2;
-	spec->num_actions = (int)s->num_actions;
-	spec->obs_len = (size_t)prod;
-	spec->max_steps = s->max_steps;
-	spec->flags = ENV_F_ZERO_SUM |
-		      (s->simultaneous ? ENV_F_SIMULTANEOUS : 0);
-	if (s->n_obs_shape > 1) {
-		spec->obs_rank = (uint32_t)s->n_obs_shape;
-		for (size_t i = 0; i < s->n_obs_shape; i++)
-			spec->obs_shape[i] = s->obs_shape[i];
-	}
-	rc = 0;
-out:
-	league__game__welcome__free_unpacked(w, NULL);
-	return rc;
-}
-
-static float f32le(const uint8_t *p)
-{
-	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-	float f;
-
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-#define REMOTE_FAIL_TEXT 4000 /* of a failure's text (a traceback) */
-#define REMOTE_FAIL_EVERY_S 10.0
-
-/*
- * The game failed env id's op with text (the server's Failure.error: a
- * Python server sends the traceback, its last line the exception). A
- * failure unlike the last one told (its last line differs) is logged in
- * full, traceback and all, once; the same failure again is counted and
- * told as a count at most every REMOTE_FAIL_EVERY_S ("failed 3,210 more
- * times since"), not once a line per env step, whichever env and
- * connection of this process it comes from.
- */
-static void tell_failure(struct rconn *c, uint64_t id, const char *text)
-{
-	char full[REMOTE_FAIL_TEXT + 1], key[sizeof fails.key];
-	double now = lg_now_s();
-	size_t n;
-
-	snprintf(full, sizeof full, "%s", text);
-	for (char *p = full; *p; p++) /* lines stay lines; no other controls */
-		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
-			*p = ' ';
-	n = strlen(full);
-	while (n && (full[n - 1] == '\n' || full[n - 1] == ' '))
-		full[--n] = 0;
-	const char *last = strrchr(full, '\n');
-	/* the server and the exception: the same failure again */
-	snprintf(key, sizeof key, "%s: %.199s", c->addr, last ? last + 1 : full);
-	pthread_mutex_lock(&fail_mu);
-	if (fails.told > 0 && !strcmp(key, fails.key)) {
-		fails.more++;
-		if (now - fails.told >= REMOTE_FAIL_EVERY_S) {
-			LG_WARN("remote game %s: env %llu: the game failed %llu "
-				"more times since", key, (unsigned long long)id,
-				(unsigned long long)fails.more);
-			fails.more = 0;
-			fails.told = now;
-		}
-		pthread_mutex_unlock(&fail_mu);
-		return;
-	}
-	if (fails.more)
-		LG_WARN("remote game %s: the game failed %llu more times",
-			fails.key, (unsigned long long)fails.more);
-	LG_WARN("remote game %s: env %llu: the game failed:%s%s", c->addr,
-		(unsigned long long)id, strchr(full, '\n') ? "\n" : " ", full);
-	snprintf(fails.key, sizeof fails.key, "%s", key);
-	fails.more = 0;
-	fails.told = now;
-	pthread_mutex_unlock(&fail_mu);
-}
-
-/* Check a BatchReply (net/game.proto) to ops of `kinds` on a game with
- * spec sp; with views, copy op i's state into views[i]. rcs[i] is 0, or
- * LG_EINVAL for an op the server says failed (logged with addr unless
- * NULL). LG_EPROTO (err says why) for a reply that breaks the protocol:
- * then views may be half updated, and the connection is done for. */
-static int decode_reply(const uint8_t *buf, size_t len,
-			const struct env_spec *sp, const int *kinds, size_t n,
-			struct env_remote *const *views, int *rcs,
-			struct rconn *c, char *err, size_t errlen)
-{
-	League__Game__BatchReply *rp =
-		league__game__batch_reply__unpack(NULL, len, buf);
-	size_t ol = sp->obs_len, na = (size_t)sp->num_actions;
-	size_t oo = 0, mo = 0, ro = 0, nobs;
-	int rc = LG_EPROTO;
-
-	if (!rp) {
-		lg_errf(err, errlen, "a BatchReply that is not a valid "
-			"message");
-		return LG_EPROTO;
-	}
-	nobs = rp->obs.len / 4;
-	if (rp->n_player != n || rp->obs.len % 4) {
-		lg_errf(err, errlen, "%zu players for %zu ops, or obs of %zu "
-			"bytes (not whole floats)", rp->n_player, n,
-			rp->obs.len);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		rcs[i] = 0;
-	for (size_t k = 0; k < rp->n_failures; k++) {
-		const League__Game__Failure *f = rp->failures[k];
-		if (f->op >= n || rp->player[f->op] != -3 ||
-		    kinds[f->op] == OPK_CLOSE || rcs[f->op]) {
-			lg_errf(err, errlen, "a failure for op %u, which has "
-				"a state, is a close, is named twice or is "
-				"not in the batch", f->op);
-			goto out;
-		}
-		rcs[f->op] = LG_EINVAL;
-		if (c)
-			tell_failure(c, views ? views[f->op]->id : 0,
-				     f->error ? f->error : "");
-	}
-	for (size_t i = 0; i < n; i++) {
-		int p = rp->player[i], lo, hi;
-		if (kinds[i] == OPK_CLOSE || p == -3) {
-			if (kinds[i] == OPK_CLOSE ? p != -3 : !rcs[i]) {
-				lg_errf(err, errlen, "op %zu: player %d for "
-					"a %s", i, p,
-					kinds[i] == OPK_CLOSE
-						? "close (must be -3)"
-						: "reset or step without a "
-						  "failure");
-				goto out;
-			}
-			continue;
-		}
-		if (p == -1) {
-			double a, b;
-			if (ro + 2 > rp->n_returns) {
-				lg_errf(err, errlen, "op %zu ended without "
-					"its two returns", i);
-				goto out;
-			}
-			a = rp->returns[ro];
-			b = rp->returns[ro + 1];
-			ro += 2;
-			if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 ||
-			    fabs(a + b) > 1e-6 * (1 + fabs(a))) {
-				lg_errf(err, errlen, "op %zu: returns %g, %g: "
-					"not finite and summing to 0", i, a,
-					b);
-				goto out;
-			}
-			if (views) {
-				views[i]->player = -1;
-				views[i]->ret[0] = a;
-				views[i]->ret[1] = b;
-			}
-			continue;
-		}
-		if (p == -2 && (sp->flags & ENV_F_SIMULTANEOUS)) {
-			lo = 0;
-			hi = 2;
-		} else if ((p == 0 || p == 1) &&
-			   !(sp->flags & ENV_F_SIMULTANEOUS)) {
-			lo = p;
-			hi = p + 1;
-		} else {
-			lg_errf(err, errlen, "op %zu: player %d (0 or 1 in a "
-				"sequential game, -2 in a simultaneous one, "
-				"-1 over, -3 none)", i, p);
-			goto out;
-		}
-		if (oo + (size_t)(hi - lo) * ol > nobs ||
-		    mo + (size_t)(hi - lo) * na > rp->mask.len) {
-			lg_errf(err, errlen, "op %zu: obs or mask run out "
-				"(%zu floats, %zu mask bytes in all)", i, nobs,
-				rp->mask.len);
-			goto out;
-		}
-		for (int q = lo; q < hi; q++) {
-			const uint8_t *m = rp->mask.data + mo;
-			const uint8_t *ob = rp->obs.data + 4 * oo;
-			size_t legal = 0;
-			for (size_t a = 0; a < na; a++) {
-				if (m[a] > 1) {
-					lg_errf(err, errlen, "op %zu: mask "
-						"byte %u (not 0 or 1)", i,
-						m[a]);
-					goto out;
-				}
-				legal += m[a];
-			}
-			if (!legal) {
-				lg_errf(err, errlen, "op %zu: player %d must "
-					"move but has no legal action", i, q);
-				goto out;
-			}
-			for (size_t x = 0; x < ol; x++) {
-				float v = f32le(ob + 4 * x);
-				if (!isfinite(v)) {
-					lg_errf(err, errlen, "op %zu: obs[%zu] "
-						"is not finite", i, x);
-					goto out;
-				}
-				if (views)
-					views[i]->obs[(size_t)q * ol + x] = v;
-			}
-			if (views)
-				memcpy(views[i]->mask + (size_t)q * na, m, na);
-			oo += ol;
-			mo += na;
-		}
-		if (views)
-			views[i]->player = p;
-	}
-	if (oo != nobs || mo != rp->mask.len || ro != rp->n_returns) {
-		lg_errf(err, errlen, "bytes left over: %zu of %zu floats, %zu "
-			"of %zu mask bytes, %zu of %zu returns used", oo, nobs,
-			mo, rp->mask.len, ro, rp->n_returns);
-		goto out;
-	}
-	rc = 0;
-out:
-	league__game__batch_reply__free_unpacked(rp, NULL);
-	return rc;
-}
-
-int env_remote_decode_reply(const uint8_t *buf, size_t len,
-			    const struct env_spec *spec, const int *kinds,
-			    size_t n, int *rcs, char *err, size_t errlen)
-{
-	return decode_reply(buf, len, spec, kinds, n, NULL, rcs, NULL, err,
-			    errlen);
+	return io_all(fd, *buf, n, POLLIN, deadline);
 }
 
 /* ---- connections ------------------------------------------------------ */
@@ -665,7 +317,7 @@ static int conn_open(struct rconn **out, const char *name,
 		return rc;
 	}
 	dl = lg_now_s() + c->timeout_s;
-	h.version = REMOTE_VERSION;
+	h.version = ENV_REMOTE_VERSION;
 	snprintf(want, sizeof want, "%s", name ? name : "");
 	h.game = want;
 	h.n_params = o->params.n;
@@ -759,12 +411,12 @@ static int exchange(struct rconn *c, struct rop *ops)
 	k = 0;
 	for (struct rop *q = ops; q; q = q->next, k++) {
 		c->envs[k] = q->r->id;
-		c->kindw[k] = q->kind == OPK_RESET  ? 0u
-			      : q->kind == OPK_STEP ? 1u
+		c->kindw[k] = q->kind == ENV_REMOTE_RESET  ? 0u
+			      : q->kind == ENV_REMOTE_STEP ? 1u
 						    : 2u;
-		if (q->kind == OPK_RESET)
+		if (q->kind == ENV_REMOTE_RESET)
 			c->seeds[b.n_seed++] = q->seed;
-		for (int i = 0; q->kind == OPK_STEP && i < q->nact; i++)
+		for (int i = 0; q->kind == ENV_REMOTE_STEP && i < q->nact; i++)
 			c->acts[b.n_actions++] = q->act[i];
 		c->taken[k] = q;
 	}
@@ -789,8 +441,9 @@ static int exchange(struct rconn *c, struct rop *ops)
 		c->views[k] = c->taken[k]->r;
 	}
 	msg[0] = 0;
-	if (decode_reply(c->buf, len, &c->spec, c->kinds, n, c->views,
-			 c->rcs, c, msg, sizeof msg)) {
+	if (env_remote_decode_batch(c->buf, len, &c->spec, c->kinds, n,
+				    c->views, c->rcs, c->addr, msg,
+				    sizeof msg)) {
 		LG_WARN("remote game %s: closing: %s", c->addr, msg);
 		return LG_EIO;
 	}
@@ -966,7 +619,7 @@ void env_remote_close(struct env_remote *r)
 		return;
 	c = r->c;
 	if (r->id) {
-		struct rop op = { .r = r, .kind = OPK_CLOSE };
+		struct rop op = { .r = r, .kind = ENV_REMOTE_CLOSE };
 		conn_call(c, &op);
 	}
 	pthread_mutex_lock(&reg_mu);
@@ -987,7 +640,7 @@ void env_remote_close(struct env_remote *r)
 
 int env_remote_reset(struct env_remote *r, uint64_t seed)
 {
-	struct rop op = { .r = r, .kind = OPK_RESET, .seed = seed };
+	struct rop op = { .r = r, .kind = ENV_REMOTE_RESET, .seed = seed };
 	int rc = conn_call(r->c, &op);
 
 	if (rc)
@@ -997,7 +650,7 @@ int env_remote_reset(struct env_remote *r, uint64_t seed)
 
 int env_remote_step(struct env_remote *r, const int *actions, int n)
 {
-	struct rop op = { .r = r, .kind = OPK_STEP, .nact = n };
+	struct rop op = { .r = r, .kind = ENV_REMOTE_STEP, .nact = n };
 	int rc;
 
 	for (int i = 0; i < n; i++)
@@ -1009,7 +662,7 @@ int env_remote_step(struct env_remote *r, const int *actions, int n)
 }
 
 /* n ops, run as batches per connection (see conn_call_many): op i is a
- * reset from seeds[i] when kinds[i] is OPK_RESET, else a step with
+ * reset from seeds[i] when kinds[i] is ENV_REMOTE_RESET, else a step with
  * actions[i * nact ...]. */
 static int ops_many(struct env_remote *const *rs, const int *kinds,
 		    const int *actions, int nact, const uint64_t *seeds,
@@ -1030,7 +683,7 @@ static int ops_many(struct env_remote *const *rs, const int *kinds,
 			ops[k].r = rs[k];
 			ops[k].kind = kinds[k];
 			ops[k].seed = seeds ? seeds[k] : 0;
-			ops[k].nact = ops[k].kind == OPK_STEP ? nact : 0;
+			ops[k].nact = ops[k].kind == ENV_REMOTE_STEP ? nact : 0;
 			for (int a = 0; a < ops[k].nact; a++)
 				ops[k].act[a] = actions[k * (size_t)nact +
 							(size_t)a];
@@ -1058,7 +711,7 @@ int env_remote_advance_many(struct env_remote *const *rs, const int *resets,
 	if (!kinds)
 		return LG_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		kinds[i] = resets[i] ? OPK_RESET : OPK_STEP;
+		kinds[i] = resets[i] ? ENV_REMOTE_RESET : ENV_REMOTE_STEP;
 	rc = ops_many(rs, kinds, actions, nact, seeds, n, rcs);
 	if (kinds != stack)
 		free(kinds);

@@ -235,12 +235,8 @@ static void tree_values(const env_tree *t, const double *tab, size_t n,
 	const struct tnode *x = &t->nodes[n];
 	double *v = val + 2 * n;
 
-	v[0] = v[1] = 0;
-	if (x->kind == T_TERMINAL) {
-		v[0] = x->ret[0];
-		v[1] = x->ret[1];
+	if (tnode_start_value(x, v))
 		return;
-	}
 	for (int i = 0; i < x->n; i++) {
 		size_t c = (size_t)(x->first + i);
 		double w = edge_weight(t, x, c, tab);

@@ -101,12 +101,6 @@ static int timing_player(const void *inst, const void *st)
 	return s->step >= s->len ? ENV_TERMINAL : (int)(s->step % 2);
 }
 
-static int timing_chance(const void *inst, const void *st, int *out,
-			 double *p)
-{
-	return 0;
-}
-
 static int timing_legal(const void *inst, const void *st, int pl,
 			uint8_t *mask)
 {
@@ -161,7 +155,7 @@ const struct league_game env_game_timing = {
 	.destroy = env_builtin_destroy,
 	.root = timing_root,
 	.player = timing_player,
-	.chance = timing_chance,
+	.chance = env_no_chance,
 	.legal = timing_legal,
 	.apply = timing_apply,
 	.observe = timing_observe,

@@ -380,12 +380,8 @@ static void profile_value(const env_tree *t, const double *pi, size_t n,
 {
 	const struct tnode *x = &t->nodes[n];
 
-	v[0] = v[1] = 0;
-	if (x->kind == T_TERMINAL) {
-		v[0] = x->ret[0];
-		v[1] = x->ret[1];
+	if (tnode_start_value(x, v))
 		return;
-	}
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
 		double w = x->kind == T_CHANCE
@@ -584,6 +580,92 @@ struct env_tabular {
 	size_t n, cap;
 };
 
+/* Parse one line of a tabular policy file (path:lineno for errors)
+ * into its infostate *key (pointing into line) and num_actions
+ * probabilities pr summing to *sum. 1 for a blank or comment line, 0
+ * for an entry, LG_EINVAL (err says why) for a malformed one. */
+static int tab_parse_line(char *line, int num_actions, const char *path,
+			  long lineno, char **key, double *pr, double *sum,
+			  char *err, size_t errlen)
+{
+	char *p = line, *save = NULL, *tok;
+	int k = 0;
+
+	*sum = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+		return 1;
+	*key = strtok_r(p, " \t\r\n", &save);
+	if (strlen(*key) >= ENV_KEY_MAX) {
+		lg_errf(err, errlen, "%s:%ld: infostate longer than "
+			"%d bytes", path, lineno, ENV_KEY_MAX - 1);
+		return LG_EINVAL;
+	}
+	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+		if (k == num_actions) {
+			k++;
+			break;
+		}
+		if (lg_parse_double(tok, 0, 1, &pr[k])) {
+			lg_errf(err, errlen, "%s:%ld: '%s' is not a "
+				"probability in [0, 1]", path, lineno,
+				tok);
+			return LG_EINVAL;
+		}
+		*sum += pr[k++];
+	}
+	if (k != num_actions) {
+		lg_errf(err, errlen, "%s:%ld: expected an infostate "
+			"and %d probabilities", path, lineno,
+			num_actions);
+		return LG_EINVAL;
+	}
+	if (fabs(*sum - 1) > 1e-6) {
+		lg_errf(err, errlen, "%s:%ld: probabilities sum to "
+			"%.9g, not 1", path, lineno, *sum);
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+/* Add the entry key -> pr / sum to t (path:lineno for errors).
+ * LG_EINVAL for a duplicate infostate, LG_EFULL past TAB_ENTRIES_MAX
+ * (err says which), LG_ENOMEM. */
+static int tab_add(env_tabular *t, const char *key, const double *pr,
+		   double sum, const char *path, long lineno, char *err,
+		   size_t errlen)
+{
+	size_t A = (size_t)t->A;
+	int rc;
+
+	if (env_strmap_get(&t->map, key) >= 0) {
+		lg_errf(err, errlen, "%s:%ld: duplicate infostate "
+			"'%s'", path, lineno, key);
+		return LG_EINVAL;
+	}
+	if (t->n == TAB_ENTRIES_MAX) {
+		lg_errf(err, errlen, "%s:%ld: more than %d entries",
+			path, lineno, TAB_ENTRIES_MAX);
+		return LG_EFULL;
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		double *np = realloc(t->probs, cap * A * sizeof *np);
+		if (!np)
+			return LG_ENOMEM;
+		t->probs = np;
+		t->cap = cap;
+	}
+	for (size_t a = 0; a < A; a++)
+		t->probs[t->n * A + a] = pr[a] / sum;
+	rc = env_strmap_put(&t->map, key, (int)t->n);
+	if (rc)
+		return rc;
+	t->n++;
+	return 0;
+}
+
 int env_tabular_load(env_tabular **out, const char *path, int num_actions,
 		     char *err, size_t errlen)
 {
@@ -608,10 +690,9 @@ int env_tabular_load(env_tabular **out, const char *path, int num_actions,
 	}
 	t->A = num_actions;
 	while (fgets(line, sizeof line, f)) {
-		char *p = line, *key, *save = NULL, *tok;
-		double pr[ENV_MAX_ACTIONS], sum = 0;
+		double pr[ENV_MAX_ACTIONS], sum;
 		size_t len = strlen(line);
-		int k = 0;
+		char *key = NULL;
 
 		lineno++;
 		if (len > TAB_LINE_MAX ||
@@ -621,75 +702,15 @@ int env_tabular_load(env_tabular **out, const char *path, int num_actions,
 			rc = LG_EINVAL;
 			goto out;
 		}
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
+		rc = tab_parse_line(line, num_actions, path, lineno, &key, pr,
+				    &sum, err, errlen);
+		if (rc == 1) {
+			rc = 0;
 			continue;
-		key = strtok_r(p, " \t\r\n", &save);
-		if (strlen(key) >= ENV_KEY_MAX) {
-			lg_errf(err, errlen, "%s:%ld: infostate longer than "
-				"%d bytes", path, lineno, ENV_KEY_MAX - 1);
-			rc = LG_EINVAL;
+		}
+		if (rc || (rc = tab_add(t, key, pr, sum, path, lineno, err,
+					errlen)))
 			goto out;
-		}
-		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-			if (k == num_actions) {
-				k++;
-				break;
-			}
-			if (lg_parse_double(tok, 0, 1, &pr[k])) {
-				lg_errf(err, errlen, "%s:%ld: '%s' is not a "
-					"probability in [0, 1]", path, lineno,
-					tok);
-				rc = LG_EINVAL;
-				goto out;
-			}
-			sum += pr[k++];
-		}
-		if (k != num_actions) {
-			lg_errf(err, errlen, "%s:%ld: expected an infostate "
-				"and %d probabilities", path, lineno,
-				num_actions);
-			rc = LG_EINVAL;
-			goto out;
-		}
-		if (fabs(sum - 1) > 1e-6) {
-			lg_errf(err, errlen, "%s:%ld: probabilities sum to "
-				"%.9g, not 1", path, lineno, sum);
-			rc = LG_EINVAL;
-			goto out;
-		}
-		if (env_strmap_get(&t->map, key) >= 0) {
-			lg_errf(err, errlen, "%s:%ld: duplicate infostate "
-				"'%s'", path, lineno, key);
-			rc = LG_EINVAL;
-			goto out;
-		}
-		if (t->n == TAB_ENTRIES_MAX) {
-			lg_errf(err, errlen, "%s:%ld: more than %d entries",
-				path, lineno, TAB_ENTRIES_MAX);
-			rc = LG_EFULL;
-			goto out;
-		}
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 64;
-			double *np = realloc(t->probs,
-					     cap * (size_t)num_actions *
-						     sizeof *np);
-			if (!np) {
-				rc = LG_ENOMEM;
-				goto out;
-			}
-			t->probs = np;
-			t->cap = cap;
-		}
-		for (int a = 0; a < num_actions; a++)
-			t->probs[t->n * (size_t)num_actions + (size_t)a] =
-				pr[a] / sum;
-		rc = env_strmap_put(&t->map, key, (int)t->n);
-		if (rc)
-			goto out;
-		t->n++;
 	}
 	if (ferror(f)) {
 		lg_errf(err, errlen, "%s: read error", path);

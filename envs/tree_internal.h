@@ -45,6 +45,18 @@ struct env_tree {
 	struct env_strmap map;
 };
 
+/* Start node x's two values v: its returns when it is terminal (then 1),
+ * else 0 and 0 for the caller to sum its children into (then 0). */
+static inline int tnode_start_value(const struct tnode *x, double *v)
+{
+	v[0] = v[1] = 0;
+	if (x->kind != T_TERMINAL)
+		return 0;
+	v[0] = x->ret[0];
+	v[1] = x->ret[1];
+	return 1;
+}
+
 #define TREE_NODES_MAX (1u << 24)
 #define TREE_NO_RECALL (-2)
 
