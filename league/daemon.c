@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <math.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,15 +87,30 @@ double daemon_run_seconds(const league_daemon *d)
 	return d->seconds_before + (lg_now_s() - d->started);
 }
 
+/* The counters kept in meta (daemon.KEY), so `league players` shows
+ * them; daemon.run_ms, the league's run time, is beside them. */
+static const struct {
+	const char *key;
+	size_t off;
+} counters[] = {
+	{ "daemon.env_steps", offsetof(league_daemon, env_steps) },
+	{ "daemon.jobs_done", offsetof(league_daemon, jobs_done) },
+	{ "daemon.episodes", offsetof(league_daemon, episodes) },
+	{ "daemon.abnormal", offsetof(league_daemon, abnormal) },
+	{ "daemon.invalid_episodes",
+	  offsetof(league_daemon, invalid_episodes) },
+};
+
+static uint64_t *counter(league_daemon *d, size_t i)
+{
+	return (uint64_t *)(void *)((char *)d + counters[i].off);
+}
+
 /* The counters, into the batch (meta, so `league players` shows them). */
 static void counters_put(league_daemon *d)
 {
-	store_batch_meta_u64(&d->wb, "daemon.env_steps", d->env_steps);
-	store_batch_meta_u64(&d->wb, "daemon.jobs_done", d->jobs_done);
-	store_batch_meta_u64(&d->wb, "daemon.episodes", d->episodes);
-	store_batch_meta_u64(&d->wb, "daemon.abnormal", d->abnormal);
-	store_batch_meta_u64(&d->wb, "daemon.invalid_episodes",
-			     d->invalid_episodes);
+	for (size_t i = 0; i < LG_ARRAY_LEN(counters); i++)
+		store_batch_meta_u64(&d->wb, counters[i].key, *counter(d, i));
 	store_batch_meta_u64(&d->wb, "daemon.run_ms",
 			     (uint64_t)(daemon_run_seconds(d) * 1000));
 }
@@ -165,6 +181,7 @@ void daemon_fail(league_daemon *d, int rc, const char *what)
 	league_daemon_stop(d, "storage failure");
 }
 
+/* The counters and the run time a resumed league had. */
 static int counters_load(league_daemon *d)
 {
 	store_txn *t;
@@ -173,12 +190,8 @@ static int counters_load(league_daemon *d)
 
 	if ((rc = store_txn_begin(d->st, STORE_TXN_READ, &t)))
 		return rc;
-	store_meta_get_u64(t, "daemon.env_steps", &d->env_steps);
-	store_meta_get_u64(t, "daemon.jobs_done", &d->jobs_done);
-	store_meta_get_u64(t, "daemon.episodes", &d->episodes);
-	store_meta_get_u64(t, "daemon.abnormal", &d->abnormal);
-	store_meta_get_u64(t, "daemon.invalid_episodes",
-			   &d->invalid_episodes);
+	for (size_t i = 0; i < LG_ARRAY_LEN(counters); i++)
+		store_meta_get_u64(t, counters[i].key, counter(d, i));
 	store_meta_get_u64(t, "daemon.run_ms", &ms);
 	store_txn_abort(t);
 	d->seconds_before = (double)ms / 1000;
@@ -293,96 +306,6 @@ static void job_pack(league_daemon *d, const struct league_job *j,
 		w->baseline = (char *)(uintptr_t)base;
 }
 
-/* league.deterministic: a job goes out only when none is in flight and
- * every learning player's learner is registered with its parameters
- * (who learns in the next job must not depend on who connected first). */
-static int det_may_issue(league_daemon *d)
-{
-	if (league_leases_active(d->leases))
-		return 0;
-	for (uint32_t p = 0; p < d->nlearners; p++) {
-		const struct learner *l = &d->learners[p];
-		if (l->is_learner && (!l->owner || !l->has_params))
-			return 0;
-	}
-	return 1;
-}
-
-struct det_find {
-	uint64_t id;
-	struct league_job job;
-	int found;
-};
-
-static int det_find_cb(const struct league_job *j, int leased, double left_s,
-		       void *arg)
-{
-	struct det_find *f = arg;
-
-	(void)left_s;
-	if (!leased || j->id != f->id)
-		return 0;
-	f->job = *j;
-	f->found = 1;
-	return 1;
-}
-
-/* league.deterministic: the player of a learning seat of leased job id
- * whose learner has not yet kept the job's rows (BRAIN_NONE: none, or
- * no such lease, which the lease check answers). A result waits for
- * them: once it counts, the next job goes out, and rows lost with a
- * learner could never be played again. */
-static uint32_t det_rows_missing(league_daemon *d, uint64_t id)
-{
-	struct det_find f = { .id = id };
-
-	league_leases_each(d->leases, lg_now_s(), det_find_cb, &f);
-	for (int i = 0; f.found && i < LEAGUE_JOB_SEATS; i++) {
-		const struct league_seat *s = &f.job.seat[i];
-		if (s->learning && !s->baseline &&
-		    daemon_through_job(d, s->player) != id + 1)
-			return s->player;
-	}
-	return BRAIN_NONE;
-}
-
-struct det_learns {
-	uint32_t player;
-	uint64_t ids[8];
-	size_t n;
-};
-
-static int det_learns_cb(const struct league_job *j, int leased,
-			 double left_s, void *arg)
-{
-	struct det_learns *f = arg;
-
-	(void)left_s;
-	for (int i = 0; leased && i < LEAGUE_JOB_SEATS; i++)
-		if (j->seat[i].learning && j->seat[i].player == f->player) {
-			f->ids[f->n++] = j->id;
-			break;
-		}
-	return f->n == LG_ARRAY_LEN(f->ids);
-}
-
-void daemon_det_requeue(league_daemon *d, uint32_t player)
-{
-	struct det_learns f = { .player = player };
-	struct league_job j;
-
-	if (!d->cfg.league.deterministic)
-		return;
-	league_leases_each(d->leases, lg_now_s(), det_learns_cb, &f);
-	for (size_t i = 0; i < f.n; i++)
-		if (!league_leases_cancel(d->leases, f.ids[i], &j) &&
-		    !league_leases_enqueue(d->leases, &j))
-			LG_INFO("daemon: job %llu goes out again: the learner "
-				"of player %u registered while it was played "
-				"(its rows so far are lost with the learner's "
-				"batch)", (unsigned long long)j.id, player);
-}
-
 /*
  * How many jobs session ss may take now, at most want: what is left of
  * the max_jobs it registered (1 when it did not) and of
@@ -429,7 +352,7 @@ static void on_job_request(league_daemon *d, league_session *ss,
 		want = want ? DAEMON_MAX_JOBS_PER_REQUEST : 1;
 	league_leases_expire(d->leases, lg_now_s());
 	if (d->cfg.league.deterministic)
-		want = det_may_issue(d);
+		want = daemon_det_may_issue(d);
 	if (want && !d->stopping &&
 	    !(want = job_allowance(d, ss, sd, want, &why))) {
 		jobs.status = LEAGUE__STATUS__STATUS_BUSY;
@@ -496,7 +419,7 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	int rc;
 
 	if (d->cfg.league.deterministic &&
-	    (waits = det_rows_missing(d, jr->job_id)) != BRAIN_NONE) {
+	    (waits = daemon_det_rows_missing(d, jr->job_id)) != BRAIN_NONE) {
 		char why[96];
 		snprintf(why, sizeof why, "the learner of player %u has not "
 			 "kept the job's rows yet", waits);
@@ -547,6 +470,22 @@ static void on_job_result(league_daemon *d, league_session *ss,
 
 /* ---- session callbacks ---------------------------------------------------- */
 
+/* Each message a session may send after its Hello, and its handler
+ * (each ends in exactly one reply, or closes the session). */
+static const struct {
+	League__Envelope__BodyCase body;
+	void (*fn)(league_daemon *d, league_session *ss, struct sess_data *sd,
+		   net_msg *m);
+} handlers[] = {
+	{ LEAGUE__ENVELOPE__BODY_REGISTER, daemon_on_register },
+	{ LEAGUE__ENVELOPE__BODY_JOB_REQUEST, on_job_request },
+	{ LEAGUE__ENVELOPE__BODY_JOB_RESULT, on_job_result },
+	{ LEAGUE__ENVELOPE__BODY_PARAMS_GET, daemon_on_params_get },
+	{ LEAGUE__ENVELOPE__BODY_PARAMS_PUT, daemon_on_params_put },
+	{ LEAGUE__ENVELOPE__BODY_EVAL_REQUEST, daemon_on_eval_request },
+	{ LEAGUE__ENVELOPE__BODY_EVAL_REPORT, daemon_on_eval_report },
+};
+
 static void on_msg(void *ctx, league_session *ss, net_msg *m)
 {
 	league_daemon *d = ctx;
@@ -566,34 +505,15 @@ static void on_msg(void *ctx, league_session *ss, net_msg *m)
 		d->sessions = sd;
 		league_session_set_data(ss, sd);
 	}
-	switch (m->body_case) {
-	case LEAGUE__ENVELOPE__BODY_REGISTER:
-		daemon_on_register(d, ss, sd, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_JOB_REQUEST:
-		on_job_request(d, ss, sd, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_JOB_RESULT:
-		on_job_result(d, ss, sd, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_PARAMS_GET:
-		daemon_on_params_get(d, ss, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_PARAMS_PUT:
-		daemon_on_params_put(d, ss, sd, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_EVAL_REQUEST:
-		daemon_on_eval_request(d, ss, sd, m);
-		break;
-	case LEAGUE__ENVELOPE__BODY_EVAL_REPORT:
-		daemon_on_eval_report(d, ss, sd, m);
-		break;
-	default:
-		LG_WARN("daemon: %s: unexpected %s; closing",
-			league_session_name(ss), net_msg_name(m));
-		league_session_close(ss, "protocol error: unexpected message");
-		break;
-	}
+	for (size_t i = 0; i < LG_ARRAY_LEN(handlers); i++)
+		if (handlers[i].body == m->body_case) {
+			handlers[i].fn(d, ss, sd, m);
+			net_msg_free(m);
+			return;
+		}
+	LG_WARN("daemon: %s: unexpected %s; closing",
+		league_session_name(ss), net_msg_name(m));
+	league_session_close(ss, "protocol error: unexpected message");
 	net_msg_free(m);
 }
 

@@ -6,6 +6,8 @@
  *                    turn's one commit, the tick, the budget, and the
  *                    steps every job kind shares (hand out, take a
  *                    result back)
+ *   deterministic.c  league.deterministic's gates (a job goes out, a
+ *                    result counts, a learner re-registers)
  *   learners.c       registration, the learner table, parameter versions
  *                    (the window, pins, ParamsGet and ParamsPut)
  *   kind_league.c          jobs the brain's matchmaking chooses
@@ -255,6 +257,19 @@ void *daemon_kind_state(const league_daemon *d, const struct league_kind *k);
 /* The index + 1 of baseline name in d->baselines, 0 if it is not one. */
 uint8_t daemon_baseline_index(const league_daemon *d, const char *name);
 
+/* ---- deterministic.c ------------------------------------------------------- */
+
+/* league.deterministic: 1 when a job may go out now (none in flight,
+ * every learning player's learner registered with its parameters). */
+int daemon_det_may_issue(league_daemon *d);
+/* league.deterministic: the player of a learning seat of leased job id
+ * whose learner has not yet kept the job's rows; BRAIN_NONE: none. */
+uint32_t daemon_det_rows_missing(league_daemon *d, uint64_t id);
+/* league.deterministic: a learner of player registered: the leased jobs
+ * it learns in are played again (queued ahead, the same ids), since the
+ * rows sent to its old process may be gone. No-op otherwise. */
+void daemon_det_requeue(league_daemon *d, uint32_t player);
+
 /* ---- learners.c ------------------------------------------------------------ */
 
 /* The learner of player, or NULL when player is not a learning one. */
@@ -269,10 +284,6 @@ int daemon_params_exist(league_daemon *d, uint32_t player, uint32_t version);
  * learner has kept (its stored trainer state holds them); 0: none, or
  * unreadable (logged). */
 uint64_t daemon_through_job(league_daemon *d, uint32_t player);
-/* league.deterministic: a learner of player registered: the leased jobs
- * it learns in are played again (queued ahead, the same ids), since the
- * rows sent to its old process may be gone. No-op otherwise. */
-void daemon_det_requeue(league_daemon *d, uint32_t player);
 /* A version no one pins any more: delete it now if the window has
  * moved past it (appended to the batch). */
 int daemon_params_release(league_daemon *d, uint32_t player,
@@ -280,7 +291,8 @@ int daemon_params_release(league_daemon *d, uint32_t player,
 void daemon_learners_free(league_daemon *d);
 void daemon_on_register(league_daemon *d, league_session *ss,
 			struct sess_data *sd, net_msg *m);
-void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m);
+void daemon_on_params_get(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m);
 void daemon_on_params_put(league_daemon *d, league_session *ss,
 			  struct sess_data *sd, net_msg *m);
 

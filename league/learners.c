@@ -212,24 +212,32 @@ int daemon_params_release(league_daemon *d, uint32_t player,
 	return params_del(d, player, version);
 }
 
+/* Append data (len bytes, a one-dimensional byte blob) to the turn's
+ * batch under key k of db. 0, or store_batch_blob's error. */
+static int batch_bytes(league_daemon *d, enum store_db db, const void *k,
+		       size_t klen, const void *data, size_t len)
+{
+	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
+
+	info.dims[0] = (uint32_t)len;
+	info.nbytes = len;
+	return store_batch_blob(&d->wb, db, k, klen, &info, data);
+}
+
 /* Store version of player (the newest from now on), and drop the version
  * that just fell out of the kept window. */
 static int params_store(league_daemon *d, uint32_t player, uint32_t version,
 			const void *blob, size_t len)
 {
-	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
 	struct learner *l = &d->learners[player];
 	uint8_t k[8], *copy;
 	int rc;
 
-	info.dims[0] = (uint32_t)len;
-	info.nbytes = len;
 	if (!(copy = malloc(len ? len : 1)))
 		return LG_ENOMEM;
 	memcpy(copy, blob, len);
 	store_key_u32x2(k, player, version);
-	if ((rc = store_batch_blob(&d->wb, STORE_DB_PARAMS, k, sizeof k, &info,
-				   blob))) {
+	if ((rc = batch_bytes(d, STORE_DB_PARAMS, k, sizeof k, blob, len))) {
 		free(copy);
 		return rc;
 	}
@@ -355,7 +363,6 @@ uint64_t daemon_through_job(league_daemon *d, uint32_t player)
 static int trainer_store(league_daemon *d, uint32_t player, uint32_t version,
 			 const void *state, size_t len)
 {
-	struct store_blob_info info = { .dtype = STORE_DT_BYTES, .rank = 1 };
 	struct learner *l = &d->learners[player];
 	uint8_t k[4], *rec;
 	int rc;
@@ -374,10 +381,8 @@ static int trainer_store(league_daemon *d, uint32_t player, uint32_t version,
 		return LG_ENOMEM;
 	lg_put_be32(rec, version);
 	memcpy(rec + 4, state, len);
-	info.dims[0] = (uint32_t)(len + 4);
-	info.nbytes = len + 4;
-	if ((rc = store_batch_blob(&d->wb, STORE_DB_TRAINER, k, sizeof k,
-				   &info, rec))) {
+	if ((rc = batch_bytes(d, STORE_DB_TRAINER, k, sizeof k, rec,
+			      len + 4))) {
 		free(rec);
 		return rc;
 	}
@@ -483,7 +488,8 @@ void daemon_on_register(league_daemon *d, league_session *ss,
 	daemon_reply(d, ss, &r);
 }
 
-void daemon_on_params_get(league_daemon *d, league_session *ss, net_msg *m)
+void daemon_on_params_get(league_daemon *d, league_session *ss,
+			  struct sess_data *sd, net_msg *m)
 {
 	League__ParamsGet *g = m->params_get;
 	struct learner *l = daemon_learner(d, g->player);

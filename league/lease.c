@@ -228,6 +228,20 @@ static void fifo_unlink(league_leases *l, uint32_t r)
 	x->next = x->prev = NIL;
 }
 
+/* Double the array *p of *cap items of elem bytes (first items when it
+ * has none). 0, or LG_ENOMEM with *p and *cap as they were. */
+static int array_double(void **p, size_t *cap, size_t first, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *n = realloc(*p, elem * ncap);
+
+	if (!n)
+		return LG_ENOMEM;
+	*p = n;
+	*cap = ncap;
+	return 0;
+}
+
 static int heap_less(const struct heap_ent *a, const struct heap_ent *b)
 {
 	return a->deadline < b->deadline;
@@ -235,14 +249,9 @@ static int heap_less(const struct heap_ent *a, const struct heap_ent *b)
 
 static int heap_push(league_leases *l, struct heap_ent e)
 {
-	if (l->nheap == l->capheap) {
-		size_t ncap = l->capheap ? l->capheap * 2 : 64;
-		struct heap_ent *h = realloc(l->heap, sizeof(*h) * ncap);
-		if (!h)
-			return LG_ENOMEM;
-		l->heap = h;
-		l->capheap = ncap;
-	}
+	if (l->nheap == l->capheap &&
+	    array_double((void **)&l->heap, &l->capheap, 64, sizeof *l->heap))
+		return LG_ENOMEM;
 	size_t i = l->nheap++;
 	while (i > 0) {
 		size_t p = (i - 1) / 2;
@@ -315,12 +324,10 @@ static int rec_alloc(league_leases *l, uint32_t *out)
 	if (l->nrecs == l->caprecs) {
 		if (l->caprecs >= UINT32_MAX / 4)
 			return LG_EFULL;
-		uint32_t ncap = l->caprecs ? l->caprecs * 2 : 32;
-		struct rec *r = realloc(l->recs, sizeof(*r) * ncap);
-		if (!r)
+		size_t ncap = l->caprecs;
+		if (array_double((void **)&l->recs, &ncap, 32, sizeof *l->recs))
 			return LG_ENOMEM;
-		l->recs = r;
-		l->caprecs = ncap;
+		l->caprecs = (uint32_t)ncap;
 	}
 	*out = l->nrecs++;
 	l->recs[*out].gen = 0;

@@ -5,7 +5,9 @@
  *
  *   players.c      lifecycle (open, close, flush), agents and snapshots,
  *                  jobs and their results, the snapshot and reset rules,
- *                  inspection
+ *                  frozen versions
+ *   inspect.c      inspection: counts, a player's record, the payoff
+ *                  object and its JSON, lineage and jobs in flight pages
  *   matchmaking.c  opponent choice by role: PFSP, uniform, self-play,
  *                  meta-Nash, verification (brain_choose)
  *   records.c      every record the brain stores, encode and decode side

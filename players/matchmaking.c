@@ -157,6 +157,16 @@ static void live(const brain *b, uint32_t id, struct brain_job *j)
 	j->opponent_version = b->ag[id].version;
 }
 
+/* A job of kind against id's live parameters, the only candidate. */
+static void live_only(const brain *b, uint32_t id, int kind,
+		      struct brain_job *j)
+{
+	live(b, id, j);
+	j->kind = kind;
+	j->candidates = 1;
+	j->prob = 1;
+}
+
 static void frozen(const brain *b, uint32_t id, struct brain_job *j)
 {
 	j->opponent = id;
@@ -233,10 +243,7 @@ static int live_or_curriculum(brain *b, uint32_t opp, const double *row,
 	int rc;
 
 	if (brain_rate(row, opp) > min_rate || !own->n) {
-		live(b, opp, j);
-		j->kind = live_kind;
-		j->candidates = 1;
-		j->prob = 1;
+		live_only(b, opp, live_kind, j);
 		return 0;
 	}
 	if ((rc = pick_pfsp(b, row, own->v, own->n, weighting, &p)))
@@ -245,10 +252,29 @@ static int live_or_curriculum(brain *b, uint32_t opp, const double *row,
 	return 0;
 }
 
+/* PFSP over every snapshot of the league (the fallback while there is
+ * none) with weighting: L's job into j. 0 or pick_pfsp's error. */
+static int pfsp_all(brain *b, uint32_t L, const double *row, int weighting,
+		    struct brain_job *j)
+{
+	const struct idlist *all = &b->hist_all;
+	struct pick p;
+	int rc;
+
+	if (!all->n) {
+		fallback(b, L, j);
+		return 0;
+	}
+	if ((rc = pick_pfsp(b, row, all->v, all->n, weighting, &p)))
+		return rc;
+	set_pick(b, &p, BRAIN_JOB_PFSP, j);
+	return 0;
+}
+
 int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 {
 	const double *row = payoff_row(b->pf, L);
-	const struct idlist *all = &b->hist_all, *own = &b->ag[L].snaps;
+	const struct idlist *own = &b->ag[L].snaps;
 	struct pick p;
 	double u;
 	uint32_t opp;
@@ -257,17 +283,8 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 	switch (b->ag[L].role) {
 	case BRAIN_ROLE_MAIN:
 		u = lg_rng_double(&b->rng);
-		if (u < b->o.main.pfsp) {
-			if (!all->n) {
-				fallback(b, L, j);
-				return 0;
-			}
-			if ((rc = pick_pfsp(b, row, all->v, all->n,
-					    b->o.main.weighting, &p)))
-				return rc;
-			set_pick(b, &p, BRAIN_JOB_PFSP, j);
-			return 0;
-		}
+		if (u < b->o.main.pfsp)
+			return pfsp_all(b, L, row, b->o.main.weighting, j);
 		opp = b->mains.v[lg_rng_below(&b->rng, b->mains.n)];
 		if (u < b->o.main.pfsp + b->o.main.verification) {
 			rc = verify(b, L, opp, row, j);
@@ -283,15 +300,7 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 			b, opp, row, b->o.main_exploiter.main_min_win_rate,
 			b->o.main_exploiter.weighting, BRAIN_JOB_EXPLOIT, j);
 	case BRAIN_ROLE_LEAGUE_EXPLOITER:
-		if (!all->n) {
-			fallback(b, L, j);
-			return 0;
-		}
-		if ((rc = pick_pfsp(b, row, all->v, all->n,
-				    b->o.league_exploiter.weighting, &p)))
-			return rc;
-		set_pick(b, &p, BRAIN_JOB_PFSP, j);
-		return 0;
+		return pfsp_all(b, L, row, b->o.league_exploiter.weighting, j);
 	case BRAIN_ROLE_SELF_PLAY:
 		if (b->o.psro.on) {
 			rc = pick_psro(b, &p);
@@ -306,10 +315,7 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 		}
 		u = lg_rng_double(&b->rng);
 		if (u < b->o.self_play.sp) {
-			live(b, L, j);
-			j->kind = BRAIN_JOB_SP;
-			j->candidates = 1;
-			j->prob = 1;
+			live_only(b, L, BRAIN_JOB_SP, j);
 			return 0;
 		}
 		if (!own->n) {

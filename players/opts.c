@@ -59,22 +59,35 @@ static int weighting_ok(int w)
 	return w >= BRAIN_PFSP_SQUARED && w <= BRAIN_PFSP_LINEAR_CAPPED;
 }
 
-int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
+/* The mix of a role (each in [0, 1], summing to 1); *sum, the sum. */
+static int mix_ok(const double *p, size_t n, double *sum)
 {
+	int ok = 1;
+
+	*sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		*sum += p[i];
+		ok = ok && prob_ok(p[i]);
+	}
+	return ok && fabs(*sum - 1.0) <= 1e-9;
+}
+
+/* The roles: their mixes, how many players each, the weightings, the
+ * win rates and probabilities. 0 or LG_ECONFIG (err says which). */
+static int roles_check(const struct brain_opts *o, char *err, size_t errlen)
+{
+	const double main_mix[] = { o->main.pfsp, o->main.sp,
+				    o->main.verification };
+	const double sp_mix[] = { o->self_play.sp, o->self_play.uniform,
+				  o->self_play.pfsp, o->self_play.nash };
 	double s;
 
-	s = o->main.pfsp + o->main.sp + o->main.verification;
-	if (!prob_ok(o->main.pfsp) || !prob_ok(o->main.sp) ||
-	    !prob_ok(o->main.verification) || !(fabs(s - 1.0) <= 1e-9)) {
+	if (!mix_ok(main_mix, LG_ARRAY_LEN(main_mix), &s)) {
 		lg_errf(err, errlen, "roles.main: pfsp + sp + verification "
 			"must be 1 (each in [0, 1]), is %.15g", s);
 		return LG_ECONFIG;
 	}
-	s = o->self_play.sp + o->self_play.uniform + o->self_play.pfsp +
-	    o->self_play.nash;
-	if (!prob_ok(o->self_play.sp) || !prob_ok(o->self_play.uniform) ||
-	    !prob_ok(o->self_play.pfsp) || !prob_ok(o->self_play.nash) ||
-	    !(fabs(s - 1.0) <= 1e-9)) {
+	if (!mix_ok(sp_mix, LG_ARRAY_LEN(sp_mix), &s)) {
 		lg_errf(err, errlen, "roles.self_play: sp + uniform + pfsp + "
 			"nash must be 1 (each in [0, 1]), is %.15g", s);
 		return LG_ECONFIG;
@@ -116,6 +129,14 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 			"probability is outside [0, 1]");
 		return LG_ECONFIG;
 	}
+	return 0;
+}
+
+/* Matchmaking's numbers and the snapshot rules (prune, keep). 0 or
+ * LG_ECONFIG (err says which). */
+static int snapshot_check(const struct brain_opts *o, char *err,
+			  size_t errlen)
+{
 	if (!(o->pfsp_exponent >= 0 && o->pfsp_exponent <= 100) ||
 	    !o->job_episodes || o->job_episodes > BRAIN_MAX_EPISODES ||
 	    !o->snapshot_steps || !(o->snapshot_max_mult >= 1) ||
@@ -151,8 +172,13 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 			(unsigned long long)o->snapshot_keep);
 		return LG_ECONFIG;
 	}
-	if (payoff_opts_check(&o->payoff, err, errlen))
-		return LG_ECONFIG;
+	return 0;
+}
+
+/* league.mode psro: self-play players only, its numbers in range, the
+ * population within BRAIN_NASH_MAX. 0 or LG_ECONFIG (err says which). */
+static int psro_check(const struct brain_opts *o, char *err, size_t errlen)
+{
 	if (o->psro.on &&
 	    (o->n_main || o->n_main_exploiter || o->n_league_exploiter ||
 	     !o->n_self_play)) {
@@ -186,4 +212,13 @@ int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 		return LG_ECONFIG;
 	}
 	return 0;
+}
+
+int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
+{
+	if (roles_check(o, err, errlen) || snapshot_check(o, err, errlen))
+		return LG_ECONFIG;
+	if (payoff_opts_check(&o->payoff, err, errlen))
+		return LG_ECONFIG;
+	return psro_check(o, err, errlen);
 }

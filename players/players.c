@@ -2,8 +2,8 @@
  * players/players.c: the league brain's lifecycle (see players.h and
  * brain_internal.h for the files beside it): open and close, the
  * write-behind flush, agents and snapshots, jobs and their results, the
- * snapshot and reset rules, and inspection (the ratings ladder is
- * ratings.c's).
+ * snapshot and reset rules, and which versions are frozen (inspection
+ * is inspect.c's, the ratings ladder ratings.c's).
  *
  * Write-behind: calls mark what they changed (agents, pairs, ratings,
  * open jobs, closed jobs) and append their per-call records (results,
@@ -936,98 +936,7 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 	return call_done(b);
 }
 
-/* ---- inspection -------------------------------------------------------- */
-
-uint32_t brain_count(const brain *b)
-{
-	return b->n;
-}
-
-int brain_player_info(const brain *b, uint32_t id, struct brain_player *out)
-{
-	const struct agent *a;
-
-	if (id >= b->n)
-		return LG_ENOTFOUND;
-	a = &b->ag[id];
-	out->id = id;
-	out->role = a->role;
-	out->status = a->status;
-	out->parent = a->parent;
-	out->prev = a->prev;
-	out->steps = a->steps;
-	out->last_snapshot_steps = a->last_snap_steps;
-	out->version = a->version;
-	out->snapshots = a->snapshots;
-	out->resets = a->resets;
-	return 0;
-}
-
-payoff *brain_payoff(brain *b)
-{
-	return b->pf;
-}
-
-uint64_t brain_next_job_id(const brain *b)
-{
-	return b->next_job;
-}
-
-/* One n x n matrix as JSON rows, numbers as "%.6g" (lg_buf_g6: the
- * matrix of 1,000 players is two million numbers, and snprintf for each
- * was most of /payoff's time). */
-static int matrix_json(const double *v, size_t n, lg_buf *out)
-{
-	int rc = 0;
-
-	for (size_t i = 0; !rc && i < n; i++) {
-		rc = lg_buf_append(out, i ? ",[" : "[", i ? 2 : 1);
-		for (size_t j = 0; !rc && j < n; j++) {
-			if (j)
-				rc = lg_buf_append(out, ",", 1);
-			rc = rc ? rc : lg_buf_g6(out, v[i * n + j]);
-		}
-		rc = rc ? rc : lg_buf_append(out, "]", 1);
-	}
-	return rc;
-}
-
-int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
-{
-	double *wr = malloc(n * n * sizeof(*wr) + 1);
-	double *g = malloc(n * n * sizeof(*g) + 1);
-	int rc = LG_ENOMEM;
-
-	if (!wr || !g)
-		goto out;
-	if ((rc = payoff_matrix(b->pf, ids, n, wr, g)))
-		goto out;
-	/* about 6 bytes a win rate, 4 a game count: one growth at most */
-	if ((rc = lg_buf_reserve(out, 11 * n * n + 12 * n + 64)))
-		goto out;
-	rc = lg_buf_printf(out, "{\"players\":[");
-	for (size_t i = 0; !rc && i < n; i++)
-		rc = lg_buf_printf(out, "%s%u", i ? "," : "", ids[i]);
-	rc = rc ? rc : lg_buf_printf(out, "],\"win_rate\":[");
-	rc = rc ? rc : matrix_json(wr, n, out);
-	rc = rc ? rc : lg_buf_printf(out, "],\"games\":[");
-	rc = rc ? rc : matrix_json(g, n, out);
-	rc = rc ? rc : lg_buf_printf(out, "]}");
-out:
-	free(wr);
-	free(g);
-	return rc;
-}
-
-uint64_t brain_open_jobs(const brain *b)
-{
-	return b->njobs - b->ndone;
-}
-
-uint64_t brain_snapshot_count(const brain *b)
-{
-	return b->nsnapshots;
-}
+/* ---- snapshot versions ------------------------------------------------ */
 
 int brain_version_frozen(const brain *b, uint32_t player, uint32_t version)
 {
@@ -1059,86 +968,6 @@ int brain_version_held(const brain *b, uint32_t player, uint32_t version)
 		if (b->ag[l->v[i]].version == version)
 			return 1;
 	return 0;
-}
-
-/* ,"name":ID or null for BRAIN_NONE */
-static int json_id(lg_buf *out, const char *name, uint32_t id)
-{
-	return id == BRAIN_NONE ? lg_buf_printf(out, ",\"%s\":null", name)
-				: lg_buf_printf(out, ",\"%s\":%u", name, id);
-}
-
-int brain_lineage_json(const brain *b, uint32_t after, int from_start,
-		       size_t limit, lg_buf *out, int *more, uint32_t *last)
-{
-	uint32_t i = from_start ? 0 : after + 1;
-	size_t k = 0;
-	int rc = 0;
-
-	*more = 0;
-	if (!from_start && after == UINT32_MAX)
-		return 0;
-	for (; !rc && i < b->n && k < limit; i++, k++) {
-		const struct agent *a = &b->ag[i];
-		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
-				   "\"status\":\"%s\"", k ? "," : "", i,
-				   brain_role_name(a->role),
-				   a->status == BRAIN_RETIRED ? "retired"
-							      : "active");
-		rc = rc ? rc : json_id(out, "parent", a->parent);
-		rc = rc ? rc : json_id(out, "prev", a->prev);
-		rc = rc ? rc : lg_buf_printf(out, ",\"version\":%u,"
-					     "\"steps\":%llu,"
-					     "\"snapshots\":%u,"
-					     "\"resets\":%u}", a->version,
-					     (unsigned long long)a->steps,
-					     a->snapshots, a->resets);
-		*last = i;
-	}
-	*more = !rc && i < b->n;
-	return rc;
-}
-
-int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
-			 size_t limit, lg_buf *out, int *more, uint64_t *last)
-{
-	size_t lo = 0, hi = b->njobs, k = 0;
-	int rc = 0;
-
-	*more = 0;
-	/* Ids grow with the index: the first job above `after`. */
-	while (!from_start && lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->jobs[mid].j.id <= after)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; !rc && i < b->njobs; i++) {
-		const struct brain_job *j = &b->jobs[i].j;
-		if (b->jobs[i].done)
-			continue;
-		if (k == limit) {
-			*more = 1;
-			break;
-		}
-		rc = lg_buf_printf(out, "%s{\"id\":%llu,\"learner\":%u,"
-				   "\"learner_version\":%u,"
-				   "\"opponent\":%u,\"opponent_version\":%u,"
-				   "\"kind\":\"%s\",\"episodes\":%u}",
-				   k ? "," : "", (unsigned long long)j->id,
-				   j->learner, j->learner_version, j->opponent,
-				   j->opponent_version, brain_kind_name(j->kind),
-				   j->episodes);
-		*last = j->id;
-		k++;
-	}
-	return rc;
-}
-
-uint64_t brain_log_seq(const brain *b)
-{
-	return b->seq;
 }
 
 /* ---- for the brain's other files (brain_internal.h) -------------------- */

@@ -1,77 +1,24 @@
 /*
- * server/server.c: sessions, handshake, heartbeats, HTTP /status, drain.
- * See server.h for the contract.
+ * server/session.c: the worker port's sessions (handshake, heartbeats,
+ * drain, in-process sessions for tests, accept paused on EMFILE) and the
+ * server's lifecycle, which opens both ports; http.c answers the HTTP
+ * port. See server.h for the contract.
  */
-#include "server/server.h"
-#include "server/web.h"
+#include "server/server_internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/http.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
-#include <event2/keyvalq_struct.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-enum ss_state { SS_HELLO, SS_READY, SS_CLOSING };
-
-static const char *const ss_names[] = { "hello", "ready", "closing" };
-
-struct league_session {
-	league_server *srv;
-	net_conn *conn;
-	uint64_t id;
-	enum ss_state state;
-	int role;
-	char name[64];
-	char cert[64]; /* the client certificate's name (mutual TLS) */
-	double connected_at, last_seen;
-	uint64_t msgs;
-	void *data;
-	league_session *prev, *next;
-	/* In-process sessions (conn NULL): what is sent, oldest first from
-	 * mem_off, and the close, which runs from the loop. */
-	lg_buf mem;
-	size_t mem_off;
-	struct event *mem_close;
-	char mem_why[64];
-};
-
-struct league_server {
-	struct event_base *base;
-	struct league_server_opts o;
-	struct league_server_ops ops;
-	char listen[128], token[256], league[128], env[64], ports_file[512];
-	char login_code[33]; /* one use, beyond loopback; "" once used */
-	int http_open;       /* HTTP without the token: a loopback listener */
-	int lfd;
-	uint16_t port, http_port;
-	struct event *accept_ev, *tick_ev, *drain_ev, *retry_ev;
-	struct evhttp *http;
-	struct league_http_guard *guard;
-	struct lg_log_limit accept_lim;
-	uint64_t accept_errors;
-	league_session *head;
-	size_t nsessions, nready;
-	uint64_t next_id;
-	double started;
-	uint64_t accepted, auth_failures, protocol_errors, timeouts, tls_failures;
-	int draining;
-	double drain_deadline;
-	char drain_reason[128];
-	void (*drain_done)(void *);
-	void *drain_arg;
-};
-
 /* ---- helpers ---------------------------------------------------------- */
 
-static int token_equal(const char *a, const char *b)
+int server_token_equal(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), n = la > lb ? la : lb;
 	unsigned char diff = la != lb;
@@ -92,6 +39,18 @@ static void sanitize(char *dst, size_t len, const char *src)
 }
 
 /* ---- sessions --------------------------------------------------------- */
+
+/* ss joins its server's list (newest first). */
+static void session_link(league_session *ss)
+{
+	league_server *s = ss->srv;
+
+	ss->next = s->head;
+	if (s->head)
+		s->head->prev = ss;
+	s->head = ss;
+	s->nsessions++;
+}
 
 static void session_unlink(league_session *ss)
 {
@@ -212,7 +171,8 @@ static void handle_hello(league_session *ss, net_msg *m)
 		refuse(ss, LEAGUE__STATUS__STATUS_VERSION, why);
 		return;
 	}
-	if (s->token[0] && !token_equal(s->token, h->token ? h->token : "")) {
+	if (s->token[0] &&
+	    !server_token_equal(s->token, h->token ? h->token : "")) {
 		LG_WARN("server: %s (%s): authentication failed",
 			net_conn_peer(ss->conn), ss->name);
 		s->auth_failures++;
@@ -358,11 +318,7 @@ static void accept_cb(evutil_socket_t lfd, short what, void *arg)
 			free(ss);
 			continue;
 		}
-		ss->next = s->head;
-		if (s->head)
-			s->head->prev = ss;
-		s->head = ss;
-		s->nsessions++;
+		session_link(ss);
 		s->accepted++;
 	}
 }
@@ -390,341 +346,8 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 	maybe_drained(s);
 }
 
-/* ---- HTTP ------------------------------------------------------------- */
-
-static int http_allowed(league_server *s, struct evhttp_request *req);
-
-static void http_status(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-	struct evbuffer *out = evhttp_request_get_output_buffer(req);
-	lg_buf b = { 0 };
-
-	if (!http_allowed(s, req))
-		return;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, "GET only");
-		return;
-	}
-	lg_buf_printf(&b, "{\"league\": ");
-	lg_buf_json_str(&b, s->league);
-	lg_buf_printf(&b, ", \"env\": ");
-	lg_buf_json_str(&b, s->env);
-	lg_buf_printf(&b, ", \"uptime_s\": %.3f, \"pid\": %ld, \"draining\": %s,"
-		      " \"connections\": {\"accepted\": %llu, \"open\": %zu, "
-		      "\"ready\": %zu, \"auth_failures\": %llu, "
-		      "\"protocol_errors\": %llu, \"timeouts\": %llu, "
-		      "\"tls_failures\": %llu},"
-		      " \"sessions\": [",
-		      lg_now_s() - s->started, (long)getpid(),
-		      s->draining ? "true" : "false",
-		      (unsigned long long)s->accepted, s->nsessions, s->nready,
-		      (unsigned long long)s->auth_failures,
-		      (unsigned long long)s->protocol_errors,
-		      (unsigned long long)s->timeouts,
-		      (unsigned long long)s->tls_failures);
-	for (league_session *ss = s->head; ss; ss = ss->next) {
-		lg_buf_printf(&b, "%s{\"id\": %llu, \"state\": \"%s\", "
-			      "\"role\": %d, \"name\": ", ss == s->head ? "" : ", ",
-			      (unsigned long long)ss->id, ss_names[ss->state],
-			      ss->role);
-		lg_buf_json_str(&b, ss->name);
-		lg_buf_printf(&b, ", \"peer\": ");
-		lg_buf_json_str(&b, league_session_peer(ss));
-		lg_buf_printf(&b, ", \"certificate\": ");
-		lg_buf_json_str(&b, ss->cert);
-		lg_buf_printf(&b, ", \"messages\": %llu, \"idle_s\": %.3f}",
-			      (unsigned long long)ss->msgs,
-			      lg_now_s() - ss->last_seen);
-	}
-	lg_buf_printf(&b, "]");
-	if (s->ops.status_json)
-		s->ops.status_json(s->ops.ctx, &b);
-	lg_buf_printf(&b, "}\n");
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-			  "Content-Type", "application/json");
-	evbuffer_add(out, b.data, b.len);
-	evhttp_send_reply(req, 200, "OK", NULL);
-	lg_buf_free(&b);
-}
-
-/* Send one 200 reply carrying data (copied). */
-
-/* Beyond loopback every endpoint needs the token (league_http_token_ok,
- * server.h). */
-int league_http_token_ok(struct evhttp_request *req, const char *token)
-{
-	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-	const char *auth = evhttp_find_header(in, "Authorization");
-	const char *cookie = evhttp_find_header(in, "Cookie");
-
-	if (auth && !strncmp(auth, "Bearer ", 7) && token_equal(auth + 7, token))
-		return 1;
-	char v[256];
-	if (cookie && lg_cookie_value(cookie, "league_token", v, sizeof v) &&
-	    token_equal(v, token))
-		return 1;
-	static const char why[] =
-		"this league's HTTP needs its token: the header "
-		"'Authorization: Bearer TOKEN', or the cookie the login link "
-		"the daemon printed sets\n";
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	/* evhttp_send_error would drop the WWW-Authenticate header */
-	evhttp_add_header(h, "WWW-Authenticate", "Bearer");
-	evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
-	evbuffer_add(evhttp_request_get_output_buffer(req), why,
-		     sizeof why - 1);
-	evhttp_send_reply(req, 401, "Unauthorized", NULL);
-	return 0;
-}
-
-static int http_allowed(league_server *s, struct evhttp_request *req)
-{
-	return s->http_open || league_http_token_ok(req, s->token);
-}
-
-/* GET /login?code=CODE, once: set the token cookie and go to the page. */
-static void http_login(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-	struct evkeyvalq q;
-	const char *uri = evhttp_request_get_uri(req), *code, *qs;
-	char cookie[320];
-
-	qs = strchr(uri, '?');
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET || !qs ||
-	    evhttp_parse_query_str(qs + 1, &q)) {
-		evhttp_send_error(req, 400, "GET /login?code=CODE");
-		return;
-	}
-	code = evhttp_find_header(&q, "code");
-	if (s->http_open || !s->login_code[0] || !code ||
-	    !token_equal(code, s->login_code)) {
-		evhttp_clear_headers(&q);
-		evhttp_send_error(req, 403, "no such login code (each is good "
-				  "once)");
-		return;
-	}
-	evhttp_clear_headers(&q);
-	s->login_code[0] = 0;
-	/* Secure under TLS: a cookie is not scoped to a port, and a plain
-	 * request to another port of the host must not carry it. */
-	snprintf(cookie, sizeof cookie, "league_token=%s; Path=/; HttpOnly; "
-		 "SameSite=Strict%s", s->token, s->o.tls ? "; Secure" : "");
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	evhttp_add_header(h, "Set-Cookie", cookie);
-	evhttp_add_header(h, "Location", "/");
-	evhttp_send_reply(req, 303, "See Other", NULL);
-}
-
-/* A request a JSON endpoint may answer: allowed (else answered), a GET
- * (else 405) and one the daemon serves (have; else 404). */
-static int http_get_ok(league_server *s, struct evhttp_request *req,
-		       int have, const char *what)
-{
-	if (!http_allowed(s, req))
-		return 0;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, "GET only");
-		return 0;
-	}
-	if (!have) {
-		evhttp_send_error(req, 404, what);
-		return 0;
-	}
-	return 1;
-}
-
-/* A GET answered with the JSON fn appends (404 without one). */
-static void http_json(league_server *s, struct evhttp_request *req,
-		      int (*fn)(void *, lg_buf *), const char *what)
-{
-	lg_buf b = { 0 };
-
-	if (!http_get_ok(s, req, fn != NULL, what))
-		return;
-	if (fn(s->ops.ctx, &b) || lg_buf_printf(&b, "\n")) {
-		lg_buf_free(&b);
-		evhttp_send_error(req, 500, what);
-		return;
-	}
-	league_http_reply(req, "application/json", b.data, b.len);
-	lg_buf_free(&b);
-}
-
-/* The caps of an earlier moment's /payoff and /ratings: the daemon's
- * own (league/status.c). */
-#define HISTORY_AGENTS 512
-#define HISTORY_NASH 256
-
-/* /payoff or /ratings: at an earlier moment with ?at= (when the daemon
- * keeps a store for it), else fn's, today's. */
-static void http_json_at(league_server *s, struct evhttp_request *req,
-			 int ratings, int (*fn)(void *ctx, lg_buf *out),
-			 const char *what)
-{
-	if (!http_allowed(s, req))
-		return;
-	if (s->ops.history &&
-	    evhttp_request_get_command(req) == EVHTTP_REQ_GET &&
-	    league_http_history(req, s->ops.history, ratings, HISTORY_AGENTS,
-				HISTORY_NASH))
-		return;
-	http_json(s, req, fn, what);
-}
-
-static void http_payoff(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_json_at(s, req, 0, s->ops.payoff_json, "no payoff matrix");
-}
-
-static void http_ratings(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_json_at(s, req, 1, s->ops.ratings_json, "no ratings");
-}
-
-static void http_nashconv(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_json(s, req, s->ops.nashconv_json, "no NashConv points");
-}
-
-static void http_series(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_json(s, req, s->ops.series_json, "no time series");
-}
-
-/* A GET answered with one page (league_page) of what fn lists. */
-static void http_paged(league_server *s, struct evhttp_request *req,
-		       int (*fn)(void *, const struct league_page *, lg_buf *),
-		       const char *what)
-{
-	struct league_page pg;
-	lg_buf b = { 0 };
-
-	if (!http_get_ok(s, req, fn != NULL, what))
-		return;
-	if (league_http_page(req, &pg))
-		return; /* answered 400 */
-	if (fn(s->ops.ctx, &pg, &b) || lg_buf_printf(&b, "\n")) {
-		lg_buf_free(&b);
-		evhttp_send_error(req, 500, what);
-		return;
-	}
-	league_http_reply(req, "application/json", b.data, b.len);
-	lg_buf_free(&b);
-}
-
-/* GET /lineage?after=ID&limit=N: one page of the players. */
-static void http_lineage(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_paged(s, req, s->ops.lineage_json, "no lineage");
-}
-
-/* GET /jobs?after=ID&limit=N: one page of the jobs. */
-static void http_jobs(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-
-	http_paged(s, req, s->ops.jobs_json, "no jobs");
-}
-
-/* GET /metrics: Prometheus' text exposition format, version 0.0.4. */
-static void http_metrics(struct evhttp_request *req, void *arg)
-{
-	league_server *s = arg;
-	lg_buf b = { 0 };
-	int rc;
-
-	if (!http_allowed(s, req))
-		return;
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_send_error(req, 405, "GET only");
-		return;
-	}
-	rc = lg_buf_printf(&b,
-			   "# HELP league_up_seconds Seconds since the server "
-			   "started.\n# TYPE league_up_seconds gauge\n"
-			   "league_up_seconds %.3f\n"
-			   "# HELP league_sessions Worker and inspector "
-			   "sessions connected.\n# TYPE league_sessions gauge\n"
-			   "league_sessions %zu\n",
-			   lg_now_s() - s->started, league_server_sessions(s));
-	if (!rc && s->ops.metrics_text)
-		rc = s->ops.metrics_text(s->ops.ctx, &b);
-	if (rc) {
-		lg_buf_free(&b);
-		evhttp_send_error(req, 500, "metrics unavailable");
-		return;
-	}
-	league_http_reply(req, "text/plain; version=0.0.4; charset=utf-8", b.data,
-		   b.len);
-	lg_buf_free(&b);
-}
-
-static void http_other(struct evhttp_request *req, void *arg)
-{
-	const char *uri = evhttp_request_get_uri(req);
-
-	if (!http_allowed(arg, req))
-		return;
-	const struct league_web_asset *a = league_web_find(uri);
-	if (evhttp_request_get_command(req) == EVHTTP_REQ_GET && a) {
-		league_http_reply(req, a->type, a->data, a->len);
-		return;
-	}
-	evhttp_send_error(req, 404, "try /, /status, /payoff, /ratings, "
-			  "/nashconv or /metrics");
-}
 
 /* ---- lifecycle -------------------------------------------------------- */
-
-/* The HTTP routes, behind the guard (http_guard.c): deadlines, a
- * connection cap, accept backoff. */
-static int http_setup(league_server *s, struct evhttp_bound_socket *h,
-		      char *err, size_t errlen)
-{
-	static const struct {
-		const char *path;
-		void (*cb)(struct evhttp_request *, void *);
-	} routes[] = {
-		{ "/status", http_status },     { "/payoff", http_payoff },
-		{ "/metrics", http_metrics },   { "/ratings", http_ratings },
-		{ "/nashconv", http_nashconv }, { "/series", http_series },
-		{ "/lineage", http_lineage },   { "/jobs", http_jobs },
-		{ "/login", http_login },       { NULL, http_other },
-	};
-	struct league_http_guard_opts go = {
-		.request_timeout_s = s->o.http_request_timeout_s,
-		.tls = s->o.tls,
-	};
-	int rc;
-
-	if ((rc = league_http_guard_new(&s->guard, s->base, s->http, h, &go,
-					err, errlen)))
-		return rc;
-	for (size_t i = 0; i < LG_ARRAY_LEN(routes); i++)
-		if ((rc = league_http_guard_route(s->guard, routes[i].path,
-						  routes[i].cb, s))) {
-			lg_errf(err, errlen, "http: route %s: %s",
-				routes[i].path ? routes[i].path : "*",
-				lg_strerror(rc));
-			return rc;
-		}
-	evhttp_set_max_headers_size(s->http, 8192);
-	evhttp_set_max_body_size(s->http, 4096);
-	evhttp_set_timeout(s->http, 10);
-	return 0;
-}
 
 static int write_ports(league_server *s, char *err, size_t errlen)
 {
@@ -830,7 +453,7 @@ int league_server_new(league_server **out, struct event_base *base,
 			goto fail;
 		}
 		s->http_port = league_http_bound_port(h);
-		if ((rc = http_setup(s, h, err, errlen)))
+		if ((rc = server_http_setup(s, h, err, errlen)))
 			goto fail;
 	}
 	if ((rc = write_ports(s, err, errlen)))
@@ -957,11 +580,7 @@ league_session *league_server_attach(league_server *s, int role,
 	ss->role = role;
 	sanitize(ss->name, sizeof ss->name, name);
 	ss->connected_at = ss->last_seen = lg_now_s();
-	ss->next = s->head;
-	if (s->head)
-		s->head->prev = ss;
-	s->head = ss;
-	s->nsessions++;
+	session_link(ss);
 	s->nready++;
 	return ss;
 }
