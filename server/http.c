@@ -74,8 +74,6 @@ static void http_status(struct evhttp_request *req, void *arg)
 	lg_buf_free(&b);
 }
 
-/* Send one 200 reply carrying data (copied). */
-
 /* Beyond loopback every endpoint needs the token (league_http_token_ok,
  * server.h). */
 int league_http_token_ok(struct evhttp_request *req, const char *token)
