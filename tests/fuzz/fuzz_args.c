@@ -74,7 +74,8 @@ static void parse(uint8_t mode, int argc, char **av, struct run *r)
 		CLI_END,
 	};
 	int lo = (mode >> 1) & 3;
-	const struct cli_args a = { "fuzz", flags, lo, lo + 2, "want", mode & 1 };
+	const struct cli_args a = { "fuzz", flags, lo, lo + 2, "want",
+				    mode & 1 };
 
 	memset(r, 0, sizeof *r);
 	v->count = 3;
