@@ -186,9 +186,13 @@ $(TEST_OBJ): CFLAGS += -Wno-missing-prototypes
 $(BUILD)/tests/run.o: $(BUILD)/tests/suites.h
 $(BUILD)/tests/run.o: CPPFLAGS += -I$(BUILD)/tests
 
-$(TESTBIN): $(TEST_OBJ) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(LIB) $(LDLIBS) $(CHECK_LIBS) \
-		$(PLOT_LIBS)
+# The flag parser (cli/args.c) is the one piece of the binary the runner
+# (tests/check_args.c) and a harness (fuzz_args) link: it needs util/ only.
+CLI_ARGS_OBJ := $(BUILD)/cli/args.o
+
+$(TESTBIN): $(TEST_OBJ) $(LIB) $(CLI_ARGS_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $(TEST_OBJ) $(CLI_ARGS_OBJ) $(LIB) $(LDLIBS) \
+		$(CHECK_LIBS) $(PLOT_LIBS)
 
 # Game plugins (envs/league_game.h): shared objects built with this
 # variant's flags (so the ASan suites load instrumented plugins), hidden
@@ -350,7 +354,10 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c \
 		$(wildcard tests/fuzz/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< \
-		$(FUZZ_MAIN) $(LIB) $(LDFLAGS) $(LDLIBS)
+		$(FUZZ_MAIN) $(FUZZ_EXTRA) $(LIB) $(LDFLAGS) $(LDLIBS)
+
+$(FUZZ_DIR)/fuzz_args: $(CLI_ARGS_OBJ)
+$(FUZZ_DIR)/fuzz_args: FUZZ_EXTRA := $(CLI_ARGS_OBJ)
 
 fuzz:
 	$(MAKE) VARIANT=fuzz CC=clang fuzz-bin

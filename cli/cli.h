@@ -6,8 +6,6 @@
 #ifndef LG_CLI_H
 #define LG_CLI_H
 
-#include <getopt.h>
-
 #include "envs/env.h"
 #include "conf/config.h"
 #include "conf/options.h" /* the config as module options */
@@ -15,7 +13,7 @@
 #include "net/net.h"
 #include "storage/storage.h"
 
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+#include "cli/args.h" /* exit statuses, flag tables, usage errors */
 
 struct cli_cmd {
 	const char *name;
@@ -26,27 +24,6 @@ struct cli_cmd {
 	 * does; later --help flags are the command's (subcommands). */
 	int own_help;
 };
-
-/* Print "league CMD: <msg>" and a one-line hint to stderr; return 2. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* getopt_long with our error reporting. Returns the option like getopt_long,
- * -1 at the end, or -2 after printing a usage error (unknown option, missing
- * argument); the caller returns CLI_USAGE then. Set optind = 0 before the
- * first call for a new argv (cli_main does that). */
-int cli_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
-	       const struct option *longopts);
-
-/* Strict numeric option parsing with a usage error naming the option. */
-int cli_opt_u64(const char *cmd, const char *opt, const char *val,
-		unsigned long long lo, unsigned long long hi,
-		unsigned long long *out);
-int cli_opt_double(const char *cmd, const char *opt, const char *val,
-		   double lo, double hi, double *out);
-
-/* True when argv holds -h or --help before any "--". */
-int cli_wants_help(int argc, char **argv);
 
 /* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
  * "search". */

@@ -32,8 +32,12 @@ enum fmt { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 /* ---- shared option parsing -------------------------------------------- */
 
+/* The commands of this file, for which of them a flag is. */
+enum { ON_PAYOFF = 1, ON_PLAYERS = 2, ON_RATINGS = 4, ON_SIM = 8 };
+
 struct args {
 	const char *cmd;
+	unsigned on;      /* which command (ON_*) */
 	const char *path; /* DIR or CONFIG */
 	const char *dir;
 	int fmt;
@@ -45,110 +49,84 @@ struct args {
 };
 
 /* --alpha: a number >= 0, or inf for the limit. */
-static int parse_alpha(const char *cmd, const char *val, double *out)
+static int parse_alpha(void *dest, const char *val, char *err, size_t len)
 {
+	double *out = dest;
+
 	if (!strcmp(val, "inf") || !strcmp(val, "infinity")) {
 		*out = INFINITY;
 		return 0;
 	}
-	if (lg_parse_double(val, 0, 1e12, out))
-		return cli_usage_error(cmd, "--alpha: expected a number in "
-				       "[0, 1e12] or 'inf', got '%s'", val);
+	if (lg_parse_double(val, 0, 1e12, out)) {
+		snprintf(err, len, "--alpha: expected a number in [0, 1e12] "
+			 "or 'inf', got '%s'", val);
+		return -1;
+	}
 	return 0;
 }
 
-/* The long name of option ch (argv[optind - 1] would be its value when
- * one follows it). */
-static const char *opt_name(const struct option *opts, int ch)
+/* --format into the struct args at dest: csv for the payoff only. */
+static int parse_format(void *dest, const char *val, char *err, size_t len)
 {
-	for (; opts->name; opts++)
-		if (opts->val == ch)
-			return opts->name;
-	return "?";
+	struct args *a = dest;
+	int csv = a->on == ON_PAYOFF;
+
+	if (!strcmp(val, "table"))
+		a->fmt = FMT_TABLE;
+	else if (!strcmp(val, "json"))
+		a->fmt = FMT_JSON;
+	else if (!strcmp(val, "csv") && csv)
+		a->fmt = FMT_CSV;
+	else {
+		snprintf(err, len, "--format: expected %s, got '%s'",
+			 csv ? "table, csv or json" : "table or json", val);
+		return -1;
+	}
+	return 0;
 }
 
-static int parse(int argc, char **argv, struct args *a, int allow_csv,
-		 int sim)
+/* The four commands share one table: a flag of another of them is known
+ * but refused ("option '--top' does not apply here"). */
+static int parse(int argc, char **argv, struct args *a)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "jobs", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "drift", no_argument, NULL, 'D' },
-		{ "top", required_argument, NULL, 't' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "alpha-rank", no_argument, NULL, 'A' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "population", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int ratings = !strcmp(a->cmd, "ratings");
+	const unsigned shown = ON_PAYOFF | ON_PLAYERS | ON_RATINGS;
 	unsigned long long pop;
-	int ch;
+	struct cli_arg flags[] = {
+		CLI_CALL("format", 'f', a, parse_format),
+		CLI_STRING("dir", 'd', &a->dir),
+		CLI_U64("jobs", 'n', &a->jobs, 0, 100000000ull),
+		{ .name = "seed", .letter = 's', .kind = CLI_ARG_U64,
+		  .dest = &a->seed, .max = UINT64_MAX, .seen = &a->seed_set },
+		CLI_BOOL("drift", 0, &a->drift),
+		CLI_U64("top", 't', &a->top, 1, 1000000),
+		CLI_SET("json", 0, &a->fmt, FMT_JSON),
+		CLI_BOOL("alpha-rank", 0, &a->alpha_rank),
+		{ .name = "alpha", .kind = CLI_ARG_CALL, .dest = &a->ar.alpha,
+		  .call = parse_alpha, .seen = &a->alpha_rank },
+		{ .name = "population", .kind = CLI_ARG_U64, .dest = &pop,
+		  .min = 2, .max = PAYOFF_ALPHARANK_POP_MAX,
+		  .seen = &a->alpha_rank },
+		CLI_END,
+	};
+	/* flags[i] is for the commands on[i] */
+	static const unsigned on[] = { shown, ON_SIM, ON_SIM, ON_SIM, ON_SIM,
+		ON_PAYOFF, shown, ON_RATINGS, ON_RATINGS, ON_RATINGS };
+	const struct cli_args args = { a->cmd, flags, 1, 1, a->on == ON_SIM
+		? "expected CONFIG" : "expected the league directory", 1 };
+	char **pos;
 
+	_Static_assert(sizeof on / sizeof on[0] ==
+		       sizeof flags / sizeof flags[0] - 1, "one on[] per flag");
+	for (size_t i = 0; i < sizeof on / sizeof on[0]; i++)
+		flags[i].refused = !(on[i] & a->on);
 	a->fmt = FMT_TABLE;
 	a->jobs = 1000;
 	payoff_alpharank_opts_default(&a->ar);
-	while ((ch = cli_getopt(argc, argv, a->cmd, "f:d:n:s:t:", opts)) !=
-	       -1) {
-		if (ch == -2)
-			return CLI_USAGE;
-		if (ch == 'j' && !sim) {
-			a->fmt = FMT_JSON;
-		} else if (ratings && ch == 'A') {
-			a->alpha_rank = 1;
-		} else if (ratings && ch == 'a') {
-			if (parse_alpha(a->cmd, optarg, &a->ar.alpha))
-				return CLI_USAGE;
-			a->alpha_rank = 1;
-		} else if (ratings && ch == 'm') {
-			if (cli_opt_u64(a->cmd, "--population", optarg, 2,
-					PAYOFF_ALPHARANK_POP_MAX, &pop))
-				return CLI_USAGE;
-			a->ar.population = (uint32_t)pop;
-			a->alpha_rank = 1;
-		} else if (ch == 'f' && !sim) {
-			if (!strcmp(optarg, "table"))
-				a->fmt = FMT_TABLE;
-			else if (!strcmp(optarg, "json"))
-				a->fmt = FMT_JSON;
-			else if (!strcmp(optarg, "csv") && allow_csv)
-				a->fmt = FMT_CSV;
-			else
-				return cli_usage_error(
-					a->cmd, "--format: expected %s, got "
-					"'%s'", allow_csv ? "table, csv or "
-					"json" : "table or json", optarg);
-		} else if (sim && ch == 'd') {
-			a->dir = optarg;
-		} else if (sim && ch == 'n') {
-			if (cli_opt_u64(a->cmd, "--jobs", optarg, 0,
-					100000000ull, &a->jobs))
-				return CLI_USAGE;
-		} else if (sim && ch == 's') {
-			if (cli_opt_u64(a->cmd, "--seed", optarg, 0,
-					UINT64_MAX, &a->seed))
-				return CLI_USAGE;
-			a->seed_set = 1;
-		} else if (sim && ch == 'D') {
-			a->drift = 1;
-		} else if (!strcmp(a->cmd, "payoff") && ch == 't') {
-			if (cli_opt_u64(a->cmd, "--top", optarg, 1, 1000000,
-					&a->top))
-				return CLI_USAGE;
-		} else {
-			return cli_usage_error(a->cmd, "option '--%s' does not "
-					       "apply here", opt_name(opts, ch));
-		}
-	}
-	if (optind >= argc)
-		return cli_usage_error(a->cmd, sim ? "expected CONFIG" :
-				       "expected the league directory");
-	a->path = argv[optind++];
-	if (optind != argc)
-		return cli_usage_error(a->cmd, "unexpected argument '%s'",
-				       argv[optind]);
+	pop = a->ar.population;
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->ar.population = (uint32_t)pop;
+	a->path = pos[0];
 	if (a->top && a->fmt != FMT_TABLE)
 		return cli_usage_error(a->cmd, "--top applies to the table "
 				       "(csv and json list every player)");
@@ -242,14 +220,14 @@ static uint32_t table_players(brain *b, uint32_t n, unsigned long long top,
 
 static int run_payoff(int argc, char **argv)
 {
-	struct args a = { .cmd = "payoff" };
+	struct args a = { .cmd = "payoff", .on = ON_PAYOFF };
 	store *s = NULL;
 	brain *b = NULL;
 	uint32_t n, *ids = NULL;
 	double *wr = NULL, *g = NULL;
 	int rc;
 
-	if ((rc = parse(argc, argv, &a, 1, 0)))
+	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
 		return rc;
@@ -333,14 +311,14 @@ out:
 
 static int run_players(int argc, char **argv)
 {
-	struct args a = { .cmd = "players" };
+	struct args a = { .cmd = "players", .on = ON_PLAYERS };
 	store *s = NULL;
 	brain *b = NULL;
 	uint32_t n, *ids = NULL;
 	double *fit = NULL;
 	int rc;
 
-	if ((rc = parse(argc, argv, &a, 0, 0)))
+	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
 		return rc;
@@ -421,7 +399,7 @@ static void alpharank_note(const struct args *a, int computed)
 
 static int run_ratings(int argc, char **argv)
 {
-	struct args a = { .cmd = "ratings" };
+	struct args a = { .cmd = "ratings", .on = ON_RATINGS };
 	struct brain_ratings_opts ro;
 	store *s = NULL;
 	brain *b = NULL;
@@ -431,7 +409,7 @@ static int run_ratings(int argc, char **argv)
 	double gap;
 	int rc;
 
-	if ((rc = parse(argc, argv, &a, 0, 0)))
+	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	if ((rc = open_ro(a.cmd, a.path, &s, &b)))
 		return rc;
@@ -476,7 +454,7 @@ static int run_ratings(int argc, char **argv)
 
 static int run_sim(int argc, char **argv)
 {
-	struct args a = { .cmd = "sim" };
+	struct args a = { .cmd = "sim", .on = ON_SIM };
 	struct cfg *c = NULL;
 	struct brain_opts o;
 	struct brain_sim_opts so;
@@ -488,7 +466,7 @@ static int run_sim(int argc, char **argv)
 	double t0;
 	int rc;
 
-	if ((rc = parse(argc, argv, &a, 0, 1)))
+	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	c = malloc(sizeof *c);
 	st = malloc(sizeof *st);

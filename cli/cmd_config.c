@@ -7,25 +7,20 @@
 
 static int config_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct cfg c;
-	char err[512];
+	char err[512], **pos;
 	lg_buf out = { 0 };
-	int quiet = 0, ch, rc;
+	int quiet = 0, rc;
+	const struct cli_arg flags[] = {
+		CLI_BOOL("quiet", 'q', &quiet),
+		CLI_END,
+	};
+	const struct cli_args args = { "config check", flags, 1, 1,
+				       "expected one CONFIG file", 0 };
 
-	while ((ch = cli_getopt(argc, argv, "config check", "q", opts)) != -1) {
-		if (ch == -2)
-			return CLI_USAGE;
-		if (ch == 'q')
-			quiet = 1;
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("config check", "expected one CONFIG "
-				       "file");
-	rc = cfg_load_file(&c, argv[optind], err, sizeof err);
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	rc = cfg_load_file(&c, pos[0], err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league: %s\n", err);
 		return rc == LG_ECONFIG || rc == LG_EIO ? CLI_USAGE : CLI_FAIL;
@@ -36,7 +31,7 @@ static int config_check(int argc, char **argv)
 		fprintf(stderr, "league: out of memory\n");
 		return CLI_FAIL;
 	}
-	printf("# effective config of %s\n", argv[optind]);
+	printf("# effective config of %s\n", pos[0]);
 	fwrite(out.data, 1, out.len, stdout);
 	lg_buf_free(&out);
 	return CLI_OK;
@@ -59,13 +54,14 @@ static int config_doc(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage_error("config", "expected 'check' or 'doc'");
-	if (!strcmp(argv[1], "check"))
-		return config_check(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "doc"))
-		return config_doc(argc - 1, argv + 1);
-	return cli_usage_error("config", "unknown subcommand '%s'", argv[1]);
+	static const struct cli_sub subs[] = {
+		{ "check", config_check },
+		{ "doc", config_doc },
+		{ NULL, NULL },
+	};
+
+	return cli_subcommand("config", subs, argc, argv,
+			      "expected 'check' or 'doc'", 1);
 }
 
 const struct cli_cmd cli_cmd_config = {

@@ -21,20 +21,16 @@ static void flags_text(unsigned f, char *buf, size_t len)
 
 static int env_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
+	int json = 0;
+	const struct cli_arg flags[] = {
+		CLI_BOOL("json", 0, &json),
+		CLI_END,
 	};
-	int json = 0, ch;
+	const struct cli_args args = { "env list", flags, 0, 0,
+				       "takes no arguments", 0 };
 
-	while ((ch = cli_getopt(argc, argv, "env list", "", opts)) != -1) {
-		if (ch == -2)
-			return CLI_USAGE;
-		if (ch == 'j')
-			json = 1;
-	}
-	if (optind != argc)
-		return cli_usage_error("env list", "takes no arguments");
+	if (cli_args(&args, argc, argv, NULL, NULL))
+		return CLI_USAGE;
 	if (!json)
 		printf("%-12s %7s %7s %7s %9s  %-19s %s\n", "name", "players",
 		       "obs", "actions", "max_steps", "flags", "summary");
@@ -66,57 +62,52 @@ static int env_list(int argc, char **argv)
 	return CLI_OK;
 }
 
+/* --param KEY=VALUE into the env_params at dest: one more pair. */
+static int add_param(void *dest, const char *val, char *err, size_t errlen)
+{
+	struct env_params *pm = dest;
+	const char *eq = strchr(val, '=');
+
+	if (!eq || eq == val || (size_t)(eq - val) >= ENV_PARAM_KEY_MAX ||
+	    strlen(eq + 1) >= ENV_PARAM_VAL_MAX) {
+		snprintf(err, errlen, "--param: expected KEY=VALUE (key 1-%d "
+			 "bytes, value under %d), got '%s'",
+			 ENV_PARAM_KEY_MAX - 1, ENV_PARAM_VAL_MAX, val);
+		return -1;
+	}
+	if (pm->n == ENV_PARAMS_MAX) {
+		snprintf(err, errlen, "more than %d --param", ENV_PARAMS_MAX);
+		return -1;
+	}
+	snprintf(pm->key[pm->n], sizeof pm->key[0], "%.*s", (int)(eq - val),
+		 val);
+	snprintf(pm->val[pm->n++], sizeof pm->val[0], "%s", eq + 1);
+	return 0;
+}
+
 /* GAME is a built-in name, or a plugin when it holds a '/' or ends in
  * ".so". --param KEY=VALUE (repeatable) fills env.params. */
 static int env_check_cmd(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "param", required_argument, NULL, 'p' },
-		{ "episodes", required_argument, NULL, 'e' },
-		{ "seed", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct env_opts o;
 	unsigned long long episodes = 1000, seed = 1;
 	const char *game;
 	lg_buf rep = { 0 };
-	char err[512];
-	int ch, rc;
+	char err[512], **pos;
+	int rc;
+	const struct cli_arg flags[] = {
+		CLI_CALL("param", 0, &o.params, add_param),
+		CLI_U64("episodes", 0, &episodes, 1, 10000000),
+		CLI_U64("seed", 0, &seed, 0, UINT64_MAX),
+		CLI_END,
+	};
+	const struct cli_args args = { "env check", flags, 1, 1,
+		"expected one GAME (a name or a plugin's path)", 0 };
 
 	env_opts_default(&o);
-	while ((ch = cli_getopt(argc, argv, "env check", "", opts)) != -1) {
-		if (ch == -2)
-			return CLI_USAGE;
-		if (ch == 'e' && cli_opt_u64("env check", "--episodes", optarg,
-					     1, 10000000, &episodes))
-			return CLI_USAGE;
-		if (ch == 's' && cli_opt_u64("env check", "--seed", optarg, 0,
-					     UINT64_MAX, &seed))
-			return CLI_USAGE;
-		if (ch == 'p') {
-			const char *eq = strchr(optarg, '=');
-			struct env_params *pm = &o.params;
-			if (!eq || eq == optarg ||
-			    (size_t)(eq - optarg) >= ENV_PARAM_KEY_MAX ||
-			    strlen(eq + 1) >= ENV_PARAM_VAL_MAX)
-				return cli_usage_error("env check", "--param: "
-					"expected KEY=VALUE (key 1-%d bytes, "
-					"value under %d), got '%s'",
-					ENV_PARAM_KEY_MAX - 1,
-					ENV_PARAM_VAL_MAX, optarg);
-			if (pm->n == ENV_PARAMS_MAX)
-				return cli_usage_error("env check", "more than "
-					"%d --param", ENV_PARAMS_MAX);
-			snprintf(pm->key[pm->n], sizeof pm->key[0], "%.*s",
-				 (int)(eq - optarg), optarg);
-			snprintf(pm->val[pm->n++], sizeof pm->val[0], "%s",
-				 eq + 1);
-		}
-	}
-	if (optind != argc - 1)
-		return cli_usage_error("env check", "expected one GAME (a "
-				       "name or a plugin's path)");
-	game = argv[optind];
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	game = pos[0];
 	if (strchr(game, '/') || (strlen(game) > 3 &&
 				  !strcmp(game + strlen(game) - 3, ".so"))) {
 		if (strlen(game) >= sizeof o.plugin)
@@ -148,13 +139,14 @@ static int env_check_cmd(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc < 2)
-		return cli_usage_error("env", "expected 'list' or 'check'");
-	if (!strcmp(argv[1], "list"))
-		return env_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "check"))
-		return env_check_cmd(argc - 1, argv + 1);
-	return cli_usage_error("env", "unknown subcommand '%s'", argv[1]);
+	static const struct cli_sub subs[] = {
+		{ "list", env_list },
+		{ "check", env_check_cmd },
+		{ NULL, NULL },
+	};
+
+	return cli_subcommand("env", subs, argc, argv,
+			      "expected 'list' or 'check'", 1);
 }
 
 const struct cli_cmd cli_cmd_env = {

@@ -13,7 +13,6 @@
 #include "players/players.h"
 #include "storage/storage.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,60 +59,85 @@ static int read_params(store *s, const char *dir, uint32_t player,
 	return CLI_OK;
 }
 
+struct export_args {
+	const char *dir, *out;
+	unsigned long long player, version, average;
+	unsigned out_flags; /* LG_OUT_FOLLOW_SYMLINKS with --follow-symlinks */
+};
+
+/* The command line into a: CLI_OK, or CLI_USAGE with the reason on
+ * stderr (a bad flag, no DIR, no --player or -o). */
+static int parse_args(int argc, char **argv, struct export_args *a)
+{
+	const struct cli_arg flags[] = {
+		CLI_U64("player", 0, &a->player, 0, UINT32_MAX - 1),
+		CLI_U64("version", 0, &a->version, 0, UINT32_MAX - 1),
+		CLI_STRING("output", 'o', &a->out),
+		CLI_U64("average", 0, &a->average, 1, 64),
+		CLI_BITS("follow-symlinks", 0, &a->out_flags,
+			 LG_OUT_FOLLOW_SYMLINKS),
+		CLI_END,
+	};
+	const struct cli_args args = { "export", flags, 1, 1,
+				       "expected one league DIR", 0 };
+	char **pos;
+
+	*a = (struct export_args){ .player = ULLONG_MAX,
+				   .version = UINT32_MAX, .average = 1 };
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->dir = pos[0];
+	if (a->player == ULLONG_MAX)
+		return cli_usage_error("export", "--player ID is required");
+	if (!a->out)
+		return cli_usage_error("export", "-o FILE is required");
+	return CLI_OK;
+}
+
+/* The agent file's provenance lines into meta: player bp of the league
+ * of c in a->dir, exported from (params player from, version v) with
+ * parameters blob, now; bytes outside printable ASCII become '?'. */
+static void provenance(char *meta, size_t len, const struct cfg *c,
+		       const struct export_args *a,
+		       const struct brain_player *bp, uint32_t from,
+		       uint32_t v, const lg_buf *blob)
+{
+	char when[32], *absdir = realpath(a->dir, NULL);
+	time_t now = time(NULL);
+
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	snprintf(meta, len,
+		 "league=%s\nsource=%.1024s\nplayer=%u\nrole=%s\n"
+		 "params_player=%u\n"
+		 "version=%u\naverage=%llu\nsteps=%llu\ngame=%s\n"
+		 "league_seed=%llu\nexported=%s\nparams_crc32c=%08x\n",
+		 c->league.name, absdir ? absdir : a->dir, bp->id,
+		 brain_role_name(bp->role), from, v, a->average,
+		 (unsigned long long)bp->steps, c->env.name,
+		 (unsigned long long)c->league.seed, when,
+		 lg_crc32c(0, blob->data, blob->len));
+	for (char *q = meta; *q; q++) /* a path with odd bytes stays one line */
+		if ((*q < 0x20 || *q > 0x7e) && *q != '\n')
+			*q = '?';
+	free(absdir);
+}
+
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "player", required_argument, NULL, 'p' },
-		{ "version", required_argument, NULL, 'v' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "average", required_argument, NULL, 'a' },
-		{ "follow-symlinks", no_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct store_opts ro = { .flags = STORE_RDONLY };
 	static struct cfg c;
 	struct brain_player bp;
-	unsigned long long player = ULLONG_MAX, version = UINT32_MAX,
-			   average = 1;
-	const char *out = NULL;
-	char err[512] = "", meta[LEAGUE_AGENT_META_MAX], when[32], *absdir = NULL;
+	struct export_args a;
+	char err[512] = "", meta[LEAGUE_AGENT_META_MAX];
 	lg_buf blob = { 0 }, file = { 0 };
 	uint32_t from, v;
 	store *s = NULL;
 	brain *b = NULL;
-	time_t now = time(NULL);
-	unsigned out_flags = 0;
-	int ch, rc;
+	int rc;
 
-	while ((ch = cli_getopt(argc, argv, "export", "o:", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'p':
-			if (cli_opt_u64("export", "--player", optarg, 0,
-					UINT32_MAX - 1, &player))
-				return CLI_USAGE;
-			break;
-		case 'v':
-			if (cli_opt_u64("export", "--version", optarg, 0,
-					UINT32_MAX - 1, &version))
-				return CLI_USAGE;
-			break;
-		case 'o': out = optarg; break;
-		case 'F': out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
-		case 'a':
-			if (cli_opt_u64("export", "--average", optarg, 1, 64,
-					&average))
-				return CLI_USAGE;
-			break;
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("export", "expected one league DIR");
-	if (player == ULLONG_MAX)
-		return cli_usage_error("export", "--player ID is required");
-	if (!out)
-		return cli_usage_error("export", "-o FILE is required");
-	const char *dir = argv[optind];
+	if ((rc = parse_args(argc, argv, &a)))
+		return rc;
+	const char *dir = a.dir;
 	if ((rc = store_open(&s, dir, &ro, err, sizeof err))) {
 		fprintf(stderr, "league export: %s\n",
 			err[0] ? err : "no league here");
@@ -127,59 +151,46 @@ static int run(int argc, char **argv)
 		rc = CLI_FAIL;
 		goto done;
 	}
-	if (brain_player_info(b, (uint32_t)player, &bp)) {
+	if (brain_player_info(b, (uint32_t)a.player, &bp)) {
 		fprintf(stderr, "league export: %s has no player %llu (%u "
-			"players and snapshots)\n", dir, player,
+			"players and snapshots)\n", dir, a.player,
 			brain_count(b));
 		rc = CLI_USAGE;
 		goto done;
 	}
 	/* a snapshot is its parent's frozen version */
 	from = bp.role == BRAIN_ROLE_HISTORICAL ? bp.parent : bp.id;
-	v = bp.role == BRAIN_ROLE_HISTORICAL ? bp.version : (uint32_t)version;
-	if (bp.role == BRAIN_ROLE_HISTORICAL && version != UINT32_MAX &&
-	    version != bp.version) {
+	v = bp.role == BRAIN_ROLE_HISTORICAL ? bp.version
+					     : (uint32_t)a.version;
+	if (bp.role == BRAIN_ROLE_HISTORICAL && a.version != UINT32_MAX &&
+	    a.version != bp.version) {
 		fprintf(stderr, "league export: player %llu is a snapshot of "
 			"player %u's version %u; --version must be that or "
-			"absent\n", player, bp.parent, bp.version);
+			"absent\n", a.player, bp.parent, bp.version);
 		rc = CLI_USAGE;
 		goto done;
 	}
-	if ((rc = read_params(s, dir, from, &v, (uint32_t)average, &blob)))
+	if ((rc = read_params(s, dir, from, &v, (uint32_t)a.average, &blob)))
 		goto done;
-	absdir = realpath(dir, NULL);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	snprintf(meta, sizeof meta,
-		 "league=%s\nsource=%.1024s\nplayer=%u\nrole=%s\n"
-		 "params_player=%u\n"
-		 "version=%u\naverage=%llu\nsteps=%llu\ngame=%s\n"
-		 "league_seed=%llu\nexported=%s\nparams_crc32c=%08x\n",
-		 c.league.name, absdir ? absdir : dir, bp.id,
-		 brain_role_name(bp.role), from, v, average,
-		 (unsigned long long)bp.steps, c.env.name,
-		 (unsigned long long)c.league.seed, when,
-		 lg_crc32c(0, blob.data, blob.len));
-	for (char *q = meta; *q; q++) /* a path with odd bytes stays one line */
-		if ((*q < 0x20 || *q > 0x7e) && *q != '\n')
-			*q = '?';
+	provenance(meta, sizeof meta, &c, &a, &bp, from, v, &blob);
 	if ((rc = league_agent_encode(&c, meta, blob.data, blob.len, &file,
 				      err, sizeof err))) {
 		fprintf(stderr, "league export: %s\n", err);
 		rc = CLI_FAIL;
 		goto done;
 	}
-	if ((rc = lg_file_write_out(out, file.data, file.len, out_flags, err,
-				    sizeof err))) {
+	if ((rc = lg_file_write_out(a.out, file.data, file.len, a.out_flags,
+				    err, sizeof err))) {
 		fprintf(stderr, "league export: %s\n", err);
 		rc = rc == LG_EINVAL ? CLI_USAGE : CLI_FAIL;
 		goto done;
 	}
 	printf("league export: player %u (%s) version %u%s of %s -> %s (%zu "
 	       "bytes, game %s)\n", bp.id, brain_role_name(bp.role), v,
-	       average > 1 ? " averaged" : "", dir, out, file.len, c.env.name);
+	       a.average > 1 ? " averaged" : "", dir, a.out, file.len,
+	       c.env.name);
 	rc = CLI_OK;
 done:
-	free(absdir);
 	lg_buf_free(&blob);
 	lg_buf_free(&file);
 	brain_close(b);

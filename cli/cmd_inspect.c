@@ -450,19 +450,89 @@ static int inspect_routes(struct event_base *base, struct evhttp *http,
 	return 0;
 }
 
+struct inspect_args {
+	const char *dir, *listen, *ports;
+	unsigned long long port;
+	int insecure;
+};
+
+/* The command line into a: CLI_OK or CLI_USAGE (said on stderr). */
+static int parse_args(int argc, char **argv, struct inspect_args *a)
+{
+	const struct cli_arg flags[] = {
+		CLI_STRING("listen", 0, &a->listen),
+		CLI_U64("port", 0, &a->port, 0, 65535),
+		CLI_STRING("ports-file", 0, &a->ports),
+		CLI_BOOL("insecure", 0, &a->insecure),
+		CLI_END,
+	};
+	const struct cli_args args = { "inspect", flags, 1, 1,
+				       "expected one league DIR", 0 };
+	char **pos;
+
+	*a = (struct inspect_args){ .listen = "127.0.0.1" };
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->dir = pos[0];
+	return CLI_OK;
+}
+
+/*
+ * Who may look: open on loopback, else LEAGUE_TOKEN into in->token
+ * (required); HTTPS with $LEAGUE_TLS_CERT and _KEY (and _CA) into
+ * *tls_srv, as the daemon's HTTP; plain beyond loopback only with
+ * --insecure. CLI_OK, or CLI_USAGE with the reason on stderr.
+ */
+static int inspect_access(const struct inspect_args *a, struct inspector *in,
+			  net_tls **tls_srv)
+{
+	const char *tok = getenv("LEAGUE_TOKEN");
+	int rc;
+
+	in->open = lg_is_loopback(a->listen);
+	if (!in->open && (!tok || !*tok || strlen(tok) >= sizeof in->token))
+		return cli_usage_error("inspect", "listening on %s needs "
+				       "LEAGUE_TOKEN (at most %zu bytes), "
+				       "which every request must then carry",
+				       a->listen, sizeof in->token - 1);
+	if (tok)
+		snprintf(in->token, sizeof in->token, "%s", tok);
+	/* a page for browsers: no client certificate asked for */
+	if ((rc = cli_worker_tls("league inspect", NULL,
+				 getenv("LEAGUE_TLS_CERT") ? tls_srv : NULL,
+				 0)))
+		return rc;
+	if (!in->open && !*tls_srv && !a->insecure)
+		return cli_usage_error("inspect", "listening on %s without "
+				       "TLS: set LEAGUE_TLS_CERT, LEAGUE_TLS_KEY "
+				       "and LEAGUE_TLS_CA, or pass --insecure",
+				       a->listen);
+	return CLI_OK;
+}
+
+/* --ports-file: "http_port N" and "pid N" into path, whole (a temporary
+ * renamed into place). 0, or -1 with a message. */
+static int write_ports_file(const char *path, unsigned bound)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if (!(f = fopen(tmp, "w")) ||
+	    fprintf(f, "http_port %u\npid %ld\n", bound, (long)getpid()) < 0 ||
+	    fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "league inspect: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "ports-file", required_argument, NULL, 'f' },
-		{ "insecure", no_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct inspector in = { 0 };
+	struct inspect_args a;
 	struct store_opts so = { .flags = STORE_RDONLY };
-	const char *listen = "127.0.0.1", *ports = NULL, *tok;
-	unsigned long long port = 0;
 	struct event_base *base = NULL;
 	struct evhttp *http = NULL;
 	struct evhttp_bound_socket *h;
@@ -470,52 +540,20 @@ static int run(int argc, char **argv)
 	struct event *sigint = NULL, *sigterm = NULL, *tick = NULL;
 	const struct timeval every = { (time_t)INSPECT_RELOAD_S, 0 };
 	net_tls *tls_srv = NULL;
-	int ch, rc = CLI_FAIL, insecure = 0;
+	int rc;
 
-	while ((ch = cli_getopt(argc, argv, "inspect", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'l': listen = optarg; break;
-		case 'p':
-			if (cli_opt_u64("inspect", "--port", optarg, 0, 65535,
-					&port))
-				return CLI_USAGE;
-			break;
-		case 'f': ports = optarg; break;
-		case 'k': insecure = 1; break;
-		default: return cli_usage_error("inspect", "unexpected option");
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("inspect", "expected one league DIR");
-	in.dir = argv[optind];
-	in.open = lg_is_loopback(listen);
-	tok = getenv("LEAGUE_TOKEN");
-	if (!in.open && (!tok || !*tok || strlen(tok) >= sizeof in.token))
-		return cli_usage_error("inspect", "listening on %s needs "
-				       "LEAGUE_TOKEN (at most %zu bytes), "
-				       "which every request must then carry",
-				       listen, sizeof in.token - 1);
-	if (tok)
-		snprintf(in.token, sizeof in.token, "%s", tok);
-	/* HTTPS with $LEAGUE_TLS_CERT and _KEY (and _CA), as the daemon's
-	 * HTTP; plain beyond loopback only when asked for. */
-	/* a page for browsers: no client certificate asked for */
-	if ((rc = cli_worker_tls("league inspect", NULL,
-				 getenv("LEAGUE_TLS_CERT") ? &tls_srv : NULL,
-				 0)))
+	if ((rc = parse_args(argc, argv, &a)))
 		return rc;
+	in.dir = a.dir;
+	if ((rc = inspect_access(&a, &in, &tls_srv)))
+		goto out;
 	rc = CLI_FAIL;
-	if (!in.open && !tls_srv && !insecure)
-		return cli_usage_error("inspect", "listening on %s without "
-				       "TLS: set LEAGUE_TLS_CERT, LEAGUE_TLS_KEY "
-				       "and LEAGUE_TLS_CA, or pass --insecure",
-				       listen);
 	int orc = store_open(&in.st, in.dir, &so, in.err, sizeof in.err);
 	if (orc) {
 		fprintf(stderr, "league inspect: %s\n", in.err);
 		/* no league here is a wrong DIR; a damaged one is a failure */
-		return orc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+		rc = orc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
+		goto out;
 	}
 	if (refresh(&in)) {
 		fprintf(stderr, "league inspect: %s: %s\n", in.dir, in.err);
@@ -524,10 +562,10 @@ static int run(int argc, char **argv)
 	in.started = lg_now_s();
 	base = event_base_new();
 	http = base ? evhttp_new(base) : NULL;
-	if (!http || !(h = evhttp_bind_socket_with_handle(http, listen,
-							   (uint16_t)port))) {
+	if (!http || !(h = evhttp_bind_socket_with_handle(http, a.listen,
+							   (uint16_t)a.port))) {
 		fprintf(stderr, "league inspect: cannot listen on %s:%llu\n",
-			listen, port);
+			a.listen, a.port);
 		goto out;
 	}
 	unsigned bound = league_http_bound_port(h);
@@ -543,21 +581,10 @@ static int run(int argc, char **argv)
 	if (!sigint || !sigterm || event_add(sigint, NULL) ||
 	    event_add(sigterm, NULL))
 		goto out;
-	if (ports) {
-		char tmp[PATH_MAX];
-		FILE *f;
-		snprintf(tmp, sizeof tmp, "%s.tmp", ports);
-		if (!(f = fopen(tmp, "w")) ||
-		    fprintf(f, "http_port %u\npid %ld\n", bound,
-			    (long)getpid()) < 0 ||
-		    fclose(f) || rename(tmp, ports)) {
-			fprintf(stderr, "league inspect: %s: %s\n", ports,
-				strerror(errno));
-			goto out;
-		}
-	}
+	if (a.ports && write_ports_file(a.ports, bound))
+		goto out;
 	printf("league inspect: %s, read-only, on http%s://%s:%u/ (Ctrl-C "
-	       "stops)\n", in.dir, tls_srv ? "s" : "", listen, bound);
+	       "stops)\n", in.dir, tls_srv ? "s" : "", a.listen, bound);
 	fflush(stdout);
 	event_base_dispatch(base);
 	rc = CLI_OK;

@@ -289,41 +289,25 @@ static int play_one(env *e, struct side *sd, int seat_a, uint64_t seed,
 
 static int parse(int argc, char **argv, struct pargs *a)
 {
-	static const struct option opts[] = {
-		{ "games", required_argument, NULL, 'g' },
-		{ "game", required_argument, NULL, 'G' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "sample", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
+	const struct cli_arg flags[] = {
+		CLI_U64("games", 0, &a->games, 1, 1000000),
+		CLI_STRING("game", 0, &a->game),
+		CLI_U64("seed", 0, &a->seed, 0, UINT64_MAX / 2),
+		CLI_BOOL("json", 0, &a->json),
+		CLI_BOOL("sample", 0, &a->sample),
+		CLI_END,
 	};
-	int ch;
+	const struct cli_args args = { "play", flags, 2, 2,
+				       "expected two players A B", 0 };
+	char **pos;
 
 	memset(a, 0, sizeof *a);
 	a->games = 2;
 	a->seed = 1;
-	while ((ch = cli_getopt(argc, argv, "play", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'g':
-			if (cli_opt_u64("play", "--games", optarg, 1, 1000000,
-					&a->games))
-				return CLI_USAGE;
-			break;
-		case 'G': a->game = optarg; break;
-		case 's':
-			if (cli_opt_u64("play", "--seed", optarg, 0,
-					UINT64_MAX / 2, &a->seed))
-				return CLI_USAGE;
-			break;
-		case 'j': a->json = 1; break;
-		case 'S': a->sample = 1; break;
-		}
-	}
-	if (optind + 2 != argc)
-		return cli_usage_error("play", "expected two players A B");
-	a->a = argv[optind];
-	a->b = argv[optind + 1];
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->a = pos[0];
+	a->b = pos[1];
 	return CLI_OK;
 }
 

@@ -108,32 +108,23 @@ struct plot_args {
 
 static int parse_args(int argc, char **argv, struct plot_args *a)
 {
-	static const struct option opts[] = {
-		{ "x", required_argument, NULL, 'x' },
-		{ "y", required_argument, NULL, 'y' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 't' },
-		{ "logy", no_argument, NULL, 'l' },
-		{ "follow-symlinks", no_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
+	const struct cli_arg flags[] = {
+		CLI_STRING("x", 0, &a->xcol),
+		CLI_STRING("y", 0, &a->ycols),
+		CLI_STRING("out", 'o', &a->out),
+		CLI_STRING("title", 0, &a->title),
+		CLI_BOOL("logy", 0, &a->logy),
+		CLI_BITS("follow-symlinks", 0, &a->out_flags,
+			 LG_OUT_FOLLOW_SYMLINKS),
+		CLI_END,
 	};
-	int ch;
+	const struct cli_args args = { "plot", flags, 1, 1,
+				       "expected one CSV file", 0 };
+	char **pos;
 
-	while ((ch = cli_getopt(argc, argv, "plot", "o:", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'x': a->xcol = optarg; break;
-		case 'y': a->ycols = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 't': a->title = optarg; break;
-		case 'l': a->logy = 1; break;
-		case 'F': a->out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
-		default: return cli_usage_error("plot", "unexpected option");
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("plot", "expected one CSV file");
-	a->csv = argv[optind];
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->csv = pos[0];
 	if (!a->xcol || !a->ycols || !a->out)
 		return cli_usage_error("plot", "--x, --y and -o are required");
 	if (plot_format_of(a->out, &a->fmt))

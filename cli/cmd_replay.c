@@ -39,30 +39,26 @@ static void rm_scratch(const char *dir)
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct store_opts ro = { .flags = STORE_RDONLY };
 	struct store_opts wo = { .flags = STORE_NOSYNC };
 	static struct cfg c;
 	struct brain_opts bo;
 	const char *config = NULL, *tmp = getenv("TMPDIR");
-	char scratch[512], err[512] = "";
+	char scratch[512], err[512] = "", **pos;
 	store *src = NULL, *dst = NULL;
 	brain *b = NULL;
 	uint64_t n = 0;
-	int ch, rc;
+	int rc;
+	const struct cli_arg flags[] = {
+		CLI_STRING("config", 0, &config),
+		CLI_END,
+	};
+	const struct cli_args args = { "replay", flags, 1, 1,
+				       "expected one league DIR", 0 };
 
-	while ((ch = cli_getopt(argc, argv, "replay", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'c': config = optarg; break;
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("replay", "expected one league DIR");
-	const char *dir = argv[optind];
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	const char *dir = pos[0];
 	if ((rc = store_open(&src, dir, &ro, err, sizeof err))) {
 		fprintf(stderr, "league replay: %s\n",
 			err[0] ? err : "no league here");

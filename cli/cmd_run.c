@@ -842,41 +842,28 @@ static int run_main(struct run *r)
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "collectors", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "overwrite", no_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct run r;
 	const char *dir = NULL;
 	unsigned long long ncoll = ~0ull;
-	char err[512];
-	int ch;
+	char err[512], **pos;
+	const struct cli_arg flags[] = {
+		CLI_STRING("dir", 0, &dir),
+		CLI_BOOL("resume", 0, &r.resume),
+		CLI_U64("collectors", 0, &ncoll, 1, 32),
+		CLI_BOOL("quiet", 0, &r.quiet),
+		CLI_BOOL("overwrite", 0, &r.overwrite),
+		CLI_END,
+	};
+	const struct cli_args args = { "run", flags, 1, 1,
+				       "expected one CONFIG file", 0 };
 
 	memset(&r, 0, sizeof r);
-	while ((ch = cli_getopt(argc, argv, "run", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'd': dir = optarg; break;
-		case 'r': r.resume = 1; break;
-		case 'q': r.quiet = 1; break;
-		case 'o': r.overwrite = 1; break;
-		case 'c':
-			if (cli_opt_u64("run", "--collectors", optarg, 1, 32,
-					&ncoll))
-				return CLI_USAGE;
-			break;
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("run", "expected one CONFIG file");
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
 	if (r.resume && r.overwrite)
 		return cli_usage_error("run", "--resume and --overwrite "
 				       "contradict each other");
-	r.config = argv[optind];
+	r.config = pos[0];
 	if (cfg_load_file(&r.cfg, r.config, err, sizeof err)) {
 		fprintf(stderr, "league run: %s\n", err);
 		return CLI_USAGE;

@@ -46,51 +46,37 @@ static int read_token(const struct cfg *c, char *tok, size_t len)
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "resume-if-any", no_argument, NULL, 'R' },
-		{ "ports-file", required_argument, NULL, 'p' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "port", required_argument, NULL, 'P' },
-		{ "http-port", required_argument, NULL, 'H' },
-		{ "nosync", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static struct cfg c;
 	struct league_daemon_opts o = { .port = -1, .http_port = -1 };
 	const char *dir = NULL;
-	char err[1024], tok[TOKEN_MAX];
-	unsigned long long v;
+	char err[1024], tok[TOKEN_MAX], **pos;
+	unsigned long long port = 0, http_port = 0;
 	struct event_base *base;
 	league_daemon *d;
-	int ch, rc, if_any = 0;
+	int rc, if_any = 0, port_set = 0, http_port_set = 0;
+	const struct cli_arg flags[] = {
+		CLI_STRING("dir", 0, &dir),
+		CLI_BOOL("resume", 0, &o.resume),
+		CLI_BOOL("resume-if-any", 0, &if_any),
+		CLI_STRING("ports-file", 0, &o.ports_file),
+		CLI_STRING("listen", 0, &o.listen),
+		{ .name = "port", .kind = CLI_ARG_U64, .dest = &port,
+		  .max = 65535, .seen = &port_set },
+		{ .name = "http-port", .kind = CLI_ARG_U64, .dest = &http_port,
+		  .max = 65535, .seen = &http_port_set },
+		CLI_BITS("nosync", 0, &o.store_flags, STORE_NOSYNC),
+		CLI_END,
+	};
+	const struct cli_args args = { "serve", flags, 1, 1,
+				       "expected one CONFIG file", 0 };
 
-	while ((ch = cli_getopt(argc, argv, "serve", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'd': dir = optarg; break;
-		case 'r': o.resume = 1; break;
-		case 'R': if_any = 1; break;
-		case 'p': o.ports_file = optarg; break;
-		case 'l': o.listen = optarg; break;
-		case 'n': o.store_flags |= STORE_NOSYNC; break;
-		case 'P':
-		case 'H':
-			if (cli_opt_u64("serve", ch == 'P' ? "--port"
-							   : "--http-port",
-					optarg, 0, 65535, &v))
-				return CLI_USAGE;
-			if (ch == 'P')
-				o.port = (int)v;
-			else
-				o.http_port = (int)v;
-			break;
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("serve", "expected one CONFIG file");
-	if (cfg_load_file(&c, argv[optind], err, sizeof err)) {
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	if (port_set)
+		o.port = (int)port;
+	if (http_port_set)
+		o.http_port = (int)http_port;
+	if (cfg_load_file(&c, pos[0], err, sizeof err)) {
 		fprintf(stderr, "league serve: %s\n", err);
 		return CLI_USAGE;
 	}

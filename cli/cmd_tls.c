@@ -25,42 +25,33 @@ static int split(char *s, const char **out, size_t max, size_t *n)
 
 static int tls_init(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "names", required_argument, NULL, 'n' },
-		{ "hosts", required_argument, NULL, 'H' },
-		{ "daemon", required_argument, NULL, 'D' },
-		{ "days", required_argument, NULL, 'd' },
-		{ "force", no_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static char names_s[4096] = "daemon,worker", hosts_s[4096] =
-		"localhost,127.0.0.1", daemon_s[4096] = "daemon";
+	static char names_s[4096], hosts_s[4096], daemon_s[4096];
 	const char *names[TLS_NAMES_MAX], *hosts[TLS_HOSTS_MAX],
 		*daemons[TLS_NAMES_MAX];
+	const char *names_a = "daemon,worker", *hosts_a = "localhost,127.0.0.1",
+		   *daemon_a = "daemon";
 	size_t nnames = 0, nh = 0, nd = 0;
 	unsigned long long days = 365;
-	char err[512];
-	int ch, force = 0, daemon_given = 0;
+	char err[512], **pos;
+	int force = 0, daemon_given = 0;
+	const struct cli_arg flags[] = {
+		CLI_STRING("names", 0, &names_a),
+		CLI_STRING("hosts", 0, &hosts_a),
+		{ .name = "daemon", .kind = CLI_ARG_STRING, .dest = &daemon_a,
+		  .seen = &daemon_given },
+		CLI_U64("days", 0, &days, 1, 36500),
+		CLI_BOOL("force", 0, &force),
+		CLI_END,
+	};
+	const struct cli_args args = { "tls init", flags, 1, 1,
+				       "expected one DIR", 0 };
 
-	while ((ch = cli_getopt(argc, argv, "tls init", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'n': snprintf(names_s, sizeof names_s, "%s", optarg); break;
-		case 'H': snprintf(hosts_s, sizeof hosts_s, "%s", optarg); break;
-		case 'D':
-			snprintf(daemon_s, sizeof daemon_s, "%s", optarg);
-			daemon_given = 1;
-			break;
-		case 'f': force = 1; break;
-		case 'd':
-			if (cli_opt_u64("tls init", "--days", optarg, 1, 36500,
-					&days))
-				return CLI_USAGE;
-			break;
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("tls init", "expected one DIR");
+	if (cli_args(&args, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	/* split in place: copies, cut as before at the buffers' size */
+	snprintf(names_s, sizeof names_s, "%s", names_a);
+	snprintf(hosts_s, sizeof hosts_s, "%s", hosts_a);
+	snprintf(daemon_s, sizeof daemon_s, "%s", daemon_a);
 	if (split(names_s, names, TLS_NAMES_MAX, &nnames) || !nnames)
 		return cli_usage_error("tls init", "--names: 1 to %d names",
 				       TLS_NAMES_MAX);
@@ -80,16 +71,16 @@ static int tls_init(int argc, char **argv)
 				daemons[keep++] = daemons[j];
 				break;
 			}
-	int rc = net_tls_init_dir(argv[optind], names, nnames, daemons, keep,
+	int rc = net_tls_init_dir(pos[0], names, nnames, daemons, keep,
 				  hosts, nh, -60, (long)days * 86400, force,
 				  err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league tls init: %s\n", err);
 		return rc == LG_EIO || rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
 	}
-	printf("league tls init: %s/ca.pem (CA)", argv[optind]);
+	printf("league tls init: %s/ca.pem (CA)", pos[0]);
 	for (size_t i = 0; i < nnames; i++)
-		printf(", %s/%.*s.pem and .key", argv[optind],
+		printf(", %s/%.*s.pem and .key", pos[0],
 		       (int)strcspn(names[i], "="), names[i]);
 	printf("\n");
 	return CLI_OK;
@@ -97,28 +88,20 @@ static int tls_init(int argc, char **argv)
 
 static int tls_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "cert", required_argument, NULL, 'c' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "ca", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct net_tls_opts o = { "", "", "", 0 };
 	static const char *const what[] = { "", "--cert", "--key", "--ca" };
 	char err[512];
-	int ch, which;
+	int which;
+	const struct cli_arg flags[] = {
+		CLI_STRING("cert", 0, &o.cert),
+		CLI_STRING("key", 0, &o.key),
+		CLI_STRING("ca", 0, &o.ca),
+		CLI_END,
+	};
+	const struct cli_args args = { "tls check", flags, 0, 0, NULL, 1 };
 
-	while ((ch = cli_getopt(argc, argv, "tls check", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'c': o.cert = optarg; break;
-		case 'k': o.key = optarg; break;
-		case 'a': o.ca = optarg; break;
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error("tls check", "unexpected argument '%s'",
-				       argv[optind]);
+	if (cli_args(&args, argc, argv, NULL, NULL))
+		return CLI_USAGE;
 	if (net_tls_check(&o, o.cert[0] != 0, &which, err, sizeof err)) {
 		fprintf(stderr, "league tls check: %s%s%s\n",
 			which ? what[which] : "", which ? ": " : "", err);
@@ -130,11 +113,14 @@ static int tls_check(int argc, char **argv)
 
 static int run(int argc, char **argv)
 {
-	if (argc >= 2 && !strcmp(argv[1], "init"))
-		return tls_init(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "check"))
-		return tls_check(argc - 1, argv + 1);
-	return cli_usage_error("tls", "expected 'init' or 'check'");
+	static const struct cli_sub subs[] = {
+		{ "init", tls_init },
+		{ "check", tls_check },
+		{ NULL, NULL },
+	};
+
+	return cli_subcommand("tls", subs, argc, argv,
+			      "expected 'init' or 'check'", 0);
 }
 
 const struct cli_cmd cli_cmd_tls = {

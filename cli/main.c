@@ -1,8 +1,8 @@
-/* cli/main.c: `league` entry point, command table and shared option helpers. */
+/* cli/main.c: `league` entry point and command table (argument parsing:
+ * cli/args.c). */
 #include "cli/cli.h"
 #include "util/util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,83 +31,6 @@ static void print_main_help(FILE *f)
 	fprintf(f, "\n'league COMMAND --help' describes one command.\n"
 		   "Exit status: 0 success, 1 runtime failure, 2 usage or "
 		   "config error.\n");
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "league%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see 'league%s%s --help')\n", cmd ? " " : "",
-		cmd ? cmd : "");
-	return CLI_USAGE;
-}
-
-int cli_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
-	       const struct option *longopts)
-{
-	char spec[64];
-	int c;
-
-	/* Leading ':' makes getopt report a missing argument as ':'. */
-	snprintf(spec, sizeof spec, ":%s", shortopts ? shortopts : "");
-	opterr = 0;
-	c = getopt_long(argc, argv, spec, longopts, NULL);
-	if (c == '?') {
-		if (optopt)
-			cli_usage_error(cmd, "unknown option '-%c'", optopt);
-		else
-			cli_usage_error(cmd, "unknown option '%s'",
-					argv[optind - 1]);
-		return -2;
-	}
-	if (c == ':') {
-		cli_usage_error(cmd, "option '%s' needs a value",
-				argv[optind - 1]);
-		return -2;
-	}
-	return c;
-}
-
-int cli_opt_u64(const char *cmd, const char *opt, const char *val,
-		unsigned long long lo, unsigned long long hi,
-		unsigned long long *out)
-{
-	uint64_t v;
-	int rc = lg_parse_u64(val, lo, hi, &v);
-
-	if (rc) {
-		cli_usage_error(cmd, "%s: '%s' is not a whole number in [%llu, %llu]",
-				opt, val, lo, hi);
-		return CLI_USAGE;
-	}
-	*out = v;
-	return 0;
-}
-
-int cli_opt_double(const char *cmd, const char *opt, const char *val,
-		   double lo, double hi, double *out)
-{
-	if (lg_parse_double(val, lo, hi, out)) {
-		cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]",
-				opt, val, lo, hi);
-		return CLI_USAGE;
-	}
-	return 0;
-}
-
-int cli_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return 0;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return 1;
-	}
-	return 0;
 }
 
 int main(int argc, char **argv)
