@@ -28,15 +28,7 @@
 #include "tests/proto.h"
 #include "tests/testutil.h"
 
-static const char *rps_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n";
+static const char *rps_cfg = TU_RPS_YAML("inproc");
 
 /* Two learners (the main player 0 and the main exploiter 2: id 1 is
  * the main player's initial snapshot) and a collector. */
@@ -672,14 +664,7 @@ START_TEST(hoarder_holds_its_max_jobs)
 END_TEST
 
 static const char *capped_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n"
+	TU_RPS_YAML("inproc")
 	"server: {max_jobs_in_flight: 8}\n";
 
 #define HOARDERS 4
@@ -721,14 +706,7 @@ START_TEST(server_cap_holds_with_several_hoarders)
 END_TEST
 
 static const char *capped3_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n"
+	TU_RPS_YAML("inproc")
 	"server: {max_jobs_in_flight: 3}\n";
 
 /* A league stopped with 8 jobs in flight resumes under a cap of 3: the

@@ -33,57 +33,30 @@
 #include "tests/proto.h"
 #include "tests/testutil.h"
 
-static const char *tiny_cfg =
-	"league: {name: e2e, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n";
-
-static void write_cfg(const char *dir, const char *text, char *path,
-		      size_t len)
-{
-	snprintf(path, len, "%s/league.yaml", dir);
-	tu_write_file(path, text);
-}
+static const char *tiny_cfg = TU_RPS_YAML("e2e");
 
 /* `league run` of the config `text` in a fresh directory (*dir), its
  * league in DIR/league (*ldir), quietly; it must exit 0. Its stdout is
- * left in out. */
-static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
-		      size_t llen, char *out, size_t outlen)
-{
-	static char err[1 << 16];
-	char cfg[256];
-
-	tu_mkdtemp(dir, dlen);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, llen, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, outlen, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
-}
-
-/* run_quiet, but the run goes on (no seconds budget: the config's is a
- * backstop) until done(ldir, arg) holds, then stops by SIGTERM: a test
- * waits for what it reads, however busy the machine (up to 300 s). */
+ * left in out. With done, the run goes on (no seconds budget: the
+ * config's is a backstop) until done(ldir, arg) holds, then stops by
+ * SIGTERM: a test waits for what it reads, however busy the machine (up
+ * to 300 s). */
 static void run_quiet_until(const char *text, char *dir, size_t dlen,
 			    char *ldir, size_t llen, char *out, size_t outlen,
 			    int (*done)(const char *, void *), void *arg)
 {
 	static char err[1 << 16];
-	char cfg[256];
 
 	tu_mkdtemp(dir, dlen);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, llen, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league_until(argv, ldir, done, arg, 300, out, outlen,
-				     err, sizeof err);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	tu_run_config(text, dir, ldir, llen, 1, done, arg, out, outlen, err,
+		      sizeof err);
+}
+
+/* run_quiet_until without a condition: the run ends by its budget. */
+static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
+		      size_t llen, char *out, size_t outlen)
+{
+	run_quiet_until(text, dir, dlen, ldir, llen, out, outlen, NULL, NULL);
 }
 
 /* Snapshots (historical players) of the league in ldir that have played
@@ -222,9 +195,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	struct tp_result res;
 	uint32_t n;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	lg_rng_seed(&rng, 3);
 	tu_serve_sync(&d, cfg, dir, 0, NULL, 1); /* the default: fsync */
 	ck_assert_int_eq(d.nlearners, 2);
@@ -337,9 +308,7 @@ START_TEST(dead_collector_job_goes_to_the_next)
 	struct tp_peer learners[16], a, b;
 	uint32_t n;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -403,44 +372,6 @@ static uint32_t file_crc(const char *path, uint64_t *len)
 	return crc;
 }
 
-/* A worker `league ARGS...` as a child, its stderr (the log) to log and
- * its stdout to /dev/null: its pid. */
-static pid_t spawn_worker(const char *const *argv, const char *log)
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(null, 1);
-		dup2(fd, 2);
-		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Wait (at most limit seconds) until the file at path holds `what`. */
-static void wait_for_line(const char *path, const char *what, double limit)
-{
-	static char buf[1 << 20];
-	double t0 = lg_now_s();
-
-	for (;;) {
-		FILE *f = fopen(path, "rb");
-		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (strstr(buf, what))
-			return;
-		ck_assert_msg(lg_now_s() - t0 < limit, "%s: no '%s' in %.0f s:"
-			      "\n%.2000s", path, what, limit, buf);
-		lg_sleep_s(0.1);
-	}
-}
-
 /* A learner process killed with SIGKILL and started again takes the
  * trainer state stored with the newest version (learner.store_trainer)
  * and trains on; the daemon hands it over. The exactness of what it
@@ -462,11 +393,9 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 	pid_t lp, cp;
 	int st;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(llog, sizeof llog, "%s/learn.log", dir);
-	snprintf(clog, sizeof clog, "%s/collect.log", dir);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
+	snprintf(llog, sizeof llog, "%s.learn.log", dir);
+	snprintf(clog, sizeof clog, "%s.collect.log", dir);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 1);
 	snprintf(addr, sizeof addr, "127.0.0.1:%u", d.port);
@@ -474,18 +403,18 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 	const char *largv[] = { "league", "learn", "--connect", addr,
 				"--player", player, NULL };
 	const char *cargv[] = { "league", "collect", "--connect", addr, NULL };
-	lp = spawn_worker(largv, llog);
-	cp = spawn_worker(cargv, clog);
+	lp = tu_spawn_worker(largv, llog, 0);
+	cp = tu_spawn_worker(cargv, clog, 0);
 	/* a few versions pushed with their states, then the kill */
-	wait_for_line(llog, "update 4:", 60);
+	tu_wait_for_text(llog, "update 4:", 60);
 	kill(lp, SIGKILL);
 	ck_assert_int_eq(waitpid(lp, &st, 0), lp);
-	lp = spawn_worker(largv, llog);
-	wait_for_line(llog, "with its trainer state", 30);
+	lp = tu_spawn_worker(largv, llog, 0);
+	tu_wait_for_text(llog, "with its trainer state", 30);
 	/* the update count goes on from the state's, not from 1 (the
 	 * state of update 3 at least: "update 4:" may be logged before its
 	 * push) */
-	wait_for_line(llog, " update ", 60);
+	tu_wait_for_text(llog, " update ", 60);
 	{
 		static char buf[1 << 20];
 		unsigned first = 0;
@@ -495,7 +424,7 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 		ck_assert_msg(first > 3, "%.2000s", buf);
 	}
 	snprintf(dlog, sizeof dlog, "%s.log", dir);
-	wait_for_line(dlog, "with its trainer state", 5);
+	tu_wait_for_text(dlog, "with its trainer state", 5);
 	kill(lp, SIGTERM);
 	kill(cp, SIGTERM);
 	waitpid(lp, &st, 0);
@@ -673,9 +602,7 @@ START_TEST(metrics_parse_then_inspect_reads_only)
 	uint64_t steps = 0;
 	int fams = 0, labelled = 0, seen_jobs = 0, seen_steps = 0;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -828,9 +755,7 @@ START_TEST(bad_clients_are_cut_off_others_served)
 	uint32_t n;
 	int fd, rc;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, "s3cret");
 	/* A wrong token is refused. */
 	{
@@ -1281,9 +1206,7 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 11);
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 1);
 	uint32_t main_id = d.learners[0];
@@ -1424,9 +1347,7 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 12);
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_uint_gt(d.http_port, 0);
 	ck_assert_int_eq(d.nlearners, 2);
@@ -1688,9 +1609,7 @@ START_TEST(hoarder_is_capped_and_jobs_endpoint_is_paged)
 	size_t got = 0;
 	int st;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);

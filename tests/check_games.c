@@ -112,7 +112,7 @@ START_TEST(tictactoe_plugin_is_the_builtin)
 	lg_rng r;
 
 	plugin_opts(&o, "tictactoe");
-	ck_assert_msg(env_new(&p, NULL, &o, err, sizeof err) == 0, "%s", err);
+	p = tu_env_open(NULL, &o);
 	ck_assert_int_eq(env_new(&b, "tictactoe", NULL, err, sizeof err), 0);
 	lg_rng_seed(&r, 2);
 	for (int ep = 0; ep < 50; ep++) {
@@ -385,7 +385,7 @@ END_TEST
 START_TEST(league_trains_on_the_plugin_game)
 {
 	static char out[1 << 16], errb[1 << 16];
-	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+	char dir[128], ldir[192], so[256], text[1024];
 
 	tu_mkdtemp(dir, sizeof dir);
 	plugin_path(so, sizeof so, "goofspiel");
@@ -401,12 +401,8 @@ START_TEST(league_trains_on_the_plugin_game)
 		 /* a count, not seconds: every job plays the main player,
 		  * however slow the machine */
 		 "budget: {seconds: 0, jobs: 30}\n", so);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
-	tu_write_file(cfg, text);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
-	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	tu_run_config(text, dir, ldir, sizeof ldir, 0, NULL, NULL, out,
+		      sizeof out, errb, sizeof errb);
 	/* The run printed its matrix, and the main player met others:
 	 * a row "   0 main" with at least one win rate in it. */
 	const char *row = strstr(out, "\n   0 main ");
@@ -466,7 +462,7 @@ END_TEST
 START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
 {
 	static char out[1 << 16], errb[1 << 16];
-	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+	char dir[128], ldir[192], so[256], text[1024];
 
 	tu_mkdtemp(dir, sizeof dir);
 	plugin_path(so, sizeof so, "crashy");
@@ -483,12 +479,8 @@ START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
 		  * env steps counted take two of them, however slow the
 		  * machine */
 		 "budget: {seconds: 0, env_steps: 4000}\n", so);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
-	tu_write_file(cfg, text);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
-	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	tu_run_config(text, dir, ldir, sizeof ldir, 0, NULL, NULL, out,
+		      sizeof out, errb, sizeof errb);
 	ck_assert_msg(strstr(errb, "collector.0 exited (signal 6); "
 			     "restarting"), "%s", errb);
 	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
