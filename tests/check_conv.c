@@ -388,20 +388,15 @@ static double conv_direct(const struct conv2d *c, const float *W,
 START_TEST(conv_forward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	size_t n = 5;
 
 	conv_case((size_t)_i, &c);
 	lg_rng_seed(&r, 11 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	conv2d_forward(&c, W, b, x, n, y, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B);
+	const float *W = B.W, *b = B.b, *x = B.x, *y = B.y;
+	conv2d_forward(&c, B.W, B.b, B.x, n, B.y, B.sc);
 	for (size_t s = 0; s < n; s++)
 		for (uint32_t co = 0; co < c.cout; co++)
 			for (uint32_t oy = 0; oy < c.oh; oy++)
@@ -416,90 +411,38 @@ START_TEST(conv_forward_is_the_definition)
 						      "%g, want %g", _i, s, co,
 						      oy, ox, got, want);
 				}
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
-/* L = sum(y * g) for a fixed random g; central differences of L against
- * the backward pass. L is linear in each of W, b and x, so a central
- * difference is exact but for float rounding: of L (|L| ~ 10, float:
- * ~1e-6) over 2 eps (0.02), ~1e-4. */
-static double conv_loss(const struct conv2d *c, const float *W,
-			const float *b, const float *x, size_t n,
-			const float *g, float *y, float *sc)
-{
-	size_t ny = n * c->cout * c->oh * c->ow;
-	double L = 0;
-
-	conv2d_forward(c, W, b, x, n, y, sc);
-	for (size_t i = 0; i < ny; i++)
-		L += (double)y[i] * g[i];
-	return L;
-}
-
-static void conv_check_grad(const struct conv2d *c, float *v, size_t nv,
-			    const float *grad, const char *what, float *W,
-			    float *b, float *x, size_t n, const float *g,
-			    float *y, float *sc)
-{
-	const float eps = 0.01f;
-
-	for (size_t i = 0; i < nv; i++) {
-		float keep = v[i];
-		v[i] = keep + eps;
-		double lp = conv_loss(c, W, b, x, n, g, y, sc);
-		v[i] = keep - eps;
-		double lm = conv_loss(c, W, b, x, n, g, y, sc);
-		v[i] = keep;
-		double num = (lp - lm) / (2 * eps);
-		ck_assert_msg(fabs(num - grad[i]) <= 2e-3 * (1 + fabs(num)),
-			      "d%s[%zu]: backward %g, differences %g", what, i,
-			      grad[i], num);
-	}
-}
-
+/* L = sum(y * g) for a fixed random g (conv_bufs_loss); central
+ * differences of L against the backward pass. L is linear in each of W,
+ * b and x, so a central difference is exact but for float rounding: of L
+ * (|L| ~ 10, float: ~1e-6) over 2 eps (0.02), ~1e-4. */
 START_TEST(conv_gradients_match_differences)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	size_t n = 3;
 
 	conv_case((size_t)_i, &c);
 	lg_rng_seed(&r, 23 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	conv_check_grad(&c, W, nw, dW, "W", W, b, x, n, g, y, sc);
-	conv_check_grad(&c, b, c.cout, db, "b", W, b, x, n, g, y, sc);
-	conv_check_grad(&c, x, nx, dx, "x", W, b, x, n, g, y, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B | CONV_FILL_G);
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	grad_vs_differences(B.W, B.nw, 1, B.dW, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "dW");
+	grad_vs_differences(B.b, c.cout, 1, B.db, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "db");
+	grad_vs_differences(B.x, B.nx, 1, B.dx, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "dx");
 	/* dW and db accumulate; dx is overwritten */
-	float w0 = dW[0], b0 = db[0], x0 = dx[0];
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	ck_assert(fabsf(dW[0] - 2 * w0) <= 1e-4f * (1 + fabsf(w0)));
-	ck_assert(fabsf(db[0] - 2 * b0) <= 1e-4f * (1 + fabsf(b0)));
-	ck_assert(dx[0] == x0);
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	float w0 = B.dW[0], b0 = B.db[0], x0 = B.dx[0];
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	ck_assert(fabsf(B.dW[0] - 2 * w0) <= 1e-4f * (1 + fabsf(w0)));
+	ck_assert(fabsf(B.db[0] - 2 * b0) <= 1e-4f * (1 + fabsf(b0)));
+	ck_assert(B.dx[0] == x0);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -710,22 +653,18 @@ static double wino_dx_def(const struct conv2d *c, const float *dy,
 START_TEST(wino_forward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 31 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * P;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	size_t P = (size_t)c.oh * c.ow;
 	double gam = wino_gamma(&c, n), worst = 0;
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	conv2d_forward(&c, W, b, x, n, y, sc);
-	for (size_t i = 0; i < ny; i++) {
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B);
+	const float *W = B.W, *b = B.b, *x = B.x, *y = B.y;
+	conv2d_forward(&c, B.W, B.b, B.x, n, B.y, B.sc);
+	for (size_t i = 0; i < B.ny; i++) {
 		size_t s = i / (c.cout * P), q = i % P;
 		uint32_t co = (uint32_t)(i / P % c.cout);
 		uint32_t oy = (uint32_t)(q / c.ow), ox = (uint32_t)(q % c.ow);
@@ -740,11 +679,7 @@ START_TEST(wino_forward_is_the_definition)
 	/* the bound is not vacuous: a tenth of it would still hold */
 	ck_assert_msg(worst < 0.1, "case %d: error up to %.3f of the bound",
 		      _i, worst);
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -753,23 +688,19 @@ END_TEST
 START_TEST(wino_backward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 41 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
-	size_t plane = (size_t)c.h * c.w;
-	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
-	float *W = malloc(nw * sizeof *W), *x = malloc(nx * sizeof *x);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	size_t P = (size_t)c.oh * c.ow, plane = (size_t)c.h * c.w;
 	double gam = wino_gamma(&c, n);
-	fill_normal(W, nw, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_G);
+	size_t nw = B.nw, nx = B.nx;
+	const float *W = B.W, *x = B.x, *g = B.g, *dx = B.dx, *dW = B.dW;
+	const float *db = B.db;
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
 	for (uint32_t co = 0; co < c.cout; co++) {
 		double want = 0, abs = 0;
 		for (size_t s = 0; s < n; s++)
@@ -807,13 +738,7 @@ START_TEST(wino_backward_is_the_definition)
 			      "%g)", _i, s, ci, iy, ix, dx[i], want,
 			      gam * bound);
 	}
-	free(W);
-	free(x);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -825,57 +750,31 @@ END_TEST
 START_TEST(wino_gradients_match_differences)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	const float eps = 0.5f;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 53 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	struct {
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B | CONV_FILL_G);
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	const struct {
 		float *v, *grad;
 		size_t len, step;
 		const char *what;
 	} t[3] = {
-		{ W, dW, nw, 1, "W" },
-		{ b, db, c.cout, 1, "b" },
-		{ x, dx, nx, nx / 300 + 1, "x" },
+		{ B.W, B.dW, B.nw, 1, "dW" },
+		{ B.b, B.db, c.cout, 1, "db" },
+		{ B.x, B.dx, B.nx, B.nx / 300 + 1, "dx" },
 	};
-	for (int k = 0; k < 3; k++)
-		for (size_t i = 0; i < t[k].len; i += t[k].step) {
-			float keep = t[k].v[i];
-			t[k].v[i] = keep + eps;
-			double lp = conv_loss(&c, W, b, x, n, g, y, sc);
-			t[k].v[i] = keep - eps;
-			double lm = conv_loss(&c, W, b, x, n, g, y, sc);
-			t[k].v[i] = keep;
-			double num = (lp - lm) / (2 * eps);
-			ck_assert_msg(fabs(num - t[k].grad[i]) <=
-					      1e-3 * (1 + fabs(num)),
-				      "case %d d%s[%zu]: backward %g, "
-				      "differences %g", _i, t[k].what, i,
-				      t[k].grad[i], num);
-		}
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	for (int k = 0; k < 3; k++) {
+		char what[32];
+		snprintf(what, sizeof what, "case %d %s", _i, t[k].what);
+		grad_vs_differences(t[k].v, t[k].len, t[k].step, t[k].grad,
+				    eps, 1e-3, 1e-3, conv_bufs_loss, &B, what);
+	}
+	conv_bufs_close(&B);
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "envs/env_internal.h"
 
 #define TEST_STATE_MAX 256 /* the built-in games' states are smaller */
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static void opts_2x2(struct env_opts *o)
@@ -25,13 +26,9 @@ static void opts_2x2(struct env_opts *o)
 static env *make(const char *name)
 {
 	struct env_opts o;
-	char err[256];
-	env *e = NULL;
 
 	opts_2x2(&o);
-	ck_assert_msg(env_new(&e, name, &o, err, sizeof err) == 0, "%s: %s",
-		      name, err);
-	return e;
+	return tu_env_open(name, &o);
 }
 
 START_TEST(registry_lists_every_game)

@@ -17,16 +17,13 @@
 static env *make(const char *name)
 {
 	struct env_opts o;
-	char err[256];
-	env *e = NULL;
 
 	env_opts_default(&o);
 	o.matrix.rows = o.matrix.cols = 2;
 	o.matrix.v[0][0] = 3;
 	o.matrix.v[0][1] = o.matrix.v[1][0] = -2;
 	o.matrix.v[1][1] = 1;
-	ck_assert_msg(env_new(&e, name, &o, err, sizeof err) == 0, "%s", err);
-	return e;
+	return tu_env_open(name, &o);
 }
 
 static env_tree *tree_of(env *e)

@@ -15,6 +15,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* Mean total-variation distance between the policies of a and b on f. */
@@ -233,8 +234,7 @@ static double kuhn_selfplay(double magnet, double mmd_eta, int updates,
 	static uint8_t mask[MAXR * 4], done[MAXR];
 	static int32_t act[MAXR];
 
-	ck_assert_msg(env_new(&e, "kuhn", NULL, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("kuhn", NULL);
 	ck_assert_int_eq(env_tree_new(&tree, e, err, sizeof err), 0);
 	sp = *env_spec_of(e);
 	ck_assert(sp.obs_len <= 16 && sp.num_actions <= 4);

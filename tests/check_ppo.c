@@ -686,8 +686,7 @@ START_TEST(learns_best_response)
 	memcpy(eo.matrix.v[0], rps[0], sizeof rps[0]);
 	memcpy(eo.matrix.v[1], rps[1], sizeof rps[1]);
 	memcpy(eo.matrix.v[2], rps[2], sizeof rps[2]);
-	ck_assert_msg(env_new(&e, "matrix", &eo, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("matrix", &eo);
 	ppo_opts_default(&o);
 	o.lr = 3e-3;
 	o.minibatch = 64;

@@ -878,8 +878,7 @@ START_TEST(kuhn_nashconv_before_and_after_pruning)
 	env_tree *t = NULL;
 	char err[256] = "";
 
-	ck_assert_msg(env_new(&e, "kuhn", NULL, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("kuhn", NULL);
 	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
 	printf("prune: kuhn: NashConv of the meta-Nash mixture of %d "
 	       "policies (best responses softened by eps) before and after "
