@@ -402,16 +402,16 @@ END_TEST
 Suite *suite_bestresp(void)
 {
 	Suite *s = suite_create("bestresp");
-	TCase *tc = tcase_create("exact");
-	TCase *cli = tcase_create("cli");
+	const struct tu_test exact_tests[] = {
+		{ kuhn_best_response_approaches_the_exact_nashconv, 1 },
+		{ leduc_best_response_approaches_the_exact_nashconv, 1 },
+		{ bad_runs_are_refused, 1 },
+	};
+	const struct tu_test cli_tests[] = {
+		{ cli_eval_br_on_a_league, 1 },
+	};
 
-	tcase_add_test(tc, kuhn_best_response_approaches_the_exact_nashconv);
-	tcase_add_test(tc, leduc_best_response_approaches_the_exact_nashconv);
-	tcase_add_test(tc, bad_runs_are_refused);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tcase_add_test(cli, cli_eval_br_on_a_league);
-	tcase_set_timeout(cli, 120);
-	suite_add_tcase(s, cli);
+	TU_TCASE(s, "exact", 120, exact_tests);
+	TU_TCASE(s, "cli", 120, cli_tests);
 	return s;
 }

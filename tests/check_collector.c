@@ -1523,37 +1523,36 @@ END_TEST
 Suite *suite_collector(void)
 {
 	Suite *s = suite_create("collector");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ accounting_threads, 3 },
+		{ accounting_processes, 3 },
+		{ sync_batches_every_env, 2 },
+		{ batches_per_network, 2 },
+		{ per_episode_matches, 3 },
+		{ sync_leader_never_waits_for_itself, 1 },
+		{ fail_recovered_threads, 1 },
+		{ timeout_fires_threads, 1 },
+		{ crash_recovered_processes, 1 },
+		{ timeout_fires_processes, 1 },
+		{ children_inherit_no_held_lock, 1 },
+		{ spawner_killed_is_restarted, 1 },
+		{ dead_env_and_all_dead, 2 },
+		{ sink_error_stops, 2 },
+		{ deadline_and_policy_error, 2 },
+		{ options_rejected, 1 },
+		{ other_games, 3 },
+		{ bench_cli_json, 1 },
+	};
+	const struct tu_test baseline_tests[] = {
+		{ baseline_tictactoe_minimax, 5 },
+		{ baseline_connect4_alphabeta, 5 },
+		{ baseline_rps_random, 5 },
+		{ baseline_all_seats, 5 },
+		{ baseline_rejected, 1 },
+		{ recurrent_state_carried, 5 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, accounting_threads, 0, 3);
-	tcase_add_loop_test(t, accounting_processes, 0, 3);
-	tcase_add_loop_test(t, sync_batches_every_env, 0, 2);
-	tcase_add_loop_test(t, batches_per_network, 0, 2);
-	tcase_add_loop_test(t, per_episode_matches, 0, 3);
-	tcase_add_test(t, sync_leader_never_waits_for_itself);
-	tcase_add_test(t, fail_recovered_threads);
-	tcase_add_test(t, timeout_fires_threads);
-	tcase_add_test(t, crash_recovered_processes);
-	tcase_add_test(t, timeout_fires_processes);
-	tcase_add_test(t, children_inherit_no_held_lock);
-	tcase_add_test(t, spawner_killed_is_restarted);
-	tcase_add_loop_test(t, dead_env_and_all_dead, 0, 2);
-	tcase_add_loop_test(t, sink_error_stops, 0, 2);
-	tcase_add_loop_test(t, deadline_and_policy_error, 0, 2);
-	tcase_add_test(t, options_rejected);
-	tcase_add_loop_test(t, other_games, 0, 3);
-	tcase_add_test(t, bench_cli_json);
-	suite_add_tcase(s, t);
-
-	t = tcase_create("baseline");
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, baseline_tictactoe_minimax, 0, 5);
-	tcase_add_loop_test(t, baseline_connect4_alphabeta, 0, 5);
-	tcase_add_loop_test(t, baseline_rps_random, 0, 5);
-	tcase_add_loop_test(t, baseline_all_seats, 0, 5);
-	tcase_add_test(t, baseline_rejected);
-	tcase_add_loop_test(t, recurrent_state_carried, 0, 5);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
+	TU_TCASE(s, "baseline", 60, baseline_tests);
 	return s;
 }

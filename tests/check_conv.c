@@ -18,6 +18,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* A convolution torso (2 x 4 x 5 planes; 3 channels, kernel 3, padding
@@ -855,33 +856,33 @@ END_TEST
 Suite *suite_conv(void)
 {
 	Suite *s = suite_create("conv");
-	TCase *n = tcase_create("net");
-	TCase *c = tcase_create("conv2d");
-	TCase *w = tcase_create("winograd");
+	const struct tu_test net_tests[] = {
+		{ gradcheck_conv, 2 },
+		{ gradcheck_residual, 2 },
+		{ gradcheck_wino, 2 },
+		{ conv_net_files_and_inference, 1 },
+		{ residual_files_and_inference, 1 },
+	};
+	const struct tu_test conv2d_tests[] = {
+		{ conv_forward_is_the_definition,
+		  (int)LG_ARRAY_LEN(conv_cases) },
+		{ conv_gradients_match_differences,
+		  (int)LG_ARRAY_LEN(conv_cases) },
+		{ conv_shapes_checked, 1 },
+	};
+	const struct tu_test winograd_tests[] = {
+		{ wino_forward_is_the_definition,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_backward_is_the_definition,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_gradients_match_differences,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_where_it_applies, 1 },
+		{ wino_small_batches_match, 1 },
+	};
 
-	tcase_add_loop_test(n, gradcheck_conv, 0, 2);
-	tcase_add_loop_test(n, gradcheck_residual, 0, 2);
-	tcase_add_loop_test(n, gradcheck_wino, 0, 2);
-	tcase_add_test(n, conv_net_files_and_inference);
-	tcase_add_test(n, residual_files_and_inference);
-	tcase_set_timeout(n, 60);
-	suite_add_tcase(s, n);
-	tcase_add_loop_test(c, conv_forward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(conv_cases));
-	tcase_add_loop_test(c, conv_gradients_match_differences, 0,
-			    (int)LG_ARRAY_LEN(conv_cases));
-	tcase_add_test(c, conv_shapes_checked);
-	tcase_set_timeout(c, 60);
-	suite_add_tcase(s, c);
-	tcase_add_loop_test(w, wino_forward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_loop_test(w, wino_backward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_loop_test(w, wino_gradients_match_differences, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_test(w, wino_where_it_applies);
-	tcase_add_test(w, wino_small_batches_match);
-	tcase_set_timeout(w, 60);
-	suite_add_tcase(s, w);
+	TU_TCASE(s, "net", 60, net_tests);
+	TU_TCASE(s, "conv2d", 60, conv2d_tests);
+	TU_TCASE(s, "winograd", 60, winograd_tests);
 	return s;
 }

@@ -755,22 +755,22 @@ END_TEST
 Suite *suite_daemon(void)
 {
 	Suite *s = suite_create("daemon");
-	TCase *tc = tcase_create("inproc");
+	const struct tu_test inproc_tests[] = {
+		{ job_round_trip_counts_once, 1 },
+		{ bad_requests_are_refused_and_change_nothing, 1 },
+		{ one_commit_per_turn, 1 },
+		{ lost_collector_jobs_go_to_the_next, 1 },
+		{ restart_reissues_jobs_in_flight, 1 },
+		{ parameter_window_keeps_what_is_pinned, 1 },
+		{ retired_snapshots_release_their_parameters, 1 },
+		{ average_from_leaves_out_the_oldest, 1 },
+		{ trainer_state_goes_with_its_version, 1 },
+		{ probe_kind_round_trip, 1 },
+		{ hoarder_holds_its_max_jobs, 1 },
+		{ server_cap_holds_with_several_hoarders, 1 },
+		{ resume_reissues_within_the_cap, 1 },
+	};
 
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, job_round_trip_counts_once);
-	tcase_add_test(tc, bad_requests_are_refused_and_change_nothing);
-	tcase_add_test(tc, one_commit_per_turn);
-	tcase_add_test(tc, lost_collector_jobs_go_to_the_next);
-	tcase_add_test(tc, restart_reissues_jobs_in_flight);
-	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
-	tcase_add_test(tc, retired_snapshots_release_their_parameters);
-	tcase_add_test(tc, average_from_leaves_out_the_oldest);
-	tcase_add_test(tc, trainer_state_goes_with_its_version);
-	tcase_add_test(tc, probe_kind_round_trip);
-	tcase_add_test(tc, hoarder_holds_its_max_jobs);
-	tcase_add_test(tc, server_cap_holds_with_several_hoarders);
-	tcase_add_test(tc, resume_reissues_within_the_cap);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "inproc", 30, inproc_tests);
 	return s;
 }

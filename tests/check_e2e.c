@@ -1681,23 +1681,24 @@ END_TEST
 Suite *suite_e2e(void)
 {
 	Suite *s = suite_create("e2e");
-	TCase *t = tcase_create("runtime");
+	const struct tu_test runtime_tests[] = {
+		{ kill9_resume_counts_every_acked_result_once, 1 },
+		{ restarted_learner_takes_its_trainer_state, 1 },
+		{ league_run_with_search_trains_on_every_segment, 1 },
+		{ dead_collector_job_goes_to_the_next, 1 },
+		{ hoarder_is_capped_and_jobs_endpoint_is_paged, 1 },
+		{ metrics_parse_then_inspect_reads_only, 1 },
+		{ inspect_follows_commits, 1 },
+		{ bad_clients_are_cut_off_others_served, 1 },
+		{ league_run_small_rps, 1 },
+		{ replay_checks_the_decision_log, 1 },
+		{ eval_jobs_take_their_share_and_their_own_table, 1 },
+		{ league_run_tictactoe_against_minimax, 1 },
+		{ baseline_training_jobs_take_their_share_outside_the_payoff,
+		  1 },
+		{ league_run_kuhn_nashconv_beside_baseline_rows, 1 },
+	};
 
-	tcase_set_timeout(t, 120);
-	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
-	tcase_add_test(t, restarted_learner_takes_its_trainer_state);
-	tcase_add_test(t, league_run_with_search_trains_on_every_segment);
-	tcase_add_test(t, dead_collector_job_goes_to_the_next);
-	tcase_add_test(t, hoarder_is_capped_and_jobs_endpoint_is_paged);
-	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
-	tcase_add_test(t, inspect_follows_commits);
-	tcase_add_test(t, bad_clients_are_cut_off_others_served);
-	tcase_add_test(t, league_run_small_rps);
-	tcase_add_test(t, replay_checks_the_decision_log);
-	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
-	tcase_add_test(t, league_run_tictactoe_against_minimax);
-	tcase_add_test(t, baseline_training_jobs_take_their_share_outside_the_payoff);
-	tcase_add_test(t, league_run_kuhn_nashconv_beside_baseline_rows);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "runtime", 120, runtime_tests);
 	return s;
 }

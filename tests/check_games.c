@@ -492,24 +492,24 @@ END_TEST
 Suite *suite_games(void)
 {
 	Suite *s = suite_create("games");
-	TCase *tc = tcase_create("abi");
-	TCase *run = tcase_create("run");
+	const struct tu_test abi_tests[] = {
+		{ builtin_games_pass_the_conformance_suite, 1 },
+		{ goofspiel_plugin_conforms, 1 },
+		{ tictactoe_plugin_is_the_builtin, 1 },
+		{ board_games_expose_planes, 1 },
+		{ conformance_suite_catches_a_broken_game, 1 },
+		{ bad_plugins_and_params_are_refused, 1 },
+		{ goofspiel_exact_nashconv_matches_the_hand_value, 1 },
+		{ config_names_a_plugin, 1 },
+	};
+	const struct tu_test run_tests[] = {
+		{ config_check_refuses_bad_games, 1 },
+		{ league_trains_on_the_plugin_game, 1 },
+		{ crashing_plugin_costs_only_its_child, 1 },
+		{ league_run_restarts_a_collector_its_plugin_crashed, 1 },
+	};
 
-	tcase_add_test(tc, builtin_games_pass_the_conformance_suite);
-	tcase_add_test(tc, goofspiel_plugin_conforms);
-	tcase_add_test(tc, tictactoe_plugin_is_the_builtin);
-	tcase_add_test(tc, board_games_expose_planes);
-	tcase_add_test(tc, conformance_suite_catches_a_broken_game);
-	tcase_add_test(tc, bad_plugins_and_params_are_refused);
-	tcase_add_test(tc, goofspiel_exact_nashconv_matches_the_hand_value);
-	tcase_add_test(tc, config_names_a_plugin);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(run, config_check_refuses_bad_games);
-	tcase_add_test(run, league_trains_on_the_plugin_game);
-	tcase_add_test(run, crashing_plugin_costs_only_its_child);
-	tcase_add_test(run, league_run_restarts_a_collector_its_plugin_crashed);
-	tcase_set_timeout(run, 90);
-	suite_add_tcase(s, run);
+	TU_TCASE(s, "abi", 60, abi_tests);
+	TU_TCASE(s, "run", 90, run_tests);
 	return s;
 }

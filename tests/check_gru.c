@@ -15,6 +15,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* ---- gru ------------------------------------------------------------- */
@@ -469,17 +470,17 @@ END_TEST
 Suite *suite_gru(void)
 {
 	Suite *s = suite_create("gru");
-	TCase *g = tcase_create("gradient");
-	TCase *t = tcase_create("learning");
+	const struct tu_test gradient_tests[] = {
+		{ gru_forward_is_the_definition, 1 },
+		{ gru_gradients_match_differences, 1 },
+		{ gradcheck_recurrent, 1 },
+		{ recurrent_training_matches_inference, 1 },
+	};
+	const struct tu_test learning_tests[] = {
+		{ recurrent_learns_to_remember, 1 },
+	};
 
-	tcase_add_test(g, gru_forward_is_the_definition);
-	tcase_add_test(g, gru_gradients_match_differences);
-	tcase_add_test(g, gradcheck_recurrent);
-	tcase_add_test(g, recurrent_training_matches_inference);
-	tcase_set_timeout(g, 60);
-	suite_add_tcase(s, g);
-	tcase_add_test(t, recurrent_learns_to_remember);
-	tcase_set_timeout(t, 180);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "gradient", 60, gradient_tests);
+	TU_TCASE(s, "learning", 180, learning_tests);
 	return s;
 }

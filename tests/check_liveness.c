@@ -237,11 +237,11 @@ END_TEST
 Suite *suite_liveness(void)
 {
 	Suite *s = suite_create("liveness");
-	TCase *t = tcase_create("one learner down");
+	const struct tu_test one_learner_down_tests[] = {
+		{ stopped_learner_costs_only_its_player, 1 },
+		{ deaf_learner_costs_only_its_player, 1 },
+	};
 
-	tcase_set_timeout(t, 600);
-	tcase_add_test(t, stopped_learner_costs_only_its_player);
-	tcase_add_test(t, deaf_learner_costs_only_its_player);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "one learner down", 600, one_learner_down_tests);
 	return s;
 }

@@ -787,23 +787,23 @@ END_TEST
 Suite *suite_mcts(void)
 {
 	Suite *s = suite_create("mcts");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ finds_a_win_in_one, 1 },
+		{ blocks_a_loss_in_one, 1 },
+		{ root_value, 1 },
+		{ exact_value_never_loses_to_minimax, 1 },
+		{ wrong_signed_value_loses, 1 },
+		{ deterministic, 1 },
+		{ sampled_in_proportion_to_visits, 1 },
+		{ root_noise, 1 },
+		{ noise_keeps_the_tactics, 1 },
+		{ sequential_search_is_pinned, 1 },
+		{ batched_leaves, 1 },
+		{ refuses_what_it_cannot_search, 1 },
+		{ cli_eval_search, 1 },
+		{ cli_eval_search_average, 1 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, finds_a_win_in_one);
-	tcase_add_test(t, blocks_a_loss_in_one);
-	tcase_add_test(t, root_value);
-	tcase_add_test(t, exact_value_never_loses_to_minimax);
-	tcase_add_test(t, wrong_signed_value_loses);
-	tcase_add_test(t, deterministic);
-	tcase_add_test(t, sampled_in_proportion_to_visits);
-	tcase_add_test(t, root_noise);
-	tcase_add_test(t, noise_keeps_the_tactics);
-	tcase_add_test(t, sequential_search_is_pinned);
-	tcase_add_test(t, batched_leaves);
-	tcase_add_test(t, refuses_what_it_cannot_search);
-	tcase_add_test(t, cli_eval_search);
-	tcase_add_test(t, cli_eval_search_average);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

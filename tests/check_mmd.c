@@ -363,13 +363,14 @@ END_TEST
 Suite *suite_mmd(void)
 {
 	Suite *s = suite_create("mmd");
-	TCase *t = tcase_create("mmd");
+	const struct tu_test mmd_tests[] = {
+		{ mmd_targets_step_every_observation_alike, 1 },
+		{ mmd_targets_selfplay_kuhn_near_nash, 1 },
+		{ magnet_holds_the_policy_and_moves_with_it, 1 },
+		{ magnet_selfplay_kuhn_near_nash, 1 },
+	};
 
-	tcase_add_test(t, mmd_targets_step_every_observation_alike);
-	tcase_add_test(t, mmd_targets_selfplay_kuhn_near_nash);
-	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
-	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
-	tcase_set_timeout(t, 180); /* Kuhn self-play runs twice under ASan */
-	suite_add_tcase(s, t);
+	/* Kuhn self-play runs twice under ASan */
+	TU_TCASE(s, "mmd", 180, mmd_tests);
 	return s;
 }

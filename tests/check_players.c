@@ -1187,26 +1187,26 @@ END_TEST
 Suite *suite_players(void)
 {
 	Suite *s = suite_create("players");
-	TCase *tc = tcase_create("rules");
-	TCase *st = tcase_create("league");
+	const struct tu_test rules_tests[] = {
+		{ opts_checked, 1 },
+		{ caller_owns_the_transaction, 1 },
+		{ initial_league_and_lineage, 1 },
+		{ pfsp_frequencies, 1 },
+		{ pfsp_zero_weights_uniform, 1 },
+		{ every_branch, 1 },
+		{ snapshot_and_reset_triggers, 1 },
+		{ results_count_once, 1 },
+	};
+	const struct tu_test league_tests[] = {
+		{ resume_is_identical, 1 },
+		{ simulated_league_pfsp_vs_uniform, 1 },
+		{ log_replays_the_run, 1 },
+		{ league_at_an_earlier_moment, 1 },
+		{ kill9_leaves_a_consistent_prefix, 1 },
+		{ cli_inspection, 1 },
+	};
 
-	tcase_add_test(tc, opts_checked);
-	tcase_add_test(tc, caller_owns_the_transaction);
-	tcase_add_test(tc, initial_league_and_lineage);
-	tcase_add_test(tc, pfsp_frequencies);
-	tcase_add_test(tc, pfsp_zero_weights_uniform);
-	tcase_add_test(tc, every_branch);
-	tcase_add_test(tc, snapshot_and_reset_triggers);
-	tcase_add_test(tc, results_count_once);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(st, resume_is_identical);
-	tcase_add_test(st, simulated_league_pfsp_vs_uniform);
-	tcase_add_test(st, log_replays_the_run);
-	tcase_add_test(st, league_at_an_earlier_moment);
-	tcase_add_test(st, kill9_leaves_a_consistent_prefix);
-	tcase_add_test(st, cli_inspection);
-	tcase_set_timeout(st, 60);
-	suite_add_tcase(s, st);
+	TU_TCASE(s, "rules", 60, rules_tests);
+	TU_TCASE(s, "league", 60, league_tests);
 	return s;
 }

@@ -943,25 +943,24 @@ END_TEST
 Suite *suite_prune(void)
 {
 	Suite *s = suite_create("prune");
-	TCase *tr = tcase_create("rule");
-	TCase *tl = tcase_create("league");
-	TCase *tk = tcase_create("kuhn");
+	const struct tu_test rule_tests[] = {
+		{ nash_keeps_the_support_fifo_the_newest, 1 },
+		{ prune_options_checked, 1 },
+	};
+	const struct tu_test league_tests[] = {
+		{ sim_10000_nash_bounded_keeps_the_support, 1 },
+		{ sim_10000_fifo_keeps_the_newest, 1 },
+		{ pruned_league_replays, 1 },
+		{ pruned_league_resumes_identically, 1 },
+	};
+	const struct tu_test kuhn_tests[] = {
+		{ kuhn_nashconv_before_and_after_pruning, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tr, 60);
-
-	tcase_add_test(tr, nash_keeps_the_support_fifo_the_newest);
-	tcase_add_test(tr, prune_options_checked);
-	suite_add_tcase(s, tr);
-	tcase_add_test(tl, sim_10000_nash_bounded_keeps_the_support);
-	tcase_add_test(tl, sim_10000_fifo_keeps_the_newest);
-	tcase_add_test(tl, pruned_league_replays);
-	tcase_add_test(tl, pruned_league_resumes_identically);
-	tcase_set_timeout(tl, 120);
-	suite_add_tcase(s, tl);
-	tcase_add_test(tk, kuhn_nashconv_before_and_after_pruning);
-	tcase_set_timeout(tk, 60);
-	suite_add_tcase(s, tk);
+	TU_TCASE(s, "rule", 60, rule_tests);
+	TU_TCASE(s, "league", 120, league_tests);
+	TU_TCASE(s, "kuhn", 60, kuhn_tests);
 	return s;
 }

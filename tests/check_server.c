@@ -804,25 +804,25 @@ END_TEST
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ handshake_then_messages_flow, 1 },
+		{ wrong_token_and_version_refused, 1 },
+		{ silent_worker_times_out, 1 },
+		{ http_status_reports_sessions, 1 },
+		{ shutdown_tells_workers_and_drains, 1 },
+		{ beyond_loopback_needs_token, 1 },
+		{ http_beyond_loopback_needs_the_token, 1 },
+		{ cookie_values, 1 },
+		{ client_stays_alive_while_busy, 1 },
+		{ client_auth_failure_is_final, 1 },
+		{ client_reconnects_after_daemon_restart, 1 },
+	};
+	const struct tu_test fd_pressure_tests[] = {
+		{ http_tricklers_at_the_fd_limit, 1 },
+	};
 
 	signal(SIGPIPE, SIG_IGN);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, handshake_then_messages_flow);
-	tcase_add_test(tc, wrong_token_and_version_refused);
-	tcase_add_test(tc, silent_worker_times_out);
-	tcase_add_test(tc, http_status_reports_sessions);
-	tcase_add_test(tc, shutdown_tells_workers_and_drains);
-	tcase_add_test(tc, beyond_loopback_needs_token);
-	tcase_add_test(tc, http_beyond_loopback_needs_the_token);
-	tcase_add_test(tc, cookie_values);
-	tcase_add_test(tc, client_stays_alive_while_busy);
-	tcase_add_test(tc, client_auth_failure_is_final);
-	tcase_add_test(tc, client_reconnects_after_daemon_restart);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fd_pressure");
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, http_tricklers_at_the_fd_limit);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
+	TU_TCASE(s, "fd_pressure", 240, fd_pressure_tests);
 	return s;
 }

@@ -15,6 +15,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+TCase *tu_tcase(Suite *s, const char *name, double timeout_s,
+		const struct tu_test *tests, size_t n)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout_s);
+	for (size_t i = 0; i < n; i++)
+		tcase_add_loop_test(tc, tests[i].test, 0, tests[i].runs);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 void tu_mkdtemp(char *buf, size_t len)
 {
 	const char *tmp = getenv("TMPDIR");

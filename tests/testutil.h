@@ -2,11 +2,29 @@
 #ifndef LG_TESTUTIL_H
 #define LG_TESTUTIL_H
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "envs/env.h"
+
+/* ---- a suite's test cases ---- */
+
+/* One test of a test case, run for _i in [0, runs) (check's loop test;
+ * 1 for a plain one, as tcase_add_test adds it). */
+struct tu_test {
+	const TTest *test;
+	int runs;
+};
+/* A test case `name` of suite s holding the n tests (in that order),
+ * each given timeout_s (check's own default is 4 s: a wall-clock budget
+ * on a busy machine, not a deadline); the TCase, for fixtures. */
+TCase *tu_tcase(Suite *s, const char *name, double timeout_s,
+		const struct tu_test *tests, size_t n);
+#define TU_TCASE(s, name, timeout_s, tests)                              \
+	tu_tcase((s), (name), (timeout_s), (tests),                       \
+		 sizeof(tests) / sizeof((tests)[0]))
 
 /* Create a fresh directory under $TMPDIR (or /tmp) and return its path in
  * buf (at least 64 bytes). Aborts the test on failure. */
