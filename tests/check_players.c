@@ -898,8 +898,6 @@ START_TEST(log_replays_the_run)
 {
 	struct brain_opts o;
 	struct fx a, c;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0;
 	char err[256] = "";
@@ -916,11 +914,8 @@ START_TEST(log_replays_the_run)
 		ck_assert_int_eq(brain_cancel_job(a.b, j.id), 0);
 	}
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	ck_assert_uint_gt(n, 1200); /* 401 decisions, 400 results, reports */
 	fx_close(&c, 0);
 	read_jobs(a.dir, ja, 401, &sa);
@@ -960,12 +955,9 @@ START_TEST(log_replays_the_run)
 			break;
 		}
 	}
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_int_eq(brain_replay(src, c.b, &n, err, sizeof err),
+	ck_assert_int_eq(fx_replay(&c, &o, a.dir, &n, err, sizeof err),
 			 LG_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "logged opponent"));
-	store_close(src);
 	fx_close(&c, 1);
 	tu_rmrf(a.dir);
 	lg_buf_free(&sa);
@@ -983,8 +975,6 @@ START_TEST(kill9_leaves_a_consistent_prefix)
 {
 	struct brain_opts o;
 	struct fx a, c;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0;
 	char err[256] = "";
@@ -1015,11 +1005,8 @@ START_TEST(kill9_leaves_a_consistent_prefix)
 	ck_assert_uint_gt(brain_next_job_id(a.b), 10);
 	run_jobs(a.b, 50, 9, NULL);
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	fx_close(&c, 0);
 	read_jobs(a.dir, NULL, 0, &sa);
 	read_jobs(c.dir, NULL, 0, &sc);

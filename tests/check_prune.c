@@ -528,9 +528,7 @@ START_TEST(pruned_league_replays)
 	struct brain_opts o;
 	struct brain_sim_opts so;
 	struct brain_sim_stats st;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
 	struct fx a, c;
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0, tampered = 0;
 	char err[256] = "";
@@ -546,11 +544,8 @@ START_TEST(pruned_league_replays)
 	ck_assert_uint_gt(st.retired, 500);
 	statuses(a.b, &sa);
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	ck_assert_uint_gt(n, 6000);
 	statuses(c.b, &sc);
 	ck_assert_uint_eq(sa.len, sc.len);
@@ -585,12 +580,9 @@ START_TEST(pruned_league_replays)
 		ck_assert_int_eq(store_txn_commit(t), 0);
 		store_close(w);
 	}
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_int_eq(brain_replay(src, c.b, &n, err, sizeof err),
+	ck_assert_int_eq(fx_replay(&c, &o, a.dir, &n, err, sizeof err),
 			 LG_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "logged retired snapshot"));
-	store_close(src);
 	fx_close(&c, 1);
 	tu_rmrf(a.dir);
 	lg_buf_free(&sa);

@@ -29,16 +29,9 @@ struct fixture {
 static void on_msg(void *ctx, league_session *ss, net_msg *m)
 {
 	struct fixture *f = ctx;
-	net_msg r = LEAGUE__ENVELOPE__INIT;
-	League__Ack ack = LEAGUE__ACK__INIT;
 
 	f->msgs++;
-	ack.id = m->seq;
-	r.reply_to = m->seq;
-	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
-	r.ack = &ack;
-	league_session_send(ss, &r);
-	net_msg_free(m);
+	tp_session_ack(ss, m);
 }
 
 static void on_close(void *ctx, league_session *ss, const char *why)

@@ -17,6 +17,7 @@
 
 #include "conf/config.h"
 #include "server/server.h"
+#include "tests/proto.h"
 #include "tests/testutil.h"
 
 #define OL 3
@@ -262,16 +263,8 @@ struct fixture {
 
 static void on_msg(void *ctx_, league_session *ss, net_msg *m)
 {
-	net_msg r = LEAGUE__ENVELOPE__INIT;
-	League__Ack ack = LEAGUE__ACK__INIT;
-
 	(void)ctx_;
-	ack.id = m->seq;
-	r.reply_to = m->seq;
-	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
-	r.ack = &ack;
-	league_session_send(ss, &r);
-	net_msg_free(m);
+	tp_session_ack(ss, m);
 }
 
 static void on_close(void *ctx_, league_session *ss, const char *why)
