@@ -147,6 +147,38 @@ static void learner_for(struct tp_peer *p, struct tu_daemon *d,
 	ck_assert_int_eq(tp_fake_learner(p, player), LEAGUE__STATUS__STATUS_OK);
 }
 
+/* Two collectors on d, c and other, each registered with 4 envs and 4
+ * jobs: one takes the jobs, the other's reports of them must be stale. */
+static void collectors_for(struct tp_peer *c, struct tp_peer *other,
+			   const struct tu_daemon *d)
+{
+	tp_connect(c, d->port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(c, 4, 4);
+	tp_connect(other, d->port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
+	tp_register_collector(other, 4, 4);
+}
+
+/* The outcome of every episode of res (the episodes of a job against a
+ * baseline whose other seat, ms, is the main player's) drawn from rng:
+ * a win, draw or loss for seat ms, counted in sent[]. Someone else's
+ * (other's) report of it is stale and counts nothing; c's counts once
+ * and a second one is stale. */
+static void report_baseline_job(struct tp_peer *c, struct tp_peer *other,
+				struct tp_result *res, uint32_t episodes,
+				int ms, lg_rng *rng, uint64_t sent[3])
+{
+	for (uint32_t i = 0; i < episodes; i++) {
+		int k = (int)lg_rng_below(rng, 3); /* win draw loss */
+		res->ret[i][ms] = 1.0 - k;
+		res->ret[i][!ms] = k - 1.0;
+		sent[k]++;
+	}
+	ck_assert_int_eq(tp_send_result(other, res),
+			 LEAGUE__STATUS__STATUS_STALE);
+	ck_assert_int_eq(tp_send_result(c, res), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_int_eq(tp_send_result(c, res), LEAGUE__STATUS__STATUS_STALE);
+}
+
 /* The last job taken, for its seats and endpoint. */
 static struct tp_job last;
 
@@ -1211,10 +1243,7 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 	ck_assert_int_eq(d.nlearners, 1);
 	uint32_t main_id = d.learners[0];
 	learner_for(&ln, &d, main_id);
-	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
-	tp_register_collector(&c, 4, 4);
-	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
-	tp_register_collector(&other, 4, 4);
+	collectors_for(&c, &other, &d);
 	/* 300 games x 2 seats x 2 baselines = 8 jobs (256 + 44 each). */
 	while (eval_jobs < 8) {
 		ck_assert_msg(train_eps < 10000, "no evaluation jobs after %llu "
@@ -1244,19 +1273,8 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 		ck_assert(!ji.learning[0] && !ji.learning[1]);
 		ck_assert(ji.greedy[ms] && !ji.greedy[!ms]); /* eval.greedy */
 		ck_assert(ji.episodes == 256 || ji.episodes == 44);
-		for (uint32_t i = 0; i < ji.episodes; i++) {
-			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
-			res.ret[i][ms] = 1.0 - k;
-			res.ret[i][!ms] = k - 1.0;
-			sent[b][ms][k]++;
-		}
-		/* Someone else's report of it is stale and counts nothing. */
-		ck_assert_int_eq(tp_send_result(&other, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
+		report_baseline_job(&c, &other, &res, ji.episodes, ms, &rng,
+				    sent[b][ms]);
 		eval_eps += ji.episodes;
 		eval_jobs++;
 		at_last_eval = train_eps;
@@ -1353,10 +1371,7 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	ck_assert_int_eq(d.nlearners, 2);
 	learner_for(&ln[0], &d, d.learners[0]);
 	learner_for(&ln[1], &d, d.learners[1]);
-	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
-	tp_register_collector(&c, 4, 4);
-	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
-	tp_register_collector(&other, 4, 4);
+	collectors_for(&c, &other, &d);
 	while (train_eps < 2000) {
 		if (!tp_take_job(&c, &ji)) {
 			lg_sleep_s(0.01);
@@ -1382,18 +1397,8 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		ck_assert(ji.learning[ms] && !ji.learning[!ms]);
 		ck_assert(!ji.greedy[0] && !ji.greedy[1]);
 		ck_assert_uint_eq(ji.episodes, 4);
-		for (uint32_t i = 0; i < ji.episodes; i++) {
-			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
-			res.ret[i][ms] = 1.0 - k;
-			res.ret[i][!ms] = k - 1.0;
-			sent[b][ms][k]++;
-		}
-		ck_assert_int_eq(tp_send_result(&other, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
+		report_baseline_job(&c, &other, &res, ji.episodes, ms, &rng,
+				    sent[b][ms]);
 		base_eps += ji.episodes;
 	}
 	/* share 0.25: a third as many as the training episodes, give or
