@@ -424,7 +424,6 @@ START_TEST(crashing_plugin_costs_only_its_child)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[300];
 
 	coll_opts_default(&o);
 	plugin_opts(&o.env, "crashy");
@@ -438,7 +437,7 @@ START_TEST(crashing_plugin_costs_only_its_child)
 	o.retry_backoff_s = 0.01;
 	o.policies = &uni;
 	o.num_policies = 1;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 1000, 60), 0);
 	coll_stop(c);
 	coll_stats(c, &st);

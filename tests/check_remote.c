@@ -398,7 +398,7 @@ static int count_next(void *ctx, size_t ei, struct coll_match *m,
 
 START_TEST(collector_rides_out_a_server_restart)
 {
-	char dir[128], err[300];
+	char dir[128];
 	struct pyserv ps;
 	struct coll_opts o;
 	struct coll_stats st;
@@ -420,7 +420,7 @@ START_TEST(collector_rides_out_a_server_restart)
 	o.max_retries = 6;
 	o.next_episode = count_next;
 	handed = 0;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
 	coll_stats(c, &st);
 	ck_assert_uint_eq(st.abnormal, 0);

@@ -2,6 +2,7 @@
  * running the binary under test, a daemon on a temp dir and its fake
  * workers, games and searches, conv buffers and gradient checks. */
 #include "tests/testutil.h"
+#include "collector/collector.h"
 #include "storage/storage.h"
 #include "util/util.h"
 
@@ -386,4 +387,13 @@ env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
 	ck_assert_msg(env_mcts_new(&m, e, o, eval, ctx, err, sizeof err) == 0,
 		      "%s", err);
 	return m;
+}
+
+struct coll *tu_coll_open(const struct coll_opts *o)
+{
+	char err[256];
+	coll *c = NULL;
+
+	ck_assert_msg(coll_new(&c, o, err, sizeof err) == 0, "%s", err);
+	return c;
 }

@@ -9,6 +9,9 @@
 
 #include "envs/env.h"
 
+struct coll;
+struct coll_opts;
+
 /* ---- a suite's test cases ---- */
 
 /* One test of a test case, run for _i in [0, runs) (check's loop test;
@@ -121,7 +124,7 @@ void tu_read_text(const char *path, char *buf, size_t len);
  * when limit seconds pass first. */
 void tu_wait_for_text(const char *path, const char *what, double limit);
 
-/* ---- games and searches ---- */
+/* ---- games, searches and collectors ---- */
 
 /* The game `name` with options o (NULL: the defaults); fails the test,
  * naming the game and why, when env_new refuses. */
@@ -130,5 +133,8 @@ env *tu_env_open(const char *name, const struct env_opts *o);
  * test, saying why, when env_mcts_new refuses. */
 env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
 		       env_mcts_eval_fn eval, void *ctx);
+/* A collector with options o (its games, policies, searches); fails the
+ * test, saying why, when coll_new refuses. */
+struct coll *tu_coll_open(const struct coll_opts *o);
 
 #endif
