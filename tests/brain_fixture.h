@@ -42,4 +42,22 @@ static inline void fx_close(struct fx *f, int remove)
 		tu_rmrf(f->dir);
 }
 
+/* Replay the log of the league in dir (opened read-only) into a fresh
+ * brain c opened with o, left open: brain_replay's return, the entries
+ * it checked in *n, its error in err. */
+static inline int fx_replay(struct fx *c, const struct brain_opts *o,
+			    const char *dir, uint64_t *n, char *err,
+			    size_t errlen)
+{
+	struct store_opts ro = { STORE_RDONLY, 0, 0 };
+	store *src = NULL;
+	int rc;
+
+	fx_open(c, o, 1);
+	ck_assert_int_eq(store_open(&src, dir, &ro, NULL, 0), 0);
+	rc = brain_replay(src, c->b, n, err, errlen);
+	store_close(src);
+	return rc;
+}
+
 #endif

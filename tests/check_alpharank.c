@@ -517,20 +517,20 @@ END_TEST
 Suite *suite_alpharank(void)
 {
 	Suite *s = suite_create("alpharank");
-	TCase *tc = tcase_create("core");
-	TCase *cli = tcase_create("cli");
+	const struct tu_test core_tests[] = {
+		{ rps_uniform, 1 },
+		{ transitive_top, 1 },
+		{ boltzmann_exact, 1 },
+		{ published_example, 1 },
+		{ fixation_formula, 1 },
+		{ stationary_on_random_league, 1 },
+		{ bad_input, 1 },
+	};
+	const struct tu_test cli_tests[] = {
+		{ cli_ratings, 1 },
+	};
 
-	tcase_add_test(tc, rps_uniform);
-	tcase_add_test(tc, transitive_top);
-	tcase_add_test(tc, boltzmann_exact);
-	tcase_add_test(tc, published_example);
-	tcase_add_test(tc, fixation_formula);
-	tcase_add_test(tc, stationary_on_random_league);
-	tcase_add_test(tc, bad_input);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(cli, cli_ratings);
-	tcase_set_timeout(cli, 60);
-	suite_add_tcase(s, cli);
+	TU_TCASE(s, "core", 60, core_tests);
+	TU_TCASE(s, "cli", 60, cli_tests);
 	return s;
 }

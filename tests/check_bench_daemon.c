@@ -169,13 +169,13 @@ END_TEST
 Suite *suite_bench_daemon(void)
 {
 	Suite *s = suite_create("bench_daemon");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ json_both_modes, 1 },
+		{ threads_and_text, 1 },
+		{ tls_phase_beside_plain, 1 },
+		{ bad_options, 1 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, json_both_modes);
-	tcase_add_test(t, threads_and_text);
-	tcase_add_test(t, tls_phase_beside_plain);
-	tcase_add_test(t, bad_options);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

@@ -131,11 +131,11 @@ END_TEST
 Suite *suite_bench_pipeline(void)
 {
 	Suite *s = suite_create("bench_pipeline");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ plausible_figures, 2 },
+		{ bad_options, 1 },
+	};
 
-	tcase_set_timeout(t, 180);
-	tcase_add_loop_test(t, plausible_figures, 0, 2);
-	tcase_add_test(t, bad_options);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 180, core_tests);
 	return s;
 }

@@ -62,7 +62,7 @@ static void opts_for(const char *game, const char *hidden, uint64_t steps,
 	ck_assert_msg(cfg_load_string(c, y, strlen(y), "test", err,
 				      sizeof err) == 0, "%s", err);
 	league_env_opts(c, &eo);
-	ck_assert_msg(env_new(&e, game, &eo, err, sizeof err) == 0, "%s", err);
+	e = tu_env_open(game, &eo);
 	*spec = *env_spec_of(e);
 	env_free(e);
 	league_br_opts_of(c, spec, o);
@@ -289,7 +289,7 @@ END_TEST
 START_TEST(cli_eval_br_on_a_league)
 {
 	static char out[1 << 16], errb[1 << 16];
-	char dir[128], cfg[256], ldir[192];
+	char dir[128], ldir[192];
 	const char *text =
 		"league: {name: br-run, seed: 2}\n"
 		"env: {name: kuhn}\n"
@@ -302,17 +302,13 @@ START_TEST(cli_eval_br_on_a_league)
 		"budget: {seconds: 0, jobs: 100}\n";
 
 	tu_mkdtemp(dir, sizeof dir);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
-	tu_write_file(cfg, text);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *run[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, run);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	tu_run_config(text, dir, ldir, sizeof ldir, 1, NULL, NULL, out,
+		      sizeof out, errb, sizeof errb);
 
 	const char *br[] = { "eval", "br", ldir, "--player", "0", "--steps",
 			     "20000", "--points", "2", "--episodes", "2000",
 			     "--final-episodes", "4000", "--json", NULL };
-	rc = tu_run_league(out, sizeof out, errb, sizeof errb, br);
+	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, br);
 	ck_assert_msg(rc == 0, "eval br: %d\n%s", rc, errb);
 	int points = 0;
 	for (const char *p = out; (p = strstr(p, "{\"point\":")); p++)
@@ -406,16 +402,16 @@ END_TEST
 Suite *suite_bestresp(void)
 {
 	Suite *s = suite_create("bestresp");
-	TCase *tc = tcase_create("exact");
-	TCase *cli = tcase_create("cli");
+	const struct tu_test exact_tests[] = {
+		{ kuhn_best_response_approaches_the_exact_nashconv, 1 },
+		{ leduc_best_response_approaches_the_exact_nashconv, 1 },
+		{ bad_runs_are_refused, 1 },
+	};
+	const struct tu_test cli_tests[] = {
+		{ cli_eval_br_on_a_league, 1 },
+	};
 
-	tcase_add_test(tc, kuhn_best_response_approaches_the_exact_nashconv);
-	tcase_add_test(tc, leduc_best_response_approaches_the_exact_nashconv);
-	tcase_add_test(tc, bad_runs_are_refused);
-	tcase_set_timeout(tc, 120);
-	suite_add_tcase(s, tc);
-	tcase_add_test(cli, cli_eval_br_on_a_league);
-	tcase_set_timeout(cli, 120);
-	suite_add_tcase(s, cli);
+	TU_TCASE(s, "exact", 120, exact_tests);
+	TU_TCASE(s, "cli", 120, cli_tests);
 	return s;
 }

@@ -173,17 +173,17 @@ END_TEST
 Suite *suite_cli(void)
 {
 	Suite *s = suite_create("cli");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ help_for_every_command, 1 },
+		{ unknown_command_and_flags_exit_2, 1 },
+		{ config_check_good_prints_loadable_yaml, 1 },
+		{ config_check_bad_exits_2_naming_place, 1 },
+		{ serve_token_file_too_long_refused, 1 },
+	};
 
 	/* help_for_every_command starts the binary 25 times: ~0.17 s each
 	 * under ASan on a loaded 2-core machine, past check's 4 s default. */
-	tcase_set_timeout(tc, 30);
+	TCase *tc = TU_TCASE(s, "core", 30, core_tests);
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, help_for_every_command);
-	tcase_add_test(tc, unknown_command_and_flags_exit_2);
-	tcase_add_test(tc, config_check_good_prints_loadable_yaml);
-	tcase_add_test(tc, config_check_bad_exits_2_naming_place);
-	tcase_add_test(tc, serve_token_file_too_long_refused);
-	suite_add_tcase(s, tc);
 	return s;
 }

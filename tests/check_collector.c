@@ -189,11 +189,10 @@ static void run_accounting(enum coll_mode mode, int procs, double step_s)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 
 	rec_init(r);
 	base_opts(&o, mode, procs, step_s, r);
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	for (int k = 0; k < 4; k++) {
 		ck_assert_int_eq(coll_collect(c, 50, 20), 0);
 		coll_stats(c, &st);
@@ -237,14 +236,13 @@ START_TEST(sync_batches_every_env)
 	struct coll_opts o;
 	struct coll_stats st0, st;
 	coll *c = NULL;
-	char err[256];
 	uint64_t rows, fw;
 
 	rec_init(r);
 	base_opts(&o, COLL_SYNC, _i, 0.0002, r);
 	o.env.timing.episode_len = 100000;
 	o.env.timing.jitter_lo = o.env.timing.jitter_hi = 1;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	/* Warm up: envs whose first reset ends late start in small
 	 * batches (resets stay off the critical path). */
 	do {
@@ -304,7 +302,6 @@ START_TEST(batches_per_network)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 	enum coll_mode mode = _i ? COLL_ASYNC : COLL_SYNC;
 
 	rec_init(r);
@@ -317,7 +314,7 @@ START_TEST(batches_per_network)
 	o.num_policies = 2;
 	o.match.seat[0] = (struct coll_seat){ 11, 0, 1, 0 };
 	o.match.seat[1] = (struct coll_seat){ 22, 1, 0, 0 };
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
 	coll_stop(c);
 	coll_stats(c, &st);
@@ -447,7 +444,6 @@ START_TEST(per_episode_matches)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 	double t0;
 
 	pthread_mutex_init(&pm->mu, NULL);
@@ -464,7 +460,7 @@ START_TEST(per_episode_matches)
 	o.result_ctx = pm;
 	o.next_episode = pm_next;
 	o.episode_ctx = pm;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	t0 = lg_now_s();
 	while (!pm_all_ended(pm, PM_JOBS / 2)) {
 		int rc = coll_collect(c, 1u << 20, 0.05);
@@ -541,7 +537,6 @@ START_TEST(sync_leader_never_waits_for_itself)
 	struct coll_stats st;
 	uint64_t salt = 0;
 	coll *c = NULL;
-	char err[256];
 
 	for (int k = 0; k < 3; k++)
 		pols[k] = (struct coll_policy){ .act = slow_act,
@@ -555,7 +550,7 @@ START_TEST(sync_leader_never_waits_for_itself)
 	o.num_policies = 3;
 	o.next_episode = rps_next;
 	o.episode_ctx = &salt;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	/* 2000 one-step episodes take well under a second when nothing
 	 * stalls; the bug managed a few dozen per second. */
 	int rc = coll_collect(c, 2000, 20);
@@ -590,7 +585,6 @@ static void run_fault(int procs, int kind, int want_cause)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 
 	rec_init(r);
 	base_opts(&o, COLL_ASYNC, procs, 0.0005, r);
@@ -598,7 +592,7 @@ static void run_fault(int procs, int kind, int want_cause)
 	o.fault_ctx = &plan;
 	o.fault_hang_s = 0.6;
 	o.step_timeout_s = 0.1;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 300, 20), 0);
 	/* The watchdog runs inside coll_collect: go on until the fault has
 	 * been handled and env 1's next episode is over. */
@@ -684,13 +678,12 @@ START_TEST(children_inherit_no_held_lock)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 
 	rec_init(r);
 	base_opts(&o, COLL_ASYNC, 1, 0, r);
 	o.fault = lock_hook;
 	o.step_timeout_s = o.reset_timeout_s = 2;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	pthread_mutex_lock(&fork_lock);
 	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
 	coll_stop(c);
@@ -747,13 +740,12 @@ START_TEST(spawner_killed_is_restarted)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 	pid_t sp;
 
 	rec_init(r);
 	base_opts(&o, COLL_ASYNC, 1, 0, r);
 	o.max_retries = 3;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 200, 20), 0);
 	ck_assert_int_gt(sp = only_child(), 0);
 	kill(sp, SIGKILL);
@@ -787,14 +779,13 @@ START_TEST(dead_env_and_all_dead)
 	struct coll_stats st;
 	coll *c = NULL;
 	size_t bad = 0;
-	char err[256];
 
 	rec_init(r);
 	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0, r);
 	o.fault = always_fail_reset;
 	o.fault_ctx = &bad;
 	o.max_retries = 2;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 100, 20), 0);
 	/* The others may outrun env 0's three failed creations. */
 	for (int k = 0; k < 500; k++) {
@@ -812,7 +803,7 @@ START_TEST(dead_env_and_all_dead)
 
 	bad = SIZE_MAX;
 	rec_init(r);
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 100, 20), LG_EIO);
 	coll_free(c);
 	free(r);
@@ -824,12 +815,11 @@ START_TEST(sink_error_stops)
 	struct record *r = malloc(sizeof *r);
 	struct coll_opts o;
 	coll *c = NULL;
-	char err[256];
 
 	rec_init(r);
 	r->sink_rc = LG_EFULL;
 	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0, r);
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 1000, 20), LG_EFULL);
 	coll_free(c);
 	free(r);
@@ -852,12 +842,11 @@ START_TEST(deadline_and_policy_error)
 	struct coll_policy bad = { .act = failing_act };
 	struct coll_opts o;
 	coll *c = NULL;
-	char err[256];
 	double t0;
 
 	rec_init(r);
 	base_opts(&o, _i ? COLL_SERIAL : COLL_ASYNC, 0, 0.001, r);
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	t0 = lg_now_s();
 	ck_assert_int_eq(coll_collect(c, 1000000, 0.2), LG_ETIMEOUT);
 	ck_assert(lg_now_s() - t0 < 1.5);
@@ -867,7 +856,7 @@ START_TEST(deadline_and_policy_error)
 
 	rec_init(r);
 	o.policies = &bad;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 100, 20), LG_EIO);
 	coll_free(c);
 	free(r);
@@ -917,7 +906,6 @@ START_TEST(other_games)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 
 	coll_opts_default(&o);
 	uniform_pol = coll_policy_uniform();
@@ -925,7 +913,7 @@ START_TEST(other_games)
 	o.num_envs = 3;
 	o.wait_num = 2;
 	o.policies = &uniform_pol;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 300, 20), 0);
 	coll_stop(c);
 	coll_stats(c, &st);
@@ -1085,7 +1073,6 @@ static void bl_run(struct bl *b, const char *game, const char *spec, int mi)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 	uint64_t steps = 0, net_rows = 0;
 	double t0;
 
@@ -1109,7 +1096,7 @@ static void bl_run(struct bl *b, const char *game, const char *spec, int mi)
 	o.sink_ctx = b;
 	o.result = bl_result;
 	o.result_ctx = b;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	/* The collector keeps its own copy of the spec. */
 	memset(spec_buf, 'x', sizeof spec_buf - 1);
 	t0 = lg_now_s();
@@ -1256,7 +1243,6 @@ START_TEST(baseline_all_seats)
 	struct coll_opts o;
 	struct coll_stats st, st1;
 	coll *c = NULL;
-	char err[256];
 
 	coll_opts_default(&o);
 	o.game = "rps";
@@ -1273,7 +1259,7 @@ START_TEST(baseline_all_seats)
 	o.sink_ctx = &cc;
 	o.result = count_result;
 	o.result_ctx = &cc;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	for (int k = 0; k < 3; k++)
 		ck_assert_int_eq(coll_collect(c, 500, 20), 0);
 	coll_stats(c, &st);
@@ -1334,7 +1320,7 @@ START_TEST(baseline_rejected)
 	o.num_baselines = COLL_BASELINES_MAX + 1;
 	ck_assert_int_eq(coll_new(&c, &o, err, sizeof err), LG_ERANGE);
 	o.num_baselines = COLL_BASELINES_MAX;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	coll_free(c);
 	/* The default match is checked at coll_new... */
 	o.num_baselines = 1;
@@ -1347,8 +1333,7 @@ START_TEST(baseline_rejected)
 		o.baselines = specs;
 		o.num_baselines = 1;
 		o.next_episode = bl3_next;
-		ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s",
-			      err);
+		c = tu_coll_open(&o);
 		ck_assert_int_eq(coll_collect(c, 100, 20), LG_EINVAL);
 		coll_free(c);
 	}
@@ -1496,7 +1481,6 @@ START_TEST(recurrent_state_carried)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[256];
 
 	coll_opts_default(&o);
 	o.game = "tictactoe";
@@ -1509,7 +1493,7 @@ START_TEST(recurrent_state_carried)
 	o.policies = &pol;
 	o.sink = rs_sink;
 	o.sink_ctx = &k;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
 	coll_stop(c);
 	coll_stats(c, &st);
@@ -1523,37 +1507,36 @@ END_TEST
 Suite *suite_collector(void)
 {
 	Suite *s = suite_create("collector");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ accounting_threads, 3 },
+		{ accounting_processes, 3 },
+		{ sync_batches_every_env, 2 },
+		{ batches_per_network, 2 },
+		{ per_episode_matches, 3 },
+		{ sync_leader_never_waits_for_itself, 1 },
+		{ fail_recovered_threads, 1 },
+		{ timeout_fires_threads, 1 },
+		{ crash_recovered_processes, 1 },
+		{ timeout_fires_processes, 1 },
+		{ children_inherit_no_held_lock, 1 },
+		{ spawner_killed_is_restarted, 1 },
+		{ dead_env_and_all_dead, 2 },
+		{ sink_error_stops, 2 },
+		{ deadline_and_policy_error, 2 },
+		{ options_rejected, 1 },
+		{ other_games, 3 },
+		{ bench_cli_json, 1 },
+	};
+	const struct tu_test baseline_tests[] = {
+		{ baseline_tictactoe_minimax, 5 },
+		{ baseline_connect4_alphabeta, 5 },
+		{ baseline_rps_random, 5 },
+		{ baseline_all_seats, 5 },
+		{ baseline_rejected, 1 },
+		{ recurrent_state_carried, 5 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, accounting_threads, 0, 3);
-	tcase_add_loop_test(t, accounting_processes, 0, 3);
-	tcase_add_loop_test(t, sync_batches_every_env, 0, 2);
-	tcase_add_loop_test(t, batches_per_network, 0, 2);
-	tcase_add_loop_test(t, per_episode_matches, 0, 3);
-	tcase_add_test(t, sync_leader_never_waits_for_itself);
-	tcase_add_test(t, fail_recovered_threads);
-	tcase_add_test(t, timeout_fires_threads);
-	tcase_add_test(t, crash_recovered_processes);
-	tcase_add_test(t, timeout_fires_processes);
-	tcase_add_test(t, children_inherit_no_held_lock);
-	tcase_add_test(t, spawner_killed_is_restarted);
-	tcase_add_loop_test(t, dead_env_and_all_dead, 0, 2);
-	tcase_add_loop_test(t, sink_error_stops, 0, 2);
-	tcase_add_loop_test(t, deadline_and_policy_error, 0, 2);
-	tcase_add_test(t, options_rejected);
-	tcase_add_loop_test(t, other_games, 0, 3);
-	tcase_add_test(t, bench_cli_json);
-	suite_add_tcase(s, t);
-
-	t = tcase_create("baseline");
-	tcase_set_timeout(t, 60);
-	tcase_add_loop_test(t, baseline_tictactoe_minimax, 0, 5);
-	tcase_add_loop_test(t, baseline_connect4_alphabeta, 0, 5);
-	tcase_add_loop_test(t, baseline_rps_random, 0, 5);
-	tcase_add_loop_test(t, baseline_all_seats, 0, 5);
-	tcase_add_test(t, baseline_rejected);
-	tcase_add_loop_test(t, recurrent_state_carried, 0, 5);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
+	TU_TCASE(s, "baseline", 60, baseline_tests);
 	return s;
 }

@@ -921,32 +921,31 @@ END_TEST
 Suite *suite_config(void)
 {
 	Suite *s = suite_create("config");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ defaults_are_valid_and_documented, 1 },
+		{ values_are_read, 1 },
+		{ snapshot_prune_maps_to_the_brain, 1 },
+		{ search_value_reaches_the_collector, 1 },
+		{ eval_baselines_resolve, 1 },
+		{ training_baselines_join_the_evaluation_ones, 1 },
+		{ conv_torso_reaches_the_shape, 1 },
+		{ layers_reach_the_shape, 1 },
+		{ gru_layer_reaches_the_shape, 1 },
+		{ bad_inputs_are_named, (int)LG_ARRAY_LEN(bad) },
+		{ sealed_configs_name_no_code_or_address, 1 },
+		{ every_bound_is_enforced, 1 },
+		{ emit_round_trips, 1 },
+		{ shipped_configs_are_valid, 1 },
+		{ docs_config_md_is_current, 1 },
+		{ missing_file_is_io_error, 1 },
+		{ defaults_are_the_modules_defaults, 1 },
+		{ bounds_pass_the_brain_check, 1 },
+		{ bounds_pass_the_ppo_check, 1 },
+		{ bounds_pass_the_collector_check, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tc, 60);
-
-	tcase_add_test(tc, defaults_are_valid_and_documented);
-	tcase_add_test(tc, values_are_read);
-	tcase_add_test(tc, snapshot_prune_maps_to_the_brain);
-	tcase_add_test(tc, search_value_reaches_the_collector);
-	tcase_add_test(tc, eval_baselines_resolve);
-	tcase_add_test(tc, training_baselines_join_the_evaluation_ones);
-	tcase_add_test(tc, conv_torso_reaches_the_shape);
-	tcase_add_test(tc, layers_reach_the_shape);
-	tcase_add_test(tc, gru_layer_reaches_the_shape);
-	tcase_add_loop_test(tc, bad_inputs_are_named, 0, (int)LG_ARRAY_LEN(bad));
-	tcase_add_test(tc, sealed_configs_name_no_code_or_address);
-	tcase_add_test(tc, every_bound_is_enforced);
-	tcase_add_test(tc, emit_round_trips);
-	tcase_add_test(tc, shipped_configs_are_valid);
-	tcase_add_test(tc, docs_config_md_is_current);
-	tcase_add_test(tc, missing_file_is_io_error);
-	tcase_add_test(tc, defaults_are_the_modules_defaults);
-	tcase_add_test(tc, bounds_pass_the_brain_check);
-	tcase_add_test(tc, bounds_pass_the_ppo_check);
-	tcase_add_test(tc, bounds_pass_the_collector_check);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

@@ -18,6 +18,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* A convolution torso (2 x 4 x 5 planes; 3 channels, kernel 3, padding
@@ -388,20 +389,15 @@ static double conv_direct(const struct conv2d *c, const float *W,
 START_TEST(conv_forward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	size_t n = 5;
 
 	conv_case((size_t)_i, &c);
 	lg_rng_seed(&r, 11 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	conv2d_forward(&c, W, b, x, n, y, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B);
+	const float *W = B.W, *b = B.b, *x = B.x, *y = B.y;
+	conv2d_forward(&c, B.W, B.b, B.x, n, B.y, B.sc);
 	for (size_t s = 0; s < n; s++)
 		for (uint32_t co = 0; co < c.cout; co++)
 			for (uint32_t oy = 0; oy < c.oh; oy++)
@@ -416,90 +412,38 @@ START_TEST(conv_forward_is_the_definition)
 						      "%g, want %g", _i, s, co,
 						      oy, ox, got, want);
 				}
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
-/* L = sum(y * g) for a fixed random g; central differences of L against
- * the backward pass. L is linear in each of W, b and x, so a central
- * difference is exact but for float rounding: of L (|L| ~ 10, float:
- * ~1e-6) over 2 eps (0.02), ~1e-4. */
-static double conv_loss(const struct conv2d *c, const float *W,
-			const float *b, const float *x, size_t n,
-			const float *g, float *y, float *sc)
-{
-	size_t ny = n * c->cout * c->oh * c->ow;
-	double L = 0;
-
-	conv2d_forward(c, W, b, x, n, y, sc);
-	for (size_t i = 0; i < ny; i++)
-		L += (double)y[i] * g[i];
-	return L;
-}
-
-static void conv_check_grad(const struct conv2d *c, float *v, size_t nv,
-			    const float *grad, const char *what, float *W,
-			    float *b, float *x, size_t n, const float *g,
-			    float *y, float *sc)
-{
-	const float eps = 0.01f;
-
-	for (size_t i = 0; i < nv; i++) {
-		float keep = v[i];
-		v[i] = keep + eps;
-		double lp = conv_loss(c, W, b, x, n, g, y, sc);
-		v[i] = keep - eps;
-		double lm = conv_loss(c, W, b, x, n, g, y, sc);
-		v[i] = keep;
-		double num = (lp - lm) / (2 * eps);
-		ck_assert_msg(fabs(num - grad[i]) <= 2e-3 * (1 + fabs(num)),
-			      "d%s[%zu]: backward %g, differences %g", what, i,
-			      grad[i], num);
-	}
-}
-
+/* L = sum(y * g) for a fixed random g (conv_bufs_loss); central
+ * differences of L against the backward pass. L is linear in each of W,
+ * b and x, so a central difference is exact but for float rounding: of L
+ * (|L| ~ 10, float: ~1e-6) over 2 eps (0.02), ~1e-4. */
 START_TEST(conv_gradients_match_differences)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	size_t n = 3;
 
 	conv_case((size_t)_i, &c);
 	lg_rng_seed(&r, 23 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * c.k * c.k;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	conv_check_grad(&c, W, nw, dW, "W", W, b, x, n, g, y, sc);
-	conv_check_grad(&c, b, c.cout, db, "b", W, b, x, n, g, y, sc);
-	conv_check_grad(&c, x, nx, dx, "x", W, b, x, n, g, y, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B | CONV_FILL_G);
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	grad_vs_differences(B.W, B.nw, 1, B.dW, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "dW");
+	grad_vs_differences(B.b, c.cout, 1, B.db, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "db");
+	grad_vs_differences(B.x, B.nx, 1, B.dx, 0.01f, 2e-3, 2e-3,
+			    conv_bufs_loss, &B, "dx");
 	/* dW and db accumulate; dx is overwritten */
-	float w0 = dW[0], b0 = db[0], x0 = dx[0];
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	ck_assert(fabsf(dW[0] - 2 * w0) <= 1e-4f * (1 + fabsf(w0)));
-	ck_assert(fabsf(db[0] - 2 * b0) <= 1e-4f * (1 + fabsf(b0)));
-	ck_assert(dx[0] == x0);
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	float w0 = B.dW[0], b0 = B.db[0], x0 = B.dx[0];
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	ck_assert(fabsf(B.dW[0] - 2 * w0) <= 1e-4f * (1 + fabsf(w0)));
+	ck_assert(fabsf(B.db[0] - 2 * b0) <= 1e-4f * (1 + fabsf(b0)));
+	ck_assert(B.dx[0] == x0);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -710,22 +654,18 @@ static double wino_dx_def(const struct conv2d *c, const float *dy,
 START_TEST(wino_forward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 31 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * P;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	size_t P = (size_t)c.oh * c.ow;
 	double gam = wino_gamma(&c, n), worst = 0;
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	conv2d_forward(&c, W, b, x, n, y, sc);
-	for (size_t i = 0; i < ny; i++) {
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B);
+	const float *W = B.W, *b = B.b, *x = B.x, *y = B.y;
+	conv2d_forward(&c, B.W, B.b, B.x, n, B.y, B.sc);
+	for (size_t i = 0; i < B.ny; i++) {
 		size_t s = i / (c.cout * P), q = i % P;
 		uint32_t co = (uint32_t)(i / P % c.cout);
 		uint32_t oy = (uint32_t)(q / c.ow), ox = (uint32_t)(q % c.ow);
@@ -740,11 +680,7 @@ START_TEST(wino_forward_is_the_definition)
 	/* the bound is not vacuous: a tenth of it would still hold */
 	ck_assert_msg(worst < 0.1, "case %d: error up to %.3f of the bound",
 		      _i, worst);
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -753,23 +689,19 @@ END_TEST
 START_TEST(wino_backward_is_the_definition)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 41 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9, P = (size_t)c.oh * c.ow;
-	size_t plane = (size_t)c.h * c.w;
-	size_t nx = n * c.cin * plane, ny = n * c.cout * P;
-	float *W = malloc(nw * sizeof *W), *x = malloc(nx * sizeof *x);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
+	size_t P = (size_t)c.oh * c.ow, plane = (size_t)c.h * c.w;
 	double gam = wino_gamma(&c, n);
-	fill_normal(W, nw, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_G);
+	size_t nw = B.nw, nx = B.nx;
+	const float *W = B.W, *x = B.x, *g = B.g, *dx = B.dx, *dW = B.dW;
+	const float *db = B.db;
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
 	for (uint32_t co = 0; co < c.cout; co++) {
 		double want = 0, abs = 0;
 		for (size_t s = 0; s < n; s++)
@@ -807,13 +739,7 @@ START_TEST(wino_backward_is_the_definition)
 			      "%g)", _i, s, ci, iy, ix, dx[i], want,
 			      gam * bound);
 	}
-	free(W);
-	free(x);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -825,57 +751,31 @@ END_TEST
 START_TEST(wino_gradients_match_differences)
 {
 	struct conv2d c;
+	struct conv_bufs B;
 	lg_rng r;
 	const float eps = 0.5f;
 
 	wino_case((size_t)_i, &c);
 	size_t n = wino_cases[_i].n;
 	lg_rng_seed(&r, 53 + (uint64_t)_i);
-	size_t nw = (size_t)c.cout * c.cin * 9;
-	size_t nx = n * c.cin * c.h * c.w, ny = n * c.cout * c.oh * c.ow;
-	float *W = malloc(nw * sizeof *W), *b = malloc(c.cout * sizeof *b);
-	float *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
-	float *g = malloc(ny * sizeof *g), *dx = malloc(nx * sizeof *dx);
-	float *dW = calloc(nw, sizeof *dW), *db = calloc(c.cout, sizeof *db);
-	float *sc = malloc(conv2d_scratch(&c, n) * sizeof *sc);
-	fill_normal(W, nw, &r);
-	fill_normal(b, c.cout, &r);
-	fill_normal(x, nx, &r);
-	fill_normal(g, ny, &r);
-	conv2d_backward(&c, W, x, g, n, dW, db, dx, sc);
-	struct {
+	conv_bufs_open(&B, &c, n, &r, CONV_FILL_B | CONV_FILL_G);
+	conv2d_backward(&c, B.W, B.x, B.g, n, B.dW, B.db, B.dx, B.sc);
+	const struct {
 		float *v, *grad;
 		size_t len, step;
 		const char *what;
 	} t[3] = {
-		{ W, dW, nw, 1, "W" },
-		{ b, db, c.cout, 1, "b" },
-		{ x, dx, nx, nx / 300 + 1, "x" },
+		{ B.W, B.dW, B.nw, 1, "dW" },
+		{ B.b, B.db, c.cout, 1, "db" },
+		{ B.x, B.dx, B.nx, B.nx / 300 + 1, "dx" },
 	};
-	for (int k = 0; k < 3; k++)
-		for (size_t i = 0; i < t[k].len; i += t[k].step) {
-			float keep = t[k].v[i];
-			t[k].v[i] = keep + eps;
-			double lp = conv_loss(&c, W, b, x, n, g, y, sc);
-			t[k].v[i] = keep - eps;
-			double lm = conv_loss(&c, W, b, x, n, g, y, sc);
-			t[k].v[i] = keep;
-			double num = (lp - lm) / (2 * eps);
-			ck_assert_msg(fabs(num - t[k].grad[i]) <=
-					      1e-3 * (1 + fabs(num)),
-				      "case %d d%s[%zu]: backward %g, "
-				      "differences %g", _i, t[k].what, i,
-				      t[k].grad[i], num);
-		}
-	free(W);
-	free(b);
-	free(x);
-	free(y);
-	free(g);
-	free(dx);
-	free(dW);
-	free(db);
-	free(sc);
+	for (int k = 0; k < 3; k++) {
+		char what[32];
+		snprintf(what, sizeof what, "case %d %s", _i, t[k].what);
+		grad_vs_differences(t[k].v, t[k].len, t[k].step, t[k].grad,
+				    eps, 1e-3, 1e-3, conv_bufs_loss, &B, what);
+	}
+	conv_bufs_close(&B);
 }
 END_TEST
 
@@ -956,33 +856,33 @@ END_TEST
 Suite *suite_conv(void)
 {
 	Suite *s = suite_create("conv");
-	TCase *n = tcase_create("net");
-	TCase *c = tcase_create("conv2d");
-	TCase *w = tcase_create("winograd");
+	const struct tu_test net_tests[] = {
+		{ gradcheck_conv, 2 },
+		{ gradcheck_residual, 2 },
+		{ gradcheck_wino, 2 },
+		{ conv_net_files_and_inference, 1 },
+		{ residual_files_and_inference, 1 },
+	};
+	const struct tu_test conv2d_tests[] = {
+		{ conv_forward_is_the_definition,
+		  (int)LG_ARRAY_LEN(conv_cases) },
+		{ conv_gradients_match_differences,
+		  (int)LG_ARRAY_LEN(conv_cases) },
+		{ conv_shapes_checked, 1 },
+	};
+	const struct tu_test winograd_tests[] = {
+		{ wino_forward_is_the_definition,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_backward_is_the_definition,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_gradients_match_differences,
+		  (int)LG_ARRAY_LEN(wino_cases) },
+		{ wino_where_it_applies, 1 },
+		{ wino_small_batches_match, 1 },
+	};
 
-	tcase_add_loop_test(n, gradcheck_conv, 0, 2);
-	tcase_add_loop_test(n, gradcheck_residual, 0, 2);
-	tcase_add_loop_test(n, gradcheck_wino, 0, 2);
-	tcase_add_test(n, conv_net_files_and_inference);
-	tcase_add_test(n, residual_files_and_inference);
-	tcase_set_timeout(n, 60);
-	suite_add_tcase(s, n);
-	tcase_add_loop_test(c, conv_forward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(conv_cases));
-	tcase_add_loop_test(c, conv_gradients_match_differences, 0,
-			    (int)LG_ARRAY_LEN(conv_cases));
-	tcase_add_test(c, conv_shapes_checked);
-	tcase_set_timeout(c, 60);
-	suite_add_tcase(s, c);
-	tcase_add_loop_test(w, wino_forward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_loop_test(w, wino_backward_is_the_definition, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_loop_test(w, wino_gradients_match_differences, 0,
-			    (int)LG_ARRAY_LEN(wino_cases));
-	tcase_add_test(w, wino_where_it_applies);
-	tcase_add_test(w, wino_small_batches_match);
-	tcase_set_timeout(w, 60);
-	suite_add_tcase(s, w);
+	TU_TCASE(s, "net", 60, net_tests);
+	TU_TCASE(s, "conv2d", 60, conv2d_tests);
+	TU_TCASE(s, "winograd", 60, winograd_tests);
 	return s;
 }

@@ -356,14 +356,14 @@ END_TEST
 Suite *suite_crash(void)
 {
 	Suite *s = suite_create("crash");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ damaged_store_is_an_error_for_every_command, 1 },
+		{ overwrite_refuses_a_running_league, 1 },
+		{ run_gives_up_on_a_game_that_cannot_play, 1 },
+		{ run_names_why_the_daemon_did_not_start, 1 },
+		{ run_gives_up_on_a_game_server_that_keeps_dying, 1 },
+	};
 
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, damaged_store_is_an_error_for_every_command);
-	tcase_add_test(tc, overwrite_refuses_a_running_league);
-	tcase_add_test(tc, run_gives_up_on_a_game_that_cannot_play);
-	tcase_add_test(tc, run_names_why_the_daemon_did_not_start);
-	tcase_add_test(tc, run_gives_up_on_a_game_server_that_keeps_dying);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 300, core_tests);
 	return s;
 }

@@ -28,15 +28,7 @@
 #include "tests/proto.h"
 #include "tests/testutil.h"
 
-static const char *rps_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n";
+static const char *rps_cfg = TU_RPS_YAML("inproc");
 
 /* Two learners (the main player 0 and the main exploiter 2: id 1 is
  * the main player's initial snapshot) and a collector. */
@@ -672,14 +664,7 @@ START_TEST(hoarder_holds_its_max_jobs)
 END_TEST
 
 static const char *capped_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n"
+	TU_RPS_YAML("inproc")
 	"server: {max_jobs_in_flight: 8}\n";
 
 #define HOARDERS 4
@@ -721,14 +706,7 @@ START_TEST(server_cap_holds_with_several_hoarders)
 END_TEST
 
 static const char *capped3_cfg =
-	"league: {name: inproc, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n"
+	TU_RPS_YAML("inproc")
 	"server: {max_jobs_in_flight: 3}\n";
 
 /* A league stopped with 8 jobs in flight resumes under a cap of 3: the
@@ -777,22 +755,22 @@ END_TEST
 Suite *suite_daemon(void)
 {
 	Suite *s = suite_create("daemon");
-	TCase *tc = tcase_create("inproc");
+	const struct tu_test inproc_tests[] = {
+		{ job_round_trip_counts_once, 1 },
+		{ bad_requests_are_refused_and_change_nothing, 1 },
+		{ one_commit_per_turn, 1 },
+		{ lost_collector_jobs_go_to_the_next, 1 },
+		{ restart_reissues_jobs_in_flight, 1 },
+		{ parameter_window_keeps_what_is_pinned, 1 },
+		{ retired_snapshots_release_their_parameters, 1 },
+		{ average_from_leaves_out_the_oldest, 1 },
+		{ trainer_state_goes_with_its_version, 1 },
+		{ probe_kind_round_trip, 1 },
+		{ hoarder_holds_its_max_jobs, 1 },
+		{ server_cap_holds_with_several_hoarders, 1 },
+		{ resume_reissues_within_the_cap, 1 },
+	};
 
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, job_round_trip_counts_once);
-	tcase_add_test(tc, bad_requests_are_refused_and_change_nothing);
-	tcase_add_test(tc, one_commit_per_turn);
-	tcase_add_test(tc, lost_collector_jobs_go_to_the_next);
-	tcase_add_test(tc, restart_reissues_jobs_in_flight);
-	tcase_add_test(tc, parameter_window_keeps_what_is_pinned);
-	tcase_add_test(tc, retired_snapshots_release_their_parameters);
-	tcase_add_test(tc, average_from_leaves_out_the_oldest);
-	tcase_add_test(tc, trainer_state_goes_with_its_version);
-	tcase_add_test(tc, probe_kind_round_trip);
-	tcase_add_test(tc, hoarder_holds_its_max_jobs);
-	tcase_add_test(tc, server_cap_holds_with_several_hoarders);
-	tcase_add_test(tc, resume_reissues_within_the_cap);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "inproc", 30, inproc_tests);
 	return s;
 }

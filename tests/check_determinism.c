@@ -403,13 +403,13 @@ END_TEST
 Suite *suite_determinism(void)
 {
 	Suite *s = suite_create("determinism");
-	TCase *t = tcase_create("resume");
+	const struct tu_test resume_tests[] = {
+		{ every_builtin_game_is_tested, 1 },
+		{ killed_and_resumed_ends_with_the_same_bits,
+		  (int)LG_ARRAY_LEN(games) },
+	};
 
 	/* per game; the deadlines above are what guards a stuck league */
-	tcase_set_timeout(t, 1200);
-	tcase_add_test(t, every_builtin_game_is_tested);
-	tcase_add_loop_test(t, killed_and_resumed_ends_with_the_same_bits, 0,
-			    (int)LG_ARRAY_LEN(games));
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "resume", 1200, resume_tests);
 	return s;
 }

@@ -33,57 +33,30 @@
 #include "tests/proto.h"
 #include "tests/testutil.h"
 
-static const char *tiny_cfg =
-	"league: {name: e2e, seed: 5}\n"
-	"env: {name: rps}\n"
-	"model: {hidden: [8]}\n"
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"
-	"payoff: {decay: 1.0}\n"
-	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"
-	"snapshot: {steps: 1000000000}\n"
-	"budget: {seconds: 600}\n";
-
-static void write_cfg(const char *dir, const char *text, char *path,
-		      size_t len)
-{
-	snprintf(path, len, "%s/league.yaml", dir);
-	tu_write_file(path, text);
-}
+static const char *tiny_cfg = TU_RPS_YAML("e2e");
 
 /* `league run` of the config `text` in a fresh directory (*dir), its
  * league in DIR/league (*ldir), quietly; it must exit 0. Its stdout is
- * left in out. */
-static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
-		      size_t llen, char *out, size_t outlen)
-{
-	static char err[1 << 16];
-	char cfg[256];
-
-	tu_mkdtemp(dir, dlen);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, llen, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league(out, outlen, err, sizeof err, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
-}
-
-/* run_quiet, but the run goes on (no seconds budget: the config's is a
- * backstop) until done(ldir, arg) holds, then stops by SIGTERM: a test
- * waits for what it reads, however busy the machine (up to 300 s). */
+ * left in out. With done, the run goes on (no seconds budget: the
+ * config's is a backstop) until done(ldir, arg) holds, then stops by
+ * SIGTERM: a test waits for what it reads, however busy the machine (up
+ * to 300 s). */
 static void run_quiet_until(const char *text, char *dir, size_t dlen,
 			    char *ldir, size_t llen, char *out, size_t outlen,
 			    int (*done)(const char *, void *), void *arg)
 {
 	static char err[1 << 16];
-	char cfg[256];
 
 	tu_mkdtemp(dir, dlen);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(ldir, llen, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, "--quiet", NULL };
-	int rc = tu_run_league_until(argv, ldir, done, arg, 300, out, outlen,
-				     err, sizeof err);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+	tu_run_config(text, dir, ldir, llen, 1, done, arg, out, outlen, err,
+		      sizeof err);
+}
+
+/* run_quiet_until without a condition: the run ends by its budget. */
+static void run_quiet(const char *text, char *dir, size_t dlen, char *ldir,
+		      size_t llen, char *out, size_t outlen)
+{
+	run_quiet_until(text, dir, dlen, ldir, llen, out, outlen, NULL, NULL);
 }
 
 /* Snapshots (historical players) of the league in ldir that have played
@@ -174,6 +147,38 @@ static void learner_for(struct tp_peer *p, struct tu_daemon *d,
 	ck_assert_int_eq(tp_fake_learner(p, player), LEAGUE__STATUS__STATUS_OK);
 }
 
+/* Two collectors on d, c and other, each registered with 4 envs and 4
+ * jobs: one takes the jobs, the other's reports of them must be stale. */
+static void collectors_for(struct tp_peer *c, struct tp_peer *other,
+			   const struct tu_daemon *d)
+{
+	tp_connect(c, d->port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
+	tp_register_collector(c, 4, 4);
+	tp_connect(other, d->port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
+	tp_register_collector(other, 4, 4);
+}
+
+/* The outcome of every episode of res (the episodes of a job against a
+ * baseline whose other seat, ms, is the main player's) drawn from rng:
+ * a win, draw or loss for seat ms, counted in sent[]. Someone else's
+ * (other's) report of it is stale and counts nothing; c's counts once
+ * and a second one is stale. */
+static void report_baseline_job(struct tp_peer *c, struct tp_peer *other,
+				struct tp_result *res, uint32_t episodes,
+				int ms, lg_rng *rng, uint64_t sent[3])
+{
+	for (uint32_t i = 0; i < episodes; i++) {
+		int k = (int)lg_rng_below(rng, 3); /* win draw loss */
+		res->ret[i][ms] = 1.0 - k;
+		res->ret[i][!ms] = k - 1.0;
+		sent[k]++;
+	}
+	ck_assert_int_eq(tp_send_result(other, res),
+			 LEAGUE__STATUS__STATUS_STALE);
+	ck_assert_int_eq(tp_send_result(c, res), LEAGUE__STATUS__STATUS_OK);
+	ck_assert_int_eq(tp_send_result(c, res), LEAGUE__STATUS__STATUS_STALE);
+}
+
 /* The last job taken, for its seats and endpoint. */
 static struct tp_job last;
 
@@ -222,9 +227,7 @@ START_TEST(kill9_resume_counts_every_acked_result_once)
 	struct tp_result res;
 	uint32_t n;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	lg_rng_seed(&rng, 3);
 	tu_serve_sync(&d, cfg, dir, 0, NULL, 1); /* the default: fsync */
 	ck_assert_int_eq(d.nlearners, 2);
@@ -337,9 +340,7 @@ START_TEST(dead_collector_job_goes_to_the_next)
 	struct tp_peer learners[16], a, b;
 	uint32_t n;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -403,44 +404,6 @@ static uint32_t file_crc(const char *path, uint64_t *len)
 	return crc;
 }
 
-/* A worker `league ARGS...` as a child, its stderr (the log) to log and
- * its stdout to /dev/null: its pid. */
-static pid_t spawn_worker(const char *const *argv, const char *log)
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(null, 1);
-		dup2(fd, 2);
-		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Wait (at most limit seconds) until the file at path holds `what`. */
-static void wait_for_line(const char *path, const char *what, double limit)
-{
-	static char buf[1 << 20];
-	double t0 = lg_now_s();
-
-	for (;;) {
-		FILE *f = fopen(path, "rb");
-		size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = 0;
-		if (strstr(buf, what))
-			return;
-		ck_assert_msg(lg_now_s() - t0 < limit, "%s: no '%s' in %.0f s:"
-			      "\n%.2000s", path, what, limit, buf);
-		lg_sleep_s(0.1);
-	}
-}
-
 /* A learner process killed with SIGKILL and started again takes the
  * trainer state stored with the newest version (learner.store_trainer)
  * and trains on; the daemon hands it over. The exactness of what it
@@ -462,11 +425,9 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 	pid_t lp, cp;
 	int st;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	snprintf(llog, sizeof llog, "%s/learn.log", dir);
-	snprintf(clog, sizeof clog, "%s/collect.log", dir);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
+	snprintf(llog, sizeof llog, "%s.learn.log", dir);
+	snprintf(clog, sizeof clog, "%s.collect.log", dir);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 1);
 	snprintf(addr, sizeof addr, "127.0.0.1:%u", d.port);
@@ -474,18 +435,18 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 	const char *largv[] = { "league", "learn", "--connect", addr,
 				"--player", player, NULL };
 	const char *cargv[] = { "league", "collect", "--connect", addr, NULL };
-	lp = spawn_worker(largv, llog);
-	cp = spawn_worker(cargv, clog);
+	lp = tu_spawn_worker(largv, llog, 0);
+	cp = tu_spawn_worker(cargv, clog, 0);
 	/* a few versions pushed with their states, then the kill */
-	wait_for_line(llog, "update 4:", 60);
+	tu_wait_for_text(llog, "update 4:", 60);
 	kill(lp, SIGKILL);
 	ck_assert_int_eq(waitpid(lp, &st, 0), lp);
-	lp = spawn_worker(largv, llog);
-	wait_for_line(llog, "with its trainer state", 30);
+	lp = tu_spawn_worker(largv, llog, 0);
+	tu_wait_for_text(llog, "with its trainer state", 30);
 	/* the update count goes on from the state's, not from 1 (the
 	 * state of update 3 at least: "update 4:" may be logged before its
 	 * push) */
-	wait_for_line(llog, " update ", 60);
+	tu_wait_for_text(llog, " update ", 60);
 	{
 		static char buf[1 << 20];
 		unsigned first = 0;
@@ -495,7 +456,7 @@ START_TEST(restarted_learner_takes_its_trainer_state)
 		ck_assert_msg(first > 3, "%.2000s", buf);
 	}
 	snprintf(dlog, sizeof dlog, "%s.log", dir);
-	wait_for_line(dlog, "with its trainer state", 5);
+	tu_wait_for_text(dlog, "with its trainer state", 5);
 	kill(lp, SIGTERM);
 	kill(cp, SIGTERM);
 	waitpid(lp, &st, 0);
@@ -673,9 +634,7 @@ START_TEST(metrics_parse_then_inspect_reads_only)
 	uint64_t steps = 0;
 	int fams = 0, labelled = 0, seen_jobs = 0, seen_steps = 0;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -828,9 +787,7 @@ START_TEST(bad_clients_are_cut_off_others_served)
 	uint32_t n;
 	int fd, rc;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, "s3cret");
 	/* A wrong token is refused. */
 	{
@@ -1281,17 +1238,12 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 11);
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_int_eq(d.nlearners, 1);
 	uint32_t main_id = d.learners[0];
 	learner_for(&ln, &d, main_id);
-	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
-	tp_register_collector(&c, 4, 4);
-	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
-	tp_register_collector(&other, 4, 4);
+	collectors_for(&c, &other, &d);
 	/* 300 games x 2 seats x 2 baselines = 8 jobs (256 + 44 each). */
 	while (eval_jobs < 8) {
 		ck_assert_msg(train_eps < 10000, "no evaluation jobs after %llu "
@@ -1321,19 +1273,8 @@ START_TEST(eval_jobs_take_their_share_and_their_own_table)
 		ck_assert(!ji.learning[0] && !ji.learning[1]);
 		ck_assert(ji.greedy[ms] && !ji.greedy[!ms]); /* eval.greedy */
 		ck_assert(ji.episodes == 256 || ji.episodes == 44);
-		for (uint32_t i = 0; i < ji.episodes; i++) {
-			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
-			res.ret[i][ms] = 1.0 - k;
-			res.ret[i][!ms] = k - 1.0;
-			sent[b][ms][k]++;
-		}
-		/* Someone else's report of it is stale and counts nothing. */
-		ck_assert_int_eq(tp_send_result(&other, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
+		report_baseline_job(&c, &other, &res, ji.episodes, ms, &rng,
+				    sent[b][ms]);
 		eval_eps += ji.episodes;
 		eval_jobs++;
 		at_last_eval = train_eps;
@@ -1424,18 +1365,13 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 	lg_rng rng;
 
 	lg_rng_seed(&rng, 12);
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, text, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(text, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	ck_assert_uint_gt(d.http_port, 0);
 	ck_assert_int_eq(d.nlearners, 2);
 	learner_for(&ln[0], &d, d.learners[0]);
 	learner_for(&ln[1], &d, d.learners[1]);
-	tp_connect(&c, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "c", NULL);
-	tp_register_collector(&c, 4, 4);
-	tp_connect(&other, d.port, LEAGUE__ROLE__ROLE_COLLECTOR, "other", NULL);
-	tp_register_collector(&other, 4, 4);
+	collectors_for(&c, &other, &d);
 	while (train_eps < 2000) {
 		if (!tp_take_job(&c, &ji)) {
 			lg_sleep_s(0.01);
@@ -1461,18 +1397,8 @@ START_TEST(baseline_training_jobs_take_their_share_outside_the_payoff)
 		ck_assert(ji.learning[ms] && !ji.learning[!ms]);
 		ck_assert(!ji.greedy[0] && !ji.greedy[1]);
 		ck_assert_uint_eq(ji.episodes, 4);
-		for (uint32_t i = 0; i < ji.episodes; i++) {
-			int k = (int)lg_rng_below(&rng, 3); /* win draw loss */
-			res.ret[i][ms] = 1.0 - k;
-			res.ret[i][!ms] = k - 1.0;
-			sent[b][ms][k]++;
-		}
-		ck_assert_int_eq(tp_send_result(&other, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_OK);
-		ck_assert_int_eq(tp_send_result(&c, &res),
-				 LEAGUE__STATUS__STATUS_STALE);
+		report_baseline_job(&c, &other, &res, ji.episodes, ms, &rng,
+				    sent[b][ms]);
 		base_eps += ji.episodes;
 	}
 	/* share 0.25: a third as many as the training episodes, give or
@@ -1688,9 +1614,7 @@ START_TEST(hoarder_is_capped_and_jobs_endpoint_is_paged)
 	size_t got = 0;
 	int st;
 
-	tu_mkdtemp(dir, sizeof dir);
-	write_cfg(dir, tiny_cfg, cfg, sizeof cfg);
-	strcat(dir, "/league");
+	tu_league_files(tiny_cfg, dir, sizeof dir, cfg, sizeof cfg);
 	tu_serve(&d, cfg, dir, 0, NULL);
 	for (int i = 0; i < d.nlearners; i++)
 		learner_for(&learners[i], &d, d.learners[i]);
@@ -1762,23 +1686,24 @@ END_TEST
 Suite *suite_e2e(void)
 {
 	Suite *s = suite_create("e2e");
-	TCase *t = tcase_create("runtime");
+	const struct tu_test runtime_tests[] = {
+		{ kill9_resume_counts_every_acked_result_once, 1 },
+		{ restarted_learner_takes_its_trainer_state, 1 },
+		{ league_run_with_search_trains_on_every_segment, 1 },
+		{ dead_collector_job_goes_to_the_next, 1 },
+		{ hoarder_is_capped_and_jobs_endpoint_is_paged, 1 },
+		{ metrics_parse_then_inspect_reads_only, 1 },
+		{ inspect_follows_commits, 1 },
+		{ bad_clients_are_cut_off_others_served, 1 },
+		{ league_run_small_rps, 1 },
+		{ replay_checks_the_decision_log, 1 },
+		{ eval_jobs_take_their_share_and_their_own_table, 1 },
+		{ league_run_tictactoe_against_minimax, 1 },
+		{ baseline_training_jobs_take_their_share_outside_the_payoff,
+		  1 },
+		{ league_run_kuhn_nashconv_beside_baseline_rows, 1 },
+	};
 
-	tcase_set_timeout(t, 120);
-	tcase_add_test(t, kill9_resume_counts_every_acked_result_once);
-	tcase_add_test(t, restarted_learner_takes_its_trainer_state);
-	tcase_add_test(t, league_run_with_search_trains_on_every_segment);
-	tcase_add_test(t, dead_collector_job_goes_to_the_next);
-	tcase_add_test(t, hoarder_is_capped_and_jobs_endpoint_is_paged);
-	tcase_add_test(t, metrics_parse_then_inspect_reads_only);
-	tcase_add_test(t, inspect_follows_commits);
-	tcase_add_test(t, bad_clients_are_cut_off_others_served);
-	tcase_add_test(t, league_run_small_rps);
-	tcase_add_test(t, replay_checks_the_decision_log);
-	tcase_add_test(t, eval_jobs_take_their_share_and_their_own_table);
-	tcase_add_test(t, league_run_tictactoe_against_minimax);
-	tcase_add_test(t, baseline_training_jobs_take_their_share_outside_the_payoff);
-	tcase_add_test(t, league_run_kuhn_nashconv_beside_baseline_rows);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "runtime", 120, runtime_tests);
 	return s;
 }

@@ -9,6 +9,7 @@
 #include "envs/env_internal.h"
 
 #define TEST_STATE_MAX 256 /* the built-in games' states are smaller */
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static void opts_2x2(struct env_opts *o)
@@ -25,13 +26,9 @@ static void opts_2x2(struct env_opts *o)
 static env *make(const char *name)
 {
 	struct env_opts o;
-	char err[256];
-	env *e = NULL;
 
 	opts_2x2(&o);
-	ck_assert_msg(env_new(&e, name, &o, err, sizeof err) == 0, "%s: %s",
-		      name, err);
-	return e;
+	return tu_env_open(name, &o);
 }
 
 START_TEST(registry_lists_every_game)
@@ -504,21 +501,20 @@ END_TEST
 Suite *suite_envs(void)
 {
 	Suite *s = suite_create("envs");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ registry_lists_every_game, 1 },
+		{ random_play_invariants_and_determinism, 1 },
+		{ kuhn_deal_is_uniform, 1 },
+		{ kuhn_rules, 1 },
+		{ leduc_rules, 1 },
+		{ board_rules, 1 },
+		{ matrix_joint_step_and_payoff, 1 },
+		{ max_steps_truncates_as_draw, 1 },
+		{ timing_jitter_and_sleep, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tc, 60);
-
-	tcase_add_test(tc, registry_lists_every_game);
-	tcase_add_test(tc, random_play_invariants_and_determinism);
-	tcase_add_test(tc, kuhn_deal_is_uniform);
-	tcase_add_test(tc, kuhn_rules);
-	tcase_add_test(tc, leduc_rules);
-	tcase_add_test(tc, board_rules);
-	tcase_add_test(tc, matrix_joint_step_and_payoff);
-	tcase_add_test(tc, max_steps_truncates_as_draw);
-	tcase_add_test(tc, timing_jitter_and_sleep);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

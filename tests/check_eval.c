@@ -17,16 +17,13 @@
 static env *make(const char *name)
 {
 	struct env_opts o;
-	char err[256];
-	env *e = NULL;
 
 	env_opts_default(&o);
 	o.matrix.rows = o.matrix.cols = 2;
 	o.matrix.v[0][0] = 3;
 	o.matrix.v[0][1] = o.matrix.v[1][0] = -2;
 	o.matrix.v[1][1] = 1;
-	ck_assert_msg(env_new(&e, name, &o, err, sizeof err) == 0, "%s", err);
-	return e;
+	return tu_env_open(name, &o);
 }
 
 static env_tree *tree_of(env *e)
@@ -1138,39 +1135,39 @@ END_TEST
 Suite *suite_eval(void)
 {
 	Suite *s = suite_create("eval");
-	TCase *tc = tcase_create("exact");
-	TCase *bl = tcase_create("baselines");
-	TCase *cli = tcase_create("cli");
+	const struct tu_test exact_tests[] = {
+		{ kuhn_uniform_nashconv, 1 },
+		{ leduc_uniform_nashconv, 1 },
+		{ policy_with_memory_sees_its_history, 1 },
+		{ kuhn_cfr_plus_equilibrium, 1 },
+		{ leduc_cfr_plus_converges, 1 },
+		{ matrix_2x2_equilibrium, 1 },
+		{ mmd_reaches_the_quantal_response_equilibrium, 1 },
+		{ optimistic_mmd_converges_where_plain_cycles, 1 },
+		{ moving_magnet_converges_where_plain_cycles, 1 },
+		{ sampled_mmd_estimates_the_exact_step, 1 },
+		{ mmd_nashconv_falls_with_the_temperature, 1 },
+		{ fictitious_play, 1 },
+		{ mmd_average_of_a_cycle, 1 },
+		{ mmd_average_is_the_mixture_of_its_iterates, 1 },
+		{ rps_uniform_is_equilibrium, 1 },
+		{ tree_refused_for_board_games, 1 },
+		{ tabular_round_trip_and_errors, 1 },
+	};
+	const struct tu_test baselines_tests[] = {
+		{ tictactoe_minimax, 1 },
+		{ connect4_alphabeta, 1 },
+		{ random_baseline_simultaneous, 1 },
+	};
+	const struct tu_test cli_tests[] = {
+		{ cli_env_list, 1 },
+		{ cli_eval_nashconv, 1 },
+		{ cli_eval_usage_errors, 1 },
+		{ cli_policy_file_round_trip, 1 },
+	};
 
-	tcase_add_test(tc, kuhn_uniform_nashconv);
-	tcase_add_test(tc, leduc_uniform_nashconv);
-	tcase_add_test(tc, policy_with_memory_sees_its_history);
-	tcase_add_test(tc, kuhn_cfr_plus_equilibrium);
-	tcase_add_test(tc, leduc_cfr_plus_converges);
-	tcase_add_test(tc, matrix_2x2_equilibrium);
-	tcase_add_test(tc, mmd_reaches_the_quantal_response_equilibrium);
-	tcase_add_test(tc, optimistic_mmd_converges_where_plain_cycles);
-	tcase_add_test(tc, moving_magnet_converges_where_plain_cycles);
-	tcase_add_test(tc, sampled_mmd_estimates_the_exact_step);
-	tcase_add_test(tc, mmd_nashconv_falls_with_the_temperature);
-	tcase_add_test(tc, fictitious_play);
-	tcase_add_test(tc, mmd_average_of_a_cycle);
-	tcase_add_test(tc, mmd_average_is_the_mixture_of_its_iterates);
-	tcase_add_test(tc, rps_uniform_is_equilibrium);
-	tcase_add_test(tc, tree_refused_for_board_games);
-	tcase_add_test(tc, tabular_round_trip_and_errors);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(bl, tictactoe_minimax);
-	tcase_add_test(bl, connect4_alphabeta);
-	tcase_add_test(bl, random_baseline_simultaneous);
-	tcase_set_timeout(bl, 60);
-	suite_add_tcase(s, bl);
-	tcase_add_test(cli, cli_env_list);
-	tcase_add_test(cli, cli_eval_nashconv);
-	tcase_add_test(cli, cli_eval_usage_errors);
-	tcase_add_test(cli, cli_policy_file_round_trip);
-	tcase_set_timeout(cli, 60);
-	suite_add_tcase(s, cli);
+	TU_TCASE(s, "exact", 60, exact_tests);
+	TU_TCASE(s, "baselines", 60, baselines_tests);
+	TU_TCASE(s, "cli", 60, cli_tests);
 	return s;
 }

@@ -112,7 +112,7 @@ START_TEST(tictactoe_plugin_is_the_builtin)
 	lg_rng r;
 
 	plugin_opts(&o, "tictactoe");
-	ck_assert_msg(env_new(&p, NULL, &o, err, sizeof err) == 0, "%s", err);
+	p = tu_env_open(NULL, &o);
 	ck_assert_int_eq(env_new(&b, "tictactoe", NULL, err, sizeof err), 0);
 	lg_rng_seed(&r, 2);
 	for (int ep = 0; ep < 50; ep++) {
@@ -385,7 +385,7 @@ END_TEST
 START_TEST(league_trains_on_the_plugin_game)
 {
 	static char out[1 << 16], errb[1 << 16];
-	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+	char dir[128], ldir[192], so[256], text[1024];
 
 	tu_mkdtemp(dir, sizeof dir);
 	plugin_path(so, sizeof so, "goofspiel");
@@ -401,12 +401,8 @@ START_TEST(league_trains_on_the_plugin_game)
 		 /* a count, not seconds: every job plays the main player,
 		  * however slow the machine */
 		 "budget: {seconds: 0, jobs: 30}\n", so);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
-	tu_write_file(cfg, text);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
-	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	tu_run_config(text, dir, ldir, sizeof ldir, 0, NULL, NULL, out,
+		      sizeof out, errb, sizeof errb);
 	/* The run printed its matrix, and the main player met others:
 	 * a row "   0 main" with at least one win rate in it. */
 	const char *row = strstr(out, "\n   0 main ");
@@ -428,7 +424,6 @@ START_TEST(crashing_plugin_costs_only_its_child)
 	struct coll_opts o;
 	struct coll_stats st;
 	coll *c = NULL;
-	char err[300];
 
 	coll_opts_default(&o);
 	plugin_opts(&o.env, "crashy");
@@ -442,7 +437,7 @@ START_TEST(crashing_plugin_costs_only_its_child)
 	o.retry_backoff_s = 0.01;
 	o.policies = &uni;
 	o.num_policies = 1;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 1000, 60), 0);
 	coll_stop(c);
 	coll_stats(c, &st);
@@ -466,7 +461,7 @@ END_TEST
 START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
 {
 	static char out[1 << 16], errb[1 << 16];
-	char dir[128], cfg[256], ldir[192], so[256], text[1024];
+	char dir[128], ldir[192], so[256], text[1024];
 
 	tu_mkdtemp(dir, sizeof dir);
 	plugin_path(so, sizeof so, "crashy");
@@ -483,12 +478,8 @@ START_TEST(league_run_restarts_a_collector_its_plugin_crashed)
 		  * env steps counted take two of them, however slow the
 		  * machine */
 		 "budget: {seconds: 0, env_steps: 4000}\n", so);
-	snprintf(cfg, sizeof cfg, "%s/league.yaml", dir);
-	tu_write_file(cfg, text);
-	snprintf(ldir, sizeof ldir, "%s/league", dir);
-	const char *argv[] = { "run", cfg, "--dir", ldir, NULL };
-	int rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv);
-	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, errb);
+	tu_run_config(text, dir, ldir, sizeof ldir, 0, NULL, NULL, out,
+		      sizeof out, errb, sizeof errb);
 	ck_assert_msg(strstr(errb, "collector.0 exited (signal 6); "
 			     "restarting"), "%s", errb);
 	ck_assert_msg(strstr(out, "win rate of row against column"), "%s",
@@ -500,24 +491,24 @@ END_TEST
 Suite *suite_games(void)
 {
 	Suite *s = suite_create("games");
-	TCase *tc = tcase_create("abi");
-	TCase *run = tcase_create("run");
+	const struct tu_test abi_tests[] = {
+		{ builtin_games_pass_the_conformance_suite, 1 },
+		{ goofspiel_plugin_conforms, 1 },
+		{ tictactoe_plugin_is_the_builtin, 1 },
+		{ board_games_expose_planes, 1 },
+		{ conformance_suite_catches_a_broken_game, 1 },
+		{ bad_plugins_and_params_are_refused, 1 },
+		{ goofspiel_exact_nashconv_matches_the_hand_value, 1 },
+		{ config_names_a_plugin, 1 },
+	};
+	const struct tu_test run_tests[] = {
+		{ config_check_refuses_bad_games, 1 },
+		{ league_trains_on_the_plugin_game, 1 },
+		{ crashing_plugin_costs_only_its_child, 1 },
+		{ league_run_restarts_a_collector_its_plugin_crashed, 1 },
+	};
 
-	tcase_add_test(tc, builtin_games_pass_the_conformance_suite);
-	tcase_add_test(tc, goofspiel_plugin_conforms);
-	tcase_add_test(tc, tictactoe_plugin_is_the_builtin);
-	tcase_add_test(tc, board_games_expose_planes);
-	tcase_add_test(tc, conformance_suite_catches_a_broken_game);
-	tcase_add_test(tc, bad_plugins_and_params_are_refused);
-	tcase_add_test(tc, goofspiel_exact_nashconv_matches_the_hand_value);
-	tcase_add_test(tc, config_names_a_plugin);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(run, config_check_refuses_bad_games);
-	tcase_add_test(run, league_trains_on_the_plugin_game);
-	tcase_add_test(run, crashing_plugin_costs_only_its_child);
-	tcase_add_test(run, league_run_restarts_a_collector_its_plugin_crashed);
-	tcase_set_timeout(run, 90);
-	suite_add_tcase(s, run);
+	TU_TCASE(s, "abi", 60, abi_tests);
+	TU_TCASE(s, "run", 90, run_tests);
 	return s;
 }

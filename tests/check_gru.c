@@ -15,6 +15,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* ---- gru ------------------------------------------------------------- */
@@ -104,8 +105,10 @@ START_TEST(gru_forward_is_the_definition)
 }
 END_TEST
 
-static double gru_loss(struct gru_fix *f)
+/* L = sum(h * g) of the fixture's forward pass; its arg is the fixture. */
+static double gru_loss(void *arg)
 {
+	struct gru_fix *f = arg;
 	double L = 0;
 
 	gru_forward(G_IN, G_H, f->p, f->x, f->hs, gru_starts, G_T, G_B, f->h,
@@ -118,25 +121,6 @@ static double gru_loss(struct gru_fix *f)
 /* Central differences (eps 0.01: truncation ~eps^2, rounding of |L| ~ 5
  * in float over 2 eps ~3e-5) against the backward for every parameter,
  * input and stored state, through the restarts. */
-static void gru_check(struct gru_fix *f, float *v, size_t n,
-		      const float *grad, const char *what)
-{
-	const float eps = 0.01f;
-
-	for (size_t i = 0; i < n; i++) {
-		float keep = v[i];
-		v[i] = keep + eps;
-		double lp = gru_loss(f);
-		v[i] = keep - eps;
-		double lm = gru_loss(f);
-		v[i] = keep;
-		double num = (lp - lm) / (2 * eps);
-		ck_assert_msg(fabs(num - grad[i]) <= 3e-3 * (1 + fabs(num)),
-			      "d%s[%zu]: backward %g, differences %g", what, i,
-			      grad[i], num);
-	}
-}
-
 START_TEST(gru_gradients_match_differences)
 {
 	struct gru_fix f;
@@ -147,9 +131,12 @@ START_TEST(gru_gradients_match_differences)
 	gru_loss(&f);
 	gru_backward(G_IN, G_H, f.p, f.x, gru_starts, G_T, G_B, f.g, dp, dx,
 		     dhs, f.cache, f.work);
-	gru_check(&f, f.p, LG_ARRAY_LEN(f.p), dp, "p");
-	gru_check(&f, f.x, LG_ARRAY_LEN(f.x), dx, "x");
-	gru_check(&f, f.hs, LG_ARRAY_LEN(f.hs), dhs, "hs");
+	grad_vs_differences(f.p, LG_ARRAY_LEN(f.p), 1, dp, 0.01f, 3e-3, 3e-3,
+			    gru_loss, &f, "dp");
+	grad_vs_differences(f.x, LG_ARRAY_LEN(f.x), 1, dx, 0.01f, 3e-3, 3e-3,
+			    gru_loss, &f, "dx");
+	grad_vs_differences(f.hs, LG_ARRAY_LEN(f.hs), 1, dhs, 0.01f, 3e-3,
+			    3e-3, gru_loss, &f, "dhs");
 	/* only the stored states a sequence starts from are read: those of
 	 * steps 0 and of the restarts */
 	for (int b = 0; b < G_B; b++)
@@ -222,6 +209,19 @@ static double rg_loss(ppo *p, struct rg_fix *f)
 	return st.loss;
 }
 
+/* rg_loss as grad_vs_differences calls it. */
+struct rg_arg {
+	ppo *p;
+	struct rg_fix *f;
+};
+
+static double rg_loss_of(void *arg)
+{
+	struct rg_arg *a = arg;
+
+	return rg_loss(a->p, a->f);
+}
+
 /* The PPO loss's gradient through dense -> GRU -> head against central
  * differences of the loss (float: eps 0.01, tolerance 5e-3 relative plus
  * 2e-4), with a restart and padding; two threads (a sequence each, the
@@ -252,19 +252,9 @@ START_TEST(gradcheck_recurrent)
 	rg_loss(p, &f);
 	float *g = malloc(np * sizeof *g);
 	memcpy(g, ppo_grad(p, NULL), np * sizeof *g);
-	for (size_t i = 0; i < np; i++) {
-		const float eps = 0.01f;
-		float keep = w[i];
-		w[i] = keep + eps;
-		double lp = rg_loss(p, &f);
-		w[i] = keep - eps;
-		double lm = rg_loss(p, &f);
-		w[i] = keep;
-		double num = (lp - lm) / (2 * eps);
-		ck_assert_msg(fabs(num - g[i]) <= 5e-3 * fabs(num) + 2e-4,
-			      "param %zu: backward %g, differences %g", i, g[i],
-			      num);
-	}
+	struct rg_arg ra = { p, &f };
+	grad_vs_differences(w, np, 1, g, 0.01f, 5e-3, 2e-4, rg_loss_of, &ra,
+			    "param");
 	/* padding rows hold anything */
 	for (int k = 0; k < 5; k++)
 		f.obs[(2 * RG_T + 3) * 5 + k] = 1e3f;
@@ -480,17 +470,17 @@ END_TEST
 Suite *suite_gru(void)
 {
 	Suite *s = suite_create("gru");
-	TCase *g = tcase_create("gradient");
-	TCase *t = tcase_create("learning");
+	const struct tu_test gradient_tests[] = {
+		{ gru_forward_is_the_definition, 1 },
+		{ gru_gradients_match_differences, 1 },
+		{ gradcheck_recurrent, 1 },
+		{ recurrent_training_matches_inference, 1 },
+	};
+	const struct tu_test learning_tests[] = {
+		{ recurrent_learns_to_remember, 1 },
+	};
 
-	tcase_add_test(g, gru_forward_is_the_definition);
-	tcase_add_test(g, gru_gradients_match_differences);
-	tcase_add_test(g, gradcheck_recurrent);
-	tcase_add_test(g, recurrent_training_matches_inference);
-	tcase_set_timeout(g, 60);
-	suite_add_tcase(s, g);
-	tcase_add_test(t, recurrent_learns_to_remember);
-	tcase_set_timeout(t, 180);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "gradient", 60, gradient_tests);
+	TU_TCASE(s, "learning", 180, learning_tests);
 	return s;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "league/lease.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 static league_leases *mk(void)
@@ -364,18 +365,17 @@ END_TEST
 Suite *suite_lease(void)
 {
 	Suite *s = suite_create("lease");
-	TCase *tc = tcase_create("lease");
+	const struct tu_test lease_tests[] = {
+		{ fifo_and_complete_once, 1 },
+		{ expiry_requeues_first_and_late_result_is_stale, 1 },
+		{ drop_session_requeues_only_its_leases, 1 },
+		{ random_ops_match_model, 1 },
+		{ held_counts_follow_every_end, 1 },
+		{ pages_walk_in_id_order, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tc, 60);
-
-	tcase_add_test(tc, fifo_and_complete_once);
-	tcase_add_test(tc, expiry_requeues_first_and_late_result_is_stale);
-	tcase_add_test(tc, drop_session_requeues_only_its_leases);
-	tcase_add_test(tc, random_ops_match_model);
-	tcase_add_test(tc, held_counts_follow_every_end);
-	tcase_add_test(tc, pages_walk_in_id_order);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "lease", 60, lease_tests);
 	return s;
 }

@@ -46,43 +46,13 @@ struct world {
 	char player[2][16];
 };
 
-/* A worker `league ARGS...` as a child, its stderr (the log) to log: its
- * pid. */
-static pid_t spawn(const char *const *argv, const char *log)
-{
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		dup2(null, 1);
-		dup2(fd, 2);
-		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* The file at path, at most len - 1 bytes, NUL-terminated ("" when it
- * is not there yet). */
-static void slurp(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-}
-
 /* Updates logged by the learner whose log is path. */
 static unsigned updates(const char *path)
 {
 	static char buf[1 << 22];
 	unsigned n = 0;
 
-	slurp(path, buf, sizeof buf);
+	tu_read_text(path, buf, sizeof buf);
 	for (const char *p = buf; (p = strstr(p, " update ")); p++)
 		n++;
 	return n;
@@ -99,22 +69,6 @@ static void wait_updates(const char *path, unsigned want, double limit)
 		ck_assert_msg(lg_now_s() - t0 < limit,
 			      "%s: %u updates in %.0f s, waited for %u", path,
 			      n, limit, want);
-		lg_sleep_s(0.1);
-	}
-}
-
-/* Wait (at most limit seconds) until the file at path holds `what`. */
-static void wait_for(const char *path, const char *what, double limit)
-{
-	static char buf[1 << 22];
-	double t0 = lg_now_s();
-
-	for (;;) {
-		slurp(path, buf, sizeof buf);
-		if (strstr(buf, what))
-			return;
-		ck_assert_msg(lg_now_s() - t0 < limit, "%s: no '%s' in %.0f s",
-			      path, what, limit);
 		lg_sleep_s(0.1);
 	}
 }
@@ -144,11 +98,11 @@ static void world_start(struct world *w)
 			 w->d.learners[i]);
 		const char *argv[] = { "league", "learn", "--connect", w->addr,
 				       "--player", w->player[i], NULL };
-		w->lp[i] = spawn(argv, w->llog[i]);
+		w->lp[i] = tu_spawn_worker(argv, w->llog[i], 1);
 	}
 	const char *cargv[] = { "league", "collect", "--connect", w->addr,
 				NULL };
-	w->cp = spawn(cargv, w->clog);
+	w->cp = tu_spawn_worker(cargv, w->clog, 1);
 	wait_updates(w->llog[0], 3, 90);
 	wait_updates(w->llog[1], 3, 90);
 }
@@ -194,12 +148,12 @@ START_TEST(stopped_learner_costs_only_its_player)
 	n = updates(w.llog[1]);
 	wait_updates(w.llog[1], n + 20, 90);
 	/* the daemon dropped it (its heartbeats stopped too) */
-	wait_for(w.dlog, "heartbeat timeout", 30);
+	tu_wait_for_text(w.dlog, "heartbeat timeout", 30);
 	n = updates(w.llog[1]);
 	wait_updates(w.llog[1], n + 10, 90);
 
 	kill(w.lp[0], SIGCONT);
-	wait_for(w.llog[0], "registered again", 60);
+	tu_wait_for_text(w.llog[0], "registered again", 60);
 	n = updates(w.llog[0]);
 	wait_updates(w.llog[0], n + 6, 120);
 	/* and the other one still trains */
@@ -266,7 +220,7 @@ START_TEST(deaf_learner_costs_only_its_player)
 	ck_assert_int_eq(rc, LEAGUE__STATUS__STATUS_OK);
 
 	snprintf(what, sizeof what, "learner at %s: sending failed", ep);
-	wait_for(w.clog, what, 120);
+	tu_wait_for_text(w.clog, what, 120);
 	ck_assert(f.accepted);
 	n = updates(w.llog[0]);
 	wait_updates(w.llog[0], n + 20, 90);
@@ -283,11 +237,11 @@ END_TEST
 Suite *suite_liveness(void)
 {
 	Suite *s = suite_create("liveness");
-	TCase *t = tcase_create("one learner down");
+	const struct tu_test one_learner_down_tests[] = {
+		{ stopped_learner_costs_only_its_player, 1 },
+		{ deaf_learner_costs_only_its_player, 1 },
+	};
 
-	tcase_set_timeout(t, 600);
-	tcase_add_test(t, stopped_learner_costs_only_its_player);
-	tcase_add_test(t, deaf_learner_costs_only_its_player);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "one learner down", 600, one_learner_down_tests);
 	return s;
 }

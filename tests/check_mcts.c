@@ -96,13 +96,8 @@ static int exact_eval(void *ctx, size_t n, const float *obs,
 
 static env *ttt(void)
 {
-	struct env_opts o;
-	char err[256];
-	env *e = NULL;
+	env *e = tu_env_open("tictactoe", NULL);
 
-	env_opts_default(&o);
-	ck_assert_msg(env_new(&e, "tictactoe", &o, err, sizeof err) == 0, "%s",
-		      err);
 	ck_assert_int_eq(env_reset(e, 1), 0);
 	return e;
 }
@@ -119,13 +114,11 @@ START_TEST(finds_a_win_in_one)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { .sims = 60, .c_puct = 1.5 };
-	char err[256];
 	int a = -1;
 	uint32_t visits[9];
 
 	play(e, (const int[]){ 0, 3, 1, 4 }, 4);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, visits), 0);
 	ck_assert_int_eq(a, 2);
 	uint32_t sum = 0;
@@ -144,12 +137,10 @@ START_TEST(blocks_a_loss_in_one)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { .sims = 400, .c_puct = 1.5 };
-	char err[256];
 	int a = -1;
 
 	play(e, (const int[]){ 0, 4, 1 }, 3);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL), 0);
 	ck_assert_int_eq(a, 2);
 	env_mcts_free(m);
@@ -190,14 +181,11 @@ START_TEST(root_value)
 			env_mcts *m = NULL;
 			struct env_mcts_opts o = { .sims = 200, .c_puct = 1.5,
 						   .batch = batch };
-			char err[256];
 			float v = -9;
 			int fail = 0;
 
 			play(e, pos[k].moves, pos[k].n);
-			ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval,
-						      &fail, err, sizeof err),
-					 0);
+			m = tu_mcts_open(e, &o, failing_eval, &fail);
 			ck_assert(isnan(env_mcts_root_value(m)));
 			ck_assert_int_eq(env_mcts_search(m, e, NULL, NULL, NULL,
 							 &v), 0);
@@ -237,8 +225,7 @@ static int losses_vs_minimax(int sign, int seat, int games, uint32_t sims,
 	lg_rng_seed(&r, 7 + (uint64_t)seat);
 	ck_assert_int_eq(env_baseline_new(&b, "minimax", e, err, sizeof err),
 			 0);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, exact_eval, &x, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, exact_eval, &x);
 	for (int g = 0; g < games; g++) {
 		ck_assert_int_eq(env_reset(e, (uint64_t)g), 0);
 		while (!env_is_terminal(e)) {
@@ -285,13 +272,11 @@ START_TEST(deterministic)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { .sims = 200, .c_puct = 1.5 };
-	char err[256];
 	uint32_t v1[9], v2[9];
 	int a1, a2;
 
 	play(e, (const int[]){ 4 }, 1);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a1, v1), 0);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a2, v2), 0);
 	ck_assert_int_eq(a1, a2);
@@ -310,15 +295,13 @@ START_TEST(sampled_in_proportion_to_visits)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { .sims = 40, .c_puct = 1.5 };
-	char err[256];
 	uint32_t v[9], count[9] = { 0 };
 	lg_rng r;
 	int a;
 	const int N = 2000;
 
 	play(e, (const int[]){ 4 }, 1);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, v), 0);
 	lg_rng_seed(&r, 11);
 	for (int k = 0; k < N; k++) {
@@ -351,15 +334,13 @@ START_TEST(root_noise)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { 1, 1.5, 0.3, 1.0, 0 };
-	char err[256];
 	uint32_t v[9], count[9] = { 0 };
 	float prior[9], value = -1;
 	lg_rng r;
 	const int N = 2000;
 
 	play(e, (const int[]){ 4 }, 1);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	/* noise needs a generator */
 	ck_assert_int_eq(env_mcts_search(m, e, NULL, v, prior, &value),
 			 LG_EINVAL);
@@ -390,8 +371,7 @@ START_TEST(root_noise)
 	env_mcts_free(m);
 	/* more simulations: the noise moves the visits between searches */
 	o.sims = 50;
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, uniform_eval, NULL);
 	uint32_t v2[9];
 	int differ = 0;
 	for (int k = 0; k < 5 && !differ; k++) {
@@ -413,38 +393,32 @@ START_TEST(noise_keeps_the_tactics)
 	env *e = ttt();
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { 400, 1.5, 0.3, 0.25, 0 };
-	char err[256];
+	static const struct {
+		int moves[4], n;
+	} pos[] = {
+		{ { 0, 3, 1, 4 }, 4 }, /* X wins at 2 */
+		{ { 0, 4, 1 }, 3 },    /* O must block at 2 */
+	};
 	lg_rng r;
 	int a;
 
 	lg_rng_seed(&r, 9);
-	play(e, (const int[]){ 0, 3, 1, 4 }, 4); /* X wins at 2 */
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
-	for (int k = 0; k < 50; k++) {
-		uint32_t v[9];
-		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
-		a = 0;
-		for (int i = 1; i < 9; i++)
-			if (v[i] > v[a])
-				a = i;
-		ck_assert_int_eq(a, 2);
+	for (size_t p = 0; p < LG_ARRAY_LEN(pos); p++) {
+		ck_assert_int_eq(env_reset(e, 1), 0);
+		play(e, pos[p].moves, pos[p].n);
+		m = tu_mcts_open(e, &o, uniform_eval, NULL);
+		for (int k = 0; k < 50; k++) {
+			uint32_t v[9];
+			ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL,
+							 NULL), 0);
+			a = 0;
+			for (int i = 1; i < 9; i++)
+				if (v[i] > v[a])
+					a = i;
+			ck_assert_int_eq(a, 2);
+		}
+		env_mcts_free(m);
 	}
-	env_mcts_free(m);
-	ck_assert_int_eq(env_reset(e, 1), 0);
-	play(e, (const int[]){ 0, 4, 1 }, 3); /* O must block at 2 */
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL, err,
-				      sizeof err), 0);
-	for (int k = 0; k < 50; k++) {
-		uint32_t v[9];
-		ck_assert_int_eq(env_mcts_search(m, e, &r, v, NULL, NULL), 0);
-		a = 0;
-		for (int i = 1; i < 9; i++)
-			if (v[i] > v[a])
-				a = i;
-		ck_assert_int_eq(a, 2);
-	}
-	env_mcts_free(m);
 	env_free(e);
 }
 END_TEST
@@ -490,18 +464,13 @@ START_TEST(sequential_search_is_pinned)
 		{ 29, 11, 21, 4, 12, 0, 23 },
 	};
 	static const int moves[4] = { 3, 3, 2, 4 };
-	struct env_opts eo;
 	struct env_mcts_opts o = { 100, 1.5, 0.3, 0.25, 1 };
-	env *e = NULL;
+	env *e = tu_env_open("connect4", NULL);
 	env_mcts *m = NULL;
-	char err[256];
 	lg_rng r;
 
-	env_opts_default(&eo);
-	ck_assert_int_eq(env_new(&e, "connect4", &eo, err, sizeof err), 0);
 	ck_assert_int_eq(env_reset(e, 1), 0);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, hash_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, hash_eval, NULL);
 	lg_rng_seed(&r, 42);
 	for (int k = 0; k < 5; k++) {
 		uint32_t v[7];
@@ -533,13 +502,11 @@ START_TEST(batched_leaves)
 	env_mcts *m = NULL;
 	struct env_mcts_opts o = { .sims = 200, .c_puct = 1.5, .batch = 8 };
 	struct ectx x = { .sign = 1 };
-	char err[256];
 	uint32_t v[9], sum = 0;
 	int a;
 
 	play(e, (const int[]){ 4 }, 1);
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, exact_eval, &x, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, exact_eval, &x);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, v), 0);
 	for (int i = 0; i < 9; i++)
 		sum += v[i];
@@ -557,8 +524,7 @@ START_TEST(batched_leaves)
 			play(e, wins, 4);
 		else
 			play(e, blocks, 3);
-		ck_assert_int_eq(env_mcts_new(&m, e, &o, uniform_eval, NULL,
-					      err, sizeof err), 0);
+		m = tu_mcts_open(e, &o, uniform_eval, NULL);
 		ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL), 0);
 		ck_assert_int_eq(a, 2);
 		env_mcts_free(m);
@@ -587,12 +553,12 @@ START_TEST(refuses_what_it_cannot_search)
 	int a;
 
 	env_opts_default(&eo);
-	ck_assert_int_eq(env_new(&k, "kuhn", &eo, err, sizeof err), 0);
+	k = tu_env_open("kuhn", &eo);
 	ck_assert_int_eq(env_mcts_new(&m, k, &o, uniform_eval, NULL, err,
 				      sizeof err), LG_EUNSUPP);
 	ck_assert_msg(strstr(err, "chance"), "%s", err);
 	env_free(k);
-	ck_assert_int_eq(env_new(&k, "rps", &eo, err, sizeof err), 0);
+	k = tu_env_open("rps", &eo);
 	ck_assert_int_eq(env_mcts_new(&m, k, &o, uniform_eval, NULL, err,
 				      sizeof err), LG_EUNSUPP);
 	ck_assert_msg(strstr(err, "simultaneous"), "%s", err);
@@ -608,8 +574,7 @@ START_TEST(refuses_what_it_cannot_search)
 				      sizeof err), LG_EINVAL);
 	ck_assert_msg(strstr(err, "batch"), "%s", err);
 	/* the evaluator's error comes back; another env is refused */
-	ck_assert_int_eq(env_mcts_new(&m, e, &o, failing_eval, NULL, err,
-				      sizeof err), 0);
+	m = tu_mcts_open(e, &o, failing_eval, NULL);
 	ck_assert_int_eq(env_mcts_act(m, e, NULL, &a, NULL), LG_EIO);
 	ck_assert_int_eq(env_mcts_act(m, k, NULL, &a, NULL), LG_EINVAL);
 	env_mcts_free(m);
@@ -822,23 +787,23 @@ END_TEST
 Suite *suite_mcts(void)
 {
 	Suite *s = suite_create("mcts");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ finds_a_win_in_one, 1 },
+		{ blocks_a_loss_in_one, 1 },
+		{ root_value, 1 },
+		{ exact_value_never_loses_to_minimax, 1 },
+		{ wrong_signed_value_loses, 1 },
+		{ deterministic, 1 },
+		{ sampled_in_proportion_to_visits, 1 },
+		{ root_noise, 1 },
+		{ noise_keeps_the_tactics, 1 },
+		{ sequential_search_is_pinned, 1 },
+		{ batched_leaves, 1 },
+		{ refuses_what_it_cannot_search, 1 },
+		{ cli_eval_search, 1 },
+		{ cli_eval_search_average, 1 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, finds_a_win_in_one);
-	tcase_add_test(t, blocks_a_loss_in_one);
-	tcase_add_test(t, root_value);
-	tcase_add_test(t, exact_value_never_loses_to_minimax);
-	tcase_add_test(t, wrong_signed_value_loses);
-	tcase_add_test(t, deterministic);
-	tcase_add_test(t, sampled_in_proportion_to_visits);
-	tcase_add_test(t, root_noise);
-	tcase_add_test(t, noise_keeps_the_tactics);
-	tcase_add_test(t, sequential_search_is_pinned);
-	tcase_add_test(t, batched_leaves);
-	tcase_add_test(t, refuses_what_it_cannot_search);
-	tcase_add_test(t, cli_eval_search);
-	tcase_add_test(t, cli_eval_search_average);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

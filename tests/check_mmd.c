@@ -15,6 +15,7 @@
 #include "learner/learner_internal.h"
 #include "learner/ppo_internal.h"
 #include "tests/learner_fixture.h"
+#include "tests/testutil.h"
 #include "util/util.h"
 
 /* Mean total-variation distance between the policies of a and b on f. */
@@ -233,8 +234,7 @@ static double kuhn_selfplay(double magnet, double mmd_eta, int updates,
 	static uint8_t mask[MAXR * 4], done[MAXR];
 	static int32_t act[MAXR];
 
-	ck_assert_msg(env_new(&e, "kuhn", NULL, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("kuhn", NULL);
 	ck_assert_int_eq(env_tree_new(&tree, e, err, sizeof err), 0);
 	sp = *env_spec_of(e);
 	ck_assert(sp.obs_len <= 16 && sp.num_actions <= 4);
@@ -363,13 +363,14 @@ END_TEST
 Suite *suite_mmd(void)
 {
 	Suite *s = suite_create("mmd");
-	TCase *t = tcase_create("mmd");
+	const struct tu_test mmd_tests[] = {
+		{ mmd_targets_step_every_observation_alike, 1 },
+		{ mmd_targets_selfplay_kuhn_near_nash, 1 },
+		{ magnet_holds_the_policy_and_moves_with_it, 1 },
+		{ magnet_selfplay_kuhn_near_nash, 1 },
+	};
 
-	tcase_add_test(t, mmd_targets_step_every_observation_alike);
-	tcase_add_test(t, mmd_targets_selfplay_kuhn_near_nash);
-	tcase_add_test(t, magnet_holds_the_policy_and_moves_with_it);
-	tcase_add_test(t, magnet_selfplay_kuhn_near_nash);
-	tcase_set_timeout(t, 180); /* Kuhn self-play runs twice under ASan */
-	suite_add_tcase(s, t);
+	/* Kuhn self-play runs twice under ASan */
+	TU_TCASE(s, "mmd", 180, mmd_tests);
 	return s;
 }

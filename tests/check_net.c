@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "net/net.h"
+#include "tests/testutil.h"
 
 static void make_job(net_msg *m, League__Job *job, League__Seat *seats,
 		     League__Seat **sp, League__Jobs *jobs, League__Job **jp)
@@ -431,16 +432,16 @@ END_TEST
 Suite *suite_net(void)
 {
 	Suite *s = suite_create("net");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ frame_roundtrip_and_partial, 1 },
+		{ frame_errors_are_named, 1 },
+		{ hostport_parsing, 1 },
+		{ bad_peers_are_dropped_others_served, 1 },
+		{ burst_is_handled_in_bounded_slices, 1 },
+		{ slow_reader_pauses_then_resumes, 1 },
+	};
 
 	signal(SIGPIPE, SIG_IGN);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, frame_roundtrip_and_partial);
-	tcase_add_test(tc, frame_errors_are_named);
-	tcase_add_test(tc, hostport_parsing);
-	tcase_add_test(tc, bad_peers_are_dropped_others_served);
-	tcase_add_test(tc, burst_is_handled_in_bounded_slices);
-	tcase_add_test(tc, slow_reader_pauses_then_resumes);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

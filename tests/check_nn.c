@@ -530,28 +530,28 @@ END_TEST
 Suite *suite_nn(void)
 {
 	Suite *s = suite_create("nn");
-	TCase *g = tcase_create("gradient");
-	TCase *t = tcase_create("inference");
-	TCase *f = tcase_create("files");
+	const struct tu_test gradient_tests[] = {
+		{ vector_tanh, 1 },
+		{ vector_expneg, 1 },
+		{ gradcheck_tanh, 1 },
+		{ gradcheck_magnet, 1 },
+		{ gradcheck_search, 1 },
+		{ gradcheck_relu, 1 },
+		{ gradcheck_linear_policy, 1 },
+	};
+	const struct tu_test inference_tests[] = {
+		{ act_samples_masked_softmax, 1 },
+		{ greedy_takes_the_most_probable_legal_action, 1 },
+		{ act_small_batches_match_large, 1 },
+		{ init_deterministic_and_shape_caps, 1 },
+	};
+	const struct tu_test files_tests[] = {
+		{ save_load_bit_exact, 1 },
+		{ load_rejects_truncated_and_corrupt, 1 },
+	};
 
-	tcase_add_test(g, vector_tanh);
-	tcase_add_test(g, vector_expneg);
-	tcase_add_test(g, gradcheck_tanh);
-	tcase_add_test(g, gradcheck_magnet);
-	tcase_add_test(g, gradcheck_search);
-	tcase_add_test(g, gradcheck_relu);
-	tcase_add_test(g, gradcheck_linear_policy);
-	tcase_set_timeout(g, 60);
-	suite_add_tcase(s, g);
-	tcase_add_test(t, act_samples_masked_softmax);
-	tcase_add_test(t, greedy_takes_the_most_probable_legal_action);
-	tcase_add_test(t, act_small_batches_match_large);
-	tcase_add_test(t, init_deterministic_and_shape_caps);
-	tcase_set_timeout(t, 180);
-	suite_add_tcase(s, t);
-	tcase_add_test(f, save_load_bit_exact);
-	tcase_add_test(f, load_rejects_truncated_and_corrupt);
-	tcase_set_timeout(f, 60);
-	suite_add_tcase(s, f);
+	TU_TCASE(s, "gradient", 60, gradient_tests);
+	TU_TCASE(s, "inference", 180, inference_tests);
+	TU_TCASE(s, "files", 60, files_tests);
 	return s;
 }

@@ -586,21 +586,21 @@ END_TEST
 Suite *suite_payoff(void)
 {
 	Suite *s = suite_create("payoff");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ decay_arithmetic, 1 },
+		{ priors_and_self_play, 1 },
+		{ rows_follow_the_table, 1 },
+		{ elo_online, 1 },
+		{ elo_fit_known_answers, 1 },
+		{ nash_known_games, 1 },
+		{ meta_nash_of_the_table, 1 },
+		{ nash_ends_on_degenerate_tables, 1 },
+		{ store_round_trip, 1 },
+		{ matrix_matches_lookups, 1 },
+		{ elo_fit_weak_prior_converges, 1 },
+		{ elo_fit_standard_errors, 1 },
+	};
 
-	tcase_add_test(tc, decay_arithmetic);
-	tcase_add_test(tc, priors_and_self_play);
-	tcase_add_test(tc, rows_follow_the_table);
-	tcase_add_test(tc, elo_online);
-	tcase_add_test(tc, elo_fit_known_answers);
-	tcase_add_test(tc, nash_known_games);
-	tcase_add_test(tc, meta_nash_of_the_table);
-	tcase_add_test(tc, nash_ends_on_degenerate_tables);
-	tcase_add_test(tc, store_round_trip);
-	tcase_add_test(tc, matrix_matches_lookups);
-	tcase_add_test(tc, elo_fit_weak_prior_converges);
-	tcase_add_test(tc, elo_fit_standard_errors);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

@@ -898,8 +898,6 @@ START_TEST(log_replays_the_run)
 {
 	struct brain_opts o;
 	struct fx a, c;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0;
 	char err[256] = "";
@@ -916,11 +914,8 @@ START_TEST(log_replays_the_run)
 		ck_assert_int_eq(brain_cancel_job(a.b, j.id), 0);
 	}
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	ck_assert_uint_gt(n, 1200); /* 401 decisions, 400 results, reports */
 	fx_close(&c, 0);
 	read_jobs(a.dir, ja, 401, &sa);
@@ -960,12 +955,9 @@ START_TEST(log_replays_the_run)
 			break;
 		}
 	}
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_int_eq(brain_replay(src, c.b, &n, err, sizeof err),
+	ck_assert_int_eq(fx_replay(&c, &o, a.dir, &n, err, sizeof err),
 			 LG_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "logged opponent"));
-	store_close(src);
 	fx_close(&c, 1);
 	tu_rmrf(a.dir);
 	lg_buf_free(&sa);
@@ -983,8 +975,6 @@ START_TEST(kill9_leaves_a_consistent_prefix)
 {
 	struct brain_opts o;
 	struct fx a, c;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0;
 	char err[256] = "";
@@ -1015,11 +1005,8 @@ START_TEST(kill9_leaves_a_consistent_prefix)
 	ck_assert_uint_gt(brain_next_job_id(a.b), 10);
 	run_jobs(a.b, 50, 9, NULL);
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	fx_close(&c, 0);
 	read_jobs(a.dir, NULL, 0, &sa);
 	read_jobs(c.dir, NULL, 0, &sc);
@@ -1187,26 +1174,26 @@ END_TEST
 Suite *suite_players(void)
 {
 	Suite *s = suite_create("players");
-	TCase *tc = tcase_create("rules");
-	TCase *st = tcase_create("league");
+	const struct tu_test rules_tests[] = {
+		{ opts_checked, 1 },
+		{ caller_owns_the_transaction, 1 },
+		{ initial_league_and_lineage, 1 },
+		{ pfsp_frequencies, 1 },
+		{ pfsp_zero_weights_uniform, 1 },
+		{ every_branch, 1 },
+		{ snapshot_and_reset_triggers, 1 },
+		{ results_count_once, 1 },
+	};
+	const struct tu_test league_tests[] = {
+		{ resume_is_identical, 1 },
+		{ simulated_league_pfsp_vs_uniform, 1 },
+		{ log_replays_the_run, 1 },
+		{ league_at_an_earlier_moment, 1 },
+		{ kill9_leaves_a_consistent_prefix, 1 },
+		{ cli_inspection, 1 },
+	};
 
-	tcase_add_test(tc, opts_checked);
-	tcase_add_test(tc, caller_owns_the_transaction);
-	tcase_add_test(tc, initial_league_and_lineage);
-	tcase_add_test(tc, pfsp_frequencies);
-	tcase_add_test(tc, pfsp_zero_weights_uniform);
-	tcase_add_test(tc, every_branch);
-	tcase_add_test(tc, snapshot_and_reset_triggers);
-	tcase_add_test(tc, results_count_once);
-	tcase_set_timeout(tc, 60);
-	suite_add_tcase(s, tc);
-	tcase_add_test(st, resume_is_identical);
-	tcase_add_test(st, simulated_league_pfsp_vs_uniform);
-	tcase_add_test(st, log_replays_the_run);
-	tcase_add_test(st, league_at_an_earlier_moment);
-	tcase_add_test(st, kill9_leaves_a_consistent_prefix);
-	tcase_add_test(st, cli_inspection);
-	tcase_set_timeout(st, 60);
-	suite_add_tcase(s, st);
+	TU_TCASE(s, "rules", 60, rules_tests);
+	TU_TCASE(s, "league", 60, league_tests);
 	return s;
 }

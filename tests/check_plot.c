@@ -534,18 +534,17 @@ END_TEST
 Suite *suite_plot(void)
 {
 	Suite *s = suite_create("plot");
-	TCase *tc = tcase_create("cli");
+	const struct tu_test cli_tests[] = {
+		{ png_rising_line_where_the_data_says, 1 },
+		{ png_log_axis_decades, 1 },
+		{ svg_and_pdf, 1 },
+		{ labels_not_utf8_still_drawn, 1 },
+		{ plot_bad_input, (int)LG_ARRAY_LEN(bad) },
+		{ plot_unknown_format, (int)LG_ARRAY_LEN(bad_out) },
+		{ plot_usage_errors, 1 },
+		{ plot_output_special_files, 1 },
+	};
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, png_rising_line_where_the_data_says);
-	tcase_add_test(tc, png_log_axis_decades);
-	tcase_add_test(tc, svg_and_pdf);
-	tcase_add_test(tc, labels_not_utf8_still_drawn);
-	tcase_add_loop_test(tc, plot_bad_input, 0, (int)LG_ARRAY_LEN(bad));
-	tcase_add_loop_test(tc, plot_unknown_format, 0,
-			    (int)LG_ARRAY_LEN(bad_out));
-	tcase_add_test(tc, plot_usage_errors);
-	tcase_add_test(tc, plot_output_special_files);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "cli", 60, cli_tests);
 	return s;
 }

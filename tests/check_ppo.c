@@ -686,8 +686,7 @@ START_TEST(learns_best_response)
 	memcpy(eo.matrix.v[0], rps[0], sizeof rps[0]);
 	memcpy(eo.matrix.v[1], rps[1], sizeof rps[1]);
 	memcpy(eo.matrix.v[2], rps[2], sizeof rps[2]);
-	ck_assert_msg(env_new(&e, "matrix", &eo, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("matrix", &eo);
 	ppo_opts_default(&o);
 	o.lr = 3e-3;
 	o.minibatch = 64;
@@ -816,28 +815,28 @@ END_TEST
 Suite *suite_ppo(void)
 {
 	Suite *s = suite_create("ppo");
-	TCase *g = tcase_create("gradient");
-	TCase *t = tcase_create("ppo");
-	TCase *c = tcase_create("cli");
+	const struct tu_test gradient_tests[] = {
+		{ shards_match_one_thread, 1 },
+	};
+	const struct tu_test ppo_tests[] = {
+		{ gae_hand_worked, 1 },
+		{ ppo_lowers_loss, 1 },
+		{ visits_pull_the_policy, 1 },
+		{ state_weights_count_observations, 1 },
+		{ state_weights_scale_the_policy_terms, 1 },
+		{ state_weights_reach_their_rows_in_an_update, 1 },
+		{ ppo_deterministic_and_validating, 1 },
+		{ trainer_state_resumes_bit_exact, 4 },
+		{ lr_schedule_linear, 1 },
+		{ ent_anneals_with_the_schedule, 1 },
+		{ learns_best_response, 1 },
+	};
+	const struct tu_test cli_tests[] = {
+		{ cli_bench_learner, 1 },
+	};
 
-	tcase_add_test(g, shards_match_one_thread);
-	tcase_set_timeout(g, 60);
-	suite_add_tcase(s, g);
-	tcase_add_test(t, gae_hand_worked);
-	tcase_add_test(t, ppo_lowers_loss);
-	tcase_add_test(t, visits_pull_the_policy);
-	tcase_add_test(t, state_weights_count_observations);
-	tcase_add_test(t, state_weights_scale_the_policy_terms);
-	tcase_add_test(t, state_weights_reach_their_rows_in_an_update);
-	tcase_add_test(t, ppo_deterministic_and_validating);
-	tcase_add_loop_test(t, trainer_state_resumes_bit_exact, 0, 4);
-	tcase_add_test(t, lr_schedule_linear);
-	tcase_add_test(t, ent_anneals_with_the_schedule);
-	tcase_add_test(t, learns_best_response);
-	tcase_set_timeout(t, 180);
-	suite_add_tcase(s, t);
-	tcase_add_test(c, cli_bench_learner);
-	tcase_set_timeout(c, 60);
-	suite_add_tcase(s, c);
+	TU_TCASE(s, "gradient", 60, gradient_tests);
+	TU_TCASE(s, "ppo", 180, ppo_tests);
+	TU_TCASE(s, "cli", 60, cli_tests);
 	return s;
 }

@@ -528,9 +528,7 @@ START_TEST(pruned_league_replays)
 	struct brain_opts o;
 	struct brain_sim_opts so;
 	struct brain_sim_stats st;
-	struct store_opts ro = { STORE_RDONLY, 0, 0 };
 	struct fx a, c;
-	store *src = NULL;
 	lg_buf sa = { 0 }, sc = { 0 };
 	uint64_t n = 0, tampered = 0;
 	char err[256] = "";
@@ -546,11 +544,8 @@ START_TEST(pruned_league_replays)
 	ck_assert_uint_gt(st.retired, 500);
 	statuses(a.b, &sa);
 	fx_close(&a, 0);
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_msg(brain_replay(src, c.b, &n, err, sizeof err) == 0, "%s",
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &n, err, sizeof err) == 0, "%s",
 		      err);
-	store_close(src);
 	ck_assert_uint_gt(n, 6000);
 	statuses(c.b, &sc);
 	ck_assert_uint_eq(sa.len, sc.len);
@@ -585,12 +580,9 @@ START_TEST(pruned_league_replays)
 		ck_assert_int_eq(store_txn_commit(t), 0);
 		store_close(w);
 	}
-	fx_open(&c, &o, 1);
-	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
-	ck_assert_int_eq(brain_replay(src, c.b, &n, err, sizeof err),
+	ck_assert_int_eq(fx_replay(&c, &o, a.dir, &n, err, sizeof err),
 			 LG_ECORRUPT);
 	ck_assert_ptr_nonnull(strstr(err, "logged retired snapshot"));
-	store_close(src);
 	fx_close(&c, 1);
 	tu_rmrf(a.dir);
 	lg_buf_free(&sa);
@@ -878,8 +870,7 @@ START_TEST(kuhn_nashconv_before_and_after_pruning)
 	env_tree *t = NULL;
 	char err[256] = "";
 
-	ck_assert_msg(env_new(&e, "kuhn", NULL, err, sizeof err) == 0, "%s",
-		      err);
+	e = tu_env_open("kuhn", NULL);
 	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
 	printf("prune: kuhn: NashConv of the meta-Nash mixture of %d "
 	       "policies (best responses softened by eps) before and after "
@@ -944,25 +935,24 @@ END_TEST
 Suite *suite_prune(void)
 {
 	Suite *s = suite_create("prune");
-	TCase *tr = tcase_create("rule");
-	TCase *tl = tcase_create("league");
-	TCase *tk = tcase_create("kuhn");
+	const struct tu_test rule_tests[] = {
+		{ nash_keeps_the_support_fifo_the_newest, 1 },
+		{ prune_options_checked, 1 },
+	};
+	const struct tu_test league_tests[] = {
+		{ sim_10000_nash_bounded_keeps_the_support, 1 },
+		{ sim_10000_fifo_keeps_the_newest, 1 },
+		{ pruned_league_replays, 1 },
+		{ pruned_league_resumes_identically, 1 },
+	};
+	const struct tu_test kuhn_tests[] = {
+		{ kuhn_nashconv_before_and_after_pruning, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tr, 60);
-
-	tcase_add_test(tr, nash_keeps_the_support_fifo_the_newest);
-	tcase_add_test(tr, prune_options_checked);
-	suite_add_tcase(s, tr);
-	tcase_add_test(tl, sim_10000_nash_bounded_keeps_the_support);
-	tcase_add_test(tl, sim_10000_fifo_keeps_the_newest);
-	tcase_add_test(tl, pruned_league_replays);
-	tcase_add_test(tl, pruned_league_resumes_identically);
-	tcase_set_timeout(tl, 120);
-	suite_add_tcase(s, tl);
-	tcase_add_test(tk, kuhn_nashconv_before_and_after_pruning);
-	tcase_set_timeout(tk, 60);
-	suite_add_tcase(s, tk);
+	TU_TCASE(s, "rule", 60, rule_tests);
+	TU_TCASE(s, "league", 120, league_tests);
+	TU_TCASE(s, "kuhn", 60, kuhn_tests);
 	return s;
 }

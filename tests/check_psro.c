@@ -452,15 +452,15 @@ END_TEST
 Suite *suite_psro(void)
 {
 	Suite *s = suite_create("psro");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ meta_solvers_on_known_games, 1 },
+		{ psro_population_meta_and_iterations, 1 },
+		{ psro_pairs_left_under_decay, 1 },
+		{ psro_replays, 1 },
+		{ player_record_formats, 1 },
+		{ psro_league_runs_and_replays, 1 },
+	};
 
-	tcase_set_timeout(t, 60);
-	tcase_add_test(t, meta_solvers_on_known_games);
-	tcase_add_test(t, psro_population_meta_and_iterations);
-	tcase_add_test(t, psro_pairs_left_under_decay);
-	tcase_add_test(t, psro_replays);
-	tcase_add_test(t, player_record_formats);
-	tcase_add_test(t, psro_league_runs_and_replays);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

@@ -398,7 +398,7 @@ static int count_next(void *ctx, size_t ei, struct coll_match *m,
 
 START_TEST(collector_rides_out_a_server_restart)
 {
-	char dir[128], err[300];
+	char dir[128];
 	struct pyserv ps;
 	struct coll_opts o;
 	struct coll_stats st;
@@ -420,7 +420,7 @@ START_TEST(collector_rides_out_a_server_restart)
 	o.max_retries = 6;
 	o.next_episode = count_next;
 	handed = 0;
-	ck_assert_msg(coll_new(&c, &o, err, sizeof err) == 0, "%s", err);
+	c = tu_coll_open(&o);
 	ck_assert_int_eq(coll_collect(c, 2000, 30), 0);
 	coll_stats(c, &st);
 	ck_assert_uint_eq(st.abnormal, 0);
@@ -930,19 +930,19 @@ END_TEST
 Suite *suite_remote(void)
 {
 	Suite *s = suite_create("remote");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ python_package_unit_tests, 1 },
+		{ python_game_error_logged_with_traceback_once, 1 },
+		{ python_tictactoe_is_the_builtin, 1 },
+		{ envs_stepping_at_once_share_batches, 1 },
+		{ killed_server_fails_ops_then_serves_again, 1 },
+		{ collector_rides_out_a_server_restart, 3 },
+		{ protocol_breakers_are_refused, 1 },
+		{ config_errors_name_the_remote_key, 1 },
+		{ league_run_refuses_a_server_that_does_not_serve, 1 },
+		{ league_run_trains_on_python_and_survives_its_death, 1 },
+	};
 
-	tcase_set_timeout(t, 120);
-	tcase_add_test(t, python_package_unit_tests);
-	tcase_add_test(t, python_game_error_logged_with_traceback_once);
-	tcase_add_test(t, python_tictactoe_is_the_builtin);
-	tcase_add_test(t, envs_stepping_at_once_share_batches);
-	tcase_add_test(t, killed_server_fails_ops_then_serves_again);
-	tcase_add_loop_test(t, collector_rides_out_a_server_restart, 0, 3);
-	tcase_add_test(t, protocol_breakers_are_refused);
-	tcase_add_test(t, config_errors_name_the_remote_key);
-	tcase_add_test(t, league_run_refuses_a_server_that_does_not_serve);
-	tcase_add_test(t, league_run_trains_on_python_and_survives_its_death);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 120, core_tests);
 	return s;
 }

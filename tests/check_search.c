@@ -642,16 +642,16 @@ END_TEST
 Suite *suite_search(void)
 {
 	Suite *s = suite_create("search");
-	TCase *t = tcase_create("operator");
+	const struct tu_test operator_tests[] = {
+		{ connect4_wins_and_blocks, 4 },
+		{ tictactoe_wins_and_blocks, 1 },
+		{ selfplay_never_batches, 3 },
+		{ temperature_moves_sample, 1 },
+		{ playout_cap_randomization, 1 },
+		{ search_value_rows, 1 },
+		{ refused, 1 },
+	};
 
-	tcase_set_timeout(t, 120);
-	tcase_add_loop_test(t, connect4_wins_and_blocks, 0, 4);
-	tcase_add_test(t, tictactoe_wins_and_blocks);
-	tcase_add_loop_test(t, selfplay_never_batches, 0, 3);
-	tcase_add_test(t, temperature_moves_sample);
-	tcase_add_test(t, playout_cap_randomization);
-	tcase_add_test(t, search_value_rows);
-	tcase_add_test(t, refused);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "operator", 120, operator_tests);
 	return s;
 }

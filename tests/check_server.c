@@ -29,16 +29,9 @@ struct fixture {
 static void on_msg(void *ctx, league_session *ss, net_msg *m)
 {
 	struct fixture *f = ctx;
-	net_msg r = LEAGUE__ENVELOPE__INIT;
-	League__Ack ack = LEAGUE__ACK__INIT;
 
 	f->msgs++;
-	ack.id = m->seq;
-	r.reply_to = m->seq;
-	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
-	r.ack = &ack;
-	league_session_send(ss, &r);
-	net_msg_free(m);
+	tp_session_ack(ss, m);
 }
 
 static void on_close(void *ctx, league_session *ss, const char *why)
@@ -113,6 +106,18 @@ static int serve_until_exit(struct fixture *f, pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status);
 }
 
+/* Run worker(port of f's server) in a child process while f's server
+ * serves: the child's exit status (serve_until_exit). */
+static int serve_worker(struct fixture *f, int (*worker)(uint16_t port))
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(worker(league_server_port(f->srv)));
+	return serve_until_exit(f, pid);
+}
+
 /* Worker side (in the child): connect and say hello. Returns the fd and
  * the status the daemon answered. */
 static int hello(uint16_t port, const char *token, uint32_t version,
@@ -154,37 +159,38 @@ static int closed_by_peer(int fd)
 	return rc == LG_ECLOSED;
 }
 
+/* The worker side: hello, then ten job requests each acked by its seq; 0
+ * when all held. */
+static int handshake_worker(uint16_t port)
+{
+	int st;
+	double hb;
+	int fd = hello(port, "sekrit", 1, &st, &hb);
+	if (st != LEAGUE__STATUS__STATUS_OK || hb != 5)
+		return 1;
+	for (uint64_t i = 1; i <= 10; i++) {
+		net_msg m = LEAGUE__ENVELOPE__INIT, *r;
+		League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
+		m.seq = i;
+		m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+		m.job_request = &jr;
+		if (net_send_blocking(fd, &m) ||
+		    net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0))
+			return 2;
+		if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK ||
+		    r->ack->id != i)
+			return 3;
+		net_msg_free(r);
+	}
+	return 0;
+}
+
 START_TEST(handshake_then_messages_flow)
 {
 	struct fixture f;
-	pid_t pid;
 
 	start(&f, "sekrit", 5, NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int st;
-		double hb;
-		int fd = hello(league_server_port(f.srv), "sekrit", 1, &st, &hb);
-		if (st != LEAGUE__STATUS__STATUS_OK || hb != 5)
-			_exit(1);
-		for (uint64_t i = 1; i <= 10; i++) {
-			net_msg m = LEAGUE__ENVELOPE__INIT, *r;
-			League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
-			m.seq = i;
-			m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
-			m.job_request = &jr;
-			if (net_send_blocking(fd, &m) ||
-			    net_recv_blocking(fd, 1 << 20, 5, &r, NULL, 0))
-				_exit(2);
-			if (r->body_case != LEAGUE__ENVELOPE__BODY_ACK ||
-			    r->ack->id != i)
-				_exit(3);
-			net_msg_free(r);
-		}
-		_exit(0);
-	}
-	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(serve_worker(&f, handshake_worker), 0);
 	ck_assert_int_eq(f.msgs, 10);
 	ck_assert_int_eq(f.closes, 1); /* the worker went away */
 	ck_assert_str_eq(f.last_close, "peer closed");
@@ -192,68 +198,69 @@ START_TEST(handshake_then_messages_flow)
 }
 END_TEST
 
+/* The worker side: wrong tokens, a wrong version and a first message that
+ * is not hello, each refused and closed; 0 when all were. */
+static int refused_worker(uint16_t port)
+{
+	int st;
+	int fd = hello(port, "guess", 1, &st, NULL);
+	if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+		return 1;
+	fd = hello(port, "", 1, &st, NULL);
+	if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+		return 2;
+	fd = hello(port, "sekritX", 1, &st, NULL);
+	if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
+		return 3;
+	fd = hello(port, "sekrit", 2, &st, NULL);
+	if (st != LEAGUE__STATUS__STATUS_VERSION || !closed_by_peer(fd))
+		return 4;
+	/* Anything but hello first: closed without a reply. */
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
+	if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
+		return 5;
+	m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
+	m.job_request = &jr;
+	if (net_send_blocking(fd, &m) || !closed_by_peer(fd))
+		return 6;
+	return 0;
+}
+
 START_TEST(wrong_token_and_version_refused)
 {
 	struct fixture f;
-	pid_t pid;
 
 	start(&f, "sekrit", 5, NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int st;
-		uint16_t port = league_server_port(f.srv);
-		int fd = hello(port, "guess", 1, &st, NULL);
-		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
-			_exit(1);
-		fd = hello(port, "", 1, &st, NULL);
-		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
-			_exit(2);
-		fd = hello(port, "sekritX", 1, &st, NULL);
-		if (st != LEAGUE__STATUS__STATUS_AUTH || !closed_by_peer(fd))
-			_exit(3);
-		fd = hello(port, "sekrit", 2, &st, NULL);
-		if (st != LEAGUE__STATUS__STATUS_VERSION || !closed_by_peer(fd))
-			_exit(4);
-		/* Anything but hello first: closed without a reply. */
-		net_msg m = LEAGUE__ENVELOPE__INIT;
-		League__JobRequest jr = LEAGUE__JOB_REQUEST__INIT;
-		if (net_connect_tcp("127.0.0.1", port, &fd, NULL, 0))
-			_exit(5);
-		m.body_case = LEAGUE__ENVELOPE__BODY_JOB_REQUEST;
-		m.job_request = &jr;
-		if (net_send_blocking(fd, &m) || !closed_by_peer(fd))
-			_exit(6);
-		_exit(0);
-	}
-	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(serve_worker(&f, refused_worker), 0);
 	ck_assert_int_eq(f.msgs, 0);   /* nothing reached the league */
 	ck_assert_int_eq(f.closes, 0); /* no session was ever ready */
 	stop(&f);
 }
 END_TEST
 
+/* The worker side: hello, then silence until the daemon closes (within 2
+ * s); 0 when it did. */
+static int silent_worker(uint16_t port)
+{
+	int st;
+	int fd = hello(port, "", 1, &st, NULL);
+	if (st != LEAGUE__STATUS__STATUS_OK)
+		return 1;
+	/* Say nothing: within 3 heartbeats (0.15 s) plus a tick the
+	 * daemon drops us. */
+	double t0 = lg_now_s();
+	if (!closed_by_peer(fd))
+		return 2;
+	return lg_now_s() - t0 < 2 ? 0 : 3;
+}
+
 START_TEST(silent_worker_times_out)
 {
 	struct fixture f;
-	pid_t pid;
 
 	start(&f, NULL, 0.05, NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int st;
-		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
-		if (st != LEAGUE__STATUS__STATUS_OK)
-			_exit(1);
-		/* Say nothing: within 3 heartbeats (0.15 s) plus a tick the
-		 * daemon drops us. */
-		double t0 = lg_now_s();
-		if (!closed_by_peer(fd))
-			_exit(2);
-		_exit(lg_now_s() - t0 < 2 ? 0 : 3);
-	}
-	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(serve_worker(&f, silent_worker), 0);
 	ck_assert_int_eq(f.closes, 1);
 	ck_assert_str_eq(f.last_close, "heartbeat timeout");
 	stop(&f);
@@ -502,60 +509,62 @@ static int client_job_request(net_client *c, uint64_t *id)
 	return rc;
 }
 
+/* The worker side: a net_client busy for 1 s between its hello and its job
+ * request; 0 when both went through. */
+static int busy_worker(uint16_t port)
+{
+	struct net_client_opts o = { .port = port,
+				     .token = "tok", .name = "busy",
+				     .role = LEAGUE__ROLE__ROLE_LEARNER };
+	net_client *c;
+	if (net_client_connect(&c, &o, NULL, 0))
+		return 1;
+	if (strcmp(net_client_league(c), "test-league") ||
+	    strcmp(net_client_env(c), "rps"))
+		return 2;
+	lg_sleep_s(1.0); /* "training" */
+	if (client_job_request(c, NULL))
+		return 3;
+	net_client_close(c);
+	return 0;
+}
+
 START_TEST(client_stays_alive_while_busy)
 {
 	/* Heartbeat 0.1 s: without the client's heartbeat thread a worker
 	 * busy for 1 s would be dropped after 0.3 s. */
 	struct fixture f;
-	pid_t pid;
 
 	start(&f, "tok", 0.1, NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct net_client_opts o = { .port = league_server_port(f.srv),
-					     .token = "tok", .name = "busy",
-					     .role = LEAGUE__ROLE__ROLE_LEARNER };
-		net_client *c;
-		if (net_client_connect(&c, &o, NULL, 0))
-			_exit(1);
-		if (strcmp(net_client_league(c), "test-league") ||
-		    strcmp(net_client_env(c), "rps"))
-			_exit(2);
-		lg_sleep_s(1.0); /* "training" */
-		if (client_job_request(c, NULL))
-			_exit(3);
-		net_client_close(c);
-		_exit(0);
-	}
-	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(serve_worker(&f, busy_worker), 0);
 	ck_assert_int_eq(f.msgs, 1);
 	ck_assert_str_eq(f.last_close, "peer closed"); /* not a timeout */
 	stop(&f);
 }
 END_TEST
 
+/* The worker side: a net_client with the wrong token gives up at once (no
+ * retries); 0 when it did. */
+static int wrong_token_worker(uint16_t port)
+{
+	struct net_client_opts o = { .port = port,
+				     .token = "nope", .give_up_s = 5,
+				     .role = LEAGUE__ROLE__ROLE_COLLECTOR };
+	net_client *c;
+	char err[256] = "";
+	double t0 = lg_now_s();
+	int rc = net_client_connect(&c, &o, err, sizeof err);
+	if (rc != LG_EAUTH || !strstr(err, "wrong token"))
+		return 1;
+	return lg_now_s() - t0 < 1 ? 0 : 2; /* no retries */
+}
+
 START_TEST(client_auth_failure_is_final)
 {
 	struct fixture f;
-	pid_t pid;
 
 	start(&f, "tok", 5, NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		struct net_client_opts o = { .port = league_server_port(f.srv),
-					     .token = "nope", .give_up_s = 5,
-					     .role = LEAGUE__ROLE__ROLE_COLLECTOR };
-		net_client *c;
-		char err[256] = "";
-		double t0 = lg_now_s();
-		int rc = net_client_connect(&c, &o, err, sizeof err);
-		if (rc != LG_EAUTH || !strstr(err, "wrong token"))
-			_exit(1);
-		_exit(lg_now_s() - t0 < 1 ? 0 : 2); /* no retries */
-	}
-	ck_assert_int_eq(serve_until_exit(&f, pid), 0);
+	ck_assert_int_eq(serve_worker(&f, wrong_token_worker), 0);
 	stop(&f);
 }
 END_TEST
@@ -804,25 +813,25 @@ END_TEST
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ handshake_then_messages_flow, 1 },
+		{ wrong_token_and_version_refused, 1 },
+		{ silent_worker_times_out, 1 },
+		{ http_status_reports_sessions, 1 },
+		{ shutdown_tells_workers_and_drains, 1 },
+		{ beyond_loopback_needs_token, 1 },
+		{ http_beyond_loopback_needs_the_token, 1 },
+		{ cookie_values, 1 },
+		{ client_stays_alive_while_busy, 1 },
+		{ client_auth_failure_is_final, 1 },
+		{ client_reconnects_after_daemon_restart, 1 },
+	};
+	const struct tu_test fd_pressure_tests[] = {
+		{ http_tricklers_at_the_fd_limit, 1 },
+	};
 
 	signal(SIGPIPE, SIG_IGN);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, handshake_then_messages_flow);
-	tcase_add_test(tc, wrong_token_and_version_refused);
-	tcase_add_test(tc, silent_worker_times_out);
-	tcase_add_test(tc, http_status_reports_sessions);
-	tcase_add_test(tc, shutdown_tells_workers_and_drains);
-	tcase_add_test(tc, beyond_loopback_needs_token);
-	tcase_add_test(tc, http_beyond_loopback_needs_the_token);
-	tcase_add_test(tc, cookie_values);
-	tcase_add_test(tc, client_stays_alive_while_busy);
-	tcase_add_test(tc, client_auth_failure_is_final);
-	tcase_add_test(tc, client_reconnects_after_daemon_restart);
-	suite_add_tcase(s, tc);
-	tc = tcase_create("fd_pressure");
-	tcase_set_timeout(tc, 240);
-	tcase_add_test(tc, http_tricklers_at_the_fd_limit);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
+	TU_TCASE(s, "fd_pressure", 240, fd_pressure_tests);
 	return s;
 }

@@ -825,26 +825,26 @@ END_TEST
 Suite *suite_storage(void)
 {
 	Suite *s = suite_create("storage");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ put_get_iterate_reopen, 1 },
+		{ iterate_in_key_order, 1 },
+		{ sticky_error_aborts_commit, 1 },
+		{ map_grows_when_full, 1 },
+		{ map_cap_is_respected, 1 },
+		{ single_writer_lock, 1 },
+		{ rdonly_refuses_writes_and_strangers, 1 },
+		{ schema_version_checked, 1 },
+		{ blob_roundtrip_and_corruption, 1 },
+		{ write_batch_applies_in_order_and_is_sticky, 1 },
+		{ default_store_is_durable, 1 },
+		{ stale_reader_slots_cleared, 1 },
+		{ reader_sees_consistent_snapshots_while_writer_grows_map, 1 },
+		{ sigkill_never_loses_an_acknowledged_record, 1 },
+		{ truncated_store_is_an_error_not_sigbus, 1 },
+		{ bad_meta_page_is_an_error, 1 },
+	};
 
+	TCase *tc = TU_TCASE(s, "core", 60, core_tests);
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, put_get_iterate_reopen);
-	tcase_add_test(tc, iterate_in_key_order);
-	tcase_add_test(tc, sticky_error_aborts_commit);
-	tcase_add_test(tc, map_grows_when_full);
-	tcase_add_test(tc, map_cap_is_respected);
-	tcase_add_test(tc, single_writer_lock);
-	tcase_add_test(tc, rdonly_refuses_writes_and_strangers);
-	tcase_add_test(tc, schema_version_checked);
-	tcase_add_test(tc, blob_roundtrip_and_corruption);
-	tcase_add_test(tc, write_batch_applies_in_order_and_is_sticky);
-	tcase_add_test(tc, default_store_is_durable);
-	tcase_add_test(tc, stale_reader_slots_cleared);
-	tcase_add_test(tc, reader_sees_consistent_snapshots_while_writer_grows_map);
-	tcase_add_test(tc, sigkill_never_loses_an_acknowledged_record);
-	tcase_add_test(tc, truncated_store_is_an_error_not_sigbus);
-	tcase_add_test(tc, bad_meta_page_is_an_error);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -17,6 +17,7 @@
 
 #include "conf/config.h"
 #include "server/server.h"
+#include "tests/proto.h"
 #include "tests/testutil.h"
 
 #define OL 3
@@ -262,16 +263,8 @@ struct fixture {
 
 static void on_msg(void *ctx_, league_session *ss, net_msg *m)
 {
-	net_msg r = LEAGUE__ENVELOPE__INIT;
-	League__Ack ack = LEAGUE__ACK__INIT;
-
 	(void)ctx_;
-	ack.id = m->seq;
-	r.reply_to = m->seq;
-	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
-	r.ack = &ack;
-	league_session_send(ss, &r);
-	net_msg_free(m);
+	tp_session_ack(ss, m);
 }
 
 static void on_close(void *ctx_, league_session *ss, const char *why)
@@ -607,17 +600,17 @@ END_TEST
 Suite *suite_tls(void)
 {
 	Suite *s = suite_create("tls");
-	TCase *t = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ bad_files_are_named, 1 },
+		{ trajectory_endpoint_mutual_tls, 1 },
+		{ daemon_port_and_https_with_mutual_tls, 1 },
+		{ beyond_loopback_needs_tls_or_insecure, 1 },
+		{ config_errors_at_their_keys, 1 },
+		{ inspect_beyond_loopback_needs_tls_or_insecure, 1 },
+		{ worker_cert_cannot_pose_as_daemon, 1 },
+		{ tls_init_worker_hosts, 1 },
+	};
 
-	tcase_set_timeout(t, 120);
-	tcase_add_test(t, bad_files_are_named);
-	tcase_add_test(t, trajectory_endpoint_mutual_tls);
-	tcase_add_test(t, daemon_port_and_https_with_mutual_tls);
-	tcase_add_test(t, beyond_loopback_needs_tls_or_insecure);
-	tcase_add_test(t, config_errors_at_their_keys);
-	tcase_add_test(t, inspect_beyond_loopback_needs_tls_or_insecure);
-	tcase_add_test(t, worker_cert_cannot_pose_as_daemon);
-	tcase_add_test(t, tls_init_worker_hosts);
-	suite_add_tcase(s, t);
+	TU_TCASE(s, "core", 120, core_tests);
 	return s;
 }

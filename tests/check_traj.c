@@ -21,6 +21,7 @@
 
 #include "net/net.h"
 #include "tests/proto.h"
+#include "tests/testutil.h"
 
 enum { SENDERS = 3, PER_SENDER = 400, WINDOW = 8 };
 enum { OL = 4, NA = 3 };
@@ -1019,25 +1020,24 @@ END_TEST
 Suite *suite_traj(void)
 {
 	Suite *s = suite_create("traj");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ codec_round_trip, 1 },
+		{ codec_job_end_mark, 1 },
+		{ trainer_rows_round_trip, 1 },
+		{ codec_state_column, 1 },
+		{ codec_visits_column, 1 },
+		{ rows_append_grows_and_copies, 1 },
+		{ codec_empty_visits_is_none, 1 },
+		{ codec_refuses_bad_segments, (int)LG_ARRAY_LEN(bad_cases) },
+		{ envelope_body_found_or_refused, 1 },
+		{ every_segment_once_in_order_within_bound, 1 },
+		{ rogue_sender_is_cut_off, 3 },
+		{ wrong_token_refused, 1 },
+		{ silent_learner_given_up_busy_one_waited_for, 1 },
+		{ deaf_learner_given_up, 1 },
+	};
 
 	signal(SIGPIPE, SIG_IGN);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, codec_round_trip);
-	tcase_add_test(tc, codec_job_end_mark);
-	tcase_add_test(tc, trainer_rows_round_trip);
-	tcase_add_test(tc, codec_state_column);
-	tcase_add_test(tc, codec_visits_column);
-	tcase_add_test(tc, rows_append_grows_and_copies);
-	tcase_add_test(tc, codec_empty_visits_is_none);
-	tcase_add_loop_test(tc, codec_refuses_bad_segments, 0,
-			    (int)LG_ARRAY_LEN(bad_cases));
-	tcase_add_test(tc, envelope_body_found_or_refused);
-	tcase_add_test(tc, every_segment_once_in_order_within_bound);
-	tcase_add_loop_test(tc, rogue_sender_is_cut_off, 0, 3);
-	tcase_add_test(tc, wrong_token_refused);
-	tcase_add_test(tc, silent_learner_given_up_busy_one_waited_for);
-	tcase_add_test(tc, deaf_learner_given_up);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

@@ -422,29 +422,28 @@ END_TEST
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
-	TCase *tc = tcase_create("core");
+	const struct tu_test core_tests[] = {
+		{ rng_deterministic, 1 },
+		{ distinct_u64, 1 },
+		{ rng_below_uniform, 1 },
+		{ rng_double_range_and_mean, 1 },
+		{ rng_normal_moments, 1 },
+		{ rng_categorical_weights, 1 },
+		{ rng_categorical_degenerate, 1 },
+		{ crc32c_known_vectors, 1 },
+		{ byte_order, 1 },
+		{ buf_grows, 1 },
+		{ strict_parsing, 1 },
+		{ json_strings_and_loopback, 1 },
+		{ strerror_total, 1 },
+		{ g6_matches_printf, 1 },
+		{ write_out_refuses_special_files, 1 },
+		{ token_parse_rules, 1 },
+		{ log_limit_counts, 1 },
+	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s
 	 * is a wall-clock budget, not a deadline. */
-	tcase_set_timeout(tc, 60);
-
-	tcase_add_test(tc, rng_deterministic);
-	tcase_add_test(tc, distinct_u64);
-	tcase_add_test(tc, rng_below_uniform);
-	tcase_add_test(tc, rng_double_range_and_mean);
-	tcase_add_test(tc, rng_normal_moments);
-	tcase_add_test(tc, rng_categorical_weights);
-	tcase_add_test(tc, rng_categorical_degenerate);
-	tcase_add_test(tc, crc32c_known_vectors);
-	tcase_add_test(tc, byte_order);
-	tcase_add_test(tc, buf_grows);
-	tcase_add_test(tc, strict_parsing);
-	tcase_add_test(tc, json_strings_and_loopback);
-	tcase_add_test(tc, strerror_total);
-	tcase_add_test(tc, g6_matches_printf);
-	tcase_add_test(tc, write_out_refuses_special_files);
-	tcase_add_test(tc, token_parse_rules);
-	tcase_add_test(tc, log_limit_counts);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 60, core_tests);
 	return s;
 }

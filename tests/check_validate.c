@@ -367,13 +367,13 @@ END_TEST
 Suite *suite_validate(void)
 {
 	Suite *s = suite_create("validate");
-	TCase *tc = tcase_create("lies");
+	const struct tu_test lies_tests[] = {
+		{ bad_parameters_are_refused, 1 },
+		{ player_steps_is_bounded, 1 },
+		{ implausible_results_are_not_counted, 1 },
+		{ export_and_play_refuse_nan, 1 },
+	};
 
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, bad_parameters_are_refused);
-	tcase_add_test(tc, player_steps_is_bounded);
-	tcase_add_test(tc, implausible_results_are_not_counted);
-	tcase_add_test(tc, export_and_play_refuse_nan);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "lies", 120, lies_tests);
 	return s;
 }

@@ -446,3 +446,72 @@ void fill_normal(float *v, size_t n, lg_rng *r)
 	for (size_t i = 0; i < n; i++)
 		v[i] = (float)lg_rng_normal(r);
 }
+
+void grad_vs_differences(float *v, size_t n, size_t step, const float *grad,
+			 float eps, double rel, double abs,
+			 double (*loss)(void *), void *arg, const char *what)
+{
+	for (size_t i = 0; i < n; i += step) {
+		float keep = v[i];
+		v[i] = keep + eps;
+		double lp = loss(arg);
+		v[i] = keep - eps;
+		double lm = loss(arg);
+		v[i] = keep;
+		double num = (lp - lm) / (2 * eps);
+		ck_assert_msg(fabs(num - grad[i]) <= rel * fabs(num) + abs,
+			      "%s[%zu]: backward %g, differences %g", what, i,
+			      grad[i], num);
+	}
+}
+
+void conv_bufs_open(struct conv_bufs *B, const struct conv2d *c, size_t n,
+		    lg_rng *r, int fill)
+{
+	B->c = c;
+	B->n = n;
+	B->nw = (size_t)c->cout * c->cin * c->k * c->k;
+	B->nx = n * c->cin * c->h * c->w;
+	B->ny = n * c->cout * c->oh * c->ow;
+	B->W = malloc(B->nw * sizeof *B->W);
+	B->b = malloc(c->cout * sizeof *B->b);
+	B->x = malloc(B->nx * sizeof *B->x);
+	B->y = malloc(B->ny * sizeof *B->y);
+	B->g = malloc(B->ny * sizeof *B->g);
+	B->dx = malloc(B->nx * sizeof *B->dx);
+	B->dW = calloc(B->nw, sizeof *B->dW);
+	B->db = calloc(c->cout, sizeof *B->db);
+	B->sc = malloc(conv2d_scratch(c, n) * sizeof *B->sc);
+	ck_assert(B->W && B->b && B->x && B->y && B->g && B->dx && B->dW &&
+		  B->db && B->sc);
+	fill_normal(B->W, B->nw, r);
+	if (fill & CONV_FILL_B)
+		fill_normal(B->b, c->cout, r);
+	fill_normal(B->x, B->nx, r);
+	if (fill & CONV_FILL_G)
+		fill_normal(B->g, B->ny, r);
+}
+
+void conv_bufs_close(struct conv_bufs *B)
+{
+	free(B->W);
+	free(B->b);
+	free(B->x);
+	free(B->y);
+	free(B->g);
+	free(B->dx);
+	free(B->dW);
+	free(B->db);
+	free(B->sc);
+}
+
+double conv_bufs_loss(void *arg)
+{
+	struct conv_bufs *B = arg;
+	double L = 0;
+
+	conv2d_forward(B->c, B->W, B->b, B->x, B->n, B->y, B->sc);
+	for (size_t i = 0; i < B->ny; i++)
+		L += (double)B->y[i] * B->g[i];
+	return L;
+}

@@ -67,4 +67,36 @@ void fixed_free(struct fixed *f);
 /* n standard normal floats from r. */
 void fill_normal(float *v, size_t n, lg_rng *r);
 
+/* ---- gradients against central differences ----------------------------- */
+
+/* For every step-th of the n entries of v: L at v[i] + eps and at
+ * v[i] - eps, by loss(arg) (v[i] restored after), against the analytic
+ * grad[i]; fails the test unless |num - grad[i]| <= rel |num| + abs,
+ * naming the entry "what[i]" ("dW[3]", "case 2 dx[17]"). */
+void grad_vs_differences(float *v, size_t n, size_t step, const float *grad,
+			 float eps, double rel, double abs,
+			 double (*loss)(void *), void *arg, const char *what);
+
+/* ---- a convolution's buffers ---------------------------------------------- */
+
+/* What a conv2d's forward and backward read and write for a batch of n:
+ * kernel W (cout x cin x k x k) and bias b, input x and its gradient dx
+ * (n x cin x h x w), output y and its gradient g (n x cout x oh x ow),
+ * the accumulated dW and db (zeroed) and the scratch sc. */
+struct conv_bufs {
+	const struct conv2d *c;
+	size_t n, nw, nx, ny;
+	float *W, *b, *x, *y, *g, *dx, *dW, *db, *sc;
+};
+#define CONV_FILL_B 1 /* b from r (after W, before x) */
+#define CONV_FILL_G 2 /* g from r (after x) */
+/* Allocate B's buffers for c and n, and fill W, then b (CONV_FILL_B),
+ * x, then g (CONV_FILL_G) with standard normals from r, in that order. */
+void conv_bufs_open(struct conv_bufs *B, const struct conv2d *c, size_t n,
+		    lg_rng *r, int fill);
+void conv_bufs_close(struct conv_bufs *B);
+/* L = sum(y * g) of B's forward pass (y overwritten): the loss whose
+ * gradient is conv2d_backward's with dy = g. Its arg is B. */
+double conv_bufs_loss(void *B);
+
 #endif

@@ -124,6 +124,19 @@ net_msg *tp_call(struct tp_peer *p, net_msg *req)
 	return r;
 }
 
+void tp_session_ack(league_session *ss, net_msg *m)
+{
+	net_msg r = LEAGUE__ENVELOPE__INIT;
+	League__Ack ack = LEAGUE__ACK__INIT;
+
+	ack.id = m->seq;
+	r.reply_to = m->seq;
+	r.body_case = LEAGUE__ENVELOPE__BODY_ACK;
+	r.ack = &ack;
+	league_session_send(ss, &r);
+	net_msg_free(m);
+}
+
 int tp_ack_status(net_msg *r)
 {
 	ck_assert_msg(r->body_case == LEAGUE__ENVELOPE__BODY_ACK,

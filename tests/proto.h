@@ -64,6 +64,10 @@ net_msg *tp_call(struct tp_peer *p, net_msg *req);
 /* The reply must be an Ack: its status. */
 int tp_ack_status(net_msg *r);
 
+/* A server-side handler's answer to any message: an Ack of m (by its
+ * seq) sent on ss; m freed. */
+void tp_session_ack(league_session *ss, net_msg *m);
+
 /* Register as a collector with envs and max_jobs. */
 void tp_register_collector(struct tp_peer *p, uint32_t envs,
 			   uint32_t max_jobs);

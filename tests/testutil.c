@@ -1,5 +1,8 @@
-/* tests/testutil.c: temp dirs and running the binary under test. */
+/* tests/testutil.c: the check suites' shared fixtures: temp dirs,
+ * running the binary under test, a daemon on a temp dir and its fake
+ * workers, games and searches, conv buffers and gradient checks. */
 #include "tests/testutil.h"
+#include "collector/collector.h"
 #include "storage/storage.h"
 #include "util/util.h"
 
@@ -12,6 +15,18 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+TCase *tu_tcase(Suite *s, const char *name, double timeout_s,
+		const struct tu_test *tests, size_t n)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout_s);
+	for (size_t i = 0; i < n; i++)
+		tcase_add_loop_test(tc, tests[i].test, 0, tests[i].runs);
+	suite_add_tcase(s, tc);
+	return tc;
+}
 
 void tu_mkdtemp(char *buf, size_t len)
 {
@@ -276,4 +291,109 @@ uint64_t tu_stored_u64(const char *dir, const char *name)
 	}
 	store_close(s);
 	return v;
+}
+
+void tu_league_files(const char *yaml, char *dir, size_t dlen, char *cfg,
+		     size_t clen)
+{
+	tu_mkdtemp(dir, dlen);
+	snprintf(cfg, clen, "%s/league.yaml", dir);
+	tu_write_file(cfg, yaml);
+	ck_assert_msg(strlen(dir) + sizeof "/league" <= dlen, "%s: too long",
+		      dir);
+	strcat(dir, "/league");
+}
+
+void tu_run_config(const char *text, const char *root, char *ldir,
+		   size_t llen, int quiet, int (*done)(const char *, void *),
+		   void *arg, char *out, size_t outlen, char *err,
+		   size_t errlen)
+{
+	char cfg[512];
+	int rc;
+
+	snprintf(cfg, sizeof cfg, "%s/league.yaml", root);
+	tu_write_file(cfg, text);
+	snprintf(ldir, llen, "%s/league", root);
+	const char *argv[] = { "run", cfg, "--dir", ldir,
+			       quiet ? "--quiet" : NULL, NULL };
+	if (done)
+		rc = tu_run_league_until(argv, ldir, done, arg, 300, out,
+					 outlen, err, errlen);
+	else
+		rc = tu_run_league(out, outlen, err, errlen, argv);
+	ck_assert_msg(rc == 0, "league run: %d\n%s", rc, err);
+}
+
+pid_t tu_spawn_worker(const char *const *argv, const char *log, int append)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		int fd = open(log, O_WRONLY | O_CREAT |
+					   (append ? O_APPEND : O_TRUNC),
+			      0644);
+		dup2(null, 1);
+		dup2(fd, 2);
+		execv(tu_league_bin(), (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+void tu_read_text(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(buf, 1, len - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+}
+
+void tu_wait_for_text(const char *path, const char *what, double limit)
+{
+	static char buf[1 << 22];
+	double t0 = lg_now_s();
+
+	for (;;) {
+		tu_read_text(path, buf, sizeof buf);
+		if (strstr(buf, what))
+			return;
+		ck_assert_msg(lg_now_s() - t0 < limit, "%s: no '%s' in %.0f s:"
+			      "\n%.2000s", path, what, limit, buf);
+		lg_sleep_s(0.1);
+	}
+}
+
+env *tu_env_open(const char *name, const struct env_opts *o)
+{
+	char err[256];
+	env *e = NULL;
+
+	ck_assert_msg(env_new(&e, name, o, err, sizeof err) == 0, "%s: %s",
+		      name, err);
+	return e;
+}
+
+env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
+		       env_mcts_eval_fn eval, void *ctx)
+{
+	char err[256];
+	env_mcts *m = NULL;
+
+	ck_assert_msg(env_mcts_new(&m, e, o, eval, ctx, err, sizeof err) == 0,
+		      "%s", err);
+	return m;
+}
+
+struct coll *tu_coll_open(const struct coll_opts *o)
+{
+	char err[256];
+	coll *c = NULL;
+
+	ck_assert_msg(coll_new(&c, o, err, sizeof err) == 0, "%s", err);
+	return c;
 }

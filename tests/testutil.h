@@ -2,9 +2,32 @@
 #ifndef LG_TESTUTIL_H
 #define LG_TESTUTIL_H
 
+#include <check.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "envs/env.h"
+
+struct coll;
+struct coll_opts;
+
+/* ---- a suite's test cases ---- */
+
+/* One test of a test case, run for _i in [0, runs) (check's loop test;
+ * 1 for a plain one, as tcase_add_test adds it). */
+struct tu_test {
+	const TTest *test;
+	int runs;
+};
+/* A test case `name` of suite s holding the n tests (in that order),
+ * each given timeout_s (check's own default is 4 s: a wall-clock budget
+ * on a busy machine, not a deadline); the TCase, for fixtures. */
+TCase *tu_tcase(Suite *s, const char *name, double timeout_s,
+		const struct tu_test *tests, size_t n);
+#define TU_TCASE(s, name, timeout_s, tests)                              \
+	tu_tcase((s), (name), (timeout_s), (tests),                       \
+		 sizeof(tests) / sizeof((tests)[0]))
 
 /* Create a fresh directory under $TMPDIR (or /tmp) and return its path in
  * buf (at least 64 bytes). Aborts the test on failure. */
@@ -55,5 +78,63 @@ int tu_serve_stop(struct tu_daemon *d, int sig);
  * read-only beside a running league: 0 before its store exists or while
  * the counter is not stored. */
 uint64_t tu_stored_u64(const char *dir, const char *name);
+
+/* ---- the e2e fixture: a daemon on a temp dir, and fake workers ---- */
+
+/* The small rock-paper-scissors league the e2e suites serve, named
+ * `name` (a string literal): a main player and a main exploiter, jobs of
+ * 4 episodes, no snapshots, a 600 s backstop. A suite appends lines of
+ * its own (a later key wins). */
+#define TU_RPS_YAML(name)                                                 \
+	"league: {name: " name ", seed: 5}\n"                             \
+	"env: {name: rps}\n"                                              \
+	"model: {hidden: [8]}\n"                                          \
+	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"    \
+	"payoff: {decay: 1.0}\n"                                          \
+	"matchmaking: {job_episodes: 4, job_lease_s: 30}\n"               \
+	"snapshot: {steps: 1000000000}\n"                                 \
+	"budget: {seconds: 600}\n"
+
+/* A fresh directory ROOT under $TMPDIR holding ROOT/league.yaml (yaml):
+ * the config's path in cfg, the league's directory ROOT/league in dir
+ * (not created: `league serve` or `league run` makes it). Then
+ * tu_serve(d, cfg, dir, ...) starts the daemon and reads its ports. */
+void tu_league_files(const char *yaml, char *dir, size_t dlen, char *cfg,
+		     size_t clen);
+/* `league run ROOT/league.yaml --dir ROOT/league` (the config text
+ * written there first; root exists, e.g. from tu_mkdtemp), with --quiet
+ * when quiet; the league's directory in ldir. Without done the run ends
+ * by its config's budget; with done it goes on until done(ldir, arg)
+ * holds and is stopped by SIGTERM (tu_run_league_until, up to 300 s).
+ * The run must exit 0 (else the test fails with its stderr); its
+ * stdout and stderr are left in out and err as tu_run_league's. */
+void tu_run_config(const char *text, const char *root, char *ldir,
+		   size_t llen, int quiet, int (*done)(const char *, void *),
+		   void *arg, char *out, size_t outlen, char *err,
+		   size_t errlen);
+/* A fake (or real) worker `league ARGS...` as a child (argv[0] is
+ * "league"), its stdout to /dev/null, its stderr to log, appended to
+ * when append, else truncated: its pid. */
+pid_t tu_spawn_worker(const char *const *argv, const char *log, int append);
+/* The file at path, at most len - 1 bytes, NUL-terminated ("" when it
+ * is not there yet). */
+void tu_read_text(const char *path, char *buf, size_t len);
+/* Wait until the file at path (a worker's or the daemon's log) holds
+ * `what`, polled every 0.1 s; fails the test, with the file's head,
+ * when limit seconds pass first. */
+void tu_wait_for_text(const char *path, const char *what, double limit);
+
+/* ---- games, searches and collectors ---- */
+
+/* The game `name` with options o (NULL: the defaults); fails the test,
+ * naming the game and why, when env_new refuses. */
+env *tu_env_open(const char *name, const struct env_opts *o);
+/* A search on e's game with options o and evaluator eval(ctx); fails the
+ * test, saying why, when env_mcts_new refuses. */
+env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
+		       env_mcts_eval_fn eval, void *ctx);
+/* A collector with options o (its games, policies, searches); fails the
+ * test, saying why, when coll_new refuses. */
+struct coll *tu_coll_open(const struct coll_opts *o);
 
 #endif
