@@ -36,6 +36,18 @@ int main(int argc, char **argv)
 	 * signal. */
 	signal(SIGPIPE, SIG_IGN);
 
+	/* A name that is no suite is an error, not a suite quietly left
+	 * out of the run. */
+	for (int a = 1; a < argc; a++) {
+		int known = 0;
+		for (size_t i = 0; i < n; i++)
+			known |= !strcmp(argv[a], suites[i].name);
+		if (!known) {
+			fprintf(stderr, "check_all: no suite named '%s' (the "
+				"suites are tests/check_<name>.c)\n", argv[a]);
+			return 2;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		int want = argc < 2;
 		for (int a = 1; a < argc; a++)
