@@ -1,7 +1,7 @@
 /*
  * conf/config_internal.h: what the config's files share (config.c
- * parses and checks, config_table.c holds the table, config_emit.c
- * prints). Not for use outside conf/config*.c.
+ * parses, config_check.c checks across keys, config_table.c holds the
+ * table, config_emit.c prints). Not for use outside conf/config*.c.
  */
 #ifndef LG_CONF_CONFIG_INTERNAL_H
 #define LG_CONF_CONFIG_INTERNAL_H
@@ -50,6 +50,11 @@ int cfg_next_event(struct parser *p, yaml_event_t *ev);
 const char *cfg_ev_text(const yaml_event_t *ev);
 /* A whole number in [lo, hi]; nonzero when s is not one. */
 int cfg_parse_u64(const char *s, double lo, double hi, uint64_t *out);
+
+/* The cross-key checks (config_check.c) of a config p has read whole:
+ * the game opened, its model and the players module's rules, in the
+ * order a user meets them. 0 or LG_ECONFIG with the message set. */
+int cfg_validate(struct parser *p);
 
 /* model.layers (config_layers.c): the list whose SEQUENCE_START is start
  * (model: given as a list, or model.layers), and after the whole config
