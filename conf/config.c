@@ -23,20 +23,45 @@
 
 /* ---- parser ----------------------------------------------------------- */
 
-int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+/* cfg_perr's message from a va_list. */
+static int vperr(struct parser *p, const yaml_mark_t *m, const char *fmt,
+		 va_list ap) __attribute__((format(printf, 3, 0)));
+
+static int vperr(struct parser *p, const yaml_mark_t *m, const char *fmt,
+		 va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	if (m)
 		lg_errf(p->err, p->errlen, "%s:%zu:%zu: %s", p->name,
 			m->line + 1, m->column + 1, msg);
 	else
 		lg_errf(p->err, p->errlen, "%s: %s", p->name, msg);
 	return LG_ECONFIG;
+}
+
+int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vperr(p, m, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int cfg_perr_del(struct parser *p, yaml_event_t *ev, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vperr(p, &ev->start_mark, fmt, ap);
+	va_end(ap);
+	yaml_event_delete(ev);
+	return rc;
 }
 
 int cfg_next_event(struct parser *p, yaml_event_t *ev)
@@ -55,6 +80,18 @@ int cfg_next_event(struct parser *p, yaml_event_t *ev)
 				"YAML aliases are not supported in configs");
 	}
 	return 0;
+}
+
+int cfg_next_item(struct parser *p, yaml_event_t *ev, yaml_event_type_t end)
+{
+	int rc = cfg_next_event(p, ev);
+
+	if (rc)
+		return rc;
+	if (ev->type != end)
+		return 0;
+	yaml_event_delete(ev);
+	return 1;
 }
 
 const char *cfg_ev_text(const yaml_event_t *ev)
@@ -217,24 +254,14 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 	cfg_fmt_range(range, sizeof range, k);
 	*n = 0;
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
-		if (ev.type != YAML_SCALAR_EVENT) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: expected a number", k->path);
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		if (*n >= max) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: more than %u entries", k->path, max);
-			yaml_event_delete(&ev);
-			return rc;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_SEQUENCE_END_EVENT)))
+			return rc < 0 ? rc : 0;
+		if (ev.type != YAML_SCALAR_EVENT)
+			return cfg_perr_del(p, &ev, "%s: expected a number",
+					    k->path);
+		if (*n >= max)
+			return cfg_perr_del(p, &ev, "%s: more than %u entries",
+					    k->path, max);
 		double d;
 		uint64_t u;
 		int bad = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
@@ -244,15 +271,12 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 		} else if (!bad) {
 			bad = parse_double_text(k, cfg_ev_text(&ev), &d);
 		}
-		if (bad) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: expected a %s in %s, got '%s'",
-				      k->path,
-				      whole ? "whole number" : "number", range,
-				      cfg_ev_text(&ev));
-			yaml_event_delete(&ev);
-			return rc;
-		}
+		if (bad)
+			return cfg_perr_del(p, &ev,
+					    "%s: expected a %s in %s, got '%s'",
+					    k->path,
+					    whole ? "whole number" : "number",
+					    range, cfg_ev_text(&ev));
 		vals[(*n)++] = d;
 		yaml_event_delete(&ev);
 	}
@@ -283,20 +307,14 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 	yaml_event_t ev;
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_SEQUENCE_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		yaml_mark_t at = ev.start_mark;
-		if (ev.type != YAML_SEQUENCE_START_EVENT) {
-			yaml_event_delete(&ev);
-			return cfg_perr(p, &at,
-					"%s: expected a list of rows like "
-					"[[3, -2], [-2, 1]]",
-					k->path);
-		}
+		if (ev.type != YAML_SEQUENCE_START_EVENT)
+			return cfg_perr_del(p, &ev,
+					    "%s: expected a list of rows like "
+					    "[[3, -2], [-2, 1]]",
+					    k->path);
 		yaml_event_delete(&ev);
 		if (m->rows >= CFG_MATRIX_MAX)
 			return cfg_perr(p, &at, "%s: more than %d rows",
@@ -310,7 +328,6 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 		m->cols = n;
 		memcpy(m->v[m->rows++], vals, n * sizeof *vals);
 	}
-	return 0;
 }
 
 /* env.params: a flat mapping of scalars to scalars, kept as strings. */
@@ -326,53 +343,40 @@ static int parse_params(struct parser *p, const struct cfg_key *k,
 				"like {size: 4}", k->path);
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = cfg_next_event(p, &kev)))
-			return rc;
-		if (kev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&kev);
-			return 0;
-		}
-		yaml_mark_t at = kev.start_mark;
+		if ((rc = cfg_next_item(p, &kev, YAML_MAPPING_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		const char *key = kev.type == YAML_SCALAR_EVENT
 					  ? cfg_ev_text(&kev)
 					  : NULL;
 		size_t kn = key ? kev.data.scalar.length : 0;
 		if (!key || !kn || kn >= ENV_PARAM_KEY_MAX ||
-		    strlen(key) != kn) {
-			yaml_event_delete(&kev);
-			return cfg_perr(p, &at,
-					"%s: keys are strings of 1 to %d "
-					"bytes",
-					k->path, ENV_PARAM_KEY_MAX - 1);
-		}
+		    strlen(key) != kn)
+			return cfg_perr_del(p, &kev,
+					    "%s: keys are strings of 1 to %d "
+					    "bytes",
+					    k->path, ENV_PARAM_KEY_MAX - 1);
 		for (uint32_t i = 0; i < m->n; i++)
-			if (!strcmp(m->key[i], key)) {
-				rc = cfg_perr(p, &at, "%s: duplicate key '%s'",
-					      k->path, key);
-				yaml_event_delete(&kev);
-				return rc;
-			}
-		if (m->n == ENV_PARAMS_MAX) {
-			yaml_event_delete(&kev);
-			return cfg_perr(p, &at, "%s: more than %d entries",
-					k->path, ENV_PARAMS_MAX);
-		}
+			if (!strcmp(m->key[i], key))
+				return cfg_perr_del(p, &kev,
+						    "%s: duplicate key '%s'",
+						    k->path, key);
+		if (m->n == ENV_PARAMS_MAX)
+			return cfg_perr_del(p, &kev,
+					    "%s: more than %d entries",
+					    k->path, ENV_PARAMS_MAX);
 		memcpy(m->key[m->n], key, kn + 1);
 		yaml_event_delete(&kev);
 		if ((rc = cfg_next_event(p, &vev)))
 			return rc;
-		at = vev.start_mark;
 		size_t vn = vev.type == YAML_SCALAR_EVENT
 				    ? vev.data.scalar.length : 0;
 		if (vev.type != YAML_SCALAR_EVENT || vn >= ENV_PARAM_VAL_MAX ||
-		    strlen(cfg_ev_text(&vev)) != vn) {
-			yaml_event_delete(&vev);
-			return cfg_perr(p, &at,
-					"%s.%s: expected a single value of "
-					"at most %d bytes",
-					k->path, m->key[m->n],
-					ENV_PARAM_VAL_MAX - 1);
-		}
+		    strlen(cfg_ev_text(&vev)) != vn)
+			return cfg_perr_del(p, &vev,
+					    "%s.%s: expected a single value of "
+					    "at most %d bytes",
+					    k->path, m->key[m->n],
+					    ENV_PARAM_VAL_MAX - 1);
 		memcpy(m->val[m->n++], cfg_ev_text(&vev), vn + 1);
 		yaml_event_delete(&vev);
 	}
@@ -468,12 +472,8 @@ static int parse_mapping(struct parser *p, const char *prefix)
 	int rc;
 
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_MAPPING_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		rc = parse_key(p, prefix, &ev);
 		yaml_event_delete(&ev);
 		if (rc)

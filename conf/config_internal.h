@@ -39,6 +39,10 @@ struct parser {
  * LG_ECONFIG. */
 int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* cfg_perr at event ev's start, then ev freed (the message is made
+ * first, so its arguments may point into ev); LG_ECONFIG. */
+int cfg_perr_del(struct parser *p, yaml_event_t *ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* An error at key path's place in the file (or the file's name alone);
  * LG_ECONFIG. */
 int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
@@ -46,6 +50,10 @@ int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
 /* The next libyaml event; anchors, aliases and syntax errors are
  * LG_ECONFIG with the message set. */
 int cfg_next_event(struct parser *p, yaml_event_t *ev);
+/* The next item of a sequence or mapping whose end event is end: 0 with
+ * the item in ev (the caller frees it), 1 at the end (read and freed),
+ * or cfg_next_event's error. */
+int cfg_next_item(struct parser *p, yaml_event_t *ev, yaml_event_type_t end);
 /* A scalar event's text. */
 const char *cfg_ev_text(const yaml_event_t *ev);
 /* A whole number in [lo, hi]; nonzero when s is not one. */
