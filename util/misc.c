@@ -248,7 +248,7 @@ int lg_buf_g6(lg_buf *b, double v)
 	return 0;
 }
 
-int lg_buf_json_str(lg_buf *b, const char *s)
+int lg_buf_quoted(lg_buf *b, const char *s, int json)
 {
 	int rc = lg_buf_append(b, "\"", 1);
 
@@ -256,12 +256,19 @@ int lg_buf_json_str(lg_buf *b, const char *s)
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			rc = lg_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if ((c < 0x20 || c == 0x7f) && json)
 			rc = lg_buf_printf(b, "\\u%04x", c);
+		else if (c < 0x20 || c == 0x7f)
+			rc = lg_buf_printf(b, "\\x%02x", c);
 		else
 			rc = lg_buf_append(b, s, 1);
 	}
 	return rc ? rc : lg_buf_append(b, "\"", 1);
+}
+
+int lg_buf_json_str(lg_buf *b, const char *s)
+{
+	return lg_buf_quoted(b, s, 1);
 }
 
 int lg_is_loopback(const char *addr)

@@ -288,6 +288,9 @@ int lg_buf_g6(lg_buf *b, double v);
 /* s as a JSON string (quoted; '"', '\\' and control bytes and DEL escaped,
  * other bytes as they are), appended to b. */
 int lg_buf_json_str(lg_buf *b, const char *s);
+/* s quoted as lg_buf_json_str does, but with control bytes and DEL as
+ * \u00XX (json) or \xXX (0: YAML's double-quoted style). */
+int lg_buf_quoted(lg_buf *b, const char *s, int json);
 
 /* 1 when addr names this host's loopback ("127.x.y.z", "::1",
  * "localhost"): where league may listen without a token. */
