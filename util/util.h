@@ -218,6 +218,23 @@ static inline double lg_get_lef64(const uint8_t *p)
 	return d;
 }
 
+/* A fixed-size little-endian record described once, for its encoder and
+ * its decoder alike: each field's type, its byte offset in the record
+ * and the offset of the struct member it mirrors (a uint32_t, uint64_t
+ * or double). */
+enum lg_field_type { LG_FIELD_U32, LG_FIELD_U64, LG_FIELD_F64 };
+struct lg_field {
+	enum lg_field_type type;
+	size_t at;  /* in the record */
+	size_t off; /* in the struct (offsetof) */
+};
+/* The n fields of the struct at base written into rec. */
+void lg_fields_put(uint8_t *rec, const struct lg_field *f, size_t n,
+		   const void *base);
+/* The n fields of rec read into the struct at base. */
+void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
+		   void *base);
+
 /* ---- whole files ------------------------------------------------------ */
 
 /* Write [p, p + n) to path whole or not at all: a temporary beside it
