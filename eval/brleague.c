@@ -134,66 +134,76 @@ static void jpair(FILE *out, const char *key, const double v[2],
 	fprintf(out, "%s", sep);
 }
 
+/* A point's estimate as JSON fields, each followed by a comma: the best
+ * response's value and interval by seat, the opponent's value, the
+ * NashConv estimate (named key) and its interval. */
+static void jestimate(FILE *out, const struct league_br_point *p,
+		      const char *key)
+{
+	jpair(out, "br_value", p->br_value, ",");
+	jpair(out, "br_ci95", p->br_ci, ",");
+	jnum(out, "value", p->value, ",");
+	jnum(out, key, p->nashconv, ",");
+	jnum(out, "ci95", p->nashconv_ci, ",");
+}
+
 void eval_br_on_point(void *ctx, const struct league_br_point *p)
 {
 	struct eval_br_printer *pr = ctx;
+	FILE *f = pr->out;
 
 	if (pr->json) {
-		fprintf(pr->out, "{\"point\":%u,\"final\":%s,\"seconds\":%.3f,"
-		       "\"env_steps\":%llu,\"rows\":%llu,\"updates\":%llu,"
-		       "\"episodes\":[%llu,%llu],\"abnormal\":%llu,",
-		       p->index, p->final ? "true" : "false", p->seconds,
-		       (unsigned long long)p->env_steps,
-		       (unsigned long long)p->rows,
-		       (unsigned long long)p->updates,
-		       (unsigned long long)p->episodes[0],
-		       (unsigned long long)p->episodes[1],
-		       (unsigned long long)p->abnormal);
-		jpair(pr->out, "br_value", p->br_value, ",");
-		jpair(pr->out, "br_ci95", p->br_ci, ",");
-		jnum(pr->out, "value", p->value, ",");
-		jnum(pr->out, "nashconv", p->nashconv, ",");
-		jnum(pr->out, "ci95", p->nashconv_ci, ",");
+		fprintf(f, "{\"point\":%u,\"final\":%s,\"seconds\":%.3f,"
+		           "\"env_steps\":%llu,\"rows\":%llu,\"updates\":%llu,"
+		           "\"episodes\":[%llu,%llu],\"abnormal\":%llu,",
+		           p->index, p->final ? "true" : "false", p->seconds,
+		           (unsigned long long)p->env_steps,
+		           (unsigned long long)p->rows,
+		           (unsigned long long)p->updates,
+		           (unsigned long long)p->episodes[0],
+		           (unsigned long long)p->episodes[1],
+		           (unsigned long long)p->abnormal);
+		jestimate(pr->out, p, "nashconv");
 		jnum(pr->out, "ci_low", p->nashconv - p->nashconv_ci, ",");
 		jnum(pr->out, "ci_high", p->nashconv + p->nashconv_ci, ",");
-		fprintf(pr->out, "\"eval_seconds\":%.3f}\n", p->eval_seconds);
+		fprintf(f, "\"eval_seconds\":%.3f}\n", p->eval_seconds);
 		fflush(pr->out);
 		return;
 	}
 	if (pr->csv) {
 		if (!pr->header)
-			fprintf(pr->out, "seconds,env_steps,rows,updates,br_seat0,"
-			       "br_seat1,nashconv,ci95,ci_low,ci_high,"
-			       "exact_nashconv,episodes,eval_seconds\n");
+			fprintf(f, "seconds,env_steps,rows,updates,br_seat0,"
+			           "br_seat1,nashconv,ci95,ci_low,ci_high,"
+			           "exact_nashconv,episodes,eval_seconds\n");
 		pr->header = 1;
-		fprintf(pr->out, "%.3f,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,",
-		       p->seconds, (unsigned long long)p->env_steps,
-		       (unsigned long long)p->rows,
-		       (unsigned long long)p->updates, p->br_value[0],
-		       p->br_value[1], p->nashconv, p->nashconv_ci,
-		       p->nashconv - p->nashconv_ci,
-		       p->nashconv + p->nashconv_ci);
+		fprintf(f, "%.3f,%llu,%llu,%llu,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,",
+		           p->seconds, (unsigned long long)p->env_steps,
+		           (unsigned long long)p->rows,
+		           (unsigned long long)p->updates, p->br_value[0],
+		           p->br_value[1], p->nashconv, p->nashconv_ci,
+		           p->nashconv - p->nashconv_ci,
+		           p->nashconv + p->nashconv_ci);
 		if (isfinite(pr->exact))
-			fprintf(pr->out, "%.9g", pr->exact);
-		fprintf(pr->out, ",%llu,%.3f\n",
-		       (unsigned long long)(p->episodes[0] + p->episodes[1]),
-		       p->eval_seconds);
+			fprintf(f, "%.9g", pr->exact);
+		fprintf(f, ",%llu,%.3f\n",
+		           (unsigned long long)(p->episodes[0] + p->episodes[1]),
+		           p->eval_seconds);
 		fflush(pr->out);
 		return;
 	}
 	if (!pr->header) {
-		fprintf(pr->out, "%9s %12s %8s %10s %10s %10s %10s %10s %9s\n",
-		       "seconds", "env_steps", "updates", "br_seat0",
-		       "br_seat1", "nashconv", "ci_low", "ci_high",
-		       "episodes");
+		fprintf(f, "%9s %12s %8s %10s %10s %10s %10s %10s %9s\n",
+		           "seconds", "env_steps", "updates", "br_seat0",
+		           "br_seat1", "nashconv", "ci_low", "ci_high",
+		           "episodes");
 		pr->header = 1;
 	}
-	fprintf(pr->out, "%9.1f %12llu %8llu %10.4f %10.4f %10.4f %10.4f %10.4f %9llu\n",
-	       p->seconds, (unsigned long long)p->env_steps,
-	       (unsigned long long)p->updates, p->br_value[0],
-	       p->br_value[1], p->nashconv, p->nashconv - p->nashconv_ci,
-	       p->nashconv + p->nashconv_ci,
-	       (unsigned long long)(p->episodes[0] + p->episodes[1]));
+	fprintf(f, "%9.1f %12llu %8llu %10.4f %10.4f %10.4f %10.4f %10.4f %9llu\n",
+	           p->seconds, (unsigned long long)p->env_steps,
+	           (unsigned long long)p->updates, p->br_value[0],
+	           p->br_value[1], p->nashconv, p->nashconv - p->nashconv_ci,
+	           p->nashconv + p->nashconv_ci,
+	           (unsigned long long)(p->episodes[0] + p->episodes[1]));
 	fflush(pr->out);
 }
 
@@ -201,32 +211,33 @@ void eval_br_on_point(void *ctx, const struct league_br_point *p)
 static void describe(const struct eval_br_printer *pr,
 		     const struct eval_br_opponent *op, int json)
 {
+	FILE *f = pr->out;
 	if (json && !op->mixture) {
-		fprintf(pr->out, "\"player\":%u,\"params_player\":%u,\"version\":%u,",
-		       op->id[0], op->player[0], op->version[0]);
+		fprintf(f, "\"player\":%u,\"params_player\":%u,\"version\":%u,",
+		           op->id[0], op->player[0], op->version[0]);
 		return;
 	}
 	if (json) {
-		fprintf(pr->out, "\"player\":\"nash\",\"snapshots\":%u,\"mixture\":[",
-		       op->snapshots);
+		fprintf(f, "\"player\":\"nash\",\"snapshots\":%u,\"mixture\":[",
+		           op->snapshots);
 		for (size_t j = 0; j < op->k; j++)
-			fprintf(pr->out, "%s{\"id\":%u,\"player\":%u,\"version\":%u,"
-			       "\"weight\":%.9g}", j ? "," : "", op->id[j],
-			       op->player[j], op->version[j], op->w[j]);
-		fprintf(pr->out, "],");
+			fprintf(f, "%s{\"id\":%u,\"player\":%u,\"version\":%u,"
+			           "\"weight\":%.9g}", j ? "," : "", op->id[j],
+			           op->player[j], op->version[j], op->w[j]);
+		fprintf(f, "],");
 		return;
 	}
 	if (!op->mixture) {
-		fprintf(pr->out, "opponent     player %u (parameters %u, version %u)\n",
-		       op->id[0], op->player[0], op->version[0]);
+		fprintf(f, "opponent     player %u (parameters %u, version %u)\n",
+		           op->id[0], op->player[0], op->version[0]);
 		return;
 	}
-	fprintf(pr->out, "opponent     the meta-Nash mixture of the newest %u "
-	       "snapshots:", op->snapshots);
+	fprintf(f, "opponent     the meta-Nash mixture of the newest %u "
+	           "snapshots:", op->snapshots);
 	for (size_t j = 0; j < op->k; j++)
-		fprintf(pr->out, " %u (%u/v%u) %.3f", op->id[j], op->player[j],
-		       op->version[j], op->w[j]);
-	fprintf(pr->out, "\n");
+		fprintf(f, " %u (%u/v%u) %.3f", op->id[j], op->player[j],
+		           op->version[j], op->w[j]);
+	fprintf(f, "\n");
 }
 
 void eval_br_intro(const struct eval_br_printer *pr,
@@ -234,23 +245,24 @@ void eval_br_intro(const struct eval_br_printer *pr,
 		   const struct eval_br_opponent *op, const char *game,
 		   int have_exact, const struct env_nashconv *nc)
 {
+	FILE *f = pr->out;
 	if (pr->json || pr->csv)
 		return;
-	fprintf(pr->out, "game         %s; best responder: the league's model "
-		"and learner, %s evaluation\n", game,
-		o->sample ? "sampled" : "greedy");
+	fprintf(f, "game         %s; best responder: the league's model "
+		    "and learner, %s evaluation\n", game,
+		    o->sample ? "sampled" : "greedy");
 	describe(pr, op, 0);
-	fprintf(pr->out, "budget       %.1f s of training", o->budget_s);
+	fprintf(f, "budget       %.1f s of training", o->budget_s);
 	if (o->budget_steps)
-		fprintf(pr->out, " or %llu env steps, whichever ends first",
-			(unsigned long long)o->budget_steps);
-	fprintf(pr->out, "; %u evaluations of %llu episodes (%llu at the "
-		"end)\n", o->points + 1, (unsigned long long)o->episodes,
-		(unsigned long long)o->final_episodes);
+		fprintf(f, " or %llu env steps, whichever ends first",
+			    (unsigned long long)o->budget_steps);
+	fprintf(f, "; %u evaluations of %llu episodes (%llu at the "
+		    "end)\n", o->points + 1, (unsigned long long)o->episodes,
+		    (unsigned long long)o->final_episodes);
 	if (have_exact)
-		fprintf(pr->out, "exact        NashConv %.6f (best response "
-			"%.4f and %.4f by seat)\n", nc->nashconv,
-			nc->br_value[0], nc->br_value[1]);
+		fprintf(f, "exact        NashConv %.6f (best response "
+			    "%.4f and %.4f by seat)\n", nc->nashconv,
+			    nc->br_value[0], nc->br_value[1]);
 	fflush(pr->out);
 }
 
@@ -260,40 +272,40 @@ void eval_br_summary(const struct eval_br_printer *pr,
 		     const struct league_br_point *p, int have_exact,
 		     const struct env_nashconv *nc)
 {
+	FILE *f = pr->out;
 	double nan2[2] = { NAN, NAN };
 
 	if (pr->csv)
 		return;
 	if (pr->json) {
-		fprintf(pr->out, "{\"summary\":true,\"game\":\"%s\",", game);
+		fprintf(f, "{\"summary\":true,\"game\":\"%s\",", game);
 		describe(pr, op, 1);
-		fprintf(pr->out, "\"budget_s\":%.9g,\"budget_steps\":%llu,"
-		       "\"greedy\":%s,\"episodes\":%llu,"
-		       "\"final_episodes\":%llu,\"seed\":%llu,"
-		       "\"seconds\":%.3f,\"env_steps\":%llu,"
-		       "\"updates\":%llu,",
-		       o->budget_s, (unsigned long long)o->budget_steps,
-		       o->sample ? "false" : "true",
-		       (unsigned long long)o->episodes,
-		       (unsigned long long)o->final_episodes,
-		       (unsigned long long)o->seed, p->seconds,
-		       (unsigned long long)p->env_steps,
-		       (unsigned long long)p->updates);
-		jpair(pr->out, "br_value", p->br_value, ",");
-		jpair(pr->out, "br_ci95", p->br_ci, ",");
-		jnum(pr->out, "value", p->value, ",");
-		jnum(pr->out, "nashconv_estimate", p->nashconv, ",");
-		jnum(pr->out, "ci95", p->nashconv_ci, ",");
-		jnum(pr->out, "exact_nashconv", have_exact ? nc->nashconv : NAN, ",");
-		jpair(pr->out, "exact_br_value", have_exact ? nc->br_value : nan2, ",");
-		fprintf(pr->out, "\"points\":%llu}\n", (unsigned long long)o->points + 1);
+		fprintf(f, "\"budget_s\":%.9g,\"budget_steps\":%llu,"
+		           "\"greedy\":%s,\"episodes\":%llu,"
+		           "\"final_episodes\":%llu,\"seed\":%llu,"
+		           "\"seconds\":%.3f,\"env_steps\":%llu,"
+		           "\"updates\":%llu,",
+		           o->budget_s, (unsigned long long)o->budget_steps,
+		           o->sample ? "false" : "true",
+		           (unsigned long long)o->episodes,
+		           (unsigned long long)o->final_episodes,
+		           (unsigned long long)o->seed, p->seconds,
+		           (unsigned long long)p->env_steps,
+		           (unsigned long long)p->updates);
+		jestimate(pr->out, p, "nashconv_estimate");
+		jnum(pr->out, "exact_nashconv",
+		     have_exact ? nc->nashconv : NAN, ",");
+		jpair(pr->out, "exact_br_value",
+		      have_exact ? nc->br_value : nan2, ",");
+		fprintf(f, "\"points\":%llu}\n",
+			    (unsigned long long)o->points + 1);
 		return;
 	}
-	fprintf(pr->out, "estimate     NashConv %.4f +- %.4f (95%%; best response "
-	       "%.4f and %.4f by seat)", p->nashconv, p->nashconv_ci,
-	       p->br_value[0], p->br_value[1]);
+	fprintf(f, "estimate     NashConv %.4f +- %.4f (95%%; best response "
+	           "%.4f and %.4f by seat)", p->nashconv, p->nashconv_ci,
+	           p->br_value[0], p->br_value[1]);
 	if (have_exact)
-		fprintf(pr->out, ", exact %.4f", nc->nashconv);
-	fprintf(pr->out, "\n");
+		fprintf(f, ", exact %.4f", nc->nashconv);
+	fprintf(f, "\n");
 }
 

@@ -22,16 +22,28 @@ void eval_json_str(FILE *f, const char *s)
 
 /* A NashConv cell: CSV (width 0: "%.9g", empty when NaN) or the table
  * ("%*.6f" in width, "-" when NaN). */
-static void cell_nc(FILE *out, int width, double v, const char *sep)
+static void cell_nc(FILE *f, int width, double v, const char *sep)
 {
 	if (!width && isfinite(v))
-		fprintf(out, "%.9g%s", v, sep);
+		fprintf(f, "%.9g%s", v, sep);
 	else if (!width)
-		fprintf(out, "%s", sep);
+		fprintf(f, "%s", sep);
 	else if (isfinite(v))
-		fprintf(out, "%*.6f%s", width, v, sep);
+		fprintf(f, "%*.6f%s", width, v, sep);
 	else
-		fprintf(out, "%*s%s", width, "-", sep);
+		fprintf(f, "%*s%s", width, "-", sep);
+}
+
+/* A point's four NashConvs (main, league, oracle mix, average) as
+ * cells of width[j] (cell_nc), each followed by sep. */
+static void point_cells(FILE *f, const struct league_eval_point *p,
+			const int width[4], const char *sep)
+{
+	const double v[4] = { p->nashconv_main, p->nashconv_league,
+			      p->nashconv_oracle_mix, p->nashconv_avg };
+
+	for (int j = 0; j < 4; j++)
+		cell_nc(f, width[j], v[j], sep);
 }
 
 /* The exploitability points as JSON, CSV or a table. The columns:
@@ -39,54 +51,50 @@ static void cell_nc(FILE *out, int width, double v, const char *sep)
  * snapshots mixed by the league's own meta-Nash weights),
  * nashconv_oracle_mix (mixed by the exact meta-Nash: an oracle),
  * nashconv_avg (the main player's average policy over avg_versions). */
-void eval_print_points(FILE *out, const struct league_eval_point *pt,
+void eval_print_points(FILE *f, const struct league_eval_point *pt,
 		       size_t n, const char *fmt)
 {
+	static const int csv[4] = { 0, 0, 0, 0 }, table[4] = { 13, 15, 11, 9 };
+
 	if (!strcmp(fmt, "json")) {
 		lg_buf b = { 0 };
 		if (league_eval_json(pt, n, &b))
 			fprintf(stderr, "league eval: out of memory\n");
 		else
-			fprintf(out, "%.*s\n", (int)b.len, (const char *)b.data);
+			fprintf(f, "%.*s\n", (int)b.len, (const char *)b.data);
 		lg_buf_free(&b);
 		return;
 	}
 	if (!strcmp(fmt, "csv")) {
-		fprintf(out, "seconds,env_steps,nashconv_main,nashconv_league,"
-		       "nashconv_oracle_mix,nashconv_avg,snapshot,"
-		       "league_snapshots,avg_versions,main_player,"
-		       "main_version\n");
+		fprintf(f, "seconds,env_steps,nashconv_main,nashconv_league,"
+		           "nashconv_oracle_mix,nashconv_avg,snapshot,"
+		           "league_snapshots,avg_versions,main_player,"
+		           "main_version\n");
 		for (size_t i = 0; i < n; i++) {
-			fprintf(out, "%.3f,%llu,", pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps);
-			cell_nc(out, 0, pt[i].nashconv_main, ",");
-			cell_nc(out, 0, pt[i].nashconv_league, ",");
-			cell_nc(out, 0, pt[i].nashconv_oracle_mix, ",");
-			cell_nc(out, 0, pt[i].nashconv_avg, ",");
-			fprintf(out, "%u,%u,%u,%u,%u\n", pt[i].snapshot,
-			       pt[i].league_snapshots, pt[i].avg_versions,
-			       pt[i].main_player, pt[i].main_version);
+			fprintf(f, "%.3f,%llu,", pt[i].seconds,
+			           (unsigned long long)pt[i].env_steps);
+			point_cells(f, &pt[i], csv, ",");
+			fprintf(f, "%u,%u,%u,%u,%u\n", pt[i].snapshot,
+			           pt[i].league_snapshots, pt[i].avg_versions,
+			           pt[i].main_player, pt[i].main_version);
 		}
 		return;
 	}
-	fprintf(out, "%9s %12s %13s %15s %11s %9s %8s %9s %8s\n", "seconds",
-	       "env_steps", "nashconv_main", "nashconv_league", "oracle_mix",
-	       "main_avg", "snapshot", "snapshots", "main");
+	fprintf(f, "%9s %12s %13s %15s %11s %9s %8s %9s %8s\n", "seconds",
+	           "env_steps", "nashconv_main", "nashconv_league", "oracle_mix",
+	           "main_avg", "snapshot", "snapshots", "main");
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%9.1f %12llu ", pt[i].seconds,
-		       (unsigned long long)pt[i].env_steps);
-		cell_nc(out, 13, pt[i].nashconv_main, " ");
-		cell_nc(out, 15, pt[i].nashconv_league, " ");
-		cell_nc(out, 11, pt[i].nashconv_oracle_mix, " ");
-		cell_nc(out, 9, pt[i].nashconv_avg, " ");
-		fprintf(out, "%8u %9u %3u/v%u\n", pt[i].snapshot,
-		       pt[i].league_snapshots, pt[i].main_player,
-		       pt[i].main_version);
+		fprintf(f, "%9.1f %12llu ", pt[i].seconds,
+		           (unsigned long long)pt[i].env_steps);
+		point_cells(f, &pt[i], table, " ");
+		fprintf(f, "%8u %9u %3u/v%u\n", pt[i].snapshot,
+		           pt[i].league_snapshots, pt[i].main_player,
+		           pt[i].main_version);
 	}
 	if (!n)
-		fprintf(out, "(no evaluations yet: `league run` stores one "
-			"per snapshot when eval.nashconv is true and the game "
-			"has an exact evaluator)\n");
+		fprintf(f, "(no evaluations yet: `league run` stores one "
+			    "per snapshot when eval.nashconv is true and the game "
+			    "has an exact evaluator)\n");
 }
 
 /* a / b, 0 when b is. */
@@ -96,25 +104,25 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 /* See report.h. */
-void eval_print_baselines(FILE *out, const struct league_bgame_row *r,
+void eval_print_baselines(FILE *f, const struct league_bgame_row *r,
 			  size_t n, const char *fmt, const char *only,
 			  size_t from)
 {
 	int first = 1;
 
 	if (!strcmp(fmt, "json"))
-		fprintf(out, "[");
+		fprintf(f, "[");
 	else if (!strcmp(fmt, "csv"))
-		fprintf(out, "seconds,env_steps,player,version,baseline,games,"
-		       "win_rate,loss_rate,games_seat0,wins_seat0,"
-		       "draws_seat0,losses_seat0,games_seat1,wins_seat1,"
-		       "draws_seat1,losses_seat1,win_rate_seat0,"
-		       "loss_rate_seat0,win_rate_seat1,loss_rate_seat1\n");
+		fprintf(f, "seconds,env_steps,player,version,baseline,games,"
+		           "win_rate,loss_rate,games_seat0,wins_seat0,"
+		           "draws_seat0,losses_seat0,games_seat1,wins_seat1,"
+		           "draws_seat1,losses_seat1,win_rate_seat0,"
+		           "loss_rate_seat0,win_rate_seat1,loss_rate_seat1\n");
 	else
-		fprintf(out, "%9s %12s %6s %7s %-12s %6s %6s %6s %17s %17s\n",
-		       "seconds", "env_steps", "player", "version",
-		       "baseline", "games", "win", "loss", "seat0 W/D/L",
-		       "seat1 W/D/L");
+		fprintf(f, "%9s %12s %6s %7s %-12s %6s %6s %6s %17s %17s\n",
+		           "seconds", "env_steps", "player", "version",
+		           "baseline", "games", "win", "loss", "seat0 W/D/L",
+		           "seat1 W/D/L");
 	for (size_t i = 0; i < n; i++) {
 		const struct league_bgame_row *x = &r[i];
 		uint64_t g = x->games[0] + x->games[1];
@@ -124,39 +132,39 @@ void eval_print_baselines(FILE *out, const struct league_bgame_row *r,
 		double w = ratio(x->wins[0] + x->wins[1], g);
 		double l = ratio(x->losses[0] + x->losses[1], g);
 		if (!strcmp(fmt, "json")) {
-			fprintf(out, "%s{\"seconds\":%.3f,\"env_steps\":%llu,"
-			       "\"player\":%u,\"version\":%u,\"baseline\":",
-			       first ? "" : ",", x->seconds,
-			       (unsigned long long)x->env_steps, x->player,
-			       x->version);
-			eval_json_str(out, x->baseline);
-			fprintf(out, ",\"games\":%llu,\"win_rate\":%.9g,"
-			       "\"loss_rate\":%.9g", (unsigned long long)g, w,
-			       l);
+			fprintf(f, "%s{\"seconds\":%.3f,\"env_steps\":%llu,"
+			           "\"player\":%u,\"version\":%u,\"baseline\":",
+			           first ? "" : ",", x->seconds,
+			           (unsigned long long)x->env_steps, x->player,
+			           x->version);
+			eval_json_str(f, x->baseline);
+			fprintf(f, ",\"games\":%llu,\"win_rate\":%.9g,"
+			           "\"loss_rate\":%.9g", (unsigned long long)g, w,
+			           l);
 			for (int s = 0; s < 2; s++)
-				fprintf(out, ",\"seat%d\":{\"games\":%llu,"
-				       "\"wins\":%llu,\"draws\":%llu,"
-				       "\"losses\":%llu}", s,
-				       (unsigned long long)x->games[s],
-				       (unsigned long long)x->wins[s],
-				       (unsigned long long)x->draws[s],
-				       (unsigned long long)x->losses[s]);
-			fprintf(out, "}");
+				fprintf(f, ",\"seat%d\":{\"games\":%llu,"
+				           "\"wins\":%llu,\"draws\":%llu,"
+				           "\"losses\":%llu}", s,
+				           (unsigned long long)x->games[s],
+				           (unsigned long long)x->wins[s],
+				           (unsigned long long)x->draws[s],
+				           (unsigned long long)x->losses[s]);
+			fprintf(f, "}");
 		} else if (!strcmp(fmt, "csv")) {
-			fprintf(out, "%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
-			       x->seconds, (unsigned long long)x->env_steps,
-			       x->player, x->version, x->baseline,
-			       (unsigned long long)g, w, l);
+			fprintf(f, "%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
+			           x->seconds, (unsigned long long)x->env_steps,
+			           x->player, x->version, x->baseline,
+			           (unsigned long long)g, w, l);
 			for (int s = 0; s < 2; s++)
-				fprintf(out, ",%llu,%llu,%llu,%llu",
-				       (unsigned long long)x->games[s],
-				       (unsigned long long)x->wins[s],
-				       (unsigned long long)x->draws[s],
-				       (unsigned long long)x->losses[s]);
+				fprintf(f, ",%llu,%llu,%llu,%llu",
+				           (unsigned long long)x->games[s],
+				           (unsigned long long)x->wins[s],
+				           (unsigned long long)x->draws[s],
+				           (unsigned long long)x->losses[s]);
 			for (int s = 0; s < 2; s++)
-				fprintf(out, ",%.9g,%.9g", ratio(x->wins[s], x->games[s]),
-				       ratio(x->losses[s], x->games[s]));
-			fprintf(out, "\n");
+				fprintf(f, ",%.9g,%.9g", ratio(x->wins[s], x->games[s]),
+				           ratio(x->losses[s], x->games[s]));
+			fprintf(f, "\n");
 		} else {
 			char sd[2][40];
 			for (int s = 0; s < 2; s++)
@@ -164,19 +172,19 @@ void eval_print_baselines(FILE *out, const struct league_bgame_row *r,
 					 (unsigned long long)x->wins[s],
 					 (unsigned long long)x->draws[s],
 					 (unsigned long long)x->losses[s]);
-			fprintf(out, "%9.1f %12llu %6u %7u %-12s %6llu %6.3f %6.3f "
-			       "%17s %17s\n", x->seconds,
-			       (unsigned long long)x->env_steps, x->player,
-			       x->version, x->baseline, (unsigned long long)g,
-			       w, l, sd[0], sd[1]);
+			fprintf(f, "%9.1f %12llu %6u %7u %-12s %6llu %6.3f %6.3f "
+			           "%17s %17s\n", x->seconds,
+			           (unsigned long long)x->env_steps, x->player,
+			           x->version, x->baseline, (unsigned long long)g,
+			           w, l, sd[0], sd[1]);
 		}
 		first = 0;
 	}
 	if (!strcmp(fmt, "json"))
-		fprintf(out, "]\n");
+		fprintf(f, "]\n");
 	else if (!strcmp(fmt, "table") && first)
-		fprintf(out, "(no evaluation games yet: the daemon plays them when "
-		       "eval.share > 0)\n");
+		fprintf(f, "(no evaluation games yet: the daemon plays them when "
+		           "eval.share > 0)\n");
 }
 
 size_t eval_bgame_last(const struct league_bgame_row *rows, size_t n,

@@ -134,36 +134,37 @@ static void print_row(const struct eval_search_opts *a,
 		      const struct league_bgame_row *when, uint32_t version, const char *agent,
 		      const struct tally *t, int *header)
 {
+	FILE *f = a->out;
 	uint64_t g = t->games[0] + t->games[1];
 	double win = g ? (double)(t->wins[0] + t->wins[1]) / (double)g : 0;
 	double loss = g ? (double)(t->losses[0] + t->losses[1]) / (double)g : 0;
 
 	if (a->json) {
-		fprintf(a->out, "{\"player\":%llu,\"version\":%u,", a->player, version);
+		fprintf(f, "{\"player\":%llu,\"version\":%u,", a->player, version);
 		if (when)
-			fprintf(a->out, "\"seconds\":%.1f,\"env_steps\":%llu,",
-			       when->seconds,
-			       (unsigned long long)when->env_steps);
-		fprintf(a->out, "\"agent\":\"%s\",\"against\":\"%s\",\"games\":%llu,"
-		       "\"win\":%.4f,\"loss\":%.4f", agent, a->against,
-		       (unsigned long long)g, win, loss);
+			fprintf(f, "\"seconds\":%.1f,\"env_steps\":%llu,",
+			           when->seconds,
+			           (unsigned long long)when->env_steps);
+		fprintf(f, "\"agent\":\"%s\",\"against\":\"%s\",\"games\":%llu,"
+		           "\"win\":%.4f,\"loss\":%.4f", agent, a->against,
+		           (unsigned long long)g, win, loss);
 		for (int s = 0; s < 2; s++)
-			fprintf(a->out, ",\"seat%d\":[%llu,%llu,%llu]", s,
-			       (unsigned long long)t->wins[s],
-			       (unsigned long long)t->draws[s],
-			       (unsigned long long)t->losses[s]);
-		fprintf(a->out, ",\"lines\":[%llu,%llu]",
-		       (unsigned long long)t->lines[0],
-		       (unsigned long long)t->lines[1]);
-		fprintf(a->out, "}\n");
+			fprintf(f, ",\"seat%d\":[%llu,%llu,%llu]", s,
+			           (unsigned long long)t->wins[s],
+			           (unsigned long long)t->draws[s],
+			           (unsigned long long)t->losses[s]);
+		fprintf(f, ",\"lines\":[%llu,%llu]",
+		           (unsigned long long)t->lines[0],
+		           (unsigned long long)t->lines[1]);
+		fprintf(f, "}\n");
 		fflush(a->out);
 		return;
 	}
 	if (!*header) {
-		fprintf(a->out, "%9s %12s %7s %-15s %-12s %6s %6s %6s %14s %14s %11s\n",
-		       "seconds", "env_steps", "version", "agent", "against",
-		       "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L",
-		       "lines");
+		fprintf(f, "%9s %12s %7s %-15s %-12s %6s %6s %6s %14s %14s %11s\n",
+		           "seconds", "env_steps", "version", "agent", "against",
+		           "games", "win", "loss", "seat0 W/D/L", "seat1 W/D/L",
+		           "lines");
 		*header = 1;
 	}
 	char sec[32] = "-", steps[32] = "-", s0[48], s1[48], ln[48];
@@ -180,9 +181,9 @@ static void print_row(const struct eval_search_opts *a,
 		 (unsigned long long)t->losses[1]);
 	snprintf(ln, sizeof ln, "%llu/%llu", (unsigned long long)t->lines[0],
 		 (unsigned long long)t->lines[1]);
-	fprintf(a->out, "%9s %12s %7u %-15s %-12s %6llu %6.3f %6.3f %14s %14s %11s\n",
-	       sec, steps, version, agent, a->against, (unsigned long long)g,
-	       win, loss, s0, s1, ln);
+	fprintf(f, "%9s %12s %7u %-15s %-12s %6llu %6.3f %6.3f %14s %14s %11s\n",
+	           sec, steps, version, agent, a->against, (unsigned long long)g,
+	           win, loss, s0, s1, ln);
 	fflush(a->out);
 }
 
