@@ -18,8 +18,7 @@
 #include "cli/cli.h"
 #include "envs/env.h"
 #include "conf/config.h"
-#include "eval/evalrec.h"
-#include "storage/storage.h"
+#include "eval/report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,81 +30,6 @@
 #define CFR_ITERS_MAX 1000000ull
 #define FP_ITERS_MAX 100000ull
 
-
-/* s as a JSON string on f. */
-static void json_str(FILE *f, const char *s)
-{
-	lg_buf b = { 0 };
-
-	if (!lg_buf_json_str(&b, s))
-		fwrite(b.data, 1, b.len, f);
-	lg_buf_free(&b);
-}
-
-/* A NashConv cell: CSV (width 0: "%.9g", empty when NaN) or the table
- * ("%*.6f" in width, "-" when NaN). */
-static void cell_nc(int width, double v, const char *sep)
-{
-	if (!width && isfinite(v))
-		printf("%.9g%s", v, sep);
-	else if (!width)
-		printf("%s", sep);
-	else if (isfinite(v))
-		printf("%*.6f%s", width, v, sep);
-	else
-		printf("%*s%s", width, "-", sep);
-}
-
-/* The exploitability points as JSON, CSV or a table. The columns:
- * nashconv_main (the newest main player), nashconv_league (the
- * snapshots mixed by the league's own meta-Nash weights),
- * nashconv_oracle_mix (mixed by the exact meta-Nash: an oracle),
- * nashconv_avg (the main player's average policy over avg_versions). */
-static void print_points(const struct league_eval_point *pt, size_t n,
-			 const char *fmt)
-{
-	if (!strcmp(fmt, "json")) {
-		lg_buf b = { 0 };
-		if (league_eval_json(pt, n, &b))
-			fprintf(stderr, "league eval: out of memory\n");
-		else
-			printf("%.*s\n", (int)b.len, (const char *)b.data);
-		lg_buf_free(&b);
-		return;
-	}
-	if (!strcmp(fmt, "csv")) {
-		printf("seconds,env_steps,nashconv_main,nashconv_league,"
-		       "nashconv_oracle_mix,nashconv_avg,snapshot,"
-		       "league_snapshots,avg_versions,main_player,"
-		       "main_version\n");
-		for (size_t i = 0; i < n; i++) {
-			printf("%.3f,%llu,", pt[i].seconds,
-			       (unsigned long long)pt[i].env_steps);
-			cell_nc(0, pt[i].nashconv_main, ",");
-			cell_nc(0, pt[i].nashconv_league, ",");
-			cell_nc(0, pt[i].nashconv_oracle_mix, ",");
-			cell_nc(0, pt[i].nashconv_avg, ",");
-			printf("%u,%u,%u,%u,%u\n", pt[i].snapshot,
-			       pt[i].league_snapshots, pt[i].avg_versions,
-			       pt[i].main_player, pt[i].main_version);
-		}
-		return;
-	}
-	printf("%9s %12s %13s %15s %11s %9s %8s %9s %8s\n", "seconds",
-	       "env_steps", "nashconv_main", "nashconv_league", "oracle_mix",
-	       "main_avg", "snapshot", "snapshots", "main");
-	for (size_t i = 0; i < n; i++) {
-		printf("%9.1f %12llu ", pt[i].seconds,
-		       (unsigned long long)pt[i].env_steps);
-		cell_nc(13, pt[i].nashconv_main, " ");
-		cell_nc(15, pt[i].nashconv_league, " ");
-		cell_nc(11, pt[i].nashconv_oracle_mix, " ");
-		cell_nc(9, pt[i].nashconv_avg, " ");
-		printf("%8u %9u %3u/v%u\n", pt[i].snapshot,
-		       pt[i].league_snapshots, pt[i].main_player,
-		       pt[i].main_version);
-	}
-}
 
 struct eval_args {
 	const char *cmd;
@@ -483,7 +407,7 @@ static int eval_run(int argc, char **argv, int dump)
 	}
 	if (a.json) {
 		printf("{\"game\":\"%s\",\"policy\":", env_spec_of(e)->name);
-		json_str(stdout, a.policy);
+		eval_json_str(stdout, a.policy);
 		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g,"
 		       "\"value\":[%.17g,%.17g],\"br_value\":[%.17g,%.17g],"
 		       "\"cfr_iterations\":%llu,\"infostates\":%zu,"
@@ -532,94 +456,6 @@ out:
 	return rc;
 }
 
-static double ratio(uint64_t a, uint64_t b)
-{
-	return b ? (double)a / (double)b : 0;
-}
-
-/* The baseline rows (daemon.h) as a table, CSV or JSON. */
-static void print_baselines(const struct league_bgame_row *r, size_t n,
-			    const char *fmt, const char *only, size_t from)
-{
-	int first = 1;
-
-	if (!strcmp(fmt, "json"))
-		printf("[");
-	else if (!strcmp(fmt, "csv"))
-		printf("seconds,env_steps,player,version,baseline,games,"
-		       "win_rate,loss_rate,games_seat0,wins_seat0,"
-		       "draws_seat0,losses_seat0,games_seat1,wins_seat1,"
-		       "draws_seat1,losses_seat1,win_rate_seat0,"
-		       "loss_rate_seat0,win_rate_seat1,loss_rate_seat1\n");
-	else
-		printf("%9s %12s %6s %7s %-12s %6s %6s %6s %17s %17s\n",
-		       "seconds", "env_steps", "player", "version",
-		       "baseline", "games", "win", "loss", "seat0 W/D/L",
-		       "seat1 W/D/L");
-	for (size_t i = 0; i < n; i++) {
-		const struct league_bgame_row *x = &r[i];
-		uint64_t g = x->games[0] + x->games[1];
-
-		if (i < from || (only && strcmp(x->baseline, only)))
-			continue;
-		double w = ratio(x->wins[0] + x->wins[1], g);
-		double l = ratio(x->losses[0] + x->losses[1], g);
-		if (!strcmp(fmt, "json")) {
-			printf("%s{\"seconds\":%.3f,\"env_steps\":%llu,"
-			       "\"player\":%u,\"version\":%u,\"baseline\":",
-			       first ? "" : ",", x->seconds,
-			       (unsigned long long)x->env_steps, x->player,
-			       x->version);
-			json_str(stdout, x->baseline);
-			printf(",\"games\":%llu,\"win_rate\":%.9g,"
-			       "\"loss_rate\":%.9g", (unsigned long long)g, w,
-			       l);
-			for (int s = 0; s < 2; s++)
-				printf(",\"seat%d\":{\"games\":%llu,"
-				       "\"wins\":%llu,\"draws\":%llu,"
-				       "\"losses\":%llu}", s,
-				       (unsigned long long)x->games[s],
-				       (unsigned long long)x->wins[s],
-				       (unsigned long long)x->draws[s],
-				       (unsigned long long)x->losses[s]);
-			printf("}");
-		} else if (!strcmp(fmt, "csv")) {
-			printf("%.3f,%llu,%u,%u,%s,%llu,%.9g,%.9g",
-			       x->seconds, (unsigned long long)x->env_steps,
-			       x->player, x->version, x->baseline,
-			       (unsigned long long)g, w, l);
-			for (int s = 0; s < 2; s++)
-				printf(",%llu,%llu,%llu,%llu",
-				       (unsigned long long)x->games[s],
-				       (unsigned long long)x->wins[s],
-				       (unsigned long long)x->draws[s],
-				       (unsigned long long)x->losses[s]);
-			for (int s = 0; s < 2; s++)
-				printf(",%.9g,%.9g", ratio(x->wins[s], x->games[s]),
-				       ratio(x->losses[s], x->games[s]));
-			printf("\n");
-		} else {
-			char sd[2][40];
-			for (int s = 0; s < 2; s++)
-				snprintf(sd[s], sizeof sd[s], "%llu/%llu/%llu",
-					 (unsigned long long)x->wins[s],
-					 (unsigned long long)x->draws[s],
-					 (unsigned long long)x->losses[s]);
-			printf("%9.1f %12llu %6u %7u %-12s %6llu %6.3f %6.3f "
-			       "%17s %17s\n", x->seconds,
-			       (unsigned long long)x->env_steps, x->player,
-			       x->version, x->baseline, (unsigned long long)g,
-			       w, l, sd[0], sd[1]);
-		}
-		first = 0;
-	}
-	if (!strcmp(fmt, "json"))
-		printf("]\n");
-	else if (!strcmp(fmt, "table") && first)
-		printf("(no evaluation games yet: the daemon plays them when "
-		       "eval.share > 0)\n");
-}
-
 /* `league eval [baselines] DIR [--format table|csv|json]`. */
 static int eval_curve(int argc, char **argv, int baselines)
 {
@@ -629,17 +465,14 @@ static int eval_curve(int argc, char **argv, int baselines)
 		{ "last", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct store_opts so = { .flags = STORE_RDONLY };
 	const char *only = NULL;
 	int64_t last = 0;
 	struct league_eval_point *pt = NULL;
 	struct league_bgame_row *rows = NULL;
 	const char *fmt = "table", *dir;
-	store *st = NULL;
-	store_txn *t = NULL;
 	size_t n = 0;
-	char err[512];
-	int ch, rc;
+	char err[512] = "";
+	int ch, rc, usage;
 
 	while ((ch = cli_getopt(argc, argv, "eval", "f:b:l:", opts)) != -1) {
 		switch (ch) {
@@ -669,44 +502,21 @@ static int eval_curve(int argc, char **argv, int baselines)
 	if (strcmp(fmt, "table") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
 		return cli_usage_error("eval", "--format: table, csv or json, "
 				       "not '%s'", fmt);
-	if ((rc = store_open(&st, dir, &so, err, sizeof err))) {
+	if ((rc = eval_records_read(dir, baselines, &pt, &rows, &n, &usage,
+				    err, sizeof err))) {
 		fprintf(stderr, "league eval: %s\n", err);
-		return rc == LG_ENOTFOUND ? CLI_USAGE : CLI_FAIL;
-	}
-	if ((rc = store_txn_begin(st, STORE_TXN_READ, &t)) ||
-	    (baselines ? (rc = league_bgame_list(t, &rows, &n))
-		       : (rc = league_eval_list(t, &pt, &n)))) {
-		fprintf(stderr, "league eval: %s: reading evaluations: %s\n",
-			dir, lg_strerror(rc));
-		rc = CLI_FAIL;
-		goto out;
-	}
-	if (baselines) {
-		/* --last N: the rows of the N newest (player, version)
-		 * pairs, which end the key order. */
-		size_t from = n;
-		for (int64_t k = 0; k < last && from > 0; k++) {
-			uint32_t p = rows[from - 1].player;
-			uint32_t v = rows[from - 1].version;
-			while (from > 0 && rows[from - 1].player == p &&
-			       rows[from - 1].version == v)
-				from--;
-		}
-		print_baselines(rows, n, fmt, only, last ? from : 0);
+		rc = usage ? CLI_USAGE : CLI_FAIL;
+	} else if (baselines) {
+		eval_print_baselines(stdout, rows, n, fmt, only,
+				     last ? eval_bgame_last(rows, n,
+							    (uint64_t)last)
+					  : 0);
 	} else {
-		print_points(pt, n, fmt);
-		if (!n && !strcmp(fmt, "table"))
-			printf("(no evaluations yet: `league run` stores one "
-			       "per snapshot when eval.nashconv is true and "
-			       "the game has an exact evaluator)\n");
+		eval_print_points(stdout, pt, n, fmt);
 	}
-	rc = CLI_OK;
-out:
 	free(pt);
 	free(rows);
-	store_txn_abort(t);
-	store_close(st);
-	return rc;
+	return rc ? rc : CLI_OK;
 }
 
 static int run(int argc, char **argv)

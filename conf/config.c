@@ -1,8 +1,10 @@
 /*
- * conf/config.c: the table-driven YAML parser, the cross-key checks and
- * the baseline lists. See config.h for the shape; the table is in
- * config_table.c, the emitter and documentation writer in config_emit.c,
- * the model.layers list (its own small language) in config_layers.c.
+ * conf/config.c: the table-driven YAML parser (libyaml events -> the
+ * keys of struct cfg) and loading (defaults, string, sealed, file). See
+ * config.h for the shape; the table is in config_table.c, the cross-key
+ * checks in config_check.c, the baseline lists in config_baselines.c, the
+ * emitter and documentation writer in config_emit.c, the model.layers
+ * list (its own small language) in config_layers.c.
  *
  * The parser walks libyaml events recursively. A key is either a leaf (a row
  * of the table) or a section (a proper dotted prefix of some row); anything
@@ -12,12 +14,7 @@
  */
 #include "conf/config_internal.h"
 
-#include "conf/options.h"
-#include "net/net.h"
-#include "players/players.h"
-
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,20 +23,45 @@
 
 /* ---- parser ----------------------------------------------------------- */
 
-int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+/* cfg_perr's message from a va_list. */
+static int vperr(struct parser *p, const yaml_mark_t *m, const char *fmt,
+		 va_list ap) __attribute__((format(printf, 3, 0)));
+
+static int vperr(struct parser *p, const yaml_mark_t *m, const char *fmt,
+		 va_list ap)
 {
 	char msg[512];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	if (m)
 		lg_errf(p->err, p->errlen, "%s:%zu:%zu: %s", p->name,
 			m->line + 1, m->column + 1, msg);
 	else
 		lg_errf(p->err, p->errlen, "%s: %s", p->name, msg);
 	return LG_ECONFIG;
+}
+
+int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vperr(p, m, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int cfg_perr_del(struct parser *p, yaml_event_t *ev, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vperr(p, &ev->start_mark, fmt, ap);
+	va_end(ap);
+	yaml_event_delete(ev);
+	return rc;
 }
 
 int cfg_next_event(struct parser *p, yaml_event_t *ev)
@@ -58,6 +80,18 @@ int cfg_next_event(struct parser *p, yaml_event_t *ev)
 				"YAML aliases are not supported in configs");
 	}
 	return 0;
+}
+
+int cfg_next_item(struct parser *p, yaml_event_t *ev, yaml_event_type_t end)
+{
+	int rc = cfg_next_event(p, ev);
+
+	if (rc)
+		return rc;
+	if (ev->type != end)
+		return 0;
+	yaml_event_delete(ev);
+	return 1;
 }
 
 const char *cfg_ev_text(const yaml_event_t *ev)
@@ -220,24 +254,14 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 	cfg_fmt_range(range, sizeof range, k);
 	*n = 0;
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
-		if (ev.type != YAML_SCALAR_EVENT) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: expected a number", k->path);
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		if (*n >= max) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: more than %u entries", k->path, max);
-			yaml_event_delete(&ev);
-			return rc;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_SEQUENCE_END_EVENT)))
+			return rc < 0 ? rc : 0;
+		if (ev.type != YAML_SCALAR_EVENT)
+			return cfg_perr_del(p, &ev, "%s: expected a number",
+					    k->path);
+		if (*n >= max)
+			return cfg_perr_del(p, &ev, "%s: more than %u entries",
+					    k->path, max);
 		double d;
 		uint64_t u;
 		int bad = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
@@ -247,15 +271,12 @@ static int parse_number_row(struct parser *p, const struct cfg_key *k,
 		} else if (!bad) {
 			bad = parse_double_text(k, cfg_ev_text(&ev), &d);
 		}
-		if (bad) {
-			rc = cfg_perr(p, &ev.start_mark,
-				      "%s: expected a %s in %s, got '%s'",
-				      k->path,
-				      whole ? "whole number" : "number", range,
-				      cfg_ev_text(&ev));
-			yaml_event_delete(&ev);
-			return rc;
-		}
+		if (bad)
+			return cfg_perr_del(p, &ev,
+					    "%s: expected a %s in %s, got '%s'",
+					    k->path,
+					    whole ? "whole number" : "number",
+					    range, cfg_ev_text(&ev));
 		vals[(*n)++] = d;
 		yaml_event_delete(&ev);
 	}
@@ -286,20 +307,14 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 	yaml_event_t ev;
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_SEQUENCE_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		yaml_mark_t at = ev.start_mark;
-		if (ev.type != YAML_SEQUENCE_START_EVENT) {
-			yaml_event_delete(&ev);
-			return cfg_perr(p, &at,
-					"%s: expected a list of rows like "
-					"[[3, -2], [-2, 1]]",
-					k->path);
-		}
+		if (ev.type != YAML_SEQUENCE_START_EVENT)
+			return cfg_perr_del(p, &ev,
+					    "%s: expected a list of rows like "
+					    "[[3, -2], [-2, 1]]",
+					    k->path);
 		yaml_event_delete(&ev);
 		if (m->rows >= CFG_MATRIX_MAX)
 			return cfg_perr(p, &at, "%s: more than %d rows",
@@ -313,7 +328,6 @@ static int parse_list(struct parser *p, const struct cfg_key *k,
 		m->cols = n;
 		memcpy(m->v[m->rows++], vals, n * sizeof *vals);
 	}
-	return 0;
 }
 
 /* env.params: a flat mapping of scalars to scalars, kept as strings. */
@@ -329,53 +343,40 @@ static int parse_params(struct parser *p, const struct cfg_key *k,
 				"like {size: 4}", k->path);
 	memset(m, 0, sizeof *m);
 	for (;;) {
-		if ((rc = cfg_next_event(p, &kev)))
-			return rc;
-		if (kev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&kev);
-			return 0;
-		}
-		yaml_mark_t at = kev.start_mark;
+		if ((rc = cfg_next_item(p, &kev, YAML_MAPPING_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		const char *key = kev.type == YAML_SCALAR_EVENT
 					  ? cfg_ev_text(&kev)
 					  : NULL;
 		size_t kn = key ? kev.data.scalar.length : 0;
 		if (!key || !kn || kn >= ENV_PARAM_KEY_MAX ||
-		    strlen(key) != kn) {
-			yaml_event_delete(&kev);
-			return cfg_perr(p, &at,
-					"%s: keys are strings of 1 to %d "
-					"bytes",
-					k->path, ENV_PARAM_KEY_MAX - 1);
-		}
+		    strlen(key) != kn)
+			return cfg_perr_del(p, &kev,
+					    "%s: keys are strings of 1 to %d "
+					    "bytes",
+					    k->path, ENV_PARAM_KEY_MAX - 1);
 		for (uint32_t i = 0; i < m->n; i++)
-			if (!strcmp(m->key[i], key)) {
-				rc = cfg_perr(p, &at, "%s: duplicate key '%s'",
-					      k->path, key);
-				yaml_event_delete(&kev);
-				return rc;
-			}
-		if (m->n == ENV_PARAMS_MAX) {
-			yaml_event_delete(&kev);
-			return cfg_perr(p, &at, "%s: more than %d entries",
-					k->path, ENV_PARAMS_MAX);
-		}
+			if (!strcmp(m->key[i], key))
+				return cfg_perr_del(p, &kev,
+						    "%s: duplicate key '%s'",
+						    k->path, key);
+		if (m->n == ENV_PARAMS_MAX)
+			return cfg_perr_del(p, &kev,
+					    "%s: more than %d entries",
+					    k->path, ENV_PARAMS_MAX);
 		memcpy(m->key[m->n], key, kn + 1);
 		yaml_event_delete(&kev);
 		if ((rc = cfg_next_event(p, &vev)))
 			return rc;
-		at = vev.start_mark;
 		size_t vn = vev.type == YAML_SCALAR_EVENT
 				    ? vev.data.scalar.length : 0;
 		if (vev.type != YAML_SCALAR_EVENT || vn >= ENV_PARAM_VAL_MAX ||
-		    strlen(cfg_ev_text(&vev)) != vn) {
-			yaml_event_delete(&vev);
-			return cfg_perr(p, &at,
-					"%s.%s: expected a single value of "
-					"at most %d bytes",
-					k->path, m->key[m->n],
-					ENV_PARAM_VAL_MAX - 1);
-		}
+		    strlen(cfg_ev_text(&vev)) != vn)
+			return cfg_perr_del(p, &vev,
+					    "%s.%s: expected a single value of "
+					    "at most %d bytes",
+					    k->path, m->key[m->n],
+					    ENV_PARAM_VAL_MAX - 1);
 		memcpy(m->val[m->n++], cfg_ev_text(&vev), vn + 1);
 		yaml_event_delete(&vev);
 	}
@@ -471,12 +472,8 @@ static int parse_mapping(struct parser *p, const char *prefix)
 	int rc;
 
 	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_MAPPING_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		rc = parse_key(p, prefix, &ev);
 		yaml_event_delete(&ev);
 		if (rc)
@@ -526,563 +523,6 @@ static int parse_stream(struct parser *p)
 	}
 }
 
-/* ---- cross-key checks ------------------------------------------------- */
-
-/* path as seen from the config file's directory, into out: a relative
- * path of a config file that names a directory is joined to it; anything
- * else (absolute, a config given as a string) is copied. */
-static void from_config_dir(const struct parser *p, const char *path,
-			    char *out, size_t len)
-{
-	const char *slash;
-
-	if (path[0] != '/' && p->is_file && (slash = strrchr(p->name, '/')))
-		snprintf(out, len, "%.*s/%s", (int)(slash - p->name), p->name,
-			 path);
-	else
-		snprintf(out, len, "%s", path);
-}
-
-/* env.plugin relative to the config file's directory, made absolute so
- * that workers started elsewhere (and the YAML the daemon hands them)
- * name the same file. */
-static int resolve_plugin(struct parser *p)
-{
-	char *pl = p->c->env.plugin, joined[2 * CFG_STR_MAX], real[PATH_MAX];
-
-	if (!pl[0])
-		return 0;
-	from_config_dir(p, pl, joined, sizeof joined);
-	if (!realpath(joined, real))
-		return cfg_verr(
-			p, "env.plugin", "cannot find '%s': %s%s", joined,
-			strerror(errno),
-			pl[0] == '/'
-				? ""
-				: " (a relative path is taken from the config "
-				  "file's directory)");
-	if (strlen(real) >= CFG_STR_MAX || strlen(real) >= ENV_PLUGIN_MAX)
-		return cfg_verr(p, "env.plugin", "'%s' is longer than %d bytes",
-				real, ENV_PLUGIN_MAX - 1);
-	memcpy(pl, real, strlen(real) + 1);
-	return 0;
-}
-
-/* A TLS file path: a relative one is taken from the config file's
- * directory, like env.plugin (it stays relative when the config's own
- * path is; the files need not exist yet in a config a worker gets). */
-static int tls_path(struct parser *p, const char *key, char *path)
-{
-	char joined[2 * CFG_STR_MAX];
-
-	if (!path[0])
-		return 0;
-	from_config_dir(p, path, joined, sizeof joined);
-	if (strlen(joined) >= CFG_STR_MAX)
-		return cfg_verr(p, key, "'%s' is longer than %d bytes", joined,
-				CFG_STR_MAX - 1);
-	memcpy(path, joined, strlen(joined) + 1);
-	return 0;
-}
-
-/* server.tls: all three files or none; in a config file, each loaded and
- * checked now (readable PEM, within its dates, the key matching, the
- * certificate chaining to the CA), so a bad one is an error at its key,
- * not a refused handshake later. A config a worker got from the daemon
- * names the daemon's files, which the worker does not read. Without TLS,
- * no listening beyond loopback unless server.insecure. */
-static int check_tls(struct parser *p)
-{
-	static const char *const keys[] = { NULL, "server.tls.cert",
-					    "server.tls.key", "server.tls.ca" };
-	struct cfg *c = p->c;
-	char *f[] = { NULL, c->server.tls.cert, c->server.tls.key,
-		      c->server.tls.ca };
-	char msg[512];
-	int n = 0, which, rc;
-
-	for (int i = 1; i <= 3; i++) {
-		n += f[i][0] != 0;
-		if ((rc = tls_path(p, keys[i], f[i])))
-			return rc;
-	}
-	if (n && n < 3) {
-		int have = 1;
-		for (which = 1; f[which][0]; which++)
-			;
-		while (!f[have][0])
-			have++;
-		return cfg_verr(p, keys[have], "TLS needs server.tls.cert, key "
-				"and ca: %s is missing", keys[which]);
-	}
-	if (!n && c->server.tls.verify_peers)
-		return cfg_verr(p, "server.tls.verify_peers", "mutual TLS needs "
-				"server.tls.cert, key and ca");
-	if (!n && !lg_is_loopback(c->server.listen) && !c->server.insecure)
-		return cfg_verr(p, "server.listen", "listening beyond loopback "
-				"without TLS: set server.tls (cert, key, ca) or, "
-				"to send the token in clear, server.insecure: "
-				"true");
-	if (!n || !p->is_file)
-		return 0;
-	struct net_tls_opts o = { f[1], f[2], f[3], c->server.tls.verify_peers };
-	if (net_tls_check(&o, 1, &which, msg, sizeof msg))
-		return cfg_verr(p, keys[which ? which : 1], "%s", msg);
-	return 0;
-}
-
-/* The network the config describes fits the game: a convolution torso
- * needs planes, and the whole shape must pass the learner's check. */
-static int check_model(struct parser *p, const struct env_spec *spec)
-{
-	struct cfg *c = p->c;
-	struct nn_shape s;
-	char msg[256];
-
-	if (c->model.layers.n)
-		return cfg_check_layers(p, spec);
-
-	/* model.conv's list cap (CFG_LIST_MAX) already keeps it within the
-	 * learner's: the list parser refuses a longer one. */
-	_Static_assert(CFG_LIST_MAX <= NN_MAX_CONV, "model.conv's cap");
-	if (c->model.conv.n && spec->obs_rank != 3)
-		return cfg_verr(p, "model.conv",
-				"game '%s' gives flat "
-				"observations (%zu floats), convolutions need "
-				"planes (channels x rows x columns)",
-				spec->name, spec->obs_len);
-	league_nn_shape(c, spec, &s);
-	if (nn_shape_check(&s, msg, sizeof msg))
-		return cfg_verr(p,
-				c->model.conv.n ? "model.conv" : "model.hidden",
-				"%s", msg);
-	return 0;
-}
-
-/* learner.state_weight is 0 (off) or a cap of at least 1. */
-static int check_state_weight(struct parser *p)
-{
-	double w = p->c->learner.state_weight;
-
-	if (w > 0 && w < 1)
-		return cfg_verr(p, "learner.state_weight", "%g: 0 (off) or a "
-				"cap of at least 1", w);
-	return 0;
-}
-
-/* learner.mmd_eta needs a feed-forward net (its targets group rows by
- * observation) and no search (whose visit shares are the other policy
- * target). */
-static int check_mmd(struct parser *p)
-{
-	const struct cfg *c = p->c;
-
-	if (!(c->learner.mmd_eta > 0))
-		return 0;
-	if (league_state_len(c))
-		return cfg_verr(p, "learner.mmd_eta", "the model has a "
-				"recurrent core (gru); MMD targets group "
-				"rows by observation and need a feed-forward "
-				"net");
-	if (c->learner.search.sims)
-		return cfg_verr(p, "learner.mmd_eta", "learner.search gives "
-				"the policy its target already");
-	return 0;
-}
-
-/* learner.search against what it needs: the game sequential without
- * chance and played in league's processes (spec NULL: a game server
- * league run starts, whose spec is not known yet), envs in the
- * collector's threads, a net without a recurrent core. */
-static int check_search(struct parser *p, const struct env_spec *spec)
-{
-	const struct cfg *c = p->c;
-	const char *k = "learner.search.sims";
-
-	if (!c->learner.search.sims)
-		return 0;
-	if (c->learner.search.fast_sims > c->learner.search.sims)
-		return cfg_verr(p, "learner.search.fast_sims", "%llu is more "
-				"than learner.search.sims (%llu): the fast "
-				"search is the smaller one",
-				(unsigned long long)c->learner.search.fast_sims,
-				(unsigned long long)c->learner.search.sims);
-	if (c->learner.search.fast_sims && !(c->learner.search.full_frac > 0))
-		return cfg_verr(p, "learner.search.full_frac", "must be more "
-				"than 0 with fast_sims: only full searches "
-				"give policy targets");
-	if (c->env.remote[0])
-		return cfg_verr(p, k, "searches the game where the collector "
-				"plays it, and env.remote plays it in a game "
-				"server");
-	if (c->collectors.processes)
-		return cfg_verr(p, k, "searches the env in the collector's "
-				"thread, and collectors.processes hosts envs "
-				"in child processes");
-	if (league_state_len(c))
-		return cfg_verr(p, k, "the model has a recurrent core (gru), "
-				"and the search visits states without a "
-				"history for it");
-	if (spec && (spec->flags & (ENV_F_CHANCE | ENV_F_SIMULTANEOUS)))
-		return cfg_verr(p, k, "game '%s' has %s; tree search needs "
-				"a sequential game without chance", spec->name,
-				spec->flags & ENV_F_SIMULTANEOUS
-					? "simultaneous moves"
-					: "chance");
-	return 0;
-}
-
-/* The game the config names opens (built in, or the plugin with its
- * params); the plugin's game name becomes env.name when that is unset. */
-static int check_game(struct parser *p)
-{
-	struct cfg *c = p->c;
-	const struct cfg_key *kn = cfg_key_find("env.name");
-	int name_set = p->marks[kn - cfg_keys(NULL)].line != 0;
-	struct env_opts eo;
-	struct env_spec spec;
-	char msg[400];
-	const char *key = c->env.plugin[0]   ? "env.plugin"
-			  : c->env.remote[0] ? "env.remote"
-					     : "env.name";
-	static const char *const keys[] = { "env.plugin", "env.params",
-					    "env.name", "env.remote" };
-	int rc;
-
-	if ((rc = resolve_plugin(p)))
-		return rc;
-	if (c->env.remote[0] && c->env.plugin[0])
-		return cfg_verr(p, "env.remote", "a game is either a plugin or "
-				"remote, not both (env.plugin is set)");
-	if (c->env.serve[0] && !c->env.remote[0])
-		return cfg_verr(p, "env.serve", "needs env.remote, the address "
-				"the command serves at");
-	if (c->env.serve[0] && !name_set)
-		return cfg_verr(p, "env.serve", "needs env.name, the game it "
-				"serves (the server is not up yet to ask)");
-	if (c->env.serve[0]) /* league run starts it and checks it then */
-		return check_search(p, NULL);
-	league_env_opts(c, &eo);
-	msg[0] = 0;
-	if (env_check((c->env.plugin[0] || c->env.remote[0]) && !name_set
-			      ? NULL
-			      : c->env.name,
-		      &eo, &spec, msg, sizeof msg)) {
-		const char *m = msg;
-		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++) {
-			size_t n = strlen(keys[i]);
-			if (!strncmp(msg, keys[i], n) && msg[n] == ':') {
-				key = keys[i];
-				m = msg + n + 1 + (msg[n + 1] == ' ');
-			}
-		}
-		return cfg_verr(p, key, "%s", m);
-	}
-	if (c->env.plugin[0] || c->env.remote[0])
-		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
-	if ((rc = check_model(p, &spec)))
-		return rc;
-	return check_search(p, &spec);
-}
-
-int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
-{
-	const struct cfg_key *k = cfg_key_find(path);
-	struct mark m = k ? p->marks[k - cfg_keys(NULL)] : (struct mark){0, 0};
-	char msg[400];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	if (m.line)
-		lg_errf(p->err, p->errlen, "%s:%u:%u: %s: %s", p->name, m.line,
-			m.col, path, msg);
-	else
-		lg_errf(p->err, p->errlen, "%s: %s: %s", p->name, path, msg);
-	return LG_ECONFIG;
-}
-
-/* A module check's message as a key error. brain_opts_check begins each
- * message with the config section it concerns ("roles.main: ...",
- * "players: ...", "payoff decay ..."); the first key of that section the
- * file sets gives the key and the place (none set: the section alone). A
- * message that begins with a key ("snapshot.prune: ...") is that key's.
- * tests/check_config.c has a bad input for every rule a config within the
- * table's bounds can break, so a change of wording there shows; the other
- * rules are the bounds, which bounds_pass_the_brain_check ties. */
-static int module_err(struct parser *p, const char *msg)
-{
-	size_t n = strcspn(msg, ":/ ");
-	const char *detail = msg;
-	const struct mark *bm = NULL;
-	const char *path = NULL;
-	char section[64];
-
-	if (msg[n] == ':' && msg[n + 1] == ' ')
-		detail = msg + n + 2;
-	/* a message that names a key ("snapshot.keep_newest: ...") is
-	 * placed at that key */
-	snprintf(section, sizeof section, "%.*s", (int)n, msg);
-	if (detail != msg && cfg_key_find(section))
-		return cfg_verr(p, section, "%s", detail);
-	size_t nkeys;
-	const struct cfg_key *table = cfg_keys(&nkeys);
-
-	for (size_t i = 0; i < nkeys; i++) {
-		const struct mark *m = &p->marks[i];
-		if (!m->line || strncmp(table[i].path, msg, n) ||
-		    table[i].path[n] != '.')
-			continue;
-		if (!bm || m->line < bm->line ||
-		    (m->line == bm->line && m->col < bm->col)) {
-			bm = m;
-			path = table[i].path;
-		}
-	}
-	if (!path) {
-		snprintf(section, sizeof section, "%.*s", (int)n, msg);
-		path = section;
-	}
-	return cfg_verr(p, path, "%s", detail);
-}
-
-/* league.deterministic: what makes a run depend on more than its config
- * (several jobs at once, env interleaving, the clock, jobs whose seeds
- * carry the daemon's start count). */
-static int check_deterministic(struct parser *p)
-{
-	const struct cfg *c = p->c;
-
-	if (!c->league.deterministic)
-		return 0;
-	if (c->collectors.count > 1)
-		return cfg_verr(p, "collectors.count", "league.deterministic "
-				"runs one collector (this is %llu)",
-				(unsigned long long)c->collectors.count);
-	if (c->collectors.envs != 1)
-		return cfg_verr(p, "collectors.envs", "league.deterministic "
-				"plays one env (this is %llu)",
-				(unsigned long long)c->collectors.envs);
-	if (!c->budget.jobs)
-		return cfg_verr(p, "budget.jobs", "league.deterministic needs "
-				"a budget in jobs");
-	if (c->budget.seconds > 0)
-		return cfg_verr(p, "budget.seconds", "league.deterministic "
-				"runs on no clock: set it to 0");
-	if (c->matchmaking.baseline_share > 0)
-		return cfg_verr(p, "matchmaking.baseline_share",
-				"league.deterministic plays league jobs "
-				"only: set it to 0");
-	if (c->league.mode == CFG_MODE_PSRO)
-		return cfg_verr(p, "league.mode", "league.deterministic runs "
-				"the league mode only (psro's cross-play jobs "
-				"are seeded by the daemon's start)");
-	if (c->eval.share > 0)
-		return cfg_verr(p, "eval.share", "league.deterministic plays "
-				"league jobs only (evaluation jobs are seeded "
-				"by the daemon's start): set it to 0");
-	return 0;
-}
-
-/* The cross-key rules. Those of the players module are its own
- * brain_opts_check, run on the options this config becomes; the rest
- * belong to no module's check. */
-static int validate(struct parser *p)
-{
-	struct cfg *c = p->c;
-	char msg[256], bl[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
-	struct brain_opts bo;
-	size_t n;
-
-	int rc;
-
-	if (p->sealed) {
-		/* from a file someone handed over: nothing that loads code,
-		 * runs a command, dials out or reads other files */
-		static const char *const keys[] = {
-			"env.plugin", "env.remote", "env.serve",
-			"server.tls.cert", "server.tls.key", "server.tls.ca",
-			"server.token_file",
-		};
-		const char *v[] = { c->env.plugin, c->env.remote, c->env.serve,
-				    c->server.tls.cert, c->server.tls.key,
-				    c->server.tls.ca, c->server.token_file };
-		for (size_t i = 0; i < LG_ARRAY_LEN(keys); i++)
-			if (v[i][0])
-				return cfg_verr(p, keys[i], "not taken from "
-						"this file (it names code, a "
-						"command, an address or a "
-						"file to use)");
-	}
-	if (!c->env.plugin[0] && !c->env.remote[0] &&
-	    !strcmp(c->env.name, "matrix") &&
-	    !c->env.matrix.rows)
-		return cfg_verr(p, "env.matrix",
-				"the matrix game needs its payoff "
-				"matrix");
-	if ((rc = check_game(p)))
-		return rc;
-	league_brain_opts(c, &bo);
-	if (brain_opts_check(&bo, msg, sizeof msg))
-		return module_err(p, msg);
-	if (c->collectors.wait_num > c->collectors.envs)
-		return cfg_verr(p, "collectors.wait_num", "%llu is more than "
-				"collectors.envs (%llu)",
-				(unsigned long long)c->collectors.wait_num,
-				(unsigned long long)c->collectors.envs);
-	if (c->learner.lr_schedule == CFG_LR_LINEAR && !(c->budget.seconds > 0))
-		return cfg_verr(p, "learner.lr_schedule", "linear runs over "
-				"budget.seconds, which is 0 (no time budget)");
-	if (c->learner.minibatch > c->learner.batch)
-		return cfg_verr(p, "learner.minibatch", "%llu is more than "
-				"learner.batch (%llu)",
-				(unsigned long long)c->learner.minibatch,
-				(unsigned long long)c->learner.batch);
-	if (!c->budget.env_steps && !(c->budget.seconds > 0) &&
-	    !c->budget.jobs && !c->budget.snapshots)
-		return cfg_verr(p, "budget.seconds", "set at least one budget "
-				"(env_steps, seconds, jobs or snapshots)");
-	if (cfg_eval_baselines(c, bl, &n, msg, sizeof msg))
-		return cfg_verr(p, "eval.baselines", "%s", msg);
-	if (cfg_train_baselines(c, bl, &n, msg, sizeof msg))
-		return cfg_verr(p, "matchmaking.baselines", "%s", msg);
-	if (c->matchmaking.baseline_share > 0 && !n)
-		return cfg_verr(p, "matchmaking.baseline_share", "is %g but "
-				"matchmaking.baselines names none",
-				c->matchmaking.baseline_share);
-	if (cfg_all_baselines(c, bl, &n, msg, sizeof msg))
-		return cfg_verr(p, "matchmaking.baselines", "%s", msg);
-	if (!lg_is_loopback(c->server.listen) && !c->server.token_file[0] &&
-	    !getenv("LEAGUE_TOKEN"))
-		return cfg_verr(p, "server.listen", "listening beyond loopback "
-				"needs server.token_file or LEAGUE_TOKEN");
-	if ((rc = check_tls(p)) || (rc = check_deterministic(p)) ||
-	    (rc = check_state_weight(p)) || (rc = check_mmd(p)))
-		return rc;
-	return 0;
-}
-
-static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int cfg_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	char msg[256];
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	lg_errf(err, errlen, "%s", msg);
-	return LG_ECONFIG;
-}
-
-/* One baseline spec (len bytes at spec): checked against the game by the
- * baselines' own parser (envs/), which writes its canonical form to out
- * (alphabeta:02 is alphabeta:2, so duplicates show). */
-static int baseline_one(const struct cfg *c, const char *spec, size_t len,
-			char *out, char *err, size_t errlen)
-{
-	char b[CFG_BASELINE_MAX];
-
-	if (!len || len >= sizeof b)
-		return cfg_fail(err, errlen, "empty or overlong entry");
-	memcpy(b, spec, len);
-	b[len] = 0;
-	if (env_baseline_check(b, c->env.name, out, CFG_BASELINE_MAX, err,
-			       errlen))
-		return LG_ECONFIG;
-	return 0;
-}
-
-/* The comma-separated list s, appended to out[*n..). */
-static int baseline_list(const struct cfg *c, const char *s,
-			 char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
-			 size_t errlen)
-{
-	size_t first = *n;
-
-	for (;;) {
-		size_t len = strcspn(s, ",");
-
-		while (len && *s == ' ')
-			s++, len--;
-		while (len && s[len - 1] == ' ')
-			len--;
-		if (*n == CFG_BASELINES_MAX)
-			return cfg_fail(err, errlen, "more than %d baselines",
-					CFG_BASELINES_MAX);
-		if (baseline_one(c, s, len, out[*n], err, errlen))
-			return LG_ECONFIG;
-		for (size_t i = first; i < *n; i++)
-			if (!strcmp(out[i], out[*n]))
-				return cfg_fail(err, errlen, "'%s' named "
-						"twice", out[i]);
-		++*n;
-		s += strcspn(s, ",");
-		if (!*s)
-			return 0;
-		s++;
-	}
-}
-
-int cfg_eval_baselines(const struct cfg *c,
-		       char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
-		       size_t errlen)
-{
-	const char *s = c->eval.baselines;
-
-	*n = 0;
-	if (!strcmp(s, "auto")) {
-		snprintf(out[(*n)++], CFG_BASELINE_MAX, "random");
-		if (!strcmp(c->env.name, "tictactoe"))
-			snprintf(out[(*n)++], CFG_BASELINE_MAX, "minimax");
-		else if (!strcmp(c->env.name, "connect4"))
-			snprintf(out[(*n)++], CFG_BASELINE_MAX, "alphabeta:%u",
-				 (unsigned)c->env.connect4_depth);
-		return 0;
-	}
-	return baseline_list(c, s, out, n, err, errlen);
-}
-
-int cfg_train_baselines(const struct cfg *c,
-			char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
-			size_t errlen)
-{
-	*n = 0;
-	if (!c->matchmaking.baselines[0])
-		return 0;
-	return baseline_list(c, c->matchmaking.baselines, out, n, err, errlen);
-}
-
-int cfg_all_baselines(const struct cfg *c,
-		      char (*out)[CFG_BASELINE_MAX], size_t *n, char *err,
-		      size_t errlen)
-{
-	char tr[CFG_BASELINES_MAX][CFG_BASELINE_MAX];
-	size_t nt;
-	int rc;
-
-	if ((rc = cfg_eval_baselines(c, out, n, err, errlen)) ||
-	    (rc = cfg_train_baselines(c, tr, &nt, err, errlen)))
-		return rc;
-	for (size_t i = 0; i < nt; i++) {
-		size_t k = 0;
-		while (k < *n && strcmp(out[k], tr[i]))
-			k++;
-		if (k < *n)
-			continue;
-		if (*n == CFG_BASELINES_MAX)
-			return cfg_fail(err, errlen, "eval.baselines and "
-					"matchmaking.baselines name more than "
-					"%d baselines together",
-					CFG_BASELINES_MAX);
-		memcpy(out[(*n)++], tr[i], CFG_BASELINE_MAX);
-	}
-	return 0;
-}
-
 /* ---- loading ---------------------------------------------------------- */
 
 /* How run_parser reads a text: name is the config file's path (relative
@@ -1112,7 +552,7 @@ static int run_parser(struct cfg *c, const char *text, size_t len,
 	yaml_parser_set_input_string(&p->yp, (const unsigned char *)text, len);
 	rc = parse_stream(p);
 	if (!rc && check)
-		rc = validate(p);
+		rc = cfg_validate(p);
 	yaml_parser_delete(&p->yp);
 	free(p);
 	return rc;

@@ -39,22 +39,6 @@ static void fmt_double(char *buf, size_t len, double v)
 	/* A YAML reader should see a number, never a bare word. */
 }
 
-static int emit_string(lg_buf *b, const char *s)
-{
-	int rc = lg_buf_append(b, "\"", 1);
-
-	for (; !rc && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\')
-			rc = lg_buf_printf(b, "\\%c", ch);
-		else if (ch < 0x20 || ch == 0x7f)
-			rc = lg_buf_printf(b, "\\x%02x", ch);
-		else
-			rc = lg_buf_append(b, s, 1);
-	}
-	return rc ? rc : lg_buf_append(b, "\"", 1);
-}
-
 static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 {
 	const char *base = (const char *)c + k->off;
@@ -72,7 +56,7 @@ static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 		return lg_buf_printf(b, "%s", *(const int *)base ? "true"
 								 : "false");
 	case CFG_T_STR:
-		return emit_string(b, base);
+		return lg_buf_quoted(b, base, 0);
 	case CFG_T_ENUM:
 		return lg_buf_printf(b, "%s", k->names[*(const int *)base]);
 	case CFG_T_U32_LIST: {
@@ -141,11 +125,11 @@ static int emit_value(lg_buf *b, const struct cfg_key *k, const struct cfg *c)
 		for (uint32_t i = 0; !rc && i < m->n; i++) {
 			rc = lg_buf_printf(b, "%s", i ? ", " : "");
 			if (!rc)
-				rc = emit_string(b, m->key[i]);
+				rc = lg_buf_quoted(b, m->key[i], 0);
 			if (!rc)
 				rc = lg_buf_printf(b, ": ");
 			if (!rc)
-				rc = emit_string(b, m->val[i]);
+				rc = lg_buf_quoted(b, m->val[i], 0);
 		}
 		return rc ? rc : lg_buf_printf(b, "}");
 	}
@@ -209,7 +193,7 @@ int cfg_emit(const struct cfg *c, lg_buf *b, int defaults, int comments)
 			rc = lg_buf_printf(b, "%*s%s: ", 2 * d, "", p);
 		if (!rc)
 			rc = !defaults ? emit_value(b, k, c)
-			     : k->type == CFG_T_STR ? emit_string(b, k->def)
+			     : k->type == CFG_T_STR ? lg_buf_quoted(b, k->def, 0)
 			     : lg_buf_printf(b, "%s", k->def);
 		if (!rc)
 			rc = lg_buf_printf(b, "\n");

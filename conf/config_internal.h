@@ -1,7 +1,7 @@
 /*
  * conf/config_internal.h: what the config's files share (config.c
- * parses and checks, config_table.c holds the table, config_emit.c
- * prints). Not for use outside conf/config*.c.
+ * parses, config_check.c checks across keys, config_table.c holds the
+ * table, config_emit.c prints). Not for use outside conf/config*.c.
  */
 #ifndef LG_CONF_CONFIG_INTERNAL_H
 #define LG_CONF_CONFIG_INTERNAL_H
@@ -39,6 +39,10 @@ struct parser {
  * LG_ECONFIG. */
 int cfg_perr(struct parser *p, const yaml_mark_t *m, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* cfg_perr at event ev's start, then ev freed (the message is made
+ * first, so its arguments may point into ev); LG_ECONFIG. */
+int cfg_perr_del(struct parser *p, yaml_event_t *ev, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* An error at key path's place in the file (or the file's name alone);
  * LG_ECONFIG. */
 int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
@@ -46,10 +50,19 @@ int cfg_verr(struct parser *p, const char *path, const char *fmt, ...)
 /* The next libyaml event; anchors, aliases and syntax errors are
  * LG_ECONFIG with the message set. */
 int cfg_next_event(struct parser *p, yaml_event_t *ev);
+/* The next item of a sequence or mapping whose end event is end: 0 with
+ * the item in ev (the caller frees it), 1 at the end (read and freed),
+ * or cfg_next_event's error. */
+int cfg_next_item(struct parser *p, yaml_event_t *ev, yaml_event_type_t end);
 /* A scalar event's text. */
 const char *cfg_ev_text(const yaml_event_t *ev);
 /* A whole number in [lo, hi]; nonzero when s is not one. */
 int cfg_parse_u64(const char *s, double lo, double hi, uint64_t *out);
+
+/* The cross-key checks (config_check.c) of a config p has read whole:
+ * the game opened, its model and the players module's rules, in the
+ * order a user meets them. 0 or LG_ECONFIG with the message set. */
+int cfg_validate(struct parser *p);
 
 /* model.layers (config_layers.c): the list whose SEQUENCE_START is start
  * (model: given as a list, or model.layers), and after the whole config

@@ -38,6 +38,110 @@ static int layer_number(struct parser *p, const yaml_event_t *ev,
 	return 0;
 }
 
+/* The fields of a conv2d or residual mapping, as bits of what a mapping
+ * has given (a field twice is refused). */
+enum { LF_SIZE = 1, LF_KERNEL = 2, LF_STRIDE = 4, LF_PAD = 8, LF_ACT = 16 };
+
+/* Which field of l's mapping key names: *dst with its bounds for a
+ * number, *is_act for a residual block's activation, *bit the field's
+ * LF_ bit. Neither *dst nor *is_act: l's kind has no such field. */
+static void layer_field(struct cfg_layer *l, const char *key, uint32_t **dst,
+			uint32_t *lo, uint32_t *hi, int *is_act,
+			unsigned *bit)
+{
+	*dst = NULL;
+	*lo = *hi = 0;
+	*is_act = 0;
+	if (!strcmp(key, "channels"))
+		*dst = &l->size, *lo = 1, *hi = NN_MAX_WIDTH;
+	else if (!strcmp(key, "kernel"))
+		*dst = &l->kernel, *lo = 1, *hi = 15;
+	else if (!strcmp(key, "stride") && l->kind == CFG_LAYER_CONV2D)
+		*dst = &l->stride, *lo = 1, *hi = 8;
+	else if (!strcmp(key, "padding") && l->kind == CFG_LAYER_CONV2D)
+		*dst = &l->padding, *lo = 0, *hi = 8;
+	else if (!strcmp(key, "activation") && l->kind == CFG_LAYER_RESIDUAL)
+		*is_act = 1;
+	*bit = *dst == &l->size	     ? LF_SIZE
+	       : *dst == &l->kernel  ? LF_KERNEL
+	       : *dst == &l->stride  ? LF_STRIDE
+	       : *dst == &l->padding ? LF_PAD
+				     : LF_ACT;
+}
+
+/* The value of field `what`, read now: relu or tanh into l->act when
+ * is_act, else a whole number in [lo, hi] into *dst. */
+static int layer_field_value(struct parser *p, struct cfg_layer *l,
+			     const char *what, int is_act, uint32_t *dst,
+			     uint32_t lo, uint32_t hi)
+{
+	yaml_event_t vev;
+	int rc;
+
+	if ((rc = cfg_next_event(p, &vev)))
+		return rc;
+	if (is_act) {
+		const char *v = vev.type == YAML_SCALAR_EVENT
+					? cfg_ev_text(&vev) : "";
+		if (!strcmp(v, "relu"))
+			l->act = NN_LACT_RELU;
+		else if (!strcmp(v, "tanh"))
+			l->act = NN_LACT_TANH;
+		else
+			rc = cfg_perr(p, &vev.start_mark,
+				      "model.layers: "
+				      "%s: expected relu or tanh, got "
+				      "'%s'",
+				      what, v);
+	} else {
+		rc = layer_number(p, &vev, what, lo, hi, dst);
+	}
+	yaml_event_delete(&vev);
+	return rc;
+}
+
+/* The fields of a conv2d or residual mapping (its MAPPING_START read) to
+ * its end, into l; *seen: the LF_ bits of the fields given. */
+static int parse_layer_fields(struct parser *p, struct cfg_layer *l,
+			      unsigned *seen)
+{
+	const char *kind = layer_names[l->kind];
+	yaml_event_t ev;
+	char what[64];
+	int rc;
+
+	for (;;) {
+		uint32_t *dst, lo, hi;
+		unsigned bit;
+		int is_act;
+
+		if ((rc = cfg_next_item(p, &ev, YAML_MAPPING_END_EVENT)))
+			return rc < 0 ? rc : 0;
+		const char *key =
+			ev.type == YAML_SCALAR_EVENT ? cfg_ev_text(&ev) : "";
+		layer_field(l, key, &dst, &lo, &hi, &is_act, &bit);
+		if ((dst || is_act) && (*seen & bit))
+			return cfg_perr_del(p, &ev,
+					    "model.layers: %s: duplicate field "
+					    "'%s'",
+					    kind, key);
+		*seen |= bit;
+		if (!dst && !is_act)
+			return cfg_perr_del(
+				p, &ev,
+				"model.layers: %s: unknown field "
+				"'%s' (%s)",
+				kind, key,
+				l->kind == CFG_LAYER_CONV2D
+					? "channels, kernel, stride, padding"
+					: "channels, kernel, activation");
+		snprintf(what, sizeof what, "%s.%s", kind, key);
+		yaml_event_delete(&ev);
+		if ((rc = layer_field_value(p, l, what, is_act, dst, lo, hi)))
+			return rc;
+	}
+}
+
 /* The value of `conv2d:`, `residual:` or `dense:`: a number (channels or
  * units) or a mapping of the layer's fields. */
 static int parse_layer_body(struct parser *p, struct cfg_layer *l,
@@ -45,115 +149,143 @@ static int parse_layer_body(struct parser *p, struct cfg_layer *l,
 {
 	const char *kind = layer_names[l->kind];
 	int conv = l->kind == CFG_LAYER_CONV2D || l->kind == CFG_LAYER_RESIDUAL;
-	int have_pad = 0, have_size = 0;
 	unsigned seen = 0;
-	yaml_event_t ev, vev;
-	char what[64];
+	yaml_event_t ev;
 	int rc;
 
 	if ((rc = cfg_next_event(p, &ev)))
 		return rc;
 	if (ev.type == YAML_SCALAR_EVENT) {
-		snprintf(what, sizeof what, "%s", kind);
-		rc = layer_number(p, &ev, what, 1, NN_MAX_WIDTH, &l->size);
+		rc = layer_number(p, &ev, kind, 1, NN_MAX_WIDTH, &l->size);
 		yaml_event_delete(&ev);
-		goto done;
-	}
-	if (ev.type != YAML_MAPPING_START_EVENT || !conv) {
-		rc = cfg_perr(p, &ev.start_mark,
-			      "model.layers: %s: expected %s", kind,
-			      conv ? "a channel count or a mapping like "
-				     "{channels: 32, kernel: 3}"
-				   : "a width like 64");
-		yaml_event_delete(&ev);
-		return rc;
-	}
-	yaml_event_delete(&ev);
-	for (;;) {
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_MAPPING_END_EVENT) {
-			yaml_event_delete(&ev);
-			break;
-		}
-		yaml_mark_t fat = ev.start_mark;
-		const char *key =
-			ev.type == YAML_SCALAR_EVENT ? cfg_ev_text(&ev) : "";
-		uint32_t *dst = NULL, lo = 0, hi = 0;
-		int is_act = 0;
-		if (!strcmp(key, "channels"))
-			dst = &l->size, lo = 1, hi = NN_MAX_WIDTH,
-			have_size = 1;
-		else if (!strcmp(key, "kernel"))
-			dst = &l->kernel, lo = 1, hi = 15;
-		else if (!strcmp(key, "stride") && l->kind == CFG_LAYER_CONV2D)
-			dst = &l->stride, lo = 1, hi = 8;
-		else if (!strcmp(key, "padding") && l->kind == CFG_LAYER_CONV2D)
-			dst = &l->padding, lo = 0, hi = 8, have_pad = 1;
-		else if (!strcmp(key, "activation") &&
-			 l->kind == CFG_LAYER_RESIDUAL)
-			is_act = 1;
-		unsigned bit = 1u << (dst == &l->size      ? 0
-				      : dst == &l->kernel  ? 1
-				      : dst == &l->stride  ? 2
-				      : dst == &l->padding ? 3
-							   : 4);
-		if ((dst || is_act) && (seen & bit)) {
-			rc = cfg_perr(p, &fat,
-				      "model.layers: %s: duplicate field "
-				      "'%s'",
-				      kind, key);
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		seen |= bit;
-		if (!dst && !is_act) {
-			rc = cfg_perr(
-				p, &fat,
-				"model.layers: %s: unknown field "
-				"'%s' (%s)",
-				kind, key,
-				l->kind == CFG_LAYER_CONV2D
-					? "channels, kernel, stride, padding"
-					: "channels, kernel, activation");
-			yaml_event_delete(&ev);
-			return rc;
-		}
-		snprintf(what, sizeof what, "%s.%s", kind, key);
-		yaml_event_delete(&ev);
-		if ((rc = cfg_next_event(p, &vev)))
-			return rc;
-		if (is_act) {
-			const char *v = vev.type == YAML_SCALAR_EVENT
-						? cfg_ev_text(&vev) : "";
-			if (!strcmp(v, "relu"))
-				l->act = NN_LACT_RELU;
-			else if (!strcmp(v, "tanh"))
-				l->act = NN_LACT_TANH;
-			else
-				rc = cfg_perr(p, &vev.start_mark,
-					      "model.layers: "
-					      "%s: expected relu or tanh, got "
-					      "'%s'",
-					      what, v);
-		} else {
-			rc = layer_number(p, &vev, what, lo, hi, dst);
-		}
-		yaml_event_delete(&vev);
 		if (rc)
 			return rc;
+	} else if (ev.type != YAML_MAPPING_START_EVENT || !conv) {
+		return cfg_perr_del(p, &ev,
+				    "model.layers: %s: expected %s", kind,
+				    conv ? "a channel count or a mapping like "
+					   "{channels: 32, kernel: 3}"
+					 : "a width like 64");
+	} else {
+		yaml_event_delete(&ev);
+		if ((rc = parse_layer_fields(p, l, &seen)))
+			return rc;
+		if (!(seen & LF_SIZE))
+			return cfg_perr(p, at, "model.layers: %s: needs "
+					"channels", kind);
 	}
-	if (!have_size)
-		return cfg_perr(p, at, "model.layers: %s: needs channels",
-				kind);
-done:
-	if (!rc && conv && !have_pad)
+	if (conv && !(seen & LF_PAD))
 		l->padding = (l->kernel - 1) / 2; /* "same" for odd kernels */
-	if (!rc && l->kind == CFG_LAYER_RESIDUAL) {
+	if (l->kind == CFG_LAYER_RESIDUAL) {
 		l->stride = 1;
 		l->padding = (l->kernel - 1) / 2;
 	}
-	return rc;
+	return 0;
+}
+
+/* A bare relu or tanh at at: the activation of the entry before it
+ * (last), which must be a conv2d or dense layer without one. */
+static int layer_activation(struct parser *p, struct cfg_layer *last,
+			    const char *name, const yaml_mark_t *at)
+{
+	if (!last || (last->kind != CFG_LAYER_CONV2D &&
+		      last->kind != CFG_LAYER_DENSE) ||
+	    last->act != NN_LACT_NONE)
+		return cfg_perr(p, at,
+				"model.layers: %s must follow "
+				"a conv2d or dense layer without "
+				"one (a residual block takes "
+				"`activation:`; a gru has its "
+				"own)",
+				name);
+	last->act = name[0] == 'r' ? NN_LACT_RELU : NN_LACT_TANH;
+	return 0;
+}
+
+/* An entry `{kind: body}` at at, its MAPPING_START read: the kind's name,
+ * its body, and nothing after it in the mapping. */
+static int layer_entry_mapping(struct parser *p, struct cfg_layer *l,
+			       const yaml_mark_t *at)
+{
+	yaml_event_t kev;
+	int rc;
+
+	if ((rc = cfg_next_event(p, &kev)))
+		return rc;
+	const char *k = kev.type == YAML_SCALAR_EVENT ? cfg_ev_text(&kev) : "";
+	for (uint32_t i = 1; i < LG_ARRAY_LEN(layer_names); i++)
+		if (i != CFG_LAYER_FLATTEN && !strcmp(k, layer_names[i]))
+			l->kind = i;
+	if (!l->kind)
+		return cfg_perr_del(p, &kev,
+				    "model.layers: "
+				    "unknown layer '%s' (conv2d, "
+				    "residual, flatten, dense, gru, "
+				    "relu, tanh)",
+				    k);
+	yaml_event_delete(&kev);
+	if (l->kind == CFG_LAYER_RESIDUAL)
+		l->act = NN_LACT_RELU;
+	if ((rc = parse_layer_body(p, l, at)))
+		return rc;
+	if ((rc = cfg_next_event(p, &kev)))
+		return rc;
+	if (kev.type != YAML_MAPPING_END_EVENT)
+		return cfg_perr_del(p, &kev,
+				    "model.layers: "
+				    "one layer per entry (start "
+				    "another with '- ')");
+	yaml_event_delete(&kev);
+	return 0;
+}
+
+/* What the list has so far, for the order rules. */
+struct layer_order {
+	uint32_t nconv, ndense;
+	int flat;
+};
+
+/* Whether l (at at) may follow the layers so far (o; last the entry
+ * before, or NULL): convolutions, flatten, dense layers, the recurrent
+ * core (the head reads its state), within the learner's counts. o then
+ * counts l in. */
+static int layer_place(struct parser *p, struct layer_order *o,
+		       const struct cfg_layer *last,
+		       const struct cfg_layer *l, const yaml_mark_t *at)
+{
+	int conv = l->kind == CFG_LAYER_CONV2D ||
+		   l->kind == CFG_LAYER_RESIDUAL;
+	const char *kname = layer_names[l->kind];
+
+	if (last && last->kind == CFG_LAYER_GRU)
+		return cfg_perr(p, at, "model.layers: %s after gru: "
+				"the recurrent core is the last layer "
+				"(the head reads its state)", kname);
+	if ((l->kind == CFG_LAYER_GRU || l->kind == CFG_LAYER_DENSE) &&
+	    o->nconv && !o->flat)
+		return cfg_perr(p, at, "model.layers: %s after a "
+				"convolution: put `flatten` between them",
+				kname);
+	if (conv && (o->flat || o->ndense))
+		return cfg_perr(p, at, "model.layers: %s after %s: "
+				"convolutions come first", kname,
+				o->flat ? "flatten" : "a dense layer");
+	if (l->kind == CFG_LAYER_FLATTEN && (o->flat || !o->nconv))
+		return cfg_perr(p, at, "model.layers: flatten %s",
+				o->flat ? "twice"
+					: "needs convolutions before it");
+	if (conv && ++o->nconv > NN_MAX_CONV)
+		return cfg_perr(p, at,
+				"model.layers: more than %d "
+				"conv2d and residual layers",
+				NN_MAX_CONV);
+	if (l->kind == CFG_LAYER_DENSE && ++o->ndense > NN_MAX_LAYERS)
+		return cfg_perr(p, at,
+				"model.layers: more than %d dense "
+				"layers",
+				NN_MAX_LAYERS);
+	o->flat |= l->kind == CFG_LAYER_FLATTEN;
+	return 0;
 }
 
 /* model.layers (or `model:` given as a list); the SEQUENCE_START has been
@@ -162,8 +294,7 @@ done:
 int cfg_parse_layers(struct parser *p, const yaml_event_t *start)
 {
 	struct cfg_layers *ls = &p->c->model.layers;
-	uint32_t nconv = 0, ndense = 0;
-	int flat = 0;
+	struct layer_order o = { 0, 0, 0 };
 	int rc;
 
 	if (start->type != YAML_SEQUENCE_START_EVENT)
@@ -176,129 +307,39 @@ int cfg_parse_layers(struct parser *p, const yaml_event_t *start)
 		yaml_event_t ev;
 		struct cfg_layer l = { 0, 0, 3, 1, 0, NN_LACT_NONE };
 		struct cfg_layer *last = ls->n ? &ls->v[ls->n - 1] : NULL;
-		if ((rc = cfg_next_event(p, &ev)))
-			return rc;
-		if (ev.type == YAML_SEQUENCE_END_EVENT) {
-			yaml_event_delete(&ev);
-			return 0;
-		}
+		if ((rc = cfg_next_item(p, &ev, YAML_SEQUENCE_END_EVENT)))
+			return rc < 0 ? rc : 0;
 		yaml_mark_t at = ev.start_mark;
 		const char *name =
 			ev.type == YAML_SCALAR_EVENT ? cfg_ev_text(&ev) : NULL;
 		if (name && (!strcmp(name, "relu") || !strcmp(name, "tanh"))) {
-			int ok = last && (last->kind == CFG_LAYER_CONV2D ||
-					  last->kind == CFG_LAYER_DENSE) &&
-				 last->act == NN_LACT_NONE;
-			rc = ok ? 0
-				: cfg_perr(p, &at,
-					   "model.layers: %s must follow "
-					   "a conv2d or dense layer without "
-					   "one (a residual block takes "
-					   "`activation:`; a gru has its "
-					   "own)",
-					   name);
-			if (ok)
-				last->act = name[0] == 'r' ? NN_LACT_RELU
-							   : NN_LACT_TANH;
+			rc = layer_activation(p, last, name, &at);
 			yaml_event_delete(&ev);
 			if (rc)
 				return rc;
 			continue;
 		}
-		if (ls->n == CFG_LAYERS_MAX) {
-			yaml_event_delete(&ev);
-			return cfg_perr(p, &at,
-					"model.layers: more than %d layers",
-					CFG_LAYERS_MAX);
-		}
+		if (ls->n == CFG_LAYERS_MAX)
+			return cfg_perr_del(p, &ev,
+					    "model.layers: more than %d layers",
+					    CFG_LAYERS_MAX);
 		if (name && !strcmp(name, "flatten")) {
 			l.kind = CFG_LAYER_FLATTEN;
 			yaml_event_delete(&ev);
 		} else if (ev.type == YAML_MAPPING_START_EVENT) {
-			yaml_event_t kev;
 			yaml_event_delete(&ev);
-			if ((rc = cfg_next_event(p, &kev)))
-				return rc;
-			const char *k = kev.type == YAML_SCALAR_EVENT
-						? cfg_ev_text(&kev) : "";
-			for (uint32_t i = 1; i < LG_ARRAY_LEN(layer_names); i++)
-				if (i != CFG_LAYER_FLATTEN &&
-				    !strcmp(k, layer_names[i]))
-					l.kind = i;
-			if (!l.kind) {
-				rc = cfg_perr(p, &kev.start_mark,
-					      "model.layers: "
-					      "unknown layer '%s' (conv2d, "
-					      "residual, flatten, dense, gru, "
-					      "relu, tanh)",
-					      k);
-				yaml_event_delete(&kev);
-				return rc;
-			}
-			yaml_event_delete(&kev);
-			if (l.kind == CFG_LAYER_RESIDUAL)
-				l.act = NN_LACT_RELU;
-			if ((rc = parse_layer_body(p, &l, &at)))
-				return rc;
-			if ((rc = cfg_next_event(p, &kev)))
-				return rc;
-			int one = kev.type == YAML_MAPPING_END_EVENT;
-			rc = one ? 0
-				 : cfg_perr(p, &kev.start_mark,
-					    "model.layers: "
-					    "one layer per entry (start "
-					    "another with '- ')");
-			yaml_event_delete(&kev);
-			if (rc)
+			if ((rc = layer_entry_mapping(p, &l, &at)))
 				return rc;
 		} else {
-			rc = cfg_perr(
-				p, &at,
+			return cfg_perr_del(
+				p, &ev,
 				"model.layers: unknown layer '%s' "
 				"(conv2d, residual, flatten, dense, gru, "
 				"relu, tanh)",
 				name ? name : "(a list)");
-			yaml_event_delete(&ev);
-			return rc;
 		}
-		/* the order: convolutions, flatten, dense layers, the
-		 * recurrent core (the head reads its state) */
-		int conv = l.kind == CFG_LAYER_CONV2D ||
-			   l.kind == CFG_LAYER_RESIDUAL;
-		const char *kname = layer_names[l.kind];
-		if (last && last->kind == CFG_LAYER_GRU)
-			return cfg_perr(p, &at, "model.layers: %s after gru: "
-					"the recurrent core is the last layer "
-					"(the head reads its state)", kname);
-		if (l.kind == CFG_LAYER_GRU && nconv && !flat)
-			return cfg_perr(
-				p, &at,
-				"model.layers: gru after a "
-				"convolution: put `flatten` between them");
-		if (conv && (flat || ndense))
-			return cfg_perr(p, &at, "model.layers: %s after %s: "
-					"convolutions come first", kname,
-					flat ? "flatten" : "a dense layer");
-		if (l.kind == CFG_LAYER_FLATTEN && (flat || !nconv))
-			return cfg_perr(p, &at, "model.layers: flatten %s",
-					flat ? "twice"
-					     : "needs convolutions before it");
-		if (l.kind == CFG_LAYER_DENSE && nconv && !flat)
-			return cfg_perr(
-				p, &at,
-				"model.layers: dense after a "
-				"convolution: put `flatten` between them");
-		if (conv && ++nconv > NN_MAX_CONV)
-			return cfg_perr(p, &at,
-					"model.layers: more than %d "
-					"conv2d and residual layers",
-					NN_MAX_CONV);
-		if (l.kind == CFG_LAYER_DENSE && ++ndense > NN_MAX_LAYERS)
-			return cfg_perr(p, &at,
-					"model.layers: more than %d dense "
-					"layers",
-					NN_MAX_LAYERS);
-		flat |= l.kind == CFG_LAYER_FLATTEN;
+		if ((rc = layer_place(p, &o, last, &l, &at)))
+			return rc;
 		p->layer_marks[ls->n] = (struct mark){
 			(unsigned)at.line + 1, (unsigned)at.column + 1 };
 		ls->v[ls->n++] = l;

@@ -21,23 +21,30 @@
 #define EVAL_MAGIC_V1 "NCV1"
 #define EVAL_REC_V1_BYTES 64
 
+#define PT(type, at, member) \
+	{ LG_FIELD_##type, at, offsetof(struct league_eval_point, member) }
+
+/* A point's fields: those a version-1 record has, then the rest. */
+static const struct lg_field point_v1[] = {
+	PT(U32, 4, snapshot),	      PT(U32, 8, main_player),
+	PT(U32, 12, main_version),    PT(U32, 16, league_snapshots),
+	PT(U64, 24, env_steps),	      PT(F64, 32, seconds),
+	PT(F64, 40, nashconv_main),   PT(F64, 48, nashconv_league),
+	PT(F64, 56, eval_seconds),
+};
+static const struct lg_field point_v2[] = {
+	PT(U32, 20, avg_versions),
+	PT(F64, 64, nashconv_oracle_mix),
+	PT(F64, 72, nashconv_avg),
+};
+
 void league_eval_encode(const struct league_eval_point *p,
 			uint8_t out[LEAGUE_EVAL_REC_BYTES])
 {
 	memset(out, 0, LEAGUE_EVAL_REC_BYTES);
 	memcpy(out, EVAL_MAGIC, 4);
-	lg_put_le32(out + 4, p->snapshot);
-	lg_put_le32(out + 8, p->main_player);
-	lg_put_le32(out + 12, p->main_version);
-	lg_put_le32(out + 16, p->league_snapshots);
-	lg_put_le32(out + 20, p->avg_versions);
-	lg_put_le64(out + 24, p->env_steps);
-	lg_put_lef64(out + 32, p->seconds);
-	lg_put_lef64(out + 40, p->nashconv_main);
-	lg_put_lef64(out + 48, p->nashconv_league);
-	lg_put_lef64(out + 56, p->eval_seconds);
-	lg_put_lef64(out + 64, p->nashconv_oracle_mix);
-	lg_put_lef64(out + 72, p->nashconv_avg);
+	lg_fields_put(out, point_v1, LG_ARRAY_LEN(point_v1), p);
+	lg_fields_put(out, point_v2, LG_ARRAY_LEN(point_v2), p);
 }
 
 int league_eval_decode(const void *val, size_t len,
@@ -54,23 +61,13 @@ int league_eval_decode(const void *val, size_t len,
 	if (len != (v1 ? EVAL_REC_V1_BYTES : LEAGUE_EVAL_REC_BYTES))
 		return LG_ECORRUPT;
 	memset(p, 0, sizeof *p);
-	p->snapshot = lg_get_le32(v + 4);
-	p->main_player = lg_get_le32(v + 8);
-	p->main_version = lg_get_le32(v + 12);
-	p->league_snapshots = lg_get_le32(v + 16);
-	p->env_steps = lg_get_le64(v + 24);
-	p->seconds = lg_get_lef64(v + 32);
-	p->nashconv_main = lg_get_lef64(v + 40);
-	p->nashconv_league = lg_get_lef64(v + 48);
-	p->eval_seconds = lg_get_lef64(v + 56);
+	lg_fields_get(v, point_v1, LG_ARRAY_LEN(point_v1), p);
 	if (v1) {
 		p->nashconv_oracle_mix = p->nashconv_league;
 		p->nashconv_league = p->nashconv_avg = NAN;
 		return 0;
 	}
-	p->avg_versions = lg_get_le32(v + 20);
-	p->nashconv_oracle_mix = lg_get_lef64(v + 64);
-	p->nashconv_avg = lg_get_lef64(v + 72);
+	lg_fields_get(v, point_v2, LG_ARRAY_LEN(point_v2), p);
 	return 0;
 }
 
@@ -164,22 +161,26 @@ size_t league_bgame_key(uint32_t player, uint32_t version,
 	return 9 + n;
 }
 
+#define BG(type, at, member) \
+	{ LG_FIELD_##type, at, offsetof(struct league_bgame_row, member) }
+/* A seat's counts: 32 bytes from 32 + 32 * seat. */
+#define BG_SEAT(s)                                                      \
+	BG(U64, 32 + 32 * (s), games[s]), BG(U64, 40 + 32 * (s), wins[s]), \
+	BG(U64, 48 + 32 * (s), draws[s]), BG(U64, 56 + 32 * (s), losses[s])
+
+/* A baseline row's fields (its baseline is the key's). */
+static const struct lg_field bgame_fields[] = {
+	BG(U32, 4, player),    BG(U32, 8, version),
+	BG(U64, 16, env_steps), BG(F64, 24, seconds),
+	BG_SEAT(0),		BG_SEAT(1),
+};
+
 void league_bgame_encode(const struct league_bgame_row *r,
 			 uint8_t out[LEAGUE_BGAME_REC_BYTES])
 {
 	memset(out, 0, LEAGUE_BGAME_REC_BYTES);
 	memcpy(out, BGAME_MAGIC, 4);
-	lg_put_le32(out + 4, r->player);
-	lg_put_le32(out + 8, r->version);
-	lg_put_le64(out + 16, r->env_steps);
-	lg_put_lef64(out + 24, r->seconds);
-	for (int s = 0; s < 2; s++) {
-		uint8_t *o = out + 32 + 32 * s;
-		lg_put_le64(o, r->games[s]);
-		lg_put_le64(o + 8, r->wins[s]);
-		lg_put_le64(o + 16, r->draws[s]);
-		lg_put_le64(o + 24, r->losses[s]);
-	}
+	lg_fields_put(out, bgame_fields, LG_ARRAY_LEN(bgame_fields), r);
 }
 
 int league_bgame_decode(const void *key, size_t klen, const void *val,
@@ -193,8 +194,7 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 	    klen >= LEAGUE_BGAME_KEY_MAX || k[0] != 'B')
 		return LG_ECORRUPT;
 	memset(r, 0, sizeof *r);
-	r->player = lg_get_le32(v + 4);
-	r->version = lg_get_le32(v + 8);
+	lg_fields_get(v, bgame_fields, LG_ARRAY_LEN(bgame_fields), r);
 	if (r->player != lg_get_be32(k + 1) ||
 	    r->version != lg_get_be32(k + 5))
 		return LG_ECORRUPT;
@@ -202,14 +202,7 @@ int league_bgame_decode(const void *key, size_t klen, const void *val,
 	if (memchr(k + 9, 0, klen - 9))
 		return LG_ECORRUPT;
 	memcpy(r->baseline, k + 9, klen - 9);
-	r->env_steps = lg_get_le64(v + 16);
-	r->seconds = lg_get_lef64(v + 24);
 	for (int s = 0; s < 2; s++) {
-		const uint8_t *o = v + 32 + 32 * s;
-		r->games[s] = lg_get_le64(o);
-		r->wins[s] = lg_get_le64(o + 8);
-		r->draws[s] = lg_get_le64(o + 16);
-		r->losses[s] = lg_get_le64(o + 24);
 		/* In this order, so no sum can wrap past 2^64. */
 		if (r->wins[s] > r->games[s] ||
 		    r->draws[s] > r->games[s] - r->wins[s] ||

@@ -248,7 +248,7 @@ int lg_buf_g6(lg_buf *b, double v)
 	return 0;
 }
 
-int lg_buf_json_str(lg_buf *b, const char *s)
+int lg_buf_quoted(lg_buf *b, const char *s, int json)
 {
 	int rc = lg_buf_append(b, "\"", 1);
 
@@ -256,12 +256,71 @@ int lg_buf_json_str(lg_buf *b, const char *s)
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			rc = lg_buf_printf(b, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if ((c < 0x20 || c == 0x7f) && json)
 			rc = lg_buf_printf(b, "\\u%04x", c);
+		else if (c < 0x20 || c == 0x7f)
+			rc = lg_buf_printf(b, "\\x%02x", c);
 		else
 			rc = lg_buf_append(b, s, 1);
 	}
 	return rc ? rc : lg_buf_append(b, "\"", 1);
+}
+
+int lg_buf_json_str(lg_buf *b, const char *s)
+{
+	return lg_buf_quoted(b, s, 1);
+}
+
+void lg_fields_put(uint8_t *rec, const struct lg_field *f, size_t n,
+		   const void *base)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *m = (const char *)base + f[i].off;
+		uint32_t u32;
+		uint64_t u64;
+		double d;
+
+		switch (f[i].type) {
+		case LG_FIELD_U32:
+			memcpy(&u32, m, sizeof u32);
+			lg_put_le32(rec + f[i].at, u32);
+			break;
+		case LG_FIELD_U64:
+			memcpy(&u64, m, sizeof u64);
+			lg_put_le64(rec + f[i].at, u64);
+			break;
+		case LG_FIELD_F64:
+			memcpy(&d, m, sizeof d);
+			lg_put_lef64(rec + f[i].at, d);
+			break;
+		}
+	}
+}
+
+void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
+		   void *base)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *m = (char *)base + f[i].off;
+		uint32_t u32;
+		uint64_t u64;
+		double d;
+
+		switch (f[i].type) {
+		case LG_FIELD_U32:
+			u32 = lg_get_le32(rec + f[i].at);
+			memcpy(m, &u32, sizeof u32);
+			break;
+		case LG_FIELD_U64:
+			u64 = lg_get_le64(rec + f[i].at);
+			memcpy(m, &u64, sizeof u64);
+			break;
+		case LG_FIELD_F64:
+			d = lg_get_lef64(rec + f[i].at);
+			memcpy(m, &d, sizeof d);
+			break;
+		}
+	}
 }
 
 int lg_is_loopback(const char *addr)

@@ -218,6 +218,23 @@ static inline double lg_get_lef64(const uint8_t *p)
 	return d;
 }
 
+/* A fixed-size little-endian record described once, for its encoder and
+ * its decoder alike: each field's type, its byte offset in the record
+ * and the offset of the struct member it mirrors (a uint32_t, uint64_t
+ * or double). */
+enum lg_field_type { LG_FIELD_U32, LG_FIELD_U64, LG_FIELD_F64 };
+struct lg_field {
+	enum lg_field_type type;
+	size_t at;  /* in the record */
+	size_t off; /* in the struct (offsetof) */
+};
+/* The n fields of the struct at base written into rec. */
+void lg_fields_put(uint8_t *rec, const struct lg_field *f, size_t n,
+		   const void *base);
+/* The n fields of rec read into the struct at base. */
+void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
+		   void *base);
+
 /* ---- whole files ------------------------------------------------------ */
 
 /* Write [p, p + n) to path whole or not at all: a temporary beside it
@@ -288,6 +305,9 @@ int lg_buf_g6(lg_buf *b, double v);
 /* s as a JSON string (quoted; '"', '\\' and control bytes and DEL escaped,
  * other bytes as they are), appended to b. */
 int lg_buf_json_str(lg_buf *b, const char *s);
+/* s quoted as lg_buf_json_str does, but with control bytes and DEL as
+ * \u00XX (json) or \xXX (0: YAML's double-quoted style). */
+int lg_buf_quoted(lg_buf *b, const char *s, int json);
 
 /* 1 when addr names this host's loopback ("127.x.y.z", "::1",
  * "localhost"): where league may listen without a token. */
