@@ -339,11 +339,33 @@ static void refresh_rows(payoff *p, uint32_t a, uint32_t b)
 
 /* ---- counts ------------------------------------------------------------ */
 
+/* Every count of e times the decay d, before a new game is added. */
+static void entry_decay(struct payoff_entry *e, double d)
+{
+	e->wins *= d;
+	e->draws *= d;
+	e->losses *= d;
+	e->games *= d;
+}
+
+/* The online Elo step of one game of pair pr, sa its score from pr->a's
+ * side (1 win, 0.5 draw, 0 loss, or PSRO's score). */
+static void elo_step(payoff *p, const struct pair *pr, double sa)
+{
+	struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
+	double ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
+
+	x->elo += p->o.elo_k * (sa - ea);
+	y->elo -= p->o.elo_k * (sa - ea);
+	x->elo_games += 1;
+	y->elo_games += 1;
+}
+
 int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 {
 	struct pair *pr;
 	struct payoff_entry *e;
-	double d = p->o.decay, s, ea;
+	double d = p->o.decay;
 	int rc;
 
 	if (a >= p->nagents || b >= p->nagents || outcome < -1 || outcome > 1)
@@ -354,10 +376,7 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 	e = &pr->e;
 	if (a > b)
 		outcome = -outcome; /* the pair is stored from min's side */
-	e->wins *= d;
-	e->draws *= d;
-	e->losses *= d;
-	e->games *= d;
+	entry_decay(e, d);
 	if (outcome > 0)
 		e->wins += 1;
 	else if (outcome < 0)
@@ -366,15 +385,8 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 		e->draws += 1;
 	e->games += 1;
 	refresh_rows(p, a, b);
-	if (a != b) {
-		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
-		s = outcome > 0 ? 1.0 : outcome < 0 ? 0.0 : 0.5;
-		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
-		x->elo += p->o.elo_k * (s - ea);
-		y->elo -= p->o.elo_k * (s - ea);
-		x->elo_games += 1;
-		y->elo_games += 1;
-	}
+	if (a != b)
+		elo_step(p, pr, outcome > 0 ? 1.0 : outcome < 0 ? 0.0 : 0.5);
 	return 0;
 }
 
@@ -382,7 +394,7 @@ int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
 {
 	struct pair *pr;
 	struct payoff_entry *e;
-	double d = p->o.decay, ea;
+	double d = p->o.decay;
 	int rc;
 
 	if (a >= p->nagents || b >= p->nagents || a == b || !(s >= 0) ||
@@ -391,24 +403,13 @@ int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
 	if ((rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr)))
 		return rc;
 	e = &pr->e;
-	e->wins *= d;
-	e->draws *= d;
-	e->losses *= d;
-	e->games *= d;
+	entry_decay(e, d);
 	/* the pair is stored from min's side */
 	e->wins += a < b ? s : 1 - s;
 	e->losses += a < b ? 1 - s : s;
 	e->games += 1;
 	refresh_rows(p, a, b);
-	{
-		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
-		double sx = a < b ? s : 1 - s;
-		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
-		x->elo += p->o.elo_k * (sx - ea);
-		y->elo -= p->o.elo_k * (sx - ea);
-		x->elo_games += 1;
-		y->elo_games += 1;
-	}
+	elo_step(p, pr, a < b ? s : 1 - s);
 	return 0;
 }
 
