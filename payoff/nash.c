@@ -141,7 +141,6 @@ static void nash_read(const double *T, const size_t *basis, size_t m,
 		      size_t n, double *x, double *y)
 {
 	size_t w = n + m + 1;
-	double sum = 0;
 
 	for (size_t j = 0; j < n; j++)
 		y[j] = 0;
@@ -152,17 +151,10 @@ static void nash_read(const double *T, const size_t *basis, size_t m,
 				r += T[i * w + n + k];
 			y[basis[i]] = LG_MAX(0.0, r);
 		}
-	for (size_t i = 0; i < m; i++) {
-		x[i] = LG_MAX(0.0, T[m * w + n + i]);
-		sum += x[i];
-	}
 	for (size_t i = 0; i < m; i++)
-		x[i] /= sum;
-	sum = 0;
-	for (size_t j = 0; j < n; j++)
-		sum += y[j];
-	for (size_t j = 0; j < n; j++)
-		y[j] /= sum;
+		x[i] = LG_MAX(0.0, T[m * w + n + i]);
+	lg_normalize(x, m);
+	lg_normalize(y, n);
 }
 
 /*
