@@ -111,19 +111,31 @@ int lg_rows_append(struct lg_rows *r, const struct lg_rows *src)
 	if (n + m > r->cap &&
 	    (rc = lg_rows_reserve(r, LG_MAX(n + m, 2 * r->cap))))
 		return rc;
-	memcpy(r->obs + n * O, src->obs, m * O * sizeof(float));
-	memcpy(r->mask + n * A, src->mask, m * A);
-	memcpy(r->action + n, src->action, m * sizeof(int32_t));
-	memcpy(r->logp + n, src->logp, m * sizeof(float));
-	memcpy(r->value + n, src->value, m * sizeof(float));
-	memcpy(r->reward + n, src->reward, m * sizeof(float));
-	memcpy(r->done + n, src->done, m);
-	if (S)
-		memcpy(r->state + n * S, src->state, m * S * sizeof(float));
-	if (r->has_visits)
-		memcpy(r->visits + n * A, src->visits, m * A * sizeof(float));
+	lg_rows_put(r, n, m,
+		    &(struct lg_rows_cols){ src->obs, src->mask, src->action,
+					    src->logp, src->value,
+					    src->reward, src->done,
+					    src->state, src->visits });
 	r->n = n + m;
 	return 0;
+}
+
+void lg_rows_put(struct lg_rows *r, size_t at, size_t m,
+		 const struct lg_rows_cols *c)
+{
+	size_t O = r->obs_len, A = r->num_actions, S = r->state_len;
+
+	memcpy(r->obs + at * O, c->obs, m * O * sizeof(float));
+	memcpy(r->mask + at * A, c->mask, m * A);
+	memcpy(r->action + at, c->action, m * sizeof(int32_t));
+	memcpy(r->logp + at, c->logp, m * sizeof(float));
+	memcpy(r->value + at, c->value, m * sizeof(float));
+	memcpy(r->reward + at, c->reward, m * sizeof(float));
+	memcpy(r->done + at, c->done, m);
+	if (S)
+		memcpy(r->state + at * S, c->state, m * S * sizeof(float));
+	if (r->has_visits)
+		memcpy(r->visits + at * A, c->visits, m * A * sizeof(float));
 }
 
 void lg_rows_free(struct lg_rows *r)
