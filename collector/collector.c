@@ -224,19 +224,16 @@ static int check_baselines(const struct coll_opts *o, const env *probe,
 	return 0;
 }
 
-int coll_new(coll **out, const struct coll_opts *o, char *err,
-	     size_t errlen)
+/* The game's spec into *spec, from an env that does not sleep, and the
+ * checks that need it (every baseline plays the game, the search can run
+ * on it). The error's reason in err. */
+static int probe_spec(const struct coll_opts *o, struct env_spec *spec,
+		      char *err, size_t errlen)
 {
 	struct env_opts probe_opts;
 	env *probe = NULL;
-	coll *c = NULL;
-	pthread_condattr_t ca;
 	int rc;
 
-	*out = NULL;
-	rc = check_opts(o, err, errlen);
-	if (rc)
-		return rc;
 	/* The spec, from an env that does not sleep. */
 	probe_opts = o->env;
 	probe_opts.timing.reset_s = probe_opts.timing.step_s = 0;
@@ -246,21 +243,19 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	rc = check_baselines(o, probe, err, errlen);
 	if (!rc)
 		rc = coll_search_check(o, probe, err, errlen);
-	if (rc) {
-		env_free(probe);
-		return rc;
-	}
-	c = calloc(1, sizeof *c);
-	if (!c) {
-		env_free(probe);
-		return LG_ENOMEM;
-	}
-	c->sp.fd = -1;
+	if (!rc)
+		*spec = *env_spec_of(probe);
+	env_free(probe);
+	return rc;
+}
+
+/* c's own copy of o: the game's name, the policies and the baseline
+ * specs it points to, kept in c. */
+static void copy_opts(coll *c, const struct coll_opts *o)
+{
 	c->o = *o;
 	snprintf(c->game, sizeof c->game, "%s", o->game);
 	c->o.game = c->game;
-	c->spec = *env_spec_of(probe);
-	env_free(probe);
 	memcpy(c->pols, o->policies, o->num_policies * sizeof *c->pols);
 	c->o.policies = c->pols;
 	for (size_t k = 0; k < o->num_baselines; k++) {
@@ -269,18 +264,15 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 		c->bspecs[k] = c->bspec[k];
 	}
 	c->o.baselines = c->bspecs;
-	c->n = o->num_envs;
-	c->watched = o->mode != COLL_SERIAL && !o->processes;
-	c->rows_max = c->n * (size_t)c->spec.players;
-	c->slots = calloc(c->n, sizeof *c->slots);
-	if (!c->slots) {
-		rc = LG_ENOMEM;
-		goto fail;
-	}
-	c->nstate[SLOT_RESETTING] = c->n; /* calloc: every slot resetting */
-	for (size_t k = 0; k < o->num_policies; k++) {
+}
+
+/* A group per policy: its rows and its inference devices. LG_ENOMEM
+ * (coll_free frees what was made). */
+static int alloc_groups(coll *c)
+{
+	for (size_t k = 0; k < c->o.num_policies; k++) {
 		struct group *g = &c->groups[k];
-		g->pol = o->policies[k];
+		g->pol = c->o.policies[k];
 		/* Concurrent forwards: at most one per env, as each batch
 		 * holds a row of one. */
 		g->devmax = g->pol.max_calls && g->pol.max_calls < c->n
@@ -288,11 +280,22 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 				    : c->n;
 		g->rows = malloc(c->rows_max * sizeof *g->rows);
 		g->dev = calloc(g->devmax, sizeof *g->dev);
-		if (!g->rows || !g->dev) {
-			rc = LG_ENOMEM;
-			goto fail;
-		}
+		if (!g->rows || !g->dev)
+			return LG_ENOMEM;
 	}
+	return 0;
+}
+
+/* The slots, every one resetting: their buffers and the trajectories of
+ * the seats that may learn. LG_ENOMEM (coll_free frees what was made). */
+static int alloc_slots(coll *c)
+{
+	const struct coll_opts *o = &c->o;
+
+	c->slots = calloc(c->n, sizeof *c->slots);
+	if (!c->slots)
+		return LG_ENOMEM;
+	c->nstate[SLOT_RESETTING] = c->n; /* calloc: every slot resetting */
 	for (size_t i = 0; i < c->n; i++) {
 		struct slot *s = &c->slots[i];
 		size_t np = (size_t)c->spec.players;
@@ -304,10 +307,8 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 		s->obs = calloc(np * c->spec.obs_len, sizeof *s->obs);
 		s->mask = calloc(np * (size_t)c->spec.num_actions, 1);
 		s->hstate = calloc(np * o->state_len + 1, sizeof *s->hstate);
-		if (!s->obs || !s->mask || !s->hstate) {
-			rc = LG_ENOMEM;
-			goto fail;
-		}
+		if (!s->obs || !s->mask || !s->hstate)
+			return LG_ENOMEM;
 		s->match = c->o.match;
 		for (int p = 0; p < c->spec.players; p++)
 			/* Per-episode matches may make any seat learn. */
@@ -317,11 +318,18 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 					    c->spec.obs_len,
 					    c->spec.num_actions,
 					    o->state_len,
-					    o->search.sims > 0)) {
-				rc = LG_ENOMEM;
-				goto fail;
-			}
+					    o->search.sims > 0))
+				return LG_ENOMEM;
 	}
+	return 0;
+}
+
+/* The locks, the condition variables (on the monotonic clock) and the
+ * slots' parks. */
+static void init_sync(coll *c)
+{
+	pthread_condattr_t ca;
+
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_mutex_init(&c->sink_mu, NULL);
 	pthread_condattr_init(&ca);
@@ -332,6 +340,67 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 	for (size_t i = 0; i < c->n; i++)
 		coll_park_init(&c->slots[i].park);
 	c->threads_up = 1;
+}
+
+/* Serial mode: the caller's batch and a worker record per env that no
+ * thread runs (each env keeps its env object or child there).
+ * LG_ENOMEM. */
+static int start_serial(coll *c)
+{
+	if (coll_batch_alloc(c, &c->serial_b))
+		return LG_ENOMEM;
+	/* the seed the caller's batches always had */
+	lg_rng_seed2(&c->serial_b.rng, c->o.env.seed ^ 0x636f6c6cull, 0);
+	for (size_t i = 0; i < c->n; i++) {
+		c->slots[i].w = coll_worker_alloc(c, &c->slots[i]);
+		if (!c->slots[i].w)
+			return LG_ENOMEM;
+	}
+	return 0;
+}
+
+/* Sync and async modes: a worker thread per env. */
+static int start_workers(coll *c, char *err, size_t errlen)
+{
+	size_t i;
+	int rc = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (i = 0; i < c->n && !rc; i++)
+		rc = coll_worker_start(c, &c->slots[i]);
+	pthread_mutex_unlock(&c->mu);
+	if (rc)
+		lg_errf(err, errlen, "collector: cannot start worker %zu",
+			i - 1);
+	return rc;
+}
+
+int coll_new(coll **out, const struct coll_opts *o, char *err,
+	     size_t errlen)
+{
+	struct env_spec spec;
+	coll *c = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = check_opts(o, err, errlen);
+	if (rc)
+		return rc;
+	rc = probe_spec(o, &spec, err, errlen);
+	if (rc)
+		return rc;
+	c = calloc(1, sizeof *c);
+	if (!c)
+		return LG_ENOMEM;
+	c->sp.fd = -1;
+	copy_opts(c, o);
+	c->spec = spec;
+	c->n = o->num_envs;
+	c->watched = o->mode != COLL_SERIAL && !o->processes;
+	c->rows_max = c->n * (size_t)c->spec.players;
+	if ((rc = alloc_slots(c)) || (rc = alloc_groups(c)))
+		goto fail;
+	init_sync(c);
 	/* Env children fork from a single-threaded spawner, made now while
 	 * this collector has no threads: a fork from a threaded process may
 	 * copy a lock that another thread holds (an allocator's, a game's)
@@ -343,37 +412,10 @@ int coll_new(coll **out, const struct coll_opts *o, char *err,
 			"spawner: %s", lg_strerror(rc));
 		goto fail;
 	}
-
-	if (o->mode == COLL_SERIAL) {
-		if (coll_batch_alloc(c, &c->serial_b)) {
-			rc = LG_ENOMEM;
-			goto fail;
-		}
-		/* the seed the caller's batches always had */
-		lg_rng_seed2(&c->serial_b.rng, o->env.seed ^ 0x636f6c6cull, 0);
-		for (size_t i = 0; i < c->n; i++) {
-			/* Each env keeps its env object (or child) in a
-			 * worker record that no thread runs. */
-			c->slots[i].w = coll_worker_alloc(c, &c->slots[i]);
-			if (!c->slots[i].w) {
-				rc = LG_ENOMEM;
-				goto fail;
-			}
-		}
-		*out = c;
-		return 0;
-	}
-	pthread_mutex_lock(&c->mu);
-	for (size_t i = 0; i < c->n; i++) {
-		rc = coll_worker_start(c, &c->slots[i]);
-		if (rc) {
-			pthread_mutex_unlock(&c->mu);
-			lg_errf(err, errlen, "collector: cannot start worker "
-				"%zu", i);
-			goto fail;
-		}
-	}
-	pthread_mutex_unlock(&c->mu);
+	rc = o->mode == COLL_SERIAL ? start_serial(c)
+				    : start_workers(c, err, errlen);
+	if (rc)
+		goto fail;
 	*out = c;
 	return 0;
 fail:

@@ -200,12 +200,36 @@ static void local_observe(const coll *c, const env *e, struct reply *r,
 	}
 }
 
-static int write_all(int fd, const void *p, size_t n)
+/* Wait until fd is readable by deadline (monotonic seconds): 0 ready,
+ * 1 interrupted (ask again), LG_ETIMEOUT, LG_EIO. */
+static int wait_readable(int fd, double deadline)
 {
-	const uint8_t *b = p;
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	double left = deadline - lg_now_s();
+	int ms = left <= 0 ? 0 : (int)ceil(left * 1e3);
+	int k = poll(&pf, 1, ms);
 
+	if (k < 0 && errno == EINTR)
+		return 1;
+	if (k == 0)
+		return LG_ETIMEOUT;
+	return k < 0 ? LG_EIO : 0;
+}
+
+/* All n bytes of b sent to fd (out: never raising SIGPIPE) or read from
+ * it (by deadline, monotonic seconds; <= 0: none), retried on EINTR and
+ * short counts. LG_EIO (an error or the peer's end), LG_ETIMEOUT. */
+static int move_all(int fd, uint8_t *b, size_t n, double deadline, int out)
+{
 	while (n) {
-		ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+		if (!out && deadline > 0) {
+			int rc = wait_readable(fd, deadline);
+			if (rc == 1)
+				continue;
+			if (rc)
+				return rc;
+		}
+		ssize_t k = out ? send(fd, b, n, MSG_NOSIGNAL) : read(fd, b, n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -216,33 +240,16 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+static int write_all(int fd, const void *p, size_t n)
+{
+	/* move_all only reads through b when out is set */
+	return move_all(fd, (uint8_t *)(uintptr_t)p, n, 0, 1);
+}
+
 /* Read n bytes by deadline (monotonic seconds; <= 0: none). */
 static int read_all(int fd, void *p, size_t n, double deadline)
 {
-	uint8_t *b = p;
-
-	while (n) {
-		if (deadline > 0) {
-			struct pollfd pf = { .fd = fd, .events = POLLIN };
-			double left = deadline - lg_now_s();
-			int ms = left <= 0 ? 0 : (int)ceil(left * 1e3);
-			int k = poll(&pf, 1, ms);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k == 0)
-				return LG_ETIMEOUT;
-			if (k < 0)
-				return LG_EIO;
-		}
-		ssize_t k = read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return LG_EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return move_all(fd, p, n, deadline, 0);
 }
 
 /* The child: serve ops until the socket closes. Never returns. */

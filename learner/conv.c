@@ -704,6 +704,17 @@ static float *wino_e(float *vm, size_t ch, size_t N, size_t e)
 	return vm + e * (ch * N + CONV_SKEW);
 }
 
+/* A chunk of ns samples x (S lanes) packed into padded tiles and through
+ * the input transform into bf->v: what forward and backward both start
+ * a chunk with. */
+static void wino_input_chunk(const struct conv2d *c, const float *x,
+			     size_t ns, size_t S, const struct wino_buf *bf)
+{
+	wino_pack(x, ns, S, c->cin, c->h, c->w, c->pad, c->th * c->mh + 2,
+		  c->tw * c->mw + 2, bf->pl);
+	wino_inputs(c, bf->pl, bf->v, S, 0);
+}
+
 static void wino_forward(const struct conv2d *c, const float *W,
 			 const float *b, const float *x, size_t n, float *y,
 			 float *scratch)
@@ -718,9 +729,7 @@ static void wino_forward(const struct conv2d *c, const float *W,
 	for (size_t s0 = 0; s0 < n; s0 += CONV_CHUNK) {
 		size_t ns = n - s0 < CONV_CHUNK ? n - s0 : CONV_CHUNK;
 		size_t S = wino_lanes(ns), N = T * S;
-		wino_pack(x + s0 * in, ns, S, c->cin, c->h, c->w, c->pad,
-			  c->th * c->mh + 2, c->tw * c->mw + 2, bf.pl);
-		wino_inputs(c, bf.pl, bf.v, S, 0);
+		wino_input_chunk(c, x + s0 * in, ns, S, &bf);
 		for (size_t e = 0; e < E; e++)
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
 				    (int)c->cout, (int)N, (int)c->cin, 1.0f,
@@ -750,9 +759,7 @@ static void wino_backward(const struct conv2d *c, const float *W,
 	for (size_t s0 = 0; s0 < n; s0 += CONV_CHUNK) {
 		size_t ns = n - s0 < CONV_CHUNK ? n - s0 : CONV_CHUNK;
 		size_t S = wino_lanes(ns), N = T * S;
-		wino_pack(x + s0 * in, ns, S, c->cin, c->h, c->w, c->pad, hp,
-			  wp, bf.pl);
-		wino_inputs(c, bf.pl, bf.v, S, 0);
+		wino_input_chunk(c, x + s0 * in, ns, S, &bf);
 		wino_pack(dy + s0 * out, ns, S, c->cout, c->oh, c->ow, 0,
 			  c->th * c->mh, c->tw * c->mw, bf.pl);
 		wino_outputs(c, bf.m, bf.pl, S, 1);

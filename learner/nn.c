@@ -671,6 +671,23 @@ int nn_act(const nn *net, nn_ws *ws, const float *obs, const uint8_t *mask,
 			    value);
 }
 
+/* Row i of the head forward_ws left in ws: the masked softmax of its
+ * logits into probs (A floats; log-probabilities into ws->logp) and its
+ * value into value[i] when value is not NULL. LG_EINVAL: the row has no
+ * legal action. */
+static int head_row(const nn *net, nn_ws *ws, const uint8_t *mask, size_t i,
+		    float *probs, float *value)
+{
+	size_t A = net->s.actions;
+	const float *z = ws->head + i * (A + 1);
+
+	if (!nn_masked_softmax(z, mask + i * A, A, ws->logp, probs))
+		return LG_EINVAL;
+	if (value)
+		value[i] = z[A];
+	return 0;
+}
+
 /* A legal action of each row from the masked softmax of its logits: a
  * sample from rng, or with rng NULL the most probable (the first of
  * equals); its log-probability, and the value when value is not NULL. */
@@ -686,10 +703,9 @@ static int pick_rows(const nn *net, nn_ws *ws, const float *obs,
 		return rc;
 	A = net->s.actions;
 	for (size_t i = 0; i < n; i++) {
-		const float *z = ws->head + i * (A + 1);
 		const uint8_t *m = mask + i * A;
 		size_t pick = A;
-		if (!nn_masked_softmax(z, m, A, ws->logp, ws->p))
+		if (head_row(net, ws, mask, i, ws->p, value))
 			return LG_EINVAL;
 		if (rng) {
 			float u = lg_rng_float(rng), acc = 0;
@@ -709,8 +725,6 @@ static int pick_rows(const nn *net, nn_ws *ws, const float *obs,
 		}
 		action[i] = (int32_t)pick;
 		logp[i] = ws->logp[pick];
-		if (value)
-			value[i] = z[A];
 	}
 	return 0;
 }
@@ -744,14 +758,9 @@ int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
 	if (rc)
 		return rc;
 	A = net->s.actions;
-	for (size_t i = 0; i < n; i++) {
-		const float *z = ws->head + i * (A + 1);
-		if (!nn_masked_softmax(z, mask + i * A, A, ws->logp,
-				       probs + i * A))
+	for (size_t i = 0; i < n; i++)
+		if (head_row(net, ws, mask, i, probs + i * A, value))
 			return LG_EINVAL;
-		if (value)
-			value[i] = z[A];
-	}
 	return 0;
 }
 

@@ -149,21 +149,14 @@ static int load_convs(const uint8_t *h, uint32_t version, struct nn_shape *s,
 	return 0;
 }
 
-int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
+/* The header of buf (len bytes): its magic, its length for its version
+ * (*hl), its checksum, then the version itself (*version). LG_ECORRUPT,
+ * LG_EVERSION, with the reason in err. */
+static int load_header(const uint8_t *h, size_t len, uint32_t *version,
+		       size_t *hl, char *err, size_t errlen)
 {
-	const uint8_t *h = buf, *body;
-	struct nn_shape s;
-	uint64_t count;
-	uint32_t version;
-	size_t hl = NN_FILE_HEADER;
-	char why[128];
-	nn *n = NULL;
-	int rc;
-
-	if (!out)
-		return LG_EINVAL;
-	*out = NULL;
-	if (!buf || len < NN_FILE_HEADER) {
+	*hl = NN_FILE_HEADER;
+	if (!h || len < NN_FILE_HEADER) {
 		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
 			"is %u", len, NN_FILE_HEADER);
 		return LG_ECORRUPT;
@@ -173,64 +166,86 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			"magic)");
 		return LG_ECORRUPT;
 	}
-	version = lg_get_le32(h + 4);
-	if (version >= NN_FILE_VERSION2 && version <= NN_FILE_VERSION4)
-		hl = header_len(version);
-	if (len < hl) {
+	*version = lg_get_le32(h + 4);
+	if (*version >= NN_FILE_VERSION2 && *version <= NN_FILE_VERSION4)
+		*hl = header_len(*version);
+	if (len < *hl) {
 		lg_errf(err, errlen, "truncated: %zu bytes, the header alone "
-			"is %zu", len, hl);
+			"is %zu", len, *hl);
 		return LG_ECORRUPT;
 	}
-	if (lg_crc32c(0, h, hl - 4) != lg_get_le32(h + hl - 4)) {
+	if (lg_crc32c(0, h, *hl - 4) != lg_get_le32(h + *hl - 4)) {
 		lg_errf(err, errlen, "header checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
 	}
-	if (version < NN_FILE_VERSION || version > NN_FILE_VERSION4) {
+	if (*version < NN_FILE_VERSION || *version > NN_FILE_VERSION4) {
 		lg_errf(err, errlen, "format version %u, this build reads %u "
-			"to %u", version, NN_FILE_VERSION, NN_FILE_VERSION4);
+			"to %u", *version, NN_FILE_VERSION, NN_FILE_VERSION4);
 		return LG_EVERSION;
 	}
-	memset(&s, 0, sizeof s);
-	s.obs = lg_get_le32(h + 8);
-	s.actions = lg_get_le32(h + 12);
-	s.act = (int)lg_get_le32(h + 16);
-	s.nhidden = lg_get_le32(h + 20);
+	return 0;
+}
+
+/* The shape a checked header of this version describes, into *s, and
+ * checked: a valid shape, nothing beyond nhidden, the version its writer
+ * would pick. LG_ERANGE (beyond the caps), LG_ECORRUPT, with the reason
+ * in err. */
+static int load_shape(const uint8_t *h, uint32_t version,
+		      struct nn_shape *s, char *err, size_t errlen)
+{
+	char why[128];
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	s->obs = lg_get_le32(h + 8);
+	s->actions = lg_get_le32(h + 12);
+	s->act = (int)lg_get_le32(h + 16);
+	s->nhidden = lg_get_le32(h + 20);
 	for (uint32_t i = 0; i < NN_MAX_LAYERS; i++)
-		s.hidden[i] = lg_get_le32(h + 24 + 4 * i);
+		s->hidden[i] = lg_get_le32(h + 24 + 4 * i);
 	if (version != NN_FILE_VERSION &&
-	    (rc = load_convs(h, version, &s, err, errlen)))
+	    (rc = load_convs(h, version, s, err, errlen)))
 		return rc;
-	rc = nn_shape_check(&s, why, sizeof why);
+	rc = nn_shape_check(s, why, sizeof why);
 	if (rc) {
 		lg_errf(err, errlen, "bad shape in header: %s", why);
 		/* A shape beyond the caps is LG_ERANGE; anything else the
 		 * check refuses (an unknown activation) is a corrupt file. */
 		return rc == LG_ERANGE ? rc : LG_ECORRUPT;
 	}
-	for (uint32_t i = s.nhidden; i < NN_MAX_LAYERS; i++)
-		if (s.hidden[i] || s.hidden_act[i]) {
+	for (uint32_t i = s->nhidden; i < NN_MAX_LAYERS; i++)
+		if (s->hidden[i] || s->hidden_act[i]) {
 			lg_errf(err, errlen, "bad shape in header: hidden[%u] "
 				"set beyond nhidden", i);
 			return LG_ECORRUPT;
 		}
-	if (file_version(&s) != version) {
+	if (file_version(s) != version) {
 		/* one net, one file: a writer always picks the oldest */
 		lg_errf(err, errlen, "bad shape in header: a version %u file "
-			"of a version %u net", version, file_version(&s));
+			"of a version %u net", version, file_version(s));
 		return LG_ECORRUPT;
 	}
-	count = lg_get_le64(h + 56);
-	{
-		nn probe;
-		memset(&probe, 0, sizeof probe);
-		probe.s = s;
-		nn_layout(&probe);
-		if (count != probe.nparams) {
-			lg_errf(err, errlen, "parameter count %llu does not "
-				"match the shape (%zu)",
-				(unsigned long long)count, probe.nparams);
-			return LG_ECORRUPT;
-		}
+	return 0;
+}
+
+/* The body after a header of hl bytes: as many parameters as shape s
+ * has, as long as the rest of the file, matching the header's checksum,
+ * every one finite. LG_ECORRUPT with the reason in err. */
+static int load_body(const uint8_t *h, size_t len, size_t hl,
+		     const struct nn_shape *s, char *err, size_t errlen)
+{
+	const uint8_t *body = h + hl;
+	uint64_t count = lg_get_le64(h + 56);
+	nn probe;
+
+	memset(&probe, 0, sizeof probe);
+	probe.s = *s;
+	nn_layout(&probe);
+	if (count != probe.nparams) {
+		lg_errf(err, errlen, "parameter count %llu does not "
+			"match the shape (%zu)",
+			(unsigned long long)count, probe.nparams);
+		return LG_ECORRUPT;
 	}
 	if (len - hl != count * 4) {
 		lg_errf(err, errlen, "%s: body is %zu bytes, expected %llu",
@@ -238,7 +253,6 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			len - hl, (unsigned long long)count * 4);
 		return LG_ECORRUPT;
 	}
-	body = h + hl;
 	if (lg_crc32c(0, body, count * 4) != lg_get_le32(h + 64)) {
 		lg_errf(err, errlen, "body checksum mismatch (corrupt)");
 		return LG_ECORRUPT;
@@ -254,6 +268,26 @@ int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
 			return LG_ECORRUPT;
 		}
 	}
+	return 0;
+}
+
+int nn_load(nn **out, const void *buf, size_t len, char *err, size_t errlen)
+{
+	const uint8_t *h = buf, *body;
+	struct nn_shape s;
+	uint32_t version = 0;
+	size_t hl;
+	nn *n = NULL;
+	int rc;
+
+	if (!out)
+		return LG_EINVAL;
+	*out = NULL;
+	if ((rc = load_header(h, len, &version, &hl, err, errlen)) ||
+	    (rc = load_shape(h, version, &s, err, errlen)) ||
+	    (rc = load_body(h, len, hl, &s, err, errlen)))
+		return rc;
+	body = h + hl;
 	rc = nn_alloc(&n, &s);
 	if (rc) {
 		lg_errf(err, errlen, "out of memory");

@@ -1,6 +1,7 @@
 /*
  * learner/ppo_internal.h: what ppo.c shares with its worker threads
- * (ppo_pool.c): the trainer, its shards and the pool's calls.
+ * (ppo_pool.c), its batch preparation (ppo_batch.c) and its batch grouping
+ * (ppo_obs.c): the trainer, its shards and their calls.
  */
 #ifndef LG_PPO_INTERNAL_H
 #define LG_PPO_INTERNAL_H
@@ -18,6 +19,9 @@
  * thread per minibatch cost 0.2-0.35 ms on this VM, and a futex wake-up
  * is of that order too. */
 #define PPO_SPIN 10000
+/* Rows per nn_probs call of the magnet's log-probabilities (ppo_net_logp;
+ * its workspace p->mws is this big). */
+#define PPO_MAGNET_CHUNK 4096
 
 /* Accumulated per-row figures of one minibatch. */
 struct sums {
@@ -102,9 +106,9 @@ int ppo_mmd_targets(ppo *p, const struct lg_rows *b);
 /* ppo_obs.c: the mean over b's rows of KL(target || the net now) into
  * *out, after an update on b. */
 int ppo_mmd_miss(ppo *p, const struct lg_rows *b, double *out);
-/* ppo.c: the batch workspace for n rows (LG_ENOMEM), and net's
- * log-probabilities of every legal action of b's rows into out (b->n x
- * actions; illegal ones -69 at most, never read): a feed-forward net,
+/* ppo.c: the batch workspace for n rows (LG_ENOMEM), and (ppo_batch.c)
+ * net's log-probabilities of every legal action of b's rows into out (b->n
+ * x actions; illegal ones -69 at most, never read): a feed-forward net,
  * the trainer's or its magnet, in p->mws. */
 int ppo_ensure_bcap(ppo *p, size_t n);
 int ppo_net_logp(ppo *p, const nn *net, const struct lg_rows *b,
@@ -113,6 +117,30 @@ int ppo_net_logp(ppo *p, const nn *net, const struct lg_rows *b,
 /* One shard's forward, loss and backward into its gradient buffer
  * (ppo.c). */
 void ppo_shard_run(struct shard *sh);
+/* ppo.c: forward sh->mb through net (the trainer's, or its magnet of the
+ * same shape) into sh->acts and sh->head. */
+void ppo_shard_forward(const nn *net, struct shard *sh);
+/* ppo.c: make the shards' workspace and the gathered minibatch hold a
+ * minibatch of n rows. LG_ENOMEM. */
+int ppo_ensure_gcap(ppo *p, size_t n);
+
+/* ppo_batch.c: LG_EINVAL unless every row's action is in range and legal
+ * by its mask. */
+int ppo_check_rows(const nn *net, size_t n, const uint8_t *mask,
+		   const int32_t *action);
+/* ppo_batch.c: check b (LG_EINVAL, LG_ERANGE past batch_max), make the
+ * workspaces hold it, GAE into p->adv/p->ret normalised as configured,
+ * the magnet's log-probabilities, the state weights and the MMD targets;
+ * *st zeroed but for adv_mean and ret_mean. */
+int ppo_prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st);
+/* ppo_batch.c: the units b's n rows are shuffled in (rows, or chunks for
+ * a recurrent net) and in *per how many make a minibatch. */
+size_t ppo_units_of(const ppo *p, size_t n, size_t *per);
+/* ppo_batch.c: gather minibatch `at` (of `per` units from p->idx, out of
+ * `units`) into the minibatch buffers and point mb at them. Returns the
+ * rows that count (not padding). */
+size_t ppo_gather_unit(ppo *p, const struct lg_rows *b, size_t at,
+		       size_t units, size_t per, struct ppo_minibatch *mb);
 
 /* ppo_pool.c: start nshards - 1 parked workers (on failure run with
  * those that started), stop and join them, and run shards 0..k-1 (0 on

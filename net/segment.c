@@ -405,19 +405,10 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 	}
 	/* Into the rows past n first, checked there (aligned), counted only
 	 * once every value passed. */
-	memcpy(dst->obs + k * ol, s->obs, c * ol * sizeof(float));
-	memcpy(dst->mask + k * na, s->mask, c * na);
-	memcpy(dst->action + k, s->action, c * sizeof(int32_t));
-	memcpy(dst->logp + k, s->logp, c * sizeof(float));
-	memcpy(dst->value + k, s->value, c * sizeof(float));
-	memcpy(dst->reward + k, s->reward, c * sizeof(float));
-	memcpy(dst->done + k, s->done, c);
-	if (dst->state_len)
-		memcpy(dst->state + k * dst->state_len, s->state,
-		       c * dst->state_len * sizeof(float));
-	if (dst->has_visits)
-		memcpy(dst->visits + k * na, s->visits,
-		       c * na * sizeof(float));
+	lg_rows_put(dst, k, c,
+		    &(struct lg_rows_cols){ s->obs, s->mask, s->action,
+					    s->logp, s->value, s->reward,
+					    s->done, s->state, s->visits });
 	if (rows_invalid(dst, k, c, err, errlen))
 		return LG_EINVAL;
 	dst->n = k + c;

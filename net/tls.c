@@ -134,17 +134,12 @@ int net_tls_check(const struct net_tls_opts *o, int server, int *which,
 	return 0;
 }
 
-int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
-		int *which, char *err, size_t errlen)
+/* The files o names, as a server or a client needs them: a CA always,
+ * a certificate and its key together (a server always). LG_EINVAL with
+ * the reason in err and the field at fault in *which. */
+static int tls_opts_check(const struct net_tls_opts *o, int server,
+			  int *which, char *err, size_t errlen)
 {
-	char es[256];
-	int w = 0, rc = LG_EINVAL, dummy;
-	net_tls *t;
-
-	*out = NULL;
-	if (!which)
-		which = &dummy;
-	*which = 0;
 	if (!o->ca || !o->ca[0]) {
 		lg_errf(err, errlen, "TLS needs a CA file (peers are verified "
 			"against it)");
@@ -159,111 +154,159 @@ int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
 		*which = o->cert[0] ? NET_TLS_KEY : NET_TLS_CERT;
 		return LG_EINVAL;
 	}
-	if (!(t = calloc(1, sizeof *t)))
-		return LG_ENOMEM;
-	t->server = server;
-	t->verify_peer = o->verify_peer;
-	t->ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
-	if (!t->ctx) {
-		rc = LG_ENOMEM;
-		goto fail;
-	}
-	SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION);
+	return 0;
+}
+
+/* A new context for a server or a client: protocol floor, ciphers, write
+ * modes, tickets and the session cache. NULL: out of memory. */
+static SSL_CTX *tls_ctx_new(int server)
+{
+	SSL_CTX *ctx = SSL_CTX_new(server ? TLS_server_method()
+					  : TLS_client_method());
+
+	if (!ctx)
+		return NULL;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	/* A peer closing without close_notify (a killed worker, a port
 	 * check) is the end of the stream, not an error: frames carry their
 	 * lengths, so a truncated one is still caught. */
-	SSL_CTX_set_options(t->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	/* AEAD only; AES-128-GCM first (frames are small, so the per-record
 	 * cost dominates, and AES-NI makes 128 the cheapest). */
-	SSL_CTX_set_ciphersuites(t->ctx, "TLS_AES_128_GCM_SHA256:"
-					 "TLS_AES_256_GCM_SHA384:"
-					 "TLS_CHACHA20_POLY1305_SHA256");
-	SSL_CTX_set_cipher_list(t->ctx, "ECDHE+AESGCM:ECDHE+CHACHA20");
-	SSL_CTX_set_mode(t->ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
-					 SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	SSL_CTX_set_ciphersuites(ctx, "TLS_AES_128_GCM_SHA256:"
+				      "TLS_AES_256_GCM_SHA384:"
+				      "TLS_CHACHA20_POLY1305_SHA256");
+	SSL_CTX_set_cipher_list(ctx, "ECDHE+AESGCM:ECDHE+CHACHA20");
+	SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
+				      SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (server) {
 		/* One TLS 1.3 ticket, sent once the client's certificate is
 		 * accepted: the client waits for it (net_stream_connect), so
 		 * a refusal reaches it as the handshake's outcome, not as a
 		 * reset of its first write. Sessions are never resumed. */
-		SSL_CTX_set_num_tickets(t->ctx, 1);
-		SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_OFF);
+		SSL_CTX_set_num_tickets(ctx, 1);
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_OFF);
 	} else {
-		SSL_CTX_set_session_cache_mode(t->ctx, SSL_SESS_CACHE_CLIENT |
-						       SSL_SESS_CACHE_NO_INTERNAL);
-		SSL_CTX_sess_set_new_cb(t->ctx, ticket_seen);
+		SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT |
+						    SSL_SESS_CACHE_NO_INTERNAL);
+		SSL_CTX_sess_set_new_cb(ctx, ticket_seen);
 	}
-	w = NET_TLS_CA;
-	if ((rc = check_pem_certs(o->ca, "CA", err, errlen)))
-		goto fail;
-	if (SSL_CTX_load_verify_locations(t->ctx, o->ca, NULL) != 1) {
-		lg_errf(err, errlen, "CA %s: %s", o->ca, ssl_errstr(es, sizeof es));
-		rc = LG_EINVAL;
-		goto fail;
+	return ctx;
+}
+
+/* o->key into ctx, whose certificate is o->cert: readable, a PEM private
+ * key, the certificate's. LG_EINVAL with the reason in err. */
+static int tls_load_key(SSL_CTX *ctx, const struct net_tls_opts *o,
+			char *err, size_t errlen)
+{
+	char es[256];
+
+	if (access(o->key, R_OK)) {
+		lg_errf(err, errlen, "key %s: %s", o->key, strerror(errno));
+		return LG_EINVAL;
 	}
-	if (o->cert[0]) {
-		w = NET_TLS_CERT;
-		if ((rc = check_pem_certs(o->cert, "certificate", err, errlen)))
-			goto fail;
-		if (SSL_CTX_use_certificate_chain_file(t->ctx, o->cert) != 1) {
-			lg_errf(err, errlen, "certificate %s: %s", o->cert,
-				ssl_errstr(es, sizeof es));
-			rc = LG_EINVAL;
-			goto fail;
-		}
-		w = NET_TLS_KEY;
-		if (access(o->key, R_OK)) {
-			lg_errf(err, errlen, "key %s: %s", o->key,
-				strerror(errno));
-			rc = LG_EINVAL;
-			goto fail;
-		}
-		if (SSL_CTX_use_PrivateKey_file(t->ctx, o->key,
-						SSL_FILETYPE_PEM) != 1) {
-			unsigned long e = ERR_peek_last_error();
-			if (ERR_GET_LIB(e) == ERR_LIB_X509 &&
-			    ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
-				lg_errf(err, errlen, "key %s does not match "
-					"certificate %s", o->key, o->cert);
-			else
-				lg_errf(err, errlen, "key %s: not a PEM private "
-					"key (%s)", o->key,
-					ssl_errstr(es, sizeof es));
-			ERR_clear_error();
-			rc = LG_EINVAL;
-			goto fail;
-		}
-		if (SSL_CTX_check_private_key(t->ctx) != 1) {
-			ERR_clear_error();
-			lg_errf(err, errlen, "key %s does not match certificate "
-				"%s", o->key, o->cert);
-			rc = LG_EINVAL;
-			goto fail;
-		}
-		/* The certificate must chain to the CA: a peer would refuse
-		 * it at every handshake, so refuse it here, once. */
-		w = NET_TLS_CERT;
-		X509_STORE_CTX *sc = X509_STORE_CTX_new();
-		X509 *leaf = SSL_CTX_get0_certificate(t->ctx);
-		STACK_OF(X509) *chain = NULL;
-		SSL_CTX_get0_chain_certs(t->ctx, &chain);
-		int ok = sc && X509_STORE_CTX_init(sc, SSL_CTX_get_cert_store(
-							       t->ctx),
-						   leaf, chain) == 1 &&
-			 X509_verify_cert(sc) == 1;
-		if (!ok) {
-			int e = sc ? X509_STORE_CTX_get_error(sc) : 0;
-			lg_errf(err, errlen, "certificate %s does not verify "
-				"against CA %s: %s", o->cert, o->ca,
-				X509_verify_cert_error_string(e));
-		}
-		X509_STORE_CTX_free(sc);
+	if (SSL_CTX_use_PrivateKey_file(ctx, o->key, SSL_FILETYPE_PEM) != 1) {
+		unsigned long e = ERR_peek_last_error();
+		if (ERR_GET_LIB(e) == ERR_LIB_X509 &&
+		    ERR_GET_REASON(e) == X509_R_KEY_VALUES_MISMATCH)
+			lg_errf(err, errlen, "key %s does not match "
+				"certificate %s", o->key, o->cert);
+		else
+			lg_errf(err, errlen, "key %s: not a PEM private "
+				"key (%s)", o->key, ssl_errstr(es, sizeof es));
 		ERR_clear_error();
-		if (!ok) {
-			rc = LG_EINVAL;
-			goto fail;
-		}
+		return LG_EINVAL;
 	}
+	if (SSL_CTX_check_private_key(ctx) != 1) {
+		ERR_clear_error();
+		lg_errf(err, errlen, "key %s does not match certificate "
+			"%s", o->key, o->cert);
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+/* The certificate must chain to the CA: a peer would refuse it at every
+ * handshake, so refuse it here, once. LG_EINVAL with the reason in err. */
+static int tls_check_chain(SSL_CTX *ctx, const struct net_tls_opts *o,
+			   char *err, size_t errlen)
+{
+	X509_STORE_CTX *sc = X509_STORE_CTX_new();
+	X509 *leaf = SSL_CTX_get0_certificate(ctx);
+	STACK_OF(X509) *chain = NULL;
+	int ok;
+
+	SSL_CTX_get0_chain_certs(ctx, &chain);
+	ok = sc && X509_STORE_CTX_init(sc, SSL_CTX_get_cert_store(ctx), leaf,
+				       chain) == 1 &&
+	     X509_verify_cert(sc) == 1;
+	if (!ok) {
+		int e = sc ? X509_STORE_CTX_get_error(sc) : 0;
+		lg_errf(err, errlen, "certificate %s does not verify "
+			"against CA %s: %s", o->cert, o->ca,
+			X509_verify_cert_error_string(e));
+	}
+	X509_STORE_CTX_free(sc);
+	ERR_clear_error();
+	return ok ? 0 : LG_EINVAL;
+}
+
+/* The PEM files of o into ctx: the CA, then (if named) the certificate
+ * chain, its key and the chain's check against the CA. LG_EINVAL with
+ * the reason in err and the field at fault in *w. */
+static int tls_load_files(SSL_CTX *ctx, const struct net_tls_opts *o,
+			  int *w, char *err, size_t errlen)
+{
+	char es[256];
+	int rc;
+
+	*w = NET_TLS_CA;
+	if ((rc = check_pem_certs(o->ca, "CA", err, errlen)))
+		return rc;
+	if (SSL_CTX_load_verify_locations(ctx, o->ca, NULL) != 1) {
+		lg_errf(err, errlen, "CA %s: %s", o->ca, ssl_errstr(es, sizeof es));
+		return LG_EINVAL;
+	}
+	if (!o->cert[0])
+		return 0;
+	*w = NET_TLS_CERT;
+	if ((rc = check_pem_certs(o->cert, "certificate", err, errlen)))
+		return rc;
+	if (SSL_CTX_use_certificate_chain_file(ctx, o->cert) != 1) {
+		lg_errf(err, errlen, "certificate %s: %s", o->cert,
+			ssl_errstr(es, sizeof es));
+		return LG_EINVAL;
+	}
+	*w = NET_TLS_KEY;
+	if ((rc = tls_load_key(ctx, o, err, errlen)))
+		return rc;
+	*w = NET_TLS_CERT;
+	return tls_check_chain(ctx, o, err, errlen);
+}
+
+int net_tls_new(net_tls **out, const struct net_tls_opts *o, int server,
+		int *which, char *err, size_t errlen)
+{
+	int w = 0, rc, dummy;
+	net_tls *t;
+
+	*out = NULL;
+	if (!which)
+		which = &dummy;
+	*which = 0;
+	if ((rc = tls_opts_check(o, server, which, err, errlen)))
+		return rc;
+	if (!(t = calloc(1, sizeof *t)))
+		return LG_ENOMEM;
+	t->server = server;
+	t->verify_peer = o->verify_peer;
+	t->ctx = tls_ctx_new(server);
+	if (!t->ctx) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	if ((rc = tls_load_files(t->ctx, o, &w, err, errlen)))
+		goto fail;
 	if (server)
 		SSL_CTX_set_verify(t->ctx, o->verify_peer
 				   ? SSL_VERIFY_PEER |
@@ -511,26 +554,16 @@ int net_stream_pending(net_stream *s)
 	return n > 0;
 }
 
-int net_stream_connect(net_stream *s, const char *host, uint16_t port,
-		       net_tls *tls, double timeout_s, char *err, size_t errlen)
+/* A client session of tls on fd. The name checked is the host dialled:
+ * an IP address against the certificate's IP entries, else a DNS name
+ * (also sent as SNI). NULL: out of memory. */
+static SSL *tls_client_ssl(net_tls *tls, const char *host, int fd)
 {
-	char es[256];
-	int fd, rc;
-
-	net_stream_plain(s, -1);
-	if ((rc = net_connect_tcp(host, port, &fd, err, errlen)))
-		return rc;
-	s->fd = fd;
-	if (!tls)
-		return 0;
 	SSL *ssl = SSL_new(tls->ctx);
 	X509_VERIFY_PARAM *vp = ssl ? SSL_get0_param(ssl) : NULL;
-	if (!ssl) {
-		rc = LG_ENOMEM;
-		goto fail;
-	}
-	/* The name checked is the host dialled: an IP address against the
-	 * certificate's IP entries, else a DNS name (also sent as SNI). */
+
+	if (!ssl)
+		return NULL;
 	if (X509_VERIFY_PARAM_set1_ip_asc(vp, host) != 1) {
 		/* SSL_set_tlsext_host_name is a macro that casts away const,
 		 * which clang's -Wcast-qual rejects: call it on a copy. */
@@ -540,22 +573,31 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 			memcpy(sni, host, strlen(host) + 1);
 			SSL_set_tlsext_host_name(ssl, sni);
 		}
-		if (SSL_set1_host(ssl, host) != 1) {
-			rc = LG_ENOMEM;
+		if (SSL_set1_host(ssl, host) != 1)
 			goto fail;
-		}
 	}
-	if (SSL_set_fd(ssl, fd) != 1) {
-		rc = LG_ENOMEM;
+	if (SSL_set_fd(ssl, fd) != 1)
 		goto fail;
-	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	double deadline = lg_now_s() + (timeout_s > 0 ? timeout_s : 10);
+	return ssl;
+fail:
+	SSL_free(ssl);
+	return NULL;
+}
+
+/* The client's handshake on the non-blocking fd by deadline. LG_EAUTH
+ * (a certificate refused: final), LG_ECLOSED, LG_ETIMEOUT, each with the
+ * reason in err. */
+static int tls_handshake(SSL *ssl, int fd, const char *host, uint16_t port,
+			 double deadline, char *err, size_t errlen)
+{
+	char es[256];
+	int rc;
+
 	for (;;) {
 		ERR_clear_error();
 		int want, r = SSL_connect(ssl);
 		if (r == 1)
-			break;
+			return 0;
 		long v = SSL_get_verify_result(ssl);
 		unsigned long e = ERR_peek_last_error(); /* before ssl_result
 							    clears it */
@@ -578,20 +620,27 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 					es[0] ? ": " : "", es);
 			/* A refused certificate is final: retrying cannot
 			 * change it. */
-			rc = v != X509_V_OK || r == LG_EAUTH ? LG_EAUTH
-							     : LG_ECLOSED;
-			goto fail;
+			return v != X509_V_OK || r == LG_EAUTH ? LG_EAUTH
+							       : LG_ECLOSED;
 		}
 		if ((rc = wait_fd(fd, want == 2, deadline))) {
 			lg_errf(err, errlen, "TLS handshake with %s:%u: %s", host,
 				port, rc == LG_ETIMEOUT ? "timed out" : "failed");
-			goto fail;
+			return rc;
 		}
 	}
-	/* TLS 1.3 ends the handshake before the server has judged our
-	 * certificate: wait for its ticket (accepted) or its alert
-	 * (refused). SSL_peek takes no application data. */
-	int seen = 0;
+}
+
+/* TLS 1.3 ends the handshake before the server has judged our
+ * certificate: wait for its ticket (accepted) or its alert (refused) by
+ * deadline. SSL_peek takes no application data. LG_EAUTH, LG_ECLOSED,
+ * LG_ETIMEOUT with the reason in err. */
+static int tls_await_ticket(SSL *ssl, int fd, const char *host,
+			    uint16_t port, double deadline, char *err,
+			    size_t errlen)
+{
+	int seen = 0, rc = 0;
+
 	SSL_set_app_data(ssl, &seen);
 	while (SSL_version(ssl) == TLS1_3_VERSION && !seen) {
 		char c;
@@ -605,15 +654,41 @@ int net_stream_connect(net_stream *s, const char *host, uint16_t port,
 				: "TLS to %s:%u: closed after the handshake",
 				host, port);
 			rc = r;
-			goto fail;
+			break;
 		}
 		if ((rc = wait_fd(fd, want == 2, deadline))) {
 			lg_errf(err, errlen, "TLS to %s:%u: no word from the "
 				"server after the handshake", host, port);
-			goto fail;
+			break;
 		}
 	}
 	SSL_set_app_data(ssl, NULL);
+	return rc;
+}
+
+int net_stream_connect(net_stream *s, const char *host, uint16_t port,
+		       net_tls *tls, double timeout_s, char *err, size_t errlen)
+{
+	double deadline;
+	SSL *ssl = NULL;
+	int fd, rc;
+
+	net_stream_plain(s, -1);
+	if ((rc = net_connect_tcp(host, port, &fd, err, errlen)))
+		return rc;
+	s->fd = fd;
+	if (!tls)
+		return 0;
+	if (!(ssl = tls_client_ssl(tls, host, fd))) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	deadline = lg_now_s() + (timeout_s > 0 ? timeout_s : 10);
+	if ((rc = tls_handshake(ssl, fd, host, port, deadline, err, errlen)) ||
+	    (rc = tls_await_ticket(ssl, fd, host, port, deadline, err,
+				   errlen)))
+		goto fail;
 	pthread_mutex_init(&s->mu, NULL);
 	s->ssl = ssl;
 	return 0;

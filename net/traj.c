@@ -489,24 +489,25 @@ void net_traj_release(net_traj_server *s, const struct net_segment *seg)
 	free((struct qent *)(uintptr_t)seg);
 }
 
-size_t net_traj_depth(net_traj_server *s)
+/* A counter of s (one of its fields) read under s->mu. */
+static size_t read_locked(net_traj_server *s, const size_t *field)
 {
 	size_t d;
 
 	pthread_mutex_lock(&s->mu);
-	d = s->depth;
+	d = *field;
 	pthread_mutex_unlock(&s->mu);
 	return d;
 }
 
+size_t net_traj_depth(net_traj_server *s)
+{
+	return read_locked(s, &s->depth);
+}
+
 size_t net_traj_max_depth(net_traj_server *s)
 {
-	size_t d;
-
-	pthread_mutex_lock(&s->mu);
-	d = s->max_depth;
-	pthread_mutex_unlock(&s->mu);
-	return d;
+	return read_locked(s, &s->max_depth);
 }
 
 void net_traj_server_stop(net_traj_server *s)

@@ -1,6 +1,7 @@
 /*
  * payoff/payoff.c: the decayed payoff table, win rates, online and fitted
- * Elo, and the meta-Nash solver (the zero-sum LP by simplex).
+ * Elo, and their stored encodings. The meta-Nash solver (the zero-sum LP
+ * by simplex) is nash.c's.
  *
  * Pairs live once in `pairs[]`, keyed (min, max) through an open-addressing
  * hash (linear probing, never deleted: a cleared pair keeps its slot with
@@ -153,6 +154,21 @@ static int grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/* Every tracked row to capacity c (row_cap too). LG_ENOMEM: the rows
+ * resized so far keep their new size, row_cap its old value. */
+static int rows_resize(payoff *p, uint32_t c)
+{
+	for (uint32_t i = 0; i < p->ntracked; i++) {
+		struct agent *t = &p->agents[p->tracked[i]];
+		double *r = realloc(t->row, (size_t)c * sizeof *r);
+		if (!r)
+			return LG_ENOMEM;
+		t->row = r;
+	}
+	p->row_cap = c;
+	return 0;
+}
+
 int payoff_add(payoff *p, uint32_t id)
 {
 	int rc;
@@ -167,14 +183,9 @@ int payoff_add(payoff *p, uint32_t id)
 		return rc;
 	if (id + 1 > p->row_cap && p->ntracked) {
 		uint32_t c = p->row_cap ? p->row_cap * 2 : 64;
-		for (uint32_t i = 0; i < p->ntracked; i++) {
-			struct agent *t = &p->agents[p->tracked[i]];
-			double *r = realloc(t->row, (size_t)c * sizeof *r);
-			if (!r)
-				return LG_ENOMEM;
-			t->row = r;
-		}
-		p->row_cap = c;
+		rc = rows_resize(p, c);
+		if (rc)
+			return rc;
 	}
 	memset(&p->agents[id], 0, sizeof p->agents[id]);
 	p->nagents++;
@@ -201,14 +212,9 @@ int payoff_track(payoff *p, uint32_t id)
 		uint32_t c = p->row_cap ? p->row_cap : 64;
 		while (c < p->nagents)
 			c *= 2;
-		for (uint32_t i = 0; i < p->ntracked; i++) {
-			struct agent *t = &p->agents[p->tracked[i]];
-			double *r = realloc(t->row, (size_t)c * sizeof *r);
-			if (!r)
-				return LG_ENOMEM;
-			t->row = r;
-		}
-		p->row_cap = c;
+		rc = rows_resize(p, c);
+		if (rc)
+			return rc;
 	}
 	a->row = malloc((size_t)p->row_cap * sizeof *a->row);
 	if (!a->row)
@@ -333,11 +339,33 @@ static void refresh_rows(payoff *p, uint32_t a, uint32_t b)
 
 /* ---- counts ------------------------------------------------------------ */
 
+/* Every count of e times the decay d, before a new game is added. */
+static void entry_decay(struct payoff_entry *e, double d)
+{
+	e->wins *= d;
+	e->draws *= d;
+	e->losses *= d;
+	e->games *= d;
+}
+
+/* The online Elo step of one game of pair pr, sa its score from pr->a's
+ * side (1 win, 0.5 draw, 0 loss, or PSRO's score). */
+static void elo_step(payoff *p, const struct pair *pr, double sa)
+{
+	struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
+	double ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
+
+	x->elo += p->o.elo_k * (sa - ea);
+	y->elo -= p->o.elo_k * (sa - ea);
+	x->elo_games += 1;
+	y->elo_games += 1;
+}
+
 int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 {
 	struct pair *pr;
 	struct payoff_entry *e;
-	double d = p->o.decay, s, ea;
+	double d = p->o.decay;
 	int rc;
 
 	if (a >= p->nagents || b >= p->nagents || outcome < -1 || outcome > 1)
@@ -348,10 +376,7 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 	e = &pr->e;
 	if (a > b)
 		outcome = -outcome; /* the pair is stored from min's side */
-	e->wins *= d;
-	e->draws *= d;
-	e->losses *= d;
-	e->games *= d;
+	entry_decay(e, d);
 	if (outcome > 0)
 		e->wins += 1;
 	else if (outcome < 0)
@@ -360,15 +385,8 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 		e->draws += 1;
 	e->games += 1;
 	refresh_rows(p, a, b);
-	if (a != b) {
-		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
-		s = outcome > 0 ? 1.0 : outcome < 0 ? 0.0 : 0.5;
-		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
-		x->elo += p->o.elo_k * (s - ea);
-		y->elo -= p->o.elo_k * (s - ea);
-		x->elo_games += 1;
-		y->elo_games += 1;
-	}
+	if (a != b)
+		elo_step(p, pr, outcome > 0 ? 1.0 : outcome < 0 ? 0.0 : 0.5);
 	return 0;
 }
 
@@ -376,7 +394,7 @@ int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
 {
 	struct pair *pr;
 	struct payoff_entry *e;
-	double d = p->o.decay, ea;
+	double d = p->o.decay;
 	int rc;
 
 	if (a >= p->nagents || b >= p->nagents || a == b || !(s >= 0) ||
@@ -385,24 +403,13 @@ int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
 	if ((rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr)))
 		return rc;
 	e = &pr->e;
-	e->wins *= d;
-	e->draws *= d;
-	e->losses *= d;
-	e->games *= d;
+	entry_decay(e, d);
 	/* the pair is stored from min's side */
 	e->wins += a < b ? s : 1 - s;
 	e->losses += a < b ? 1 - s : s;
 	e->games += 1;
 	refresh_rows(p, a, b);
-	{
-		struct agent *x = &p->agents[pr->a], *y = &p->agents[pr->b];
-		double sx = a < b ? s : 1 - s;
-		ea = 1.0 / (1.0 + pow(10.0, (y->elo - x->elo) / 400.0));
-		x->elo += p->o.elo_k * (sx - ea);
-		y->elo -= p->o.elo_k * (sx - ea);
-		x->elo_games += 1;
-		y->elo_games += 1;
-	}
+	elo_step(p, pr, a < b ? s : 1 - s);
 	return 0;
 }
 
@@ -595,6 +602,89 @@ static void elo_se(const payoff *p, const uint32_t *loc, const double *g,
 		se[i] = se[i] > 0 ? 400.0 / log(10.0) / sqrt(se[i]) : NAN;
 }
 
+/* loc[] (p->nagents: each agent's index in ids, UINT32_MAX outside) and
+ * the starting strengths g[i] = 1. LG_EINVAL on an unknown id. */
+static int elo_index(const payoff *p, const uint32_t *ids, size_t n,
+		     uint32_t *loc, double *g)
+{
+	for (uint32_t i = 0; i < p->nagents; i++)
+		loc[i] = UINT32_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] >= p->nagents)
+			return LG_EINVAL;
+		loc[ids[i]] = (uint32_t)i;
+		g[i] = 1.0;
+	}
+	return 0;
+}
+
+/* W_i: wins + draws/2 of i against the others in the set, into w
+ * (zeroed by the caller). */
+static void elo_wins(const payoff *p, const uint32_t *loc, double *w)
+{
+	for (uint32_t k = 0; k < p->npairs; k++) {
+		const struct pair *pr = &p->pairs[k];
+		uint32_t i = loc[pr->a], j = loc[pr->b];
+		if (pr->a == pr->b || i == UINT32_MAX || j == UINT32_MAX)
+			continue;
+		w[i] += pr->e.wins + 0.5 * pr->e.draws;
+		w[j] += pr->e.losses + 0.5 * pr->e.draws;
+	}
+}
+
+/* One MM sweep over the strengths g (clamped to [lo, hi]), den its
+ * workspace, then the scale: the prior's best (prior > 0) or the
+ * geometric mean pinned to 1. Returns the largest relative change. */
+static double elo_sweep(const payoff *p, const uint32_t *loc, size_t n,
+			double prior, const double *w, double *g, double *den,
+			double lo, double hi)
+{
+	double change = 0;
+
+	for (size_t i = 0; i < n; i++)
+		den[i] = prior / (g[i] + 1.0);
+	for (uint32_t k = 0; k < p->npairs; k++) {
+		const struct pair *pr = &p->pairs[k];
+		uint32_t i = loc[pr->a], j = loc[pr->b];
+		double m;
+		if (pr->a == pr->b || i == UINT32_MAX ||
+		    j == UINT32_MAX || !(pr->e.games > 0))
+			continue;
+		m = pr->e.games / (g[i] + g[j]);
+		den[i] += m;
+		den[j] += m;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double num = w[i] + 0.5 * prior, ng;
+		if (!(den[i] > 0))
+			continue; /* never played: stays put */
+		ng = num / den[i];
+		if (ng < lo)
+			ng = lo;
+		if (ng > hi)
+			ng = hi;
+		change = LG_MAX(change, fabs(ng - g[i]) / g[i]);
+		g[i] = ng;
+	}
+	if (prior > 0) {
+		double c = prior_scale(g, n);
+		for (size_t i = 0; i < n; i++)
+			g[i] = LG_MIN(hi, LG_MAX(lo, g[i] * c));
+		change = LG_MAX(change, fabs(c - 1));
+	}
+	/* The scale is free without a prior: pin the geometric mean
+	 * so the clamps act on ratings, not on drift. */
+	if (prior == 0) {
+		double lm = 0;
+		for (size_t i = 0; i < n; i++)
+			lm += log(g[i]);
+		lm = exp(lm / (double)n);
+		for (size_t i = 0; i < n; i++)
+			g[i] = LG_MIN(hi, LG_MAX(lo, g[i] / lm));
+	}
+	return change;
+}
+
 int payoff_elo_fit_se(const payoff *p, const uint32_t *ids, size_t n,
 		      double prior, double *out, double *se)
 {
@@ -616,71 +706,12 @@ int payoff_elo_fit_se(const payoff *p, const uint32_t *ids, size_t n,
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	for (uint32_t i = 0; i < p->nagents; i++)
-		loc[i] = UINT32_MAX;
-	for (size_t i = 0; i < n; i++) {
-		if (ids[i] >= p->nagents) {
-			rc = LG_EINVAL;
-			goto out;
-		}
-		loc[ids[i]] = (uint32_t)i;
-		g[i] = 1.0;
-	}
-	/* W_i: wins + draws/2 of i against the others in the set. */
-	for (uint32_t k = 0; k < p->npairs; k++) {
-		const struct pair *pr = &p->pairs[k];
-		uint32_t i = loc[pr->a], j = loc[pr->b];
-		if (pr->a == pr->b || i == UINT32_MAX || j == UINT32_MAX)
-			continue;
-		w[i] += pr->e.wins + 0.5 * pr->e.draws;
-		w[j] += pr->e.losses + 0.5 * pr->e.draws;
-	}
-	for (int sweep = 0; sweep < 20000; sweep++) {
-		double change = 0;
-		for (size_t i = 0; i < n; i++)
-			den[i] = prior / (g[i] + 1.0);
-		for (uint32_t k = 0; k < p->npairs; k++) {
-			const struct pair *pr = &p->pairs[k];
-			uint32_t i = loc[pr->a], j = loc[pr->b];
-			double m;
-			if (pr->a == pr->b || i == UINT32_MAX ||
-			    j == UINT32_MAX || !(pr->e.games > 0))
-				continue;
-			m = pr->e.games / (g[i] + g[j]);
-			den[i] += m;
-			den[j] += m;
-		}
-		for (size_t i = 0; i < n; i++) {
-			double num = w[i] + 0.5 * prior, ng;
-			if (!(den[i] > 0))
-				continue; /* never played: stays put */
-			ng = num / den[i];
-			if (ng < lo)
-				ng = lo;
-			if (ng > hi)
-				ng = hi;
-			change = LG_MAX(change, fabs(ng - g[i]) / g[i]);
-			g[i] = ng;
-		}
-		if (prior > 0) {
-			double c = prior_scale(g, n);
-			for (size_t i = 0; i < n; i++)
-				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] * c));
-			change = LG_MAX(change, fabs(c - 1));
-		}
-		/* The scale is free without a prior: pin the geometric mean
-		 * so the clamps act on ratings, not on drift. */
-		if (prior == 0) {
-			double lm = 0;
-			for (size_t i = 0; i < n; i++)
-				lm += log(g[i]);
-			lm = exp(lm / (double)n);
-			for (size_t i = 0; i < n; i++)
-				g[i] = LG_MIN(hi, LG_MAX(lo, g[i] / lm));
-		}
-		if (change < 1e-11)
+	if ((rc = elo_index(p, ids, n, loc, g)))
+		goto out;
+	elo_wins(p, loc, w);
+	for (int sweep = 0; sweep < 20000; sweep++)
+		if (elo_sweep(p, loc, n, prior, w, g, den, lo, hi) < 1e-11)
 			break;
-	}
 	if (se)
 		elo_se(p, loc, g, n, prior, se);
 	for (size_t i = 0; i < n; i++) {
@@ -759,186 +790,6 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 	}
 	free(pos);
 	return 0;
-}
-
-/* ---- meta-Nash: the zero-sum LP by simplex ----------------------------- */
-
-/* payoff_nash gives up after this many pivots per row and column. */
-#define NASH_PIVOTS_PER_SIDE 200
-
-/* Duality gap of (x, y) in A; *v gets x A y. */
-static double duality_gap(const double *A, size_t m, size_t n,
-			  const double *x, const double *y, double *v)
-{
-	double best_row = -INFINITY, best_col = INFINITY, val = 0;
-
-	for (size_t i = 0; i < m; i++) {
-		double u = 0;
-		for (size_t j = 0; j < n; j++)
-			u += A[i * n + j] * y[j];
-		best_row = LG_MAX(best_row, u);
-		val += x[i] * u;
-	}
-	for (size_t j = 0; j < n; j++) {
-		double u = 0;
-		for (size_t i = 0; i < m; i++)
-			u += x[i] * A[i * n + j];
-		best_col = LG_MIN(best_col, u);
-	}
-	*v = val;
-	return best_row - best_col;
-}
-
-/* The right-hand side of row i: 1, moved by less than 2e-9 by an
- * irregular (golden-ratio) sequence so no two rows tie in a ratio test. */
-static double nash_rhs(size_t i)
-{
-	return 1 + 1e-9 * (1 + fmod((double)(i + 1) * 0.6180339887498949, 1));
-}
-
-/*
- * With A' = A + c > 0, the column player's LP is: maximise sum(v) subject
- * to A' v <= 1, v >= 0 (standard form, the slack basis is feasible). At the
- * optimum sum(v) = 1 / value(A'), y = v / sum(v), and the row player's
- * strategy is the dual: the objective row's entries under the slacks.
- * Bland's rule (lowest index enters, lowest basic index breaks ratio ties)
- * rules out cycling in exact arithmetic only: on a degenerate table (ties
- * of agents of one kind, pairs that never met) rounding let it pivot in a
- * circle without end. So the right-hand side is perturbed (nash_rhs): no
- * pivot is degenerate, the objective rises at every pivot, the loop ends.
- * The final basis is dual feasible whatever the right-hand side, so x (read
- * from it) is exact; y is B^-1 1 of the unperturbed 1, the slack columns'
- * row sums. A pivot cap far above what was ever seen (13 (m + n)) bounds
- * the time regardless.
- */
-int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
-		double *value, double *gap)
-{
-	size_t w = n + m + 1, *basis = NULL;
-	double *T = NULL, mn = INFINITY, c, sum = 0, v = 0, gp;
-	const double eps = 1e-12;
-	int rc = 0;
-
-	if (!m || !n || m > PAYOFF_NASH_MAX || n > PAYOFF_NASH_MAX)
-		return LG_EINVAL;
-	for (size_t k = 0; k < m * n; k++) {
-		if (!isfinite(A[k]))
-			return LG_EINVAL;
-		mn = LG_MIN(mn, A[k]);
-	}
-	c = 1.0 - mn;
-	T = calloc((m + 1) * w, sizeof *T);
-	basis = malloc(m * sizeof *basis);
-	if (!T || !basis) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < m; i++) {
-		for (size_t j = 0; j < n; j++)
-			T[i * w + j] = A[i * n + j] + c;
-		T[i * w + n + i] = 1;
-		T[i * w + w - 1] = nash_rhs(i);
-		basis[i] = n + i;
-	}
-	for (size_t j = 0; j < n; j++)
-		T[m * w + j] = -1;
-	for (size_t pivots = 0;; pivots++) {
-		size_t e = w, l = m;
-		double best = INFINITY;
-		for (size_t j = 0; j + 1 < w; j++)
-			if (T[m * w + j] < -eps) {
-				e = j;
-				break;
-			}
-		if (e == w)
-			break;
-		if (pivots >= NASH_PIVOTS_PER_SIDE * (m + n)) {
-			rc = LG_ERANGE;
-			goto out;
-		}
-		for (size_t i = 0; i < m; i++) {
-			double a = T[i * w + e], r;
-			if (a <= eps)
-				continue;
-			r = T[i * w + w - 1] / a;
-			if (r < best - eps ||
-			    (r <= best + eps && l < m && basis[i] < basis[l])) {
-				best = r;
-				l = i;
-			}
-		}
-		if (l == m) { /* unbounded: impossible with A' > 0 */
-			rc = LG_ERANGE;
-			goto out;
-		}
-		{
-			double piv = T[l * w + e];
-			for (size_t j = 0; j < w; j++)
-				T[l * w + j] /= piv;
-			for (size_t i = 0; i <= m; i++) {
-				double f = T[i * w + e];
-				if (i == l || f == 0)
-					continue;
-				for (size_t j = 0; j < w; j++)
-					T[i * w + j] -= f * T[l * w + j];
-			}
-			basis[l] = e;
-		}
-	}
-	for (size_t j = 0; j < n; j++)
-		y[j] = 0;
-	for (size_t i = 0; i < m; i++)
-		if (basis[i] < n) {
-			double r = 0; /* (B^-1 1)_i */
-			for (size_t k = 0; k < m; k++)
-				r += T[i * w + n + k];
-			y[basis[i]] = LG_MAX(0.0, r);
-		}
-	for (size_t i = 0; i < m; i++) {
-		x[i] = LG_MAX(0.0, T[m * w + n + i]);
-		sum += x[i];
-	}
-	for (size_t i = 0; i < m; i++)
-		x[i] /= sum;
-	sum = 0;
-	for (size_t j = 0; j < n; j++)
-		sum += y[j];
-	for (size_t j = 0; j < n; j++)
-		y[j] /= sum;
-	gp = duality_gap(A, m, n, x, y, &v);
-	if (value)
-		*value = v;
-	if (gap)
-		*gap = gp;
-out:
-	free(T);
-	free(basis);
-	return rc;
-}
-
-int payoff_meta_nash(const payoff *p, const uint32_t *ids, size_t n,
-		     double *x, double *gap)
-{
-	double *A = NULL, *y = NULL;
-	int rc;
-
-	if (!n || n > PAYOFF_NASH_MAX)
-		return LG_EINVAL;
-	A = malloc(n * n * sizeof *A);
-	y = malloc(n * sizeof *y);
-	if (!A || !y) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	if ((rc = payoff_matrix(p, ids, n, A, NULL)))
-		goto out;
-	for (size_t k = 0; k < n * n; k++)
-		A[k] -= 0.5;
-	rc = payoff_nash(A, n, n, x, y, NULL, gap);
-out:
-	free(A);
-	free(y);
-	return rc;
 }
 
 /* ---- storage ----------------------------------------------------------- */

@@ -482,6 +482,18 @@ static int sticky(store_txn *t, int mrc, const char *what)
 	return t->err;
 }
 
+/* A write of a klen-byte key into db may go ahead in t: t's sticky error
+ * if it has one, else LG_EINVAL (made sticky) for a read-only
+ * transaction, an unknown db or a key empty or longer than MAX_KEY. */
+static int write_check(store_txn *t, enum store_db db, size_t klen)
+{
+	if (t->err)
+		return t->err;
+	if (t->rdonly || !valid_db(db) || klen == 0 || klen > MAX_KEY)
+		return t->err = LG_EINVAL;
+	return 0;
+}
+
 int store_put(store_txn *t, enum store_db db, const void *key, size_t klen,
 	      const void *val, size_t vlen)
 {
@@ -489,10 +501,8 @@ int store_put(store_txn *t, enum store_db db, const void *key, size_t klen,
 	MDB_val v = { vlen, (void *)(uintptr_t)val };
 	int mrc;
 
-	if (t->err)
-		return t->err;
-	if (t->rdonly || !valid_db(db) || klen == 0 || klen > MAX_KEY)
-		return t->err = LG_EINVAL;
+	if ((mrc = write_check(t, db, klen)))
+		return mrc;
 	mrc = mdb_put(t->txn, t->s->dbi[db], &k, &v, 0);
 	return mrc ? sticky(t, mrc, "put") : 0;
 }
@@ -502,10 +512,8 @@ int store_del(store_txn *t, enum store_db db, const void *key, size_t klen)
 	MDB_val k = { klen, (void *)(uintptr_t)key };
 	int mrc;
 
-	if (t->err)
-		return t->err;
-	if (t->rdonly || !valid_db(db) || klen == 0 || klen > MAX_KEY)
-		return t->err = LG_EINVAL;
+	if ((mrc = write_check(t, db, klen)))
+		return mrc;
 	mrc = mdb_del(t->txn, t->s->dbi[db], &k, NULL);
 	if (mrc == MDB_NOTFOUND)
 		return LG_ENOTFOUND;

@@ -116,6 +116,17 @@ size_t lg_distinct_u64(uint64_t *v, size_t n)
 	return d;
 }
 
+double lg_normalize(double *v, size_t n)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	for (size_t i = 0; i < n; i++)
+		v[i] /= sum;
+	return sum;
+}
+
 void lg_buf_free(lg_buf *b)
 {
 	free(b->data);

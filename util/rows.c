@@ -15,10 +15,23 @@ static void *resize(void *p, size_t cap, size_t width)
 	return realloc(p, bytes ? bytes : 1);
 }
 
+/* The column whose pointer is at col (a float *, uint8_t * or int32_t *
+ * of r, copied as bytes: POSIX pointers share one representation) to cap
+ * rows of width bytes. LG_ENOMEM leaves it as it was. */
+static int grow_col(void *col, size_t cap, size_t width)
+{
+	void *p, *q;
+
+	memcpy(&p, col, sizeof p);
+	if (!(q = resize(p, cap, width)))
+		return LG_ENOMEM;
+	memcpy(col, &q, sizeof q);
+	return 0;
+}
+
 int lg_rows_reserve(struct lg_rows *r, size_t cap)
 {
 	size_t ol = r->obs_len, na = r->num_actions, sl = r->state_len;
-	void *q;
 
 	if (cap <= r->cap)
 		return 0;
@@ -28,38 +41,20 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap)
 		return LG_ERANGE;
 	/* A failure leaves some columns larger, which is harmless: cap
 	 * only moves once all of them are. */
-	if (!(q = resize(r->obs, cap, ol * sizeof(float))))
+	if (grow_col(&r->obs, cap, ol * sizeof(float)) ||
+	    grow_col(&r->mask, cap, na) ||
+	    grow_col(&r->action, cap, sizeof(int32_t)) ||
+	    grow_col(&r->logp, cap, sizeof(float)) ||
+	    grow_col(&r->value, cap, sizeof(float)) ||
+	    grow_col(&r->reward, cap, sizeof(float)) ||
+	    grow_col(&r->done, cap, 1) ||
+	    (sl && grow_col(&r->state, cap, sl * sizeof(float))))
 		return LG_ENOMEM;
-	r->obs = q;
-	if (!(q = resize(r->mask, cap, na)))
-		return LG_ENOMEM;
-	r->mask = q;
-	if (!(q = resize(r->action, cap, sizeof(int32_t))))
-		return LG_ENOMEM;
-	r->action = q;
-	if (!(q = resize(r->logp, cap, sizeof(float))))
-		return LG_ENOMEM;
-	r->logp = q;
-	if (!(q = resize(r->value, cap, sizeof(float))))
-		return LG_ENOMEM;
-	r->value = q;
-	if (!(q = resize(r->reward, cap, sizeof(float))))
-		return LG_ENOMEM;
-	r->reward = q;
-	if (!(q = resize(r->done, cap, 1)))
-		return LG_ENOMEM;
-	r->done = q;
-	if (sl) {
-		if (!(q = resize(r->state, cap, sl * sizeof(float))))
-			return LG_ENOMEM;
-		r->state = q;
-	}
 	if (r->has_visits) {
 		if (na > SIZE_MAX / sizeof(float) / cap)
 			return LG_ERANGE;
-		if (!(q = resize(r->visits, cap, na * sizeof(float))))
+		if (grow_col(&r->visits, cap, na * sizeof(float)))
 			return LG_ENOMEM;
-		r->visits = q;
 	}
 	r->cap = cap;
 	return 0;
@@ -111,19 +106,31 @@ int lg_rows_append(struct lg_rows *r, const struct lg_rows *src)
 	if (n + m > r->cap &&
 	    (rc = lg_rows_reserve(r, LG_MAX(n + m, 2 * r->cap))))
 		return rc;
-	memcpy(r->obs + n * O, src->obs, m * O * sizeof(float));
-	memcpy(r->mask + n * A, src->mask, m * A);
-	memcpy(r->action + n, src->action, m * sizeof(int32_t));
-	memcpy(r->logp + n, src->logp, m * sizeof(float));
-	memcpy(r->value + n, src->value, m * sizeof(float));
-	memcpy(r->reward + n, src->reward, m * sizeof(float));
-	memcpy(r->done + n, src->done, m);
-	if (S)
-		memcpy(r->state + n * S, src->state, m * S * sizeof(float));
-	if (r->has_visits)
-		memcpy(r->visits + n * A, src->visits, m * A * sizeof(float));
+	lg_rows_put(r, n, m,
+		    &(struct lg_rows_cols){ src->obs, src->mask, src->action,
+					    src->logp, src->value,
+					    src->reward, src->done,
+					    src->state, src->visits });
 	r->n = n + m;
 	return 0;
+}
+
+void lg_rows_put(struct lg_rows *r, size_t at, size_t m,
+		 const struct lg_rows_cols *c)
+{
+	size_t O = r->obs_len, A = r->num_actions, S = r->state_len;
+
+	memcpy(r->obs + at * O, c->obs, m * O * sizeof(float));
+	memcpy(r->mask + at * A, c->mask, m * A);
+	memcpy(r->action + at, c->action, m * sizeof(int32_t));
+	memcpy(r->logp + at, c->logp, m * sizeof(float));
+	memcpy(r->value + at, c->value, m * sizeof(float));
+	memcpy(r->reward + at, c->reward, m * sizeof(float));
+	memcpy(r->done + at, c->done, m);
+	if (S)
+		memcpy(r->state + at * S, c->state, m * S * sizeof(float));
+	if (r->has_visits)
+		memcpy(r->visits + at * A, c->visits, m * A * sizeof(float));
 }
 
 void lg_rows_free(struct lg_rows *r)

@@ -76,6 +76,19 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap);
  * least doubling. LG_EINVAL (the widths, state or visits columns
  * differ), LG_ERANGE, LG_ENOMEM (r is unchanged then). */
 int lg_rows_append(struct lg_rows *r, const struct lg_rows *src);
+/* m rows' columns laid out as a row block lays them out (obs m x obs_len
+ * floats, mask m x num_actions bytes, action int32, logp, value, reward
+ * floats, done bytes, state m x state_len floats, visits m x num_actions
+ * floats), not necessarily aligned: what lg_rows_put copies from. */
+struct lg_rows_cols {
+	const void *obs, *mask, *action, *logp, *value, *reward, *done;
+	const void *state;  /* read only when r->state_len */
+	const void *visits; /* read only when r->has_visits */
+};
+/* Rows [at, at + m) of r from c, r's shape; the caller has checked the
+ * shapes and the room (at + m <= r->cap). r->n is not changed. */
+void lg_rows_put(struct lg_rows *r, size_t at, size_t m,
+		 const struct lg_rows_cols *c);
 /* Free the columns; the block is empty (cap 0) afterwards. NULL is
  * fine. */
 void lg_rows_free(struct lg_rows *r);

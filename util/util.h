@@ -191,32 +191,26 @@ static inline uint64_t lg_get_le64(const uint8_t *p)
 {
 	return (uint64_t)lg_get_le32(p) | (uint64_t)lg_get_le32(p + 4) << 32;
 }
-static inline void lg_put_lef32(uint8_t *p, float f)
-{
-	uint32_t v;
-	memcpy(&v, &f, 4);
-	lg_put_le32(p, v);
-}
-static inline float lg_get_lef32(const uint8_t *p)
-{
-	uint32_t v = lg_get_le32(p);
-	float f;
-	memcpy(&f, &v, 4);
-	return f;
-}
-static inline void lg_put_lef64(uint8_t *p, double d)
-{
-	uint64_t v;
-	memcpy(&v, &d, 8);
-	lg_put_le64(p, v);
-}
-static inline double lg_get_lef64(const uint8_t *p)
-{
-	uint64_t v = lg_get_le64(p);
-	double d;
-	memcpy(&d, &v, 8);
-	return d;
-}
+/* IEEE floats little-endian: the bits of a float of `bits` bits as the
+ * unsigned integer of that width. Defines lg_put_lef32/lg_get_lef32
+ * (float) and lg_put_lef64/lg_get_lef64 (double). */
+#define LG_LE_FLOAT_CODEC(bits, T)                                         \
+	static inline void lg_put_lef##bits(uint8_t *p, T f)               \
+	{                                                                  \
+		uint##bits##_t v;                                          \
+		memcpy(&v, &f, sizeof v);                                  \
+		lg_put_le##bits(p, v);                                     \
+	}                                                                  \
+	static inline T lg_get_lef##bits(const uint8_t *p)                 \
+	{                                                                  \
+		uint##bits##_t v = lg_get_le##bits(p);                     \
+		T f;                                                       \
+		memcpy(&f, &v, sizeof f);                                  \
+		return f;                                                  \
+	}
+LG_LE_FLOAT_CODEC(32, float)
+LG_LE_FLOAT_CODEC(64, double)
+#undef LG_LE_FLOAT_CODEC
 
 /* A fixed-size little-endian record described once, for its encoder and
  * its decoder alike: each field's type, its byte offset in the record
@@ -280,6 +274,10 @@ uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len);
 int lg_cmp_u64(const void *x, const void *y);
 /* How many distinct values among v[0..n) (sorts v in place). */
 size_t lg_distinct_u64(uint64_t *v, size_t n);
+/* v[0..n) divided by its sum (summed in index order, each entry divided,
+ * not multiplied by the inverse), so a distribution's weights add to 1;
+ * returns the sum. A zero or non-finite sum is the caller's to avoid. */
+double lg_normalize(double *v, size_t n);
 
 /* ---- growable byte buffer --------------------------------------------- */
 
