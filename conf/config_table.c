@@ -109,7 +109,8 @@ static const struct cfg_key table[] = {
 	  "{}", NULL,
 	  "Options of the game, a mapping of names to values (strings), "
 	  "handed to the plugin's create() as written. At most "
-	  XSTR(ENV_PARAMS_MAX) " entries. The built-in games take none.", 0 },
+	  XSTR(ENV_PARAMS_MAX) " entries. Of the built-in games only "
+	  "liars_dice takes one (faces).", 0 },
 	U64("env.max_steps", env.max_steps, 0, 1e9, "0",
 	    "Cap on steps per episode; 0 keeps the game's own limit."),
 	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -ENV_MATRIX_VALUE_MAX,

@@ -11,7 +11,7 @@
 static const struct league_game *const games[] = {
 	&env_game_rps,	     &env_game_matrix,	 &env_game_kuhn,
 	&env_game_leduc,     &env_game_leduc_short, &env_game_tictactoe,
-	&env_game_connect4,  &env_game_timing,
+	&env_game_connect4,  &env_game_timing,	 &env_game_liars_dice,
 };
 
 /* ---- opening a game ---------------------------------------------------- */
@@ -224,8 +224,9 @@ fail:
 
 void env_game_close(struct env_game *gm)
 {
-	/* A built-in's instance is gm->own. */
-	if (gm->g && gm->inst && gm->g->destroy && !gm->builtin)
+	/* A built-in's instance is gm->own, unless its create made one
+	 * of its own (liars_dice: its params). */
+	if (gm->g && gm->inst && gm->g->destroy && gm->inst != &gm->own)
 		gm->g->destroy(gm->inst);
 	if (gm->dl)
 		dlclose(gm->dl);

@@ -48,7 +48,8 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p);
 
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
-	env_game_tictactoe, env_game_connect4, env_game_timing;
+	env_game_tictactoe, env_game_connect4, env_game_timing,
+	env_game_liars_dice;
 
 /* Uniform double in [0, 1) from the ABI's generator. */
 static inline double env_rng_double(struct league_game_rng *r)

@@ -109,7 +109,16 @@ static double cfr_walk(env_cfr *c, size_t n, int me, double pi_me,
 	if (x->player != me) {
 		for (int i = 0; i < x->n; i++) {
 			double p = s[t->nodes[x->first + i].action];
-			if (p > 0)
+			/* A branch the opponent never takes still carries
+			 * me's own reach: the average below it must get this
+			 * iteration's weight (CFR averages by own reach
+			 * alone), so it is skipped only when that is 0 too
+			 * (then nothing below changes). Skipping it whenever
+			 * p == 0 weighted each infostate's average by the
+			 * opponent's play, and CFR+ stalled where regret
+			 * matching zeroes many actions (liars_dice: NashConv
+			 * 0.034 at 100 iterations and at 2,000). */
+			if (p > 0 || pi_me > 0)
 				v += p * cfr_walk(c, (size_t)(x->first + i), me,
 						  pi_me, pi_opp * p, weight);
 		}

@@ -53,6 +53,7 @@ static const struct det_game {
 	{ "connect4", "{name: connect4}", 8, 40 },
 	{ "timing", "{name: timing, timing: {reset_s: 0, step_s: 0, "
 		    "episode_len: 6, obs_len: 8}}", 32, 40 },
+	{ "liars_dice", "{name: liars_dice, params: {faces: 3}}", 32, 40 },
 };
 
 #define DET_CFG \
