@@ -1,10 +1,10 @@
 /*
- * workers/client.c: what the workers (collect, learn, evaluate) say to
- * the daemon the same way: TLS from the environment, the connection and
- * the dial again after a break, a request/reply call that logs why it
- * failed, the registration and the config a RegisterReply carries, and a
- * network fetched by (player, version) and checked against the config's
- * model.
+ * workers/client.c: what the workers (collect, learn, evaluate) do and
+ * say to the daemon the same way: the start (name, TLS from the
+ * environment, signals), the connection, the main loop and the dial
+ * again after a break, a request/reply call that logs why it failed, the registration
+ * and the config a RegisterReply carries, and a network fetched by
+ * (player, version) and checked against the config's model.
  */
 #include "workers/workers_internal.h"
 
@@ -50,6 +50,22 @@ int worker_tls(const char *who, net_tls **client, net_tls **server,
 	return 0;
 }
 
+int worker_start(const char *who, const char *given, const char *prefix,
+		 long id, char *name, size_t namelen, net_tls **client,
+		 net_tls **server, int server_verify)
+{
+	int rc;
+
+	if (given && given[0])
+		snprintf(name, namelen, "%s", given);
+	else
+		snprintf(name, namelen, "%s.%ld", prefix, id);
+	if ((rc = worker_tls(who, client, server, server_verify)))
+		return rc;
+	worker_signals(name);
+	return 0;
+}
+
 int worker_connect(const char *who, const char *host, uint16_t port,
 		   net_tls *tls, int role, const char *name, net_client **cl)
 {
@@ -77,11 +93,21 @@ int worker_redial(net_client *cl, const char *who)
 	return rc;
 }
 
-int worker_mend(net_client *cl, int (*reconnect)(void *ctx), void *ctx)
+int worker_loop(net_client *cl, int (*step)(void *ctx),
+		int (*reconnect)(void *ctx), void *ctx)
 {
-	/* A Shutdown may sit unread behind the close. */
-	net_client_poll(cl);
-	return worker_stopping(cl) ? WORKER_STOP : reconnect(ctx);
+	int rc;
+
+	while (!worker_stopping(cl)) {
+		if ((rc = step(ctx)) == WORKER_BROKEN) {
+			/* A Shutdown may sit unread behind the close. */
+			net_client_poll(cl);
+			rc = worker_stopping(cl) ? WORKER_STOP : reconnect(ctx);
+		}
+		if (rc)
+			return rc == WORKER_STOP ? 0 : rc;
+	}
+	return 0;
 }
 
 int worker_call(net_client *c, const char *who, const char *what,

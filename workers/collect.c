@@ -229,29 +229,26 @@ static int refill(struct collect *W, double now, double *idle_until)
 	return got < 0 ? got : 0;
 }
 
-static int collect_loop(struct collect *W)
+/* worker_loop's step: the envs driven, finished jobs reported, more
+ * asked for, the counter line when due. 0, WORKER_BROKEN, or an error
+ * (the env manager's, or a call's other than a break). */
+static int collect_step(void *ctx)
 {
-	double last_log = lg_now_s(), idle_until = 0;
-	uint64_t last_steps = 0;
+	struct collect *W = ctx;
 	int rc, fatal;
 
-	while (!worker_stopping(W->cl)) {
-		if ((fatal = drive(W, &rc)))
-			return fatal;
-		double now = lg_now_s();
-		if (!rc)
-			rc = refill(W, now, &idle_until);
-		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
-			if ((rc = worker_mend(W->cl, reconnect, W)))
-				return rc == WORKER_STOP ? 0 : rc;
-			continue;
-		}
-		if (rc)
-			return rc;
-		if (now - last_log >= W->log_every && W->c) {
-			log_counters(W, now, last_log, &last_steps);
-			last_log = now;
-		}
+	if ((fatal = drive(W, &rc)))
+		return fatal;
+	double now = lg_now_s();
+	if (!rc)
+		rc = refill(W, now, &W->idle_until);
+	if (rc == LG_ECLOSED || rc == LG_ETIMEOUT)
+		return WORKER_BROKEN;
+	if (rc)
+		return rc;
+	if (now - W->last_log >= W->log_every && W->c) {
+		log_counters(W, now, W->last_log, &W->last_steps);
+		W->last_log = now;
 	}
 	return 0;
 }
@@ -308,14 +305,10 @@ int worker_collect(const struct worker_collect_opts *opt)
 	W.token = getenv("LEAGUE_TOKEN");
 	W.log_every = opt->log_every;
 	W.drop = opt->drop;
-	if (opt->name && opt->name[0])
-		snprintf(W.name, sizeof W.name, "%s", opt->name);
-	else
-		snprintf(W.name, sizeof W.name, "collector.%ld",
-			 (long)getpid());
-	if ((rc = worker_tls("league collect", &W.tls, NULL, 0)))
+	if ((rc = worker_start("league collect", opt->name, "collector",
+			       (long)getpid(), W.name, sizeof W.name, &W.tls,
+			       NULL, 0)))
 		return rc;
-	worker_signals(W.name);
 	worker_fatal_signals();
 	pthread_mutex_init(&W.mu, NULL);
 	if ((rc = worker_connect("league collect", opt->host, opt->port, W.tls,
@@ -329,8 +322,10 @@ int worker_collect(const struct worker_collect_opts *opt)
 			    net_client_heartbeat_s(W.cl),
 		.undeliverable = &W.undeliverable,
 	};
-	if (!(rc = configure(&W, opt->envs)))
-		rc = collect_loop(&W);
+	if (!(rc = configure(&W, opt->envs))) {
+		W.last_log = lg_now_s();
+		rc = worker_loop(W.cl, collect_step, reconnect, &W);
+	}
 	collect_stop(&W);
 	return rc == LG_ECONFIG || rc == LG_EUNSUPP ? WORKER_EXIT_USAGE
 	       : rc				    ? WORKER_EXIT_FAIL

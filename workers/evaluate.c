@@ -414,21 +414,12 @@ static int eval_round(struct evaluator *W)
 	return rc ? rc : send_report(W, &rep);
 }
 
-static int eval_loop(struct evaluator *W)
+/* worker_loop's step: a round, a broken connection told as such. */
+static int eval_step(void *ctx)
 {
-	int rc;
+	int rc = eval_round(ctx);
 
-	while (!worker_stopping(W->cl)) {
-		rc = eval_round(W);
-		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT) {
-			if ((rc = worker_mend(W->cl, reconnect, W)))
-				return rc == WORKER_STOP ? 0 : rc;
-			continue;
-		}
-		if (rc)
-			return rc;
-	}
-	return 0;
+	return rc == LG_ECLOSED || rc == LG_ETIMEOUT ? WORKER_BROKEN : rc;
 }
 
 int worker_evaluate(const struct worker_evaluate_opts *o)
@@ -437,14 +428,10 @@ int worker_evaluate(const struct worker_evaluate_opts *o)
 	int rc;
 
 	memset(&W, 0, sizeof W);
-	if (o->name && o->name[0])
-		snprintf(W.name, sizeof W.name, "%s", o->name);
-	else
-		snprintf(W.name, sizeof W.name, "evaluator.%ld",
-			 (long)getpid());
-	if ((rc = worker_tls("league evaluate", &W.tls, NULL, 0)))
+	if ((rc = worker_start("league evaluate", o->name, "evaluator",
+			       (long)getpid(), W.name, sizeof W.name, &W.tls,
+			       NULL, 0)))
 		return rc;
-	worker_signals(W.name);
 	if ((rc = worker_connect("league evaluate", o->host, o->port, W.tls,
 				 LEAGUE__ROLE__ROLE_INSPECTOR, W.name,
 				 &W.cl))) {
@@ -452,7 +439,7 @@ int worker_evaluate(const struct worker_evaluate_opts *o)
 		return rc;
 	}
 	if (!(rc = do_register(&W)))
-		rc = eval_loop(&W);
+		rc = worker_loop(W.cl, eval_step, reconnect, &W);
 	LG_INFO("evaluate: stops: %llu points evaluated, %llu nets fetched",
 		(unsigned long long)W.points, (unsigned long long)W.fetches);
 	for (int k = 0; k < EVAL_CACHE_MAX; k++) {

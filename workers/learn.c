@@ -123,7 +123,7 @@ static int idle_check(struct learn *W)
 /* A full batch: one update, and a push every learner.push_every; a push
  * the connection lost is not sent again (the daemon's newest version
  * stands after the reconnect), a refused one registers again. 0,
- * WORKER_STOP, or an error. */
+ * WORKER_BROKEN, or an error. */
 static int train_and_push(struct learn *W)
 {
 	int rc;
@@ -134,41 +134,36 @@ static int train_and_push(struct learn *W)
 		return 0;
 	rc = worker_learn_push(W, 0);
 	if (rc == LG_ECLOSED || rc == LG_ETIMEOUT)
-		return worker_mend(W->cl, reconnect, W);
+		return WORKER_BROKEN;
 	if (rc == LG_EPROTO)
 		return reconnect(W);
 	return rc;
 }
 
-static int learn_loop(struct learn *W)
+/* worker_loop's step: a segment from the queue (waiting up to 0.25 s)
+ * into the batch, an update (and push) on a full batch; idle, a look at
+ * the daemon. 0, WORKER_STOP, WORKER_BROKEN, or an error. */
+static int learn_step(void *ctx)
 {
-	int rc;
+	struct learn *W = ctx;
+	const struct net_segment *g;
+	int rc = net_traj_pop(W->ts, &g, 0.25);
 
-	while (!worker_stopping(W->cl)) {
-		const struct net_segment *g;
-
-		rc = net_traj_pop(W->ts, &g, 0.25);
-		if (rc == LG_ETIMEOUT)
-			rc = idle_check(W);
-		else if (!rc) {
-			rc = take_segment(W, g);
-			net_traj_release(W->ts, g);
-			if (W->det && (rc == LG_ECLOSED || rc == LG_ETIMEOUT ||
-				       rc == LG_EPROTO))
-				/* keeping the state at a job's end failed:
-				 * the job is played again once we are back
-				 * (the daemon re-issues it to a learner that
-				 * registers anew) */
-				rc = worker_mend(W->cl, reconnect, W);
-			else if (!rc && !W->det &&
-				 W->batch.n >= W->cfg.learner.batch)
-				rc = train_and_push(W);
-			/* deterministic: pushed at a job's end */
-		}
-		if (rc)
-			return rc == WORKER_STOP ? 0 : rc;
-	}
-	return 0;
+	if (rc == LG_ETIMEOUT)
+		return idle_check(W);
+	if (rc)
+		return rc;
+	rc = take_segment(W, g);
+	net_traj_release(W->ts, g);
+	if (W->det && (rc == LG_ECLOSED || rc == LG_ETIMEOUT ||
+		       rc == LG_EPROTO))
+		/* keeping the state at a job's end failed: the job is
+		 * played again once we are back (the daemon re-issues it
+		 * to a learner that registers anew) */
+		return WORKER_BROKEN;
+	if (rc || W->det || W->batch.n < W->cfg.learner.batch)
+		return rc; /* deterministic: pushed at a job's end */
+	return train_and_push(W);
 }
 
 /* The daemon's config rules the trajectory endpoint as it rules the
@@ -236,13 +231,10 @@ int worker_learn(const struct worker_learn_opts *o)
 	snprintf(W.listen, sizeof W.listen, "%s",
 		 o->listen ? o->listen : "127.0.0.1");
 	W.player = o->player;
-	if (o->name && o->name[0])
-		snprintf(W.name, sizeof W.name, "%s", o->name);
-	else
-		snprintf(W.name, sizeof W.name, "learner.%u", W.player);
-	if ((rc = worker_tls("league learn", &W.tls, &W.tls_srv, 1)))
+	if ((rc = worker_start("league learn", o->name, "learner",
+			       (long)W.player, W.name, sizeof W.name, &W.tls,
+			       &W.tls_srv, 1)))
 		return rc;
-	worker_signals(W.name);
 	if ((rc = learn_start(&W, o))) {
 		net_traj_server_stop(W.ts);
 		net_tls_free(W.tls);
@@ -253,7 +245,7 @@ int worker_learn(const struct worker_learn_opts *o)
 	if (!rc)
 		rc = endpoint_policy(&W);
 	if (!rc)
-		rc = learn_loop(&W);
+		rc = worker_loop(W.cl, learn_step, reconnect, &W);
 	LG_INFO("learn: player %u stops: %llu updates, %llu pushes, %llu "
 		"steps, %llu segments rejected%s", W.player,
 		(unsigned long long)W.updates, (unsigned long long)W.pushes,

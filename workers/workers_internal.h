@@ -2,10 +2,10 @@
  * workers/workers_internal.h: what the worker processes' files share.
  * Only workers/ includes it; workers.h is the public contract.
  *
- *   client.c        what every worker says to the daemon the same way:
- *                   TLS from the environment, connecting and dialling
- *                   again, calls that log why they failed, registration,
- *                   a network fetched by (player, version)
+ *   client.c        what every worker does and says to the daemon the
+ *                   same way: its start (name, TLS, signals), connecting
+ *                   and dialling again, calls that log why they failed,
+ *                   registration, a network fetched by (player, version)
  *   signals.c       the stop signals every worker obeys and the fatal
  *                   signals' one-line report
  *   traj_out.c      the collector's trajectory senders, one per learner
@@ -44,6 +44,14 @@
 
 #define WORKER_CALL_S 60.0
 
+/* What every worker does first: its name into name (given, else
+ * "PREFIX.ID"), its TLS from the environment (worker_tls: a client
+ * context into *client; server, when not NULL, a learner endpoint's),
+ * its log tag and stop signals (worker_signals). 0, or the exit status
+ * with the reason on stderr. */
+int worker_start(const char *who, const char *given, const char *prefix,
+		 long id, char *name, size_t namelen, net_tls **client,
+		 net_tls **server, int server_verify);
 /* Connect to the daemon at host:port as role (League__Role) under name,
  * with $LEAGUE_TOKEN and tls (NULL: plain), retrying for 60 s. 0 with
  * *cl; else "league WHO: why" on stderr and the exit status:
@@ -55,15 +63,19 @@ int worker_connect(const char *who, const char *host, uint16_t port,
  * 0, or the error with "WHO: daemon unreachable: why" logged. The caller
  * registers again. */
 int worker_redial(net_client *cl, const char *who);
-/* What a worker's step returns, beside 0 and errors: the worker is to
- * stop (a signal, or the daemon's Shutdown), which is no failure. */
-enum { WORKER_STOP = 1 };
-/* The connection to the daemon broke (a call failed with LG_ECLOSED or
- * LG_ETIMEOUT): read what the daemon sent (a Shutdown may sit unread
- * behind the close); WORKER_STOP when worker_stopping says so, else
- * reconnect(ctx), the worker's own (worker_redial, then its
- * registration): 0 when back, or its error. */
-int worker_mend(net_client *cl, int (*reconnect)(void *ctx), void *ctx);
+/* What a worker's step returns, beside 0 (go on) and errors (stop,
+ * failed): WORKER_STOP, the worker is to stop (a signal, or the daemon's
+ * Shutdown), which is no failure; WORKER_BROKEN, the connection to the
+ * daemon broke (a call failed with LG_ECLOSED or LG_ETIMEOUT). */
+enum { WORKER_STOP = 1, WORKER_BROKEN = 2 };
+/* A worker's main loop: step(ctx) until a stop signal or the daemon's
+ * Shutdown. A broken connection is read to its end (a Shutdown may sit
+ * unread behind the close) and then, unless the worker is to stop,
+ * mended by reconnect(ctx), the worker's own (worker_redial, then its
+ * registration). 0 when the worker stopped, else the first error of a
+ * step or of reconnect. */
+int worker_loop(net_client *cl, int (*step)(void *ctx),
+		int (*reconnect)(void *ctx), void *ctx);
 /* net_client_call with a log line "<who>: <what>: <why>" on failure. */
 int worker_call(net_client *c, const char *who, const char *what,
 		net_msg *req, net_msg **rep);
@@ -244,6 +256,9 @@ struct collect {
 	double log_every;   /* seconds between counter lines */
 	uint64_t fetches;
 	double t_envs, t_report, t_request; /* main loop time, for the log */
+	double last_log, idle_until; /* the last counter line; no job
+					request before idle_until */
+	uint64_t last_steps; /* env steps at the last counter line */
 };
 
 /* collect.c: the env manager of the worker (deterministic mode: of job
