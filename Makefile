@@ -69,7 +69,7 @@ CFLAGS   += -std=c11 -pthread $(OPT) $(WARN) -MMD -MP
 LDFLAGS  += -pthread $(filter -fsanitize=%,$(OPT))
 LDLIBS   += $(PKG_LIBS) -lm
 
-MODULES := util storage envs learner payoff players net collector conf server eval league
+MODULES := util storage envs learner payoff players net collector conf server eval league workers
 LIB_SRC := $(foreach m,$(MODULES),$(wildcard $(m)/*.c))
 BIN_SRC := $(wildcard cli/*.c bench/*.c)
 TEST_SRC := $(wildcard tests/*.c)

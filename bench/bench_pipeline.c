@@ -170,7 +170,7 @@ static long long after(const char *line, const char *key, const char **at)
 }
 
 /* A line from p: update the counters it carries. The formats are those
- * of cli/cmd_learn.c (an update) and cli/cmd_collect.c (the counters). */
+ * of workers/learn.c (an update) and workers/collect.c (the counters). */
 static void on_line(struct bp *b, struct proc *p, const char *line,
 		    double now)
 {

@@ -250,7 +250,7 @@ START_TEST(run_gives_up_on_a_game_that_cannot_play)
 	const char *l = last_line(err);
 	ck_assert_msg(rc == 1, "exit %d\n%s", rc, err);
 	/* the sanitizer builds report the fault themselves, naming the
-	 * plugin's line; the others through cli_worker_fatal_signals */
+	 * plugin's line; the others through worker_fatal_signals */
 	ck_assert_msg(strstr(l, "league run: collector.0 exited 3 times with "
 			     "no episode finished") &&
 			      (strstr(l, "fatal: signal 11 (SIGSEGV) in the "

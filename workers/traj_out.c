@@ -1,5 +1,5 @@
 /*
- * cli/traj_out.c: the collector's trajectory senders, one per learner
+ * workers/traj_out.c: the collector's trajectory senders, one per learner
  * endpoint, and the rules that keep one learner from stopping the rest.
  *
  * Every call runs on the collector's sink (serialized by the collector),
@@ -15,7 +15,7 @@
  * only while that learner is registered, so a learner the daemon dropped
  * costs no further waits until it registers again.
  */
-#include "cli/cli.h"
+#include "workers/workers_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +32,8 @@
 #define DOWN_WARN_S 10.0
 #define DOWN_MAX_DOUBLINGS 3
 
-static struct cli_traj_down *down_of(struct cli_traj_out *o, const char *ep)
+static struct worker_traj_down *down_of(struct worker_traj_out *o,
+					 const char *ep)
 {
 	for (int i = 0; i < o->ndown; i++)
 		if (!strcmp(o->down[i].endpoint, ep))
@@ -41,7 +42,7 @@ static struct cli_traj_down *down_of(struct cli_traj_out *o, const char *ep)
 }
 
 /* The hold-off after `fails` failures in a row before this one. */
-static double down_hold(const struct cli_traj_out *o, unsigned fails)
+static double down_hold(const struct worker_traj_out *o, unsigned fails)
 {
 	double base = LG_MAX(DOWN_RETRY_S, o->silent_s);
 
@@ -50,13 +51,14 @@ static double down_hold(const struct cli_traj_out *o, unsigned fails)
 
 /* ep failed (why): no new attempt for its hold-off, nor for a job taken
  * before now; warn unless it was warned about within DOWN_WARN_S. */
-static void mark_down(struct cli_traj_out *o, const char *ep, const char *why)
+static void mark_down(struct worker_traj_out *o, const char *ep,
+		      const char *why)
 {
-	struct cli_traj_down *d = down_of(o, ep);
+	struct worker_traj_down *d = down_of(o, ep);
 	double now = lg_now_s();
 
 	if (!d) {
-		if (o->ndown == CLI_TRAJ_OUT_MAX) /* forget the oldest */
+		if (o->ndown == WORKER_TRAJ_OUT_MAX) /* forget the oldest */
 			memmove(o->down, o->down + 1,
 				sizeof(o->down[0]) * --o->ndown);
 		d = &o->down[o->ndown++];
@@ -78,7 +80,8 @@ static void mark_down(struct cli_traj_out *o, const char *ep, const char *why)
 }
 
 /* The connected sender of ep, or NULL. */
-static net_traj_sender *sender_of(struct cli_traj_out *o, const char *ep)
+static net_traj_sender *sender_of(struct worker_traj_out *o,
+				  const char *ep)
 {
 	for (int i = 0; i < o->nsenders; i++)
 		if (!strcmp(o->senders[i].endpoint, ep))
@@ -88,7 +91,7 @@ static net_traj_sender *sender_of(struct cli_traj_out *o, const char *ep)
 
 /* The sender of ep, connected now if need be (the hello answered within
  * silent_s, at most 5 s); NULL when it cannot be (then marked down). */
-static net_traj_sender *sender_for(struct cli_traj_out *o, const char *ep)
+static net_traj_sender *sender_for(struct worker_traj_out *o, const char *ep)
 {
 	char host[128], err[256];
 	uint16_t port;
@@ -96,17 +99,17 @@ static net_traj_sender *sender_for(struct cli_traj_out *o, const char *ep)
 
 	if ((x = sender_of(o, ep)))
 		return x;
-	if (o->nsenders == CLI_TRAJ_OUT_MAX) {
+	if (o->nsenders == WORKER_TRAJ_OUT_MAX) {
 		net_traj_sender_close(o->senders[0].s);
 		memmove(o->senders, o->senders + 1,
-			sizeof(o->senders[0]) * (CLI_TRAJ_OUT_MAX - 1));
+			sizeof(o->senders[0]) * (WORKER_TRAJ_OUT_MAX - 1));
 		o->nsenders--;
 	}
 	if (net_parse_hostport(ep, host, sizeof host, &port)) {
 		LG_WARN("collect: bad learner endpoint '%s'", ep);
 		return NULL;
 	}
-	struct cli_traj_sender *s = &o->senders[o->nsenders];
+	struct worker_traj_sender *s = &o->senders[o->nsenders];
 	if (net_traj_sender_connect(&s->s, host, port, o->token, o->tls,
 				    o->name, LG_MIN(5.0, o->silent_s), err,
 				    sizeof err)) {
@@ -118,7 +121,7 @@ static net_traj_sender *sender_for(struct cli_traj_out *o, const char *ep)
 	return s->s;
 }
 
-static void sender_drop(struct cli_traj_out *o, net_traj_sender *x)
+static void sender_drop(struct worker_traj_out *o, net_traj_sender *x)
 {
 	for (int i = 0; i < o->nsenders; i++)
 		if (o->senders[i].s == x) {
@@ -129,12 +132,12 @@ static void sender_drop(struct cli_traj_out *o, net_traj_sender *x)
 }
 
 /* Send over x, or give it up (closed, ep marked down with why). */
-static int send_or_drop(struct cli_traj_out *o, const char *ep,
+static int send_or_drop(struct worker_traj_out *o, const char *ep,
 			net_traj_sender *x, const struct net_segment_hdr *h,
 			const struct lg_rows *rows, double timeout_s,
 			const char *why)
 {
-	struct cli_traj_down *dn;
+	struct worker_traj_down *dn;
 	char msg[128];
 	int rc = net_traj_send(x, h, rows, timeout_s, o->silent_s);
 
@@ -150,11 +153,11 @@ static int send_or_drop(struct cli_traj_out *o, const char *ep,
 	return rc;
 }
 
-int cli_traj_out_send(struct cli_traj_out *o, const char *ep, double got_at,
-		      const struct net_segment_hdr *h,
-		      const struct lg_rows *rows, double timeout_s)
+int worker_traj_out_send(struct worker_traj_out *o, const char *ep,
+			 double got_at, const struct net_segment_hdr *h,
+			 const struct lg_rows *rows, double timeout_s)
 {
-	struct cli_traj_down *dn = down_of(o, ep);
+	struct worker_traj_down *dn = down_of(o, ep);
 	net_traj_sender *x = sender_of(o, ep);
 
 	/* a connected sender is used; a down endpoint is tried again only
@@ -166,9 +169,9 @@ int cli_traj_out_send(struct cli_traj_out *o, const char *ep, double got_at,
 	return send_or_drop(o, ep, x, h, rows, timeout_s, "sending failed");
 }
 
-int cli_traj_out_mark(struct cli_traj_out *o, const char *ep,
-		      const struct net_segment_hdr *h,
-		      const struct lg_rows *none, double timeout_s)
+int worker_traj_out_mark(struct worker_traj_out *o, const char *ep,
+			 const struct net_segment_hdr *h,
+			 const struct lg_rows *none, double timeout_s)
 {
 	net_traj_sender *x = sender_for(o, ep);
 
@@ -178,7 +181,7 @@ int cli_traj_out_mark(struct cli_traj_out *o, const char *ep,
 			    "the job's end mark was not taken");
 }
 
-void cli_traj_out_close(struct cli_traj_out *o)
+void worker_traj_out_close(struct worker_traj_out *o)
 {
 	for (int i = 0; i < o->nsenders; i++)
 		net_traj_sender_close(o->senders[i].s);
