@@ -254,6 +254,9 @@ test: $(TESTBIN) $(EXE) $(FUZZ_BIN) $(BUILD)/fuzz/seeds $(EXAMPLE_SO) $(PY_GEN) 
 	@! python3 tests/layers.py $(BUILD) --map $(BUILD)/layers_map.md \
 	  >/dev/null || { echo "layers: the check found no upward call with" \
 	  "collector/state.c put on top of the collector"; exit 1; }
+	@python3 tests/sizes.py
+	@! python3 tests/sizes.py --funcs 10 >/dev/null || \
+	  { echo "sizes: the check found no function over 10 lines"; exit 1; }
 	LEAGUE_BIN=$(abspath $(EXE)) LEAGUE_SRC=$(CURDIR) \
 	  LEAGUE_EXAMPLES=$(abspath $(BUILD)/examples) $(TESTBIN)
 
