@@ -5,7 +5,7 @@
  * and its key (a server always; a client for mutual TLS), and a CA that
  * peers must chain to. The daemon's and the learners' listeners wrap each
  * accepted socket in libevent's bufferevent_openssl (net/conn.c), HTTP
- * through evhttp's bufferevent callback (server/server.c); the blocking
+ * through evhttp's bufferevent callback (server/http.c); the blocking
  * clients (workers, the trajectory sender, tests) speak through a
  * net_stream, which is the plain socket or an SSL object over it.
  *
