@@ -36,7 +36,8 @@ START_TEST(registry_lists_every_game)
 	static const char *const want[] = { "rps",	  "matrix",
 					    "kuhn",	  "leduc",
 					    "leduc_short", "tictactoe",
-					    "connect4",	  "timing" };
+					    "connect4",	  "timing",
+					    "liars_dice" };
 	char err[128];
 	env *e;
 
