@@ -44,80 +44,58 @@ struct eval_args {
 	int sampling_opts; /* one of --estimator --clip --reach --seed given */
 };
 
-static int parse_args(int argc, char **argv, struct eval_args *a)
+/* --estimator outcome|history|allq: env_mmd_set_sampling's estimator (an
+ * int). */
+static int estimator_arg(void *dest, const char *val, char *err,
+			 size_t errlen)
 {
-	static const struct option opts[] = {
-		{ "game", required_argument, NULL, 'g' },
-		{ "policy", required_argument, NULL, 'p' },
-		{ "matrix", required_argument, NULL, 'm' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "follow-symlinks", no_argument, NULL, 'F' },
-		{ "sampled", required_argument, NULL, 'S' },
-		{ "estimator", required_argument, NULL, 'E' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "clip", required_argument, NULL, 'C' },
-		{ "reach", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const estimators[] = { "outcome", "history",
 						  "allq" };
-	int ch;
+	int *estimator = dest;
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(val, estimators[i])) {
+			*estimator = i;
+			return 0;
+		}
+	snprintf(err, errlen, "--estimator: expected outcome, history or "
+		 "allq, got '%s'", val);
+	return LG_EINVAL;
+}
+
+/* The arguments into a (a->cmd set by the caller); CLI_USAGE with the
+ * reason on stderr. */
+static int parse_args(int argc, char **argv, struct eval_args *a)
+{
+	int *sam = &a->sampling_opts; /* the flags that go with --sampled */
+	const struct cli_arg flags[] = {
+		CLI_STRING("game", 'g', &a->game),
+		CLI_STRING("policy", 'p', &a->policy),
+		CLI_STRING("matrix", 'm', &a->matrix),
+		CLI_STRING("config", 'c', &a->config),
+		CLI_STRING("out", 'o', &a->out),
+		CLI_BOOL("json", 0, &a->json),
+		CLI_BITS("follow-symlinks", 0, &a->out_flags,
+			 LG_OUT_FOLLOW_SYMLINKS),
+		CLI_U64("sampled", 0, &a->sample, 1, UINT64_C(1) << 30),
+		{ .name = "estimator", .kind = CLI_ARG_CALL,
+		  .dest = &a->estimator, .call = estimator_arg, .seen = sam },
+		{ .name = "seed", .kind = CLI_ARG_U64, .dest = &a->seed,
+		  .min = 0, .max = UINT64_MAX, .seen = sam },
+		{ .name = "clip", .kind = CLI_ARG_DOUBLE, .dest = &a->clip,
+		  .lo = 0, .hi = 1e9, .seen = sam },
+		{ .name = "reach", .kind = CLI_ARG_DOUBLE, .dest = &a->reach,
+		  .lo = 0, .hi = 1e9, .seen = sam },
+		CLI_END,
+	};
+	const struct cli_args spec = {
+		.cmd = a->cmd, .flags = flags, .min_pos = 0, .max_pos = 0,
+		.name_extra = 1,
+	};
 
 	a->seed = 1;
-	while ((ch = cli_getopt(argc, argv, a->cmd, "g:p:m:c:o:", opts)) !=
-	       -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'g': a->game = optarg; break;
-		case 'p': a->policy = optarg; break;
-		case 'm': a->matrix = optarg; break;
-		case 'c': a->config = optarg; break;
-		case 'o': a->out = optarg; break;
-		case 'j': a->json = 1; break;
-		case 'F': a->out_flags |= LG_OUT_FOLLOW_SYMLINKS; break;
-		case 'S':
-			if (cli_opt_u64(a->cmd, "--sampled", optarg, 1,
-					UINT64_C(1) << 30, &a->sample))
-				return CLI_USAGE;
-			break;
-		case 's':
-			a->sampling_opts = 1;
-			if (cli_opt_u64(a->cmd, "--seed", optarg, 0, UINT64_MAX,
-					&a->seed))
-				return CLI_USAGE;
-			break;
-		case 'C':
-			a->sampling_opts = 1;
-			if (cli_opt_double(a->cmd, "--clip", optarg, 0, 1e9,
-					   &a->clip))
-				return CLI_USAGE;
-			break;
-		case 'R':
-			a->sampling_opts = 1;
-			if (cli_opt_double(a->cmd, "--reach", optarg, 0, 1e9,
-					   &a->reach))
-				return CLI_USAGE;
-			break;
-		case 'E':
-			a->sampling_opts = 1;
-			a->estimator = -1;
-			for (int i = 0; i < 3; i++)
-				if (!strcmp(optarg, estimators[i]))
-					a->estimator = i;
-			if (a->estimator < 0)
-				return cli_usage_error(a->cmd, "--estimator: "
-						       "expected outcome, "
-						       "history or allq, got "
-						       "'%s'", optarg);
-			break;
-		default: return cli_usage_error(a->cmd, "unexpected option");
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error(a->cmd, "unexpected argument '%s'",
-				       argv[optind]);
+	if (cli_args(&spec, argc, argv, NULL, NULL))
+		return CLI_USAGE;
 	if (!a->policy)
 		a->policy = "uniform";
 	if (a->sampling_opts && !a->sample)
@@ -456,49 +434,66 @@ out:
 	return rc;
 }
 
+/* What `league eval [baselines] DIR` reads besides DIR. */
+struct curve_args {
+	int baselines;    /* `eval baselines`: --baseline and --last apply */
+	const char *only; /* --baseline NAME */
+	int64_t last;     /* --last N, 0: every version */
+};
+
+/* --baseline NAME (a struct curve_args), with `eval baselines` only. */
+static int baseline_arg(void *dest, const char *val, char *err,
+			size_t errlen)
+{
+	struct curve_args *ca = dest;
+
+	if (!ca->baselines) {
+		snprintf(err, errlen, "--baseline goes with 'eval baselines "
+			 "DIR'");
+		return LG_EINVAL;
+	}
+	ca->only = val;
+	return 0;
+}
+
+/* --last N (a struct curve_args), with `eval baselines` only. */
+static int last_arg(void *dest, const char *val, char *err, size_t errlen)
+{
+	struct curve_args *ca = dest;
+
+	if (!ca->baselines || lg_parse_i64(val, 1, 1000000, &ca->last)) {
+		snprintf(err, errlen, "--last: a count of versions "
+			 "(1..1000000) with 'eval baselines DIR'");
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
 /* `league eval [baselines] DIR [--format table|csv|json]`. */
 static int eval_curve(int argc, char **argv, int baselines)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "last", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
+	struct curve_args ca = { .baselines = baselines };
+	const char *fmt = "table", *dir;
+	const struct cli_arg flags[] = {
+		CLI_STRING("format", 'f', &fmt),
+		CLI_CALL("baseline", 'b', &ca, baseline_arg),
+		CLI_CALL("last", 'l', &ca, last_arg),
+		CLI_END,
 	};
-	const char *only = NULL;
-	int64_t last = 0;
+	const struct cli_args spec = {
+		.cmd = "eval", .flags = flags, .min_pos = 1, .max_pos = 1,
+		.want = "expected one league DIR",
+	};
 	struct league_eval_point *pt = NULL;
 	struct league_bgame_row *rows = NULL;
-	const char *fmt = "table", *dir;
 	size_t n = 0;
 	char err[512] = "";
-	int ch, rc, usage;
+	char **pos;
+	int rc, usage;
 
-	while ((ch = cli_getopt(argc, argv, "eval", "f:b:l:", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'f': fmt = optarg; break;
-		case 'b':
-			if (!baselines)
-				return cli_usage_error("eval", "--baseline "
-						       "goes with 'eval "
-						       "baselines DIR'");
-			only = optarg;
-			break;
-		case 'l':
-			if (!baselines || lg_parse_i64(optarg, 1, 1000000,
-						       &last))
-				return cli_usage_error("eval", "--last: a "
-						       "count of versions "
-						       "(1..1000000) with "
-						       "'eval baselines DIR'");
-			break;
-		default: return cli_usage_error("eval", "unexpected option");
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("eval", "expected one league DIR");
-	dir = argv[optind];
+	if (cli_args(&spec, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	dir = pos[0];
 	if (strcmp(fmt, "table") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
 		return cli_usage_error("eval", "--format: table, csv or json, "
 				       "not '%s'", fmt);
@@ -507,10 +502,10 @@ static int eval_curve(int argc, char **argv, int baselines)
 		fprintf(stderr, "league eval: %s\n", err);
 		rc = usage ? CLI_USAGE : CLI_FAIL;
 	} else if (baselines) {
-		eval_print_baselines(stdout, rows, n, fmt, only,
-				     last ? eval_bgame_last(rows, n,
-							    (uint64_t)last)
-					  : 0);
+		eval_print_baselines(stdout, rows, n, fmt, ca.only,
+				     ca.last ? eval_bgame_last(rows, n,
+							       (uint64_t)ca.last)
+					     : 0);
 	} else {
 		eval_print_points(stdout, pt, n, fmt);
 	}

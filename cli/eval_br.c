@@ -39,93 +39,52 @@ struct bargs {
 	int mixture, sample, json, csv, no_exact, seed_set;
 };
 
-/* One option ch (its value optarg) into a; *have_player when it is
- * --player. 0, or CLI_USAGE with the reason on stderr. */
-static int parse_option(int ch, struct bargs *a, int *have_player)
-{
-	int bad = 0;
+/* How the results are printed: --format's words, --json for json. */
+enum { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON };
 
-	switch (ch) {
-	case -2: return CLI_USAGE;
-	case 'p':
-		*have_player = 1;
-		if (!strcmp(optarg, "nash"))
-			a->mixture = 1;
-		else
-			bad = cli_opt_u64(CMD, "--player", optarg, 0,
-					  UINT32_MAX - 1, &a->player);
-		break;
-	case 'v':
-		bad = cli_opt_u64(CMD, "--version", optarg, 0,
-				  UINT32_MAX - 1, &a->version);
-		break;
-	case 'm': a->mixture = 1; break;
-	case 'b':
-		bad = cli_opt_double(CMD, "--budget", optarg, 0.01,
-				     LEAGUE_BR_BUDGET_MAX, &a->budget);
-		break;
-	case 'S':
-		bad = cli_opt_u64(CMD, "--steps", optarg, 1,
-				  UINT64_MAX / 2, &a->steps);
-		break;
-	case 'P':
-		bad = cli_opt_u64(CMD, "--points", optarg, 1,
-				  LEAGUE_BR_POINTS_MAX, &a->points);
-		break;
-	case 'e':
-		bad = cli_opt_u64(CMD, "--episodes", optarg, 4,
-				  LEAGUE_BR_EPISODES_MAX, &a->episodes);
-		break;
-	case 'f':
-		bad = cli_opt_u64(CMD, "--final-episodes", optarg, 4,
-				  LEAGUE_BR_EPISODES_MAX,
-				  &a->final_episodes);
-		break;
-	case 'x': a->sample = 1; break;
-	case 's':
-		bad = cli_opt_u64(CMD, "--seed", optarg, 0,
-				  UINT64_MAX / 2, &a->seed);
-		a->seed_set = 1;
-		break;
-	case 'E':
-		bad = cli_opt_u64(CMD, "--envs", optarg, 1,
-				  LEAGUE_BR_ENVS_MAX, &a->envs);
-		break;
-	case 'l':
-		bad = cli_opt_double(CMD, "--lr", optarg, 0, 1, &a->lr);
-		break;
-	case 'n':
-		bad = cli_opt_double(CMD, "--ent-coef", optarg, 0, 10,
-				     &a->ent_coef);
-		break;
-	case 'g':
-		bad = cli_opt_double(CMD, "--magnet-coef", optarg, 0,
-				     100, &a->magnet_coef);
-		break;
-	case 'X': a->no_exact = 1; break;
-	case 'j': a->json = 1; a->csv = 0; break;
-	case 'F':
-		a->json = !strcmp(optarg, "json");
-		a->csv = !strcmp(optarg, "csv");
-		if (!a->json && !a->csv && strcmp(optarg, "table"))
-			return cli_usage_error(CMD, "--format: table, "
-					       "csv or json, not '%s'",
-					       optarg);
-		break;
-	default: return cli_usage_error(CMD, "unexpected option");
+/* --player ID, or "nash" for the league's meta-Nash mixture (a struct
+ * bargs). */
+static int player_arg(void *dest, const char *val, char *err, size_t errlen)
+{
+	struct bargs *a = dest;
+	uint64_t v;
+
+	if (!strcmp(val, "nash")) {
+		a->mixture = 1;
+		return 0;
 	}
-	return bad ? CLI_USAGE : 0;
+	if (lg_parse_u64(val, 0, UINT32_MAX - 1, &v)) {
+		snprintf(err, errlen, "--player: '%s' is not a whole number "
+			 "in [0, %llu]", val, (unsigned long long)UINT32_MAX - 1);
+		return LG_EINVAL;
+	}
+	a->player = v;
+	return 0;
 }
 
-/* What the options say together, once all are read: one league DIR
- * (argv[optind]), whom to exploit, even episode counts. 0, or CLI_USAGE
- * with the reason on stderr. */
-static int check_args(int argc, char **argv, struct bargs *a,
-		      int have_player)
+/* --format table|csv|json (an int, FORMAT_*). */
+static int format_arg(void *dest, const char *val, char *err, size_t errlen)
 {
-	if (optind + 1 != argc)
-		return cli_usage_error(CMD, "expected one league DIR");
-	a->dir = argv[optind];
+	int *format = dest;
+
+	if (!strcmp(val, "json"))
+		*format = FORMAT_JSON;
+	else if (!strcmp(val, "csv"))
+		*format = FORMAT_CSV;
+	else if (!strcmp(val, "table"))
+		*format = FORMAT_TABLE;
+	else {
+		snprintf(err, errlen, "--format: table, csv or json, not '%s'",
+			 val);
+		return LG_EINVAL;
+	}
+	return 0;
+}
+
+/* What the options say together, once all are read: whom to exploit,
+ * even episode counts. 0, or CLI_USAGE with the reason on stderr. */
+static int check_args(const struct bargs *a, int have_player)
+{
 	if (!have_player && !a->mixture)
 		return cli_usage_error(CMD, "whom to exploit? --player ID, or "
 				       "--mixture (--player nash) for the "
@@ -141,37 +100,51 @@ static int check_args(int argc, char **argv, struct bargs *a,
 	return 0;
 }
 
+/* The arguments into a (its defaults set here); CLI_USAGE with the
+ * reason on stderr. */
 static int parse(int argc, char **argv, struct bargs *a)
 {
-	static const struct option opts[] = {
-		{ "player", required_argument, NULL, 'p' },
-		{ "version", required_argument, NULL, 'v' },
-		{ "mixture", no_argument, NULL, 'm' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "steps", required_argument, NULL, 'S' },
-		{ "points", required_argument, NULL, 'P' },
-		{ "episodes", required_argument, NULL, 'e' },
-		{ "final-episodes", required_argument, NULL, 'f' },
-		{ "sample", no_argument, NULL, 'x' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "envs", required_argument, NULL, 'E' },
-		{ "lr", required_argument, NULL, 'l' },
-		{ "ent-coef", required_argument, NULL, 'n' },
-		{ "magnet-coef", required_argument, NULL, 'g' },
-		{ "no-exact", no_argument, NULL, 'X' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
+	int have_player = 0, format = FORMAT_TABLE;
+	const struct cli_arg flags[] = {
+		{ .name = "player", .kind = CLI_ARG_CALL, .dest = a,
+		  .call = player_arg, .seen = &have_player },
+		CLI_U64("version", 0, &a->version, 0, UINT32_MAX - 1),
+		CLI_BOOL("mixture", 0, &a->mixture),
+		CLI_DOUBLE("budget", 0, &a->budget, 0.01,
+			   LEAGUE_BR_BUDGET_MAX),
+		CLI_U64("steps", 0, &a->steps, 1, UINT64_MAX / 2),
+		CLI_U64("points", 0, &a->points, 1, LEAGUE_BR_POINTS_MAX),
+		CLI_U64("episodes", 0, &a->episodes, 4,
+			LEAGUE_BR_EPISODES_MAX),
+		CLI_U64("final-episodes", 0, &a->final_episodes, 4,
+			LEAGUE_BR_EPISODES_MAX),
+		CLI_BOOL("sample", 0, &a->sample),
+		{ .name = "seed", .kind = CLI_ARG_U64, .dest = &a->seed,
+		  .min = 0, .max = UINT64_MAX / 2, .seen = &a->seed_set },
+		CLI_U64("envs", 0, &a->envs, 1, LEAGUE_BR_ENVS_MAX),
+		CLI_DOUBLE("lr", 0, &a->lr, 0, 1),
+		CLI_DOUBLE("ent-coef", 0, &a->ent_coef, 0, 10),
+		CLI_DOUBLE("magnet-coef", 0, &a->magnet_coef, 0, 100),
+		CLI_BOOL("no-exact", 0, &a->no_exact),
+		CLI_SET("json", 0, &format, FORMAT_JSON),
+		CLI_CALL("format", 0, &format, format_arg),
+		CLI_END,
 	};
-	int ch, rc, have_player = 0;
+	const struct cli_args spec = {
+		.cmd = CMD, .flags = flags, .min_pos = 1, .max_pos = 1,
+		.want = "expected one league DIR",
+	};
+	char **pos;
 
 	a->player = a->version = ULLONG_MAX;
 	/* 0 and -1: unset, league_br_opts_of's defaults or the league's */
 	a->lr = a->ent_coef = a->magnet_coef = -1;
-	while ((ch = cli_getopt(argc, argv, CMD, "", opts)) != -1)
-		if ((rc = parse_option(ch, a, &have_player)))
-			return rc;
-	return check_args(argc, argv, a, have_player);
+	if (cli_args(&spec, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->dir = pos[0];
+	a->json = format == FORMAT_JSON;
+	a->csv = format == FORMAT_CSV;
+	return check_args(a, have_player);
 }
 
 /* Net (player, *version) from s (UINT32_MAX: the newest, written

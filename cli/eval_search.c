@@ -53,89 +53,40 @@ int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
  * reason on stderr. */
 static int parse(int argc, char **argv, struct sargs *a)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "against", required_argument, NULL, 'a' },
-		{ "sims", required_argument, NULL, 's' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "games", required_argument, NULL, 'g' },
-		{ "player", required_argument, NULL, 'p' },
-		{ "last", required_argument, NULL, 'l' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "c-puct", required_argument, NULL, 'c' },
-		{ "sample", no_argument, NULL, 'x' },
-		{ "sample-moves", required_argument, NULL, 'k' },
-		{ "average", required_argument, NULL, 'A' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 },
+	struct eval_search_opts *o = &a->o;
+	const struct cli_arg flags[] = {
+		CLI_STRING("dir", 0, &o->dir),
+		CLI_STRING("against", 0, &o->against),
+		CLI_U64("sims", 0, &o->sims, 1, ENV_MCTS_SIMS_MAX),
+		CLI_U64("batch", 0, &o->batch, 1, ENV_MCTS_BATCH_MAX),
+		CLI_U64("games", 0, &o->games, 1, 100000),
+		CLI_U64("player", 0, &o->player, 0, UINT32_MAX),
+		CLI_U64("last", 0, &o->last, 1, EVAL_SEARCH_VERSIONS_MAX),
+		CLI_U64("seed", 0, &o->seed, 0, UINT64_MAX / 2),
+		CLI_DOUBLE("c-puct", 0, &o->c_puct, 0.01, 100),
+		CLI_BOOL("sample", 0, &o->sample),
+		CLI_U64("sample-moves", 0, &o->sample_moves, 1, 1000),
+		CLI_U64("average", 0, &o->average, 1,
+			EVAL_SEARCH_VERSIONS_MAX),
+		CLI_BOOL("json", 0, &o->json),
+		CLI_END,
 	};
-	const char *cmd = "eval search";
-	int ch;
+	const struct cli_args spec = {
+		.cmd = "eval search", .flags = flags, .min_pos = 1,
+		.max_pos = 1, .want = "expected one league CONFIG file",
+	};
+	const char *cmd = spec.cmd;
+	char **pos;
 
-	a->o.sims = 100;
-	a->o.batch = 1;
-	a->o.games = 50;
-	a->o.last = 0;
-	a->o.seed = 1;
-	a->o.c_puct = 1.5;
-	while ((ch = cli_getopt(argc, argv, cmd, "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'd': a->o.dir = optarg; break;
-		case 'a': a->o.against = optarg; break;
-		case 's':
-			if (cli_opt_u64(cmd, "--sims", optarg, 1,
-					ENV_MCTS_SIMS_MAX, &a->o.sims))
-				return CLI_USAGE;
-			break;
-		case 'b':
-			if (cli_opt_u64(cmd, "--batch", optarg, 1,
-					ENV_MCTS_BATCH_MAX, &a->o.batch))
-				return CLI_USAGE;
-			break;
-		case 'g':
-			if (cli_opt_u64(cmd, "--games", optarg, 1, 100000,
-					&a->o.games))
-				return CLI_USAGE;
-			break;
-		case 'p':
-			if (cli_opt_u64(cmd, "--player", optarg, 0,
-					UINT32_MAX, &a->o.player))
-				return CLI_USAGE;
-			break;
-		case 'l':
-			if (cli_opt_u64(cmd, "--last", optarg, 1,
-					EVAL_SEARCH_VERSIONS_MAX, &a->o.last))
-				return CLI_USAGE;
-			break;
-		case 'S':
-			if (cli_opt_u64(cmd, "--seed", optarg, 0,
-					UINT64_MAX / 2, &a->o.seed))
-				return CLI_USAGE;
-			break;
-		case 'c':
-			if (cli_opt_double(cmd, "--c-puct", optarg, 0.01, 100,
-					   &a->o.c_puct))
-				return CLI_USAGE;
-			break;
-		case 'x': a->o.sample = 1; break;
-		case 'k':
-			if (cli_opt_u64(cmd, "--sample-moves", optarg, 1, 1000,
-					&a->o.sample_moves))
-				return CLI_USAGE;
-			break;
-		case 'A':
-			if (cli_opt_u64(cmd, "--average", optarg, 1,
-					EVAL_SEARCH_VERSIONS_MAX, &a->o.average))
-				return CLI_USAGE;
-			break;
-		case 'j': a->o.json = 1; break;
-		default: return cli_usage_error(cmd, "unexpected option");
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error(cmd, "expected one league CONFIG file");
-	a->config = argv[optind];
+	o->sims = 100;
+	o->batch = 1;
+	o->games = 50;
+	o->last = 0;
+	o->seed = 1;
+	o->c_puct = 1.5;
+	if (cli_args(&spec, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	a->config = pos[0];
 	if (!a->o.against)
 		return cli_usage_error(cmd, "--against: the baseline to play, "
 				       "e.g. alphabeta:2 or minimax");

@@ -43,27 +43,6 @@ int eval_br_player(brain *b, const char *dir, unsigned long long player,
 	return 0;
 }
 
-/* b's newest active snapshots, oldest first, into ids (at most
- * BRAIN_NASH_MAX); their count. */
-static uint32_t newest_snapshots(brain *b, uint32_t *ids)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = brain_count(b); i-- > 0 && n < BRAIN_NASH_MAX;) {
-		struct brain_player p;
-		if (!brain_player_info(b, i, &p) &&
-		    p.role == BRAIN_ROLE_HISTORICAL &&
-		    p.status == BRAIN_ACTIVE) /* a retired one's are gone */
-			ids[n++] = i;
-	}
-	for (uint32_t i = 0; i < n / 2; i++) {
-		uint32_t t = ids[i];
-		ids[i] = ids[n - 1 - i];
-		ids[n - 1 - i] = t;
-	}
-	return n;
-}
-
 int eval_br_mixture(brain *b, const char *dir, struct eval_br_opponent *op,
 		    int *usage, char *err, size_t errlen)
 {
@@ -73,7 +52,7 @@ int eval_br_mixture(brain *b, const char *dir, struct eval_br_opponent *op,
 
 	*usage = 0;
 	op->mixture = 1;
-	if (!(n = newest_snapshots(b, ids))) {
+	if (!(n = brain_newest_snapshots(b, BRAIN_NASH_MAX, ids))) {
 		lg_errf(err, errlen, "%s has no snapshots yet: no mixture to "
 			"exploit", dir);
 		*usage = 1;

@@ -16,6 +16,7 @@
 #include "league/daemon_internal.h"
 #include "conf/options.h"
 #include "server/series.h"
+#include "util/list.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -499,10 +500,7 @@ static void on_msg(void *ctx, league_session *ss, net_msg *m)
 		}
 		sd->role = league_session_role(ss);
 		sd->player = BRAIN_NONE;
-		sd->next = d->sessions;
-		if (d->sessions)
-			d->sessions->prev = sd;
-		d->sessions = sd;
+		LG_LIST_PUSH(d->sessions, sd);
 		league_session_set_data(ss, sd);
 	}
 	for (size_t i = 0; i < LG_ARRAY_LEN(handlers); i++)
@@ -538,12 +536,7 @@ static void on_close(void *ctx, league_session *ss, const char *why)
 		if (l && l->owner == ss)
 			l->owner = NULL;
 	}
-	if (sd->prev)
-		sd->prev->next = sd->next;
-	else
-		d->sessions = sd->next;
-	if (sd->next)
-		sd->next->prev = sd->prev;
+	LG_LIST_UNLINK(d->sessions, sd);
 	free(sd);
 	league_session_set_data(ss, NULL);
 }

@@ -33,6 +33,26 @@ int brain_player_info(const brain *b, uint32_t id, struct brain_player *out)
 	return 0;
 }
 
+/* players.h */
+uint32_t brain_newest_snapshots(const brain *b, uint32_t cap, uint32_t *ids)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = brain_count(b); i-- > 0 && n < cap;) {
+		struct brain_player p;
+		if (!brain_player_info(b, i, &p) &&
+		    p.role == BRAIN_ROLE_HISTORICAL &&
+		    p.status == BRAIN_ACTIVE) /* a retired one's are gone */
+			ids[n++] = i;
+	}
+	for (uint32_t i = 0; i < n / 2; i++) {
+		uint32_t t = ids[i];
+		ids[i] = ids[n - 1 - i];
+		ids[n - 1 - i] = t;
+	}
+	return n;
+}
+
 payoff *brain_payoff(brain *b)
 {
 	return b->pf;

@@ -321,6 +321,9 @@ struct brain_player {
 uint32_t brain_count(const brain *b);
 /* Player or snapshot `id`; LG_ENOTFOUND past brain_count(). */
 int brain_player_info(const brain *b, uint32_t id, struct brain_player *out);
+/* The newest active snapshots (at most cap), oldest first, into ids;
+ * their count. A retired snapshot's networks are gone, so it is left out. */
+uint32_t brain_newest_snapshots(const brain *b, uint32_t cap, uint32_t *ids);
 /* The payoff table (owned by b). Changes made through it are not
  * persisted: tests use it to pose win rates. */
 payoff *brain_payoff(brain *b);

@@ -1,9 +1,10 @@
 /*
  * players/sim.c: a simulated league of fixed-strength, non-transitive
  * players driven through the real brain (see players.h). Only the public
- * brain API is used, so what it shows is what the daemon gets.
+ * brain API is used (and brain_reserve, the folder's array growth helper,
+ * from brain_internal.h), so what it shows is what the daemon gets.
  */
-#include "players/players.h"
+#include "players/brain_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,23 +29,6 @@ double brain_sim_win_prob(const struct brain_sim_opts *o, uint32_t t,
 	if (u == (t + 1) % o->types)
 		return 1 - o->edge;
 	return 0.5;
-}
-
-static int grow_types(uint32_t **ty, size_t *cap, size_t need)
-{
-	size_t c = *cap ? *cap : 64;
-	uint32_t *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*ty, c * sizeof *n);
-	if (!n)
-		return LG_ENOMEM;
-	*ty = n;
-	*cap = c;
-	return 0;
 }
 
 /* Share of active snapshots that `type` loses to. */
@@ -82,7 +66,7 @@ int brain_sim_run(brain *b, const struct brain_sim_opts *o,
 	if (!st)
 		st = &local;
 	memset(st, 0, sizeof *st);
-	if ((rc = grow_types(&ty, &cap, n)))
+	if ((rc = brain_reserve((void **)&ty, &cap, n, sizeof *ty)))
 		return rc;
 	/* Types from the lineage: learners start at k mod types, each
 	 * snapshot freezes the parent's type and moves the parent on. */
@@ -143,7 +127,8 @@ int brain_sim_run(brain *b, const struct brain_sim_opts *o,
 		if ((rc = brain_report_steps(b, me, steps[li], ver[li], &rep)))
 			goto out;
 		if (rep.snapshot) {
-			if ((rc = grow_types(&ty, &cap, brain_count(b))))
+			if ((rc = brain_reserve((void **)&ty, &cap,
+						brain_count(b), sizeof *ty)))
 				goto out;
 			ty[rep.snapshot_id] = ty[me];
 			if (o->drift)

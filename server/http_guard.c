@@ -23,6 +23,7 @@
  * through evhttp_connection_set_closecb.
  */
 #include "server/server.h"
+#include "util/list.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -96,12 +97,7 @@ static void conn_unlink(struct guard_conn *c)
 {
 	struct league_http_guard *g = c->g;
 
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		g->head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	LG_LIST_UNLINK(g->head, c);
 	g->nconns--;
 	if (g->full && g->nconns < g->max_conns) {
 		g->full = 0;
@@ -156,10 +152,7 @@ static struct bufferevent *guard_bev(struct event_base *base, void *arg)
 	c->g = g;
 	c->bev = bev;
 	c->start = lg_now_s();
-	c->next = g->head;
-	if (g->head)
-		g->head->prev = c;
-	g->head = c;
+	LG_LIST_PUSH(g->head, c);
 	if (++g->nconns >= g->max_conns && !g->full) {
 		g->full = 1;
 		lg_log_limited(&g->lim_full, 10, LG_LOG_WARN, "http: %zu "

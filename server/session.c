@@ -5,6 +5,7 @@
  * port. See server.h for the contract.
  */
 #include "server/server_internal.h"
+#include "util/list.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -45,10 +46,7 @@ static void session_link(league_session *ss)
 {
 	league_server *s = ss->srv;
 
-	ss->next = s->head;
-	if (s->head)
-		s->head->prev = ss;
-	s->head = ss;
+	LG_LIST_PUSH(s->head, ss);
 	s->nsessions++;
 }
 
@@ -56,12 +54,7 @@ static void session_unlink(league_session *ss)
 {
 	league_server *s = ss->srv;
 
-	if (ss->prev)
-		ss->prev->next = ss->next;
-	else
-		s->head = ss->next;
-	if (ss->next)
-		ss->next->prev = ss->prev;
+	LG_LIST_UNLINK(s->head, ss);
 	s->nsessions--;
 }
 
