@@ -72,13 +72,6 @@ int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 int cli_worker_args(const char *cmd, int argc, char **argv,
 		    const char *missing, const char *connect, char *host,
 		    size_t hostlen, uint16_t *port);
-/* The TLS of `league inspect` from its environment: worker_tls
- * (workers/workers.h), whose exit status is cli's. */
-static inline int cli_worker_tls(const char *who, net_tls **client,
-				 net_tls **server, int server_verify)
-{
-	return worker_tls(who, client, server, server_verify);
-}
 /* cli/runlog.c: the first error in the log file at path, read from byte `from` on (a
  * child's own run, the file being appended to by each restart): the
  * first line logged at error level, else the last one written to stderr
