@@ -64,21 +64,18 @@ int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 		    uint32_t k, nn **out, char *err, size_t errlen);
 
 /* ---- worker front-ends (cli/worker.c; the workers are workers/) ---- */
-/* The worker commands' last argument checks, in this order: no argument
- * left over (argv from optind), then `missing` (a usage error the command
- * found, such as learn's "--player ID is required", or NULL), then
- * --connect HOST:PORT required and parsed into host and port. CLI_OK or
- * a usage error (CLI_USAGE, printed). */
-int cli_worker_args(const char *cmd, int argc, char **argv,
-		    const char *missing, const char *connect, char *host,
-		    size_t hostlen, uint16_t *port);
-/* The TLS of `league inspect` from its environment: worker_tls
- * (workers/workers.h), whose exit status is cli's. */
-static inline int cli_worker_tls(const char *who, net_tls **client,
-				 net_tls **server, int server_verify)
-{
-	return worker_tls(who, client, server, server_verify);
-}
+/* A worker command's flags (a cli_args table, --connect among them):
+ * cli_args with no positional argument ("unexpected argument 'X'" names
+ * the first). CLI_OK or CLI_USAGE (printed). */
+int cli_worker_flags(const char *cmd, const struct cli_arg *flags, int argc,
+		     char **argv);
+/* The worker commands' last argument checks, in this order: `missing` (a
+ * usage error the command found, such as learn's "--player ID is
+ * required", or NULL), then --connect HOST:PORT required and parsed into
+ * host and port. CLI_OK or a usage error (CLI_USAGE, printed). */
+int cli_worker_connect(const char *cmd, const char *missing,
+		       const char *connect, char *host, size_t hostlen,
+		       uint16_t *port);
 /* cli/runlog.c: the first error in the log file at path, read from byte `from` on (a
  * child's own run, the file being appended to by each restart): the
  * first line logged at error level, else the last one written to stderr

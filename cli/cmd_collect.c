@@ -7,41 +7,23 @@
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "envs", required_argument, NULL, 'e' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "drop", no_argument, NULL, 'D' },
-		{ "log-every", required_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct worker_collect_opts o = { .log_every = 10 };
 	const char *connect = NULL;
 	unsigned long long envs = 0;
 	char host[128];
-	int ch, rc;
+	const struct cli_arg flags[] = {
+		CLI_STRING("connect", 0, &connect),
+		CLI_U64("envs", 0, &envs, 1, COLL_ENVS_MAX),
+		CLI_STRING("name", 0, &o.name),
+		CLI_BOOL("drop", 0, &o.drop),
+		CLI_DOUBLE("log-every", 0, &o.log_every, 0.05, 86400),
+		CLI_END,
+	};
 
-	while ((ch = cli_getopt(argc, argv, "collect", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'c': connect = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'D': o.drop = 1; break;
-		case 'L':
-			if (cli_opt_double("collect", "--log-every", optarg,
-					   0.05, 86400, &o.log_every))
-				return CLI_USAGE;
-			break;
-		case 'e':
-			if (cli_opt_u64("collect", "--envs", optarg, 1,
-					COLL_ENVS_MAX, &envs))
-				return CLI_USAGE;
-			break;
-		}
-	}
-	if ((rc = cli_worker_args("collect", argc, argv, NULL, connect, host,
-				  sizeof host, &o.port)))
-		return rc;
+	if (cli_worker_flags("collect", flags, argc, argv) ||
+	    cli_worker_connect("collect", NULL, connect, host, sizeof host,
+			       &o.port))
+		return CLI_USAGE;
 	o.host = host;
 	o.envs = envs;
 	return worker_collect(&o);

@@ -6,26 +6,19 @@
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "name", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct worker_evaluate_opts o = { 0 };
 	const char *connect = NULL;
 	char host[128];
-	int ch, rc;
+	const struct cli_arg flags[] = {
+		CLI_STRING("connect", 0, &connect),
+		CLI_STRING("name", 0, &o.name),
+		CLI_END,
+	};
 
-	while ((ch = cli_getopt(argc, argv, "evaluate", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'c': connect = optarg; break;
-		case 'n': o.name = optarg; break;
-		}
-	}
-	if ((rc = cli_worker_args("evaluate", argc, argv, NULL, connect, host,
-				  sizeof host, &o.port)))
-		return rc;
+	if (cli_worker_flags("evaluate", flags, argc, argv) ||
+	    cli_worker_connect("evaluate", NULL, connect, host, sizeof host,
+			       &o.port))
+		return CLI_USAGE;
 	o.host = host;
 	return worker_evaluate(&o);
 }

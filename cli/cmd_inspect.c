@@ -498,9 +498,8 @@ static int inspect_access(const struct inspect_args *a, struct inspector *in,
 	if (tok)
 		snprintf(in->token, sizeof in->token, "%s", tok);
 	/* a page for browsers: no client certificate asked for */
-	if ((rc = cli_worker_tls("league inspect", NULL,
-				 getenv("LEAGUE_TLS_CERT") ? tls_srv : NULL,
-				 0)))
+	if ((rc = worker_tls("league inspect", NULL,
+			     getenv("LEAGUE_TLS_CERT") ? tls_srv : NULL, 0)))
 		return rc;
 	if (!in->open && !*tls_srv && !a->insecure)
 		return cli_usage_error("inspect", "listening on %s without "

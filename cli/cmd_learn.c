@@ -6,37 +6,23 @@
 
 static int run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "connect", required_argument, NULL, 'c' },
-		{ "player", required_argument, NULL, 'p' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "name", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct worker_learn_opts o = { 0 };
 	const char *connect = NULL;
-	unsigned long long player = ~0ull;
+	unsigned long long player = ~0ull; /* none given */
 	char host[128];
-	int ch, rc;
+	const struct cli_arg flags[] = {
+		CLI_STRING("connect", 0, &connect),
+		CLI_U64("player", 0, &player, 0, UINT32_MAX - 1),
+		CLI_STRING("listen", 0, &o.listen),
+		CLI_STRING("name", 0, &o.name),
+		CLI_END,
+	};
 
-	while ((ch = cli_getopt(argc, argv, "learn", "", opts)) != -1) {
-		switch (ch) {
-		case -2: return CLI_USAGE;
-		case 'c': connect = optarg; break;
-		case 'l': o.listen = optarg; break;
-		case 'n': o.name = optarg; break;
-		case 'p':
-			if (cli_opt_u64("learn", "--player", optarg, 0,
-					UINT32_MAX - 1, &player))
-				return CLI_USAGE;
-			break;
-		}
-	}
-	if ((rc = cli_worker_args("learn", argc, argv,
-				  player == ~0ull ? "--player ID is required"
-						  : NULL,
-				  connect, host, sizeof host, &o.port)))
-		return rc;
+	if (cli_worker_flags("learn", flags, argc, argv) ||
+	    cli_worker_connect("learn", player == ~0ull
+			       ? "--player ID is required" : NULL, connect,
+			       host, sizeof host, &o.port))
+		return CLI_USAGE;
 	o.host = host;
 	o.player = (uint32_t)player;
 	return worker_learn(&o);
