@@ -46,19 +46,15 @@ static int liars_create(const struct league_game_params *p, void **inst,
 			size_t errlen)
 {
 	struct liars_inst *li;
-	long faces = 6;
+	uint64_t faces = 6;
 
 	for (uint32_t i = 0; p && i < p->count; i++) {
-		char *end;
-
 		if (strcmp(p->keys[i], "faces")) {
 			lg_errf(err, errlen, "env.params: '%s': liars_dice "
 				"takes only 'faces'", p->keys[i]);
 			return LG_EINVAL;
 		}
-		faces = strtol(p->values[i], &end, 10);
-		if (end == p->values[i] || *end || faces < 2 ||
-		    faces > LD_FACES_MAX) {
+		if (lg_parse_u64(p->values[i], 2, LD_FACES_MAX, &faces)) {
 			lg_errf(err, errlen, "env.params: faces: expected a "
 				"whole number in [2, %d], got '%s'",
 				LD_FACES_MAX, p->values[i]);

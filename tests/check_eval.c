@@ -194,16 +194,12 @@ END_TEST
 static env *make_liars(const char *faces)
 {
 	struct env_opts o;
-	char err[256];
-	env *e = NULL;
 
 	env_opts_default(&o);
 	o.params.n = 1;
 	snprintf(o.params.key[0], sizeof o.params.key[0], "faces");
 	snprintf(o.params.val[0], sizeof o.params.val[0], "%s", faces);
-	ck_assert_msg(env_new(&e, "liars_dice", &o, err, sizeof err) == 0,
-		      "%s", err);
-	return e;
+	return tu_env_open("liars_dice", &o);
 }
 
 /* Regret matching+ leaves many of liars_dice's bids at probability 0, so
