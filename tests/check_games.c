@@ -299,6 +299,8 @@ START_TEST(bad_plugins_and_params_are_refused)
 	expect_refused(&o, NULL, LG_EINVAL, "game ABI version 99");
 	plugin_opts(&o, "bad_sizes");
 	expect_refused(&o, NULL, LG_EINVAL, "inconsistent sizes");
+	plugin_opts(&o, "bad_team");
+	expect_refused(&o, NULL, LG_EINVAL, "puts seat 1 in team 7");
 	plugin_opts(&o, "goofspiel");
 	expect_refused(&o, "kuhn", LG_EINVAL, "is the game 'goofspiel'");
 	add_param(&o, "cards", "99");
@@ -425,6 +427,15 @@ START_TEST(config_check_refuses_bad_games)
 		  "env.params: 'a': this built-in game takes no params" },
 		{ "env:\n  plugin: ", "goofspiel", "\n  params: [1, 2]\n",
 		  "g.yaml:3:11: env.params: expected a mapping" },
+		/* Version 2's rules, each with its call, seat and step. */
+		{ "env:\n  plugin: ", "bad_team", "\n",
+		  "puts seat 1 in team 7, out of range 0..1" },
+		{ "env:\n  plugin: ", "bad_returns", "\n",
+		  "g.yaml:2:3: env.plugin: game 'coin' fails league env "
+		  "check: returns() sum to " },
+		{ "env:\n  plugin: ", "bad_mask", "\n",
+		  "fails league env check: legal(seat 0) gave an empty mask "
+		  "to the seat to move at step 0" },
 	};
 
 	tu_mkdtemp(dir, sizeof dir);
