@@ -344,11 +344,18 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 			  size_t k, double *out, char *err, size_t errlen);
 
-/* CFR+ (regret matching+, alternating updates, linear averaging). */
+/* CFR+ (regret matching+, alternating updates in seat order, linear
+ * averaging) and vanilla CFR (regret matching, alternating updates,
+ * uniform averaging), for any number of seats and any returns. With two
+ * zero-sum seats the average goes to a Nash equilibrium; with more, or
+ * general-sum returns, it need not (envs/solvers.c). */
 typedef struct env_cfr env_cfr;
+enum { ENV_CFR_PLUS, ENV_CFR_VANILLA };
 
-/* The tree must outlive the solver. */
+/* The tree must outlive the solver. env_cfr_new is CFR+; _kind takes
+ * ENV_CFR_PLUS or ENV_CFR_VANILLA (LG_EINVAL for another). LG_ENOMEM. */
 int env_cfr_new(env_cfr **out, const env_tree *t);
+int env_cfr_new_kind(env_cfr **out, const env_tree *t, int kind);
 void env_cfr_free(env_cfr *c);
 /* Run iters more iterations. */
 void env_cfr_run(env_cfr *c, uint64_t iters);

@@ -88,6 +88,28 @@ static int info_of(env_tree *t, const void *st, int player, int32_t prev,
 	return 0;
 }
 
+/* Node `at` a terminal: its returns into a new row of t->ret. */
+static int terminal(env_tree *t, size_t at, const void *st)
+{
+	double out[ENV_MAX_PLAYERS];
+
+	if (t->nt == t->tcap) {
+		size_t cap = t->tcap ? t->tcap * 2 : 1024;
+		double *p = realloc(t->ret, cap * (size_t)t->np * sizeof *p);
+		if (!p)
+			return LG_ENOMEM;
+		t->ret = p;
+		t->tcap = cap;
+	}
+	t->gm.g->returns(t->gm.inst, st, out);
+	memcpy(t->ret + t->nt * (size_t)t->np, out,
+	       (size_t)t->np * sizeof *out);
+	t->nodes[at].kind = T_TERMINAL;
+	t->nodes[at].n = 0;
+	t->nodes[at].info = (int32_t)t->nt++;
+	return 0;
+}
+
 /* Fill node `at` (its action and p already set) from state st; last[p]
  * is player p's latest infoset on the way here (-1: none). */
 static int build(env_tree *t, size_t at, const void *st,
@@ -102,26 +124,24 @@ static int build(env_tree *t, size_t at, const void *st,
 	int pl = t->gm.g->player(t->gm.inst, st), n = 0, rc;
 	size_t first;
 
-	if (pl == ENV_TERMINAL) {
-		t->nodes[at].kind = T_TERMINAL;
-		t->nodes[at].n = 0;
-		t->gm.g->returns(t->gm.inst, st, t->nodes[at].ret);
-		return 0;
-	}
+	if (pl == ENV_TERMINAL)
+		return terminal(t, at, st);
 	if (pl == ENV_CHANCE) {
 		t->nodes[at].kind = T_CHANCE;
 		n = t->gm.g->chance(t->gm.inst, st, acts, probs);
 	} else {
-		uint8_t mask[ENV_MAX_ACTIONS];
 		int32_t info;
+		if (pl < 0 || pl >= t->np)
+			return LG_EINVAL; /* a seat the game does not have */
 		rc = info_of(t, st, pl, last[pl], &info);
 		if (rc)
 			return rc;
 		t->nodes[at].kind = T_DECISION;
 		t->nodes[at].player = (int8_t)pl;
 		t->nodes[at].info = info;
+		uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
 		t->gm.g->legal(t->gm.inst, st, pl, mask);
-		for (int a = 0; a < t->A; a++)
+		for (int a = 0; a < tree_seat_actions(t, pl); a++)
 			if (mask[a]) {
 				acts[n] = a;
 				probs[n++] = 1;
@@ -182,33 +202,56 @@ static int group_infosets(env_tree *t)
 	return 0;
 }
 
-int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
+static void no_tree(const char *name, char *err, size_t errlen)
 {
-	const struct env_spec *es = &e->gm.spec;
+	lg_errf(err, errlen, "%s: no exact evaluation for this game (it has "
+		"no infostate() hook; kuhn, leduc, liars_dice, rps and matrix "
+		"have one)", name);
+}
+
+int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
+		     size_t errlen)
+{
+	const struct env_spec *es = &gm->spec;
 	unsigned char *st = NULL;
 	env_tree *t;
 	int rc;
 
 	*out = NULL;
-	if (!(es->flags & ENV_F_TREE) || !e->gm.g->infostate ||
-	    es->players != 2) {
-		lg_errf(err, errlen, "%s: no exact evaluation for this game "
-			"(it has no infostate() hook; kuhn, leduc, rps and "
-			"matrix have one)", es->name);
+	if (!gm->g || !(es->flags & ENV_F_TREE) || !gm->g->infostate) {
+		no_tree(es->name, err, errlen);
+		env_game_close(gm);
+		return LG_EUNSUPP;
+	}
+	if (es->players < 1 || es->players > ENV_MAX_PLAYERS ||
+	    es->num_actions < 1 || es->num_actions > ENV_MAX_ACTIONS) {
+		lg_errf(err, errlen, "%s: no exact evaluation for this game: "
+			"it has %d players and up to %d actions a seat; the "
+			"tree takes 1..%d players and at most %d actions",
+			es->name, es->players, es->num_actions,
+			ENV_MAX_PLAYERS, ENV_MAX_ACTIONS);
+		env_game_close(gm);
 		return LG_EUNSUPP;
 	}
 	t = calloc(1, sizeof *t);
-	if (!t)
-		goto nomem;
-	if ((rc = env_game_open(&t->gm, e->gm.g->name, &e->o, err, errlen))) {
-		env_tree_free(t);
-		return rc;
+	if (!t) {
+		env_game_close(gm);
+		lg_errf(err, errlen, "%s: out of memory", es->name);
+		return LG_ENOMEM;
 	}
+	t->gm = *gm;
+	if (gm->inst == &gm->own) /* a built-in's instance moves with it */
+		t->gm.inst = &t->gm.own;
+	memset(gm, 0, sizeof *gm);
+	es = &t->gm.spec;
 	t->spec = *es;
 	t->A = es->num_actions;
+	t->np = es->players;
 	st = malloc(t->gm.state_size);
-	if (!st)
-		goto nomem;
+	if (!st) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
 	rc = node_reserve(t, 1);
 	if (rc)
 		goto fail;
@@ -230,14 +273,29 @@ int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 	free(st);
 	*out = t;
 	return 0;
-nomem:
-	rc = LG_ENOMEM;
 fail:
-	lg_errf(err, errlen, "%s: building the game tree: %s", es->name,
-		lg_strerror(rc));
+	lg_errf(err, errlen, "%s: building the game tree: %s%s", es->name,
+		lg_strerror(rc), rc == LG_EFULL ? " (more than 2^24 nodes)"
+						: "");
 	free(st);
 	env_tree_free(t);
 	return rc;
+}
+
+int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
+{
+	struct env_game gm;
+	int rc;
+
+	*out = NULL;
+	if (!e->gm.g || !(e->gm.spec.flags & ENV_F_TREE) ||
+	    !e->gm.g->infostate) {
+		no_tree(e->gm.spec.name, err, errlen);
+		return LG_EUNSUPP;
+	}
+	if ((rc = env_game_open(&gm, e->gm.g->name, &e->o, err, errlen)))
+		return rc;
+	return env_tree_of_game(out, &gm, err, errlen);
 }
 
 void env_tree_free(env_tree *t)
@@ -251,6 +309,7 @@ void env_tree_free(env_tree *t)
 	free(t->info);
 	free(t->nodes);
 	free(t->inodes);
+	free(t->ret);
 	env_strmap_free(&t->map);
 	env_game_close(&t->gm);
 	free(t);
@@ -315,7 +374,8 @@ static int ask_seq(const env_tree *t, const struct env_policy *pol, size_t i,
 		j = t->info[j].prev;
 	}
 	return pol->seq(pol->ctx, ti->player, ti->key, seq,
-			(size_t)ti->depth, mask, t->A, probs, err, errlen);
+			(size_t)ti->depth, mask,
+			tree_seat_actions(t, ti->player), probs, err, errlen);
 }
 
 /* Ask pol at infoset i into table[i * A ..], checked and normalised. */
@@ -326,17 +386,19 @@ static int ask_one(const env_tree *t, const struct env_policy *pol, size_t i,
 	uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
 	double probs[ENV_MAX_ACTIONS] = { 0 };
 	double sum = 0;
-	int rc;
+	int rc, A = tree_seat_actions(t, ti->player);
 
-	memcpy(mask, ti->mask, (size_t)t->A);
+	memcpy(mask, ti->mask, (size_t)A);
 	if (pol->seq)
 		rc = ask_seq(t, pol, i, seq, mask, probs, err, errlen);
 	else
-		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask,
-			     t->A, probs, err, errlen);
+		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask, A,
+			     probs, err, errlen);
 	if (rc)
 		return rc;
-	for (int a = 0; a < t->A; a++) {
+	for (int a = A; a < t->A; a++)
+		probs[a] = 0; /* beyond the seat's actions: none */
+	for (int a = 0; a < A; a++) {
 		if (!(probs[a] >= 0) || !isfinite(probs[a]) ||
 		    (!mask[a] && probs[a] != 0)) {
 			lg_errf(err, errlen, "policy at '%s': bad probability "
@@ -375,12 +437,14 @@ static int ask_policy(const env_tree *t, const struct env_policy *pol,
 	return rc;
 }
 
+/* Every seat's expected return below node n when all play pi, into
+ * v[np]. */
 static void profile_value(const env_tree *t, const double *pi, size_t n,
 			  double *v)
 {
 	const struct tnode *x = &t->nodes[n];
 
-	if (tnode_start_value(x, v))
+	if (tnode_start_value(t, x, v))
 		return;
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
@@ -388,12 +452,12 @@ static void profile_value(const env_tree *t, const double *pi, size_t n,
 				   ? c->p
 				   : pi[(size_t)x->info * (size_t)t->A +
 					(size_t)c->action];
-		double cv[2];
+		double cv[ENV_MAX_PLAYERS];
 		if (w == 0)
 			continue;
 		profile_value(t, pi, (size_t)(x->first + i), cv);
-		v[0] += w * cv[0];
-		v[1] += w * cv[1];
+		for (int p = 0; p < t->np; p++)
+			v[p] += w * cv[p];
 	}
 }
 
@@ -460,7 +524,7 @@ static double br_value(struct br_ctx *b, size_t n)
 	if (b->done[n])
 		return b->val[n];
 	if (x->kind == T_TERMINAL) {
-		v = x->ret[b->me];
+		v = tnode_ret(t, x)[b->me];
 	} else if (x->kind == T_DECISION && x->player == b->me) {
 		int a = br_action(b, x->info);
 		for (int i = 0; i < x->n; i++)
@@ -490,7 +554,7 @@ static int nashconv_table(const env_tree *t, const double *pi,
 	int rc = 0;
 
 	memset(out, 0, sizeof *out);
-	out->players = 2;
+	out->players = t->np;
 	profile_value(t, pi, 0, out->value);
 	b.reach = calloc(t->nn, sizeof *b.reach);
 	b.val = calloc(t->nn, sizeof *b.val);
@@ -500,7 +564,7 @@ static int nashconv_table(const env_tree *t, const double *pi,
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	for (int me = 0; me < 2; me++) {
+	for (int me = 0; me < t->np; me++) {
 		b.me = me;
 		memset(b.done, 0, t->nn);
 		for (size_t i = 0; i < t->ni; i++)
@@ -509,7 +573,7 @@ static int nashconv_table(const env_tree *t, const double *pi,
 		out->br_value[me] = br_value(&b, 0);
 		out->nashconv += out->br_value[me] - out->value[me];
 	}
-	out->exploitability = out->nashconv / 2;
+	out->exploitability = out->nashconv / t->np;
 out:
 	free(b.reach);
 	free(b.val);
@@ -743,8 +807,11 @@ static int tabular_fn(void *ctx, int player, const char *key,
 {
 	env_tabular *t = ctx;
 	int i = env_strmap_get(&t->map, key);
+	const double *row;
 
-	if (A != t->A) {
+	/* A seat with fewer actions than the game's most reads the first A
+	 * of its row; the rest must be 0. */
+	if (A > t->A) {
 		lg_errf(err, errlen, "tabular policy has %d actions, the game "
 			"%d", t->A, A);
 		return LG_EINVAL;
@@ -754,8 +821,15 @@ static int tabular_fn(void *ctx, int player, const char *key,
 			"infostate '%s'", key);
 		return LG_ENOTFOUND;
 	}
-	memcpy(probs, t->probs + (size_t)i * (size_t)t->A,
-	       (size_t)t->A * sizeof *probs);
+	row = t->probs + (size_t)i * (size_t)t->A;
+	for (int a = A; a < t->A; a++)
+		if (row[a] != 0) {
+			lg_errf(err, errlen, "tabular policy at '%s': "
+				"probability %g for action %d, beyond the "
+				"seat's %d actions", key, row[a], a, A);
+			return LG_EINVAL;
+		}
+	memcpy(probs, row, (size_t)A * sizeof *probs);
 	return 0;
 }
 
@@ -770,7 +844,7 @@ struct env_policy env_tabular_policy(env_tabular *t)
 /* reach[info] = the acting player's own reach probability of each infoset
  * under pi (perfect recall: the same for every history in it). */
 static void own_reach(const env_tree *t, const double *pi, size_t n,
-		      const double r[2], double *reach)
+		      const double *r, double *reach)
 {
 	const struct tnode *x = &t->nodes[n];
 
@@ -778,7 +852,8 @@ static void own_reach(const env_tree *t, const double *pi, size_t n,
 		reach[x->info] = r[x->player];
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
-		double rc[2] = { r[0], r[1] };
+		double rc[ENV_MAX_PLAYERS];
+		memcpy(rc, r, (size_t)t->np * sizeof *rc);
 		if (x->kind == T_DECISION)
 			rc[x->player] *= pi[(size_t)x->info * (size_t)t->A +
 					    (size_t)c->action];
@@ -823,7 +898,9 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 	if (!pi || !num || !avg || !reach || !den || !tab)
 		goto nomem;
 	for (size_t j = 0; j < k; j++) {
-		const double r0[2] = { 1, 1 };
+		double r0[ENV_MAX_PLAYERS];
+		for (int p = 0; p < ENV_MAX_PLAYERS; p++)
+			r0[p] = 1;
 		if (w[j] == 0)
 			continue;
 		if ((rc = ask_policy(t, &pols[j], pi, err, errlen)))
@@ -896,8 +973,8 @@ int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 			goto out;
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = 0; j < k; j++) {
-			double v[2];
-			/* Player 0's infostates from i, player 1's from j. */
+			double v[ENV_MAX_PLAYERS];
+			/* Seat 0's infostates from i, the others' from j. */
 			for (size_t s = 0; s < t->ni; s++)
 				memcpy(pi + s * A,
 				       tabs + (t->info[s].player ? j : i) *

@@ -9,15 +9,17 @@
 
 #include "envs/env_internal.h"
 
+#include <string.h>
+
 enum { T_DECISION, T_CHANCE, T_TERMINAL };
 
 struct tnode {
 	int8_t kind, player;
 	int8_t action; /* action (or chance outcome) leading here */
-	int32_t info;  /* decision: infoset index */
+	/* decision: infoset index; terminal: row of tree->ret */
+	int32_t info;
 	int32_t first, n;
 	double p;      /* chance probability of this node given its parent */
-	double ret[ENV_MAX_PLAYERS];
 };
 
 struct tinfo {
@@ -36,26 +38,51 @@ struct tinfo {
 struct env_tree {
 	struct env_game gm; /* its own instance of the env's game */
 	struct env_spec spec;
-	int A; /* num_actions */
+	int A;  /* the most actions of any seat: the stride of tables */
+	int np; /* players */
 	struct tnode *nodes;
 	size_t nn, ncap;
 	struct tinfo *info;
 	size_t ni, icap;
 	int32_t *inodes; /* nodes of each infoset, grouped */
+	double *ret;     /* [terminals][np]: each terminal's returns */
+	size_t nt, tcap;
 	struct env_strmap map;
 };
 
-/* Start node x's two values v: its returns when it is terminal (then 1),
- * else 0 and 0 for the caller to sum its children into (then 0). */
-static inline int tnode_start_value(const struct tnode *x, double *v)
+/* Terminal x's returns, np of them. */
+static inline const double *tnode_ret(const env_tree *t,
+				      const struct tnode *x)
 {
-	v[0] = v[1] = 0;
-	if (x->kind != T_TERMINAL)
+	return t->ret + (size_t)x->info * (size_t)t->np;
+}
+
+/* Start node x's np values v: its returns when it is terminal (then 1),
+ * else zeros for the caller to sum its children into (then 0). */
+static inline int tnode_start_value(const env_tree *t, const struct tnode *x,
+				    double *v)
+{
+	if (x->kind != T_TERMINAL) {
+		memset(v, 0, (size_t)t->np * sizeof *v);
 		return 0;
-	v[0] = x->ret[0];
-	v[1] = x->ret[1];
+	}
+	memcpy(v, tnode_ret(t, x), (size_t)t->np * sizeof *v);
 	return 1;
 }
+
+/* The number of actions of seat p (its legal masks and policies are that
+ * long; tables keep the stride A). */
+static inline int tree_seat_actions(const env_tree *t, int p)
+{
+	(void)p;
+	return t->A;
+}
+
+/* The tree of the open game *gm, which it takes over (closing it on
+ * failure too): env_tree_new's work, for tests that build a game from a
+ * table of their own. Errors as env_tree_new. */
+int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
+		     size_t errlen);
 
 #define TREE_NODES_MAX (1u << 24)
 #define TREE_NO_RECALL (-2)
