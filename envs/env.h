@@ -309,6 +309,26 @@ struct env_nashconv {
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
 		      struct env_nashconv *out, char *err, size_t errlen);
 
+/*
+ * The optimum of a common-payoff game (every terminal pays every seat the
+ * same; env.h's ENV_COMMON_PAYOFF, or one seat): the best expected return
+ * of any joint policy, which a deterministic one attains. Exact: one
+ * seat with perfect recall best-responds to each deterministic policy of
+ * the others, enumerated at the infostates their earlier choices reach
+ * (envs/optimum.c); LG_EFULL (err says how far it got) when that passes
+ * 2^31 node visits. The gap of a policy is value - its value[0]
+ * (env_tree_nashconv). *policy (may be NULL) gets the best joint policy
+ * (free with env_tabular_free). LG_EUNSUPP (err names a terminal) when
+ * the returns are not common; LG_ENOMEM.
+ */
+struct env_optimum {
+	double value;      /* every seat's expected return under the best */
+	uint64_t policies; /* joint policies of the other seats enumerated */
+	int responder;     /* the seat best-responding to each, -1 none */
+};
+int env_tree_optimum(const env_tree *t, struct env_optimum *out,
+		     env_tabular **policy, char *err, size_t errlen);
+
 /* Write pol as a tabular policy file text (the format above) to out. */
 int env_tree_dump_policy(const env_tree *t, const struct env_policy *pol,
 			 lg_buf *out, char *err, size_t errlen);

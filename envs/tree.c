@@ -19,7 +19,6 @@
  */
 #include "envs/tree_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,9 +436,7 @@ static int ask_policy(const env_tree *t, const struct env_policy *pol,
 	return rc;
 }
 
-/* Every seat's expected return below node n when all play pi, into
- * v[np]. */
-static void profile_value(const env_tree *t, const double *pi, size_t n,
+void tree_profile_value(const env_tree *t, const double *pi, size_t n,
 			  double *v)
 {
 	const struct tnode *x = &t->nodes[n];
@@ -455,23 +452,13 @@ static void profile_value(const env_tree *t, const double *pi, size_t n,
 		double cv[ENV_MAX_PLAYERS];
 		if (w == 0)
 			continue;
-		profile_value(t, pi, (size_t)(x->first + i), cv);
+		tree_profile_value(t, pi, (size_t)(x->first + i), cv);
 		for (int p = 0; p < t->np; p++)
 			v[p] += w * cv[p];
 	}
 }
 
-struct br_ctx {
-	const env_tree *t;
-	const double *pi;
-	int me;
-	double *reach; /* chance x opponent reach of each node */
-	double *val;
-	uint8_t *done;
-	int *act; /* per infoset, -1 until fixed */
-};
-
-static void br_reach(struct br_ctx *b, size_t n, double r)
+static void br_reach(struct tree_br *b, size_t n, double r)
 {
 	const struct tnode *x = &b->t->nodes[n];
 
@@ -488,9 +475,9 @@ static void br_reach(struct br_ctx *b, size_t n, double r)
 	}
 }
 
-static double br_value(struct br_ctx *b, size_t n);
+static double br_value(struct tree_br *b, size_t n);
 
-static int br_action(struct br_ctx *b, int32_t info)
+static int br_action(struct tree_br *b, int32_t info)
 {
 	const env_tree *t = b->t;
 	const struct tinfo *ti = &t->info[info];
@@ -515,7 +502,7 @@ static int br_action(struct br_ctx *b, int32_t info)
 	return best;
 }
 
-static double br_value(struct br_ctx *b, size_t n)
+static double br_value(struct tree_br *b, size_t n)
 {
 	const env_tree *t = b->t;
 	const struct tnode *x = &t->nodes[n];
@@ -547,39 +534,60 @@ static double br_value(struct br_ctx *b, size_t n)
 	return v;
 }
 
+int tree_br_init(struct tree_br *b, const env_tree *t)
+{
+	memset(b, 0, sizeof *b);
+	b->t = t;
+	b->reach = calloc(t->nn, sizeof *b->reach);
+	b->val = calloc(t->nn, sizeof *b->val);
+	b->done = calloc(t->nn, 1);
+	b->act = calloc(t->ni ? t->ni : 1, sizeof *b->act);
+	if (!b->reach || !b->val || !b->done || !b->act) {
+		tree_br_fini(b);
+		return LG_ENOMEM;
+	}
+	return 0;
+}
+
+void tree_br_fini(struct tree_br *b)
+{
+	free(b->reach);
+	free(b->val);
+	free(b->done);
+	free(b->act);
+	memset(b, 0, sizeof *b);
+}
+
+double tree_br_run(struct tree_br *b, const double *pi, int me)
+{
+	const env_tree *t = b->t;
+
+	b->pi = pi;
+	b->me = me;
+	memset(b->done, 0, t->nn);
+	for (size_t i = 0; i < t->ni; i++)
+		b->act[i] = -1;
+	br_reach(b, 0, 1);
+	return br_value(b, 0);
+}
+
 static int nashconv_table(const env_tree *t, const double *pi,
 			  struct env_nashconv *out)
 {
-	struct br_ctx b = { .t = t, .pi = pi };
-	int rc = 0;
+	struct tree_br b;
 
 	memset(out, 0, sizeof *out);
 	out->players = t->np;
-	profile_value(t, pi, 0, out->value);
-	b.reach = calloc(t->nn, sizeof *b.reach);
-	b.val = calloc(t->nn, sizeof *b.val);
-	b.done = calloc(t->nn, 1);
-	b.act = calloc(t->ni ? t->ni : 1, sizeof *b.act);
-	if (!b.reach || !b.val || !b.done || !b.act) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
+	tree_profile_value(t, pi, 0, out->value);
+	if (tree_br_init(&b, t))
+		return LG_ENOMEM;
 	for (int me = 0; me < t->np; me++) {
-		b.me = me;
-		memset(b.done, 0, t->nn);
-		for (size_t i = 0; i < t->ni; i++)
-			b.act[i] = -1;
-		br_reach(&b, 0, 1);
-		out->br_value[me] = br_value(&b, 0);
+		out->br_value[me] = tree_br_run(&b, pi, me);
 		out->nashconv += out->br_value[me] - out->value[me];
 	}
 	out->exploitability = out->nashconv / t->np;
-out:
-	free(b.reach);
-	free(b.val);
-	free(b.done);
-	free(b.act);
-	return rc;
+	tree_br_fini(&b);
+	return 0;
 }
 
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
@@ -632,213 +640,6 @@ out:
 	return rc;
 }
 
-/* ---- tabular policy files ----------------------------------------------- */
-
-#define TAB_LINE_MAX 4096
-#define TAB_ENTRIES_MAX 1000000
-
-struct env_tabular {
-	int A;
-	struct env_strmap map;
-	double *probs;
-	size_t n, cap;
-};
-
-/* Parse one line of a tabular policy file (path:lineno for errors)
- * into its infostate *key (pointing into line) and num_actions
- * probabilities pr summing to *sum. 1 for a blank or comment line, 0
- * for an entry, LG_EINVAL (err says why) for a malformed one. */
-static int tab_parse_line(char *line, int num_actions, const char *path,
-			  long lineno, char **key, double *pr, double *sum,
-			  char *err, size_t errlen)
-{
-	char *p = line, *save = NULL, *tok;
-	int k = 0;
-
-	*sum = 0;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
-		return 1;
-	*key = strtok_r(p, " \t\r\n", &save);
-	if (strlen(*key) >= ENV_KEY_MAX) {
-		lg_errf(err, errlen, "%s:%ld: infostate longer than "
-			"%d bytes", path, lineno, ENV_KEY_MAX - 1);
-		return LG_EINVAL;
-	}
-	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-		if (k == num_actions) {
-			k++;
-			break;
-		}
-		if (lg_parse_double(tok, 0, 1, &pr[k])) {
-			lg_errf(err, errlen, "%s:%ld: '%s' is not a "
-				"probability in [0, 1]", path, lineno,
-				tok);
-			return LG_EINVAL;
-		}
-		*sum += pr[k++];
-	}
-	if (k != num_actions) {
-		lg_errf(err, errlen, "%s:%ld: expected an infostate "
-			"and %d probabilities", path, lineno,
-			num_actions);
-		return LG_EINVAL;
-	}
-	if (fabs(*sum - 1) > 1e-6) {
-		lg_errf(err, errlen, "%s:%ld: probabilities sum to "
-			"%.9g, not 1", path, lineno, *sum);
-		return LG_EINVAL;
-	}
-	return 0;
-}
-
-/* Add the entry key -> pr / sum to t (path:lineno for errors).
- * LG_EINVAL for a duplicate infostate, LG_EFULL past TAB_ENTRIES_MAX
- * (err says which), LG_ENOMEM. */
-static int tab_add(env_tabular *t, const char *key, const double *pr,
-		   double sum, const char *path, long lineno, char *err,
-		   size_t errlen)
-{
-	size_t A = (size_t)t->A;
-	int rc;
-
-	if (env_strmap_get(&t->map, key) >= 0) {
-		lg_errf(err, errlen, "%s:%ld: duplicate infostate "
-			"'%s'", path, lineno, key);
-		return LG_EINVAL;
-	}
-	if (t->n == TAB_ENTRIES_MAX) {
-		lg_errf(err, errlen, "%s:%ld: more than %d entries",
-			path, lineno, TAB_ENTRIES_MAX);
-		return LG_EFULL;
-	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		double *np = realloc(t->probs, cap * A * sizeof *np);
-		if (!np)
-			return LG_ENOMEM;
-		t->probs = np;
-		t->cap = cap;
-	}
-	for (size_t a = 0; a < A; a++)
-		t->probs[t->n * A + a] = pr[a] / sum;
-	rc = env_strmap_put(&t->map, key, (int)t->n);
-	if (rc)
-		return rc;
-	t->n++;
-	return 0;
-}
-
-int env_tabular_load(env_tabular **out, const char *path, int num_actions,
-		     char *err, size_t errlen)
-{
-	char line[TAB_LINE_MAX + 2];
-	env_tabular *t = NULL;
-	FILE *f = NULL;
-	long lineno = 0;
-	int rc = 0;
-
-	*out = NULL;
-	if (num_actions < 1 || num_actions > ENV_MAX_ACTIONS)
-		return LG_EINVAL;
-	f = fopen(path, "r");
-	if (!f) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		return LG_EIO;
-	}
-	t = calloc(1, sizeof *t);
-	if (!t) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	t->A = num_actions;
-	while (fgets(line, sizeof line, f)) {
-		double pr[ENV_MAX_ACTIONS], sum;
-		size_t len = strlen(line);
-		char *key = NULL;
-
-		lineno++;
-		if (len > TAB_LINE_MAX ||
-		    (len && line[len - 1] != '\n' && !feof(f))) {
-			lg_errf(err, errlen, "%s:%ld: line longer than %d "
-				"bytes", path, lineno, TAB_LINE_MAX);
-			rc = LG_EINVAL;
-			goto out;
-		}
-		rc = tab_parse_line(line, num_actions, path, lineno, &key, pr,
-				    &sum, err, errlen);
-		if (rc == 1) {
-			rc = 0;
-			continue;
-		}
-		if (rc || (rc = tab_add(t, key, pr, sum, path, lineno, err,
-					errlen)))
-			goto out;
-	}
-	if (ferror(f)) {
-		lg_errf(err, errlen, "%s: read error", path);
-		rc = LG_EIO;
-		goto out;
-	}
-	*out = t;
-	t = NULL;
-out:
-	if (rc == LG_ENOMEM)
-		lg_errf(err, errlen, "%s: out of memory", path);
-	if (f)
-		fclose(f);
-	env_tabular_free(t);
-	return rc;
-}
-
-void env_tabular_free(env_tabular *t)
-{
-	if (!t)
-		return;
-	env_strmap_free(&t->map);
-	free(t->probs);
-	free(t);
-}
-
-static int tabular_fn(void *ctx, int player, const char *key,
-		      const float *obs, const uint8_t *mask, int A, double *probs,
-		      char *err, size_t errlen)
-{
-	env_tabular *t = ctx;
-	int i = env_strmap_get(&t->map, key);
-	const double *row;
-
-	/* A seat with fewer actions than the game's most reads the first A
-	 * of its row; the rest must be 0. */
-	if (A > t->A) {
-		lg_errf(err, errlen, "tabular policy has %d actions, the game "
-			"%d", t->A, A);
-		return LG_EINVAL;
-	}
-	if (i < 0) {
-		lg_errf(err, errlen, "tabular policy has no entry for "
-			"infostate '%s'", key);
-		return LG_ENOTFOUND;
-	}
-	row = t->probs + (size_t)i * (size_t)t->A;
-	for (int a = A; a < t->A; a++)
-		if (row[a] != 0) {
-			lg_errf(err, errlen, "tabular policy at '%s': "
-				"probability %g for action %d, beyond the "
-				"seat's %d actions", key, row[a], a, A);
-			return LG_EINVAL;
-		}
-	memcpy(probs, row, (size_t)A * sizeof *probs);
-	return 0;
-}
-
-struct env_policy env_tabular_policy(env_tabular *t)
-{
-	struct env_policy p = { tabular_fn, t, NULL };
-	return p;
-}
-
 /* ---- mixtures of policies as one behaviour policy ------------------------ */
 
 /* reach[info] = the acting player's own reach probability of each infoset
@@ -868,7 +669,6 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 	size_t A = (size_t)t->A, cells = t->ni * A + 1;
 	double *pi = NULL, *reach = NULL, *num = NULL, *den = NULL;
 	double *avg = NULL, wsum = 0;
-	env_tabular *tab = NULL;
 	int rc = 0;
 
 	*out = NULL;
@@ -894,8 +694,7 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 	avg = calloc(cells, sizeof *avg);
 	reach = calloc(t->ni + 1, sizeof *reach);
 	den = calloc(t->ni + 1, sizeof *den);
-	tab = calloc(1, sizeof *tab);
-	if (!pi || !num || !avg || !reach || !den || !tab)
+	if (!pi || !num || !avg || !reach || !den)
 		goto nomem;
 	for (size_t j = 0; j < k; j++) {
 		double r0[ENV_MAX_PLAYERS];
@@ -916,30 +715,23 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 			}
 		}
 	}
-	tab->A = t->A;
-	tab->n = tab->cap = t->ni;
-	tab->probs = num; /* normalised in place below */
-	num = NULL;
 	for (size_t i = 0; i < t->ni; i++) {
-		double *p = tab->probs + i * A;
+		double *p = num + i * A;
 		if (den[i] > 0)
 			for (size_t a = 0; a < A; a++)
 				p[a] /= den[i];
 		else
 			for (size_t a = 0; a < A; a++)
 				p[a] = avg[i * A + a] / wsum;
-		if ((rc = env_strmap_put(&tab->map, t->info[i].key, (int)i)))
-			goto out;
 	}
-	*out = tab;
-	tab = NULL;
+	rc = tree_tabular_of(t, num, out); /* takes num */
+	num = NULL;
 	goto out;
 nomem:
 	rc = LG_ENOMEM;
 out:
 	if (rc == LG_ENOMEM)
 		lg_errf(err, errlen, "mixture: out of memory");
-	env_tabular_free(tab);
 	free(pi);
 	free(num);
 	free(avg);
@@ -980,7 +772,7 @@ int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 				       tabs + (t->info[s].player ? j : i) *
 						      cells + s * A,
 				       A * sizeof *pi);
-			profile_value(t, pi, 0, v);
+			tree_profile_value(t, pi, 0, v);
 			out[i * k + j] = v[0];
 		}
 out:

@@ -78,6 +78,41 @@ static inline int tree_seat_actions(const env_tree *t, int p)
 	return t->A;
 }
 
+/* Every seat's expected return below node n when all play pi (ni x A),
+ * into v[np]. */
+void tree_profile_value(const env_tree *t, const double *pi, size_t n,
+			double *v);
+
+/* A best responder's work space on tree t (tree.c): chance x the
+ * others' reach of each node, memoised values below, and the action
+ * chosen at each of the responder's infosets. */
+struct tree_br {
+	const env_tree *t;
+	const double *pi;
+	int me;
+	double *reach, *val; /* [nn] */
+	uint8_t *done;       /* [nn] */
+	int *act;            /* [ni]: -1 until fixed (and where unreached) */
+};
+int tree_br_init(struct tree_br *b, const env_tree *t); /* LG_ENOMEM */
+void tree_br_fini(struct tree_br *b);
+/* Seat me's best-response value when every other seat plays pi
+ * (ni x A); b->act then holds me's choices. Exact under perfect recall. */
+double tree_br_run(struct tree_br *b, const double *pi, int me);
+
+/* A tabular policy file's table (envs/tabular.c). */
+struct env_tabular {
+	int A;
+	struct env_strmap map;
+	double *probs; /* [n * A] */
+	size_t n, cap;
+};
+
+/* tab (t->ni x t->A, malloc'd, rows normalised) as a tabular policy over
+ * t's infostates, which takes tab over (freeing it on failure too).
+ * LG_ENOMEM. */
+int tree_tabular_of(const env_tree *t, double *tab, env_tabular **out);
+
 /* The tree of the open game *gm, which it takes over (closing it on
  * failure too): env_tree_new's work, for tests that build a game from a
  * table of their own. Errors as env_tree_new. */
