@@ -26,6 +26,11 @@ struct cli_cmd {
 	int own_help;
 };
 
+/* A CLI_CALL for --param KEY=VALUE (cli/cmd_env.c): one more pair into the
+ * struct env_params at dest; -1 with err saying why for a malformed pair
+ * or more than ENV_PARAMS_MAX. */
+int cli_param_arg(void *dest, const char *val, char *err, size_t errlen);
+
 /* `league eval search CONFIG ...` (cli/eval_search.c): argv[0] is
  * "search". */
 int cli_eval_search(int argc, char **argv);

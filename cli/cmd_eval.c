@@ -42,6 +42,7 @@ struct eval_args {
 	int estimator;
 	double clip, reach;
 	int sampling_opts; /* one of --estimator --clip --reach --seed given */
+	struct env_params params; /* --param KEY=VALUE, after the config's */
 };
 
 /* --estimator outcome|history|allq: env_mmd_set_sampling's estimator (an
@@ -74,6 +75,7 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		CLI_STRING("matrix", 'm', &a->matrix),
 		CLI_STRING("config", 'c', &a->config),
 		CLI_STRING("out", 'o', &a->out),
+		CLI_CALL("param", 0, &a->params, cli_param_arg),
 		CLI_BOOL("json", 0, &a->json),
 		CLI_BITS("follow-symlinks", 0, &a->out_flags,
 			 LG_OUT_FOLLOW_SYMLINKS),
@@ -158,6 +160,15 @@ static int make_env(const struct eval_args *a, env **e)
 				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
 				       "--config FILE with env.matrix");
 	league_env_opts(&c, &o);
+	for (uint32_t i = 0; i < a->params.n; i++) {
+		if (o.params.n == ENV_PARAMS_MAX)
+			return cli_usage_error(a->cmd, "more than %d env.params "
+					       "with --param", ENV_PARAMS_MAX);
+		memcpy(o.params.key[o.params.n], a->params.key[i],
+		       sizeof o.params.key[0]);
+		memcpy(o.params.val[o.params.n++], a->params.val[i],
+		       sizeof o.params.val[0]);
+	}
 	rc = env_new(e, name, &o, err, sizeof err);
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);
@@ -294,12 +305,16 @@ static int make_policy(const struct eval_args *a, const env *e,
 		ps->pol = env_policy_uniform();
 		return 0;
 	}
-	if (!strncmp(a->policy, "cfr:", 4)) {
+	if (!strncmp(a->policy, "cfr:", 4) || !strncmp(a->policy, "vcfr:", 5)) {
+		int plus = a->policy[0] == 'c';
 		unsigned long long n;
-		if (cli_opt_u64(a->cmd, "--policy cfr:ITERS", a->policy + 4, 1,
-				CFR_ITERS_MAX, &n))
+		if (cli_opt_u64(a->cmd, plus ? "--policy cfr:ITERS"
+					     : "--policy vcfr:ITERS",
+				a->policy + (plus ? 4 : 5), 1, CFR_ITERS_MAX,
+				&n))
 			return CLI_USAGE;
-		if (env_cfr_new(&ps->cfr, t)) {
+		if (env_cfr_new_kind(&ps->cfr, t, plus ? ENV_CFR_PLUS
+						       : ENV_CFR_VANILLA)) {
 			fprintf(stderr, "league: out of memory\n");
 			return CLI_FAIL;
 		}
@@ -316,12 +331,13 @@ static int make_policy(const struct eval_args *a, const env *e,
 		return make_fp(a, t, ps);
 	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
 		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
-				       "cfr:1000");
+				       "cfr:1000 (vcfr:ITERS: vanilla CFR)");
 	rc = env_tabular_load(&ps->tab, a->policy,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS, [o]mmd:/[o]mmdavg:ALPHA:ETA:"
+				       "cfr:ITERS, vcfr:ITERS, "
+				       "[o]mmd:/[o]mmdavg:ALPHA:ETA:"
 				       "ITERS, "
 				       "fp:/fplin:TAU:ITERS or a policy file; "
 				       "%s", err);
@@ -331,6 +347,93 @@ static int make_policy(const struct eval_args *a, const env *e,
 	}
 	ps->pol = env_tabular_policy(ps->tab);
 	return 0;
+}
+
+/* Print a per-seat row: label, then each seat's v (table form). */
+static void print_seats(const char *label, const double *v, int np)
+{
+	printf("%-16s", label);
+	for (int p = 0; p < np; p++)
+		printf("%s%.12f", p ? " " : "", v[p]);
+	printf("\n");
+}
+
+/* A JSON array of the np values v after ,"key":. */
+static void json_seats(const char *key, const double *v, int np)
+{
+	printf(",\"%s\":[", key);
+	for (int p = 0; p < np; p++)
+		printf("%s%.17g", p ? "," : "", v[p]);
+	printf("]");
+}
+
+/* `league eval nashconv`'s report of nc (policy ps on e's tree t, asked
+ * since t0), with the optimum and the policy's gap to it for a
+ * common-payoff game (or one seat). */
+static void print_nashconv(const struct eval_args *a, const env *e,
+			   const env_tree *t, const struct policy_src *ps,
+			   const struct env_nashconv *nc, double t0)
+{
+	const struct env_spec *sp = env_spec_of(e);
+	struct env_optimum opt;
+	char err[512];
+	int np = nc->players, have_opt = 0;
+
+	if (sp->payoff == ENV_COMMON_PAYOFF || np == 1) {
+		if (env_tree_optimum(t, &opt, NULL, err, sizeof err))
+			fprintf(stderr, "league eval nashconv: %s\n", err);
+		else
+			have_opt = 1;
+	}
+	if (a->json) {
+		printf("{\"game\":\"%s\",\"players\":%d,\"policy\":",
+		       sp->name, np);
+		eval_json_str(stdout, a->policy);
+		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g",
+		       nc->nashconv, nc->exploitability);
+		json_seats("value", nc->value, np);
+		json_seats("br_value", nc->br_value, np);
+		if (have_opt)
+			printf(",\"optimum\":%.17g,\"gap\":%.17g,"
+			       "\"optimum_policies\":%llu", opt.value,
+			       opt.value - nc->value[0],
+			       (unsigned long long)opt.policies);
+		printf(",\"cfr_iterations\":%llu,\"infostates\":%zu,"
+		       "\"nodes\":%zu,\"seconds\":%.3f",
+		       (unsigned long long)(ps->cfr ? ps->iters : 0),
+		       env_tree_infostates(t), env_tree_nodes(t),
+		       lg_now_s() - t0);
+		if (ps->mmd)
+			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
+			       "%.17g", (unsigned long long)ps->iters,
+			       env_mmd_residual(ps->mmd));
+		if (ps->fp)
+			printf(",\"fp_iterations\":%llu",
+			       (unsigned long long)ps->iters);
+		printf("}\n");
+		return;
+	}
+	printf("game            %s (%zu infostates, %zu nodes)\n"
+	       "policy          %s\n"
+	       "nashconv        %.12f\n"
+	       "exploitability  %.12f\n",
+	       sp->name, env_tree_infostates(t), env_tree_nodes(t), a->policy,
+	       nc->nashconv, nc->exploitability);
+	print_seats("value", nc->value, np);
+	print_seats("br_value", nc->br_value, np);
+	if (have_opt)
+		printf("optimum         %.12f (the best joint policy: %llu "
+		       "enumerated)\n"
+		       "gap             %.12f (optimum - value)\n",
+		       opt.value, (unsigned long long)opt.policies,
+		       opt.value - nc->value[0]);
+	if (ps->mmd)
+		printf("qre_residual    %.3g (the last iterate's max |pi - "
+		       "softmax(q / alpha)|, %llu iterations)\n",
+		       env_mmd_residual(ps->mmd),
+		       (unsigned long long)ps->iters);
+	if (ps->fp)
+		printf("fp_iterations   %llu\n", (unsigned long long)ps->iters);
 }
 
 static int eval_run(int argc, char **argv, int dump)
@@ -383,46 +486,7 @@ static int eval_run(int argc, char **argv, int dump)
 		rc = ps.tab ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
-	if (a.json) {
-		printf("{\"game\":\"%s\",\"policy\":", env_spec_of(e)->name);
-		eval_json_str(stdout, a.policy);
-		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g,"
-		       "\"value\":[%.17g,%.17g],\"br_value\":[%.17g,%.17g],"
-		       "\"cfr_iterations\":%llu,\"infostates\":%zu,"
-		       "\"nodes\":%zu,\"seconds\":%.3f",
-		       nc.nashconv, nc.exploitability, nc.value[0],
-		       nc.value[1], nc.br_value[0], nc.br_value[1],
-		       (unsigned long long)(ps.cfr ? ps.iters : 0),
-		       env_tree_infostates(t), env_tree_nodes(t),
-		       lg_now_s() - t0);
-		if (ps.mmd)
-			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
-			       "%.17g", (unsigned long long)ps.iters,
-			       env_mmd_residual(ps.mmd));
-		if (ps.fp)
-			printf(",\"fp_iterations\":%llu",
-			       (unsigned long long)ps.iters);
-		printf("}\n");
-	} else {
-		printf("game            %s (%zu infostates, %zu nodes)\n"
-		       "policy          %s\n"
-		       "nashconv        %.12f\n"
-		       "exploitability  %.12f\n"
-		       "value           %.12f %.12f\n"
-		       "br_value        %.12f %.12f\n",
-		       env_spec_of(e)->name, env_tree_infostates(t),
-		       env_tree_nodes(t), a.policy, nc.nashconv,
-		       nc.exploitability, nc.value[0], nc.value[1],
-		       nc.br_value[0], nc.br_value[1]);
-		if (ps.mmd)
-			printf("qre_residual    %.3g (the last iterate's max |pi - "
-			       "softmax(q / alpha)|, %llu iterations)\n",
-			       env_mmd_residual(ps.mmd),
-			       (unsigned long long)ps.iters);
-		if (ps.fp)
-			printf("fp_iterations   %llu\n",
-			       (unsigned long long)ps.iters);
-	}
+	print_nashconv(&a, e, t, &ps, &nc, t0);
 	rc = CLI_OK;
 out:
 	env_cfr_free(ps.cfr);

@@ -38,6 +38,8 @@
 #define LD_SLOTS(n) (3 * (n) - 2)
 #define LD_SLOTS_MAX LD_SLOTS(POKER_PLAYERS_MAX)
 
+_Static_assert(POKER_PLAYERS_MAX <= LEAGUE_GAME_PLAYERS_MAX, "seats");
+
 
 struct poker_inst {
 	int np; /* players */
@@ -94,8 +96,11 @@ static void poker_spec(struct league_game_spec *spec, int np,
 {
 	memset(spec, 0, sizeof *spec);
 	spec->players = (uint32_t)np;
-	spec->obs_len = obs_len;
-	spec->num_actions = num_actions;
+	for (int s = 0; s < np; s++) {
+		spec->seat[s].obs_len = obs_len;
+		spec->seat[s].num_actions = num_actions;
+	}
+	spec->payoff = LEAGUE_GAME_ZERO_SUM;
 	spec->flags = LEAGUE_GAME_HAS_CHANCE;
 	spec->state_size = state_size;
 	spec->max_steps = max_steps;

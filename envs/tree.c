@@ -208,18 +208,16 @@ static void no_tree(const char *name, char *err, size_t errlen)
 		"have one)", name);
 }
 
-int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
-		     size_t errlen)
+/* Build t's tree from its open game t->gm (t->spec set); on failure err
+ * says why and t is the caller's to free. */
+static int tree_build(env_tree *t, char *err, size_t errlen)
 {
-	const struct env_spec *es = &gm->spec;
-	unsigned char *st = NULL;
-	env_tree *t;
+	const struct env_spec *es = &t->spec;
+	unsigned char *st;
 	int rc;
 
-	*out = NULL;
-	if (!gm->g || !(es->flags & ENV_F_TREE) || !gm->g->infostate) {
+	if (!t->gm.g || !(es->flags & ENV_F_TREE) || !t->gm.g->infostate) {
 		no_tree(es->name, err, errlen);
-		env_game_close(gm);
 		return LG_EUNSUPP;
 	}
 	if (es->players < 1 || es->players > ENV_MAX_PLAYERS ||
@@ -229,25 +227,11 @@ int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
 			"tree takes 1..%d players and at most %d actions",
 			es->name, es->players, es->num_actions,
 			ENV_MAX_PLAYERS, ENV_MAX_ACTIONS);
-		env_game_close(gm);
 		return LG_EUNSUPP;
 	}
-	t = calloc(1, sizeof *t);
-	if (!t) {
-		env_game_close(gm);
-		lg_errf(err, errlen, "%s: out of memory", es->name);
-		return LG_ENOMEM;
-	}
-	t->gm = *gm;
-	if (gm->inst == &gm->own) /* a built-in's instance moves with it */
-		t->gm.inst = &t->gm.own;
-	memset(gm, 0, sizeof *gm);
-	es = &t->gm.spec;
-	t->spec = *es;
 	t->A = es->num_actions;
 	t->np = es->players;
-	st = malloc(t->gm.state_size);
-	if (!st) {
+	if (!(st = malloc(t->gm.state_size))) {
 		rc = LG_ENOMEM;
 		goto fail;
 	}
@@ -264,26 +248,45 @@ int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
 			none[i] = -1;
 		rc = build(t, 0, st, none);
 	}
+	if (!rc)
+		rc = group_infosets(t);
+fail:
 	if (rc)
-		goto fail;
-	rc = group_infosets(t);
-	if (rc)
-		goto fail;
+		lg_errf(err, errlen, "%s: building the game tree: %s%s",
+			es->name, lg_strerror(rc),
+			rc == LG_EFULL ? " (more than 2^24 nodes)" : "");
 	free(st);
+	return rc;
+}
+
+int env_tree_of_game(env_tree **out, const struct league_game *g,
+		     void *inst, const struct env_spec *spec,
+		     size_t state_size, char *err, size_t errlen)
+{
+	env_tree *t = calloc(1, sizeof *t);
+	int rc;
+
+	*out = NULL;
+	if (!t) {
+		lg_errf(err, errlen, "%s: out of memory", spec->name);
+		return LG_ENOMEM;
+	}
+	t->gm.g = g;
+	t->gm.inst = inst;
+	t->gm.spec = *spec;
+	t->gm.state_size = state_size;
+	t->spec = *spec;
+	if ((rc = tree_build(t, err, errlen))) {
+		env_tree_free(t);
+		return rc;
+	}
 	*out = t;
 	return 0;
-fail:
-	lg_errf(err, errlen, "%s: building the game tree: %s%s", es->name,
-		lg_strerror(rc), rc == LG_EFULL ? " (more than 2^24 nodes)"
-						: "");
-	free(st);
-	env_tree_free(t);
-	return rc;
 }
 
 int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 {
-	struct env_game gm;
+	env_tree *t;
 	int rc;
 
 	*out = NULL;
@@ -292,9 +295,24 @@ int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 		no_tree(e->gm.spec.name, err, errlen);
 		return LG_EUNSUPP;
 	}
-	if ((rc = env_game_open(&gm, e->gm.g->name, &e->o, err, errlen)))
+	if (!(t = calloc(1, sizeof *t))) {
+		lg_errf(err, errlen, "%s: out of memory", e->gm.spec.name);
+		return LG_ENOMEM;
+	}
+	/* its own instance, opened in place (an open game may point into
+	 * itself, so it is never copied) */
+	if ((rc = env_game_open(&t->gm, e->gm.g->name, &e->o, err,
+				errlen))) {
+		free(t);
 		return rc;
-	return env_tree_of_game(out, &gm, err, errlen);
+	}
+	t->spec = t->gm.spec;
+	if ((rc = tree_build(t, err, errlen))) {
+		env_tree_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
 }
 
 void env_tree_free(env_tree *t)

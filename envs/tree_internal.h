@@ -74,8 +74,7 @@ static inline int tnode_start_value(const env_tree *t, const struct tnode *x,
  * long; tables keep the stride A). */
 static inline int tree_seat_actions(const env_tree *t, int p)
 {
-	(void)p;
-	return t->A;
+	return t->spec.seat[p].num_actions;
 }
 
 /* Every seat's expected return below node n when all play pi (ni x A),
@@ -113,11 +112,13 @@ struct env_tabular {
  * LG_ENOMEM. */
 int tree_tabular_of(const env_tree *t, double *tab, env_tabular **out);
 
-/* The tree of the open game *gm, which it takes over (closing it on
- * failure too): env_tree_new's work, for tests that build a game from a
- * table of their own. Errors as env_tree_new. */
-int env_tree_of_game(env_tree **out, struct env_game *gm, char *err,
-		     size_t errlen);
+/* The tree of game table g with instance inst (which the tree takes
+ * over: g->destroy, if any, is called on it when the tree is freed), spec
+ * and state_size: env_tree_new's work on a game that is not registered,
+ * for tests that build one of their own. Errors as env_tree_new. */
+int env_tree_of_game(env_tree **out, const struct league_game *g,
+		     void *inst, const struct env_spec *spec,
+		     size_t state_size, char *err, size_t errlen);
 
 #define TREE_NODES_MAX (1u << 24)
 #define TREE_NO_RECALL (-2)
