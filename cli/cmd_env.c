@@ -62,7 +62,8 @@ static int env_list(int argc, char **argv)
 	return CLI_OK;
 }
 
-int cli_param_arg(void *dest, const char *val, char *err, size_t errlen)
+/* cli.h */
+int cli_env_param(void *dest, const char *val, char *err, size_t errlen)
 {
 	struct env_params *pm = dest;
 	const char *eq = strchr(val, '=');
@@ -95,7 +96,7 @@ static int env_check_cmd(int argc, char **argv)
 	char err[512], **pos;
 	int rc;
 	const struct cli_arg flags[] = {
-		CLI_CALL("param", 0, &o.params, cli_param_arg),
+		CLI_CALL("param", 0, &o.params, cli_env_param),
 		CLI_U64("episodes", 0, &episodes, 1, 10000000),
 		CLI_U64("seed", 0, &seed, 0, UINT64_MAX),
 		CLI_END,

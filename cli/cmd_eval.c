@@ -75,7 +75,7 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		CLI_STRING("matrix", 'm', &a->matrix),
 		CLI_STRING("config", 'c', &a->config),
 		CLI_STRING("out", 'o', &a->out),
-		CLI_CALL("param", 0, &a->params, cli_param_arg),
+		CLI_CALL("param", 0, &a->params, cli_env_param),
 		CLI_BOOL("json", 0, &a->json),
 		CLI_BITS("follow-symlinks", 0, &a->out_flags,
 			 LG_OUT_FOLLOW_SYMLINKS),
