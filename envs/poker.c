@@ -28,6 +28,7 @@
  */
 #include "envs/env_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -104,6 +105,34 @@ static void poker_spec(struct league_game_spec *spec, int np,
 	spec->flags = LEAGUE_GAME_HAS_CHANCE;
 	spec->state_size = state_size;
 	spec->max_steps = max_steps;
+}
+
+/* describe()'s text so far: buf[len], *at bytes written (it stops
+ * growing once full; snprintf keeps the NUL in). */
+struct text {
+	char *buf;
+	size_t len, at;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->at >= t->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->at, t->len - t->at, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		t->at += (size_t)n;
+}
+
+/* The end of a hand as seat sees it: its return. */
+static void put_result(struct text *t, const double *ret, int seat)
+{
+	put(t, "\nhand over: your return %+g", ret[seat]);
 }
 
 /* ---- Kuhn -------------------------------------------------------------- */
@@ -256,6 +285,50 @@ static void kuhn_infostate(const void *inst, const void *st, int pl,
 	buf[k] = 0;
 }
 
+/* A Kuhn move's name: pass is "check" before any bet and "fold" after
+ * one; bet is "bet", then "call". */
+static const char *kuhn_move_name(int a, int bet_before)
+{
+	return a ? (bet_before ? "call" : "bet")
+		 : (bet_before ? "fold" : "check");
+}
+
+static void kuhn_describe(const void *inst, const void *st, int seat,
+			  char *buf, size_t len)
+{
+	const struct kuhn_st *s = st;
+	struct text t = { buf, len, 0 };
+	int np = nplayers(inst), pot = np, bet = 0;
+
+	buf[0] = 0;
+	put(&t, "kuhn poker, %d players: you are seat %d\nyour card: %c",
+	    np, seat, s->card[seat] >= 0 ? rank_ch(np, s->card[seat]) : '?');
+	for (int i = 0; i < s->n; i++)
+		pot += s->h[i];
+	put(&t, "\npot: %d (you put in %d)", pot, 1 + kuhn_bet(np, s, seat));
+	put(&t, "\nmoves:");
+	if (!s->n)
+		put(&t, " none yet");
+	for (int i = 0; i < s->n; i++) {
+		put(&t, " seat%d %s%s", i % np, kuhn_move_name(s->h[i], bet),
+		    i + 1 < s->n ? "," : "");
+		bet |= s->h[i];
+	}
+	if (kuhn_player(inst, st) == ENV_TERMINAL) {
+		double ret[POKER_PLAYERS_MAX];
+		kuhn_returns(inst, st, ret);
+		put_result(&t, ret, seat);
+	}
+}
+
+static void kuhn_action_name(const void *inst, const void *st, int seat,
+			     int action, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s",
+		 kuhn_move_name(action,
+				kuhn_first_bet(st) >= 0));
+}
+
 const struct league_game env_game_kuhn = {
 	.abi = LEAGUE_GAME_ABI,
 	.name = "kuhn",
@@ -271,6 +344,8 @@ const struct league_game env_game_kuhn = {
 	.observe = kuhn_observe,
 	.returns = kuhn_returns,
 	.infostate = kuhn_infostate,
+	.describe = kuhn_describe,
+	.action_name = kuhn_action_name,
 };
 
 /* ---- Leduc ------------------------------------------------------------- */
@@ -506,6 +581,82 @@ static void leduc_infostate(const void *inst, const void *st, int pl,
 	snprintf(buf, len, "%s", tmp);
 }
 
+/* A Leduc move's name where `raised` says whether the round has seen a
+ * raise and `owe` whether the mover is short of the stakes: fold; call is
+ * "check" with nothing owed; raise is "bet" as the round's first. */
+static const char *leduc_move_name(int a, int raised, int owe)
+{
+	return a == LD_FOLD   ? "fold"
+	       : a == LD_CALL ? (owe ? "call" : "check")
+			      : (raised ? "raise" : "bet");
+}
+
+/* The moves so far, each named as it was made and by whom: the hand
+ * replayed from the root with the same cards. */
+static void leduc_put_moves(struct text *t, const void *inst,
+			    const struct leduc_st *s)
+{
+	struct leduc_st r;
+	int np = nplayers(inst);
+
+	leduc_root(inst, &r, NULL);
+	for (int i = 0; i < np; i++)
+		leduc_apply(inst, &r, s->priv[i], NULL);
+	for (int k = 0; k < 2 && k < s->round; k++) {
+		put(t, "\nround %d:", k + 1);
+		if (!s->nseq[k])
+			put(t, " no moves yet");
+		if (k == 1 && s->pub >= 0) /* the public card, as dealt */
+			leduc_apply(inst, &r, s->pub, NULL);
+		for (int i = 0; i < s->nseq[k]; i++) {
+			int p = r.cur, a = s->seq[k][i];
+			put(t, " seat%d %s%s", p,
+			    leduc_move_name(a, r.raises > 0,
+					    r.stakes > r.contrib[p]),
+			    i + 1 < s->nseq[k] ? "," : "");
+			leduc_apply(inst, &r, a, NULL);
+		}
+	}
+}
+
+static void leduc_describe(const void *inst, const void *st, int seat,
+			   char *buf, size_t len)
+{
+	const struct leduc_st *s = st;
+	struct text t = { buf, len, 0 };
+	int np = nplayers(inst), pot = 0;
+
+	buf[0] = 0;
+	for (int p = 0; p < np; p++)
+		pot += s->contrib[p];
+	put(&t, "leduc poker, %d players: you are seat %d\nyour card: %c",
+	    np, seat,
+	    s->priv[seat] >= 0 ? rank_ch(np, s->priv[seat] / 2) : '?');
+	if (s->pub >= 0)
+		put(&t, "\npublic card: %c", rank_ch(np, s->pub / 2));
+	else
+		put(&t, "\npublic card: not dealt yet");
+	put(&t, "\npot: %d (you put in %d%s)", pot, s->contrib[seat],
+	    s->folded[seat] ? ", folded" : "");
+	if (s->dealt == np)
+		leduc_put_moves(&t, inst, s);
+	if (s->over) {
+		double ret[POKER_PLAYERS_MAX];
+		leduc_returns(inst, st, ret);
+		put_result(&t, ret, seat);
+	}
+}
+
+static void leduc_action_name(const void *inst, const void *st, int seat,
+			      int action, char *buf, size_t len)
+{
+	const struct leduc_st *s = st;
+
+	snprintf(buf, len, "%s",
+		 leduc_move_name(action, s->raises > 0,
+				 s->stakes > s->contrib[seat]));
+}
+
 /* leduc and leduc_short are one game observed two ways: the same table
  * but for the name, summary, create() and observe(). */
 #define LEDUC_GAME(game_name, game_summary, create_fn, observe_fn)  \
@@ -517,6 +668,8 @@ static void leduc_infostate(const void *inst, const void *st, int pl,
 		.legal = leduc_legal, .apply = leduc_apply,         \
 		.observe = observe_fn, .returns = leduc_returns,    \
 		.infostate = leduc_infostate,                       \
+		.describe = leduc_describe,                         \
+		.action_name = leduc_action_name,                   \
 	}
 
 const struct league_game env_game_leduc =

@@ -447,6 +447,73 @@ START_TEST(poker_three_players)
 }
 END_TEST
 
+/* The text hooks: what a seat sees, and each move named as the situation
+ * names it (check or bet before a bet, fold or call after one, raise
+ * over a bet). */
+START_TEST(poker_text_hooks)
+{
+	enum { F = 0, C = 1, R = 2 };
+	const int pb[] = { 3, 0, 1, 0, 1 };        /* kuhn: K T J; p b */
+	const int rcf_q_c[] = { 6, 0, 2, R, C, F, 4, C };
+	const int over[] = { 6, 0, 2, R, F, F };
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
+	char text[LEAGUE_GAME_TEXT_MAX], name[LEAGUE_GAME_NAME_MAX];
+	const struct league_game *k = &env_game_kuhn, *l = &env_game_leduc;
+	void *inst;
+
+	poker_run(k, 3, &inst, st, pb, 3);
+	k->action_name(inst, st, 0, 0, name, sizeof name);
+	ck_assert_str_eq(name, "check");
+	k->action_name(inst, st, 0, 1, name, sizeof name);
+	ck_assert_str_eq(name, "bet");
+	k->apply(inst, st, 0, NULL);
+	k->apply(inst, st, 1, NULL);
+	k->action_name(inst, st, 2, 0, name, sizeof name);
+	ck_assert_str_eq(name, "fold");
+	k->action_name(inst, st, 2, 1, name, sizeof name);
+	ck_assert_str_eq(name, "call");
+	k->describe(inst, st, 2, text, sizeof text);
+	ck_assert_str_eq(text, "kuhn poker, 3 players: you are seat 2\n"
+			 "your card: J\npot: 4 (you put in 1)\n"
+			 "moves: seat0 check, seat1 bet");
+	k->apply(inst, st, 1, NULL); /* seat 2 calls, seat 0 folds */
+	k->apply(inst, st, 0, NULL);
+	k->describe(inst, st, 1, text, sizeof text);
+	ck_assert_msg(strstr(text, "moves: seat0 check, seat1 bet, seat2 "
+			     "call, seat0 fold\nhand over: your return -2"),
+		      "%s", text);
+	k->destroy(inst);
+
+	poker_run(l, 3, &inst, st, rcf_q_c, 8);
+	l->describe(inst, st, 1, text, sizeof text);
+	ck_assert_str_eq(text, "leduc poker, 3 players: you are seat 1\n"
+			 "your card: T\npublic card: Q\n"
+			 "pot: 7 (you put in 3)\n"
+			 "round 1: seat0 bet, seat1 call, seat2 fold\n"
+			 "round 2: seat0 check");
+	l->action_name(inst, st, 1, C, name, sizeof name);
+	ck_assert_str_eq(name, "check");
+	l->action_name(inst, st, 1, R, name, sizeof name);
+	ck_assert_str_eq(name, "bet");
+	l->apply(inst, st, R, NULL);
+	l->action_name(inst, st, 0, F, name, sizeof name);
+	ck_assert_str_eq(name, "fold");
+	l->action_name(inst, st, 0, C, name, sizeof name);
+	ck_assert_str_eq(name, "call");
+	l->action_name(inst, st, 0, R, name, sizeof name);
+	ck_assert_str_eq(name, "raise");
+	l->destroy(inst);
+	poker_run(l, 3, &inst, st, over, 6);
+	l->describe(inst, st, 2, text, sizeof text);
+	ck_assert_str_eq(text, "leduc poker, 3 players: you are seat 2\n"
+			 "your card: J\npublic card: not dealt yet\n"
+			 "pot: 5 (you put in 1, folded)\n"
+			 "round 1: seat0 bet, seat1 fold, seat2 fold\n"
+			 "hand over: your return -1");
+	l->destroy(inst);
+}
+END_TEST
+
 START_TEST(board_rules)
 {
 	const int row[] = { 0, 3, 1, 4, 2 };    /* X takes the top row */
@@ -639,6 +706,7 @@ Suite *suite_envs(void)
 		{ kuhn_rules, 1 },
 		{ leduc_rules, 1 },
 		{ poker_three_players, 1 },
+		{ poker_text_hooks, 1 },
 		{ board_rules, 1 },
 		{ matrix_joint_step_and_payoff, 1 },
 		{ max_steps_truncates_as_draw, 1 },
