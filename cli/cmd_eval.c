@@ -3,8 +3,10 @@
  * evaluation of a policy on the small games by full tree traversal.
  *
  * The game's options come from --config FILE (its env section: name,
- * matrix) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed by the
- * config parser so the same bounds apply); --game overrides the name.
+ * matrix, params) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed
+ * by the config parser so the same bounds apply) and --param KEY=VALUE
+ * (env.params after the config's); --game overrides the name. Reports
+ * give every seat's values, and a common-payoff game's optimum.
  *
  * `league eval DIR` (the first argument a directory): the league's
  * exploitability over time, as the evaluator worker stored it
@@ -610,7 +612,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"       league eval baselines DIR [--format table|csv|json]\n"
 	"                                 [--baseline NAME] [--last N]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
-	"                            [--matrix ROWS] [--config FILE]\n"
+	"                            [--param KEY=VALUE]... [--matrix ROWS]\n"
+	"                            [--config FILE]\n"
 	"                            [--sampled EPISODES [--estimator E]\n"
 	"                             [--clip C] [--reach R] [--seed S]]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -629,17 +632,22 @@ const struct cli_cmd cli_cmd_eval = {
 	"                      [--json | --format table|csv|json]\n"
 	"\n"
 	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
-	"          rps, matrix) and NashConv = sum over players of (best\n"
-	"          response value - policy value); exploitability =\n"
-	"          NashConv / players. --json prints one object with game,\n"
-	"          policy, nashconv, exploitability, value, br_value, ...\n"
+	"          liars_dice, rps, matrix; 1 to 8 seats) and NashConv = sum\n"
+	"          over seats of (best response value - policy value);\n"
+	"          exploitability = NashConv / players. --param sets\n"
+	"          env.params (e.g. players=3) after --config's. For a\n"
+	"          common-payoff game also the optimum (the best joint\n"
+	"          policy, exact) and the policy's gap to it. --json prints\n"
+	"          one object with game, players, policy, nashconv,\n"
+	"          exploitability, value, br_value (one per seat), ...\n"
 	"policy    Print POLICY as a tabular policy file (one line per\n"
 	"          information state: INFOSTATE P0 P1 ...), e.g. to save a\n"
 	"          CFR+ solution; --out writes it to FILE (only a regular\n"
 	"          file or a missing one; a symlink with --follow-symlinks).\n"
 	"\n"
 	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
-	"          ITERS iterations, 1..1000000), mmd:ALPHA:ETA:ITERS\n"
+	"          ITERS iterations, 1..1000000; vcfr:ITERS vanilla CFR's),\n"
+	"          mmd:ALPHA:ETA:ITERS\n"
 	"          (magnetic mirror descent's last iterate: the quantal-\n"
 	"          response equilibrium of temperature ALPHA once its\n"
 	"          printed residual is near 0; ETA the step, e.g.\n"

@@ -9,10 +9,12 @@
  *     a given seed and action sequence always give the same episode.
  *     reset/step/observe/legal never allocate: the collector runs thousands.
  *   - A registry by name (env_count / env_info).
- *   - Exact evaluators for kuhn, leduc, rps and matrix: a game tree is built
- *     once (env_tree) with every chance outcome enumerated; best response,
- *     NashConv and exploitability of any policy (env_policy callback), and a
- *     CFR+ solver whose average policy is itself an env_policy.
+ *   - Exact evaluators for games with an infostate hook (kuhn, leduc,
+ *     liars_dice, rps, matrix), 1 to 8 seats: a game tree is built once
+ *     (env_tree) with every chance outcome enumerated; best response,
+ *     NashConv and exploitability of any policy (env_policy callback), CFR
+ *     and CFR+ solvers whose average policy is itself an env_policy, and
+ *     a common-payoff game's optimum.
  *   - Baseline players (env_baseline): "random" for every game, "minimax"
  *     (perfect) for tictactoe, "alphabeta:N" for connect4.
  *
@@ -23,9 +25,12 @@
  *   matrix     2 simul   2   <=16    same; rows for p0, cols for p1
  *   kuhn       2        11     2     player one-hot(2), own card J,Q,K (3),
  *                                    3 betting slots x [pass,bet] (6)
+ *              N      6N-1     2     (players: N) one-hot(N), card (N+1),
+ *                                    2N-1 slots x [pass,bet]
  *   leduc      2        32     3     player one-hot(2), own rank (3),
  *                                    public rank (3, zero before dealt),
  *                                    2 rounds x 4 slots x [fold,call,raise]
+ *              N    21N-10     3     (players: N) ranks N+1, 3N-2 slots
  *   tictactoe  2        27     9     planes own/opponent/empty x 9 cells
  *   connect4   2       126     7     planes own/opponent/empty x 42 cells
  *                                    (row-major, row 0 at the bottom)
@@ -343,14 +348,17 @@ struct env_policy env_tabular_policy(env_tabular *t);
 
 typedef struct env_tree env_tree;
 
-/* Build the full game tree of e's game (e's options, e.g. the payoff).
- * LG_EUNSUPP if the game has no tree (spec flag ENV_F_TREE unset). */
+/* Build the full game tree of e's game (e's options and params). 1 to
+ * ENV_MAX_PLAYERS seats, at most ENV_MAX_ACTIONS actions a seat. Errors
+ * (err says which): LG_EUNSUPP (no infostate hook, ENV_F_TREE unset, a
+ * remote game, more actions), LG_EFULL (over 2^24 nodes), LG_ENOMEM. */
 int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen);
 void env_tree_free(env_tree *t);
 /* Number of nodes and information states (for reports and tests). */
 size_t env_tree_nodes(const env_tree *t);
 size_t env_tree_infostates(const env_tree *t);
 
+/* [0, players) filled; any payoff type (general-sum too). */
 struct env_nashconv {
 	int players;
 	double value[ENV_MAX_PLAYERS];    /* expected return of the profile */
