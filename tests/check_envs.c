@@ -210,22 +210,30 @@ static void *game_inst(const struct league_game *g)
 	return inst;
 }
 
-static void run_seq(const struct league_game *g, void *st, const int *seq,
-		    int n)
+/* st: g's root under inst, then the moves seq[0..n) (chance outcomes
+ * included), each checked legal. */
+static void play_seq(const struct league_game *g, void *inst, void *st,
+		     const int *seq, int n)
 {
-	void *inst = game_inst(g);
-
 	g->root(inst, st, NULL);
 	for (int i = 0; i < n; i++) {
 		int pl = g->player(inst, st);
-		ck_assert_int_ne(pl, ENV_TERMINAL);
+		ck_assert_msg(pl != ENV_TERMINAL, "move %d: over", i);
 		if (pl != ENV_CHANCE) {
-			uint8_t m[ENV_MAX_ACTIONS];
+			uint8_t m[ENV_MAX_ACTIONS] = { 0 };
 			g->legal(inst, st, pl, m);
 			ck_assert_msg(m[seq[i]], "move %d illegal", i);
 		}
 		g->apply(inst, st, seq[i], NULL);
 	}
+}
+
+static void run_seq(const struct league_game *g, void *st, const int *seq,
+		    int n)
+{
+	void *inst = game_inst(g);
+
+	play_seq(g, inst, st, seq, n);
 	g->destroy(inst);
 }
 
@@ -349,17 +357,7 @@ static void poker_run(const struct league_game *g, int np, void **inst,
 	ck_assert_msg(g->create(&prm, inst, &spec, err, sizeof err) == 0, "%s",
 		      err);
 	ck_assert_uint_eq(spec.players, (unsigned)np);
-	g->root(*inst, st, NULL);
-	for (int i = 0; i < n; i++) {
-		int pl = g->player(*inst, st);
-		ck_assert_msg(pl != ENV_TERMINAL, "move %d: over", i);
-		if (pl != ENV_CHANCE) {
-			uint8_t m[ENV_MAX_ACTIONS] = { 0 };
-			g->legal(*inst, st, pl, m);
-			ck_assert_msg(m[seq[i]], "move %d illegal", i);
-		}
-		g->apply(*inst, st, seq[i], NULL);
-	}
+	play_seq(g, *inst, st, seq, n);
 }
 
 /* Play seq on g with np players to its end; returns into r. */

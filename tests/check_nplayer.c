@@ -31,15 +31,6 @@ static env *make_n(const char *name, int np)
 	return tu_env_open(name, &o);
 }
 
-static env_tree *tree_of(env *e)
-{
-	env_tree *t = NULL;
-	char err[256];
-
-	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
-	return t;
-}
-
 /* NashConv of p on the zero-sum tree t with np seats, its invariants
  * checked. */
 static struct env_nashconv eval_n(env_tree *t, struct env_policy p, int np)
@@ -65,7 +56,7 @@ static struct env_nashconv eval_n(env_tree *t, struct env_policy p, int np)
 START_TEST(kuhn_3p_uniform_nashconv)
 {
 	env *e = make_n("kuhn", 3);
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct env_nashconv nc = eval_n(t, env_policy_uniform(), 3);
 
 	/* 4 cards x 12 betting states a seat can face */
@@ -81,7 +72,7 @@ END_TEST
 START_TEST(leduc_3p_uniform_nashconv)
 {
 	env *e = make_n("leduc", 3);
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct env_nashconv nc = eval_n(t, env_policy_uniform(), 3);
 
 	ck_assert_uint_eq(env_tree_nodes(t), 1831601);
@@ -100,7 +91,7 @@ START_TEST(players_2_is_the_default_game)
 		struct env_opts o;
 		env_opts_default(&o);
 		env *e1 = make_n(names[g], 2), *e2 = tu_env_open(names[g], &o);
-		env_tree *t1 = tree_of(e1), *t2 = tree_of(e2);
+		env_tree *t1 = tu_tree_open(e1), *t2 = tu_tree_open(e2);
 		env_cfr *c1, *c2;
 		ck_assert_int_eq(env_cfr_new(&c1, t1), 0);
 		ck_assert_int_eq(env_cfr_new(&c2, t2), 0);
@@ -128,7 +119,7 @@ END_TEST
 START_TEST(kuhn_3p_cfr_and_cfr_plus)
 {
 	env *e = make_n("kuhn", 3);
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	double uniform = eval_n(t, env_policy_uniform(), 3).nashconv;
 	double last = uniform;
 	env_cfr *c;
@@ -370,7 +361,7 @@ END_TEST
 START_TEST(optimum_refuses_other_payoffs)
 {
 	env *e = make_n("kuhn", 3);
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct env_optimum opt;
 	char err[256];
 
