@@ -376,7 +376,7 @@ static int ask_seq(const env_tree *t, const struct env_policy *pol, size_t i,
 		   size_t errlen)
 {
 	const struct tinfo *ti = &t->info[i];
-	size_t O = t->spec.obs_len, k = (size_t)ti->depth;
+	size_t O = t->spec.seat[ti->player].obs_len, k = (size_t)ti->depth;
 	int32_t j = (int32_t)i;
 
 	while (k-- > 0) {
