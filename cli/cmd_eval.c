@@ -3,8 +3,10 @@
  * evaluation of a policy on the small games by full tree traversal.
  *
  * The game's options come from --config FILE (its env section: name,
- * matrix) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed by the
- * config parser so the same bounds apply); --game overrides the name.
+ * matrix, params) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed
+ * by the config parser so the same bounds apply) and --param KEY=VALUE
+ * (env.params after the config's); --game overrides the name. Reports
+ * give every seat's values, and a common-payoff game's optimum.
  *
  * `league eval DIR` (the first argument a directory): the league's
  * exploitability over time, as the evaluator worker stored it
@@ -42,6 +44,7 @@ struct eval_args {
 	int estimator;
 	double clip, reach;
 	int sampling_opts; /* one of --estimator --clip --reach --seed given */
+	struct env_params params; /* --param KEY=VALUE, after the config's */
 };
 
 /* --estimator outcome|history|allq: env_mmd_set_sampling's estimator (an
@@ -74,6 +77,7 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		CLI_STRING("matrix", 'm', &a->matrix),
 		CLI_STRING("config", 'c', &a->config),
 		CLI_STRING("out", 'o', &a->out),
+		CLI_CALL("param", 0, &a->params, cli_env_param),
 		CLI_BOOL("json", 0, &a->json),
 		CLI_BITS("follow-symlinks", 0, &a->out_flags,
 			 LG_OUT_FOLLOW_SYMLINKS),
@@ -158,6 +162,15 @@ static int make_env(const struct eval_args *a, env **e)
 				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
 				       "--config FILE with env.matrix");
 	league_env_opts(&c, &o);
+	for (uint32_t i = 0; i < a->params.n; i++) {
+		if (o.params.n == ENV_PARAMS_MAX)
+			return cli_usage_error(a->cmd, "more than %d env.params "
+					       "with --param", ENV_PARAMS_MAX);
+		memcpy(o.params.key[o.params.n], a->params.key[i],
+		       sizeof o.params.key[0]);
+		memcpy(o.params.val[o.params.n++], a->params.val[i],
+		       sizeof o.params.val[0]);
+	}
 	rc = env_new(e, name, &o, err, sizeof err);
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);
@@ -294,12 +307,16 @@ static int make_policy(const struct eval_args *a, const env *e,
 		ps->pol = env_policy_uniform();
 		return 0;
 	}
-	if (!strncmp(a->policy, "cfr:", 4)) {
+	if (!strncmp(a->policy, "cfr:", 4) || !strncmp(a->policy, "vcfr:", 5)) {
+		int plus = a->policy[0] == 'c';
 		unsigned long long n;
-		if (cli_opt_u64(a->cmd, "--policy cfr:ITERS", a->policy + 4, 1,
-				CFR_ITERS_MAX, &n))
+		if (cli_opt_u64(a->cmd, plus ? "--policy cfr:ITERS"
+					     : "--policy vcfr:ITERS",
+				a->policy + (plus ? 4 : 5), 1, CFR_ITERS_MAX,
+				&n))
 			return CLI_USAGE;
-		if (env_cfr_new(&ps->cfr, t)) {
+		if (env_cfr_new_kind(&ps->cfr, t, plus ? ENV_CFR_PLUS
+						       : ENV_CFR_VANILLA)) {
 			fprintf(stderr, "league: out of memory\n");
 			return CLI_FAIL;
 		}
@@ -316,12 +333,13 @@ static int make_policy(const struct eval_args *a, const env *e,
 		return make_fp(a, t, ps);
 	if (!strcmp(a->policy, "cfr") || !strncmp(a->policy, "cfr+", 4))
 		return cli_usage_error(a->cmd, "--policy: say cfr:ITERS, e.g. "
-				       "cfr:1000");
+				       "cfr:1000 (vcfr:ITERS: vanilla CFR)");
 	rc = env_tabular_load(&ps->tab, a->policy,
 			      env_spec_of(e)->num_actions, err, sizeof err);
 	if (rc == LG_EIO && errno == ENOENT)
 		return cli_usage_error(a->cmd, "--policy: expected uniform, "
-				       "cfr:ITERS, [o]mmd:/[o]mmdavg:ALPHA:ETA:"
+				       "cfr:ITERS, vcfr:ITERS, "
+				       "[o]mmd:/[o]mmdavg:ALPHA:ETA:"
 				       "ITERS, "
 				       "fp:/fplin:TAU:ITERS or a policy file; "
 				       "%s", err);
@@ -331,6 +349,93 @@ static int make_policy(const struct eval_args *a, const env *e,
 	}
 	ps->pol = env_tabular_policy(ps->tab);
 	return 0;
+}
+
+/* Print a per-seat row: label, then each seat's v (table form). */
+static void print_seats(const char *label, const double *v, int np)
+{
+	printf("%-16s", label);
+	for (int p = 0; p < np; p++)
+		printf("%s%.12f", p ? " " : "", v[p]);
+	printf("\n");
+}
+
+/* A JSON array of the np values v after ,"key":. */
+static void json_seats(const char *key, const double *v, int np)
+{
+	printf(",\"%s\":[", key);
+	for (int p = 0; p < np; p++)
+		printf("%s%.17g", p ? "," : "", v[p]);
+	printf("]");
+}
+
+/* `league eval nashconv`'s report of nc (policy ps on e's tree t, asked
+ * since t0), with the optimum and the policy's gap to it for a
+ * common-payoff game (or one seat). */
+static void print_nashconv(const struct eval_args *a, const env *e,
+			   const env_tree *t, const struct policy_src *ps,
+			   const struct env_nashconv *nc, double t0)
+{
+	const struct env_spec *sp = env_spec_of(e);
+	struct env_optimum opt;
+	char err[512];
+	int np = nc->players, have_opt = 0;
+
+	if (sp->payoff == ENV_COMMON_PAYOFF || np == 1) {
+		if (env_tree_optimum(t, &opt, NULL, err, sizeof err))
+			fprintf(stderr, "league eval nashconv: %s\n", err);
+		else
+			have_opt = 1;
+	}
+	if (a->json) {
+		printf("{\"game\":\"%s\",\"players\":%d,\"policy\":",
+		       sp->name, np);
+		eval_json_str(stdout, a->policy);
+		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g",
+		       nc->nashconv, nc->exploitability);
+		json_seats("value", nc->value, np);
+		json_seats("br_value", nc->br_value, np);
+		if (have_opt)
+			printf(",\"optimum\":%.17g,\"gap\":%.17g,"
+			       "\"optimum_policies\":%llu", opt.value,
+			       opt.value - nc->value[0],
+			       (unsigned long long)opt.policies);
+		printf(",\"cfr_iterations\":%llu,\"infostates\":%zu,"
+		       "\"nodes\":%zu,\"seconds\":%.3f",
+		       (unsigned long long)(ps->cfr ? ps->iters : 0),
+		       env_tree_infostates(t), env_tree_nodes(t),
+		       lg_now_s() - t0);
+		if (ps->mmd)
+			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
+			       "%.17g", (unsigned long long)ps->iters,
+			       env_mmd_residual(ps->mmd));
+		if (ps->fp)
+			printf(",\"fp_iterations\":%llu",
+			       (unsigned long long)ps->iters);
+		printf("}\n");
+		return;
+	}
+	printf("game            %s (%zu infostates, %zu nodes)\n"
+	       "policy          %s\n"
+	       "nashconv        %.12f\n"
+	       "exploitability  %.12f\n",
+	       sp->name, env_tree_infostates(t), env_tree_nodes(t), a->policy,
+	       nc->nashconv, nc->exploitability);
+	print_seats("value", nc->value, np);
+	print_seats("br_value", nc->br_value, np);
+	if (have_opt)
+		printf("optimum         %.12f (the best joint policy: %llu "
+		       "enumerated)\n"
+		       "gap             %.12f (optimum - value)\n",
+		       opt.value, (unsigned long long)opt.policies,
+		       opt.value - nc->value[0]);
+	if (ps->mmd)
+		printf("qre_residual    %.3g (the last iterate's max |pi - "
+		       "softmax(q / alpha)|, %llu iterations)\n",
+		       env_mmd_residual(ps->mmd),
+		       (unsigned long long)ps->iters);
+	if (ps->fp)
+		printf("fp_iterations   %llu\n", (unsigned long long)ps->iters);
 }
 
 static int eval_run(int argc, char **argv, int dump)
@@ -383,46 +488,7 @@ static int eval_run(int argc, char **argv, int dump)
 		rc = ps.tab ? CLI_USAGE : CLI_FAIL;
 		goto out;
 	}
-	if (a.json) {
-		printf("{\"game\":\"%s\",\"policy\":", env_spec_of(e)->name);
-		eval_json_str(stdout, a.policy);
-		printf(",\"nashconv\":%.17g,\"exploitability\":%.17g,"
-		       "\"value\":[%.17g,%.17g],\"br_value\":[%.17g,%.17g],"
-		       "\"cfr_iterations\":%llu,\"infostates\":%zu,"
-		       "\"nodes\":%zu,\"seconds\":%.3f",
-		       nc.nashconv, nc.exploitability, nc.value[0],
-		       nc.value[1], nc.br_value[0], nc.br_value[1],
-		       (unsigned long long)(ps.cfr ? ps.iters : 0),
-		       env_tree_infostates(t), env_tree_nodes(t),
-		       lg_now_s() - t0);
-		if (ps.mmd)
-			printf(",\"mmd_iterations\":%llu,\"qre_residual\":"
-			       "%.17g", (unsigned long long)ps.iters,
-			       env_mmd_residual(ps.mmd));
-		if (ps.fp)
-			printf(",\"fp_iterations\":%llu",
-			       (unsigned long long)ps.iters);
-		printf("}\n");
-	} else {
-		printf("game            %s (%zu infostates, %zu nodes)\n"
-		       "policy          %s\n"
-		       "nashconv        %.12f\n"
-		       "exploitability  %.12f\n"
-		       "value           %.12f %.12f\n"
-		       "br_value        %.12f %.12f\n",
-		       env_spec_of(e)->name, env_tree_infostates(t),
-		       env_tree_nodes(t), a.policy, nc.nashconv,
-		       nc.exploitability, nc.value[0], nc.value[1],
-		       nc.br_value[0], nc.br_value[1]);
-		if (ps.mmd)
-			printf("qre_residual    %.3g (the last iterate's max |pi - "
-			       "softmax(q / alpha)|, %llu iterations)\n",
-			       env_mmd_residual(ps.mmd),
-			       (unsigned long long)ps.iters);
-		if (ps.fp)
-			printf("fp_iterations   %llu\n",
-			       (unsigned long long)ps.iters);
-	}
+	print_nashconv(&a, e, t, &ps, &nc, t0);
 	rc = CLI_OK;
 out:
 	env_cfr_free(ps.cfr);
@@ -546,7 +612,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"       league eval baselines DIR [--format table|csv|json]\n"
 	"                                 [--baseline NAME] [--last N]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
-	"                            [--matrix ROWS] [--config FILE]\n"
+	"                            [--param KEY=VALUE]... [--matrix ROWS]\n"
+	"                            [--config FILE]\n"
 	"                            [--sampled EPISODES [--estimator E]\n"
 	"                             [--clip C] [--reach R] [--seed S]]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -565,17 +632,22 @@ const struct cli_cmd cli_cmd_eval = {
 	"                      [--json | --format table|csv|json]\n"
 	"\n"
 	"nashconv  Best responses by full game-tree traversal (kuhn, leduc,\n"
-	"          rps, matrix) and NashConv = sum over players of (best\n"
-	"          response value - policy value); exploitability =\n"
-	"          NashConv / players. --json prints one object with game,\n"
-	"          policy, nashconv, exploitability, value, br_value, ...\n"
+	"          liars_dice, rps, matrix; 1 to 8 seats) and NashConv = sum\n"
+	"          over seats of (best response value - policy value);\n"
+	"          exploitability = NashConv / players. --param sets\n"
+	"          env.params (e.g. players=3) after --config's. For a\n"
+	"          common-payoff game also the optimum (the best joint\n"
+	"          policy, exact) and the policy's gap to it. --json prints\n"
+	"          one object with game, players, policy, nashconv,\n"
+	"          exploitability, value, br_value (one per seat), ...\n"
 	"policy    Print POLICY as a tabular policy file (one line per\n"
 	"          information state: INFOSTATE P0 P1 ...), e.g. to save a\n"
 	"          CFR+ solution; --out writes it to FILE (only a regular\n"
 	"          file or a missing one; a symlink with --follow-symlinks).\n"
 	"\n"
 	"POLICY    uniform (default), cfr:ITERS (CFR+ average policy after\n"
-	"          ITERS iterations, 1..1000000), mmd:ALPHA:ETA:ITERS\n"
+	"          ITERS iterations, 1..1000000; vcfr:ITERS vanilla CFR's),\n"
+	"          mmd:ALPHA:ETA:ITERS\n"
 	"          (magnetic mirror descent's last iterate: the quantal-\n"
 	"          response equilibrium of temperature ALPHA once its\n"
 	"          printed residual is near 0; ETA the step, e.g.\n"

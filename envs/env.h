@@ -9,10 +9,12 @@
  *     a given seed and action sequence always give the same episode.
  *     reset/step/observe/legal never allocate: the collector runs thousands.
  *   - A registry by name (env_count / env_info).
- *   - Exact evaluators for kuhn, leduc, rps and matrix: a game tree is built
- *     once (env_tree) with every chance outcome enumerated; best response,
- *     NashConv and exploitability of any policy (env_policy callback), and a
- *     CFR+ solver whose average policy is itself an env_policy.
+ *   - Exact evaluators for games with an infostate hook (kuhn, leduc,
+ *     liars_dice, rps, matrix), 1 to 8 seats: a game tree is built once
+ *     (env_tree) with every chance outcome enumerated; best response,
+ *     NashConv and exploitability of any policy (env_policy callback), CFR
+ *     and CFR+ solvers whose average policy is itself an env_policy, and
+ *     a common-payoff game's optimum.
  *   - Baseline players (env_baseline): "random" for every game, "minimax"
  *     (perfect) for tictactoe, "alphabeta:N" for connect4.
  *
@@ -23,9 +25,12 @@
  *   matrix     2 simul   2   <=16    same; rows for p0, cols for p1
  *   kuhn       2        11     2     player one-hot(2), own card J,Q,K (3),
  *                                    3 betting slots x [pass,bet] (6)
+ *              N      6N-1     2     (players: N) one-hot(N), card (N+1),
+ *                                    2N-1 slots x [pass,bet]
  *   leduc      2        32     3     player one-hot(2), own rank (3),
  *                                    public rank (3, zero before dealt),
  *                                    2 rounds x 4 slots x [fold,call,raise]
+ *              N    21N-10     3     (players: N) ranks N+1, 3N-2 slots
  *   tictactoe  2        27     9     planes own/opponent/empty x 9 cells
  *   connect4   2       126     7     planes own/opponent/empty x 42 cells
  *                                    (row-major, row 0 at the bottom)
@@ -343,14 +348,17 @@ struct env_policy env_tabular_policy(env_tabular *t);
 
 typedef struct env_tree env_tree;
 
-/* Build the full game tree of e's game (e's options, e.g. the payoff).
- * LG_EUNSUPP if the game has no tree (spec flag ENV_F_TREE unset). */
+/* Build the full game tree of e's game (e's options and params). 1 to
+ * ENV_MAX_PLAYERS seats, at most ENV_MAX_ACTIONS actions a seat. Errors
+ * (err says which): LG_EUNSUPP (no infostate hook, ENV_F_TREE unset, a
+ * remote game, more actions), LG_EFULL (over 2^24 nodes), LG_ENOMEM. */
 int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen);
 void env_tree_free(env_tree *t);
 /* Number of nodes and information states (for reports and tests). */
 size_t env_tree_nodes(const env_tree *t);
 size_t env_tree_infostates(const env_tree *t);
 
+/* [0, players) filled; any payoff type (general-sum too). */
 struct env_nashconv {
 	int players;
 	double value[ENV_MAX_PLAYERS];    /* expected return of the profile */
@@ -364,6 +372,26 @@ struct env_nashconv {
  * own code, LG_EINVAL for a malformed distribution, LG_ENOMEM. */
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
 		      struct env_nashconv *out, char *err, size_t errlen);
+
+/*
+ * The optimum of a common-payoff game (every terminal pays every seat the
+ * same; env.h's ENV_COMMON_PAYOFF, or one seat): the best expected return
+ * of any joint policy, which a deterministic one attains. Exact: one
+ * seat with perfect recall best-responds to each deterministic policy of
+ * the others, enumerated at the infostates their earlier choices reach
+ * (envs/optimum.c); LG_EFULL (err says how far it got) when that passes
+ * 2^31 node visits. The gap of a policy is value - its value[0]
+ * (env_tree_nashconv). *policy (may be NULL) gets the best joint policy
+ * (free with env_tabular_free). LG_EUNSUPP (err names a terminal) when
+ * the returns are not common; LG_ENOMEM.
+ */
+struct env_optimum {
+	double value;      /* every seat's expected return under the best */
+	uint64_t policies; /* joint policies of the other seats enumerated */
+	int responder;     /* the seat best-responding to each, -1 none */
+};
+int env_tree_optimum(const env_tree *t, struct env_optimum *out,
+		     env_tabular **policy, char *err, size_t errlen);
 
 /* Write pol as a tabular policy file text (the format above) to out. */
 int env_tree_dump_policy(const env_tree *t, const struct env_policy *pol,
@@ -400,11 +428,18 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 			  size_t k, double *out, char *err, size_t errlen);
 
-/* CFR+ (regret matching+, alternating updates, linear averaging). */
+/* CFR+ (regret matching+, alternating updates in seat order, linear
+ * averaging) and vanilla CFR (regret matching, alternating updates,
+ * uniform averaging), for any number of seats and any returns. With two
+ * zero-sum seats the average goes to a Nash equilibrium; with more, or
+ * general-sum returns, it need not (envs/solvers.c). */
 typedef struct env_cfr env_cfr;
+enum { ENV_CFR_PLUS, ENV_CFR_VANILLA };
 
-/* The tree must outlive the solver. */
+/* The tree must outlive the solver. env_cfr_new is CFR+; _kind takes
+ * ENV_CFR_PLUS or ENV_CFR_VANILLA (LG_EINVAL for another). LG_ENOMEM. */
 int env_cfr_new(env_cfr **out, const env_tree *t);
+int env_cfr_new_kind(env_cfr **out, const env_tree *t, int kind);
 void env_cfr_free(env_cfr *c);
 /* Run iters more iterations. */
 void env_cfr_run(env_cfr *c, uint64_t iters);

@@ -18,18 +18,34 @@ struct table_view {
 	const double *tab, *fallback;
 };
 
-/* ---- CFR+ -------------------------------------------------------------- */
+/* ---- CFR and CFR+ ------------------------------------------------------ */
 
 /*
- * Regret matching+ with alternating updates and linear averaging: in
- * iteration t, for each player i in turn, one traversal with the current
- * strategies adds i's counterfactual regrets, clamps them at 0 and
- * re-derives i's current strategy (so player 1 already plays against
- * player 0's updated strategy), and adds t x (i's reach) x strategy to i's
- * average.
+ * CFR+: regret matching+ with alternating updates and linear averaging,
+ * for any number of seats: in iteration t, for each seat i in turn (0, 1,
+ * ..., np - 1), one traversal with the current strategies adds i's
+ * counterfactual regrets (weighted by chance x every other seat's reach),
+ * clamps them at 0 and re-derives i's current strategy (so seat i + 1
+ * already plays against the updated strategies of seats 0..i), and adds
+ * t x (i's own reach) x strategy to i's average. Vanilla CFR: the same
+ * walk with plain regret matching (no clamping) and uniform averaging.
+ *
+ * Why alternating and not simultaneous updates: CFR+'s guarantees and its
+ * speed in practice are for alternating updates (Tammelin et al. 2015,
+ * Burch et al. 2019), two seats then play exactly as before this took N
+ * seats, and N seats cost the same N traversals per iteration either way.
+ * With more than two seats (or general-sum returns) neither converges to
+ * a Nash equilibrium in general; the average still goes to a coarse
+ * correlated equilibrium, and NashConv measures how far it is from Nash.
+ *
+ * The average weighs each iteration's strategy at an infostate by the
+ * seat's own reach alone: a branch another seat (or chance) never takes
+ * this iteration is still walked while the seat's own reach is > 0, so
+ * the infostates below it get this iteration's weight (see cfr_walk).
  */
 struct env_cfr {
 	const env_tree *t;
+	int plus; /* 1: CFR+, 0: vanilla CFR */
 	uint64_t iters;
 	double *regret, *avg, *cur; /* [ni * A] */
 	struct table_view avg_view;
@@ -55,15 +71,18 @@ static void cfr_match(env_cfr *c, size_t info)
 	}
 }
 
-int env_cfr_new(env_cfr **out, const env_tree *t)
+int env_cfr_new_kind(env_cfr **out, const env_tree *t, int kind)
 {
-	env_cfr *c = calloc(1, sizeof *c);
+	env_cfr *c;
 	size_t n = t->ni * (size_t)t->A + 1;
 
 	*out = NULL;
-	if (!c)
+	if (kind != ENV_CFR_PLUS && kind != ENV_CFR_VANILLA)
+		return LG_EINVAL;
+	if (!(c = calloc(1, sizeof *c)))
 		return LG_ENOMEM;
 	c->t = t;
+	c->plus = kind == ENV_CFR_PLUS;
 	c->regret = calloc(n, sizeof *c->regret);
 	c->avg = calloc(n, sizeof *c->avg);
 	c->cur = calloc(n, sizeof *c->cur);
@@ -75,6 +94,11 @@ int env_cfr_new(env_cfr **out, const env_tree *t)
 		cfr_match(c, i);
 	*out = c;
 	return 0;
+}
+
+int env_cfr_new(env_cfr **out, const env_tree *t)
+{
+	return env_cfr_new_kind(out, t, ENV_CFR_PLUS);
 }
 
 void env_cfr_free(env_cfr *c)
@@ -96,7 +120,11 @@ static double cfr_walk(env_cfr *c, size_t n, int me, double pi_me,
 	double v = 0;
 
 	if (x->kind == T_TERMINAL)
-		return x->ret[me];
+		return tnode_ret(t, x)[me];
+	/* Nobody's reach: no regret or average below changes, and the value
+	 * returned is weighted by 0 wherever it is used. */
+	if (pi_me == 0 && pi_opp == 0)
+		return 0;
 	if (x->kind == T_CHANCE) {
 		for (int i = 0; i < x->n; i++) {
 			double p = t->nodes[x->first + i].p;
@@ -147,13 +175,15 @@ void env_cfr_run(env_cfr *c, uint64_t iters)
 
 	for (uint64_t k = 0; k < iters; k++) {
 		double w = (double)++c->iters;
-		for (int me = 0; me < 2; me++) {
+		if (!c->plus)
+			w = 1;
+		for (int me = 0; me < t->np; me++) {
 			cfr_walk(c, 0, me, 1, 1, w);
 			for (size_t i = 0; i < t->ni; i++) {
 				if (t->info[i].player != me)
 					continue;
 				double *r = c->regret + i * (size_t)t->A;
-				for (int a = 0; a < t->A; a++)
+				for (int a = 0; a < t->A && c->plus; a++)
 					if (r[a] < 0)
 						r[a] = 0;
 				cfr_match(c, i);
@@ -182,7 +212,7 @@ static int table_probs(const env_tree *t, const char *who, const char *key,
 		lg_errf(err, errlen, "%s: unknown infostate '%s'", who, key);
 		return LG_ENOTFOUND;
 	}
-	if (A != t->A)
+	if (A > t->A)
 		return LG_EINVAL;
 	const double *s = tab + (size_t)i * (size_t)A;
 	const double *f = fallback ? fallback + (size_t)i * (size_t)A : NULL;
@@ -221,7 +251,9 @@ static struct env_policy table_policy(struct table_view *v,
 
 struct env_policy env_cfr_average(env_cfr *c)
 {
-	return table_policy(&c->avg_view, c->t, "CFR+ policy", c->avg, NULL);
+	return table_policy(&c->avg_view, c->t,
+			    c->plus ? "CFR+ policy" : "CFR policy", c->avg,
+			    NULL);
 }
 
 /* ---- walks of the tree under a table policy (MMD, fictitious play) ---- */
@@ -236,22 +268,23 @@ static double edge_weight(const env_tree *t, const struct tnode *x, size_t c,
 					 (size_t)t->nodes[c].action];
 }
 
-/* Both players' values of node n and every node below it when everyone
- * plays tab, into val[2 * node], val[2 * node + 1]. */
+/* Every seat's value of node n and every node below it when everyone
+ * plays tab, into val[np * node + seat]. */
 static void tree_values(const env_tree *t, const double *tab, size_t n,
 			double *val)
 {
 	const struct tnode *x = &t->nodes[n];
-	double *v = val + 2 * n;
+	size_t np = (size_t)t->np;
+	double *v = val + np * n;
 
-	if (tnode_start_value(x, v))
+	if (tnode_start_value(t, x, v))
 		return;
 	for (int i = 0; i < x->n; i++) {
 		size_t c = (size_t)(x->first + i);
 		double w = edge_weight(t, x, c, tab);
 		tree_values(t, tab, c, val);
-		v[0] += w * val[2 * c];
-		v[1] += w * val[2 * c + 1];
+		for (size_t p = 0; p < np; p++)
+			v[p] += w * val[np * c + p];
 	}
 }
 
@@ -328,7 +361,7 @@ struct env_mmd {
 	struct env_mmd_sampling smp;
 	lg_rng rng;
 	double *visits, vmax;
-	double *val, *reach;  /* [nn * 2], [nn] */
+	double *val, *reach;  /* [nn * np], [nn] */
 	/* the average: sum over averaged iterations of own reach x pi, and
 	 * its normalised view; own reach of every infoset [ni] */
 	double *avg, *own;
@@ -353,7 +386,7 @@ int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
 	m->pi = calloc(na, sizeof *m->pi);
 	m->q = calloc(na, sizeof *m->q);
 	m->den = calloc(t->ni + 1, sizeof *m->den);
-	m->val = calloc(t->nn * 2 + 1, sizeof *m->val);
+	m->val = calloc(t->nn * (size_t)t->np + 1, sizeof *m->val);
 	m->reach = calloc(t->nn + 1, sizeof *m->reach);
 	m->avg = calloc(na, sizeof *m->avg);
 	m->own = calloc(t->ni + 1, sizeof *m->own);
@@ -498,7 +531,7 @@ static void mmd_q_sampled(env_mmd *m)
 {
 	const env_tree *t = m->t;
 	const struct env_mmd_sampling *smp = &m->smp;
-	size_t A = (size_t)t->A, path[2 * MMD_PATH_MAX];
+	size_t A = (size_t)t->A, np = (size_t)t->np, path[2 * MMD_PATH_MAX];
 	int len, outcome = smp->estimator == ENV_MMD_OUTCOME;
 	double *base = m->den; /* reused: the mean return at I (OUTCOME) */
 	lg_rng start = m->rng;
@@ -523,7 +556,8 @@ static void mmd_q_sampled(env_mmd *m)
 				const struct tnode *x = &t->nodes[h];
 				size_t I = (size_t)x->info;
 				int me = x->player, a = t->nodes[c].action;
-				double G = t->nodes[z].ret[me], *q = m->q + I * A;
+				double G = tnode_ret(t, &t->nodes[z])[me];
+				double *q = m->q + I * A;
 
 				m->visits[I] += 1;
 				if (pass == 0) {
@@ -534,11 +568,12 @@ static void mmd_q_sampled(env_mmd *m)
 					for (int i = 0; i < x->n; i++) {
 						size_t cc = (size_t)(x->first + i);
 						q[t->nodes[cc].action] +=
-							m->val[2 * cc + me];
+							m->val[np * cc + (size_t)me];
 					}
 					continue;
 				}
-				double b = outcome ? base[I] : m->val[2 * h + me];
+				double b = outcome ? base[I]
+						   : m->val[np * h + (size_t)me];
 				for (size_t k = 0; k < A; k++)
 					q[k] += t->info[I].mask[k] ? b : 0;
 				q[a] += (G - b) / m->pi[I * A + (size_t)a];
@@ -581,7 +616,7 @@ static void mmd_q(env_mmd *m)
 	memset(m->q, 0, t->ni * A * sizeof *m->q);
 	memset(m->den, 0, t->ni * sizeof *m->den);
 	tree_values(t, m->pi, 0, m->val);
-	for (int me = 0; me < t->spec.players && me < 2; me++) {
+	for (int me = 0; me < t->np; me++) {
 		tree_reach(t, m->pi, 0, 1, 1, me, m->reach, m->own);
 		for (size_t n = 0; n < t->nn; n++) {
 			const struct tnode *x = &t->nodes[n];
@@ -592,7 +627,8 @@ static void mmd_q(env_mmd *m)
 				size_t c = (size_t)(x->first + i);
 				m->q[(size_t)x->info * A +
 				     (size_t)t->nodes[c].action] +=
-					m->reach[n] * m->val[2 * c + me];
+					m->reach[n] *
+					m->val[(size_t)t->np * c + (size_t)me];
 			}
 		}
 	}
@@ -703,7 +739,7 @@ struct env_fp {
 	double *avg;  /* [ni * A]: sum normalised per infoset */
 	double *pi;   /* [ni * A]: this iteration's responses, both players */
 	double *play; /* [ni * A]: a response in the making beside avg */
-	double *val, *reach, *own; /* [nn * 2], [nn], [ni] */
+	double *val, *reach, *own; /* [nn * np], [nn], [ni] */
 	int maxdepth;
 	struct table_view avg_view, resp_view;
 };
@@ -729,7 +765,7 @@ static void fp_accumulate(env_fp *f, double w)
 	const env_tree *t = f->t;
 	size_t A = (size_t)t->A;
 
-	for (int me = 0; me < t->spec.players && me < 2; me++) {
+	for (int me = 0; me < t->np; me++) {
 		tree_reach(t, f->pi, 0, 1, 1, me, f->reach, f->own);
 		for (size_t i = 0; i < t->ni; i++) {
 			if (t->info[i].player != me)
@@ -763,7 +799,7 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 	f->avg = calloc(na, sizeof *f->avg);
 	f->pi = calloc(na, sizeof *f->pi);
 	f->play = calloc(na, sizeof *f->play);
-	f->val = calloc(t->nn * 2 + 1, sizeof *f->val);
+	f->val = calloc(t->nn * (size_t)t->np + 1, sizeof *f->val);
 	f->reach = calloc(t->nn + 1, sizeof *f->reach);
 	f->own = calloc(t->ni + 1, sizeof *f->own);
 	if (!f->sum || !f->avg || !f->pi || !f->play || !f->val ||
@@ -812,7 +848,8 @@ static void fp_respond(env_fp *f, int me)
 					size_t cc = (size_t)(x->first + c);
 					q[t->nodes[cc].action] +=
 						f->reach[n] *
-						f->val[2 * cc + (size_t)me];
+						f->val[(size_t)t->np * cc +
+						       (size_t)me];
 				}
 			}
 			for (size_t a = 0; a < A; a++) {
@@ -846,9 +883,8 @@ void env_fp_run(env_fp *f, uint64_t iters)
 
 	for (uint64_t k = 0; k < iters; k++) {
 		double w = f->linear ? (double)(f->iters + 1) : 1.0;
-		int np = LG_MIN(t->spec.players, 2);
-		for (int me = 0; me < np; me++)
-			fp_respond(f, me); /* both against the same average */
+		for (int me = 0; me < t->np; me++)
+			fp_respond(f, me); /* all against the same average */
 		fp_accumulate(f, w);
 		for (size_t i = 0; i < t->ni; i++) {
 			double s = 0;

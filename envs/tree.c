@@ -19,7 +19,6 @@
  */
 #include "envs/tree_internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +87,28 @@ static int info_of(env_tree *t, const void *st, int player, int32_t prev,
 	return 0;
 }
 
+/* Node `at` a terminal: its returns into a new row of t->ret. */
+static int terminal(env_tree *t, size_t at, const void *st)
+{
+	double out[ENV_MAX_PLAYERS];
+
+	if (t->nt == t->tcap) {
+		size_t cap = t->tcap ? t->tcap * 2 : 1024;
+		double *p = realloc(t->ret, cap * (size_t)t->np * sizeof *p);
+		if (!p)
+			return LG_ENOMEM;
+		t->ret = p;
+		t->tcap = cap;
+	}
+	t->gm.g->returns(t->gm.inst, st, out);
+	memcpy(t->ret + t->nt * (size_t)t->np, out,
+	       (size_t)t->np * sizeof *out);
+	t->nodes[at].kind = T_TERMINAL;
+	t->nodes[at].n = 0;
+	t->nodes[at].info = (int32_t)t->nt++;
+	return 0;
+}
+
 /* Fill node `at` (its action and p already set) from state st; last[p]
  * is player p's latest infoset on the way here (-1: none). */
 static int build(env_tree *t, size_t at, const void *st,
@@ -102,26 +123,24 @@ static int build(env_tree *t, size_t at, const void *st,
 	int pl = t->gm.g->player(t->gm.inst, st), n = 0, rc;
 	size_t first;
 
-	if (pl == ENV_TERMINAL) {
-		t->nodes[at].kind = T_TERMINAL;
-		t->nodes[at].n = 0;
-		t->gm.g->returns(t->gm.inst, st, t->nodes[at].ret);
-		return 0;
-	}
+	if (pl == ENV_TERMINAL)
+		return terminal(t, at, st);
 	if (pl == ENV_CHANCE) {
 		t->nodes[at].kind = T_CHANCE;
 		n = t->gm.g->chance(t->gm.inst, st, acts, probs);
 	} else {
-		uint8_t mask[ENV_MAX_ACTIONS];
 		int32_t info;
+		if (pl < 0 || pl >= t->np)
+			return LG_EINVAL; /* a seat the game does not have */
 		rc = info_of(t, st, pl, last[pl], &info);
 		if (rc)
 			return rc;
 		t->nodes[at].kind = T_DECISION;
 		t->nodes[at].player = (int8_t)pl;
 		t->nodes[at].info = info;
+		uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
 		t->gm.g->legal(t->gm.inst, st, pl, mask);
-		for (int a = 0; a < t->A; a++)
+		for (int a = 0; a < tree_seat_actions(t, pl); a++)
 			if (mask[a]) {
 				acts[n] = a;
 				probs[n++] = 1;
@@ -182,33 +201,40 @@ static int group_infosets(env_tree *t)
 	return 0;
 }
 
-int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
+static void no_tree(const char *name, char *err, size_t errlen)
 {
-	const struct env_spec *es = &e->gm.spec;
-	unsigned char *st = NULL;
-	env_tree *t;
+	lg_errf(err, errlen, "%s: no exact evaluation for this game (it has "
+		"no infostate() hook; kuhn, leduc, liars_dice, rps and matrix "
+		"have one)", name);
+}
+
+/* Build t's tree from its open game t->gm (t->spec set); on failure err
+ * says why and t is the caller's to free. */
+static int tree_build(env_tree *t, char *err, size_t errlen)
+{
+	const struct env_spec *es = &t->spec;
+	unsigned char *st;
 	int rc;
 
-	*out = NULL;
-	if (!(es->flags & ENV_F_TREE) || !e->gm.g->infostate ||
-	    es->players != 2) {
-		lg_errf(err, errlen, "%s: no exact evaluation for this game "
-			"(it has no infostate() hook; kuhn, leduc, rps and "
-			"matrix have one)", es->name);
+	if (!t->gm.g || !(es->flags & ENV_F_TREE) || !t->gm.g->infostate) {
+		no_tree(es->name, err, errlen);
 		return LG_EUNSUPP;
 	}
-	t = calloc(1, sizeof *t);
-	if (!t)
-		goto nomem;
-	if ((rc = env_game_open(&t->gm, e->gm.g->name, &e->o, err, errlen))) {
-		env_tree_free(t);
-		return rc;
+	if (es->players < 1 || es->players > ENV_MAX_PLAYERS ||
+	    es->num_actions < 1 || es->num_actions > ENV_MAX_ACTIONS) {
+		lg_errf(err, errlen, "%s: no exact evaluation for this game: "
+			"it has %d players and up to %d actions a seat; the "
+			"tree takes 1..%d players and at most %d actions",
+			es->name, es->players, es->num_actions,
+			ENV_MAX_PLAYERS, ENV_MAX_ACTIONS);
+		return LG_EUNSUPP;
 	}
-	t->spec = *es;
 	t->A = es->num_actions;
-	st = malloc(t->gm.state_size);
-	if (!st)
-		goto nomem;
+	t->np = es->players;
+	if (!(st = malloc(t->gm.state_size))) {
+		rc = LG_ENOMEM;
+		goto fail;
+	}
 	rc = node_reserve(t, 1);
 	if (rc)
 		goto fail;
@@ -222,22 +248,71 @@ int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
 			none[i] = -1;
 		rc = build(t, 0, st, none);
 	}
+	if (!rc)
+		rc = group_infosets(t);
+fail:
 	if (rc)
-		goto fail;
-	rc = group_infosets(t);
-	if (rc)
-		goto fail;
+		lg_errf(err, errlen, "%s: building the game tree: %s%s",
+			es->name, lg_strerror(rc),
+			rc == LG_EFULL ? " (more than 2^24 nodes)" : "");
 	free(st);
+	return rc;
+}
+
+int env_tree_of_game(env_tree **out, const struct league_game *g,
+		     void *inst, const struct env_spec *spec,
+		     size_t state_size, char *err, size_t errlen)
+{
+	env_tree *t = calloc(1, sizeof *t);
+	int rc;
+
+	*out = NULL;
+	if (!t) {
+		lg_errf(err, errlen, "%s: out of memory", spec->name);
+		return LG_ENOMEM;
+	}
+	t->gm.g = g;
+	t->gm.inst = inst;
+	t->gm.spec = *spec;
+	t->gm.state_size = state_size;
+	t->spec = *spec;
+	if ((rc = tree_build(t, err, errlen))) {
+		env_tree_free(t);
+		return rc;
+	}
 	*out = t;
 	return 0;
-nomem:
-	rc = LG_ENOMEM;
-fail:
-	lg_errf(err, errlen, "%s: building the game tree: %s", es->name,
-		lg_strerror(rc));
-	free(st);
-	env_tree_free(t);
-	return rc;
+}
+
+int env_tree_new(env_tree **out, const env *e, char *err, size_t errlen)
+{
+	env_tree *t;
+	int rc;
+
+	*out = NULL;
+	if (!e->gm.g || !(e->gm.spec.flags & ENV_F_TREE) ||
+	    !e->gm.g->infostate) {
+		no_tree(e->gm.spec.name, err, errlen);
+		return LG_EUNSUPP;
+	}
+	if (!(t = calloc(1, sizeof *t))) {
+		lg_errf(err, errlen, "%s: out of memory", e->gm.spec.name);
+		return LG_ENOMEM;
+	}
+	/* its own instance, opened in place (an open game may point into
+	 * itself, so it is never copied) */
+	if ((rc = env_game_open(&t->gm, e->gm.g->name, &e->o, err,
+				errlen))) {
+		free(t);
+		return rc;
+	}
+	t->spec = t->gm.spec;
+	if ((rc = tree_build(t, err, errlen))) {
+		env_tree_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
 }
 
 void env_tree_free(env_tree *t)
@@ -251,6 +326,7 @@ void env_tree_free(env_tree *t)
 	free(t->info);
 	free(t->nodes);
 	free(t->inodes);
+	free(t->ret);
 	env_strmap_free(&t->map);
 	env_game_close(&t->gm);
 	free(t);
@@ -300,7 +376,7 @@ static int ask_seq(const env_tree *t, const struct env_policy *pol, size_t i,
 		   size_t errlen)
 {
 	const struct tinfo *ti = &t->info[i];
-	size_t O = t->spec.obs_len, k = (size_t)ti->depth;
+	size_t O = t->spec.seat[ti->player].obs_len, k = (size_t)ti->depth;
 	int32_t j = (int32_t)i;
 
 	while (k-- > 0) {
@@ -315,7 +391,8 @@ static int ask_seq(const env_tree *t, const struct env_policy *pol, size_t i,
 		j = t->info[j].prev;
 	}
 	return pol->seq(pol->ctx, ti->player, ti->key, seq,
-			(size_t)ti->depth, mask, t->A, probs, err, errlen);
+			(size_t)ti->depth, mask,
+			tree_seat_actions(t, ti->player), probs, err, errlen);
 }
 
 /* Ask pol at infoset i into table[i * A ..], checked and normalised. */
@@ -326,17 +403,19 @@ static int ask_one(const env_tree *t, const struct env_policy *pol, size_t i,
 	uint8_t mask[ENV_MAX_ACTIONS] = { 0 };
 	double probs[ENV_MAX_ACTIONS] = { 0 };
 	double sum = 0;
-	int rc;
+	int rc, A = tree_seat_actions(t, ti->player);
 
-	memcpy(mask, ti->mask, (size_t)t->A);
+	memcpy(mask, ti->mask, (size_t)A);
 	if (pol->seq)
 		rc = ask_seq(t, pol, i, seq, mask, probs, err, errlen);
 	else
-		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask,
-			     t->A, probs, err, errlen);
+		rc = pol->fn(pol->ctx, ti->player, ti->key, ti->obs, mask, A,
+			     probs, err, errlen);
 	if (rc)
 		return rc;
-	for (int a = 0; a < t->A; a++) {
+	for (int a = A; a < t->A; a++)
+		probs[a] = 0; /* beyond the seat's actions: none */
+	for (int a = 0; a < A; a++) {
 		if (!(probs[a] >= 0) || !isfinite(probs[a]) ||
 		    (!mask[a] && probs[a] != 0)) {
 			lg_errf(err, errlen, "policy at '%s': bad probability "
@@ -375,12 +454,12 @@ static int ask_policy(const env_tree *t, const struct env_policy *pol,
 	return rc;
 }
 
-static void profile_value(const env_tree *t, const double *pi, size_t n,
+void tree_profile_value(const env_tree *t, const double *pi, size_t n,
 			  double *v)
 {
 	const struct tnode *x = &t->nodes[n];
 
-	if (tnode_start_value(x, v))
+	if (tnode_start_value(t, x, v))
 		return;
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
@@ -388,26 +467,16 @@ static void profile_value(const env_tree *t, const double *pi, size_t n,
 				   ? c->p
 				   : pi[(size_t)x->info * (size_t)t->A +
 					(size_t)c->action];
-		double cv[2];
+		double cv[ENV_MAX_PLAYERS];
 		if (w == 0)
 			continue;
-		profile_value(t, pi, (size_t)(x->first + i), cv);
-		v[0] += w * cv[0];
-		v[1] += w * cv[1];
+		tree_profile_value(t, pi, (size_t)(x->first + i), cv);
+		for (int p = 0; p < t->np; p++)
+			v[p] += w * cv[p];
 	}
 }
 
-struct br_ctx {
-	const env_tree *t;
-	const double *pi;
-	int me;
-	double *reach; /* chance x opponent reach of each node */
-	double *val;
-	uint8_t *done;
-	int *act; /* per infoset, -1 until fixed */
-};
-
-static void br_reach(struct br_ctx *b, size_t n, double r)
+static void br_reach(struct tree_br *b, size_t n, double r)
 {
 	const struct tnode *x = &b->t->nodes[n];
 
@@ -424,9 +493,9 @@ static void br_reach(struct br_ctx *b, size_t n, double r)
 	}
 }
 
-static double br_value(struct br_ctx *b, size_t n);
+static double br_value(struct tree_br *b, size_t n);
 
-static int br_action(struct br_ctx *b, int32_t info)
+static int br_action(struct tree_br *b, int32_t info)
 {
 	const env_tree *t = b->t;
 	const struct tinfo *ti = &t->info[info];
@@ -451,7 +520,7 @@ static int br_action(struct br_ctx *b, int32_t info)
 	return best;
 }
 
-static double br_value(struct br_ctx *b, size_t n)
+static double br_value(struct tree_br *b, size_t n)
 {
 	const env_tree *t = b->t;
 	const struct tnode *x = &t->nodes[n];
@@ -460,7 +529,7 @@ static double br_value(struct br_ctx *b, size_t n)
 	if (b->done[n])
 		return b->val[n];
 	if (x->kind == T_TERMINAL) {
-		v = x->ret[b->me];
+		v = tnode_ret(t, x)[b->me];
 	} else if (x->kind == T_DECISION && x->player == b->me) {
 		int a = br_action(b, x->info);
 		for (int i = 0; i < x->n; i++)
@@ -483,39 +552,60 @@ static double br_value(struct br_ctx *b, size_t n)
 	return v;
 }
 
+int tree_br_init(struct tree_br *b, const env_tree *t)
+{
+	memset(b, 0, sizeof *b);
+	b->t = t;
+	b->reach = calloc(t->nn, sizeof *b->reach);
+	b->val = calloc(t->nn, sizeof *b->val);
+	b->done = calloc(t->nn, 1);
+	b->act = calloc(t->ni ? t->ni : 1, sizeof *b->act);
+	if (!b->reach || !b->val || !b->done || !b->act) {
+		tree_br_fini(b);
+		return LG_ENOMEM;
+	}
+	return 0;
+}
+
+void tree_br_fini(struct tree_br *b)
+{
+	free(b->reach);
+	free(b->val);
+	free(b->done);
+	free(b->act);
+	memset(b, 0, sizeof *b);
+}
+
+double tree_br_run(struct tree_br *b, const double *pi, int me)
+{
+	const env_tree *t = b->t;
+
+	b->pi = pi;
+	b->me = me;
+	memset(b->done, 0, t->nn);
+	for (size_t i = 0; i < t->ni; i++)
+		b->act[i] = -1;
+	br_reach(b, 0, 1);
+	return br_value(b, 0);
+}
+
 static int nashconv_table(const env_tree *t, const double *pi,
 			  struct env_nashconv *out)
 {
-	struct br_ctx b = { .t = t, .pi = pi };
-	int rc = 0;
+	struct tree_br b;
 
 	memset(out, 0, sizeof *out);
-	out->players = 2;
-	profile_value(t, pi, 0, out->value);
-	b.reach = calloc(t->nn, sizeof *b.reach);
-	b.val = calloc(t->nn, sizeof *b.val);
-	b.done = calloc(t->nn, 1);
-	b.act = calloc(t->ni ? t->ni : 1, sizeof *b.act);
-	if (!b.reach || !b.val || !b.done || !b.act) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	for (int me = 0; me < 2; me++) {
-		b.me = me;
-		memset(b.done, 0, t->nn);
-		for (size_t i = 0; i < t->ni; i++)
-			b.act[i] = -1;
-		br_reach(&b, 0, 1);
-		out->br_value[me] = br_value(&b, 0);
+	out->players = t->np;
+	tree_profile_value(t, pi, 0, out->value);
+	if (tree_br_init(&b, t))
+		return LG_ENOMEM;
+	for (int me = 0; me < t->np; me++) {
+		out->br_value[me] = tree_br_run(&b, pi, me);
 		out->nashconv += out->br_value[me] - out->value[me];
 	}
-	out->exploitability = out->nashconv / 2;
-out:
-	free(b.reach);
-	free(b.val);
-	free(b.done);
-	free(b.act);
-	return rc;
+	out->exploitability = out->nashconv / t->np;
+	tree_br_fini(&b);
+	return 0;
 }
 
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
@@ -568,209 +658,12 @@ out:
 	return rc;
 }
 
-/* ---- tabular policy files ----------------------------------------------- */
-
-#define TAB_LINE_MAX 4096
-#define TAB_ENTRIES_MAX 1000000
-
-struct env_tabular {
-	int A;
-	struct env_strmap map;
-	double *probs;
-	size_t n, cap;
-};
-
-/* Parse one line of a tabular policy file (path:lineno for errors)
- * into its infostate *key (pointing into line) and num_actions
- * probabilities pr summing to *sum. 1 for a blank or comment line, 0
- * for an entry, LG_EINVAL (err says why) for a malformed one. */
-static int tab_parse_line(char *line, int num_actions, const char *path,
-			  long lineno, char **key, double *pr, double *sum,
-			  char *err, size_t errlen)
-{
-	char *p = line, *save = NULL, *tok;
-	int k = 0;
-
-	*sum = 0;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '#' || *p == '\n' || *p == '\r' || !*p)
-		return 1;
-	*key = strtok_r(p, " \t\r\n", &save);
-	if (strlen(*key) >= ENV_KEY_MAX) {
-		lg_errf(err, errlen, "%s:%ld: infostate longer than "
-			"%d bytes", path, lineno, ENV_KEY_MAX - 1);
-		return LG_EINVAL;
-	}
-	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-		if (k == num_actions) {
-			k++;
-			break;
-		}
-		if (lg_parse_double(tok, 0, 1, &pr[k])) {
-			lg_errf(err, errlen, "%s:%ld: '%s' is not a "
-				"probability in [0, 1]", path, lineno,
-				tok);
-			return LG_EINVAL;
-		}
-		*sum += pr[k++];
-	}
-	if (k != num_actions) {
-		lg_errf(err, errlen, "%s:%ld: expected an infostate "
-			"and %d probabilities", path, lineno,
-			num_actions);
-		return LG_EINVAL;
-	}
-	if (fabs(*sum - 1) > 1e-6) {
-		lg_errf(err, errlen, "%s:%ld: probabilities sum to "
-			"%.9g, not 1", path, lineno, *sum);
-		return LG_EINVAL;
-	}
-	return 0;
-}
-
-/* Add the entry key -> pr / sum to t (path:lineno for errors).
- * LG_EINVAL for a duplicate infostate, LG_EFULL past TAB_ENTRIES_MAX
- * (err says which), LG_ENOMEM. */
-static int tab_add(env_tabular *t, const char *key, const double *pr,
-		   double sum, const char *path, long lineno, char *err,
-		   size_t errlen)
-{
-	size_t A = (size_t)t->A;
-	int rc;
-
-	if (env_strmap_get(&t->map, key) >= 0) {
-		lg_errf(err, errlen, "%s:%ld: duplicate infostate "
-			"'%s'", path, lineno, key);
-		return LG_EINVAL;
-	}
-	if (t->n == TAB_ENTRIES_MAX) {
-		lg_errf(err, errlen, "%s:%ld: more than %d entries",
-			path, lineno, TAB_ENTRIES_MAX);
-		return LG_EFULL;
-	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		double *np = realloc(t->probs, cap * A * sizeof *np);
-		if (!np)
-			return LG_ENOMEM;
-		t->probs = np;
-		t->cap = cap;
-	}
-	for (size_t a = 0; a < A; a++)
-		t->probs[t->n * A + a] = pr[a] / sum;
-	rc = env_strmap_put(&t->map, key, (int)t->n);
-	if (rc)
-		return rc;
-	t->n++;
-	return 0;
-}
-
-int env_tabular_load(env_tabular **out, const char *path, int num_actions,
-		     char *err, size_t errlen)
-{
-	char line[TAB_LINE_MAX + 2];
-	env_tabular *t = NULL;
-	FILE *f = NULL;
-	long lineno = 0;
-	int rc = 0;
-
-	*out = NULL;
-	if (num_actions < 1 || num_actions > ENV_MAX_ACTIONS)
-		return LG_EINVAL;
-	f = fopen(path, "r");
-	if (!f) {
-		lg_errf(err, errlen, "%s: %s", path, strerror(errno));
-		return LG_EIO;
-	}
-	t = calloc(1, sizeof *t);
-	if (!t) {
-		rc = LG_ENOMEM;
-		goto out;
-	}
-	t->A = num_actions;
-	while (fgets(line, sizeof line, f)) {
-		double pr[ENV_MAX_ACTIONS], sum;
-		size_t len = strlen(line);
-		char *key = NULL;
-
-		lineno++;
-		if (len > TAB_LINE_MAX ||
-		    (len && line[len - 1] != '\n' && !feof(f))) {
-			lg_errf(err, errlen, "%s:%ld: line longer than %d "
-				"bytes", path, lineno, TAB_LINE_MAX);
-			rc = LG_EINVAL;
-			goto out;
-		}
-		rc = tab_parse_line(line, num_actions, path, lineno, &key, pr,
-				    &sum, err, errlen);
-		if (rc == 1) {
-			rc = 0;
-			continue;
-		}
-		if (rc || (rc = tab_add(t, key, pr, sum, path, lineno, err,
-					errlen)))
-			goto out;
-	}
-	if (ferror(f)) {
-		lg_errf(err, errlen, "%s: read error", path);
-		rc = LG_EIO;
-		goto out;
-	}
-	*out = t;
-	t = NULL;
-out:
-	if (rc == LG_ENOMEM)
-		lg_errf(err, errlen, "%s: out of memory", path);
-	if (f)
-		fclose(f);
-	env_tabular_free(t);
-	return rc;
-}
-
-void env_tabular_free(env_tabular *t)
-{
-	if (!t)
-		return;
-	env_strmap_free(&t->map);
-	free(t->probs);
-	free(t);
-}
-
-static int tabular_fn(void *ctx, int player, const char *key,
-		      const float *obs, const uint8_t *mask, int A, double *probs,
-		      char *err, size_t errlen)
-{
-	env_tabular *t = ctx;
-	int i = env_strmap_get(&t->map, key);
-
-	if (A != t->A) {
-		lg_errf(err, errlen, "tabular policy has %d actions, the game "
-			"%d", t->A, A);
-		return LG_EINVAL;
-	}
-	if (i < 0) {
-		lg_errf(err, errlen, "tabular policy has no entry for "
-			"infostate '%s'", key);
-		return LG_ENOTFOUND;
-	}
-	memcpy(probs, t->probs + (size_t)i * (size_t)t->A,
-	       (size_t)t->A * sizeof *probs);
-	return 0;
-}
-
-struct env_policy env_tabular_policy(env_tabular *t)
-{
-	struct env_policy p = { tabular_fn, t, NULL };
-	return p;
-}
-
 /* ---- mixtures of policies as one behaviour policy ------------------------ */
 
 /* reach[info] = the acting player's own reach probability of each infoset
  * under pi (perfect recall: the same for every history in it). */
 static void own_reach(const env_tree *t, const double *pi, size_t n,
-		      const double r[2], double *reach)
+		      const double *r, double *reach)
 {
 	const struct tnode *x = &t->nodes[n];
 
@@ -778,7 +671,8 @@ static void own_reach(const env_tree *t, const double *pi, size_t n,
 		reach[x->info] = r[x->player];
 	for (int i = 0; i < x->n; i++) {
 		const struct tnode *c = &t->nodes[x->first + i];
-		double rc[2] = { r[0], r[1] };
+		double rc[ENV_MAX_PLAYERS];
+		memcpy(rc, r, (size_t)t->np * sizeof *rc);
 		if (x->kind == T_DECISION)
 			rc[x->player] *= pi[(size_t)x->info * (size_t)t->A +
 					    (size_t)c->action];
@@ -793,7 +687,6 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 	size_t A = (size_t)t->A, cells = t->ni * A + 1;
 	double *pi = NULL, *reach = NULL, *num = NULL, *den = NULL;
 	double *avg = NULL, wsum = 0;
-	env_tabular *tab = NULL;
 	int rc = 0;
 
 	*out = NULL;
@@ -819,11 +712,12 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 	avg = calloc(cells, sizeof *avg);
 	reach = calloc(t->ni + 1, sizeof *reach);
 	den = calloc(t->ni + 1, sizeof *den);
-	tab = calloc(1, sizeof *tab);
-	if (!pi || !num || !avg || !reach || !den || !tab)
+	if (!pi || !num || !avg || !reach || !den)
 		goto nomem;
 	for (size_t j = 0; j < k; j++) {
-		const double r0[2] = { 1, 1 };
+		double r0[ENV_MAX_PLAYERS];
+		for (int p = 0; p < ENV_MAX_PLAYERS; p++)
+			r0[p] = 1;
 		if (w[j] == 0)
 			continue;
 		if ((rc = ask_policy(t, &pols[j], pi, err, errlen)))
@@ -839,30 +733,23 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
 			}
 		}
 	}
-	tab->A = t->A;
-	tab->n = tab->cap = t->ni;
-	tab->probs = num; /* normalised in place below */
-	num = NULL;
 	for (size_t i = 0; i < t->ni; i++) {
-		double *p = tab->probs + i * A;
+		double *p = num + i * A;
 		if (den[i] > 0)
 			for (size_t a = 0; a < A; a++)
 				p[a] /= den[i];
 		else
 			for (size_t a = 0; a < A; a++)
 				p[a] = avg[i * A + a] / wsum;
-		if ((rc = env_strmap_put(&tab->map, t->info[i].key, (int)i)))
-			goto out;
 	}
-	*out = tab;
-	tab = NULL;
+	rc = tree_tabular_of(t, num, out); /* takes num */
+	num = NULL;
 	goto out;
 nomem:
 	rc = LG_ENOMEM;
 out:
 	if (rc == LG_ENOMEM)
 		lg_errf(err, errlen, "mixture: out of memory");
-	env_tabular_free(tab);
 	free(pi);
 	free(num);
 	free(avg);
@@ -896,14 +783,14 @@ int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 			goto out;
 	for (size_t i = 0; i < k; i++)
 		for (size_t j = 0; j < k; j++) {
-			double v[2];
-			/* Player 0's infostates from i, player 1's from j. */
+			double v[ENV_MAX_PLAYERS];
+			/* Seat 0's infostates from i, the others' from j. */
 			for (size_t s = 0; s < t->ni; s++)
 				memcpy(pi + s * A,
 				       tabs + (t->info[s].player ? j : i) *
 						      cells + s * A,
 				       A * sizeof *pi);
-			profile_value(t, pi, 0, v);
+			tree_profile_value(t, pi, 0, v);
 			out[i * k + j] = v[0];
 		}
 out:

@@ -9,15 +9,17 @@
 
 #include "envs/env_internal.h"
 
+#include <string.h>
+
 enum { T_DECISION, T_CHANCE, T_TERMINAL };
 
 struct tnode {
 	int8_t kind, player;
 	int8_t action; /* action (or chance outcome) leading here */
-	int32_t info;  /* decision: infoset index */
+	/* decision: infoset index; terminal: row of tree->ret */
+	int32_t info;
 	int32_t first, n;
 	double p;      /* chance probability of this node given its parent */
-	double ret[ENV_MAX_PLAYERS];
 };
 
 struct tinfo {
@@ -36,26 +38,87 @@ struct tinfo {
 struct env_tree {
 	struct env_game gm; /* its own instance of the env's game */
 	struct env_spec spec;
-	int A; /* num_actions */
+	int A;  /* the most actions of any seat: the stride of tables */
+	int np; /* players */
 	struct tnode *nodes;
 	size_t nn, ncap;
 	struct tinfo *info;
 	size_t ni, icap;
 	int32_t *inodes; /* nodes of each infoset, grouped */
+	double *ret;     /* [terminals][np]: each terminal's returns */
+	size_t nt, tcap;
 	struct env_strmap map;
 };
 
-/* Start node x's two values v: its returns when it is terminal (then 1),
- * else 0 and 0 for the caller to sum its children into (then 0). */
-static inline int tnode_start_value(const struct tnode *x, double *v)
+/* Terminal x's returns, np of them. */
+static inline const double *tnode_ret(const env_tree *t,
+				      const struct tnode *x)
 {
-	v[0] = v[1] = 0;
-	if (x->kind != T_TERMINAL)
+	return t->ret + (size_t)x->info * (size_t)t->np;
+}
+
+/* Start node x's np values v: its returns when it is terminal (then 1),
+ * else zeros for the caller to sum its children into (then 0). */
+static inline int tnode_start_value(const env_tree *t, const struct tnode *x,
+				    double *v)
+{
+	if (x->kind != T_TERMINAL) {
+		memset(v, 0, (size_t)t->np * sizeof *v);
 		return 0;
-	v[0] = x->ret[0];
-	v[1] = x->ret[1];
+	}
+	memcpy(v, tnode_ret(t, x), (size_t)t->np * sizeof *v);
 	return 1;
 }
+
+/* The number of actions of seat p (its legal masks and policies are that
+ * long; tables keep the stride A). */
+static inline int tree_seat_actions(const env_tree *t, int p)
+{
+	return t->spec.seat[p].num_actions;
+}
+
+/* Every seat's expected return below node n when all play pi (ni x A),
+ * into v[np]. */
+void tree_profile_value(const env_tree *t, const double *pi, size_t n,
+			double *v);
+
+/* A best responder's work space on tree t (tree.c): chance x the
+ * others' reach of each node, memoised values below, and the action
+ * chosen at each of the responder's infosets. */
+struct tree_br {
+	const env_tree *t;
+	const double *pi;
+	int me;
+	double *reach, *val; /* [nn] */
+	uint8_t *done;       /* [nn] */
+	int *act;            /* [ni]: -1 until fixed (and where unreached) */
+};
+int tree_br_init(struct tree_br *b, const env_tree *t); /* LG_ENOMEM */
+void tree_br_fini(struct tree_br *b);
+/* Seat me's best-response value when every other seat plays pi
+ * (ni x A); b->act then holds me's choices. Exact under perfect recall. */
+double tree_br_run(struct tree_br *b, const double *pi, int me);
+
+/* A tabular policy file's table (envs/tabular.c). */
+struct env_tabular {
+	int A;
+	struct env_strmap map;
+	double *probs; /* [n * A] */
+	size_t n, cap;
+};
+
+/* tab (t->ni x t->A, malloc'd, rows normalised) as a tabular policy over
+ * t's infostates, which takes tab over (freeing it on failure too).
+ * LG_ENOMEM. */
+int tree_tabular_of(const env_tree *t, double *tab, env_tabular **out);
+
+/* The tree of game table g with instance inst (which the tree takes
+ * over: g->destroy, if any, is called on it when the tree is freed), spec
+ * and state_size: env_tree_new's work on a game that is not registered,
+ * for tests that build one of their own. Errors as env_tree_new. */
+int env_tree_of_game(env_tree **out, const struct league_game *g,
+		     void *inst, const struct env_spec *spec,
+		     size_t state_size, char *err, size_t errlen);
 
 #define TREE_NODES_MAX (1u << 24)
 #define TREE_NO_RECALL (-2)

@@ -4,6 +4,7 @@
 #include <check.h>
 #include <time.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "envs/env_internal.h"
@@ -196,38 +197,59 @@ START_TEST(kuhn_deal_is_uniform)
 END_TEST
 
 /* White-box: drive a game's state functions with chosen chance outcomes. */
+/* g's instance made by its create() with no params (free with
+ * g->destroy). */
+static void *game_inst(const struct league_game *g)
+{
+	struct league_game_spec spec;
+	char err[256];
+	void *inst = NULL;
+
+	ck_assert_msg(g->create(NULL, &inst, &spec, err, sizeof err) == 0,
+		      "%s: %s", g->name, err);
+	return inst;
+}
+
+/* st: g's root under inst, then the moves seq[0..n) (chance outcomes
+ * included), each checked legal. */
+static void play_seq(const struct league_game *g, void *inst, void *st,
+		     const int *seq, int n)
+{
+	g->root(inst, st, NULL);
+	for (int i = 0; i < n; i++) {
+		int pl = g->player(inst, st);
+		ck_assert_msg(pl != ENV_TERMINAL, "move %d: over", i);
+		if (pl != ENV_CHANCE) {
+			uint8_t m[ENV_MAX_ACTIONS] = { 0 };
+			g->legal(inst, st, pl, m);
+			ck_assert_msg(m[seq[i]], "move %d illegal", i);
+		}
+		g->apply(inst, st, seq[i], NULL);
+	}
+}
+
 static void run_seq(const struct league_game *g, void *st, const int *seq,
 		    int n)
 {
-	struct env_opts o;
+	void *inst = game_inst(g);
 
-	env_opts_default(&o);
-	g->root(&o, st, NULL);
-	for (int i = 0; i < n; i++) {
-		int pl = g->player(&o, st);
-		ck_assert_int_ne(pl, ENV_TERMINAL);
-		if (pl != ENV_CHANCE) {
-			uint8_t m[ENV_MAX_ACTIONS];
-			g->legal(&o, st, pl, m);
-			ck_assert_msg(m[seq[i]], "move %d illegal", i);
-		}
-		g->apply(&o, st, seq[i], NULL);
-	}
+	play_seq(g, inst, st, seq, n);
+	g->destroy(inst);
 }
 
 static void expect_returns(const struct league_game *g, const int *seq, int n,
 			   double r0)
 {
 	_Alignas(16) unsigned char st[TEST_STATE_MAX];
-	struct env_opts o;
+	void *inst = game_inst(g);
 	double r[2];
 
-	env_opts_default(&o);
 	run_seq(g, st, seq, n);
-	ck_assert_int_eq(g->player(&o, st), ENV_TERMINAL);
-	g->returns(&o, st, r);
+	ck_assert_int_eq(g->player(inst, st), ENV_TERMINAL);
+	g->returns(inst, st, r);
 	ck_assert_double_eq(r[0], r0);
 	ck_assert_double_eq(r[1], -r0);
+	g->destroy(inst);
 }
 
 START_TEST(kuhn_rules)
@@ -237,7 +259,7 @@ START_TEST(kuhn_rules)
 	const int bb[] = { 2, 0, 1, 1 }, pbp[] = { 2, 0, 0, 1, 0 };
 	const int pbb[] = { 2, 0, 0, 1, 1 }, lose[] = { 0, 2, 1, 1 };
 	_Alignas(16) unsigned char st[TEST_STATE_MAX];
-	struct env_opts o;
+	void *o;
 	char key[ENV_KEY_MAX];
 	int out[ENV_CHANCE_MAX];
 	double p[ENV_CHANCE_MAX];
@@ -248,17 +270,18 @@ START_TEST(kuhn_rules)
 	expect_returns(&env_game_kuhn, pbp, 5, -1);
 	expect_returns(&env_game_kuhn, pbb, 5, 2);
 	expect_returns(&env_game_kuhn, lose, 4, -2);
-	env_opts_default(&o);
-	env_game_kuhn.root(&o, st, NULL);
-	ck_assert_int_eq(env_game_kuhn.player(&o, st), ENV_CHANCE);
-	ck_assert_int_eq(env_game_kuhn.chance(&o, st, out, p), 3);
+	o = game_inst(&env_game_kuhn);
+	env_game_kuhn.root(o, st, NULL);
+	ck_assert_int_eq(env_game_kuhn.player(o, st), ENV_CHANCE);
+	ck_assert_int_eq(env_game_kuhn.chance(o, st, out, p), 3);
 	ck_assert_double_eq_tol(p[0], 1.0 / 3, 1e-15);
 	run_seq(&env_game_kuhn, st, pbp, 3);
-	ck_assert_int_eq(env_game_kuhn.player(&o, st), 1);
-	env_game_kuhn.infostate(&o, st, 1, key, sizeof key);
+	ck_assert_int_eq(env_game_kuhn.player(o, st), 1);
+	env_game_kuhn.infostate(o, st, 1, key, sizeof key);
 	ck_assert_str_eq(key, "Jp");
-	env_game_kuhn.infostate(&o, st, 0, key, sizeof key);
+	env_game_kuhn.infostate(o, st, 0, key, sizeof key);
 	ck_assert_str_eq(key, "Kp");
+	env_game_kuhn.destroy(o);
 }
 END_TEST
 
@@ -277,7 +300,7 @@ START_TEST(leduc_rules)
 	/* p0 K, p1 Q, public J: high card K wins */
 	const int high[] = { 4, 2, C, C, 0, R, C };
 	_Alignas(16) unsigned char st[TEST_STATE_MAX];
-	struct env_opts o;
+	void *o;
 	uint8_t m[3];
 	char key[ENV_KEY_MAX];
 	int out[ENV_CHANCE_MAX];
@@ -292,28 +315,200 @@ START_TEST(leduc_rules)
 	expect_returns(&env_game_leduc, tie, 7, 0);
 	expect_returns(&env_game_leduc, high, 7, 5);
 
-	env_opts_default(&o);
+	o = game_inst(&env_game_leduc);
 	run_seq(&env_game_leduc, st, max, 2);
 	/* no bet to face: no fold; raise allowed */
-	ck_assert_int_eq(env_game_leduc.legal(&o, st, 0, m), 2);
+	ck_assert_int_eq(env_game_leduc.legal(o, st, 0, m), 2);
 	ck_assert(!m[F] && m[C] && m[R]);
 	run_seq(&env_game_leduc, st, max, 3);
-	ck_assert_int_eq(env_game_leduc.legal(&o, st, 1, m), 3);
+	ck_assert_int_eq(env_game_leduc.legal(o, st, 1, m), 3);
 	run_seq(&env_game_leduc, st, max, 4);
 	/* two raises: fold or call only */
-	ck_assert_int_eq(env_game_leduc.legal(&o, st, 0, m), 2);
+	ck_assert_int_eq(env_game_leduc.legal(o, st, 0, m), 2);
 	ck_assert(m[F] && m[C] && !m[R]);
 	run_seq(&env_game_leduc, st, max, 5);
 	/* public card: 4 cards left, 1/4 each */
-	ck_assert_int_eq(env_game_leduc.player(&o, st), ENV_CHANCE);
-	ck_assert_int_eq(env_game_leduc.chance(&o, st, out, p), 4);
+	ck_assert_int_eq(env_game_leduc.player(o, st), ENV_CHANCE);
+	ck_assert_int_eq(env_game_leduc.chance(o, st, out, p), 4);
 	ck_assert_double_eq(p[3], 0.25);
 	run_seq(&env_game_leduc, st, max, 7);
-	ck_assert_int_eq(env_game_leduc.player(&o, st), 1);
-	env_game_leduc.infostate(&o, st, 1, key, sizeof key);
+	ck_assert_int_eq(env_game_leduc.player(o, st), 1);
+	env_game_leduc.infostate(o, st, 1, key, sizeof key);
 	ck_assert_str_eq(key, "JJ:rrc/r");
-	env_game_leduc.infostate(&o, st, 0, key, sizeof key);
+	env_game_leduc.infostate(o, st, 0, key, sizeof key);
 	ck_assert_str_eq(key, "KJ:rrc/r");
+	env_game_leduc.destroy(o);
+}
+END_TEST
+
+/* g (kuhn or leduc) with env.params players = np, its state after the
+ * moves seq[0..n) (chance outcomes included), into st; *inst made. */
+static void poker_run(const struct league_game *g, int np, void **inst,
+		      void *st, const int *seq, int n)
+{
+	const char *keys[] = { "players" };
+	char v[8];
+	const char *vals[] = { v };
+	struct league_game_params prm = { 1, keys, vals, NULL };
+	struct league_game_spec spec;
+	char err[256];
+
+	snprintf(v, sizeof v, "%d", np);
+	ck_assert_msg(g->create(&prm, inst, &spec, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(spec.players, (unsigned)np);
+	play_seq(g, *inst, st, seq, n);
+}
+
+/* Play seq on g with np players to its end; returns into r. */
+static void poker_returns(const struct league_game *g, int np,
+			  const int *seq, int n, double *r)
+{
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
+	void *inst;
+
+	poker_run(g, np, &inst, st, seq, n);
+	ck_assert_int_eq(g->player(inst, st), ENV_TERMINAL);
+	g->returns(inst, st, r);
+	g->destroy(inst);
+}
+
+#define EXPECT3(r, a, b, c)                                    \
+	do {                                                   \
+		ck_assert_double_eq((r)[0], a);                \
+		ck_assert_double_eq((r)[1], b);                \
+		ck_assert_double_eq((r)[2], c);                \
+	} while (0)
+
+/* Three-player Kuhn (cards T J Q K = 0..3) and Leduc (T T J J Q Q K K =
+ * 0..7), by the rules of docs/envs.md, on hands dealt by hand. */
+START_TEST(poker_three_players)
+{
+	enum { F = 0, C = 1, R = 2 };
+	/* Kuhn: p0 K, p1 T, p2 J; 0 pass, 1 bet */
+	const int ppp[] = { 3, 0, 1, 0, 0, 0 };
+	const int pbpp[] = { 3, 0, 1, 0, 1, 0, 0 };
+	const int bbb[] = { 3, 0, 1, 1, 1, 1 };
+	const int pbbp[] = { 3, 0, 1, 0, 1, 1, 0 };
+	/* Leduc: p0 K, p1 T, p2 J */
+	const int ccc_t_ccc[] = { 6, 0, 2, C, C, C, 1, C, C, C };
+	const int rff[] = { 6, 0, 2, R, F, F };
+	const int rcf_q_cc[] = { 6, 0, 2, R, C, F, 4, C, C };
+	/* p0 K, p1 K, p2 T; public J: the kings split */
+	const int tie[] = { 6, 7, 0, C, C, C, 2, C, C, C };
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
+	char key[ENV_KEY_MAX];
+	uint8_t m[3];
+	double r[3];
+	void *inst;
+
+	poker_returns(&env_game_kuhn, 3, ppp, 6, r);
+	EXPECT3(r, 2, -1, -1);
+	poker_returns(&env_game_kuhn, 3, pbpp, 7, r);
+	EXPECT3(r, -1, 2, -1);
+	poker_returns(&env_game_kuhn, 3, bbb, 6, r);
+	EXPECT3(r, 4, -2, -2);
+	poker_returns(&env_game_kuhn, 3, pbbp, 7, r);
+	EXPECT3(r, -1, -2, 3);
+	/* after p b b, p0 answers; its key names its card and the moves */
+	poker_run(&env_game_kuhn, 3, &inst, st, pbbp, 6);
+	ck_assert_int_eq(env_game_kuhn.player(inst, st), 0);
+	env_game_kuhn.infostate(inst, st, 0, key, sizeof key);
+	ck_assert_str_eq(key, "Kpbb");
+	env_game_kuhn.infostate(inst, st, 2, key, sizeof key);
+	ck_assert_str_eq(key, "Jpbb");
+	env_game_kuhn.destroy(inst);
+
+	poker_returns(&env_game_leduc, 3, ccc_t_ccc, 10, r);
+	EXPECT3(r, -1, 2, -1);
+	poker_returns(&env_game_leduc, 3, rff, 6, r);
+	EXPECT3(r, 2, -1, -1);
+	poker_returns(&env_game_leduc, 3, rcf_q_cc, 9, r);
+	EXPECT3(r, 4, -3, -1);
+	poker_returns(&env_game_leduc, 3, tie, 10, r);
+	EXPECT3(r, 0.5, 0.5, -1);
+	/* facing a raise p1 may fold; p2 folded, so round 2 skips it */
+	poker_run(&env_game_leduc, 3, &inst, st, rcf_q_cc, 4);
+	ck_assert_int_eq(env_game_leduc.legal(inst, st, 1, m), 3);
+	env_game_leduc.destroy(inst);
+	poker_run(&env_game_leduc, 3, &inst, st, rcf_q_cc, 6);
+	ck_assert_int_eq(env_game_leduc.player(inst, st), ENV_CHANCE);
+	ck_assert_int_eq(env_game_leduc.chance(inst, st, (int[64]){ 0 },
+					       (double[64]){ 0 }), 5);
+	env_game_leduc.apply(inst, st, 4, NULL);
+	ck_assert_int_eq(env_game_leduc.player(inst, st), 0);
+	env_game_leduc.apply(inst, st, C, NULL);
+	ck_assert_int_eq(env_game_leduc.player(inst, st), 1);
+	env_game_leduc.infostate(inst, st, 1, key, sizeof key);
+	ck_assert_str_eq(key, "TQ:rcf/c");
+	env_game_leduc.destroy(inst);
+}
+END_TEST
+
+/* The text hooks: what a seat sees, and each move named as the situation
+ * names it (check or bet before a bet, fold or call after one, raise
+ * over a bet). */
+START_TEST(poker_text_hooks)
+{
+	enum { F = 0, C = 1, R = 2 };
+	const int pb[] = { 3, 0, 1, 0, 1 };        /* kuhn: K T J; p b */
+	const int rcf_q_c[] = { 6, 0, 2, R, C, F, 4, C };
+	const int over[] = { 6, 0, 2, R, F, F };
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
+	char text[LEAGUE_GAME_TEXT_MAX], name[LEAGUE_GAME_NAME_MAX];
+	const struct league_game *k = &env_game_kuhn, *l = &env_game_leduc;
+	void *inst;
+
+	poker_run(k, 3, &inst, st, pb, 3);
+	k->action_name(inst, st, 0, 0, name, sizeof name);
+	ck_assert_str_eq(name, "check");
+	k->action_name(inst, st, 0, 1, name, sizeof name);
+	ck_assert_str_eq(name, "bet");
+	k->apply(inst, st, 0, NULL);
+	k->apply(inst, st, 1, NULL);
+	k->action_name(inst, st, 2, 0, name, sizeof name);
+	ck_assert_str_eq(name, "fold");
+	k->action_name(inst, st, 2, 1, name, sizeof name);
+	ck_assert_str_eq(name, "call");
+	k->describe(inst, st, 2, text, sizeof text);
+	ck_assert_str_eq(text, "kuhn poker, 3 players: you are seat 2\n"
+			 "your card: J\npot: 4 (you put in 1)\n"
+			 "moves: seat0 check, seat1 bet");
+	k->apply(inst, st, 1, NULL); /* seat 2 calls, seat 0 folds */
+	k->apply(inst, st, 0, NULL);
+	k->describe(inst, st, 1, text, sizeof text);
+	ck_assert_msg(strstr(text, "moves: seat0 check, seat1 bet, seat2 "
+			     "call, seat0 fold\nhand over: your return -2"),
+		      "%s", text);
+	k->destroy(inst);
+
+	poker_run(l, 3, &inst, st, rcf_q_c, 8);
+	l->describe(inst, st, 1, text, sizeof text);
+	ck_assert_str_eq(text, "leduc poker, 3 players: you are seat 1\n"
+			 "your card: T\npublic card: Q\n"
+			 "pot: 7 (you put in 3)\n"
+			 "round 1: seat0 bet, seat1 call, seat2 fold\n"
+			 "round 2: seat0 check");
+	l->action_name(inst, st, 1, C, name, sizeof name);
+	ck_assert_str_eq(name, "check");
+	l->action_name(inst, st, 1, R, name, sizeof name);
+	ck_assert_str_eq(name, "bet");
+	l->apply(inst, st, R, NULL);
+	l->action_name(inst, st, 0, F, name, sizeof name);
+	ck_assert_str_eq(name, "fold");
+	l->action_name(inst, st, 0, C, name, sizeof name);
+	ck_assert_str_eq(name, "call");
+	l->action_name(inst, st, 0, R, name, sizeof name);
+	ck_assert_str_eq(name, "raise");
+	l->destroy(inst);
+	poker_run(l, 3, &inst, st, over, 6);
+	l->describe(inst, st, 2, text, sizeof text);
+	ck_assert_str_eq(text, "leduc poker, 3 players: you are seat 2\n"
+			 "your card: J\npublic card: not dealt yet\n"
+			 "pot: 5 (you put in 1, folded)\n"
+			 "round 1: seat0 bet, seat1 fold, seat2 fold\n"
+			 "hand over: your return -1");
+	l->destroy(inst);
 }
 END_TEST
 
@@ -508,6 +703,8 @@ Suite *suite_envs(void)
 		{ kuhn_deal_is_uniform, 1 },
 		{ kuhn_rules, 1 },
 		{ leduc_rules, 1 },
+		{ poker_three_players, 1 },
+		{ poker_text_hooks, 1 },
 		{ board_rules, 1 },
 		{ matrix_joint_step_and_payoff, 1 },
 		{ max_steps_truncates_as_draw, 1 },

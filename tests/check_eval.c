@@ -29,15 +29,6 @@ static env *make(const char *name)
 	return tu_env_open(name, &o);
 }
 
-static env_tree *tree_of(env *e)
-{
-	env_tree *t = NULL;
-	char err[256];
-
-	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
-	return t;
-}
-
 static struct env_nashconv eval(env_tree *t, struct env_policy p)
 {
 	struct env_nashconv nc;
@@ -54,7 +45,7 @@ static struct env_nashconv eval(env_tree *t, struct env_policy p)
 START_TEST(kuhn_uniform_nashconv)
 {
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct env_nashconv nc = eval(t, env_policy_uniform());
 
 	ck_assert_uint_eq(env_tree_infostates(t), 12);
@@ -70,7 +61,7 @@ END_TEST
 START_TEST(leduc_uniform_nashconv)
 {
 	env *e = make("leduc");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct env_nashconv nc = eval(t, env_policy_uniform());
 
 	ck_assert_uint_eq(env_tree_nodes(t), 9457);
@@ -131,7 +122,7 @@ static int seq_check_fn(void *ctx, int player, const char *key,
 START_TEST(policy_with_memory_sees_its_history)
 {
 	env *e = make("leduc_short");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	struct seq_check c = { 0 };
 	struct env_policy p = { NULL, &c, seq_check_fn };
 	struct env_nashconv nc = eval(t, p);
@@ -147,7 +138,7 @@ END_TEST
 START_TEST(kuhn_cfr_plus_equilibrium)
 {
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	struct env_nashconv nc;
 
@@ -170,7 +161,7 @@ END_TEST
 START_TEST(leduc_cfr_plus_converges)
 {
 	env *e = make("leduc");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	struct env_nashconv nc;
 
@@ -212,7 +203,7 @@ static env *make_liars(const char *faces)
 START_TEST(liars_dice_cfr_plus_keeps_converging)
 {
 	env *e = make_liars("3");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	double at100;
 
@@ -312,7 +303,7 @@ static int probs_of(const char *text, double *p0, double *p1)
 START_TEST(matrix_2x2_equilibrium)
 {
 	env *e = make("matrix");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	struct env_nashconv nc;
 	struct env_policy pol;
@@ -372,7 +363,7 @@ static void qre_2x2(double alpha, double *p, double *q)
 START_TEST(mmd_reaches_the_quantal_response_equilibrium)
 {
 	env *e = make("matrix");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_mmd *m;
 	struct env_policy pol;
 	lg_buf b = { 0 };
@@ -412,7 +403,7 @@ END_TEST
 START_TEST(optimistic_mmd_converges_where_plain_cycles)
 {
 	env *e = make("leduc");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_mmd *plain, *opt;
 
 	ck_assert_int_eq(env_mmd_new(&plain, t, 0.1, 0.1), 0);
@@ -443,7 +434,7 @@ END_TEST
 START_TEST(moving_magnet_converges_where_plain_cycles)
 {
 	env *e = make("leduc");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_mmd *m, *prox;
 
 	ck_assert_int_eq(env_mmd_new(&m, t, 0.1, 0.1), 0);
@@ -515,7 +506,7 @@ static size_t mmd_dump(env_tree *t, env_mmd *m, double *p, size_t cap)
 START_TEST(sampled_mmd_estimates_the_exact_step)
 {
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_mmd *exact, *m;
 	double pe[64], ps[64], pr[64];
 	size_t n = 0;
@@ -583,7 +574,7 @@ END_TEST
 START_TEST(mmd_nashconv_falls_with_the_temperature)
 {
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	const double alpha[] = { 2, 0.5, 0.1 };
 	double last = eval(t, env_policy_uniform()).nashconv;
 
@@ -650,7 +641,7 @@ START_TEST(fictitious_play)
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		env *e = make(cases[k].game);
-		env_tree *t = tree_of(e);
+		env_tree *t = tu_tree_open(e);
 		env_fp *f;
 		ck_assert_int_eq(env_fp_new(&f, t, cases[k].tau,
 					    cases[k].linear), 0);
@@ -665,7 +656,7 @@ START_TEST(fictitious_play)
 
 	{
 		env *e = make("leduc");
-		env_tree *t = tree_of(e);
+		env_tree *t = tu_tree_open(e);
 		struct env_nashconv u = eval(t, env_policy_uniform());
 		env_fp *f;
 		ck_assert_int_eq(env_fp_new(&f, t, 0, 0), 0);
@@ -682,7 +673,7 @@ START_TEST(fictitious_play)
 	}
 
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_fp *f;
 	double last = eval(t, env_policy_uniform()).nashconv;
 
@@ -710,7 +701,7 @@ END_TEST
 START_TEST(mmd_average_of_a_cycle)
 {
 	env *e = make("matrix");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_mmd *m;
 	struct env_policy pol;
 	lg_buf b = { 0 };
@@ -770,7 +761,7 @@ static env_tabular *mmd_iterate(env_tree *t, uint64_t k, const char *path)
 START_TEST(mmd_average_is_the_mixture_of_its_iterates)
 {
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_tabular *it[2], *mix;
 	struct env_policy pols[2], avg, mp;
 	const double w[2] = { 1, 1 };
@@ -830,7 +821,7 @@ END_TEST
 START_TEST(rps_uniform_is_equilibrium)
 {
 	env *e = make("rps");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	env_tabular *tab;
 	char dir[128], path[192], err[256];
@@ -881,7 +872,7 @@ START_TEST(tabular_round_trip_and_errors)
 		{ "K nan 0.5\n", "x.txt:1:" },
 	};
 	env *e = make("kuhn");
-	env_tree *t = tree_of(e);
+	env_tree *t = tu_tree_open(e);
 	env_cfr *c;
 	env_tabular *tab;
 	struct env_policy pol;

@@ -363,7 +363,17 @@ START_TEST(bad_plugins_and_params_are_refused)
 	expect_refused(&o, NULL, LG_EINVAL, "unknown param 'colour'");
 	env_opts_default(&o);
 	add_param(&o, "cards", "3");
-	expect_refused(&o, "kuhn", LG_EINVAL, "takes no params");
+	expect_refused(&o, "tictactoe", LG_EINVAL, "takes no params");
+	expect_refused(&o, "kuhn", LG_EINVAL,
+		       "env.params: 'cards': kuhn takes only 'players'");
+	env_opts_default(&o);
+	add_param(&o, "players", "9");
+	expect_refused(&o, "leduc", LG_EINVAL, "env.params: players: "
+		       "expected a whole number in [2, 8], got '9'");
+	env_opts_default(&o);
+	add_param(&o, "players", "3");
+	expect_refused(&o, "leduc_short", LG_EINVAL,
+		       "env.params: 'players': leduc_short takes no params");
 	env_opts_default(&o);
 	expect_refused(&o, "mygame", LG_ENOTFOUND, "no game named 'mygame'");
 }
@@ -476,8 +486,10 @@ START_TEST(config_check_refuses_bad_games)
 		  "params: cards" },
 		{ "env:\n  name: rps\n  plugin: ", "goofspiel", "\n",
 		  "env.name: 'rps', but the plugin" },
-		{ "env:\n  name: kuhn\n  params: {a: 1}\n", NULL, "",
+		{ "env:\n  name: tictactoe\n  params: {a: 1}\n", NULL, "",
 		  "env.params: 'a': this built-in game takes no params" },
+		{ "env:\n  name: kuhn\n  params: {a: 1}\n", NULL, "",
+		  "env.params: 'a': kuhn takes only 'players'" },
 		{ "env:\n  plugin: ", "goofspiel", "\n  params: [1, 2]\n",
 		  "g.yaml:3:11: env.params: expected a mapping" },
 		/* Version 2's rules, each with its call, seat and step. */

@@ -378,6 +378,15 @@ env *tu_env_open(const char *name, const struct env_opts *o)
 	return e;
 }
 
+env_tree *tu_tree_open(const env *e)
+{
+	env_tree *t = NULL;
+	char err[256];
+
+	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
+	return t;
+}
+
 env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
 		       env_mcts_eval_fn eval, void *ctx)
 {

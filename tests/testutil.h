@@ -129,6 +129,8 @@ void tu_wait_for_text(const char *path, const char *what, double limit);
 /* The game `name` with options o (NULL: the defaults); fails the test,
  * naming the game and why, when env_new refuses. */
 env *tu_env_open(const char *name, const struct env_opts *o);
+/* The exact tree of e's game; fails the test saying why when refused. */
+env_tree *tu_tree_open(const env *e);
 /* A search on e's game with options o and evaluator eval(ctx); fails the
  * test, saying why, when env_mcts_new refuses. */
 env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
