@@ -69,7 +69,7 @@ int env_params_none(const struct league_game_params *p, const char *game,
  * which stays at len - 1 once full: for describe() and infostate(). */
 size_t env_textf(char *buf, size_t len, size_t at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-extern const struct league_game env_game_tiny_hanabi;
+extern const struct league_game env_game_tiny_hanabi, env_game_tiny_whist;
 
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,

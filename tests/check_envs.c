@@ -37,7 +37,8 @@ START_TEST(registry_lists_every_game)
 					    "kuhn",	  "leduc",
 					    "leduc_short", "tictactoe",
 					    "connect4",	  "timing",
-					    "liars_dice",  "tiny_hanabi" };
+					    "liars_dice",  "tiny_hanabi",
+					    "tiny_whist" };
 	char err[128];
 	env *e;
 
