@@ -247,7 +247,8 @@ static void tiny_whist_infostate(const void *inst, const void *st,
 static size_t tw_trick_line(char *buf, size_t len, size_t k, int no,
 			    const int8_t *card, int lead, int count)
 {
-	k = env_textf(buf, len, k, "\ntrick %d:", no);
+	k = env_textf(buf, len, k, "\ntrick %d:%s", no,
+		      count ? "" : " no card yet, seat 0 leads");
 	for (int j = 0; j < count; j++) {
 		int s = (lead + j) % TW_SEATS;
 		k = env_textf(buf, len, k, "%s seat %d ", j ? "," : "", s);

@@ -402,6 +402,10 @@ START_TEST(tiny_whist_rules)
 	tw_deal(g, inst, st, deal1);
 	g->infostate(inst, st, 0, key, sizeof key);
 	ck_assert_str_eq(key, "0:AHJS:");
+	g->describe(inst, st, 1, text, sizeof text);
+	ck_assert_str_eq(text, "tiny whist, seat 1 (team 1, with seat 3); "
+		"trumps: spades\nyour hand: QH KH\ntrick 1: no card yet, "
+		"seat 0 leads");
 	tw_play(g, inst, st, (const int[]){ AH, QH, JH, QS },
 		(const int[]){ 2, 2, 1, 2 }, r);
 	ck_assert(r[0] == -1 && r[2] == -1 && r[1] == 1 && r[3] == 1);
@@ -411,6 +415,12 @@ START_TEST(tiny_whist_rules)
 		"seat 1 QH, seat 2 JH, seat 3 QS: seat 3 wins\ntrick 2: "
 		"seat 3 AS, seat 0 JS, seat 1 KH, seat 2 KS: seat 3 wins\n"
 		"team 1 returns 1");
+	/* a short buffer gets the text cut, NUL-terminated (env_textf) */
+	memset(key, 'x', sizeof key);
+	g->describe(inst, st, 3, key, 11);
+	ck_assert_str_eq(key, "tiny whist");
+	g->infostate(inst, st, 3, key, 6);
+	ck_assert_str_eq(key, "3:QSA");
 	/* The same deal, seat 3 trumps with AS instead: QS then loses
 	 * trick 2 to seat 2's KS, one trick each. */
 	tw_deal(g, inst, st, deal1);
