@@ -59,6 +59,18 @@ void env_builtin_destroy(void *inst);
 /* The chance() of a game without chance nodes: none, ever. */
 int env_no_chance(const void *inst, const void *st, int *out, double *p);
 
+/* The games written on ABI v2 directly (envs/gamekit.c): for one that
+ * takes no env.params, 0 when p has none, else LG_EINVAL with
+ * "env.params: 'KEY': GAME takes no params" in err. */
+int env_params_none(const struct league_game_params *p, const char *game,
+		    char *err, size_t errlen);
+/* Append printf-style text at buf[at] (at most len bytes in all, always
+ * NUL-terminated when len > 0, cut short when full); returns the new end,
+ * which stays at len - 1 once full: for describe() and infostate(). */
+size_t env_textf(char *buf, size_t len, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+extern const struct league_game env_game_tiny_hanabi, env_game_tiny_whist;
+
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
 	env_game_tictactoe, env_game_connect4, env_game_timing,

@@ -38,7 +38,8 @@ START_TEST(registry_lists_every_game)
 					    "kuhn",	  "leduc",
 					    "leduc_short", "tictactoe",
 					    "connect4",	  "timing",
-					    "liars_dice" };
+					    "liars_dice",  "tiny_hanabi",
+					    "tiny_whist" };
 	char err[128];
 	env *e;
 
@@ -49,7 +50,9 @@ START_TEST(registry_lists_every_game)
 		ck_assert_int_eq(env_info(i, &s, &sum), 0);
 		ck_assert_str_eq(s.name, want[i]);
 		ck_assert(sum && *sum);
-		ck_assert_int_eq(s.players, 2);
+		/* tiny_whist: two teams of two */
+		ck_assert_int_eq(s.players,
+				 strcmp(want[i], "tiny_whist") ? 2 : 4);
 		ck_assert(s.obs_len > 0 && s.num_actions > 0 &&
 			  s.num_actions <= ENV_MAX_ACTIONS && s.max_steps > 0);
 		e = make(want[i]);
@@ -93,11 +96,13 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 			/* one assertion per vector: check logs every
 			 * passing assertion, which costs a write each */
 			int in01 = 1;
-			for (size_t i = 0; i < s->obs_len; i++)
+			for (size_t i = 0; i < s->seat[q].obs_len; i++)
 				in01 &= obs[i] >= 0 && obs[i] <= 1;
 			ck_assert(in01);
-			crc = lg_crc32c(crc, obs, s->obs_len * sizeof *obs);
-			crc = lg_crc32c(crc, mask, (size_t)s->num_actions);
+			crc = lg_crc32c(crc, obs,
+					s->seat[q].obs_len * sizeof *obs);
+			crc = lg_crc32c(crc, mask,
+					(size_t)s->seat[q].num_actions);
 			if (p != ENV_SIMULTANEOUS && q != p) {
 				ck_assert_int_eq(n, 0);
 				continue;
@@ -128,8 +133,20 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 	ck_assert_int_eq(env_step(e, 0), LG_EINVAL);
 	ck_assert_int_eq(env_legal(e, 0, mask), 0);
 	env_returns(e, ret);
-	ck_assert_double_eq_tol(ret[0] + ret[1], 0, 1e-12);
-	crc = lg_crc32c(crc, ret, 2 * sizeof *ret);
+	/* as the game declares (the built-ins: zero-sum or common payoff),
+	 * one return per team */
+	double sum = 0;
+	for (int q = 0; q < s->players; q++) {
+		sum += ret[q];
+		for (int k = 0; k < q; k++)
+			if (s->seat[k].team == s->seat[q].team)
+				ck_assert(ret[k] == ret[q]);
+	}
+	if (s->payoff == ENV_ZERO_SUM)
+		ck_assert_double_eq_tol(sum, 0, 1e-12);
+	else
+		ck_assert_int_eq(s->payoff, ENV_COMMON_PAYOFF);
+	crc = lg_crc32c(crc, ret, (size_t)s->players * sizeof *ret);
 	free(obs);
 	return crc;
 }
@@ -143,7 +160,7 @@ START_TEST(random_play_invariants_and_determinism)
 		int differs = 0;
 		for (uint64_t seed = 1; seed <= 60; seed++) {
 			lg_rng r1, r2;
-			double a[2], b[2];
+			double a[ENV_MAX_PLAYERS], b[ENV_MAX_PLAYERS];
 			lg_rng_seed(&r1, seed * 7);
 			r2 = r1;
 			uint32_t c1 = play(e, seed, &r1, a);
@@ -155,7 +172,7 @@ START_TEST(random_play_invariants_and_determinism)
 			differs |= c1 != play(f, seed + 1000, &r2, b);
 		}
 		ck_assert_msg(differs, "%s: every episode identical", s.name);
-		ck_assert_int_eq(env_observe(e, 2, NULL), LG_EINVAL);
+		ck_assert_int_eq(env_observe(e, s.players, NULL), LG_EINVAL);
 		ck_assert_int_eq(env_legal(e, -1, NULL), LG_EINVAL);
 		env_free(e);
 		env_free(f);
