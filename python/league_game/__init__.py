@@ -1,4 +1,4 @@
-"""league_game: serve a two-player zero-sum game written in Python to a
+"""league_game: serve a game written in Python (1 to 8 seats, any payoff) to a
 league (net/game.proto; docs/games.md).
 
 Write a subclass of Game, then call serve(YourGame) in the script that
@@ -20,7 +20,8 @@ The package needs Debian's python3-protobuf; its game_pb2 module is
 generated from net/game.proto by `make`.
 """
 
-from .game import Game
+from .game import Box, Discrete, Game
 from .server import serve, Server, selfplay_steps_per_s
 
-__all__ = ["Game", "serve", "Server", "selfplay_steps_per_s"]
+__all__ = ["Box", "Discrete", "Game", "serve", "Server",
+           "selfplay_steps_per_s"]
