@@ -256,8 +256,9 @@ class _Conn:
     """One league connection: its envs, and the loop that answers its
     batches in the protocol version agreed in the Hello (1 until then)."""
 
-    def __init__(self, cls, spec, sock, peer, version=1):
+    def __init__(self, cls, spec, sock, peer, version=1, versions=VERSIONS):
         self.cls = cls
+        self.versions = tuple(versions)
         self.spec = spec
         self.sock = sock
         self.peer = peer
@@ -389,15 +390,15 @@ class _Conn:
     def welcome(self, hello):
         """The Welcome to hello: the version both speak and the spec of
         the game made with its params, or the reason for refusing."""
-        common = (set(hello.versions) | {hello.version}) & set(VERSIONS)
-        version = max(common) if common else VERSIONS[-1]
+        common = (set(hello.versions) | {hello.version}) & set(self.versions)
+        version = max(common) if common else self.versions[-1]
         welcome = pb.Welcome(version=version)
         self.params = {p.key: p.value for p in hello.params}
         if not common:
             welcome.error = "protocol version %s; this server speaks %s" % (
                 " or ".join(str(v) for v in sorted(
                     set(hello.versions) | {hello.version})),
-                " and ".join(str(v) for v in VERSIONS))
+                " and ".join(str(v) for v in self.versions))
             return welcome
         if hello.game and hello.game != self.cls.name:
             welcome.error = "this server serves '%s', not '%s'" % (
@@ -415,9 +416,8 @@ class _Conn:
             return welcome
         why = self.spec.fits_v1()
         if version == 1 and why:
-            welcome.error = ("game '%s' needs protocol version 2 (%s); the "
-                             "league speaks version 1" % (self.spec.name,
-                                                          why))
+            welcome.error = ("game '%s' needs protocol version 2 (%s), "
+                             "not 1" % (self.spec.name, why))
             return welcome
         self.version = version
         welcome.spec.CopyFrom(self.spec.message(version))
@@ -439,10 +439,16 @@ class _Conn:
 
 
 class Server:
-    """Serves cls at address ("HOST:PORT" or "unix:PATH")."""
+    """Serves cls at address ("HOST:PORT" or "unix:PATH") in the protocol
+    versions up to `protocol` (a league that speaks 2 gets 1 from a
+    server limited to it: how a version-1 server is tried)."""
 
-    def __init__(self, cls, address):
+    def __init__(self, cls, address, protocol=VERSIONS[-1]):
         self.cls = cls
+        self.versions = tuple(v for v in VERSIONS if v <= protocol)
+        if not self.versions:
+            raise ValueError("protocol %r: this server speaks %s"
+                             % (protocol, " and ".join(map(str, VERSIONS))))
         try:
             g = cls()
         except Exception:  # it needs params: checked per connection
@@ -469,7 +475,8 @@ class Server:
         try:
             if sock.family != socket.AF_UNIX:
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            _Conn(self.cls, self.spec, sock, peer).run()
+            _Conn(self.cls, self.spec, sock, peer,
+                  versions=self.versions).run()
         except (OSError, ValueError) as e:
             print("league_game: %s: %s" % (peer or "unix", e), file=sys.stderr)
         except Exception as e:  # a bad frame: close this connection only
@@ -524,9 +531,9 @@ def selfplay_steps_per_s(cls, seconds=2.0, seed=1, **params):
 
 def serve(cls, address=None, argv=None):
     """The main of a game script: serve cls at address, or --listen ADDR,
-    or $LEAGUE_GAME_ADDRESS. With --selfplay-bench SECONDS, print the
-    game's own step rate as JSON instead (for `league bench env
-    --remote`)."""
+    or $LEAGUE_GAME_ADDRESS; --protocol N speaks versions up to N only.
+    With --selfplay-bench SECONDS, print the game's own step rate as JSON
+    instead (for `league bench env --remote`)."""
     argv = sys.argv[1:] if argv is None else argv
     if "--selfplay-bench" in argv:
         secs = float(argv[argv.index("--selfplay-bench") + 1])
@@ -536,11 +543,17 @@ def serve(cls, address=None, argv=None):
     if "--listen" in argv:
         address = argv[argv.index("--listen") + 1]
     address = address or os.environ.get("LEAGUE_GAME_ADDRESS")
+    protocol = VERSIONS[-1]
+    if "--protocol" in argv:
+        arg = argv[argv.index("--protocol") + 1]
+        if not arg.isdigit():
+            sys.exit("league_game: --protocol %r: not a version" % arg)
+        protocol = int(arg)
     if not address:
         sys.exit("league_game: no address: pass --listen HOST:PORT or set "
                  "LEAGUE_GAME_ADDRESS")
     try:
-        server = Server(cls, address)
+        server = Server(cls, address, protocol)
     except (OSError, ValueError) as e:
         sys.exit("league_game: cannot serve at %s: %s" % (address, e))
     try:
