@@ -207,7 +207,7 @@ EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \
 	$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 	$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
 	$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so \
-	$(BUILD)/examples/segv_step.so
+	$(BUILD)/examples/segv_step.so $(BUILD)/examples/goofspiel_v1.so
 
 $(BUILD)/examples/goofspiel.so: examples/goofspiel/goofspiel.c \
 		envs/league_game.h
@@ -217,6 +217,13 @@ $(BUILD)/examples/goofspiel.so: examples/goofspiel/goofspiel.c \
 $(BUILD)/examples/tictactoe.so: $(PLUGIN_TTT_SRC) $(wildcard envs/*.h util/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS) -o $@ $(PLUGIN_TTT_SRC) -lm
+
+# A game ABI version 1 plugin, built against the version 1 header as it
+# was (tests/plugins/v1/): the league must keep loading it unchanged.
+$(BUILD)/examples/goofspiel_v1.so: tests/plugins/v1/goofspiel_v1.c \
+		tests/plugins/v1/league_game.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PLUGIN_FLAGS:-Ienvs=-Itests/plugins/v1) -o $@ $<
 
 # Plugins the tests expect to be refused (tests/plugins/bad.c).
 $(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \

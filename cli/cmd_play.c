@@ -1,16 +1,19 @@
 /*
- * cli/cmd_play.c: `league play A B [--games N] [--json]`, two players in
- * games of one game: agent files (`league export`), the built-in
+ * cli/cmd_play.c: `league play A B [C ...] [--games N] [--json]`, one
+ * side per seat of a game: agent files (`league export`), the built-in
  * baselines (random, minimax, alphabeta:N) or a human at the terminal.
- * Games alternate seats (A moves first in the odd-numbered games); an
- * agent plays its network's most probable legal move (--sample: a sample
- * of its probabilities). The game comes from the agent files (both must
- * be of one game and its options) or --game.
+ * Seats rotate from game to game (side i sits in seat (i + g) mod n in
+ * game g, so A moves first in the odd-numbered games of two); an agent
+ * plays its network's most probable legal move (--sample: a sample of
+ * its probabilities). The game comes from the agent files (all of one
+ * game and its options) or --game.
  *
- * A human sees the board (board games: their planes drawn from the
- * human's side, `X` the human's stones) or the observation, the legal
- * moves, and types one; anything else is refused with the reason and
- * asked again. The end of input ends the match (exit 1).
+ * A human sees the state as the game describes it to that seat (its
+ * describe() hook: cards, pot, bets), else the board (board games: their
+ * planes drawn from the human's side, `X` the human's stones) or the
+ * observation; the legal moves by name (action_name(), else number); and
+ * types one, by name or number. Anything else is refused with the reason
+ * and asked again. The end of input ends the match (exit 1).
  */
 #include "cli/cli.h"
 #include "eval/agent.h"
@@ -32,8 +35,11 @@ struct side {
 	env_baseline *b;
 };
 
+#define PLAY_SIDES_MAX ENV_MAX_PLAYERS
+
 struct pargs {
-	const char *a, *b, *game;
+	const char *side[PLAY_SIDES_MAX], *game;
+	int n;
 	unsigned long long games, seed;
 	int json, sample;
 };
@@ -48,8 +54,18 @@ static void render(const env *e, int p, FILE *out)
 	const struct env_spec *sp = env_spec_of(e);
 	float obs[4096];
 	uint8_t mask[ENV_MAX_ACTIONS];
+	char text[ENV_TEXT_MAX];
 
-	if (sp->obs_len > LG_ARRAY_LEN(obs) || env_observe(e, p, obs))
+	if (!env_describe(e, p, text, sizeof text)) {
+		for (char *l = text, *nl; *l; l = nl) {
+			nl = l + strcspn(l, "\n");
+			fprintf(out, "  %.*s\n", (int)(nl - l), l);
+			nl += *nl == '\n';
+		}
+		return;
+	}
+	if (sp->obs_len > LG_ARRAY_LEN(obs) ||
+	    sp->num_actions > ENV_MAX_ACTIONS || env_observe(e, p, obs))
 		return;
 	env_legal(e, p, mask);
 	if (sp->obs_rank == 3 && sp->obs_shape[0] >= 2) {
@@ -92,53 +108,66 @@ static void render(const env *e, int p, FILE *out)
 	fputc('\n', out);
 }
 
-/* The human's move: asked until it is a legal one. LG_EIO at the end of
- * input. */
+/* The legal moves of seat p, by name, on one line. */
+static void list_moves(const env *e, int p, const uint8_t *mask)
+{
+	char name[ENV_ACTION_NAME_MAX];
+
+	printf("legal moves:");
+	for (int a = 0; a < env_spec_of(e)->seat[p].num_actions; a++)
+		if (mask[a]) {
+			env_action_name(e, p, a, name, sizeof name);
+			printf(" %s", name);
+		}
+}
+
+/* The human's move: asked until it is a legal one, by name or number.
+ * LG_EIO at the end of input. */
 static int human_act(const env *e, int p, int *action)
 {
 	const struct env_spec *sp = env_spec_of(e);
-	uint8_t mask[ENV_MAX_ACTIONS];
-	char line[128], *end;
+	int na = sp->seat[p].num_actions;
+	uint8_t *mask = malloc((size_t)na);
+	char line[128];
+	int rc = LG_EIO;
 
-	printf("\nYou are X (seat %d). The board:\n", p);
+	if (!mask)
+		return LG_ENOMEM;
+	if (sp->flags & ENV_F_TEXT)
+		printf("\nYou are seat %d (%s).\n", p,
+		       sp->role_name[sp->seat[p].role]);
+	else
+		printf("\nYou are X (seat %d). The board:\n", p);
 	render(e, p, stdout);
 	env_legal(e, p, mask);
 	for (;;) {
-		printf("legal moves:");
-		for (int a = 0; a < sp->num_actions; a++)
-			if (mask[a])
-				printf(" %d", a);
+		list_moves(e, p, mask);
 		printf("\nyour move> ");
 		fflush(stdout);
 		if (!fgets(line, sizeof line, stdin))
-			return LG_EIO;
+			break;
 		line[strcspn(line, "\r\n")] = 0;
-		errno = 0;
-		long v = strtol(line, &end, 10);
-		while (*end == ' ')
-			end++;
-		if (!line[0] || end == line || *end || errno) {
+		if (!env_action_parse(e, p, line, action)) {
+			rc = 0;
+			break;
+		}
+		if (!line[0] || strspn(line, "0123456789") != strlen(line))
 			printf("'%s' is not a move: type one of the legal "
-			       "moves' numbers\n", line);
-			continue;
-		}
-		if (v < 0 || v >= sp->num_actions) {
-			printf("%ld is not a move: moves are 0 to %d\n", v,
-			       sp->num_actions - 1);
-			continue;
-		}
-		if (!mask[v]) {
-			printf("%ld is not legal here (%s)\n", v,
-			       !strcmp(sp->name, "connect4") ? "the column is "
-							       "full"
+			       "moves%s\n", line,
+			       sp->flags & ENV_F_TEXT ? "" : "' numbers");
+		else if (strlen(line) > 6 || atoi(line) >= na)
+			printf("%s is not a move: moves are 0 to %d\n", line,
+			       na - 1);
+		else
+			printf("%s is not legal here (%s)\n", line,
+			       !strcmp(sp->name, "connect4")
+				       ? "the column is full"
 			       : !strcmp(sp->name, "tictactoe")
 				       ? "the cell is taken"
 				       : "not among the legal moves");
-			continue;
-		}
-		*action = (int)v;
-		return 0;
 	}
+	free(mask);
+	return rc;
 }
 
 /* ---- the sides ------------------------------------------------------------ */
@@ -197,15 +226,17 @@ static int side_act(struct side *s, const env *e, int p, int sample,
 	}
 }
 
-/* The game both sides play: the agents' (one game, the same options) or
- * --game. CLI_OK with *e open, else the reason on stderr. */
+/* The game every side plays: the agents' (one game, the same options)
+ * or --game, with one side per seat. CLI_OK with *e open, else the
+ * reason on stderr. */
 static int open_game(const struct pargs *a, struct side *sd, env **e)
 {
 	const struct league_agent *ag = NULL;
+	const char *first = NULL;
 	struct env_opts eo;
 	char err[512];
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < a->n; i++) {
 		const struct league_agent *x = sd[i].agent;
 		if (!x)
 			continue;
@@ -216,10 +247,12 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 				  sizeof ag->cfg.env))) {
 			fprintf(stderr, "league play: %s and %s are agents of "
 				"different games (%s, %s) or game options\n",
-				sd[0].arg, sd[1].arg, ag->spec.name,
+				first, sd[i].arg, ag->spec.name,
 				x->spec.name);
 			return CLI_USAGE;
 		}
+		if (!ag)
+			first = sd[i].arg;
 		ag = x;
 	}
 	if (!ag && !a->game) {
@@ -241,25 +274,42 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 		fprintf(stderr, "league play: %s\n", err);
 		return CLI_USAGE;
 	}
-	for (int i = 0; i < 2; i++)
+	if (env_spec_of(*e)->players != a->n) {
+		fprintf(stderr, "league play: %s has %d seats: name a player "
+			"for each (%d given)\n", env_spec_of(*e)->name,
+			env_spec_of(*e)->players, a->n);
+		goto fail;
+	}
+	for (int i = 0; i < a->n; i++)
 		if (side_bind(&sd[i], *e, err, sizeof err)) {
 			fprintf(stderr, "league play: %s: %s\n", sd[i].arg,
 				err);
-			env_free(*e);
-			*e = NULL;
-			return CLI_USAGE;
+			goto fail;
 		}
 	return CLI_OK;
+fail:
+	env_free(*e);
+	*e = NULL;
+	return CLI_USAGE;
 }
 
 struct score {
-	uint64_t games, wins_a, wins_b, draws;
-	uint64_t seat_games[2], seat_wins_a[2]; /* by A's seat */
+	uint64_t games, draws;
+	uint64_t wins[PLAY_SIDES_MAX];    /* the side alone had the most */
+	double ret[PLAY_SIDES_MAX];       /* sum of the side's returns */
+	uint64_t first_games, first_wins; /* of A, moving first (seat 0) */
 };
 
-/* One game, A in seat seat_a: the returns into ret. */
-static int play_one(env *e, struct side *sd, int seat_a, uint64_t seed,
-		    int sample, lg_rng *rng, double *ret)
+/* The seat of side i in game g of n sides. */
+static int seat_of(int i, uint64_t g, int n)
+{
+	return (int)(((uint64_t)i + g) % (uint64_t)n);
+}
+
+/* One game, side i in seat seat_of(i, g, n) (side_at[seat] = i): the
+ * returns by seat into ret. */
+static int play_one(env *e, struct side *sd, const int *side_at,
+		    uint64_t seed, int sample, lg_rng *rng, double *ret)
 {
 	const struct env_spec *sp = env_spec_of(e);
 	int rc;
@@ -270,13 +320,13 @@ static int play_one(env *e, struct side *sd, int seat_a, uint64_t seed,
 		int p = env_current_player(e), acts[ENV_MAX_PLAYERS];
 		if (p == ENV_SIMULTANEOUS) {
 			for (int q = 0; q < sp->players; q++)
-				if ((rc = side_act(&sd[q == seat_a ? 0 : 1], e,
-						   q, sample, rng, &acts[q])))
+				if ((rc = side_act(&sd[side_at[q]], e, q,
+						   sample, rng, &acts[q])))
 					return rc;
 			rc = env_step_joint(e, acts);
 		} else {
-			if ((rc = side_act(&sd[p == seat_a ? 0 : 1], e, p,
-					   sample, rng, &acts[0])))
+			if ((rc = side_act(&sd[side_at[p]], e, p, sample, rng,
+					   &acts[0])))
 				return rc;
 			rc = env_step(e, acts[0]);
 		}
@@ -285,6 +335,76 @@ static int play_one(env *e, struct side *sd, int seat_a, uint64_t seed,
 	}
 	env_returns(e, ret);
 	return 0;
+}
+
+/* Game g's returns (by seat) into the score by side; the winner's index
+ * (-1: a draw, the best return shared). */
+static int score_game(struct score *sc, int n, uint64_t g, const double *ret)
+{
+	int best = -1, ties = 0;
+
+	sc->games++;
+	for (int i = 0; i < n; i++) {
+		double r = ret[seat_of(i, g, n)];
+		sc->ret[i] += r;
+		if (best < 0 || r > ret[seat_of(best, g, n)]) {
+			best = i;
+			ties = 0;
+		} else if (r == ret[seat_of(best, g, n)]) {
+			ties++;
+		}
+	}
+	if (ties) {
+		sc->draws++;
+		best = -1;
+	} else {
+		sc->wins[best]++;
+	}
+	if (seat_of(0, g, n) == 0) {
+		sc->first_games++;
+		sc->first_wins += best == 0;
+	}
+	return best;
+}
+
+static void print_score(const struct pargs *a, const struct score *sc,
+			const struct side *sd, const char *game)
+{
+	if (a->json) {
+		printf("{\"games\": %llu, ", (unsigned long long)sc->games);
+		for (int i = 0; i < a->n; i++)
+			printf("\"wins_%c\": %llu, ", 'a' + i,
+			       (unsigned long long)sc->wins[i]);
+		printf("\"draws\": %llu, \"game\": \"%s\"",
+		       (unsigned long long)sc->draws, game);
+		for (int i = 0; i < a->n; i++)
+			printf(", \"%c\": \"%s\"", 'a' + i,
+			       sd[i].kind == SIDE_AGENT ? "agent" : a->side[i]);
+		if (a->n > 2)
+			for (int i = 0; i < a->n; i++)
+				printf(", \"mean_return_%c\": %.6g", 'a' + i,
+				       sc->ret[i] / (double)sc->games);
+		printf("}\n");
+		return;
+	}
+	if (a->n == 2) {
+		printf("league play: %llu games of %s: A %s wins %llu (%llu of "
+		       "%llu moving first), B %s wins %llu, draws %llu\n",
+		       (unsigned long long)sc->games, game, a->side[0],
+		       (unsigned long long)sc->wins[0],
+		       (unsigned long long)sc->first_wins,
+		       (unsigned long long)sc->first_games, a->side[1],
+		       (unsigned long long)sc->wins[1],
+		       (unsigned long long)sc->draws);
+		return;
+	}
+	printf("league play: %llu games of %s:", (unsigned long long)sc->games,
+	       game);
+	for (int i = 0; i < a->n; i++)
+		printf("%s %c %s wins %llu (mean return %.4g)", i ? "," : "",
+		       'A' + i, a->side[i], (unsigned long long)sc->wins[i],
+		       sc->ret[i] / (double)sc->games);
+	printf(", draws %llu\n", (unsigned long long)sc->draws);
 }
 
 static int parse(int argc, char **argv, struct pargs *a)
@@ -297,25 +417,43 @@ static int parse(int argc, char **argv, struct pargs *a)
 		CLI_BOOL("sample", 0, &a->sample),
 		CLI_END,
 	};
-	const struct cli_args args = { "play", flags, 2, 2,
-				       "expected two players A B", 0 };
+	const struct cli_args args = { "play", flags, 2, PLAY_SIDES_MAX,
+				       "expected a player per seat: A B ...",
+				       0 };
 	char **pos;
 
 	memset(a, 0, sizeof *a);
 	a->games = 2;
 	a->seed = 1;
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args(&args, argc, argv, &pos, &a->n))
 		return CLI_USAGE;
-	a->a = pos[0];
-	a->b = pos[1];
+	for (int i = 0; i < a->n; i++)
+		a->side[i] = pos[i];
 	return CLI_OK;
+}
+
+/* After a game with a human: the end as the human's seat sees it. */
+static void tell_human(const struct pargs *a, const struct side *sd, env *e,
+		       uint64_t g, int winner)
+{
+	for (int i = 0; i < a->n; i++) {
+		if (sd[i].kind != SIDE_HUMAN)
+			continue;
+		int hs = seat_of(i, g, a->n);
+		printf("\ngame %llu over: the board from seat %d's side:\n",
+		       (unsigned long long)g + 1, hs);
+		render(e, hs, stdout);
+		printf("%s %s\n", winner < 0 ? "nobody" : a->side[winner],
+		       winner < 0 ? "won: a draw" : "won");
+		return;
+	}
 }
 
 static int run(int argc, char **argv)
 {
 	struct pargs a;
-	struct side sd[2];
-	struct score sc = { 0 };
+	struct side sd[PLAY_SIDES_MAX];
+	struct score sc;
 	char err[1024] = "";
 	env *e = NULL;
 	lg_rng rng;
@@ -324,8 +462,9 @@ static int run(int argc, char **argv)
 	if ((rc = parse(argc, argv, &a)))
 		return rc;
 	memset(sd, 0, sizeof sd);
-	for (int i = 0; i < 2; i++)
-		if ((rc = side_open(&sd[i], i ? a.b : a.a, err, sizeof err))) {
+	memset(&sc, 0, sizeof sc);
+	for (int i = 0; i < a.n; i++)
+		if ((rc = side_open(&sd[i], a.side[i], err, sizeof err))) {
 			fprintf(stderr, "league play: %s\n", err);
 			rc = rc == LG_ENOMEM || rc == LG_EIO ? CLI_FAIL
 							     : CLI_USAGE;
@@ -335,9 +474,11 @@ static int run(int argc, char **argv)
 		goto done;
 	lg_rng_seed(&rng, a.seed);
 	for (uint64_t g = 0; g < a.games; g++) {
-		int seat_a = (int)(g % 2);
+		int side_at[ENV_MAX_PLAYERS];
 		double ret[ENV_MAX_PLAYERS];
-		rc = play_one(e, sd, seat_a, a.seed + g, a.sample, &rng, ret);
+		for (int i = 0; i < a.n; i++)
+			side_at[seat_of(i, g, a.n)] = i;
+		rc = play_one(e, sd, side_at, a.seed + g, a.sample, &rng, ret);
 		if (rc == LG_EIO) {
 			fprintf(stderr, "league play: the input ended in game "
 				"%llu\n", (unsigned long long)g + 1);
@@ -350,45 +491,12 @@ static int run(int argc, char **argv)
 			rc = CLI_FAIL;
 			goto done;
 		}
-		double ra = ret[seat_a], rb = ret[1 - seat_a];
-		sc.games++;
-		sc.seat_games[seat_a]++;
-		sc.wins_a += ra > rb;
-		sc.seat_wins_a[seat_a] += ra > rb;
-		sc.wins_b += rb > ra;
-		sc.draws += ra == rb;
-		if (sd[0].kind == SIDE_HUMAN || sd[1].kind == SIDE_HUMAN) {
-			int hs = sd[0].kind == SIDE_HUMAN ? seat_a : 1 - seat_a;
-			printf("\ngame %llu over: the board from seat %d's "
-			       "side:\n", (unsigned long long)g + 1, hs);
-			render(e, hs, stdout);
-			printf("%s %s\n", ra > rb ? a.a : rb > ra ? a.b : "nobody",
-			       ra == rb ? "won: a draw" : "won");
-		}
+		tell_human(&a, sd, e, g, score_game(&sc, a.n, g, ret));
 	}
-	if (a.json)
-		printf("{\"games\": %llu, \"wins_a\": %llu, \"wins_b\": %llu, "
-		       "\"draws\": %llu, \"game\": \"%s\", \"a\": \"%s\", "
-		       "\"b\": \"%s\"}\n",
-		       (unsigned long long)sc.games,
-		       (unsigned long long)sc.wins_a,
-		       (unsigned long long)sc.wins_b,
-		       (unsigned long long)sc.draws, env_spec_of(e)->name,
-		       sd[0].kind == SIDE_AGENT ? "agent" : a.a,
-		       sd[1].kind == SIDE_AGENT ? "agent" : a.b);
-	else
-		printf("%s: %llu games of %s: A %s wins %llu (%llu of %llu "
-		       "moving first), B %s wins %llu, draws %llu\n",
-		       "league play", (unsigned long long)sc.games,
-		       env_spec_of(e)->name, a.a,
-		       (unsigned long long)sc.wins_a,
-		       (unsigned long long)sc.seat_wins_a[0],
-		       (unsigned long long)sc.seat_games[0], a.b,
-		       (unsigned long long)sc.wins_b,
-		       (unsigned long long)sc.draws);
+	print_score(&a, &sc, sd, env_spec_of(e)->name);
 	rc = CLI_OK;
 done:
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < PLAY_SIDES_MAX; i++)
 		side_free(&sd[i]);
 	env_free(e);
 	return rc;
@@ -398,20 +506,24 @@ const struct cli_cmd cli_cmd_play = {
 	.name = "play",
 	.summary = "play agent files, baselines or a human against each other",
 	.help =
-	"usage: league play A B [--games N] [--game NAME] [--seed S]\n"
+	"usage: league play A B [C ...] [--games N] [--game NAME] [--seed S]\n"
 	"                   [--sample] [--json]\n"
 	"\n"
-	"A and B: an agent FILE (`league export`), random, minimax\n"
+	"One player per seat of the game (two for two-player games, up to\n"
+	"eight): an agent FILE (`league export`), random, minimax\n"
 	"(tictactoe), alphabeta:N (connect4) or human (you, at this terminal:\n"
-	"the board and the legal moves are shown, you type a move's number;\n"
+	"the state as your seat sees it and the legal moves are shown, by\n"
+	"name where the game names them; you type a move's name or number;\n"
 	"an illegal one is refused with the reason). N games (default 2),\n"
-	"seats alternating: A moves first in games 1, 3, ... Game g is\n"
+	"seats rotating: the i-th player sits in seat (i + g - 1) mod n in\n"
+	"game g, so of two A moves first in games 1, 3, ... Game g is\n"
 	"seeded S + g - 1 (default S 1). An agent plays its network's most\n"
 	"probable legal move; --sample samples its probabilities. The game\n"
-	"is the agents' (both of one game and its options), else --game.\n"
+	"is the agents' (all of one game and its options), else --game.\n"
 	"\n"
-	"Output: a line of wins by side; --json one object with games,\n"
-	"wins_a, wins_b, draws (and game, a, b).\n"
+	"Output: a line of wins by side (a draw: the best return shared),\n"
+	"with each side's mean return for more than two; --json one object\n"
+	"with games, wins_a, wins_b, ..., draws (and game, a, b, ...).\n"
 	"\n"
 	"Exit status: 0 played, 1 the input ended or a game failed, 2 a bad\n"
 	"argument or agent file (the reason names it).\n",

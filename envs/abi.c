@@ -62,15 +62,19 @@ int env_builtin_create(const struct league_game_params *p, void **inst,
 	}
 	memset(spec, 0, sizeof *spec);
 	spec->players = (uint32_t)es.players;
-	spec->num_actions = (uint32_t)es.num_actions;
-	spec->obs_len = (uint32_t)es.obs_len;
 	spec->flags = (es.flags & ENV_F_SIMULTANEOUS ? LEAGUE_GAME_SIMULTANEOUS
 						     : 0) |
 		      (es.flags & ENV_F_CHANCE ? LEAGUE_GAME_HAS_CHANCE : 0);
+	spec->payoff = LEAGUE_GAME_ZERO_SUM;
 	spec->state_size = state_size;
 	spec->max_steps = es.max_steps;
-	spec->obs_rank = es.obs_rank;
-	memcpy(spec->obs_shape, es.obs_shape, sizeof spec->obs_shape);
+	for (int s = 0; s < es.players; s++) {
+		spec->seat[s].num_actions = (uint32_t)es.num_actions;
+		spec->seat[s].obs_len = (uint32_t)es.obs_len;
+		spec->seat[s].obs_rank = es.obs_rank;
+		memcpy(spec->seat[s].obs_shape, es.obs_shape,
+		       sizeof spec->seat[s].obs_shape);
+	}
 	*inst = o;
 	return 0;
 }

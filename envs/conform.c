@@ -8,9 +8,12 @@
  *                mask is never empty; chance nodes list 1..CHANCE_MAX
  *                distinct outcomes whose probabilities are > 0 and sum
  *                to 1
- *   zero-sum     terminal returns are finite and sum to 0
- *   observations observe() writes obs_len finite floats and nothing past
- *                them (canaries), legal() nothing past num_actions
+ *   payoff       terminal returns are finite and what the game declares
+ *                (zero-sum: sum to 0; constant-sum: to payoff_sum;
+ *                common-payoff: all equal), and equal within a team
+ *   observations observe() writes the seat's obs_len finite floats and
+ *                nothing past them (canaries), legal() nothing past the
+ *                seat's num_actions
  *   determinism  the same seed and actions give the same episode
  *   clone        a state copied mid-episode (its bytes) plays on exactly
  *                as the original
@@ -18,6 +21,13 @@
  *                serialize gives the same bytes and the same observation
  *   infostate    (when the hook exists) keys are NUL-terminated within
  *                LEAGUE_GAME_KEY_MAX, and the game tree builds
+ *   text         (when the hooks exist) describe() and action_name()
+ *                write NUL-terminated text within len, and the names of
+ *                the mover's legal actions are non-empty, without blanks
+ *                and distinct
+ *
+ * Every failure names the call, the seat and the step (and the seed of
+ * the episode where it has one).
  */
 #include "envs/env_internal.h"
 
@@ -34,8 +44,8 @@ struct run {
 	const struct env_game *gm;
 	const struct league_game *g;
 	const void *in;
-	int A;
-	size_t L, S;
+	int A;          /* the largest seat's actions */
+	size_t L, S;    /* the largest seat's observation; state bytes */
 	float *obs;     /* L + CANARY */
 	uint8_t *mask;  /* A + CANARY */
 	unsigned char *st, *st2;
@@ -45,10 +55,11 @@ struct run {
 	uint64_t steps, episodes, truncated, chance_nodes;
 };
 
-enum { C_PLAY, C_ZERO, C_OBS, C_DET, C_CLONE, C_SER, C_INFO, C_N };
+enum { C_PLAY, C_PAYOFF, C_OBS, C_DET, C_CLONE, C_SER, C_INFO, C_TEXT,
+       C_N };
 static const char *const check_names[C_N] = {
-	"playouts", "zero-sum", "observations", "determinism", "clone",
-	"serialize", "infostate",
+	"playouts", "payoff", "observations", "determinism", "clone",
+	"serialize", "infostate", "text",
 };
 
 static void failf(struct run *r, int c, const char *fmt, ...)
@@ -75,45 +86,47 @@ static void mix(struct run *r, const void *p, size_t n)
 
 static void observe_checked(struct run *r, const void *st, int p)
 {
-	for (size_t i = 0; i < r->L + CANARY; i++)
-		r->obs[i] = i < r->L ? NAN : CANARY_F;
+	size_t L = r->gm->spec.seat[p].obs_len;
+
+	for (size_t i = 0; i < L + CANARY; i++)
+		r->obs[i] = i < L ? NAN : CANARY_F;
 	r->g->observe(r->in, st, p, r->obs);
-	for (size_t i = 0; i < r->L; i++)
+	for (size_t i = 0; i < L; i++)
 		if (!isfinite(r->obs[i])) {
-			failf(r, C_OBS, "observe(player %d) left float %zu of "
-			      "%zu unwritten or not finite", p, i, r->L);
+			failf(r, C_OBS, "observe(seat %d) left float %zu of "
+			      "%zu unwritten or not finite", p, i, L);
 			break;
 		}
-	for (size_t i = r->L; i < r->L + CANARY; i++)
+	for (size_t i = L; i < L + CANARY; i++)
 		if (r->obs[i] != CANARY_F) {
-			failf(r, C_OBS, "observe(player %d) wrote past "
-			      "obs_len %zu", p, r->L);
+			failf(r, C_OBS, "observe(seat %d) wrote past "
+			      "obs_len %zu", p, L);
 			break;
 		}
-	mix(r, r->obs, r->L * sizeof *r->obs);
+	mix(r, r->obs, L * sizeof *r->obs);
 }
 
 /* Legal mask of p into r->mask; returns the count it reports. */
 static int legal_checked(struct run *r, const void *st, int p)
 {
-	int n, count = 0;
+	int n, count = 0, A = r->gm->spec.seat[p].num_actions;
 
-	memset(r->mask, CANARY_B, (size_t)r->A + CANARY);
+	memset(r->mask, CANARY_B, (size_t)A + CANARY);
 	n = r->g->legal(r->in, st, p, r->mask);
-	for (int a = 0; a < r->A; a++) {
+	for (int a = 0; a < A; a++) {
 		if (r->mask[a] > 1)
-			failf(r, C_OBS, "legal(player %d) left mask[%d] %u "
+			failf(r, C_OBS, "legal(seat %d) left mask[%d] %u "
 			      "(not 0 or 1)", p, a, r->mask[a]);
 		count += r->mask[a] == 1;
 	}
-	for (int a = r->A; a < r->A + CANARY; a++)
+	for (int a = A; a < A + CANARY; a++)
 		if (r->mask[a] != CANARY_B) {
-			failf(r, C_OBS, "legal(player %d) wrote past "
-			      "num_actions %d", p, r->A);
+			failf(r, C_OBS, "legal(seat %d) wrote past "
+			      "num_actions %d", p, A);
 			break;
 		}
 	if (n != count)
-		failf(r, C_OBS, "legal(player %d) returned %d but set %d",
+		failf(r, C_OBS, "legal(seat %d) returned %d but set %d",
 		      p, n, count);
 	return count;
 }
@@ -166,6 +179,105 @@ static int chance_checked(struct run *r, const void *st, struct env_rng *er)
 	return out[lg_rng_categorical(&er->r, p, (size_t)n)];
 }
 
+/* The returns of an episode (seed, after steps) against the declared
+ * payoff type and the teams. */
+static void returns_checked(struct run *r, const double *ret, uint64_t seed,
+			    uint64_t steps)
+{
+	const struct env_spec *sp = &r->gm->spec;
+	double sum = 0, big = 0, want = 0;
+	int n = sp->players;
+
+	for (int p = 0; p < n; p++) {
+		if (!isfinite(ret[p])) {
+			failf(r, C_PAYOFF, "returns() gave seat %d %g (seed "
+			      "%llu, step %llu)", p, ret[p],
+			      (unsigned long long)seed,
+			      (unsigned long long)steps);
+			return;
+		}
+		sum += ret[p];
+		big = fmax(big, fabs(ret[p]));
+	}
+	for (int p = 1; p < n; p++)
+		for (int q = 0; q < p; q++)
+			if (sp->seat[p].team == sp->seat[q].team &&
+			    fabs(ret[p] - ret[q]) > 1e-9 * (1 + big))
+				failf(r, C_PAYOFF, "returns() gave seats %d "
+				      "and %d of team %d %g and %g (seed "
+				      "%llu, step %llu): a team's seats get "
+				      "the same return", q, p,
+				      sp->seat[p].team, ret[q], ret[p],
+				      (unsigned long long)seed,
+				      (unsigned long long)steps);
+	if (sp->payoff == ENV_COMMON_PAYOFF) {
+		for (int p = 1; p < n; p++)
+			if (fabs(ret[p] - ret[0]) > 1e-9 * (1 + big))
+				failf(r, C_PAYOFF, "returns() gave seats 0 "
+				      "and %d %g and %g (seed %llu, step "
+				      "%llu) in a game declared common-"
+				      "payoff", p, ret[0], ret[p],
+				      (unsigned long long)seed,
+				      (unsigned long long)steps);
+		return;
+	}
+	if (sp->payoff != ENV_ZERO_SUM && sp->payoff != ENV_CONSTANT_SUM)
+		return;
+	want = sp->payoff == ENV_CONSTANT_SUM ? sp->payoff_sum : 0;
+	if (fabs(sum - want) > 1e-9 * (1 + big))
+		failf(r, C_PAYOFF, "returns() sum to %.12g, not %g (seed %llu, "
+		      "step %llu) in a game declared %s", sum, want,
+		      (unsigned long long)seed, (unsigned long long)steps,
+		      env_payoff_name(sp->payoff));
+}
+
+/* The text hooks at st for seat p (the mover, its mask in r->mask). */
+static void text_checked(struct run *r, const void *st, int p,
+			 uint64_t steps)
+{
+	char buf[LEAGUE_GAME_TEXT_MAX + CANARY];
+	char names[64][LEAGUE_GAME_NAME_MAX];
+	int A = r->gm->spec.seat[p].num_actions, k = 0;
+
+	if (!r->g->describe || !r->g->action_name)
+		return;
+	memset(buf, CANARY_B, sizeof buf);
+	r->g->describe(r->in, st, p, buf, LEAGUE_GAME_TEXT_MAX);
+	if (!memchr(buf, 0, LEAGUE_GAME_TEXT_MAX) ||
+	    (unsigned char)buf[LEAGUE_GAME_TEXT_MAX] != CANARY_B)
+		failf(r, C_TEXT, "describe(seat %d) at step %llu left no NUL "
+		      "within len or wrote past it", p,
+		      (unsigned long long)steps);
+	for (int a = 0; a < A; a++) {
+		if (!r->mask[a])
+			continue;
+		char *nm = names[k < 64 ? k : 63];
+		memset(buf, CANARY_B, sizeof buf);
+		r->g->action_name(r->in, st, p, a, buf, LEAGUE_GAME_NAME_MAX);
+		if (!memchr(buf, 0, LEAGUE_GAME_NAME_MAX) ||
+		    (unsigned char)buf[LEAGUE_GAME_NAME_MAX] != CANARY_B) {
+			failf(r, C_TEXT, "action_name(seat %d, action %d) at "
+			      "step %llu left no NUL within len or wrote "
+			      "past it", p, a, (unsigned long long)steps);
+			return;
+		}
+		if (!buf[0] || strpbrk(buf, " \t\n\r"))
+			failf(r, C_TEXT, "action_name(seat %d, action %d) at "
+			      "step %llu is '%s' (empty or with blanks)", p,
+			      a, (unsigned long long)steps, buf);
+		/* Distinct among the first 64 legal actions (enough to
+		 * catch a constant name; big games list far more). */
+		for (int j = 0; j < k && j < 64; j++)
+			if (!strcmp(names[j], buf))
+				failf(r, C_TEXT, "action_name(seat %d) at step "
+				      "%llu names two legal actions '%s'", p,
+				      (unsigned long long)steps, buf);
+		if (k < 64)
+			memcpy(nm, buf, LEAGUE_GAME_NAME_MAX);
+		k++;
+	}
+}
+
 /* One step from st: a chance outcome or the movers' actions, drawn from
  * pick (the actions) and er (chance, and the game's own draws). Returns
  * 1 at the end (terminal or a failure), else 0. */
@@ -184,20 +296,26 @@ static int step(struct run *r, unsigned char *st, struct env_rng *er,
 		r->g->apply(r->in, st, o, &er->base);
 		return 0;
 	}
-	if (pl != 0 && pl != 1) {
-		failf(r, C_PLAY, "player() returned %d", pl);
+	if (pl < 0 || pl >= r->gm->spec.players) {
+		failf(r, C_PLAY, "player() returned %d at step %llu (seats "
+		      "0..%d, chance %d, terminal %d)", pl,
+		      (unsigned long long)*steps, r->gm->spec.players - 1,
+		      LEAGUE_GAME_CHANCE, LEAGUE_GAME_TERMINAL);
 		return 1;
 	}
-	int acts[2], first = simul ? 0 : pl, last = simul ? 1 : pl;
+	int acts[ENV_MAX_PLAYERS], first = simul ? 0 : pl;
+	int last = simul ? r->gm->spec.players - 1 : pl;
 	for (int p = first; p <= last; p++) {
 		observe_checked(r, st, p);
 		if (!legal_checked(r, st, p)) {
-			failf(r, C_PLAY, "empty legal mask for player %d "
-			      "before the end (step %llu)", p,
+			failf(r, C_PLAY, "legal(seat %d) gave an empty mask "
+			      "to the seat to move at step %llu", p,
 			      (unsigned long long)*steps);
 			return 1;
 		}
-		acts[p] = pick(r->mask, r->A, pick_rng);
+		text_checked(r, st, p, *steps);
+		acts[p] = pick(r->mask, r->gm->spec.seat[p].num_actions,
+			       pick_rng);
 		mix(r, &acts[p], sizeof acts[p]);
 	}
 	for (int p = first; p <= last; p++)
@@ -250,15 +368,12 @@ static void episode(struct run *r, uint64_t seed, uint64_t clone_at,
 		failf(r, C_CLONE, "a state copied mid-episode (seed %llu) "
 		      "played on differently from the original",
 		      (unsigned long long)seed);
-	ret[0] = ret[1] = 0;
+	for (int p = 0; p < r->gm->spec.players; p++)
+		ret[p] = 0;
 	if (r->g->player(r->in, r->st) == LEAGUE_GAME_TERMINAL) {
 		r->g->returns(r->in, r->st, ret);
-		mix(r, ret, 2 * sizeof *ret);
-		if (!isfinite(ret[0]) || !isfinite(ret[1]) ||
-		    fabs(ret[0] + ret[1]) > 1e-9 * (1 + fabs(ret[0])))
-			failf(r, C_ZERO, "returns %g and %g (seed %llu) do not "
-			      "sum to 0", ret[0], ret[1],
-			      (unsigned long long)seed);
+		mix(r, ret, (size_t)r->gm->spec.players * sizeof *ret);
+		returns_checked(r, ret, seed, steps);
 	}
 	r->steps += steps;
 	r->episodes++;
@@ -300,10 +415,11 @@ static void check_serialize(struct run *r, uint64_t seed)
 			      "step %llu", (unsigned long long)steps);
 			break;
 		}
-		for (int p = 0; p < 2; p++) {
+		for (int p = 0; p < r->gm->spec.players; p++) {
+			size_t L = r->gm->spec.seat[p].obs_len;
 			r->g->observe(r->in, r->st, p, o1);
 			r->g->observe(r->in, r->st2, p, r->obs);
-			if (memcmp(o1, r->obs, r->L * sizeof *o1))
+			if (memcmp(o1, r->obs, L * sizeof *o1))
 				failf(r, C_SER, "a deserialized state observes "
 				      "differently (step %llu)",
 				      (unsigned long long)steps);
@@ -333,7 +449,7 @@ static void check_infostate(struct run *r, const env *e, uint64_t seed)
 	r->g->root(r->in, r->st, &er.base);
 	do {
 		int pl = r->g->player(r->in, r->st);
-		if (pl != 0 && pl != 1)
+		if (pl < 0 || pl >= r->gm->spec.players)
 			continue;
 		memset(key, CANARY_B, sizeof key);
 		r->g->infostate(r->in, r->st, pl, key, LEAGUE_GAME_KEY_MAX);
@@ -350,13 +466,43 @@ static void check_infostate(struct run *r, const env *e, uint64_t seed)
 	env_tree_free(t);
 }
 
+/* The report's first lines: the game, its seats, payoff and teams. */
+static void report_header(const struct env_game *gm, lg_buf *report)
+{
+	const struct env_spec *sp = &gm->spec;
+
+	lg_buf_printf(report, "game %s: %d players, %zu observation floats, "
+		      "%d actions, %zu state bytes, max_steps %llu%s%s\n",
+		      sp->name, sp->players, sp->seat[0].obs_len,
+		      sp->seat[0].num_actions, gm->state_size,
+		      (unsigned long long)sp->max_steps,
+		      sp->flags & ENV_F_SIMULTANEOUS ? ", simultaneous" : "",
+		      sp->flags & ENV_F_CHANCE ? ", chance" : "");
+	lg_buf_printf(report, "payoff %s", env_payoff_name(sp->payoff));
+	if (sp->payoff == ENV_CONSTANT_SUM)
+		lg_buf_printf(report, " (sum %g)", sp->payoff_sum);
+	lg_buf_printf(report, ", %d team%s, %d role%s%s\n", sp->teams,
+		      sp->teams == 1 ? "" : "s", sp->roles,
+		      sp->roles == 1 ? "" : "s",
+		      sp->flags & ENV_F_TEXT ? ", text hooks" : "");
+	if (!(sp->flags & ENV_F_ASYMMETRIC) && sp->roles == 1 &&
+	    sp->teams == sp->players)
+		return;
+	for (int p = 0; p < sp->players; p++)
+		lg_buf_printf(report, "seat %d: role %s, team %d, %zu "
+			      "observation floats, %d actions\n", p,
+			      sp->role_name[sp->seat[p].role],
+			      sp->seat[p].team, sp->seat[p].obs_len,
+			      sp->seat[p].num_actions);
+}
+
 int env_conform(const char *name, const struct env_opts *o,
 		uint64_t episodes, uint64_t seed, lg_buf *report, char *err,
 		size_t errlen)
 {
 	struct run r;
 	env *e = NULL;
-	double ret[2], t0;
+	double ret[ENV_MAX_PLAYERS], t0;
 	uint64_t h1;
 	int rc, failed = 0;
 	lg_rng pick_seed;
@@ -408,17 +554,12 @@ int env_conform(const char *name, const struct env_opts *o,
 		failf(&r, C_SER, "serialize and deserialize come together");
 	if (r.g->infostate)
 		check_infostate(&r, e, seed);
-	lg_buf_printf(report, "game %s: %u players, %zu observation floats, "
-		      "%d actions, %zu state bytes, max_steps %llu%s%s\n",
-		      e->gm.spec.name, e->gm.spec.players, r.L, r.A, r.S,
-		      (unsigned long long)e->gm.spec.max_steps,
-		      e->gm.spec.flags & ENV_F_SIMULTANEOUS ? ", simultaneous"
-							    : "",
-		      e->gm.spec.flags & ENV_F_CHANCE ? ", chance" : "");
+	report_header(&e->gm, report);
 	for (int c = 0; c < C_N; c++) {
 		char detail[160] = "";
 		int skip = (c == C_SER && !r.g->serialize) ||
-			   (c == C_INFO && !r.g->infostate);
+			   (c == C_INFO && !r.g->infostate) ||
+			   (c == C_TEXT && !(e->gm.spec.flags & ENV_F_TEXT));
 		if (c == C_PLAY)
 			snprintf(detail, sizeof detail, "%llu episodes, %llu "
 				 "steps, %llu chance nodes, %llu cut at "

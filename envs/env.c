@@ -4,262 +4,8 @@
  */
 #include "envs/env_internal.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static const struct league_game *const games[] = {
-	&env_game_rps,	     &env_game_matrix,	 &env_game_kuhn,
-	&env_game_leduc,     &env_game_leduc_short, &env_game_tictactoe,
-	&env_game_connect4,  &env_game_timing,	 &env_game_liars_dice,
-};
-
-/* ---- opening a game ---------------------------------------------------- */
-
-/* env_internal.h */
-int env_name_ok(const char *s)
-{
-	size_t n = 0;
-
-	for (; s && *s; s++, n++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '-'))
-			return 0;
-	return n >= 1 && n < ENV_NAME_MAX;
-}
-
-/* The checks a table must pass before anything calls it. */
-static int check_table(const struct league_game *g, const char *where,
-		       char *err, size_t errlen)
-{
-	if (g->abi != LEAGUE_GAME_ABI) {
-		lg_errf(err, errlen, "%s: game ABI version %u, this league "
-			"speaks version %u (rebuild the game against this "
-			"league_game.h)", where, g->abi, LEAGUE_GAME_ABI);
-		return LG_EINVAL;
-	}
-	if (!env_name_ok(g->name)) {
-		lg_errf(err, errlen, "%s: the game's name must be 1-31 of "
-			"[a-z0-9_-]", where);
-		return LG_EINVAL;
-	}
-	if (!g->create || !g->root || !g->player || !g->legal ||
-	    !g->apply || !g->observe || !g->returns) {
-		lg_errf(err, errlen, "%s: game '%s' leaves a required function "
-			"NULL (create, root, player, legal, apply, observe and "
-			"returns are required)", where, g->name);
-		return LG_EINVAL;
-	}
-	return 0;
-}
-
-/* What create() reported, against the caps; fills gm->spec. */
-static int check_spec(struct env_game *gm, const struct league_game_spec *s,
-		      const char *where, char *err, size_t errlen)
-{
-	const char *g = gm->g->name;
-	uint64_t prod = 1;
-
-	if (s->players != 2) {
-		lg_errf(err, errlen, "%s: game '%s' has %u players; league "
-			"plays two-player zero-sum games", where, g,
-			s->players);
-		return LG_EINVAL;
-	}
-	if (s->num_actions < 1 || s->num_actions > LEAGUE_GAME_ACTIONS_MAX ||
-	    s->obs_len < 1 || s->obs_len > LEAGUE_GAME_OBS_MAX ||
-	    s->state_size < 1 || s->state_size > LEAGUE_GAME_STATE_MAX ||
-	    s->max_steps < 1 || s->obs_rank > LEAGUE_GAME_SHAPE_MAX) {
-		lg_errf(err, errlen, "%s: game '%s' reports inconsistent "
-			"sizes: num_actions %u (1..%u), obs_len %u (1..%u), "
-			"state_size %llu (1..%u), max_steps %llu (>= 1), "
-			"obs_rank %u (0..%u)", where, g, s->num_actions,
-			LEAGUE_GAME_ACTIONS_MAX, s->obs_len,
-			LEAGUE_GAME_OBS_MAX, (unsigned long long)s->state_size,
-			LEAGUE_GAME_STATE_MAX,
-			(unsigned long long)s->max_steps, s->obs_rank,
-			LEAGUE_GAME_SHAPE_MAX);
-		return LG_EINVAL;
-	}
-	for (uint32_t i = 0; i < s->obs_rank; i++)
-		prod *= s->obs_shape[i];
-	if (s->obs_rank && prod != s->obs_len) {
-		lg_errf(err, errlen, "%s: game '%s' reports an observation "
-			"shape whose product (%llu) is not obs_len (%u)", where,
-			g, (unsigned long long)prod, s->obs_len);
-		return LG_EINVAL;
-	}
-	if ((s->flags & LEAGUE_GAME_HAS_CHANCE) && !gm->g->chance) {
-		lg_errf(err, errlen, "%s: game '%s' has chance nodes but no "
-			"chance()", where, g);
-		return LG_EINVAL;
-	}
-	memset(&gm->spec, 0, sizeof gm->spec);
-	snprintf(gm->spec.name, sizeof gm->spec.name, "%s", g);
-	gm->spec.players = 2;
-	gm->spec.obs_len = s->obs_len;
-	gm->spec.num_actions = (int)s->num_actions;
-	gm->spec.max_steps = s->max_steps;
-	gm->spec.obs_rank = s->obs_rank;
-	memcpy(gm->spec.obs_shape, s->obs_shape, sizeof gm->spec.obs_shape);
-	gm->spec.flags = ENV_F_ZERO_SUM |
-		(s->flags & LEAGUE_GAME_SIMULTANEOUS ? ENV_F_SIMULTANEOUS : 0) |
-		(s->flags & LEAGUE_GAME_HAS_CHANCE ? ENV_F_CHANCE : 0) |
-		(gm->g->infostate ? ENV_F_TREE : 0) |
-		(gm->g == &env_game_timing ? ENV_F_SLOW : 0);
-	gm->state_size = (size_t)s->state_size;
-	return 0;
-}
-
-static int load_plugin(struct env_game *gm, const char *path, char *err,
-		       size_t errlen)
-{
-	league_game_entry_fn entry;
-	const char *why;
-
-	gm->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!gm->dl) {
-		why = dlerror();
-		lg_errf(err, errlen, "env.plugin: cannot load '%s': %s", path,
-			why ? why : "dlopen failed");
-		return LG_ENOTFOUND;
-	}
-	*(void **)&entry = dlsym(gm->dl, LEAGUE_GAME_ENTRY);
-	if (!entry) {
-		lg_errf(err, errlen, "env.plugin: '%s' exports no %s() (see "
-			"league_game.h)", path, LEAGUE_GAME_ENTRY);
-		return LG_ENOTFOUND;
-	}
-	gm->g = entry();
-	if (!gm->g) {
-		lg_errf(err, errlen, "env.plugin: %s() of '%s' returned NULL",
-			LEAGUE_GAME_ENTRY, path);
-		return LG_EINVAL;
-	}
-	return 0;
-}
-
-int env_game_open(struct env_game *gm, const char *name,
-		  const struct env_opts *opts, char *err, size_t errlen)
-{
-	struct env_opts def;
-	struct league_game_spec spec;
-	struct league_game_params p;
-	const char *keys[ENV_PARAMS_MAX], *vals[ENV_PARAMS_MAX];
-	const char *where;
-	int rc;
-
-	memset(gm, 0, sizeof *gm);
-	if (!opts) {
-		env_opts_default(&def);
-		opts = &def;
-	}
-	if (opts->plugin[0]) {
-		where = opts->plugin;
-		if ((rc = load_plugin(gm, opts->plugin, err, errlen)))
-			goto fail;
-	} else {
-		where = "env.name";
-		gm->builtin = 1;
-		for (size_t i = 0; name && i < LG_ARRAY_LEN(games); i++)
-			if (!strcmp(games[i]->name, name))
-				gm->g = games[i];
-		if (!gm->g) {
-			lg_errf(err, errlen, "no game named '%s' (see 'league "
-				"env list', or load one with env.plugin)",
-				name ? name : "(null)");
-			return LG_ENOTFOUND;
-		}
-	}
-	if ((rc = check_table(gm->g, where, err, errlen)))
-		goto fail;
-	if (!gm->builtin && name && *name && strcmp(name, gm->g->name)) {
-		lg_errf(err, errlen, "env.name: '%s', but the plugin '%s' is "
-			"the game '%s'", name, opts->plugin, gm->g->name);
-		rc = LG_EINVAL;
-		goto fail;
-	}
-	if (opts->params.n > ENV_PARAMS_MAX) {
-		lg_errf(err, errlen, "env.params: more than %d entries",
-			ENV_PARAMS_MAX);
-		rc = LG_EINVAL;
-		goto fail;
-	}
-	for (uint32_t i = 0; i < opts->params.n; i++) {
-		keys[i] = opts->params.key[i];
-		vals[i] = opts->params.val[i];
-	}
-	p.count = opts->params.n;
-	p.keys = keys;
-	p.values = vals;
-	if (gm->builtin)
-		gm->own = *opts;
-	p.host = gm->builtin ? &gm->own : NULL;
-	memset(&spec, 0, sizeof spec);
-	if (err && errlen)
-		err[0] = 0;
-	if ((rc = gm->g->create(&p, &gm->inst, &spec, err, errlen))) {
-		/* A plugin's message is about its params; it may be empty. */
-		if (!gm->builtin && err && errlen) {
-			char msg[256];
-			snprintf(msg, sizeof msg, "%s", err);
-			lg_errf(err, errlen, "env.params: game '%s' refused "
-				"its params%s%s", gm->g->name,
-				msg[0] ? ": " : "", msg);
-		}
-		/* A built-in's LG_E* code stands; a plugin's is its own. */
-		if (!gm->builtin || rc > 0)
-			rc = LG_EINVAL;
-		goto fail;
-	}
-	if ((rc = check_spec(gm, &spec, where, err, errlen)))
-		goto fail;
-	if (opts->max_steps && opts->max_steps < gm->spec.max_steps)
-		gm->spec.max_steps = opts->max_steps;
-	return 0;
-fail:
-	env_game_close(gm);
-	return rc;
-}
-
-void env_game_close(struct env_game *gm)
-{
-	/* A built-in's instance is gm->own, unless its create made one
-	 * of its own (liars_dice: its params). */
-	if (gm->g && gm->inst && gm->g->destroy && gm->inst != &gm->own)
-		gm->g->destroy(gm->inst);
-	if (gm->dl)
-		dlclose(gm->dl);
-	memset(gm, 0, sizeof *gm);
-}
-
-/* ---- registry ---------------------------------------------------------- */
-
-size_t env_count(void)
-{
-	return LG_ARRAY_LEN(games);
-}
-
-int env_info(size_t i, struct env_spec *spec, const char **summary)
-{
-	struct env_opts o;
-	struct env_game gm;
-
-	if (i >= LG_ARRAY_LEN(games))
-		return LG_ERANGE;
-	env_opts_default(&o);
-	if (games[i] == &env_game_matrix) {
-		/* No default payoff: report the caps. */
-		o.matrix.rows = o.matrix.cols = ENV_MATRIX_MAX;
-	}
-	if (env_game_open(&gm, games[i]->name, &o, NULL, 0))
-		return LG_EINVAL; /* defaults are valid; a test checks */
-	*spec = gm.spec;
-	if (summary)
-		*summary = games[i]->summary;
-	env_game_close(&gm);
-	return 0;
-}
 
 /* ---- play -------------------------------------------------------------- */
 
@@ -275,6 +21,15 @@ void env_resolve_chance(const struct env_game *gm, void *st,
 			     out[lg_rng_categorical(&rng->r, p, (size_t)n)],
 			     &rng->base);
 	}
+}
+
+/* e->scratch for e's spec: 0, or LG_ENOMEM. */
+static int scratch_new(env *e)
+{
+	e->scratch = e->gm.spec.num_actions <= ENV_MAX_ACTIONS
+			     ? e->mask_inline
+			     : malloc((size_t)e->gm.spec.num_actions);
+	return e->scratch ? 0 : LG_ENOMEM;
 }
 
 int env_new(env **out, const char *name, const struct env_opts *opts,
@@ -296,6 +51,12 @@ int env_new(env **out, const char *name, const struct env_opts *opts,
 	if (e->o.remote[0]) {
 		rc = env_remote_open(&e->rm, name, &e->o, &e->gm.spec, err,
 				     errlen);
+		if (!rc)
+			env_spec_symmetric(&e->gm.spec);
+		if (!rc && scratch_new(e)) {
+			lg_errf(err, errlen, "out of memory");
+			rc = LG_ENOMEM;
+		}
 		if (!rc && e->o.max_steps &&
 		    e->o.max_steps < e->gm.spec.max_steps)
 			e->gm.spec.max_steps = e->o.max_steps;
@@ -318,7 +79,7 @@ int env_new(env **out, const char *name, const struct env_opts *opts,
 			? e->st_inline
 			: aligned_alloc(16, (e->gm.state_size + 15) &
 					    ~(size_t)15);
-	if (!e->st) {
+	if (!e->st || scratch_new(e)) {
 		lg_errf(err, errlen, "out of memory");
 		env_free(e);
 		return LG_ENOMEM;
@@ -340,6 +101,7 @@ int env_check(const char *name, const struct env_opts *opts,
 		if ((rc = env_remote_open(&r, name, opts, &sp, err, errlen)))
 			return rc;
 		env_remote_close(r);
+		env_spec_symmetric(&sp);
 		if (opts->max_steps && opts->max_steps < sp.max_steps)
 			sp.max_steps = opts->max_steps;
 		if (spec)
@@ -362,6 +124,8 @@ void env_free(env *e)
 	env_game_close(&e->gm);
 	if (e->st != e->st_inline)
 		free(e->st);
+	if (e->scratch && e->scratch != e->mask_inline)
+		free(e->scratch);
 	free(e);
 }
 
@@ -449,7 +213,7 @@ int env_observe(const env *e, int player, float *out)
 	if (player < 0 || player >= e->gm.spec.players)
 		return LG_EINVAL;
 	if (e->rm) {
-		size_t ol = e->gm.spec.obs_len;
+		size_t ol = e->gm.spec.seat[player].obs_len;
 		if (remote_mover(e, player))
 			memcpy(out, e->rm->obs + (size_t)player * ol,
 			       ol * sizeof *out);
@@ -466,7 +230,7 @@ int env_observe(const env *e, int player, float *out)
 /* mask of a player that may move now. */
 static int game_legal(const env *e, int player, uint8_t *mask)
 {
-	size_t na = (size_t)e->gm.spec.num_actions;
+	size_t na = (size_t)e->gm.spec.seat[player].num_actions;
 	int n = 0;
 
 	if (!e->rm) {
@@ -489,7 +253,7 @@ int env_legal(const env *e, int player, uint8_t *out)
 		return LG_EINVAL;
 	cur = env_current_player(e);
 	if (cur != ENV_SIMULTANEOUS && cur != player) {
-		memset(out, 0, (size_t)e->gm.spec.num_actions);
+		memset(out, 0, (size_t)e->gm.spec.seat[player].num_actions);
 		return 0;
 	}
 	return game_legal(e, player, out);
@@ -497,12 +261,10 @@ int env_legal(const env *e, int player, uint8_t *out)
 
 static int is_legal(const env *e, int player, int action)
 {
-	uint8_t mask[ENV_MAX_ACTIONS];
-
-	if (action < 0 || action >= e->gm.spec.num_actions)
+	if (action < 0 || action >= e->gm.spec.seat[player].num_actions)
 		return 0;
-	game_legal(e, player, mask);
-	return mask[action];
+	game_legal(e, player, e->scratch);
+	return e->scratch[action];
 }
 
 static void after_step(env *e)
@@ -646,14 +408,16 @@ uint64_t env_steps(const env *e)
 
 void env_returns(const env *e, double *out)
 {
+	const struct env_spec *sp = &e->gm.spec;
+
 	if (e->truncated || game_player(e) != ENV_TERMINAL) {
-		for (int p = 0; p < e->gm.spec.players; p++)
-			out[p] = 0;
+		/* A draw: the sum split evenly. */
+		for (int p = 0; p < sp->players; p++)
+			out[p] = sp->payoff_sum / sp->players;
 		return;
 	}
 	if (e->rm) {
-		out[0] = e->rm->ret[0];
-		out[1] = e->rm->ret[1];
+		memcpy(out, e->rm->ret, (size_t)sp->players * sizeof *out);
 		return;
 	}
 	call_begin(e, "returns", -1);
@@ -747,4 +511,66 @@ void env_strmap_free(struct env_strmap *m)
 	free(m->keys);
 	free(m->vals);
 	memset(m, 0, sizeof *m);
+}
+
+/* ---- text -------------------------------------------------------------- */
+
+int env_describe(const env *e, int player, char *buf, size_t len)
+{
+	if (player < 0 || player >= e->gm.spec.players || !len)
+		return LG_EINVAL;
+	if (e->rm || !e->gm.g->describe)
+		return LG_EUNSUPP;
+	buf[0] = 0;
+	call_begin(e, "describe", player);
+	e->gm.g->describe(e->gm.inst, e->st, player, buf, len);
+	call_end();
+	buf[len - 1] = 0;
+	return 0;
+}
+
+int env_action_name(const env *e, int player, int action, char *buf,
+		    size_t len)
+{
+	if (player < 0 || player >= e->gm.spec.players || !len ||
+	    action < 0 || action >= e->gm.spec.seat[player].num_actions)
+		return LG_EINVAL;
+	if (e->rm || !e->gm.g->action_name) {
+		snprintf(buf, len, "%d", action);
+		return 0;
+	}
+	buf[0] = 0;
+	call_begin(e, "action_name", player);
+	e->gm.g->action_name(e->gm.inst, e->st, player, action, buf, len);
+	call_end();
+	buf[len - 1] = 0;
+	return 0;
+}
+
+int env_action_parse(const env *e, int player, const char *text,
+		     int *action)
+{
+	char name[ENV_ACTION_NAME_MAX];
+	uint64_t v;
+	int na;
+
+	if (player < 0 || player >= e->gm.spec.players)
+		return LG_EINVAL;
+	na = e->gm.spec.seat[player].num_actions;
+	if (env_legal(e, player, e->scratch) <= 0)
+		return LG_ENOTFOUND;
+	for (int a = 0; a < na; a++) {
+		if (!e->scratch[a])
+			continue;
+		env_action_name(e, player, a, name, sizeof name);
+		if (!strcmp(name, text)) {
+			*action = a;
+			return 0;
+		}
+	}
+	if (!lg_parse_u64(text, 0, (uint64_t)na - 1, &v) && e->scratch[v]) {
+		*action = (int)v;
+		return 0;
+	}
+	return LG_ENOTFOUND;
 }

@@ -46,8 +46,16 @@
 
 #include "util/util.h"
 
-#define ENV_MAX_PLAYERS 2
-#define ENV_MAX_ACTIONS 64 /* LEAGUE_GAME_ACTIONS_MAX */
+#define ENV_MAX_PLAYERS 8 /* LEAGUE_GAME_PLAYERS_MAX: seats of a game */
+/* Actions of a seat: a game may declare up to ENV_GAME_ACTIONS_MAX, and
+ * the env functions here play them all; the exact evaluators (env_tree),
+ * the baselines' searches, the network and the collector take games of
+ * at most ENV_MAX_ACTIONS (and refuse bigger ones by name). */
+#define ENV_MAX_ACTIONS 64
+#define ENV_GAME_ACTIONS_MAX 65536 /* LEAGUE_GAME_ACTIONS_MAX */
+#define ENV_ROLE_MAX 16 /* a role's name, with its NUL */
+#define ENV_TEXT_MAX 4096 /* env_describe's text, with its NUL */
+#define ENV_ACTION_NAME_MAX 64 /* env_action_name's, with its NUL */
 #define ENV_MATRIX_MAX 16
 #define ENV_MATRIX_VALUE_MAX 1e6 /* |payoff| of the matrix game */
 #define ENV_NAME_MAX 32
@@ -75,17 +83,46 @@ enum env_flags {
 	ENV_F_ZERO_SUM = 1 << 2,     /* returns sum to 0 */
 	ENV_F_TREE = 1 << 3,         /* env_tree_new supports it */
 	ENV_F_SLOW = 1 << 4,         /* sleeps to simulate cost (timing) */
+	ENV_F_ASYMMETRIC = 1 << 5,   /* seats differ in their spaces */
+	ENV_F_TEXT = 1 << 6,         /* has describe and action_name */
 };
 
+/* What a finished episode's returns satisfy (league_game.h's payoff). */
+enum env_payoff {
+	ENV_ZERO_SUM = 0,      /* they sum to 0 */
+	ENV_CONSTANT_SUM,      /* they sum to spec.payoff_sum */
+	ENV_COMMON_PAYOFF,     /* all equal */
+	ENV_GENERAL_SUM,       /* anything finite */
+};
+
+/* One seat: its spaces, team and role. */
+struct env_seat {
+	size_t obs_len;        /* floats env_observe writes for the seat */
+	int num_actions;       /* bytes env_legal writes for the seat */
+	uint32_t obs_rank;     /* 0: flat */
+	uint32_t obs_shape[4]; /* product == obs_len when obs_rank > 0 */
+	int team;              /* 0 .. spec.teams-1 */
+	int role;              /* 0 .. spec.roles-1 */
+};
+
+/* A game's spec. obs_len, num_actions and the shape are seat 0's, and
+ * obs_len and num_actions the largest of any seat (buffers of that size
+ * fit every seat); seat[] has each seat's own. */
 struct env_spec {
 	char name[ENV_NAME_MAX];
 	int players;      /* 1..ENV_MAX_PLAYERS */
-	size_t obs_len;   /* floats written by env_observe */
-	int num_actions;  /* bytes written by env_legal; actions are 0..n-1 */
+	size_t obs_len;   /* the largest seat's observation */
+	int num_actions;  /* the largest seat's action count */
 	uint64_t max_steps; /* no episode is longer (after any override) */
 	unsigned flags;   /* enum env_flags */
-	uint32_t obs_rank;     /* 0: flat */
-	uint32_t obs_shape[4]; /* product == obs_len when obs_rank > 0 */
+	uint32_t obs_rank;     /* seat 0's: 0 flat */
+	uint32_t obs_shape[4]; /* seat 0's; product == its obs_len */
+	int payoff;       /* enum env_payoff */
+	double payoff_sum; /* ENV_CONSTANT_SUM's (else 0) */
+	int teams;        /* 1..players (players when each seat is its own) */
+	int roles;        /* 1..players */
+	char role_name[ENV_MAX_PLAYERS][ENV_ROLE_MAX]; /* [roles] */
+	struct env_seat seat[ENV_MAX_PLAYERS];         /* [players] */
 };
 
 /* env.params: strings handed to the game's create(), in order. */
@@ -189,13 +226,31 @@ int env_reset(env *e, uint64_t seed);
 int env_current_player(const env *e);
 int env_is_terminal(const env *e);
 
-/* Observation of `player` into out[spec.obs_len] (encoding above). Legal
- * at any state, also terminal. LG_EINVAL for a bad player. */
+/* Observation of `player` into out[spec.seat[player].obs_len] (encoding
+ * above). Legal at any state, also terminal. LG_EINVAL for a bad player. */
 int env_observe(const env *e, int player, float *out);
-/* out[spec.num_actions]: 1 where `player` may act now, else 0 (all zero
- * when it is not that player's turn or the episode is over). Returns the
- * number of legal actions, or LG_EINVAL for a bad player. */
+/* out[spec.seat[player].num_actions]: 1 where `player` may act now, else
+ * 0 (all zero when it is not that player's turn or the episode is over).
+ * Returns the number of legal actions, or LG_EINVAL for a bad player. */
 int env_legal(const env *e, int player, uint8_t *out);
+
+/* The state as `player` sees it, as text for a human (lines separated
+ * by '\n', NUL-terminated, truncated to len): the game's describe().
+ * LG_EUNSUPP when the game has none (spec flag ENV_F_TEXT unset), or is
+ * remote; LG_EINVAL for a bad player. */
+int env_describe(const env *e, int player, char *buf, size_t len);
+/* The name of `player`'s action at the current state ("bet", "c3"):
+ * the game's action_name(), or the action's number when it has none.
+ * LG_EINVAL for a bad player or an action out of the seat's range. */
+int env_action_name(const env *e, int player, int action, char *buf,
+		    size_t len);
+/* The action of `player` whose name (env_action_name) or decimal number
+ * is `text`, legal now. LG_ENOTFOUND when none is. */
+int env_action_parse(const env *e, int player, const char *text,
+		     int *action);
+/* The name of a payoff type ("zero-sum", "constant-sum",
+ * "common-payoff", "general-sum"), "?" for another value. */
+const char *env_payoff_name(int payoff);
 
 /* Sequential games: the current player takes `action`. LG_EINVAL if the
  * action is illegal, the game is simultaneous or over (state unchanged). */
@@ -215,7 +270,8 @@ int env_advance_many(env *const *es, const int *actions,
 /* Steps taken this episode (a joint step counts once). */
 uint64_t env_steps(const env *e);
 /* out[players]: returns of the episode so far (final once terminal). An
- * episode cut by max_steps ends with returns 0 for all (a draw). */
+ * episode cut by max_steps ends as a draw: returns 0 for all, or for a
+ * constant-sum game payoff_sum / players each. */
 void env_returns(const env *e, double *out);
 
 /* Batches sent to game servers (env.remote) by this process, and the ops

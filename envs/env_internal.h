@@ -18,11 +18,15 @@
 
 #include "envs/league_game.h"
 
+struct league_game_v1_spec;
+
 #define ENV_CHANCE LEAGUE_GAME_CHANCE
 #define ENV_CHANCE_MAX LEAGUE_GAME_CHANCE_MAX
 #define ENV_KEY_MAX LEAGUE_GAME_KEY_MAX
 _Static_assert(ENV_TERMINAL == LEAGUE_GAME_TERMINAL, "one terminal code");
-_Static_assert(ENV_MAX_ACTIONS == LEAGUE_GAME_ACTIONS_MAX, "one action cap");
+_Static_assert(ENV_GAME_ACTIONS_MAX == LEAGUE_GAME_ACTIONS_MAX, "one action cap");
+_Static_assert(ENV_MAX_PLAYERS == LEAGUE_GAME_PLAYERS_MAX, "one seat cap");
+_Static_assert(ENV_ROLE_MAX == LEAGUE_GAME_ROLE_MAX, "one role cap");
 
 /* The built-in games are written on the public ABI (league_game.h); their
  * instance is the env_opts the host passes as params->host (the host's
@@ -42,6 +46,15 @@ void env_builtin_destroy(void *inst);
 		return env_builtin_create(p, inst, spec, err, errlen, setup,  \
 					  size);                              \
 	}
+
+/* The required functions of a built-in game's table, named by its
+ * prefix: pfx_create, pfx_destroy, pfx_root, ... (the optional ones are
+ * set beside it: .chance = pfx_chance, .infostate = ...). */
+#define ENV_GAME_FNS(pfx)                                                    \
+	.create = pfx##_create, .destroy = pfx##_destroy,                   \
+	.root = pfx##_root, .player = pfx##_player, .legal = pfx##_legal,   \
+	.apply = pfx##_apply, .observe = pfx##_observe,                     \
+	.returns = pfx##_returns
 
 /* The chance() of a game without chance nodes: none, ever. */
 int env_no_chance(const void *inst, const void *st, int *out, double *p);
@@ -67,12 +80,19 @@ void env_rng_seed(struct env_rng *r, uint64_t seed);
 /* One open instance of a game, built in or loaded from a plugin: what an
  * env, a tree and a conformance check hold. */
 struct env_game {
-	const struct league_game *g;
+	const struct league_game *g; /* version 2's table (a version 1
+					plugin's: v1tab) */
 	void *inst;           /* the game's, from create() */
 	void *dl;             /* dlopen handle of a plugin, else NULL */
 	struct env_spec spec; /* after the max_steps override */
 	size_t state_size;
 	int builtin;
+	/* A version 1 plugin: its create() and the rest of its table
+	 * as version 2's (envs/game_open.c). */
+	int (*v1create)(const struct league_game_params *params, void **inst,
+			struct league_game_v1_spec *spec, char *err,
+			size_t errlen);
+	struct league_game v1tab;
 	struct env_opts own; /* a built-in's instance (no allocation: a
 				collector's child process opens games after
 				fork, where fewer allocations are safer) */
@@ -92,7 +112,7 @@ struct env_remote {
 	struct rconn *c;
 	uint64_t id;
 	int player;      /* 0, 1, -1 over (or broken), -2 both */
-	double ret[2];
+	double ret[ENV_MAX_PLAYERS];
 	float *obs;      /* [2][obs_len]: the movers' rows are current */
 	uint8_t *mask;   /* [2][num_actions] */
 };
@@ -137,6 +157,11 @@ int env_remote_decode_batch(const uint8_t *buf, size_t len,
 			    int *rcs, const char *addr, char *err,
 			    size_t errlen);
 
+/* A spec of seats alike (a version 1 game server's): each seat gets the
+ * spec's obs_len, shape and num_actions, a team of its own and the role
+ * "player". Does nothing when seat[0] is already filled. */
+void env_spec_symmetric(struct env_spec *s);
+
 /* 1 when s is a game's name: [a-z0-9_-]{1,ENV_NAME_MAX-1}; 0 for NULL. */
 int env_name_ok(const char *s);
 
@@ -154,6 +179,9 @@ struct env {
 	uint64_t steps;
 	int truncated;
 	unsigned char *st; /* gm.state_size bytes: st_inline when they fit */
+	uint8_t *scratch;  /* spec.num_actions bytes: a mask to check an
+			      action against (mask_inline when they fit) */
+	uint8_t mask_inline[ENV_MAX_ACTIONS];
 	_Alignas(16) unsigned char st_inline[256];
 };
 

@@ -68,8 +68,10 @@ static int liars_create(const struct league_game_params *p, void **inst,
 	li->faces = (int)faces;
 	memset(spec, 0, sizeof *spec);
 	spec->players = 2;
-	spec->num_actions = (uint32_t)(2 * faces + 1);
-	spec->obs_len = (uint32_t)(2 + faces + 4 * faces);
+	for (int s = 0; s < 2; s++) {
+		spec->seat[s].num_actions = (uint32_t)(2 * faces + 1);
+		spec->seat[s].obs_len = (uint32_t)(2 + faces + 4 * faces);
+	}
 	spec->flags = LEAGUE_GAME_HAS_CHANCE;
 	spec->state_size = sizeof(struct liars_st);
 	spec->max_steps = (uint64_t)(2 * faces + 1);

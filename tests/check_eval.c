@@ -246,8 +246,8 @@ START_TEST(liars_dice_rules)
 	void *inst;
 
 	ck_assert_int_eq(g->create(&p, &inst, &spec, err, sizeof err), 0);
-	ck_assert_uint_eq(spec.num_actions, 5); /* 4 bids and liar */
-	ck_assert_uint_eq(spec.obs_len, 2 + 2 + 8);
+	ck_assert_uint_eq(spec.seat[1].num_actions, 5); /* 4 bids and liar */
+	ck_assert_uint_eq(spec.seat[1].obs_len, 2 + 2 + 8);
 	ck_assert_uint_le(spec.state_size, sizeof st);
 	g->root(inst, st, NULL);
 	ck_assert_int_eq(g->player(inst, st), LEAGUE_GAME_CHANCE);

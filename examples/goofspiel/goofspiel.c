@@ -84,8 +84,11 @@ static int gs_create(const struct league_game_params *p, void **inst,
 	}
 	memset(spec, 0, sizeof *spec);
 	spec->players = 2;
-	spec->num_actions = (uint32_t)g->n;
-	spec->obs_len = 5u * (uint32_t)g->n + 1;
+	for (int s = 0; s < 2; s++) {
+		spec->seat[s].num_actions = (uint32_t)g->n;
+		spec->seat[s].obs_len = 5u * (uint32_t)g->n + 1;
+	}
+	spec->payoff = LEAGUE_GAME_ZERO_SUM;
 	spec->flags = LEAGUE_GAME_SIMULTANEOUS | LEAGUE_GAME_HAS_CHANCE;
 	spec->state_size = sizeof(struct gs_state);
 	spec->max_steps = (uint64_t)g->n; /* one joint step per turn */

@@ -40,12 +40,14 @@ static int create(const struct league_game_params *p, void **inst,
 #endif
 	memset(spec, 0, sizeof *spec);
 	spec->players = 2;
-	spec->num_actions = 2;
+	for (int s = 0; s < 2; s++) {
+		spec->seat[s].num_actions = 2;
 #ifdef BAD_SIZES
-	spec->obs_len = 0;
+		spec->seat[s].obs_len = 0;
 #else
-	spec->obs_len = 1;
+		spec->seat[s].obs_len = 1;
 #endif
+	}
 	spec->state_size = 1;
 	spec->max_steps = 1;
 	*inst = NULL;
