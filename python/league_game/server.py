@@ -266,16 +266,6 @@ class _Conn:
         self.params = {}
         self.version = version
 
-    def _movers(self, g):
-        """The player code and the seats to move of g (not over)."""
-        if self.spec.simultaneous:
-            return -2, range(self.spec.players)
-        p = g.agent_selection
-        if not _int(p) or not 0 <= p < self.spec.players:
-            raise ValueError("agent_selection %r (not 0 .. %d)"
-                             % (p, self.spec.players - 1))
-        return int(p), (int(p),)
-
     def answer(self, batch):
         """The BatchReply to batch, column by column (net/game.proto)."""
         players = []
@@ -289,6 +279,8 @@ class _Conn:
         v2 = self.version >= 2
         lists = v2 and spec.lists
         nplay = spec.players
+        seats = range(nplay)
+        simul = spec.simultaneous
         ol, na = spec.obs_len, spec.num_actions
         ids = list(batch.env)
         kinds = list(batch.kind)
@@ -298,7 +290,7 @@ class _Conn:
             raise ValueError("a Batch with %d envs and %d kinds"
                              % (len(ids), len(kinds)))
         si = ai = 0
-        nact = nplay if spec.simultaneous else 1
+        nact = nplay if simul else 1
         # the hot loop: names bound locally, masks through bytearray.extend
         # (any iterable of ints 0..255: a list, bools, an int array)
         append, oext, mext = players.append, obs.extend, mask.extend
@@ -335,7 +327,15 @@ class _Conn:
                                               self.version))
                     append(-1)
                     continue
-                player, movers = self._movers(g)
+                if simul:
+                    player, movers = -2, seats
+                else:
+                    player = g.agent_selection
+                    if player not in seats:
+                        raise ValueError("agent_selection %r (not 0 .. %d)"
+                                         % (player, nplay - 1))
+                    player = int(player)
+                    movers = (player,)
                 for p in movers:
                     o = g.observe(p)
                     if len(o) != ol[p]:
