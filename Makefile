@@ -207,7 +207,8 @@ EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \
 	$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 	$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
 	$(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so \
-	$(BUILD)/examples/segv_step.so $(BUILD)/examples/goofspiel_v1.so
+	$(BUILD)/examples/segv_step.so $(BUILD)/examples/goofspiel_v1.so \
+	$(BUILD)/examples/bad_team.so
 
 $(BUILD)/examples/goofspiel.so: examples/goofspiel/goofspiel.c \
 		envs/league_game.h
@@ -229,7 +230,7 @@ $(BUILD)/examples/goofspiel_v1.so: tests/plugins/v1/goofspiel_v1.c \
 $(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 $(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \
 $(BUILD)/examples/bad_mask.so $(BUILD)/examples/crashy.so \
-$(BUILD)/examples/segv_step.so: \
+$(BUILD)/examples/segv_step.so $(BUILD)/examples/bad_team.so: \
 		$(BUILD)/examples/%.so: tests/plugins/bad.c \
 		envs/league_game.h
 	@mkdir -p $(dir $@)

@@ -35,6 +35,11 @@ int cli_eval_br(int argc, char **argv);
 /* The raw policy's move for player in e: the network's most probable
  * legal action (the first of equals), or a sample of its probabilities
  * from rng. ws: a workspace of net for one row. */
+/* A CLI_CALL parser of --param KEY=VALUE: one more pair into the
+ * struct env_params at dest (for env.params); -1 with err set when the
+ * text is not KEY=VALUE or there are too many. */
+int cli_env_param(void *dest, const char *val, char *err, size_t errlen);
+
 int cli_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
 		   int sample, lg_rng *rng, int *action);
 

@@ -38,7 +38,8 @@ struct side {
 #define PLAY_SIDES_MAX ENV_MAX_PLAYERS
 
 struct pargs {
-	const char *side[PLAY_SIDES_MAX], *game;
+	const char *side[PLAY_SIDES_MAX], *game, *plugin;
+	struct env_params params;
 	int n;
 	unsigned long long games, seed;
 	int json, sample;
@@ -255,9 +256,9 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 			first = sd[i].arg;
 		ag = x;
 	}
-	if (!ag && !a->game) {
+	if (!ag && !a->game && !a->plugin) {
 		fprintf(stderr, "league play: no agent file names the game: "
-			"pass --game NAME\n");
+			"pass --game NAME or --plugin PATH\n");
 		return CLI_USAGE;
 	}
 	if (ag && a->game && strcmp(a->game, ag->spec.name)) {
@@ -265,10 +266,25 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 			"%s\n", a->game, ag->spec.name);
 		return CLI_USAGE;
 	}
-	if (ag)
+	if (ag && (a->plugin || a->params.n)) {
+		fprintf(stderr, "league play: --plugin and --param are for a "
+			"game no agent names; the agents play %s with their "
+			"own options\n", ag->spec.name);
+		return CLI_USAGE;
+	}
+	if (ag) {
 		league_env_opts(&ag->cfg, &eo);
-	else
+	} else {
 		env_opts_default(&eo);
+		eo.params = a->params;
+		if (a->plugin && strlen(a->plugin) >= sizeof eo.plugin) {
+			fprintf(stderr, "league play: --plugin: path longer "
+				"than %zu bytes\n", sizeof eo.plugin - 1);
+			return CLI_USAGE;
+		}
+		if (a->plugin)
+			snprintf(eo.plugin, sizeof eo.plugin, "%s", a->plugin);
+	}
 	if (env_new(e, ag ? ag->cfg.env.name : a->game, &eo, err,
 		    sizeof err)) {
 		fprintf(stderr, "league play: %s\n", err);
@@ -412,6 +428,8 @@ static int parse(int argc, char **argv, struct pargs *a)
 	const struct cli_arg flags[] = {
 		CLI_U64("games", 0, &a->games, 1, 1000000),
 		CLI_STRING("game", 0, &a->game),
+		CLI_STRING("plugin", 0, &a->plugin),
+		CLI_CALL("param", 0, &a->params, cli_env_param),
 		CLI_U64("seed", 0, &a->seed, 0, UINT64_MAX / 2),
 		CLI_BOOL("json", 0, &a->json),
 		CLI_BOOL("sample", 0, &a->sample),
@@ -506,7 +524,8 @@ const struct cli_cmd cli_cmd_play = {
 	.name = "play",
 	.summary = "play agent files, baselines or a human against each other",
 	.help =
-	"usage: league play A B [C ...] [--games N] [--game NAME] [--seed S]\n"
+	"usage: league play A B [C ...] [--games N] [--game NAME]\n"
+	"                   [--plugin PATH] [--param KEY=VALUE]... [--seed S]\n"
 	"                   [--sample] [--json]\n"
 	"\n"
 	"One player per seat of the game (two for two-player games, up to\n"
@@ -519,7 +538,8 @@ const struct cli_cmd cli_cmd_play = {
 	"game g, so of two A moves first in games 1, 3, ... Game g is\n"
 	"seeded S + g - 1 (default S 1). An agent plays its network's most\n"
 	"probable legal move; --sample samples its probabilities. The game\n"
-	"is the agents' (all of one game and its options), else --game.\n"
+	"is the agents' (all of one game and its options), else --game, or\n"
+	"the game plugin --plugin PATH; --param sets its env.params.\n"
 	"\n"
 	"Output: a line of wins by side (a draw: the best return shared),\n"
 	"with each side's mean return for more than two; --json one object\n"

@@ -224,6 +224,34 @@ static int check_baselines(const struct coll_opts *o, const env *probe,
 	return 0;
 }
 
+/* collector.h */
+int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
+{
+	char buf[160];
+	const char *why = NULL;
+
+	if (s->players != 2) {
+		snprintf(buf, sizeof buf, "has %d seats", s->players);
+		why = buf;
+	} else if (s->flags & ENV_F_ASYMMETRIC || s->roles > 1) {
+		why = "has seats with different roles or spaces";
+	} else if (s->payoff != ENV_ZERO_SUM) {
+		snprintf(buf, sizeof buf, "is %s",
+			 env_payoff_name(s->payoff));
+		why = buf;
+	} else if (s->num_actions > ENV_MAX_ACTIONS) {
+		snprintf(buf, sizeof buf, "has %d actions (the network takes "
+			 "at most %d)", s->num_actions, ENV_MAX_ACTIONS);
+		why = buf;
+	}
+	if (!why)
+		return 0;
+	lg_errf(err, errlen, "game '%s' %s: a league trains two-seat "
+		"zero-sum games with seats alike (league env check, league "
+		"play and league eval nashconv take this one)", s->name, why);
+	return LG_EUNSUPP;
+}
+
 /* The game's spec into *spec, from an env that does not sleep, and the
  * checks that need it (every baseline plays the game, the search can run
  * on it). The error's reason in err. */
@@ -240,7 +268,9 @@ static int probe_spec(const struct coll_opts *o, struct env_spec *spec,
 	rc = env_new(&probe, o->game, &probe_opts, err, errlen);
 	if (rc)
 		return rc;
-	rc = check_baselines(o, probe, err, errlen);
+	rc = coll_game_check(env_spec_of(probe), err, errlen);
+	if (!rc)
+		rc = check_baselines(o, probe, err, errlen);
 	if (!rc)
 		rc = coll_search_check(o, probe, err, errlen);
 	if (!rc)

@@ -317,6 +317,11 @@ struct coll_stats {
 
 typedef struct coll coll;
 
+/* 0 when the collector (and the league's network and payoff table) can
+ * play game s: two seats alike, zero-sum, at most ENV_MAX_ACTIONS
+ * actions. Else LG_EUNSUPP and err names the game and why. */
+int coll_game_check(const struct env_spec *s, char *err, size_t errlen);
+
 /* Create the collector and start its envs (their first reset runs in the
  * background). Errors: LG_EINVAL / LG_ERANGE (options; err says which),
  * LG_ENOTFOUND (no such game), LG_ENOMEM, LG_EIO (thread or process

@@ -121,6 +121,48 @@ static int check_tls(struct parser *p)
 	return 0;
 }
 
+/* A plugin game must pass a short run of `league env check` before any
+ * job: its first failing check (naming the call, seat and step) is
+ * env.plugin's error. Built-in games pass it in the tests. */
+static int check_plugin_plays(struct parser *p, const struct cfg *c,
+			      const struct env_opts *eo)
+{
+	lg_buf rep = { 0 };
+	char msg[512] = "";
+	const char *fail;
+	int rc;
+
+	rc = env_conform(NULL, eo, CFG_PLUGIN_EPISODES, 1, &rep, msg,
+			 sizeof msg);
+	if (rc > 0 && rep.len &&
+	    (fail = strstr((const char *)rep.data, "FAIL  "))) {
+		/* "FAIL  check   message": the check, then its message */
+		size_t k = strcspn(fail += 6, " "), m;
+		const char *text = fail + k + strspn(fail + k, " ");
+		m = strcspn(text, "\n");
+		snprintf(msg, sizeof msg, "%.*s (%.*s)", (int)(m < 400 ? m : 400),
+			 text, (int)(k < 32 ? k : 32), fail);
+		lg_buf_free(&rep);
+		return cfg_verr(p, "env.plugin", "game '%s' fails league env "
+				"check: %s", c->env.name, msg);
+	}
+	lg_buf_free(&rep);
+	if (rc)
+		return cfg_verr(p, "env.plugin", "%s", msg);
+	return 0;
+}
+
+/* A game the league can train on (coll_game_check), else the reason
+ * as env.name's error, before any job. */
+static int check_trainable(struct parser *p, const struct env_spec *s)
+{
+	char why[256];
+
+	if (!coll_game_check(s, why, sizeof why))
+		return 0;
+	return cfg_verr(p, "env.name", "%s", why);
+}
+
 /* The network the config describes fits the game: a convolution torso
  * needs planes, and the whole shape must pass the learner's check. */
 static int check_model(struct parser *p, const struct env_spec *spec)
@@ -270,6 +312,9 @@ static int check_game(struct parser *p)
 	}
 	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
+	if ((rc = check_trainable(p, &spec)) ||
+	    (c->env.plugin[0] && (rc = check_plugin_plays(p, c, &eo))))
+		return rc;
 	if ((rc = check_model(p, &spec)))
 		return rc;
 	return check_search(p, &spec);

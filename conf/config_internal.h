@@ -12,6 +12,8 @@
 
 /* The table has at most this many keys (asserted beside it). */
 #define CFG_KEYS_MAX 256
+/* Episodes of `league env check` a plugin game plays at config check. */
+#define CFG_PLUGIN_EPISODES 64
 
 /* ---- the parser (config.c), shared with config_layers.c ---------------- */
 

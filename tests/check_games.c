@@ -113,8 +113,8 @@ START_TEST(version_1_plugin_loads_unchanged)
 
 	plugin_opts(&o1, "goofspiel_v1");
 	plugin_opts(&o2, "goofspiel");
-	add_param(&o1, "cards", "5");
-	add_param(&o2, "cards", "5");
+	add_param(&o1, "cards", "4");
+	add_param(&o2, "cards", "4");
 	ck_assert_msg(env_check(NULL, &o1, &s, err, sizeof err) == 0, "%s",
 		      err);
 	ck_assert_str_eq(s.name, "goofspiel");
@@ -124,8 +124,8 @@ START_TEST(version_1_plugin_loads_unchanged)
 	ck_assert_int_eq(s.roles, 1);
 	ck_assert_str_eq(s.role_name[0], "player");
 	for (int p = 0; p < 2; p++) {
-		ck_assert_int_eq(s.seat[p].num_actions, 5);
-		ck_assert_uint_eq(s.seat[p].obs_len, 26);
+		ck_assert_int_eq(s.seat[p].num_actions, 4);
+		ck_assert_uint_eq(s.seat[p].obs_len, 21);
 		ck_assert_int_eq(s.seat[p].team, p);
 	}
 	ck_assert_uint_eq(s.flags & (ENV_F_ASYMMETRIC | ENV_F_TEXT), 0);
@@ -143,17 +143,17 @@ START_TEST(version_1_plugin_loads_unchanged)
 		while (!env_is_terminal(e1)) {
 			uint8_t m1[8], m2[8];
 			int a[2];
-			float ob1[26], ob2[26];
+			float ob1[21], ob2[21];
 			ck_assert(!env_is_terminal(e2));
 			for (int p = 0; p < 2; p++) {
 				int n = env_legal(e1, p, m1);
 				ck_assert_int_eq(env_legal(e2, p, m2), n);
-				ck_assert(!memcmp(m1, m2, 5));
+				ck_assert(!memcmp(m1, m2, 4));
 				env_observe(e1, p, ob1);
 				env_observe(e2, p, ob2);
 				ck_assert(!memcmp(ob1, ob2, sizeof ob1));
 				do
-					a[p] = (int)lg_rng_below(&rng, 5);
+					a[p] = (int)lg_rng_below(&rng, 4);
 				while (!m1[a[p]]);
 			}
 			ck_assert_int_eq(env_step_joint(e1, a), 0);
@@ -167,6 +167,59 @@ START_TEST(version_1_plugin_loads_unchanged)
 	}
 	env_free(e1);
 	env_free(e2);
+}
+END_TEST
+
+/* The worked example for N seats: goofspiel with a players param
+ * conforms (zero-sum, text hooks), rotates seats in league play, and
+ * refuses a wrong count of players by name. */
+START_TEST(goofspiel_plays_three_seats)
+{
+	static char out[1 << 14], errb[1 << 14];
+	char so[256], rep_s[64];
+	const char *argv3[] = { "play", "random", "random", "random",
+				"--plugin", so, "--param", "players=3",
+				"--games", "30", "--json", NULL };
+	const char *argv2[] = { "play", "random", "random", "--plugin", so,
+				"--param", "players=3", NULL };
+	struct env_opts o;
+	struct env_spec s;
+	lg_buf rep = { 0 };
+	char err[512];
+	unsigned long long w[3], draws, games;
+	int rc;
+
+	plugin_opts(&o, "goofspiel");
+	add_param(&o, "players", "3");
+	add_param(&o, "cards", "3");
+	ck_assert_msg(env_check(NULL, &o, &s, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(s.players, 3);
+	ck_assert_int_eq(s.teams, 3);
+	ck_assert_uint_eq(s.seat[2].obs_len, 6 * 3 + 1);
+	ck_assert_uint_eq(s.flags & ENV_F_TEXT, ENV_F_TEXT);
+	rc = env_conform(NULL, &o, 300, 9, &rep, err, sizeof err);
+	/* the tree is the exact evaluators' (N seats come with them) */
+	ck_assert_msg(rc >= 0, "%s", err);
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "ok    payoff"));
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "ok    text"));
+	ck_assert_ptr_nonnull(strstr((char *)rep.data, "ok    playouts"));
+	lg_buf_free(&rep);
+	plugin_path(so, sizeof so, "goofspiel");
+	rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv3);
+	ck_assert_msg(rc == 0, "rc %d: %s", rc, errb);
+	ck_assert_int_eq(sscanf(out, "{\"games\": %llu, \"wins_a\": %llu, "
+				"\"wins_b\": %llu, \"wins_c\": %llu, "
+				"\"draws\": %llu", &games, &w[0], &w[1], &w[2],
+				&draws), 5);
+	ck_assert_uint_eq(games, 30);
+	ck_assert_uint_eq(w[0] + w[1] + w[2] + draws, 30);
+	snprintf(rep_s, sizeof rep_s, "\"c\": \"random\"");
+	ck_assert_ptr_nonnull(strstr(out, rep_s));
+	rc = tu_run_league(out, sizeof out, errb, sizeof errb, argv2);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(errb, "goofspiel has 3 seats: name a player "
+			     "for each (2 given)"), "%s", errb);
 }
 END_TEST
 
@@ -299,6 +352,8 @@ START_TEST(bad_plugins_and_params_are_refused)
 	expect_refused(&o, NULL, LG_EINVAL, "game ABI version 99");
 	plugin_opts(&o, "bad_sizes");
 	expect_refused(&o, NULL, LG_EINVAL, "inconsistent sizes");
+	plugin_opts(&o, "bad_team");
+	expect_refused(&o, NULL, LG_EINVAL, "puts seat 1 in team 7");
 	plugin_opts(&o, "goofspiel");
 	expect_refused(&o, "kuhn", LG_EINVAL, "is the game 'goofspiel'");
 	add_param(&o, "cards", "99");
@@ -425,6 +480,15 @@ START_TEST(config_check_refuses_bad_games)
 		  "env.params: 'a': this built-in game takes no params" },
 		{ "env:\n  plugin: ", "goofspiel", "\n  params: [1, 2]\n",
 		  "g.yaml:3:11: env.params: expected a mapping" },
+		/* Version 2's rules, each with its call, seat and step. */
+		{ "env:\n  plugin: ", "bad_team", "\n",
+		  "puts seat 1 in team 7, out of range 0..1" },
+		{ "env:\n  plugin: ", "bad_returns", "\n",
+		  "g.yaml:2:3: env.plugin: game 'coin' fails league env "
+		  "check: returns() sum to " },
+		{ "env:\n  plugin: ", "bad_mask", "\n",
+		  "fails league env check: legal(seat 0) gave an empty mask "
+		  "to the seat to move at step 0" },
 	};
 
 	tu_mkdtemp(dir, sizeof dir);
@@ -566,6 +630,7 @@ Suite *suite_games(void)
 		{ builtin_games_pass_the_conformance_suite, 1 },
 		{ goofspiel_plugin_conforms, 1 },
 		{ version_1_plugin_loads_unchanged, 1 },
+		{ goofspiel_plays_three_seats, 1 },
 		{ tictactoe_plugin_is_the_builtin, 1 },
 		{ board_games_expose_planes, 1 },
 		{ conformance_suite_catches_a_broken_game, 1 },

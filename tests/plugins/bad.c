@@ -4,8 +4,9 @@
  *   -DBAD_ABI    abi 99
  *   -DBAD_SIZES  create() reports obs_len 0
  *   -DNO_ENTRY   exports no league_game()
+ *   -DBAD_TEAM   seat 1 in team 7 of 2
  * and two that load but break a rule `league env check` must catch:
- *   -DBAD_RETURNS returns that do not sum to 0
+ *   -DBAD_RETURNS returns that do not sum to 0 (declared zero-sum)
  *   -DBAD_MASK    an empty legal mask for the player to move
  * and one that crashes its process (abort) at every crash_every-th move
  * it plays there (env.params {crash_every: N}), for the fault tests:
@@ -47,7 +48,12 @@ static int create(const struct league_game_params *p, void **inst,
 #else
 		spec->seat[s].obs_len = 1;
 #endif
+		spec->seat[s].team = (uint32_t)s;
 	}
+	spec->teams = 2;
+#ifdef BAD_TEAM
+	spec->seat[1].team = 7;
+#endif
 	spec->state_size = 1;
 	spec->max_steps = 1;
 	*inst = NULL;
