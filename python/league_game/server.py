@@ -271,7 +271,7 @@ class _Conn:
         players = []
         obs = array.array("f")
         mask = bytearray()
-        legal, legal_n = [], []
+        legal, legal_n = array.array("I"), []
         rets = []
         failures = []
         envs = self.envs
@@ -344,15 +344,17 @@ class _Conn:
                             % (p, len(o), ol[p]))
                     oext(o)
                     if lists:
-                        la = g.legal_actions(p)
+                        # into the array here: a value that is no
+                        # unsigned int fails the op, not the reply
+                        k = len(legal)
+                        legal.extend(g.legal_actions(p))
+                        la = legal[k:]
                         k = len(la)
-                        if not k or len(set(la)) != k or min(la) < 0 or \
-                                max(la) >= na[p]:
+                        if not k or len(set(la)) != k or max(la) >= na[p]:
                             raise ValueError(
                                 "legal_actions(%d): distinct actions of "
                                 "0 .. %d, at least one" % (p, na[p] - 1))
                         legal_n.append(k)
-                        legal.extend(la)
                         continue
                     n_m = len(mask)
                     mext(g.action_mask(p))

@@ -68,7 +68,9 @@ class Seats(Game):
     def legal_actions(self, agent):
         if agent == 0:
             return [2, 0]
-        return [99, 5, 5] if self.seed == 7 and agent == 2 else [99, 5]
+        if agent == 2 and self.seed in (7, 8, 9):
+            return {7: [99, 5, 5], 8: [99, -5], 9: [99, 5.0]}[self.seed]
+        return [99, 5]
 
     def step(self, actions):
         self.acts = actions
@@ -141,6 +143,12 @@ class SeatsTest(unittest.TestCase):
         self.assertEqual(floats(r.obs), [0, 0, 1, 1, 1, 2, 2, 2])
         self.assertEqual((list(r.legal_n), list(r.legal), r.mask),
                          ([2, 2, 2], [2, 0, 99, 5, 99, 5], b""))
+        # a negative or a float action fails its op too, and only it
+        r = c.answer(pb.Batch(env=[3, 4, 5], kind=[0, 0, 0],
+                              seed=[8, 9, 1]))
+        self.assertEqual(list(r.player), [-3, -3, -2])
+        self.assertEqual([f.op for f in r.failures], [0, 1])
+        self.assertEqual(list(r.legal), [2, 0, 99, 5, 99, 5])
         r = c.answer(pb.Batch(env=[1], kind=[1], actions=[2, 99, 5]))
         self.assertEqual(list(r.player), [-1])
         self.assertEqual(list(r.returns), [2.0, 104.0, 104.0])
