@@ -462,8 +462,8 @@ static int reply_returns(struct reply_cursor *cur,
 			 struct env_remote *view, char *err, size_t errlen)
 {
 	const League__Game__BatchReply *rp = cur->rp;
-	const double *r = rp->returns + cur->ro;
 	size_t n = (size_t)sp->players;
+	const double *r;
 	const char *wrong;
 
 	if (n > rp->n_returns - cur->ro) {
@@ -471,6 +471,7 @@ static int reply_returns(struct reply_cursor *cur,
 			i, n);
 		return LG_EPROTO;
 	}
+	r = rp->returns + cur->ro; /* not before: returns may be NULL */
 	cur->ro += n;
 	if (*(wrong = returns_wrong(r, (int)n, sp, cur->version))) {
 		lg_errf(err, errlen, "op %zu: returns %g, %g%s: %s", i, r[0],
@@ -511,7 +512,7 @@ static int reply_movers(size_t i, int p, const struct env_spec *sp, int *lo,
 static int mover_mask(struct reply_cursor *cur, size_t i, int q, size_t na,
 		      uint8_t *row, char *err, size_t errlen)
 {
-	const uint8_t *m = cur->rp->mask.data + cur->mo;
+	const uint8_t *m;
 	size_t legal = 0;
 
 	if (na > cur->rp->mask.len - cur->mo) {
@@ -519,6 +520,7 @@ static int mover_mask(struct reply_cursor *cur, size_t i, int q, size_t na,
 			"(%zu bytes in all)", i, q, cur->rp->mask.len);
 		return LG_EPROTO;
 	}
+	m = cur->rp->mask.data + cur->mo;
 	for (size_t a = 0; a < na; a++) {
 		if (m[a] > 1) {
 			lg_errf(err, errlen, "op %zu: mask byte %u (not 0 or "
@@ -545,7 +547,7 @@ static int mover_list(struct reply_cursor *cur, size_t i, int q, size_t k,
 		      size_t na, size_t cap, uint8_t *row, char *err,
 		      size_t errlen)
 {
-	const uint32_t *l = cur->rp->legal + cur->lo;
+	const uint32_t *l;
 	uint8_t *m = row;
 	int rc = 0;
 
@@ -554,6 +556,7 @@ static int mover_list(struct reply_cursor *cur, size_t i, int q, size_t k,
 			"%d run out (%zu in all)", i, k, q, cur->rp->n_legal);
 		return LG_EPROTO;
 	}
+	l = cur->rp->legal + cur->lo;
 	if (!m && !cur->seen && !(cur->seen = calloc(cap, 1))) {
 		lg_errf(err, errlen, "out of memory");
 		return LG_ENOMEM;
@@ -591,7 +594,7 @@ static int reply_mover(struct reply_cursor *cur, const struct env_spec *sp,
 	const struct env_seat *seat = &sp->seat[q];
 	size_t ol = seat->obs_len, na = (size_t)seat->num_actions;
 	uint8_t *row = view ? view->mask + (size_t)q * sp->num_actions : NULL;
-	const uint8_t *ob = cur->rp->obs.data + 4 * cur->oo;
+	const uint8_t *ob;
 	size_t k = 0;
 	int rc;
 
@@ -600,6 +603,7 @@ static int reply_mover(struct reply_cursor *cur, const struct env_spec *sp,
 			"(%zu floats in all)", i, q, cur->nobs);
 		return LG_EPROTO;
 	}
+	ob = cur->rp->obs.data + 4 * cur->oo; /* ol >= 1 floats are there */
 	if (cur->version >= 2) {
 		if (cur->no >= cur->rp->n_legal_n) {
 			lg_errf(err, errlen, "op %zu: no legal_n for seat %d "
