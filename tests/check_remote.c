@@ -443,6 +443,25 @@ START_TEST(python_kuhn_n_players_play_through_the_server)
 		ck_assert_int_lt(bets, 200);
 		env_free(e);
 	}
+	/* league play: a player per seat, the game the server's */
+	{
+		static char out[4096], perr[4096];
+		const char *argv[] = { "play", "random", "random", "random",
+				       "--remote", ps.addr, "--games", "60",
+				       NULL };
+		unsigned long long w[3], draws;
+		ck_assert_msg(tu_run_league(out, sizeof out, perr, sizeof perr,
+					    argv) == 0, "%s", perr);
+		ck_assert_msg(sscanf(out, "league play: 60 games of kuhn_py: "
+				     "A random wins %llu (mean return %*g), B "
+				     "random wins %llu (mean return %*g), C "
+				     "random wins %llu (mean return %*g), "
+				     "draws %llu", &w[0], &w[1], &w[2],
+				     &draws) == 4, "%s", out);
+		/* poker has a winner every hand */
+		ck_assert_uint_eq(draws, 0);
+		ck_assert_uint_eq(w[0] + w[1] + w[2], 60);
+	}
 	/* params out of range: refused with the game's own message */
 	o.params.n = 1;
 	snprintf(o.params.val[0], ENV_PARAM_VAL_MAX, "9");
