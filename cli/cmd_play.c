@@ -38,7 +38,7 @@ struct side {
 #define PLAY_SIDES_MAX ENV_MAX_PLAYERS
 
 struct pargs {
-	const char *side[PLAY_SIDES_MAX], *game, *plugin;
+	const char *side[PLAY_SIDES_MAX], *game, *plugin, *remote;
 	struct env_params params;
 	int n;
 	unsigned long long games, seed;
@@ -256,9 +256,9 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 			first = sd[i].arg;
 		ag = x;
 	}
-	if (!ag && !a->game && !a->plugin) {
+	if (!ag && !a->game && !a->plugin && !a->remote) {
 		fprintf(stderr, "league play: no agent file names the game: "
-			"pass --game NAME or --plugin PATH\n");
+			"pass --game NAME, --plugin PATH or --remote ADDR\n");
 		return CLI_USAGE;
 	}
 	if (ag && a->game && strcmp(a->game, ag->spec.name)) {
@@ -266,10 +266,10 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 			"%s\n", a->game, ag->spec.name);
 		return CLI_USAGE;
 	}
-	if (ag && (a->plugin || a->params.n)) {
-		fprintf(stderr, "league play: --plugin and --param are for a "
-			"game no agent names; the agents play %s with their "
-			"own options\n", ag->spec.name);
+	if (ag && (a->plugin || a->remote || a->params.n)) {
+		fprintf(stderr, "league play: --plugin, --remote and --param "
+			"are for a game no agent names; the agents play %s "
+			"with their own options\n", ag->spec.name);
 		return CLI_USAGE;
 	}
 	if (ag) {
@@ -284,6 +284,15 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 		}
 		if (a->plugin)
 			snprintf(eo.plugin, sizeof eo.plugin, "%s", a->plugin);
+		if ((a->plugin && a->remote) ||
+		    (a->remote && strlen(a->remote) >= sizeof eo.remote)) {
+			fprintf(stderr, "league play: --remote: an address of "
+				"at most %zu bytes, without --plugin\n",
+				sizeof eo.remote - 1);
+			return CLI_USAGE;
+		}
+		if (a->remote)
+			snprintf(eo.remote, sizeof eo.remote, "%s", a->remote);
 	}
 	if (env_new(e, ag ? ag->cfg.env.name : a->game, &eo, err,
 		    sizeof err)) {
@@ -441,6 +450,7 @@ static int parse(int argc, char **argv, struct pargs *a)
 		CLI_U64("games", 0, &a->games, 1, 1000000),
 		CLI_STRING("game", 0, &a->game),
 		CLI_STRING("plugin", 0, &a->plugin),
+		CLI_STRING("remote", 0, &a->remote),
 		CLI_CALL("param", 0, &a->params, cli_env_param),
 		CLI_U64("seed", 0, &a->seed, 0, UINT64_MAX / 2),
 		CLI_BOOL("json", 0, &a->json),
@@ -538,8 +548,8 @@ const struct cli_cmd cli_cmd_play = {
 	.summary = "play agent files, baselines or a human against each other",
 	.help =
 	"usage: league play A B [C ...] [--games N] [--game NAME]\n"
-	"                   [--plugin PATH] [--param KEY=VALUE]... [--seed S]\n"
-	"                   [--sample] [--json]\n"
+	"                   [--plugin PATH | --remote ADDR] [--param KEY=VALUE]...\n"
+	"                   [--seed S] [--sample] [--json]\n"
 	"\n"
 	"One player per seat of the game (two for two-player games, up to\n"
 	"eight): an agent FILE (`league export`), random, minimax\n"
@@ -552,7 +562,9 @@ const struct cli_cmd cli_cmd_play = {
 	"seeded S + g - 1 (default S 1). An agent plays its network's most\n"
 	"probable legal move; --sample samples its probabilities. The game\n"
 	"is the agents' (all of one game and its options), else --game, or\n"
-	"the game plugin --plugin PATH; --param sets its env.params.\n"
+	"the game plugin --plugin PATH, or the game a server serves at\n"
+	"--remote ADDR (HOST:PORT or unix:PATH, net/game.proto; no text:\n"
+	"a human sees the observation); --param sets its env.params.\n"
 	"\n"
 	"Output: a line of wins by side (the team with the best return wins,\n"
 	"every side in it; a draw: the best return shared by two teams),\n"

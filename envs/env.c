@@ -215,7 +215,8 @@ int env_observe(const env *e, int player, float *out)
 	if (e->rm) {
 		size_t ol = e->gm.spec.seat[player].obs_len;
 		if (remote_mover(e, player))
-			memcpy(out, e->rm->obs + (size_t)player * ol,
+			memcpy(out, e->rm->obs +
+					    (size_t)player * e->gm.spec.obs_len,
 			       ol * sizeof *out);
 		else
 			memset(out, 0, ol * sizeof *out);
@@ -239,7 +240,9 @@ static int game_legal(const env *e, int player, uint8_t *mask)
 		call_end();
 		return n;
 	}
-	memcpy(mask, e->rm->mask + (size_t)player * na, na);
+	/* seat rows are the largest seat's apart (env_internal.h) */
+	memcpy(mask, e->rm->mask + (size_t)player * e->gm.spec.num_actions,
+	       na);
 	for (size_t a = 0; a < na; a++)
 		n += mask[a];
 	return n;

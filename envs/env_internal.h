@@ -113,33 +113,40 @@ struct env_game {
 /* ---- remote games (envs/remote.c, net/game.proto) ---------------------- */
 
 #define ENV_REMOTE_FRAME_MAX (16u << 20)
-#define ENV_REMOTE_VERSION 1u /* of net/game.proto's Hello and Welcome */
+/* The versions of net/game.proto this client speaks: 1 .. 2. Its Hello
+ * says version 1 (what a version-1 server accepts) and lists both; the
+ * Welcome names the one the server chose. */
+#define ENV_REMOTE_VERSION 2u
 
 /* The kinds of op a Batch carries (its kind column's values). */
 enum { ENV_REMOTE_RESET, ENV_REMOTE_STEP, ENV_REMOTE_CLOSE };
 
 /* One env on a game server: its id there and the last State it sent
- * (what env_observe, env_legal and env_returns read). */
+ * (what env_observe, env_legal and env_returns read). Seat p's rows
+ * start at p * spec.obs_len and p * spec.num_actions (the largest
+ * seat's), and hold its own obs_len and num_actions entries. */
 struct env_remote {
 	struct rconn *c;
 	uint64_t id;
-	int player;      /* 0, 1, -1 over (or broken), -2 both */
+	int player;      /* a seat, -1 over (or broken), -2 all (simultaneous) */
 	double ret[ENV_MAX_PLAYERS];
-	float *obs;      /* [2][obs_len]: the movers' rows are current */
-	uint8_t *mask;   /* [2][num_actions] */
+	float *obs;      /* [players][obs_len]: the movers' rows are current */
+	uint8_t *mask;   /* [players][num_actions] */
 };
 
 /* Connect (or join this process's connection to the same server and
- * params), check the Welcome against `name` (NULL or "": any) and fill
- * spec. Errors: LG_ENOTFOUND (unreachable), LG_EINVAL (refused, wrong
- * game, bad address or spec), LG_ETIMEOUT, LG_ENOMEM; err says which in
- * one line naming the address. */
+ * params), agree on the protocol version, check the Welcome against
+ * `name` (NULL or "": any) and fill spec, every seat's too. Errors:
+ * LG_ENOTFOUND (unreachable), LG_EINVAL (refused, wrong game, bad
+ * address or spec), LG_ETIMEOUT, LG_ENOMEM; err says which in one line
+ * naming the address. */
 int env_remote_open(struct env_remote **out, const char *name,
 		    const struct env_opts *o, struct env_spec *spec,
 		    char *err, size_t errlen);
 void env_remote_close(struct env_remote *r);
 /* LG_EIO when the op failed (the env is then over and must be
- * recreated). Actions are checked against the mask by the caller. */
+ * recreated). Actions are checked against the mask by the caller; a
+ * step of a simultaneous game carries one per seat. */
 int env_remote_reset(struct env_remote *r, uint64_t seed);
 int env_remote_step(struct env_remote *r, const int *actions, int n);
 /* n envs in one batch per server: op i resets from seeds[i] where resets[i], else
@@ -147,27 +154,31 @@ int env_remote_step(struct env_remote *r, const int *actions, int n);
 int env_remote_advance_many(struct env_remote *const *rs, const int *resets,
 			    const int *actions, int nact,
 			    const uint64_t *seeds, size_t n, int *rcs);
-/* The decoders behind them (for the fuzz harness): a Welcome into spec,
- * and a BatchReply for ops of kinds (0 reset, 1 step, 2 close) with each
- * op's rc (0, or LG_EINVAL: the game failed it) into rcs. LG_EPROTO for
- * what breaks the protocol. */
+/* The decoders behind them (for the fuzz harness): a Welcome into spec
+ * (every seat's) and the protocol version the server chose into
+ * *version, and a BatchReply of that version for ops of kinds (0 reset,
+ * 1 step, 2 close) with each op's rc (0, or LG_EINVAL: the game failed
+ * it) into rcs. LG_EPROTO for what breaks the protocol (LG_ENOMEM when a
+ * scratch mask cannot be had). */
 int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			      const char *want, struct env_spec *spec,
-			      char *err, size_t errlen);
+			      unsigned *version, char *err, size_t errlen);
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
-			    const struct env_spec *spec, const int *kinds,
-			    size_t n, int *rcs, char *err, size_t errlen);
-/* Check a BatchReply (net/game.proto) to ops of `kinds` on a game with
- * spec sp; with views, copy op i's state into views[i]. rcs[i] is 0, or
- * LG_EINVAL for an op the server says failed (logged with addr unless
- * NULL). LG_EPROTO (err says why) for a reply that breaks the protocol:
- * then views may be half updated, and the connection is done for.
- * (envs/remote_codec.c, as the two decoders above.) */
-int env_remote_decode_batch(const uint8_t *buf, size_t len,
-			    const struct env_spec *sp, const int *kinds,
-			    size_t n, struct env_remote *const *views,
-			    int *rcs, const char *addr, char *err,
+			    const struct env_spec *spec, unsigned version,
+			    const int *kinds, size_t n, int *rcs, char *err,
 			    size_t errlen);
+/* Check a BatchReply (net/game.proto, of the version agreed) to ops of
+ * `kinds` on a game with spec sp; with views, copy op i's state into
+ * views[i]. rcs[i] is 0, or LG_EINVAL for an op the server says failed
+ * (logged with addr unless NULL). LG_EPROTO (err says why) for a reply
+ * that breaks the protocol: then views may be half updated, and the
+ * connection is done for. (envs/remote_codec.c, as the two decoders
+ * above.) */
+int env_remote_decode_batch(const uint8_t *buf, size_t len,
+			    const struct env_spec *sp, unsigned version,
+			    const int *kinds, size_t n,
+			    struct env_remote *const *views, int *rcs,
+			    const char *addr, char *err, size_t errlen);
 
 /* A spec of seats alike (a version 1 game server's): each seat gets the
  * spec's obs_len, shape and num_actions, a team of its own and the role

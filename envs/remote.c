@@ -1,6 +1,8 @@
 /*
  * envs/remote.c: games served by another process over net/game.proto
- * (any language; python/league_game is the reference server).
+ * (any language; python/league_game is the reference server), of 1 to 8
+ * seats. The Hello offers protocol versions 1 and 2 and the server picks
+ * (a version-1 server answers 1 and is played as before).
  *
  * Envs of one process that name the same server (address and params)
  * share one connection. An op (reset, step, close) joins the
@@ -67,6 +69,7 @@ struct rconn {
 	int fd, refs, broken, busy;
 	uint64_t next_id;
 	struct env_spec spec;
+	unsigned version; /* of net/game.proto, agreed in the Welcome */
 	pthread_mutex_t mu;
 	struct rop *head, **tail;
 	/* the leader's: the batch being encoded, and frames */
@@ -287,12 +290,15 @@ static void conn_free(struct rconn *c)
 	free(c);
 }
 
-/* Connect, say Hello, read the Welcome. */
+/* Connect, say Hello (version 1, and every version we speak: a
+ * version-1 server answers 1, a newer one the highest both speak), read
+ * the Welcome. */
 static int conn_open(struct rconn **out, const char *name,
 		     const struct env_opts *o, char *err, size_t errlen)
 {
 	League__Game__Hello h = LEAGUE__GAME__HELLO__INIT;
 	League__Game__Param pv[ENV_PARAMS_MAX], *pp[ENV_PARAMS_MAX];
+	uint32_t versions[ENV_REMOTE_VERSION];
 	char msg[300], want[ENV_NAME_MAX + 1];
 	struct rconn *c = calloc(1, sizeof *c);
 	double dl;
@@ -317,7 +323,11 @@ static int conn_open(struct rconn **out, const char *name,
 		return rc;
 	}
 	dl = lg_now_s() + c->timeout_s;
-	h.version = ENV_REMOTE_VERSION;
+	h.version = 1;
+	for (uint32_t v = 1; v <= ENV_REMOTE_VERSION; v++)
+		versions[v - 1] = v;
+	h.n_versions = ENV_REMOTE_VERSION;
+	h.versions = versions;
 	snprintf(want, sizeof want, "%s", name ? name : "");
 	h.game = want;
 	h.n_params = o->params.n;
@@ -339,8 +349,8 @@ static int conn_open(struct rconn **out, const char *name,
 		return rc == LG_EIO ? LG_ENOTFOUND : rc;
 	}
 	msg[0] = 0;
-	if ((rc = env_remote_decode_welcome(c->buf, len, name, &c->spec, msg,
-					    sizeof msg))) {
+	if ((rc = env_remote_decode_welcome(c->buf, len, name, &c->spec,
+					    &c->version, msg, sizeof msg))) {
 		lg_errf(err, errlen, "game server at %s: %s", o->remote, msg);
 		conn_free(c);
 		return rc == LG_EPROTO ? LG_EINVAL : rc;
@@ -441,9 +451,9 @@ static int exchange(struct rconn *c, struct rop *ops)
 		c->views[k] = c->taken[k]->r;
 	}
 	msg[0] = 0;
-	if (env_remote_decode_batch(c->buf, len, &c->spec, c->kinds, n,
-				    c->views, c->rcs, c->addr, msg,
-				    sizeof msg)) {
+	if (env_remote_decode_batch(c->buf, len, &c->spec, c->version,
+				    c->kinds, n, c->views, c->rcs, c->addr,
+				    msg, sizeof msg)) {
 		LG_WARN("remote game %s: closing: %s", c->addr, msg);
 		return LG_EIO;
 	}
@@ -589,8 +599,9 @@ int env_remote_open(struct env_remote **out, const char *name,
 		r->c = c;
 		r->id = id;
 		r->player = -1;
-		r->obs = calloc(2 * c->spec.obs_len, sizeof *r->obs);
-		r->mask = calloc(2 * (size_t)c->spec.num_actions, 1);
+		size_t np = (size_t)c->spec.players;
+		r->obs = calloc(np * c->spec.obs_len, sizeof *r->obs);
+		r->mask = calloc(np * (size_t)c->spec.num_actions, 1);
 	}
 	if (!r || !r->obs || !r->mask) {
 		if (r) {

@@ -1,10 +1,14 @@
 /*
- * envs/remote_codec.c: the remote game protocol's replies (net/game.proto),
- * checked and decoded: a server's Welcome into a spec, a BatchReply into
- * its ops' States, and the games' failures it reports logged (once in
- * full, then counted). Pure functions of the bytes but for that log: the
- * fuzz harness (tests/fuzz/fuzz_remote.c) drives them. The connections
- * and the queue of ops are remote.c's.
+ * envs/remote_codec.c: the remote game protocol's replies (net/game.proto,
+ * versions 1 and 2), checked and decoded: a server's Welcome into a spec
+ * with every seat's spaces, team and role (a version 1 Welcome into two
+ * seats alike, zero-sum), a BatchReply into its ops' States (each
+ * mover's observation and mask, from a mask or a list of legal actions;
+ * returns per seat checked against the declared payoff and teams), and
+ * the games' failures it reports logged (once in full, then counted).
+ * Pure functions of the bytes but for that log: the fuzz harness
+ * (tests/fuzz/fuzz_remote.c) drives them. The connections and the queue
+ * of ops are remote.c's.
  */
 #include "envs/env_internal.h"
 
@@ -34,14 +38,207 @@ static void one_line(char *s)
 			*s = ' ';
 }
 
+/* Seat p's observation shape (n dims at dims) into its spec seat:
+ * LG_EPROTO (err names the seat) unless 1..4 positive dims of at most
+ * LEAGUE_GAME_OBS_MAX floats in all. */
+static int seat_shape(const char *game, int p, const uint32_t *dims,
+		      size_t n, struct env_seat *seat, char *err,
+		      size_t errlen)
+{
+	uint64_t prod = 1;
+
+	if (n < 1 || n > LEAGUE_GAME_SHAPE_MAX) {
+		lg_errf(err, errlen, "game '%s': seat %d: obs_shape has %zu "
+			"dims (1..%d)", game, p, n, LEAGUE_GAME_SHAPE_MAX);
+		return LG_EPROTO;
+	}
+	for (size_t i = 0; i < n; i++) {
+		prod *= dims[i];
+		if (!dims[i] || prod > LEAGUE_GAME_OBS_MAX) {
+			lg_errf(err, errlen, "game '%s': seat %d: obs_shape "
+				"must be positive, %u floats at most", game,
+				p, LEAGUE_GAME_OBS_MAX);
+			return LG_EPROTO;
+		}
+	}
+	seat->obs_len = (size_t)prod;
+	seat->obs_rank = n > 1 ? (uint32_t)n : 0;
+	memset(seat->obs_shape, 0, sizeof seat->obs_shape);
+	for (size_t i = 0; n > 1 && i < n; i++)
+		seat->obs_shape[i] = dims[i];
+	return 0;
+}
+
+/* 1 when s is a role's name: [a-z0-9_-]{1,ENV_ROLE_MAX-1}. */
+static int role_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n < ENV_ROLE_MAX && env_name_ok(s);
+}
+
+/* The role `name` ("" is "player") of seat p: its index in spec's
+ * roles, added when new; LG_EPROTO when a seat of that role has other
+ * spaces. */
+static int seat_role(struct env_spec *sp, int p, const char *name,
+		     char *err, size_t errlen)
+{
+	const struct env_seat *me = &sp->seat[p];
+	int r = 0;
+
+	if (!name[0])
+		name = "player";
+	while (r < sp->roles && strcmp(sp->role_name[r], name))
+		r++;
+	if (r == sp->roles)
+		snprintf(sp->role_name[sp->roles++], ENV_ROLE_MAX, "%s", name);
+	sp->seat[p].role = r;
+	for (int q = 0; q < p; q++) {
+		const struct env_seat *o = &sp->seat[q];
+		if (o->role == r &&
+		    (o->obs_len != me->obs_len ||
+		     o->num_actions != me->num_actions ||
+		     o->obs_rank != me->obs_rank ||
+		     memcmp(o->obs_shape, me->obs_shape,
+			    sizeof o->obs_shape))) {
+			lg_errf(err, errlen, "game '%s': seats %d and %d of "
+				"the role '%s' differ in their spaces",
+				sp->name, q, p, name);
+			return LG_EPROTO;
+		}
+	}
+	return 0;
+}
+
+/* A version 2 Spec's seats, payoff and teams into sp (name, players
+ * set). LG_EPROTO (err says which seat and what) for one out of
+ * range. */
+static int spec_seats_v2(const League__Game__Spec *s, struct env_spec *sp,
+			 char *err, size_t errlen)
+{
+	int seen[ENV_MAX_PLAYERS] = { 0 }, rc;
+
+	if (s->n_seats != s->players) {
+		lg_errf(err, errlen, "game '%s': %zu seats for %u players",
+			s->name, s->n_seats, s->players);
+		return LG_EPROTO;
+	}
+	if (s->teams > s->players) {
+		lg_errf(err, errlen, "game '%s': teams %u (0..%u)", s->name,
+			s->teams, s->players);
+		return LG_EPROTO;
+	}
+	if ((unsigned)s->payoff > ENV_GENERAL_SUM ||
+	    !isfinite(s->payoff_sum) || fabs(s->payoff_sum) > 1e9) {
+		lg_errf(err, errlen, "game '%s': payoff %d (0..3) or "
+			"payoff_sum %g (finite, |x| <= 1e9)", s->name,
+			(int)s->payoff, s->payoff_sum);
+		return LG_EPROTO;
+	}
+	for (int p = 0; p < sp->players; p++) {
+		const League__Game__Seat *t = s->seats[p];
+		struct env_seat *st = &sp->seat[p];
+		if ((rc = seat_shape(s->name, p, t->obs_shape, t->n_obs_shape,
+				     st, err, errlen)))
+			return rc;
+		if (t->num_actions < 1 ||
+		    t->num_actions > ENV_GAME_ACTIONS_MAX) {
+			lg_errf(err, errlen, "game '%s': seat %d: num_actions "
+				"%u (1..%d)", s->name, p, t->num_actions,
+				ENV_GAME_ACTIONS_MAX);
+			return LG_EPROTO;
+		}
+		if (s->teams ? t->team >= s->teams : t->team != 0) {
+			lg_errf(err, errlen, "game '%s': seat %d: team %u (%s "
+				"%u)", s->name, p, t->team,
+				s->teams ? "teams are 0 .." : "no teams: must be",
+				s->teams ? s->teams - 1 : 0);
+			return LG_EPROTO;
+		}
+		if (t->role[0] && !role_ok(t->role)) {
+			lg_errf(err, errlen, "game '%s': seat %d: a role must "
+				"match [a-z0-9_-]{1,15} (or be \"\")",
+				s->name, p);
+			return LG_EPROTO;
+		}
+		st->num_actions = (int)t->num_actions;
+		st->team = s->teams ? (int)t->team : p;
+		seen[st->team] = 1;
+		if ((rc = seat_role(sp, p, t->role, err, errlen)))
+			return rc;
+	}
+	for (uint32_t k = 0; k < s->teams; k++)
+		if (!seen[k]) {
+			lg_errf(err, errlen, "game '%s': team %u has no seat",
+				s->name, k);
+			return LG_EPROTO;
+		}
+	sp->teams = s->teams ? (int)s->teams : sp->players;
+	sp->payoff = (int)s->payoff;
+	sp->payoff_sum =
+		sp->payoff == ENV_CONSTANT_SUM ? s->payoff_sum : 0;
+	return 0;
+}
+
+/* A version 1 Spec (2 seats alike, zero-sum, <= 64 actions) into sp
+ * (name set). */
+static int spec_seats_v1(const League__Game__Spec *s, struct env_spec *sp,
+			 char *err, size_t errlen)
+{
+	int rc;
+
+	if (s->players != 2 || s->num_actions < 1 ||
+	    s->num_actions > ENV_MAX_ACTIONS) {
+		lg_errf(err, errlen, "game '%s': its spec is out of range "
+			"(2 players, 1..%d actions)", s->name,
+			ENV_MAX_ACTIONS);
+		return LG_EPROTO;
+	}
+	if ((rc = seat_shape(s->name, 0, s->obs_shape, s->n_obs_shape,
+			     &sp->seat[0], err, errlen)))
+		return rc;
+	sp->seat[0].num_actions = (int)s->num_actions;
+	sp->seat[1] = sp->seat[0];
+	sp->seat[1].team = 1;
+	sp->teams = 2;
+	sp->roles = 1;
+	snprintf(sp->role_name[0], ENV_ROLE_MAX, "player");
+	sp->payoff = ENV_ZERO_SUM;
+	return 0;
+}
+
+/* The spec's summary fields from its seats: the largest obs_len and
+ * num_actions, seat 0's shape, the flags. */
+static void spec_summary(struct env_spec *sp, int simultaneous)
+{
+	const struct env_seat *s0 = &sp->seat[0];
+
+	sp->obs_rank = s0->obs_rank;
+	memcpy(sp->obs_shape, s0->obs_shape, sizeof sp->obs_shape);
+	sp->flags = (simultaneous ? ENV_F_SIMULTANEOUS : 0) |
+		    (sp->payoff == ENV_ZERO_SUM ? ENV_F_ZERO_SUM : 0);
+	for (int p = 0; p < sp->players; p++) {
+		const struct env_seat *t = &sp->seat[p];
+		if (t->obs_len > sp->obs_len)
+			sp->obs_len = t->obs_len;
+		if (t->num_actions > sp->num_actions)
+			sp->num_actions = t->num_actions;
+		if (t->obs_len != s0->obs_len ||
+		    t->num_actions != s0->num_actions ||
+		    t->obs_rank != s0->obs_rank ||
+		    memcmp(t->obs_shape, s0->obs_shape, sizeof t->obs_shape))
+			sp->flags |= ENV_F_ASYMMETRIC;
+	}
+}
+
 int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			      const char *want, struct env_spec *spec,
-			      char *err, size_t errlen)
+			      unsigned *version, char *err, size_t errlen)
 {
 	League__Game__Welcome *w =
 		league__game__welcome__unpack(NULL, len, buf);
 	const League__Game__Spec *s;
-	uint64_t prod = 1;
+	struct env_spec sp;
 	int rc = LG_EPROTO;
 
 	if (!w) {
@@ -57,9 +254,9 @@ int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 		rc = LG_EINVAL;
 		goto out;
 	}
-	if (w->version != ENV_REMOTE_VERSION) {
+	if (w->version < 1 || w->version > ENV_REMOTE_VERSION) {
 		lg_errf(err, errlen, "it speaks protocol version %u, league "
-			"speaks %u", w->version, ENV_REMOTE_VERSION);
+			"speaks 1 to %u", w->version, ENV_REMOTE_VERSION);
 		goto out;
 	}
 	if (!s || !s->name || !env_name_ok(s->name)) {
@@ -67,43 +264,30 @@ int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			"([a-z0-9_-]{1,31})");
 		goto out;
 	}
-	if (s->players != 2 || s->num_actions < 1 ||
-	    s->num_actions > ENV_MAX_ACTIONS || s->n_obs_shape < 1 ||
-	    s->n_obs_shape > LEAGUE_GAME_SHAPE_MAX || s->max_steps < 1) {
+	if (s->players < 1 || s->players > ENV_MAX_PLAYERS ||
+	    s->max_steps < 1) {
 		lg_errf(err, errlen, "game '%s': its spec is out of range "
-			"(2 players, 1..%d actions, 1..%d obs dims, max_steps "
-			">= 1)", s->name, ENV_MAX_ACTIONS,
-			LEAGUE_GAME_SHAPE_MAX);
+			"(1..%d players, max_steps >= 1)", s->name,
+			ENV_MAX_PLAYERS);
 		goto out;
 	}
-	for (size_t i = 0; i < s->n_obs_shape; i++) {
-		prod *= s->obs_shape[i];
-		if (!s->obs_shape[i] || prod > LEAGUE_GAME_OBS_MAX) {
-			lg_errf(err, errlen, "game '%s': obs_shape must be "
-				"positive, %u floats at most", s->name,
-				LEAGUE_GAME_OBS_MAX);
-			goto out;
-		}
-	}
+	memset(&sp, 0, sizeof sp);
+	snprintf(sp.name, sizeof sp.name, "%s", s->name);
+	sp.players = (int)s->players;
+	sp.max_steps = s->max_steps;
+	if ((rc = w->version == 1 ? spec_seats_v1(s, &sp, err, errlen)
+				  : spec_seats_v2(s, &sp, err, errlen)))
+		goto out;
+	rc = LG_EPROTO;
 	if (want && want[0] && strcmp(want, s->name)) {
 		lg_errf(err, errlen, "it serves the game '%s', not '%s'",
 			s->name, want);
 		rc = LG_EINVAL;
 		goto out;
 	}
-	memset(spec, 0, sizeof *spec);
-	snprintf(spec->name, sizeof spec->name, "%s", s->name);
-	spec->players = 2;
-	spec->num_actions = (int)s->num_actions;
-	spec->obs_len = (size_t)prod;
-	spec->max_steps = s->max_steps;
-	spec->flags = ENV_F_ZERO_SUM |
-		      (s->simultaneous ? ENV_F_SIMULTANEOUS : 0);
-	if (s->n_obs_shape > 1) {
-		spec->obs_rank = (uint32_t)s->n_obs_shape;
-		for (size_t i = 0; i < s->n_obs_shape; i++)
-			spec->obs_shape[i] = s->obs_shape[i];
-	}
+	spec_summary(&sp, s->simultaneous);
+	*spec = sp;
+	*version = w->version;
 	rc = 0;
 out:
 	league__game__welcome__free_unpacked(w, NULL);
@@ -172,11 +356,15 @@ static void tell_failure(const char *addr, uint64_t id, const char *text)
 	pthread_mutex_unlock(&fail_mu);
 }
 
-/* Where decoding a BatchReply stands: how much of its obs (floats),
- * mask bytes and returns the ops so far used. */
+/* Where decoding a BatchReply of protocol `version` stands: how much of
+ * its obs (floats), mask bytes, returns, legal_n and legal entries the
+ * ops so far used; seen, a scratch mask for the listed legal actions of
+ * an op without a view (NULL until one needs it). */
 struct reply_cursor {
 	const League__Game__BatchReply *rp;
-	size_t nobs, oo, mo, ro;
+	unsigned version;
+	size_t nobs, oo, mo, ro, no, lo;
+	uint8_t *seen;
 };
 
 /* The reply's failures: rcs[op] = LG_EINVAL for each op the server says
@@ -224,123 +412,241 @@ static int reply_stateless(size_t i, int kind, int p, int rc, char *err,
 	return 0;
 }
 
-/* Op i ended: its two returns, next at the cursor, must be finite and
- * sum to 0; into view unless NULL. */
-static int reply_returns(struct reply_cursor *cur, size_t i,
+/* Returns r[0..n) of a game with spec sp: "" when they are as it
+ * declares (version 1: two summing to 0 within 1e-6 * (1 + |r0|);
+ * version 2: finite, |r| <= 1e9, the payoff's sum or equality and equal
+ * within a team, to 1e-6 * (1 + max |r|)), else what is wrong. */
+static const char *returns_wrong(const double *r, int n,
+				 const struct env_spec *sp, unsigned version)
+{
+	double sum = 0, big = 0, lo = r[0], hi = r[0], tol;
+	double tlo[ENV_MAX_PLAYERS], thi[ENV_MAX_PLAYERS];
+	int has[ENV_MAX_PLAYERS] = { 0 };
+
+	if (version == 1)
+		return isfinite(r[0]) && isfinite(r[1]) && fabs(r[0]) <= 1e9 &&
+			       fabs(r[0] + r[1]) <= 1e-6 * (1 + fabs(r[0]))
+			       ? ""
+			       : "not finite and summing to 0";
+	for (int p = 0; p < n; p++) {
+		if (!isfinite(r[p]) || fabs(r[p]) > 1e9)
+			return "not finite (|r| <= 1e9)";
+		sum += r[p];
+		big = fabs(r[p]) > big ? fabs(r[p]) : big;
+		lo = r[p] < lo ? r[p] : lo;
+		hi = r[p] > hi ? r[p] : hi;
+	}
+	tol = 1e-6 * (1 + big);
+	if (sp->payoff == ENV_ZERO_SUM && fabs(sum) > tol)
+		return "not summing to 0 (zero-sum)";
+	if (sp->payoff == ENV_CONSTANT_SUM && fabs(sum - sp->payoff_sum) > tol)
+		return "not summing to the game's constant";
+	if (sp->payoff == ENV_COMMON_PAYOFF && hi - lo > tol)
+		return "not all equal (common payoff)";
+	for (int p = 0; p < n; p++) { /* each team's least and most */
+		int t = sp->seat[p].team;
+		tlo[t] = has[t] && tlo[t] < r[p] ? tlo[t] : r[p];
+		thi[t] = has[t] && thi[t] > r[p] ? thi[t] : r[p];
+		has[t] = 1;
+	}
+	for (int t = 0; t < ENV_MAX_PLAYERS; t++)
+		if (has[t] && thi[t] - tlo[t] > tol)
+			return "not equal within a team";
+	return "";
+}
+
+/* Op i ended: its returns (one per seat), next at the cursor, must be
+ * as the game declares; into view unless NULL. */
+static int reply_returns(struct reply_cursor *cur,
+			 const struct env_spec *sp, size_t i,
 			 struct env_remote *view, char *err, size_t errlen)
 {
 	const League__Game__BatchReply *rp = cur->rp;
-	double a, b;
+	size_t n = (size_t)sp->players;
+	const double *r;
+	const char *wrong;
 
-	if (cur->ro + 2 > rp->n_returns) {
-		lg_errf(err, errlen, "op %zu ended without "
-			"its two returns", i);
+	if (n > rp->n_returns - cur->ro) {
+		lg_errf(err, errlen, "op %zu ended without its %zu returns",
+			i, n);
 		return LG_EPROTO;
 	}
-	a = rp->returns[cur->ro];
-	b = rp->returns[cur->ro + 1];
-	cur->ro += 2;
-	if (!isfinite(a) || !isfinite(b) || fabs(a) > 1e9 ||
-	    fabs(a + b) > 1e-6 * (1 + fabs(a))) {
-		lg_errf(err, errlen, "op %zu: returns %g, %g: "
-			"not finite and summing to 0", i, a,
-			b);
+	r = rp->returns + cur->ro; /* not before: returns may be NULL */
+	cur->ro += n;
+	if (*(wrong = returns_wrong(r, (int)n, sp, cur->version))) {
+		lg_errf(err, errlen, "op %zu: returns %g, %g%s: %s", i, r[0],
+			r[1 % n], n > 2 ? ", ..." : "", wrong);
 		return LG_EPROTO;
 	}
 	if (view) {
 		view->player = -1;
-		view->ret[0] = a;
-		view->ret[1] = b;
+		memcpy(view->ret, r, n * sizeof *r);
 	}
 	return 0;
 }
 
-/* The movers [*lo, *hi) of op i with player p on a game with flags:
- * -2 (both) in a simultaneous game, 0 or 1 in a sequential one;
+/* The movers [*lo, *hi) of op i with player p on a game of spec sp:
+ * every seat (-2) in a simultaneous game, one seat in a sequential one;
  * LG_EPROTO for any other p. */
-static int reply_movers(size_t i, int p, uint32_t flags, int *lo, int *hi,
-			char *err, size_t errlen)
+static int reply_movers(size_t i, int p, const struct env_spec *sp, int *lo,
+			int *hi, char *err, size_t errlen)
 {
-	if (p == -2 && (flags & ENV_F_SIMULTANEOUS)) {
+	if (p == -2 && (sp->flags & ENV_F_SIMULTANEOUS)) {
 		*lo = 0;
-		*hi = 2;
-	} else if ((p == 0 || p == 1) && !(flags & ENV_F_SIMULTANEOUS)) {
+		*hi = sp->players;
+	} else if (p >= 0 && p < sp->players &&
+		   !(sp->flags & ENV_F_SIMULTANEOUS)) {
 		*lo = p;
 		*hi = p + 1;
 	} else {
-		lg_errf(err, errlen, "op %zu: player %d (0 or 1 in a "
+		lg_errf(err, errlen, "op %zu: player %d (0..%d in a "
 			"sequential game, -2 in a simultaneous one, "
-			"-1 over, -3 none)", i, p);
+			"-1 over, -3 none)", i, p, sp->players - 1);
 		return LG_EPROTO;
 	}
 	return 0;
 }
 
-/* Mover q of op i: its mask (na bytes of 0 or 1, one 1 at least) and its
- * ol finite obs, next at the cursor (the caller checked they are there),
- * into view's row q unless view is NULL; the cursor moves past them. */
-static int reply_mover(struct reply_cursor *cur, size_t i, int q, size_t ol,
-		       size_t na, struct env_remote *view, char *err,
-		       size_t errlen)
+/* Mover q's legal actions as a mask of na bytes at m (0 or 1, one 1 at
+ * least), next at the cursor, into row (na bytes) unless NULL. */
+static int mover_mask(struct reply_cursor *cur, size_t i, int q, size_t na,
+		      uint8_t *row, char *err, size_t errlen)
 {
-	const uint8_t *m = cur->rp->mask.data + cur->mo;
-	const uint8_t *ob = cur->rp->obs.data + 4 * cur->oo;
+	const uint8_t *m;
 	size_t legal = 0;
 
+	if (na > cur->rp->mask.len - cur->mo) {
+		lg_errf(err, errlen, "op %zu: the mask of seat %d runs out "
+			"(%zu bytes in all)", i, q, cur->rp->mask.len);
+		return LG_EPROTO;
+	}
+	m = cur->rp->mask.data + cur->mo;
 	for (size_t a = 0; a < na; a++) {
 		if (m[a] > 1) {
-			lg_errf(err, errlen, "op %zu: mask "
-				"byte %u (not 0 or 1)", i,
-				m[a]);
+			lg_errf(err, errlen, "op %zu: mask byte %u (not 0 or "
+				"1)", i, m[a]);
 			return LG_EPROTO;
 		}
 		legal += m[a];
 	}
 	if (!legal) {
-		lg_errf(err, errlen, "op %zu: player %d must "
-			"move but has no legal action", i, q);
+		lg_errf(err, errlen, "op %zu: player %d must move but has no "
+			"legal action", i, q);
 		return LG_EPROTO;
 	}
-	for (size_t x = 0; x < ol; x++) {
-		float v = f32le(ob + 4 * x);
-		if (!isfinite(v)) {
-			lg_errf(err, errlen, "op %zu: obs[%zu] "
-				"is not finite", i, x);
-			return LG_EPROTO;
-		}
-		if (view)
-			view->obs[(size_t)q * ol + x] = v;
-	}
-	if (view)
-		memcpy(view->mask + (size_t)q * na, m, na);
-	cur->oo += ol;
+	if (row)
+		memcpy(row, m, na);
 	cur->mo += na;
 	return 0;
 }
 
+/* Mover q's k listed legal actions, next at the cursor: distinct, each
+ * below na; made a mask in row (na bytes) when not NULL, else checked on
+ * the cursor's scratch mask (left clear). */
+static int mover_list(struct reply_cursor *cur, size_t i, int q, size_t k,
+		      size_t na, size_t cap, uint8_t *row, char *err,
+		      size_t errlen)
+{
+	const uint32_t *l;
+	uint8_t *m = row;
+	int rc = 0;
+
+	if (k > cur->rp->n_legal - cur->lo) {
+		lg_errf(err, errlen, "op %zu: the %zu legal actions of seat "
+			"%d run out (%zu in all)", i, k, q, cur->rp->n_legal);
+		return LG_EPROTO;
+	}
+	l = cur->rp->legal + cur->lo;
+	if (!m && !cur->seen && !(cur->seen = calloc(cap, 1))) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	if (row)
+		memset(row, 0, na);
+	else
+		m = cur->seen;
+	for (size_t j = 0; j < k && !rc; j++) {
+		if (l[j] >= na || m[l[j]]) {
+			lg_errf(err, errlen, "op %zu: seat %d's legal action "
+				"%u is not below %zu or is listed twice", i, q,
+				l[j], na);
+			rc = LG_EPROTO;
+			k = j; /* clear what was set */
+			break;
+		}
+		m[l[j]] = 1;
+	}
+	if (!row)
+		for (size_t j = 0; j < k; j++)
+			m[l[j]] = 0;
+	cur->lo += k;
+	return rc;
+}
+
+/* Mover q of op i on a game of spec sp: its legal actions (version 1: a
+ * mask; version 2: the next legal_n entry says a mask or a list) and its
+ * finite obs, next at the cursor, into view's row q unless view is NULL;
+ * the cursor moves past them. */
+static int reply_mover(struct reply_cursor *cur, const struct env_spec *sp,
+		       size_t i, int q, struct env_remote *view, char *err,
+		       size_t errlen)
+{
+	const struct env_seat *seat = &sp->seat[q];
+	size_t ol = seat->obs_len, na = (size_t)seat->num_actions;
+	uint8_t *row = view ? view->mask + (size_t)q * sp->num_actions : NULL;
+	const uint8_t *ob;
+	size_t k = 0;
+	int rc;
+
+	if (ol > cur->nobs - cur->oo) {
+		lg_errf(err, errlen, "op %zu: the obs of seat %d run out "
+			"(%zu floats in all)", i, q, cur->nobs);
+		return LG_EPROTO;
+	}
+	ob = cur->rp->obs.data + 4 * cur->oo; /* ol >= 1 floats are there */
+	if (cur->version >= 2) {
+		if (cur->no >= cur->rp->n_legal_n) {
+			lg_errf(err, errlen, "op %zu: no legal_n for seat %d "
+				"(%zu in all)", i, q, cur->rp->n_legal_n);
+			return LG_EPROTO;
+		}
+		k = cur->rp->legal_n[cur->no++];
+	}
+	rc = k ? mover_list(cur, i, q, k, na, (size_t)sp->num_actions, row,
+			    err, errlen)
+	       : mover_mask(cur, i, q, na, row, err, errlen);
+	if (rc)
+		return rc;
+	for (size_t x = 0; x < ol; x++) {
+		float v = f32le(ob + 4 * x);
+		if (!isfinite(v)) {
+			lg_errf(err, errlen, "op %zu: obs[%zu] of seat %d is "
+				"not finite", i, x, q);
+			return LG_EPROTO;
+		}
+		if (view)
+			view->obs[(size_t)q * sp->obs_len + x] = v;
+	}
+	cur->oo += ol;
+	return 0;
+}
+
 /* Op i of a reset or step, with player p: its state (returns when over,
- * else each mover's mask and obs) from the cursor into view unless
- * NULL. LG_EPROTO (err says why) for one that breaks the protocol. */
+ * else each mover's legal actions and obs) from the cursor into view
+ * unless NULL. LG_EPROTO (err says why) for one that breaks the
+ * protocol. */
 static int reply_state(struct reply_cursor *cur, const struct env_spec *sp,
 		       size_t i, int p, struct env_remote *view, char *err,
 		       size_t errlen)
 {
-	size_t ol = sp->obs_len, na = (size_t)sp->num_actions;
 	int lo, hi, rc;
 
 	if (p == -1)
-		return reply_returns(cur, i, view, err, errlen);
-	if ((rc = reply_movers(i, p, sp->flags, &lo, &hi, err, errlen)))
+		return reply_returns(cur, sp, i, view, err, errlen);
+	if ((rc = reply_movers(i, p, sp, &lo, &hi, err, errlen)))
 		return rc;
-	if (cur->oo + (size_t)(hi - lo) * ol > cur->nobs ||
-	    cur->mo + (size_t)(hi - lo) * na > cur->rp->mask.len) {
-		lg_errf(err, errlen, "op %zu: obs or mask run out "
-			"(%zu floats, %zu mask bytes in all)", i, cur->nobs,
-			cur->rp->mask.len);
-		return LG_EPROTO;
-	}
 	for (int q = lo; q < hi; q++)
-		if ((rc = reply_mover(cur, i, q, ol, na, view, err, errlen)))
+		if ((rc = reply_mover(cur, sp, i, q, view, err, errlen)))
 			return rc;
 	if (view)
 		view->player = p;
@@ -348,14 +654,14 @@ static int reply_state(struct reply_cursor *cur, const struct env_spec *sp,
 }
 
 int env_remote_decode_batch(const uint8_t *buf, size_t len,
-			    const struct env_spec *sp, const int *kinds,
-			    size_t n, struct env_remote *const *views,
-			    int *rcs, const char *addr, char *err,
-			    size_t errlen)
+			    const struct env_spec *sp, unsigned version,
+			    const int *kinds, size_t n,
+			    struct env_remote *const *views, int *rcs,
+			    const char *addr, char *err, size_t errlen)
 {
 	League__Game__BatchReply *rp =
 		league__game__batch_reply__unpack(NULL, len, buf);
-	struct reply_cursor cur = { .rp = rp };
+	struct reply_cursor cur = { .rp = rp, .version = version };
 	int rc = LG_EPROTO;
 
 	if (!rp) {
@@ -384,25 +690,32 @@ int env_remote_decode_batch(const uint8_t *buf, size_t len,
 		if (rc)
 			goto out;
 	}
+	/* version 1 does not know legal_n and legal: not read */
+	if (version == 1)
+		cur.no = rp->n_legal_n, cur.lo = rp->n_legal;
 	if (cur.oo != cur.nobs || cur.mo != rp->mask.len ||
-	    cur.ro != rp->n_returns) {
-		lg_errf(err, errlen, "bytes left over: %zu of %zu floats, %zu "
-			"of %zu mask bytes, %zu of %zu returns used", cur.oo,
-			cur.nobs, cur.mo, rp->mask.len, cur.ro,
-			rp->n_returns);
+	    cur.ro != rp->n_returns || cur.no != rp->n_legal_n ||
+	    cur.lo != rp->n_legal) {
+		lg_errf(err, errlen, "entries left over: %zu of %zu floats, "
+			"%zu of %zu mask bytes, %zu of %zu returns, %zu of %zu "
+			"legal_n, %zu of %zu legal used", cur.oo, cur.nobs,
+			cur.mo, rp->mask.len, cur.ro, rp->n_returns, cur.no,
+			rp->n_legal_n, cur.lo, rp->n_legal);
 		rc = LG_EPROTO;
 		goto out;
 	}
 	rc = 0;
 out:
+	free(cur.seen);
 	league__game__batch_reply__free_unpacked(rp, NULL);
 	return rc;
 }
 
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
-			    const struct env_spec *spec, const int *kinds,
-			    size_t n, int *rcs, char *err, size_t errlen)
+			    const struct env_spec *spec, unsigned version,
+			    const int *kinds, size_t n, int *rcs, char *err,
+			    size_t errlen)
 {
-	return env_remote_decode_batch(buf, len, spec, kinds, n, NULL, rcs,
-				       NULL, err, errlen);
+	return env_remote_decode_batch(buf, len, spec, version, kinds, n,
+				       NULL, rcs, NULL, err, errlen);
 }

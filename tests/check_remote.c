@@ -49,34 +49,63 @@ struct pyserv {
 	char addr[240];
 };
 
-/* A Python server of script, serving the game `game`, at DIR/game.sock. */
-static void py_start_script(struct pyserv *p, const char *dir,
-			    const char *script, const char *game)
+/* Fork a Python server of script (with the option `opt` and its value,
+ * unless opt is NULL) at DIR/game.sock. */
+static void py_spawn(struct pyserv *p, const char *dir, const char *script,
+		     const char *opt, const char *val)
 {
 	char sock[200];
-	struct env_opts o;
-	char err[300];
 
 	snprintf(sock, sizeof sock, "%s/game.sock", dir);
+	unlink(sock); /* not reachable before this server binds it */
 	snprintf(p->addr, sizeof p->addr, "unix:%s", sock);
 	p->pid = fork();
 	ck_assert_int_ge(p->pid, 0);
 	if (p->pid == 0) {
 		execl("/usr/bin/python3", "python3", script, "--listen",
-		      p->addr, (char *)NULL);
+		      p->addr, opt, val, (char *)NULL);
 		_exit(127);
 	}
+}
+
+/* Wait until p's server answers env_check of `game` (default opts) with
+ * anything but "cannot reach": that rc, err its message. */
+static int py_answer(struct pyserv *p, const char *game, char *err,
+		     size_t errlen)
+{
+	struct env_opts o;
+	int rc = LG_ENOTFOUND;
+
 	env_opts_default(&o);
 	snprintf(o.remote, sizeof o.remote, "%s", p->addr);
-	for (int k = 0; k < 300; k++) {
+	for (int k = 0; k < 300 && rc == LG_ENOTFOUND; k++) {
 		int st;
-		if (env_check(game, &o, NULL, err, sizeof err) == 0)
-			return;
+		if ((rc = env_check(game, &o, NULL, err, errlen)) !=
+		    LG_ENOTFOUND)
+			break;
 		ck_assert_msg(waitpid(p->pid, &st, WNOHANG) == 0,
 			      "the Python server exited: %s", err);
 		lg_sleep_s(0.05);
 	}
-	ck_abort_msg("the Python server did not answer: %s", err);
+	return rc;
+}
+
+/* A Python server of script (opt as py_spawn's) serving `game`. */
+static void py_start_opt(struct pyserv *p, const char *dir,
+			 const char *script, const char *game,
+			 const char *opt, const char *val)
+{
+	char err[300];
+
+	py_spawn(p, dir, script, opt, val);
+	ck_assert_msg(py_answer(p, game, err, sizeof err) == 0,
+		      "the Python server did not serve: %s", err);
+}
+
+static void py_start_script(struct pyserv *p, const char *dir,
+			    const char *script, const char *game)
+{
+	py_start_opt(p, dir, script, game, NULL, NULL);
 }
 
 static void py_start(struct pyserv *p, const char *dir)
@@ -198,9 +227,12 @@ END_TEST
 
 /* ---- the Python game is the built-in one ------------------------------ */
 
+/* Run 0 over protocol version 2 (what a league and our server agree
+ * on), run 1 with the server limited to version 1 (as a version-1
+ * server, today's or a user's, answers): the same game either way. */
 START_TEST(python_tictactoe_is_the_builtin)
 {
-	char dir[128], err[300];
+	char dir[128], err[300], script[512];
 	struct pyserv ps;
 	struct env_opts o;
 	env *r = NULL, *b = NULL;
@@ -210,7 +242,10 @@ START_TEST(python_tictactoe_is_the_builtin)
 	int steps = 0;
 
 	tu_mkdtemp(dir, sizeof dir);
-	py_start(&ps, dir);
+	snprintf(script, sizeof script, "%s/python/examples/tictactoe.py",
+		 tu_src_dir());
+	py_start_opt(&ps, dir, script, "tictactoe_py",
+		     _i ? "--protocol" : NULL, "1");
 	remote_opts(&o, &ps);
 	ck_assert_msg(env_new(&r, NULL, &o, err, sizeof err) == 0, "%s", err);
 	ck_assert_msg(env_new(&b, "tictactoe", NULL, err, sizeof err) == 0,
@@ -219,6 +254,23 @@ START_TEST(python_tictactoe_is_the_builtin)
 	ck_assert_uint_eq(env_spec_of(r)->obs_len, 27);
 	ck_assert_int_eq(env_spec_of(r)->num_actions, 9);
 	ck_assert_uint_eq(env_spec_of(r)->obs_rank, 3);
+	/* either version: the seats of the built-in, zero-sum */
+	{
+		const struct env_spec *sr = env_spec_of(r), *sb = env_spec_of(b);
+		ck_assert_int_eq(sr->players, 2);
+		ck_assert_uint_eq(sr->flags, sb->flags);
+		ck_assert_int_eq(sr->payoff, ENV_ZERO_SUM);
+		ck_assert_int_eq(sr->teams, 2);
+		ck_assert_int_eq(sr->roles, 1);
+		ck_assert_str_eq(sr->role_name[0], "player");
+		for (int p = 0; p < 2; p++) {
+			ck_assert_uint_eq(sr->seat[p].obs_len, 27);
+			ck_assert_int_eq(sr->seat[p].num_actions, 9);
+			ck_assert_uint_eq(sr->seat[p].obs_rank, 3);
+			ck_assert_int_eq(sr->seat[p].team, p);
+			ck_assert_int_eq(sr->seat[p].role, 0);
+		}
+	}
 	lg_rng_seed(&rng, 5);
 	for (int ep = 0; ep < 60; ep++) {
 		ck_assert_int_eq(env_reset(r, (uint64_t)ep), 0);
@@ -259,6 +311,301 @@ START_TEST(python_tictactoe_is_the_builtin)
 	ck_assert_int_gt(steps, 60 * 5);
 	env_free(r);
 	env_free(b);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* ---- N seats: the Python Kuhn poker of python/examples ------------------ */
+
+/* One Kuhn episode of n seats on e, random legal moves from rng: at each
+ * step the mover's observation is its seat, its card and the betting so
+ * far (the test reads each seat's card there), a seat not to move sees
+ * zeros; at the end the returns are what OpenSpiel's rules give for
+ * those cards and moves, computed here. *bets counts the episodes with
+ * a bet. */
+static void kuhn_episode(env *e, int n, lg_rng *rng, uint64_t seed,
+			 int *bets)
+{
+	float o[64];
+	uint8_t m[2];
+	int card[8], put[8], hist[16], nh = 0, bettor = -1, p;
+	double got[8], want[8];
+
+	ck_assert_int_eq(env_reset(e, seed), 0);
+	for (int q = 0; q < n; q++) {
+		card[q] = -1;
+		put[q] = 1;
+	}
+	while ((p = env_current_player(e)) != ENV_TERMINAL) {
+		int ol = 6 * n - 1, c = -1, a;
+		ck_assert_int_eq(p, nh % n); /* seats in turn */
+		ck_assert_int_eq(env_observe(e, p, o), 0);
+		for (int k = 0; k < ol; k++) {
+			float w = k < n ? (k == p) : 0;
+			if (k >= n && k < 2 * n + 1) {
+				if (o[k] == 1)
+					c = k - n;
+				continue;
+			}
+			if (k >= 2 * n + 1) {
+				int slot = (k - 2 * n - 1) / 2;
+				w = slot < nh && hist[slot] == (k - 2 * n - 1) % 2;
+			}
+			ck_assert_msg(o[k] == w, "seat %d obs[%d] %g", p, k,
+				      (double)o[k]);
+		}
+		ck_assert(c >= 0 && c <= n);
+		ck_assert(card[p] < 0 || card[p] == c);
+		card[p] = c;
+		/* the others are not to move: nothing known of them */
+		ck_assert_int_eq(env_observe(e, (p + 1) % n, o), 0);
+		for (int k = 0; k < ol; k++)
+			ck_assert(o[k] == 0);
+		ck_assert_int_eq(env_legal(e, p, m), 2);
+		ck_assert_int_eq(env_legal(e, (p + 1) % n, m), 0);
+		a = (int)lg_rng_below(rng, 2);
+		ck_assert_int_eq(env_step(e, a), 0);
+		hist[nh++] = a;
+		if (a) {
+			put[p]++;
+			if (bettor < 0)
+				bettor = p;
+		}
+	}
+	ck_assert_int_eq(nh, bettor < 0 ? n : bettor + n);
+	int win = -1, pot = 0;
+	for (int q = 0; q < n; q++) {
+		ck_assert_int_ge(card[q], 0); /* every seat moved */
+		for (int r = 0; r < q; r++)
+			ck_assert_int_ne(card[q], card[r]);
+		pot += put[q];
+		if ((bettor < 0 || put[q] == 2) &&
+		    (win < 0 || card[q] > card[win]))
+			win = q;
+	}
+	for (int q = 0; q < n; q++)
+		want[q] = (q == win ? pot : 0) - put[q];
+	env_returns(e, got);
+	for (int q = 0; q < n; q++)
+		ck_assert_msg(got[q] == want[q], "seat %d: %g, not %g", q,
+			      got[q], want[q]);
+	*bets += bettor >= 0;
+}
+
+/* Three-player Kuhn (the default), then four (env.params players: 4 on
+ * the same server, so another connection), played through the server
+ * with env_new and env.remote: the per-seat spec, episodes to the end,
+ * returns per seat as the rules say. */
+START_TEST(python_kuhn_n_players_play_through_the_server)
+{
+	char dir[128], err[300], script[512];
+	struct pyserv ps;
+	struct env_opts o;
+	lg_rng rng;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(script, sizeof script, "%s/python/examples/kuhn.py",
+		 tu_src_dir());
+	py_start_script(&ps, dir, script, "kuhn_py");
+	lg_rng_seed(&rng, 38);
+	for (int n = 3; n <= 4; n++) {
+		env *e = NULL;
+		int bets = 0;
+		remote_opts(&o, &ps);
+		if (n == 4) {
+			o.params.n = 1;
+			snprintf(o.params.key[0], ENV_PARAM_KEY_MAX, "players");
+			snprintf(o.params.val[0], ENV_PARAM_VAL_MAX, "4");
+		}
+		ck_assert_msg(env_new(&e, "kuhn_py", &o, err, sizeof err) == 0,
+			      "%s", err);
+		const struct env_spec *sp = env_spec_of(e);
+		ck_assert_int_eq(sp->players, n);
+		ck_assert_uint_eq(sp->obs_len, (size_t)(6 * n - 1));
+		ck_assert_int_eq(sp->num_actions, 2);
+		ck_assert_uint_eq(sp->max_steps, (uint64_t)(2 * n - 1));
+		ck_assert_uint_eq(sp->flags, ENV_F_ZERO_SUM);
+		ck_assert_int_eq(sp->payoff, ENV_ZERO_SUM);
+		ck_assert_int_eq(sp->teams, n);
+		ck_assert_int_eq(sp->roles, 1);
+		for (int p = 0; p < n; p++) {
+			ck_assert_uint_eq(sp->seat[p].obs_len,
+					  (size_t)(6 * n - 1));
+			ck_assert_int_eq(sp->seat[p].num_actions, 2);
+			ck_assert_int_eq(sp->seat[p].team, p);
+		}
+		for (int ep = 0; ep < 200; ep++)
+			kuhn_episode(e, n, &rng, (uint64_t)ep, &bets);
+		printf("remote: kuhn_py with %d players: 200 episodes, %d "
+		       "with a bet\n", n, bets);
+		ck_assert_int_gt(bets, 100);
+		ck_assert_int_lt(bets, 200);
+		env_free(e);
+	}
+	/* league play: a player per seat, the game the server's */
+	{
+		static char out[4096], perr[4096];
+		const char *argv[] = { "play", "random", "random", "random",
+				       "--remote", ps.addr, "--games", "60",
+				       NULL };
+		unsigned long long w[3], draws;
+		ck_assert_msg(tu_run_league(out, sizeof out, perr, sizeof perr,
+					    argv) == 0, "%s", perr);
+		ck_assert_msg(sscanf(out, "league play: 60 games of kuhn_py: "
+				     "A random wins %llu (mean return %*g), B "
+				     "random wins %llu (mean return %*g), C "
+				     "random wins %llu (mean return %*g), "
+				     "draws %llu", &w[0], &w[1], &w[2],
+				     &draws) == 4, "%s", out);
+		/* poker has a winner every hand */
+		ck_assert_uint_eq(draws, 0);
+		ck_assert_uint_eq(w[0] + w[1] + w[2], 60);
+	}
+	/* params out of range: refused with the game's own message */
+	o.params.n = 1;
+	snprintf(o.params.val[0], ENV_PARAM_VAL_MAX, "9");
+	ck_assert_int_eq(env_check("kuhn_py", &o, NULL, err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "it refused: env.params: players: expected "
+			     "2..8, got '9'"), "%s", err);
+	py_kill(&ps);
+	/* a server limited to version 1 cannot carry three seats: it says
+	 * so, and the league prints it */
+	py_spawn(&ps, dir, script, "--protocol", "1");
+	ck_assert_int_eq(py_answer(&ps, "kuhn_py", err, sizeof err),
+			 LG_EINVAL);
+	ck_assert_msg(strstr(err, "it refused: game 'kuhn_py' needs protocol "
+			     "version 2 (3 players), not 1"), "%s", err);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* An asymmetric Python game (tests its own rules here): a sheriff (seat
+ * 0: 2 floats, 3 actions) and two smugglers (seats 1 and 2, one team:
+ * 2 x 2 floats, 100 actions), simultaneous, general-sum, whose legal
+ * actions go as lists. Over two steps the sheriff scores its actions,
+ * the smugglers a tenth of theirs each. */
+static const char smuggle_py[] =
+	"import sys\n"
+	"sys.path.insert(0, '%s/python')\n"
+	"from league_game import Box, Discrete, Game, serve\n"
+	"class Smuggle(Game):\n"
+	"    name = 'smuggle'\n"
+	"    players = 3\n"
+	"    simultaneous = True\n"
+	"    max_steps = 2\n"
+	"    payoff = 'general_sum'\n"
+	"    teams = (0, 1, 1)\n"
+	"    roles = ('sheriff', 'smuggler', 'smuggler')\n"
+	"    def observation_space(self, agent):\n"
+	"        return Box((2,) if agent == 0 else (2, 2))\n"
+	"    def action_space(self, agent):\n"
+	"        return Discrete(3 if agent == 0 else 100)\n"
+	"    def reset(self, seed):\n"
+	"        self.t, self.seed, self.score = 0, seed, [0, 0]\n"
+	"    @property\n"
+	"    def terminated(self):\n"
+	"        return self.t == 2\n"
+	"    def observe(self, agent):\n"
+	"        if agent == 0:\n"
+	"            return [float(self.t), float(self.seed %% 7)]\n"
+	"        return [float(agent), float(self.t)] + \\\n"
+	"            [float(x) for x in self.score]\n"
+	"    def legal_actions(self, agent):\n"
+	"        return [0, 2] if agent == 0 else [99, self.t + agent, 50]\n"
+	"    def step(self, actions):\n"
+	"        self.score[0] += actions[0]\n"
+	"        self.score[1] += actions[1] + actions[2]\n"
+	"        self.t += 1\n"
+	"    def returns(self):\n"
+	"        s = self.score\n"
+	"        return [s[0], s[1] / 10, s[1] / 10]\n"
+	"serve(Smuggle)\n";
+
+START_TEST(python_asymmetric_seats_teams_and_lists)
+{
+	char dir[128], script[256], text[4096], err[300];
+	struct pyserv ps;
+	struct env_opts o;
+	env *e = NULL;
+	lg_rng rng;
+	float ob[8];
+	uint8_t m[100];
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(script, sizeof script, "%s/smuggle.py", dir);
+	snprintf(text, sizeof text, smuggle_py, tu_src_dir());
+	tu_write_file(script, text);
+	py_start_script(&ps, dir, script, "smuggle");
+	remote_opts(&o, &ps);
+	ck_assert_msg(env_new(&e, "smuggle", &o, err, sizeof err) == 0, "%s",
+		      err);
+	const struct env_spec *sp = env_spec_of(e);
+	ck_assert_int_eq(sp->players, 3);
+	ck_assert_uint_eq(sp->flags, ENV_F_SIMULTANEOUS | ENV_F_ASYMMETRIC);
+	ck_assert_int_eq(sp->payoff, ENV_GENERAL_SUM);
+	ck_assert_uint_eq(sp->obs_len, 4);
+	ck_assert_int_eq(sp->num_actions, 100);
+	ck_assert_int_eq(sp->teams, 2);
+	ck_assert_int_eq(sp->roles, 2);
+	ck_assert_str_eq(sp->role_name[0], "sheriff");
+	ck_assert_str_eq(sp->role_name[1], "smuggler");
+	ck_assert_uint_eq(sp->seat[0].obs_len, 2);
+	ck_assert_int_eq(sp->seat[0].num_actions, 3);
+	ck_assert_int_eq(sp->seat[0].team, 0);
+	ck_assert_int_eq(sp->seat[0].role, 0);
+	for (int p = 1; p < 3; p++) {
+		ck_assert_uint_eq(sp->seat[p].obs_len, 4);
+		ck_assert_uint_eq(sp->seat[p].obs_rank, 2);
+		ck_assert_uint_eq(sp->seat[p].obs_shape[0], 2);
+		ck_assert_uint_eq(sp->seat[p].obs_shape[1], 2);
+		ck_assert_int_eq(sp->seat[p].num_actions, 100);
+		ck_assert_int_eq(sp->seat[p].team, 1);
+		ck_assert_int_eq(sp->seat[p].role, 1);
+	}
+	lg_rng_seed(&rng, 7);
+	for (int ep = 0; ep < 30; ep++) {
+		int score[2] = { 0, 0 }, t = 0, acts[3];
+		double got[3];
+		ck_assert_int_eq(env_reset(e, (uint64_t)ep), 0);
+		while (env_current_player(e) == ENV_SIMULTANEOUS) {
+			ob[2] = -7; /* seat 0 writes two floats only */
+			ck_assert_int_eq(env_observe(e, 0, ob), 0);
+			ck_assert(ob[0] == t && ob[1] == ep % 7 && ob[2] == -7);
+			ck_assert_int_eq(env_legal(e, 0, m), 2);
+			ck_assert(m[0] && !m[1] && m[2]);
+			acts[0] = lg_rng_below(&rng, 2) ? 2 : 0;
+			for (int p = 1; p < 3; p++) {
+				const int pick[3] = { 99, t + p, 50 };
+				ck_assert_int_eq(env_observe(e, p, ob), 0);
+				ck_assert(ob[0] == p && ob[1] == t &&
+					  ob[2] == score[0] && ob[3] == score[1]);
+				ck_assert_int_eq(env_legal(e, p, m), 3);
+				for (int a = 0; a < 100; a++)
+					ck_assert_int_eq(m[a], a == 99 ||
+							 a == t + p || a == 50);
+				acts[p] = pick[lg_rng_below(&rng, 3)];
+			}
+			/* seat 2's legal action is not seat 1's: refused
+			 * here, without a round trip */
+			{
+				int bad[3] = { acts[0], t + 2, acts[2] };
+				ck_assert_int_eq(env_step_joint(e, bad),
+						 LG_EINVAL);
+			}
+			ck_assert_int_eq(env_step_joint(e, acts), 0);
+			score[0] += acts[0];
+			score[1] += acts[1] + acts[2];
+			t++;
+		}
+		ck_assert_int_eq(t, 2);
+		env_returns(e, got);
+		ck_assert(got[0] == score[0]);
+		ck_assert(got[1] == score[1] / 10.0 && got[2] == got[1]);
+	}
+	env_free(e);
 	py_kill(&ps);
 	tu_rmrf(dir);
 }
@@ -933,7 +1280,9 @@ Suite *suite_remote(void)
 	const struct tu_test core_tests[] = {
 		{ python_package_unit_tests, 1 },
 		{ python_game_error_logged_with_traceback_once, 1 },
-		{ python_tictactoe_is_the_builtin, 1 },
+		{ python_tictactoe_is_the_builtin, 2 },
+		{ python_kuhn_n_players_play_through_the_server, 1 },
+		{ python_asymmetric_seats_teams_and_lists, 1 },
 		{ envs_stepping_at_once_share_batches, 1 },
 		{ killed_server_fails_ops_then_serves_again, 1 },
 		{ collector_rides_out_a_server_restart, 3 },

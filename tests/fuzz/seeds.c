@@ -760,8 +760,10 @@ static void seeds_welcome(void)
 struct rbuild {
 	int32_t player[MAX_SEED_OPS + 1];
 	uint8_t obs[4 * 2 * 27 * (MAX_SEED_OPS + 1) + 8];
-	uint8_t mask[2 * 9 * (MAX_SEED_OPS + 1) + 8];
-	double ret[2 * (MAX_SEED_OPS + 1) + 2];
+	uint8_t mask[2 * 4672 + 8];
+	double ret[8 * (MAX_SEED_OPS + 1) + 2];
+	uint32_t legal_n[8 * (MAX_SEED_OPS + 1)];
+	uint32_t legal[64];
 	League__Game__Failure fail[MAX_SEED_OPS + 1];
 	League__Game__Failure *fp[MAX_SEED_OPS + 1];
 	League__Game__BatchReply rp;
@@ -782,6 +784,8 @@ static void rb_init(struct rbuild *r)
 	r->rp.mask.data = r->mask;
 	r->rp.returns = r->ret;
 	r->rp.failures = r->fp;
+	r->rp.legal_n = r->legal_n;
+	r->rp.legal = r->legal;
 }
 
 /* One mover's obs (0.5, 0.5, ...) and mask (all legal) of game g. */
@@ -1008,6 +1012,278 @@ static void seeds_reply(void)
 	reply_seed("reply_failure_with_state", G_SEQ, "10", &r, 0);
 }
 
+/* ---- fuzz_remote, protocol version 2 ------------------------------------ */
+
+/* A version 2 seat of obs_shape dims[0..rank), na actions, team, role. */
+static void seat_v2(League__Game__Seat *t, uint32_t *dims, size_t rank,
+		    uint32_t na, uint32_t team, char *role)
+{
+	league__game__seat__init(t);
+	t->obs_shape = dims;
+	t->n_obs_shape = rank;
+	t->num_actions = na;
+	t->team = team;
+	t->role = role;
+}
+
+/* The spec of the harness's version 2 game 1 ("sheriff"): three
+ * simultaneous seats, a sheriff (obs 2, 3 actions) and two smugglers
+ * (obs 3, 100 actions, one team), general-sum. */
+static void sheriff_v2(League__Game__Spec *s, League__Game__Seat *t,
+		       League__Game__Seat **tp, uint32_t *d2, uint32_t *d3)
+{
+	league__game__spec__init(s);
+	s->name = "sheriff";
+	s->players = 3;
+	s->simultaneous = 1;
+	s->max_steps = 1;
+	s->payoff = LEAGUE__GAME__PAYOFF__GENERAL_SUM;
+	s->teams = 2;
+	seat_v2(&t[0], d2, 1, 3, 0, "sheriff");
+	seat_v2(&t[1], d3, 1, 100, 1, "smuggler");
+	seat_v2(&t[2], d3, 1, 100, 1, "smuggler");
+	for (int i = 0; i < 3; i++)
+		tp[i] = &t[i];
+	s->seats = tp;
+	s->n_seats = 3;
+}
+
+static void seeds_welcome_v2(void)
+{
+	League__Game__Welcome w = LEAGUE__GAME__WELCOME__INIT;
+	League__Game__Spec s;
+	League__Game__Seat t[9], *tp[9];
+	uint32_t d2[1] = { 2 }, d3[1] = { 3 }, d17[1] = { 17 }, d23[2] = { 2, 3 };
+
+	w.version = 2;
+	w.spec = &s;
+	sheriff_v2(&s, t, tp, d2, d3);
+	welcome_seed("welcome_v2_sheriff", 0, &w, 0);
+	welcome_seed("welcome_v2_sheriff_truncated", 0, &w, 4);
+	/* one thing wrong each */
+	s.n_seats = 2;
+	welcome_seed("welcome_v2_seats_short", 0, &w, 0);
+	s.n_seats = 3;
+	t[2].team = 2;
+	welcome_seed("welcome_v2_team_out_of_range", 0, &w, 0);
+	s.teams = 3;
+	t[2].team = 1;
+	welcome_seed("welcome_v2_team_without_seat", 0, &w, 0);
+	s.teams = 0;
+	welcome_seed("welcome_v2_team_without_teams", 0, &w, 0);
+	s.teams = 4;
+	welcome_seed("welcome_v2_teams_over_players", 0, &w, 0);
+	s.teams = 2;
+	t[2].num_actions = 99;
+	welcome_seed("welcome_v2_role_spaces_differ", 0, &w, 0);
+	t[2].num_actions = 100;
+	t[0].role = "Sheriff";
+	welcome_seed("welcome_v2_bad_role", 0, &w, 0);
+	t[0].role = "a_sixteen_chars_";
+	welcome_seed("welcome_v2_long_role", 0, &w, 0);
+	t[0].role = "sheriff";
+	t[1].num_actions = t[2].num_actions = 65537;
+	welcome_seed("welcome_v2_actions65537", 0, &w, 0);
+	t[1].num_actions = t[2].num_actions = 65536;
+	welcome_seed("welcome_v2_actions65536", 0, &w, 0);
+	t[1].num_actions = t[2].num_actions = 100;
+	s.payoff = 4;
+	welcome_seed("welcome_v2_payoff4", 0, &w, 0);
+	s.payoff = LEAGUE__GAME__PAYOFF__CONSTANT_SUM;
+	s.payoff_sum = NAN;
+	welcome_seed("welcome_v2_payoff_sum_nan", 0, &w, 0);
+	s.payoff_sum = 2;
+	welcome_seed("welcome_v2_constant_sum", 0, &w, 0);
+	w.version = 3;
+	welcome_seed("welcome_v3", 0, &w, 0);
+	w.version = 2;
+	/* three seats alike (3-player Kuhn), wanted as "rps": refused */
+	league__game__spec__init(&s);
+	s.name = "kuhn3";
+	s.players = 3;
+	s.max_steps = 5;
+	for (int i = 0; i < 9; i++) {
+		seat_v2(&t[i], d17, 1, 2, 0, "");
+		tp[i] = &t[i];
+	}
+	s.seats = tp;
+	s.n_seats = 3;
+	welcome_seed("welcome_v2_kuhn3", 0, &w, 0);
+	welcome_seed("welcome_v2_kuhn3_other_game", 3, &w, 0);
+	s.players = s.n_seats = 1;
+	welcome_seed("welcome_v2_one_seat", 0, &w, 0);
+	s.players = s.n_seats = 8;
+	welcome_seed("welcome_v2_eight_seats", 0, &w, 0);
+	s.players = s.n_seats = 9;
+	welcome_seed("welcome_v2_nine_seats", 0, &w, 0);
+	s.players = s.n_seats = 0;
+	welcome_seed("welcome_v2_no_seats", 0, &w, 0);
+	/* two seats of one team, shaped obs, common payoff */
+	s.players = s.n_seats = 2;
+	s.simultaneous = 1;
+	s.teams = 1;
+	s.payoff = LEAGUE__GAME__PAYOFF__COMMON_PAYOFF;
+	t[0].obs_shape = t[1].obs_shape = d23;
+	t[0].n_obs_shape = t[1].n_obs_shape = 2;
+	welcome_seed("welcome_v2_coop_shaped", 0, &w, 0);
+	/* a version 1 spec answered as version 2: no seats */
+	w.version = 1;
+	welcome_seed("welcome_v1_with_seats", 0, &w, 0);
+}
+
+/* The harness's version 2 games (selector bits 1-2 with bit 3): obs_len
+ * and num_actions per seat. */
+enum { V2_KUHN3, V2_SHERIFF, V2_BIG4, V2_COOP };
+static const struct {
+	int players;
+	size_t ol[4], na[4];
+} v2games[4] = {
+	{ 3, { 17, 17, 17 }, { 2, 2, 2 } },
+	{ 3, { 2, 3, 3 }, { 3, 100, 100 } },
+	{ 4, { 1, 1, 1, 1 }, { 4672, 4672, 4672, 4672 } },
+	{ 2, { 1, 1 }, { 2, 2 } },
+};
+
+/* Seat q of game g moves: its obs (0.25 each) and, with k = 0, an
+ * all-legal mask, else the k actions of list. */
+static void rb_seat_v2(struct rbuild *r, int g, int q, size_t k,
+		       const uint32_t *list)
+{
+	for (size_t x = 0; x < v2games[g].ol[q]; x++) {
+		lg_put_lef32(r->obs + r->rp.obs.len, 0.25f);
+		r->rp.obs.len += 4;
+	}
+	r->legal_n[r->rp.n_legal_n++] = (uint32_t)k;
+	if (!k) {
+		memset(r->mask + r->rp.mask.len, 1, v2games[g].na[q]);
+		r->rp.mask.len += v2games[g].na[q];
+	}
+	for (size_t j = 0; j < k; j++)
+		r->legal[r->rp.n_legal++] = list[j];
+}
+
+/* An op over, with returns ret[0..players). */
+static void rb_over_v2(struct rbuild *r, int g, const double *ret)
+{
+	r->player[r->rp.n_player++] = -1;
+	for (int p = 0; p < v2games[g].players; p++)
+		r->ret[r->rp.n_returns++] = ret[p];
+}
+
+static void reply_seed_v2(const char *name, int g, const char *kinds,
+			  struct rbuild *r, size_t cut)
+{
+	reply_seed(name, g | 4, kinds, r, cut);
+}
+
+/* Kuhn3: a reset (seat 0, masked), a step (seat 1, listed [1, 0]), a
+ * step that ends it with rets. */
+static void rb_kuhn3(struct rbuild *r, const double *rets)
+{
+	static const uint32_t both[2] = { 1, 0 };
+
+	rb_init(r);
+	r->player[r->rp.n_player++] = 0;
+	rb_seat_v2(r, V2_KUHN3, 0, 0, NULL);
+	r->player[r->rp.n_player++] = 1;
+	rb_seat_v2(r, V2_KUHN3, 1, 2, both);
+	rb_over_v2(r, V2_KUHN3, rets);
+}
+
+/* Sheriff: a reset (every seat: a list, a mask, a list), a step that
+ * ends it with rets. */
+static void rb_sheriff(struct rbuild *r, const double *rets)
+{
+	static const uint32_t l0[2] = { 2, 0 }, l2[2] = { 99, 5 };
+
+	rb_init(r);
+	r->player[r->rp.n_player++] = -2;
+	rb_seat_v2(r, V2_SHERIFF, 0, 2, l0);
+	rb_seat_v2(r, V2_SHERIFF, 1, 0, NULL);
+	rb_seat_v2(r, V2_SHERIFF, 2, 2, l2);
+	rb_over_v2(r, V2_SHERIFF, rets);
+}
+
+static void seeds_reply_v2(void)
+{
+	static struct rbuild r;
+	static const uint32_t big[3] = { 4671, 0, 17 };
+	const double zero3[3] = { 2, -1, -1 }, gen[3] = { 2, 104, 104 };
+	const double c4[4] = { 0.5, 0, 0.5, 0 }, co[2] = { 3, 3 };
+
+	rb_kuhn3(&r, zero3);
+	reply_seed_v2("reply_v2_kuhn3", V2_KUHN3, "011", &r, 0);
+	reply_seed_v2("reply_v2_kuhn3_truncated", V2_KUHN3, "011", &r, 6);
+	rb_sheriff(&r, gen);
+	reply_seed_v2("reply_v2_sheriff", V2_SHERIFF, "01", &r, 0);
+	rb_init(&r);
+	r.player[r.rp.n_player++] = 2;
+	rb_seat_v2(&r, V2_BIG4, 2, 3, big);
+	r.player[r.rp.n_player++] = 3;
+	rb_seat_v2(&r, V2_BIG4, 3, 0, NULL);
+	rb_over_v2(&r, V2_BIG4, c4);
+	reply_seed_v2("reply_v2_big4", V2_BIG4, "111", &r, 0);
+	rb_init(&r);
+	r.player[r.rp.n_player++] = -2;
+	rb_seat_v2(&r, V2_COOP, 0, 0, NULL);
+	rb_seat_v2(&r, V2_COOP, 1, 0, NULL);
+	rb_over_v2(&r, V2_COOP, co);
+	reply_seed_v2("reply_v2_coop", V2_COOP, "01", &r, 0);
+
+	/* one thing wrong each: the lists */
+	rb_sheriff(&r, gen);
+	r.legal[3] = 99;
+	reply_seed_v2("reply_v2_list_twice", V2_SHERIFF, "01", &r, 0);
+	rb_sheriff(&r, gen);
+	r.legal[0] = 3;
+	reply_seed_v2("reply_v2_list_out_of_range", V2_SHERIFF, "01", &r, 0);
+	rb_sheriff(&r, gen);
+	r.rp.n_legal_n--;
+	reply_seed_v2("reply_v2_legal_n_short", V2_SHERIFF, "01", &r, 0);
+	rb_sheriff(&r, gen);
+	r.legal_n[r.rp.n_legal_n++] = 0;
+	reply_seed_v2("reply_v2_legal_n_leftover", V2_SHERIFF, "01", &r, 0);
+	rb_sheriff(&r, gen);
+	r.rp.n_legal--;
+	reply_seed_v2("reply_v2_legal_short", V2_SHERIFF, "01", &r, 0);
+	rb_sheriff(&r, gen);
+	r.legal[r.rp.n_legal++] = 7;
+	reply_seed_v2("reply_v2_legal_leftover", V2_SHERIFF, "01", &r, 0);
+	rb_kuhn3(&r, zero3);
+	r.rp.n_legal_n = 0;
+	r.rp.n_legal = 0;
+	reply_seed_v2("reply_v2_as_version1", V2_KUHN3, "011", &r, 0);
+	rb_reset_step(&r); /* version 1 does not read legal_n, legal */
+	r.legal_n[r.rp.n_legal_n++] = 5;
+	r.legal[r.rp.n_legal++] = 1;
+	reply_seed("reply_v1_with_legal_n", G_SEQ, "01", &r, 0);
+	/* the players and returns */
+	rb_kuhn3(&r, zero3);
+	r.player[1] = 3;
+	reply_seed_v2("reply_v2_player3", V2_KUHN3, "011", &r, 0);
+	rb_kuhn3(&r, zero3);
+	r.rp.n_returns--;
+	reply_seed_v2("reply_v2_returns_short", V2_KUHN3, "011", &r, 0);
+	r.ret[2] = -0.5;
+	r.rp.n_returns++;
+	reply_seed_v2("reply_v2_not_zero_sum", V2_KUHN3, "011", &r, 0);
+	rb_sheriff(&r, gen);
+	r.ret[2] = 103;
+	reply_seed_v2("reply_v2_team_differs", V2_SHERIFF, "01", &r, 0);
+	r.ret[2] = 104 + 1e-5;
+	reply_seed_v2("reply_v2_team_nearly_equal", V2_SHERIFF, "01", &r, 0);
+	r.ret[0] = INFINITY;
+	reply_seed_v2("reply_v2_returns_inf", V2_SHERIFF, "01", &r, 0);
+	rb_init(&r);
+	rb_over_v2(&r, V2_BIG4, c4);
+	r.ret[1] = r.ret[3] = 0.25;
+	reply_seed_v2("reply_v2_constant_sum_wrong", V2_BIG4, "1", &r, 0);
+	rb_init(&r);
+	rb_over_v2(&r, V2_COOP, co);
+	r.ret[1] = 2;
+	reply_seed_v2("reply_v2_common_payoff_differs", V2_COOP, "1", &r, 0);
+}
+
 /* ---- fuzz_segment: a segment with a state column ------------------------ */
 
 /* A searched segment: a visits column (shares over the legal actions), as
@@ -1195,6 +1471,8 @@ int main(int argc, char **argv)
 	seeds_tabular();
 	seeds_welcome();
 	seeds_reply();
+	seeds_welcome_v2();
+	seeds_reply_v2();
 	seeds_segment();
 	seeds_series();
 	return failed;
