@@ -247,8 +247,9 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 	if (!why)
 		return 0;
 	lg_errf(err, errlen, "game '%s' %s: a league trains two-seat "
-		"zero-sum games with seats alike (league env check, league "
-		"play and league eval nashconv take this one)", s->name, why);
+		"zero-sum games with seats alike (league env check and league "
+		"play take this one, and league eval nashconv where it has an "
+		"exact tree)", s->name, why);
 	return LG_EUNSUPP;
 }
 
