@@ -368,8 +368,10 @@ struct env_nashconv {
 };
 
 /* Evaluate a policy profile (the same policy for every player; it is told
- * who acts). Calls pol once per information state. Errors: the policy's
- * own code, LG_EINVAL for a malformed distribution, LG_ENOMEM. */
+ * who acts). Calls pol once per information state. Errors: LG_EUNSUPP
+ * when a seat lacks perfect recall (err names the infostate: an exact
+ * best response needs one past per infostate), the policy's own code,
+ * LG_EINVAL for a malformed distribution, LG_ENOMEM. */
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
 		      struct env_nashconv *out, char *err, size_t errlen);
 
@@ -383,12 +385,14 @@ int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
  * 2^31 node visits. The gap of a policy is value - its value[0]
  * (env_tree_nashconv). *policy (may be NULL) gets the best joint policy
  * (free with env_tabular_free). LG_EUNSUPP (err names a terminal) when
- * the returns are not common; LG_ENOMEM.
+ * the returns are not common, or when no seat has perfect recall (then
+ * no seat's best response is exact and a mixed joint policy can beat
+ * every deterministic one, so there is no exact answer here); LG_ENOMEM.
  */
 struct env_optimum {
 	double value;      /* every seat's expected return under the best */
 	uint64_t policies; /* joint policies of the other seats enumerated */
-	int responder;     /* the seat best-responding to each, -1 none */
+	int responder;     /* the seat best-responding to each */
 };
 int env_tree_optimum(const env_tree *t, struct env_optimum *out,
 		     env_tabular **policy, char *err, size_t errlen);
@@ -422,8 +426,9 @@ int env_tree_mixture(const env_tree *t, const struct env_policy *pols,
  * out[i * k + j] (k x k, caller's) is the value to player 0 when pols[i]
  * plays seat 0 and pols[j] seat 1 (zero-sum games: player 1 gets the
  * negative). Each policy is asked once per infostate; then one traversal
- * per pair. For a meta-game over snapshots (PSRO). Errors as
- * env_tree_mixture.
+ * per pair. For a meta-game over snapshots (PSRO). Two-seat games only:
+ * LG_EUNSUPP (err says so) for any other number of seats, whose seats
+ * would need a policy each. Other errors as env_tree_mixture.
  */
 int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 			  size_t k, double *out, char *err, size_t errlen);

@@ -5,7 +5,9 @@
  * strategy, so a vertex is as good as any mixture).
  *
  * Method: one seat, the responder (the seat with perfect recall and the
- * most infostates), best-responds exactly (tree_br_run); the others'
+ * most infostates), best-responds exactly (tree_br_run); with no such
+ * seat it refuses (LG_EUNSUPP: then a mixed joint policy can beat every
+ * deterministic one, so enumerating those would not give the optimum); the others'
  * deterministic policies are enumerated, but only at infostates the
  * choices already made can reach: a depth-first search finds the first
  * reachable infostate of a non-responder seat without a choice, branches
@@ -24,7 +26,7 @@
 
 struct opt {
 	const env_tree *t;
-	int resp;          /* the responder seat, -1: none */
+	int resp;          /* the responder seat (perfect recall) */
 	double *pi;        /* [ni * A]: the enumerated seats' choices */
 	int *choice;       /* [ni]: -1 unset */
 	struct tree_br br;
@@ -80,22 +82,16 @@ static void opt_leaf(struct opt *o)
 		for (size_t k = 0; k < A; k++)
 			o->pi[i * A + k] = (int)k == a;
 	}
-	if (o->resp >= 0) {
-		v = tree_br_run(&o->br, o->pi, o->resp);
-		for (size_t i = 0; i < t->ni; i++) {
-			int a = o->br.act[i];
-			if (t->info[i].player != o->resp)
-				continue;
-			for (int k = 0; a < 0 && k < t->A; k++)
-				if (t->info[i].mask[k])
-					a = k; /* unreached: any legal */
-			for (size_t k = 0; k < A; k++)
-				o->pi[i * A + k] = (int)k == a;
-		}
-	} else {
-		double all[ENV_MAX_PLAYERS];
-		tree_profile_value(t, o->pi, 0, all);
-		v = all[0];
+	v = tree_br_run(&o->br, o->pi, o->resp);
+	for (size_t i = 0; i < t->ni; i++) {
+		int a = o->br.act[i];
+		if (t->info[i].player != o->resp)
+			continue;
+		for (int k = 0; a < 0 && k < t->A; k++)
+			if (t->info[i].mask[k])
+				a = k; /* unreached: any legal */
+		for (size_t k = 0; k < A; k++)
+			o->pi[i * A + k] = (int)k == a;
 	}
 	o->work += t->nn;
 	o->leaves++;
@@ -180,13 +176,23 @@ int env_tree_optimum(const env_tree *t, struct env_optimum *out,
 	if (!common_payoff(t, err, errlen))
 		return LG_EUNSUPP;
 	o.resp = pick_responder(t);
+	if (o.resp < 0) {
+		/* Without a best responder every seat is enumerated over
+		 * deterministic policies, and without perfect recall a mixed
+		 * (behaviour) policy can beat every deterministic one: the
+		 * best found would not be the optimum. */
+		lg_errf(err, errlen, "%s: no seat has perfect recall, so no "
+			"exact optimum here (a mixed joint policy can beat "
+			"every deterministic one)", t->spec.name);
+		return LG_EUNSUPP;
+	}
 	o.work_max = OPT_WORK_MAX;
 	o.pi = calloc(cells, sizeof *o.pi);
 	o.best_pi = calloc(cells, sizeof *o.best_pi);
 	o.choice = malloc((t->ni + 1) * sizeof *o.choice);
 	o.stack = malloc(t->nn * sizeof *o.stack);
 	if (!o.pi || !o.best_pi || !o.choice || !o.stack ||
-	    (o.resp >= 0 && tree_br_init(&o.br, t))) {
+	    tree_br_init(&o.br, t)) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
@@ -213,8 +219,7 @@ out:
 	if (rc == LG_ENOMEM)
 		lg_errf(err, errlen, "%s: optimum: out of memory",
 			t->spec.name);
-	if (o.resp >= 0)
-		tree_br_fini(&o.br);
+	tree_br_fini(&o.br);
 	free(o.pi);
 	free(o.best_pi);
 	free(o.choice);

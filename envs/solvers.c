@@ -32,11 +32,16 @@ struct table_view {
  *
  * Why alternating and not simultaneous updates: CFR+'s guarantees and its
  * speed in practice are for alternating updates (Tammelin et al. 2015,
- * Burch et al. 2019), two seats then play exactly as before this took N
- * seats, and N seats cost the same N traversals per iteration either way.
- * With more than two seats (or general-sum returns) neither converges to
- * a Nash equilibrium in general; the average still goes to a coarse
- * correlated equilibrium, and NashConv measures how far it is from Nash.
+ * Burch et al. 2019), and two seats then play exactly as before this
+ * took N seats. It costs N traversals per iteration, one per seat (a
+ * simultaneous update could do with one walk carrying every seat's
+ * reach). With more than two seats (or general-sum returns) neither
+ * converges to a Nash equilibrium in general. What no-regret learning
+ * does give there, a coarse correlated equilibrium, is a property of the
+ * empirical distribution of the joint iterates (every seat's strategy of
+ * one iteration played together), not of the product of the seats'
+ * average strategies that env_cfr_average gives; NashConv measures how
+ * far that product is from Nash.
  *
  * The average weighs each iteration's strategy at an infostate by the
  * seat's own reach alone: a branch another seat (or chance) never takes
@@ -197,9 +202,10 @@ uint64_t env_cfr_iterations(const env_cfr *c)
 	return c->iters;
 }
 
-/* A solver's table as a policy: row `key` of tab (ni x A, any scale)
- * normalised over the legal actions; a row summing to 0 falls back to
- * that row of fallback, or to uniform without one. */
+/* A solver's table as a policy: row `key` of tab (ni x t->A, any scale)
+ * read for the seat's A actions and normalised over the legal ones; a row
+ * summing to 0 falls back to that row of fallback, or to uniform without
+ * one. LG_ENOTFOUND (a key not in the tree), LG_EINVAL (A > t->A). */
 static int table_probs(const env_tree *t, const char *who, const char *key,
 		       const double *tab, const double *fallback,
 		       const uint8_t *mask, int A, double *probs, char *err,
@@ -212,10 +218,15 @@ static int table_probs(const env_tree *t, const char *who, const char *key,
 		lg_errf(err, errlen, "%s: unknown infostate '%s'", who, key);
 		return LG_ENOTFOUND;
 	}
-	if (A > t->A)
+	if (A > t->A) {
+		lg_errf(err, errlen, "%s: asked for %d actions at '%s', but "
+			"the tree's seats have at most %d", who, A, key, t->A);
 		return LG_EINVAL;
-	const double *s = tab + (size_t)i * (size_t)A;
-	const double *f = fallback ? fallback + (size_t)i * (size_t)A : NULL;
+	}
+	/* rows keep the tree's stride t->A, whatever the seat's count */
+	const double *s = tab + (size_t)i * (size_t)t->A;
+	const double *f = fallback ? fallback + (size_t)i * (size_t)t->A
+				   : NULL;
 	for (int a = 0; a < A; a++)
 		sum += mask[a] ? s[a] : 0;
 	for (int a = 0; a < A; a++)

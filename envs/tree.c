@@ -1,5 +1,6 @@
 /*
- * envs/tree.c: exact evaluation of two-player games with small trees.
+ * envs/tree.c: exact evaluation of games with small trees, 1 to
+ * ENV_MAX_PLAYERS seats (cross values: two seats only).
  *
  * The tree is built once by enumerating every chance outcome and action
  * from the game's pure state functions. Nodes live in one array; the
@@ -41,11 +42,23 @@ static int node_reserve(env_tree *t, size_t n)
 	return 0;
 }
 
-/* The infoset of st for player, made on first sight; prev is the
- * player's infoset before it on this path (-1: none). */
-static int info_of(env_tree *t, const void *st, int player, int32_t prev,
-		   int32_t *out)
+/* Each seat's latest infoset on the way to a node (-1: none) and the
+ * action it took there. */
+struct tree_past {
+	int32_t info[ENV_MAX_PLAYERS];
+	int act[ENV_MAX_PLAYERS];
+};
+
+/* The infoset of st for player, made on first sight; past holds the
+ * player's infoset before it on this path and its action there. Perfect
+ * recall needs both to be the same on every history of the infoset
+ * (a seat that forgets its own move fails on the action alone); when
+ * either differs the infoset's prev becomes TREE_NO_RECALL. */
+static int info_of(env_tree *t, const void *st, int player,
+		   const struct tree_past *past, int32_t *out)
 {
+	int32_t prev = past->info[player];
+	int prev_act = past->act[player];
 	char key[ENV_KEY_MAX];
 	int idx;
 
@@ -66,6 +79,7 @@ static int info_of(env_tree *t, const void *st, int player, int32_t prev,
 		memset(ti, 0, sizeof *ti);
 		ti->player = player;
 		ti->prev = prev;
+		ti->prev_act = prev_act;
 		ti->depth = prev >= 0 ? t->info[prev].depth + 1 : 1;
 		ti->key = strdup(key);
 		ti->obs = calloc(t->spec.obs_len, sizeof *ti->obs);
@@ -80,7 +94,8 @@ static int info_of(env_tree *t, const void *st, int player, int32_t prev,
 		rc = env_strmap_put(&t->map, key, idx);
 		if (rc)
 			return rc;
-	} else if (t->info[idx].prev != prev) {
+	} else if (t->info[idx].prev != prev ||
+		   t->info[idx].prev_act != prev_act) {
 		t->info[idx].prev = TREE_NO_RECALL;
 	}
 	*out = idx;
@@ -109,12 +124,12 @@ static int terminal(env_tree *t, size_t at, const void *st)
 	return 0;
 }
 
-/* Fill node `at` (its action and p already set) from state st; last[p]
- * is player p's latest infoset on the way here (-1: none). */
+/* Fill node `at` (its action and p already set) from state st; last
+ * holds each player's latest infoset on the way here and its action. */
 static int build(env_tree *t, size_t at, const void *st,
-		 const int32_t *last)
+		 const struct tree_past *last)
 {
-	int32_t below[ENV_MAX_PLAYERS];
+	struct tree_past below;
 	unsigned char *child;
 	int acts[ENV_MAX_ACTIONS > ENV_CHANCE_MAX ? ENV_MAX_ACTIONS
 						  : ENV_CHANCE_MAX];
@@ -132,7 +147,7 @@ static int build(env_tree *t, size_t at, const void *st,
 		int32_t info;
 		if (pl < 0 || pl >= t->np)
 			return LG_EINVAL; /* a seat the game does not have */
-		rc = info_of(t, st, pl, last[pl], &info);
+		rc = info_of(t, st, pl, last, &info);
 		if (rc)
 			return rc;
 		t->nodes[at].kind = T_DECISION;
@@ -152,9 +167,9 @@ static int build(env_tree *t, size_t at, const void *st,
 	child = malloc(t->gm.state_size);
 	if (!child)
 		return LG_ENOMEM;
-	memcpy(below, last, sizeof below);
+	below = *last;
 	if (pl >= 0)
-		below[pl] = t->nodes[at].info;
+		below.info[pl] = t->nodes[at].info;
 	first = t->nn;
 	t->nn += (size_t)n;
 	t->nodes[at].first = (int32_t)first;
@@ -166,7 +181,9 @@ static int build(env_tree *t, size_t at, const void *st,
 		c->p = probs[i];
 		memcpy(child, st, t->gm.state_size);
 		t->gm.g->apply(t->gm.inst, child, acts[i], NULL);
-		rc = build(t, first + (size_t)i, child, below);
+		if (pl >= 0)
+			below.act[pl] = acts[i];
+		rc = build(t, first + (size_t)i, child, &below);
 		if (rc)
 			break;
 	}
@@ -243,10 +260,10 @@ static int tree_build(env_tree *t, char *err, size_t errlen)
 	t->nn = 1;
 	t->gm.g->root(t->gm.inst, st, NULL);
 	{
-		int32_t none[ENV_MAX_PLAYERS];
+		struct tree_past none;
 		for (int i = 0; i < ENV_MAX_PLAYERS; i++)
-			none[i] = -1;
-		rc = build(t, 0, st, none);
+			none.info[i] = none.act[i] = -1;
+		rc = build(t, 0, st, &none);
 	}
 	if (!rc)
 		rc = group_infosets(t);
@@ -589,6 +606,25 @@ double tree_br_run(struct tree_br *b, const double *pi, int me)
 	return br_value(b, 0);
 }
 
+int tree_check_recall(const env_tree *t, int seat, const char *what,
+		      char *err, size_t errlen)
+{
+	for (size_t i = 0; i < t->ni; i++) {
+		const struct tinfo *ti = &t->info[i];
+		if (ti->prev != TREE_NO_RECALL || (seat >= 0 &&
+						   ti->player != seat))
+			continue;
+		lg_errf(err, errlen, "%s: %s needs perfect recall, but "
+			"infostate '%s' of seat %d follows different earlier "
+			"decisions of that seat (or comes twice on one path)",
+			t->spec.name, what, ti->key, ti->player);
+		return LG_EUNSUPP;
+	}
+	return 0;
+}
+
+/* NashConv of table pi: each seat's best response (tree_br_run) needs
+ * perfect recall, which the caller checked. LG_ENOMEM. */
 static int nashconv_table(const env_tree *t, const double *pi,
 			  struct env_nashconv *out)
 {
@@ -611,10 +647,15 @@ static int nashconv_table(const env_tree *t, const double *pi,
 int env_tree_nashconv(const env_tree *t, const struct env_policy *pol,
 		      struct env_nashconv *out, char *err, size_t errlen)
 {
-	double *pi = calloc(t->ni * (size_t)t->A + 1, sizeof *pi);
+	double *pi;
 	int rc;
 
-	if (!pi) {
+	memset(out, 0, sizeof *out);
+	/* a best response without perfect recall has no single past at an
+	 * infostate (and would recurse without end where one repeats) */
+	if ((rc = tree_check_recall(t, -1, "NashConv", err, errlen)))
+		return rc;
+	if (!(pi = calloc(t->ni * (size_t)t->A + 1, sizeof *pi))) {
 		lg_errf(err, errlen, "out of memory");
 		return LG_ENOMEM;
 	}
@@ -765,6 +806,12 @@ int env_tree_cross_values(const env_tree *t, const struct env_policy *pols,
 	double *tabs = NULL, *pi = NULL;
 	int rc = 0;
 
+	if (t->np != 2) {
+		lg_errf(err, errlen, "%s: cross values pit one policy at seat 0 "
+			"against one at seat 1, so they need a two-seat game; "
+			"this one has %d seats", t->spec.name, t->np);
+		return LG_EUNSUPP;
+	}
 	if (k == 0 || k > ENV_MIX_MAX) {
 		lg_errf(err, errlen, "cross values of %zu policies (1..%d)", k,
 			ENV_MIX_MAX);

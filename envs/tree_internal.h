@@ -30,8 +30,10 @@ struct tinfo {
 	float *obs;
 	int32_t nodes_first, nodes_n; /* into tree->inodes */
 	/* the player's infoset before this one on the way here (-1: none;
-	 * TREE_NO_RECALL: it differs between histories of this one) */
+	 * TREE_NO_RECALL: it, or the action taken there, differs between
+	 * histories of this one, e.g. when it comes twice on one path) */
 	int32_t prev;
+	int prev_act; /* the player's action at prev (-1: none) */
 	int depth; /* the player's decisions up to this one, from 1 */
 };
 
@@ -96,8 +98,16 @@ struct tree_br {
 int tree_br_init(struct tree_br *b, const env_tree *t); /* LG_ENOMEM */
 void tree_br_fini(struct tree_br *b);
 /* Seat me's best-response value when every other seat plays pi
- * (ni x A); b->act then holds me's choices. Exact under perfect recall. */
+ * (ni x A); b->act then holds me's choices. me must have perfect recall
+ * (tree_check_recall): exact then; without it an infostate that comes
+ * twice on one path recurses without end. */
 double tree_br_run(struct tree_br *b, const double *pi, int me);
+
+/* 0 when seat has perfect recall on t (every seat when seat < 0), else
+ * LG_EUNSUPP with the first infostate marked TREE_NO_RECALL named in err
+ * (what: the work refused, for the message). */
+int tree_check_recall(const env_tree *t, int seat, const char *what,
+		      char *err, size_t errlen);
 
 /* A tabular policy file's table (envs/tabular.c). */
 struct env_tabular {

@@ -1,13 +1,16 @@
 /* tests/check_nplayer.c: exact evaluation with more than two seats (and
  * one): NashConv, CFR and CFR+ on 3-player Kuhn and Leduc poker, the
- * optimum of a common-payoff game, and `league eval nashconv` for them.
+ * optimum of a common-payoff game, and `league eval nashconv` for them;
+ * tiny games of the test's own for seats of different widths and for
+ * games without perfect recall (refused); 2-player Kuhn and Leduc pinned
+ * to their code before N seats by a hash of every history.
  *
  * Known values: 3-player Kuhn's uniform NashConv 2.0625 (OpenSpiel's own
  * test value, tabular_best_response_mdp_test.cc); 3-player Leduc's uniform
- * NashConv and 3-player Kuhn's CFR+ NashConv from tests/ref/poker_ref.py,
- * an evaluator written apart from envs/ (it walks the public tree with a
- * weight per deal; its Leduc value is also OpenSpiel's 12.611221340388003
- * from the same test file). */
+ * NashConv and 3-player Kuhn's CFR+ and CFR NashConv from
+ * tests/ref/poker_ref.py, an evaluator written apart from envs/ (it walks
+ * the public tree with a weight per deal; its Leduc value is also
+ * OpenSpiel's 12.611221340388003 from the same test file). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -82,30 +85,112 @@ START_TEST(leduc_3p_uniform_nashconv)
 }
 END_TEST
 
-/* Two seats through the players param are the default game. */
-START_TEST(players_2_is_the_default_game)
+/* ---- the 2-player games pinned to their code before N seats ------------ */
+
+/* FNV-1a (64 bits) of n bytes p into *h. */
+static void fnv(uint64_t *h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		*h ^= b[i];
+		*h *= 0x100000001b3ull;
+	}
+}
+
+/* Hash into *h every history below state st of open game gm (2 seats):
+ * at each node its player; at chance its outcomes and probabilities; at
+ * decisions the mover's legal mask; at decisions and terminals both
+ * seats' observations and infostate keys; at terminals the returns. */
+static void hash_walk(const struct env_game *gm, const void *st, uint64_t *h)
+{
+	const struct league_game *g = gm->g;
+	int pl = g->player(gm->inst, st), n = 0;
+	int acts[ENV_CHANCE_MAX > 64 ? ENV_CHANCE_MAX : 64];
+	double probs[ENV_CHANCE_MAX > 64 ? ENV_CHANCE_MAX : 64];
+	int32_t p32 = pl;
+	unsigned char *child;
+
+	fnv(h, &p32, sizeof p32);
+	if (pl == ENV_CHANCE) {
+		n = g->chance(gm->inst, st, acts, probs);
+		for (int i = 0; i < n; i++) {
+			int32_t a = acts[i];
+			fnv(h, &a, sizeof a);
+			fnv(h, &probs[i], sizeof probs[i]);
+		}
+	} else {
+		for (int s = 0; s < 2; s++) {
+			float obs[512] = { 0 };
+			char key[ENV_KEY_MAX] = { 0 };
+			g->observe(gm->inst, st, s, obs);
+			fnv(h, obs, (size_t)gm->spec.obs_len * sizeof *obs);
+			g->infostate(gm->inst, st, s, key, sizeof key);
+			fnv(h, key, strlen(key) + 1);
+		}
+	}
+	if (pl == ENV_TERMINAL) {
+		double r[8] = { 0 };
+		g->returns(gm->inst, st, r);
+		for (int s = 0; s < 2; s++) {
+			double v = r[s] + 0.0; /* -0 as 0 */
+			fnv(h, &v, sizeof v);
+		}
+		return;
+	}
+	if (pl >= 0) {
+		uint8_t mask[64] = { 0 };
+		g->legal(gm->inst, st, pl, mask);
+		fnv(h, mask, (size_t)gm->spec.num_actions);
+		for (int a = 0; a < gm->spec.num_actions; a++)
+			if (mask[a])
+				acts[n++] = a;
+	}
+	child = malloc(gm->state_size);
+	ck_assert_ptr_nonnull(child);
+	for (int i = 0; i < n; i++) {
+		memcpy(child, st, gm->state_size);
+		g->apply(gm->inst, child, acts[i], NULL);
+		hash_walk(gm, child, h);
+	}
+	free(child);
+}
+
+/* The hash of every history of game gm from its root. */
+static uint64_t hash_game(const struct env_game *gm)
+{
+	unsigned char *st = malloc(gm->state_size);
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	ck_assert_ptr_nonnull(st);
+	gm->g->root(gm->inst, st, NULL);
+	hash_walk(gm, st, &h);
+	free(st);
+	return h;
+}
+
+/* Two seats, by default or through the players param, are the game
+ * before N seats came: the same hash of every history as the code at
+ * commit 5ee04a4 gave (its envs/ built apart with hash_game above:
+ * kuhn 0x885b36cd0dafd6c0, leduc 0x58e6d3288c44c605). */
+START_TEST(players_2_is_the_old_game)
 {
 	const char *names[] = { "kuhn", "leduc" };
+	const uint64_t pinned[] = { 0x885b36cd0dafd6c0ull,
+				    0x58e6d3288c44c605ull };
 
 	for (int g = 0; g < 2; g++) {
 		struct env_opts o;
 		env_opts_default(&o);
 		env *e1 = make_n(names[g], 2), *e2 = tu_env_open(names[g], &o);
-		env_tree *t1 = tu_tree_open(e1), *t2 = tu_tree_open(e2);
-		env_cfr *c1, *c2;
-		ck_assert_int_eq(env_cfr_new(&c1, t1), 0);
-		ck_assert_int_eq(env_cfr_new(&c2, t2), 0);
-		env_cfr_run(c1, 20);
-		env_cfr_run(c2, 20);
-		struct env_nashconv a = eval_n(t1, env_cfr_average(c1), 2);
-		struct env_nashconv b = eval_n(t2, env_cfr_average(c2), 2);
-		ck_assert_uint_eq(env_tree_nodes(t1), env_tree_nodes(t2));
-		ck_assert(a.nashconv == b.nashconv);
-		ck_assert(a.value[0] == b.value[0]);
-		env_cfr_free(c1);
-		env_cfr_free(c2);
-		env_tree_free(t1);
-		env_tree_free(t2);
+		ck_assert_int_eq(e1->gm.spec.players, 2);
+		ck_assert_int_eq(e2->gm.spec.players, 2);
+		ck_assert_msg(hash_game(&e1->gm) == pinned[g],
+			      "%s players=2: 0x%016llx", names[g],
+			      (unsigned long long)hash_game(&e1->gm));
+		ck_assert_msg(hash_game(&e2->gm) == pinned[g],
+			      "%s default: 0x%016llx", names[g],
+			      (unsigned long long)hash_game(&e2->gm));
 		env_free(e1);
 		env_free(e2);
 	}
@@ -113,15 +198,14 @@ START_TEST(players_2_is_the_default_game)
 END_TEST
 
 /* With three seats CFR need not reach a Nash equilibrium; on Kuhn its
- * average's NashConv still falls far below the uniform policy's. CFR+'s
- * values are `python3 tests/ref/poker_ref.py kuhn 3 10 100`'s (the same
- * algorithm, written apart). */
+ * average's NashConv still falls far below the uniform policy's. The
+ * values are `python3 tests/ref/poker_ref.py kuhn 3 10 100`'s (CFR+) and
+ * `python3 tests/ref/poker_ref.py kuhn 3 vcfr 10 100`'s (vanilla CFR):
+ * the same algorithms, written apart. */
 START_TEST(kuhn_3p_cfr_and_cfr_plus)
 {
 	env *e = make_n("kuhn", 3);
 	env_tree *t = tu_tree_open(e);
-	double uniform = eval_n(t, env_policy_uniform(), 3).nashconv;
-	double last = uniform;
 	env_cfr *c;
 
 	ck_assert_int_eq(env_cfr_new(&c, t), 0);
@@ -134,14 +218,13 @@ START_TEST(kuhn_3p_cfr_and_cfr_plus)
 	env_cfr_free(c);
 
 	ck_assert_int_eq(env_cfr_new_kind(&c, t, ENV_CFR_VANILLA), 0);
-	for (int k = 10; k <= 1000; k *= 10) {
-		env_cfr_run(c, k - env_cfr_iterations(c));
-		double nc = eval_n(t, env_cfr_average(c), 3).nashconv;
-		/* 0.312, 0.0370, 0.00392 */
-		ck_assert_msg(nc < last / 5, "%d: %g after %g", k, nc, last);
-		last = nc;
-	}
-	ck_assert_double_lt(last, uniform / 500);
+	env_cfr_run(c, 10);
+	ck_assert_double_eq_tol(eval_n(t, env_cfr_average(c), 3).nashconv,
+				0.312481205930, 1e-9);
+	env_cfr_run(c, 90);
+	ck_assert_uint_eq(env_cfr_iterations(c), 100);
+	ck_assert_double_eq_tol(eval_n(t, env_cfr_average(c), 3).nashconv,
+				0.037015624167, 1e-9);
 	env_cfr_free(c);
 	ck_assert_int_eq(env_cfr_new_kind(&c, t, 7), LG_EINVAL);
 	env_tree_free(t);
@@ -332,7 +415,7 @@ START_TEST(common_payoff_optimum)
 		ck_assert_double_eq_tol(opt.value, 1 - 0.05 * (*np - 1),
 					1e-12);
 		/* every seat's policy but the responder's was enumerated,
-		 * and only where reached: fewer than 4^(np - 1) */
+		 * and only where reached: at most 4^(np - 1) */
 		ck_assert_int_ge(opt.responder, 0);
 		ck_assert_uint_le(opt.policies, 1ull << (2 * (*np - 1)));
 		/* the best policy plays to the optimum: gap 0 */
@@ -355,6 +438,283 @@ START_TEST(common_payoff_optimum)
 	ck_assert_int_eq(rc, LG_EUNSUPP);
 	ck_assert_ptr_nonnull(strstr(err, "relay: no exact evaluation"));
 	ck_assert_ptr_nonnull(strstr(err, "at most 64 actions"));
+}
+END_TEST
+
+/* ---- tiny games of the test's own, without chance ---------------------- */
+
+/*
+ * A tiny game: seats move in the order seat[0], seat[1], ... (seat s has
+ * na[s] actions, all legal); key names each decision's infostate and ret
+ * says when it is over (then the returns). One observation: the move
+ * count.
+ */
+#define TINY_MAX 4
+struct tiny_st {
+	int8_t n, m[TINY_MAX];
+};
+struct tiny {
+	int np;
+	int8_t seat[TINY_MAX], na[2];
+	void (*key)(const struct tiny_st *s, int seat, char *buf, size_t len);
+	int (*ret)(const struct tiny_st *s, double *out); /* 1: over */
+};
+
+static void tiny_root(const void *inst, void *st,
+		      struct league_game_rng *rng)
+{
+	memset(st, 0, sizeof(struct tiny_st));
+}
+
+static int tiny_player(const void *inst, const void *st)
+{
+	const struct tiny *g = inst;
+	const struct tiny_st *s = st;
+	double r[ENV_MAX_PLAYERS];
+
+	return g->ret(s, r) ? LEAGUE_GAME_TERMINAL : g->seat[s->n];
+}
+
+static int tiny_legal(const void *inst, const void *st, int seat,
+		      uint8_t *mask)
+{
+	const struct tiny *g = inst;
+
+	for (int a = 0; a < g->na[seat]; a++)
+		mask[a] = 1;
+	return g->na[seat];
+}
+
+static void tiny_apply(const void *inst, void *st, int a,
+		       struct league_game_rng *rng)
+{
+	struct tiny_st *s = st;
+
+	s->m[s->n++] = (int8_t)a;
+}
+
+static void tiny_observe(const void *inst, const void *st, int seat,
+			 float *out)
+{
+	out[0] = ((const struct tiny_st *)st)->n;
+}
+
+static void tiny_returns(const void *inst, const void *st, double *out)
+{
+	((const struct tiny *)inst)->ret(st, out);
+}
+
+static void tiny_infostate(const void *inst, const void *st, int seat,
+			   char *buf, size_t len)
+{
+	((const struct tiny *)inst)->key(st, seat, buf, len);
+}
+
+static const struct league_game tiny_game = {
+	.abi = LEAGUE_GAME_ABI,
+	.name = "tiny",
+	.root = tiny_root,
+	.player = tiny_player,
+	.legal = tiny_legal,
+	.apply = tiny_apply,
+	.observe = tiny_observe,
+	.returns = tiny_returns,
+	.infostate = tiny_infostate,
+};
+
+/* The tree of tiny game g (payoff: ENV_*). */
+static env_tree *tiny_tree(struct tiny *g, int payoff)
+{
+	struct env_spec sp;
+	env_tree *t = NULL;
+	char err[256];
+
+	memset(&sp, 0, sizeof sp);
+	snprintf(sp.name, sizeof sp.name, "tiny");
+	sp.players = g->np;
+	sp.obs_len = 1;
+	sp.max_steps = TINY_MAX;
+	sp.flags = ENV_F_TREE | (g->np > 1 && g->na[0] != g->na[1]
+					 ? ENV_F_ASYMMETRIC
+					 : 0);
+	sp.payoff = payoff;
+	sp.teams = g->np;
+	sp.roles = 1;
+	for (int p = 0; p < g->np; p++) {
+		sp.seat[p].obs_len = 1;
+		sp.seat[p].num_actions = g->na[p];
+		sp.num_actions = LG_MAX(sp.num_actions, g->na[p]);
+	}
+	ck_assert_msg(env_tree_of_game(&t, &tiny_game, g, &sp,
+				       sizeof(struct tiny_st), err,
+				       sizeof err) == 0, "%s", err);
+	return t;
+}
+
+/* Seat 0 (3 actions) then seat 1 (2 actions, not seeing seat 0's):
+ * seat 0 gets 1 for action 0, seat 1 1 for action 1. */
+static void uneven_key(const struct tiny_st *s, int seat, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "seat%d", seat);
+}
+
+static int uneven_ret(const struct tiny_st *s, double *out)
+{
+	if (s->n < 2)
+		return 0;
+	out[0] = s->m[0] == 0;
+	out[1] = s->m[1] == 1;
+	return 1;
+}
+
+/* Seats with different action counts: the solvers' tables keep the
+ * stride of the widest seat, and their policies read it so. */
+START_TEST(uneven_seats_read_their_own_rows)
+{
+	struct tiny g = { 2, { 0, 1 }, { 3, 2 }, uneven_key, uneven_ret };
+	env_tree *t = tiny_tree(&g, ENV_GENERAL_SUM);
+	struct env_nashconv nc;
+	struct env_policy p;
+	uint8_t mask[4] = { 1, 1, 1, 1 };
+	double probs[4], w = 200.0 * 201 / 2; /* iteration t weighs t */
+	char err[256] = "";
+	env_cfr *c;
+
+	ck_assert_int_eq(env_cfr_new(&c, t), 0);
+	env_cfr_run(c, 200);
+	p = env_cfr_average(c);
+	/* Iteration 1 plays uniform (weight 1), seat 0 updates first, and
+	 * from then on both play their dominant action: off it go 2/3 of
+	 * seat 0's first weight and 1/2 of seat 1's. */
+	ck_assert_int_eq(p.fn(p.ctx, 1, "seat1", NULL, mask, 2, probs, err,
+			      sizeof err), 0);
+	ck_assert_double_eq_tol(probs[0], 0.5 / w, 1e-15);
+	ck_assert_double_eq_tol(probs[1], 1 - 0.5 / w, 1e-15);
+	ck_assert_int_eq(p.fn(p.ctx, 0, "seat0", NULL, mask, 3, probs, err,
+			      sizeof err), 0);
+	ck_assert_double_eq_tol(probs[0], 1 - (2.0 / 3) / w, 1e-15);
+	ck_assert_int_eq(env_tree_nashconv(t, &p, &nc, err, sizeof err), 0);
+	ck_assert_double_eq_tol(nc.nashconv, (2.0 / 3 + 0.5) / w, 1e-15);
+	/* more actions than any seat has: refused, with a message */
+	ck_assert_int_eq(p.fn(p.ctx, 0, "seat0", NULL, mask, 4, probs, err,
+			      sizeof err), LG_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "CFR+ policy: asked for 4 actions "
+				     "at 'seat0', but the tree's seats have "
+				     "at most 3"));
+	env_cfr_free(c);
+	env_tree_free(t);
+}
+END_TEST
+
+/* The absent-minded driver: one seat, one infostate at both of its
+ * decisions (0 exit, 1 go on). Exit first: 0; exit second: 4; never: 1.
+ * Continuing with probability 2/3 gets 4/3, more than any deterministic
+ * policy (at most 1). */
+static void driver_key(const struct tiny_st *s, int seat, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "road");
+}
+
+static int driver_ret(const struct tiny_st *s, double *out)
+{
+	if (s->n >= 1 && s->m[0] == 0)
+		out[0] = 0;
+	else if (s->n == 2)
+		out[0] = s->m[1] == 0 ? 4 : 1;
+	else
+		return 0;
+	return 1;
+}
+
+/* An infostate twice on one path: no best response (it would recurse
+ * without end), no optimum (enumerating deterministic policies would say
+ * 1): both refused by name. */
+START_TEST(repeated_infostate_is_refused)
+{
+	struct tiny g = { 1, { 0, 0 }, { 2 }, driver_key, driver_ret };
+	env_tree *t = tiny_tree(&g, ENV_COMMON_PAYOFF);
+	struct env_policy u = env_policy_uniform();
+	struct env_nashconv nc;
+	struct env_optimum opt;
+	char err[256] = "";
+
+	ck_assert_uint_eq(env_tree_infostates(t), 1);
+	ck_assert_int_eq(env_tree_nashconv(t, &u, &nc, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_nonnull(strstr(err, "tiny: NashConv needs perfect "
+				     "recall, but infostate 'road' of seat 0"));
+	err[0] = 0;
+	ck_assert_int_eq(env_tree_optimum(t, &opt, NULL, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_nonnull(strstr(err, "tiny: no seat has perfect recall"));
+	env_tree_free(t);
+}
+END_TEST
+
+/* One seat moves twice and forgets its first move: "move0", "move1".
+ * Payoff [first][second]: [[2, 3], [2, 0]]; the optimum is 3. */
+static void forget_key(const struct tiny_st *s, int seat, char *buf,
+		       size_t len)
+{
+	snprintf(buf, len, "move%d", s->n);
+}
+
+static int forget_ret(const struct tiny_st *s, double *out)
+{
+	static const double pay[2][2] = { { 2, 3 }, { 2, 0 } };
+
+	if (s->n < 2)
+		return 0;
+	out[0] = pay[s->m[0]][s->m[1]];
+	return 1;
+}
+
+/* The same infostate before, but a different action taken there: not
+ * perfect recall (its best response would say 2, not 3). */
+START_TEST(forgotten_own_move_is_not_recall)
+{
+	struct tiny g = { 1, { 0, 0 }, { 2 }, forget_key, forget_ret };
+	env_tree *t = tiny_tree(&g, ENV_COMMON_PAYOFF);
+	struct env_policy u = env_policy_uniform();
+	struct env_nashconv nc;
+	struct env_optimum opt;
+	char err[256] = "";
+	int i = env_strmap_get(&t->map, "move1");
+
+	ck_assert_int_ge(i, 0);
+	ck_assert_int_eq(t->info[i].prev, TREE_NO_RECALL);
+	ck_assert_int_eq(t->info[env_strmap_get(&t->map, "move0")].prev, -1);
+	ck_assert_int_eq(env_tree_optimum(t, &opt, NULL, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_nonnull(strstr(err, "no seat has perfect recall"));
+	ck_assert_int_eq(env_tree_nashconv(t, &u, &nc, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_nonnull(strstr(err, "infostate 'move1'"));
+	env_tree_free(t);
+}
+END_TEST
+
+/* Cross values pit a policy at seat 0 against one at seat 1: any other
+ * number of seats is refused. */
+START_TEST(cross_values_two_seats_only)
+{
+	env *e = make_n("kuhn", 3);
+	env_tree *t = tu_tree_open(e);
+	struct env_policy ps[2] = { env_policy_uniform(),
+				    env_policy_uniform() };
+	double cv[4];
+	char err[256] = "";
+
+	ck_assert_int_eq(env_tree_cross_values(t, ps, 2, cv, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_nonnull(strstr(err, "kuhn: cross values pit one policy "
+				     "at seat 0 against one at seat 1, so they "
+				     "need a two-seat game; this one has 3 "
+				     "seats"));
+	env_tree_free(t);
+	env_free(e);
 }
 END_TEST
 
@@ -411,10 +771,14 @@ Suite *suite_nplayer(void)
 	const struct tu_test exact_tests[] = {
 		{ kuhn_3p_uniform_nashconv, 1 },
 		{ leduc_3p_uniform_nashconv, 1 },
-		{ players_2_is_the_default_game, 1 },
+		{ players_2_is_the_old_game, 1 },
 		{ kuhn_3p_cfr_and_cfr_plus, 1 },
 		{ common_payoff_optimum, 1 },
 		{ optimum_refuses_other_payoffs, 1 },
+		{ uneven_seats_read_their_own_rows, 1 },
+		{ repeated_infostate_is_refused, 1 },
+		{ forgotten_own_move_is_not_recall, 1 },
+		{ cross_values_two_seats_only, 1 },
 	};
 	const struct tu_test cli_tests[] = {
 		{ cli_eval_nashconv_three_players, 1 },

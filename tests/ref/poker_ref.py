@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""tests/ref/poker_ref.py GAME PLAYERS [ITERS...]: exact NashConv of N-player
-Kuhn or Leduc poker, written apart from envs/ as the reference the C tests
-check against (tests/check_eval.c: kuhn_3p_*, leduc_3p_uniform_nashconv).
+"""tests/ref/poker_ref.py GAME PLAYERS [vcfr] [ITERS...]: exact NashConv of
+N-player Kuhn or Leduc poker, written apart from envs/ as the reference the C
+tests check against (tests/check_nplayer.c: kuhn_3p_*,
+leduc_3p_uniform_nashconv).
 
 GAME is kuhn or leduc. Without ITERS it prints the uniform policy's NashConv,
 e.g. `python3 tests/ref/poker_ref.py kuhn 3` prints "uniform 2.062500000000"
@@ -9,7 +10,10 @@ e.g. `python3 tests/ref/poker_ref.py kuhn 3` prints "uniform 2.062500000000"
 CFR+ (regret matching+, alternating updates in seat order, linear averaging
 by own reach, the algorithm envs/solvers.c states) and prints the NashConv
 of its average policy after each count, e.g.
-`python3 tests/ref/poker_ref.py kuhn 3 10 100`.
+`python3 tests/ref/poker_ref.py kuhn 3 10 100`. With vcfr before ITERS it
+runs vanilla CFR instead (plain regret matching, no clamping of regrets,
+uniform averaging by own reach, the same alternating updates), e.g.
+`python3 tests/ref/poker_ref.py kuhn 3 vcfr 10 100`.
 
 The rules are read from docs/envs.md (OpenSpiel's N-player kuhn_poker and
 leduc_poker). The evaluator is not the C tree's: it walks the public tree
@@ -24,7 +28,8 @@ import sys
 
 GAME = sys.argv[1]
 N = int(sys.argv[2])
-ITERS = [int(x) for x in sys.argv[3:]]
+PLUS = sys.argv[3:4] != ["vcfr"]  # vcfr: vanilla CFR, else CFR+
+ITERS = [int(x) for x in sys.argv[3 if PLUS else 4:]]
 RANKS = "23456789TJQK"[12 - (N + 1):]
 
 # ---- the rules: a public betting state, cards separate ------------------
@@ -239,7 +244,7 @@ def nashconv(pol):
 def uniform(k, acts):
     return {a: 1.0 / len(acts) for a in acts}
 
-# ---- CFR+ over histories (deal, public state) ----------------------------
+# ---- CFR+ (or vanilla CFR) over histories (deal, public state) -----------
 
 regret, avg, frozen = {}, {}, {}
 
@@ -292,8 +297,8 @@ for target in ITERS:
             frozen.clear()
             frozen.update({k: dict(r) for k, r in regret.items()})
             for d in DEALS:
-                cfr(root(), d, me, 1.0, P_DEAL, t)
-            for r in regret.values():
+                cfr(root(), d, me, 1.0, P_DEAL, t if PLUS else 1)
+            for r in regret.values() if PLUS else ():
                 for a in r:
                     if r[a] < 0:
                         r[a] = 0.0
