@@ -12,6 +12,7 @@
 #include "payoff/payoff.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -794,25 +795,24 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 
 /* ---- storage ----------------------------------------------------------- */
 
+/* A pair record: the entry's four counts, f64 each, in turn. */
+#define ENTRY(at, member) LG_FIELD(F64, at, struct payoff_entry, member)
+static const struct lg_field entry_fields[] = {
+	ENTRY(0, wins), ENTRY(8, draws), ENTRY(16, losses), ENTRY(24, games),
+};
+static const struct lg_record entry_rec =
+	LG_RECORD(PAYOFF_ENTRY_BYTES, entry_fields);
+
 void payoff_entry_encode(const struct payoff_entry *e,
 			 uint8_t out[PAYOFF_ENTRY_BYTES])
 {
-	lg_put_lef64(out, e->wins);
-	lg_put_lef64(out + 8, e->draws);
-	lg_put_lef64(out + 16, e->losses);
-	lg_put_lef64(out + 24, e->games);
+	lg_record_put(out, &entry_rec, e);
 }
 
 int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e)
 {
-	const uint8_t *b = v;
-
-	if (len != PAYOFF_ENTRY_BYTES)
+	if (lg_record_get(v, len, &entry_rec, e))
 		return LG_ECORRUPT;
-	e->wins = lg_get_lef64(b);
-	e->draws = lg_get_lef64(b + 8);
-	e->losses = lg_get_lef64(b + 16);
-	e->games = lg_get_lef64(b + 24);
 	return entry_ok(e) ? 0 : LG_ECORRUPT;
 }
 

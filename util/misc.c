@@ -334,6 +334,21 @@ void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
 	}
 }
 
+void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base)
+{
+	memset(rec, 0, r->len);
+	lg_fields_put(rec, r->f, r->n, base);
+}
+
+int lg_record_get(const void *val, size_t len, const struct lg_record *r,
+		  void *base)
+{
+	if (len != r->len)
+		return LG_ECORRUPT;
+	lg_fields_get(val, r->f, r->n, base);
+	return 0;
+}
+
 int lg_is_loopback(const char *addr)
 {
 	struct in_addr a4;

@@ -222,12 +222,30 @@ struct lg_field {
 	size_t at;  /* in the record */
 	size_t off; /* in the struct (offsetof) */
 };
+/* A table entry: field `member` of struct type st at byte `at`. */
+#define LG_FIELD(type, at, st, member) \
+	{ LG_FIELD_##type, (at), offsetof(st, member) }
 /* The n fields of the struct at base written into rec. */
 void lg_fields_put(uint8_t *rec, const struct lg_field *f, size_t n,
 		   const void *base);
 /* The n fields of rec read into the struct at base. */
 void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
 		   void *base);
+/* A record of exactly len bytes whose fields are f[0, n), the rest
+ * zero: LG_RECORD(len, table) for a static table. */
+struct lg_record {
+	size_t len;
+	const struct lg_field *f;
+	size_t n;
+};
+#define LG_RECORD(len, table) { (len), (table), LG_ARRAY_LEN(table) }
+/* rec's len bytes zeroed, then the fields of the struct at base. */
+void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base);
+/* The fields of the len bytes at val into the struct at base (what the
+ * table does not name is left alone); LG_ECORRUPT (base untouched) when
+ * len is not the record's. */
+int lg_record_get(const void *val, size_t len, const struct lg_record *r,
+		  void *base);
 
 /* ---- whole files ------------------------------------------------------ */
 
