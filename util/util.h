@@ -247,6 +247,30 @@ void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base);
 int lg_record_get(const void *val, size_t len, const struct lg_record *r,
 		  void *base);
 
+/* ---- one allocation for an object and its arrays ----------------------- */
+
+/* One array of an object: reached through the pointer member at byte
+ * `at` of the object (offsetof), count elements of size bytes. */
+struct lg_part {
+	size_t at;
+	size_t count, size;
+};
+#define LG_PART(st, member, count) \
+	{ offsetof(st, member), (count), sizeof *((st *)0)->member }
+#define LG_BLOCK_ALIGN 64 /* where every part starts: a cache line */
+
+/* One zeroed block, LG_BLOCK_ALIGN-aligned: head bytes (the object, at
+ * the start) then the n parts in turn, each at a multiple of
+ * LG_BLOCK_ALIGN, each part's pointer member (at block + p[i].at) set to
+ * it (a part of no elements too, to room of no bytes). One free() of
+ * the block frees it all. NULL: out of memory or the sizes overflow. */
+void *lg_block_new(size_t head, const struct lg_part *p, size_t n);
+/* The same for an object that lives elsewhere: a block of the n parts
+ * alone, their pointer members set in obj (at obj + p[i].at). The
+ * caller frees the block it returns (NULL: out of memory or overflow;
+ * obj is then untouched). */
+void *lg_block_parts(void *obj, const struct lg_part *p, size_t n);
+
 /* ---- whole files ------------------------------------------------------ */
 
 /* Write [p, p + n) to path whole or not at all: a temporary beside it
