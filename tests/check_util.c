@@ -503,6 +503,23 @@ START_TEST(record_round_trip)
 }
 END_TEST
 
+START_TEST(reverse_u32)
+{
+	uint32_t v[5] = { 1, 2, 3, 4, 5 }, w[4] = { 1, 2, 3, 4 };
+
+	lg_reverse_u32(v, 0);
+	ck_assert_uint_eq(v[0], 1);
+	lg_reverse_u32(v, 1);
+	ck_assert_uint_eq(v[0], 1);
+	lg_reverse_u32(v, 5);
+	lg_reverse_u32(w, 4);
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(v[i], 5 - i);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(w[i], 4 - i);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -526,6 +543,7 @@ Suite *suite_util(void)
 		{ log_limit_counts, 1 },
 		{ block_layout, 1 },
 		{ record_round_trip, 1 },
+		{ reverse_u32, 1 },
 	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s

@@ -105,6 +105,15 @@ int lg_cmp_u64(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
+void lg_reverse_u32(uint32_t *v, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+}
+
 size_t lg_distinct_u64(uint64_t *v, size_t n)
 {
 	size_t d = 0;
@@ -362,55 +371,61 @@ int lg_is_loopback(const char *addr)
 	return !strcmp(addr, "localhost");
 }
 
+/* The verdict on a strto* call that stopped at end with errno as it
+ * left it, the value in [lo, hi] or not (in): LG_EINVAL (not the whole
+ * string), LG_ERANGE, else 0. */
+static int parsed(const char *end, int in)
+{
+	if (*end)
+		return LG_EINVAL;
+	return errno == ERANGE || !in ? LG_ERANGE : 0;
+}
+
 int lg_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
 	char *end;
 	long long v;
+	int rc;
 
 	if (!s || !*s)
 		return LG_EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (*end)
-		return LG_EINVAL;
-	if (errno == ERANGE || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	int rc;
 
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return LG_EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*end)
-		return LG_EINVAL;
-	if (errno == ERANGE || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_parse_double(const char *s, double lo, double hi, double *out)
 {
 	char *end;
 	double v;
+	int rc;
 
 	if (!s || !*s || *s == ' ')
 		return LG_EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end || isnan(v))
+	if (isnan(v))
 		return LG_EINVAL;
-	if (errno == ERANGE || isinf(v) || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, !isinf(v) && v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_cookie_value(const char *header, const char *name, char *out,

@@ -316,6 +316,8 @@ uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len);
 int lg_cmp_u64(const void *x, const void *y);
 /* How many distinct values among v[0..n) (sorts v in place). */
 size_t lg_distinct_u64(uint64_t *v, size_t n);
+/* v[0, n) in reverse order, in place. */
+void lg_reverse_u32(uint32_t *v, size_t n);
 /* v[0..n) divided by its sum (summed in index order, each entry divided,
  * not multiplied by the inverse), so a distribution's weights add to 1;
  * returns the sum. A zero or non-finite sum is the caller's to avoid. */
