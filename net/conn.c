@@ -296,6 +296,12 @@ void net_conn_close(net_conn *c, const char *why, int flush)
 	schedule_close(c, why);
 }
 
+void net_event_free(struct event *ev)
+{
+	if (ev)
+		event_free(ev);
+}
+
 void net_conn_free(net_conn *c)
 {
 	if (!c)

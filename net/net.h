@@ -114,6 +114,10 @@ void net_conn_close(net_conn *c, const char *why, int flush);
 /* Free at once, with no on_close call: for tearing a server down. Queued
  * output is dropped. NULL is a no-op. */
 void net_conn_free(net_conn *c);
+/* event_free for an event that may not have been made: NULL is a no-op,
+ * as free's (libevent's own does not take NULL). */
+struct event;
+void net_event_free(struct event *ev);
 enum net_conn_state net_conn_state(const net_conn *c);
 const char *net_conn_peer(const net_conn *c);
 /* Bytes queued for the peer. */

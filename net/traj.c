@@ -346,6 +346,36 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
+/* Everything s holds, however far net_traj_server_start got, once its
+ * loop thread (if it ran) is gone: the stop and start's failure alike. */
+static void server_free(net_traj_server *s)
+{
+	while (s->conns) {
+		struct tconn *t = s->conns;
+		s->conns = t->next;
+		net_conn_free(t->conn);
+		free(t);
+	}
+	while (s->head) {
+		struct qent *q = s->head;
+		s->head = q->next;
+		free(q);
+	}
+	net_event_free(s->accept_ev);
+	net_event_free(s->wake_ev);
+	net_event_free(s->hb_ev);
+	if (s->base)
+		event_base_free(s->base);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->wfd >= 0)
+		close(s->wfd);
+	free(s->owed_ids);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
 int net_traj_server_start(net_traj_server **out,
 			  const struct net_traj_server_opts *o, char *err,
 			  size_t errlen)
@@ -397,21 +427,7 @@ int net_traj_server_start(net_traj_server **out,
 	*out = s;
 	return 0;
 fail:
-	if (s->accept_ev)
-		event_free(s->accept_ev);
-	if (s->wake_ev)
-		event_free(s->wake_ev);
-	if (s->hb_ev)
-		event_free(s->hb_ev);
-	if (s->base)
-		event_base_free(s->base);
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->wfd >= 0)
-		close(s->wfd);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
-	free(s);
+	server_free(s);
 	return rc;
 }
 
@@ -520,27 +536,7 @@ void net_traj_server_stop(net_traj_server *s)
 	pthread_mutex_unlock(&s->mu);
 	wake_loop(s);
 	pthread_join(s->thread, NULL);
-	while (s->conns) {
-		struct tconn *t = s->conns;
-		s->conns = t->next;
-		net_conn_free(t->conn);
-		free(t);
-	}
-	while (s->head) {
-		struct qent *q = s->head;
-		s->head = q->next;
-		free(q);
-	}
-	event_free(s->accept_ev);
-	event_free(s->wake_ev);
-	event_free(s->hb_ev);
-	event_base_free(s->base);
-	close(s->lfd);
-	close(s->wfd);
-	free(s->owed_ids);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
-	free(s);
+	server_free(s);
 }
 
 /* ---- sender ----------------------------------------------------------- */

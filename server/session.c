@@ -472,12 +472,9 @@ void league_server_free(league_server *s)
 	league_http_guard_free(s->guard); /* before evhttp_free */
 	if (s->http)
 		evhttp_free(s->http);
-	if (s->retry_ev)
-		event_free(s->retry_ev);
-	if (s->accept_ev)
-		event_free(s->accept_ev);
-	if (s->tick_ev)
-		event_free(s->tick_ev);
+	net_event_free(s->retry_ev);
+	net_event_free(s->accept_ev);
+	net_event_free(s->tick_ev);
 	if (s->lfd >= 0)
 		close(s->lfd);
 	free(s);
