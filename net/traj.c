@@ -98,20 +98,6 @@ static void send_credit(struct tconn *t, uint32_t n)
 		t->outstanding += n;
 }
 
-static void hello_reply(struct tconn *t, int status, const char *error)
-{
-	net_msg m = LEAGUE__ENVELOPE__INIT;
-	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
-
-	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
-	r.status = (League__Status)status;
-	r.error = (char *)(uintptr_t)(error ? error : "");
-	r.session = t->id;
-	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
-	m.hello_reply = &r;
-	net_conn_send(t->conn, &m);
-}
-
 static int token_ok(const char *want, const char *got)
 {
 	size_t lw = strlen(want), lg = strlen(got), n = lw > lg ? lw : lg;
@@ -139,7 +125,7 @@ static void on_hello(struct tconn *t, const uint8_t *body, size_t len)
 	else if (s->nready >= s->o.max_senders)
 		why = "too many senders", st = LEAGUE__STATUS__STATUS_BUSY;
 	net_msg_free(m);
-	hello_reply(t, st, why);
+	net_conn_hello_reply(t->conn, NULL, st, why, t->id);
 	if (why) {
 		LG_WARN("traj: %s: refused: %s", net_conn_peer(t->conn), why);
 		net_conn_close(t->conn, why, 1);

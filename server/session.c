@@ -119,19 +119,12 @@ static void mem_closed(evutil_socket_t fd, short what, void *arg)
 static void send_hello_reply(league_session *ss, int status, const char *error)
 {
 	league_server *s = ss->srv;
-	net_msg m = LEAGUE__ENVELOPE__INIT;
 	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
 
-	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
-	r.status = (League__Status)status;
-	r.error = (char *)(uintptr_t)(error ? error : "");
-	r.session = ss->id;
 	r.heartbeat_s = s->o.heartbeat_s;
 	r.league = s->league;
 	r.env = s->env;
-	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
-	m.hello_reply = &r;
-	net_conn_send(ss->conn, &m);
+	net_conn_hello_reply(ss->conn, &r, status, error, ss->id);
 }
 
 static void refuse(league_session *ss, int status, const char *error)
