@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h> /* ssize_t */
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -272,6 +273,12 @@ void *lg_block_new(size_t head, const struct lg_part *p, size_t n);
 void *lg_block_parts(void *obj, const struct lg_part *p, size_t n);
 
 /* ---- whole files ------------------------------------------------------ */
+
+/* All n bytes at buf moved by op (a read(2)- or write(2)-like call on
+ * ctx), retried on EINTR and short counts: 0, or LG_EIO when op fails
+ * or moves nothing (errno as op left it). A writer's buf is only read. */
+typedef ssize_t (*lg_io_fn)(void *ctx, void *buf, size_t n);
+int lg_io_all(lg_io_fn op, void *ctx, void *buf, size_t n);
 
 /* Write [p, p + n) to path whole or not at all: a temporary beside it
  * (path.tmp-PID), written, synced, then renamed over path. LG_EIO (err
