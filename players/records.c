@@ -1,7 +1,8 @@
 /*
  * players/records.c: every record the brain stores, each encoder beside
- * its decoder, so a layout is written down once (players.c writes them,
- * players.c's load and replay.c read them). Fields are little-endian;
+ * its decoder and their fixed fields one table both read, so a layout is
+ * written down once (players.c writes them, players.c's load and
+ * replay.c read them). Fields are little-endian;
  * keys are the big-endian ids of storage.h.
  *
  *   players   be32 id  -> format 2, role, status, pad, parent@4, prev@8,
