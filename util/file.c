@@ -10,22 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int lg_io_all(lg_io_fn op, void *ctx, void *buf, size_t n)
-{
-	char *b = buf;
-
-	while (n) {
-		ssize_t k = op(ctx, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return LG_EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* lg_io_fn: write(2) to the fd at ctx. */
 static ssize_t write_some(void *ctx, void *b, size_t n)
 {

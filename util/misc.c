@@ -343,6 +343,24 @@ void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
 	}
 }
 
+/* util.h; here (not file.c) for the game plugins, which link rng.c and
+ * misc.c of util/ alone (the Makefile's PLUGIN_TTT_SRC). */
+int lg_io_all(lg_io_fn op, void *ctx, void *buf, size_t n)
+{
+	char *b = buf;
+
+	while (n) {
+		ssize_t k = op(ctx, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return LG_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base)
 {
 	memset(rec, 0, r->len);
