@@ -277,9 +277,29 @@ int cli_args(const struct cli_args *a, int argc, char **argv, char ***pos,
 	return CLI_OK;
 }
 
+/* "expected 'a', 'b' or 'c'" from subs' names into buf. */
+static const char *subs_expected(const struct cli_sub *subs, char *buf,
+				 size_t len)
+{
+	size_t n = 0, at;
+
+	while (subs[n].name)
+		n++;
+	at = (size_t)snprintf(buf, len, "expected");
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s'%s'",
+				       !i ? " " : i + 1 < n ? ", " : " or ",
+				       subs[i].name);
+	return buf;
+}
+
 int cli_subcommand(const char *cmd, const struct cli_sub *subs, int argc,
 		   char **argv, const char *want, int name_unknown)
 {
+	char expected[256];
+
+	if (!want)
+		want = subs_expected(subs, expected, sizeof expected);
 	if (argc < 2)
 		return cli_usage_error(cmd, "%s", want);
 	for (; subs->name; subs++)

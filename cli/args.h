@@ -120,8 +120,9 @@ struct cli_sub {
 
 /*
  * `league CMD NAME ...`: the subcommand of subs (ending in a NULL name)
- * argv[1] names, or the usage error `want` when there is none
- * ("expected 'list' or 'check'"); when argv[1] names none of them,
+ * argv[1] names, or the usage error `want` when there is none (NULL:
+ * "expected 'list' or 'check'" from subs' names); when argv[1] names none
+ * of them,
  * "unknown subcommand 'X'" with name_unknown, else `want` again.
  */
 int cli_subcommand(const char *cmd, const struct cli_sub *subs, int argc,

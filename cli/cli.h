@@ -21,6 +21,11 @@ struct cli_cmd {
 	const char *summary; /* one line for `league --help` */
 	const char *help;    /* full text for `league NAME --help` */
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	/* instead of run, `league NAME SUB ...`: cli_subcommand over subs
+	 * (a NULL name last; its usage error names them) with its
+	 * name_unknown */
+	const struct cli_sub *subs;
+	int subs_name_unknown;
 	/* 0: `--help` anywhere prints `help`. 1: only `league NAME --help`
 	 * does; later --help flags are the command's (subcommands). */
 	int own_help;

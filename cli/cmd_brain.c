@@ -209,12 +209,7 @@ static uint32_t table_players(brain *b, uint32_t n, unsigned long long top,
 		if (p.role == BRAIN_ROLE_HISTORICAL || k < top)
 			ids[k++] = i;
 	}
-	/* back to id order */
-	for (uint32_t x = 0; x < k / 2; x++) {
-		uint32_t t = ids[x];
-		ids[x] = ids[k - 1 - x];
-		ids[k - 1 - x] = t;
-	}
+	lg_reverse_u32(ids, k); /* back to id order */
 	return k;
 }
 

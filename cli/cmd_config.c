@@ -52,17 +52,11 @@ static int config_doc(int argc, char **argv)
 	return CLI_OK;
 }
 
-static int run(int argc, char **argv)
-{
-	static const struct cli_sub subs[] = {
-		{ "check", config_check },
-		{ "doc", config_doc },
-		{ NULL, NULL },
-	};
-
-	return cli_subcommand("config", subs, argc, argv,
-			      "expected 'check' or 'doc'", 1);
-}
+static const struct cli_sub subs[] = {
+	{ "check", config_check },
+	{ "doc", config_doc },
+	{ NULL, NULL },
+};
 
 const struct cli_cmd cli_cmd_config = {
 	.name = "config",
@@ -75,5 +69,6 @@ const struct cli_cmd cli_cmd_config = {
 	"       Errors name file:line:column and the key; exit status 2.\n"
 	"       --quiet  print nothing on success\n"
 	"doc    Print the Markdown reference of every key (docs/config.md).\n",
-	.run = run,
+	.subs = subs,
+	.subs_name_unknown = 1,
 };

@@ -143,17 +143,11 @@ static int env_check_cmd(int argc, char **argv)
 	return rc ? CLI_FAIL : CLI_OK;
 }
 
-static int run(int argc, char **argv)
-{
-	static const struct cli_sub subs[] = {
-		{ "list", env_list },
-		{ "check", env_check_cmd },
-		{ NULL, NULL },
-	};
-
-	return cli_subcommand("env", subs, argc, argv,
-			      "expected 'list' or 'check'", 1);
-}
+static const struct cli_sub subs[] = {
+	{ "list", env_list },
+	{ "check", env_check_cmd },
+	{ NULL, NULL },
+};
 
 const struct cli_cmd cli_cmd_env = {
 	.name = "env",
@@ -177,5 +171,6 @@ const struct cli_cmd cli_cmd_env = {
 	"copied state plays on the same, serialize round trips and tree\n"
 	"building when the game has those hooks. One line per check; exit 0\n"
 	"when all pass, 1 when one fails, 2 when the game does not load.\n",
-	.run = run,
+	.subs = subs,
+	.subs_name_unknown = 1,
 };

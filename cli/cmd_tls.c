@@ -111,17 +111,11 @@ static int tls_check(int argc, char **argv)
 	return CLI_OK;
 }
 
-static int run(int argc, char **argv)
-{
-	static const struct cli_sub subs[] = {
-		{ "init", tls_init },
-		{ "check", tls_check },
-		{ NULL, NULL },
-	};
-
-	return cli_subcommand("tls", subs, argc, argv,
-			      "expected 'init' or 'check'", 0);
-}
+static const struct cli_sub subs[] = {
+	{ "init", tls_init },
+	{ "check", tls_check },
+	{ NULL, NULL },
+};
 
 const struct cli_cmd cli_cmd_tls = {
 	.name = "tls",
@@ -154,6 +148,6 @@ const struct cli_cmd cli_cmd_tls = {
 	"mutual TLS) and on workers ($LEAGUE_TLS_CA, $LEAGUE_TLS_CERT,\n"
 	"$LEAGUE_TLS_KEY). Exit status: 0 done, 1 write failure, 2 bad\n"
 	"arguments or files.\n",
-	.run = run,
+	.subs = subs,
 	.own_help = 1,
 };

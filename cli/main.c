@@ -69,6 +69,11 @@ int main(int argc, char **argv)
 			return CLI_OK;
 		}
 		optind = 0;
+		if (commands[i]->subs)
+			return cli_subcommand(name, commands[i]->subs,
+					      argc - 1, argv + 1,
+					      NULL,
+					      commands[i]->subs_name_unknown);
 		return commands[i]->run(argc - 1, argv + 1);
 	}
 	return cli_usage_error(NULL, "unknown command '%s'", name);

@@ -219,25 +219,37 @@ static int wait_readable(int fd, double deadline)
 /* All n bytes of b sent to fd (out: never raising SIGPIPE) or read from
  * it (by deadline, monotonic seconds; <= 0: none), retried on EINTR and
  * short counts. LG_EIO (an error or the peer's end), LG_ETIMEOUT. */
+struct mover {
+	int fd, out;
+	double deadline;
+	int rc; /* wait_readable's LG_ETIMEOUT or LG_EIO */
+};
+
+/* lg_io_fn: one send or (after waiting for it) read of move_all's. */
+static ssize_t move_some(void *ctx, void *b, size_t n)
+{
+	struct mover *m = ctx;
+
+	if (!m->out && m->deadline > 0) {
+		int rc = wait_readable(m->fd, m->deadline);
+		if (rc == 1) {
+			errno = EINTR; /* ask again */
+			return -1;
+		}
+		if (rc) {
+			m->rc = rc; /* moving nothing stops lg_io_all */
+			return 0;
+		}
+	}
+	return m->out ? send(m->fd, b, n, MSG_NOSIGNAL) : read(m->fd, b, n);
+}
+
 static int move_all(int fd, uint8_t *b, size_t n, double deadline, int out)
 {
-	while (n) {
-		if (!out && deadline > 0) {
-			int rc = wait_readable(fd, deadline);
-			if (rc == 1)
-				continue;
-			if (rc)
-				return rc;
-		}
-		ssize_t k = out ? send(fd, b, n, MSG_NOSIGNAL) : read(fd, b, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return LG_EIO;
-		b += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	struct mover m = { fd, out, deadline, 0 };
+	int rc = lg_io_all(move_some, &m, b, n);
+
+	return m.rc ? m.rc : rc;
 }
 
 static int write_all(int fd, const void *p, size_t n)

@@ -134,79 +134,42 @@ int env_mcts_new(env_mcts **out, const env *e, const struct env_mcts_opts *o,
 							 : "a game of chance");
 		return LG_EUNSUPP;
 	}
-	m = calloc(1, sizeof *m);
-	if (!m)
-		goto oom;
+	/* the search and its arrays: one block (lg_block_new) */
+	size_t cap = (size_t)o->sims + 1, ssize = e->gm.state_size;
+	B = o->batch ? o->batch : 1;
+	A = (size_t)sp->num_actions;
+#define PART(member, count) LG_PART(env_mcts, member, count)
+	const struct lg_part parts[] = {
+		PART(states, cap * ssize), PART(mover, cap), PART(ret0, cap),
+		PART(total, cap), PART(fpu, cap), PART(parent, cap),
+		PART(pact, cap), PART(child, cap * A), PART(n, cap * A),
+		PART(w, cap * A), PART(p, cap * A), PART(leaf, B),
+		PART(lstate, B), PART(obs, B * sp->obs_len), PART(mask, B * A),
+		PART(prior, B * A), PART(value, B), PART(nlegal, B),
+		PART(lmover, B), PART(prior0, A), PART(eta, A),
+	};
+#undef PART
+	m = lg_block_new(sizeof *m, parts, LG_ARRAY_LEN(parts));
+	if (!m) {
+		lg_errf(err, errlen, "search: out of memory");
+		return LG_ENOMEM;
+	}
 	m->gm = &e->gm;
 	m->o = *o;
 	m->eval = eval;
 	m->ctx = ctx;
 	m->A = (int)sp->num_actions;
 	m->obs_len = sp->obs_len;
-	m->ssize = e->gm.state_size;
-	m->cap = (size_t)o->sims + 1;
-	m->batch = B = o->batch ? o->batch : 1;
-	A = (size_t)m->A;
-	m->states = malloc(m->cap * m->ssize);
-	m->mover = malloc(m->cap * sizeof *m->mover);
-	m->ret0 = malloc(m->cap * sizeof *m->ret0);
-	m->total = malloc(m->cap * sizeof *m->total);
-	m->fpu = malloc(m->cap * sizeof *m->fpu);
-	m->parent = malloc(m->cap * sizeof *m->parent);
-	m->pact = malloc(m->cap * sizeof *m->pact);
-	m->child = malloc(m->cap * A * sizeof *m->child);
-	m->n = malloc(m->cap * A * sizeof *m->n);
-	m->w = malloc(m->cap * A * sizeof *m->w);
-	m->p = malloc(m->cap * A * sizeof *m->p);
-	m->leaf = malloc(B * sizeof *m->leaf);
-	m->lstate = malloc(B * sizeof *m->lstate);
-	m->obs = malloc(B * m->obs_len * sizeof *m->obs);
-	m->mask = malloc(B * A);
-	m->prior = malloc(B * A * sizeof *m->prior);
-	m->value = malloc(B * sizeof *m->value);
-	m->nlegal = malloc(B * sizeof *m->nlegal);
-	m->lmover = malloc(B * sizeof *m->lmover);
-	m->prior0 = malloc(A * sizeof *m->prior0);
-	m->eta = malloc(A * sizeof *m->eta);
-	if (!m->states || !m->mover || !m->ret0 || !m->total || !m->fpu ||
-	    !m->parent || !m->pact || !m->child || !m->n || !m->w || !m->p ||
-	    !m->leaf || !m->lstate || !m->obs || !m->mask || !m->prior ||
-	    !m->value || !m->nlegal || !m->lmover || !m->prior0 || !m->eta)
-		goto oom;
+	m->ssize = ssize;
+	m->cap = cap;
+	m->batch = B;
 	env_rng_seed(&m->rng, 0x6d637473);
 	*out = m;
 	return 0;
-oom:
-	env_mcts_free(m);
-	lg_errf(err, errlen, "search: out of memory");
-	return LG_ENOMEM;
 }
 
 void env_mcts_free(env_mcts *m)
 {
-	if (!m)
-		return;
-	free(m->states);
-	free(m->mover);
-	free(m->ret0);
-	free(m->total);
-	free(m->fpu);
-	free(m->parent);
-	free(m->pact);
-	free(m->child);
-	free(m->n);
-	free(m->w);
-	free(m->p);
-	free(m->leaf);
-	free(m->lstate);
-	free(m->obs);
-	free(m->mask);
-	free(m->prior);
-	free(m->value);
-	free(m->nlegal);
-	free(m->lmover);
-	free(m->prior0);
-	free(m->eta);
 	free(m);
 }
 

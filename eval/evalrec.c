@@ -22,7 +22,7 @@
 #define EVAL_REC_V1_BYTES 64
 
 #define PT(type, at, member) \
-	{ LG_FIELD_##type, at, offsetof(struct league_eval_point, member) }
+	LG_FIELD(type, at, struct league_eval_point, member)
 
 /* A point's fields: those a version-1 record has, then the rest. */
 static const struct lg_field point_v1[] = {
@@ -162,7 +162,7 @@ size_t league_bgame_key(uint32_t player, uint32_t version,
 }
 
 #define BG(type, at, member) \
-	{ LG_FIELD_##type, at, offsetof(struct league_bgame_row, member) }
+	LG_FIELD(type, at, struct league_bgame_row, member)
 /* A seat's counts: 32 bytes from 32 + 32 * seat. */
 #define BG_SEAT(s)                                                      \
 	BG(U64, 32 + 32 * (s), games[s]), BG(U64, 40 + 32 * (s), wins[s]), \

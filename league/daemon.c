@@ -951,16 +951,12 @@ void league_daemon_free(league_daemon *d)
 {
 	if (!d)
 		return;
-	if (d->tick)
-		event_free(d->tick);
-	if (d->flush_ev)
-		event_free(d->flush_ev);
+	net_event_free(d->tick);
+	net_event_free(d->flush_ev);
 	drop_replies(d);
 	free(d->out);
-	if (d->sigterm)
-		event_free(d->sigterm);
-	if (d->sigint)
-		event_free(d->sigint);
+	net_event_free(d->sigterm);
+	net_event_free(d->sigint);
 	league_server_free(d->srv); /* no on_close calls: free ours */
 	net_tls_free(d->tls);
 	while (d->sessions) {

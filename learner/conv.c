@@ -715,11 +715,29 @@ static void wino_input_chunk(const struct conv2d *c, const float *x,
 	wino_inputs(c, bf->pl, bf->v, S, 0);
 }
 
+/* The transform elements' products with U: M[e] = U[e] V[e] (adj 0,
+ * [cout][cin] x [cin][N]), or the adjoint: V[e] = U[e]^T M[e] (adj 1, the
+ * input's gradient). */
+static void wino_by_u(const struct conv2d *c, const struct wino_buf *bf,
+		      size_t N, int adj)
+{
+	size_t E = (size_t)c->ah * c->aw;
+	size_t rows = adj ? c->cin : c->cout, inner = adj ? c->cout : c->cin;
+
+	for (size_t e = 0; e < E; e++)
+		cblas_sgemm(CblasRowMajor, adj ? CblasTrans : CblasNoTrans,
+			    CblasNoTrans, (int)rows, (int)N, (int)inner, 1.0f,
+			    wino_u(c, bf->u, e), (int)c->cin,
+			    wino_e(adj ? bf->m : bf->v, inner, N, e), (int)N,
+			    0.0f, wino_e(adj ? bf->v : bf->m, rows, N, e),
+			    (int)N);
+}
+
 static void wino_forward(const struct conv2d *c, const float *W,
 			 const float *b, const float *x, size_t n, float *y,
 			 float *scratch)
 {
-	size_t E = (size_t)c->ah * c->aw, T = (size_t)c->th * c->tw;
+	size_t T = (size_t)c->th * c->tw;
 	size_t in = (size_t)c->cin * c->h * c->w;
 	size_t out = (size_t)c->cout * c->oh * c->ow;
 	struct wino_buf bf;
@@ -730,12 +748,7 @@ static void wino_forward(const struct conv2d *c, const float *W,
 		size_t ns = n - s0 < CONV_CHUNK ? n - s0 : CONV_CHUNK;
 		size_t S = wino_lanes(ns), N = T * S;
 		wino_input_chunk(c, x + s0 * in, ns, S, &bf);
-		for (size_t e = 0; e < E; e++)
-			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-				    (int)c->cout, (int)N, (int)c->cin, 1.0f,
-				    wino_u(c, bf.u, e), (int)c->cin,
-				    wino_e(bf.v, c->cin, N, e), (int)N, 0.0f,
-				    wino_e(bf.m, c->cout, N, e), (int)N);
+		wino_by_u(c, &bf, N, 0);
 		wino_outputs(c, bf.m, bf.pl, S, 0);
 		wino_unpack(bf.pl, ns, S, c->cout, c->oh, c->ow, 0,
 			    c->th * c->mh, c->tw * c->mw, b, y + s0 * out);
@@ -773,12 +786,7 @@ static void wino_backward(const struct conv2d *c, const float *W,
 		if (!dx)
 			continue;
 		/* dV[e][cin][N] = U[e][cout][cin]^T dM[e][cout][N] */
-		for (size_t e = 0; e < E; e++)
-			cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans,
-				    (int)c->cin, (int)N, (int)c->cout, 1.0f,
-				    wino_u(c, bf.u, e), (int)c->cin,
-				    wino_e(bf.m, c->cout, N, e), (int)N, 0.0f,
-				    wino_e(bf.v, c->cin, N, e), (int)N);
+		wino_by_u(c, &bf, N, 1);
 		wino_inputs(c, bf.pl, bf.v, S, 1);
 		wino_unpack(bf.pl, ns, S, c->cin, c->h, c->w, c->pad, hp, wp,
 			    NULL, dx + s0 * in);

@@ -560,6 +560,8 @@ static int same_shape(const struct nn_shape *x, const struct nn_shape *y)
 	return !memcmp(x, y, sizeof *x); /* unused entries are 0 */
 }
 
+/* The workspace and its arrays are one block (lg_block_new), every
+ * array on a cache line. */
 int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 {
 	nn_ws *w;
@@ -569,46 +571,29 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 	*out = NULL;
 	if (max_batch < 1 || max_batch > (1u << 20))
 		return LG_EINVAL;
-	w = calloc(1, sizeof *w);
+	size_t wide = max_batch * n->wmax, G = n->s.gru;
+	const struct lg_part parts[] = {
+		LG_PART(nn_ws, a, wide),
+		LG_PART(nn_ws, b, wide),
+		LG_PART(nn_ws, c, wide),
+		LG_PART(nn_ws, head, max_batch * (n->s.actions + 1)),
+		LG_PART(nn_ws, scratch, nn_conv_scratch(n, max_batch) + 1),
+		LG_PART(nn_ws, logp, n->s.actions),
+		LG_PART(nn_ws, p, n->s.actions),
+		LG_PART(nn_ws, gcache, G ? gru_cache(G, 1, max_batch) : 0),
+		LG_PART(nn_ws, zero, max_batch * G),
+	};
+	w = lg_block_new(sizeof *w, parts, LG_ARRAY_LEN(parts));
 	if (!w)
 		return LG_ENOMEM;
 	w->s = n->s;
 	w->cap = max_batch;
-	w->a = malloc(max_batch * n->wmax * sizeof *w->a);
-	w->b = malloc(max_batch * n->wmax * sizeof *w->b);
-	w->c = malloc(max_batch * n->wmax * sizeof *w->c);
-	w->head = malloc(max_batch * (n->s.actions + 1) * sizeof *w->head);
-	w->scratch = malloc((nn_conv_scratch(n, max_batch) + 1) *
-			    sizeof *w->scratch);
-	w->logp = malloc(n->s.actions * sizeof *w->logp);
-	w->p = malloc(n->s.actions * sizeof *w->p);
-	if (n->s.gru) {
-		w->gcache = malloc(gru_cache(n->s.gru, 1, max_batch) *
-				   sizeof *w->gcache);
-		w->zero = calloc(max_batch * n->s.gru, sizeof *w->zero);
-	}
-	if (!w->a || !w->b || !w->c || !w->head || !w->logp || !w->p ||
-	    !w->scratch || (n->s.gru && (!w->gcache || !w->zero))) {
-		nn_ws_free(w);
-		return LG_ENOMEM;
-	}
 	*out = w;
 	return 0;
 }
 
 void nn_ws_free(nn_ws *w)
 {
-	if (!w)
-		return;
-	free(w->a);
-	free(w->b);
-	free(w->c);
-	free(w->head);
-	free(w->scratch);
-	free(w->logp);
-	free(w->p);
-	free(w->gcache);
-	free(w->zero);
 	free(w);
 }
 

@@ -62,22 +62,8 @@ static void sums_add(struct sums *a, const struct sums *b)
 
 static void shard_free_ws(struct shard *sh)
 {
-	for (int l = 0; l < NN_MAX_NET_LAYERS; l++) {
-		free(sh->acts[l]);
-		sh->acts[l] = NULL;
-	}
-	free(sh->head);
-	free(sh->dhead);
-	free(sh->d0);
-	free(sh->d1);
-	free(sh->dskip);
-	free(sh->cs);
-	free(sh->lp);
-	free(sh->pr);
-	free(sh->gcache);
-	free(sh->gwork);
-	sh->head = sh->dhead = sh->d0 = sh->d1 = sh->dskip = sh->cs = sh->lp =
-		sh->pr = sh->gcache = sh->gwork = NULL;
+	free(sh->ws); /* the arrays it holds (shard_ensure) with it */
+	sh->ws = NULL;
 	sh->cap = 0;
 	sh->cs_len = 0;
 }
@@ -85,7 +71,6 @@ static void shard_free_ws(struct shard *sh)
 static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 {
 	size_t A = net->s.actions, H = A + 1;
-	int ok = 1;
 
 	/* the conv scratch also follows the layers' methods (conv2d.wino,
 	 * which a test may switch after ppo_new) */
@@ -93,55 +78,40 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 		return 0;
 	n = LG_MAX(n, sh->cap);
 	shard_free_ws(sh);
-	for (int l = 0; l + 1 < net->nlayers; l++) {
-		sh->acts[l] = malloc(n * net->dims[l + 1] * sizeof(float));
-		ok &= sh->acts[l] != NULL;
-	}
-	sh->head = malloc(n * H * sizeof(float));
-	sh->dhead = malloc(n * H * sizeof(float));
-	sh->d0 = malloc(n * net->wmax * sizeof(float));
-	sh->d1 = malloc(n * net->wmax * sizeof(float));
-	sh->dskip = malloc(n * net->wmax * sizeof(float));
-	sh->cs_len = nn_conv_scratch(net, n);
-	sh->cs = malloc((sh->cs_len + 1) * sizeof(float));
-	sh->lp = malloc(A * sizeof(float));
-	sh->pr = malloc(A * sizeof(float));
-	if (net->gl >= 0) {
-		/* T x B = n rows: one step of n rows needs the most */
-		sh->gcache = malloc(gru_cache(net->s.gru, 1, n) *
-				    sizeof(float));
-		sh->gwork = malloc(gru_work(net->s.gru, 1, n) * sizeof(float));
-		ok &= sh->gcache && sh->gwork;
-	}
-	ok &= sh->head && sh->dhead && sh->d0 && sh->d1 && sh->dskip &&
-	      sh->cs && sh->lp && sh->pr;
-	if (!ok) {
-		shard_free_ws(sh);
+	/* one block (lg_block_parts): the layers' activations, then the
+	 * rest, each on a cache line */
+	struct lg_part parts[NN_MAX_NET_LAYERS + 10];
+	size_t k = 0, G = net->gl >= 0 ? net->s.gru : 0;
+	for (int l = 0; l + 1 < net->nlayers; l++)
+		parts[k++] = (struct lg_part){
+			offsetof(struct shard, acts) + (size_t)l * sizeof(float *),
+			n * net->dims[l + 1], sizeof(float) };
+#define PART(member, count) \
+	parts[k++] = (struct lg_part)LG_PART(struct shard, member, count)
+	PART(head, n * H);
+	PART(dhead, n * H);
+	PART(d0, n * net->wmax);
+	PART(d1, n * net->wmax);
+	PART(dskip, n * net->wmax);
+	PART(cs, nn_conv_scratch(net, n) + 1);
+	PART(lp, A);
+	PART(pr, A);
+	/* T x B = n rows: one step of n rows needs the most */
+	PART(gcache, G ? gru_cache(G, 1, n) : 0);
+	PART(gwork, G ? gru_work(G, 1, n) : 0);
+#undef PART
+	sh->ws = lg_block_parts(sh, parts, k);
+	if (!sh->ws)
 		return LG_ENOMEM;
-	}
+	sh->cs_len = nn_conv_scratch(net, n);
 	sh->cap = n;
 	return 0;
 }
 
 static void free_gather(ppo *p)
 {
-	free(p->mb_obs);
-	free(p->mb_logp);
-	free(p->mb_value);
-	free(p->mb_adv);
-	free(p->mb_ret);
-	free(p->mb_mask);
-	free(p->mb_action);
-	free(p->mb_mlogp);
-	free(p->mb_pw);
-	free(p->mb_state);
-	free(p->mb_start);
-	free(p->mb_pad);
-	free(p->mb_visits);
-	p->mb_obs = p->mb_logp = p->mb_value = p->mb_adv = p->mb_ret = NULL;
-	p->mb_mlogp = p->mb_state = p->mb_visits = p->mb_pw = NULL;
-	p->mb_mask = p->mb_start = p->mb_pad = NULL;
-	p->mb_action = NULL;
+	free(p->gather); /* the mb_ arrays it holds (ppo_ensure_gcap) */
+	p->gather = NULL;
 	p->gcap = 0;
 }
 
@@ -179,30 +149,21 @@ int ppo_ensure_gcap(ppo *p, size_t n)
 	if (n <= p->gcap)
 		return 0;
 	free_gather(p);
-	p->mb_obs = malloc(n * net->s.obs * sizeof(float));
-	p->mb_logp = malloc(n * sizeof(float));
-	p->mb_value = malloc(n * sizeof(float));
-	p->mb_adv = malloc(n * sizeof(float));
-	p->mb_ret = malloc(n * sizeof(float));
-	p->mb_mask = malloc(n * A);
-	p->mb_action = malloc(n * sizeof(int32_t));
-	p->mb_visits = malloc(n * A * sizeof(float));
-	p->mb_pw = malloc(n * sizeof(float));
-	if (p->magnet)
-		p->mb_mlogp = malloc(n * A * sizeof(float));
-	if (H) {
-		p->mb_state = malloc(n * H * sizeof(float));
-		p->mb_start = malloc(n);
-		p->mb_pad = malloc(n);
-	}
-	if (!p->mb_obs || !p->mb_logp || !p->mb_value || !p->mb_adv ||
-	    !p->mb_ret || !p->mb_mask || !p->mb_action || !p->mb_visits ||
-	    !p->mb_pw ||
-	    (p->magnet && !p->mb_mlogp) ||
-	    (H && (!p->mb_state || !p->mb_start || !p->mb_pad))) {
-		free_gather(p);
+	/* one block (lg_block_parts), each array on a cache line */
+#define PART(member, count) LG_PART(struct ppo, member, count)
+	const struct lg_part parts[] = {
+		PART(mb_obs, n * net->s.obs), PART(mb_logp, n),
+		PART(mb_value, n),	      PART(mb_adv, n),
+		PART(mb_ret, n),	      PART(mb_mask, n * A),
+		PART(mb_action, n),	      PART(mb_visits, n * A),
+		PART(mb_pw, n),		      PART(mb_mlogp, p->magnet ? n * A : 0),
+		PART(mb_state, n * H),	      PART(mb_start, H ? n : 0),
+		PART(mb_pad, H ? n : 0),
+	};
+#undef PART
+	p->gather = lg_block_parts(p, parts, LG_ARRAY_LEN(parts));
+	if (!p->gather)
 		return LG_ENOMEM;
-	}
 	p->gcap = n;
 	return 0;
 }
@@ -210,52 +171,29 @@ int ppo_ensure_gcap(ppo *p, size_t n)
 /* ppo_internal.h */
 int ppo_ensure_bcap(ppo *p, size_t n)
 {
-	float *adv, *ret;
-	uint32_t *idx;
+	size_t A = p->net->s.actions;
+	int sw = p->o.state_weight > 0, mmd = p->o.mmd_eta > 0;
+	void *ws;
 
 	if (n <= p->bcap)
 		return 0;
-	adv = realloc(p->adv, n * sizeof *adv);
-	if (adv)
-		p->adv = adv;
-	ret = realloc(p->ret, n * sizeof *ret);
-	if (ret)
-		p->ret = ret;
-	idx = realloc(p->idx, n * sizeof *idx);
-	if (idx)
-		p->idx = idx;
-	if (!adv || !ret || !idx)
+	/* one block (lg_block_parts) of what the options use; a batch
+	 * fills it after this call, so a larger one need not keep it */
+	const struct lg_part parts[] = {
+		LG_PART(struct ppo, adv, n),
+		LG_PART(struct ppo, ret, n),
+		LG_PART(struct ppo, idx, n),
+		LG_PART(struct ppo, pw, sw ? n : 0),
+		LG_PART(struct ppo, keys, sw || mmd ? 2 * n : 0),
+		LG_PART(struct ppo, tgt, mmd ? n * A : 0),
+		LG_PART(struct ppo, lpnew, mmd ? n * A : 0),
+		LG_PART(struct ppo, mlogp, p->magnet ? n * A : 0),
+	};
+	ws = lg_block_parts(p, parts, LG_ARRAY_LEN(parts));
+	if (!ws)
 		return LG_ENOMEM;
-	if (p->o.state_weight > 0) {
-		float *pw = realloc(p->pw, n * sizeof *pw);
-		if (!pw)
-			return LG_ENOMEM;
-		p->pw = pw;
-	}
-	if (p->o.state_weight > 0 || p->o.mmd_eta > 0) {
-		uint64_t *keys = realloc(p->keys, 2 * n * sizeof *keys);
-		if (!keys)
-			return LG_ENOMEM;
-		p->keys = keys;
-	}
-	if (p->o.mmd_eta > 0) {
-		float *t = realloc(p->tgt, n * p->net->s.actions * sizeof *t);
-		if (t)
-			p->tgt = t;
-		float *l = realloc(p->lpnew,
-				   n * p->net->s.actions * sizeof *l);
-		if (l)
-			p->lpnew = l;
-		if (!t || !l)
-			return LG_ENOMEM;
-	}
-	if (p->magnet) {
-		float *ml = realloc(p->mlogp,
-				    n * p->net->s.actions * sizeof *ml);
-		if (!ml)
-			return LG_ENOMEM;
-		p->mlogp = ml;
-	}
+	free(p->batch_ws);
+	p->batch_ws = ws;
 	p->bcap = n;
 	return 0;
 }
@@ -298,21 +236,25 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 			goto fail;
 	}
 	p->nshards = LG_MIN(LG_MAX(o->threads, 1), PPO_MAX_SHARDS);
-	p->g = calloc(p->net->nparams, sizeof(float));
-	p->m = calloc(p->net->nparams, sizeof(float));
-	p->v = calloc(p->net->nparams, sizeof(float));
-	if (!p->g || !p->m || !p->v) {
+	/* the gradient, the moments and the other shards' gradients: one
+	 * zeroed block (lg_block_parts) */
+	size_t np = p->net->nparams, k = 0;
+	struct lg_part parts[3 + PPO_MAX_SHARDS] = {
+		LG_PART(struct ppo, g, np),
+		LG_PART(struct ppo, m, np),
+		LG_PART(struct ppo, v, np),
+	};
+	for (k = 3; k < (size_t)p->nshards + 2; k++)
+		parts[k] = (struct lg_part){
+			offsetof(struct ppo, sh) + (k - 2) * sizeof(struct shard) +
+				offsetof(struct shard, g),
+			np, sizeof(float) };
+	p->params_ws = lg_block_parts(p, parts, k);
+	if (!p->params_ws) {
 		rc = LG_ENOMEM;
 		goto fail;
 	}
 	p->sh[0].g = p->g;
-	for (int i = 1; i < p->nshards; i++) {
-		p->sh[i].g = calloc(p->net->nparams, sizeof(float));
-		if (!p->sh[i].g) {
-			rc = LG_ENOMEM;
-			goto fail;
-		}
-	}
 	if (o->magnet_coef > 0) {
 		rc = nn_clone(&p->magnet, p->net);
 		if (rc)
@@ -348,23 +290,11 @@ void ppo_free(ppo *p)
 	if (!p)
 		return;
 	ppo_pool_stop(p);
-	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
+	for (int i = 0; i < PPO_MAX_SHARDS; i++)
 		shard_free_ws(&p->sh[i]);
-		if (i > 0)
-			free(p->sh[i].g);
-	}
 	free_gather(p);
-	free(p->g);
-	free(p->m);
-	free(p->v);
-	free(p->adv);
-	free(p->ret);
-	free(p->idx);
-	free(p->mlogp);
-	free(p->pw);
-	free(p->keys);
-	free(p->tgt);
-	free(p->lpnew);
+	free(p->params_ws);
+	free(p->batch_ws);
 	nn_ws_free(p->mws);
 	nn_free(p->magnet);
 	nn_free(p->net);

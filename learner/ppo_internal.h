@@ -40,8 +40,10 @@ struct shard {
 	size_t cs_len;
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *gcache, *gwork;      /* the recurrent core's */
-	float *g;
+	float *g;                   /* in the ppo's params_ws */
 	size_t cap;
+	void *ws;                   /* the block the arrays above live in
+				       (all but g) while cap > 0 */
 	/* the job while it runs */
 	const struct ppo *p;
 	struct ppo_minibatch mb;
@@ -54,6 +56,7 @@ struct ppo {
 	struct ppo_opts o;
 	lg_rng rng;
 	float *g, *m, *v;     /* gradient, Adam moments (params' layout) */
+	void *params_ws;      /* the block g, m, v and the shards' g are in */
 	uint64_t adam_t, updates;
 	int nshards;
 	struct shard sh[PPO_MAX_SHARDS];
@@ -68,16 +71,19 @@ struct ppo {
 		pthread_mutex_t mu;
 		pthread_cond_t cv;
 	} pool;
-	/* gathered minibatch, `gcap` rows */
+	/* gathered minibatch, `gcap` rows, in the gather block */
 	size_t gcap;
+	void *gather;
 	float *mb_obs, *mb_logp, *mb_value, *mb_adv, *mb_ret, *mb_state;
 	float *mb_visits; /* gcap x actions */
 	float *mb_pw;     /* gcap: state weights (state_weight > 0) */
 	int visits;       /* the batch being trained has the visits column */
 	uint8_t *mb_mask, *mb_start, *mb_pad;
 	int32_t *mb_action;
-	/* batch workspace, `bcap` rows */
+	/* batch workspace, `bcap` rows, in the batch_ws block: adv, ret,
+	 * idx, pw, keys, tgt, lpnew and mlogp below */
 	size_t bcap;
+	void *batch_ws;
 	float *adv, *ret;
 	uint32_t *idx;
 	float *pw;       /* state weights (state_weight > 0) */

@@ -296,6 +296,29 @@ void net_conn_close(net_conn *c, const char *why, int flush)
 	schedule_close(c, why);
 }
 
+int net_conn_hello_reply(net_conn *c, League__HelloReply *r, int status,
+			 const char *error, uint64_t session)
+{
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	League__HelloReply plain = LEAGUE__HELLO_REPLY__INIT;
+
+	if (!r)
+		r = &plain;
+	r->protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
+	r->status = (League__Status)status;
+	r->error = (char *)(uintptr_t)(error ? error : "");
+	r->session = session;
+	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
+	m.hello_reply = r;
+	return net_conn_send(c, &m);
+}
+
+void net_event_free(struct event *ev)
+{
+	if (ev)
+		event_free(ev);
+}
+
 void net_conn_free(net_conn *c)
 {
 	if (!c)

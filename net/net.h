@@ -106,6 +106,12 @@ int net_conn_new_tls(net_conn **out, struct event_base *base, int fd,
 void net_conn_peer_cert(const net_conn *c, char *out, size_t len);
 /* Queue m. LG_ECLOSED when closing or closed. */
 int net_conn_send(net_conn *c, const net_msg *m);
+/* Queue a HelloReply of the current protocol version: status, error
+ * (NULL: none) and session id over what r already says (heartbeat,
+ * league, env; NULL: nothing more). The daemon's sessions and the
+ * trajectory endpoint answer a Hello with it. As net_conn_send. */
+int net_conn_hello_reply(net_conn *c, League__HelloReply *r, int status,
+			 const char *error, uint64_t session);
 /* Queue a frame made by net_frame_encode (header included). */
 int net_conn_send_frame(net_conn *c, const void *frame, size_t len);
 /* Close now (why is logged), or after flushing queued output when flush is
@@ -114,6 +120,10 @@ void net_conn_close(net_conn *c, const char *why, int flush);
 /* Free at once, with no on_close call: for tearing a server down. Queued
  * output is dropped. NULL is a no-op. */
 void net_conn_free(net_conn *c);
+/* event_free for an event that may not have been made: NULL is a no-op,
+ * as free's (libevent's own does not take NULL). */
+struct event;
+void net_event_free(struct event *ev);
 enum net_conn_state net_conn_state(const net_conn *c);
 const char *net_conn_peer(const net_conn *c);
 /* Bytes queued for the peer. */

@@ -98,20 +98,6 @@ static void send_credit(struct tconn *t, uint32_t n)
 		t->outstanding += n;
 }
 
-static void hello_reply(struct tconn *t, int status, const char *error)
-{
-	net_msg m = LEAGUE__ENVELOPE__INIT;
-	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
-
-	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
-	r.status = (League__Status)status;
-	r.error = (char *)(uintptr_t)(error ? error : "");
-	r.session = t->id;
-	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
-	m.hello_reply = &r;
-	net_conn_send(t->conn, &m);
-}
-
 static int token_ok(const char *want, const char *got)
 {
 	size_t lw = strlen(want), lg = strlen(got), n = lw > lg ? lw : lg;
@@ -139,7 +125,7 @@ static void on_hello(struct tconn *t, const uint8_t *body, size_t len)
 	else if (s->nready >= s->o.max_senders)
 		why = "too many senders", st = LEAGUE__STATUS__STATUS_BUSY;
 	net_msg_free(m);
-	hello_reply(t, st, why);
+	net_conn_hello_reply(t->conn, NULL, st, why, t->id);
 	if (why) {
 		LG_WARN("traj: %s: refused: %s", net_conn_peer(t->conn), why);
 		net_conn_close(t->conn, why, 1);
@@ -346,6 +332,36 @@ static void *loop_main(void *arg)
 	return NULL;
 }
 
+/* Everything s holds, however far net_traj_server_start got, once its
+ * loop thread (if it ran) is gone: the stop and start's failure alike. */
+static void server_free(net_traj_server *s)
+{
+	while (s->conns) {
+		struct tconn *t = s->conns;
+		s->conns = t->next;
+		net_conn_free(t->conn);
+		free(t);
+	}
+	while (s->head) {
+		struct qent *q = s->head;
+		s->head = q->next;
+		free(q);
+	}
+	net_event_free(s->accept_ev);
+	net_event_free(s->wake_ev);
+	net_event_free(s->hb_ev);
+	if (s->base)
+		event_base_free(s->base);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->wfd >= 0)
+		close(s->wfd);
+	free(s->owed_ids);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
 int net_traj_server_start(net_traj_server **out,
 			  const struct net_traj_server_opts *o, char *err,
 			  size_t errlen)
@@ -397,21 +413,7 @@ int net_traj_server_start(net_traj_server **out,
 	*out = s;
 	return 0;
 fail:
-	if (s->accept_ev)
-		event_free(s->accept_ev);
-	if (s->wake_ev)
-		event_free(s->wake_ev);
-	if (s->hb_ev)
-		event_free(s->hb_ev);
-	if (s->base)
-		event_base_free(s->base);
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->wfd >= 0)
-		close(s->wfd);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
-	free(s);
+	server_free(s);
 	return rc;
 }
 
@@ -520,27 +522,7 @@ void net_traj_server_stop(net_traj_server *s)
 	pthread_mutex_unlock(&s->mu);
 	wake_loop(s);
 	pthread_join(s->thread, NULL);
-	while (s->conns) {
-		struct tconn *t = s->conns;
-		s->conns = t->next;
-		net_conn_free(t->conn);
-		free(t);
-	}
-	while (s->head) {
-		struct qent *q = s->head;
-		s->head = q->next;
-		free(q);
-	}
-	event_free(s->accept_ev);
-	event_free(s->wake_ev);
-	event_free(s->hb_ev);
-	event_base_free(s->base);
-	close(s->lfd);
-	close(s->wfd);
-	free(s->owed_ids);
-	pthread_mutex_destroy(&s->mu);
-	pthread_cond_destroy(&s->cv);
-	free(s);
+	server_free(s);
 }
 
 /* ---- sender ----------------------------------------------------------- */

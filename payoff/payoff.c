@@ -12,6 +12,7 @@
 #include "payoff/payoff.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,8 +37,11 @@ struct payoff {
 	uint32_t ntracked, cap_tracked;
 	struct pair *pairs;
 	uint32_t npairs, cap_pairs;
-	uint64_t *hkeys;      /* 0 empty, else key + 1 */
-	uint32_t *hvals;
+	struct htab {
+		uint64_t *keys; /* 0 empty, else key + 1 */
+		uint32_t *vals;
+	} h;                  /* pair index by key, in one block: */
+	void *hmem;           /* lg_block_parts's */
 	size_t hcap;          /* power of two */
 };
 
@@ -99,8 +103,7 @@ void payoff_free(payoff *p)
 	free(p->agents);
 	free(p->tracked);
 	free(p->pairs);
-	free(p->hkeys);
-	free(p->hvals);
+	free(p->hmem);
 	free(p);
 }
 
@@ -251,10 +254,10 @@ static int find_pair(const payoff *p, uint32_t a, uint32_t b, uint32_t *idx)
 	if (!p->hcap)
 		return 0;
 	for (i = hslot(k, p->hcap);; i = (i + 1) & (p->hcap - 1)) {
-		if (p->hkeys[i] == 0)
+		if (p->h.keys[i] == 0)
 			return 0;
-		if (p->hkeys[i] == k) {
-			*idx = p->hvals[i];
+		if (p->h.keys[i] == k) {
+			*idx = p->h.vals[i];
 			return 1;
 		}
 	}
@@ -293,20 +296,21 @@ static int get_pair(payoff *p, uint32_t a, uint32_t b, struct pair **out)
 	}
 	if ((size_t)(p->npairs + 1) * 2 > p->hcap) {
 		size_t nc = p->hcap ? p->hcap * 2 : 64;
-		uint64_t *nk = calloc(nc, sizeof *nk);
-		uint32_t *nv = malloc(nc * sizeof *nv);
-		if (!nk || !nv) {
-			free(nk);
-			free(nv);
+		const struct lg_part parts[] = {
+			LG_PART(struct htab, keys, nc),
+			LG_PART(struct htab, vals, nc),
+		};
+		struct htab n;
+		void *mem = lg_block_parts(&n, parts, 2); /* keys all empty */
+		if (!mem)
 			return LG_ENOMEM;
-		}
 		for (size_t i = 0; i < p->hcap; i++)
-			if (p->hkeys[i])
-				hinsert(nk, nv, nc, p->hkeys[i], p->hvals[i]);
-		free(p->hkeys);
-		free(p->hvals);
-		p->hkeys = nk;
-		p->hvals = nv;
+			if (p->h.keys[i])
+				hinsert(n.keys, n.vals, nc, p->h.keys[i],
+					p->h.vals[i]);
+		free(p->hmem);
+		p->h = n;
+		p->hmem = mem;
 		p->hcap = nc;
 	}
 	rc = grow((void **)&p->pairs, &p->cap_pairs, p->npairs + 1,
@@ -324,7 +328,7 @@ static int get_pair(payoff *p, uint32_t a, uint32_t b, struct pair **out)
 	p->pairs[idx].b = b;
 	memset(&p->pairs[idx].e, 0, sizeof p->pairs[idx].e);
 	p->npairs++;
-	hinsert(p->hkeys, p->hvals, p->hcap, pair_key(a, b) + 1, idx);
+	hinsert(p->h.keys, p->h.vals, p->hcap, pair_key(a, b) + 1, idx);
 	*out = &p->pairs[idx];
 	return 0;
 }
@@ -794,25 +798,24 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 
 /* ---- storage ----------------------------------------------------------- */
 
+/* A pair record: the entry's four counts, f64 each, in turn. */
+#define ENTRY(at, member) LG_FIELD(F64, at, struct payoff_entry, member)
+static const struct lg_field entry_fields[] = {
+	ENTRY(0, wins), ENTRY(8, draws), ENTRY(16, losses), ENTRY(24, games),
+};
+static const struct lg_record entry_rec =
+	LG_RECORD(PAYOFF_ENTRY_BYTES, entry_fields);
+
 void payoff_entry_encode(const struct payoff_entry *e,
 			 uint8_t out[PAYOFF_ENTRY_BYTES])
 {
-	lg_put_lef64(out, e->wins);
-	lg_put_lef64(out + 8, e->draws);
-	lg_put_lef64(out + 16, e->losses);
-	lg_put_lef64(out + 24, e->games);
+	lg_record_put(out, &entry_rec, e);
 }
 
 int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e)
 {
-	const uint8_t *b = v;
-
-	if (len != PAYOFF_ENTRY_BYTES)
+	if (lg_record_get(v, len, &entry_rec, e))
 		return LG_ECORRUPT;
-	e->wins = lg_get_lef64(b);
-	e->draws = lg_get_lef64(b + 8);
-	e->losses = lg_get_lef64(b + 16);
-	e->games = lg_get_lef64(b + 24);
 	return entry_ok(e) ? 0 : LG_ECORRUPT;
 }
 

@@ -45,11 +45,7 @@ uint32_t brain_newest_snapshots(const brain *b, uint32_t cap, uint32_t *ids)
 		    p.status == BRAIN_ACTIVE) /* a retired one's are gone */
 			ids[n++] = i;
 	}
-	for (uint32_t i = 0; i < n / 2; i++) {
-		uint32_t t = ids[i];
-		ids[i] = ids[n - 1 - i];
-		ids[n - 1 - i] = t;
-	}
+	lg_reverse_u32(ids, n); /* oldest first */
 	return n;
 }
 

@@ -1,7 +1,8 @@
 /*
  * players/records.c: every record the brain stores, each encoder beside
- * its decoder, so a layout is written down once (players.c writes them,
- * players.c's load and replay.c read them). Fields are little-endian;
+ * its decoder and their fixed fields one table both read, so a layout is
+ * written down once (players.c writes them, players.c's load and
+ * replay.c read them). Fields are little-endian;
  * keys are the big-endian ids of storage.h.
  *
  *   players   be32 id  -> format 2, role, status, pad, parent@4, prev@8,
@@ -32,6 +33,7 @@
 #include "players/brain_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #define LOG_DECISION 72
@@ -43,6 +45,76 @@ _Static_assert(LOG_STEPS + 4 * BRAIN_RETIRE_MAX <= BRAIN_REC_LOG_MAX &&
 	       "a step report's retirements fit its record");
 #define LOG_CANCEL 16
 
+/* Each record's fixed fields, one table for its encoder and its decoder
+ * (util's lg_record_put / lg_record_get); an int member (kind) travels
+ * as its 32 bits. What a table cannot say (bytes, versions, checks)
+ * stays in the code below. */
+_Static_assert(sizeof(int) == sizeof(uint32_t), "an int is 32 bits");
+#define AG(type, at, member) LG_FIELD(type, at, struct agent, member)
+static const struct lg_field player_fields[] = {
+	AG(U32, 4, parent),	 AG(U32, 8, prev),
+	AG(U32, 12, version),	 AG(U32, 16, snapshots),
+	AG(U32, 20, resets),	 AG(U64, 24, steps),
+	AG(U64, 32, last_snap_steps),
+};
+static const struct lg_field player_psro[] = { /* format 2 */
+	AG(F64, 40, psro_best),
+	AG(U64, 48, psro_at),
+};
+static const struct lg_field snapshot_fields[] = {
+	AG(U32, 0, parent),	 AG(U32, 4, prev),
+	AG(U32, 8, version),	 AG(U64, 16, steps),
+};
+#define JOB(type, at, member) LG_FIELD(type, at, struct brain_job, member)
+static const struct lg_field job_fields[] = {
+	JOB(U64, 0, id),	       JOB(U32, 8, learner),
+	JOB(U32, 12, learner_version), JOB(U32, 16, opponent),
+	JOB(U32, 20, opponent_params), JOB(U32, 24, opponent_version),
+	JOB(U32, 28, episodes),	       JOB(U32, 32, kind),
+	JOB(U32, 36, candidates),      JOB(F64, 40, prob),
+};
+#define RES(type, at, member) \
+	LG_FIELD(type, at, struct brain_rec_result, member)
+static const struct lg_field result_fields[] = {
+	RES(U64, 0, seq),	RES(U32, 8, learner),
+	RES(U32, 12, opponent), RES(U32, 16, n),
+	RES(U32, 20, wins),	RES(U32, 24, draws),
+	RES(U32, 28, losses),
+};
+#define LOG(type, at, member) \
+	LG_FIELD(type, at, struct brain_log_entry, member)
+static const struct lg_field log_decision[] = {
+	LOG(U32, 4, player),	     LOG(U32, 8, opponent),
+	LOG(U32, 12, kind),	     LOG(U32, 16, candidates),
+	LOG(U32, 20, episodes),	     LOG(U64, 24, job),
+	LOG(F64, 32, prob),	     LOG(U64, 40, rng_before.s[0]),
+	LOG(U64, 48, rng_before.s[1]), LOG(U64, 56, rng_before.s[2]),
+	LOG(U64, 64, rng_before.s[3]),
+};
+static const struct lg_field log_result[] = { /* and games */
+	LOG(U32, 4, n),	     LOG(U64, 8, job),
+	LOG(U32, 16, wins),  LOG(U32, 20, draws),
+	LOG(U32, 24, losses),
+};
+static const struct lg_field log_cancel[] = {
+	LOG(U64, 8, job),
+};
+static const struct lg_field log_steps[] = { /* and the retired ids */
+	LOG(U32, 4, player),	   LOG(U32, 8, version),
+	LOG(U32, 12, snapshot_id), LOG(U64, 16, steps),
+};
+static const struct lg_record snapshot_rec =
+	LG_RECORD(BRAIN_REC_SNAPSHOT, snapshot_fields);
+static const struct lg_record job_rec = LG_RECORD(BRAIN_REC_JOB, job_fields);
+static const struct lg_record decision_rec =
+	LG_RECORD(LOG_DECISION, log_decision);
+static const struct lg_record result_rec = LG_RECORD(LOG_RESULT, log_result);
+static const struct lg_record cancel_rec = LG_RECORD(LOG_CANCEL, log_cancel);
+#define PUT(rec, table, base) \
+	lg_fields_put(rec, table, LG_ARRAY_LEN(table), base)
+#define GET(rec, table, base) \
+	lg_fields_get(rec, table, LG_ARRAY_LEN(table), base)
+
 void brain_rec_player_encode(const struct agent *a,
 			     uint8_t r[BRAIN_REC_PLAYER])
 {
@@ -50,15 +122,8 @@ void brain_rec_player_encode(const struct agent *a,
 	r[0] = 2; /* format */
 	r[1] = a->role;
 	r[2] = a->status;
-	lg_put_le32(r + 4, a->parent);
-	lg_put_le32(r + 8, a->prev);
-	lg_put_le32(r + 12, a->version);
-	lg_put_le32(r + 16, a->snapshots);
-	lg_put_le32(r + 20, a->resets);
-	lg_put_le64(r + 24, a->steps);
-	lg_put_le64(r + 32, a->last_snap_steps);
-	lg_put_lef64(r + 40, a->psro_best);
-	lg_put_le64(r + 48, a->psro_at);
+	PUT(r, player_fields, a);
+	PUT(r, player_psro, a);
 }
 
 int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
@@ -72,16 +137,9 @@ int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
 	memset(a, 0, sizeof *a);
 	a->role = r[1];
 	a->status = r[2];
-	a->parent = lg_get_le32(r + 4);
-	a->prev = lg_get_le32(r + 8);
-	a->version = lg_get_le32(r + 12);
-	a->snapshots = lg_get_le32(r + 16);
-	a->resets = lg_get_le32(r + 20);
-	a->steps = lg_get_le64(r + 24);
-	a->last_snap_steps = lg_get_le64(r + 32);
+	GET(r, player_fields, a);
 	if (r[0] == 2) {
-		a->psro_best = lg_get_lef64(r + 40);
-		a->psro_at = lg_get_le64(r + 48);
+		GET(r, player_psro, a);
 		if (!isfinite(a->psro_best))
 			return LG_ECORRUPT;
 	}
@@ -92,58 +150,23 @@ int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
 void brain_rec_snapshot_encode(const struct agent *s,
 			       uint8_t r[BRAIN_REC_SNAPSHOT])
 {
-	memset(r, 0, BRAIN_REC_SNAPSHOT);
-	lg_put_le32(r, s->parent);
-	lg_put_le32(r + 4, s->prev);
-	lg_put_le32(r + 8, s->version);
-	lg_put_le64(r + 16, s->steps);
+	lg_record_put(r, &snapshot_rec, s);
 }
 
 int brain_rec_snapshot_decode(const void *val, size_t len, struct agent *s)
 {
-	const uint8_t *r = val;
-
-	if (len != BRAIN_REC_SNAPSHOT)
-		return LG_ECORRUPT;
-	s->parent = lg_get_le32(r);
-	s->prev = lg_get_le32(r + 4);
-	s->version = lg_get_le32(r + 8);
-	s->steps = lg_get_le64(r + 16);
-	return 0;
+	return lg_record_get(val, len, &snapshot_rec, s);
 }
 
 void brain_rec_job_encode(const struct brain_job *j, uint8_t r[BRAIN_REC_JOB])
 {
-	memset(r, 0, BRAIN_REC_JOB);
-	lg_put_le64(r, j->id);
-	lg_put_le32(r + 8, j->learner);
-	lg_put_le32(r + 12, j->learner_version);
-	lg_put_le32(r + 16, j->opponent);
-	lg_put_le32(r + 20, j->opponent_params);
-	lg_put_le32(r + 24, j->opponent_version);
-	lg_put_le32(r + 28, j->episodes);
-	lg_put_le32(r + 32, (uint32_t)j->kind);
-	lg_put_le32(r + 36, j->candidates);
-	lg_put_lef64(r + 40, j->prob);
+	lg_record_put(r, &job_rec, j);
 }
 
 int brain_rec_job_decode(const void *val, size_t len, struct brain_job *j)
 {
-	const uint8_t *r = val;
-
-	if (len != BRAIN_REC_JOB)
-		return LG_ECORRUPT;
-	j->id = lg_get_le64(r);
-	j->learner = lg_get_le32(r + 8);
-	j->learner_version = lg_get_le32(r + 12);
-	j->opponent = lg_get_le32(r + 16);
-	j->opponent_params = lg_get_le32(r + 20);
-	j->opponent_version = lg_get_le32(r + 24);
-	j->episodes = lg_get_le32(r + 28);
-	j->kind = (int)lg_get_le32(r + 32);
-	j->candidates = lg_get_le32(r + 36);
-	j->prob = lg_get_lef64(r + 40);
-	if (j->kind < 0 || j->kind >= BRAIN_JOB__COUNT)
+	if (lg_record_get(val, len, &job_rec, j) ||
+	    j->kind < 0 || j->kind >= BRAIN_JOB__COUNT)
 		return LG_ECORRUPT;
 	return 0;
 }
@@ -151,13 +174,7 @@ int brain_rec_job_decode(const void *val, size_t len, struct brain_job *j)
 void brain_rec_result_encode(const struct brain_rec_result *res, uint8_t *r)
 {
 	memset(r, 0, BRAIN_REC_RESULT_HDR);
-	lg_put_le64(r, res->seq);
-	lg_put_le32(r + 8, res->learner);
-	lg_put_le32(r + 12, res->opponent);
-	lg_put_le32(r + 16, res->n);
-	lg_put_le32(r + 20, res->wins);
-	lg_put_le32(r + 24, res->draws);
-	lg_put_le32(r + 28, res->losses);
+	PUT(r, result_fields, res);
 	memcpy(r + BRAIN_REC_RESULT_HDR, res->outcomes, res->n);
 }
 
@@ -168,13 +185,7 @@ int brain_rec_result_decode(const void *val, size_t len,
 
 	if (len < BRAIN_REC_RESULT_HDR)
 		return LG_ECORRUPT;
-	res->seq = lg_get_le64(r);
-	res->learner = lg_get_le32(r + 8);
-	res->opponent = lg_get_le32(r + 12);
-	res->n = lg_get_le32(r + 16);
-	res->wins = lg_get_le32(r + 20);
-	res->draws = lg_get_le32(r + 24);
-	res->losses = lg_get_le32(r + 28);
+	GET(r, result_fields, res);
 	res->outcomes = (const int8_t *)(r + BRAIN_REC_RESULT_HDR);
 	if (len != brain_rec_result_size(res->n))
 		return LG_ECORRUPT;
@@ -188,31 +199,16 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 	r[0] = (uint8_t)e->type;
 	switch (e->type) {
 	case BRAIN_LOG_DECISION:
-		lg_put_le32(r + 4, e->player);
-		lg_put_le32(r + 8, e->opponent);
-		lg_put_le32(r + 12, (uint32_t)e->kind);
-		lg_put_le32(r + 16, e->candidates);
-		lg_put_le32(r + 20, e->episodes);
-		lg_put_le64(r + 24, e->job);
-		lg_put_lef64(r + 32, e->prob);
-		for (int i = 0; i < 4; i++)
-			lg_put_le64(r + 40 + 8 * i, e->rng_before.s[i]);
+		PUT(r, log_decision, e);
 		return LOG_DECISION;
 	case BRAIN_LOG_RESULT:
 	case BRAIN_LOG_GAMES:
-		lg_put_le32(r + 4, e->n);
-		lg_put_le64(r + 8, e->job);
-		lg_put_le32(r + 16, e->wins);
-		lg_put_le32(r + 20, e->draws);
-		lg_put_le32(r + 24, e->losses);
+		PUT(r, log_result, e);
 		return LOG_RESULT;
 	case BRAIN_LOG_STEPS:
 		r[1] = (uint8_t)e->snapshot;
 		r[2] = (uint8_t)e->reset;
-		lg_put_le32(r + 4, e->player);
-		lg_put_le32(r + 8, e->version);
-		lg_put_le32(r + 12, e->snapshot_id);
-		lg_put_le64(r + 16, e->steps);
+		PUT(r, log_steps, e);
 		if (!e->retired_logged)
 			return LOG_STEPS;
 		r[3] = (uint8_t)(LOG_RETIRED_LOGGED | e->nretired);
@@ -220,7 +216,7 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 			lg_put_le32(r + LOG_STEPS + 4 * i, e->retired[i]);
 		return LOG_STEPS + 4 * (size_t)e->nretired;
 	case BRAIN_LOG_CANCEL:
-		lg_put_le64(r + 8, e->job);
+		PUT(r, log_cancel, e);
 		return LOG_CANCEL;
 	}
 	return 0;
@@ -238,29 +234,13 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 	e->type = r[0];
 	switch (e->type) {
 	case BRAIN_LOG_DECISION:
-		if (vlen != LOG_DECISION)
+		if (lg_record_get(val, vlen, &decision_rec, e) ||
+		    e->kind < 0 || e->kind >= BRAIN_JOB__COUNT)
 			return LG_ECORRUPT;
-		e->player = lg_get_le32(r + 4);
-		e->opponent = lg_get_le32(r + 8);
-		e->kind = (int)lg_get_le32(r + 12);
-		e->candidates = lg_get_le32(r + 16);
-		e->episodes = lg_get_le32(r + 20);
-		e->job = lg_get_le64(r + 24);
-		e->prob = lg_get_lef64(r + 32);
-		for (int i = 0; i < 4; i++)
-			e->rng_before.s[i] = lg_get_le64(r + 40 + 8 * i);
-		return e->kind >= 0 && e->kind < BRAIN_JOB__COUNT ?
-			       0 : LG_ECORRUPT;
+		return 0;
 	case BRAIN_LOG_RESULT:
 	case BRAIN_LOG_GAMES:
-		if (vlen != LOG_RESULT)
-			return LG_ECORRUPT;
-		e->n = lg_get_le32(r + 4);
-		e->job = lg_get_le64(r + 8);
-		e->wins = lg_get_le32(r + 16);
-		e->draws = lg_get_le32(r + 20);
-		e->losses = lg_get_le32(r + 24);
-		return 0;
+		return lg_record_get(val, vlen, &result_rec, e);
 	case BRAIN_LOG_STEPS:
 		if (vlen < LOG_STEPS)
 			return LG_ECORRUPT;
@@ -277,16 +257,10 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 		}
 		e->snapshot = r[1];
 		e->reset = r[2];
-		e->player = lg_get_le32(r + 4);
-		e->version = lg_get_le32(r + 8);
-		e->snapshot_id = lg_get_le32(r + 12);
-		e->steps = lg_get_le64(r + 16);
+		GET(r, log_steps, e);
 		return 0;
 	case BRAIN_LOG_CANCEL:
-		if (vlen != LOG_CANCEL)
-			return LG_ECORRUPT;
-		e->job = lg_get_le64(r + 8);
-		return 0;
+		return lg_record_get(val, vlen, &cancel_rec, e);
 	}
 	return LG_ECORRUPT;
 }

@@ -343,12 +343,9 @@ void league_http_guard_free(struct league_http_guard *g)
 		evconnlistener_set_error_cb(g->lev, NULL);
 	if (g->http)
 		evhttp_set_bevcb(g->http, NULL, NULL);
-	if (g->pickup_ev)
-		event_free(g->pickup_ev);
-	if (g->sweep_ev)
-		event_free(g->sweep_ev);
-	if (g->retry_ev)
-		event_free(g->retry_ev);
+	net_event_free(g->pickup_ev);
+	net_event_free(g->sweep_ev);
+	net_event_free(g->retry_ev);
 	free(g);
 }
 

@@ -119,19 +119,12 @@ static void mem_closed(evutil_socket_t fd, short what, void *arg)
 static void send_hello_reply(league_session *ss, int status, const char *error)
 {
 	league_server *s = ss->srv;
-	net_msg m = LEAGUE__ENVELOPE__INIT;
 	League__HelloReply r = LEAGUE__HELLO_REPLY__INIT;
 
-	r.protocol_version = LEAGUE__CONST__PROTOCOL_VERSION;
-	r.status = (League__Status)status;
-	r.error = (char *)(uintptr_t)(error ? error : "");
-	r.session = ss->id;
 	r.heartbeat_s = s->o.heartbeat_s;
 	r.league = s->league;
 	r.env = s->env;
-	m.body_case = LEAGUE__ENVELOPE__BODY_HELLO_REPLY;
-	m.hello_reply = &r;
-	net_conn_send(ss->conn, &m);
+	net_conn_hello_reply(ss->conn, &r, status, error, ss->id);
 }
 
 static void refuse(league_session *ss, int status, const char *error)
@@ -472,12 +465,9 @@ void league_server_free(league_server *s)
 	league_http_guard_free(s->guard); /* before evhttp_free */
 	if (s->http)
 		evhttp_free(s->http);
-	if (s->retry_ev)
-		event_free(s->retry_ev);
-	if (s->accept_ev)
-		event_free(s->accept_ev);
-	if (s->tick_ev)
-		event_free(s->tick_ev);
+	net_event_free(s->retry_ev);
+	net_event_free(s->accept_ev);
+	net_event_free(s->tick_ev);
 	if (s->lfd >= 0)
 		close(s->lfd);
 	free(s);

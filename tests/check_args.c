@@ -366,7 +366,8 @@ static int call_subcommand(void *arg)
 		av[n] = words[n];
 	}
 	av[n] = NULL;
-	return cli_subcommand("tls", subs, n, av, "expected 'init' or 'check'",
+	/* no `want`: the usage error names subs' names */
+	return cli_subcommand("tls", subs, n, av, NULL,
 			      !strcmp(w[0], "named"));
 }
 

@@ -419,6 +419,107 @@ START_TEST(log_limit_counts)
 }
 END_TEST
 
+/* lg_block_new: the object first, every part on a 64-byte line, its
+ * pointer set, everything zeroed, a part of no elements a pointer too;
+ * a size that overflows is NULL. lg_block_parts: the pointers in an
+ * object outside the block. */
+struct blk {
+	double x;
+	float *f;
+	uint8_t *u;
+	uint64_t *w;
+};
+
+START_TEST(block_layout)
+{
+	const struct lg_part parts[] = {
+		LG_PART(struct blk, f, 5),
+		LG_PART(struct blk, u, 0),
+		LG_PART(struct blk, w, 17),
+	};
+	struct blk *b = lg_block_new(sizeof *b, parts, 3), o = { 0 };
+	const struct lg_part huge[] = { LG_PART(struct blk, w, SIZE_MAX / 4) };
+	void *m;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq((uintptr_t)b % LG_BLOCK_ALIGN, 0);
+	ck_assert_ptr_eq((char *)b->f, (char *)b + LG_BLOCK_ALIGN);
+	ck_assert_ptr_eq(b->u, (uint8_t *)b + 2 * LG_BLOCK_ALIGN);
+	ck_assert_ptr_eq((char *)b->w, (char *)b + 2 * LG_BLOCK_ALIGN);
+	ck_assert(b->x == 0);
+	for (int i = 0; i < 5; i++)
+		ck_assert(b->f[i] == 0);
+	for (int i = 0; i < 17; i++)
+		ck_assert_uint_eq(b->w[i], 0);
+	b->w[16] = 7; /* the last element is ours (ASan would say) */
+	free(b);
+	ck_assert_ptr_null(lg_block_new(sizeof *b, huge, 1));
+	m = lg_block_parts(&o, parts, 3);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_eq((void *)o.f, m);
+	ck_assert_ptr_eq((char *)o.w, (char *)m + LG_BLOCK_ALIGN);
+	o.w[16] = 1;
+	free(m);
+	o.f = NULL;
+	ck_assert_ptr_null(lg_block_parts(&o, huge, 1));
+	ck_assert_ptr_null(o.f); /* untouched */
+}
+END_TEST
+
+/* lg_record_put zeroes the record and writes the table's fields;
+ * lg_record_get refuses any other length, leaving the struct alone. */
+struct rec2 {
+	uint32_t a;
+	uint64_t b;
+	double c;
+};
+
+START_TEST(record_round_trip)
+{
+	static const struct lg_field f[] = {
+		LG_FIELD(U32, 0, struct rec2, a),
+		LG_FIELD(U64, 8, struct rec2, b),
+		LG_FIELD(F64, 16, struct rec2, c),
+	};
+	static const struct lg_record r = LG_RECORD(28, f);
+	struct rec2 in = { 0xdeadbeef, 0x0102030405060708ull, -2.5 }, out;
+	uint8_t rec[28];
+
+	memset(rec, 0xff, sizeof rec);
+	lg_record_put(rec, &r, &in);
+	ck_assert_uint_eq(rec[0], 0xef);
+	ck_assert_uint_eq(rec[8], 0x08);
+	for (int i = 4; i < 8; i++)
+		ck_assert_uint_eq(rec[i], 0);
+	for (int i = 24; i < 28; i++)
+		ck_assert_uint_eq(rec[i], 0);
+	memset(&out, 0, sizeof out);
+	ck_assert_int_eq(lg_record_get(rec, 27, &r, &out), LG_ECORRUPT);
+	ck_assert_uint_eq(out.a, 0);
+	ck_assert_int_eq(lg_record_get(rec, 28, &r, &out), 0);
+	ck_assert_uint_eq(out.a, in.a);
+	ck_assert_uint_eq(out.b, in.b);
+	ck_assert(out.c == in.c);
+}
+END_TEST
+
+START_TEST(reverse_u32)
+{
+	uint32_t v[5] = { 1, 2, 3, 4, 5 }, w[4] = { 1, 2, 3, 4 };
+
+	lg_reverse_u32(v, 0);
+	ck_assert_uint_eq(v[0], 1);
+	lg_reverse_u32(v, 1);
+	ck_assert_uint_eq(v[0], 1);
+	lg_reverse_u32(v, 5);
+	lg_reverse_u32(w, 4);
+	for (uint32_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(v[i], 5 - i);
+	for (uint32_t i = 0; i < 4; i++)
+		ck_assert_uint_eq(w[i], 4 - i);
+}
+END_TEST
+
 Suite *suite_util(void)
 {
 	Suite *s = suite_create("util");
@@ -440,6 +541,9 @@ Suite *suite_util(void)
 		{ write_out_refuses_special_files, 1 },
 		{ token_parse_rules, 1 },
 		{ log_limit_counts, 1 },
+		{ block_layout, 1 },
+		{ record_round_trip, 1 },
+		{ reverse_u32, 1 },
 	};
 
 	/* Pure computation, but under ASan on a busy machine the default 4 s

@@ -16,23 +16,16 @@
 #   util/deps.sh deploy    what `make test-deploy` needs: systemd-analyze,
 #                          Slurm and munge, kubectl, python3-kubernetes
 #   util/deps.sh play      what `make test-play` needs: tmux
-if [ "${1:-}" = browser ]; then
-	WHAT="the browser test's packages"
-	PKGS="chromium fonts-dejavu-core curl"
-elif [ "${1:-}" = cluster ]; then
-	WHAT="the cluster test's packages"
-	PKGS="iproute2 curl"
-elif [ "${1:-}" = play ]; then
-	WHAT="the human game test's terminal"
-	PKGS="tmux"
-elif [ "${1:-}" = deploy ]; then
-	WHAT="the deployment checks' tools"
+case "${1:-}" in # what to install for which target, one row each
+browser) WHAT="the browser test's packages" PKGS="chromium fonts-dejavu-core curl" ;;
+cluster) WHAT="the cluster test's packages" PKGS="iproute2 curl" ;;
+play) WHAT="the human game test's terminal" PKGS="tmux" ;;
+deploy) WHAT="the deployment checks' tools"
 	PKGS="systemd slurm-wlm munge python3-kubernetes python3-yaml"
-	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client"
-else
-	WHAT="build dependencies"
-	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client universal-ctags libcairo2-dev libfontconfig-dev fonts-dejavu-core"
-fi
+	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client" ;;
+*) WHAT="build dependencies"
+	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client universal-ctags libcairo2-dev libfontconfig-dev fonts-dejavu-core" ;;
+esac
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing $WHAT; install them with:" >&2
 	echo "  sudo apt-get install -y $PKGS" >&2

@@ -10,11 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* lg_io_fn: write(2) to the fd at ctx. */
+static ssize_t write_some(void *ctx, void *b, size_t n)
+{
+	return write(*(const int *)ctx, b, n);
+}
+
 int lg_file_write_atomic(const char *path, const void *p, size_t n,
 			 char *err, size_t errlen)
 {
 	char tmp[PATH_MAX];
-	const char *b = p;
 	int fd, e;
 
 	if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >=
@@ -28,15 +33,8 @@ int lg_file_write_atomic(const char *path, const void *p, size_t n,
 		lg_errf(err, errlen, "%s: %s", tmp, strerror(errno));
 		return LG_EIO;
 	}
-	while (n) { /* write(2) may write less than asked */
-		ssize_t w = write(fd, b, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		b += w;
-		n -= (size_t)w;
-	}
+	if (lg_io_all(write_some, &fd, (void *)(uintptr_t)p, n))
+		goto fail;
 	if (fsync(fd))
 		goto fail;
 	if (close(fd)) {

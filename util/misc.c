@@ -105,6 +105,15 @@ int lg_cmp_u64(const void *x, const void *y)
 	return a < c ? -1 : a > c;
 }
 
+void lg_reverse_u32(uint32_t *v, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t t = v[i];
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+}
+
 size_t lg_distinct_u64(uint64_t *v, size_t n)
 {
 	size_t d = 0;
@@ -334,6 +343,39 @@ void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
 	}
 }
 
+/* util.h; here (not file.c) for the game plugins, which link rng.c and
+ * misc.c of util/ alone (the Makefile's PLUGIN_TTT_SRC). */
+int lg_io_all(lg_io_fn op, void *ctx, void *buf, size_t n)
+{
+	char *b = buf;
+
+	while (n) {
+		ssize_t k = op(ctx, b, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return LG_EIO;
+		b += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base)
+{
+	memset(rec, 0, r->len);
+	lg_fields_put(rec, r->f, r->n, base);
+}
+
+int lg_record_get(const void *val, size_t len, const struct lg_record *r,
+		  void *base)
+{
+	if (len != r->len)
+		return LG_ECORRUPT;
+	lg_fields_get(val, r->f, r->n, base);
+	return 0;
+}
+
 int lg_is_loopback(const char *addr)
 {
 	struct in_addr a4;
@@ -347,55 +389,61 @@ int lg_is_loopback(const char *addr)
 	return !strcmp(addr, "localhost");
 }
 
+/* The verdict on a strto* call that stopped at end with errno as it
+ * left it, the value in [lo, hi] or not (in): LG_EINVAL (not the whole
+ * string), LG_ERANGE, else 0. */
+static int parsed(const char *end, int in)
+{
+	if (*end)
+		return LG_EINVAL;
+	return errno == ERANGE || !in ? LG_ERANGE : 0;
+}
+
 int lg_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
 	char *end;
 	long long v;
+	int rc;
 
 	if (!s || !*s)
 		return LG_EINVAL;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (*end)
-		return LG_EINVAL;
-	if (errno == ERANGE || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
+	int rc;
 
 	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
 		return LG_EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (*end)
-		return LG_EINVAL;
-	if (errno == ERANGE || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_parse_double(const char *s, double lo, double hi, double *out)
 {
 	char *end;
 	double v;
+	int rc;
 
 	if (!s || !*s || *s == ' ')
 		return LG_EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
-	if (*end || isnan(v))
+	if (isnan(v))
 		return LG_EINVAL;
-	if (errno == ERANGE || isinf(v) || v < lo || v > hi)
-		return LG_ERANGE;
-	*out = v;
-	return 0;
+	if (!(rc = parsed(end, !isinf(v) && v >= lo && v <= hi)))
+		*out = v;
+	return rc;
 }
 
 int lg_cookie_value(const char *header, const char *name, char *out,

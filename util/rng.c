@@ -107,18 +107,13 @@ size_t lg_rng_categorical(lg_rng *r, const double *w, size_t n)
 	return 0;
 }
 
+/* lg_io_fn: getrandom(2), blocking until the pool is ready. */
+static ssize_t random_some(void *ctx, void *b, size_t n)
+{
+	return getrandom(b, n, 0);
+}
+
 int lg_random_bytes(void *buf, size_t len)
 {
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = getrandom(p, len, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return LG_EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return lg_io_all(random_some, NULL, buf, len);
 }

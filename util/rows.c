@@ -29,6 +29,48 @@ static int grow_col(void *col, size_t cap, size_t width)
 	return 0;
 }
 
+/* The columns, once for growing and freeing them: where each one's
+ * pointer is in the block, and what one row of it holds. */
+enum col_row { ROW_OBS, ROW_MASK, ROW_I32, ROW_F32, ROW_BYTE, ROW_STATE,
+	       ROW_VISITS };
+static const struct {
+	size_t at;
+	enum col_row row;
+} cols[] = {
+	{ offsetof(struct lg_rows, obs), ROW_OBS },
+	{ offsetof(struct lg_rows, mask), ROW_MASK },
+	{ offsetof(struct lg_rows, action), ROW_I32 },
+	{ offsetof(struct lg_rows, logp), ROW_F32 },
+	{ offsetof(struct lg_rows, value), ROW_F32 },
+	{ offsetof(struct lg_rows, reward), ROW_F32 },
+	{ offsetof(struct lg_rows, done), ROW_BYTE },
+	{ offsetof(struct lg_rows, state), ROW_STATE },
+	{ offsetof(struct lg_rows, visits), ROW_VISITS },
+};
+
+/* Bytes a row of the column takes in r; 0 for a column r lacks (no
+ * state, no visits). */
+static size_t col_width(const struct lg_rows *r, enum col_row row)
+{
+	switch (row) {
+	case ROW_OBS:
+		return r->obs_len * sizeof(float);
+	case ROW_MASK:
+		return r->num_actions;
+	case ROW_I32:
+		return sizeof(int32_t);
+	case ROW_F32:
+		return sizeof(float);
+	case ROW_BYTE:
+		return 1;
+	case ROW_STATE:
+		return r->state_len * sizeof(float);
+	case ROW_VISITS:
+		return r->has_visits ? r->num_actions * sizeof(float) : 0;
+	}
+	return 0;
+}
+
 int lg_rows_reserve(struct lg_rows *r, size_t cap)
 {
 	size_t ol = r->obs_len, na = r->num_actions, sl = r->state_len;
@@ -37,23 +79,14 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap)
 		return 0;
 	if (ol > SIZE_MAX / sizeof(float) / cap ||
 	    sl > SIZE_MAX / sizeof(float) / cap ||
-	    na > SIZE_MAX / cap || cap > SIZE_MAX / sizeof(float))
+	    na > SIZE_MAX / cap || cap > SIZE_MAX / sizeof(float) ||
+	    (r->has_visits && na > SIZE_MAX / sizeof(float) / cap))
 		return LG_ERANGE;
 	/* A failure leaves some columns larger, which is harmless: cap
 	 * only moves once all of them are. */
-	if (grow_col(&r->obs, cap, ol * sizeof(float)) ||
-	    grow_col(&r->mask, cap, na) ||
-	    grow_col(&r->action, cap, sizeof(int32_t)) ||
-	    grow_col(&r->logp, cap, sizeof(float)) ||
-	    grow_col(&r->value, cap, sizeof(float)) ||
-	    grow_col(&r->reward, cap, sizeof(float)) ||
-	    grow_col(&r->done, cap, 1) ||
-	    (sl && grow_col(&r->state, cap, sl * sizeof(float))))
-		return LG_ENOMEM;
-	if (r->has_visits) {
-		if (na > SIZE_MAX / sizeof(float) / cap)
-			return LG_ERANGE;
-		if (grow_col(&r->visits, cap, na * sizeof(float)))
+	for (size_t i = 0; i < LG_ARRAY_LEN(cols); i++) {
+		size_t w = col_width(r, cols[i].row);
+		if (w && grow_col((char *)r + cols[i].at, cap, w))
 			return LG_ENOMEM;
 	}
 	r->cap = cap;
@@ -135,21 +168,16 @@ void lg_rows_put(struct lg_rows *r, size_t at, size_t m,
 
 void lg_rows_free(struct lg_rows *r)
 {
+	void *const none = NULL;
+
 	if (!r)
 		return;
-	free(r->obs);
-	free(r->mask);
-	free(r->action);
-	free(r->logp);
-	free(r->value);
-	free(r->reward);
-	free(r->done);
-	free(r->state);
-	free(r->visits);
-	r->state = r->visits = NULL;
+	for (size_t i = 0; i < LG_ARRAY_LEN(cols); i++) {
+		void *p;
+		memcpy(&p, (char *)r + cols[i].at, sizeof p);
+		free(p);
+		memcpy((char *)r + cols[i].at, &none, sizeof none);
+	}
 	r->has_visits = 0;
-	r->obs = r->logp = r->value = r->reward = NULL;
-	r->mask = r->done = NULL;
-	r->action = NULL;
 	r->n = r->cap = 0;
 }

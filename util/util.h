@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h> /* ssize_t */
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -222,14 +223,62 @@ struct lg_field {
 	size_t at;  /* in the record */
 	size_t off; /* in the struct (offsetof) */
 };
+/* A table entry: field `member` of struct type st at byte `at`. */
+#define LG_FIELD(type, at, st, member) \
+	{ LG_FIELD_##type, (at), offsetof(st, member) }
 /* The n fields of the struct at base written into rec. */
 void lg_fields_put(uint8_t *rec, const struct lg_field *f, size_t n,
 		   const void *base);
 /* The n fields of rec read into the struct at base. */
 void lg_fields_get(const uint8_t *rec, const struct lg_field *f, size_t n,
 		   void *base);
+/* A record of exactly len bytes whose fields are f[0, n), the rest
+ * zero: LG_RECORD(len, table) for a static table. */
+struct lg_record {
+	size_t len;
+	const struct lg_field *f;
+	size_t n;
+};
+#define LG_RECORD(len, table) { (len), (table), LG_ARRAY_LEN(table) }
+/* rec's len bytes zeroed, then the fields of the struct at base. */
+void lg_record_put(uint8_t *rec, const struct lg_record *r, const void *base);
+/* The fields of the len bytes at val into the struct at base (what the
+ * table does not name is left alone); LG_ECORRUPT (base untouched) when
+ * len is not the record's. */
+int lg_record_get(const void *val, size_t len, const struct lg_record *r,
+		  void *base);
+
+/* ---- one allocation for an object and its arrays ----------------------- */
+
+/* One array of an object: reached through the pointer member at byte
+ * `at` of the object (offsetof), count elements of size bytes. */
+struct lg_part {
+	size_t at;
+	size_t count, size;
+};
+#define LG_PART(st, member, count) \
+	{ offsetof(st, member), (count), sizeof *((st *)0)->member }
+#define LG_BLOCK_ALIGN 64 /* where every part starts: a cache line */
+
+/* One zeroed block, LG_BLOCK_ALIGN-aligned: head bytes (the object, at
+ * the start) then the n parts in turn, each at a multiple of
+ * LG_BLOCK_ALIGN, each part's pointer member (at block + p[i].at) set to
+ * it (a part of no elements too, to room of no bytes). One free() of
+ * the block frees it all. NULL: out of memory or the sizes overflow. */
+void *lg_block_new(size_t head, const struct lg_part *p, size_t n);
+/* The same for an object that lives elsewhere: a block of the n parts
+ * alone, their pointer members set in obj (at obj + p[i].at). The
+ * caller frees the block it returns (NULL: out of memory or overflow;
+ * obj is then untouched). */
+void *lg_block_parts(void *obj, const struct lg_part *p, size_t n);
 
 /* ---- whole files ------------------------------------------------------ */
+
+/* All n bytes at buf moved by op (a read(2)- or write(2)-like call on
+ * ctx), retried on EINTR and short counts: 0, or LG_EIO when op fails
+ * or moves nothing (errno as op left it). A writer's buf is only read. */
+typedef ssize_t (*lg_io_fn)(void *ctx, void *buf, size_t n);
+int lg_io_all(lg_io_fn op, void *ctx, void *buf, size_t n);
 
 /* Write [p, p + n) to path whole or not at all: a temporary beside it
  * (path.tmp-PID), written, synced, then renamed over path. LG_EIO (err
@@ -274,6 +323,8 @@ uint32_t lg_crc32c(uint32_t crc, const void *data, size_t len);
 int lg_cmp_u64(const void *x, const void *y);
 /* How many distinct values among v[0..n) (sorts v in place). */
 size_t lg_distinct_u64(uint64_t *v, size_t n);
+/* v[0, n) in reverse order, in place. */
+void lg_reverse_u32(uint32_t *v, size_t n);
 /* v[0..n) divided by its sum (summed in index order, each entry divided,
  * not multiplied by the inverse), so a distribution's weights add to 1;
  * returns the sum. A zero or non-finite sum is the caller's to avoid. */
