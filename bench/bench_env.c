@@ -54,7 +54,7 @@ static double measure(const char *name, const char *plugin, double seconds,
 	const struct env_spec *s;
 	env *e = NULL;
 	float *obs = NULL;
-	uint8_t mask[ENV_MAX_ACTIONS];
+	uint8_t *mask = NULL; /* the largest seat's actions */
 	char err[256];
 	lg_rng r;
 	uint64_t steps = 0, seed = 1;
@@ -74,7 +74,10 @@ static double measure(const char *name, const char *plugin, double seconds,
 	}
 	s = env_spec_of(e);
 	obs = malloc(s->obs_len * sizeof *obs);
-	if (!obs) {
+	mask = malloc((size_t)s->num_actions);
+	if (!obs || !mask) {
+		free(obs);
+		free(mask);
 		env_free(e);
 		return -1;
 	}
@@ -93,20 +96,23 @@ static double measure(const char *name, const char *plugin, double seconds,
 					env_observe(e, q, obs);
 					env_legal(e, q, mask);
 					acts[q] = random_action(
-						mask, s->num_actions, &r);
+						mask, s->seat[q].num_actions,
+						&r);
 				}
 				env_step_joint(e, acts);
 			} else {
 				env_observe(e, p, obs);
 				env_legal(e, p, mask);
-				env_step(e, random_action(mask,
-							  s->num_actions, &r));
+				env_step(e, random_action(
+						    mask, s->seat[p].num_actions,
+						    &r));
 			}
 			steps++;
 		}
 		t = lg_now_s() - t0;
 	} while (t < seconds);
 	free(obs);
+	free(mask);
 	env_free(e);
 	*steps_out = steps;
 	return (double)steps / t;

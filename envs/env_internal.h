@@ -62,7 +62,7 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p);
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
 	env_game_tictactoe, env_game_connect4, env_game_timing,
-	env_game_liars_dice;
+	env_game_liars_dice, env_game_sheriff;
 
 /* Uniform double in [0, 1) from the ABI's generator. */
 static inline double env_rng_double(struct league_game_rng *r)
@@ -202,6 +202,11 @@ struct env_c4_st {
 	int8_t height[ENV_C4_COLS];
 	int8_t cur, winner, moves;
 };
+
+/* Format into buf[len] at offset k (describe()'s lines, truncated at
+ * len - 1 and always NUL-terminated when len > 0); the new offset. */
+size_t env_text_put(char *buf, size_t len, size_t k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* A string -> int map with string keys copied in (open addressing). */
 struct env_strmap {
