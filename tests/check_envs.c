@@ -37,7 +37,8 @@ START_TEST(registry_lists_every_game)
 					    "kuhn",	  "leduc",
 					    "leduc_short", "tictactoe",
 					    "connect4",	  "timing",
-					    "liars_dice", "sheriff" };
+					    "liars_dice", "sheriff",
+					    "othello" };
 	char err[128];
 	env *e;
 
@@ -50,7 +51,8 @@ START_TEST(registry_lists_every_game)
 		ck_assert(sum && *sum);
 		ck_assert_int_eq(s.players, 2);
 		ck_assert(s.obs_len > 0 && s.num_actions > 0 &&
-			  s.num_actions <= ENV_MAX_ACTIONS && s.max_steps > 0);
+			  s.num_actions <= ENV_GAME_ACTIONS_MAX &&
+			  s.max_steps > 0);
 		e = make(want[i]);
 		if (strcmp(want[i], "matrix")) {
 			ck_assert_uint_eq(env_spec_of(e)->obs_len, s.obs_len);
