@@ -56,6 +56,11 @@ static const struct det_game {
 	{ "liars_dice", "{name: liars_dice, params: {faces: 3}}", 32, 40 },
 };
 
+/* Built-in games the training pipeline does not play yet (issue 38:
+ * `league run` takes two-seat zero-sum games): no league to run here.
+ * Their determinism under a seed is check_envs' (every built-in game). */
+static const char *const not_run[] = { "sheriff", "othello" };
+
 #define DET_CFG \
 	"league: {name: det, seed: %u, deterministic: true}\n" \
 	"env: %s\n" \
@@ -393,11 +398,14 @@ START_TEST(every_builtin_game_is_tested)
 			continue;
 		for (size_t i = 0; i < LG_ARRAY_LEN(games); i++)
 			found |= !strcmp(games[i].name, name);
+		for (size_t i = 0; i < LG_ARRAY_LEN(not_run); i++)
+			found |= !strcmp(not_run[i], name);
 		ck_assert_msg(found, "game %s is not in check_determinism.c's "
-			      "table", name);
+			      "tables", name);
 		n++;
 	}
-	ck_assert_int_eq(n, (int)LG_ARRAY_LEN(games));
+	ck_assert_int_eq(n, (int)(LG_ARRAY_LEN(games) +
+				  LG_ARRAY_LEN(not_run)));
 }
 END_TEST
 

@@ -261,6 +261,36 @@ START_TEST(tree_size_matches_openspiel)
 }
 END_TEST
 
+/* The exact evaluator on sheriff (through its infostate keys), against
+ * values worked out by hand for the uniform profile: the last round
+ * counts, its bribe b is uniform on 0..3 and its answer a fair coin; the
+ * cargo n is uniform on 0..3. Passing: smuggler E[n - b] = 0, sheriff
+ * E[b] = 1.5; inspecting: smuggler (3 - 2 - 4 - 6) / 4 = -2.25, sheriff
+ * 2.25. Values: -1.125 and 1.875. Best responses: the smuggler loads
+ * nothing (0 or +3 on the coin: 1.5); the sheriff passes on a last bribe
+ * of 3 (3 > 2.25) and inspects otherwise: (3 x 2.25 + 3) / 4 = 2.4375. */
+START_TEST(uniform_profile_values_by_hand)
+{
+	env *e = tu_env_open("sheriff", NULL);
+	env_tree *t = NULL;
+	struct env_nashconv nc;
+	struct env_policy u = env_policy_uniform();
+	char err[256];
+
+	ck_assert_msg(env_tree_new(&t, e, err, sizeof err) == 0, "%s", err);
+	ck_assert_msg(env_tree_nashconv(t, &u, &nc, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(nc.players, 2);
+	ck_assert_double_eq_tol(nc.value[0], -1.125, 1e-12);
+	ck_assert_double_eq_tol(nc.value[1], 1.875, 1e-12);
+	ck_assert_double_eq_tol(nc.br_value[0], 1.5, 1e-12);
+	ck_assert_double_eq_tol(nc.br_value[1], 2.4375, 1e-12);
+	ck_assert_double_eq_tol(nc.nashconv, 2.625 + 0.5625, 1e-12);
+	env_tree_free(t);
+	env_free(e);
+}
+END_TEST
+
 START_TEST(text_hooks_tell_each_seat_its_part)
 {
 	static const int acts[] = { 2, 5, 1, 7 };
@@ -345,6 +375,7 @@ Suite *suite_sheriff(void)
 		{ hand_played_episodes_pay_by_the_rules, 1 },
 		{ masks_follow_the_phases, 1 },
 		{ tree_size_matches_openspiel, 1 },
+		{ uniform_profile_values_by_hand, 1 },
 		{ text_hooks_tell_each_seat_its_part, 1 },
 		{ bad_params_are_refused_by_name, 1 },
 	};
