@@ -109,8 +109,10 @@ static const struct cfg_key table[] = {
 	  "{}", NULL,
 	  "Options of the game, a mapping of names to values (strings), "
 	  "handed to the plugin's create() as written. At most "
-	  XSTR(ENV_PARAMS_MAX) " entries. Of the built-in games only "
-	  "liars_dice takes one (faces).", 0 },
+	  XSTR(ENV_PARAMS_MAX) " entries. Of the built-in games "
+	  "liars_dice takes one (faces) and sheriff six (max_items, "
+	  "max_bribe, num_rounds, item_value, item_penalty, "
+	  "sheriff_penalty; docs/envs.md).", 0 },
 	U64("env.max_steps", env.max_steps, 0, 1e9, "0",
 	    "Cap on steps per episode; 0 keeps the game's own limit."),
 	{ "env.matrix", CFG_T_MATRIX, OFF(env.matrix), -ENV_MATRIX_VALUE_MAX,
@@ -602,7 +604,8 @@ static const struct cfg_key table[] = {
 	STR("eval.baselines", eval.baselines, 1, "auto",
 	    "Baselines evaluation plays, comma-separated: random (any game), "
 	    "minimax (tictactoe, perfect play), alphabeta:N (connect4, depth "
-	    "1.." XSTR(ENV_C4_DEPTH_MAX) "); auto: random, plus minimax for "
+	    "1.." XSTR(ENV_C4_DEPTH_MAX) "; othello, depth 1.."
+	    XSTR(ENV_OTH_DEPTH_MAX) "); auto: random, plus minimax for "
 	    "tictactoe or alphabeta at env.connect4_depth for connect4."),
 	BOOL("eval.greedy", eval.greedy, "true",
 	     "In games against baselines the evaluated player plays its most "

@@ -7,6 +7,8 @@
  */
 #include "envs/env_internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +95,20 @@ void env_rng_seed(struct env_rng *r, uint64_t seed)
 {
 	r->base.next = rng_next;
 	lg_rng_seed(&r->r, seed);
+}
+
+/* env_internal.h */
+size_t env_text_put(char *buf, size_t len, size_t k, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (!len || k >= len)
+		return k;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + k, len - k, fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		return k;
+	return LG_MIN(len - 1, k + (size_t)w);
 }

@@ -5,9 +5,12 @@
  *   minimax      tic-tac-toe, perfect play: exact negamax values (memoised
  *                over the 3^9 board codes), ties among equally good moves
  *                broken uniformly with the caller's rng;
- *   alphabeta:N  Connect Four, negamax alpha-beta to depth N
- *                (1..ENV_C4_DEPTH_MAX; "alphabeta" alone is 4) with
- *                a window heuristic; ties at the root broken by the rng.
+ *   alphabeta:N  Connect Four (N in 1..ENV_C4_DEPTH_MAX) and Othello
+ *                (1..ENV_OTH_DEPTH_MAX): negamax alpha-beta to depth N
+ *                ("alphabeta" alone is 4) on the game's table, with a
+ *                heuristic and a move order of each game's own (a window
+ *                heuristic; discs, mobility, corners and the cells next to
+ *                them); ties at the root broken by the rng.
  */
 #include "envs/env_internal.h"
 
@@ -16,19 +19,82 @@
 
 enum { B_RANDOM, B_MINIMAX, B_ALPHABETA };
 
+#define AB_WIN 1000000
+#define AB_ACTIONS ENV_OTH_ACTIONS /* the most of a game searched here */
+_Static_assert(ENV_C4_COLS <= AB_ACTIONS, "connect4's actions fit");
+
+/* A state of a game alpha-beta plays (the largest, for copies). */
+union ab_state {
+	struct env_c4_st c4;
+	struct env_oth_st oth;
+};
+
+/* What alpha-beta needs beside the table: the actions in the order to
+ * try them and the heuristic value of a state for the player to move. */
+struct ab_rules {
+	const int *order;
+	int n;
+	int (*eval)(const void *st);
+};
+static const struct ab_rules c4_rules, oth_rules;
+
 struct env_baseline {
 	int kind;
 	int depth;
 	const struct league_game *g;
+	const void *inst;            /* the game's instance */
+	size_t state_size;
+	const struct ab_rules *ab;   /* alphabeta: the game's rules */
+	uint8_t *mask;               /* random: the largest seat's actions */
 	int8_t *memo; /* minimax: value+1 for each board code, 0 unknown */
 };
 
-/* The spec syntax, parsed here only: the kind and depth spec names for game
- * `game` (a registry name), or LG_EINVAL with err. */
+/* The games alpha-beta plays: the name, its rules and its depth cap. */
+static const struct {
+	const char *game;
+	const struct ab_rules *rules;
+	int depth_max;
+} ab_games[] = {
+	{ "connect4", &c4_rules, ENV_C4_DEPTH_MAX },
+	{ "othello", &oth_rules, ENV_OTH_DEPTH_MAX },
+};
+
+/* "alphabeta" or "alphabeta:N" for game: its rules and depth, or
+ * LG_EINVAL with err. */
+static int parse_ab(const char *spec, const char *game,
+		    const struct ab_rules **rules, int *depth, char *err,
+		    size_t errlen)
+{
+	int64_t d = 4;
+
+	for (size_t i = 0; i < LG_ARRAY_LEN(ab_games); i++) {
+		if (strcmp(game, ab_games[i].game))
+			continue;
+		if (spec[9] == ':' &&
+		    lg_parse_i64(spec + 10, 1, ab_games[i].depth_max, &d)) {
+			lg_errf(err, errlen, "baseline '%s': depth must be "
+				"1..%d for %s", spec, ab_games[i].depth_max,
+				game);
+			return LG_EINVAL;
+		}
+		*rules = ab_games[i].rules;
+		*depth = (int)d;
+		return 0;
+	}
+	lg_errf(err, errlen, "baseline '%s' plays connect4 and othello, not "
+		"%s", spec, game);
+	return LG_EINVAL;
+}
+
+/* The spec syntax, parsed here only: the kind, depth and (alphabeta)
+ * rules spec names for game `game` (a registry name), or LG_EINVAL with
+ * err. */
 static int parse_spec(const char *spec, const char *game, int *kind,
-		      int *depth, char *err, size_t errlen)
+		      int *depth, const struct ab_rules **rules, char *err,
+		      size_t errlen)
 {
 	*depth = 0;
+	*rules = NULL;
 	if (!strcmp(spec, "random")) {
 		*kind = B_RANDOM;
 	} else if (!strcmp(spec, "minimax")) {
@@ -40,20 +106,8 @@ static int parse_spec(const char *spec, const char *game, int *kind,
 		*kind = B_MINIMAX;
 	} else if (!strncmp(spec, "alphabeta", 9) &&
 		   (spec[9] == 0 || spec[9] == ':')) {
-		int64_t d = 4;
-		if (strcmp(game, env_game_connect4.name)) {
-			lg_errf(err, errlen, "baseline '%s' plays connect4, "
-				"not %s", spec, game);
-			return LG_EINVAL;
-		}
-		if (spec[9] == ':' &&
-		    lg_parse_i64(spec + 10, 1, ENV_C4_DEPTH_MAX, &d)) {
-			lg_errf(err, errlen, "baseline '%s': depth must be "
-				"1..%d", spec, ENV_C4_DEPTH_MAX);
-			return LG_EINVAL;
-		}
 		*kind = B_ALPHABETA;
-		*depth = (int)d;
+		return parse_ab(spec, game, rules, depth, err, errlen);
 	} else {
 		lg_errf(err, errlen, "unknown baseline '%s' (random, minimax, "
 			"alphabeta:N)", spec);
@@ -65,9 +119,11 @@ static int parse_spec(const char *spec, const char *game, int *kind,
 int env_baseline_check(const char *spec, const char *game, char *canon,
 		       size_t canonlen, char *err, size_t errlen)
 {
+	const struct ab_rules *rules;
 	int kind, depth, rc;
 
-	if ((rc = parse_spec(spec, game, &kind, &depth, err, errlen)))
+	if ((rc = parse_spec(spec, game, &kind, &depth, &rules, err,
+			     errlen)))
 		return rc;
 	if (kind == B_ALPHABETA)
 		snprintf(canon, canonlen, "alphabeta:%d", depth);
@@ -79,20 +135,33 @@ int env_baseline_check(const char *spec, const char *game, char *canon,
 int env_baseline_new(env_baseline **out, const char *spec, const env *e,
 		     char *err, size_t errlen)
 {
+	const struct ab_rules *rules;
 	env_baseline *b;
 	int kind, depth, rc;
 
 	*out = NULL;
-	if ((rc = parse_spec(spec, e->gm.spec.name, &kind, &depth, err, errlen)))
+	if ((rc = parse_spec(spec, e->gm.spec.name, &kind, &depth, &rules,
+			     err, errlen)))
 		return rc;
+	if (kind == B_ALPHABETA && e->gm.state_size > sizeof(union ab_state)) {
+		lg_errf(err, errlen, "baseline '%s': %s's state is not the "
+			"built-in one", spec, e->gm.spec.name);
+		return LG_EINVAL;
+	}
 	b = calloc(1, sizeof *b);
-	if (!b) {
+	if (b && kind == B_RANDOM)
+		b->mask = calloc((size_t)e->gm.spec.num_actions, 1);
+	if (!b || (kind == B_RANDOM && !b->mask)) {
+		free(b);
 		lg_errf(err, errlen, "out of memory");
 		return LG_ENOMEM;
 	}
 	b->kind = kind;
 	b->depth = depth;
 	b->g = e->gm.g;
+	b->inst = e->gm.inst;
+	b->state_size = e->gm.state_size;
+	b->ab = rules;
 	*out = b;
 	return 0;
 }
@@ -102,6 +171,7 @@ void env_baseline_free(env_baseline *b)
 	if (!b)
 		return;
 	free(b->memo);
+	free(b->mask);
 	free(b);
 }
 
@@ -196,18 +266,87 @@ static int ttt_act(env_baseline *b, const struct env_ttt_st *s, lg_rng *rng,
 	return *action < 0 ? LG_EINVAL : 0;
 }
 
-/* ---- Connect Four alpha-beta ------------------------------------------- */
+/* ---- alpha-beta: negamax to a fixed depth on the game's table ---------- */
 
-#define C4_WIN 1000000
+
+/* The value, for the player who moved, of c reached by a move at a node
+ * of remaining depth `depth`: a won end is AB_WIN + depth (sooner wins
+ * score higher), a lost one the negation, a draw 0, else minus the
+ * opponent's search to depth - 1 within (alpha, beta). */
+static int ab_search(const env_baseline *b, const void *st, int depth,
+		     int alpha, int beta);
+
+static int ab_child(const env_baseline *b, const void *c, int mover,
+		    int depth, int alpha, int beta)
+{
+	double ret[ENV_MAX_PLAYERS];
+
+	if (b->g->player(b->inst, c) != ENV_TERMINAL)
+		return -ab_search(b, c, depth - 1, -beta, -alpha);
+	b->g->returns(b->inst, c, ret);
+	return ret[mover] > 0 ? AB_WIN + depth : ret[mover] < 0 ?
+		-(AB_WIN + depth) : 0;
+}
+
+/* Negamax value of st (not terminal) for the player to move, to `depth`
+ * plies, cut to the window (alpha, beta). */
+static int ab_search(const env_baseline *b, const void *st, int depth,
+		     int alpha, int beta)
+{
+	uint8_t mask[AB_ACTIONS];
+	union ab_state c;
+	int best = -AB_WIN * 2, mover = b->g->player(b->inst, st);
+
+	if (depth == 0)
+		return b->ab->eval(st);
+	b->g->legal(b->inst, st, mover, mask);
+	for (int k = 0; k < b->ab->n && alpha < beta; k++) {
+		int a = b->ab->order[k], v;
+		if (!mask[a])
+			continue;
+		memcpy(&c, st, b->state_size);
+		b->g->apply(b->inst, &c, a, NULL);
+		v = ab_child(b, &c, mover, depth, alpha, beta);
+		best = LG_MAX(best, v);
+		alpha = LG_MAX(alpha, v);
+	}
+	return best;
+}
+
+/* The best actions at the root to b->depth, ties broken by the rng. */
+static int ab_act(env_baseline *b, const void *st, lg_rng *rng, int *action)
+{
+	uint8_t mask[AB_ACTIONS], best_mask[AB_ACTIONS] = { 0 };
+	union ab_state c;
+	int best = -AB_WIN * 2, mover = b->g->player(b->inst, st);
+
+	b->g->legal(b->inst, st, mover, mask);
+	for (int k = 0; k < b->ab->n; k++) {
+		int a = b->ab->order[k];
+		if (!mask[a])
+			continue;
+		memcpy(&c, st, b->state_size);
+		b->g->apply(b->inst, &c, a, NULL);
+		/* window (best - 1, inf): ties with best stay exact */
+		keep_best(ab_child(b, &c, mover, b->depth, best - 1,
+				   AB_WIN * 2),
+			  a, &best, best_mask, AB_ACTIONS);
+	}
+	*action = pick(best_mask, AB_ACTIONS, rng);
+	return *action < 0 ? LG_EINVAL : 0;
+}
+
+/* ---- Connect Four: windows ---------------------------------------------- */
 
 /* Heuristic for the player to move: every 4-cell window with pieces of
  * only one side scores 1/4/16 for 1/2/3 pieces (plus for the mover, minus
  * for the opponent); centre-column pieces add 3 each. */
-static int c4_eval(const struct env_c4_st *s)
+static int c4_eval(const void *st)
 {
 	static const int dirs[4][2] = { { 0, 1 }, { 1, 0 }, { 1, 1 },
 					{ 1, -1 } };
 	static const int w[4] = { 0, 1, 4, 16 };
+	const struct env_c4_st *s = st;
 	int me = s->cur + 1, score = 0;
 
 	for (int r = 0; r < ENV_C4_ROWS; r++) {
@@ -239,66 +378,60 @@ static int c4_eval(const struct env_c4_st *s)
 }
 
 static const int c4_order[ENV_C4_COLS] = { 3, 2, 4, 1, 5, 0, 6 };
+static const struct ab_rules c4_rules = { c4_order, ENV_C4_COLS, c4_eval };
 
-static int c4_search(const struct league_game *g, const struct env_c4_st *s,
-		     int depth, int alpha, int beta)
+/* ---- Othello: discs, mobility, corners ---------------------------------- */
+
+#define OTH_CORNERS 0x8100000000000081ull
+
+/* The cells diagonally next to the corners that are still empty: a disc
+ * there usually hands the corner to the opponent. */
+static uint64_t oth_x_cells(uint64_t empty)
 {
-	int best = -C4_WIN * 2, any = 0;
+	static const int corner[4] = { 0, 7, 56, 63 }, x[4] = { 9, 14, 49, 54 };
+	uint64_t m = 0;
 
-	if (depth == 0)
-		return c4_eval(s);
-	for (int k = 0; k < ENV_C4_COLS; k++) {
-		int a = c4_order[k], v;
-		struct env_c4_st c = *s;
-		if (s->height[a] >= ENV_C4_ROWS)
-			continue;
-		any = 1;
-		g->apply(NULL, &c, a, NULL);
-		if (c.winner >= 0)
-			v = C4_WIN + depth; /* sooner wins score higher */
-		else if (c.moves == ENV_C4_ROWS * ENV_C4_COLS)
-			v = 0;
-		else
-			v = -c4_search(g, &c, depth - 1, -beta, -alpha);
-		if (v > best)
-			best = v;
-		if (v > alpha)
-			alpha = v;
-		if (alpha >= beta)
-			break;
-	}
-	return any ? best : 0;
+	for (int i = 0; i < 4; i++)
+		if (empty >> corner[i] & 1)
+			m |= 1ull << x[i];
+	return m;
 }
 
-static int c4_act(env_baseline *b, const struct env_c4_st *s, lg_rng *rng,
-		  int *action)
+/* Heuristic for the player to move, from its side: the disc difference,
+ * plus 5 per placement more than the opponent has (mobility), plus 25 per
+ * corner more (a corner is never flipped back), minus 10 per disc more
+ * on a cell diagonally next to an empty corner. */
+static int oth_eval(const void *st)
 {
-	uint8_t best_mask[ENV_C4_COLS] = { 0 };
-	int best = -C4_WIN * 2;
+	const struct env_oth_st *s = st;
+	uint64_t me = s->disc[s->cur], op = s->disc[1 - s->cur];
+	uint64_t x = oth_x_cells(~(me | op));
 
-	for (int k = 0; k < ENV_C4_COLS; k++) {
-		int a = c4_order[k], v;
-		struct env_c4_st c = *s;
-		if (s->height[a] >= ENV_C4_ROWS)
-			continue;
-		b->g->apply(NULL, &c, a, NULL);
-		if (c.winner >= 0)
-			v = C4_WIN + b->depth;
-		else if (c.moves == ENV_C4_ROWS * ENV_C4_COLS)
-			v = 0;
-		else /* window (best - 1, inf): ties with best stay exact */
-			v = -c4_search(b->g, &c, b->depth - 1, -C4_WIN * 2,
-				       -(best - 1));
-		keep_best(v, a, &best, best_mask, ENV_C4_COLS);
-	}
-	*action = pick(best_mask, ENV_C4_COLS, rng);
-	return *action < 0 ? LG_EINVAL : 0;
+	return __builtin_popcountll(me) - __builtin_popcountll(op) +
+	       5 * (__builtin_popcountll(env_oth_moves(me, op)) -
+		    __builtin_popcountll(env_oth_moves(op, me))) +
+	       25 * (__builtin_popcountll(me & OTH_CORNERS) -
+		     __builtin_popcountll(op & OTH_CORNERS)) -
+	       10 * (__builtin_popcountll(me & x) -
+		     __builtin_popcountll(op & x));
 }
+
+/* The search's move order: corners, the other edge cells, the centre,
+ * the ring around it, the edge cells next to a corner, the diagonal
+ * neighbours of the corners (cells by how promising they usually are),
+ * then pass. */
+static const int oth_order[ENV_OTH_ACTIONS] = {
+	0,  7,	56, 63, 2,  3,	4,  5,	16, 23, 24, 31, 32, 39, 40, 47, 58,
+	59, 60, 61, 18, 19, 20, 21, 26, 27, 28, 29, 34, 35, 36, 37, 42, 43,
+	44, 45, 10, 11, 12, 13, 17, 22, 25, 30, 33, 38, 41, 46, 50, 51, 52,
+	53, 1,	6,  8,	15, 48, 55, 57, 62, 9,	14, 49, 54, ENV_OTH_PASS,
+};
+static const struct ab_rules oth_rules = { oth_order, ENV_OTH_ACTIONS,
+					   oth_eval };
 
 int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
 		     int *action)
 {
-	uint8_t mask[ENV_MAX_ACTIONS];
 	int cur = env_current_player(e);
 
 	if (e->gm.g != b->g || player < 0 || player >= e->gm.spec.players ||
@@ -309,11 +442,12 @@ int env_baseline_act(env_baseline *b, const env *e, int player, lg_rng *rng,
 		return ttt_act(b, (const struct env_ttt_st *)e->st, rng,
 			       action);
 	case B_ALPHABETA:
-		return c4_act(b, (const struct env_c4_st *)e->st, rng, action);
+		return ab_act(b, e->st, rng, action);
 	default:
-		if (env_legal(e, player, mask) <= 0)
+		memset(b->mask, 0, (size_t)e->gm.spec.num_actions);
+		if (env_legal(e, player, b->mask) <= 0)
 			return LG_EINVAL;
-		*action = pick(mask, e->gm.spec.num_actions, rng);
+		*action = pick(b->mask, e->gm.spec.num_actions, rng);
 		return 0;
 	}
 }
@@ -332,8 +466,8 @@ int env_baseline_value(env_baseline *b, const env *e, double *value)
 		return 0;
 	}
 	if (b->kind == B_ALPHABETA) {
-		*value = c4_search(b->g, (const struct env_c4_st *)e->st,
-				   b->depth, -C4_WIN * 2, C4_WIN * 2);
+		*value = ab_search(b, e->st, b->depth, -AB_WIN * 2,
+				   AB_WIN * 2);
 		return 0;
 	}
 	return LG_EUNSUPP;

@@ -70,6 +70,7 @@
 #define ENV_TIMING_SECONDS_MAX 3600.0
 #define ENV_TIMING_JITTER_MAX 100.0
 #define ENV_C4_DEPTH_MAX 12
+#define ENV_OTH_DEPTH_MAX 8 /* othello's alphabeta:N */
 #define ENV_PLUGIN_MAX 256   /* path of a game plugin, with its NUL */
 #define ENV_REMOTE_MAX 256   /* address of a game server, with its NUL */
 #define ENV_REMOTE_TIMEOUT_DEFAULT 30.0 /* seconds per batch */
@@ -550,7 +551,8 @@ typedef struct env_baseline env_baseline;
 
 /* spec: "random" (any game), "minimax" (tictactoe: perfect play, ties
  * among equally good moves broken by the rng), "alphabeta:N" (connect4,
- * depth 1..ENV_C4_DEPTH_MAX; "alphabeta" alone is depth 4). The baseline
+ * depth 1..ENV_C4_DEPTH_MAX, and othello, 1..ENV_OTH_DEPTH_MAX;
+ * "alphabeta" alone is depth 4). The baseline
  * is tied to game `e`'s name but not to the env object. Errors:
  * LG_EINVAL (bad spec or wrong game), LG_ENOMEM. */
 int env_baseline_new(env_baseline **out, const char *spec, const env *e,

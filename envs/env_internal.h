@@ -74,7 +74,7 @@ extern const struct league_game env_game_tiny_hanabi, env_game_tiny_whist;
 extern const struct league_game env_game_rps, env_game_matrix,
 	env_game_kuhn, env_game_leduc, env_game_leduc_short,
 	env_game_tictactoe, env_game_connect4, env_game_timing,
-	env_game_liars_dice;
+	env_game_liars_dice, env_game_sheriff, env_game_othello;
 
 /* Uniform double in [0, 1) from the ABI's generator. */
 static inline double env_rng_double(struct league_game_rng *r)
@@ -225,6 +225,27 @@ struct env_c4_st {
 	int8_t height[ENV_C4_COLS];
 	int8_t cur, winner, moves;
 };
+
+/* ---- games-b: Othello (envs/othello.c) and its alpha-beta ------------- */
+
+#define ENV_OTH_SIDE 8
+#define ENV_OTH_PASS 64   /* the action after the 64 cells */
+#define ENV_OTH_ACTIONS 65
+/* Bit r * 8 + c of disc[p] is set where player p (0 black, 1 white) has
+ * a disc on row r, column c. */
+struct env_oth_st {
+	uint64_t disc[2];
+	int8_t cur, over; /* the player to move; 1 once neither can */
+};
+/* The cells where `own` may place against `opp` (one bit each). */
+uint64_t env_oth_moves(uint64_t own, uint64_t opp);
+/* The discs of opp that a disc of own placed on `cell` flips. */
+uint64_t env_oth_flips(uint64_t own, uint64_t opp, int cell);
+
+/* Format into buf[len] at offset k (describe()'s lines, truncated at
+ * len - 1 and always NUL-terminated when len > 0); the new offset. */
+size_t env_text_put(char *buf, size_t len, size_t k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* A string -> int map with string keys copied in (open addressing). */
 struct env_strmap {

@@ -20,6 +20,7 @@ static const struct league_game *const games[] = {
 	&env_game_leduc,     &env_game_leduc_short, &env_game_tictactoe,
 	&env_game_connect4,  &env_game_timing,	 &env_game_liars_dice,
 	&env_game_tiny_hanabi, &env_game_tiny_whist,
+	&env_game_sheriff,   &env_game_othello,
 };
 
 /* env_internal.h */

@@ -39,7 +39,7 @@ START_TEST(registry_lists_every_game)
 					    "leduc_short", "tictactoe",
 					    "connect4",	  "timing",
 					    "liars_dice",  "tiny_hanabi",
-					    "tiny_whist" };
+					    "tiny_whist", "sheriff", "othello" };
 	char err[128];
 	env *e;
 
@@ -54,7 +54,8 @@ START_TEST(registry_lists_every_game)
 		ck_assert_int_eq(s.players,
 				 strcmp(want[i], "tiny_whist") ? 2 : 4);
 		ck_assert(s.obs_len > 0 && s.num_actions > 0 &&
-			  s.num_actions <= ENV_MAX_ACTIONS && s.max_steps > 0);
+			  s.num_actions <= ENV_GAME_ACTIONS_MAX &&
+			  s.max_steps > 0);
 		e = make(want[i]);
 		if (strcmp(want[i], "matrix")) {
 			ck_assert_uint_eq(env_spec_of(e)->obs_len, s.obs_len);
@@ -81,28 +82,27 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 {
 	const struct env_spec *s = env_spec_of(e);
 	float *obs = malloc(s->obs_len * sizeof *obs);
-	uint8_t mask[ENV_MAX_ACTIONS];
+	uint8_t *mask = malloc((size_t)s->num_actions);
 	uint32_t crc = 0;
 	int p;
 
-	ck_assert_ptr_nonnull(obs);
+	ck_assert(obs && mask);
 	env_reset(e, seed);
 	while ((p = env_current_player(e)) != ENV_TERMINAL) {
 		int acts[ENV_MAX_PLAYERS];
 		ck_assert_uint_lt(env_steps(e), s->max_steps);
 		for (int q = 0; q < s->players; q++) {
+			const struct env_seat *sq = &s->seat[q];
 			int n = env_legal(e, q, mask);
 			ck_assert_int_eq(env_observe(e, q, obs), 0);
 			/* one assertion per vector: check logs every
 			 * passing assertion, which costs a write each */
 			int in01 = 1;
-			for (size_t i = 0; i < s->seat[q].obs_len; i++)
+			for (size_t i = 0; i < sq->obs_len; i++)
 				in01 &= obs[i] >= 0 && obs[i] <= 1;
 			ck_assert(in01);
-			crc = lg_crc32c(crc, obs,
-					s->seat[q].obs_len * sizeof *obs);
-			crc = lg_crc32c(crc, mask,
-					(size_t)s->seat[q].num_actions);
+			crc = lg_crc32c(crc, obs, sq->obs_len * sizeof *obs);
+			crc = lg_crc32c(crc, mask, (size_t)sq->num_actions);
 			if (p != ENV_SIMULTANEOUS && q != p) {
 				ck_assert_int_eq(n, 0);
 				continue;
@@ -110,15 +110,15 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 			ck_assert_int_gt(n, 0);
 			/* an illegal action is refused, state unchanged */
 			int refused = 1;
-			for (int a = 0; a < s->num_actions; a++)
+			for (int a = 0; a < sq->num_actions; a++)
 				if (!mask[a] && p != ENV_SIMULTANEOUS)
 					refused &= env_step(e, a) == LG_EINVAL;
 			ck_assert(refused);
-			ck_assert_int_eq(env_step(e, s->num_actions),
+			ck_assert_int_eq(env_step(e, sq->num_actions),
 					 LG_EINVAL);
 			do
 				acts[q] = (int)lg_rng_below(
-					r, (uint64_t)s->num_actions);
+					r, (uint64_t)sq->num_actions);
 			while (!mask[acts[q]]);
 		}
 		if (p == ENV_SIMULTANEOUS) {
@@ -133,8 +133,8 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 	ck_assert_int_eq(env_step(e, 0), LG_EINVAL);
 	ck_assert_int_eq(env_legal(e, 0, mask), 0);
 	env_returns(e, ret);
-	/* as the game declares (the built-ins: zero-sum or common payoff),
-	 * one return per team */
+	/* as the game declares (the built-ins: zero-, general-sum or
+	 * common payoff), one return per team */
 	double sum = 0;
 	for (int q = 0; q < s->players; q++) {
 		sum += ret[q];
@@ -145,9 +145,11 @@ static uint32_t play(env *e, uint64_t seed, lg_rng *r, double *ret)
 	if (s->payoff == ENV_ZERO_SUM)
 		ck_assert_double_eq_tol(sum, 0, 1e-12);
 	else
-		ck_assert_int_eq(s->payoff, ENV_COMMON_PAYOFF);
+		ck_assert(s->payoff == ENV_COMMON_PAYOFF ||
+			  s->payoff == ENV_GENERAL_SUM);
 	crc = lg_crc32c(crc, ret, (size_t)s->players * sizeof *ret);
 	free(obs);
+	free(mask);
 	return crc;
 }
 

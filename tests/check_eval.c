@@ -943,22 +943,6 @@ END_TEST
 
 /* Play a two-player sequential game between baselines a (player 0) and
  * b; return player 0's return. */
-static double duel(env *e, env_baseline *a, env_baseline *b, uint64_t seed,
-		   lg_rng *r)
-{
-	double ret[2];
-	int p;
-
-	env_reset(e, seed);
-	while ((p = env_current_player(e)) != ENV_TERMINAL) {
-		int act;
-		ck_assert_int_eq(env_baseline_act(p ? b : a, e, p, r, &act), 0);
-		ck_assert_int_eq(env_step(e, act), 0);
-	}
-	env_returns(e, ret);
-	return ret[0];
-}
-
 START_TEST(tictactoe_minimax)
 {
 	env *e = make("tictactoe");
@@ -982,11 +966,11 @@ START_TEST(tictactoe_minimax)
 	ck_assert_double_eq(v, 1); /* X to move wins */
 	lg_rng_seed(&r, 5);
 	for (uint64_t s = 0; s < 100; s++) {
-		lost += duel(e, mm, rnd, s, &r) < 0;
-		lost += duel(e, rnd, mm, s, &r) > 0;
+		lost += tu_baseline_duel(e, mm, rnd, s, &r) < 0;
+		lost += tu_baseline_duel(e, rnd, mm, s, &r) > 0;
 	}
 	for (uint64_t s = 0; s < 10; s++)
-		draws += duel(e, mm, mm, s, &r) == 0;
+		draws += tu_baseline_duel(e, mm, mm, s, &r) == 0;
 	ck_assert_int_eq(lost, 0);
 	ck_assert_int_eq(draws, 10);
 	env_baseline_free(mm);
@@ -1012,8 +996,8 @@ START_TEST(connect4_alphabeta)
 			 0);
 	lg_rng_seed(&r, 3);
 	for (uint64_t s = 0; s < 10; s++) {
-		won += duel(e, ab, rnd, s, &r) > 0;
-		won += duel(e, rnd, ab, s, &r) < 0;
+		won += tu_baseline_duel(e, ab, rnd, s, &r) > 0;
+		won += tu_baseline_duel(e, rnd, ab, s, &r) < 0;
 	}
 	ck_assert_int_ge(won, 19);
 	/* an immediate win is taken: three in column 0 for player 0 */

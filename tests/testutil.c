@@ -387,6 +387,22 @@ env_tree *tu_tree_open(const env *e)
 	return t;
 }
 
+double tu_baseline_duel(env *e, env_baseline *a, env_baseline *b,
+			uint64_t seed, lg_rng *r)
+{
+	double ret[ENV_MAX_PLAYERS];
+	int p;
+
+	env_reset(e, seed);
+	while ((p = env_current_player(e)) != ENV_TERMINAL) {
+		int act;
+		ck_assert_int_eq(env_baseline_act(p ? b : a, e, p, r, &act), 0);
+		ck_assert_int_eq(env_step(e, act), 0);
+	}
+	env_returns(e, ret);
+	return ret[0];
+}
+
 env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
 		       env_mcts_eval_fn eval, void *ctx)
 {

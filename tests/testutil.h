@@ -131,6 +131,10 @@ void tu_wait_for_text(const char *path, const char *what, double limit);
 env *tu_env_open(const char *name, const struct env_opts *o);
 /* The exact tree of e's game; fails the test saying why when refused. */
 env_tree *tu_tree_open(const env *e);
+/* One game of e's two seats from env_reset(e, seed): baseline a in seat
+ * 0, b in seat 1, both drawing from r; seat 0's return. */
+double tu_baseline_duel(env *e, env_baseline *a, env_baseline *b,
+			uint64_t seed, lg_rng *r);
 /* A search on e's game with options o and evaluator eval(ctx); fails the
  * test, saying why, when env_mcts_new refuses. */
 env_mcts *tu_mcts_open(const env *e, const struct env_mcts_opts *o,
