@@ -290,7 +290,8 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 		    (a->remote && strlen(a->remote) >= sizeof eo.remote)) {
 			fprintf(stderr, "league play: --%s: longer than %zu "
 				"bytes\n", a->plugin ? "plugin" : "remote",
-				sizeof eo.plugin - 1);
+				(a->plugin ? sizeof eo.plugin : sizeof eo.remote)
+					- 1);
 			return CLI_USAGE;
 		}
 		if (a->plugin)
