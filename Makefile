@@ -105,7 +105,7 @@ LIB      := $(BUILD)/libleague.a
 EXE      := $(BUILD)/bin/league
 TESTBIN  := $(BUILD)/check_all
 
-.PHONY: all test asan test-cluster test-deploy test-play test-disk browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
+.PHONY: same-bits all test asan test-cluster test-deploy test-play test-disk browser-test browser-bench bench bench-full bench-deps docs fuzz clean examples
 all: bin/league $(PY_GEN)
 
 # Copied beside and renamed over, so a league still running the old
@@ -285,6 +285,12 @@ test-cluster: bin/league
 # A human game of `league play` driven through tmux: the board, the legal
 # moves, refusals with their reason, the result (tests/play/human_test.sh;
 # the transcript goes to build/play/human-game.txt).
+# The same deterministic leagues built at git revision REV and by this
+# tree end with the same bits (two-player games unchanged by a change).
+same-bits: bin/league
+	@test -n "$(REV)" || { echo "usage: make same-bits REV=<git revision>"; exit 2; }
+	tests/same_bits/same_bits.sh $(REV)
+
 test-play: bin/league
 	@command -v tmux >/dev/null || sh util/deps.sh play
 	tests/play/human_test.sh bin/league build/play

@@ -54,7 +54,7 @@ static double measure(const char *name, const char *plugin, double seconds,
 	const struct env_spec *s;
 	env *e = NULL;
 	float *obs = NULL;
-	uint8_t mask[ENV_MAX_ACTIONS];
+	uint8_t *mask = NULL; /* the largest seat's actions: any game's */
 	char err[256];
 	lg_rng r;
 	uint64_t steps = 0, seed = 1;
@@ -74,7 +74,10 @@ static double measure(const char *name, const char *plugin, double seconds,
 	}
 	s = env_spec_of(e);
 	obs = malloc(s->obs_len * sizeof *obs);
-	if (!obs) {
+	mask = malloc((size_t)s->num_actions);
+	if (!obs || !mask) {
+		free(obs);
+		free(mask);
 		env_free(e);
 		return -1;
 	}
@@ -93,20 +96,22 @@ static double measure(const char *name, const char *plugin, double seconds,
 					env_observe(e, q, obs);
 					env_legal(e, q, mask);
 					acts[q] = random_action(
-						mask, s->num_actions, &r);
+						mask, s->seat[q].num_actions,
+						&r);
 				}
 				env_step_joint(e, acts);
 			} else {
 				env_observe(e, p, obs);
 				env_legal(e, p, mask);
-				env_step(e, random_action(mask,
-							  s->num_actions, &r));
+				env_step(e, random_action(
+					mask, s->seat[p].num_actions, &r));
 			}
 			steps++;
 		}
 		t = lg_now_s() - t0;
 	} while (t < seconds);
 	free(obs);
+	free(mask);
 	env_free(e);
 	*steps_out = steps;
 	return (double)steps / t;
@@ -175,6 +180,7 @@ static void *rworker_main(void *arg)
 	if ((w->rc = env_new(&e, NULL, &w->o, NULL, 0)))
 		return NULL;
 	if (env_spec_of(e)->obs_len > REMOTE_OBS_MAX ||
+	    env_spec_of(e)->num_actions > ENV_MAX_ACTIONS ||
 	    (env_spec_of(e)->flags & ENV_F_SIMULTANEOUS)) {
 		w->rc = LG_EUNSUPP;
 		env_free(e);
@@ -288,6 +294,7 @@ static double batched_round(const char *addr, int n, double secs,
 			goto out;
 	rc = LG_EUNSUPP;
 	if (env_spec_of(es[0])->obs_len > REMOTE_OBS_MAX ||
+	    env_spec_of(es[0])->num_actions > ENV_MAX_ACTIONS ||
 	    (env_spec_of(es[0])->flags & ENV_F_SIMULTANEOUS))
 		goto out;
 	nact = env_spec_of(es[0])->num_actions;

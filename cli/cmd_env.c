@@ -10,9 +10,11 @@
 
 static void flags_text(unsigned f, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s", f & ENV_F_SIMULTANEOUS ? "simul " : "",
+	snprintf(buf, len, "%s%s%s%s%s%s", f & ENV_F_SIMULTANEOUS ? "simul " : "",
 		 f & ENV_F_CHANCE ? "chance " : "",
-		 f & ENV_F_TREE ? "exact " : "", f & ENV_F_SLOW ? "slow " : "");
+		 f & ENV_F_TREE ? "exact " : "", f & ENV_F_SLOW ? "slow " : "",
+		 f & ENV_F_ASYMMETRIC ? "asym " : "",
+		 f & ENV_F_TEXT ? "text " : "");
 	if (*buf)
 		buf[strlen(buf) - 1] = 0;
 	else
@@ -32,8 +34,9 @@ static int env_list(int argc, char **argv)
 	if (cli_args(&args, argc, argv, NULL, NULL))
 		return CLI_USAGE;
 	if (!json)
-		printf("%-12s %7s %7s %7s %9s  %-19s %s\n", "name", "players",
-		       "obs", "actions", "max_steps", "flags", "summary");
+		printf("%-12s %7s %7s %7s %9s  %-13s %-24s %s\n", "name",
+		       "players", "obs", "actions", "max_steps", "payoff",
+		       "flags", "summary");
 	for (size_t i = 0; i < env_count(); i++) {
 		struct env_spec s;
 		const char *summary;
@@ -51,13 +54,16 @@ static int env_list(int argc, char **argv)
 		if (json)
 			printf("{\"name\":\"%s\",\"players\":%d,\"obs_len\":%zu,"
 			       "\"num_actions\":%d,\"max_steps\":%llu,"
+			       "\"payoff\":\"%s\",\"teams\":%d,\"roles\":%d,"
 			       "\"flags\":\"%s\"}\n",
 			       s.name, s.players, s.obs_len, s.num_actions,
-			       (unsigned long long)s.max_steps, fl);
+			       (unsigned long long)s.max_steps,
+			       env_payoff_name(s.payoff), s.teams, s.roles, fl);
 		else
-			printf("%-12s %7d %7zu %7s %9llu  %-19s %s\n", s.name,
-			       s.players, s.obs_len, acts,
-			       (unsigned long long)s.max_steps, fl, summary);
+			printf("%-12s %7d %7zu %7s %9llu  %-13s %-24s %s\n",
+			       s.name, s.players, s.obs_len, acts,
+			       (unsigned long long)s.max_steps,
+			       env_payoff_name(s.payoff), fl, summary);
 	}
 	return CLI_OK;
 }

@@ -367,34 +367,46 @@ static int play_one(env *e, struct side *sd, const int *side_at,
 	return 0;
 }
 
-/* Game g's returns (by seat) into the score by side; the winner's index
- * (-1: a draw, the best return shared). */
-static int score_game(struct score *sc, int n, uint64_t g, const double *ret)
+/* Game g's returns (by seat) into the score by side: the side whose
+ * team alone got the best return wins (with teams, every side of that
+ * team wins); a best return shared by two teams is a draw. Returns the
+ * first winning side (-1: a draw). */
+static int score_game(struct score *sc, const struct env_spec *sp, int n,
+		      uint64_t g, const double *ret)
 {
-	int best = -1, ties = 0;
+	int best = -1, shared = 0, first = -1;
 
 	sc->games++;
-	for (int i = 0; i < n; i++) {
-		double r = ret[seat_of(i, g, n)];
-		sc->ret[i] += r;
-		if (best < 0 || r > ret[seat_of(best, g, n)]) {
-			best = i;
-			ties = 0;
-		} else if (r == ret[seat_of(best, g, n)]) {
-			ties++;
+	for (int i = 0; i < n; i++)
+		sc->ret[i] += ret[seat_of(i, g, n)];
+	/* the best team: its seats' return (teammates get the same) */
+	for (int q = 0; q < sp->players; q++) {
+		if (best >= 0 && sp->seat[q].team == sp->seat[best].team)
+			continue;
+		if (best < 0 || ret[q] > ret[best]) {
+			best = q;
+			shared = 0;
+		} else if (ret[q] == ret[best]) {
+			shared = 1;
 		}
 	}
-	if (ties) {
+	if (shared) {
 		sc->draws++;
-		best = -1;
 	} else {
-		sc->wins[best]++;
+		for (int i = n - 1; i >= 0; i--)
+			if (sp->seat[seat_of(i, g, n)].team ==
+			    sp->seat[best].team) {
+				sc->wins[i]++;
+				first = i;
+			}
 	}
 	if (seat_of(0, g, n) == 0) {
 		sc->first_games++;
-		sc->first_wins += best == 0;
+		sc->first_wins += first == 0 ||
+				  (first >= 0 && sp->seat[0].team ==
+						 sp->seat[best].team);
 	}
-	return best;
+	return first;
 }
 
 static void print_score(const struct pargs *a, const struct score *sc,
@@ -526,7 +538,8 @@ static int run(int argc, char **argv)
 			rc = CLI_FAIL;
 			goto done;
 		}
-		tell_human(&a, sd, e, g, score_game(&sc, a.n, g, ret));
+		tell_human(&a, sd, e, g,
+			   score_game(&sc, env_spec_of(e), a.n, g, ret));
 	}
 	print_score(&a, &sc, sd, env_spec_of(e)->name);
 	rc = CLI_OK;
@@ -562,7 +575,8 @@ const struct cli_cmd cli_cmd_play = {
 	"--plugin naming a plugin of the SHA-256 it recorded, one of a\n"
 	"remote game only with --remote naming a server of that game.\n"
 	"\n"
-	"Output: a line of wins by side (a draw: the best return shared),\n"
+	"Output: a line of wins by side (the team with the best return wins,\n"
+	"every side in it; a draw: the best return shared by two teams),\n"
 	"with each side's mean return for more than two; --json one object\n"
 	"with games, wins_a, wins_b, ..., draws (and game, a, b, ...).\n"
 	"\n"

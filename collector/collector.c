@@ -268,7 +268,12 @@ static int probe_spec(const struct coll_opts *o, struct env_spec *spec,
 	rc = env_new(&probe, o->game, &probe_opts, err, errlen);
 	if (rc)
 		return rc;
-	rc = coll_game_check(env_spec_of(probe), err, errlen);
+	if (env_spec_of(probe)->num_actions > ENV_MAX_ACTIONS) {
+		lg_errf(err, errlen, "collector: game '%s' has %d actions; "
+			"the network takes at most %d", o->game,
+			env_spec_of(probe)->num_actions, ENV_MAX_ACTIONS);
+		rc = LG_EUNSUPP;
+	}
 	if (!rc)
 		rc = check_baselines(o, probe, err, errlen);
 	if (!rc)

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* path as seen from the config file's directory, into out: a relative
  * path of a config file that names a directory is joined to it; anything
@@ -121,34 +123,94 @@ static int check_tls(struct parser *p)
 	return 0;
 }
 
+/* The first failing check of `league env check`'s report rep, as
+ * "message (check)" into msg; 0 when none failed. */
+static int first_failure(const char *rep, char *msg, size_t len)
+{
+	const char *fail = strstr(rep, "FAIL  ");
+	size_t k, m;
+	const char *text;
+
+	if (!fail)
+		return 0;
+	/* "FAIL  check   message": the check, then its message */
+	k = strcspn(fail += 6, " ");
+	text = fail + k + strspn(fail + k, " ");
+	m = strcspn(text, "\n");
+	snprintf(msg, len, "%.*s (%.*s)", (int)(m < 400 ? m : 400), text,
+		 (int)(k < 32 ? k : 32), fail);
+	return 1;
+}
+
 /* A plugin game must pass a short run of `league env check` before any
  * job: its first failing check (naming the call, seat and step) is
- * env.plugin's error. Built-in games pass it in the tests. */
+ * env.plugin's error. The check runs in a child process, so a plugin
+ * that crashes is refused (with its signal) instead of taking this
+ * process down. Built-in games pass it in the tests. */
 static int check_plugin_plays(struct parser *p, const struct cfg *c,
 			      const struct env_opts *eo)
 {
-	lg_buf rep = { 0 };
-	char msg[512] = "";
-	const char *fail;
-	int rc;
+	char msg[600] = "", rep[CFG_PLUGIN_REPORT_MAX];
+	size_t got = 0;
+	ssize_t n;
+	int fd[2], st = 0;
+	pid_t pid;
 
-	rc = env_conform(NULL, eo, CFG_PLUGIN_EPISODES, 1, &rep, msg,
-			 sizeof msg);
-	if (rc > 0 && rep.len &&
-	    (fail = strstr((const char *)rep.data, "FAIL  "))) {
-		/* "FAIL  check   message": the check, then its message */
-		size_t k = strcspn(fail += 6, " "), m;
-		const char *text = fail + k + strspn(fail + k, " ");
-		m = strcspn(text, "\n");
-		snprintf(msg, sizeof msg, "%.*s (%.*s)", (int)(m < 400 ? m : 400),
-			 text, (int)(k < 32 ? k : 32), fail);
-		lg_buf_free(&rep);
+	if (pipe(fd))
+		return cfg_verr(p, "env.plugin", "cannot check the game: %s",
+				strerror(errno));
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return cfg_verr(p, "env.plugin", "cannot check the game: %s",
+				strerror(errno));
+	}
+	if (pid == 0) { /* the child: the report (or why not) down the pipe */
+		lg_buf b = { 0 };
+		char err[400] = "";
+		int rc;
+		close(fd[0]);
+		rc = env_conform(NULL, eo, CFG_PLUGIN_EPISODES, 1, &b, err,
+				 sizeof err);
+		if (rc < 0)
+			lg_buf_printf(&b, "ERROR %s\n", err);
+		if (b.len && write(fd[1], b.data, b.len) < 0)
+			_exit(3);
+		_exit(rc ? 4 : 0); /* 4: checks failed, in the report */
+	}
+	close(fd[1]);
+	while (got + 1 < sizeof rep &&
+	       (n = read(fd[0], rep + got, sizeof rep - 1 - got)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		got += (size_t)n;
+	}
+	rep[got] = 0;
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(st))
+		return cfg_verr(p, "env.plugin", "game '%s' crashed (signal "
+				"%d, %s) in league env check; run `league env "
+				"check` on the plugin to see it alone",
+				c->env.name, WTERMSIG(st),
+				strsignal(WTERMSIG(st)));
+	if (first_failure(rep, msg, sizeof msg))
 		return cfg_verr(p, "env.plugin", "game '%s' fails league env "
 				"check: %s", c->env.name, msg);
+	if (!strncmp(rep, "ERROR ", 6)) {
+		rep[strcspn(rep, "\n")] = 0;
+		return cfg_verr(p, "env.plugin", "%s", rep + 6);
 	}
-	lg_buf_free(&rep);
-	if (rc)
-		return cfg_verr(p, "env.plugin", "%s", msg);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return cfg_verr(p, "env.plugin", "game '%s' stopped league env "
+				"check with exit status %d (a crash its "
+				"sanitizer caught?); run `league env check` on "
+				"the plugin to see it alone", c->env.name,
+				WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	return 0;
 }
 

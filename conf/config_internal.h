@@ -14,6 +14,7 @@
 #define CFG_KEYS_MAX 256
 /* Episodes of `league env check` a plugin game plays at config check. */
 #define CFG_PLUGIN_EPISODES 64
+#define CFG_PLUGIN_REPORT_MAX 8192 /* bytes of its report read back */
 
 /* ---- the parser (config.c), shared with config_layers.c ---------------- */
 

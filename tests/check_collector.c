@@ -928,6 +928,98 @@ START_TEST(other_games)
 }
 END_TEST
 
+/* ---- N seats --------------------------------------------------------------- */
+
+/* Three seats of one network (goofspiel for 3, the example plugin), envs
+ * in threads and in child processes: every
+ * seat's rows reach the sink under its own player with its own
+ * observation, and each episode reports three returns summing to 0. */
+struct three {
+	pthread_mutex_t mu;
+	uint64_t rows[3], episodes, bad;
+};
+
+static int three_sink(void *ctx, const struct coll_segment *g)
+{
+	struct three *t = ctx;
+	const struct lg_rows *b = g->rows;
+
+	pthread_mutex_lock(&t->mu);
+	if (g->seat < 0 || g->seat > 2 || g->player != (uint32_t)g->seat + 10 ||
+	    b->obs_len != 6 * 4 + 1 || b->num_actions != 4)
+		t->bad++;
+	else
+		t->rows[g->seat] += b->n;
+	for (uint32_t k = 0; k < b->n; k++) {
+		const float *o = b->obs + k * b->obs_len;
+		float held = 0;
+		for (int i = 0; i < 4; i++) /* the seat's own hand */
+			held += o[4 + i];
+		int legal = 0;
+		for (int a = 0; a < 4; a++)
+			legal += b->mask[k * 4 + a];
+		if ((int)held != legal || !b->mask[k * 4 + b->action[k]])
+			t->bad++;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
+static void three_result(void *ctx, const struct coll_episode *ep)
+{
+	struct three *t = ctx;
+	double sum = 0;
+
+	pthread_mutex_lock(&t->mu);
+	for (int p = 0; p < 3; p++)
+		sum += ep->returns[p];
+	if (ep->players != 3 || ep->abnormal || fabs(sum) > 1e-9 ||
+	    ep->player[2] != 12)
+		t->bad++;
+	t->episodes++;
+	pthread_mutex_unlock(&t->mu);
+}
+
+START_TEST(three_seats_one_network)
+{
+	struct coll_opts o;
+	struct three t;
+	coll *c;
+	const char *dir = getenv("LEAGUE_EXAMPLES");
+
+	ck_assert_msg(dir && *dir, "LEAGUE_EXAMPLES is not set");
+	memset(&t, 0, sizeof t);
+	pthread_mutex_init(&t.mu, NULL);
+	coll_opts_default(&o);
+	uniform_pol = coll_policy_uniform();
+	o.game = "goofspiel";
+	snprintf(o.env.plugin, sizeof o.env.plugin, "%s/goofspiel.so", dir);
+	snprintf(o.env.params.key[0], ENV_PARAM_KEY_MAX, "players");
+	snprintf(o.env.params.val[0], ENV_PARAM_VAL_MAX, "3");
+	o.env.params.n = 1;
+	o.num_envs = 3;
+	o.wait_num = 2;
+	o.processes = _i; /* envs in threads, then in child processes */
+	o.policies = &uniform_pol;
+	for (int p = 0; p < 3; p++)
+		o.match.seat[p] = (struct coll_seat){ (uint32_t)p + 10, 0, 1,
+						      0 };
+	o.sink = three_sink;
+	o.sink_ctx = &t;
+	o.result = three_result;
+	o.result_ctx = &t;
+	c = tu_coll_open(&o);
+	ck_assert_int_eq(coll_collect(c, 400, 30), 0);
+	coll_stop(c);
+	coll_free(c);
+	ck_assert_uint_eq(t.bad, 0);
+	ck_assert_uint_gt(t.episodes, 0);
+	/* Four bids a seat an episode: every seat's rows, in step. */
+	for (int p = 0; p < 3; p++)
+		ck_assert_uint_ge(t.rows[p], 4 * t.episodes);
+}
+END_TEST
+
 /* ---- baseline seats ------------------------------------------------------ */
 
 #define BL_EPS 75 /* episodes per env */
@@ -1525,6 +1617,7 @@ Suite *suite_collector(void)
 		{ deadline_and_policy_error, 2 },
 		{ options_rejected, 1 },
 		{ other_games, 3 },
+		{ three_seats_one_network, 2 },
 		{ bench_cli_json, 1 },
 	};
 	const struct tu_test baseline_tests[] = {
