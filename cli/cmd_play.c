@@ -6,7 +6,8 @@
  * game g, so A moves first in the odd-numbered games of two); an agent
  * plays its network's most probable legal move (--sample: a sample of
  * its probabilities). The game comes from the agent files (all of one
- * game and its options) or --game.
+ * game and its options; a plugin or remote game with the --plugin or
+ * --remote the user names, eval/agent.h) or --game, --plugin, --remote.
  *
  * A human sees the state as the game describes it to that seat (its
  * describe() hook: cards, pot, bets), else the board (board games: their
@@ -173,7 +174,10 @@ static int human_act(const env *e, int p, int *action)
 
 /* ---- the sides ------------------------------------------------------------ */
 
-static int side_open(struct side *s, const char *arg, char *err,
+/* Side arg: a human, a baseline or an agent file, whose plugin or
+ * remote game opens only with the plugin or address in `with`. */
+static int side_open(struct side *s, const char *arg,
+		     const struct league_agent_with *with, char *err,
 		     size_t errlen)
 {
 	memset(s, 0, sizeof *s);
@@ -192,7 +196,7 @@ static int side_open(struct side *s, const char *arg, char *err,
 		lg_errf(err, errlen, "%s: out of memory", arg);
 		return LG_ENOMEM;
 	}
-	return league_agent_load(s->agent, arg, err, errlen);
+	return league_agent_load(s->agent, arg, with, err, errlen);
 }
 
 /* Baselines and workspaces for game e. */
@@ -261,15 +265,20 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 			"pass --game NAME, --plugin PATH or --remote ADDR\n");
 		return CLI_USAGE;
 	}
+	if (a->plugin && a->remote) {
+		fprintf(stderr, "league play: a game is either a plugin or "
+			"remote: --plugin or --remote, not both\n");
+		return CLI_USAGE;
+	}
 	if (ag && a->game && strcmp(a->game, ag->spec.name)) {
 		fprintf(stderr, "league play: --game %s, but the agents play "
 			"%s\n", a->game, ag->spec.name);
 		return CLI_USAGE;
 	}
-	if (ag && (a->plugin || a->remote || a->params.n)) {
-		fprintf(stderr, "league play: --plugin, --remote and --param "
-			"are for a game no agent names; the agents play %s "
-			"with their own options\n", ag->spec.name);
+	if (ag && a->params.n) {
+		fprintf(stderr, "league play: --param is for a game no agent "
+			"names; the agents play %s with their own options\n",
+			ag->spec.name);
 		return CLI_USAGE;
 	}
 	if (ag) {
@@ -277,20 +286,16 @@ static int open_game(const struct pargs *a, struct side *sd, env **e)
 	} else {
 		env_opts_default(&eo);
 		eo.params = a->params;
-		if (a->plugin && strlen(a->plugin) >= sizeof eo.plugin) {
-			fprintf(stderr, "league play: --plugin: path longer "
-				"than %zu bytes\n", sizeof eo.plugin - 1);
+		if ((a->plugin && strlen(a->plugin) >= sizeof eo.plugin) ||
+		    (a->remote && strlen(a->remote) >= sizeof eo.remote)) {
+			fprintf(stderr, "league play: --%s: longer than %zu "
+				"bytes\n", a->plugin ? "plugin" : "remote",
+				(a->plugin ? sizeof eo.plugin : sizeof eo.remote)
+					- 1);
 			return CLI_USAGE;
 		}
 		if (a->plugin)
 			snprintf(eo.plugin, sizeof eo.plugin, "%s", a->plugin);
-		if ((a->plugin && a->remote) ||
-		    (a->remote && strlen(a->remote) >= sizeof eo.remote)) {
-			fprintf(stderr, "league play: --remote: an address of "
-				"at most %zu bytes, without --plugin\n",
-				sizeof eo.remote - 1);
-			return CLI_USAGE;
-		}
 		if (a->remote)
 			snprintf(eo.remote, sizeof eo.remote, "%s", a->remote);
 	}
@@ -503,8 +508,10 @@ static int run(int argc, char **argv)
 		return rc;
 	memset(sd, 0, sizeof sd);
 	memset(&sc, 0, sizeof sc);
+	const struct league_agent_with with = { a.plugin, a.remote };
 	for (int i = 0; i < a.n; i++)
-		if ((rc = side_open(&sd[i], a.side[i], err, sizeof err))) {
+		if ((rc = side_open(&sd[i], a.side[i], &with, err,
+				    sizeof err))) {
 			fprintf(stderr, "league play: %s\n", err);
 			rc = rc == LG_ENOMEM || rc == LG_EIO ? CLI_FAIL
 							     : CLI_USAGE;
@@ -561,10 +568,12 @@ const struct cli_cmd cli_cmd_play = {
 	"in game g, so of two A moves first in games 1, 3, ... Game g is\n"
 	"seeded S + g - 1 (default S 1). An agent plays its network's most\n"
 	"probable legal move; --sample samples its probabilities. The game\n"
-	"is the agents' (all of one game and its options), else --game, or\n"
-	"the game plugin --plugin PATH, or the game a server serves at\n"
-	"--remote ADDR (HOST:PORT or unix:PATH, net/game.proto; no text:\n"
-	"a human sees the observation); --param sets its env.params.\n"
+	"is the agents' (all of one game and its options), else --game, the\n"
+	"game plugin --plugin PATH or the game server at --remote ADDR;\n"
+	"--param sets its env.params. An agent file never loads code or\n"
+	"dials by itself: an agent of a plugin game plays only with\n"
+	"--plugin naming a plugin of the SHA-256 it recorded, one of a\n"
+	"remote game only with --remote naming a server of that game.\n"
 	"\n"
 	"Output: a line of wins by side (the team with the best return wins,\n"
 	"every side in it; a draw: the best return shared by two teams),\n"

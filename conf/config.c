@@ -531,8 +531,8 @@ static int parse_stream(struct parser *p)
 enum { LOAD_FILE = 1, LOAD_SEALED = 2 };
 
 static int run_parser(struct cfg *c, const char *text, size_t len,
-		      const char *name, int check, int how, char *err,
-		      size_t errlen)
+		      const char *name, int check, int how,
+		      const char *const bind[2], char *err, size_t errlen)
 {
 	struct parser *p = calloc(1, sizeof *p);
 	int rc;
@@ -542,6 +542,10 @@ static int run_parser(struct cfg *c, const char *text, size_t len,
 	p->name = name;
 	p->is_file = !!(how & LOAD_FILE);
 	p->sealed = !!(how & LOAD_SEALED);
+	if (bind) {
+		p->bind_plugin = bind[0];
+		p->bind_remote = bind[1];
+	}
 	p->c = c;
 	p->err = err;
 	p->errlen = errlen;
@@ -568,31 +572,41 @@ int cfg_defaults(struct cfg *c, char *err, size_t errlen)
 	if ((rc = cfg_emit(NULL, &b, 1, 0)))
 		return rc;
 	rc = run_parser(c, (const char *)b.data, b.len, "<defaults>", 0, 0,
-			err, errlen);
+			NULL, err, errlen);
 	lg_buf_free(&b);
 	return rc;
 }
 
 static int load_text(struct cfg *c, const char *text, size_t len,
-		     const char *name, int how, char *err, size_t errlen)
+		     const char *name, int how, const char *const bind[2],
+		     char *err, size_t errlen)
 {
 	int rc = cfg_defaults(c, err, errlen);
 
 	if (rc)
 		return rc;
-	return run_parser(c, text, len, name, 1, how, err, errlen);
+	return run_parser(c, text, len, name, 1, how, bind, err, errlen);
 }
 
 int cfg_load_string(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
-	return load_text(c, text, len, name, 0, err, errlen);
+	return load_text(c, text, len, name, 0, NULL, err, errlen);
 }
 
 int cfg_load_sealed(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen)
 {
-	return load_text(c, text, len, name, LOAD_SEALED, err, errlen);
+	return load_text(c, text, len, name, LOAD_SEALED, NULL, err, errlen);
+}
+
+int cfg_load_sealed_game(struct cfg *c, const char *text, size_t len,
+			 const char *name, const char *plugin,
+			 const char *remote, char *err, size_t errlen)
+{
+	const char *const bind[2] = { plugin, remote };
+
+	return load_text(c, text, len, name, LOAD_SEALED, bind, err, errlen);
 }
 
 #define CFG_FILE_MAX (1 << 20)
@@ -624,7 +638,7 @@ int cfg_load_file(struct cfg *c, const char *path, char *err, size_t errlen)
 			CFG_FILE_MAX);
 		rc = LG_ECONFIG;
 	} else {
-		rc = load_text(c, text, n, path, LOAD_FILE, err, errlen);
+		rc = load_text(c, text, n, path, LOAD_FILE, NULL, err, errlen);
 	}
 	free(text);
 	fclose(f);

@@ -327,6 +327,14 @@ int cfg_load_string(struct cfg *c, const char *text, size_t len,
  * at their key before anything would load, run, dial or read them. */
 int cfg_load_sealed(struct cfg *c, const char *text, size_t len,
 		    const char *name, char *err, size_t errlen);
+/* cfg_load_sealed, then the game the caller names (never the text):
+ * env.plugin = plugin or env.remote = remote (NULL: not set), checked
+ * as any config's (the plugin opens and passes its short env check, the
+ * server's Welcome names env.name). For an agent file of a plugin or
+ * remote game, opened with the plugin or address its user passed. */
+int cfg_load_sealed_game(struct cfg *c, const char *text, size_t len,
+			 const char *name, const char *plugin,
+			 const char *remote, char *err, size_t errlen);
 
 /* Append the whole effective config as YAML (every key, in table order,
  * with its doc line as a comment). The output loads back to an equal cfg. */

@@ -482,6 +482,26 @@ static int check_deterministic(struct parser *p)
 	return 0;
 }
 
+/* The game a sealed config's caller names (cfg_load_sealed_game): its
+ * plugin path or server address into env.plugin / env.remote, once the
+ * text itself named neither. */
+static int bind_game(struct parser *p)
+{
+	const char *const v[] = { p->bind_plugin, p->bind_remote };
+	char *const dst[] = { p->c->env.plugin, p->c->env.remote };
+	static const char *const keys[] = { "env.plugin", "env.remote" };
+
+	for (int i = 0; i < 2; i++) {
+		if (!v[i] || !v[i][0])
+			continue;
+		if (strlen(v[i]) >= CFG_STR_MAX)
+			return cfg_verr(p, keys[i], "'%s' is longer than %d "
+					"bytes", v[i], CFG_STR_MAX - 1);
+		memcpy(dst[i], v[i], strlen(v[i]) + 1);
+	}
+	return 0;
+}
+
 /* The cross-key rules. Those of the players module are its own
  * brain_opts_check, run on the options this config becomes; the rest
  * belong to no module's check. */
@@ -511,6 +531,8 @@ int cfg_validate(struct parser *p)
 						"this file (it names code, a "
 						"command, an address or a "
 						"file to use)");
+		if ((rc = bind_game(p)))
+			return rc;
 	}
 	if (!c->env.plugin[0] && !c->env.remote[0] &&
 	    !strcmp(c->env.name, "matrix") &&

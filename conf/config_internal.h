@@ -36,6 +36,9 @@ struct parser {
 	size_t nsections;
 	int is_file; /* name is the config file's path */
 	int sealed;  /* cfg_load_sealed: no plugin, remote, serve, TLS */
+	/* cfg_load_sealed_game: the caller's plugin path or game server
+	 * address (never the text's), set once the text is found sealed */
+	const char *bind_plugin, *bind_remote;
 };
 
 /* An error at YAML mark m (NULL: none) as "file:line:col: msg";

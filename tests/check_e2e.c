@@ -893,6 +893,49 @@ static void export_special_outputs(const char *dir, const char *ldir,
 	ck_assert_int_eq(st.st_size, before.st_size);
 }
 
+/* An agent file of format 1 (tests/ref/agent_v1_tictactoe.agent, written
+ * by the encoder before game records, the fuzz corpus's tictactoe seed)
+ * still loads and plays, as a built-in game; files are written in format
+ * 2 with the game record "kind=builtin"; a built-in game's agent takes
+ * no plugin or game server (exit 2, naming the game). */
+static void agent_formats(const char *file)
+{
+	static char out[1 << 16], err[1 << 16], body[1 << 20];
+	char v1[512];
+	struct league_agent a;
+	size_t n;
+
+	snprintf(v1, sizeof v1, "%s/tests/ref/agent_v1_tictactoe.agent",
+		 tu_src_dir());
+	ck_assert_msg(league_agent_load(&a, v1, NULL, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_uint_eq(a.format, 1);
+	ck_assert_int_eq(a.game.kind, LEAGUE_AGENT_BUILTIN);
+	ck_assert_str_eq(a.game.name, "tictactoe");
+	ck_assert_str_eq(a.spec.name, "tictactoe");
+	league_agent_free(&a);
+	const char *p1[] = { "play", v1, "minimax", "--games", "2", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, p1) == 0,
+		      "%s", err);
+	ck_assert_msg(strstr(out, "2 games of tictactoe"), "%s", out);
+	const char *p2[] = { "play", v1, "random", "--plugin", file, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, p2),
+			 2);
+	ck_assert_msg(strstr(err, "plays a built-in game (format 1): a "
+			     "plugin or game server was named"), "%s", err);
+	n = slurp(file, body, sizeof body);
+	ck_assert(n > LEAGUE_AGENT_HEADER &&
+		  lg_get_le32((const uint8_t *)body + 4) == 2);
+	ck_assert_ptr_nonnull(memmem(body, n, "kind=builtin\nname=tictactoe\n",
+				     28));
+	const char *p3[] = { "play", file, "random", "--remote",
+			     "127.0.0.1:9", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, p3),
+			 2);
+	ck_assert_msg(strstr(err, "plays the built-in game 'tictactoe': a "
+			     "game server was named for it"), "%s", err);
+}
+
 /* `league export` of the league in ldir (tictactoe) and `league play` of
  * the file: against random and minimax, the counts add up; the file's
  * provenance names the league; a damaged file, a player or version the
@@ -963,6 +1006,7 @@ static void export_and_play(const char *dir, const char *ldir)
 	ck_assert_msg(strstr(err, "no version 100000"), "%s", err);
 	ck_assert_int_ne(access(bad, F_OK), 0);
 	export_special_outputs(dir, ldir, file);
+	agent_formats(file);
 }
 
 /* The network of the agent file at path. */
@@ -972,7 +1016,7 @@ static nn *agent_net(const char *path)
 	struct league_agent a;
 	nn *n;
 
-	ck_assert_msg(league_agent_load(&a, path, err, sizeof err) == 0, "%s",
+	ck_assert_msg(league_agent_load(&a, path, NULL, err, sizeof err) == 0, "%s",
 		      err);
 	n = a.net;
 	a.net = NULL;

@@ -3,7 +3,8 @@
  * game and the example plugin pass the conformance suite, a broken game
  * fails it, bad plugins and params are refused with a clear error, the
  * plugin's exact NashConv matches a value worked out by hand, configs
- * name plugins, and a league trains on the plugin game end to end.
+ * name plugins, and a league trains on the plugin game end to end; its
+ * player exported plays with the plugin named by its user and no other.
  *
  * The plugins come from the Makefile (build/<variant>/examples, found
  * through LEAGUE_EXAMPLES), built with the suite's own sanitizers.
@@ -17,6 +18,7 @@
 #include "collector/collector.h"
 #include "envs/env.h"
 #include "conf/config.h"
+#include "eval/agent.h"
 #include "tests/testutil.h"
 
 static void plugin_path(char *buf, size_t len, const char *name)
@@ -528,8 +530,114 @@ START_TEST(config_check_refuses_bad_games)
 }
 END_TEST
 
+/* A copy of file from into to. */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	size_t n;
+
+	ck_assert(in && out);
+	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+		ck_assert_uint_eq(fwrite(buf, 1, n, out), n);
+	ck_assert(!ferror(in) && !fclose(out));
+	fclose(in);
+}
+
+/* `league export` of the plugin league in ldir (goofspiel, cards 4):
+ * the file records the plugin by path and SHA-256, loads no code by
+ * itself (refused without --plugin, naming the plugin and hash), plays
+ * with a copy of the plugin anywhere (the bytes, not the path), and is
+ * refused with another plugin (both hashes named) or a game server. */
+static void export_plugin_agent(const char *dir, const char *ldir,
+				const char *so)
+{
+	static char out[1 << 16], errb[1 << 16];
+	char file[300], copy[300], other[256], hex[65], ohex[65], err[1024];
+	unsigned long long games, wa, wb, dr;
+	struct league_agent a;
+
+	snprintf(file, sizeof file, "%s/goof.agent", dir);
+	snprintf(copy, sizeof copy, "%s/moved.so", dir);
+	plugin_path(other, sizeof other, "tictactoe");
+	ck_assert_int_eq(league_agent_sha256(so, hex, err, sizeof err), 0);
+	ck_assert_int_eq(league_agent_sha256(other, ohex, err, sizeof err), 0);
+	ck_assert_str_ne(hex, ohex);
+	const char *ex[] = { "export", ldir, "--player", "0", "-o", file,
+			     NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, errb, sizeof errb, ex) ==
+			      0, "%s", errb);
+	ck_assert_msg(strstr(out, "game goofspiel"), "%s", out);
+	/* the config in the file names no plugin: the game record does */
+	{
+		static char body[1 << 20], rec[512];
+		FILE *f = fopen(file, "rb");
+		ck_assert_ptr_nonnull(f);
+		size_t n = fread(body, 1, sizeof body, f);
+		fclose(f);
+		ck_assert_ptr_nonnull(memmem(body, n, "  plugin: \"\"\n", 13));
+		snprintf(rec, sizeof rec, "kind=plugin\nname=goofspiel\n"
+			 "path=%s\nsha256=%s\n", so, hex);
+		ck_assert_ptr_nonnull(memmem(body, n, rec, strlen(rec)));
+	}
+	/* no plugin named: refused before anything is loaded */
+	ck_assert_int_eq(league_agent_load(&a, file, NULL, err, sizeof err),
+			 LG_EUNSUPP);
+	ck_assert_ptr_null(a.net);
+	league_agent_free(&a);
+	const char *p0[] = { "play", file, "random", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, p0),
+			 2);
+	ck_assert_msg(strstr(errb, "plays the plugin game 'goofspiel' and "
+			     "loads no code by itself") &&
+			      strstr(errb, hex) && strstr(errb, so) &&
+			      strstr(errb, "--plugin PATH"),
+		      "%s", errb);
+	/* the plugin moved: its bytes are what count */
+	copy_file(so, copy);
+	const struct league_agent_with w = { copy, NULL };
+	ck_assert_msg(league_agent_load(&a, file, &w, err, sizeof err) == 0,
+		      "%s", err);
+	ck_assert_int_eq(a.format, LEAGUE_AGENT_VERSION);
+	ck_assert_int_eq(a.game.kind, LEAGUE_AGENT_PLUGIN);
+	ck_assert_str_eq(a.game.name, "goofspiel");
+	ck_assert_str_eq(a.game.path, so);
+	ck_assert_str_eq(a.game.sha256, hex);
+	/* the league's params came along in the config */
+	ck_assert_uint_eq(a.cfg.env.params.n, 1);
+	ck_assert_str_eq(a.cfg.env.params.key[0], "cards");
+	ck_assert_str_eq(a.cfg.env.params.val[0], "4");
+	ck_assert_int_eq(a.spec.num_actions, 4);
+	league_agent_free(&a);
+	const char *p1[] = { "play", file, "random", "--plugin", copy,
+			     "--games", "6", "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, errb, sizeof errb, p1) ==
+			      0, "%s", errb);
+	ck_assert_int_eq(sscanf(out, "{\"games\": %llu, \"wins_a\": %llu, "
+				"\"wins_b\": %llu, \"draws\": %llu", &games,
+				&wa, &wb, &dr), 4);
+	ck_assert_uint_eq(games, 6);
+	ck_assert_uint_eq(wa + wb + dr, 6);
+	ck_assert_msg(strstr(out, "\"game\": \"goofspiel\""), "%s", out);
+	/* another plugin: both hashes and the recorded path named */
+	const char *p2[] = { "play", file, "random", "--plugin", other, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, p2),
+			 2);
+	ck_assert_msg(strstr(errb, ohex) && strstr(errb, hex) &&
+			      strstr(errb, so) && strstr(errb, other),
+		      "%s", errb);
+	/* a game server is not what it plays */
+	const char *p3[] = { "play", file, "random", "--remote",
+			     "unix:/nonexistent.sock", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, p3),
+			 2);
+	ck_assert_msg(strstr(errb, "no game server: name the plugin"), "%s",
+		      errb);
+}
+
 /* A league trains on the plugin game for a few seconds and prints a
- * payoff matrix with games in it. */
+ * payoff matrix with games in it; its main player exported plays
+ * (export_plugin_agent). */
 START_TEST(league_trains_on_the_plugin_game)
 {
 	static char out[1 << 16], errb[1 << 16];
@@ -559,6 +667,7 @@ START_TEST(league_trains_on_the_plugin_game)
 	double wr;
 	ck_assert_msg(sscanf(row, " 0 main %lf(", &wr) == 1 && wr >= 0 &&
 		      wr <= 1, "%s", out);
+	export_plugin_agent(dir, ldir, so);
 }
 END_TEST
 

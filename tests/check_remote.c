@@ -17,7 +17,10 @@
  *     exit 2 with file:line:col.
  *   - `league run` of a config with env.serve trains on the Python game;
  *     the server killed mid-run is restarted and the run ends with its
- *     payoff matrix, every acknowledged result on disk.
+ *     payoff matrix, every acknowledged result on disk. Its player
+ *     exported plays against random at a server its user names
+ *     (--remote), and only there: none named, or one of another game, is
+ *     refused.
  *
  * Python is Debian's /usr/bin/python3 with python3-protobuf, which the
  * Makefile installs; a missing one fails these tests.
@@ -37,6 +40,7 @@
 
 #include "collector/collector.h"
 #include "envs/env.h"
+#include "eval/agent.h"
 #include "game.pb-c.h"
 #include "storage/storage.h"
 #include "tests/testutil.h"
@@ -1194,6 +1198,79 @@ static pid_t find_game_server(const char *dir)
 	return pid;
 }
 
+/* `league export` of the Python league in ldir (tictactoe_py, served at
+ * unix:dir/g.sock while it ran): the file records the game by name and
+ * address and dials nothing by itself (refused without --remote, naming
+ * the game and the address); it plays at a server of its game at
+ * another address; a server of another game is refused, naming both. */
+static void export_remote_agent(const char *dir, const char *ldir)
+{
+	static char out[1 << 16], err[1 << 16];
+	char file[300], script[300], text[1024], rec[512];
+	unsigned long long games, wa, wb, dr;
+	struct pyserv ps;
+
+	snprintf(file, sizeof file, "%s/py.agent", dir);
+	const char *ex[] = { "export", ldir, "--player", "0", "-o", file,
+			     NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, ex) == 0,
+		      "%s", err);
+	ck_assert_msg(strstr(out, "game tictactoe_py"), "%s", out);
+	{
+		static char body[1 << 20];
+		FILE *f = fopen(file, "rb");
+		ck_assert_ptr_nonnull(f);
+		size_t n = fread(body, 1, sizeof body, f);
+		fclose(f);
+		snprintf(rec, sizeof rec, "kind=remote\nname=tictactoe_py\n"
+			 "address=unix:%s/g.sock\n", dir);
+		ck_assert_ptr_nonnull(memmem(body, n, rec, strlen(rec)));
+		/* the config names no server or command: the record does */
+		ck_assert_ptr_nonnull(memmem(body, n, "  remote: \"\"\n", 13));
+		ck_assert_ptr_nonnull(memmem(body, n, "  serve: \"\"\n", 12));
+	}
+	const char *p0[] = { "play", file, "random", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, p0),
+			 2);
+	ck_assert_msg(strstr(err, "plays the remote game 'tictactoe_py' and "
+			     "dials no address by itself") &&
+			      strstr(err, "--remote ADDR") &&
+			      strstr(err, "/g.sock when exported"),
+		      "%s", err);
+	/* a server of the game, at another address */
+	py_start(&ps, dir);
+	const char *p1[] = { "play", file, "random", "--remote", ps.addr,
+			     "--games", "6", "--json", NULL };
+	int rc = tu_run_league(out, sizeof out, err, sizeof err, p1);
+	py_kill(&ps);
+	ck_assert_msg(rc == 0, "%s", err);
+	ck_assert_int_eq(sscanf(out, "{\"games\": %llu, \"wins_a\": %llu, "
+				"\"wins_b\": %llu, \"draws\": %llu", &games,
+				&wa, &wb, &dr), 4);
+	ck_assert_uint_eq(games, 6);
+	ck_assert_uint_eq(wa + wb + dr, 6);
+	/* a server of another game: the Python tic-tac-toe by another name */
+	snprintf(script, sizeof script, "%s/other.py", dir);
+	snprintf(text, sizeof text,
+		 "import sys\n"
+		 "sys.path.insert(0, '%s/python')\n"
+		 "sys.path.insert(0, '%s/python/examples')\n"
+		 "from league_game import serve\n"
+		 "from tictactoe import TicTacToe\n"
+		 "class Other(TicTacToe):\n"
+		 "    name = 'othergame'\n"
+		 "serve(Other)\n", tu_src_dir(), tu_src_dir());
+	tu_write_file(script, text);
+	py_start_script(&ps, dir, script, "othergame");
+	const char *p2[] = { "play", file, "random", "--remote", ps.addr,
+			     NULL };
+	rc = tu_run_league(out, sizeof out, err, sizeof err, p2);
+	py_kill(&ps);
+	ck_assert_int_eq(rc, 2);
+	ck_assert_msg(strstr(err, "serves 'othergame', not 'tictactoe_py'"),
+		      "%s", err);
+}
+
 START_TEST(league_run_trains_on_python_and_survives_its_death)
 {
 	static char out[1 << 16], err[1 << 16];
@@ -1270,6 +1347,7 @@ START_TEST(league_run_trains_on_python_and_survives_its_death)
 	printf("remote: league run on Python: %d payoff lines\n", pairs);
 	ck_assert_int_ge(pairs, 4);
 	(void)victim;
+	export_remote_agent(dir, ldir);
 	tu_rmrf(dir);
 }
 END_TEST

@@ -4,11 +4,13 @@
  *
  * Input: one mode byte, then the file. With bit 0 set the harness writes
  * the right CRC-32C at the end first, so the fuzzer reaches the sections
- * behind it (provenance, the config, the parameters); with it clear the
- * file is parsed as it is.
+ * behind it (provenance, the config, the game record, the parameters);
+ * with it clear the file is parsed as it is. Format 1 files (no game
+ * record) and format 2 ones are both in the corpus.
  *
  * Checked: the result is 0 or one of the documented errors with a
- * message; a file that decodes has a network of its game's shape that
+ * message (a plugin or remote game's agent: refused, as no plugin or
+ * address is named); a file that decodes has a network of its game's shape that
  * acts (a legal action from the game's first observation; not for the
  * timing game, whose resets sleep as its config says), provenance
  * lines that league_agent_meta reads, and encodes again (from its config
@@ -74,7 +76,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(f, data + 1, len);
 	if ((data[0] & 1) && len >= 4)
 		lg_put_le32(f + len - 4, lg_crc32c(0, f, len - 4));
-	rc = league_agent_decode(&a, f, len, err, sizeof err);
+	/* nothing named: a plugin or remote game's agent is refused before
+	 * its config, and no code is loaded nor address dialled */
+	rc = league_agent_decode(&a, f, len, NULL, err, sizeof err);
 	if (rc != 0 && rc != LG_ECORRUPT && rc != LG_EVERSION &&
 	    rc != LG_ECONFIG && rc != LG_EINVAL && rc != LG_ERANGE &&
 	    rc != LG_EUNSUPP && rc != LG_ENOTFOUND && rc != LG_EIO &&
@@ -92,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (nn_save(a.net, &b1) ||
 		    league_agent_encode(&a.cfg, a.meta, b1.data, b1.len, &out,
 					err, sizeof err) ||
-		    league_agent_decode(&again, out.data, out.len, err,
+		    league_agent_decode(&again, out.data, out.len, NULL, err,
 					sizeof err) ||
 		    nn_save(again.net, &b2) || b1.len != b2.len ||
 		    memcmp(b1.data, b2.data, b1.len))

@@ -74,11 +74,14 @@ static void seed_mode(const char *harness, const char *name, uint8_t mode,
 /* ---- fuzz_agent ---------------------------------------------------------- */
 
 /* An agent file from its parts as they are (no checks): the near-valid
- * seeds. */
+ * seeds. game NULL: format 1's layout (no game record), else format 2's
+ * with that record. */
 static void agent_raw(lg_buf *out, uint32_t version, const char *meta,
-		      const char *config, const void *blob, size_t blen)
+		      const char *config, const char *game, const void *blob,
+		      size_t blen)
 {
 	uint8_t h[LEAGUE_AGENT_HEADER];
+	size_t hl = game ? LEAGUE_AGENT_HEADER : LEAGUE_AGENT_HEADER_V1;
 
 	out->len = 0;
 	memcpy(h, LEAGUE_AGENT_MAGIC, 4);
@@ -86,13 +89,55 @@ static void agent_raw(lg_buf *out, uint32_t version, const char *meta,
 	lg_put_le32(h + 8, (uint32_t)strlen(meta));
 	lg_put_le32(h + 12, (uint32_t)strlen(config));
 	lg_put_le64(h + 16, blen);
-	if (lg_buf_append(out, h, sizeof h) ||
+	if (game)
+		lg_put_le32(h + 24, (uint32_t)strlen(game));
+	if (lg_buf_append(out, h, hl) ||
 	    lg_buf_append(out, meta, strlen(meta)) ||
 	    lg_buf_append(out, config, strlen(config)) ||
+	    (game && lg_buf_append(out, game, strlen(game))) ||
 	    lg_buf_append(out, blob, blen) || lg_buf_append(out, h, 4))
 		exit(1);
 	lg_put_le32((uint8_t *)out->data + out->len - 4,
 		    lg_crc32c(0, out->data, out->len - 4));
+}
+
+/* Format 2's game records around tic-tac-toe's config and network: a
+ * valid one, the plugin and remote ones (refused: no plugin or address
+ * is named), and each a thing wrong (mode 1: the CRC made right). */
+static void seeds_agent_game(const char *meta, const char *ttt,
+			     const lg_buf *blob, lg_buf *f)
+{
+#define SEED_SHA "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0"
+	static const struct {
+		const char *name, *game;
+	} recs[] = {
+		{ "game_builtin", "kind=builtin\nname=tictactoe\n" },
+		{ "game_plugin", "kind=plugin\nname=tictactoe\n"
+				 "path=/nonexistent/game.so\nsha256=" SEED_SHA
+				 "8\n" },
+		{ "game_remote", "kind=remote\nname=tictactoe\n"
+				 "address=unix:/nonexistent.sock\n" },
+		{ "game_other_name", "kind=builtin\nname=connect4\n" },
+		{ "game_unknown_key", "kind=builtin\nname=tictactoe\nx=1\n" },
+		{ "game_key_twice", "kind=builtin\nkind=builtin\n"
+				    "name=tictactoe\n" },
+		{ "game_bad_kind", "kind=dlopen\nname=tictactoe\n" },
+		{ "game_bad_sha256", "kind=plugin\nname=tictactoe\n"
+				     "path=/x.so\nsha256=" SEED_SHA "\n" },
+		{ "game_plugin_no_path", "kind=plugin\nname=tictactoe\n"
+					 "sha256=" SEED_SHA "8\n" },
+		{ "game_builtin_address", "kind=builtin\nname=tictactoe\n"
+					  "address=127.0.0.1:9\n" },
+		{ "game_no_newline", "kind=builtin\nname=tictactoe" },
+		{ "game_empty", "" },
+	};
+#undef SEED_SHA
+	for (size_t i = 0; i < sizeof recs / sizeof recs[0]; i++) {
+		agent_raw(f, 2, meta, ttt, recs[i].game, blob->data,
+			  blob->len);
+		seed_mode("fuzz_agent", recs[i].name, i == 0 ? 0 : 1,
+			  f->data, f->len);
+	}
 }
 
 /* The network league's config text gives for its game, saved. */
@@ -141,25 +186,28 @@ static void seeds_agent(void)
 	seed_mode("fuzz_agent", "tictactoe", 0, f.data, f.len);
 	seed_mode("fuzz_agent", "truncated", 1, f.data, f.len - 9);
 	/* near-valid, each one thing wrong (mode 1: the CRC made right) */
-	agent_raw(&f, 1, meta, ttt, blob.data, blob.len);
+	/* format 1 (no game record): a file today's readers keep loading */
+	agent_raw(&f, 1, meta, ttt, NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "minimal_config", 0, f.data, f.len);
-	agent_raw(&f, 2, meta, ttt, blob.data, blob.len);
+	agent_raw(&f, 3, meta, ttt, "kind=builtin\nname=tictactoe\n",
+		  blob.data, blob.len);
 	seed_mode("fuzz_agent", "format_version", 1, f.data, f.len);
-	agent_raw(&f, 1, "league=x", ttt, blob.data, blob.len);
+	seeds_agent_game(meta, ttt, &blob, &f);
+	agent_raw(&f, 1, "league=x", ttt, NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "meta_no_newline", 1, f.data, f.len);
-	agent_raw(&f, 1, "League=x\n", ttt, blob.data, blob.len);
+	agent_raw(&f, 1, "League=x\n", ttt, NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "meta_bad_key", 1, f.data, f.len);
 	agent_raw(&f, 1, meta,
 		  "env: {name: tictactoe, plugin: /nonexistent/game.so}\n"
-		  "model: {hidden: [8]}\n", blob.data, blob.len);
+		  "model: {hidden: [8]}\n", NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "config_plugin", 1, f.data, f.len);
 	agent_raw(&f, 1, meta, "env: {name: tictactoe, serve: 'rm -rf /'}\n",
-		  blob.data, blob.len);
+		  NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "config_serve", 1, f.data, f.len);
 	agent_raw(&f, 1, meta, "env: {name: connect4}\nmodel: {hidden: [8]}\n",
-		  blob.data, blob.len);
+		  NULL, blob.data, blob.len);
 	seed_mode("fuzz_agent", "net_of_another_game", 1, f.data, f.len);
-	agent_raw(&f, 1, meta, ttt, blob.data, blob.len - 4);
+	agent_raw(&f, 1, meta, ttt, NULL, blob.data, blob.len - 4);
 	seed_mode("fuzz_agent", "blob_short", 1, f.data, f.len);
 	lg_buf_free(&blob);
 	lg_buf_free(&c4);
