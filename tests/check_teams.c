@@ -84,7 +84,7 @@ static int wk_info(struct walk *w, const void *st, int seat)
 			break;
 	if (i == w->n) {
 		ck_assert_int_lt(w->n, WK_INFO_MAX);
-		snprintf(w->key[i], sizeof w->key[i], "%s", key);
+		memcpy(w->key[i], key, strlen(key) + 1); /* fits: above */
 		w->seat[i] = (int8_t)seat;
 		memcpy(w->mask[i], mask, sizeof mask);
 		memcpy(w->obs[i], obs, sizeof obs);
