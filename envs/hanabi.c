@@ -185,13 +185,10 @@ static void tiny_hanabi_action_name(const void *inst, const void *st,
 }
 
 const struct league_game env_game_tiny_hanabi = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "tiny_hanabi",
-	.summary = "tiny Hanabi (OpenSpiel's default payoffs): 2 seats, "
-		   "cooperative, optimum 10",
+	ENV_GAME_HEAD("tiny_hanabi",
+		      "tiny Hanabi (OpenSpiel's default payoffs): 2 seats, "
+		      "cooperative, optimum 10"),
 	ENV_GAME_FNS(tiny_hanabi),
-	.chance = tiny_hanabi_chance,
-	.infostate = tiny_hanabi_infostate,
-	.describe = tiny_hanabi_describe,
-	.action_name = tiny_hanabi_action_name,
+	ENV_GAME_TREE(tiny_hanabi),
+	ENV_GAME_TEXT(tiny_hanabi),
 };

@@ -293,13 +293,10 @@ static void tiny_whist_action_name(const void *inst, const void *st,
 }
 
 const struct league_game env_game_tiny_whist = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "tiny_whist",
-	.summary = "tiny whist: 4 seats in 2 teams, 8 cards, spades trumps, "
-		   "two tricks",
+	ENV_GAME_HEAD("tiny_whist",
+		      "tiny whist: 4 seats in 2 teams, 8 cards, spades trumps, "
+		      "two tricks"),
 	ENV_GAME_FNS(tiny_whist),
-	.chance = tiny_whist_chance,
-	.infostate = tiny_whist_infostate,
-	.describe = tiny_whist_describe,
-	.action_name = tiny_whist_action_name,
+	ENV_GAME_TREE(tiny_whist),
+	ENV_GAME_TEXT(tiny_whist),
 };
