@@ -86,6 +86,14 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p);
  * "env.params: 'KEY': GAME takes no params" in err. */
 int env_params_none(const struct league_game_params *p, const char *game,
 		    char *err, size_t errlen);
+/* A chance node of n outcomes 0 .. n-1 alike (a die, a card from a full
+ * deck, the k-th of n deals): out[i] = i, p[i] = 1/n; returns n. */
+int env_chance_uniform(int n, int *out, double *p);
+/* A card dealt from a deck of `cards` (0 .. cards-1, each once) of which
+ * the ndealt in dealt[] are gone: the cards left in rising order, each
+ * with probability 1 / (cards - ndealt); returns their count. */
+int env_chance_deal(int cards, const int8_t *dealt, int ndealt, int *out,
+		    double *p);
 /* Append printf-style text at buf[at] (at most len bytes in all, always
  * NUL-terminated when len > 0, cut short when full); returns the new end,
  * which stays at len - 1 once full: for describe() and infostate(). */

@@ -91,11 +91,7 @@ static int tiny_hanabi_player(const void *inst, const void *st)
 static int tiny_hanabi_chance(const void *inst, const void *st, int *out,
 			      double *p)
 {
-	for (int i = 0; i < TH_CARDS; i++) {
-		out[i] = i;
-		p[i] = 1.0 / TH_CARDS;
-	}
-	return TH_CARDS;
+	return env_chance_uniform(TH_CARDS, out, p);
 }
 
 static int tiny_hanabi_legal(const void *inst, const void *st, int seat,

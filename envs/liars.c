@@ -112,13 +112,7 @@ static int liars_player(const void *inst, const void *st)
 static int liars_chance(const void *inst, const void *st, int *out,
 			double *p)
 {
-	int f = liars_faces(inst);
-
-	for (int i = 0; i < f; i++) {
-		out[i] = i;
-		p[i] = 1.0 / f;
-	}
-	return f;
+	return env_chance_uniform(liars_faces(inst), out, p);
 }
 
 static int liars_legal(const void *inst, const void *st, int player,

@@ -209,18 +209,8 @@ static int kuhn_chance(const void *inst, const void *st, int *out,
 		       double *p)
 {
 	const struct kuhn_st *s = st;
-	int np = nplayers(inst), n = 0;
 
-	for (int c = 0; c <= np; c++) {
-		int taken = 0;
-		for (int i = 0; i < s->dealt; i++)
-			taken |= s->card[i] == c;
-		if (!taken) {
-			out[n] = c;
-			p[n++] = 1.0 / (np + 1 - s->dealt);
-		}
-	}
-	return n;
+	return env_chance_deal(nplayers(inst) + 1, s->card, s->dealt, out, p);
 }
 
 static int kuhn_legal(const void *inst, const void *st, int player,
@@ -419,18 +409,9 @@ static int leduc_chance(const void *inst, const void *st, int *out,
 			double *p)
 {
 	const struct leduc_st *s = st;
-	int np = nplayers(inst), n = 0, left = 2 * (np + 1) - s->dealt;
 
-	for (int c = 0; c < 2 * (np + 1); c++) {
-		int taken = 0;
-		for (int i = 0; i < s->dealt; i++)
-			taken |= s->priv[i] == c;
-		if (!taken) {
-			out[n] = c;
-			p[n++] = 1.0 / left;
-		}
-	}
-	return n;
+	return env_chance_deal(2 * (nplayers(inst) + 1), s->priv, s->dealt,
+			       out, p);
 }
 
 static int leduc_legal(const void *inst, const void *st, int player,

@@ -116,13 +116,9 @@ static int tiny_whist_chance(const void *inst, const void *st, int *out,
 			     double *p)
 {
 	int8_t left[TW_CARDS];
-	int n = tw_left(st, left), pairs = n * (n - 1) / 2;
+	int n = tw_left(st, left);
 
-	for (int k = 0; k < pairs; k++) {
-		out[k] = k;
-		p[k] = 1.0 / pairs;
-	}
-	return pairs;
+	return env_chance_uniform(n * (n - 1) / 2, out, p);
 }
 
 static int tiny_whist_legal(const void *inst, const void *st, int seat,
