@@ -1,6 +1,7 @@
 /*
  * envs/abi.c: what the built-in games share on the game ABI (their
- * create() and destroy(), the league's generator behind the ABI's) and
+ * create() and destroy(), chance nodes of dice and cards, the league's
+ * generator behind the ABI's) and
  * the default options. Apart from env.c so that a built-in game also
  * builds as a plugin (examples/tictactoe) from its own file and this one,
  * without the play wrapper, plugin loading or the remote client.
@@ -31,6 +32,34 @@ void env_opts_default(struct env_opts *o)
 int env_no_chance(const void *inst, const void *st, int *out, double *p)
 {
 	return 0;
+}
+
+/* env_internal.h */
+int env_chance_uniform(int n, int *out, double *p)
+{
+	for (int i = 0; i < n; i++) {
+		out[i] = i;
+		p[i] = 1.0 / n;
+	}
+	return n;
+}
+
+/* env_internal.h */
+int env_chance_deal(int cards, const int8_t *dealt, int ndealt, int *out,
+		    double *p)
+{
+	int n = 0;
+
+	for (int c = 0; c < cards; c++) {
+		int taken = 0;
+		for (int i = 0; i < ndealt; i++)
+			taken |= dealt[i] == c;
+		if (!taken) {
+			out[n] = c;
+			p[n++] = 1.0 / (cards - ndealt);
+		}
+	}
+	return n;
 }
 
 int env_builtin_create(const struct league_game_params *p, void **inst,

@@ -47,14 +47,36 @@ void env_builtin_destroy(void *inst);
 					  size);                              \
 	}
 
-/* The required functions of a built-in game's table, named by its
- * prefix: pfx_create, pfx_destroy, pfx_root, ... (the optional ones are
- * set beside it: .chance = pfx_chance, .infostate = ...). */
+/* A built-in game on env_builtin_create: static pfx_create (as
+ * ENV_BUILTIN_CREATE) and pfx_destroy (env_builtin_destroy), for
+ * ENV_GAME_FNS(pfx). */
+#define ENV_BUILTIN_GAME(pfx, setup, size)                                    \
+	ENV_BUILTIN_CREATE(pfx##_create, setup, size)                         \
+	static void pfx##_destroy(void *inst)                                 \
+	{                                                                     \
+		env_builtin_destroy(inst);                                    \
+	}
+
+/* A built-in game's table, in parts named by its prefix. The head: ABI
+ * version, name and summary. */
+#define ENV_GAME_HEAD(game_name, game_summary)                              \
+	.abi = LEAGUE_GAME_ABI, .name = game_name, .summary = game_summary
+/* The rules: pfx_root, pfx_player, pfx_legal, pfx_apply, pfx_returns
+ * (what two games that differ only in setup or observation share). */
+#define ENV_GAME_RULES(pfx)                                                  \
+	.root = pfx##_root, .player = pfx##_player, .legal = pfx##_legal,   \
+	.apply = pfx##_apply, .returns = pfx##_returns
+/* The required functions: pfx_create, pfx_destroy, pfx_observe and the
+ * rules. */
 #define ENV_GAME_FNS(pfx)                                                    \
 	.create = pfx##_create, .destroy = pfx##_destroy,                   \
-	.root = pfx##_root, .player = pfx##_player, .legal = pfx##_legal,   \
-	.apply = pfx##_apply, .observe = pfx##_observe,                     \
-	.returns = pfx##_returns
+	.observe = pfx##_observe, ENV_GAME_RULES(pfx)
+/* The optional hooks a tree needs: pfx_chance and pfx_infostate. */
+#define ENV_GAME_TREE(pfx)                                                   \
+	.chance = pfx##_chance, .infostate = pfx##_infostate
+/* The optional text: pfx_describe and pfx_action_name. */
+#define ENV_GAME_TEXT(pfx)                                                   \
+	.describe = pfx##_describe, .action_name = pfx##_action_name
 
 /* The chance() of a game without chance nodes: none, ever. */
 int env_no_chance(const void *inst, const void *st, int *out, double *p);
@@ -64,6 +86,14 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p);
  * "env.params: 'KEY': GAME takes no params" in err. */
 int env_params_none(const struct league_game_params *p, const char *game,
 		    char *err, size_t errlen);
+/* A chance node of n outcomes 0 .. n-1 alike (a die, a card from a full
+ * deck, the k-th of n deals): out[i] = i, p[i] = 1/n; returns n. */
+int env_chance_uniform(int n, int *out, double *p);
+/* A card dealt from a deck of `cards` (0 .. cards-1, each once) of which
+ * the ndealt in dealt[] are gone: the cards left in rising order, each
+ * with probability 1 / (cards - ndealt); returns their count. */
+int env_chance_deal(int cards, const int8_t *dealt, int ndealt, int *out,
+		    double *p);
 /* Append printf-style text at buf[at] (at most len bytes in all, always
  * NUL-terminated when len > 0, cut short when full); returns the new end,
  * which stays at len - 1 once full: for describe() and infostate(). */

@@ -91,11 +91,7 @@ static int tiny_hanabi_player(const void *inst, const void *st)
 static int tiny_hanabi_chance(const void *inst, const void *st, int *out,
 			      double *p)
 {
-	for (int i = 0; i < TH_CARDS; i++) {
-		out[i] = i;
-		p[i] = 1.0 / TH_CARDS;
-	}
-	return TH_CARDS;
+	return env_chance_uniform(TH_CARDS, out, p);
 }
 
 static int tiny_hanabi_legal(const void *inst, const void *st, int seat,
@@ -185,13 +181,10 @@ static void tiny_hanabi_action_name(const void *inst, const void *st,
 }
 
 const struct league_game env_game_tiny_hanabi = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "tiny_hanabi",
-	.summary = "tiny Hanabi (OpenSpiel's default payoffs): 2 seats, "
-		   "cooperative, optimum 10",
+	ENV_GAME_HEAD("tiny_hanabi",
+		      "tiny Hanabi (OpenSpiel's default payoffs): 2 seats, "
+		      "cooperative, optimum 10"),
 	ENV_GAME_FNS(tiny_hanabi),
-	.chance = tiny_hanabi_chance,
-	.infostate = tiny_hanabi_infostate,
-	.describe = tiny_hanabi_describe,
-	.action_name = tiny_hanabi_action_name,
+	ENV_GAME_TREE(tiny_hanabi),
+	ENV_GAME_TEXT(tiny_hanabi),
 };

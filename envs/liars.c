@@ -112,13 +112,7 @@ static int liars_player(const void *inst, const void *st)
 static int liars_chance(const void *inst, const void *st, int *out,
 			double *p)
 {
-	int f = liars_faces(inst);
-
-	for (int i = 0; i < f; i++) {
-		out[i] = i;
-		p[i] = 1.0 / f;
-	}
-	return f;
+	return env_chance_uniform(liars_faces(inst), out, p);
 }
 
 static int liars_legal(const void *inst, const void *st, int player,
@@ -187,18 +181,15 @@ static void liars_infostate(const void *inst, const void *st, int pl,
 	buf[k] = 0;
 }
 
+/* The instance is a malloc'd liars_inst. */
+static void liars_destroy(void *inst)
+{
+	free(inst);
+}
+
 const struct league_game env_game_liars_dice = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "liars_dice",
-	.summary = "Liar's Dice, one die each (2 players, no wild face)",
-	.create = liars_create,
-	.destroy = free,
-	.root = liars_root,
-	.player = liars_player,
-	.chance = liars_chance,
-	.legal = liars_legal,
-	.apply = liars_apply,
-	.observe = liars_observe,
-	.returns = liars_returns,
-	.infostate = liars_infostate,
+	ENV_GAME_HEAD("liars_dice",
+		      "Liar's Dice, one die each (2 players, no wild face)"),
+	ENV_GAME_FNS(liars),
+	ENV_GAME_TREE(liars),
 };

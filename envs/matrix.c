@@ -121,15 +121,12 @@ static void mx_infostate(const void *inst, const void *st,
 
 /* rps and matrix are one game with two setups: the same table but for
  * the name, summary and create(). */
-#define MX_GAME(game_name, game_summary, create_fn)                 \
-	{                                                           \
-		.abi = LEAGUE_GAME_ABI, .name = game_name,          \
-		.summary = game_summary, .create = create_fn,       \
-		.destroy = env_builtin_destroy, .root = mx_root,    \
-		.player = mx_player, .chance = env_no_chance,       \
-		.legal = mx_legal, .apply = mx_apply,               \
-		.observe = mx_observe, .returns = mx_returns,       \
-		.infostate = mx_infostate,                          \
+#define MX_GAME(game_name, game_summary, create_fn)                       \
+	{                                                                 \
+		ENV_GAME_HEAD(game_name, game_summary),                   \
+		.create = create_fn, .destroy = env_builtin_destroy,      \
+		.observe = mx_observe, ENV_GAME_RULES(mx),                \
+		.chance = env_no_chance, .infostate = mx_infostate,       \
 	}
 
 ENV_BUILTIN_CREATE(rps_create, rps_setup, sizeof(struct mx_st))

@@ -168,6 +168,13 @@ int env_tree_optimum(const env_tree *t, struct env_optimum *out,
 {
 	struct opt o = { .t = t };
 	size_t cells = t->ni * (size_t)t->A + 1;
+	/* the search's arrays: one block (best_pi apart: policy takes it) */
+	const struct lg_part parts[] = {
+		LG_PART(struct opt, pi, cells),
+		LG_PART(struct opt, choice, t->ni + 1),
+		LG_PART(struct opt, stack, t->nn),
+	};
+	void *block = NULL;
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -187,12 +194,9 @@ int env_tree_optimum(const env_tree *t, struct env_optimum *out,
 		return LG_EUNSUPP;
 	}
 	o.work_max = OPT_WORK_MAX;
-	o.pi = calloc(cells, sizeof *o.pi);
+	block = lg_block_parts(&o, parts, LG_ARRAY_LEN(parts));
 	o.best_pi = calloc(cells, sizeof *o.best_pi);
-	o.choice = malloc((t->ni + 1) * sizeof *o.choice);
-	o.stack = malloc(t->nn * sizeof *o.stack);
-	if (!o.pi || !o.best_pi || !o.choice || !o.stack ||
-	    tree_br_init(&o.br, t)) {
+	if (!block || !o.best_pi || tree_br_init(&o.br, t)) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
@@ -220,9 +224,7 @@ out:
 		lg_errf(err, errlen, "%s: optimum: out of memory",
 			t->spec.name);
 	tree_br_fini(&o.br);
-	free(o.pi);
+	free(block);
 	free(o.best_pi);
-	free(o.choice);
-	free(o.stack);
 	return rc;
 }

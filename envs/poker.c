@@ -46,6 +46,12 @@ struct poker_inst {
 	int np; /* players */
 };
 
+/* kuhn's and leduc's destroy(): their instance is a malloc'd poker_inst. */
+static void poker_destroy(void *inst)
+{
+	free(inst);
+}
+
 static int nplayers(const void *inst)
 {
 	return ((const struct poker_inst *)inst)->np;
@@ -203,18 +209,8 @@ static int kuhn_chance(const void *inst, const void *st, int *out,
 		       double *p)
 {
 	const struct kuhn_st *s = st;
-	int np = nplayers(inst), n = 0;
 
-	for (int c = 0; c <= np; c++) {
-		int taken = 0;
-		for (int i = 0; i < s->dealt; i++)
-			taken |= s->card[i] == c;
-		if (!taken) {
-			out[n] = c;
-			p[n++] = 1.0 / (np + 1 - s->dealt);
-		}
-	}
-	return n;
+	return env_chance_deal(nplayers(inst) + 1, s->card, s->dealt, out, p);
 }
 
 static int kuhn_legal(const void *inst, const void *st, int player,
@@ -330,22 +326,11 @@ static void kuhn_action_name(const void *inst, const void *st, int seat,
 }
 
 const struct league_game env_game_kuhn = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "kuhn",
-	.summary = "Kuhn poker (N+1 cards, 2..8 players: env.params players), "
-		   "as OpenSpiel",
-	.create = kuhn_create,
-	.destroy = free,
-	.root = kuhn_root,
-	.player = kuhn_player,
-	.chance = kuhn_chance,
-	.legal = kuhn_legal,
-	.apply = kuhn_apply,
-	.observe = kuhn_observe,
-	.returns = kuhn_returns,
-	.infostate = kuhn_infostate,
-	.describe = kuhn_describe,
-	.action_name = kuhn_action_name,
+	ENV_GAME_HEAD("kuhn", "Kuhn poker (N+1 cards, 2..8 players: "
+			      "env.params players), as OpenSpiel"),
+	.create = kuhn_create, .destroy = poker_destroy,
+	.observe = kuhn_observe, ENV_GAME_RULES(kuhn),
+	ENV_GAME_TREE(kuhn), ENV_GAME_TEXT(kuhn),
 };
 
 /* ---- Leduc ------------------------------------------------------------- */
@@ -424,18 +409,9 @@ static int leduc_chance(const void *inst, const void *st, int *out,
 			double *p)
 {
 	const struct leduc_st *s = st;
-	int np = nplayers(inst), n = 0, left = 2 * (np + 1) - s->dealt;
 
-	for (int c = 0; c < 2 * (np + 1); c++) {
-		int taken = 0;
-		for (int i = 0; i < s->dealt; i++)
-			taken |= s->priv[i] == c;
-		if (!taken) {
-			out[n] = c;
-			p[n++] = 1.0 / left;
-		}
-	}
-	return n;
+	return env_chance_deal(2 * (nplayers(inst) + 1), s->priv, s->dealt,
+			       out, p);
 }
 
 static int leduc_legal(const void *inst, const void *st, int player,
@@ -658,25 +634,20 @@ static void leduc_action_name(const void *inst, const void *st, int seat,
 }
 
 /* leduc and leduc_short are one game observed two ways: the same table
- * but for the name, summary, create() and observe(). */
-#define LEDUC_GAME(game_name, game_summary, create_fn, observe_fn)  \
-	{                                                           \
-		.abi = LEAGUE_GAME_ABI, .name = game_name,          \
-		.summary = game_summary, .create = create_fn,       \
-		.destroy = free, .root = leduc_root,                \
-		.player = leduc_player, .chance = leduc_chance,     \
-		.legal = leduc_legal, .apply = leduc_apply,         \
-		.observe = observe_fn, .returns = leduc_returns,    \
-		.infostate = leduc_infostate,                       \
-		.describe = leduc_describe,                         \
-		.action_name = leduc_action_name,                   \
+ * but for the name, summary, create() and observe() (pfx_create and
+ * pfx_observe). */
+#define LEDUC_GAME(pfx, game_name, game_summary)                          \
+	{                                                                 \
+		ENV_GAME_HEAD(game_name, game_summary),                   \
+		.create = pfx##_create, .destroy = poker_destroy,         \
+		.observe = pfx##_observe, ENV_GAME_RULES(leduc),          \
+		ENV_GAME_TREE(leduc), ENV_GAME_TEXT(leduc),               \
 	}
 
 const struct league_game env_game_leduc =
-	LEDUC_GAME("leduc",
+	LEDUC_GAME(leduc, "leduc",
 		   "Leduc poker (2(N+1) cards, 2 rounds, 2..8 players: "
-		   "env.params players), as OpenSpiel",
-		   leduc_create, leduc_observe);
+		   "env.params players), as OpenSpiel");
 
 /* ---- Leduc with a short observation ------------------------------------ */
 
@@ -719,7 +690,6 @@ static void leduc_short_observe(const void *inst, const void *st, int pl,
 }
 
 const struct league_game env_game_leduc_short =
-	LEDUC_GAME("leduc_short",
+	LEDUC_GAME(leduc_short, "leduc_short",
 		   "Leduc poker observed without its history: cards, round "
-		   "and each player's last move",
-		   leduc_short_create, leduc_short_observe);
+		   "and each player's last move");

@@ -594,22 +594,19 @@ int env_remote_open(struct env_remote **out, const char *name,
 	c->refs++;
 	id = ++c->next_id; /* only opens touch it, under reg_mu */
 	pthread_mutex_unlock(&reg_mu);
-	r = calloc(1, sizeof *r);
+	/* the binding and its rows: one block */
+	size_t np = (size_t)c->spec.players;
+	const struct lg_part parts[] = {
+		LG_PART(struct env_remote, obs, np * c->spec.obs_len),
+		LG_PART(struct env_remote, mask,
+			np * (size_t)c->spec.num_actions),
+	};
+	r = lg_block_new(sizeof *r, parts, LG_ARRAY_LEN(parts));
 	if (r) {
 		r->c = c;
 		r->id = id;
 		r->player = -1;
-		size_t np = (size_t)c->spec.players;
-		r->obs = calloc(np * c->spec.obs_len, sizeof *r->obs);
-		r->mask = calloc(np * (size_t)c->spec.num_actions, 1);
-	}
-	if (!r || !r->obs || !r->mask) {
-		if (r) {
-			free(r->obs);
-			free(r->mask);
-			free(r);
-		}
-		r = NULL;
+	} else {
 		lg_errf(err, errlen, "out of memory");
 	}
 	*spec = c->spec;
@@ -642,11 +639,8 @@ void env_remote_close(struct env_remote *r)
 		conn_free(c);
 	}
 	pthread_mutex_unlock(&reg_mu);
-	if (r->obs) { /* not the stand-in of a failed open */
-		free(r->obs);
-		free(r->mask);
-		free(r);
-	}
+	if (r->obs) /* not the stand-in of a failed open */
+		free(r); /* one block with its rows */
 }
 
 int env_remote_reset(struct env_remote *r, uint64_t seed)

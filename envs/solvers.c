@@ -80,21 +80,19 @@ int env_cfr_new_kind(env_cfr **out, const env_tree *t, int kind)
 {
 	env_cfr *c;
 	size_t n = t->ni * (size_t)t->A + 1;
+	const struct lg_part parts[] = {
+		LG_PART(env_cfr, regret, n), LG_PART(env_cfr, avg, n),
+		LG_PART(env_cfr, cur, n),
+	};
 
 	*out = NULL;
 	if (kind != ENV_CFR_PLUS && kind != ENV_CFR_VANILLA)
 		return LG_EINVAL;
-	if (!(c = calloc(1, sizeof *c)))
+	/* the solver and its tables: one block */
+	if (!(c = lg_block_new(sizeof *c, parts, LG_ARRAY_LEN(parts))))
 		return LG_ENOMEM;
 	c->t = t;
 	c->plus = kind == ENV_CFR_PLUS;
-	c->regret = calloc(n, sizeof *c->regret);
-	c->avg = calloc(n, sizeof *c->avg);
-	c->cur = calloc(n, sizeof *c->cur);
-	if (!c->regret || !c->avg || !c->cur) {
-		env_cfr_free(c);
-		return LG_ENOMEM;
-	}
 	for (size_t i = 0; i < t->ni; i++)
 		cfr_match(c, i);
 	*out = c;
@@ -108,12 +106,7 @@ int env_cfr_new(env_cfr **out, const env_tree *t)
 
 void env_cfr_free(env_cfr *c)
 {
-	if (!c)
-		return;
-	free(c->regret);
-	free(c->avg);
-	free(c->cur);
-	free(c);
+	free(c); /* one block with its tables */
 }
 
 static double cfr_walk(env_cfr *c, size_t n, int me, double pi_me,
@@ -384,28 +377,25 @@ int env_mmd_new(env_mmd **out, const env_tree *t, double alpha, double eta)
 {
 	env_mmd *m;
 	size_t na = t->ni * (size_t)t->A + 1;
+	const struct lg_part parts[] = {
+		LG_PART(env_mmd, pi, na), LG_PART(env_mmd, q, na),
+		LG_PART(env_mmd, den, t->ni + 1),
+		LG_PART(env_mmd, val, t->nn * (size_t)t->np + 1),
+		LG_PART(env_mmd, reach, t->nn + 1), LG_PART(env_mmd, avg, na),
+		LG_PART(env_mmd, own, t->ni + 1),
+	};
 
 	*out = NULL;
 	if (!(alpha > 0) || !(eta > 0) || !isfinite(alpha) || !isfinite(eta))
 		return LG_EINVAL;
-	if (!(m = calloc(1, sizeof *m)))
+	/* the solver and the tables every run needs: one block (qprev,
+	 * lmag and visits come on their own when a setting asks for them) */
+	if (!(m = lg_block_new(sizeof *m, parts, LG_ARRAY_LEN(parts))))
 		return LG_ENOMEM;
 	m->t = t;
 	m->alpha = alpha;
 	m->eta = eta;
 	m->residual = INFINITY;
-	m->pi = calloc(na, sizeof *m->pi);
-	m->q = calloc(na, sizeof *m->q);
-	m->den = calloc(t->ni + 1, sizeof *m->den);
-	m->val = calloc(t->nn * (size_t)t->np + 1, sizeof *m->val);
-	m->reach = calloc(t->nn + 1, sizeof *m->reach);
-	m->avg = calloc(na, sizeof *m->avg);
-	m->own = calloc(t->ni + 1, sizeof *m->own);
-	if (!m->pi || !m->q || !m->den || !m->val || !m->reach || !m->avg ||
-	    !m->own) {
-		env_mmd_free(m);
-		return LG_ENOMEM;
-	}
 	uniform_table(t, m->pi);
 	*out = m;
 	return 0;
@@ -415,17 +405,10 @@ void env_mmd_free(env_mmd *m)
 {
 	if (!m)
 		return;
-	free(m->pi);
-	free(m->q);
-	free(m->den);
-	free(m->val);
-	free(m->reach);
-	free(m->avg);
-	free(m->own);
 	free(m->qprev);
 	free(m->lmag);
 	free(m->visits);
-	free(m);
+	free(m); /* one block with the other tables */
 }
 
 /* Sampled steps' bounds: decisions on one path, children of one node
@@ -757,16 +740,7 @@ struct env_fp {
 
 void env_fp_free(env_fp *f)
 {
-	if (!f)
-		return;
-	free(f->sum);
-	free(f->avg);
-	free(f->pi);
-	free(f->play);
-	free(f->val);
-	free(f->reach);
-	free(f->own);
-	free(f);
+	free(f); /* one block with its tables */
 }
 
 /* Add the responses in f->pi to the average's sums with weight w, each
@@ -791,6 +765,12 @@ static void fp_accumulate(env_fp *f, double w)
 int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 {
 	size_t na = t->ni * (size_t)t->A + 1;
+	const struct lg_part parts[] = {
+		LG_PART(env_fp, sum, na), LG_PART(env_fp, avg, na),
+		LG_PART(env_fp, pi, na), LG_PART(env_fp, play, na),
+		LG_PART(env_fp, val, t->nn * (size_t)t->np + 1),
+		LG_PART(env_fp, reach, t->nn + 1), LG_PART(env_fp, own, t->ni + 1),
+	};
 	env_fp *f;
 
 	*out = NULL;
@@ -801,23 +781,12 @@ int env_fp_new(env_fp **out, const env_tree *t, double tau, int linear)
 	for (size_t i = 0; i < t->ni; i++)
 		if (t->info[i].prev == TREE_NO_RECALL)
 			return LG_EUNSUPP;
-	if (!(f = calloc(1, sizeof *f)))
+	/* the solver and its tables: one block */
+	if (!(f = lg_block_new(sizeof *f, parts, LG_ARRAY_LEN(parts))))
 		return LG_ENOMEM;
 	f->t = t;
 	f->tau = tau;
 	f->linear = linear != 0;
-	f->sum = calloc(na, sizeof *f->sum);
-	f->avg = calloc(na, sizeof *f->avg);
-	f->pi = calloc(na, sizeof *f->pi);
-	f->play = calloc(na, sizeof *f->play);
-	f->val = calloc(t->nn * (size_t)t->np + 1, sizeof *f->val);
-	f->reach = calloc(t->nn + 1, sizeof *f->reach);
-	f->own = calloc(t->ni + 1, sizeof *f->own);
-	if (!f->sum || !f->avg || !f->pi || !f->play || !f->val ||
-	    !f->reach || !f->own) {
-		env_fp_free(f);
-		return LG_ENOMEM;
-	}
 	for (size_t i = 0; i < t->ni; i++)
 		f->maxdepth = LG_MAX(f->maxdepth, t->info[i].depth);
 	uniform_table(t, f->avg);

@@ -144,20 +144,11 @@ static void timing_returns(const void *inst, const void *st,
 	out[1] = -out[0];
 }
 
-ENV_BUILTIN_CREATE(timing_create, timing_setup, sizeof(struct timing_st))
+ENV_BUILTIN_GAME(timing, timing_setup, sizeof(struct timing_st))
 
 const struct league_game env_game_timing = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "timing",
-	.summary = "synthetic collector benchmark: sleeps for reset/step, "
-		   "jittered",
-	.create = timing_create,
-	.destroy = env_builtin_destroy,
-	.root = timing_root,
-	.player = timing_player,
+	ENV_GAME_HEAD("timing", "synthetic collector benchmark: sleeps for "
+				"reset/step, jittered"),
+	ENV_GAME_FNS(timing),
 	.chance = env_no_chance,
-	.legal = timing_legal,
-	.apply = timing_apply,
-	.observe = timing_observe,
-	.returns = timing_returns,
 };

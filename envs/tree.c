@@ -571,13 +571,16 @@ static double br_value(struct tree_br *b, size_t n)
 
 int tree_br_init(struct tree_br *b, const env_tree *t)
 {
+	const struct lg_part parts[] = {
+		LG_PART(struct tree_br, reach, t->nn),
+		LG_PART(struct tree_br, val, t->nn),
+		LG_PART(struct tree_br, done, t->nn),
+		LG_PART(struct tree_br, act, t->ni ? t->ni : 1),
+	};
+
 	memset(b, 0, sizeof *b);
 	b->t = t;
-	b->reach = calloc(t->nn, sizeof *b->reach);
-	b->val = calloc(t->nn, sizeof *b->val);
-	b->done = calloc(t->nn, 1);
-	b->act = calloc(t->ni ? t->ni : 1, sizeof *b->act);
-	if (!b->reach || !b->val || !b->done || !b->act) {
+	if (!(b->block = lg_block_parts(b, parts, LG_ARRAY_LEN(parts)))) {
 		tree_br_fini(b);
 		return LG_ENOMEM;
 	}
@@ -586,10 +589,7 @@ int tree_br_init(struct tree_br *b, const env_tree *t)
 
 void tree_br_fini(struct tree_br *b)
 {
-	free(b->reach);
-	free(b->val);
-	free(b->done);
-	free(b->act);
+	free(b->block);
 	memset(b, 0, sizeof *b);
 }
 

@@ -94,6 +94,7 @@ struct tree_br {
 	double *reach, *val; /* [nn] */
 	uint8_t *done;       /* [nn] */
 	int *act;            /* [ni]: -1 until fixed (and where unreached) */
+	void *block;         /* the four arrays' one allocation */
 };
 int tree_br_init(struct tree_br *b, const env_tree *t); /* LG_ENOMEM */
 void tree_br_fini(struct tree_br *b);

@@ -116,13 +116,9 @@ static int tiny_whist_chance(const void *inst, const void *st, int *out,
 			     double *p)
 {
 	int8_t left[TW_CARDS];
-	int n = tw_left(st, left), pairs = n * (n - 1) / 2;
+	int n = tw_left(st, left);
 
-	for (int k = 0; k < pairs; k++) {
-		out[k] = k;
-		p[k] = 1.0 / pairs;
-	}
-	return pairs;
+	return env_chance_uniform(n * (n - 1) / 2, out, p);
 }
 
 static int tiny_whist_legal(const void *inst, const void *st, int seat,
@@ -293,13 +289,10 @@ static void tiny_whist_action_name(const void *inst, const void *st,
 }
 
 const struct league_game env_game_tiny_whist = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "tiny_whist",
-	.summary = "tiny whist: 4 seats in 2 teams, 8 cards, spades trumps, "
-		   "two tricks",
+	ENV_GAME_HEAD("tiny_whist",
+		      "tiny whist: 4 seats in 2 teams, 8 cards, spades trumps, "
+		      "two tricks"),
 	ENV_GAME_FNS(tiny_whist),
-	.chance = tiny_whist_chance,
-	.infostate = tiny_whist_infostate,
-	.describe = tiny_whist_describe,
-	.action_name = tiny_whist_action_name,
+	ENV_GAME_TREE(tiny_whist),
+	ENV_GAME_TEXT(tiny_whist),
 };

@@ -54,13 +54,21 @@ struct gs_state {
 	int16_t score[PLAYERS_MAX];
 };
 
-/* A whole number in [lo, hi] from v, else -1. */
-static long whole(const char *v, long lo, long hi)
+/* Param k's value v, a whole number in [2, hi], into *out; else -1 with
+ * the reason in err (*out untouched). */
+static int whole_param(const char *k, const char *v, int hi, int *out,
+		       char *err, size_t errlen)
 {
 	char *end;
 	long n = strtol(v, &end, 10);
 
-	return *v && !*end && n >= lo && n <= hi ? n : -1;
+	if (!*v || *end || n < 2 || n > hi) {
+		snprintf(err, errlen, "%s: expected a whole number in [2, %d], "
+			 "got '%s'", k, hi, v);
+		return -1;
+	}
+	*out = (int)n;
+	return 0;
 }
 
 /* Read the params into g; 0, or -1 with the reason in err. */
@@ -70,19 +78,12 @@ static int gs_params(struct gs_game *g, const struct league_game_params *p,
 	for (uint32_t i = 0; i < p->count; i++) {
 		const char *k = p->keys[i], *v = p->values[i];
 		if (!strcmp(k, "cards")) {
-			if ((g->n = (int)whole(v, 2, CARDS_MAX)) < 0) {
-				snprintf(err, errlen, "cards: expected a whole "
-					 "number in [2, %d], got '%s'",
-					 CARDS_MAX, v);
+			if (whole_param(k, v, CARDS_MAX, &g->n, err, errlen))
 				return -1;
-			}
 		} else if (!strcmp(k, "players")) {
-			if ((g->np = (int)whole(v, 2, PLAYERS_MAX)) < 0) {
-				snprintf(err, errlen, "players: expected a "
-					 "whole number in [2, %d], got '%s'",
-					 PLAYERS_MAX, v);
+			if (whole_param(k, v, PLAYERS_MAX, &g->np, err,
+					errlen))
 				return -1;
-			}
 		} else if (!strcmp(k, "returns")) {
 			if (strcmp(v, "win_loss") && strcmp(v, "points")) {
 				snprintf(err, errlen, "returns: expected "
