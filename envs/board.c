@@ -99,21 +99,12 @@ static void ttt_returns(const void *inst, const void *st, double *out)
 	win_returns(((const struct env_ttt_st *)st)->winner, out);
 }
 
-ENV_BUILTIN_CREATE(tictactoe_create, ttt_setup, sizeof(struct env_ttt_st))
+ENV_BUILTIN_GAME(ttt, ttt_setup, sizeof(struct env_ttt_st))
 
 const struct league_game env_game_tictactoe = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "tictactoe",
-	.summary = "tic-tac-toe, as OpenSpiel",
-	.create = tictactoe_create,
-	.destroy = env_builtin_destroy,
-	.root = ttt_root,
-	.player = ttt_player,
+	ENV_GAME_HEAD("tictactoe", "tic-tac-toe, as OpenSpiel"),
+	ENV_GAME_FNS(ttt),
 	.chance = env_no_chance,
-	.legal = ttt_legal,
-	.apply = ttt_apply,
-	.observe = ttt_observe,
-	.returns = ttt_returns,
 };
 
 /* ---- Connect Four ------------------------------------------------------ */
@@ -209,19 +200,10 @@ static void c4_returns(const void *inst, const void *st, double *out)
 	win_returns(((const struct env_c4_st *)st)->winner, out);
 }
 
-ENV_BUILTIN_CREATE(connect4_create, c4_setup, sizeof(struct env_c4_st))
+ENV_BUILTIN_GAME(c4, c4_setup, sizeof(struct env_c4_st))
 
 const struct league_game env_game_connect4 = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "connect4",
-	.summary = "Connect Four 6x7, as OpenSpiel",
-	.create = connect4_create,
-	.destroy = env_builtin_destroy,
-	.root = c4_root,
-	.player = c4_player,
+	ENV_GAME_HEAD("connect4", "Connect Four 6x7, as OpenSpiel"),
+	ENV_GAME_FNS(c4),
 	.chance = env_no_chance,
-	.legal = c4_legal,
-	.apply = c4_apply,
-	.observe = c4_observe,
-	.returns = c4_returns,
 };

@@ -224,10 +224,8 @@ static void othello_describe(const void *inst, const void *st, int seat,
 }
 
 const struct league_game env_game_othello = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "othello",
-	.summary = "Othello 8x8 with pass (65 actions), as OpenSpiel",
+	ENV_GAME_HEAD("othello",
+		      "Othello 8x8 with pass (65 actions), as OpenSpiel"),
 	ENV_GAME_FNS(othello),
-	.describe = othello_describe,
-	.action_name = othello_action_name,
+	ENV_GAME_TEXT(othello),
 };

@@ -299,11 +299,10 @@ static void sheriff_describe(const void *inst, const void *st, int seat,
 }
 
 const struct league_game env_game_sheriff = {
-	.abi = LEAGUE_GAME_ABI,
-	.name = "sheriff",
-	.summary = "Sheriff (OpenSpiel's), asymmetric general-sum bargaining",
+	ENV_GAME_HEAD("sheriff",
+		      "Sheriff (OpenSpiel's), asymmetric general-sum "
+		      "bargaining"),
 	ENV_GAME_FNS(sheriff),
 	.infostate = sheriff_infostate,
-	.describe = sheriff_describe,
-	.action_name = sheriff_action_name,
+	ENV_GAME_TEXT(sheriff),
 };
