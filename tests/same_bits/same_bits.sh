@@ -51,17 +51,20 @@ Y
 		"$b" players "$d" --json >"$d.players"
 		"$b" export "$d" --player 0 -o "$d.agent" >/dev/null
 	done
-	# the agent file's parameters: the blob before the closing CRC (the
-	# provenance before it names the directory)
+	# the agent file's parameters (the provenance before them names the
+	# directory; the file format may differ between the two builds)
 	same=yes
 	cmp -s "$work/$game-old.payoff" "$work/$game-new.payoff" || same="no (payoff)"
 	cmp -s "$work/$game-old.players" "$work/$game-new.players" || same="no (players)"
 	python3 - "$work/$game-old.agent" "$work/$game-new.agent" <<'P' || same="no (parameters)"
 import struct, sys
-def blob(p):
+def blob(p):  # eval/agent.h: format 1 (24-byte header) or 2 (28)
     b = open(p, 'rb').read()
-    ml, cl = struct.unpack_from('<II', b, 8)
-    return b[24 + ml + cl:-4]
+    ver, ml, cl, bl = struct.unpack_from('<IIIQ', b, 4)
+    if ver == 1:
+        return b[24 + ml + cl:24 + ml + cl + bl]
+    gl, = struct.unpack_from('<I', b, 24)
+    return b[28 + ml + cl + gl:28 + ml + cl + gl + bl]
 a, b = blob(sys.argv[1]), blob(sys.argv[2])
 sys.exit(0 if a == b and len(a) > 0 else 1)
 P
