@@ -485,7 +485,7 @@ static void tell_human(const struct pargs *a, const struct side *sd, env *e,
 		if (sd[i].kind != SIDE_HUMAN)
 			continue;
 		int hs = seat_of(i, g, a->n);
-		printf("\ngame %llu over: the board from seat %d's side:\n",
+		printf("\ngame %llu over, as seat %d sees it:\n",
 		       (unsigned long long)g + 1, hs);
 		render(e, hs, stdout);
 		printf("%s %s\n", winner < 0 ? "nobody" : a->side[winner],

@@ -4,7 +4,9 @@
 # shown, a word, an out-of-range number and a taken cell are refused with
 # the reason, legal moves are taken, and the game ends with its result
 # and the summary line, exit 0. The whole terminal transcript is kept in
-# OUTDIR/human-game.txt (docs/agents.md quotes one).
+# OUTDIR/human-game.txt (docs/agents.md quotes one). Then a hand of Kuhn
+# poker: the game's own text (the human's card, the pot), moves by name
+# (check/bet), a word refused, the hand's result (OUTDIR/human-kuhn.txt).
 #
 # The opponent is an agent file exported from a short tic-tac-toe league
 # when `league run` can make one in time, so the human plays a trained
@@ -76,4 +78,24 @@ wait_for "EXIT=0"
 cap | grep -qE "^(/.*ttt.agent|human|nobody) (won|won: a draw)$" || fail "no result line"
 cap | grep -q "^league play: 1 games of tictactoe: A human wins " || fail "no summary"
 cap | sed -e '/^$/N;/^\n$/D' >"$OUT/human-game.txt"
-echo "human_test: ok: $(grep -c 'your move>' "$OUT/human-game.txt") prompts, 3 refusals, transcript in $OUT/human-game.txt"
+ttt_prompts=$(grep -c 'your move>' "$OUT/human-game.txt")
+
+# Kuhn poker at the same terminal: the game describes the human's seat
+# (card, pot) and names the moves (check/bet, then call/fold after a
+# bet); a number and a name both work, a word that is no move is refused.
+tmux kill-session -t "$S" 2>/dev/null || true
+tmux new-session -d -s "$S" -x 100 -y 200 \
+	"'$BIN' play human random --game kuhn --games 1 --seed 3; echo EXIT=\$?; sleep 600"
+wait_for "your move>"
+cap | grep -q "You are seat 0 (player)." || fail "no kuhn seat line"
+cap | grep -qE "^ +your card: [JQK]$" || fail "no card shown"
+cap | grep -qE "^ +pot: 2 \(you put in 1\)$" || fail "no pot shown"
+cap | grep -q "^legal moves: check bet$" || fail "no check/bet"
+say "raise"; wait_for "'raise' is not a move: type one of the legal moves"
+say "bet"
+wait_for "EXIT=0"
+cap | grep -q "seat0 bet, seat1 \(call\|fold\)" || fail "the bet and the answer are not shown"
+cap | grep -qE "^ +hand over: your return [+-][12]$" || fail "no result of the hand"
+cap | grep -q "^league play: 1 games of kuhn: A human wins " || fail "no kuhn summary"
+cap | sed -e '/^$/N;/^\n$/D' >"$OUT/human-kuhn.txt"
+echo "human_test: ok: $ttt_prompts prompts, 3 refusals, transcript in $OUT/human-game.txt; kuhn: card, pot and check/bet shown, bet taken by name, transcript in $OUT/human-kuhn.txt"
