@@ -374,8 +374,13 @@ static int check_game(struct parser *p)
 	}
 	if (c->env.plugin[0] || c->env.remote[0])
 		snprintf(c->env.name, sizeof c->env.name, "%s", spec.name);
+	/* A plugin is played once, where a user hands over a config (a
+	 * file: league run, serve, config check) or names the plugin (an
+	 * agent's game); not again in every worker that loads the daemon's
+	 * copy, nor where a stored league's config is read for inspection. */
 	if ((rc = check_trainable(p, &spec)) ||
-	    (c->env.plugin[0] && (rc = check_plugin_plays(p, c, &eo))))
+	    (c->env.plugin[0] && (p->is_file || p->bind_plugin) &&
+	     (rc = check_plugin_plays(p, c, &eo))))
 		return rc;
 	if ((rc = check_model(p, &spec)))
 		return rc;
