@@ -402,9 +402,8 @@ static int score_game(struct score *sc, const struct env_spec *sp, int n,
 	}
 	if (seat_of(0, g, n) == 0) {
 		sc->first_games++;
-		sc->first_wins += first == 0 ||
-				  (first >= 0 && sp->seat[0].team ==
-						 sp->seat[best].team);
+		sc->first_wins += first >= 0 &&
+				  sp->seat[0].team == sp->seat[best].team;
 	}
 	return first;
 }
