@@ -38,7 +38,7 @@
  * (matchmaking.job_episodes' bound): the daemon and the collector worker
  * hold a job's results in arrays this long, and a result with more is
  * refused. At most BRAIN_MAX_EPISODES (asserted in conf/options.c). */
-#define LEAGUE_JOB_SEATS 2
+#define LEAGUE_JOB_SEATS ENV_MAX_PLAYERS
 #define LEAGUE_JOB_EPISODES_MAX 4096
 
 #define CFG_STR_MAX 256

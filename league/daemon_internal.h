@@ -115,6 +115,11 @@ struct league_tally {
 	const int8_t *outcomes;  /* usable episodes, from the subject seat:
 				    1 won, 0 drawn, -1 lost */
 	const double *returns;   /* the same episodes' subject-seat returns */
+	/* The same episodes' returns of every seat, row-major n x nseats
+	 * (episode e, seat s at e * nseats + s): what an N-seat job's
+	 * result is counted from. */
+	const double *seat_returns;
+	uint32_t nseats;
 	size_t n;
 	uint64_t steps;          /* env steps over every episode */
 	uint64_t abnormal;       /* episodes that could not be used */

@@ -44,6 +44,8 @@ struct league_job {
 	double lease_s;
 	uint8_t subject;    /* the seat whose outcomes the result counts */
 	uint8_t evaluation; /* nothing learns (the wire's Job.evaluation) */
+	uint8_t nseats;     /* seats the job fills: the game's players (0
+			       reads as 2, a job made before N seats) */
 	struct league_seat seat[LEAGUE_JOB_SEATS];
 };
 

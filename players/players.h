@@ -50,6 +50,24 @@
 /* Most snapshots one step report retires (brain_step_report.retired). */
 #define BRAIN_RETIRE_MAX 8
 
+/* Most seats a job fills (the game's players; envs' ENV_MAX_PLAYERS). */
+#define BRAIN_MAX_SEATS 8
+
+/* What the payoff table counts (payoff.measure). */
+enum brain_measure {
+	BRAIN_MEASURE_WIN,    /* who finished ahead: win, draw, loss */
+	BRAIN_MEASURE_RETURN, /* the mean return (chips in poker): each
+				 pair's entry holds both sides' returns,
+				 scaled by return_scale into [0, 1]
+				 (payoff_record_returns) */
+};
+
+/* Who sits in the learner's teammates' seats (matchmaking.teammates). */
+enum brain_teammates {
+	BRAIN_TEAMMATES_SELF,   /* copies of the learner (team self-play) */
+	BRAIN_TEAMMATES_LEAGUE, /* drawn like opponents, by the role's rule */
+};
+
 /* Same order as the config's pfsp_weighting names. */
 enum brain_weighting {
 	BRAIN_PFSP_SQUARED,
@@ -142,6 +160,16 @@ struct brain_opts {
 		double return_scale;           /* a game's most |return|: 1 */
 		int br_reset;                  /* fresh responders: 1 */
 	} psro;
+	/* Seats and teams (N-player and team games). A job fills `seats`
+	 * seats: the learner sits in seat id % seats, its teammates (seats
+	 * of its team) per `teammates`, every other seat gets an opponent
+	 * drawn on its own by the learner's role rule. team[s] is seat s's
+	 * team (0 .. seats - 1; default: seat s in team s). */
+	uint32_t seats;             /* 2 */
+	uint8_t team[BRAIN_MAX_SEATS];
+	int teammates;              /* enum brain_teammates; self */
+	int measure;                /* enum brain_measure; win */
+	double return_scale;        /* R: returns clamp to [-R, R]; 1 */
 	uint32_t batch;             /* calls per commit (own batch); 1 */
 	/* Where per-call records wait for the commit: NULL, the brain's
 	 * own (committed every `batch` calls); else the caller's, which
@@ -206,6 +234,14 @@ struct brain_job {
 	int kind;                  /* enum brain_kind */
 	uint32_t candidates;       /* size of the set it was drawn from */
 	double prob;               /* probability of this opponent in it */
+	/* Every seat (opponent* above is the first opponent seat's): the
+	 * agent in it (a player or snapshot id; the learner in its own
+	 * seat and in its teammates' under teammates self) and whose
+	 * parameter line and version it plays. */
+	uint8_t nseats, learner_seat;
+	uint32_t seat_agent[BRAIN_MAX_SEATS];
+	uint32_t seat_params[BRAIN_MAX_SEATS];
+	uint32_t seat_version[BRAIN_MAX_SEATS];
 };
 
 /*
@@ -227,6 +263,21 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out);
  */
 int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
 			size_t n);
+/*
+ * The returns of job_id's episodes for every seat: returns[e * nseats +
+ * s] is seat s's return in episode e (nseats the job's), n in [1,
+ * BRAIN_MAX_EPISODES], every one finite. Each episode updates every
+ * ordered pair of seats on different teams whose agents differ: under
+ * measure win, who finished ahead (payoff_record); under measure return,
+ * both returns (payoff_record_returns, each clamped to [-R, R] and
+ * scaled to [0, 1]). Committed like brain_record_result (a result
+ * record with the returns, a log entry), so replay and history rebuild
+ * the same table. A two-seat job under measure win may come here or to
+ * brain_record_result with the learner seat's outcomes: the table is
+ * the same. LG_EEXIST, LG_ENOTFOUND, LG_EINVAL as there.
+ */
+int brain_record_returns(brain *b, uint64_t job_id, const double *returns,
+			 size_t n);
 /*
  * PSRO: the returns (a's, whole numbers) of games between snapshots a
  * and c played for the empirical game under job_id (the daemon's
