@@ -278,9 +278,10 @@ static void job_pack(league_daemon *d, const struct league_job *j,
 		     League__Seat *seats[LEAGUE_JOB_SEATS])
 {
 	const char *base = NULL;
+	int ns = j->nseats ? j->nseats : 2;
 
 	*w = (League__Job)LEAGUE__JOB__INIT;
-	for (int i = 0; i < LEAGUE_JOB_SEATS; i++) {
+	for (int i = 0; i < ns; i++) {
 		const struct league_seat *s = &j->seat[i];
 		struct learner *l = daemon_learner(d, s->player);
 		seat[i] = (League__Seat)LEAGUE__SEAT__INIT;
@@ -297,7 +298,7 @@ static void job_pack(league_daemon *d, const struct league_job *j,
 		}
 	}
 	w->job_id = j->id;
-	w->n_seats = LEAGUE_JOB_SEATS;
+	w->n_seats = (size_t)ns;
 	w->seats = seats;
 	w->episodes = j->episodes;
 	w->lease_s = j->lease_s;
@@ -868,6 +869,8 @@ static int open_league(league_daemon *d, char *err, size_t errlen)
 	    (rc = config_matches(d, err, errlen)))
 		return rc;
 	league_brain_opts(&d->cfg, &bo);
+	if (d->have_game)
+		league_brain_game(&d->spec, &bo);
 	bo.wb = &d->wb; /* the daemon's turn owns the transaction */
 	if ((rc = brain_open(&d->br, d->st, &bo, err, errlen)))
 		return rc;
@@ -896,6 +899,7 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	d->opts.cfg = &d->cfg;
 	d->base = base;
 	snprintf(d->dir, sizeof d->dir, "%s", o->dir);
+	daemon_game_load(d); /* the brain's seats and teams are the game's */
 	if ((rc = open_league(d, err, errlen)) ||
 	    (rc = league_leases_new(&d->leases)))
 		goto fail;
@@ -904,7 +908,6 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		rc = LG_ECONFIG;
 		goto fail;
 	}
-	daemon_game_load(d);
 	d->started = d->rate_t = lg_now_s();
 	d->rate_steps = d->env_steps;
 	d->rate_jobs = d->jobs_done;
