@@ -401,8 +401,11 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
 int brain_version_held(const brain *b, uint32_t player, uint32_t version);
 
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
- * --format json` prints: {"players":[ids],"win_rate":[[..]],"games":[[..]]}
- * (rows in ids order). LG_ENOMEM. */
+ * --format json` prints: {"players":[ids],"measure":"win","win_rate":
+ * [[..]],"games":[[..]]} (rows in ids order; a pair never met is null);
+ * under measure return "measure":"return","return_scale":R,
+ * "mean_return":[[..]] (R (2s - 1) of the mean score s) come before
+ * win_rate (the mean score). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* The ladder: every player and snapshot with its maximum-likelihood
