@@ -22,6 +22,7 @@ int brain_player_info(const brain *b, uint32_t id, struct brain_player *out)
 	a = &b->ag[id];
 	out->id = id;
 	out->role = a->role;
+	out->pop = a->pop;
 	out->status = a->status;
 	out->parent = a->parent;
 	out->prev = a->prev;
@@ -151,8 +152,9 @@ int brain_lineage_json(const brain *b, uint32_t after, int from_start,
 	for (; !rc && i < b->n && k < limit; i++, k++) {
 		const struct agent *a = &b->ag[i];
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
-				   "\"status\":\"%s\"", k ? "," : "", i,
-				   brain_role_name(a->role),
+				   "\"pop\":%u,\"status\":\"%s\"",
+				   k ? "," : "", i, brain_role_name(a->role),
+				   a->pop,
 				   a->status == BRAIN_RETIRED ? "retired"
 							      : "active");
 		rc = rc ? rc : json_id(out, "parent", a->parent);
