@@ -1,5 +1,5 @@
 /*
- * tests/check_seats.c: the brain beyond two seats (players/matchmaking.c
+ * tests/check_roles.c: the brain beyond two seats (players/matchmaking.c
  * brain_fill_seats, players/results.c). Every seat of an N-seat job is
  * filled, the learner's seat turns with the job id, teammates follow the
  * teammates rule; an episode's returns update every pair of seats on
@@ -476,9 +476,9 @@ START_TEST(bad_populations_are_refused)
 }
 END_TEST
 
-Suite *suite_seats(void)
+Suite *suite_roles(void)
 {
-	Suite *s = suite_create("seats");
+	Suite *s = suite_create("roles");
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
