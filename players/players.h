@@ -409,12 +409,17 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
  * player). */
 int brain_version_held(const brain *b, uint32_t player, uint32_t version);
 
+/* The mean return of ids[i] against ids[j] (its decayed return sum over
+ * the decayed games[i * n + j] from payoff_matrix; 0 where none) into
+ * out (n x n): measure return's unit. */
+void brain_mean_returns(const brain *b, const uint32_t *ids, size_t n,
+			const double *games, double *out);
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
  * --format json` prints: {"players":[ids],"measure":"win","win_rate":
  * [[..]],"games":[[..]]} (rows in ids order; a pair never met is null);
  * under measure return "measure":"return","return_scale":R,
- * "mean_return":[[..]] (R (2s - 1) of the mean score s) come before
- * win_rate (the mean score). LG_ENOMEM. */
+ * "mean_return":[[..]] (brain_mean_returns) come before win_rate (the
+ * mean score the rules use). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* The ladder: every player and snapshot with its maximum-likelihood
