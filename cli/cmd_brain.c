@@ -219,7 +219,7 @@ static int run_payoff(int argc, char **argv)
 	store *s = NULL;
 	brain *b = NULL;
 	uint32_t n, *ids = NULL;
-	double *wr = NULL, *g = NULL;
+	double *wr = NULL, *g = NULL, R = 0;
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)))
@@ -236,6 +236,8 @@ static int run_payoff(int argc, char **argv)
 		goto out;
 	}
 	payoff_matrix(brain_payoff(b), ids, n, wr, g);
+	if (brain_measure(b, &R) != BRAIN_MEASURE_RETURN)
+		R = 0;
 	if (a.fmt == FMT_JSON) {
 		/* the daemon's /payoff serves the same object */
 		lg_buf out = { 0 };
@@ -249,16 +251,22 @@ static int run_payoff(int argc, char **argv)
 		printf("%.*s\n", (int)out.len, (const char *)out.data);
 		lg_buf_free(&out);
 	} else if (a.fmt == FMT_CSV) {
-		printf("player,opponent,win_rate,games,wins,draws,losses\n");
+		/* under measure return: mean_return first, and win_rate is
+		 * the mean score it comes from */
+		printf("player,opponent,%swin_rate,games,wins,draws,losses\n",
+		       R ? "mean_return," : "");
 		for (uint32_t i = 0; i < n; i++)
 			for (uint32_t j = 0; j < n; j++) {
 				struct payoff_entry e;
+				double x = wr[(size_t)i * n + j];
 				payoff_get(brain_payoff(b), i, j, &e);
 				if (!(e.games > 0))
 					continue;
-				printf("%u,%u,%.6g,%.6g,%.6g,%.6g,%.6g\n", i, j,
-				       wr[(size_t)i * n + j], e.games, e.wins,
-				       e.draws, e.losses);
+				printf("%u,%u,", i, j);
+				if (R)
+					printf("%.6g,", R * (2 * x - 1));
+				printf("%.6g,%.6g,%.6g,%.6g,%.6g\n", x, e.games,
+				       e.wins, e.draws, e.losses);
 			}
 	} else {
 		/* Rows: the player; columns: the opponent. A cell is the
@@ -266,8 +274,13 @@ static int run_payoff(int argc, char **argv)
 		 * --top N: the learning players, then the newest snapshots,
 		 * N in all. */
 		uint32_t k = table_players(b, n, a.top, ids);
-		printf("win rate of row against column (decayed games); "
-		       "'.' = never met");
+		if (R)
+			printf("mean return of row against column (decayed "
+			       "games; payoff.measure return, scale %g); '.' "
+			       "= never met", R);
+		else
+			printf("win rate of row against column (decayed "
+			       "games); '.' = never met");
 		if (k < n)
 			printf("; %u of %u players: the learning ones and the "
 			       "newest snapshots", k, n);
@@ -283,9 +296,10 @@ static int run_payoff(int argc, char **argv)
 			for (uint32_t y = 0; y < k; y++) {
 				uint32_t j = ids[y];
 				double gm = g[(size_t)i * n + j];
+				double v = wr[(size_t)i * n + j];
 				if (gm > 0)
 					printf(" %4.2f(%5.4g)",
-					       wr[(size_t)i * n + j], gm);
+					       R ? R * (2 * v - 1) : v, gm);
 				else
 					printf(" %11s", ".");
 			}
@@ -551,7 +565,9 @@ const struct cli_cmd cli_cmd_payoff = {
 	"(columns), with the decayed number of games, read from the league in\n"
 	"DIR without disturbing a running daemon. csv: one line per pair that\n"
 	"met (player,opponent,win_rate,games,wins,draws,losses). json: one\n"
-	"object {\"players\": ids, \"win_rate\": rows, \"games\": rows}.\n"
+	"object {\"players\": ids, \"measure\": \"win\", \"win_rate\": rows\n"
+	"(null: never met), \"games\": rows}; under payoff.measure return also\n"
+	"\"return_scale\" and \"mean_return\" rows (csv: a mean_return column).\n"
 	"--top N (table only): at most N players, the learning ones and then\n"
 	"the newest snapshots (`league run` prints 12).\n",
 	.run = run_payoff,

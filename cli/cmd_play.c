@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,7 @@ struct score {
 	uint64_t games, draws;
 	uint64_t wins[PLAY_SIDES_MAX];    /* the side alone had the most */
 	double ret[PLAY_SIDES_MAX];       /* sum of the side's returns */
+	double ret2[PLAY_SIDES_MAX];      /* ... and of their squares */
 	uint64_t first_games, first_wins; /* of A, moving first (seat 0) */
 };
 
@@ -377,8 +379,11 @@ static int score_game(struct score *sc, const struct env_spec *sp, int n,
 	int best = -1, shared = 0, first = -1;
 
 	sc->games++;
-	for (int i = 0; i < n; i++)
-		sc->ret[i] += ret[seat_of(i, g, n)];
+	for (int i = 0; i < n; i++) {
+		double r = ret[seat_of(i, g, n)];
+		sc->ret[i] += r;
+		sc->ret2[i] += r * r;
+	}
 	/* the best team: its seats' return (teammates get the same) */
 	for (int q = 0; q < sp->players; q++) {
 		if (best >= 0 && sp->seat[q].team == sp->seat[best].team)
@@ -408,9 +413,23 @@ static int score_game(struct score *sc, const struct env_spec *sp, int n,
 	return first;
 }
 
+/* Side i's mean return and the half-width of its 95% interval (normal
+ * approximation, 1.96 standard errors of the sample mean; 0 for one
+ * game). */
+static double mean_return(const struct score *sc, int i, double *half)
+{
+	double n = (double)sc->games, m = sc->ret[i] / n;
+	double var = n > 1 ? (sc->ret2[i] - n * m * m) / (n - 1) : 0;
+
+	*half = 1.96 * sqrt(var > 0 ? var / n : 0);
+	return m;
+}
+
 static void print_score(const struct pargs *a, const struct score *sc,
 			const struct side *sd, const char *game)
 {
+	double h;
+
 	if (a->json) {
 		printf("{\"games\": %llu, ", (unsigned long long)sc->games);
 		for (int i = 0; i < a->n; i++)
@@ -421,30 +440,36 @@ static void print_score(const struct pargs *a, const struct score *sc,
 		for (int i = 0; i < a->n; i++)
 			printf(", \"%c\": \"%s\"", 'a' + i,
 			       sd[i].kind == SIDE_AGENT ? "agent" : a->side[i]);
-		if (a->n > 2)
-			for (int i = 0; i < a->n; i++)
-				printf(", \"mean_return_%c\": %.6g", 'a' + i,
-				       sc->ret[i] / (double)sc->games);
+		for (int i = 0; i < a->n; i++) {
+			double m = mean_return(sc, i, &h);
+			printf(", \"mean_return_%c\": %.6g, "
+			       "\"mean_return_ci95_%c\": %.6g", 'a' + i, m,
+			       'a' + i, h);
+		}
 		printf("}\n");
 		return;
 	}
 	if (a->n == 2) {
+		double m0 = mean_return(sc, 0, &h), h1, m1 = mean_return(sc, 1,
+								       &h1);
 		printf("league play: %llu games of %s: A %s wins %llu (%llu of "
-		       "%llu moving first), B %s wins %llu, draws %llu\n",
+		       "%llu moving first; mean return %.4g +- %.2g), B %s "
+		       "wins %llu (mean return %.4g +- %.2g), draws %llu\n",
 		       (unsigned long long)sc->games, game, a->side[0],
 		       (unsigned long long)sc->wins[0],
 		       (unsigned long long)sc->first_wins,
-		       (unsigned long long)sc->first_games, a->side[1],
-		       (unsigned long long)sc->wins[1],
+		       (unsigned long long)sc->first_games, m0, h, a->side[1],
+		       (unsigned long long)sc->wins[1], m1, h1,
 		       (unsigned long long)sc->draws);
 		return;
 	}
 	printf("league play: %llu games of %s:", (unsigned long long)sc->games,
 	       game);
 	for (int i = 0; i < a->n; i++)
-		printf("%s %c %s wins %llu (mean return %.4g)", i ? "," : "",
-		       'A' + i, a->side[i], (unsigned long long)sc->wins[i],
-		       sc->ret[i] / (double)sc->games);
+		printf("%s %c %s wins %llu (mean return %.4g +- %.2g)",
+		       i ? "," : "", 'A' + i, a->side[i],
+		       (unsigned long long)sc->wins[i], mean_return(sc, i, &h),
+		       h);
 	printf(", draws %llu\n", (unsigned long long)sc->draws);
 }
 
@@ -576,7 +601,8 @@ const struct cli_cmd cli_cmd_play = {
 	"\n"
 	"Output: a line of wins by side (the team with the best return wins,\n"
 	"every side in it; a draw: the best return shared by two teams),\n"
-	"with each side's mean return for more than two; --json one object\n"
+	"with each side's mean return and its 95% interval (1.96 standard\n"
+	"errors); --json one object\n"
 	"with games, wins_a, wins_b, ..., draws (and game, a, b, ...).\n"
 	"\n"
 	"Exit status: 0 played, 1 the input ended or a game failed, 2 a bad\n"

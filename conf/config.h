@@ -58,6 +58,8 @@ enum cfg_weighting {
 enum cfg_env_mode { CFG_MODE_SERIAL, CFG_MODE_SYNC, CFG_MODE_ASYNC };
 enum cfg_prior { CFG_PRIOR_HALF, CFG_PRIOR_BETA };
 enum cfg_prune { CFG_PRUNE_FIFO, CFG_PRUNE_NASH };
+enum cfg_measure { CFG_MEASURE_AUTO, CFG_MEASURE_WIN, CFG_MEASURE_RETURN };
+enum cfg_teammates { CFG_TEAMMATES_SELF, CFG_TEAMMATES_LEAGUE };
 
 struct cfg_u32_list {
 	uint32_t n;
@@ -184,6 +186,7 @@ struct cfg {
 		int log_decisions;
 		double baseline_share;
 		char baselines[CFG_STR_MAX];
+		int teammates; /* enum cfg_teammates */
 	} matchmaking;
 	struct {
 		uint64_t steps;
@@ -207,6 +210,8 @@ struct cfg {
 		int prior; /* enum cfg_prior */
 		double prior_strength;
 		double elo_k;
+		int measure; /* enum cfg_measure */
+		double return_scale;
 	} payoff;
 	struct {
 		uint64_t count;

@@ -19,6 +19,8 @@ static const char *const weight_names[] = { "squared", "variance", "linear",
 					    "linear_capped", NULL };
 static const char *const mode_names[] = { "serial", "sync", "async", NULL };
 static const char *const prior_names[] = { "half", "beta", NULL };
+static const char *const measure_names[] = { "auto", "win", "return", NULL };
+static const char *const teammates_names[] = { "self", "league", NULL };
 static const char *const league_mode_names[] = { "league", "psro", NULL };
 /* the order of enum payoff_meta_solver */
 static const char *const solver_names[] = { "nash", "uniform", "alpha_rank",
@@ -420,6 +422,11 @@ static const struct cfg_key table[] = {
 	    LEAGUE_JOB_EPISODES_MAX, "8", "Episodes per job."),
 	DBL("matchmaking.job_lease_s", matchmaking.job_lease_s, 0.1, 86400,
 	    "60", "A job not finished within this many seconds is re-queued."),
+	ENUM("matchmaking.teammates", matchmaking.teammates, teammates_names,
+	     "self",
+	     "A team game: who sits in the learner's teammates' seats: "
+	     "`self`, copies of the learner (team self-play), or `league`, "
+	     "drawn like its opponents by its role's rule."),
 	BOOL("matchmaking.log_decisions", matchmaking.log_decisions, "true",
 	     "Store every matchmaking decision with its inputs so a run can be "
 	     "replayed."),
@@ -504,6 +511,18 @@ static const struct cfg_key table[] = {
 	    "Pseudo-games s of the beta prior."),
 	DBL("payoff.elo_k", payoff.elo_k, 0, 1e3, "16",
 	    "K factor of the online Elo rating."),
+	ENUM("payoff.measure", payoff.measure, measure_names, "auto",
+	     "What the payoff table counts: `win` (who finished ahead: "
+	     "wins, draws, losses) or `return` (the mean return, e.g. chips "
+	     "in poker: a pair's score is (1 + (r_a - r_b) / 2R) / 2 of the "
+	     "returns clamped to [-R, R], shown back as the mean return). "
+	     "`auto`: win for a zero- or constant-sum game, return for a "
+	     "common-payoff or general-sum one. A league keeps the unit it "
+	     "began with."),
+	DBLX("payoff.return_scale", payoff.return_scale, 0, 1e9, CFG_F_LO_OPEN,
+	     "1",
+	     "R of payoff.measure return: the largest |return| the game "
+	     "gives (Kuhn 2, Leduc 13); larger returns are clamped to it."),
 
 	U64("collectors.count", collectors.count, 0, 1024, "1",
 	    "Local collector processes started by `league run`."),

@@ -221,6 +221,26 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o)
 	o->psro.min_improve = c->psro.min_improve;
 	o->psro.return_scale = c->psro.return_scale;
 	o->psro.br_reset = c->psro.br_reset;
+	o->teammates = c->matchmaking.teammates == CFG_TEAMMATES_LEAGUE
+			       ? BRAIN_TEAMMATES_LEAGUE
+			       : BRAIN_TEAMMATES_SELF;
+	o->measure = c->payoff.measure == CFG_MEASURE_WIN ? BRAIN_MEASURE_WIN
+		     : c->payoff.measure == CFG_MEASURE_RETURN
+			     ? BRAIN_MEASURE_RETURN
+			     : BRAIN_MEASURE_AUTO;
+	o->return_scale = c->payoff.return_scale;
+}
+
+void league_brain_game(const struct env_spec *sp, struct brain_opts *o)
+{
+	o->seats = (uint32_t)sp->players;
+	for (int s = 0; s < sp->players; s++)
+		o->team[s] = (uint8_t)sp->seat[s].team;
+	if (o->measure == BRAIN_MEASURE_AUTO)
+		o->measure = sp->payoff == ENV_ZERO_SUM ||
+				     sp->payoff == ENV_CONSTANT_SUM
+			     ? BRAIN_MEASURE_WIN
+			     : BRAIN_MEASURE_RETURN;
 }
 
 void league_coll_opts(const struct cfg *c, size_t envs, struct coll_opts *o)

@@ -41,6 +41,9 @@ void league_ppo_opts(const struct cfg *c, struct ppo_opts *o);
 /* players, roles, matchmaking, snapshot and payoff. batch is left at the
  * brain's default: how often to commit is the caller's choice. */
 void league_brain_opts(const struct cfg *c, struct brain_opts *o);
+/* The game's part of the brain options: its seats and teams, and
+ * payoff.measure auto resolved by its declared payoff type. */
+void league_brain_game(const struct env_spec *sp, struct brain_opts *o);
 
 /* collectors.* and the env options (league_env_opts) for `envs` envs (0:
  * collectors.envs); wait_num is clamped to them. o->game points into c

@@ -882,6 +882,8 @@ static int open_league(league_daemon *d, char *err, size_t errlen)
 	    (rc = config_matches(d, err, errlen)))
 		return rc;
 	league_brain_opts(&d->cfg, &bo);
+	if (d->have_game)
+		league_brain_game(&d->spec, &bo);
 	bo.wb = &d->wb; /* the daemon's turn owns the transaction */
 	if ((rc = brain_open(&d->br, d->st, &bo, err, errlen)))
 		return rc;
@@ -910,6 +912,7 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 	d->opts.cfg = &d->cfg;
 	d->base = base;
 	snprintf(d->dir, sizeof d->dir, "%s", o->dir);
+	daemon_game_load(d); /* the brain's seats and teams are the game's */
 	if ((rc = open_league(d, err, errlen)) ||
 	    (rc = league_leases_new(&d->leases)))
 		goto fail;
@@ -918,7 +921,6 @@ int league_daemon_new(league_daemon **out, struct event_base *base,
 		rc = LG_ECONFIG;
 		goto fail;
 	}
-	daemon_game_load(d);
 	d->started = d->rate_t = lg_now_s();
 	d->rate_steps = d->env_steps;
 	d->rate_jobs = d->jobs_done;

@@ -1,9 +1,9 @@
 /*
  * league/kind_league.c: the league's own jobs, the ones the brain's
  * matchmaking chooses (players/players.h): a learning player's current
- * version against the opponent its role's rules drew, with the learner's
- * seat alternating by job id so it learns both seats. Results go into the
- * payoff matrix through the brain; ids are the brain's.
+ * version in seat id % seats (so it learns every seat), its teammates
+ * and an opponent its role's rules drew for each other seat. Results go
+ * into the payoff matrix through the brain; ids are the brain's.
  *
  * Jobs are made round robin over the learners that can play now (a
  * learner connected, both seats' parameters stored); a job whose
@@ -19,28 +19,27 @@ struct league_jobs {
 	uint32_t rr;                 /* round robin over learners */
 };
 
-/* The typed job of brain job b. Plain self-play against the same
- * parameters teaches from both seats. */
+/* The typed job of brain job b: every seat as the brain filled it. A
+ * seat that plays the learner's current parameters learns (its
+ * teammates under team self-play, itself in plain self-play). */
 static void job_of(const league_daemon *d, const struct brain_job *b,
 		   struct league_job *j)
 {
-	int ls = (int)(b->id & 1);
-
 	*j = (struct league_job){
 		.id = b->id,
 		.kind = &league_kind_league,
 		.episodes = b->episodes,
 		.lease_s = d->cfg.matchmaking.job_lease_s,
-		.subject = (uint8_t)ls,
+		.subject = b->learner_seat,
+		.nseats = b->nseats,
 	};
-	j->seat[ls] = (struct league_seat){ .player = b->learner,
-					    .version = b->learner_version,
-					    .learning = 1 };
-	j->seat[!ls] = (struct league_seat){ .player = b->opponent_params,
-					     .version = b->opponent_version };
-	if (b->opponent_params == b->learner &&
-	    b->opponent_version == b->learner_version)
-		j->seat[!ls].learning = 1;
+	for (uint32_t s = 0; s < b->nseats; s++)
+		j->seat[s] = (struct league_seat){
+			.player = b->seat_params[s],
+			.version = b->seat_version[s],
+			.learning = b->seat_params[s] == b->learner &&
+				    b->seat_version[s] == b->learner_version,
+		};
 }
 
 /* Open jobs past the cap are cancelled this many at a time. */
@@ -121,6 +120,16 @@ static void fini(league_daemon *d, void *state)
 	free(state);
 }
 
+/* Every seat's parameters are stored. */
+static int seats_have_params(league_daemon *d, const struct brain_job *b)
+{
+	for (uint32_t s = 0; s < b->nseats; s++)
+		if (!daemon_params_exist(d, b->seat_params[s],
+					 b->seat_version[s]))
+			return 0;
+	return 1;
+}
+
 static void make(league_daemon *d, void *state, size_t want)
 {
 	struct league_jobs *k = state;
@@ -148,9 +157,7 @@ static void make(league_daemon *d, void *state, size_t want)
 				daemon_fail(d, rc, "brain_next_job");
 			return;
 		}
-		if (!daemon_params_exist(d, b.learner, b.learner_version) ||
-		    !daemon_params_exist(d, b.opponent_params,
-					 b.opponent_version)) {
+		if (!seats_have_params(d, &b)) {
 			if ((rc = brain_cancel_job(d->br, b.id)))
 				daemon_fail(d, rc, "brain_cancel_job");
 			continue;
@@ -170,11 +177,18 @@ static void make(league_daemon *d, void *state, size_t want)
 	}
 }
 
+/* Every seat's returns when the tally has them (N seats, measure
+ * return; for two seats under measure win the brain counts the learner
+ * seat's outcomes from them, as from t->outcomes). */
 static int result(league_daemon *d, void *state, const struct league_job *j,
 		  const struct league_tally *t)
 {
-	int rc = t->n ? brain_record_result(d->br, j->id, t->outcomes, t->n)
-		      : brain_cancel_job(d->br, j->id);
+	int rc = !t->n ? brain_cancel_job(d->br, j->id)
+		 : t->seat_returns && t->nseats == j->nseats
+			 ? brain_record_returns(d->br, j->id, t->seat_returns,
+						t->n)
+			 : brain_record_result(d->br, j->id, t->outcomes,
+					       t->n);
 
 	/* Counted before (a restart re-issued it) or cancelled. */
 	if (rc == LG_EEXIST || rc == LG_ENOTFOUND)

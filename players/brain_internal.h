@@ -117,6 +117,38 @@ int brain_prune(brain *b, uint32_t L, struct brain_step_report *out);
  * learner L by its role's rules (draws from b->rng). LG_EINVAL for a
  * role without rules, LG_ENOMEM. */
 int brain_choose(brain *b, uint32_t L, struct brain_job *j);
+/* matchmaking.c: fill every seat of job j (its id set) for learner L:
+ * the learner in seat id % seats, its teammates by the teammates rule,
+ * an opponent drawn by brain_choose for every other seat, in seat order
+ * (one draw for two seats, as before N seats); j's opponent, kind,
+ * candidates and probability are the first opponent seat's (the
+ * learner's own when every seat is its team's). brain_choose's
+ * errors. */
+int brain_fill_seats(brain *b, uint32_t L, struct brain_job *j);
+
+/* players.c: open job id's index (or -1); close job i (counted or
+ * cancelled); the answer for a job that is not open (LG_EEXIST: its
+ * result counted, LG_ENOTFOUND: never issued or cancelled). */
+long brain_find_open_job(const brain *b, uint64_t id);
+int brain_close_job(brain *b, size_t i, int counted);
+int brain_closed_job_code(brain *b, uint64_t id);
+
+/* results.c: one episode's returns r[0..nseats) of the seats' agents and
+ * teams counted into pf by the measure (brain_record_returns's rule);
+ * mark (may be NULL) gets every pair it changed. The history rebuild
+ * and the brain share it, so they count alike. */
+int brain_count_episode(payoff *pf, int measure, double return_scale,
+			uint32_t nseats, const uint32_t *agent,
+			const uint32_t *team, const double *r,
+			brain *mark);
+/* results.c: meta "brain.measure" (payoff.measure and return_scale):
+ * written with the brain's state; read when an existing league opens
+ * (given: the caller passed options, which must agree with the stored
+ * ones, else LG_ECONFIG with err; not given: the stored ones are taken).
+ * A league from before it was stored counts wins. */
+int brain_measure_write(const brain *b, store_txn *t);
+int brain_measure_load(brain *b, store_txn *t, int given, char *err,
+		       size_t errlen);
 
 /* players.c, for the other files of the brain: mark a payoff pair (and
  * both ratings) to be stored, append a log entry under the current seq,
@@ -149,7 +181,8 @@ void brain_psro_free(brain *b);
 #define BRAIN_REC_RESULT_HDR 32
 #define BRAIN_REC_RNG 32
 #define BRAIN_REC_PAYOFF_OPTS 40
-#define BRAIN_REC_LOG_MAX 72
+/* A decision of an N-seat job adds its seats (4 + 4 per seat). */
+#define BRAIN_REC_LOG_MAX (72 + 4 + 4 * BRAIN_MAX_SEATS)
 
 /* players: be32 id -> the agent's stored fields. Decode refuses a bad
  * format, role or status (LG_ECORRUPT). */
@@ -160,10 +193,16 @@ int brain_rec_player_decode(const void *r, size_t len, struct agent *a);
 void brain_rec_snapshot_encode(const struct agent *s,
 			       uint8_t r[BRAIN_REC_SNAPSHOT]);
 int brain_rec_snapshot_decode(const void *r, size_t len, struct agent *s);
-/* jobs: be64 id -> the open job. */
-void brain_rec_job_encode(const struct brain_job *j,
-			  uint8_t r[BRAIN_REC_JOB]);
+/* jobs: be64 id -> the open job: BRAIN_REC_JOB bytes for two seats
+ * (whose seats follow from the id: the learner's is id % 2), else those
+ * and every seat. Encode returns the length (at most
+ * BRAIN_REC_JOB_MAX); decode fills the seats either way. */
+#define BRAIN_REC_JOB_MAX (BRAIN_REC_JOB + 4 + 12 * BRAIN_MAX_SEATS)
+size_t brain_rec_job_encode(const struct brain_job *j,
+			    uint8_t r[BRAIN_REC_JOB_MAX]);
 int brain_rec_job_decode(const void *r, size_t len, struct brain_job *j);
+/* The two-seat job's seats from its learner and opponent fields. */
+void brain_job_two_seats(struct brain_job *j);
 
 /* results: be64 job id -> the log seq, learner, opponent, the counts and
  * every outcome (so replay can record it again). */
@@ -180,6 +219,30 @@ void brain_rec_result_encode(const struct brain_rec_result *res,
 			     uint8_t *r);
 int brain_rec_result_decode(const void *r, size_t len,
 			    struct brain_rec_result *res);
+
+/* results of an N-seat job or under measure return (the log's
+ * BRAIN_LOG_RETURNS): the header above (outcomes: the learner seat's
+ * sign), then nseats, learner seat, each seat's agent and team, and
+ * every episode's returns (f64, n x nseats, row-major). */
+struct brain_rec_returns {
+	struct brain_rec_result h; /* outcomes NULL */
+	uint32_t nseats, learner_seat;
+	uint32_t agent[BRAIN_MAX_SEATS], team[BRAIN_MAX_SEATS];
+	const uint8_t *ret;        /* n * nseats LE doubles, in the record */
+};
+static inline size_t brain_rec_returns_size(size_t n, size_t nseats)
+{
+	return BRAIN_REC_RESULT_HDR + 8 + 8 * nseats + 8 * n * nseats;
+}
+void brain_rec_returns_encode(const struct brain_rec_returns *res,
+			      const double *ret, uint8_t *r);
+int brain_rec_returns_decode(const void *r, size_t len,
+			     struct brain_rec_returns *res);
+static inline double brain_rec_return(const struct brain_rec_returns *res,
+				      size_t e, size_t s)
+{
+	return lg_get_lef64(res->ret + 8 * (e * res->nseats + s));
+}
 
 /* log: be64 seq -> the entry (its type's fields; brain_log_decode is the
  * decoder). Returns the record's length (at most BRAIN_REC_LOG_MAX), 0

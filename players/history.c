@@ -67,6 +67,39 @@ static int result(struct rebuild *r, const struct brain_log_entry *e)
 	return 0;
 }
 
+/* A returns result, counted as brain_record_returns counted it. */
+static int returns(struct rebuild *r, const struct brain_log_entry *e)
+{
+	struct brain_rec_returns res;
+	const void *v;
+	size_t vl;
+	uint8_t k[8];
+	int rc;
+
+	store_key_u64(k, e->job);
+	if (store_get(r->t, STORE_DB_RESULTS, k, 8, &v, &vl) ||
+	    brain_rec_returns_decode(v, vl, &res) || res.h.n != e->n) {
+		lg_errf(r->err, r->errlen, "seq %llu: the returns of job "
+			"%llu are missing", (unsigned long long)e->seq,
+			(unsigned long long)e->job);
+		return LG_ECORRUPT;
+	}
+	for (uint32_t s = 0; s < res.nseats; s++)
+		if (res.agent[s] >= r->n)
+			return LG_ECORRUPT;
+	for (uint32_t i = 0; i < res.h.n; i++) {
+		double ret[BRAIN_MAX_SEATS];
+		for (uint32_t s = 0; s < res.nseats; s++)
+			ret[s] = brain_rec_return(&res, i, s);
+		if ((rc = brain_count_episode(r->pf, r->b->o.measure,
+					      r->b->o.return_scale,
+					      res.nseats, res.agent, res.team,
+					      ret, NULL)))
+			return rc;
+	}
+	return 0;
+}
+
 static int rebuild_one(const void *key, size_t klen, const void *val,
 		       size_t vlen, void *arg)
 {
@@ -81,6 +114,8 @@ static int rebuild_one(const void *key, size_t klen, const void *val,
 		return 1; /* stop: the moment asked for is before it */
 	if (e.type == BRAIN_LOG_RESULT)
 		return result(r, &e);
+	if (e.type == BRAIN_LOG_RETURNS)
+		return returns(r, &e);
 	if (e.type == BRAIN_LOG_STEPS && e.snapshot)
 		return snapshot(r, &e);
 	return 0;

@@ -61,17 +61,27 @@ uint64_t brain_next_job_id(const brain *b)
 
 /* One n x n matrix as JSON rows, numbers as "%.6g" (lg_buf_g6: the
  * matrix of 1,000 players is two million numbers, and snprintf for each
- * was most of /payoff's time). */
-static int matrix_json(const double *v, size_t n, lg_buf *out)
+ * was most of /payoff's time); with g, null where g is 0 (never met),
+ * and v read as a mean score s shown as scale (2s - 1) when scale > 0. */
+static int matrix_json(const double *v, const double *g, double scale,
+		       size_t n, lg_buf *out)
 {
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i++) {
 		rc = lg_buf_append(out, i ? ",[" : "[", i ? 2 : 1);
 		for (size_t j = 0; !rc && j < n; j++) {
+			double x = v[i * n + j];
 			if (j)
 				rc = lg_buf_append(out, ",", 1);
-			rc = rc ? rc : lg_buf_g6(out, v[i * n + j]);
+			if (rc)
+				break;
+			if (g && !(g[i * n + j] > 0))
+				rc = lg_buf_append(out, "null", 4);
+			else
+				rc = lg_buf_g6(out, scale > 0 ? scale *
+								(2 * x - 1)
+							      : x);
 		}
 		rc = rc ? rc : lg_buf_append(out, "]", 1);
 	}
@@ -80,6 +90,7 @@ static int matrix_json(const double *v, size_t n, lg_buf *out)
 
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 {
+	double R = b->o.measure == BRAIN_MEASURE_RETURN ? b->o.return_scale : 0;
 	double *wr = malloc(n * n * sizeof(*wr) + 1);
 	double *g = malloc(n * n * sizeof(*g) + 1);
 	int rc = LG_ENOMEM;
@@ -94,10 +105,16 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 	rc = lg_buf_printf(out, "{\"players\":[");
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = lg_buf_printf(out, "%s%u", i ? "," : "", ids[i]);
-	rc = rc ? rc : lg_buf_printf(out, "],\"win_rate\":[");
-	rc = rc ? rc : matrix_json(wr, n, out);
+	rc = rc ? rc : lg_buf_printf(out, "],\"measure\":\"%s\",",
+				     R ? "return" : "win");
+	if (!rc && R)
+		rc = lg_buf_printf(out, "\"return_scale\":%.17g,"
+				   "\"mean_return\":[", R);
+	rc = rc || !R ? rc : matrix_json(wr, g, R, n, out);
+	rc = rc ? rc : lg_buf_printf(out, "%s\"win_rate\":[", R ? "]," : "");
+	rc = rc ? rc : matrix_json(wr, g, 0, n, out);
 	rc = rc ? rc : lg_buf_printf(out, "],\"games\":[");
-	rc = rc ? rc : matrix_json(g, n, out);
+	rc = rc ? rc : matrix_json(g, NULL, 0, n, out);
 	rc = rc ? rc : lg_buf_printf(out, "]}");
 out:
 	free(wr);

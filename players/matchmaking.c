@@ -342,3 +342,46 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 	}
 	return LG_EINVAL;
 }
+
+/* Seat s of job j plays learner L's current parameters. */
+static void seat_learner(const brain *b, uint32_t L, struct brain_job *j,
+			 uint32_t s)
+{
+	j->seat_agent[s] = j->seat_params[s] = L;
+	j->seat_version[s] = b->ag[L].version;
+}
+
+int brain_fill_seats(brain *b, uint32_t L, struct brain_job *j)
+{
+	uint32_t ns = b->o.seats, ls = (uint32_t)(j->id % ns);
+	int first = 1, rc;
+
+	j->nseats = (uint8_t)ns;
+	j->learner_seat = (uint8_t)ls;
+	for (uint32_t s = 0; s < ns; s++) {
+		struct brain_job c = *j;
+		if (s == ls || (b->o.team[s] == b->o.team[ls] &&
+				b->o.teammates == BRAIN_TEAMMATES_SELF)) {
+			seat_learner(b, L, j, s);
+			continue;
+		}
+		if ((rc = brain_choose(b, L, &c)))
+			return rc;
+		j->seat_agent[s] = c.opponent;
+		j->seat_params[s] = c.opponent_params;
+		j->seat_version[s] = c.opponent_version;
+		if (first) {
+			j->opponent = c.opponent;
+			j->opponent_params = c.opponent_params;
+			j->opponent_version = c.opponent_version;
+			j->kind = c.kind;
+			j->candidates = c.candidates;
+			j->prob = c.prob;
+			first = 0;
+		}
+	}
+	if (first) { /* a game of one team: nothing to draw */
+		live_only(b, L, BRAIN_JOB_SP, j);
+	}
+	return 0;
+}

@@ -46,6 +46,12 @@ void brain_opts_default(struct brain_opts *o)
 	o->psro.min_improve = 0.01;
 	o->psro.return_scale = 1;
 	o->psro.br_reset = 1;
+	o->seats = 2;
+	for (uint32_t i = 0; i < BRAIN_MAX_SEATS; i++)
+		o->team[i] = (uint8_t)i;
+	o->teammates = BRAIN_TEAMMATES_SELF;
+	o->measure = BRAIN_MEASURE_AUTO;
+	o->return_scale = 1;
 	o->batch = 1;
 }
 
@@ -214,9 +220,39 @@ static int psro_check(const struct brain_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* Seats, teams and the measure. */
+static int seats_check(const struct brain_opts *o, char *err, size_t errlen)
+{
+	if (o->seats < 1 || o->seats > BRAIN_MAX_SEATS) {
+		lg_errf(err, errlen, "seats %u outside 1..%d", o->seats,
+			BRAIN_MAX_SEATS);
+		return -1;
+	}
+	for (uint32_t s = 0; s < o->seats; s++)
+		if (o->team[s] >= o->seats) {
+			lg_errf(err, errlen, "seat %u's team %u outside 0..%u",
+				s, o->team[s], o->seats - 1);
+			return -1;
+		}
+	if ((o->teammates != BRAIN_TEAMMATES_SELF &&
+	     o->teammates != BRAIN_TEAMMATES_LEAGUE) ||
+	    o->measure < BRAIN_MEASURE_AUTO ||
+	    o->measure > BRAIN_MEASURE_RETURN) {
+		lg_errf(err, errlen, "unknown teammates rule or measure");
+		return -1;
+	}
+	if (!(o->return_scale > 0) || !isfinite(o->return_scale)) {
+		lg_errf(err, errlen, "return_scale %g is not a positive "
+			"number", o->return_scale);
+		return -1;
+	}
+	return 0;
+}
+
 int brain_opts_check(const struct brain_opts *o, char *err, size_t errlen)
 {
-	if (roles_check(o, err, errlen) || snapshot_check(o, err, errlen))
+	if (roles_check(o, err, errlen) || snapshot_check(o, err, errlen) ||
+	    seats_check(o, err, errlen))
 		return LG_ECONFIG;
 	if (payoff_opts_check(&o->payoff, err, errlen))
 		return LG_ECONFIG;

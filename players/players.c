@@ -173,9 +173,11 @@ static int cmp_u32(const void *x, const void *y)
 
 int brain_write(brain *b, store_txn *t)
 {
-	uint8_t k[8], v[BRAIN_REC_PLAYER > BRAIN_REC_JOB ? BRAIN_REC_PLAYER
-							 : BRAIN_REC_JOB];
+	uint8_t k[8], v[BRAIN_REC_PLAYER > BRAIN_REC_JOB_MAX
+				? BRAIN_REC_PLAYER
+				: BRAIN_REC_JOB_MAX];
 	uint8_t rs[BRAIN_REC_RNG], po[BRAIN_REC_PAYOFF_OPTS];
+	size_t vl;
 	int rc;
 
 	if (b->rdonly)
@@ -219,8 +221,8 @@ int brain_write(brain *b, store_txn *t)
 		if (oj->done || oj->stored)
 			continue;
 		store_key_u64(k, oj->j.id);
-		brain_rec_job_encode(&oj->j, v);
-		if ((rc = store_put(t, STORE_DB_JOBS, k, 8, v, BRAIN_REC_JOB)))
+		vl = brain_rec_job_encode(&oj->j, v);
+		if ((rc = store_put(t, STORE_DB_JOBS, k, 8, v, vl)))
 			return rc;
 	}
 	brain_rec_rng_encode(&b->rng, rs);
@@ -232,7 +234,8 @@ int brain_write(brain *b, store_txn *t)
 	    (rc = store_meta_put_u64(t, "brain.seq", b->seq)) ||
 	    (rc = store_put(t, STORE_DB_META, "brain.rng", 9, rs, sizeof rs)) ||
 	    (rc = store_put(t, STORE_DB_META, "brain.payoff", 12, po,
-			    sizeof po)))
+			    sizeof po)) ||
+	    (rc = brain_measure_write(b, t)))
 		return rc;
 	return store_txn_error(t);
 }
@@ -477,6 +480,9 @@ static int load_job(const void *key, size_t klen, const void *val,
 	    j.id != lg_get_be64(key) || !is_learner(b, j.learner) ||
 	    j.opponent >= b->n)
 		return LG_ECORRUPT;
+	for (uint32_t s = 0; s < j.nseats; s++)
+		if (j.seat_agent[s] >= b->n)
+			return LG_ECORRUPT;
 	if ((rc = brain_reserve((void **)&b->jobs, &b->cap_jobs, b->njobs + 1,
 			  sizeof *b->jobs)))
 		return rc;
@@ -558,6 +564,8 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 			goto fail;
 		}
 		lg_rng_seed(&b->rng, b->o.seed);
+		if (b->o.measure == BRAIN_MEASURE_AUTO)
+			b->o.measure = BRAIN_MEASURE_WIN;
 		if ((rc = create_league(b))) {
 			lg_errf(err, errlen, "creating the league: %s",
 				lg_strerror(rc));
@@ -566,6 +574,8 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 	} else if (rc) {
 		goto fail;
 	} else {
+		if ((rc = brain_measure_load(b, t, o != NULL, err, errlen)))
+			goto fail;
 		rc = load_league(b, t);
 		store_txn_abort(t);
 		t = NULL;
@@ -633,7 +643,7 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 	j.learner = learner;
 	j.learner_version = b->ag[learner].version;
 	j.episodes = b->o.job_episodes;
-	if ((rc = brain_choose(b, learner, &j))) {
+	if ((rc = brain_fill_seats(b, learner, &j))) {
 		b->rng = before;
 		return rc;
 	}
@@ -643,6 +653,11 @@ int brain_next_job(brain *b, uint32_t learner, struct brain_job *out)
 		.episodes = j.episodes, .kind = j.kind, .prob = j.prob,
 		.rng_before = before,
 	};
+	if (j.nseats != 2) {
+		e.nseats = j.nseats;
+		e.learner_seat = j.learner_seat;
+		memcpy(e.seat_agent, j.seat_agent, sizeof e.seat_agent);
+	}
 	if ((rc = log_add(b, &e)))
 		return rc;
 	b->jobs[b->njobs] = (struct open_job){ .j = j };
@@ -672,14 +687,14 @@ static long find_job(const brain *b, uint64_t id)
 }
 
 /* Index of open job id, or -1. */
-static long find_open_job(const brain *b, uint64_t id)
+long brain_find_open_job(const brain *b, uint64_t id)
 {
 	long i = find_job(b, id);
 
 	return i >= 0 && !b->jobs[i].done ? i : -1;
 }
 
-static int close_job(brain *b, size_t i, int counted)
+int brain_close_job(brain *b, size_t i, int counted)
 {
 	struct open_job *oj = &b->jobs[i];
 	int rc;
@@ -702,7 +717,7 @@ static int close_job(brain *b, size_t i, int counted)
  * flush answers from memory (its records still wait in the batch); an
  * older one from the results database, which holds what was committed.
  */
-static int closed_job_code(brain *b, uint64_t id)
+int brain_closed_job_code(brain *b, uint64_t id)
 {
 	store_txn *t = NULL;
 	const void *v;
@@ -727,9 +742,9 @@ int brain_job_state(brain *b, uint64_t job_id)
 {
 	int rc;
 
-	if (find_open_job(b, job_id) >= 0)
+	if (brain_find_open_job(b, job_id) >= 0)
 		return BRAIN_JOB_OPEN;
-	rc = closed_job_code(b, job_id);
+	rc = brain_closed_job_code(b, job_id);
 	return rc == LG_EEXIST ? BRAIN_JOB_COUNTED
 	       : rc == LG_ENOTFOUND ? BRAIN_JOB_GONE
 				    : rc;
@@ -747,64 +762,6 @@ int brain_open_jobs_list(const brain *b, struct brain_job *out, size_t max,
 	return 0;
 }
 
-int brain_put_result(brain *b, int type, uint64_t job_id, uint32_t a,
-		     uint32_t c, const int8_t *outcomes, size_t n,
-		     const uint32_t cnt[3])
-{
-	struct brain_rec_result res = {
-		.seq = b->seq, .learner = a, .opponent = c, .n = (uint32_t)n,
-		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
-		.outcomes = outcomes,
-	};
-	struct brain_log_entry e = {
-		.type = type, .job = job_id, .n = (uint32_t)n,
-		.wins = cnt[2], .draws = cnt[1], .losses = cnt[0],
-	};
-	uint8_t k[8], *r;
-	int rc;
-
-	if (!(r = malloc(brain_rec_result_size(n))))
-		return LG_ENOMEM;
-	brain_rec_result_encode(&res, r);
-	store_key_u64(k, job_id);
-	rc = store_batch_put(b->wb, STORE_DB_RESULTS, k, 8, r,
-			     brain_rec_result_size(n));
-	free(r);
-	return rc ? rc : log_add(b, &e);
-}
-
-int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
-			size_t n)
-{
-	struct brain_job *j;
-	uint32_t cnt[3] = { 0, 0, 0 };
-	long i;
-	int rc;
-
-	if (b->rdonly || !n || n > BRAIN_MAX_EPISODES)
-		return LG_EINVAL;
-	for (size_t e = 0; e < n; e++)
-		if (outcomes[e] < -1 || outcomes[e] > 1)
-			return LG_EINVAL;
-	i = find_open_job(b, job_id);
-	if (i < 0)
-		return closed_job_code(b, job_id);
-	j = &b->jobs[i].j;
-	for (size_t e = 0; e < n; e++) {
-		if ((rc = payoff_record(b->pf, j->learner, j->opponent,
-					outcomes[e])))
-			return rc;
-		cnt[outcomes[e] + 1]++;
-	}
-	if ((rc = mark_pair(b, j->learner, j->opponent)) ||
-	    (rc = brain_put_result(b, BRAIN_LOG_RESULT, job_id, j->learner,
-				   j->opponent, outcomes, n, cnt)) ||
-	    (rc = close_job(b, (size_t)i, 1)))
-		return rc;
-	b->seq++;
-	return call_done(b);
-}
-
 int brain_cancel_job(brain *b, uint64_t job_id)
 {
 	struct brain_log_entry e = { .type = BRAIN_LOG_CANCEL, .job = job_id };
@@ -813,10 +770,10 @@ int brain_cancel_job(brain *b, uint64_t job_id)
 
 	if (b->rdonly)
 		return LG_EINVAL;
-	i = find_open_job(b, job_id);
+	i = brain_find_open_job(b, job_id);
 	if (i < 0)
 		return LG_ENOTFOUND;
-	if ((rc = log_add(b, &e)) || (rc = close_job(b, (size_t)i, 0)))
+	if ((rc = log_add(b, &e)) || (rc = brain_close_job(b, (size_t)i, 0)))
 		return rc;
 	b->seq++;
 	return call_done(b);

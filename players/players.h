@@ -55,11 +55,14 @@
 
 /* What the payoff table counts (payoff.measure). */
 enum brain_measure {
+	BRAIN_MEASURE_AUTO = -1, /* options only: a league's stored measure,
+				    win for a new one */
 	BRAIN_MEASURE_WIN,    /* who finished ahead: win, draw, loss */
-	BRAIN_MEASURE_RETURN, /* the mean return (chips in poker): each
-				 pair's entry holds both sides' returns,
-				 scaled by return_scale into [0, 1]
-				 (payoff_record_returns) */
+	BRAIN_MEASURE_RETURN, /* the mean return (chips in poker): a pair's
+				 score (1 + (c_a - c_b) / 2R) / 2 of the
+				 returns clamped to [-R, R]
+				 (payoff_record_score), R the return_scale;
+				 a mean score s reads as R (2s - 1) */
 };
 
 /* Who sits in the learner's teammates' seats (matchmaking.teammates). */
@@ -168,7 +171,7 @@ struct brain_opts {
 	uint32_t seats;             /* 2 */
 	uint8_t team[BRAIN_MAX_SEATS];
 	int teammates;              /* enum brain_teammates; self */
-	int measure;                /* enum brain_measure; win */
+	int measure;                /* enum brain_measure; auto */
 	double return_scale;        /* R: returns clamp to [-R, R]; 1 */
 	uint32_t batch;             /* calls per commit (own batch); 1 */
 	/* Where per-call records wait for the commit: NULL, the brain's
@@ -267,10 +270,9 @@ int brain_record_result(brain *b, uint64_t job_id, const int8_t *outcomes,
  * The returns of job_id's episodes for every seat: returns[e * nseats +
  * s] is seat s's return in episode e (nseats the job's), n in [1,
  * BRAIN_MAX_EPISODES], every one finite. Each episode updates every
- * ordered pair of seats on different teams whose agents differ: under
- * measure win, who finished ahead (payoff_record); under measure return,
- * both returns (payoff_record_returns, each clamped to [-R, R] and
- * scaled to [0, 1]). Committed like brain_record_result (a result
+ * pair of seats on different teams whose agents differ: under measure
+ * win, who finished ahead (payoff_record); under measure return, the
+ * score of their returns (enum brain_measure). Committed like brain_record_result (a result
  * record with the returns, a log entry), so replay and history rebuild
  * the same table. A two-seat job under measure win may come here or to
  * brain_record_result with the learner seat's outcomes: the table is
@@ -355,6 +357,10 @@ int brain_report_steps(brain *b, uint32_t player, uint64_t steps,
 
 /* ---- inspection ------------------------------------------------------ */
 
+/* The league's payoff measure (enum brain_measure, never auto) and its
+ * return_scale into *return_scale (may be NULL). */
+int brain_measure(const brain *b, double *return_scale);
+
 struct brain_player {
 	uint32_t id;
 	int role;             /* enum brain_role */
@@ -395,8 +401,11 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
 int brain_version_held(const brain *b, uint32_t player, uint32_t version);
 
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
- * --format json` prints: {"players":[ids],"win_rate":[[..]],"games":[[..]]}
- * (rows in ids order). LG_ENOMEM. */
+ * --format json` prints: {"players":[ids],"measure":"win","win_rate":
+ * [[..]],"games":[[..]]} (rows in ids order; a pair never met is null);
+ * under measure return "measure":"return","return_scale":R,
+ * "mean_return":[[..]] (R (2s - 1) of the mean score s) come before
+ * win_rate (the mean score). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* The ladder: every player and snapshot with its maximum-likelihood
@@ -490,6 +499,8 @@ enum brain_log_type {
 	BRAIN_LOG_STEPS,
 	BRAIN_LOG_CANCEL,
 	BRAIN_LOG_GAMES,     /* cross-play games between two snapshots */
+	BRAIN_LOG_RETURNS,   /* a result as every seat's returns
+				(brain_record_returns) */
 };
 
 struct brain_log_entry {
@@ -502,6 +513,10 @@ struct brain_log_entry {
 	int kind;
 	double prob;
 	lg_rng rng_before;
+	/* ... and an N-seat job's seats (nseats 0: a two-seat decision,
+	 * whose one opponent is above) */
+	uint32_t nseats, learner_seat;
+	uint32_t seat_agent[BRAIN_MAX_SEATS];
 	/* result */
 	uint32_t n, wins, draws, losses;
 	/* steps */

@@ -12,15 +12,24 @@
  *   snapshots be32 id  -> parent, prev, version, 0, steps@16
  *   jobs      be64 id  -> id, learner@8, learner version@12, opponent@16,
  *                         opponent params@20, opponent version@24,
- *                         episodes@28, kind@32, candidates@36, prob@40
+ *                         episodes@28, kind@32, candidates@36, prob@40;
+ *                         an N-seat job then nseats@48, learner seat@49
+ *                         and each seat's agent, params, version@52..
  *   results   be64 job -> seq, learner@8, opponent@12, n@16, wins@20,
- *                         draws@24, losses@28, outcomes[n]@32
+ *                         draws@24, losses@28, outcomes[n]@32; a
+ *                         returns result (log type returns) instead
+ *                         nseats@32, learner seat@36, each seat's agent
+ *                         and team@40.., then the returns (f64, n x
+ *                         nseats)
  *   log       be64 seq -> type, then per type:
  *             decision  learner@4, opponent@8, kind@12, candidates@16,
- *                       episodes@20, job@24, prob@32, rng before@40..71
+ *                       episodes@20, job@24, prob@32, rng before@40..71;
+ *                       an N-seat job's then nseats@72, learner seat@73
+ *                       and each seat's agent@76..
  *             result    n@4, job@8, wins@16, draws@20, losses@24
  *             games     as result (PSRO's cross-play: the result record
  *                       names the two snapshots)
+ *             returns   as result (its record holds the returns)
  *             steps     snapshot@1, reset@2, retired@3, player@4,
  *                       version@8, snapshot id@12, steps@16, then the
  *                       retired snapshots' ids@24 (retired: 0x80 | their
@@ -105,9 +114,6 @@ static const struct lg_field log_steps[] = { /* and the retired ids */
 };
 static const struct lg_record snapshot_rec =
 	LG_RECORD(BRAIN_REC_SNAPSHOT, snapshot_fields);
-static const struct lg_record job_rec = LG_RECORD(BRAIN_REC_JOB, job_fields);
-static const struct lg_record decision_rec =
-	LG_RECORD(LOG_DECISION, log_decision);
 static const struct lg_record result_rec = LG_RECORD(LOG_RESULT, log_result);
 static const struct lg_record cancel_rec = LG_RECORD(LOG_CANCEL, log_cancel);
 #define PUT(rec, table, base) \
@@ -158,16 +164,63 @@ int brain_rec_snapshot_decode(const void *val, size_t len, struct agent *s)
 	return lg_record_get(val, len, &snapshot_rec, s);
 }
 
-void brain_rec_job_encode(const struct brain_job *j, uint8_t r[BRAIN_REC_JOB])
+void brain_job_two_seats(struct brain_job *j)
 {
-	lg_record_put(r, &job_rec, j);
+	uint32_t ls = (uint32_t)(j->id & 1);
+
+	j->nseats = 2;
+	j->learner_seat = (uint8_t)ls;
+	j->seat_agent[ls] = j->seat_params[ls] = j->learner;
+	j->seat_version[ls] = j->learner_version;
+	j->seat_agent[!ls] = j->opponent;
+	j->seat_params[!ls] = j->opponent_params;
+	j->seat_version[!ls] = j->opponent_version;
+}
+
+size_t brain_rec_job_encode(const struct brain_job *j,
+			    uint8_t r[BRAIN_REC_JOB_MAX])
+{
+	uint8_t *q = r + BRAIN_REC_JOB + 4;
+
+	memset(r, 0, BRAIN_REC_JOB_MAX);
+	PUT(r, job_fields, j);
+	if (j->nseats == 2 && j->learner_seat == (j->id & 1))
+		return BRAIN_REC_JOB;
+	r[BRAIN_REC_JOB] = j->nseats;
+	r[BRAIN_REC_JOB + 1] = j->learner_seat;
+	for (uint32_t s = 0; s < j->nseats; s++, q += 12) {
+		lg_put_le32(q, j->seat_agent[s]);
+		lg_put_le32(q + 4, j->seat_params[s]);
+		lg_put_le32(q + 8, j->seat_version[s]);
+	}
+	return BRAIN_REC_JOB + 4 + 12 * (size_t)j->nseats;
 }
 
 int brain_rec_job_decode(const void *val, size_t len, struct brain_job *j)
 {
-	if (lg_record_get(val, len, &job_rec, j) ||
-	    j->kind < 0 || j->kind >= BRAIN_JOB__COUNT)
+	const uint8_t *r = val, *q = r + BRAIN_REC_JOB + 4;
+
+	memset(j, 0, sizeof *j);
+	if (len < BRAIN_REC_JOB)
 		return LG_ECORRUPT;
+	GET(r, job_fields, j);
+	if (j->kind < 0 || j->kind >= BRAIN_JOB__COUNT)
+		return LG_ECORRUPT;
+	if (len == BRAIN_REC_JOB) {
+		brain_job_two_seats(j);
+		return 0;
+	}
+	j->nseats = r[BRAIN_REC_JOB];
+	j->learner_seat = r[BRAIN_REC_JOB + 1];
+	if (!j->nseats || j->nseats > BRAIN_MAX_SEATS ||
+	    j->learner_seat >= j->nseats ||
+	    len != BRAIN_REC_JOB + 4 + 12 * (size_t)j->nseats)
+		return LG_ECORRUPT;
+	for (uint32_t s = 0; s < j->nseats; s++, q += 12) {
+		j->seat_agent[s] = lg_get_le32(q);
+		j->seat_params[s] = lg_get_le32(q + 4);
+		j->seat_version[s] = lg_get_le32(q + 8);
+	}
 	return 0;
 }
 
@@ -192,6 +245,54 @@ int brain_rec_result_decode(const void *val, size_t len,
 	return 0;
 }
 
+void brain_rec_returns_encode(const struct brain_rec_returns *res,
+			      const double *ret, uint8_t *r)
+{
+	uint8_t *q = r + BRAIN_REC_RESULT_HDR;
+	size_t k = (size_t)res->h.n * res->nseats;
+
+	memset(r, 0, BRAIN_REC_RESULT_HDR);
+	PUT(r, result_fields, &res->h);
+	lg_put_le32(q, res->nseats);
+	lg_put_le32(q + 4, res->learner_seat);
+	q += 8;
+	for (uint32_t s = 0; s < res->nseats; s++, q += 8) {
+		lg_put_le32(q, res->agent[s]);
+		lg_put_le32(q + 4, res->team[s]);
+	}
+	for (size_t i = 0; i < k; i++, q += 8)
+		lg_put_lef64(q, ret[i]);
+}
+
+int brain_rec_returns_decode(const void *val, size_t len,
+			     struct brain_rec_returns *res)
+{
+	const uint8_t *r = val, *q = r + BRAIN_REC_RESULT_HDR;
+
+	memset(res, 0, sizeof *res);
+	if (len < BRAIN_REC_RESULT_HDR + 8)
+		return LG_ECORRUPT;
+	GET(r, result_fields, &res->h);
+	res->nseats = lg_get_le32(q);
+	res->learner_seat = lg_get_le32(q + 4);
+	if (!res->nseats || res->nseats > BRAIN_MAX_SEATS ||
+	    res->learner_seat >= res->nseats ||
+	    len != brain_rec_returns_size(res->h.n, res->nseats))
+		return LG_ECORRUPT;
+	q += 8;
+	for (uint32_t s = 0; s < res->nseats; s++, q += 8) {
+		res->agent[s] = lg_get_le32(q);
+		res->team[s] = lg_get_le32(q + 4);
+		if (res->team[s] >= res->nseats)
+			return LG_ECORRUPT;
+	}
+	res->ret = q;
+	for (size_t i = 0; i < (size_t)res->h.n * res->nseats; i++)
+		if (!isfinite(lg_get_lef64(q + 8 * i)))
+			return LG_ECORRUPT;
+	return 0;
+}
+
 size_t brain_rec_log_encode(const struct brain_log_entry *e,
 			    uint8_t r[BRAIN_REC_LOG_MAX])
 {
@@ -200,9 +301,17 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 	switch (e->type) {
 	case BRAIN_LOG_DECISION:
 		PUT(r, log_decision, e);
-		return LOG_DECISION;
+		if (!e->nseats)
+			return LOG_DECISION;
+		r[LOG_DECISION] = (uint8_t)e->nseats;
+		r[LOG_DECISION + 1] = (uint8_t)e->learner_seat;
+		for (uint32_t s = 0; s < e->nseats; s++)
+			lg_put_le32(r + LOG_DECISION + 4 + 4 * s,
+				    e->seat_agent[s]);
+		return LOG_DECISION + 4 + 4 * (size_t)e->nseats;
 	case BRAIN_LOG_RESULT:
 	case BRAIN_LOG_GAMES:
+	case BRAIN_LOG_RETURNS:
 		PUT(r, log_result, e);
 		return LOG_RESULT;
 	case BRAIN_LOG_STEPS:
@@ -222,6 +331,28 @@ size_t brain_rec_log_encode(const struct brain_log_entry *e,
 	return 0;
 }
 
+/* A decision: its fixed fields, and an N-seat job's seats after them. */
+static int decision_decode(const uint8_t *r, size_t vlen,
+			   struct brain_log_entry *e)
+{
+	if (vlen < LOG_DECISION)
+		return LG_ECORRUPT;
+	GET(r, log_decision, e);
+	if (e->kind < 0 || e->kind >= BRAIN_JOB__COUNT)
+		return LG_ECORRUPT;
+	if (vlen == LOG_DECISION)
+		return 0;
+	e->nseats = r[LOG_DECISION];
+	e->learner_seat = r[LOG_DECISION + 1];
+	if (!e->nseats || e->nseats > BRAIN_MAX_SEATS ||
+	    e->learner_seat >= e->nseats ||
+	    vlen != LOG_DECISION + 4 + 4 * (size_t)e->nseats)
+		return LG_ECORRUPT;
+	for (uint32_t s = 0; s < e->nseats; s++)
+		e->seat_agent[s] = lg_get_le32(r + LOG_DECISION + 4 + 4 * s);
+	return 0;
+}
+
 int brain_log_decode(const void *key, size_t klen, const void *val,
 		     size_t vlen, struct brain_log_entry *e)
 {
@@ -234,12 +365,10 @@ int brain_log_decode(const void *key, size_t klen, const void *val,
 	e->type = r[0];
 	switch (e->type) {
 	case BRAIN_LOG_DECISION:
-		if (lg_record_get(val, vlen, &decision_rec, e) ||
-		    e->kind < 0 || e->kind >= BRAIN_JOB__COUNT)
-			return LG_ECORRUPT;
-		return 0;
+		return decision_decode(r, vlen, e);
 	case BRAIN_LOG_RESULT:
 	case BRAIN_LOG_GAMES:
+	case BRAIN_LOG_RETURNS:
 		return lg_record_get(val, vlen, &result_rec, e);
 	case BRAIN_LOG_STEPS:
 		if (vlen < LOG_STEPS)

@@ -5,6 +5,8 @@
  */
 #include "players/brain_internal.h"
 
+#include <stdlib.h>
+
 #include <string.h>
 
 struct replay {
@@ -40,6 +42,35 @@ static int same_retired(struct replay *rp, const struct brain_log_entry *e,
 	return 0;
 }
 
+/* A returns result: recorded again from its stored returns. */
+static int replay_returns(struct replay *rp, const struct brain_log_entry *e)
+{
+	struct brain_rec_returns res;
+	const void *v;
+	double *ret;
+	size_t rlen, k;
+	uint8_t key[8];
+	int rc;
+
+	store_key_u64(key, e->job);
+	if (store_get(rp->t, STORE_DB_RESULTS, key, 8, &v, &rlen) ||
+	    brain_rec_returns_decode(v, rlen, &res) || res.h.n != e->n) {
+		lg_errf(rp->err, rp->errlen, "seq %llu: returns of job %llu "
+			"missing", (unsigned long long)e->seq,
+			(unsigned long long)e->job);
+		return LG_ECORRUPT;
+	}
+	k = (size_t)res.h.n * res.nseats;
+	if (!(ret = malloc(k * sizeof *ret)))
+		return LG_ENOMEM;
+	for (size_t i = 0; i < k; i++)
+		ret[i] = brain_rec_return(&res, i / res.nseats,
+					  i % res.nseats);
+	rc = brain_record_returns(rp->b, e->job, ret, res.h.n);
+	free(ret);
+	return rc;
+}
+
 static int replay_one(const void *key, size_t klen, const void *val,
 		      size_t vlen, void *arg)
 {
@@ -69,6 +100,14 @@ static int replay_one(const void *key, size_t klen, const void *val,
 		if (j.kind != e.kind)
 			return differ(rp, e.seq, "kind", (unsigned)e.kind,
 				      (unsigned)j.kind);
+		for (uint32_t s = 0; s < e.nseats; s++)
+			if (j.seat_agent[s] != e.seat_agent[s])
+				return differ(rp, e.seq, "seat agent",
+					      e.seat_agent[s], j.seat_agent[s]);
+		break;
+	case BRAIN_LOG_RETURNS:
+		if ((rc = replay_returns(rp, &e)))
+			return rc;
 		break;
 	case BRAIN_LOG_RESULT:
 	case BRAIN_LOG_GAMES:

@@ -364,6 +364,11 @@ static size_t json_numbers(const char *p, double *v, size_t max)
 		} else if (*p == ']') {
 			if (--depth == 0)
 				break;
+		} else if (depth && !strncmp(p, "null", 4)) {
+			/* a pair never met: the win rate's prior */
+			if (k < max)
+				v[k++] = 0.5;
+			p += 3;
 		} else if (depth && (*p == '-' || (*p >= '0' && *p <= '9'))) {
 			char *end;
 			double x = strtod(p, &end);

@@ -226,6 +226,44 @@ START_TEST(goofspiel_plays_three_seats)
 }
 END_TEST
 
+/* league play reports each side's mean return with its 95% interval:
+ * in zero-sum Kuhn the two means are opposite, the half-widths equal
+ * 1.96 sd / sqrt(n) with n the games (so about halve from 1,000 to
+ * 4,000 games), and random against random (seats rotating, so the true
+ * mean is 0) lies inside at this fixed seed. */
+static void kuhn_mean(unsigned games, double *m, double *h)
+{
+	char out[4096], err[4096], ng[16];
+	const char *argv[] = { "play", "random", "random", "--game", "kuhn",
+			       "--games", ng, "--json", NULL };
+	double mb, hb;
+	const char *p;
+
+	snprintf(ng, sizeof ng, "%u", games);
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	ck_assert_ptr_nonnull(p = strstr(out, "\"mean_return_a\""));
+	ck_assert_int_eq(sscanf(p, "\"mean_return_a\": %lf, "
+				"\"mean_return_ci95_a\": %lf, "
+				"\"mean_return_b\": %lf, "
+				"\"mean_return_ci95_b\": %lf", m, h, &mb, &hb),
+			 4);
+	ck_assert_double_eq_tol(*m, -mb, 1e-9);
+	ck_assert_double_eq_tol(*h, hb, 1e-9);
+	ck_assert(fabs(*m) <= *h);
+}
+
+START_TEST(play_reports_mean_return)
+{
+	double m1, h1, m4, h4;
+
+	kuhn_mean(1000, &m1, &h1);
+	kuhn_mean(4000, &m4, &h4);
+	ck_assert_double_gt(h1, 0);
+	ck_assert_double_eq_tol(h4 / h1, 0.5, 0.05);
+}
+END_TEST
+
 /* A plugin that opens but breaks a rule must fail the suite. */
 /* The built-in tic-tac-toe built as a plugin (for bench env --plugin)
  * loads, and plays the same episodes as the compiled-in game. */
@@ -753,6 +791,7 @@ Suite *suite_games(void)
 		{ goofspiel_plugin_conforms, 1 },
 		{ version_1_plugin_loads_unchanged, 1 },
 		{ goofspiel_plays_three_seats, 1 },
+		{ play_reports_mean_return, 1 },
 		{ tictactoe_plugin_is_the_builtin, 1 },
 		{ board_games_expose_planes, 1 },
 		{ conformance_suite_catches_a_broken_game, 1 },

@@ -457,9 +457,10 @@ START_TEST(python_kuhn_n_players_play_through_the_server)
 		ck_assert_msg(tu_run_league(out, sizeof out, perr, sizeof perr,
 					    argv) == 0, "%s", perr);
 		ck_assert_msg(sscanf(out, "league play: 60 games of kuhn_py: "
-				     "A random wins %llu (mean return %*g), B "
-				     "random wins %llu (mean return %*g), C "
-				     "random wins %llu (mean return %*g), "
+				     "A random wins %llu (mean return %*g +- "
+				     "%*g), B random wins %llu (mean return %*g "
+				     "+- %*g), C random wins %llu (mean return "
+				     "%*g +- %*g), "
 				     "draws %llu", &w[0], &w[1], &w[2],
 				     &draws) == 4, "%s", out);
 		/* poker has a winner every hand */

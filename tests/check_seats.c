@@ -1,429 +1,413 @@
-/* tests/check_seats.c: jobs of N seats between the daemon and the
- * collector's envs (issue 38: "a job names a player for every seat").
- * Cases:
- *   - an in-process daemon of 3-player Kuhn: a 3-seat job made by hand
- *     goes out with 3 seats (the wire Job, /jobs); a result of 2 returns
- *     an episode is refused whole (nothing counted, the kind's drop
- *     called, the lease gone), one of 3 counts and the tally hands the
- *     kind every seat's returns of the usable episodes;
- *   - the other kinds' seats (daemon_seats_fill) on 3-player Kuhn,
- *     tiny_whist (two teams of two: teammates are copies), tiny_hanabi
- *     (one team: partners) and rock-paper-scissors (two seats, as before
- *     N seats), and the probe kind's job with a baseline in every seat;
- *   - a real collector (`league collect`) beside an in-process daemon
- *     plays a 3-seat Kuhn job and a 4-seat tiny_whist job: the result
- *     carries every seat's returns (zero-sum; teammates' equal) and every
- *     learning seat's rows reach its player's learner, one episode end a
- *     seat and episode (a player in two seats: two). */
+/*
+ * tests/check_seats.c: the brain beyond two seats (players/matchmaking.c
+ * brain_fill_seats, players/results.c). Every seat of an N-seat job is
+ * filled, the learner's seat turns with the job id, teammates follow the
+ * teammates rule; an episode's returns update every pair of seats on
+ * different teams (who finished ahead, or the score of the returns under
+ * measure return), worked by hand; two seats under measure win count
+ * exactly as the learner's outcomes did; N-seat jobs and returns survive
+ * a reopen, replay and the history rebuild byte for byte; the measure a
+ * league began with is kept; bad input is refused.
+ */
 #include <check.h>
-#include <event2/event.h>
-#include <signal.h>
-#include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include "league/daemon_internal.h"
-#include "tests/proto.h"
+#include "players/players.h"
+#include "tests/brain_fixture.h"
 #include "tests/testutil.h"
 
-/* A small league of `env`: a main player (id 0; 1 is its snapshot) and
- * a main exploiter (id 2), no evaluation, a 600 s backstop. */
-#define SEATS_YAML(env)                                                   \
-	"league: {name: seats, seed: 5}\n"                                \
-	"env: " env "\n"                                                  \
-	"model: {hidden: [8]}\n"                                          \
-	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"    \
-	"matchmaking: {job_episodes: 4, job_lease_s: 60}\n"               \
-	"snapshot: {steps: 1000000000}\n"                                 \
-	"collectors: {envs: 2, wait_num: 1}\n"                            \
-	"eval: {nashconv: false}\n"                                       \
-	"budget: {seconds: 600}\n"
-
-static const char *kuhn3_yaml = SEATS_YAML("{name: kuhn, params: "
-					   "{players: 3}}");
-static const char *whist_yaml = SEATS_YAML("{name: tiny_whist}");
-static const char *hanabi_yaml = SEATS_YAML("{name: tiny_hanabi}");
-static const char *rps_yaml = SEATS_YAML("{name: rps}");
-
-/* ---- a job kind that records what the daemon hands it ------------------ */
-
-#define REC_MAX 64
-
-static struct rec {
-	int results, drops;
-	uint64_t job_id;
-	uint32_t nseats;
-	size_t n;
-	uint64_t steps, abnormal, episodes;
-	int8_t out[REC_MAX];
-	double ret[REC_MAX], seat_ret[REC_MAX * ENV_MAX_PLAYERS];
-} rec;
-
-static int rec_result(league_daemon *d, void *state,
-		      const struct league_job *j, const struct league_tally *t)
+/* seats: n, each its own team (t NULL) or teams t; measure m. */
+static void seat_opts(struct brain_opts *o, uint32_t n, const uint8_t *t,
+		      int m)
 {
-	ck_assert_uint_le(t->n, REC_MAX);
-	ck_assert_uint_le(t->nseats, ENV_MAX_PLAYERS);
-	rec.results++;
-	rec.job_id = j->id;
-	rec.nseats = t->nseats;
-	rec.n = t->n;
-	rec.steps = t->steps;
-	rec.abnormal = t->abnormal;
-	rec.episodes = t->episodes;
-	memcpy(rec.out, t->outcomes, t->n);
-	memcpy(rec.ret, t->returns, t->n * sizeof *rec.ret);
-	memcpy(rec.seat_ret, t->seat_returns,
-	       t->n * t->nseats * sizeof *rec.seat_ret);
-	return KIND_COUNTED;
+	brain_opts_default(o);
+	o->seats = n;
+	for (uint32_t s = 0; s < n && s < BRAIN_MAX_SEATS; s++)
+		o->team[s] = t ? t[s] : (uint8_t)s;
+	o->measure = m;
+	o->snapshot_steps = 10;
+	o->snapshot_max_mult = 1;
 }
 
-static void rec_drop(league_daemon *d, void *state,
-		     const struct league_job *j)
+/* Learner 0 snapshots k times (agents 1.. are its snapshots). */
+static void snapshots(brain *b, uint32_t k)
 {
-	rec.drops++;
-}
+	struct brain_player p;
+	struct brain_step_report r;
 
-static const struct league_kind rec_kind = {
-	.name = "recorder",
-	.result = rec_result,
-	.drop = rec_drop,
-};
-
-/* Queue a job of the recorder kind: n seats as given, episodes each. */
-static void queue_job(league_daemon *d, struct league_job *j, int n,
-		      const struct league_seat *seat, uint8_t subject,
-		      uint32_t episodes)
-{
-	*j = (struct league_job){
-		.id = daemon_job_id(d), .kind = &rec_kind,
-		.episodes = episodes, .lease_s = 60, .subject = subject,
-		.nseats = (uint8_t)n,
-	};
-	memcpy(j->seat, seat, (size_t)n * sizeof *seat);
-	ck_assert_int_eq(daemon_queue_job(d, j), 0);
-}
-
-/* ---- the daemon ---------------------------------------------------------- */
-
-/* A 3-seat job: packed with its 3 seats; a result of 2 returns an
- * episode refused whole; one of 3 counted, the kind handed every seat's
- * returns of the usable episodes in order. */
-START_TEST(three_seat_job_packed_tallied_or_refused)
-{
-	static const double want[4][3] = {
-		{ 2, -1, -1 }, { -1, -1, 2 }, { 0, 0, 0 }, { -1, 2, -1 } };
-	static const int usable[3] = { 0, 1, 3 };
-	const struct league_seat seat[3] = {
-		{ .player = 0, .version = 0 },
-		{ .player = 0, .baseline = 1 },
-		{ .player = 2, .version = 0, .learning = 1 },
-	};
-	struct tp_league L;
-	struct tp_peer col;
-	struct tp_job ji;
-	struct tp_result res;
-	struct league_job j;
-	struct league_page pg = { .from_start = 1, .limit = 10 };
-	lg_buf js = { 0 };
-	net_msg *r;
-
-	lg_log_set_level(LG_LOG_ERROR);
-	memset(&rec, 0, sizeof rec);
-	tp_league_open(&L, kuhn3_yaml, 0, 0);
-	ck_assert_int_eq(daemon_seats(L.d), 3);
-	tp_attach(&L, &col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
-	tp_register_collector(&col, 4, 4);
-	queue_job(L.d, &j, 3, seat, 2, 4);
-	/* /jobs lists its three seats */
-	ck_assert_int_eq(daemon_jobs_json(L.d, &pg, &js), 0);
-	ck_assert_int_eq(lg_buf_append(&js, "", 1), 0);
-	ck_assert_msg(strstr((char *)js.data,
-			     "\"seats\":[{\"player\":0,\"version\":0,"
-			     "\"learning\":false,\"baseline\":0},"
-			     "{\"player\":0,\"version\":0,\"learning\":false,"
-			     "\"baseline\":1},{\"player\":2,\"version\":0,"
-			     "\"learning\":true,\"baseline\":0}]"),
-		      "%s", (char *)js.data);
-	lg_buf_free(&js);
-	/* the wire Job names every seat */
-	ck_assert(tp_take_job(&col, &ji));
-	ck_assert_uint_eq(ji.id, j.id);
-	ck_assert_int_eq(ji.nseats, 3);
-	ck_assert(!ji.baseline_seat[0] && ji.baseline_seat[1] &&
-		  !ji.baseline_seat[2]);
-	ck_assert_str_eq(ji.baseline, "random");
-	ck_assert_uint_eq(ji.player[2], 2);
-	ck_assert(!ji.learning[0] && ji.learning[2]);
-
-	/* two returns an episode from a 3-seat job: refused whole */
-	tp_make_result(&res, j.id, 4, NULL, 1);
-	r = tp_call(&col, &res.m);
-	ck_assert_int_eq(tp_ack_status(r), LEAGUE__STATUS__STATUS_BAD_REQUEST);
-	ck_assert_str_eq(r->ack->error,
-			 "episode 0 has 2 returns, the job has 3 seats");
-	net_msg_free(r);
-	ck_assert_int_eq(rec.results, 0);
-	ck_assert_int_eq(rec.drops, 1);
-	ck_assert_uint_eq(L.d->invalid_episodes, 0);
-	/* its lease went with it: the right result now is stale */
-	tp_result_seats(&res, 3);
-	ck_assert_int_eq(tp_send_result(&col, &res),
-			 LEAGUE__STATUS__STATUS_STALE);
-
-	/* a second job, answered with every seat's returns (episode 2
-	 * abnormal) */
-	queue_job(L.d, &j, 3, seat, 2, 4);
-	ck_assert(tp_take_job(&col, &ji));
-	ck_assert_uint_eq(ji.id, j.id);
-	tp_make_result(&res, j.id, 4, NULL, 0);
-	tp_result_seats(&res, 3);
-	for (int e = 0; e < 4; e++) {
-		memcpy(res.ret[e], want[e], sizeof want[e]);
-		res.ep[e].steps = 2 + (uint32_t)e;
+	for (uint32_t i = 0; i < k; i++) {
+		brain_player_info(b, 0, &p);
+		ck_assert_int_eq(brain_report_steps(b, 0, p.steps + 10,
+						    p.version + 1, &r), 0);
+		ck_assert(r.snapshot);
 	}
-	res.ep[2].abnormal = 1;
-	ck_assert_int_eq(tp_send_result(&col, &res),
-			 LEAGUE__STATUS__STATUS_OK);
-	ck_assert_int_eq(rec.results, 1);
-	ck_assert_uint_eq(rec.job_id, j.id);
-	ck_assert_uint_eq(rec.nseats, 3);
-	ck_assert_uint_eq(rec.n, 3);
-	ck_assert_uint_eq(rec.episodes, 4);
-	ck_assert_uint_eq(rec.abnormal, 1);
-	ck_assert_uint_eq(rec.steps, 2 + 3 + 4 + 5);
-	for (int k = 0; k < 3; k++) {
-		const double *w = want[usable[k]];
-		for (int s = 0; s < 3; s++)
-			ck_assert_double_eq(rec.seat_ret[k * 3 + s], w[s]);
-		ck_assert_double_eq(rec.ret[k], w[2]); /* the subject's */
-		ck_assert_int_eq(rec.out[k], w[2] > 0 ? 1 : -1);
-	}
-	tp_league_close(&L, 1);
 }
-END_TEST
 
-/* The kinds other than the brain's fill every seat of the game: their
- * player in its seat and its teammates' (a game of teams), the other in
- * the rest; the probe kind's job has a baseline in every seat. */
-START_TEST(other_kinds_fill_every_seat)
+START_TEST(every_seat_is_filled)
 {
-	static const struct {
-		const char **yaml;
-		int players, subject;
-		int mine[4]; /* the seats that get `mine` */
-	} g[] = {
-		{ &kuhn3_yaml, 3, 2, { 0, 0, 1 } },
-		{ &whist_yaml, 4, 1, { 0, 1, 0, 1 } },  /* teams 0 1 0 1 */
-		{ &hanabi_yaml, 2, 0, { 1, 0 } },       /* one team */
-		{ &rps_yaml, 2, 1, { 0, 1 } },
-	};
-	const struct league_seat mine = { .player = 0, .version = 7,
-					  .learning = 1 };
-	const struct league_seat other = { .player = 2, .baseline = 1 };
-	struct tp_league L;
-	struct tp_peer col;
-	struct tp_job ji;
-	struct tp_result res;
-	struct league_job j;
-	int n = 0;
+	struct brain_opts o;
+	struct brain_job j;
+	struct fx f;
 
-	lg_log_set_level(LG_LOG_ERROR);
-	for (size_t i = 0; i < LG_ARRAY_LEN(g); i++) {
-		tp_league_open(&L, *g[i].yaml, 0, 1);
-		memset(&j, 0xee, sizeof j);
-		daemon_seats_fill(L.d, &j, g[i].subject, &mine, &other);
-		ck_assert_int_eq(j.nseats, g[i].players);
-		ck_assert_int_eq(league_job_seats(&j), g[i].players);
-		ck_assert_int_eq(j.subject, g[i].subject);
-		for (int s = 0; s < g[i].players; s++) {
-			const struct league_seat *w = g[i].mine[s] ? &mine
-								   : &other;
-			ck_assert_msg(!memcmp(&j.seat[s], w, sizeof *w),
-				      "game %zu seat %d", i, s);
+	seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
+	fx_open(&f, &o, 1);
+	snapshots(f.b, 3);
+	for (int i = 0; i < 60; i++) {
+		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+		ck_assert_uint_eq(j.nseats, 3);
+		ck_assert_uint_eq(j.learner_seat, j.id % 3);
+		ck_assert_uint_eq(j.seat_agent[j.learner_seat], 0);
+		ck_assert_uint_eq(j.seat_params[j.learner_seat], 0);
+		for (uint32_t s = 0; s < 3; s++) {
+			struct brain_player p;
+			ck_assert_int_eq(brain_player_info(f.b, j.seat_agent[s],
+							   &p), 0);
+			/* a snapshot plays its parent's parameters */
+			ck_assert_uint_eq(j.seat_params[s],
+					  p.parent == BRAIN_NONE ? p.id
+								 : p.parent);
+			ck_assert_uint_eq(j.seat_version[s], p.version);
 		}
-		/* the probe job: the first baseline in every seat */
-		tp_attach(&L, &col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
-		tp_register_collector(&col, 4, 4);
-		ck_assert(tp_take_job(&col, &ji));
-		ck_assert_int_eq(ji.nseats, g[i].players);
-		ck_assert_int_eq(ji.nbase_seats, g[i].players);
-		tp_make_result(&res, ji.id, 1, NULL, 0);
-		tp_result_seats(&res, (uint32_t)g[i].players);
-		ck_assert_int_eq(tp_send_result(&col, &res),
-				 LEAGUE__STATUS__STATUS_OK);
-		tp_league_close(&L, 1);
-		n++;
+		/* opponent is the first seat after the learner's filled */
+		ck_assert_uint_eq(j.opponent,
+				  j.seat_agent[j.learner_seat ? 0 : 1]);
+		ck_assert_int_eq(brain_cancel_job(f.b, j.id), 0);
 	}
-	ck_assert_int_eq(n, 4);
+	fx_close(&f, 1);
 }
 END_TEST
 
-/* ---- a real collector ---------------------------------------------------- */
-
-/* One game for the collector: its league, the job's seats (player 0 is
- * the main player, 2 the main exploiter; baseline 1 the league's first,
- * random) and who its teammates are. */
-struct nseat_game {
-	const char **yaml;
-	int n;
-	struct league_seat seat[4];
-	int team[4];
-};
-
-static const struct nseat_game nseat_games[] = {
-	/* player 0 in two seats: one slot, one batch, both seats' rows */
-	{ &kuhn3_yaml, 3, {
-		{ .player = 0, .learning = 1 },
-		{ .player = 2, .learning = 1 },
-		{ .player = 0, .learning = 1 } },
-	  { 0, 1, 2 } },
-	/* team self-play in seats 0 and 2; seat 3 a baseline */
-	{ &whist_yaml, 4, {
-		{ .player = 0, .learning = 1 },
-		{ .player = 2, .learning = 1 },
-		{ .player = 0, .learning = 1 },
-		{ .player = 2, .baseline = 1 } },
-	  { 0, 1, 0, 1 } },
-};
-
-#define NSEAT_EPISODES 24
-
-/* What the trajectory server took of one job, by player. */
-struct taken {
-	uint64_t rows[3], ends[3];
-	uint64_t other_player; /* rows of another player: none expected */
-};
-
-static void take_segments(net_traj_server *ts, uint64_t job_id,
-			  struct taken *tk, double wait_s)
+/* Two teams of two: the learner's teammate is the learner itself under
+ * teammates self; under league it is drawn like an opponent. */
+START_TEST(teammates_follow_the_rule)
 {
-	const struct net_segment *g;
+	static const uint8_t team[4] = { 0, 1, 0, 1 };
+	struct brain_opts o;
+	struct brain_job j;
+	struct fx f;
+	int drawn = 0;
 
-	while (!net_traj_pop(ts, &g, wait_s)) {
-		wait_s = 0;
-		if (g->h.job_id == job_id) {
-			if (g->h.player < 3 && g->h.player != 1) {
-				tk->rows[g->h.player] += g->count;
-				for (uint32_t i = 0; i < g->count; i++)
-					tk->ends[g->h.player] +=
-						g->done[i] == LG_ROW_END;
-			} else {
-				tk->other_player += g->count;
+	seat_opts(&o, 4, team, BRAIN_MEASURE_WIN);
+	fx_open(&f, &o, 1);
+	snapshots(f.b, 4);
+	for (int i = 0; i < 40; i++) {
+		uint32_t ls, mate;
+		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+		ls = j.learner_seat;
+		mate = (ls + 2) % 4;
+		ck_assert_uint_eq(j.seat_agent[mate], 0);
+		ck_assert_uint_eq(j.seat_version[mate],
+				  j.seat_version[ls]);
+		ck_assert_int_eq(brain_cancel_job(f.b, j.id), 0);
+	}
+	fx_close(&f, 1);
+
+	o.teammates = BRAIN_TEAMMATES_LEAGUE;
+	fx_open(&f, &o, 1);
+	snapshots(f.b, 4);
+	for (int i = 0; i < 40; i++) {
+		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+		drawn += j.seat_agent[(j.learner_seat + 2) % 4] != 0;
+		ck_assert_int_eq(brain_cancel_job(f.b, j.id), 0);
+	}
+	/* the main player's PFSP draws its snapshots half of the time */
+	ck_assert_int_gt(drawn, 0);
+	fx_close(&f, 1);
+}
+END_TEST
+
+/* A three-seat job's one episode, by hand. Seats: learner 0 and two
+ * snapshots; returns (2, -1, -1). Win: the learner beats both, the two
+ * snapshots draw. Return, R 2: scaled returns 1, 0.25, 0.25, so the
+ * learner's score against each is (1 + 1 - 0.25) / 2 = 0.875 and the
+ * snapshots' pair 0.5. */
+static void one_episode(int measure, const double want[3][3])
+{
+	struct brain_opts o;
+	struct brain_job j;
+	struct fx f;
+	double ret[3];
+
+	seat_opts(&o, 3, NULL, measure);
+	o.return_scale = 2;
+	fx_open(&f, &o, 1);
+	snapshots(f.b, 2);
+	/* draw until both snapshots sit in the two other seats */
+	for (;;) {
+		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+		uint32_t a = j.seat_agent[(j.learner_seat + 1) % 3];
+		uint32_t c = j.seat_agent[(j.learner_seat + 2) % 3];
+		if (a != c && a && c)
+			break;
+		ck_assert_int_eq(brain_cancel_job(f.b, j.id), 0);
+	}
+	for (uint32_t s = 0; s < 3; s++)
+		ret[s] = s == j.learner_seat ? 2 : -1;
+	ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 1), 0);
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t c = 0; c < 3; c++) {
+			struct payoff_entry e;
+			if (a == c)
+				continue;
+			ck_assert_int_eq(payoff_get(brain_payoff(f.b), a, c,
+						    &e), 0);
+			ck_assert_double_eq_tol(e.games, 1, 1e-12);
+			ck_assert_double_eq_tol(e.wins + e.draws / 2,
+						want[a][c], 1e-12);
+		}
+	/* a result counts once */
+	ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 1), LG_EEXIST);
+	fx_close(&f, 1);
+}
+
+START_TEST(an_episode_updates_every_pair)
+{
+	static const double win[3][3] = { { 0, 1, 1 },
+					  { 0, 0, 0.5 },
+					  { 0, 0.5, 0 } };
+	static const double ret[3][3] = { { 0, 0.875, 0.875 },
+					  { 0.125, 0, 0.5 },
+					  { 0.125, 0.5, 0 } };
+
+	one_episode(BRAIN_MEASURE_WIN, win);
+	one_episode(BRAIN_MEASURE_RETURN, ret);
+}
+END_TEST
+
+/* Run n jobs of learner 0 with fixed-seed returns: zero-sum draws of
+ * {-2..2} for two seats; for more, seat values whose mean is 0. */
+static void run_returns(brain *b, int n, uint64_t seed)
+{
+	lg_rng g;
+	struct brain_job j;
+	struct brain_step_report r;
+	double ret[4 * BRAIN_MAX_SEATS];
+
+	lg_rng_seed(&g, seed);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(brain_next_job(b, 0, &j), 0);
+		for (uint32_t e = 0; e < 4; e++) {
+			double sum = 0;
+			for (uint32_t s = 0; s + 1 < j.nseats; s++) {
+				ret[e * j.nseats + s] =
+					(double)lg_rng_below(&g, 5) - 2;
+				sum += ret[e * j.nseats + s];
 			}
+			ret[e * j.nseats + j.nseats - 1] = -sum;
 		}
-		net_traj_release(ts, g);
+		ck_assert_int_eq(brain_record_returns(b, j.id, ret, 4), 0);
+		if (i % 7 == 6) {
+			struct brain_player p;
+			brain_player_info(b, 0, &p);
+			ck_assert_int_eq(brain_report_steps(b, 0, p.steps + 10,
+							    p.version + 1, &r),
+					 0);
+		}
 	}
 }
 
-/* The collector's job of N seats: every seat's returns in the result and
- * every learning seat's rows at its player's learner. */
-START_TEST(collector_plays_every_seat)
+static void payoff_json(brain *b, lg_buf *out)
 {
-	const struct nseat_game *gm = &nseat_games[_i];
-	struct net_traj_server_opts to = { 0 };
-	struct tp_league L;
-	struct tp_peer lp[2];
-	struct league_job j;
-	struct taken tk;
-	net_traj_server *ts;
-	char err[256], ep[64], addr[64], log[300];
-	pid_t cp;
-	int st = 0;
-	double t0;
+	uint32_t ids[256], n = brain_count(b);
 
-	lg_log_set_level(LG_LOG_ERROR);
-	memset(&rec, 0, sizeof rec);
-	memset(&tk, 0, sizeof tk);
-	ck_assert_msg(net_traj_server_start(&ts, &to, err, sizeof err) == 0,
+	ck_assert_uint_le(n, 256);
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = i;
+	out->len = 0;
+	ck_assert_int_eq(brain_payoff_json(b, ids, n, out), 0);
+}
+
+/* Two seats under measure win: the returns count as the learner seat's
+ * outcomes always did (a second league fed the outcomes ends equal). */
+START_TEST(two_seats_count_as_outcomes)
+{
+	struct brain_opts o;
+	struct fx a, c;
+	lg_buf ja = { 0 }, jc = { 0 };
+	struct brain_job j;
+	lg_rng g;
+
+	seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
+	fx_open(&a, &o, 1);
+	fx_open(&c, &o, 1);
+	lg_rng_seed(&g, 5);
+	for (int i = 0; i < 50; i++) {
+		double ret[2 * 3];
+		int8_t out[3];
+		ck_assert_int_eq(brain_next_job(a.b, 0, &j), 0);
+		ck_assert_int_eq(brain_next_job(c.b, 0, &j), 0);
+		ck_assert_uint_eq(j.learner_seat, j.id & 1);
+		for (int e = 0; e < 3; e++) {
+			double r = (double)lg_rng_below(&g, 3) - 1;
+			ret[e * 2 + j.learner_seat] = r;
+			ret[e * 2 + !j.learner_seat] = -r;
+			out[e] = (int8_t)r;
+		}
+		ck_assert_int_eq(brain_record_returns(a.b, j.id, ret, 3), 0);
+		ck_assert_int_eq(brain_record_result(c.b, j.id, out, 3), 0);
+	}
+	payoff_json(a.b, &ja);
+	payoff_json(c.b, &jc);
+	ck_assert_str_eq((char *)ja.data, (char *)jc.data);
+	fx_close(&a, 1);
+	fx_close(&c, 1);
+	lg_buf_free(&ja);
+	lg_buf_free(&jc);
+}
+END_TEST
+
+/* Jobs in flight keep their seats across a reopen; the results replay
+ * into a fresh league and rebuild in the history, byte for byte. */
+static void survives(uint32_t n, const uint8_t *team, int measure)
+{
+	struct brain_opts o;
+	struct fx a, c;
+	struct brain_job j, open[2];
+	struct store_opts ro = { STORE_RDONLY, 0, 0 };
+	lg_buf ja = { 0 }, jc = { 0 }, jh = { 0 };
+	store *src = NULL;
+	brain *h = NULL;
+	uint64_t checked = 0;
+	size_t got;
+	char err[256] = "";
+
+	seat_opts(&o, n, team, measure);
+	fx_open(&a, &o, 1);
+	run_returns(a.b, 60, 11);
+	ck_assert_int_eq(brain_next_job(a.b, 0, &j), 0);
+	payoff_json(a.b, &ja);
+	fx_close(&a, 0);
+	fx_open(&a, &o, 0);
+	ck_assert_int_eq(brain_open_jobs_list(a.b, open, 2, &got), 0);
+	ck_assert_uint_eq(got, 1);
+	ck_assert_uint_eq(open[0].nseats, n);
+	ck_assert_uint_eq(open[0].learner_seat, j.learner_seat);
+	ck_assert(!memcmp(open[0].seat_agent, j.seat_agent,
+			  sizeof j.seat_agent));
+	ck_assert(!memcmp(open[0].seat_version, j.seat_version,
+			  sizeof j.seat_version));
+	fx_close(&a, 0);
+
+	ck_assert_msg(fx_replay(&c, &o, a.dir, &checked, err, sizeof err) == 0,
 		      "%s", err);
-	snprintf(ep, sizeof ep, "127.0.0.1:%u", net_traj_server_port(ts));
-	tp_league_open(&L, *gm->yaml, 0, 0);
-	for (int k = 0; k < 2; k++) {
-		tp_attach(&L, &lp[k], LEAGUE__ROLE__ROLE_LEARNER, "learner");
-		ck_assert_int_eq(tp_fake_learner_at(&lp[k], (uint32_t)(2 * k),
-						    ep),
-				 LEAGUE__STATUS__STATUS_OK);
-	}
-	queue_job(L.d, &j, gm->n, gm->seat, 0, NSEAT_EPISODES);
-	snprintf(addr, sizeof addr, "127.0.0.1:%u",
-		 league_server_port(league_daemon_server(L.d)));
-	snprintf(log, sizeof log, "%s/collect.log", L.dir);
-	const char *argv[] = { "league", "collect", "--connect", addr, NULL };
-	cp = tu_spawn_worker(argv, log, 0);
-	/* the daemon's loop here, the learner's stream beside it */
-	t0 = lg_now_s();
-	while (!rec.results && !rec.drops) {
-		int gone = waitpid(cp, &st, WNOHANG) == cp;
-		if (gone || lg_now_s() - t0 > 120) {
-			static char text[1 << 14];
-			tu_read_text(log, text, sizeof text);
-			ck_abort_msg("no result (the collector %s): %s",
-				     gone ? "exited" : "runs 120 s", text);
-		}
-		event_base_loop(L.base, EVLOOP_NONBLOCK);
-		take_segments(ts, j.id, &tk, 0.005);
-	}
-	kill(cp, SIGTERM);
-	while (waitpid(cp, &st, WNOHANG) == 0) {
-		ck_assert_msg(lg_now_s() - t0 < 180, "collector did not stop");
-		event_base_loop(L.base, EVLOOP_NONBLOCK);
-		take_segments(ts, j.id, &tk, 0.005);
-	}
-	take_segments(ts, j.id, &tk, 0.2);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x",
-		      st);
+	ck_assert_uint_gt(checked, 120);
+	payoff_json(c.b, &jc);
+	ck_assert_str_eq((char *)ja.data, (char *)jc.data);
+	fx_close(&c, 1);
 
-	/* the result: every episode, every seat's return */
-	ck_assert_int_eq(rec.results, 1);
-	ck_assert_uint_eq(rec.nseats, (uint32_t)gm->n);
-	ck_assert_uint_eq(rec.episodes, NSEAT_EPISODES);
-	ck_assert_uint_eq(rec.n, NSEAT_EPISODES);
-	int decided = 0;
-	for (size_t e = 0; e < rec.n; e++) {
-		const double *r = &rec.seat_ret[e * (size_t)gm->n];
-		double sum = 0;
-		for (int s = 0; s < gm->n; s++) {
-			sum += r[s];
-			for (int q = 0; q < gm->n; q++)
-				if (gm->team[q] == gm->team[s])
-					ck_assert_double_eq(r[q], r[s]);
-		}
-		ck_assert_double_eq_tol(sum, 0, 1e-9); /* both zero-sum */
-		decided += r[0] != 0;
-		ck_assert_double_eq(rec.ret[e], r[0]);
+	ck_assert_int_eq(store_open(&src, a.dir, &ro, NULL, 0), 0);
+	ck_assert_msg(brain_open_at(&h, src, UINT64_MAX, err, sizeof err) == 0,
+		      "%s", err);
+	payoff_json(h, &jh);
+	ck_assert_str_eq((char *)ja.data, (char *)jh.data);
+	ck_assert_int_eq(brain_measure(h, NULL), measure);
+	brain_close(h);
+	store_close(src);
+	tu_rmrf(a.dir);
+	lg_buf_free(&ja);
+	lg_buf_free(&jc);
+	lg_buf_free(&jh);
+}
+
+START_TEST(seats_survive_reopen_replay_and_history)
+{
+	static const uint8_t team[4] = { 0, 1, 0, 1 };
+
+	survives(3, NULL, BRAIN_MEASURE_WIN);
+	survives(3, NULL, BRAIN_MEASURE_RETURN);
+	survives(4, team, BRAIN_MEASURE_RETURN);
+	survives(2, NULL, BRAIN_MEASURE_RETURN);
+}
+END_TEST
+
+/* A league keeps the unit it began with: reopening with another measure
+ * or scale is refused by name; auto (or no options) takes the stored. */
+START_TEST(a_league_keeps_its_measure)
+{
+	struct brain_opts o;
+	struct fx f;
+	char err[256] = "";
+	brain *b = NULL;
+	double R = 0;
+
+	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	o.return_scale = 13;
+	fx_open(&f, &o, 1);
+	fx_close(&f, 0);
+	o.measure = BRAIN_MEASURE_WIN;
+	{
+		struct store_opts so = { STORE_NOSYNC, 0, 0 };
+		ck_assert_int_eq(store_open(&f.s, f.dir, &so, NULL, 0), 0);
+		ck_assert_int_eq(brain_open(&b, f.s, &o, err, sizeof err),
+				 LG_ECONFIG);
+		ck_assert_msg(strstr(err, "payoff.measure return") &&
+			      strstr(err, "win"), "%s", err);
+		o.measure = BRAIN_MEASURE_RETURN;
+		o.return_scale = 2;
+		ck_assert_int_eq(brain_open(&b, f.s, &o, err, sizeof err),
+				 LG_ECONFIG);
+		store_close(f.s);
 	}
-	ck_assert_int_gt(decided, 0);
-	/* the rows: each learning seat's episodes end once at its player's
-	 * learner; a baseline's seat sends none */
-	uint64_t seats_of[3] = { 0 };
-	for (int s = 0; s < gm->n; s++)
-		if (gm->seat[s].learning && !gm->seat[s].baseline)
-			seats_of[gm->seat[s].player]++;
-	for (int p = 0; p < 3; p += 2) {
-		ck_assert_uint_eq(tk.ends[p], seats_of[p] * NSEAT_EPISODES);
-		ck_assert_uint_ge(tk.rows[p], seats_of[p] * NSEAT_EPISODES);
-	}
-	ck_assert_uint_eq(tk.other_player, 0);
-	tp_league_close(&L, 1);
-	net_traj_server_stop(ts);
+	o.measure = BRAIN_MEASURE_AUTO;
+	fx_open(&f, &o, 0);
+	ck_assert_int_eq(brain_measure(f.b, &R), BRAIN_MEASURE_RETURN);
+	ck_assert_double_eq(R, 13);
+	fx_close(&f, 1);
+	/* a new league under auto counts wins */
+	fx_open(&f, &o, 1);
+	ck_assert_int_eq(brain_measure(f.b, NULL), BRAIN_MEASURE_WIN);
+	fx_close(&f, 1);
+}
+END_TEST
+
+START_TEST(bad_seats_are_refused)
+{
+	struct brain_opts o;
+	struct brain_job j;
+	struct fx f;
+	char err[256] = "";
+	double ret[3] = { 1, NAN, 0 };
+
+	seat_opts(&o, 9, NULL, BRAIN_MEASURE_WIN);
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "seats 9"), "%s", err);
+	seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
+	o.team[2] = 3;
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "seat 2's team 3"), "%s", err);
+	seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
+	o.return_scale = 0;
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	o.return_scale = 1;
+	fx_open(&f, &o, 1);
+	ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
+	ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 1), LG_EINVAL);
+	ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 0), LG_EINVAL);
+	ck_assert_int_eq(brain_record_returns(f.b, j.id + 1, ret, 0),
+			 LG_EINVAL);
+	ret[1] = -1;
+	ck_assert_int_eq(brain_record_returns(f.b, j.id + 1, ret, 1),
+			 LG_ENOTFOUND);
+	ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 1), 0);
+	fx_close(&f, 1);
 }
 END_TEST
 
 Suite *suite_seats(void)
 {
 	Suite *s = suite_create("seats");
-	const struct tu_test daemon_tests[] = {
-		{ three_seat_job_packed_tallied_or_refused, 1 },
-		{ other_kinds_fill_every_seat, 1 },
-	};
-	const struct tu_test collector_tests[] = {
-		{ collector_plays_every_seat, (int)LG_ARRAY_LEN(nseat_games) },
-	};
+	TCase *tc = tcase_create("core");
 
-	TU_TCASE(s, "daemon", 30, daemon_tests);
-	TU_TCASE(s, "collector", 240, collector_tests);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, every_seat_is_filled);
+	tcase_add_test(tc, teammates_follow_the_rule);
+	tcase_add_test(tc, an_episode_updates_every_pair);
+	tcase_add_test(tc, two_seats_count_as_outcomes);
+	tcase_add_test(tc, seats_survive_reopen_replay_and_history);
+	tcase_add_test(tc, a_league_keeps_its_measure);
+	tcase_add_test(tc, bad_seats_are_refused);
+	suite_add_tcase(s, tc);
 	return s;
 }
