@@ -14,7 +14,11 @@
  *     plays a 3-seat Kuhn job and a 4-seat tiny_whist job: the result
  *     carries every seat's returns (zero-sum; teammates' equal) and every
  *     learning seat's rows reach its player's learner, one episode end a
- *     seat and episode (a player in two seats: two). */
+ *     seat and episode (a player in two seats: two);
+ *   - `league run` of 3-player Kuhn and of tiny_whist (two teams of two)
+ *     with evaluation and baseline training jobs beside the league's:
+ *     it ends by its jobs budget, every learner trained, the payoff
+ *     counted and the main player evaluated from seats 0 and 1. */
 #include <check.h>
 #include <event2/event.h>
 #include <signal.h>
@@ -25,6 +29,8 @@
 #include <unistd.h>
 
 #include "league/daemon_internal.h"
+#include "players/players.h"
+#include "storage/storage.h"
 #include "tests/proto.h"
 #include "tests/testutil.h"
 
@@ -412,6 +418,74 @@ START_TEST(collector_plays_every_seat)
 }
 END_TEST
 
+/* ---- league run ----------------------------------------------------------- */
+
+/* A league of N seats run by `league run` until its jobs budget (the
+ * seconds a backstop); evaluation and baseline training take a share.
+ * The exact evaluator is off: its oracle column solves a two-seat
+ * meta-game. */
+#define RUN_JOBS 40
+#define RUN_STR2(x) #x
+#define RUN_STR(x) RUN_STR2(x)
+#define RUN_YAML(env)                                                     \
+	"league: {name: seats-run, seed: 3}\n"                             \
+	"env: " env "\n"                                                   \
+	"model: {hidden: [16]}\n"                                          \
+	"learner: {batch: 256, minibatch: 128, gamma: 1.0, "               \
+	"gae_lambda: 1.0}\n"                                               \
+	"players: {main: 1, main_exploiter: 1, league_exploiter: 0}\n"     \
+	"snapshot: {steps: 2000}\n"                                        \
+	"matchmaking: {job_episodes: 16, baseline_share: 0.2, "            \
+	"baselines: random}\n"                                             \
+	"eval: {share: 0.2, games: 16, baselines: random, "                \
+	"nashconv: false}\n"                                               \
+	"collectors: {count: 1, envs: 2, wait_num: 1}\n"                   \
+	"budget: {jobs: " RUN_STR(RUN_JOBS) ", seconds: 240}\n"
+
+static const char *const run_yaml[] = {
+	RUN_YAML("{name: kuhn, params: {players: 3}}"),
+	RUN_YAML("{name: tiny_whist}"),
+};
+
+START_TEST(league_run_of_n_seats)
+{
+	static char out[1 << 16], err[1 << 16];
+	struct store_opts so = { .flags = STORE_RDONLY };
+	char root[128], ldir[192], e[256];
+	struct brain_player p;
+	double games = 0;
+	store *st;
+	brain *b;
+
+	tu_mkdtemp(root, sizeof root);
+	tu_run_config(run_yaml[_i], root, ldir, sizeof ldir, 1, NULL, NULL,
+		      out, sizeof out, err, sizeof err);
+	ck_assert_uint_ge(tu_stored_u64(ldir, "daemon.jobs_done"), RUN_JOBS);
+	/* both learners trained on their seats' rows; the league's jobs
+	 * counted in the payoff table */
+	ck_assert_msg(store_open(&st, ldir, &so, e, sizeof e) == 0, "%s", e);
+	ck_assert_msg(brain_open(&b, st, NULL, e, sizeof e) == 0, "%s", e);
+	for (uint32_t id = 0; id < 3; id += 2) {
+		ck_assert_int_eq(brain_player_info(b, id, &p), 0);
+		ck_assert_msg(p.steps > 0, "player %u trained on nothing", id);
+	}
+	for (uint32_t j = 1; j < brain_count(b); j++) {
+		struct payoff_entry pe;
+		if (!payoff_get(brain_payoff(b), 0, j, &pe))
+			games += pe.games;
+	}
+	ck_assert_msg(games > 0, "no game of the main player counted");
+	brain_close(b);
+	store_close(st);
+	/* the main player evaluated against random from seats 0 and 1 */
+	const char *ev[] = { "eval", "baselines", ldir, NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, err, sizeof err, ev) ==
+			      0, "%s", err);
+	ck_assert_msg(strstr(out, " random           32 "), "%s", out);
+	tu_rmrf(root);
+}
+END_TEST
+
 Suite *suite_seatjobs(void)
 {
 	Suite *s = suite_create("seatjobs");
@@ -422,8 +496,12 @@ Suite *suite_seatjobs(void)
 	const struct tu_test collector_tests[] = {
 		{ collector_plays_every_seat, (int)LG_ARRAY_LEN(nseat_games) },
 	};
+	const struct tu_test run_tests[] = {
+		{ league_run_of_n_seats, (int)LG_ARRAY_LEN(run_yaml) },
+	};
 
 	TU_TCASE(s, "daemon", 30, daemon_tests);
 	TU_TCASE(s, "collector", 240, collector_tests);
+	TU_TCASE(s, "run", 300, run_tests);
 	return s;
 }
