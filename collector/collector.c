@@ -230,15 +230,13 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 	char buf[160];
 	const char *why = NULL;
 
-	if (s->players != 2) {
-		snprintf(buf, sizeof buf, "has %d seats", s->players);
+	if (s->players < 2) {
+		snprintf(buf, sizeof buf, "has %d seat: no one to play "
+			 "against or with", s->players);
 		why = buf;
 	} else if (s->flags & ENV_F_ASYMMETRIC || s->roles > 1) {
-		why = "has seats with different roles or spaces";
-	} else if (s->payoff != ENV_ZERO_SUM) {
-		snprintf(buf, sizeof buf, "is %s",
-			 env_payoff_name(s->payoff));
-		why = buf;
+		why = "has seats with different roles or spaces (asymmetric "
+		      "seats need roles, which a league does not have yet)";
 	} else if (s->num_actions > ENV_MAX_ACTIONS) {
 		snprintf(buf, sizeof buf, "has %d actions (the network takes "
 			 "at most %d)", s->num_actions, ENV_MAX_ACTIONS);
@@ -246,10 +244,10 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 	}
 	if (!why)
 		return 0;
-	lg_errf(err, errlen, "game '%s' %s: a league trains two-seat "
-		"zero-sum games with seats alike (league env check and league "
-		"play take this one, and league eval nashconv where it has an "
-		"exact tree)", s->name, why);
+	lg_errf(err, errlen, "game '%s' %s: a league trains games of 2 to "
+		"%d seats alike, of any payoff type (league env check and "
+		"league play take this one, and league eval nashconv where it "
+		"has an exact tree)", s->name, why, ENV_MAX_PLAYERS);
 	return LG_EUNSUPP;
 }
 

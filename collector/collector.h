@@ -318,8 +318,10 @@ struct coll_stats {
 typedef struct coll coll;
 
 /* 0 when the collector (and the league's network and payoff table) can
- * play game s: two seats alike, zero-sum, at most ENV_MAX_ACTIONS
- * actions. Else LG_EUNSUPP and err names the game and why. */
+ * play game s: 2 to ENV_MAX_PLAYERS seats alike (one role, the same
+ * observation and action spaces), any payoff type, at most
+ * ENV_MAX_ACTIONS actions. Else LG_EUNSUPP and err names the game and
+ * why. */
 int coll_game_check(const struct env_spec *s, char *err, size_t errlen);
 
 /* Create the collector and start its envs (their first reset runs in the

@@ -268,20 +268,22 @@ int daemon_queue_job(league_daemon *d, const struct league_job *j)
 	return 0;
 }
 
-/* The wire Job for j, into the caller's structs. Learning seats stream
- * to wherever their learner listens now, so a job queued before its
- * learner (re)registered learns the endpoint here; a learner that is not
- * connected leaves it empty (the collector counts those transitions as
- * undeliverable; the games still count). Strings point into d. */
+/* The wire Job for j, into the caller's structs: its seats
+ * (league_job_seats, the game's players), each naming who plays it.
+ * Learning seats stream to wherever their learner listens now, so a job
+ * queued before its learner (re)registered learns the endpoint here; a
+ * learner that is not connected leaves it empty (the collector counts
+ * those transitions as undeliverable; the games still count). Strings
+ * point into d. */
 static void job_pack(league_daemon *d, const struct league_job *j,
 		     League__Job *w, League__Seat seat[LEAGUE_JOB_SEATS],
 		     League__Seat *seats[LEAGUE_JOB_SEATS])
 {
 	const char *base = NULL;
-	int ns = j->nseats ? j->nseats : 2;
+	int n = league_job_seats(j);
 
 	*w = (League__Job)LEAGUE__JOB__INIT;
-	for (int i = 0; i < ns; i++) {
+	for (int i = 0; i < n; i++) {
 		const struct league_seat *s = &j->seat[i];
 		struct learner *l = daemon_learner(d, s->player);
 		seat[i] = (League__Seat)LEAGUE__SEAT__INIT;
@@ -298,7 +300,7 @@ static void job_pack(league_daemon *d, const struct league_job *j,
 		}
 	}
 	w->job_id = j->id;
-	w->n_seats = (size_t)ns;
+	w->n_seats = (size_t)n;
 	w->seats = seats;
 	w->episodes = j->episodes;
 	w->lease_s = j->lease_s;
@@ -411,18 +413,18 @@ static void on_job_result(league_daemon *d, league_session *ss,
 {
 	League__JobResult *jr = m->job_result;
 	int8_t out[LEAGUE_JOB_EPISODES_MAX];
-	double ret[LEAGUE_JOB_EPISODES_MAX];
+	double ret[LEAGUE_JOB_EPISODES_MAX], *sret;
 	struct league_tally t = { .outcomes = out, .returns = ret };
 	struct league_job j;
 	const struct league_kind *k;
 	void *ks;
 	uint32_t waits;
 	uint64_t invalid;
+	char why[160] = "";
 	int rc;
 
 	if (d->cfg.league.deterministic &&
 	    (waits = daemon_det_rows_missing(d, jr->job_id)) != BRAIN_NONE) {
-		char why[96];
 		snprintf(why, sizeof why, "the learner of player %u has not "
 			 "kept the job's rows yet", waits);
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BUSY, why,
@@ -437,15 +439,26 @@ static void on_job_result(league_daemon *d, league_session *ss,
 	k = j.kind;
 	ks = daemon_kind_state(d, k);
 	if (jr->n_episodes > j.episodes ||
-	    jr->n_episodes > LEAGUE_JOB_EPISODES_MAX) {
+	    jr->n_episodes > LEAGUE_JOB_EPISODES_MAX)
+		snprintf(why, sizeof why, "too many episodes");
+	else
+		daemon_result_check(ss, jr, &j, why, sizeof why);
+	if (why[0]) {
 		if (k->drop)
 			k->drop(d, ks, &j);
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_BAD_REQUEST,
-			   "too many episodes", jr->job_id, 0);
+			   why, jr->job_id, 0);
 		return;
 	}
-	invalid = daemon_tally_episodes(d, ss, jr, &j, &t, out, ret);
-	rc = k->result ? k->result(d, ks, &j, &t) : KIND_COUNTED;
+	/* every seat's returns: LEAGUE_JOB_EPISODES_MAX x 8 at most */
+	sret = malloc((jr->n_episodes ? jr->n_episodes : 1) *
+		      (size_t)league_job_seats(&j) * sizeof *sret);
+	invalid = sret ? daemon_tally_episodes(d, ss, jr, &j, &t, out, ret,
+					       sret)
+		       : 0;
+	rc = !sret ? LG_ENOMEM
+	     : k->result ? k->result(d, ks, &j, &t) : KIND_COUNTED;
+	free(sret);
 	if (rc < 0) {
 		daemon_ack(d, ss, m->seq, LEAGUE__STATUS__STATUS_SERVER,
 			   lg_strerror(rc), jr->job_id, 0);

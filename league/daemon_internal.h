@@ -171,6 +171,19 @@ struct league_kind {
 
 /* kinds.c: the kinds, in the order they make jobs and print status. */
 const struct league_kind *const *league_kinds(size_t *n);
+/* The seats a job of this league fills: the game's players (2 when the
+ * game does not open here, have_game 0). */
+int daemon_seats(const league_daemon *d);
+/* j's seats for a kind other than the brain's: daemon_seats(d) of them,
+ * `mine` in seat subject (< daemon_seats) and, in a game of more than
+ * one team, in every seat of the subject's team (its teammates are
+ * copies of it: team self-play), `other` in every other seat (in a game
+ * of one team, a common-payoff one, those are its partners). Sets
+ * j->nseats and j->subject. With two seats of two teams: seat subject
+ * and seat !subject, as before N seats. */
+void daemon_seats_fill(const league_daemon *d, struct league_job *j,
+		       int subject, const struct league_seat *mine,
+		       const struct league_seat *other);
 extern const struct league_kind league_kind_crossplay, league_kind_league,
 	league_kind_baseline_eval, league_kind_baseline_train,
 	league_kind_probe;
@@ -334,17 +347,26 @@ uint64_t daemon_max_steps(const league_daemon *d);
 int daemon_episode_check(const league_daemon *d, const League__Episode *e,
 			 char *why, size_t whylen);
 
-/* Job j's episodes (the result jr from ss) into t, from its subject
- * seat, outcomes and returns of the usable ones into out and ret (room
- * for LEAGUE_JOB_EPISODES_MAX); an episode daemon_episode_check refuses
- * counts nowhere, neither its steps nor its outcome: their number is
- * returned, and the first one's reason logged with the worker's name
- * (while fewer than ten were refused before, then when that count is a
- * power of two). */
+/* 0 when every episode of result jr (from ss) has one return per seat
+ * of job j (league_job_seats), else -1 with why naming the first that
+ * has not, logged with the worker's name: the result is refused whole. */
+int daemon_result_check(league_session *ss, const League__JobResult *jr,
+			const struct league_job *j, char *why, size_t whylen);
+/* Job j's episodes (the result jr from ss, daemon_result_check passed)
+ * into t: from its subject seat, outcomes and returns of the usable ones
+ * into out and ret (room for LEAGUE_JOB_EPISODES_MAX); every seat's
+ * returns of the same episodes into seat_ret (room for
+ * LEAGUE_JOB_EPISODES_MAX x league_job_seats(j)), row-major, which
+ * t->seat_returns and t->nseats then name. An episode
+ * daemon_episode_check refuses counts nowhere, neither its steps nor
+ * its outcome: their number is returned, and the first one's reason
+ * logged with the worker's name (while fewer than ten were refused
+ * before, then when that count is a power of two). */
 uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
 			      const League__JobResult *jr,
 			      const struct league_job *j,
-			      struct league_tally *t, int8_t *out, double *ret);
+			      struct league_tally *t, int8_t *out, double *ret,
+			      double *seat_ret);
 
 /* ---- exploit.c -------------------------------------------------------------- */
 

@@ -51,7 +51,7 @@ uint32_t daemon_det_rows_missing(league_daemon *d, uint64_t id)
 	struct det_find f = { .id = id };
 
 	league_leases_each(d->leases, lg_now_s(), det_find_cb, &f);
-	for (int i = 0; f.found && i < LEAGUE_JOB_SEATS; i++) {
+	for (int i = 0; f.found && i < league_job_seats(&f.job); i++) {
 		const struct league_seat *s = &f.job.seat[i];
 		if (s->learning && !s->baseline &&
 		    daemon_through_job(d, s->player) != id + 1)
@@ -72,7 +72,7 @@ static int det_learns_cb(const struct league_job *j, int leased,
 	struct det_learns *f = arg;
 
 	(void)left_s;
-	for (int i = 0; leased && i < LEAGUE_JOB_SEATS; i++)
+	for (int i = 0; leased && i < league_job_seats(j); i++)
 		if (j->seat[i].learning && j->seat[i].player == f->player) {
 			f->ids[f->n++] = j->id;
 			break;

@@ -49,4 +49,10 @@ struct league_job {
 	struct league_seat seat[LEAGUE_JOB_SEATS];
 };
 
+/* The seats j fills: nseats, or 2 for a job made before N seats (0). */
+static inline int league_job_seats(const struct league_job *j)
+{
+	return j->nseats ? j->nseats : 2;
+}
+
 #endif

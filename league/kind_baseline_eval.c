@@ -8,7 +8,10 @@
  * One version is evaluated at a time: the newest version of the next main
  * player (round robin) plays eval.games games against every baseline from
  * each seat, in jobs of at most LEAGUE_BGAME_JOB_EPISODES episodes laid
- * out as a plan (a job's tag is its place in the plan). The next version
+ * out as a plan (a job's tag is its place in the plan). In a game of
+ * more than two seats it plays from seats 0 and 1 (a row's two columns),
+ * the baseline in every other seat but its teammates' (copies of it;
+ * daemon_seats_fill). The next version
  * is taken once every job of the plan has reported. The version stays
  * pinned in the parameter window while it is evaluated. Its rows (one per
  * baseline) are kept in memory and put whole into the batch with each
@@ -217,15 +220,15 @@ static int queue(league_daemon *d, struct baseline_eval *g, size_t i)
 			   LG_MAX(1.0, (double)e->episodes /
 					       (double)d->cfg.matchmaking
 						       .job_episodes),
-		.subject = e->seat,
 		.evaluation = 1,
 	};
-
-	j.seat[e->seat] = (struct league_seat){
+	struct league_seat mine = {
 		.player = g->player, .version = g->version,
 		.greedy = (uint8_t)d->cfg.eval.greedy };
-	j.seat[!e->seat] = (struct league_seat){
+	struct league_seat base = {
 		.player = g->player, .baseline = g->base[e->base] };
+
+	daemon_seats_fill(d, &j, e->seat, &mine, &base);
 	return daemon_queue_job(d, &j);
 }
 

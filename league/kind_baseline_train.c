@@ -4,9 +4,10 @@
  * every league job queued for a main player pays for that share of
  * episodes (share / (1 - share) per league episode) of jobs in which its
  * newest version plays one of the baselines, each player taking the
- * baselines and the two seats in turn. Its seat learns as in any
- * training job; the baseline is played by the collector inside the env
- * and never learns.
+ * baselines and the game's seats in turn. Its seat learns as in any
+ * training job (and its teammates' seats, copies of it, in a team game);
+ * the baseline, in every other seat, is played by the collector inside
+ * the env and never learns.
  *
  * The results count in the league's env steps and episodes, never in the
  * payoff matrix or the matchmaking (the brain never sees these jobs);
@@ -30,8 +31,9 @@ struct baseline_train {
 	struct turn *turn;           /* per player */
 	uint32_t nturn;
 	/* This run's results, by baseline and the main player's seat. */
-	uint64_t games[CFG_BASELINES_MAX][2], wins[CFG_BASELINES_MAX][2],
-		losses[CFG_BASELINES_MAX][2];
+	uint64_t games[CFG_BASELINES_MAX][LEAGUE_JOB_SEATS],
+		wins[CFG_BASELINES_MAX][LEAGUE_JOB_SEATS],
+		losses[CFG_BASELINES_MAX][LEAGUE_JOB_SEATS];
 };
 
 static int init(league_daemon *d, void **state, char *err, size_t errlen)
@@ -73,23 +75,22 @@ static void fini(league_daemon *d, void *state)
 static int queue(league_daemon *d, struct baseline_train *t, uint32_t p)
 {
 	struct turn *u = &t->turn[p];
-	uint32_t b = u->next / 2 % (uint32_t)t->nbase;
-	int ls = (int)(u->next & 1);
+	uint32_t ns = (uint32_t)daemon_seats(d);
+	uint32_t b = u->next / ns % (uint32_t)t->nbase;
 	struct league_job j = {
 		.id = daemon_job_id(d),
 		.kind = &league_kind_baseline_train,
 		.tag = b,
 		.episodes = (uint32_t)d->cfg.matchmaking.job_episodes,
 		.lease_s = d->cfg.matchmaking.job_lease_s,
-		.subject = (uint8_t)ls,
 	};
+	struct league_seat mine = { .player = p,
+				    .version = d->learners[p].newest,
+				    .learning = 1 };
+	struct league_seat base = { .player = p, .baseline = t->base[b] };
 
+	daemon_seats_fill(d, &j, (int)(u->next % ns), &mine, &base);
 	u->next++;
-	j.seat[ls] = (struct league_seat){ .player = p,
-					   .version = d->learners[p].newest,
-					   .learning = 1 };
-	j.seat[!ls] = (struct league_seat){ .player = p,
-					    .baseline = t->base[b] };
 	return daemon_queue_job(d, &j);
 }
 
@@ -132,26 +133,37 @@ static int result(league_daemon *d, void *state, const struct league_job *j,
 	return KIND_COUNTED;
 }
 
+/* `"name": [v0, v1, ...]` over the game's seats. */
+static void seats_json(lg_buf *b, const char *name, const uint64_t *v,
+		       int n)
+{
+	lg_buf_printf(b, "\"%s\": [", name);
+	for (int s = 0; s < n; s++)
+		lg_buf_printf(b, "%s%llu", s ? ", " : "",
+			      (unsigned long long)v[s]);
+	lg_buf_printf(b, "]");
+}
+
 /* "baseline_training": this run's games per baseline, by the main
- * player's seat (arrays of two: seat 0 moves first). */
+ * player's seat (arrays of the game's seats: seat 0 moves first). */
 static void status(const league_daemon *d, const void *state, lg_buf *b)
 {
 	const struct baseline_train *t = state;
+	int n = daemon_seats(d);
 
 	if (!t || !t->nbase)
 		return;
 	lg_buf_printf(b, "\"baseline_training\": [");
-	for (size_t i = 0; i < t->nbase; i++)
-		lg_buf_printf(b, "%s{\"baseline\": \"%s\", \"games\": "
-			      "[%llu, %llu], \"wins\": [%llu, %llu], "
-			      "\"losses\": [%llu, %llu]}", i ? ", " : "",
-			      d->baselines[t->base[i] - 1],
-			      (unsigned long long)t->games[i][0],
-			      (unsigned long long)t->games[i][1],
-			      (unsigned long long)t->wins[i][0],
-			      (unsigned long long)t->wins[i][1],
-			      (unsigned long long)t->losses[i][0],
-			      (unsigned long long)t->losses[i][1]);
+	for (size_t i = 0; i < t->nbase; i++) {
+		lg_buf_printf(b, "%s{\"baseline\": \"%s\", ", i ? ", " : "",
+			      d->baselines[t->base[i] - 1]);
+		seats_json(b, "games", t->games[i], n);
+		lg_buf_printf(b, ", ");
+		seats_json(b, "wins", t->wins[i], n);
+		lg_buf_printf(b, ", ");
+		seats_json(b, "losses", t->losses[i], n);
+		lg_buf_printf(b, "}");
+	}
 	lg_buf_printf(b, "], ");
 }
 

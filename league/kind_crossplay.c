@@ -4,8 +4,9 @@
  * psro.crossplay_episodes games (brain_psro_pairs); this kind plays them
  * out, snapshot against snapshot, nothing learning, in jobs of at most
  * matchmaking.job_episodes episodes, the newer member of the pair (whose
- * returns are recorded) in seat 0 on even
- * job ids and in seat 1 on odd ones (both seats of an asymmetric game).
+ * returns are recorded) in seat id % seats (seat 0 on even job ids and
+ * seat 1 on odd ones in a two-seat game), with its teammates' seats (a
+ * team game) and the other member in every other seat.
  * The returns go into the payoff table through brain_record_games,
  * scored as the game of expected returns (psro.return_scale), and the
  * meta-strategy takes a new member in once its every pair is complete.
@@ -76,7 +77,7 @@ static int queue_pair(league_daemon *d, struct crossplay *x, uint32_t a,
 		.lease_s = d->cfg.matchmaking.job_lease_s,
 		.evaluation = 1,
 	};
-	int s = (int)(j.id & 1), rc;
+	int rc;
 
 	if ((rc = brain_player_info(d->br, a, &pa)) ||
 	    (rc = brain_player_info(d->br, c, &pc)))
@@ -84,11 +85,11 @@ static int queue_pair(league_daemon *d, struct crossplay *x, uint32_t a,
 	if (!daemon_params_exist(d, pa.parent, pa.version) ||
 	    !daemon_params_exist(d, pc.parent, pc.version))
 		return LG_ENOTFOUND; /* not stored yet */
-	j.subject = (uint8_t)s;
-	j.seat[s] = (struct league_seat){ .player = pa.parent,
-					  .version = pa.version };
-	j.seat[!s] = (struct league_seat){ .player = pc.parent,
-					   .version = pc.version };
+	daemon_seats_fill(d, &j, (int)(j.id % (uint64_t)daemon_seats(d)),
+			  &(struct league_seat){ .player = pa.parent,
+						 .version = pa.version },
+			  &(struct league_seat){ .player = pc.parent,
+						 .version = pc.version });
 	if (x->n == x->cap) {
 		size_t cap = x->cap ? 2 * x->cap : 16;
 		struct xjob *v = realloc(x->v, cap * sizeof *v);

@@ -3,7 +3,7 @@
  * and the worked example of adding one (docs/architecture.md). With
  * league_daemon_opts.probe_jobs = N (tests set it; no config key), the
  * daemon queues N jobs of one episode in which the first baseline of the
- * league plays itself: nothing learns, nothing is stored, and the status
+ * league plays itself (in every seat of the game): nothing learns, nothing is stored, and the status
  * says how many came back (`probes`). Every collector answers them with
  * no parameters and no learner, so a probe that does not come back
  * points at the collectors or the wire, not at training.
@@ -50,7 +50,9 @@ static void make(league_daemon *d, void *state, size_t want)
 			.episodes = 1,
 			.lease_s = d->cfg.matchmaking.job_lease_s,
 		};
-		j.seat[0].baseline = j.seat[1].baseline = 1;
+		daemon_seats_fill(d, &j, 0, &(struct league_seat){
+					  .baseline = 1 },
+				  &(struct league_seat){ .baseline = 1 });
 		if (daemon_queue_job(d, &j))
 			break;
 	}

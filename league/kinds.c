@@ -3,6 +3,8 @@
  * their interface). Order matters twice: kinds make their jobs in this
  * order on every JobRequest (the league's own first, so the others can
  * spend the credit its jobs paid), and their /status fields come in it.
+ * Also what the kinds other than the brain's share: how they fill the
+ * seats of a game of any number of players.
  */
 #include "league/daemon_internal.h"
 
@@ -18,4 +20,26 @@ const struct league_kind *const *league_kinds(size_t *n)
 {
 	*n = LG_ARRAY_LEN(kinds);
 	return kinds;
+}
+
+int daemon_seats(const league_daemon *d)
+{
+	return d->have_game ? d->spec.players : 2;
+}
+
+void daemon_seats_fill(const league_daemon *d, struct league_job *j,
+		       int subject, const struct league_seat *mine,
+		       const struct league_seat *other)
+{
+	int n = daemon_seats(d);
+	int teams = d->have_game && d->spec.teams > 1;
+
+	j->nseats = (uint8_t)n;
+	j->subject = (uint8_t)subject;
+	for (int s = 0; s < n; s++)
+		j->seat[s] = s == subject ||
+				     (teams && d->spec.seat[s].team ==
+						       d->spec.seat[subject].team)
+			? *mine
+			: *other;
 }

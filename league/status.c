@@ -303,7 +303,7 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 			       leased ? "leased" : "queued", left_s,
 			       j->episodes);
 
-	for (int s = 0; !rc && s < LEAGUE_JOB_SEATS; s++)
+	for (int s = 0; !rc && s < league_job_seats(j); s++)
 		rc = lg_buf_printf(o->b, "%s{\"player\":%u,\"version\":%u,"
 				   "\"learning\":%s,\"baseline\":%u}",
 				   s ? "," : "", j->seat[s].player,

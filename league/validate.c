@@ -73,7 +73,7 @@ static int inflight_cb(const struct league_job *j, int leased, double left,
 
 	if (!leased)
 		return 0; /* no rows yet */
-	for (int s = 0; s < LEAGUE_JOB_SEATS; s++)
+	for (int s = 0; s < league_job_seats(j); s++)
 		if (j->seat[s].learning && !j->seat[s].baseline &&
 		    j->seat[s].player == f->player)
 			f->steps = sat_add(f->steps, sat_mul(
@@ -99,7 +99,7 @@ uint64_t daemon_steps_allowed(league_daemon *d, uint32_t player,
 void daemon_steps_seen(league_daemon *d, const struct league_job *j,
 		       uint64_t steps)
 {
-	for (int s = 0; s < LEAGUE_JOB_SEATS; s++) {
+	for (int s = 0; s < league_job_seats(j); s++) {
 		/* each learning seat: a simultaneous game gives every seat
 		 * a row at every step */
 		const struct league_seat *st = &j->seat[s];
@@ -139,12 +139,33 @@ int daemon_episode_check(const league_daemon *d, const League__Episode *e,
 	return 0;
 }
 
+int daemon_result_check(league_session *ss, const League__JobResult *jr,
+			const struct league_job *j, char *why, size_t whylen)
+{
+	size_t n = (size_t)league_job_seats(j);
+
+	for (size_t i = 0; i < jr->n_episodes; i++)
+		if (jr->episodes[i]->n_returns != n) {
+			snprintf(why, whylen, "episode %zu has %zu returns, the "
+				 "job has %zu seats", i,
+				 jr->episodes[i]->n_returns, n);
+			LG_WARN("daemon: collector %s: job %llu: result "
+				"refused, nothing of it counted: %s",
+				league_session_name(ss),
+				(unsigned long long)jr->job_id, why);
+			return -1;
+		}
+	return 0;
+}
+
 /* An episode's outcome for one seat: 1 won, 0 drawn, -1 lost, or
- * EP_UNUSABLE (abnormal, malformed, a return that is not a number). */
+ * EP_UNUSABLE (abnormal, a return that is not a number). Its returns
+ * are the job's seats' (daemon_result_check). */
 #define EP_UNUSABLE 2
 static int episode_outcome(const League__Episode *e, int seat)
 {
-	if (e->abnormal || e->n_returns != 2 || !isfinite(e->returns[seat]))
+	if (e->abnormal || (size_t)seat >= e->n_returns ||
+	    !isfinite(e->returns[seat]))
 		return EP_UNUSABLE;
 	return e->returns[seat] > 0 ? 1 : e->returns[seat] < 0 ? -1 : 0;
 }
@@ -152,10 +173,15 @@ static int episode_outcome(const League__Episode *e, int seat)
 uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
 			      const League__JobResult *jr,
 			      const struct league_job *j,
-			      struct league_tally *t, int8_t *out, double *ret)
+			      struct league_tally *t, int8_t *out, double *ret,
+			      double *seat_ret)
 {
 	uint64_t invalid = 0, before = d->invalid_episodes;
+	size_t ns = (size_t)league_job_seats(j);
 	char why[160];
+
+	t->seat_returns = seat_ret;
+	t->nseats = (uint32_t)ns;
 
 	for (size_t i = 0; i < jr->n_episodes; i++) {
 		const League__Episode *e = jr->episodes[i];
@@ -179,6 +205,8 @@ uint64_t daemon_tally_episodes(league_daemon *d, league_session *ss,
 		if (o == EP_UNUSABLE)
 			t->abnormal++;
 		else {
+			memcpy(seat_ret + t->n * ns, e->returns,
+			       ns * sizeof *seat_ret);
 			ret[t->n] = e->returns[j->subject];
 			out[t->n++] = (int8_t)o;
 		}

@@ -292,8 +292,10 @@ int tp_take_job(struct tp_peer *p, struct tp_job *ji)
 		ji->lease_s = j->lease_s;
 		ji->evaluation = j->evaluation;
 		ji->base_seat = -1;
-		ck_assert_uint_eq(j->n_seats, 2);
-		for (int k = 0; k < 2; k++) {
+		ck_assert_uint_ge(j->n_seats, 1);
+		ck_assert_uint_le(j->n_seats, ENV_MAX_PLAYERS);
+		ji->nseats = (int)j->n_seats;
+		for (int k = 0; k < ji->nseats; k++) {
 			League__Seat *st = j->seats[k];
 			ji->player[k] = st->player;
 			ji->version[k] = st->params_version;
@@ -303,6 +305,7 @@ int tp_take_job(struct tp_peer *p, struct tp_job *ji)
 				snprintf(ji->endpoint, sizeof ji->endpoint,
 					 "%s", st->learner_endpoint);
 			if (st->baseline && st->baseline[0]) {
+				ji->baseline_seat[k] = 1;
 				if (ji->base_seat < 0) {
 					ji->base_seat = k;
 					snprintf(ji->baseline,
@@ -337,6 +340,7 @@ void tp_make_result(struct tp_result *res, uint64_t id, uint32_t n,
 	for (uint32_t i = 0; i < n; i++) {
 		league__episode__init(&res->ep[i]);
 		double v = rng ? (double)lg_rng_below(rng, 3) - 1 : fixed;
+		memset(res->ret[i], 0, sizeof res->ret[i]);
 		res->ret[i][0] = v;
 		res->ret[i][1] = -v;
 		res->ep[i].n_returns = 2;
@@ -350,6 +354,13 @@ void tp_make_result(struct tp_result *res, uint64_t id, uint32_t n,
 	res->m = (net_msg)LEAGUE__ENVELOPE__INIT;
 	res->m.body_case = LEAGUE__ENVELOPE__BODY_JOB_RESULT;
 	res->m.job_result = &res->jr;
+}
+
+void tp_result_seats(struct tp_result *res, uint32_t nseats)
+{
+	ck_assert_uint_le(nseats, ENV_MAX_PLAYERS);
+	for (size_t i = 0; i < res->jr.n_episodes; i++)
+		res->ep[i].n_returns = nseats;
 }
 
 int tp_send_result(struct tp_peer *p, struct tp_result *res)

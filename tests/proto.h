@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "envs/env.h"
 #include "league/daemon.h"
 #include "server/server.h"
 #include "learner/learner.h"
@@ -106,9 +107,11 @@ struct tp_job {
 	char baseline[32];     /* the (first) baseline seat's, "" if none */
 	int base_seat;         /* -1: no baseline seat */
 	int nbase_seats;
-	uint32_t player[2], version[2];
-	int learning[2];
-	int greedy[2];
+	int nseats;            /* the Job's n_seats */
+	uint32_t player[ENV_MAX_PLAYERS], version[ENV_MAX_PLAYERS];
+	int learning[ENV_MAX_PLAYERS];
+	int greedy[ENV_MAX_PLAYERS];
+	int baseline_seat[ENV_MAX_PLAYERS]; /* the seat names a baseline */
 	char endpoint[160];    /* a learning seat's learner endpoint */
 };
 
@@ -121,17 +124,20 @@ int tp_take_job(struct tp_peer *p, struct tp_job *j);
 /* tp_take_job until one comes (at most 10 s). */
 void tp_wait_job(struct tp_peer *p, struct tp_job *j);
 
-/* A JobResult of n episodes (n <= 256); returns of seat 0 drawn from
- * rng in {-1, 0, 1} (seat 1 gets the negation), or all `fixed` when rng
- * is NULL. */
+/* A JobResult of n episodes (n <= 256) of two seats; returns of seat 0
+ * drawn from rng in {-1, 0, 1} (seat 1 gets the negation), or all
+ * `fixed` when rng is NULL. */
 struct tp_result {
 	League__JobResult jr;
 	League__Episode ep[256], *eps[256];
-	double ret[256][2];
+	double ret[256][ENV_MAX_PLAYERS];
 	net_msg m;
 };
 void tp_make_result(struct tp_result *res, uint64_t id, uint32_t n,
 		    lg_rng *rng, double fixed);
+/* Its episodes carry nseats returns each (ret[i][0 .. nseats), which
+ * the caller fills; those past seat 1 start at 0). */
+void tp_result_seats(struct tp_result *res, uint32_t nseats);
 /* Send it; the Ack's status. */
 int tp_send_result(struct tp_peer *p, struct tp_result *res);
 

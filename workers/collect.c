@@ -75,14 +75,14 @@ int worker_engine_start(struct collect *W, const struct cjob *j,
 	if (j) {
 		/* one policy per seat (seat_policy); a baseline's is never
 		 * called */
-		for (int p = 0; p < 2; p++) {
+		for (int p = 0; p < (int)j->msg->n_seats; p++) {
 			int k = j->net[p] < 0 ? 0 : j->net[p];
 			W->det_pols[p] =
 				W->pols[(j->greedy[p] ? COLLECT_NET_SLOTS : 0) +
 					k];
 		}
 		o.policies = W->det_pols;
-		o.num_policies = 2;
+		o.num_policies = j->msg->n_seats;
 	}
 	if ((rc = coll_new(&W->c, &o, err, sizeof err))) {
 		LG_ERROR("collect: %s", err);
@@ -91,7 +91,8 @@ int worker_engine_start(struct collect *W, const struct cjob *j,
 	return 0;
 }
 
-/* The game of the league's config: its spec and the network shape. */
+/* The game of the league's config: its spec (its players are the seats
+ * of every job, take_job) and the network shape. */
 static int game_of(struct collect *W, const struct coll_opts *o)
 {
 	char err[512];
@@ -104,11 +105,6 @@ static int game_of(struct collect *W, const struct coll_opts *o)
 	}
 	W->spec = *env_spec_of(e);
 	env_free(e);
-	if (W->spec.players != 2) {
-		LG_ERROR("collect: game %s has %d players; jobs have two seats",
-			 W->cfg.env.name, W->spec.players);
-		return LG_EUNSUPP;
-	}
 	league_nn_shape(&W->cfg, &W->spec, &W->shape);
 	return 0;
 }

@@ -40,7 +40,7 @@ void worker_det_count(struct collect *W, const struct coll_segment *g,
 		return;
 	pthread_mutex_lock(&W->mu);
 	if ((j = worker_job_by_serial(W, g->tag)) && g->seat >= 0 &&
-	    g->seat < 2) {
+	    (size_t)g->seat < j->msg->n_seats) {
 		if (sent)
 			j->sent[g->seat]++;
 		else
@@ -49,9 +49,21 @@ void worker_det_count(struct collect *W, const struct coll_segment *g,
 	pthread_mutex_unlock(&W->mu);
 }
 
+/* Where the rows of j's seat p go: its learner's endpoint, "" when none
+ * (a seat that does not learn, a baseline's). */
+static const char *seat_learner(const struct cjob *j, size_t p)
+{
+	const League__Seat *st = j->msg->seats[p];
+
+	return st->learning && !j->base[p] && st->learner_endpoint
+		       ? st->learner_endpoint
+		       : "";
+}
+
 /* league.deterministic: the engine's job is over. The engine goes (its
- * threads joined, every row sent), then each learning seat's learner
- * gets the job's end mark with the number of segments it was sent. The
+ * threads joined, every row sent), then each learner of a learning seat
+ * gets the job's end mark with the number of segments it was sent (one
+ * mark per learner, counting every seat whose rows went to it). The
  * senders are the sink's, and no sink runs now. A job some of whose rows
  * were not sent gets no mark and no result (it is abandoned): its lease
  * ends and it is played again; a learner that cannot take the mark lost
@@ -61,7 +73,7 @@ void worker_det_job_over(struct collect *W, struct cjob *j)
 {
 	struct lg_rows none = { .obs_len = W->spec.obs_len,
 				.num_actions = (uint32_t)W->spec.num_actions };
-	const char *sent[LEAGUE_JOB_SEATS] = { NULL };
+	size_t n = j->msg->n_seats;
 
 	coll_free(W->c);
 	W->c = NULL;
@@ -72,23 +84,22 @@ void worker_det_job_over(struct collect *W, struct cjob *j)
 			"lease ends)", (unsigned long long)j->msg->job_id);
 		j->abandoned = 1;
 	}
-	for (int p = 0; p < 2 && !j->abandoned; p++) {
+	for (size_t p = 0; p < n && !j->abandoned; p++) {
 		const League__Seat *st = j->msg->seats[p];
-		const char *ep = st->learner_endpoint;
+		const char *ep = seat_learner(j, p);
 		struct net_segment_hdr h = {
 			.player = st->player, .job_id = j->msg->job_id,
 			.params_version = st->params_version,
 			.segment_seq = UINT64_MAX, .job_end = 1,
-			.job_segments = j->sent[p],
 		};
-		if (!st->learning || j->base[p] || !ep || !ep[0] ||
-		    (p && sent[0] && !strcmp(sent[0], ep)))
-			continue;
-		if (!p && j->msg->seats[1]->learning && !j->base[1] &&
-		    j->msg->seats[1]->learner_endpoint &&
-		    !strcmp(j->msg->seats[1]->learner_endpoint, ep))
-			h.job_segments += j->sent[1]; /* one learner, both seats */
-		sent[p] = ep;
+		size_t q = 0;
+		while (q < p && strcmp(seat_learner(j, q), ep))
+			q++;
+		if (!ep[0] || q < p)
+			continue; /* none, or marked with an earlier seat */
+		for (q = p; q < n; q++)
+			if (!strcmp(seat_learner(j, q), ep))
+				h.job_segments += j->sent[q];
 		worker_traj_out_mark(&W->out, ep, &h, &none,
 				     COLLECT_SEND_TIMEOUT_S);
 	}

@@ -30,12 +30,15 @@ struct cjob *worker_job_by_serial(struct collect *W, uint64_t serial)
 /*
  * The engine's policy for seat p of job j. Outside deterministic mode
  * the engine serves every net slot: slot k samples as policy k and plays
- * greedily as COLLECT_NET_SLOTS + k. In deterministic mode the engine is
- * the job's own and its policies are the job's seats
- * (worker_det_engine): seat 0 plays policy 0 and seat 1 policy 1, or 0
- * when it plays the same net the same way. The engine forwards its
- * policies in index order from one rng, so when both seats move at once
- * (a simultaneous-move game) who draws first follows from the job, not
+ * greedily as COLLECT_NET_SLOTS + k, so the seats that play one (player,
+ * version) the same way, in this job and in others, are one policy and
+ * their rows one batch. In deterministic mode the engine is the job's
+ * own and its policies are the job's seats (worker_det_engine): seat p
+ * plays policy q, the first seat that plays the same net the same way
+ * (p itself when no seat before it does; with two seats: seat 0 policy
+ * 0, seat 1 policy 1, or 0). The engine forwards its policies in index
+ * order from one rng, so when several seats move at once (a
+ * simultaneous-move game) who draws first follows from the job, not
  * from which slots this process's earlier jobs left free (a resumed
  * collector starts with none held). A baseline seat's policy is never
  * called: 0.
@@ -43,13 +46,16 @@ struct cjob *worker_job_by_serial(struct collect *W, uint64_t serial)
 static uint32_t seat_policy(const struct collect *W, const struct cjob *j,
 			    int p)
 {
+	int q = 0;
+
 	if (j->net[p] < 0)
 		return 0;
-	if (W->det)
-		return p && j->net[1] == j->net[0] &&
-				       j->greedy[1] == j->greedy[0]
-			       ? 0
-			       : (uint32_t)p;
+	if (W->det) {
+		while (q < p && (j->net[q] != j->net[p] ||
+				 j->greedy[q] != j->greedy[p]))
+			q++;
+		return (uint32_t)q;
+	}
 	return j->greedy[p] ? (uint32_t)(COLLECT_NET_SLOTS + j->net[p])
 			    : (uint32_t)j->net[p];
 }
@@ -67,7 +73,7 @@ static int next_episode(void *ctx, size_t env_index, struct coll_match *m,
 		    (W->det && j->serial != W->engine_serial))
 			continue;
 		j->handed++;
-		for (int p = 0; p < 2; p++) {
+		for (int p = 0; p < (int)j->msg->n_seats; p++) {
 			League__Seat *s = j->msg->seats[p];
 			m->seat[p] = (struct coll_seat){
 				.player = s->player,
@@ -91,11 +97,11 @@ static void on_episode(void *ctx, const struct coll_episode *ep)
 	pthread_mutex_lock(&W->mu);
 	if ((j = worker_job_by_serial(W, ep->tag)) && j->ended < j->handed) {
 		League__Episode *e = &j->eps[j->ended];
-		double *r = j->ret + 2 * (size_t)j->ended;
+		size_t n = j->msg->n_seats;
+		double *r = j->ret + n * j->ended;
 		league__episode__init(e);
-		r[0] = ep->returns[0];
-		r[1] = ep->returns[1];
-		e->n_returns = 2;
+		memcpy(r, ep->returns, n * sizeof *r); /* every seat's */
+		e->n_returns = n;
 		e->returns = r;
 		e->steps = (uint32_t)LG_MIN(ep->steps, UINT32_MAX);
 		e->abnormal = ep->abnormal;
@@ -122,7 +128,7 @@ static int sink(void *ctx, const struct coll_segment *g)
 
 	pthread_mutex_lock(&W->mu);
 	if ((j = worker_job_by_serial(W, g->tag)) && g->seat >= 0 &&
-	    g->seat < 2) {
+	    (size_t)g->seat < j->msg->n_seats) {
 		League__Seat *s = j->msg->seats[g->seat];
 		h.job_id = j->msg->job_id;
 		snprintf(endpoint, sizeof endpoint, "%s",
@@ -214,6 +220,12 @@ static int report(struct collect *W, uint64_t job_id, League__Episode **eps,
 	return 0;
 }
 
+void worker_job_put_slots(struct collect *W, struct cjob *j)
+{
+	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
+		worker_slot_put(W, j->net[p]);
+}
+
 /* A finished job off the list (its slots given back), or NULL. */
 static struct cjob *take_finished(struct collect *W)
 {
@@ -226,8 +238,7 @@ static struct cjob *take_finished(struct collect *W)
 		    (x->abandoned && x->ended == x->handed)) {
 			j = x;
 			W->jobs[i] = W->jobs[--W->njobs];
-			worker_slot_put(W, j->net[0]);
-			worker_slot_put(W, j->net[1]);
+			worker_job_put_slots(W, j);
 			break;
 		}
 	}
@@ -279,7 +290,7 @@ static int job_seats(struct collect *W, struct cjob *j)
 {
 	int rc = 0;
 
-	for (int p = 0; p < 2 && !rc; p++) {
+	for (int p = 0; p < (int)j->msg->n_seats && !rc; p++) {
 		const League__Seat *st = j->msg->seats[p];
 		j->greedy[p] = st->greedy;
 		if (st->baseline && st->baseline[0]) {
@@ -294,7 +305,8 @@ static int job_seats(struct collect *W, struct cjob *j)
 
 /* Take a job: load its nets, then offer its episodes to the envs. A job
  * that cannot be played here is reported at once with no episodes, which
- * the daemon treats as cancelled. */
+ * the daemon treats as cancelled: one whose seats are not the game's
+ * players, one with no episodes or too many. */
 static int take_job(struct collect *W, const League__Job *src)
 {
 	uint8_t buf[4096];
@@ -304,13 +316,14 @@ static int take_job(struct collect *W, const League__Job *src)
 
 	if (!j)
 		return LG_ENOMEM;
-	j->net[0] = j->net[1] = -1;
+	for (int p = 0; p < ENV_MAX_PLAYERS; p++)
+		j->net[p] = -1;
 	j->got_at = lg_now_s();
-	if (len > sizeof buf || src->n_seats != 2 || !src->episodes ||
-	    src->episodes > COLLECT_MAX_EPISODES_PER_JOB) {
-		LG_WARN("collect: job %llu malformed (%zu seats, %u episodes)",
-			(unsigned long long)src->job_id, src->n_seats,
-			src->episodes);
+	if (len > sizeof buf || src->n_seats != (size_t)W->spec.players ||
+	    !src->episodes || src->episodes > COLLECT_MAX_EPISODES_PER_JOB) {
+		LG_WARN("collect: job %llu malformed (%zu seats, the game has "
+			"%d; %u episodes)", (unsigned long long)src->job_id,
+			src->n_seats, W->spec.players, src->episodes);
 		free(j);
 		return report(W, src->job_id, NULL, 0);
 	}
@@ -324,7 +337,7 @@ static int take_job(struct collect *W, const League__Job *src)
 	league__job__pack(src, buf);
 	j->msg = league__job__unpack(NULL, len, buf);
 	j->eps = calloc(src->episodes, sizeof *j->eps);
-	j->ret = calloc(2 * (size_t)src->episodes, sizeof *j->ret);
+	j->ret = calloc(src->n_seats * src->episodes, sizeof *j->ret);
 	if (!j->msg || !j->eps || !j->ret) {
 		worker_job_free(j);
 		return LG_ENOMEM;
@@ -332,8 +345,7 @@ static int take_job(struct collect *W, const League__Job *src)
 	if ((rc = job_seats(W, j))) {
 		uint64_t id = j->msg->job_id;
 		pthread_mutex_lock(&W->mu);
-		worker_slot_put(W, j->net[0]);
-		worker_slot_put(W, j->net[1]);
+		worker_job_put_slots(W, j);
 		pthread_mutex_unlock(&W->mu);
 		worker_job_free(j);
 		if (rc == LG_ECLOSED || rc == LG_ETIMEOUT)

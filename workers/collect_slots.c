@@ -118,6 +118,9 @@ int worker_slot_get(struct collect *W, uint32_t player, uint32_t version,
 		    int *out)
 {
 	int free_k, held, rc;
+	/* every seat of every env may ask at once (a simultaneous game, a
+	 * net in every seat): the collector's largest batch */
+	size_t rows = W->envs * (size_t)W->spec.players;
 	nn *net = NULL;
 	nn_ws *ws = NULL, *gws = NULL;
 
@@ -130,8 +133,8 @@ int worker_slot_get(struct collect *W, uint32_t player, uint32_t version,
 	if ((rc = worker_fetch_net(W->cl, "collect", player, version,
 				   &W->shape, &net)))
 		goto fail;
-	if ((rc = nn_ws_new(&ws, net, W->envs * 2)) ||
-	    (rc = nn_ws_new(&gws, net, W->envs * 2)))
+	if ((rc = nn_ws_new(&ws, net, rows)) ||
+	    (rc = nn_ws_new(&gws, net, rows)))
 		goto fail;
 	W->fetches++;
 	pthread_mutex_lock(&W->mu);

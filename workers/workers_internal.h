@@ -194,19 +194,22 @@ struct cjob {
 	uint64_t serial;       /* episode tag: unique per copy of a job (a
 				  re-issued job may come back under the same
 				  id while the abandoned copy still plays) */
-	int net[2];            /* slot per seat (-1: a baseline plays it) */
-	uint32_t base[2];      /* baseline per seat: index + 1, or 0 */
-	int greedy[2];         /* seat plays its most probable action */
+	/* Per seat, for the msg->n_seats seats (the game's players): */
+	int net[ENV_MAX_PLAYERS];       /* slot (-1: a baseline plays it);
+					   seats of one (player, version)
+					   share it, batched together */
+	uint32_t base[ENV_MAX_PLAYERS]; /* baseline: index + 1, or 0 */
+	int greedy[ENV_MAX_PLAYERS];    /* plays its most probable action */
 	uint32_t handed, ended;
 	double got_at;         /* lg_now_s() when taken */
 	int abandoned;         /* a reconnect made its result stale */
 	/* deterministic: segments sent to each seat's learner, and whether
 	 * any of the job's rows could not be sent (then no end mark and no
 	 * result: the job is played again when its lease ends) */
-	uint32_t sent[2];
+	uint32_t sent[ENV_MAX_PLAYERS];
 	int lost;
 	League__Episode *eps;  /* [msg->episodes] */
-	double *ret;           /* [episodes x 2] */
+	double *ret;           /* [episodes x n_seats] */
 };
 
 struct collect {
@@ -241,7 +244,7 @@ struct collect {
 	struct coll_policy pols[COLL_NETS_MAX];
 	struct worker_traj_out out; /* learner endpoints; sink thread only */
 	/* deterministic: the engine's policies, one per seat of its job */
-	struct coll_policy det_pols[2];
+	struct coll_policy det_pols[ENV_MAX_PLAYERS];
 	uint64_t jobs_done, jobs_stale, episodes, undeliverable;
 	/* Set when the daemon's Shutdown ended the loop: the segments
 	 * coll_free flushes then have no learner to go to (the daemon
@@ -286,6 +289,8 @@ void worker_jobs_hook(struct collect *W, struct coll_opts *o);
 /* The open job of episode tag serial, or NULL. Caller holds W->mu. */
 struct cjob *worker_job_by_serial(struct collect *W, uint64_t serial);
 void worker_job_free(struct cjob *j);
+/* Give back every slot reference of j's seats. Caller holds W->mu. */
+void worker_job_put_slots(struct collect *W, struct cjob *j);
 /* Report and drop every finished job. 0, or the daemon's call error. */
 int worker_jobs_report(struct collect *W);
 /* Ask for up to want jobs and take them: how many came, or an error. */
