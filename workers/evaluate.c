@@ -286,6 +286,7 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 	struct cached *c;
 	size_t k = w->n_snapshots;
 	uint32_t nav = 0;
+	int two;
 	char err[512];
 	double t0 = lg_now_s();
 	int rc;
@@ -310,16 +311,20 @@ static int evaluate(struct evaluator *W, const League__EvalWork *w,
 		pols[j] = nn_env_policy(&ctx[j]);
 	}
 	pmain = nn_env_policy(&ctx[k]);
+	/* The oracle mixture is a two-player meta-game's Nash: with more
+	 * seats it is not computed (NaN, shown as null). */
+	two = env_spec_of(W->e)->players == 2;
 	if ((rc = env_tree_nashconv(W->tree, &pmain, &nc_main, err,
 				    sizeof err)) ||
-	    (rc = meta_nash(W, pols, k, x, err, sizeof err))) {
+	    (two && (rc = meta_nash(W, pols, k, x, err, sizeof err)))) {
 		LG_WARN("evaluate: snapshot %u: %s", w->snapshot, err);
 		goto out;
 	}
+	oracle = NAN;
 	if ((rc = mixture_nashconv(W, pols, w->weights, k, w->snapshot,
 				   "league mixture", &league)) ||
-	    (rc = mixture_nashconv(W, pols, x, k, w->snapshot,
-				   "oracle mixture", &oracle)) ||
+	    (two && (rc = mixture_nashconv(W, pols, x, k, w->snapshot,
+					   "oracle mixture", &oracle))) ||
 	    (rc = average_nashconv(W, w, ctx, k, &nav, &avg)))
 		goto out;
 	rep->snapshot = w->snapshot;
