@@ -225,6 +225,15 @@ static int check_baselines(const struct coll_opts *o, const env *probe,
 }
 
 /* collector.h */
+/* Some seat's observation has a shape (planes for a convolution). */
+static int shaped_seats(const struct env_spec *s)
+{
+	for (int q = 0; q < s->players; q++)
+		if (s->seat[q].obs_rank > 0)
+			return 1;
+	return 0;
+}
+
 int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 {
 	char buf[160];
@@ -234,9 +243,10 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 		snprintf(buf, sizeof buf, "has %d seat: no one to play "
 			 "against or with", s->players);
 		why = buf;
-	} else if (s->flags & ENV_F_ASYMMETRIC || s->roles > 1) {
-		why = "has seats with different roles or spaces (asymmetric "
-		      "seats need roles, which a league does not have yet)";
+	} else if (s->flags & ENV_F_ASYMMETRIC && shaped_seats(s)) {
+		why = "has seats of different spaces with shaped observations "
+		      "(one network takes every role's seat, each observation "
+		      "padded with zeros to the longest: flat ones only)";
 	} else if (s->num_actions > ENV_MAX_ACTIONS) {
 		snprintf(buf, sizeof buf, "has %d actions (the network takes "
 			 "at most %d)", s->num_actions, ENV_MAX_ACTIONS);

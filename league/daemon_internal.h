@@ -181,6 +181,9 @@ int daemon_seats(const league_daemon *d);
  * of one team, a common-payoff one, those are its partners). Sets
  * j->nseats and j->subject. With two seats of two teams: seat subject
  * and seat !subject, as before N seats. */
+/* kinds.c: 1 when player may sit in seat: a seat of its population's
+ * role in an asymmetric game (players.h), any seat otherwise. */
+int daemon_seat_fits(const league_daemon *d, uint32_t player, int seat);
 void daemon_seats_fill(const league_daemon *d, struct league_job *j,
 		       int subject, const struct league_seat *mine,
 		       const struct league_seat *other);

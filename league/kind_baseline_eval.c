@@ -181,6 +181,7 @@ static int pick(league_daemon *d, struct baseline_eval *g)
 	for (size_t k = 0; k < parts; k++)
 		for (size_t b = 0; b < g->nbase; b++)
 			for (int seat = 0; seat < 2; seat++)
+				if (daemon_seat_fits(d, mp, seat))
 				plan[g->nplan++] = (struct plan_entry){
 					.base = (uint32_t)b,
 					.seat = (uint8_t)seat,

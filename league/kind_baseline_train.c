@@ -89,6 +89,10 @@ static int queue(league_daemon *d, struct baseline_train *t, uint32_t p)
 				    .learning = 1 };
 	struct league_seat base = { .player = p, .baseline = t->base[b] };
 
+	/* an asymmetric game: only the seats of the player's role */
+	for (uint32_t k = 0; k < ns && !daemon_seat_fits(d, p,
+			(int)(u->next % ns)); k++)
+		u->next++;
 	daemon_seats_fill(d, &j, (int)(u->next % ns), &mine, &base);
 	u->next++;
 	return daemon_queue_job(d, &j);

@@ -27,6 +27,16 @@ int daemon_seats(const league_daemon *d)
 	return d->have_game ? d->spec.players : 2;
 }
 
+int daemon_seat_fits(const league_daemon *d, uint32_t player, int seat)
+{
+	struct brain_player p;
+
+	if (!d->have_game || d->spec.roles < 2 ||
+	    brain_player_info(d->br, player, &p))
+		return 1;
+	return d->spec.seat[seat].role == (int)p.pop;
+}
+
 void daemon_seats_fill(const league_daemon *d, struct league_job *j,
 		       int subject, const struct league_seat *mine,
 		       const struct league_seat *other)
