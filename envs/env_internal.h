@@ -86,6 +86,11 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p);
  * "env.params: 'KEY': GAME takes no params" in err. */
 int env_params_none(const struct league_game_params *p, const char *game,
 		    char *err, size_t errlen);
+/* One env.params value that is a whole number: 0 with *out set when val
+ * is one in [lo, hi], else LG_EINVAL with "env.params: KEY: expected a
+ * whole number in [LO, HI], got 'VAL'" in err (*out untouched). */
+int env_param_u64(const char *key, const char *val, uint64_t lo,
+		  uint64_t hi, uint64_t *out, char *err, size_t errlen);
 /* A chance node of n outcomes 0 .. n-1 alike (a die, a card from a full
  * deck, the k-th of n deals): out[i] = i, p[i] = 1/n; returns n. */
 int env_chance_uniform(int n, int *out, double *p);

@@ -81,12 +81,9 @@ static int poker_params(const struct league_game_params *p, const char *game,
 				takes_players ? "only 'players'" : "no params");
 			return LG_EINVAL;
 		}
-		if (lg_parse_u64(p->values[i], 2, POKER_PLAYERS_MAX, &np)) {
-			lg_errf(err, errlen, "env.params: players: expected a "
-				"whole number in [2, %d], got '%s'",
-				POKER_PLAYERS_MAX, p->values[i]);
+		if (env_param_u64("players", p->values[i], 2,
+				  POKER_PLAYERS_MAX, &np, err, errlen))
 			return LG_EINVAL;
-		}
 	}
 	if (!(*out = malloc(sizeof **out))) {
 		lg_errf(err, errlen, "out of memory");
