@@ -91,6 +91,12 @@ int env_params_none(const struct league_game_params *p, const char *game,
  * whole number in [LO, HI], got 'VAL'" in err (*out untouched). */
 int env_param_u64(const char *key, const char *val, uint64_t lo,
 		  uint64_t hi, uint64_t *out, char *err, size_t errlen);
+/* The apply() of a card or dice game whose first `deals` actions are
+ * chance's (each a card or die, kept in card[] in deal order, *dealt of
+ * them so far) and every later one a player's move (kept in moves[] in
+ * order, *n of them so far): records action a where it belongs. */
+void env_deal_or_move(int8_t *card, int8_t *dealt, int deals,
+		      int8_t *moves, int8_t *n, int a);
 /* A chance node of n outcomes 0 .. n-1 alike (a die, a card from a full
  * deck, the k-th of n deals): out[i] = i, p[i] = 1/n; returns n. */
 int env_chance_uniform(int n, int *out, double *p);

@@ -32,6 +32,16 @@ int env_param_u64(const char *key, const char *val, uint64_t lo,
 }
 
 /* env_internal.h */
+void env_deal_or_move(int8_t *card, int8_t *dealt, int deals,
+		      int8_t *moves, int8_t *n, int a)
+{
+	if (*dealt < deals)
+		card[(*dealt)++] = (int8_t)a;
+	else
+		moves[(*n)++] = (int8_t)a;
+}
+
+/* env_internal.h */
 size_t env_textf(char *buf, size_t len, size_t at, const char *fmt, ...)
 {
 	va_list ap;

@@ -131,10 +131,7 @@ static void liars_apply(const void *inst, void *st, int a,
 {
 	struct liars_st *s = st;
 
-	if (s->dealt < 2)
-		s->die[s->dealt++] = (int8_t)a;
-	else
-		s->h[s->n++] = (int8_t)a;
+	env_deal_or_move(s->die, &s->dealt, 2, s->h, &s->n, a);
 }
 
 static void liars_observe(const void *inst, const void *st, int pl,

@@ -222,10 +222,7 @@ static void kuhn_apply(const void *inst, void *st, int a,
 {
 	struct kuhn_st *s = st;
 
-	if (s->dealt < nplayers(inst))
-		s->card[s->dealt++] = (int8_t)a;
-	else
-		s->h[s->n++] = (int8_t)a;
+	env_deal_or_move(s->card, &s->dealt, nplayers(inst), s->h, &s->n, a);
 }
 
 static void kuhn_observe(const void *inst, const void *st, int pl,
