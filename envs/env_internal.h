@@ -80,6 +80,10 @@ void env_builtin_destroy(void *inst);
 
 /* The chance() of a game without chance nodes: none, ever. */
 int env_no_chance(const void *inst, const void *st, int *out, double *p);
+/* The legal() of a game of two actions, both legal at every decision
+ * (kuhn's pass and bet, timing's 0 and 1): mask[0] = mask[1] = 1, 2. */
+int env_legal_two(const void *inst, const void *st, int player,
+		  uint8_t *mask);
 
 /* The games written on ABI v2 directly (envs/gamekit.c): for one that
  * takes no env.params, 0 when p has none, else LG_EINVAL with

@@ -210,13 +210,6 @@ static int kuhn_chance(const void *inst, const void *st, int *out,
 	return env_chance_deal(nplayers(inst) + 1, s->card, s->dealt, out, p);
 }
 
-static int kuhn_legal(const void *inst, const void *st, int player,
-		      uint8_t *mask)
-{
-	mask[0] = mask[1] = 1;
-	return 2;
-}
-
 static void kuhn_apply(const void *inst, void *st, int a,
 		       struct league_game_rng *rng)
 {
@@ -323,7 +316,8 @@ const struct league_game env_game_kuhn = {
 	ENV_GAME_HEAD("kuhn", "Kuhn poker (N+1 cards, 2..8 players: "
 			      "env.params players), as OpenSpiel"),
 	.create = kuhn_create, .destroy = poker_destroy,
-	.observe = kuhn_observe, ENV_GAME_RULES(kuhn),
+	.observe = kuhn_observe, .root = kuhn_root, .player = kuhn_player,
+	.legal = env_legal_two, .apply = kuhn_apply, .returns = kuhn_returns,
 	ENV_GAME_TREE(kuhn), ENV_GAME_TEXT(kuhn),
 };
 
