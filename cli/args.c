@@ -277,6 +277,19 @@ int cli_args(const struct cli_args *a, int argc, char **argv, char ***pos,
 	return CLI_OK;
 }
 
+/* args.h */
+int cli_args_one(const char *cmd, const struct cli_arg *flags,
+		 const char *want, int argc, char **argv, const char **arg)
+{
+	const struct cli_args a = { cmd, flags, 1, 1, want, 0 };
+	char **pos;
+
+	if (cli_args(&a, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	*arg = pos[0];
+	return CLI_OK;
+}
+
 /* "expected 'a', 'b' or 'c'" from subs' names into buf. */
 static const char *subs_expected(const struct cli_sub *subs, char *buf,
 				 size_t len)
