@@ -27,6 +27,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+/* args.h */
+int cli_oom(const char *cmd)
+{
+	fprintf(stderr, "league%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "",
+		lg_strerror(LG_ENOMEM));
+	return CLI_FAIL;
+}
+
 /*
  * One getopt_long step with its errors as text: the option, -1 at the
  * end, or -2 with the message in err. longopts' values above 255 are

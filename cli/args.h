@@ -139,6 +139,10 @@ int cli_subcommand(const char *cmd, const struct cli_sub *subs, int argc,
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Print "league CMD: out of memory" to stderr (cmd NULL: "league: out of
+ * memory"); return CLI_FAIL. */
+int cli_oom(const char *cmd);
+
 /* getopt_long with our error reporting, for the commands that loop by
  * themselves. Returns the option like getopt_long, -1 at the end, or -2
  * after printing a usage error (unknown option, missing argument); the

@@ -27,10 +27,8 @@ static int config_check(int argc, char **argv)
 	}
 	if (quiet)
 		return CLI_OK;
-	if (cfg_emit_yaml(&c, &out)) {
-		fprintf(stderr, "league: out of memory\n");
-		return CLI_FAIL;
-	}
+	if (cfg_emit_yaml(&c, &out))
+		return cli_oom(NULL);
 	printf("# effective config of %s\n", path);
 	fwrite(out.data, 1, out.len, stdout);
 	lg_buf_free(&out);
@@ -43,10 +41,8 @@ static int config_doc(int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage_error("config doc", "takes no arguments");
-	if (cfg_emit_markdown(&out)) {
-		fprintf(stderr, "league: out of memory\n");
-		return CLI_FAIL;
-	}
+	if (cfg_emit_markdown(&out))
+		return cli_oom(NULL);
 	fwrite(out.data, 1, out.len, stdout);
 	lg_buf_free(&out);
 	return CLI_OK;

@@ -285,10 +285,8 @@ int cli_eval_br(int argc, char **argv)
 		return rc;
 	pr.json = a.json;
 	pr.csv = a.csv;
-	if (!(op = calloc(1, sizeof *op))) {
-		fprintf(stderr, "league " CMD ": out of memory\n");
-		return CLI_FAIL;
-	}
+	if (!(op = calloc(1, sizeof *op)))
+		return cli_oom(CMD);
 	if ((rc = load(&a, &c, &spec, op)))
 		goto out;
 	settings(&a, &c, &spec, &o);

@@ -392,6 +392,23 @@ START_TEST(printed_usage_errors)
 }
 END_TEST
 
+static int call_oom(void *arg)
+{
+	return cli_oom(arg);
+}
+
+START_TEST(out_of_memory_names_the_command)
+{
+	char out[256];
+
+	ck_assert_int_eq(stderr_of(call_oom, "eval br", out, sizeof out),
+			 CLI_FAIL);
+	ck_assert_str_eq(out, "league eval br: out of memory\n");
+	ck_assert_int_eq(stderr_of(call_oom, NULL, out, sizeof out), CLI_FAIL);
+	ck_assert_str_eq(out, "league: out of memory\n");
+}
+END_TEST
+
 START_TEST(subcommands_dispatch_and_refuse)
 {
 	char out[1024];
@@ -437,6 +454,7 @@ Suite *suite_args(void)
 	tcase_add_test(tc, positional_arguments_in_order_and_counted);
 	tcase_add_test(tc, bad_tables_refused);
 	tcase_add_test(tc, printed_usage_errors);
+	tcase_add_test(tc, out_of_memory_names_the_command);
 	tcase_add_test(tc, subcommands_dispatch_and_refuse);
 	suite_add_tcase(s, tc);
 	return s;
