@@ -201,8 +201,8 @@ $(TESTBIN): $(TEST_OBJ) $(LIB) $(CLI_ARGS_OBJ)
 PLUGIN_FLAGS := $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared \
 	-fvisibility=hidden -Ienvs
 PLUGIN_TTT_SRC := examples/tictactoe/tictactoe.c envs/abi.c envs/board.c \
-	envs/matrix.c envs/poker.c envs/timing.c util/err.c util/rng.c \
-	util/misc.c
+	envs/gamekit.c envs/matrix.c envs/poker.c envs/timing.c util/err.c \
+	util/rng.c util/misc.c
 EXAMPLE_SO := $(BUILD)/examples/goofspiel.so $(BUILD)/examples/tictactoe.so \
 	$(BUILD)/examples/bad_abi.so $(BUILD)/examples/bad_sizes.so \
 	$(BUILD)/examples/no_entry.so $(BUILD)/examples/bad_returns.so \

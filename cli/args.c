@@ -27,6 +27,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CLI_USAGE;
 }
 
+/* args.h */
+int cli_oom(const char *cmd)
+{
+	fprintf(stderr, "league%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "",
+		lg_strerror(LG_ENOMEM));
+	return CLI_FAIL;
+}
+
 /*
  * One getopt_long step with its errors as text: the option, -1 at the
  * end, or -2 with the message in err. longopts' values above 255 are
@@ -274,6 +282,19 @@ int cli_args(const struct cli_args *a, int argc, char **argv, char ***pos,
 
 	if (cli_args_parse(a, argc, argv, pos, npos, err, sizeof err))
 		return cli_usage_error(a->cmd, "%s", err);
+	return CLI_OK;
+}
+
+/* args.h */
+int cli_args_one(const char *cmd, const struct cli_arg *flags,
+		 const char *want, int argc, char **argv, const char **arg)
+{
+	const struct cli_args a = { cmd, flags, 1, 1, want, 0 };
+	char **pos;
+
+	if (cli_args(&a, argc, argv, &pos, NULL))
+		return CLI_USAGE;
+	*arg = pos[0];
 	return CLI_OK;
 }
 

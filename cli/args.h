@@ -112,6 +112,12 @@ int cli_args_parse(const struct cli_args *a, int argc, char **argv,
 int cli_args(const struct cli_args *a, int argc, char **argv, char ***pos,
 	     int *npos);
 
+/* cli_args for a command of flags and exactly one positional argument
+ * (want: the usage error when there is not one, as "expected one CONFIG
+ * file"): CLI_OK with *arg that argument, or CLI_USAGE (said on stderr). */
+int cli_args_one(const char *cmd, const struct cli_arg *flags,
+		 const char *want, int argc, char **argv, const char **arg);
+
 /* A subcommand: `league CMD NAME ...` runs run(argc - 1, argv + 1). */
 struct cli_sub {
 	const char *name;
@@ -132,6 +138,10 @@ int cli_subcommand(const char *cmd, const struct cli_sub *subs, int argc,
  * NULL: "league: ..."); return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Print "league CMD: out of memory" to stderr (cmd NULL: "league: out of
+ * memory"); return CLI_FAIL. */
+int cli_oom(const char *cmd);
 
 /* getopt_long with our error reporting, for the commands that loop by
  * themselves. Returns the option like getopt_long, -1 at the end, or -2

@@ -291,8 +291,7 @@ static int run_payoff(int argc, char **argv)
 	wr = malloc((size_t)n * n * sizeof *wr + 1);
 	g = malloc((size_t)n * n * sizeof *g + 1);
 	if (!ids || !wr || !g) {
-		fprintf(stderr, "league payoff: %s\n", lg_strerror(LG_ENOMEM));
-		rc = CLI_FAIL;
+		rc = cli_oom(a.cmd);
 		goto out;
 	}
 	payoff_matrix(brain_payoff(b), ids, n, wr, g);
@@ -310,9 +309,7 @@ static int run_payoff(int argc, char **argv)
 		lg_buf out = { 0 };
 		if (brain_payoff_json(b, ids, n, &out)) {
 			lg_buf_free(&out);
-			fprintf(stderr, "league payoff: %s\n",
-				lg_strerror(LG_ENOMEM));
-			rc = CLI_FAIL;
+			rc = cli_oom(a.cmd);
 			goto out;
 		}
 		printf("%.*s\n", (int)out.len, (const char *)out.data);
@@ -354,8 +351,7 @@ static int run_players(int argc, char **argv)
 	fit = malloc((n ? n : 1) * sizeof *fit);
 	if (!ids || !fit ||
 	    payoff_elo_fit(brain_payoff(b), ids, n, 1.0, fit)) {
-		fprintf(stderr, "league players: %s\n", lg_strerror(LG_ENOMEM));
-		rc = CLI_FAIL;
+		rc = cli_oom(a.cmd);
 		goto out;
 	}
 	if (a.fmt == FMT_TABLE)

@@ -8,30 +8,28 @@
 static int config_check(int argc, char **argv)
 {
 	struct cfg c;
-	char err[512], **pos;
+	const char *path;
+	char err[512];
 	lg_buf out = { 0 };
 	int quiet = 0, rc;
 	const struct cli_arg flags[] = {
 		CLI_BOOL("quiet", 'q', &quiet),
 		CLI_END,
 	};
-	const struct cli_args args = { "config check", flags, 1, 1,
-				       "expected one CONFIG file", 0 };
 
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("config check", flags, "expected one CONFIG file",
+			 argc, argv, &path))
 		return CLI_USAGE;
-	rc = cfg_load_file(&c, pos[0], err, sizeof err);
+	rc = cfg_load_file(&c, path, err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league: %s\n", err);
 		return rc == LG_ECONFIG || rc == LG_EIO ? CLI_USAGE : CLI_FAIL;
 	}
 	if (quiet)
 		return CLI_OK;
-	if (cfg_emit_yaml(&c, &out)) {
-		fprintf(stderr, "league: out of memory\n");
-		return CLI_FAIL;
-	}
-	printf("# effective config of %s\n", pos[0]);
+	if (cfg_emit_yaml(&c, &out))
+		return cli_oom(NULL);
+	printf("# effective config of %s\n", path);
 	fwrite(out.data, 1, out.len, stdout);
 	lg_buf_free(&out);
 	return CLI_OK;
@@ -43,10 +41,8 @@ static int config_doc(int argc, char **argv)
 
 	if (argc != 1)
 		return cli_usage_error("config doc", "takes no arguments");
-	if (cfg_emit_markdown(&out)) {
-		fprintf(stderr, "league: out of memory\n");
-		return CLI_FAIL;
-	}
+	if (cfg_emit_markdown(&out))
+		return cli_oom(NULL);
 	fwrite(out.data, 1, out.len, stdout);
 	lg_buf_free(&out);
 	return CLI_OK;

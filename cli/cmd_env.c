@@ -99,7 +99,7 @@ static int env_check_cmd(int argc, char **argv)
 	unsigned long long episodes = 1000, seed = 1;
 	const char *game;
 	lg_buf rep = { 0 };
-	char err[512], **pos;
+	char err[512];
 	int rc;
 	const struct cli_arg flags[] = {
 		CLI_CALL("param", 0, &o.params, cli_env_param),
@@ -107,13 +107,11 @@ static int env_check_cmd(int argc, char **argv)
 		CLI_U64("seed", 0, &seed, 0, UINT64_MAX),
 		CLI_END,
 	};
-	const struct cli_args args = { "env check", flags, 1, 1,
-		"expected one GAME (a name or a plugin's path)", 0 };
 
 	env_opts_default(&o);
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("env check", flags, "expected one GAME (a name or a "
+			 "plugin's path)", argc, argv, &game))
 		return CLI_USAGE;
-	game = pos[0];
 	if (strchr(game, '/') || (strlen(game) > 3 &&
 				  !strcmp(game + strlen(game) - 3, ".so"))) {
 		if (strlen(game) >= sizeof o.plugin)

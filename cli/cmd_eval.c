@@ -140,10 +140,8 @@ static int make_env(const struct eval_args *a, env **e)
 			return cli_usage_error(a->cmd, "--matrix: one line "
 					       "please, e.g. '[[3,-2],[-2,1]]'");
 		if (lg_buf_printf(&y, "env:\n  name: matrix\n  matrix: %s\n",
-				  a->matrix)) {
-			fprintf(stderr, "league: out of memory\n");
-			return CLI_FAIL;
-		}
+				  a->matrix))
+			return cli_oom(NULL);
 		rc = cfg_load_string(&m, (const char *)y.data, y.len,
 				     "--matrix", err, sizeof err);
 		lg_buf_free(&y);
@@ -287,10 +285,8 @@ static int make_fp(const struct eval_args *a, const env_tree *t,
 		return cli_usage_error(a->cmd, "%s: the game lacks perfect "
 				       "recall, which its best responses by "
 				       "backward induction need", what);
-	if (rc) {
-		fprintf(stderr, "league: out of memory\n");
-		return CLI_FAIL;
-	}
+	if (rc)
+		return cli_oom(NULL);
 	env_fp_run(ps->fp, n);
 	ps->iters = n;
 	ps->pol = env_fp_average(ps->fp);
@@ -316,10 +312,8 @@ static int make_policy(const struct eval_args *a, const env *e,
 				&n))
 			return CLI_USAGE;
 		if (env_cfr_new_kind(&ps->cfr, t, plus ? ENV_CFR_PLUS
-						       : ENV_CFR_VANILLA)) {
-			fprintf(stderr, "league: out of memory\n");
-			return CLI_FAIL;
-		}
+						       : ENV_CFR_VANILLA))
+			return cli_oom(NULL);
 		env_cfr_run(ps->cfr, n);
 		ps->iters = n;
 		ps->pol = env_cfr_average(ps->cfr);

@@ -78,15 +78,12 @@ static int parse_args(int argc, char **argv, struct export_args *a)
 			 LG_OUT_FOLLOW_SYMLINKS),
 		CLI_END,
 	};
-	const struct cli_args args = { "export", flags, 1, 1,
-				       "expected one league DIR", 0 };
-	char **pos;
 
 	*a = (struct export_args){ .player = ULLONG_MAX,
 				   .version = UINT32_MAX, .average = 1 };
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("export", flags, "expected one league DIR", argc,
+			 argv, &a->dir))
 		return CLI_USAGE;
-	a->dir = pos[0];
 	if (a->player == ULLONG_MAX)
 		return cli_usage_error("export", "--player ID is required");
 	if (!a->out)

@@ -466,15 +466,10 @@ static int parse_args(int argc, char **argv, struct inspect_args *a)
 		CLI_BOOL("insecure", 0, &a->insecure),
 		CLI_END,
 	};
-	const struct cli_args args = { "inspect", flags, 1, 1,
-				       "expected one league DIR", 0 };
-	char **pos;
 
 	*a = (struct inspect_args){ .listen = "127.0.0.1" };
-	if (cli_args(&args, argc, argv, &pos, NULL))
-		return CLI_USAGE;
-	a->dir = pos[0];
-	return CLI_OK;
+	return cli_args_one("inspect", flags, "expected one league DIR", argc,
+			    argv, &a->dir);
 }
 
 /*

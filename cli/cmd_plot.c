@@ -118,13 +118,10 @@ static int parse_args(int argc, char **argv, struct plot_args *a)
 			 LG_OUT_FOLLOW_SYMLINKS),
 		CLI_END,
 	};
-	const struct cli_args args = { "plot", flags, 1, 1,
-				       "expected one CSV file", 0 };
-	char **pos;
 
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("plot", flags, "expected one CSV file", argc, argv,
+			 &a->csv))
 		return CLI_USAGE;
-	a->csv = pos[0];
 	if (!a->xcol || !a->ycols || !a->out)
 		return cli_usage_error("plot", "--x, --y and -o are required");
 	if (plot_format_of(a->out, &a->fmt))

@@ -43,8 +43,8 @@ static int run(int argc, char **argv)
 	struct store_opts wo = { .flags = STORE_NOSYNC };
 	static struct cfg c;
 	struct brain_opts bo;
-	const char *config = NULL, *tmp = getenv("TMPDIR");
-	char scratch[512], err[512] = "", **pos;
+	const char *config = NULL, *tmp = getenv("TMPDIR"), *dir;
+	char scratch[512], err[512] = "";
 	store *src = NULL, *dst = NULL;
 	brain *b = NULL;
 	uint64_t n = 0;
@@ -53,12 +53,10 @@ static int run(int argc, char **argv)
 		CLI_STRING("config", 0, &config),
 		CLI_END,
 	};
-	const struct cli_args args = { "replay", flags, 1, 1,
-				       "expected one league DIR", 0 };
 
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("replay", flags, "expected one league DIR", argc, argv,
+			 &dir))
 		return CLI_USAGE;
-	const char *dir = pos[0];
 	if ((rc = store_open(&src, dir, &ro, err, sizeof err))) {
 		fprintf(stderr, "league replay: %s\n",
 			err[0] ? err : "no league here");

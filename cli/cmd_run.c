@@ -845,7 +845,7 @@ static int run(int argc, char **argv)
 	static struct run r;
 	const char *dir = NULL;
 	unsigned long long ncoll = ~0ull;
-	char err[512], **pos;
+	char err[512];
 	const struct cli_arg flags[] = {
 		CLI_STRING("dir", 0, &dir),
 		CLI_BOOL("resume", 0, &r.resume),
@@ -854,16 +854,14 @@ static int run(int argc, char **argv)
 		CLI_BOOL("overwrite", 0, &r.overwrite),
 		CLI_END,
 	};
-	const struct cli_args args = { "run", flags, 1, 1,
-				       "expected one CONFIG file", 0 };
 
 	memset(&r, 0, sizeof r);
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("run", flags, "expected one CONFIG file", argc, argv,
+			 &r.config))
 		return CLI_USAGE;
 	if (r.resume && r.overwrite)
 		return cli_usage_error("run", "--resume and --overwrite "
 				       "contradict each other");
-	r.config = pos[0];
 	if (cfg_load_file(&r.cfg, r.config, err, sizeof err)) {
 		fprintf(stderr, "league run: %s\n", err);
 		return CLI_USAGE;

@@ -48,8 +48,8 @@ static int run(int argc, char **argv)
 {
 	static struct cfg c;
 	struct league_daemon_opts o = { .port = -1, .http_port = -1 };
-	const char *dir = NULL;
-	char err[1024], tok[TOKEN_MAX], **pos;
+	const char *dir = NULL, *config;
+	char err[1024], tok[TOKEN_MAX];
 	unsigned long long port = 0, http_port = 0;
 	struct event_base *base;
 	league_daemon *d;
@@ -67,16 +67,15 @@ static int run(int argc, char **argv)
 		CLI_BITS("nosync", 0, &o.store_flags, STORE_NOSYNC),
 		CLI_END,
 	};
-	const struct cli_args args = { "serve", flags, 1, 1,
-				       "expected one CONFIG file", 0 };
 
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("serve", flags, "expected one CONFIG file", argc,
+			 argv, &config))
 		return CLI_USAGE;
 	if (port_set)
 		o.port = (int)port;
 	if (http_port_set)
 		o.http_port = (int)http_port;
-	if (cfg_load_file(&c, pos[0], err, sizeof err)) {
+	if (cfg_load_file(&c, config, err, sizeof err)) {
 		fprintf(stderr, "league serve: %s\n", err);
 		return CLI_USAGE;
 	}

@@ -32,7 +32,8 @@ static int tls_init(int argc, char **argv)
 		   *daemon_a = "daemon";
 	size_t nnames = 0, nh = 0, nd = 0;
 	unsigned long long days = 365;
-	char err[512], **pos;
+	const char *dir;
+	char err[512];
 	int force = 0, daemon_given = 0;
 	const struct cli_arg flags[] = {
 		CLI_STRING("names", 0, &names_a),
@@ -43,10 +44,9 @@ static int tls_init(int argc, char **argv)
 		CLI_BOOL("force", 0, &force),
 		CLI_END,
 	};
-	const struct cli_args args = { "tls init", flags, 1, 1,
-				       "expected one DIR", 0 };
 
-	if (cli_args(&args, argc, argv, &pos, NULL))
+	if (cli_args_one("tls init", flags, "expected one DIR", argc, argv,
+			 &dir))
 		return CLI_USAGE;
 	/* split in place: copies, cut as before at the buffers' size */
 	snprintf(names_s, sizeof names_s, "%s", names_a);
@@ -71,16 +71,16 @@ static int tls_init(int argc, char **argv)
 				daemons[keep++] = daemons[j];
 				break;
 			}
-	int rc = net_tls_init_dir(pos[0], names, nnames, daemons, keep,
+	int rc = net_tls_init_dir(dir, names, nnames, daemons, keep,
 				  hosts, nh, -60, (long)days * 86400, force,
 				  err, sizeof err);
 	if (rc) {
 		fprintf(stderr, "league tls init: %s\n", err);
 		return rc == LG_EIO || rc == LG_ENOMEM ? CLI_FAIL : CLI_USAGE;
 	}
-	printf("league tls init: %s/ca.pem (CA)", pos[0]);
+	printf("league tls init: %s/ca.pem (CA)", dir);
 	for (size_t i = 0; i < nnames; i++)
-		printf(", %s/%.*s.pem and .key", pos[0],
+		printf(", %s/%.*s.pem and .key", dir,
 		       (int)strcspn(names[i], "="), names[i]);
 	printf("\n");
 	return CLI_OK;

@@ -130,18 +130,13 @@ static int parse(int argc, char **argv, struct bargs *a)
 		CLI_CALL("format", 0, &format, format_arg),
 		CLI_END,
 	};
-	const struct cli_args spec = {
-		.cmd = CMD, .flags = flags, .min_pos = 1, .max_pos = 1,
-		.want = "expected one league DIR",
-	};
-	char **pos;
 
 	a->player = a->version = ULLONG_MAX;
 	/* 0 and -1: unset, league_br_opts_of's defaults or the league's */
 	a->lr = a->ent_coef = a->magnet_coef = -1;
-	if (cli_args(&spec, argc, argv, &pos, NULL))
+	if (cli_args_one(CMD, flags, "expected one league DIR", argc, argv,
+			 &a->dir))
 		return CLI_USAGE;
-	a->dir = pos[0];
 	a->json = format == FORMAT_JSON;
 	a->csv = format == FORMAT_CSV;
 	return check_args(a, have_player);
@@ -290,10 +285,8 @@ int cli_eval_br(int argc, char **argv)
 		return rc;
 	pr.json = a.json;
 	pr.csv = a.csv;
-	if (!(op = calloc(1, sizeof *op))) {
-		fprintf(stderr, "league " CMD ": out of memory\n");
-		return CLI_FAIL;
-	}
+	if (!(op = calloc(1, sizeof *op)))
+		return cli_oom(CMD);
 	if ((rc = load(&a, &c, &spec, op)))
 		goto out;
 	settings(&a, &c, &spec, &o);

@@ -71,12 +71,7 @@ static int parse(int argc, char **argv, struct sargs *a)
 		CLI_BOOL("json", 0, &o->json),
 		CLI_END,
 	};
-	const struct cli_args spec = {
-		.cmd = "eval search", .flags = flags, .min_pos = 1,
-		.max_pos = 1, .want = "expected one league CONFIG file",
-	};
-	const char *cmd = spec.cmd;
-	char **pos;
+	const char *cmd = "eval search";
 
 	o->sims = 100;
 	o->batch = 1;
@@ -84,9 +79,9 @@ static int parse(int argc, char **argv, struct sargs *a)
 	o->last = 0;
 	o->seed = 1;
 	o->c_puct = 1.5;
-	if (cli_args(&spec, argc, argv, &pos, NULL))
+	if (cli_args_one(cmd, flags, "expected one league CONFIG file", argc,
+			 argv, &a->config))
 		return CLI_USAGE;
-	a->config = pos[0];
 	if (!a->o.against)
 		return cli_usage_error(cmd, "--against: the baseline to play, "
 				       "e.g. alphabeta:2 or minimax");

@@ -35,6 +35,14 @@ int env_no_chance(const void *inst, const void *st, int *out, double *p)
 }
 
 /* env_internal.h */
+int env_legal_two(const void *inst, const void *st, int player,
+		  uint8_t *mask)
+{
+	mask[0] = mask[1] = 1;
+	return 2;
+}
+
+/* env_internal.h */
 int env_chance_uniform(int n, int *out, double *p)
 {
 	for (int i = 0; i < n; i++) {

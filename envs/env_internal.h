@@ -80,12 +80,27 @@ void env_builtin_destroy(void *inst);
 
 /* The chance() of a game without chance nodes: none, ever. */
 int env_no_chance(const void *inst, const void *st, int *out, double *p);
+/* The legal() of a game of two actions, both legal at every decision
+ * (kuhn's pass and bet, timing's 0 and 1): mask[0] = mask[1] = 1, 2. */
+int env_legal_two(const void *inst, const void *st, int player,
+		  uint8_t *mask);
 
 /* The games written on ABI v2 directly (envs/gamekit.c): for one that
  * takes no env.params, 0 when p has none, else LG_EINVAL with
  * "env.params: 'KEY': GAME takes no params" in err. */
 int env_params_none(const struct league_game_params *p, const char *game,
 		    char *err, size_t errlen);
+/* One env.params value that is a whole number: 0 with *out set when val
+ * is one in [lo, hi], else LG_EINVAL with "env.params: KEY: expected a
+ * whole number in [LO, HI], got 'VAL'" in err (*out untouched). */
+int env_param_u64(const char *key, const char *val, uint64_t lo,
+		  uint64_t hi, uint64_t *out, char *err, size_t errlen);
+/* The apply() of a card or dice game whose first `deals` actions are
+ * chance's (each a card or die, kept in card[] in deal order, *dealt of
+ * them so far) and every later one a player's move (kept in moves[] in
+ * order, *n of them so far): records action a where it belongs. */
+void env_deal_or_move(int8_t *card, int8_t *dealt, int deals,
+		      int8_t *moves, int8_t *n, int a);
 /* A chance node of n outcomes 0 .. n-1 alike (a die, a card from a full
  * deck, the k-th of n deals): out[i] = i, p[i] = 1/n; returns n. */
 int env_chance_uniform(int n, int *out, double *p);

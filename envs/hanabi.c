@@ -109,10 +109,7 @@ static void tiny_hanabi_apply(const void *inst, void *st, int a,
 {
 	struct tiny_hanabi_st *s = st;
 
-	if (s->dealt < 2)
-		s->card[s->dealt++] = (int8_t)a;
-	else
-		s->act[s->n++] = (int8_t)a;
+	env_deal_or_move(s->card, &s->dealt, 2, s->act, &s->n, a);
 }
 
 static void tiny_hanabi_observe(const void *inst, const void *st, int seat,

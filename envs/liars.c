@@ -54,12 +54,9 @@ static int liars_create(const struct league_game_params *p, void **inst,
 				"takes only 'faces'", p->keys[i]);
 			return LG_EINVAL;
 		}
-		if (lg_parse_u64(p->values[i], 2, LD_FACES_MAX, &faces)) {
-			lg_errf(err, errlen, "env.params: faces: expected a "
-				"whole number in [2, %d], got '%s'",
-				LD_FACES_MAX, p->values[i]);
+		if (env_param_u64("faces", p->values[i], 2, LD_FACES_MAX,
+				  &faces, err, errlen))
 			return LG_EINVAL;
-		}
 	}
 	if (!(li = malloc(sizeof *li))) {
 		lg_errf(err, errlen, "out of memory");
@@ -134,10 +131,7 @@ static void liars_apply(const void *inst, void *st, int a,
 {
 	struct liars_st *s = st;
 
-	if (s->dealt < 2)
-		s->die[s->dealt++] = (int8_t)a;
-	else
-		s->h[s->n++] = (int8_t)a;
+	env_deal_or_move(s->die, &s->dealt, 2, s->h, &s->n, a);
 }
 
 static void liars_observe(const void *inst, const void *st, int pl,

@@ -81,12 +81,9 @@ static int poker_params(const struct league_game_params *p, const char *game,
 				takes_players ? "only 'players'" : "no params");
 			return LG_EINVAL;
 		}
-		if (lg_parse_u64(p->values[i], 2, POKER_PLAYERS_MAX, &np)) {
-			lg_errf(err, errlen, "env.params: players: expected a "
-				"whole number in [2, %d], got '%s'",
-				POKER_PLAYERS_MAX, p->values[i]);
+		if (env_param_u64("players", p->values[i], 2,
+				  POKER_PLAYERS_MAX, &np, err, errlen))
 			return LG_EINVAL;
-		}
 	}
 	if (!(*out = malloc(sizeof **out))) {
 		lg_errf(err, errlen, "out of memory");
@@ -213,22 +210,12 @@ static int kuhn_chance(const void *inst, const void *st, int *out,
 	return env_chance_deal(nplayers(inst) + 1, s->card, s->dealt, out, p);
 }
 
-static int kuhn_legal(const void *inst, const void *st, int player,
-		      uint8_t *mask)
-{
-	mask[0] = mask[1] = 1;
-	return 2;
-}
-
 static void kuhn_apply(const void *inst, void *st, int a,
 		       struct league_game_rng *rng)
 {
 	struct kuhn_st *s = st;
 
-	if (s->dealt < nplayers(inst))
-		s->card[s->dealt++] = (int8_t)a;
-	else
-		s->h[s->n++] = (int8_t)a;
+	env_deal_or_move(s->card, &s->dealt, nplayers(inst), s->h, &s->n, a);
 }
 
 static void kuhn_observe(const void *inst, const void *st, int pl,
@@ -329,7 +316,8 @@ const struct league_game env_game_kuhn = {
 	ENV_GAME_HEAD("kuhn", "Kuhn poker (N+1 cards, 2..8 players: "
 			      "env.params players), as OpenSpiel"),
 	.create = kuhn_create, .destroy = poker_destroy,
-	.observe = kuhn_observe, ENV_GAME_RULES(kuhn),
+	.observe = kuhn_observe, .root = kuhn_root, .player = kuhn_player,
+	.legal = env_legal_two, .apply = kuhn_apply, .returns = kuhn_returns,
 	ENV_GAME_TREE(kuhn), ENV_GAME_TEXT(kuhn),
 };
 

@@ -68,12 +68,9 @@ static int sheriff_param(struct sheriff_inst *si, const char *k,
 		int lo = i == 1 ? 0 : 1;
 		if (strcmp(k, ints[i].key))
 			continue;
-		if (lg_parse_u64(v, (uint64_t)lo, (uint64_t)ints[i].max, &u)) {
-			lg_errf(err, errlen, "env.params: %s: expected a whole "
-				"number in [%d, %d], got '%s'", k, lo,
-				ints[i].max, v);
+		if (env_param_u64(k, v, (uint64_t)lo, (uint64_t)ints[i].max,
+				  &u, err, errlen))
 			return LG_EINVAL;
-		}
 		*iv[i] = (int)u;
 		return 0;
 	}

@@ -101,13 +101,6 @@ static int timing_player(const void *inst, const void *st)
 	return s->step >= s->len ? ENV_TERMINAL : (int)(s->step % 2);
 }
 
-static int timing_legal(const void *inst, const void *st, int pl,
-			uint8_t *mask)
-{
-	mask[0] = mask[1] = 1;
-	return 2;
-}
-
 static void timing_apply(const void *inst, void *st, int a,
 			 struct league_game_rng *rng)
 {
@@ -149,6 +142,9 @@ ENV_BUILTIN_GAME(timing, timing_setup, sizeof(struct timing_st))
 const struct league_game env_game_timing = {
 	ENV_GAME_HEAD("timing", "synthetic collector benchmark: sleeps for "
 				"reset/step, jittered"),
-	ENV_GAME_FNS(timing),
+	.create = timing_create, .destroy = timing_destroy,
+	.observe = timing_observe, .root = timing_root,
+	.player = timing_player, .legal = env_legal_two,
+	.apply = timing_apply, .returns = timing_returns,
 	.chance = env_no_chance,
 };

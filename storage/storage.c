@@ -520,15 +520,25 @@ int store_del(store_txn *t, enum store_db db, const void *key, size_t klen)
 	return mrc ? sticky(t, mrc, "del") : 0;
 }
 
+/* A read of db may go ahead in t: LG_EINVAL for an unknown db; 1 when
+ * this store lacks db (a store from before db, opened read-only: each
+ * read answers as for an empty db); else 0. */
+static int read_check(const store_txn *t, enum store_db db)
+{
+	if (!valid_db(db))
+		return LG_EINVAL;
+	return t->s->absent[db] ? 1 : 0;
+}
+
 int store_get(store_txn *t, enum store_db db, const void *key, size_t klen,
 	      const void **val, size_t *vlen)
 {
 	MDB_val k = { klen, (void *)(uintptr_t)key }, v;
-	int mrc;
+	int mrc, rc;
 
-	if (!valid_db(db) || klen == 0 || klen > MAX_KEY)
+	if (klen == 0 || klen > MAX_KEY || (rc = read_check(t, db)) < 0)
 		return LG_EINVAL;
-	if (t->s->absent[db])
+	if (rc)
 		return LG_ENOTFOUND;
 	mrc = mdb_get(t->txn, t->s->dbi[db], &k, &v);
 	if (mrc)
@@ -541,12 +551,12 @@ int store_get(store_txn *t, enum store_db db, const void *key, size_t klen,
 int store_count(store_txn *t, enum store_db db, uint64_t *out)
 {
 	MDB_stat st;
-	int mrc;
+	int mrc, rc;
 
-	if (!valid_db(db))
-		return LG_EINVAL;
+	if ((rc = read_check(t, db)) < 0)
+		return rc;
 	*out = 0;
-	if (t->s->absent[db])
+	if (rc)
 		return 0;
 	if ((mrc = mdb_stat(t->txn, t->s->dbi[db], &st)))
 		return xlate(mrc, "stat");
@@ -559,12 +569,10 @@ int store_iter(store_txn *t, enum store_db db, const void *from,
 {
 	MDB_cursor *c;
 	MDB_val k = { fromlen, (void *)(uintptr_t)from }, v;
-	int mrc, rc = 0;
+	int mrc, rc;
 
-	if (!valid_db(db))
-		return LG_EINVAL;
-	if (t->s->absent[db])
-		return 0;
+	if ((rc = read_check(t, db)))
+		return rc < 0 ? rc : 0;
 	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
 		return xlate(mrc, "cursor_open");
 	mrc = mdb_cursor_get(c, &k, &v, from ? MDB_SET_RANGE : MDB_FIRST);
@@ -585,12 +593,10 @@ int store_last(store_txn *t, enum store_db db, const void **key,
 {
 	MDB_cursor *c;
 	MDB_val k, v;
-	int mrc;
+	int mrc, rc;
 
-	if (!valid_db(db))
-		return LG_EINVAL;
-	if (t->s->absent[db])
-		return LG_ENOTFOUND;
+	if ((rc = read_check(t, db)))
+		return rc < 0 ? rc : LG_ENOTFOUND;
 	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
 		return xlate(mrc, "cursor_open");
 	mrc = mdb_cursor_get(c, &k, &v, MDB_LAST);

@@ -392,6 +392,70 @@ START_TEST(printed_usage_errors)
 }
 END_TEST
 
+static const char *one_arg;
+
+static int call_cli_args_one(void *arg)
+{
+	int n = 0;
+
+	for (const char *const *w = arg; *w; w++, n++) {
+		snprintf(words[n], sizeof words[n], "%s", *w);
+		av[n] = words[n];
+	}
+	av[n] = NULL;
+	return cli_args_one("tls init", flags, "expected one DIR", n, av,
+			    &one_arg);
+}
+
+/* cli_args_one: the flags read and the one operand handed back, or the
+ * usage error of cli_args (operand untouched) for none or two. */
+START_TEST(one_operand_handed_back)
+{
+	char out[1024];
+	const char *const ok[] = { "init", "--count", "4", "d", NULL };
+	const char *const none[] = { "init", "--count", "4", NULL };
+	const char *const two[] = { "init", "d", "e", NULL };
+	const char *const bad[] = { "init", "--count", "40", "d", NULL };
+
+	one_arg = NULL;
+	ck_assert_int_eq(stderr_of(call_cli_args_one, (void *)(uintptr_t)ok,
+				   out, sizeof out), CLI_OK);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(one_arg, "d");
+	one_arg = "before";
+	ck_assert_int_eq(stderr_of(call_cli_args_one, (void *)(uintptr_t)none,
+				   out, sizeof out), CLI_USAGE);
+	ck_assert_str_eq(out, "league tls init: expected one DIR (see 'league "
+			 "tls init --help')\n");
+	ck_assert_int_eq(stderr_of(call_cli_args_one, (void *)(uintptr_t)two,
+				   out, sizeof out), CLI_USAGE);
+	ck_assert_str_eq(out, "league tls init: expected one DIR (see 'league "
+			 "tls init --help')\n");
+	ck_assert_int_eq(stderr_of(call_cli_args_one, (void *)(uintptr_t)bad,
+				   out, sizeof out), CLI_USAGE);
+	ck_assert_str_eq(out, "league tls init: --count: '40' is not a whole "
+			 "number in [1, 10] (see 'league tls init --help')\n");
+	ck_assert_str_eq(one_arg, "before");
+}
+END_TEST
+
+static int call_oom(void *arg)
+{
+	return cli_oom(arg);
+}
+
+START_TEST(out_of_memory_names_the_command)
+{
+	char out[256];
+
+	ck_assert_int_eq(stderr_of(call_oom, "eval br", out, sizeof out),
+			 CLI_FAIL);
+	ck_assert_str_eq(out, "league eval br: out of memory\n");
+	ck_assert_int_eq(stderr_of(call_oom, NULL, out, sizeof out), CLI_FAIL);
+	ck_assert_str_eq(out, "league: out of memory\n");
+}
+END_TEST
+
 START_TEST(subcommands_dispatch_and_refuse)
 {
 	char out[1024];
@@ -437,6 +501,8 @@ Suite *suite_args(void)
 	tcase_add_test(tc, positional_arguments_in_order_and_counted);
 	tcase_add_test(tc, bad_tables_refused);
 	tcase_add_test(tc, printed_usage_errors);
+	tcase_add_test(tc, one_operand_handed_back);
+	tcase_add_test(tc, out_of_memory_names_the_command);
 	tcase_add_test(tc, subcommands_dispatch_and_refuse);
 	suite_add_tcase(s, tc);
 	return s;

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <lmdb.h>
+
 #include "storage/storage.h"
 #include "tests/testutil.h"
 
@@ -271,6 +273,87 @@ START_TEST(rdonly_refuses_writes_and_strangers)
 	ck_assert_int_eq(store_open(&s, dir, &ro, err, sizeof err), 0);
 	ck_assert(store_is_rdonly(s));
 	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_WRITE, &t), LG_EINVAL);
+	store_close(s);
+}
+END_TEST
+
+static int count_cb(const void *key, size_t klen, const void *val,
+		    size_t vlen, void *arg)
+{
+	(*(int *)arg)++;
+	return 0;
+}
+
+/* A store made before a database existed, opened read-only: every read
+ * of that database answers as for an empty one (get and last: not found;
+ * count: 0; iter: no rows), the others read as ever, and an unknown
+ * database is LG_EINVAL for each read (count leaving *out alone). */
+START_TEST(rdonly_reads_a_missing_db_as_empty)
+{
+	struct store_opts ro = { .flags = STORE_RDONLY };
+	const enum store_db bad = STORE_DB__COUNT;
+	store *s = open_rw(0);
+	store_txn *t;
+	MDB_env *menv;
+	MDB_txn *mt;
+	MDB_dbi dbi;
+	uint8_t k[8];
+	const void *v, *kp;
+	size_t vl, kl;
+	uint64_t n;
+	int calls = 0;
+	char err[256] = "";
+
+	store_key_u64(k, 7);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_WRITE, &t), 0);
+	ck_assert_int_eq(store_put(t, STORE_DB_JOBS, k, 8, "job", 3), 0);
+	ck_assert_int_eq(store_put(t, STORE_DB_TRAINER, k, 8, "tr", 2), 0);
+	ck_assert_int_eq(store_txn_commit(t), 0);
+	store_close(s);
+	/* drop the trainer database, as if an older build made the store */
+	ck_assert_int_eq(mdb_env_create(&menv), 0);
+	ck_assert_int_eq(mdb_env_set_maxdbs(menv, 32), 0);
+	ck_assert_int_eq(mdb_env_open(menv, dir, 0, 0644), 0);
+	ck_assert_int_eq(mdb_txn_begin(menv, NULL, 0, &mt), 0);
+	ck_assert_int_eq(mdb_dbi_open(mt, "trainer", 0, &dbi), 0);
+	ck_assert_int_eq(mdb_drop(mt, dbi, 1), 0);
+	ck_assert_int_eq(mdb_txn_commit(mt), 0);
+	mdb_env_close(menv);
+
+	ck_assert_msg(store_open(&s, dir, &ro, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_READ, &t), 0);
+	ck_assert_int_eq(store_get(t, STORE_DB_TRAINER, k, 8, &v, &vl),
+			 LG_ENOTFOUND);
+	n = 99;
+	ck_assert_int_eq(store_count(t, STORE_DB_TRAINER, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(store_iter(t, STORE_DB_TRAINER, NULL, 0, count_cb,
+				    &calls), 0);
+	ck_assert_int_eq(calls, 0);
+	ck_assert_int_eq(store_last(t, STORE_DB_TRAINER, &kp, &kl, &v, &vl),
+			 LG_ENOTFOUND);
+	/* the jobs database is there */
+	ck_assert_int_eq(store_get(t, STORE_DB_JOBS, k, 8, &v, &vl), 0);
+	ck_assert_uint_eq(vl, 3);
+	ck_assert_int_eq(memcmp(v, "job", 3), 0);
+	ck_assert_int_eq(store_count(t, STORE_DB_JOBS, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(store_iter(t, STORE_DB_JOBS, NULL, 0, count_cb,
+				    &calls), 0);
+	ck_assert_int_eq(calls, 1);
+	ck_assert_int_eq(store_last(t, STORE_DB_JOBS, &kp, &kl, &v, &vl), 0);
+	ck_assert_uint_eq(kl, 8);
+	/* no such database */
+	ck_assert_int_eq(store_get(t, bad, k, 8, &v, &vl), LG_EINVAL);
+	n = 99;
+	ck_assert_int_eq(store_count(t, bad, &n), LG_EINVAL);
+	ck_assert_uint_eq(n, 99);
+	ck_assert_int_eq(store_iter(t, bad, NULL, 0, count_cb, &calls),
+			 LG_EINVAL);
+	ck_assert_int_eq(store_last(t, bad, &kp, &kl, &v, &vl), LG_EINVAL);
+	ck_assert_int_eq(calls, 1);
+	store_txn_abort(t);
 	store_close(s);
 }
 END_TEST
@@ -833,6 +916,7 @@ Suite *suite_storage(void)
 		{ map_cap_is_respected, 1 },
 		{ single_writer_lock, 1 },
 		{ rdonly_refuses_writes_and_strangers, 1 },
+		{ rdonly_reads_a_missing_db_as_empty, 1 },
 		{ schema_version_checked, 1 },
 		{ blob_roundtrip_and_corruption, 1 },
 		{ write_batch_applies_in_order_and_is_sticky, 1 },
