@@ -27,6 +27,13 @@
  * iterations. The covariance of s is the inverse Hessian at the optimum;
  * ratings are centred on mean 0 and so is their covariance (P H^-1 P,
  * P = I - 11'/n, pl_covariance).
+ *
+ * The online update (payoff_pl_update) is Weng and Lin's Algorithm 4 on
+ * the same per-game derivatives (pl_game), evaluated at the beliefs'
+ * means with their scale c.
+ *
+ * No fuzz harness: the module parses no outside bytes; it takes structs
+ * from its callers, and checks every field of them (pl_check_game).
  */
 #include "payoff/payoff.h"
 
@@ -142,47 +149,87 @@ static int pl_check_game(const struct payoff_pl_game *g, size_t gi,
 }
 
 /*
- * One game's F = -weight * log-likelihood at s; with gT non-NULL also its
- * gradient gT[t] and Hessian hT[t * k + u] with respect to the k teams'
- * log-strengths (added to what they hold).
+ * -log of the probability that team x (log-strength S[x]) is chosen from
+ * the teams R[0..m) (x among them): log sum_u exp(S_u - S_x), formed so
+ * that a near-certain choice keeps its tiny value (log1p of the others'
+ * odds) instead of vanishing in S_x + log z - S_x.
+ */
+static double pl_surprise(const double *S, const uint32_t *R, uint32_t m,
+			  uint32_t x)
+{
+	double mx = 0, z = 0;
+
+	for (uint32_t u = 0; u < m; u++)
+		mx = LG_MAX(mx, S[R[u]] - S[x]);
+	for (uint32_t u = 0; u < m; u++)
+		if (mx > 0 || R[u] != x)
+			z += exp(S[R[u]] - S[x] - mx);
+	return mx > 0 ? mx + log(z) : log1p(z);
+}
+
+/*
+ * One stage: the group R[0..t) chosen from R[0..m), weight w; gT, hT
+ * as pl_game's. The choice probabilities p and their complements
+ * 1 - p (summed from the others, exact where p is near 1) come from the
+ * shifted exponentials.
+ */
+static void pl_stage_derivs(const double *S, const uint32_t *R, uint32_t m,
+			    uint32_t t, uint32_t k, double w, double *gT,
+			    double *hT)
+{
+	double e[PAYOFF_PL_MAX_SEATS], mx = -INFINITY, z = 0;
+
+	for (uint32_t i = 0; i < m; i++)
+		mx = LG_MAX(mx, S[R[i]]);
+	for (uint32_t i = 0; i < m; i++)
+		z += e[i] = exp(S[R[i]] - mx);
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t a = R[i];
+		double p = e[i] / z, q = 0;
+		for (uint32_t j = 0; j < m; j++)
+			q += j == i ? 0 : e[j];
+		q /= z;
+		if (i < t)
+			gT[a] += w * (t == 1 ? -q : p - 1.0 / t);
+		else
+			gT[a] += w * p;
+		hT[a * k + a] += w * p * q;
+		for (uint32_t j = 0; j < i; j++) {
+			uint32_t b = R[j];
+			hT[a * k + b] -= w * p * e[j] / z;
+			hT[b * k + a] -= w * p * e[j] / z;
+		}
+	}
+}
+
+/*
+ * One game's F = -weight * log-likelihood at log-strengths scale * s
+ * (s by agent id); with gT non-NULL also its gradient gT[t] and Hessian
+ * hT[t * k + u] with respect to the k teams' log-strengths (added to
+ * what they hold).
  */
 static double pl_game(const struct payoff_pl_game *g, const struct pl_view *v,
-		      const double *s, double *gT, double *hT)
+		      const double *s, double scale, double *gT, double *hT)
 {
-	double S[PAYOFF_PL_MAX_SEATS], p[PAYOFF_PL_MAX_SEATS], f = 0;
+	double S[PAYOFF_PL_MAX_SEATS], f = 0;
 	uint32_t k = v->nteams, pos = 0;
 
 	for (uint32_t t = 0; t < k; t++)
 		S[t] = 0;
 	for (uint32_t x = 0; x < g->nseats; x++)
-		S[v->tidx[x]] += s[g->agent[x]];
+		S[v->tidx[x]] += scale * s[g->agent[x]];
 	while (k - pos > 1) {
+		const uint32_t *R = v->order + pos;
 		uint32_t end = pos + 1;
-		double mx = -INFINITY, z = 0, sg = 0, t;
 		while (end < k && v->trank[v->order[end]] ==
 					  v->trank[v->order[pos]])
 			end++;
-		t = (double)(end - pos);
-		for (uint32_t i = pos; i < k; i++)
-			mx = LG_MAX(mx, S[v->order[i]]);
-		for (uint32_t i = pos; i < k; i++) {
-			p[i] = exp(S[v->order[i]] - mx);
-			z += p[i];
-		}
-		for (uint32_t i = pos; i < end; i++)
-			sg += S[v->order[i]];
-		f += mx + log(z) - sg / t;
-		for (uint32_t i = pos; gT && i < k; i++) {
-			uint32_t a = v->order[i];
-			p[i] /= z;
-			gT[a] += g->weight * (p[i] - (i < end ? 1.0 / t : 0));
-			for (uint32_t j = pos; j < i; j++) {
-				uint32_t b = v->order[j];
-				hT[a * k + b] -= g->weight * p[i] * p[j];
-				hT[b * k + a] -= g->weight * p[i] * p[j];
-			}
-			hT[a * k + a] += g->weight * p[i] * (1 - p[i]);
-		}
+		for (uint32_t i = 0; i < end - pos; i++)
+			f += pl_surprise(S, R, k - pos, R[i]) /
+			     (double)(end - pos);
+		if (gT)
+			pl_stage_derivs(S, R, k - pos, end - pos, k,
+					g->weight, gT, hT);
 		pos = end;
 	}
 	return g->weight * f;
@@ -220,7 +267,7 @@ static double pl_eval(struct pl_ctx *c, const double *s, double *grad,
 			memset(c->gT, 0, k * sizeof *c->gT);
 			memset(c->hT, 0, (size_t)k * k * sizeof *c->hT);
 		}
-		f += pl_game(g, &v, s, grad ? c->gT : NULL, c->hT);
+		f += pl_game(g, &v, s, 1.0, grad ? c->gT : NULL, c->hT);
 		for (uint32_t x = 0; grad && x < g->nseats; x++) {
 			uint32_t a = g->agent[x], tx = v.tidx[x];
 			grad[a] += c->gT[tx];
@@ -240,23 +287,38 @@ static double pl_eval(struct pl_ctx *c, const double *s, double *grad,
 	return f;
 }
 
+/* a . b over n entries, in four partial sums (the compiler may not
+ * reorder a floating-point sum itself; this keeps the Cholesky and the
+ * inverse near the machine's speed). */
+static double dot(const double *a, const double *b, size_t n)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t k = 0;
+
+	for (; k + 4 <= n; k += 4) {
+		s0 += a[k] * b[k];
+		s1 += a[k + 1] * b[k + 1];
+		s2 += a[k + 2] * b[k + 2];
+		s3 += a[k + 3] * b[k + 3];
+	}
+	for (; k < n; k++)
+		s0 += a[k] * b[k];
+	return (s0 + s1) + (s2 + s3);
+}
+
 /* In place: the lower triangle of A (n x n, symmetric positive definite)
  * becomes its Cholesky factor L (A = L L'). LG_ERANGE if A is not
  * positive definite in floating point. */
 static int pl_cholesky(double *A, size_t n)
 {
 	for (size_t j = 0; j < n; j++) {
-		double *rj = A + j * n, d = rj[j];
-		for (size_t k = 0; k < j; k++)
-			d -= rj[k] * rj[k];
+		double *rj = A + j * n, d = rj[j] - dot(rj, rj, j);
 		if (!(d > 0))
 			return LG_ERANGE;
 		rj[j] = sqrt(d);
 		for (size_t i = j + 1; i < n; i++) {
-			double *ri = A + i * n, v = ri[j];
-			for (size_t k = 0; k < j; k++)
-				v -= ri[k] * rj[k];
-			ri[j] = v / rj[j];
+			double *ri = A + i * n;
+			ri[j] = (ri[j] - dot(ri, rj, j)) / rj[j];
 		}
 	}
 	return 0;
@@ -292,7 +354,7 @@ static void pl_solve(const double *L, size_t n, double *x)
  * fails above the floor or PL_ITERS are not enough.
  */
 static int pl_newton(struct pl_ctx *c, double *s, double *grad, double *H,
-		     double *step, double *trial)
+		     double *step, double *trial, const char **why)
 {
 	size_t n = c->n;
 	double prev = INFINITY;
@@ -301,6 +363,9 @@ static int pl_newton(struct pl_ctx *c, double *s, double *grad, double *H,
 	memset(s, 0, n * sizeof *s);
 	for (int it = 0; it < PL_ITERS; it++) {
 		double f = pl_eval(c, s, grad, H), dec = 0, t = 1;
+		*why = "its Hessian is not positive definite in floating "
+		       "point (a prior below about 1e-15 of an agent's total "
+		       "game weight is lost in rounding)";
 		if ((rc = pl_cholesky(H, n)))
 			return rc;
 		for (size_t a = 0; a < n; a++)
@@ -319,11 +384,13 @@ static int pl_newton(struct pl_ctx *c, double *s, double *grad, double *H,
 			if (pl_eval(c, trial, NULL, NULL) <= f - 1e-4 * t * dec)
 				break;
 		}
+		*why = "no step of the line search lowered the objective";
 		if (t < 1e-10)
 			return dec < PL_DEC_FLOOR ? 0 : LG_ERANGE;
 		memcpy(s, trial, n * sizeof *s);
 		prev = dec;
 	}
+	*why = "100 iterations were not enough";
 	return LG_ERANGE;
 }
 
@@ -369,18 +436,14 @@ static int pl_covariance(struct pl_ctx *c, const double *s, double *H,
 		double *y = X + i * n;
 		memset(y, 0, i * sizeof *y);
 		for (size_t r = i; r < n; r++) {
-			double t = r == i ? 1.0 : 0.0;
-			for (size_t k = i; k < r; k++)
-				t -= H[r * n + k] * y[k];
+			double t = (r == i ? 1.0 : 0.0) -
+				   dot(H + r * n + i, y + i, r - i);
 			y[r] = t / H[r * n + r];
 		}
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = cov ? 0 : i; j <= i; j++) {
-			const double *yi = X + i * n, *yj = X + j * n;
-			double t = 0;
-			for (size_t k = i; k < n; k++)
-				t += yi[k] * yj[k];
+			double t = dot(X + i * n + i, X + j * n + i, n - i);
 			t = (t - 1.0 / (a * dn * dn)) * PL_ELO * PL_ELO;
 			if (cov)
 				cov[i * n + j] = cov[j * n + i] = t;
@@ -396,6 +459,7 @@ int payoff_pl_fit(const struct payoff_pl_game *g, size_t ngames,
 {
 	struct pl_ctx *c = NULL;
 	double *H = NULL, *X = NULL, *v = NULL, mean = 0;
+	const char *why = "";
 	size_t n = nagents;
 	int rc = 0;
 
@@ -426,10 +490,9 @@ int payoff_pl_fit(const struct payoff_pl_game *g, size_t ngames,
 	}
 	*c = (struct pl_ctx){.g = g, .ngames = ngames, .n = nagents,
 			     .prior = prior};
-	if ((rc = pl_newton(c, v, v + n, H, v + 2 * n, v + 3 * n))) {
-		lg_errf(err, errlen, "plackett-luce fit: Newton's method did "
-			"not converge in %d iterations (or its Hessian lost "
-			"positive definiteness)", PL_ITERS);
+	if ((rc = pl_newton(c, v, v + n, H, v + 2 * n, v + 3 * n, &why))) {
+		lg_errf(err, errlen, "plackett-luce fit: Newton's method "
+			"failed: %s", why);
 		goto out;
 	}
 	for (size_t a = 0; a < n; a++)
@@ -446,6 +509,76 @@ out:
 	free(X);
 	free(v);
 	return rc;
+}
+
+/* Weng and Lin's floor on the fraction of an agent's variance one game
+ * may leave (their kappa). */
+#define PL_KAPPA 1e-4
+
+/* The seats' beliefs in range: finite mu, finite sigma > 0. */
+static int pl_check_belief(const struct payoff_pl_game *g, const double *mu,
+			   const double *sigma, char *err, size_t errlen)
+{
+	for (uint32_t x = 0; x < g->nseats; x++) {
+		uint32_t a = g->agent[x];
+		if (!isfinite(mu[a]) || !(sigma[a] > 0) ||
+		    !isfinite(sigma[a])) {
+			lg_errf(err, errlen, "game seat %u: agent %u has mu %g "
+				"and sigma %g (finite, sigma > 0)", x, a,
+				mu[a], sigma[a]);
+			return LG_EINVAL;
+		}
+	}
+	return 0;
+}
+
+int payoff_pl_update(const struct payoff_pl_game *g, uint32_t nagents,
+		     double *mu, double *sigma, char *err, size_t errlen)
+{
+	double gT[PAYOFF_PL_MAX_SEATS], var[PAYOFF_PL_MAX_SEATS];
+	double hT[PAYOFF_PL_MAX_SEATS * PAYOFF_PL_MAX_SEATS], c2 = PL_ELO * PL_ELO;
+	struct pl_view v;
+	uint32_t k;
+	int rc;
+
+	if (!g || !mu || !sigma) {
+		lg_errf(err, errlen, "plackett-luce update: no %s",
+			!g ? "game" : "beliefs");
+		return LG_EINVAL;
+	}
+	if ((rc = pl_check_game(g, 0, nagents, err, errlen)) ||
+	    (rc = pl_check_belief(g, mu, sigma, err, errlen)))
+		return rc;
+	pl_teams(g, &v);
+	k = v.nteams;
+	memset(var, 0, k * sizeof *var);
+	memset(gT, 0, k * sizeof *gT);
+	memset(hT, 0, (size_t)k * k * sizeof *hT);
+	for (uint32_t x = 0; x < g->nseats; x++)
+		var[v.tidx[x]] += sigma[g->agent[x]] * sigma[g->agent[x]];
+	for (uint32_t t = 0; t < k; t++)
+		c2 += var[t];
+	pl_game(g, &v, mu, 1.0 / sqrt(c2), gT, hT);
+	for (uint32_t x = 0; x < g->nseats; x++) {
+		uint32_t a = g->agent[x], first = 1;
+		double ga = 0, ha = 0, s2 = sigma[a] * sigma[a], gamma;
+		for (uint32_t y = 0; y < x; y++)
+			first &= g->agent[y] != a;
+		if (!first)
+			continue; /* an agent in several seats: done once */
+		for (uint32_t y = x; y < g->nseats; y++) {
+			if (g->agent[y] != a)
+				continue;
+			ga -= gT[v.tidx[y]];
+			for (uint32_t z = x; z < g->nseats; z++)
+				if (g->agent[z] == a)
+					ha += hT[v.tidx[y] * k + v.tidx[z]];
+		}
+		gamma = sqrt(var[v.tidx[x]] / c2);
+		mu[a] += s2 * ga / sqrt(c2);
+		sigma[a] = sqrt(s2 * LG_MAX(1 - gamma * s2 * ha / c2, PL_KAPPA));
+	}
+	return 0;
 }
 
 int payoff_pl_rank(const double *score, uint32_t n, uint32_t *rank)
