@@ -383,10 +383,11 @@ int payoff_pl_fit(const struct payoff_pl_game *g, size_t ngames,
  * Lin's c with its k beta^2 set to payoff_pl_fit's scale, so that with
  * certain beliefs the model is the fit's), gamma_a = sigma_team / c (the
  * paper's default), the derivatives at mu times the game's weight (a
- * weight-w game moves w times as far; 0 moves nothing). For one agent
- * per team this is the paper's update; an agent in several seats is
- * updated once from its seats' summed derivatives, so self-play moves
- * nothing. A start: mu 0, sigma 350 (Glicko's newcomer). O(seats^2 +
+ * weight-w game moves w times as far; 0 moves nothing). Where no agent
+ * fills two seats this is the paper's update (a member moving by its
+ * share sigma_j^2 / sigma_team^2 of its team's); an agent in several
+ * seats is updated once from its seats' summed derivatives, so
+ * self-play moves nothing. A start: mu 0, sigma 350 (Glicko's newcomer). O(seats^2 +
  * teams^3), no allocation. LG_EINVAL as payoff_pl_fit for the game (named
  * game 0), or a seat's agent with a non-finite mu or a sigma not finite
  * and > 0; then nothing is changed.

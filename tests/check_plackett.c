@@ -524,18 +524,27 @@ END_TEST
 
 /* ---- the online update ---- */
 
-/* Weng and Lin's Algorithm 4 as printed, one agent per team: the
- * reference payoff_pl_update must match (c^2 = ELO^2 + sum sigma^2, their
- * k beta^2 set to the fit's scale; gamma = sigma_i / c). */
-static void weng_lin(uint32_t k, const uint32_t *r, double *mu, double *sg)
+/* Weng and Lin's Algorithm 4 as printed, on ns seats with distinct
+ * agents (agent = seat), tm[s] the team of seat s among k, r[i] team i's
+ * rank: the reference payoff_pl_update must match (c^2 = ELO^2 + the
+ * teams' sigma^2, their k beta^2 set to the fit's scale; gamma = sigma_i
+ * / c; a member moves by its share sigma_j^2 / sigma_i^2 of its team's
+ * Omega and Delta). */
+static void weng_lin(uint32_t ns, const uint32_t *tm, uint32_t k,
+		     const uint32_t *r, double *mu, double *sg)
 {
-	double c2 = ELO * ELO, c, e[8], C[8], A[8], nm[8], ns[8];
+	double c2 = ELO * ELO, c, e[8], C[8], A[8], tmu[8] = {0}, tv[8] = {0};
+	double om[8] = {0}, de[8] = {0};
 
+	for (uint32_t s = 0; s < ns; s++) {
+		tmu[tm[s]] += mu[s];
+		tv[tm[s]] += sg[s] * sg[s];
+	}
 	for (uint32_t i = 0; i < k; i++)
-		c2 += sg[i] * sg[i];
+		c2 += tv[i];
 	c = sqrt(c2);
 	for (uint32_t i = 0; i < k; i++)
-		e[i] = exp(mu[i] / c);
+		e[i] = exp(tmu[i] / c);
 	for (uint32_t q = 0; q < k; q++) {
 		C[q] = A[q] = 0;
 		for (uint32_t s2 = 0; s2 < k; s2++) {
@@ -544,19 +553,20 @@ static void weng_lin(uint32_t k, const uint32_t *r, double *mu, double *sg)
 		}
 	}
 	for (uint32_t i = 0; i < k; i++) {
-		double om = 0, de = 0, v = sg[i] * sg[i], gam = sg[i] / c;
+		double gam = sqrt(tv[i]) / c;
 		for (uint32_t q = 0; q < k; q++) {
 			double pq = e[i] / C[q];
 			if (r[q] > r[i])
 				continue;
-			om += v / c / A[q] * ((q == i) - pq);
-			de += gam * v / c2 / A[q] * pq * (1 - pq);
+			om[i] += tv[i] / c / A[q] * ((q == i) - pq);
+			de[i] += gam * tv[i] / c2 / A[q] * pq * (1 - pq);
 		}
-		nm[i] = mu[i] + om;
-		ns[i] = sqrt(v * LG_MAX(1 - de, 1e-4));
 	}
-	memcpy(mu, nm, k * sizeof *mu);
-	memcpy(sg, ns, k * sizeof *sg);
+	for (uint32_t s = 0; s < ns; s++) {
+		double v = sg[s] * sg[s], share = v / tv[tm[s]];
+		mu[s] += share * om[tm[s]];
+		sg[s] = sqrt(v * LG_MAX(1 - share * de[tm[s]], 1e-4));
+	}
 }
 
 START_TEST(online_matches_weng_lin)
@@ -575,8 +585,27 @@ START_TEST(online_matches_weng_lin)
 		g.rank = ranks[i];
 		ck_assert_int_eq(payoff_pl_update(&g, 4, mu, sg, err,
 						  sizeof err), 0);
-		weng_lin(4, ranks[i], m2, s2);
+		weng_lin(4, ag, 4, ranks[i], m2, s2);
 		for (int a = 0; a < 4; a++) {
+			ck_assert_double_eq_tol(mu[a], m2[a], 1e-9);
+			ck_assert_double_eq_tol(sg[a], s2[a], 1e-9);
+		}
+	}
+	/* teams of 2, 1 and 2 seats, the first two tied */
+	{
+		const uint32_t ag5[5] = {0, 1, 2, 3, 4},
+			       tm5[5] = {0, 0, 1, 2, 2}, tr[3] = {0, 0, 2},
+			       rk5[5] = {0, 0, 0, 2, 2};
+		struct payoff_pl_game h = {.nseats = 5, .agent = ag5,
+					   .team = tm5, .rank = rk5,
+					   .weight = 1};
+		double mu[5] = {80, -20, 150, 10, 40},
+		       sg[5] = {250, 90, 300, 60, 120}, m2[5], s2[5];
+		memcpy(m2, mu, sizeof mu);
+		memcpy(s2, sg, sizeof sg);
+		ck_assert_int_eq(payoff_pl_update(&h, 5, mu, sg, NULL, 0), 0);
+		weng_lin(5, tm5, 3, tr, m2, s2);
+		for (int a = 0; a < 5; a++) {
 			ck_assert_double_eq_tol(mu[a], m2[a], 1e-9);
 			ck_assert_double_eq_tol(sg[a], s2[a], 1e-9);
 		}
