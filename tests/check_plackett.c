@@ -270,10 +270,17 @@ START_TEST(no_information)
 		ck_assert_double_eq_tol(a[i], b[i], 1e-9);
 		ck_assert_double_eq_tol(sa[i], sb[i], 1e-9);
 	}
-	/* agent 1 on both teams: only 0 against 2 is told (0 wins) */
+	/* agent 1 on both teams: {0, 1} beating {1, 2} is 0 beating 2 */
 	add(&G, 4, ag4, tm4, rk4, 50);
-	fit(&G, 3, 1, b, NULL, NULL);
-	ck_assert(b[0] - b[2] > a[0] - a[2] + 100);
+	fit(&G, 3, 1, b, sb, NULL);
+	G.n--;
+	add_pair(&G, 0, 2, 50, 0, 0);
+	fit(&G, 3, 1, a, sa, NULL);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_double_eq_tol(a[i], b[i], 1e-9);
+		ck_assert_double_eq_tol(sa[i], sb[i], 1e-9);
+	}
+	ck_assert(b[0] - b[2] > 100);
 }
 END_TEST
 
