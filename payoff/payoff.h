@@ -3,7 +3,9 @@
  * (learning players and their frozen snapshots share one dense id space),
  * win rates with a prior, an online Elo beside a maximum-likelihood Elo fit
  * of the whole matrix, the meta-Nash mixture of a zero-sum matrix (an
- * exact LP) and the α-Rank of a symmetric game (payoff/alpharank.c).
+ * exact LP), the meta-Nash of a two-role general-sum bimatrix
+ * (payoff/bimatrix.c) and the α-Rank of a symmetric game
+ * (payoff/alpharank.c).
  *
  * Shape: the table lives in memory. Pairs are kept once, as (min, max) in a
  * hash map, so an entry and its mirror can never disagree; reading (b, a)
@@ -159,6 +161,79 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
  */
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap);
+
+/* ---- the meta-Nash of two roles (payoff/bimatrix.c) ----------------- */
+
+/* Largest side (strategies of one role) payoff_bimatrix_* accept. */
+#define PAYOFF_BIMATRIX_MAX 4096
+/* Largest |payoff| accepted (keeps sums and ranges finite). */
+#define PAYOFF_BIMATRIX_PAYOFF_MAX 1e150
+/* Lemke-Howson is used while m + n is at most this (its two tableaux
+ * hold (m + n) (m + n + 1) doubles, a pivot costs O(side (m + n))) ... */
+#define PAYOFF_BIMATRIX_LH_MAX 512
+/* ... and from every starting label while m + n is at most this (m + n
+ * paths), from label 0 only above it. */
+#define PAYOFF_BIMATRIX_ALL_LABELS_MAX 64
+/* Rounds of fictitious play where Lemke-Howson is not used. */
+#define PAYOFF_BIMATRIX_FP_ITERS 100000
+
+/*
+ * A Nash equilibrium of the two-role general-sum game (A, B), both m x n
+ * row-major: when the row role plays i and the column role j, the row
+ * role gets A[i * n + j] and the column role B[i * n + j] (each
+ * maximises its own). x gets m, y gets n probabilities (each summing to
+ * 1); *eps (may be NULL) the most either role gains by deviating alone,
+ * max(max_i (A y)_i - x A y, max_j (x B)_j - x B y), measured on the
+ * returned mixtures: 0 up to rounding for an exact answer.
+ *
+ * How, and which equilibrium (a general-sum game may have several, with
+ * different payoffs):
+ *  - m + n <= PAYOFF_BIMATRIX_ALL_LABELS_MAX: Lemke-Howson's path from
+ *    every starting label 0..m+n-1 (lexicographic ratio test, so a
+ *    degenerate game cannot make it cycle); of the equilibria the paths
+ *    reach, the one with the highest sum of both roles' payoffs x A y +
+ *    x B y, ties (within 1e-9 of the payoffs' range) to the lowest
+ *    label. Why: where the roles share an interest (a common-payoff or
+ *    coordination game) that is the best coordinated equilibrium found,
+ *    not one a starting label happened to lead to; in a zero-sum game all
+ *    equilibria have the same value and are interchangeable, so the
+ *    choice costs nothing there. The paths reach only equilibria of
+ *    index +1 (never the mixed one of a 2 x 2 coordination game), so
+ *    this is the best of those, not of all equilibria.
+ *  - up to PAYOFF_BIMATRIX_LH_MAX: the path of label 0 only (the
+ *    equilibrium it reaches).
+ *  - beyond, or when every path failed (hit its pivot cap of 100 (m + n)
+ *    or lost accuracy): PAYOFF_BIMATRIX_FP_ITERS rounds of fictitious
+ *    play (payoff_bimatrix_fp), approximate: *eps says how far.
+ * A zero-sum game (B = -A) gets an equilibrium of payoff_nash's value.
+ * LG_EINVAL (m or n 0 or over PAYOFF_BIMATRIX_MAX, an entry non-finite or
+ * over PAYOFF_BIMATRIX_PAYOFF_MAX, a NULL table), LG_ENOMEM.
+ */
+int payoff_bimatrix_nash(const double *A, const double *B, size_t m,
+			 size_t n, double *x, double *y, double *eps);
+/*
+ * Lemke-Howson's path from one starting label (0..m-1 drops row strategy
+ * label, m..m+n-1 column strategy label - m): the equilibrium it reaches,
+ * deterministic. Same arguments and errors as payoff_bimatrix_nash, and
+ * LG_EINVAL for label >= m + n or m + n > PAYOFF_BIMATRIX_LH_MAX,
+ * LG_ERANGE when the path hits its pivot cap or its answer misses an
+ * equilibrium by more than 1e-9 of the payoffs' range (rounding).
+ */
+int payoff_bimatrix_lh(const double *A, const double *B, size_t m, size_t n,
+		       size_t label, double *x, double *y, double *eps);
+/*
+ * Fictitious play on (A, B) for iters >= 1 rounds: in each, both roles
+ * play a best response (the lowest index among ties; (0, 0) first) to
+ * the other's empirical mixture so far. The mixtures after 1, 2, 4, ...
+ * and iters rounds are measured and the one with the least *eps is
+ * returned. O(iters (m + n) + m n log2(iters)). It converges in zero-sum
+ * games (eps shrinks as the rounds grow), 2 x n games and potential
+ * games, not in general (Shapley's 3 x 3 game cycles): *eps is the
+ * answer's quality. Same arguments and errors as payoff_bimatrix_nash,
+ * and LG_EINVAL for iters 0.
+ */
+int payoff_bimatrix_fp(const double *A, const double *B, size_t m, size_t n,
+		       uint32_t iters, double *x, double *y, double *eps);
 
 /* ---- α-Rank (payoff/alpharank.c) ------------------------------------ */
 
