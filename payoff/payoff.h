@@ -5,7 +5,7 @@
  * of the whole matrix, the meta-Nash mixture of a zero-sum matrix (an
  * exact LP), the meta-Nash of a two-role general-sum bimatrix
  * (payoff/bimatrix.c) and the α-Rank of a symmetric game
- * (payoff/alpharank.c).
+ * (payoff/alpharank.c) or of K roles (payoff/alpharank_multi.c).
  *
  * Shape: the table lives in memory. Pairs are kept once, as (min, max) in a
  * hash map, so an entry and its mirror can never disagree; reading (b, a)
@@ -291,6 +291,48 @@ int payoff_alpharank(const double *M, size_t n,
 int payoff_alpharank_fixation(const double *M, size_t n,
 			      const struct payoff_alpharank_opts *o,
 			      double *rho);
+
+/* Most populations (roles) payoff_alpharank_multi accepts: a game's
+ * seats. */
+#define PAYOFF_ALPHARANK_POPS_MAX 8
+
+/*
+ * α-Rank of a game of K roles, multi-population model (Omidshafiei et al.
+ * 2019): role k has a population of o->population agents and n[k]
+ * strategies; a state is a pure profile s = (s_0, ..., s_{K-1}),
+ * numbered row-major (the last role fastest: index = ((s_0 n[1] + s_1)
+ * n[2] + s_2) ...); tab[k][index] is role k's payoff at profile index.
+ * From s one role k's population mutates to another of its strategies
+ * tau, chosen uniformly among all sum_k (n[k] - 1) such changes, and
+ * fixates with probability rho = (1 - e^{-alpha d}) / (1 - e^{-m alpha
+ * d}), d = tab[k](tau, s_-k) - tab[k](s) (a population meets only
+ * the others, so d does not depend on the number of mutants; 1/m when d
+ * is 0). pi_profiles (prod n[k] entries, may be NULL) gets the chain's
+ * stationary distribution, pi_marginal (sum n[k] entries, role 0's
+ * strategies first, may be NULL) each role's marginal mass per strategy
+ * (each role's entries sum to 1). Solved exactly by GTH as
+ * payoff_alpharank; alpha INFINITY takes the limit (rho 1, 0, or 1/m for
+ * payoffs within 1e-12 of their size). A move against selection whose
+ * probability is below the least double ((m-1) alpha |d| beyond about
+ * 745) counts as 0, so at such alpha a profile that only such moves
+ * reach gets mass 0, whatever its true (tiny or not) mass. In a potential game (payoff
+ * gains of every role the gains of one Phi) pi is proportional to
+ * e^{(m-1) alpha Phi}. On a symmetric two-player game (tab[1] the
+ * transpose of tab[0]) each role's marginal agrees with the
+ * single-population payoff_alpharank at alpha (m-1)/m when the payoffs
+ * are additive (M[i][j] = c/2 + f_i - f_j: every constant-sum 2 x 2
+ * game), not in general (the two-population chain also visits profiles
+ * where the roles differ). Cost O(N^3 / 3), N = prod n[k] profiles.
+ * LG_EINVAL (K 0 or over PAYOFF_ALPHARANK_POPS_MAX, an n[k] 0, more than
+ * PAYOFF_ALPHARANK_MAX profiles, an entry non-finite or over
+ * PAYOFF_ALPHARANK_PAYOFF_MAX, a NULL table, options out of range),
+ * LG_ENOMEM, LG_ERANGE as payoff_alpharank (no unique stationary
+ * distribution: at alpha INFINITY two strict pure equilibria of a
+ * coordination game each hold the chain).
+ */
+int payoff_alpharank_multi(const double *const *tab, const uint32_t *n,
+			   size_t K, const struct payoff_alpharank_opts *o,
+			   double *pi_profiles, double *pi_marginal);
 
 /*
  * The meta-Nash of agents ids[0..n): payoff_nash of the zero-sum game
