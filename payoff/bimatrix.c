@@ -36,8 +36,10 @@
  * Lemke-Howson reaches only equilibria of index +1 from the corner
  * (0, 0) (a 2 x 2 coordination game's mixed equilibrium is never
  * returned), so this is the best of those reached, not of all. Larger
- * games take the path of label 0 only; beyond PAYOFF_BIMATRIX_LH_MAX (or
- * when every path failed), fictitious play.
+ * games take the first of labels 0, 1, ... whose path ends within a
+ * short cap (path lengths are heavy-tailed: one label's may be 10
+ * pivots, the next one's 40,000); beyond PAYOFF_BIMATRIX_LH_MAX (or when
+ * every path failed), fictitious play.
  *
  * Fictitious play (Brown 1951): each round both roles play a best
  * response (lowest index on ties) to the other's empirical mixture so
@@ -54,8 +56,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Lemke-Howson's path gives up after this many pivots per label. */
+/* Lemke-Howson's path gives up after this many pivots per row and
+ * column (payoff_bimatrix_lh, and each path when every label is walked)
+ * ... */
 #define LH_PIVOTS_PER_SIDE 100
+/* ... and above PAYOFF_BIMATRIX_ALL_LABELS_MAX, where the first path to
+ * end is taken, after this many, over at most LH_MID_LABELS labels (100
+ * (m + n) pivots in all). Path lengths are heavy-tailed: on random
+ * 200 x 250 games the paths of labels 0..11 took from 10 to over 45,000
+ * pivots (the same counts in exact rational arithmetic), and a short one
+ * was always among the first few. */
+#define LH_MID_PIVOTS_PER_SIDE 4
+#define LH_MID_LABELS 25
 /* Pivot column entries at or below this count as zero (the tableaux
  * start in [1, 2]). */
 #define LH_PIVOT_MIN 1e-12
@@ -238,10 +250,10 @@ static size_t lh_leaving(const struct lh *h, int t, size_t e)
 }
 
 /* The path of dropped label k from the starting tableaux: 0 at its end,
- * LG_ERANGE past the pivot cap or on a column with no pivot. */
-static int lh_path(struct lh *h, size_t k)
+ * LG_ERANGE past cap pivots or on a column with no pivot. */
+static int lh_path(struct lh *h, size_t k, size_t cap)
 {
-	size_t e = k, cap = LH_PIVOTS_PER_SIDE * (h->m + h->n);
+	size_t e = k;
 	int t = k < h->m ? 0 : 1; /* x_k enters P, y_(k-m) enters Q */
 
 	for (size_t pivots = 0; pivots < cap; pivots++) {
@@ -289,23 +301,25 @@ static int lh_read(const struct lh *h, double *x, double *y)
 	return 0;
 }
 
-/* Label k's path on g into (x, y), its gain and welfare (col: n doubles
- * of scratch). LG_ERANGE when the path failed or its answer is not an
- * equilibrium to g->accept. */
-static int lh_solve(struct lh *h, const struct game *g, size_t k, double *x,
-		    double *y, double *col, double *gain, double *welfare)
+/* Label k's path on g (at most cap pivots) into (x, y), its gain and
+ * welfare (col: n doubles of scratch). LG_ERANGE when the path failed or
+ * its answer is not an equilibrium to g->accept. */
+static int lh_solve(struct lh *h, const struct game *g, size_t k, size_t cap,
+		    double *x, double *y, double *col, double *gain,
+		    double *welfare)
 {
 	int rc;
 
 	lh_init(h, g);
-	if ((rc = lh_path(h, k)) || (rc = lh_read(h, x, y)))
+	if ((rc = lh_path(h, k, cap)) || (rc = lh_read(h, x, y)))
 		return rc;
 	*gain = bimatrix_gain(g, x, y, col, welfare);
 	return *gain <= g->accept ? 0 : LG_ERANGE;
 }
 
 int payoff_bimatrix_lh(const double *A, const double *B, size_t m, size_t n,
-		       size_t label, double *x, double *y, double *eps)
+		       size_t label, size_t max_pivots, double *x, double *y,
+		       double *eps)
 {
 	struct game g;
 	struct lh h;
@@ -322,7 +336,9 @@ int payoff_bimatrix_lh(const double *A, const double *B, size_t m, size_t n,
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	rc = lh_solve(&h, &g, label, x, y, col, &gain, &welfare);
+	if (!max_pivots)
+		max_pivots = LH_PIVOTS_PER_SIDE * (m + n);
+	rc = lh_solve(&h, &g, label, max_pivots, x, y, col, &gain, &welfare);
 	if (!rc && eps)
 		*eps = gain;
 out:
@@ -331,13 +347,17 @@ out:
 	return rc;
 }
 
-/* Lemke-Howson from labels 0..L-1 (L = m + n up to the all-labels bound,
- * else 1), the highest welfare kept (ties to the earlier label). 0, or
- * LG_ERANGE when every path failed, LG_ENOMEM. */
+/* Lemke-Howson on g: up to the all-labels bound every label's path, the
+ * highest welfare kept (ties to the earlier label); above it labels 0,
+ * 1, ... (at most LH_MID_LABELS) on short caps, the first path to end
+ * kept. 0, or LG_ERANGE when every path failed, LG_ENOMEM. */
 static int lh_best(const struct game *g, double *x, double *y, double *eps)
 {
 	size_t m = g->m, n = g->n;
-	size_t L = m + n <= PAYOFF_BIMATRIX_ALL_LABELS_MAX ? m + n : 1;
+	int all = m + n <= PAYOFF_BIMATRIX_ALL_LABELS_MAX;
+	size_t L = all ? m + n : LG_MIN(m + n, (size_t)LH_MID_LABELS);
+	size_t cap = (all ? LH_PIVOTS_PER_SIDE : LH_MID_PIVOTS_PER_SIDE) *
+		     (m + n);
 	double *cx = malloc(m * sizeof *cx), *cy = malloc(n * sizeof *cy);
 	double *col = malloc(n * sizeof *col), best = -INFINITY;
 	struct lh h;
@@ -347,9 +367,9 @@ static int lh_best(const struct game *g, double *x, double *y, double *eps)
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	for (size_t k = 0; k < L; k++) {
+	for (size_t k = 0; k < L && !(found && !all); k++) {
 		double gain, welfare;
-		if (lh_solve(&h, g, k, cx, cy, col, &gain, &welfare))
+		if (lh_solve(&h, g, k, cap, cx, cy, col, &gain, &welfare))
 			continue;
 		/* a tie within rounding of the payoffs keeps the earlier */
 		if (found && welfare <= best + g->accept)
