@@ -213,13 +213,73 @@ static uint32_t table_players(brain *b, uint32_t n, unsigned long long top,
 	return k;
 }
 
+/* league payoff --format csv: every pair that met; under measure return
+ * (mr) its mean return first, and win_rate is the mean score. */
+static void payoff_csv(brain *b, uint32_t n, const double *wr,
+		       const double *mr)
+{
+	printf("player,opponent,%swin_rate,games,wins,draws,losses\n",
+	       mr ? "mean_return," : "");
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++) {
+			struct payoff_entry e;
+			payoff_get(brain_payoff(b), i, j, &e);
+			if (!(e.games > 0))
+				continue;
+			printf("%u,%u,", i, j);
+			if (mr)
+				printf("%.6g,", mr[(size_t)i * n + j]);
+			printf("%.6g,%.6g,%.6g,%.6g,%.6g\n",
+			       wr[(size_t)i * n + j], e.games, e.wins, e.draws,
+			       e.losses);
+		}
+}
+
+/* league payoff's table. Rows: the player; columns: the opponent. A cell
+ * is the row's win rate (under measure return, mr: its mean return) and
+ * the decayed games; '.' never met. ids[0..k): the players shown (with
+ * --top N: the learning players, then the newest snapshots, N in
+ * all). */
+static void payoff_table(brain *b, uint32_t n, uint32_t k,
+			 const uint32_t *ids, const double *wr,
+			 const double *g, const double *mr, double R)
+{
+	if (mr)
+		printf("mean return of row against column (decayed games; "
+		       "payoff.measure return, scale %g); '.' = never met", R);
+	else
+		printf("win rate of row against column (decayed games); '.' "
+		       "= never met");
+	if (k < n)
+		printf("; %u of %u players: the learning ones and the newest "
+		       "snapshots", k, n);
+	printf("\n%-9s", "");
+	for (uint32_t x = 0; x < k; x++)
+		printf(" %11u", ids[x]);
+	printf("\n");
+	for (uint32_t x = 0; x < k; x++) {
+		struct brain_player p;
+		uint32_t i = ids[x];
+		brain_player_info(b, i, &p);
+		printf("%4u %-4s", i, short_role[p.role]);
+		for (uint32_t y = 0; y < k; y++) {
+			size_t c = (size_t)i * n + ids[y];
+			if (g[c] > 0)
+				printf(" %4.2f(%5.4g)", (mr ? mr : wr)[c], g[c]);
+			else
+				printf(" %11s", ".");
+		}
+		printf("\n");
+	}
+}
+
 static int run_payoff(int argc, char **argv)
 {
 	struct args a = { .cmd = "payoff", .on = ON_PAYOFF };
 	store *s = NULL;
 	brain *b = NULL;
 	uint32_t n, *ids = NULL;
-	double *wr = NULL, *g = NULL, R = 0;
+	double *wr = NULL, *g = NULL, *mr = NULL, R = 0;
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)))
@@ -238,6 +298,13 @@ static int run_payoff(int argc, char **argv)
 	payoff_matrix(brain_payoff(b), ids, n, wr, g);
 	if (brain_measure(b, &R) != BRAIN_MEASURE_RETURN)
 		R = 0;
+	if (R && !(mr = malloc((size_t)n * n * sizeof *mr + 1))) {
+		fprintf(stderr, "league payoff: %s\n", lg_strerror(LG_ENOMEM));
+		rc = CLI_FAIL;
+		goto out;
+	}
+	if (R)
+		brain_mean_returns(b, ids, n, g, mr);
 	if (a.fmt == FMT_JSON) {
 		/* the daemon's /payoff serves the same object */
 		lg_buf out = { 0 };
@@ -251,65 +318,16 @@ static int run_payoff(int argc, char **argv)
 		printf("%.*s\n", (int)out.len, (const char *)out.data);
 		lg_buf_free(&out);
 	} else if (a.fmt == FMT_CSV) {
-		/* under measure return: mean_return first, and win_rate is
-		 * the mean score it comes from */
-		printf("player,opponent,%swin_rate,games,wins,draws,losses\n",
-		       R ? "mean_return," : "");
-		for (uint32_t i = 0; i < n; i++)
-			for (uint32_t j = 0; j < n; j++) {
-				struct payoff_entry e;
-				double x = wr[(size_t)i * n + j];
-				payoff_get(brain_payoff(b), i, j, &e);
-				if (!(e.games > 0))
-					continue;
-				printf("%u,%u,", i, j);
-				if (R)
-					printf("%.6g,", R * (2 * x - 1));
-				printf("%.6g,%.6g,%.6g,%.6g,%.6g\n", x, e.games,
-				       e.wins, e.draws, e.losses);
-			}
+		payoff_csv(b, n, wr, R ? mr : NULL);
 	} else {
-		/* Rows: the player; columns: the opponent. A cell is the
-		 * row's win rate and the decayed games; '.' never met. With
-		 * --top N: the learning players, then the newest snapshots,
-		 * N in all. */
-		uint32_t k = table_players(b, n, a.top, ids);
-		if (R)
-			printf("mean return of row against column (decayed "
-			       "games; payoff.measure return, scale %g); '.' "
-			       "= never met", R);
-		else
-			printf("win rate of row against column (decayed "
-			       "games); '.' = never met");
-		if (k < n)
-			printf("; %u of %u players: the learning ones and the "
-			       "newest snapshots", k, n);
-		printf("\n%-9s", "");
-		for (uint32_t x = 0; x < k; x++)
-			printf(" %11u", ids[x]);
-		printf("\n");
-		for (uint32_t x = 0; x < k; x++) {
-			struct brain_player p;
-			uint32_t i = ids[x];
-			brain_player_info(b, i, &p);
-			printf("%4u %-4s", i, short_role[p.role]);
-			for (uint32_t y = 0; y < k; y++) {
-				uint32_t j = ids[y];
-				double gm = g[(size_t)i * n + j];
-				double v = wr[(size_t)i * n + j];
-				if (gm > 0)
-					printf(" %4.2f(%5.4g)",
-					       R ? R * (2 * v - 1) : v, gm);
-				else
-					printf(" %11s", ".");
-			}
-			printf("\n");
-		}
+		payoff_table(b, n, table_players(b, n, a.top, ids), ids, wr,
+			     g, R ? mr : NULL, R);
 	}
 	rc = CLI_OK;
 out:
 	free(ids);
 	free(wr);
+	free(mr);
 	free(g);
 	brain_close(b);
 	store_close(s);

@@ -234,8 +234,11 @@ void league_brain_opts(const struct cfg *c, struct brain_opts *o)
 void league_brain_game(const struct env_spec *sp, struct brain_opts *o)
 {
 	o->seats = (uint32_t)sp->players;
-	for (int s = 0; s < sp->players; s++)
+	o->pops = (uint32_t)sp->roles;
+	for (int s = 0; s < sp->players; s++) {
 		o->team[s] = (uint8_t)sp->seat[s].team;
+		o->seat_pop[s] = (uint8_t)sp->seat[s].role;
+	}
 	if (o->measure == BRAIN_MEASURE_AUTO)
 		o->measure = sp->payoff == ENV_ZERO_SUM ||
 				     sp->payoff == ENV_CONSTANT_SUM

@@ -19,6 +19,8 @@
 struct pair {
 	uint32_t a, b;        /* a <= b */
 	struct payoff_entry e; /* from a's side */
+	double ra, rb;        /* decayed return sums of a and of b
+				 (payoff_record_returns) */
 };
 
 struct agent {
@@ -327,6 +329,7 @@ static int get_pair(payoff *p, uint32_t a, uint32_t b, struct pair **out)
 	p->pairs[idx].a = a;
 	p->pairs[idx].b = b;
 	memset(&p->pairs[idx].e, 0, sizeof p->pairs[idx].e);
+	p->pairs[idx].ra = p->pairs[idx].rb = 0;
 	p->npairs++;
 	hinsert(p->h.keys, p->h.vals, p->hcap, pair_key(a, b) + 1, idx);
 	*out = &p->pairs[idx];
@@ -381,6 +384,8 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome)
 	if (a > b)
 		outcome = -outcome; /* the pair is stored from min's side */
 	entry_decay(e, d);
+	pr->ra *= d;
+	pr->rb *= d;
 	if (outcome > 0)
 		e->wins += 1;
 	else if (outcome < 0)
@@ -408,12 +413,62 @@ int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s)
 		return rc;
 	e = &pr->e;
 	entry_decay(e, d);
+	pr->ra *= d;
+	pr->rb *= d;
 	/* the pair is stored from min's side */
 	e->wins += a < b ? s : 1 - s;
 	e->losses += a < b ? 1 - s : s;
 	e->games += 1;
 	refresh_rows(p, a, b);
 	elo_step(p, pr, a < b ? s : 1 - s);
+	return 0;
+}
+
+int payoff_record_returns(payoff *p, uint32_t a, uint32_t b, double s,
+			  double ra, double rb)
+{
+	uint32_t idx;
+	int rc;
+
+	if (!isfinite(ra) || !isfinite(rb))
+		return LG_EINVAL;
+	if ((rc = payoff_record_score(p, a, b, s)))
+		return rc;
+	find_pair(p, LG_MIN(a, b), LG_MAX(a, b), &idx);
+	/* stored from min's side, already decayed by the game's score */
+	p->pairs[idx].ra += a < b ? ra : rb;
+	p->pairs[idx].rb += a < b ? rb : ra;
+	return 0;
+}
+
+int payoff_returns(const payoff *p, uint32_t a, uint32_t b, double *ra,
+		   double *rb)
+{
+	uint32_t idx;
+
+	*ra = *rb = 0;
+	if (a >= p->nagents || b >= p->nagents)
+		return LG_EINVAL;
+	if (find_pair(p, LG_MIN(a, b), LG_MAX(a, b), &idx)) {
+		*ra = a <= b ? p->pairs[idx].ra : p->pairs[idx].rb;
+		*rb = a <= b ? p->pairs[idx].rb : p->pairs[idx].ra;
+	}
+	return 0;
+}
+
+int payoff_set_returns(payoff *p, uint32_t a, uint32_t b, double ra,
+		       double rb)
+{
+	struct pair *pr;
+	int rc;
+
+	if (a >= p->nagents || b >= p->nagents || !isfinite(ra) ||
+	    !isfinite(rb))
+		return LG_EINVAL;
+	if ((rc = get_pair(p, LG_MIN(a, b), LG_MAX(a, b), &pr)))
+		return rc;
+	pr->ra = a <= b ? ra : rb;
+	pr->rb = a <= b ? rb : ra;
 	return 0;
 }
 
@@ -478,6 +533,7 @@ int payoff_clear(payoff *p, uint32_t a,
 		    !pr->e.draws)
 			continue;
 		memset(&pr->e, 0, sizeof pr->e);
+		pr->ra = pr->rb = 0;
 		refresh_rows(p, a, b);
 		if (cb)
 			cb(arg, a, b);
@@ -500,11 +556,14 @@ int payoff_move(payoff *p, uint32_t from, uint32_t to,
 		struct pair pr = p->pairs[idx];
 		uint32_t q = pr.a == from ? pr.b : pr.a;
 		struct payoff_entry e = pr.a == from ? pr.e : mirror(&pr.e);
+		double rf = pr.a == from ? pr.ra : pr.rb;
+		double rq = pr.a == from ? pr.rb : pr.ra;
 		struct pair *np_;
 
 		if (!(e.games > 0) && !e.wins && !e.draws && !e.losses)
 			continue;
 		memset(&p->pairs[idx].e, 0, sizeof p->pairs[idx].e);
+		p->pairs[idx].ra = p->pairs[idx].rb = 0;
 		refresh_rows(p, from, q);
 		if (cb)
 			cb(arg, from, q);
@@ -513,6 +572,8 @@ int payoff_move(payoff *p, uint32_t from, uint32_t to,
 		if ((rc = get_pair(p, LG_MIN(to, q), LG_MAX(to, q), &np_)))
 			return rc;
 		np_->e = to <= q ? e : mirror(&e);
+		np_->ra = to <= q ? rf : rq;
+		np_->rb = to <= q ? rq : rf;
 		refresh_rows(p, to, q);
 		if (cb)
 			cb(arg, to, q);
@@ -819,12 +880,27 @@ int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e)
 	return entry_ok(e) ? 0 : LG_ECORRUPT;
 }
 
+int payoff_pair_decode(const void *v, size_t len, struct payoff_entry *e,
+		       double *ra, double *rb)
+{
+	const uint8_t *r = (const uint8_t *)v + PAYOFF_ENTRY_BYTES;
+	int two = len == PAYOFF_PAIR_BYTES;
+
+	*ra = two ? lg_get_lef64(r) : 0;
+	*rb = two ? lg_get_lef64(r + 8) : 0;
+	if (!isfinite(*ra) || !isfinite(*rb))
+		return LG_ECORRUPT;
+	return payoff_entry_decode(v, two ? PAYOFF_ENTRY_BYTES : len, e);
+}
+
 static int load_pair(const void *key, size_t klen, const void *val,
 		     size_t vlen, void *arg)
 {
 	payoff *p = arg;
 	struct payoff_entry e;
+	double ra, rb;
 	uint32_t a, b;
+	int rc;
 
 	if (klen != 8)
 		return LG_ECORRUPT;
@@ -832,10 +908,12 @@ static int load_pair(const void *key, size_t klen, const void *val,
 	b = lg_get_be32((const uint8_t *)key + 4);
 	if (a > b)
 		return 0; /* the mirror; the a <= b record is the source */
-	if (payoff_entry_decode(val, vlen, &e) || a >= p->nagents ||
+	if (payoff_pair_decode(val, vlen, &e, &ra, &rb) || a >= p->nagents ||
 	    b >= p->nagents)
 		return LG_ECORRUPT;
-	return payoff_set(p, a, b, &e);
+	if ((rc = payoff_set(p, a, b, &e)) || !(ra || rb))
+		return rc;
+	return payoff_set_returns(p, a, b, ra, rb);
 }
 
 static int load_rating(const void *key, size_t klen, const void *val,
@@ -864,13 +942,29 @@ int payoff_load(payoff *p, store_txn *t)
 	return store_iter(t, STORE_DB_RATINGS, NULL, 0, load_rating, p);
 }
 
+/* A pair record from one side: the counts, and the return sums when
+ * either is not 0 (a league under measure win stores what it did). */
+static size_t pair_encode(const struct payoff_entry *e, double ra, double rb,
+			  uint8_t v[PAYOFF_PAIR_BYTES])
+{
+	payoff_entry_encode(e, v);
+	if (!ra && !rb)
+		return PAYOFF_ENTRY_BYTES;
+	lg_put_lef64(v + PAYOFF_ENTRY_BYTES, ra);
+	lg_put_lef64(v + PAYOFF_ENTRY_BYTES + 8, rb);
+	return PAYOFF_PAIR_BYTES;
+}
+
 int payoff_store_pair(const payoff *p, store_txn *t, uint32_t a, uint32_t b)
 {
 	struct payoff_entry e;
-	uint8_t k[8], v[PAYOFF_ENTRY_BYTES];
+	uint8_t k[8], v[PAYOFF_PAIR_BYTES];
+	double ra, rb;
+	size_t vl;
 	int rc;
 
-	if ((rc = payoff_get(p, a, b, &e)))
+	if ((rc = payoff_get(p, a, b, &e)) ||
+	    (rc = payoff_returns(p, a, b, &ra, &rb)))
 		return rc;
 	if (!(e.games > 0) && !e.wins && !e.draws && !e.losses) {
 		store_key_u32x2(k, a, b);
@@ -882,15 +976,15 @@ int payoff_store_pair(const payoff *p, store_txn *t, uint32_t a, uint32_t b)
 		return rc == LG_ENOTFOUND ? 0 : rc;
 	}
 	store_key_u32x2(k, a, b);
-	payoff_entry_encode(&e, v);
-	if ((rc = store_put(t, STORE_DB_PAYOFF, k, 8, v, sizeof v)))
+	vl = pair_encode(&e, ra, rb, v);
+	if ((rc = store_put(t, STORE_DB_PAYOFF, k, 8, v, vl)))
 		return rc;
 	if (a == b)
 		return 0;
 	e = mirror(&e);
 	store_key_u32x2(k, b, a);
-	payoff_entry_encode(&e, v);
-	return store_put(t, STORE_DB_PAYOFF, k, 8, v, sizeof v);
+	vl = pair_encode(&e, rb, ra, v);
+	return store_put(t, STORE_DB_PAYOFF, k, 8, v, vl);
 }
 
 int payoff_store_rating(const payoff *p, store_txn *t, uint32_t id)

@@ -84,6 +84,19 @@ int payoff_record(payoff *p, uint32_t a, uint32_t b, int outcome);
  * a's wins and 1 - s to its losses, so the pair's win rate is the mean
  * score (PSRO's game of expected returns). a != b. LG_EINVAL. */
 int payoff_record_score(payoff *p, uint32_t a, uint32_t b, double s);
+/* payoff_record_score with a's score s, and a's return ra and b's rb
+ * (finite) added to the pair's return sums, which decay with its counts
+ * (measure return: a general-sum pair's two mean returns are the sums
+ * over games). LG_EINVAL. */
+int payoff_record_returns(payoff *p, uint32_t a, uint32_t b, double s,
+			  double ra, double rb);
+/* The pair's return sums from a's side: a's into *ra, b's into *rb (0
+ * when never recorded). LG_EINVAL for an unknown id. */
+int payoff_returns(const payoff *p, uint32_t a, uint32_t b, double *ra,
+		   double *rb);
+/* Replace them (loading, tests). LG_EINVAL. */
+int payoff_set_returns(payoff *p, uint32_t a, uint32_t b, double ra,
+		       double rb);
 /* Counts of a against b (zeros when they never met). LG_EINVAL for an
  * unknown id. */
 int payoff_get(const payoff *p, uint32_t a, uint32_t b,
@@ -269,10 +282,16 @@ int payoff_meta(const double *W, size_t n, const struct payoff_meta_opts *o,
 /* ---- storage encodings (players/ writes, inspection reads) ---------- */
 
 #define PAYOFF_ENTRY_BYTES 32
+/* A stored pair: the entry, then (when either is not 0) a's and b's
+ * return sums, f64 each. */
+#define PAYOFF_PAIR_BYTES (PAYOFF_ENTRY_BYTES + 16)
 #define PAYOFF_RATING_BYTES 16
 void payoff_entry_encode(const struct payoff_entry *e,
 			 uint8_t out[PAYOFF_ENTRY_BYTES]);
 int payoff_entry_decode(const void *v, size_t len, struct payoff_entry *e);
+/* A stored pair: PAYOFF_ENTRY_BYTES (returns 0) or PAYOFF_PAIR_BYTES. */
+int payoff_pair_decode(const void *v, size_t len, struct payoff_entry *e,
+		       double *ra, double *rb);
 
 /*
  * Fill p (already holding every agent id the stored pairs name) from the

@@ -35,6 +35,8 @@ struct idlist {
 
 struct agent {
 	uint8_t role, status, dirty, rdirty; /* rdirty: rating to write */
+	uint8_t pop;            /* its population (a seat role); snapshots
+				   their parent's */
 	uint32_t parent, prev, version, snapshots, resets;
 	uint32_t last_snapshot; /* learners: latest snapshot id or NONE */
 	uint64_t steps, last_snap_steps;
@@ -65,7 +67,13 @@ struct brain {
 	uint64_t nsnapshots;  /* historical agents */
 	lg_rng rng;
 	uint64_t next_job, seq;
-	struct idlist learners, mains, hist_all, hist_expl;
+	/* Per population (brain_opts.pops): its main players, its active
+	 * snapshots (all of them, and the main exploiters'), its learners
+	 * in creation order (a learner's counterpart in another population
+	 * sits at the same place). */
+	struct idlist learners;
+	struct idlist mains[BRAIN_MAX_SEATS], hist_all[BRAIN_MAX_SEATS];
+	struct idlist hist_expl[BRAIN_MAX_SEATS], pop_learners[BRAIN_MAX_SEATS];
 	/* PSRO: cross-play results counted (the meta-strategy's inputs
 	 * change only with them and with the population), and the last
 	 * meta-strategy (psro.c; NULL until one is solved) */
@@ -89,6 +97,8 @@ struct brain {
 	uint32_t *cand;
 	size_t cap_cand;
 	int over_logged;      /* nash pruning kept more than the bound */
+	int given;            /* opened with the caller's options (else
+				 inspection: populations as stored) */
 };
 
 /* Grow *p (elements of elem bytes, capacity *cap) to hold need. */
@@ -114,17 +124,32 @@ int brain_retire(brain *b, uint32_t id);
 int brain_prune(brain *b, uint32_t L, struct brain_step_report *out);
 
 /* matchmaking.c: fill j's opponent, kind, candidates and probability for
- * learner L by its role's rules (draws from b->rng). LG_EINVAL for a
- * role without rules, LG_ENOMEM. */
-int brain_choose(brain *b, uint32_t L, struct brain_job *j);
+ * learner L by its role's rules (draws from b->rng), from population pop
+ * (the seat's; L's own for a symmetric game). LG_EINVAL for a role
+ * without rules, LG_ENOMEM. */
+int brain_choose(brain *b, uint32_t L, uint32_t pop, struct brain_job *j);
 /* matchmaking.c: fill every seat of job j (its id set) for learner L:
- * the learner in seat id % seats, its teammates by the teammates rule,
+ * the learner in the (id mod k)-th of the k seats of its population,
+ * its teammates by the teammates rule,
  * an opponent drawn by brain_choose for every other seat, in seat order
  * (one draw for two seats, as before N seats); j's opponent, kind,
  * candidates and probability are the first opponent seat's (the
  * learner's own when every seat is its team's). brain_choose's
  * errors. */
 int brain_fill_seats(brain *b, uint32_t L, struct brain_job *j);
+
+/* players.c: learner L's counterpart in population pop (the learner at
+ * L's place among its own population's); L itself for its own. */
+uint32_t brain_counterpart(const brain *b, uint32_t L, uint32_t pop);
+/* The population a learner of pop meets first: that of the first seat
+ * of another population (pop itself in a symmetric game). */
+static inline uint32_t brain_opponent_pop(const brain *b, uint32_t pop)
+{
+	for (uint32_t s = 0; s < b->o.seats; s++)
+		if (b->o.seat_pop[s] != pop)
+			return b->o.seat_pop[s];
+	return pop;
+}
 
 /* players.c: open job id's index (or -1); close job i (counted or
  * cancelled); the answer for a job that is not open (LG_EEXIST: its

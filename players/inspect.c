@@ -22,6 +22,7 @@ int brain_player_info(const brain *b, uint32_t id, struct brain_player *out)
 	a = &b->ag[id];
 	out->id = id;
 	out->role = a->role;
+	out->pop = a->pop;
 	out->status = a->status;
 	out->parent = a->parent;
 	out->prev = a->prev;
@@ -61,10 +62,9 @@ uint64_t brain_next_job_id(const brain *b)
 
 /* One n x n matrix as JSON rows, numbers as "%.6g" (lg_buf_g6: the
  * matrix of 1,000 players is two million numbers, and snprintf for each
- * was most of /payoff's time); with g, null where g is 0 (never met),
- * and v read as a mean score s shown as scale (2s - 1) when scale > 0. */
-static int matrix_json(const double *v, const double *g, double scale,
-		       size_t n, lg_buf *out)
+ * was most of /payoff's time); with g, null where g is 0 (never met). */
+static int matrix_json(const double *v, const double *g, size_t n,
+		       lg_buf *out)
 {
 	int rc = 0;
 
@@ -79,9 +79,7 @@ static int matrix_json(const double *v, const double *g, double scale,
 			if (g && !(g[i * n + j] > 0))
 				rc = lg_buf_append(out, "null", 4);
 			else
-				rc = lg_buf_g6(out, scale > 0 ? scale *
-								(2 * x - 1)
-							      : x);
+				rc = lg_buf_g6(out, x);
 		}
 		rc = rc ? rc : lg_buf_append(out, "]", 1);
 	}
@@ -93,9 +91,10 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 	double R = b->o.measure == BRAIN_MEASURE_RETURN ? b->o.return_scale : 0;
 	double *wr = malloc(n * n * sizeof(*wr) + 1);
 	double *g = malloc(n * n * sizeof(*g) + 1);
+	double *mr = malloc(n * n * sizeof(*mr) + 1);
 	int rc = LG_ENOMEM;
 
-	if (!wr || !g)
+	if (!wr || !g || !mr)
 		goto out;
 	if ((rc = payoff_matrix(b->pf, ids, n, wr, g)))
 		goto out;
@@ -110,16 +109,31 @@ int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out)
 	if (!rc && R)
 		rc = lg_buf_printf(out, "\"return_scale\":%.17g,"
 				   "\"mean_return\":[", R);
-	rc = rc || !R ? rc : matrix_json(wr, g, R, n, out);
+	if (!rc && R) {
+		brain_mean_returns(b, ids, n, g, mr);
+		rc = matrix_json(mr, g, n, out);
+	}
 	rc = rc ? rc : lg_buf_printf(out, "%s\"win_rate\":[", R ? "]," : "");
-	rc = rc ? rc : matrix_json(wr, g, 0, n, out);
+	rc = rc ? rc : matrix_json(wr, g, n, out);
 	rc = rc ? rc : lg_buf_printf(out, "],\"games\":[");
-	rc = rc ? rc : matrix_json(g, NULL, 0, n, out);
+	rc = rc ? rc : matrix_json(g, NULL, n, out);
 	rc = rc ? rc : lg_buf_printf(out, "]}");
 out:
 	free(wr);
 	free(g);
+	free(mr);
 	return rc;
+}
+
+void brain_mean_returns(const brain *b, const uint32_t *ids, size_t n,
+			const double *games, double *out)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			double ra, rb, g = games[i * n + j];
+			payoff_returns(b->pf, ids[i], ids[j], &ra, &rb);
+			out[i * n + j] = g > 0 ? ra / g : 0;
+		}
 }
 
 uint64_t brain_open_jobs(const brain *b)
@@ -151,8 +165,9 @@ int brain_lineage_json(const brain *b, uint32_t after, int from_start,
 	for (; !rc && i < b->n && k < limit; i++, k++) {
 		const struct agent *a = &b->ag[i];
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
-				   "\"status\":\"%s\"", k ? "," : "", i,
-				   brain_role_name(a->role),
+				   "\"pop\":%u,\"status\":\"%s\"",
+				   k ? "," : "", i, brain_role_name(a->role),
+				   a->pop,
 				   a->status == BRAIN_RETIRED ? "retired"
 							      : "active");
 		rc = rc ? rc : json_id(out, "parent", a->parent);

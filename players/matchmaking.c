@@ -195,10 +195,10 @@ static void fallback(const brain *b, uint32_t L, struct brain_job *j)
 }
 
 /* Main: verification. 1 when it chose, 0 when it passes, <0 error. */
-static int verify(brain *b, uint32_t L, uint32_t opp, const double *row,
+static int verify(brain *b, uint32_t pop, uint32_t opp, const double *row,
 		  struct brain_job *j)
 {
-	const struct idlist *ex = &b->hist_expl, *own = &b->ag[opp].snaps;
+	const struct idlist *ex = &b->hist_expl[pop], *own = &b->ag[opp].snaps;
 	struct pick p;
 	double mn = INFINITY;
 	uint32_t k;
@@ -252,17 +252,18 @@ static int live_or_curriculum(brain *b, uint32_t opp, const double *row,
 	return 0;
 }
 
-/* PFSP over every snapshot of the league (the fallback while there is
- * none) with weighting: L's job into j. 0 or pick_pfsp's error. */
-static int pfsp_all(brain *b, uint32_t L, const double *row, int weighting,
-		    struct brain_job *j)
+/* PFSP over every snapshot of population pop (the fallback, L's
+ * counterpart there, while there is none) with weighting: L's job into
+ * j. 0 or pick_pfsp's error. */
+static int pfsp_all(brain *b, uint32_t L, uint32_t pop, const double *row,
+		    int weighting, struct brain_job *j)
 {
-	const struct idlist *all = &b->hist_all;
+	const struct idlist *all = &b->hist_all[pop];
 	struct pick p;
 	int rc;
 
 	if (!all->n) {
-		fallback(b, L, j);
+		fallback(b, brain_counterpart(b, L, pop), j);
 		return 0;
 	}
 	if ((rc = pick_pfsp(b, row, all->v, all->n, weighting, &p)))
@@ -271,10 +272,13 @@ static int pfsp_all(brain *b, uint32_t L, const double *row, int weighting,
 	return 0;
 }
 
-int brain_choose(brain *b, uint32_t L, struct brain_job *j)
+int brain_choose(brain *b, uint32_t L, uint32_t pop, struct brain_job *j)
 {
 	const double *row = payoff_row(b->pf, L);
-	const struct idlist *own = &b->ag[L].snaps;
+	const struct idlist *mains = &b->mains[pop];
+	/* self-play: L, or its counterpart in the seat's population */
+	uint32_t self = brain_counterpart(b, L, pop);
+	const struct idlist *own = &b->ag[self].snaps;
 	struct pick p;
 	double u;
 	uint32_t opp;
@@ -284,10 +288,11 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 	case BRAIN_ROLE_MAIN:
 		u = lg_rng_double(&b->rng);
 		if (u < b->o.main.pfsp)
-			return pfsp_all(b, L, row, b->o.main.weighting, j);
-		opp = b->mains.v[lg_rng_below(&b->rng, b->mains.n)];
+			return pfsp_all(b, L, pop, row,
+					b->o.main.weighting, j);
+		opp = mains->v[lg_rng_below(&b->rng, mains->n)];
 		if (u < b->o.main.pfsp + b->o.main.verification) {
-			rc = verify(b, L, opp, row, j);
+			rc = verify(b, pop, opp, row, j);
 			if (rc)
 				return rc < 0 ? rc : 0;
 		}
@@ -295,17 +300,18 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 					  b->o.main.sp_min_win_rate,
 					  BRAIN_PFSP_VARIANCE, BRAIN_JOB_SP, j);
 	case BRAIN_ROLE_MAIN_EXPLOITER:
-		opp = b->mains.v[lg_rng_below(&b->rng, b->mains.n)];
+		opp = mains->v[lg_rng_below(&b->rng, mains->n)];
 		return live_or_curriculum(
 			b, opp, row, b->o.main_exploiter.main_min_win_rate,
 			b->o.main_exploiter.weighting, BRAIN_JOB_EXPLOIT, j);
 	case BRAIN_ROLE_LEAGUE_EXPLOITER:
-		return pfsp_all(b, L, row, b->o.league_exploiter.weighting, j);
+		return pfsp_all(b, L, pop, row,
+				b->o.league_exploiter.weighting, j);
 	case BRAIN_ROLE_SELF_PLAY:
 		if (b->o.psro.on) {
 			rc = pick_psro(b, &p);
 			if (rc == LG_ENOTFOUND) {
-				fallback(b, L, j);
+				fallback(b, self, j);
 				return 0;
 			}
 			if (rc)
@@ -315,11 +321,11 @@ int brain_choose(brain *b, uint32_t L, struct brain_job *j)
 		}
 		u = lg_rng_double(&b->rng);
 		if (u < b->o.self_play.sp) {
-			live_only(b, L, BRAIN_JOB_SP, j);
+			live_only(b, self, BRAIN_JOB_SP, j);
 			return 0;
 		}
 		if (!own->n) {
-			fallback(b, L, j);
+			fallback(b, self, j);
 			return 0;
 		}
 		if (u < b->o.self_play.sp + b->o.self_play.uniform) {
@@ -351,9 +357,24 @@ static void seat_learner(const brain *b, uint32_t L, struct brain_job *j,
 	j->seat_version[s] = b->ag[L].version;
 }
 
+/* The seat learner L takes in job id: the (id mod k)-th of the k seats
+ * of its population (seat id % seats in a symmetric game). */
+static uint32_t learner_seat(const brain *b, uint32_t L, uint64_t id)
+{
+	uint32_t pop = b->ag[L].pop, k = 0, s;
+
+	for (s = 0; s < b->o.seats; s++)
+		k += b->o.seat_pop[s] == pop;
+	k = (uint32_t)(id % k);
+	for (s = 0; s < b->o.seats; s++)
+		if (b->o.seat_pop[s] == pop && !k--)
+			break;
+	return s;
+}
+
 int brain_fill_seats(brain *b, uint32_t L, struct brain_job *j)
 {
-	uint32_t ns = b->o.seats, ls = (uint32_t)(j->id % ns);
+	uint32_t ns = b->o.seats, ls = learner_seat(b, L, j->id);
 	int first = 1, rc;
 
 	j->nseats = (uint8_t)ns;
@@ -361,11 +382,12 @@ int brain_fill_seats(brain *b, uint32_t L, struct brain_job *j)
 	for (uint32_t s = 0; s < ns; s++) {
 		struct brain_job c = *j;
 		if (s == ls || (b->o.team[s] == b->o.team[ls] &&
+				b->o.seat_pop[s] == b->o.seat_pop[ls] &&
 				b->o.teammates == BRAIN_TEAMMATES_SELF)) {
 			seat_learner(b, L, j, s);
 			continue;
 		}
-		if ((rc = brain_choose(b, L, &c)))
+		if ((rc = brain_choose(b, L, b->o.seat_pop[s], &c)))
 			return rc;
 		j->seat_agent[s] = c.opponent;
 		j->seat_params[s] = c.opponent_params;

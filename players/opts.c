@@ -50,6 +50,7 @@ void brain_opts_default(struct brain_opts *o)
 	for (uint32_t i = 0; i < BRAIN_MAX_SEATS; i++)
 		o->team[i] = (uint8_t)i;
 	o->teammates = BRAIN_TEAMMATES_SELF;
+	o->pops = 1;
 	o->measure = BRAIN_MEASURE_AUTO;
 	o->return_scale = 1;
 	o->batch = 1;
@@ -234,6 +235,32 @@ static int seats_check(const struct brain_opts *o, char *err, size_t errlen)
 				s, o->team[s], o->seats - 1);
 			return -1;
 		}
+	if (o->pops < 1 || o->pops > o->seats) {
+		lg_errf(err, errlen, "%u populations for %u seats", o->pops,
+			o->seats);
+		return -1;
+	}
+	for (uint32_t p = 0; p < o->pops; p++) {
+		uint32_t k = 0;
+		for (uint32_t s = 0; s < o->seats; s++)
+			k += o->seat_pop[s] == p;
+		if (!k) {
+			lg_errf(err, errlen, "population %u plays no seat", p);
+			return -1;
+		}
+	}
+	for (uint32_t s = 0; s < o->seats; s++)
+		if (o->seat_pop[s] >= o->pops) {
+			lg_errf(err, errlen, "seat %u's population %u outside "
+				"0..%u", s, o->seat_pop[s], o->pops - 1);
+			return -1;
+		}
+	if (o->pops > 1 && (o->psro.on || o->snapshot_prune ==
+						  BRAIN_PRUNE_NASH)) {
+		lg_errf(err, errlen, "PSRO and nash pruning take one "
+			"population (a symmetric game), not %u", o->pops);
+		return -1;
+	}
 	if ((o->teammates != BRAIN_TEAMMATES_SELF &&
 	     o->teammates != BRAIN_TEAMMATES_LEAGUE) ||
 	    o->measure < BRAIN_MEASURE_AUTO ||

@@ -344,11 +344,11 @@ static int list_snapshot(brain *b, uint32_t id)
 	const struct agent *s = &b->ag[id];
 	int rc;
 
-	if ((rc = brain_idl_push(&b->hist_all, id)) ||
+	if ((rc = brain_idl_push(&b->hist_all[s->pop], id)) ||
 	    (rc = brain_idl_push(&b->ag[s->parent].snaps, id)))
 		return rc;
 	if (b->ag[s->parent].role == BRAIN_ROLE_MAIN_EXPLOITER)
-		return brain_idl_push(&b->hist_expl, id);
+		return brain_idl_push(&b->hist_expl[s->pop], id);
 	return 0;
 }
 
@@ -357,8 +357,8 @@ int brain_retire(brain *b, uint32_t id)
 	struct agent *s = &b->ag[id];
 
 	s->status = BRAIN_RETIRED;
-	idl_remove(&b->hist_all, id);
-	idl_remove(&b->hist_expl, id);
+	idl_remove(&b->hist_all[s->pop], id);
+	idl_remove(&b->hist_expl[s->pop], id);
 	idl_remove(&b->ag[s->parent].snaps, id);
 	return mark_agent(b, id);
 }
@@ -373,6 +373,7 @@ static int freeze(brain *b, uint32_t L, uint32_t *sid)
 	memset(&s, 0, sizeof s);
 	s.role = BRAIN_ROLE_HISTORICAL;
 	s.status = BRAIN_ACTIVE;
+	s.pop = b->ag[L].pop;
 	s.parent = L;
 	s.prev = b->ag[L].last_snapshot;
 	s.version = b->ag[L].version;
@@ -393,6 +394,33 @@ static int freeze(brain *b, uint32_t L, uint32_t *sid)
 	return 0;
 }
 
+/* Learner id joins the learners, its population's, and its mains. */
+static int list_learner(brain *b, uint32_t id)
+{
+	const struct agent *a = &b->ag[id];
+	int rc;
+
+	if ((rc = payoff_track(b->pf, id)) ||
+	    (rc = brain_idl_push(&b->learners, id)) ||
+	    (rc = brain_idl_push(&b->pop_learners[a->pop], id)))
+		return rc;
+	if (a->role == BRAIN_ROLE_MAIN)
+		return brain_idl_push(&b->mains[a->pop], id);
+	return 0;
+}
+
+uint32_t brain_counterpart(const brain *b, uint32_t L, uint32_t pop)
+{
+	const struct idlist *own = &b->pop_learners[b->ag[L].pop];
+	uint32_t at = 0;
+
+	if (pop == b->ag[L].pop)
+		return L;
+	while (at < own->n && own->v[at] != L)
+		at++;
+	return b->pop_learners[pop].v[at];
+}
+
 static int create_league(brain *b)
 {
 	static const int roles[] = { BRAIN_ROLE_MAIN,
@@ -403,21 +431,19 @@ static int create_league(brain *b)
 			      b->o.n_league_exploiter, b->o.n_self_play };
 	int rc;
 
+	for (uint32_t p = 0; p < b->o.pops; p++)
 	for (size_t r = 0; r < LG_ARRAY_LEN(roles); r++)
 		for (uint32_t i = 0; i < counts[r]; i++) {
 			struct agent a;
 			uint32_t id, sid;
 			memset(&a, 0, sizeof a);
 			a.role = (uint8_t)roles[r];
+			a.pop = (uint8_t)p;
 			a.parent = a.prev = BRAIN_NONE;
 			a.last_snapshot = BRAIN_NONE;
 			if ((rc = add_agent(b, &a, &id)) ||
-			    (rc = payoff_track(b->pf, id)) ||
-			    (rc = brain_idl_push(&b->learners, id)) ||
+			    (rc = list_learner(b, id)) ||
 			    (rc = mark_agent(b, id)))
-				return rc;
-			if (roles[r] == BRAIN_ROLE_MAIN &&
-			    (rc = brain_idl_push(&b->mains, id)))
 				return rc;
 			if ((roles[r] == BRAIN_ROLE_MAIN ||
 			     roles[r] == BRAIN_ROLE_SELF_PLAY) &&
@@ -451,16 +477,12 @@ static int load_player(const void *key, size_t klen, const void *val,
 	if (a.role == BRAIN_ROLE_HISTORICAL &&
 	    (a.parent >= b->n || !is_learner(b, a.parent)))
 		return LG_ECORRUPT;
+	if (a.role == BRAIN_ROLE_HISTORICAL)
+		a.pop = b->ag[a.parent].pop;
 	if ((rc = add_agent(b, &a, &id)))
 		return rc;
-	if (a.role != BRAIN_ROLE_HISTORICAL) {
-		if ((rc = payoff_track(b->pf, id)) ||
-		    (rc = brain_idl_push(&b->learners, id)))
-			return rc;
-		if (a.role == BRAIN_ROLE_MAIN && (rc = brain_idl_push(&b->mains, id)))
-			return rc;
-		return 0;
-	}
+	if (a.role != BRAIN_ROLE_HISTORICAL)
+		return list_learner(b, id);
 	b->ag[a.parent].last_snapshot = id;
 	if ((rc = note_snapshot(b, id)))
 		return rc;
@@ -508,6 +530,16 @@ static int load_league(brain *b, store_txn *t)
 		return rc;
 	if (b->n != n || !b->learners.n)
 		return LG_ECORRUPT;
+	if (!b->given)
+		while (b->o.pops < BRAIN_MAX_SEATS &&
+		       b->pop_learners[b->o.pops].n)
+			b->o.pops++;
+	for (uint32_t p = 0; p < BRAIN_MAX_SEATS; p++)
+		if ((p < b->o.pops) != (b->pop_learners[p].n > 0) ||
+		    b->pop_learners[p].n % b->pop_learners[0].n ||
+		    (p < b->o.pops &&
+		     b->pop_learners[p].n != b->pop_learners[0].n))
+			return LG_ECONFIG;
 	if ((rc = payoff_load(b->pf, t)) ||
 	    (rc = store_iter(t, STORE_DB_JOBS, NULL, 0, load_job, b)) ||
 	    (rc = store_meta_get_u64(t, "brain.next_job", &b->next_job)) ||
@@ -545,6 +577,7 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 	else
 		brain_opts_default(&b->o);
 	b->s = s;
+	b->given = o != NULL;
 	b->rdonly = store_is_rdonly(s);
 	b->wb = b->o.wb ? b->o.wb : &b->own_wb;
 	if ((rc = brain_opts_check(&b->o, err, errlen)))
@@ -580,8 +613,14 @@ int brain_open(brain **out, store *s, const struct brain_opts *o, char *err,
 		store_txn_abort(t);
 		t = NULL;
 		if (rc) {
-			lg_errf(err, errlen, "loading the league: %s",
-				lg_strerror(rc));
+			if (rc == LG_ECONFIG)
+				lg_errf(err, errlen, "loading the league: its "
+					"players are for another number of "
+					"seat roles than the game's %u",
+					b->o.pops);
+			else
+				lg_errf(err, errlen, "loading the league: %s",
+					lg_strerror(rc));
 			goto fail;
 		}
 	}
@@ -608,9 +647,12 @@ int brain_close(brain *b)
 	free(b->ag);
 	payoff_free(b->pf);
 	idl_free(&b->learners);
-	idl_free(&b->mains);
-	idl_free(&b->hist_all);
-	idl_free(&b->hist_expl);
+	for (int p = 0; p < BRAIN_MAX_SEATS; p++) {
+		idl_free(&b->mains[p]);
+		idl_free(&b->hist_all[p]);
+		idl_free(&b->hist_expl[p]);
+		idl_free(&b->pop_learners[p]);
+	}
 	idl_free(&b->dirty_agents);
 	idl_free(&b->dirty_ratings);
 	free(b->dirty_pairs);
@@ -787,17 +829,18 @@ static double reference_min(const brain *b, uint32_t L)
 {
 	const double *row = payoff_row(b->pf, L);
 	const struct idlist *ref;
+	uint32_t op = brain_opponent_pop(b, b->ag[L].pop);
 	double mn = INFINITY;
 
 	switch (b->ag[L].role) {
 	case BRAIN_ROLE_MAIN_EXPLOITER:
-		ref = &b->mains;
+		ref = &b->mains[op];
 		break;
 	case BRAIN_ROLE_SELF_PLAY:
-		ref = &b->ag[L].snaps;
+		ref = &b->ag[brain_counterpart(b, L, op)].snaps;
 		break;
 	default:
-		ref = &b->hist_all;
+		ref = &b->hist_all[op];
 		break;
 	}
 	for (uint32_t i = 0; i < ref->n; i++)

@@ -170,6 +170,14 @@ struct brain_opts {
 	 * team (0 .. seats - 1; default: seat s in team s). */
 	uint32_t seats;             /* 2 */
 	uint8_t team[BRAIN_MAX_SEATS];
+	/* Populations (seat roles: an asymmetric game's sides, AlphaStar's
+	 * races): each has its own players (the counts above, each), its
+	 * snapshots and its rules' candidates; seat s is played by
+	 * population seat_pop[s]. A learner sits in a seat of its own and
+	 * every other seat draws from that seat's population. 1 (a
+	 * symmetric game), every seat 0. */
+	uint32_t pops;
+	uint8_t seat_pop[BRAIN_MAX_SEATS];
 	int teammates;              /* enum brain_teammates; self */
 	int measure;                /* enum brain_measure; auto */
 	double return_scale;        /* R: returns clamp to [-R, R]; 1 */
@@ -364,6 +372,7 @@ int brain_measure(const brain *b, double *return_scale);
 struct brain_player {
 	uint32_t id;
 	int role;             /* enum brain_role */
+	uint32_t pop;         /* its population (brain_opts.pops) */
 	int status;           /* enum brain_status */
 	uint32_t parent;      /* snapshot: the player frozen; else NONE */
 	uint32_t prev;        /* snapshot: the parent's previous snapshot */
@@ -400,12 +409,17 @@ int brain_version_frozen(const brain *b, uint32_t player, uint32_t version);
  * player). */
 int brain_version_held(const brain *b, uint32_t player, uint32_t version);
 
+/* The mean return of ids[i] against ids[j] (its decayed return sum over
+ * the decayed games[i * n + j] from payoff_matrix; 0 where none) into
+ * out (n x n): measure return's unit. */
+void brain_mean_returns(const brain *b, const uint32_t *ids, size_t n,
+			const double *games, double *out);
 /* Append the payoff matrix of ids[0..n) as the JSON object `league payoff
  * --format json` prints: {"players":[ids],"measure":"win","win_rate":
  * [[..]],"games":[[..]]} (rows in ids order; a pair never met is null);
  * under measure return "measure":"return","return_scale":R,
- * "mean_return":[[..]] (R (2s - 1) of the mean score s) come before
- * win_rate (the mean score). LG_ENOMEM. */
+ * "mean_return":[[..]] (brain_mean_returns) come before win_rate (the
+ * mean score the rules use). LG_ENOMEM. */
 int brain_payoff_json(brain *b, const uint32_t *ids, size_t n, lg_buf *out);
 
 /* The ladder: every player and snapshot with its maximum-likelihood
@@ -427,6 +441,7 @@ struct brain_rating {
 	double rating, elo, games, nash;
 	double rating_se; /* standard error of rating (payoff_elo_fit_se) */
 	double alpha_rank; /* α-Rank mass; NaN when not computed */
+	uint32_t pop;      /* its population (seat role) */
 };
 /* What brain_ratings_with computes besides the Elo fit. */
 struct brain_ratings_opts {

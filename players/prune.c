@@ -39,7 +39,7 @@ static uint32_t sorted_find(const uint32_t *v, uint32_t n, uint32_t id)
 static int nash_candidates(brain *b, uint32_t L, uint32_t excess,
 			   uint32_t *pick, uint32_t max, uint32_t *np)
 {
-	const struct idlist *own = &b->ag[L].snaps, *all = &b->hist_all;
+	const struct idlist *own = &b->ag[L].snaps, *all = &b->hist_all[b->ag[L].pop];
 	uint32_t k = LG_MIN(all->n, BRAIN_NASH_MAX);
 	const uint32_t *win = all->v + (all->n - k); /* id order: the tail */
 	uint32_t newest = (uint32_t)LG_MIN(b->o.snapshot_keep_newest,

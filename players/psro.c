@@ -45,7 +45,7 @@ static double games_of(const brain *b, uint32_t a, uint32_t c)
 /* The complete prefix of the population, at most max ids. */
 static size_t prefix(const brain *b, uint32_t *ids, size_t max)
 {
-	const struct idlist *pop = &b->hist_all;
+	const struct idlist *pop = &b->hist_all[0]; /* one population */
 	double need = complete_games(b);
 	size_t n = 0;
 
@@ -137,7 +137,7 @@ static uint32_t games_left(const brain *b, double g, double need)
 int brain_psro_pairs(const brain *b, uint32_t *a, uint32_t *c,
 		     uint32_t *left, size_t max, size_t *n)
 {
-	const struct idlist *pop = &b->hist_all;
+	const struct idlist *pop = &b->hist_all[0]; /* one population */
 	double need = complete_games(b);
 
 	*n = 0;

@@ -89,7 +89,7 @@ int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
 		out[i] = (struct brain_rating){ i, p.role, p.parent, fit[i],
 						payoff_elo(b->pf, i),
 						payoff_elo_games(b->pf, i),
-						x[i], se[i], ar[i] };
+						x[i], se[i], ar[i], p.pop };
 	}
 	qsort(out, n, sizeof *out, by_rating);
 	rc = 0;
@@ -144,11 +144,13 @@ int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
 		rc = lg_buf_printf(out, ",\"ratings\":[");
 	for (uint32_t k = 0; !rc && k < n; k++) {
 		rc = lg_buf_printf(out, "%s{\"id\":%u,\"role\":\"%s\","
+				   "\"pop\":%u,"
 				   "\"rating\":%.3f,\"elo\":%.3f,"
 				   "\"games\":%.6g,\"nash\":%.6g,"
 				   "\"parent\":%lld,",
 				   k ? "," : "", r[k].id,
-				   brain_role_name(r[k].role), r[k].rating,
+				   brain_role_name(r[k].role), r[k].pop,
+				   r[k].rating,
 				   r[k].elo, r[k].games, r[k].nash,
 				   r[k].parent == BRAIN_NONE ? -1LL :
 				   (long long)r[k].parent);

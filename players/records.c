@@ -5,7 +5,7 @@
  * replay.c read them). Fields are little-endian;
  * keys are the big-endian ids of storage.h.
  *
- *   players   be32 id  -> format 2, role, status, pad, parent@4, prev@8,
+ *   players   be32 id  -> format 2, role, status, population, parent@4, prev@8,
  *                         version@12, snapshots@16, resets@20, steps@24,
  *                         last snapshot steps@32, PSRO best f64@40 and
  *                         its steps@48 (format 1: 40 bytes, no PSRO)
@@ -128,6 +128,7 @@ void brain_rec_player_encode(const struct agent *a,
 	r[0] = 2; /* format */
 	r[1] = a->role;
 	r[2] = a->status;
+	r[3] = a->pop;
 	PUT(r, player_fields, a);
 	PUT(r, player_psro, a);
 }
@@ -143,6 +144,9 @@ int brain_rec_player_decode(const void *val, size_t len, struct agent *a)
 	memset(a, 0, sizeof *a);
 	a->role = r[1];
 	a->status = r[2];
+	a->pop = r[3]; /* 0 in a record from before populations */
+	if (a->pop >= BRAIN_MAX_SEATS)
+		return LG_ECORRUPT;
 	GET(r, player_fields, a);
 	if (r[0] == 2) {
 		GET(r, player_psro, a);

@@ -99,10 +99,11 @@ int brain_count_episode(payoff *pf, int measure, double return_scale,
 						   : r[i] < r[k] ? -1
 								 : 0);
 			else
-				rc = payoff_record_score(
+				rc = payoff_record_returns(
 					pf, agent[i], agent[k],
 					(1 + scaled(r[i], return_scale) -
-					 scaled(r[k], return_scale)) / 2);
+					 scaled(r[k], return_scale)) / 2,
+					r[i], r[k]);
 			if (rc || (mark && (rc = brain_mark_pair(mark, agent[i],
 								 agent[k]))))
 				return rc;

@@ -478,6 +478,40 @@ START_TEST(matrix_matches_lookups)
 }
 END_TEST
 
+/* Measure return: a pair's two return sums decay with its counts, read
+ * from either side, follow a reset to the snapshot (payoff_move) and go
+ * with payoff_clear; a game without returns leaves them as they were
+ * but decayed. */
+START_TEST(returns_of_a_pair)
+{
+	payoff *p = make(0.5, 3);
+	double ra, rb;
+
+	ck_assert_int_eq(payoff_record_returns(p, 2, 0, 1, 3, -3), 0);
+	ck_assert_int_eq(payoff_record_returns(p, 0, 2, 0.25, -1, 1), 0);
+	/* (3 * 0.5 + 1 from 2's side), (-3 * 0.5 - 1 from 0's) */
+	payoff_returns(p, 2, 0, &ra, &rb);
+	ck_assert_double_eq_tol(ra, 2.5, 1e-12);
+	ck_assert_double_eq_tol(rb, -2.5, 1e-12);
+	payoff_returns(p, 0, 2, &ra, &rb);
+	ck_assert_double_eq_tol(ra, -2.5, 1e-12);
+	payoff_record(p, 0, 2, 1);
+	payoff_returns(p, 0, 2, &ra, &rb);
+	ck_assert_double_eq_tol(ra, -1.25, 1e-12);
+	ck_assert_int_eq(payoff_record_returns(p, 0, 2, 0.5, NAN, 0),
+			 LG_EINVAL);
+	ck_assert_int_eq(payoff_move(p, 2, 1, NULL, NULL), 0);
+	payoff_returns(p, 1, 0, &ra, &rb);
+	ck_assert_double_eq_tol(ra, 1.25, 1e-12);
+	payoff_returns(p, 2, 0, &ra, &rb);
+	ck_assert_double_eq(ra, 0);
+	ck_assert_int_eq(payoff_clear(p, 0, NULL, NULL), 0);
+	payoff_returns(p, 1, 0, &ra, &rb);
+	ck_assert(ra == 0 && rb == 0);
+	payoff_free(p);
+}
+END_TEST
+
 START_TEST(store_round_trip)
 {
 	char dir[128];
@@ -491,6 +525,7 @@ START_TEST(store_round_trip)
 	payoff_record(p, 0, 1, 1);
 	payoff_record(p, 2, 0, 0);
 	payoff_record(p, 3, 3, -1);
+	ck_assert_int_eq(payoff_record_returns(p, 3, 1, 0.75, 2, -1), 0);
 	ck_assert_int_eq(store_txn_begin(s, STORE_TXN_WRITE, &t), 0);
 	for (uint32_t a = 0; a < 4; a++) {
 		for (uint32_t b = a; b < 4; b++)
@@ -511,7 +546,18 @@ START_TEST(store_round_trip)
 			ck_assert_double_eq(e.losses, f.losses);
 			ck_assert_double_eq(e.draws, f.draws);
 			ck_assert_double_eq(e.games, f.games);
+			double ra, rb, qa, qb;
+			payoff_returns(p, a, b, &ra, &rb);
+			payoff_returns(q, a, b, &qa, &qb);
+			ck_assert_double_eq(ra, qa);
+			ck_assert_double_eq(rb, qb);
 		}
+	}
+	{
+		double ra, rb;
+		payoff_returns(q, 1, 3, &ra, &rb);
+		ck_assert_double_eq(ra, -1);
+		ck_assert_double_eq(rb, 2);
 	}
 	payoff_opts_default(&o);
 	o.elo_k = -1;
@@ -596,6 +642,7 @@ Suite *suite_payoff(void)
 		{ meta_nash_of_the_table, 1 },
 		{ nash_ends_on_degenerate_tables, 1 },
 		{ store_round_trip, 1 },
+		{ returns_of_a_pair, 1 },
 		{ matrix_matches_lookups, 1 },
 		{ elo_fit_weak_prior_converges, 1 },
 		{ elo_fit_standard_errors, 1 },

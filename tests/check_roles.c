@@ -1,5 +1,5 @@
 /*
- * tests/check_seats.c: the brain beyond two seats (players/matchmaking.c
+ * tests/check_roles.c: the brain beyond two seats (players/matchmaking.c
  * brain_fill_seats, players/results.c). Every seat of an N-seat job is
  * filled, the learner's seat turns with the job id, teammates follow the
  * teammates rule; an episode's returns update every pair of seats on
@@ -395,9 +395,90 @@ START_TEST(bad_seats_are_refused)
 }
 END_TEST
 
-Suite *suite_seats(void)
+/* An asymmetric game of two roles: each population's learners sit in
+ * their own seat, every opponent comes from the other population, and
+ * snapshots stay in their parent's; a reopen keeps the populations,
+ * inspection (no options) finds them, and options for one population
+ * are refused on this league. */
+START_TEST(populations_play_their_own_seats)
 {
-	Suite *s = suite_create("seats");
+	struct brain_opts o;
+	struct brain_job j;
+	struct brain_player p, q;
+	struct fx f;
+	struct store_opts ro = { STORE_RDONLY, 0, 0 };
+	store *s = NULL;
+	brain *b = NULL;
+	char err[256] = "";
+	uint32_t other = BRAIN_NONE;
+
+	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	o.pops = 2;
+	o.seat_pop[1] = 1;
+	fx_open(&f, &o, 1);
+	/* learner 0 (main, pop 0) froze snapshot 1; then pop 1's main */
+	for (uint32_t i = 0; i < brain_count(f.b); i++) {
+		brain_player_info(f.b, i, &p);
+		if (p.role == BRAIN_ROLE_MAIN && p.pop == 1)
+			other = i;
+		if (p.role == BRAIN_ROLE_HISTORICAL) {
+			brain_player_info(f.b, p.parent, &q);
+			ck_assert_uint_eq(p.pop, q.pop);
+		}
+	}
+	ck_assert_uint_ne(other, BRAIN_NONE);
+	for (int i = 0; i < 40; i++) {
+		uint32_t L = i % 2 ? other : 0, ls = i % 2 ? 1 : 0;
+		double ret[2] = { 1, -1 };
+		ck_assert_int_eq(brain_next_job(f.b, L, &j), 0);
+		ck_assert_uint_eq(j.learner_seat, ls);
+		ck_assert_uint_eq(j.seat_agent[ls], L);
+		brain_player_info(f.b, j.seat_agent[!ls], &p);
+		ck_assert_uint_eq(p.pop, !ls);
+		ck_assert_int_eq(brain_record_returns(f.b, j.id, ret, 1), 0);
+	}
+	fx_close(&f, 0);
+	fx_open(&f, &o, 0);
+	brain_player_info(f.b, other, &p);
+	ck_assert_uint_eq(p.pop, 1);
+	fx_close(&f, 0);
+	ck_assert_int_eq(store_open(&s, f.dir, &ro, NULL, 0), 0);
+	ck_assert_int_eq(brain_open(&b, s, NULL, err, sizeof err), 0);
+	brain_player_info(b, other, &p);
+	ck_assert_uint_eq(p.pop, 1);
+	brain_close(b);
+	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	ck_assert_int_eq(brain_open(&b, s, &o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "seat roles"), "%s", err);
+	store_close(s);
+	tu_rmrf(f.dir);
+}
+END_TEST
+
+START_TEST(bad_populations_are_refused)
+{
+	struct brain_opts o;
+	char err[256] = "";
+
+	seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
+	o.pops = 3;
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "3 populations for 2 seats"), "%s", err);
+	o.pops = 2; /* both seats population 0: population 1 plays none */
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "population 1 plays no seat"), "%s", err);
+	o.seat_pop[1] = 1;
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), 0);
+	o.psro.on = 1;
+	o.self_play.sp = 1;
+	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
+	ck_assert_msg(strstr(err, "one population"), "%s", err);
+}
+END_TEST
+
+Suite *suite_roles(void)
+{
+	Suite *s = suite_create("roles");
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 120);
@@ -408,6 +489,8 @@ Suite *suite_seats(void)
 	tcase_add_test(tc, seats_survive_reopen_replay_and_history);
 	tcase_add_test(tc, a_league_keeps_its_measure);
 	tcase_add_test(tc, bad_seats_are_refused);
+	tcase_add_test(tc, populations_play_their_own_seats);
+	tcase_add_test(tc, bad_populations_are_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
