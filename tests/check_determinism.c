@@ -54,13 +54,17 @@ static const struct det_game {
 	{ "timing", "{name: timing, timing: {reset_s: 0, step_s: 0, "
 		    "episode_len: 6, obs_len: 8}}", 32, 40 },
 	{ "liars_dice", "{name: liars_dice, params: {faces: 3}}", 32, 40 },
+	/* common payoff: one team of two */
+	{ "tiny_hanabi", "{name: tiny_hanabi}", 64, 40 },
+	/* four seats, two teams: the learner's teammate a copy of it */
+	{ "tiny_whist", "{name: tiny_whist}", 32, 40 },
 };
 
 /* Built-in games the training pipeline does not play yet (issue 38:
- * `league run` takes two-seat zero-sum games): no league to run here.
- * Their determinism under a seed is check_envs' (every built-in game). */
-static const char *const not_run[] = { "tiny_hanabi", "tiny_whist",
-						"sheriff", "othello" };
+ * `league run` takes seats alike, at most 64 actions): no league to run
+ * here. Their determinism under a seed is check_envs' (every built-in
+ * game). */
+static const char *const not_run[] = { "sheriff", "othello" };
 
 #define DET_CFG \
 	"league: {name: det, seed: %u, deterministic: true}\n" \

@@ -1,4 +1,4 @@
-/* tests/check_seatjobs.c: jobs of N seats between the daemon and the
+/* tests/check_seats.c: jobs of N seats between the daemon and the
  * collector's envs (issue 38: "a job names a player for every seat").
  * Cases:
  *   - an in-process daemon of 3-player Kuhn: a 3-seat job made by hand
@@ -59,6 +59,7 @@ static const char *rps_yaml = SEATS_YAML("{name: rps}");
 
 static struct rec {
 	int results, drops;
+	struct { uint64_t id, episodes; } seen[8]; /* every result's */
 	uint64_t job_id;
 	uint32_t nseats;
 	size_t n;
@@ -72,6 +73,10 @@ static int rec_result(league_daemon *d, void *state,
 {
 	ck_assert_uint_le(t->n, REC_MAX);
 	ck_assert_uint_le(t->nseats, ENV_MAX_PLAYERS);
+	if (rec.results < (int)LG_ARRAY_LEN(rec.seen)) {
+		rec.seen[rec.results].id = j->id;
+		rec.seen[rec.results].episodes = t->episodes;
+	}
 	rec.results++;
 	rec.job_id = j->id;
 	rec.nseats = t->nseats;
@@ -324,63 +329,104 @@ static void take_segments(net_traj_server *ts, uint64_t job_id,
 	}
 }
 
+/* An in-process daemon of the game, the fake learners of players 0 and 2
+ * at a trajectory server of the test, and a real `league collect`. */
+struct world {
+	struct tp_league L;
+	struct tp_peer lp[2];
+	net_traj_server *ts;
+	pid_t cp;
+	char log[300];
+	double t0;
+};
+
+static void world_open(struct world *w, const char *yaml)
+{
+	struct net_traj_server_opts to = { 0 };
+	char err[256], ep[64];
+
+	lg_log_set_level(LG_LOG_ERROR);
+	memset(&rec, 0, sizeof rec);
+	ck_assert_msg(net_traj_server_start(&w->ts, &to, err, sizeof err) ==
+			      0, "%s", err);
+	snprintf(ep, sizeof ep, "127.0.0.1:%u", net_traj_server_port(w->ts));
+	tp_league_open(&w->L, yaml, 0, 0);
+	for (int k = 0; k < 2; k++) {
+		tp_attach(&w->L, &w->lp[k], LEAGUE__ROLE__ROLE_LEARNER,
+			  "learner");
+		ck_assert_int_eq(tp_fake_learner_at(&w->lp[k],
+						    (uint32_t)(2 * k), ep),
+				 LEAGUE__STATUS__STATUS_OK);
+	}
+	snprintf(w->log, sizeof w->log, "%s/collect.log", w->L.dir);
+	w->t0 = lg_now_s();
+}
+
+/* The collector, once the jobs it is to take first are queued. */
+static void world_collect(struct world *w)
+{
+	char addr[64];
+
+	snprintf(addr, sizeof addr, "127.0.0.1:%u",
+		 league_server_port(league_daemon_server(w->L.d)));
+	const char *argv[] = { "league", "collect", "--connect", addr, NULL };
+	w->cp = tu_spawn_worker(argv, w->log, 0);
+}
+
+/* The daemon's loop here and the learners' stream beside it until the
+ * recorder has `results` results; the collector must live meanwhile. */
+static void world_until(struct world *w, int results, uint64_t job_id,
+			struct taken *tk)
+{
+	int st;
+
+	while (rec.results + rec.drops < results) {
+		int gone = waitpid(w->cp, &st, WNOHANG) == w->cp;
+		if (gone || lg_now_s() - w->t0 > 120) {
+			static char text[1 << 14];
+			tu_read_text(w->log, text, sizeof text);
+			ck_abort_msg("no result (the collector %s): %s",
+				     gone ? "exited" : "runs 120 s", text);
+		}
+		event_base_loop(w->L.base, EVLOOP_NONBLOCK);
+		take_segments(w->ts, job_id, tk, 0.005);
+	}
+}
+
+/* Stop the collector (it must exit 0), taking what it still sends. */
+static void world_close(struct world *w, uint64_t job_id, struct taken *tk)
+{
+	int st = 0;
+
+	kill(w->cp, SIGTERM);
+	while (waitpid(w->cp, &st, WNOHANG) == 0) {
+		ck_assert_msg(lg_now_s() - w->t0 < 180,
+			      "collector did not stop");
+		event_base_loop(w->L.base, EVLOOP_NONBLOCK);
+		take_segments(w->ts, job_id, tk, 0.005);
+	}
+	take_segments(w->ts, job_id, tk, 0.2);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x",
+		      st);
+	tp_league_close(&w->L, 1);
+	net_traj_server_stop(w->ts);
+}
+
 /* The collector's job of N seats: every seat's returns in the result and
  * every learning seat's rows at its player's learner. */
 START_TEST(collector_plays_every_seat)
 {
 	const struct nseat_game *gm = &nseat_games[_i];
-	struct net_traj_server_opts to = { 0 };
-	struct tp_league L;
-	struct tp_peer lp[2];
+	struct world w;
 	struct league_job j;
 	struct taken tk;
-	net_traj_server *ts;
-	char err[256], ep[64], addr[64], log[300];
-	pid_t cp;
-	int st = 0;
-	double t0;
 
-	lg_log_set_level(LG_LOG_ERROR);
-	memset(&rec, 0, sizeof rec);
 	memset(&tk, 0, sizeof tk);
-	ck_assert_msg(net_traj_server_start(&ts, &to, err, sizeof err) == 0,
-		      "%s", err);
-	snprintf(ep, sizeof ep, "127.0.0.1:%u", net_traj_server_port(ts));
-	tp_league_open(&L, *gm->yaml, 0, 0);
-	for (int k = 0; k < 2; k++) {
-		tp_attach(&L, &lp[k], LEAGUE__ROLE__ROLE_LEARNER, "learner");
-		ck_assert_int_eq(tp_fake_learner_at(&lp[k], (uint32_t)(2 * k),
-						    ep),
-				 LEAGUE__STATUS__STATUS_OK);
-	}
-	queue_job(L.d, &j, gm->n, gm->seat, 0, NSEAT_EPISODES);
-	snprintf(addr, sizeof addr, "127.0.0.1:%u",
-		 league_server_port(league_daemon_server(L.d)));
-	snprintf(log, sizeof log, "%s/collect.log", L.dir);
-	const char *argv[] = { "league", "collect", "--connect", addr, NULL };
-	cp = tu_spawn_worker(argv, log, 0);
-	/* the daemon's loop here, the learner's stream beside it */
-	t0 = lg_now_s();
-	while (!rec.results && !rec.drops) {
-		int gone = waitpid(cp, &st, WNOHANG) == cp;
-		if (gone || lg_now_s() - t0 > 120) {
-			static char text[1 << 14];
-			tu_read_text(log, text, sizeof text);
-			ck_abort_msg("no result (the collector %s): %s",
-				     gone ? "exited" : "runs 120 s", text);
-		}
-		event_base_loop(L.base, EVLOOP_NONBLOCK);
-		take_segments(ts, j.id, &tk, 0.005);
-	}
-	kill(cp, SIGTERM);
-	while (waitpid(cp, &st, WNOHANG) == 0) {
-		ck_assert_msg(lg_now_s() - t0 < 180, "collector did not stop");
-		event_base_loop(L.base, EVLOOP_NONBLOCK);
-		take_segments(ts, j.id, &tk, 0.005);
-	}
-	take_segments(ts, j.id, &tk, 0.2);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x",
-		      st);
+	world_open(&w, *gm->yaml);
+	queue_job(w.L.d, &j, gm->n, gm->seat, 0, NSEAT_EPISODES);
+	world_collect(&w);
+	world_until(&w, 1, j.id, &tk);
+	world_close(&w, j.id, &tk);
 
 	/* the result: every episode, every seat's return */
 	ck_assert_int_eq(rec.results, 1);
@@ -413,8 +459,39 @@ START_TEST(collector_plays_every_seat)
 		ck_assert_uint_ge(tk.rows[p], seats_of[p] * NSEAT_EPISODES);
 	}
 	ck_assert_uint_eq(tk.other_player, 0);
-	tp_league_close(&L, 1);
-	net_traj_server_stop(ts);
+}
+END_TEST
+
+/* A job whose seats are not the game's players (two for 3-player Kuhn)
+ * is reported at once with no episodes; the next, of three, plays. */
+START_TEST(collector_refuses_a_job_of_other_seats)
+{
+	const struct nseat_game *gm = &nseat_games[0];
+	struct world w;
+	struct league_job bad, good;
+	struct taken tk;
+	static char text[1 << 14];
+	char want[128];
+
+	memset(&tk, 0, sizeof tk);
+	world_open(&w, kuhn3_yaml);
+	queue_job(w.L.d, &bad, 2, gm->seat, 0, 4);
+	queue_job(w.L.d, &good, 3, gm->seat, 0, 4);
+	world_collect(&w);
+	world_until(&w, 2, bad.id, &tk);
+	tu_read_text(w.log, text, sizeof text);
+	snprintf(want, sizeof want, "job %llu malformed (2 seats, the game "
+		 "has 3; 4 episodes)", (unsigned long long)bad.id);
+	ck_assert_msg(strstr(text, want), "%s", text);
+	world_close(&w, bad.id, &tk);
+	ck_assert_int_eq(rec.results, 2);
+	ck_assert_int_eq(rec.drops, 0);
+	for (int k = 0; k < 2; k++)
+		ck_assert_uint_eq(rec.seen[k].episodes,
+				  rec.seen[k].id == bad.id ? 0 : 4);
+	ck_assert(rec.seen[0].id != rec.seen[1].id);
+	ck_assert(rec.seen[0].id == bad.id || rec.seen[1].id == bad.id);
+	ck_assert_uint_eq(tk.rows[0] + tk.rows[2] + tk.other_player, 0);
 }
 END_TEST
 
@@ -486,15 +563,16 @@ START_TEST(league_run_of_n_seats)
 }
 END_TEST
 
-Suite *suite_seatjobs(void)
+Suite *suite_seats(void)
 {
-	Suite *s = suite_create("seatjobs");
+	Suite *s = suite_create("seats");
 	const struct tu_test daemon_tests[] = {
 		{ three_seat_job_packed_tallied_or_refused, 1 },
 		{ other_kinds_fill_every_seat, 1 },
 	};
 	const struct tu_test collector_tests[] = {
 		{ collector_plays_every_seat, (int)LG_ARRAY_LEN(nseat_games) },
+		{ collector_refuses_a_job_of_other_seats, 1 },
 	};
 	const struct tu_test run_tests[] = {
 		{ league_run_of_n_seats, (int)LG_ARRAY_LEN(run_yaml) },
