@@ -239,9 +239,9 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 		snprintf(buf, sizeof buf, "is %s",
 			 env_payoff_name(s->payoff));
 		why = buf;
-	} else if (s->num_actions > ENV_MAX_ACTIONS) {
+	} else if (s->num_actions > ENV_GAME_ACTIONS_MAX) {
 		snprintf(buf, sizeof buf, "has %d actions (the network takes "
-			 "at most %d)", s->num_actions, ENV_MAX_ACTIONS);
+			 "at most %d)", s->num_actions, ENV_GAME_ACTIONS_MAX);
 		why = buf;
 	}
 	if (!why)
@@ -269,10 +269,18 @@ static int probe_spec(const struct coll_opts *o, struct env_spec *spec,
 	rc = env_new(&probe, o->game, &probe_opts, err, errlen);
 	if (rc)
 		return rc;
-	if (env_spec_of(probe)->num_actions > ENV_MAX_ACTIONS) {
+	if (env_spec_of(probe)->num_actions > ENV_GAME_ACTIONS_MAX) {
 		lg_errf(err, errlen, "collector: game '%s' has %d actions; "
 			"the network takes at most %d", o->game,
-			env_spec_of(probe)->num_actions, ENV_MAX_ACTIONS);
+			env_spec_of(probe)->num_actions, ENV_GAME_ACTIONS_MAX);
+		rc = LG_EUNSUPP;
+	} else if (env_spec_of(probe)->num_actions > ENV_MAX_ACTIONS &&
+		   o->search.sims) {
+		/* the search's visit shares are a dense column of the rows */
+		lg_errf(err, errlen, "collector: game '%s' has %d actions; "
+			"the search (learner.search) takes games of at most "
+			"%d", o->game, env_spec_of(probe)->num_actions,
+			ENV_MAX_ACTIONS);
 		rc = LG_EUNSUPP;
 	}
 	if (!rc)
