@@ -457,13 +457,12 @@ static void head_grad(const ppo *p, struct shard *sh)
 void ppo_shard_forward(const nn *net, struct shard *sh)
 {
 	const struct ppo_minibatch *mb = &sh->mb;
-	int L = net->nlayers;
+	int L = net->nlayers, run = L - nn_gathered(net);
 	size_t n = mb->n, T = mb->seq_len ? mb->seq_len : 1;
 	const float *x = mb->obs, *prev = NULL;
 
-	if (nn_gathered(net))
-		L--; /* the head's rows per row's list, below */
-	for (int l = 0; l < L; l++) {
+	/* a gathered head's rows per row's list, after the loop */
+	for (int l = 0; l < run; l++) {
 		float *y = l == L - 1 ? sh->head : sh->acts[l];
 		if (l == net->gl)
 			gru_forward(net->dims[l], net->s.gru,
@@ -474,7 +473,7 @@ void ppo_shard_forward(const nn *net, struct shard *sh)
 		prev = x;
 		x = y;
 	}
-	if (L < net->nlayers)
+	if (run < L)
 		ppo_list_forward(net, sh, x);
 }
 
