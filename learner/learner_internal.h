@@ -106,6 +106,10 @@ static inline int nn_gathered(const nn *n)
  * value into *value when value is not NULL. O(in x (L + 1)). */
 void nn_head_gather(const nn *n, const float *x, const uint16_t *ids,
 		    size_t L, float *z, float *value);
+/* w . x over in floats (nn_gather.c). */
+float nn_dot(const float *w, const float *x, size_t in);
+/* The legal ids of a mask of A bytes into ids (ascending); how many. */
+size_t nn_mask_list(const uint8_t *mask, size_t A, uint16_t *ids);
 /* Log-softmax of L logits z (a legal list's): logp[L], p[L]; returns L
  * (0: nothing written). */
 int nn_list_softmax(const float *z, size_t L, float *logp, float *p);

@@ -551,40 +551,6 @@ int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 	return legal;
 }
 
-void nn_head_gather(const nn *n, const float *x, const uint16_t *ids,
-		    size_t L, float *z, float *value)
-{
-	int l = n->nlayers - 1;
-	size_t in = n->dims[l], A = n->s.actions;
-	const float *W = n->p + n->t[2 * l].offset;
-	const float *b = n->p + n->t[2 * l + 1].offset;
-
-	for (size_t k = 0; k < L; k++)
-		z[k] = b[ids[k]] + cblas_sdot((int)in, W + ids[k] * in, 1, x, 1);
-	if (value)
-		*value = b[A] + cblas_sdot((int)in, W + A * in, 1, x, 1);
-}
-
-int nn_list_softmax(const float *z, size_t L, float *logp, float *p)
-{
-	float mx = -INFINITY, lse;
-	double sum = 0;
-
-	if (!L)
-		return 0;
-	for (size_t k = 0; k < L; k++)
-		if (z[k] > mx)
-			mx = z[k];
-	for (size_t k = 0; k < L; k++)
-		sum += exp((double)(z[k] - mx));
-	lse = mx + (float)log(sum);
-	for (size_t k = 0; k < L; k++) {
-		logp[k] = z[k] - lse;
-		p[k] = expf(logp[k]);
-	}
-	return (int)L;
-}
-
 /* ---- inference ------------------------------------------------------ */
 
 struct nn_ws {
@@ -733,12 +699,9 @@ static int head_row(const nn *net, nn_ws *ws, const uint8_t *mask, size_t i,
 static int head_list(const nn *net, nn_ws *ws, const uint8_t *mask, size_t i,
 		     size_t *L, float *value)
 {
-	size_t A = net->s.actions, in = net->dims[net->nlayers - 1], k = 0;
-	const uint8_t *m = mask + i * A;
+	size_t A = net->s.actions, in = net->dims[net->nlayers - 1], k;
 
-	for (size_t a = 0; a < A; a++)
-		if (m[a])
-			ws->ids[k++] = (uint16_t)a;
+	k = nn_mask_list(mask + i * A, A, ws->ids);
 	if (!k)
 		return LG_EINVAL;
 	nn_head_gather(net, ws->x + i * in, ws->ids, k, ws->z,

@@ -309,8 +309,10 @@ void ppo_free(ppo *p)
 	if (!p)
 		return;
 	ppo_pool_stop(p);
-	for (int i = 0; i < PPO_MAX_SHARDS; i++)
+	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
 		shard_free_ws(&p->sh[i]);
+		ppo_list_free(&p->sh[i]);
+	}
 	free_gather(p);
 	free(p->mb_legal);
 	free(p->tids);
@@ -338,6 +340,29 @@ const float *ppo_grad(const ppo *p, size_t *count)
 
 /* ---- loss and gradient ------------------------------------------------ */
 
+/* A row's value loss (with value_clip vclip > 0: clipped around the
+ * behaviour's vo) into s->vl, and its derivative by the value v. */
+static float value_grad(float v, float R, float vo, float vclip,
+			struct sums *s)
+{
+	float dv = v - R;
+
+	if (vclip > 0) {
+		float d = v - vo;
+		float vc = vo + (d < -vclip ? -vclip : d > vclip ? vclip : d);
+		float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
+		if (l1 >= l2) {
+			s->vl += 0.5 * l1;
+		} else {
+			s->vl += 0.5 * l2;
+			dv = fabsf(d) < vclip ? vc - R : 0;
+		}
+	} else {
+		s->vl += 0.5 * (double)dv * dv;
+	}
+	return dv;
+}
+
 /* Per-row loss terms and d loss / d head into sh->dhead; invn is 1 over
  * the whole minibatch's rows. A gathered head's row is its legal list:
  * A its length, every entry legal (mask NULL), the value at hw - 1. */
@@ -362,7 +387,7 @@ static void head_grad(const ppo *p, struct shard *sh)
 		float *dz = sh->dhead + i * H;
 		size_t a = (size_t)mb->action[i];
 		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
-		float v, R, dv, lr, pn = mb->pw ? invn * mb->pw[i] : invn;
+		float lr, pn = mb->pw ? invn * mb->pw[i] : invn;
 
 		if (mb->pad && mb->pad[i]) {
 			memset(dz, 0, H * sizeof *dz);
@@ -432,24 +457,8 @@ static void head_grad(const ppo *p, struct shard *sh)
 					dz[k] += pn * mc * sh->pr[k] *
 						 (sh->lp[k] - ml[k] - kl);
 		}
-		v = z[V];
-		R = mb->ret[i];
-		dv = v - R;
-		if (vclip > 0) {
-			float vo = mb->value[i], d = v - vo;
-			float vc = vo + (d < -vclip ? -vclip
-						   : d > vclip ? vclip : d);
-			float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
-			if (l1 >= l2) {
-				s->vl += 0.5 * l1;
-			} else {
-				s->vl += 0.5 * l2;
-				dv = fabsf(d) < vclip ? vc - R : 0;
-			}
-		} else {
-			s->vl += 0.5 * (double)dv * dv;
-		}
-		dz[V] = invn * vf * dv;
+		dz[V] = invn * vf * value_grad(z[V], mb->ret[i], mb->value[i],
+					       vclip, s);
 	}
 }
 
@@ -474,7 +483,7 @@ void ppo_shard_forward(const nn *net, struct shard *sh)
 		x = y;
 	}
 	if (run < L)
-		ppo_list_forward(net, sh, x);
+		ppo_list_forward(sh->p, sh, x);
 }
 
 /* One shard: forward its rows, head gradient, backward into sh->g (zeroed
@@ -494,8 +503,8 @@ void ppo_shard_run(struct shard *sh)
 
 	ppo_shard_forward(net, sh);
 	head_grad(p, sh);
-	/* a gathered head's rows: only those of the minibatch's lists are
-	 * not 0 here, and ppo_list_touch zeroed them */
+	/* a gathered head's rows: ppo_list_backward writes the minibatch's
+	 * whole, and the others are 0 (ppo_list_touch) */
 	memset(sh->g, 0, (nn_gathered(net) ? net->t[2 * (L - 1)].offset
 					   : net->nparams) * sizeof *sh->g);
 	dy = sh->dhead;
@@ -509,7 +518,7 @@ void ppo_shard_run(struct shard *sh)
 		if (net->skip[l])
 			memcpy(sh->dskip, dy, n * out * sizeof *dy);
 		if (l == L - 1 && nn_gathered(net)) {
-			ppo_list_backward(net, sh, xin, l ? dx : NULL);
+			ppo_list_backward(p, sh, xin, l ? dx : NULL);
 			if (l == 0)
 				break;
 			goto activation;

@@ -45,6 +45,11 @@ struct shard {
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *gcache, *gwork;      /* the recurrent core's */
 	float *g;                   /* in the ppo's params_ws */
+	/* a gathered head (ppo_list.c): the shard's (row, list index)
+	 * entries grouped by action, action a's at ent[at[a] .. at[a] +
+	 * cnt[a]); ent_cap entries, at and cnt actions + 1 */
+	uint32_t *ent_row, *ent_k, *at, *cnt;
+	size_t ent_cap;
 	size_t cap;
 	void *ws;                   /* the block the arrays above live in
 				       (all but g) while cap > 0 */
@@ -172,15 +177,18 @@ size_t ppo_gather_unit(ppo *p, const struct lg_rows *b, size_t at,
 /* ppo_list.c: a gathered head (nn_gathered). ppo_list_forward: the
  * logits of each row's legal list and its value into sh->head (stride
  * sh->hw), from the head's input (the last layer before it, or the
- * observation). ppo_list_backward: the head's gradient from sh->dhead
- * into the rows it read of sh->g, and dx (n x in) = d loss / d input.
- * ppo_list_touch: the minibatch's rows of the head (p->tids), after the
- * previous minibatch's rows are zeroed in every shard's gradient.
+ * observation), a head row read once for all the shard's rows that list
+ * its action. ppo_list_backward: the head's gradient from sh->dhead into
+ * the minibatch's rows of sh->g (p->tids: each written whole, 0 where
+ * none of the shard's rows lists it), and dx (n x in) = d loss / d
+ * input. ppo_list_touch: the minibatch's rows of the head (p->tids),
+ * after the previous minibatch's rows not among them are zeroed in every
+ * shard's gradient.
  * ppo_list_range: range i of the parameters a minibatch's gradient
  * reaches ([*lo, *hi)); 0 past the last. A dense net has one range, all
  * of them. */
-void ppo_list_forward(const nn *net, struct shard *sh, const float *x);
-void ppo_list_backward(const nn *net, struct shard *sh, const float *x,
+void ppo_list_forward(const ppo *p, struct shard *sh, const float *x);
+void ppo_list_backward(const ppo *p, struct shard *sh, const float *x,
 		       float *dx);
 void ppo_list_touch(ppo *p, const struct ppo_minibatch *mb);
 int ppo_list_range(const ppo *p, size_t i, size_t *lo, size_t *hi);
@@ -192,6 +200,8 @@ int ppo_list_check(const uint16_t *ids, size_t L, size_t A, int32_t action,
 /* ppo_list.c: the gathered minibatch's list memory for rows x lmax ids,
  * and p->tids etc. for the net. LG_ENOMEM. */
 int ppo_list_alloc(ppo *p, size_t rows);
+/* ppo_list.c: free shard sh's grouping arrays. */
+void ppo_list_free(struct shard *sh);
 
 /* ppo_pool.c: start nshards - 1 parked workers (on failure run with
  * those that started), stop and join them, and run shards 0..k-1 (0 on

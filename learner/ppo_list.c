@@ -11,7 +11,6 @@
  */
 #include "learner/ppo_internal.h"
 
-#include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +49,26 @@ int ppo_list_alloc(ppo *p, size_t rows)
 		if (!p->tids || !p->ptids || !p->tmark)
 			return LG_ENOMEM;
 	}
+	for (int i = 0; i < p->nshards; i++) {
+		struct shard *sh = &p->sh[i];
+		/* a row's list and its value */
+		size_t ents = rows * (LG_MAX(p->lmax, 1) + 1);
+		if (!sh->at) {
+			sh->at = calloc(A + 1, sizeof *sh->at);
+			sh->cnt = calloc(A + 1, sizeof *sh->cnt);
+			if (!sh->at || !sh->cnt)
+				return LG_ENOMEM;
+		}
+		if (ents > sh->ent_cap) {
+			if (!(q = realloc(sh->ent_row, ents * sizeof(uint32_t))))
+				return LG_ENOMEM;
+			sh->ent_row = q;
+			if (!(q = realloc(sh->ent_k, ents * sizeof(uint32_t))))
+				return LG_ENOMEM;
+			sh->ent_k = q;
+			sh->ent_cap = ents;
+		}
+	}
 	if (want <= p->mb_legal_cap)
 		return 0;
 	q = realloc(p->mb_legal, want * sizeof *p->mb_legal);
@@ -61,45 +80,102 @@ int ppo_list_alloc(ppo *p, size_t rows)
 }
 
 /* ppo_internal.h */
-void ppo_list_forward(const nn *net, struct shard *sh, const float *x)
+void ppo_list_free(struct shard *sh)
+{
+	free(sh->at);
+	free(sh->cnt);
+	free(sh->ent_row);
+	free(sh->ent_k);
+	sh->at = sh->cnt = sh->ent_row = sh->ent_k = NULL;
+	sh->ent_cap = 0;
+}
+
+/* The shard's (row, list index) entries grouped by action, in the order
+ * of p->tids (the value's, every row's at index hw - 1, under action
+ * A). */
+static void group(const ppo *p, struct shard *sh)
 {
 	const struct ppo_minibatch *mb = &sh->mb;
-	size_t in = net->dims[net->nlayers - 1], S = sh->hw;
+	size_t A = p->net->s.actions, S = sh->hw, pos = 0;
 
+	for (size_t t = 0; t < p->ntouch; t++)
+		sh->cnt[p->tids[t]] = 0;
+	for (size_t i = 0; i < mb->n; i++)
+		for (size_t j = mb->loff[i]; j < mb->loff[i + 1]; j++)
+			sh->cnt[mb->legal[j]]++;
+	sh->cnt[A] = (uint32_t)mb->n;
+	for (size_t t = 0; t < p->ntouch; t++) {
+		uint32_t a = p->tids[t];
+		sh->at[a] = (uint32_t)pos;
+		pos += sh->cnt[a];
+		sh->cnt[a] = 0; /* counts again as entries land */
+	}
 	for (size_t i = 0; i < mb->n; i++) {
 		size_t o = mb->loff[i], L = mb->loff[i + 1] - o;
-		float *z = sh->head + i * S;
-		nn_head_gather(net, x + i * in, mb->legal + o, L, z,
-			       z + S - 1);
+		for (size_t k = 0; k <= L; k++) {
+			uint32_t a = k < L ? mb->legal[o + k] : (uint32_t)A;
+			size_t e = sh->at[a] + sh->cnt[a]++;
+			sh->ent_row[e] = (uint32_t)i;
+			sh->ent_k[e] = (uint32_t)(k < L ? k : S - 1);
+		}
 	}
 }
 
 /* ppo_internal.h */
-void ppo_list_backward(const nn *net, struct shard *sh, const float *x,
+void ppo_list_forward(const ppo *p, struct shard *sh, const float *x)
+{
+	const nn *net = p->net;
+	int l = net->nlayers - 1;
+	size_t in = net->dims[l], S = sh->hw;
+	const float *W = nn_w(net, net->p, l), *b = nn_b(net, net->p, l);
+
+	group(p, sh);
+	for (size_t t = 0; t < p->ntouch; t++) {
+		uint32_t a = p->tids[t];
+		const float *w = W + (size_t)a * in;
+		for (size_t e = sh->at[a]; e < sh->at[a] + sh->cnt[a]; e++) {
+			size_t i = sh->ent_row[e];
+			sh->head[i * S + sh->ent_k[e]] =
+				b[a] + nn_dot(w, x + i * in, in);
+		}
+	}
+}
+
+/* ppo_internal.h */
+void ppo_list_backward(const ppo *p, struct shard *sh, const float *x,
 		       float *dx)
 {
-	const struct ppo_minibatch *mb = &sh->mb;
+	const nn *net = p->net;
 	int l = net->nlayers - 1;
-	size_t in = net->dims[l], A = net->s.actions, S = sh->hw;
+	size_t in = net->dims[l], S = sh->hw;
 	const float *W = nn_w(net, net->p, l);
 	float *gW = nn_w(net, sh->g, l), *gb = nn_b(net, sh->g, l);
 
-	for (size_t i = 0; i < mb->n; i++) {
-		size_t o = mb->loff[i], L = mb->loff[i + 1] - o;
-		const float *dz = sh->dhead + i * S, *xi = x + i * in;
-		float *d = dx ? dx + i * in : NULL;
-		if (d)
-			memset(d, 0, in * sizeof *d);
-		for (size_t k = 0; k <= L; k++) {
-			size_t a = k < L ? mb->legal[o + k] : A;
-			float g = k < L ? dz[k] : dz[S - 1];
+	if (dx)
+		memset(dx, 0, sh->mb.n * in * sizeof *dx);
+	for (size_t t = 0; t < p->ntouch; t++) {
+		uint32_t a = p->tids[t];
+		const float *w = W + (size_t)a * in;
+		float *gw = gW + (size_t)a * in, sb = 0;
+		/* written whole, each minibatch row once */
+		memset(gw, 0, in * sizeof *gw);
+		for (size_t e = sh->at[a]; e < sh->at[a] + sh->cnt[a]; e++) {
+			size_t i = sh->ent_row[e];
+			float g = sh->dhead[i * S + sh->ent_k[e]];
+			const float *xi = x + i * in;
 			if (g == 0)
 				continue;
-			cblas_saxpy((int)in, g, xi, 1, gW + a * in, 1);
-			gb[a] += g;
-			if (d)
-				cblas_saxpy((int)in, g, W + a * in, 1, d, 1);
+			sb += g;
+			/* short rows: vectorised loops, not BLAS calls */
+			for (size_t j = 0; j < in; j++)
+				gw[j] += g * xi[j];
+			if (dx) {
+				float *d = dx + i * in;
+				for (size_t j = 0; j < in; j++)
+					d[j] += g * w[j];
+			}
 		}
+		gb[a] = sb;
 	}
 }
 
@@ -119,9 +195,6 @@ void ppo_list_touch(ppo *p, const struct ppo_minibatch *mb)
 	const nn *net = p->net;
 	size_t A = net->s.actions, end = mb->loff[mb->n];
 
-	for (int s = 0; s < p->nshards; s++)
-		for (size_t j = 0; j < p->nptouch; j++)
-			zero_row(net, p->sh[s].g, p->ptids[j]);
 	if (++p->tgen == 0) { /* wrapped: no stale mark may match */
 		memset(p->tmark, 0, (A + 1) * sizeof *p->tmark);
 		p->tgen = 1;
@@ -136,6 +209,11 @@ void ppo_list_touch(ppo *p, const struct ppo_minibatch *mb)
 			p->tids[p->ntouch++] = a;
 		}
 	}
+	/* the previous rows the backward will not write */
+	for (size_t j = 0; j < p->nptouch; j++)
+		if (p->tmark[p->ptids[j]] != p->tgen)
+			for (int s = 0; s < p->nshards; s++)
+				zero_row(net, p->sh[s].g, p->ptids[j]);
 	/* the next call zeroes these */
 	memcpy(p->ptids, p->tids, p->ntouch * sizeof *p->ptids);
 	p->nptouch = p->ntouch;

@@ -220,6 +220,29 @@ static int segment_lists_bad(const struct net_segment *s, const size_t *lens,
 	return 0;
 }
 
+/* s's column pointers from the checked columns (net_segment_parse). */
+static void point_columns(struct net_segment *s, const uint8_t *const *cols,
+			  const size_t *lens)
+{
+	s->obs = cols[0];
+	s->mask = cols[1];
+	s->action = cols[2];
+	s->logp = cols[3];
+	s->value = cols[4];
+	s->reward = cols[5];
+	s->done = cols[6];
+	s->state = cols[7];
+	/* an empty field 26 is protobuf's default: no column (its pointer
+	 * would promise count x num_actions floats) */
+	s->visits = lens[8] ? cols[8] : NULL;
+	if (lg_rows_lists_for(s->num_actions)) {
+		s->mask = NULL;
+		s->nlegal = cols[9];
+		s->legal = cols[10];
+		s->legal_len = lens[10] / sizeof(uint16_t);
+	}
+}
+
 int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 		      char *err, size_t errlen)
 {
@@ -310,23 +333,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			return LG_EPROTO;
 		}
 	}
-	s->obs = cols[0];
-	s->mask = cols[1];
-	s->action = cols[2];
-	s->logp = cols[3];
-	s->value = cols[4];
-	s->reward = cols[5];
-	s->done = cols[6];
-	s->state = cols[7];
-	/* an empty field 26 is protobuf's default: no column (its pointer
-	 * would promise count x num_actions floats) */
-	s->visits = lens[8] ? cols[8] : NULL;
-	if (lg_rows_lists_for(s->num_actions)) {
-		s->mask = NULL;
-		s->nlegal = cols[9];
-		s->legal = cols[10];
-		s->legal_len = lens[10] / sizeof(uint16_t);
-	}
+	point_columns(s, cols, lens);
 	return 0;
 bad:
 	lg_errf(err, errlen, "segment: %s", why);

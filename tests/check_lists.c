@@ -340,7 +340,7 @@ START_TEST(othello_collect_and_update)
 	float *before;
 	size_t np, head, in = 32;
 	char err[256] = "";
-	int seen[OTH_A] = { 0 }, moved = 0;
+	int seen[OTH_A] = { 0 }, chose[OTH_A] = { 0 }, moved = 0;
 
 	pthread_mutex_init(&o->mu, NULL);
 	s.obs = OTH_OBS;
@@ -371,8 +371,15 @@ START_TEST(othello_collect_and_update)
 	ck_assert_uint_ge(o->batch.n, 64);
 	ck_assert_int_le(o->worst_legal, 32);
 	/* the PPO update on what arrived */
-	for (size_t j = 0; j < o->batch.legal_n; j++)
-		seen[o->batch.legal[j]] = 1;
+	/* seen: on some list; chose: on a list of two or more (a forced
+	 * move, a list of one, has probability 1 and no policy gradient) */
+	for (size_t i = 0, at = 0; i < o->batch.n; i++) {
+		for (uint32_t k = 0; k < o->batch.nlegal[i]; k++) {
+			seen[o->batch.legal[at + k]] = 1;
+			chose[o->batch.legal[at + k]] |= o->batch.nlegal[i] > 1;
+		}
+		at += o->batch.nlegal[i];
+	}
 	ppo_opts_default(&po);
 	po.threads = 1;
 	po.minibatch = 32;
@@ -404,9 +411,9 @@ START_TEST(othello_collect_and_update)
 			moved += !same && hb[a] != hb0[a];
 	}
 	ck_assert_int_gt(moved, 0);
-	/* every row the lists named moved: Adam's first steps are ~lr */
+	/* every row a choice named moved: Adam's first steps are ~lr */
 	for (int a = 0; a < OTH_A; a++)
-		if (seen[a])
+		if (chose[a])
 			ck_assert_msg(hb[a] != hb0[a], "row %d stayed", a);
 	ck_assert(hb[OTH_A] != hb0[OTH_A]); /* the value's */
 	/* the updated policy still sums to 1 over each row's list */
