@@ -133,6 +133,58 @@ START_TEST(lists_through_the_wire)
 }
 END_TEST
 
+/* A segment's shape decides its columns: lists with a mask beside them,
+ * or lists on a segment of 64 actions, are refused by the parser. */
+START_TEST(lists_or_mask_by_shape)
+{
+	float obs[2] = { 0, 1 }, f0 = 0;
+	int32_t act = 1;
+	uint8_t done = LG_ROW_END, mask[100] = { 0, 1 };
+	uint32_t nl = 2;
+	uint16_t ids[2] = { 0, 1 };
+	League__Segment sg = LEAGUE__SEGMENT__INIT;
+	net_msg m = LEAGUE__ENVELOPE__INIT;
+	struct net_segment s;
+	lg_buf buf = { 0 };
+	const uint8_t *body;
+	size_t blen;
+	char err[256] = "";
+	int bc;
+
+	sg.obs_len = 2;
+	sg.count = 1;
+	sg.layout = LEAGUE__CONST__SEGMENT_LAYOUT;
+	sg.obs = (ProtobufCBinaryData){ sizeof obs, (uint8_t *)obs };
+	sg.action = (ProtobufCBinaryData){ 4, (uint8_t *)&act };
+	sg.logp = sg.value = sg.reward =
+		(ProtobufCBinaryData){ 4, (uint8_t *)&f0 };
+	sg.done = (ProtobufCBinaryData){ 1, &done };
+	sg.nlegal = (ProtobufCBinaryData){ 4, (uint8_t *)&nl };
+	sg.legal = (ProtobufCBinaryData){ 4, (uint8_t *)ids };
+	m.body_case = LEAGUE__ENVELOPE__BODY_SEGMENT;
+	m.segment = &sg;
+	for (int k = 0; k < 3; k++) {
+		/* 100 actions: lists alone parse; with a mask they do not;
+		 * 64 actions: lists do not (a mask is due there) */
+		sg.num_actions = k == 2 ? 64 : 100;
+		sg.mask = k == 1 ? (ProtobufCBinaryData){ 100, mask }
+				 : (ProtobufCBinaryData){ 0, NULL };
+		buf.len = 0;
+		ck_assert_int_eq(net_frame_encode(&m, &buf), 0);
+		ck_assert_int_eq(net_envelope_body(buf.data + NET_FRAME_HDR,
+						   buf.len - NET_FRAME_HDR,
+						   &bc, &body, &blen, err,
+						   sizeof err), 0);
+		ck_assert_int_eq(net_segment_parse(body, blen, &s, err,
+						   sizeof err),
+				 k == 0 ? 0 : LG_EPROTO);
+	}
+	ck_assert_msg(strstr(err, "segment of 64 actions with legal lists"),
+		      "%s", err);
+	lg_buf_free(&buf);
+}
+END_TEST
+
 /* A gathered net (obs 3, tanh 5, 70 actions): tiny random weights. */
 static ppo *tiny_gathered(void)
 {
@@ -450,6 +502,7 @@ Suite *suite_lists(void)
 	Suite *s = suite_create("lists");
 	const struct tu_test tests[] = {
 		{ lists_through_the_wire, 1 },
+		{ lists_or_mask_by_shape, 1 },
 		{ gathered_gradient, 1 },
 		{ othello_collect_and_update, 1 },
 	};
