@@ -40,10 +40,12 @@ int bench_synth_rows(struct lg_rows *y, const struct nn *net, size_t n,
  * actions aside) with a gathered head of `wide` actions against the same
  * net with 64, updates and forwards alternating; prints the ratios. */
 struct nn_shape;
+#define WIDE_LEGAL_FROM_MIN 30 /* a row's most legal actions */
 struct bench_wide_opts {
 	const struct nn_shape *shape;
 	const char *hidden_txt;
 	unsigned wide;
+	unsigned legal_from; /* legal ids from the first this many (0: all) */
 	unsigned long long batch, minibatch, epochs, threads;
 	double seconds;
 	int json;

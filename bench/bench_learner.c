@@ -29,6 +29,7 @@ struct blopts {
 	const char *model; /* "mlp" or "conv" */
 	int inference;     /* forwards of --batch rows instead of updates */
 	unsigned wide;     /* --wide A: bench_wide.c's comparison */
+	unsigned legal_from; /* --legal-from K: its legal ids' range */
 };
 
 static int parse_hidden(const char *txt, struct nn_shape *s)
@@ -104,7 +105,7 @@ static int usage_help(void)
 	       "       [--act relu|tanh] [--batch N] [--minibatch N] "
 	       "[--epochs N]\n"
 	       "       [--gru H] [--threads N] [--seconds S] [--json]\n"
-	       "       [--wide A]\n\n"
+	       "       [--wide A [--legal-from K]]\n\n"
 	       "Samples per second of a full PPO update (defaults: obs 128, "
 	       "hidden 256,256,\nactions 16, relu, batch 4096, minibatch "
 	       "1024, epochs 4, 1 BLAS thread,\nabout 3 s of updates), "
@@ -120,7 +121,9 @@ static int usage_help(void)
 	       "of 32, stored states 0).\n--wide A: the same net with a "
 	       "gathered head of A actions (more than 64)\nagainst 64 "
 	       "actions, rows of 8-30 legal actions, updates and forwards "
-	       "of\n256 rows alternating; the ratios wide / dense.\n");
+	       "of\n256 rows alternating; the ratios wide / dense. "
+	       "--legal-from K: the wide net's legal\nids from its first K "
+	       "actions (default all; 64: the dense net's).\n");
 	return CLI_OK;
 }
 
@@ -190,6 +193,7 @@ static const struct option learner_opts[] = {
 	{ "inference", no_argument, NULL, 'I' },
 	{ "gru", required_argument, NULL, 'G' },
 	{ "wide", required_argument, NULL, 'W' },
+	{ "legal-from", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -269,12 +273,14 @@ static int parse(int argc, char **argv, struct blopts *o)
 				return CLI_USAGE;
 			o->s.gru = (uint32_t)v;
 			break;
-		case 'W':
-			if (cli_opt_u64(cmd, "--wide", optarg,
-					NN_DENSE_ACTIONS + 1, NN_MAX_ACTIONS,
-					&v))
+		case 'W': /* --wide, --legal-from */
+		case 'L':
+			if (cli_opt_u64(cmd, ch == 'W' ? "--wide" : "--legal-from",
+					optarg, ch == 'W' ? NN_DENSE_ACTIONS + 1
+							  : WIDE_LEGAL_FROM_MIN,
+					NN_MAX_ACTIONS, &v))
 				return CLI_USAGE;
-			o->wide = (unsigned)v;
+			*(ch == 'W' ? &o->wide : &o->legal_from) = (unsigned)v;
 			break;
 		case 'M':
 			if (set_model(o, optarg))
@@ -376,7 +382,8 @@ int bench_learner(int argc, char **argv)
 		return bench_inference(&o);
 	if (o.wide)
 		return bench_learner_wide(&(struct bench_wide_opts){
-			&o.s, o.hidden_txt, o.wide, o.batch, o.minibatch,
+			&o.s, o.hidden_txt, o.wide, o.legal_from, o.batch,
+			o.minibatch,
 			o.epochs, o.threads, o.seconds, o.json });
 	ppo_opts_default(&po);
 	po.epochs = o.epochs;

@@ -22,7 +22,7 @@
 
 #define WIDE_INFER_ROWS 256
 #define WIDE_LEGAL_MIN 8
-#define WIDE_LEGAL_MAX 30
+#define WIDE_LEGAL_MAX WIDE_LEGAL_FROM_MIN
 
 struct side {
 	ppo *p;
@@ -35,9 +35,10 @@ struct side {
 };
 
 /* Rows for side x of net's shape: observations from rng seed 42 (the same
- * for both sides), each row 8..30 legal actions drawn from the net's,
- * actions and log-probabilities from the net. LG_ENOMEM. */
-static int side_rows(struct side *x, const nn *net, size_t n)
+ * for both sides), each row 8..30 legal actions drawn uniformly from the
+ * first `from` of the net's, actions and log-probabilities from the net.
+ * LG_ENOMEM. */
+static int side_rows(struct side *x, const nn *net, size_t n, size_t from)
 {
 	const struct nn_shape *s = nn_shape_of(net);
 	size_t A = s->actions;
@@ -61,7 +62,7 @@ static int side_rows(struct side *x, const nn *net, size_t n)
 		size_t L = WIDE_LEGAL_MIN +
 			   lg_rng_below(&r, WIDE_LEGAL_MAX - WIDE_LEGAL_MIN + 1);
 		for (size_t k = 0; k < L;) {
-			size_t a = lg_rng_below(&r, A);
+			size_t a = lg_rng_below(&r, LG_MIN(from, A));
 			k += !m[a];
 			m[a] = 1;
 		}
@@ -104,6 +105,25 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The distinct head rows the first minibatch of b's rows (m of them)
+ * names, the value's among them: what its Adam step moves. */
+static size_t head_rows(const struct lg_rows *b, size_t m)
+{
+	uint8_t *seen = calloc(b->num_actions, 1);
+	size_t rows = 1, at = 0;
+
+	if (!seen)
+		return 0;
+	for (size_t i = 0; i < LG_MIN(m, b->n); i++)
+		for (uint32_t k = 0; k < b->nlegal[i]; k++, at++)
+			if (!seen[b->legal[at]]) {
+				seen[b->legal[at]] = 1;
+				rows++;
+			}
+	free(seen);
+	return rows;
+}
+
 /* One timed update and one timed batch of forwards of side x. */
 static int side_round(struct side *x, lg_rng *r)
 {
@@ -134,6 +154,11 @@ int bench_learner_wide(const struct bench_wide_opts *o)
 	lg_rng r;
 	int ret = CLI_FAIL;
 
+	if (o->legal_from > o->wide) {
+		fprintf(stderr, "league bench learner: --legal-from %u is past "
+			"--wide %u\n", o->legal_from, o->wide);
+		return CLI_USAGE;
+	}
 	if (o->threads != 1) {
 		fprintf(stderr, "league bench learner: --wide times one "
 			"thread's CPU seconds: --threads 1\n");
@@ -147,7 +172,8 @@ int bench_learner_wide(const struct bench_wide_opts *o)
 	for (int k = 0; k < 2; k++) {
 		s.actions = k ? o->wide : NN_DENSE_ACTIONS;
 		if (ppo_new(&sd[k].p, NULL, &s, &po, 1, err, sizeof err) ||
-		    side_rows(&sd[k], ppo_net(sd[k].p), (size_t)o->batch)) {
+		    side_rows(&sd[k], ppo_net(sd[k].p), (size_t)o->batch,
+			      o->legal_from ? o->legal_from : s.actions)) {
 			fprintf(stderr, "league bench learner: %s\n",
 				err[0] ? err : "out of memory");
 			goto out;
@@ -166,32 +192,38 @@ int bench_learner_wide(const struct bench_wide_opts *o)
 				goto out;
 		rounds++;
 	} while (lg_now_s() - t0 < o->seconds || rounds < 2);
+	size_t rows_mb = head_rows(&sd[1].b, (size_t)o->minibatch);
 	double u0 = sd[0].upd_s / rounds, u1 = sd[1].upd_s / rounds;
 	double i0 = sd[0].inf_s / rounds * 1e6, i1 = sd[1].inf_s / rounds * 1e6;
 	if (o->json)
 		printf("{\"bench\":\"learner_wide\",\"obs\":%u,\"hidden\":"
 		       "\"%s\",\"actions\":%u,\"dense_actions\":%d,"
-		       "\"legal_min\":%d,\"legal_max\":%d,\"batch\":%llu,"
+		       "\"legal_min\":%d,\"legal_max\":%d,\"legal_from\":%u,"
+		       "\"head_rows_per_minibatch\":%zu,\"batch\":%llu,"
 		       "\"minibatch\":%llu,\"epochs\":%llu,\"threads\":%llu,"
 		       "\"updates\":%llu,\"update_s\":%.6f,"
 		       "\"dense_update_s\":%.6f,\"ratio\":%.4f,"
 		       "\"infer_rows\":%zu,\"infer_us\":%.1f,"
 		       "\"dense_infer_us\":%.1f,\"infer_ratio\":%.4f}\n",
 		       s.obs, o->hidden_txt, o->wide, NN_DENSE_ACTIONS,
-		       WIDE_LEGAL_MIN, WIDE_LEGAL_MAX, o->batch, o->minibatch,
+		       WIDE_LEGAL_MIN, WIDE_LEGAL_MAX,
+		       o->legal_from ? o->legal_from : o->wide, rows_mb,
+		       o->batch, o->minibatch,
 		       o->epochs, o->threads, (unsigned long long)rounds, u1,
 		       u0, u1 / u0,
 		       LG_MIN((size_t)WIDE_INFER_ROWS, (size_t)o->batch), i1,
 		       i0, i1 / i0);
 	else
 		printf("learner, %u actions (gathered head) against %d (dense), "
-		       "%d-%d legal a row: obs %u hidden %s, batch %llu "
+		       "%d-%d legal a row of the first %u, %zu head rows a "
+		       "minibatch: obs %u hidden %s, batch %llu "
 		       "minibatch %llu epochs %llu, %llu thread(s)\n"
 		       "%10s %12s %12s %8s\n"
 		       "%10s %12.4f %12.4f %8.3f\n"
 		       "%10s %12.1f %12.1f %8.3f\n",
 		       o->wide, NN_DENSE_ACTIONS, WIDE_LEGAL_MIN,
-		       WIDE_LEGAL_MAX, s.obs, o->hidden_txt, o->batch,
+		       WIDE_LEGAL_MAX, o->legal_from ? o->legal_from : o->wide,
+		       rows_mb, s.obs, o->hidden_txt, o->batch,
 		       o->minibatch, o->epochs, o->threads, "", "wide",
 		       "dense", "ratio", "update_s", u1, u0, u1 / u0,
 		       "infer_us", i1, i0, i1 / i0);
