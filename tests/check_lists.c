@@ -205,7 +205,7 @@ static ppo *tiny_gathered(void)
 	o.threads = 1;
 	o.ent_coef = 0.05;
 	o.minibatch = 8;
-	o.batch_max = 64;
+	o.batch_max = 128;
 	ck_assert_msg(ppo_new(&p, NULL, &s, &o, 9, err, sizeof err) == 0,
 		      "%s", err);
 	w = nn_params(ppo_net(p), &np);
@@ -297,6 +297,117 @@ START_TEST(gathered_gradient)
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), LG_EINVAL);
 	free(g0);
 	ppo_free(p);
+}
+END_TEST
+
+/* A minibatch of n rows of the tiny gathered net's 70 actions: row i
+ * lists 2 + i % 5 ids two apart from base + (7 i mod span) on, its
+ * action one of them. */
+struct lists_mb {
+	float obs[3 * 96], logp[96], value[96], adv[96], ret[96];
+	int32_t action[96];
+	uint16_t legal[96 * 8];
+	size_t loff[97];
+	struct ppo_minibatch mb;
+};
+
+static void lists_mb_make(struct lists_mb *m, size_t n, unsigned base,
+			  unsigned span)
+{
+	lg_rng r;
+
+	lg_rng_seed(&r, base + 1);
+	m->loff[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t L = 2 + i % 5, at = m->loff[i];
+		unsigned first = base + 7 * (unsigned)i % span;
+		for (size_t k = 0; k < L; k++)
+			m->legal[at + k] = (uint16_t)(first + 2 * k);
+		m->loff[i + 1] = at + L;
+		m->action[i] = m->legal[at + i % L];
+		for (int j = 0; j < 3; j++)
+			m->obs[3 * i + (size_t)j] = (float)lg_rng_normal(&r);
+		m->logp[i] = -1.0f;
+		m->value[i] = 0.1f;
+		m->adv[i] = (float)lg_rng_normal(&r);
+		m->ret[i] = (float)lg_rng_normal(&r);
+	}
+	m->mb = (struct ppo_minibatch){ 0 };
+	m->mb.n = n;
+	m->mb.obs = m->obs;
+	m->mb.action = m->action;
+	m->mb.logp = m->logp;
+	m->mb.value = m->value;
+	m->mb.adv = m->adv;
+	m->mb.ret = m->ret;
+	m->mb.legal = m->legal;
+	m->mb.loff = m->loff;
+}
+
+/* Shards on threads: 96 rows are 3 shards of 32 on 3 threads, whose
+ * gradients sum to the one thread's; a second minibatch naming other
+ * rows leaves the first's rows of the head at 0 in the gradient (each
+ * shard's buffer cleaned of them). */
+START_TEST(gathered_shards)
+{
+	struct lists_mb *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
+	ppo *p1 = tiny_gathered(), *p3;
+	struct ppo_opts o;
+	struct ppo_stats s1, s3;
+	size_t np;
+	double gmax = 0;
+	struct nn_tensor t;
+
+	ppo_opts_default(&o);
+	o.threads = 3;
+	o.ent_coef = 0.05;
+	o.minibatch = 8;
+	o.batch_max = 128;
+	ck_assert_int_eq(ppo_new(&p3, NULL, nn_shape_of(ppo_net(p1)), &o, 9,
+				 NULL, 0), 0);
+	const float *w1 = nn_params(ppo_net(p1), &np);
+	memcpy(nn_params(ppo_net(p3), NULL), w1, np * sizeof(float));
+	lists_mb_make(a, 96, 0, 60);  /* ids 0 .. 69 */
+	lists_mb_make(b, 40, 40, 11); /* ids 40 .. 60 */
+	for (int round = 0; round < 2; round++) {
+		const struct ppo_minibatch *mb = round ? &b->mb : &a->mb;
+		const float *g1, *g3;
+		ck_assert_int_eq(ppo_loss_grad(p1, mb, &s1), 0);
+		ck_assert_int_eq(ppo_loss_grad(p3, mb, &s3), 0);
+		ck_assert_double_eq_tol(s1.loss, s3.loss,
+					1e-6 * (1 + fabs(s1.loss)));
+		g1 = ppo_grad(p1, NULL);
+		g3 = ppo_grad(p3, NULL);
+		for (size_t i = 0; i < np; i++)
+			gmax = fmax(gmax, fabs(g1[i]));
+		ck_assert(gmax > 0);
+		for (size_t i = 0; i < np; i++)
+			ck_assert_msg(fabs(g1[i] - g3[i]) <= 1e-5 * gmax,
+				      "round %d param %zu: %g vs %g", round,
+				      i, (double)g1[i], (double)g3[i]);
+	}
+	/* rows b names none of (a named them): 0 on both */
+	ck_assert_int_eq(nn_tensor_info(ppo_net(p1), 2, &t), 0);
+	int checked = 0;
+	for (int id = 0; id < 70; id++) {
+		int in_b = 0;
+		for (size_t j = 0; j < b->loff[40]; j++)
+			in_b |= b->legal[j] == id;
+		if (in_b)
+			continue;
+		checked++;
+		for (size_t c = 0; c < 5; c++) {
+			ck_assert(ppo_grad(p1, NULL)[t.offset + (size_t)id * 5 +
+						     c] == 0);
+			ck_assert(ppo_grad(p3, NULL)[t.offset + (size_t)id * 5 +
+						     c] == 0);
+		}
+	}
+	ck_assert_int_ge(checked, 40); /* 0 .. 39 at least */
+	ppo_free(p1);
+	ppo_free(p3);
+	free(a);
+	free(b);
 }
 END_TEST
 
@@ -504,6 +615,7 @@ Suite *suite_lists(void)
 		{ lists_through_the_wire, 1 },
 		{ lists_or_mask_by_shape, 1 },
 		{ gathered_gradient, 1 },
+		{ gathered_shards, 1 },
 		{ othello_collect_and_update, 1 },
 	};
 
