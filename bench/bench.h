@@ -36,6 +36,22 @@ struct nn;
 int bench_synth_rows(struct lg_rows *y, const struct nn *net, size_t n,
 		     unsigned episode);
 
+/* `league bench learner --wide A` (bench_wide.c): the net of shape (its
+ * actions aside) with a gathered head of `wide` actions against the same
+ * net with 64, updates and forwards alternating; prints the ratios. */
+struct nn_shape;
+#define WIDE_LEGAL_FROM_MIN 30 /* a row's most legal actions */
+struct bench_wide_opts {
+	const struct nn_shape *shape;
+	const char *hidden_txt;
+	unsigned wide;
+	unsigned legal_from; /* legal ids from the first this many (0: all) */
+	unsigned long long batch, minibatch, epochs, threads;
+	double seconds;
+	int json;
+};
+int bench_learner_wide(const struct bench_wide_opts *o);
+
 /* The league the matchmaking and payoff benchmarks grow: one main player,
  * one main and one league exploiter (learners 0, 2, 3), no resets, and a
  * snapshot at every step report, so N reports make N snapshots.

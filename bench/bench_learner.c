@@ -28,6 +28,8 @@ struct blopts {
 	int json;
 	const char *model; /* "mlp" or "conv" */
 	int inference;     /* forwards of --batch rows instead of updates */
+	unsigned wide;     /* --wide A: bench_wide.c's comparison */
+	unsigned legal_from; /* --legal-from K: its legal ids' range */
 };
 
 static int parse_hidden(const char *txt, struct nn_shape *s)
@@ -69,8 +71,11 @@ int bench_synth_rows(struct lg_rows *y, const nn *net, size_t n,
 	lg_rng_seed(&r, 42);
 	for (size_t i = 0; i < n * s->obs; i++)
 		y->obs[i] = (float)lg_rng_normal(&r);
+	uint8_t *all = lg_rows_lists(y) ? malloc(n * s->actions) : y->mask;
+	if (!all)
+		return LG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint8_t *m = y->mask + i * s->actions;
+		uint8_t *m = all + i * s->actions;
 		for (size_t a = 0; a < s->actions; a++)
 			m[a] = lg_rng_below(&r, 4) != 0;
 		m[lg_rng_below(&r, s->actions)] = 1;
@@ -80,8 +85,15 @@ int bench_synth_rows(struct lg_rows *y, const nn *net, size_t n,
 	}
 	rc = nn_ws_new(&ws, net, n);
 	if (!rc)
-		rc = nn_act(net, ws, y->obs, y->mask, n, &r, y->action, y->logp,
+		rc = nn_act(net, ws, y->obs, all, n, &r, y->action, y->logp,
 			    y->value);
+	/* a gathered head's rows carry lists (util/rows.h) */
+	for (size_t i = 0; !rc && all != y->mask && i < n; i++) {
+		rc = lg_rows_put_mask(y, i, all + i * s->actions);
+		y->legal_n += y->nlegal[i];
+	}
+	if (all != y->mask)
+		free(all);
 	nn_ws_free(ws);
 	return rc;
 }
@@ -92,7 +104,8 @@ static int usage_help(void)
 	       "[--hidden W,W,...] [--actions N]\n"
 	       "       [--act relu|tanh] [--batch N] [--minibatch N] "
 	       "[--epochs N]\n"
-	       "       [--gru H] [--threads N] [--seconds S] [--json]\n\n"
+	       "       [--gru H] [--threads N] [--seconds S] [--json]\n"
+	       "       [--wide A [--legal-from K]]\n\n"
 	       "Samples per second of a full PPO update (defaults: obs 128, "
 	       "hidden 256,256,\nactions 16, relu, batch 4096, minibatch "
 	       "1024, epochs 4, 1 BLAS thread,\nabout 3 s of updates), "
@@ -105,7 +118,12 @@ static int usage_help(void)
 	       "what a collector's inference device runs) instead of "
 	       "updates.\n--gru H: a recurrent core of H units after the "
 	       "hidden layers, trained on\nsequences of 16 rows (episodes "
-	       "of 32, stored states 0).\n");
+	       "of 32, stored states 0).\n--wide A: the same net with a "
+	       "gathered head of A actions (more than 64)\nagainst 64 "
+	       "actions, rows of 8-30 legal actions, updates and forwards "
+	       "of\n256 rows alternating; the ratios wide / dense. "
+	       "--legal-from K: the wide net's legal\nids from its first K "
+	       "actions (default all; 64: the dense net's).\n");
 	return CLI_OK;
 }
 
@@ -174,6 +192,8 @@ static const struct option learner_opts[] = {
 	{ "model", required_argument, NULL, 'M' },
 	{ "inference", no_argument, NULL, 'I' },
 	{ "gru", required_argument, NULL, 'G' },
+	{ "wide", required_argument, NULL, 'W' },
+	{ "legal-from", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -252,6 +272,15 @@ static int parse(int argc, char **argv, struct blopts *o)
 			if (cli_opt_u64(cmd, "--gru", optarg, 1, 65536, &v))
 				return CLI_USAGE;
 			o->s.gru = (uint32_t)v;
+			break;
+		case 'W': /* --wide, --legal-from */
+		case 'L':
+			if (cli_opt_u64(cmd, ch == 'W' ? "--wide" : "--legal-from",
+					optarg, ch == 'W' ? NN_DENSE_ACTIONS + 1
+							  : WIDE_LEGAL_FROM_MIN,
+					NN_MAX_ACTIONS, &v))
+				return CLI_USAGE;
+			*(ch == 'W' ? &o->wide : &o->legal_from) = (unsigned)v;
 			break;
 		case 'M':
 			if (set_model(o, optarg))
@@ -351,6 +380,11 @@ int bench_learner(int argc, char **argv)
 		return cli_usage_error("bench learner", "%s", err);
 	if (o.inference)
 		return bench_inference(&o);
+	if (o.wide)
+		return bench_learner_wide(&(struct bench_wide_opts){
+			&o.s, o.hidden_txt, o.wide, o.legal_from, o.batch,
+			o.minibatch,
+			o.epochs, o.threads, o.seconds, o.json });
 	ppo_opts_default(&po);
 	po.epochs = o.epochs;
 	po.minibatch = o.minibatch;

@@ -247,17 +247,18 @@ int coll_game_check(const struct env_spec *s, char *err, size_t errlen)
 		why = "has seats of different spaces with shaped observations "
 		      "(one network takes every role's seat, each observation "
 		      "padded with zeros to the longest: flat ones only)";
-	} else if (s->num_actions > ENV_MAX_ACTIONS) {
+	} else if (s->num_actions > ENV_GAME_ACTIONS_MAX) {
 		snprintf(buf, sizeof buf, "has %d actions (the network takes "
-			 "at most %d)", s->num_actions, ENV_MAX_ACTIONS);
+			 "at most %d)", s->num_actions, ENV_GAME_ACTIONS_MAX);
 		why = buf;
 	}
 	if (!why)
 		return 0;
 	lg_errf(err, errlen, "game '%s' %s: a league trains games of 2 to "
-		"%d seats alike, of any payoff type (league env check and "
-		"league play take this one, and league eval nashconv where it "
-		"has an exact tree)", s->name, why, ENV_MAX_PLAYERS);
+		"%d seats of any payoff type, asymmetric ones with flat "
+		"observations (league env check and league play take this "
+		"one, and league eval nashconv where it has an exact tree)",
+		s->name, why, ENV_MAX_PLAYERS);
 	return LG_EUNSUPP;
 }
 
@@ -277,10 +278,18 @@ static int probe_spec(const struct coll_opts *o, struct env_spec *spec,
 	rc = env_new(&probe, o->game, &probe_opts, err, errlen);
 	if (rc)
 		return rc;
-	if (env_spec_of(probe)->num_actions > ENV_MAX_ACTIONS) {
+	if (env_spec_of(probe)->num_actions > ENV_GAME_ACTIONS_MAX) {
 		lg_errf(err, errlen, "collector: game '%s' has %d actions; "
 			"the network takes at most %d", o->game,
-			env_spec_of(probe)->num_actions, ENV_MAX_ACTIONS);
+			env_spec_of(probe)->num_actions, ENV_GAME_ACTIONS_MAX);
+		rc = LG_EUNSUPP;
+	} else if (env_spec_of(probe)->num_actions > ENV_MAX_ACTIONS &&
+		   o->search.sims) {
+		/* the search's visit shares are a dense column of the rows */
+		lg_errf(err, errlen, "collector: game '%s' has %d actions; "
+			"the search (learner.search) takes games of at most "
+			"%d", o->game, env_spec_of(probe)->num_actions,
+			ENV_MAX_ACTIONS);
 		rc = LG_EUNSUPP;
 	}
 	if (!rc)

@@ -3,7 +3,9 @@
  * env a block of at most segment_len rows (util/rows.h). A row starts as
  * the seat's pending row: when the seat posts, its observation and mask
  * are copied from the reply into row n of its block, where inference
- * reads them and the segment will send them from; it becomes row n when
+ * reads them and the segment will send them from (a game of more than
+ * LG_ROWS_DENSE_MAX actions: the row keeps its legal list, inference
+ * reads the mask from the seat's scratch); it becomes row n when
  * the seat gets its action (coll_traj_append), earns its reward as the
  * env steps until the seat's next action, and is closed (LG_ROW_END) at
  * the episode's end. A full block goes to the sink before its seat posts
@@ -68,7 +70,7 @@ int coll_traj_flush(coll *c, struct slot *s, int seat)
 	c->st.segments++;
 	c->st.transitions += n;
 	pthread_mutex_unlock(&c->mu);
-	t->rows.n = 0;
+	lg_rows_clear(&t->rows);
 	if (rc)
 		coll_set_fatal(c, rc);
 	return rc;
@@ -92,7 +94,15 @@ void coll_traj_pending(coll *c, struct slot *s, const float *shares,
 	for (int k = 0; k < s->nacting; k++) {
 		size_t p = (size_t)s->acting[k];
 		struct lg_rows *r = &s->tr[p].rows;
-		if (coll_learning(c, s, (int)p)) {
+		if (coll_learning(c, s, (int)p) && lg_rows_lists(r)) {
+			/* the row keeps the list; inference reads the
+			 * mask from the seat's scratch */
+			int rc = lg_rows_put_mask(r, r->n, mask + p * na);
+			s->pobs[p] = r->obs + r->n * ol;
+			s->pmask[p] = s->mask + p * na;
+			if (rc == LG_ENOMEM)
+				coll_set_fatal(c, rc);
+		} else if (coll_learning(c, s, (int)p)) {
 			s->pobs[p] = r->obs + r->n * ol;
 			s->pmask[p] = r->mask + r->n * na;
 			if (s->searched[p])
@@ -123,6 +133,8 @@ void coll_traj_append(coll *c, struct slot *s, int seat)
 	t->rows.reward[k] = 0;
 	t->rows.done[k] = LG_ROW_NEXT;
 	t->rows.n = k + 1;
+	if (lg_rows_lists(&t->rows))
+		t->rows.legal_n += t->rows.nlegal[k];
 }
 
 void coll_traj_rewards(coll *c, struct slot *s, const struct reply *r)

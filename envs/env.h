@@ -53,9 +53,11 @@
 
 #define ENV_MAX_PLAYERS 8 /* LEAGUE_GAME_PLAYERS_MAX: seats of a game */
 /* Actions of a seat: a game may declare up to ENV_GAME_ACTIONS_MAX, and
- * the env functions here play them all; the exact evaluators (env_tree),
- * the baselines' searches, the network and the collector take games of
- * at most ENV_MAX_ACTIONS (and refuse bigger ones by name). */
+ * the env functions here play them all, as do the collector and the
+ * network (past 64 actions with legal lists and a gathered head:
+ * util/rows.h, learner.h); the exact evaluators (env_tree), the
+ * baselines' searches and the collector's search take games of at most
+ * ENV_MAX_ACTIONS (and refuse bigger ones by name). */
 #define ENV_MAX_ACTIONS 64
 #define ENV_GAME_ACTIONS_MAX 65536 /* LEAGUE_GAME_ACTIONS_MAX */
 #define ENV_ROLE_MAX 16 /* a role's name, with its NUL */

@@ -414,7 +414,7 @@ static int train_step(struct br *B)
 		if (!(rc = ppo_update(B->p, &B->batch, NULL))) {
 			B->rows += B->batch.n;
 			B->updates++;
-			B->batch.n = 0;
+			lg_rows_clear(&B->batch);
 		}
 	}
 	B->train_s += lg_now_s() - t0;

@@ -40,35 +40,50 @@ int eval_policy_act(const nn *net, nn_ws *ws, const env *e, int player,
 		    int sample, lg_rng *rng, int *action)
 {
 	const struct env_spec *sp = env_spec_of(e);
-	float obs[4096], pr[ENV_MAX_ACTIONS], v;
-	uint8_t mask[ENV_MAX_ACTIONS];
+	size_t A = (size_t)sp->num_actions;
+	float obs[4096], *pr, v;
+	uint8_t *mask;
 	int rc, best = -1;
 
 	if (sp->obs_len > LG_ARRAY_LEN(obs))
 		return LG_ERANGE;
+	/* a game may have up to ENV_GAME_ACTIONS_MAX actions (othello's 65
+	 * a network plays through a gathered head) */
+	pr = malloc(A * sizeof *pr);
+	mask = malloc(A);
+	if (!pr || !mask) {
+		rc = LG_ENOMEM;
+		goto out;
+	}
 	if ((rc = env_observe(e, player, obs)))
-		return rc;
-	if ((rc = env_legal(e, player, mask)) < 1)
-		return rc < 0 ? rc : LG_EINVAL;
+		goto out;
+	if ((rc = env_legal(e, player, mask)) < 1) {
+		rc = rc < 0 ? rc : LG_EINVAL;
+		goto out;
+	}
 	if ((rc = nn_probs(net, ws, obs, mask, 1, pr, &v)))
-		return rc;
+		goto out;
 	if (sample) {
 		float u = lg_rng_float(rng), acc = 0;
-		for (int a = 0; a < sp->num_actions; a++) {
+		for (size_t a = 0; a < A; a++) {
 			if (!mask[a])
 				continue;
-			best = a;
+			best = (int)a;
 			acc += pr[a];
 			if (u < acc)
 				break;
 		}
 	} else {
-		for (int a = 0; a < sp->num_actions; a++)
+		for (size_t a = 0; a < A; a++)
 			if (mask[a] && (best < 0 || pr[a] > pr[best]))
-				best = a;
+				best = (int)a;
 	}
 	*action = best;
-	return best < 0 ? LG_EINVAL : 0;
+	rc = best < 0 ? LG_EINVAL : 0;
+out:
+	free(pr);
+	free(mask);
+	return rc;
 }
 
 struct tally {

@@ -74,7 +74,14 @@
 #define NN_MAX_LAYERS 8
 /* Caps on shapes that come from outside (config, files). */
 #define NN_MAX_OBS (1u << 20)
-#define NN_MAX_ACTIONS 4096u
+#define NN_MAX_ACTIONS 65536u /* ENV_GAME_ACTIONS_MAX */
+/* A net of more actions has a gathered head (nn_gathered): its Whead is
+ * (actions + 1) x in, a row per action and the value's last, and only
+ * the rows of a row's legal actions are read (inference) or trained
+ * (ppo_update): the head costs in x (legal + 1), not in x (actions + 1).
+ * Its training rows carry legal lists (util/rows.h). A net of at most
+ * this many keeps the dense in x (actions + 1) head. */
+#define NN_DENSE_ACTIONS LG_ROWS_DENSE_MAX
 #define NN_MAX_WIDTH 65536u
 #define NN_MAX_PARAMS (1ull << 28)
 #define NN_FILE_MAGIC "LGNN"
@@ -426,6 +433,10 @@ struct ppo_minibatch {
 	const float *visits;
 	/* n: each row's weight of its policy terms (NULL: 1; state_weight) */
 	const float *pw;
+	/* a gathered head (more than NN_DENSE_ACTIONS actions; mask unread):
+	 * row i's legal ids at legal[loff[i] .. loff[i + 1]) */
+	const uint16_t *legal;
+	const size_t *loff;
 };
 int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		  struct ppo_stats *st);

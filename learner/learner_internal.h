@@ -96,6 +96,24 @@ void nn_layer_apply(const nn *n, int l, const float *x, const float *skip_in,
 int nn_masked_softmax(const float *z, const uint8_t *mask, size_t A,
 		      float *logp, float *p);
 
+/* A net with a gathered head (more than NN_DENSE_ACTIONS actions). */
+static inline int nn_gathered(const nn *n)
+{
+	return n->s.actions > NN_DENSE_ACTIONS;
+}
+/* A gathered head on one row x (dims[nlayers - 1] floats): the logits of
+ * actions ids[0 .. L) into z[L] (bhead[a] + Whead row a . x), and its
+ * value into *value when value is not NULL. O(in x (L + 1)). */
+void nn_head_gather(const nn *n, const float *x, const uint16_t *ids,
+		    size_t L, float *z, float *value);
+/* w . x over in floats (nn_gather.c). */
+float nn_dot(const float *w, const float *x, size_t in);
+/* The legal ids of a mask of A bytes into ids (ascending); how many. */
+size_t nn_mask_list(const uint8_t *mask, size_t A, uint16_t *ids);
+/* Log-softmax of L logits z (a legal list's): logp[L], p[L]; returns L
+ * (0: nothing written). */
+int nn_list_softmax(const float *z, size_t L, float *logp, float *p);
+
 /* ---- conv.c: a 2-D convolution layer (im2col + sgemm) ---------------- */
 
 /* Check and derive the output size, and choose the method: Winograd for

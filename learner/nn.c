@@ -187,7 +187,8 @@ int nn_shape_check(const struct nn_shape *s, char *err, size_t errlen)
 
 /* Fill dims, the convolutions, the size table and nparams from the
  * (checked) shape. A convolution's W is cout x (cin k k), its b cout; a
- * dense layer's W is in x out. */
+ * dense layer's W is in x out, but a gathered head's (nn_gathered) is
+ * out x in. */
 void nn_layout(nn *n)
 {
 	size_t off = 0;
@@ -250,6 +251,12 @@ void nn_layout(nn *n)
 			wt->rows = (size_t)n->dims[l] + n->s.gru;
 			wt->cols = 3 * (size_t)n->s.gru;
 			b->cols = 6 * (size_t)n->s.gru;
+		} else if (head && nn_gathered(n)) {
+			/* a row per action: a legal list's rows are
+			 * contiguous */
+			wt->rows = n->dims[l + 1];
+			wt->cols = n->dims[l];
+			b->cols = n->dims[l + 1];
 		} else {
 			wt->rows = n->dims[l];
 			wt->cols = n->dims[l + 1];
@@ -326,8 +333,10 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 			init_gru(n, l, &r);
 			continue;
 		}
-		/* fan-in: a dense layer's rows, a convolution's columns */
-		double fan = (double)(l < n->nconv ? w->cols : w->rows);
+		/* fan-in: a dense layer's rows, a convolution's or a
+		 * gathered head's columns */
+		int by_row = l < n->nconv || (head && nn_gathered(n));
+		double fan = (double)(by_row ? w->cols : w->rows);
 		double std = sqrt((n->act[l] == NN_RELU ? 2.0 : 1.0) / fan);
 		/* a residual block's second convolution starts small, so
 		 * each block starts near the identity */
@@ -338,7 +347,7 @@ int nn_new(nn **out, const struct nn_shape *s, uint64_t seed)
 			for (size_t j = 0; j < w->cols; j++) {
 				double g = std * lg_rng_normal(&r);
 				/* near-uniform initial policy */
-				if (head && j < s->actions)
+				if (head && (by_row ? i : j) < s->actions)
 					g *= 0.01;
 				W[i * w->cols + j] = (float)g;
 			}
@@ -553,6 +562,11 @@ struct nn_ws {
 	float *logp, *p; /* actions */
 	float *gcache;   /* the core's cache for one step of cap rows */
 	float *zero;     /* cap x gru zeros: a first step's state */
+	/* a gathered head: a row's legal ids and their logits; the head's
+	 * input rows (forward_ws stops before the head) */
+	uint16_t *ids;
+	float *z;
+	const float *x;
 };
 
 static int same_shape(const struct nn_shape *x, const struct nn_shape *y)
@@ -576,12 +590,15 @@ int nn_ws_new(nn_ws **out, const nn *n, size_t max_batch)
 		LG_PART(nn_ws, a, wide),
 		LG_PART(nn_ws, b, wide),
 		LG_PART(nn_ws, c, wide),
-		LG_PART(nn_ws, head, max_batch * (n->s.actions + 1)),
+		LG_PART(nn_ws, head, nn_gathered(n) ? 0
+					 : max_batch * (n->s.actions + 1)),
 		LG_PART(nn_ws, scratch, nn_conv_scratch(n, max_batch) + 1),
 		LG_PART(nn_ws, logp, n->s.actions),
 		LG_PART(nn_ws, p, n->s.actions),
 		LG_PART(nn_ws, gcache, G ? gru_cache(G, 1, max_batch) : 0),
 		LG_PART(nn_ws, zero, max_batch * G),
+		LG_PART(nn_ws, ids, nn_gathered(n) ? n->s.actions : 0),
+		LG_PART(nn_ws, z, nn_gathered(n) ? n->s.actions : 0),
 	};
 	w = lg_block_new(sizeof *w, parts, LG_ARRAY_LEN(parts));
 	if (!w)
@@ -615,7 +632,8 @@ static void core_step(const nn *net, nn_ws *ws, const float *x, size_t n,
 		memcpy(state, y, n * net->s.gru * sizeof *state);
 }
 
-/* Forward n rows into ws->head. Three buffers rotate, so a residual
+/* Forward n rows into ws->head; a gathered head's net stops before the
+ * head, its input rows at ws->x. Three buffers rotate, so a residual
  * block's input is still there when its second convolution adds it. */
 static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n,
 		      float *state)
@@ -628,7 +646,7 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n,
 		return LG_EINVAL;
 	if (!n)
 		return 0;
-	for (int l = 0; l < net->nlayers; l++) {
+	for (int l = 0; l < net->nlayers - nn_gathered(net); l++) {
 		int head = l == net->nlayers - 1;
 		float *dst = head ? ws->head : buf[next];
 		if (l < net->nconv) {
@@ -646,6 +664,7 @@ static int forward_ws(const nn *net, nn_ws *ws, const float *obs, size_t n,
 		x = dst;
 		next = (next + 1) % 3;
 	}
+	ws->x = x;
 	return 0;
 }
 
@@ -673,6 +692,52 @@ static int head_row(const nn *net, nn_ws *ws, const uint8_t *mask, size_t i,
 	return 0;
 }
 
+/* Row i of a gathered head after forward_ws: its legal ids from the mask
+ * into ws->ids (*L of them), the softmax over them into ws->logp and
+ * ws->p (indexed by the list), the value into value[i] when value is not
+ * NULL. The head reads L + 1 of its rows. LG_EINVAL: no legal action. */
+static int head_list(const nn *net, nn_ws *ws, const uint8_t *mask, size_t i,
+		     size_t *L, float *value)
+{
+	size_t A = net->s.actions, in = net->dims[net->nlayers - 1], k;
+
+	k = nn_mask_list(mask + i * A, A, ws->ids);
+	if (!k)
+		return LG_EINVAL;
+	nn_head_gather(net, ws->x + i * in, ws->ids, k, ws->z,
+		       value ? value + i : NULL);
+	nn_list_softmax(ws->z, k, ws->logp, ws->p);
+	*L = k;
+	return 0;
+}
+
+/* pick_rows for a gathered head: the same choice over the list. */
+static int pick_list(const nn *net, nn_ws *ws, const uint8_t *mask, size_t n,
+		     lg_rng *rng, int32_t *action, float *logp, float *value)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t L, pick = 0;
+		if (head_list(net, ws, mask, i, &L, value))
+			return LG_EINVAL;
+		if (rng) {
+			float u = lg_rng_float(rng), acc = 0;
+			for (size_t k = 0; k < L; k++) {
+				pick = k; /* rounding: the last legal */
+				acc += ws->p[k];
+				if (u < acc)
+					break;
+			}
+		} else {
+			for (size_t k = 1; k < L; k++)
+				if (ws->p[k] > ws->p[pick])
+					pick = k;
+		}
+		action[i] = ws->ids[pick];
+		logp[i] = ws->logp[pick];
+	}
+	return 0;
+}
+
 /* A legal action of each row from the masked softmax of its logits: a
  * sample from rng, or with rng NULL the most probable (the first of
  * equals); its log-probability, and the value when value is not NULL. */
@@ -686,6 +751,8 @@ static int pick_rows(const nn *net, nn_ws *ws, const float *obs,
 	rc = forward_ws(net, ws, obs, n, state);
 	if (rc)
 		return rc;
+	if (nn_gathered(net))
+		return pick_list(net, ws, mask, n, rng, action, logp, value);
 	A = net->s.actions;
 	for (size_t i = 0; i < n; i++) {
 		const uint8_t *m = mask + i * A;
@@ -743,9 +810,20 @@ int nn_probs_state(const nn *net, nn_ws *ws, const float *obs,
 	if (rc)
 		return rc;
 	A = net->s.actions;
-	for (size_t i = 0; i < n; i++)
-		if (head_row(net, ws, mask, i, probs + i * A, value))
+	for (size_t i = 0; i < n; i++) {
+		float *pr = probs + i * A;
+		size_t L;
+		if (!nn_gathered(net)) {
+			if (head_row(net, ws, mask, i, pr, value))
+				return LG_EINVAL;
+			continue;
+		}
+		if (head_list(net, ws, mask, i, &L, value))
 			return LG_EINVAL;
+		memset(pr, 0, A * sizeof *pr);
+		for (size_t k = 0; k < L; k++)
+			pr[ws->ids[k]] = ws->p[k];
+	}
 	return 0;
 }
 

@@ -68,15 +68,18 @@ static void shard_free_ws(struct shard *sh)
 	sh->cs_len = 0;
 }
 
-static int shard_ensure(const nn *net, struct shard *sh, size_t n)
+/* Shard sh's workspace for n rows of head width H (struct shard's hw). */
+static int shard_ensure(const nn *net, struct shard *sh, size_t n, size_t H)
 {
-	size_t A = net->s.actions, H = A + 1;
+	size_t A = net->s.actions;
 
 	/* the conv scratch also follows the layers' methods (conv2d.wino,
 	 * which a test may switch after ppo_new) */
-	if (n <= sh->cap && nn_conv_scratch(net, n) <= sh->cs_len)
+	if (n <= sh->cap && H <= sh->hw &&
+	    nn_conv_scratch(net, n) <= sh->cs_len)
 		return 0;
 	n = LG_MAX(n, sh->cap);
+	H = LG_MAX(H, sh->hw);
 	shard_free_ws(sh);
 	/* one block (lg_block_parts): the layers' activations, then the
 	 * rest, each on a cache line */
@@ -105,6 +108,7 @@ static int shard_ensure(const nn *net, struct shard *sh, size_t n)
 		return LG_ENOMEM;
 	sh->cs_len = nn_conv_scratch(net, n);
 	sh->cap = n;
+	sh->hw = H;
 	return 0;
 }
 
@@ -138,14 +142,19 @@ int ppo_ensure_gcap(ppo *p, size_t n)
 	const nn *net = p->net;
 	size_t A = net->s.actions, T = seq_rows(p);
 	size_t seqs = (n + T - 1) / T, H = net->s.gru;
-	int k = shards_for(p, n), rc;
+	int k = shards_for(p, n), rc, lists = nn_gathered(net);
+	/* a gathered head: no mask, no visits (ppo_new, ppo_prepare) */
+	size_t dense = lists ? 0 : A;
 
 	for (int i = 0; i < k; i++) {
 		size_t per = (seqs + (size_t)k - 1) / (size_t)k * T;
-		rc = shard_ensure(net, &p->sh[i], per);
+		rc = shard_ensure(net, &p->sh[i], per,
+				  lists ? p->lmax + 1 : A + 1);
 		if (rc)
 			return rc;
 	}
+	if ((rc = ppo_list_alloc(p, LG_MAX(n, p->gcap))))
+		return rc;
 	if (n <= p->gcap)
 		return 0;
 	free_gather(p);
@@ -154,8 +163,9 @@ int ppo_ensure_gcap(ppo *p, size_t n)
 	const struct lg_part parts[] = {
 		PART(mb_obs, n * net->s.obs), PART(mb_logp, n),
 		PART(mb_value, n),	      PART(mb_adv, n),
-		PART(mb_ret, n),	      PART(mb_mask, n * A),
-		PART(mb_action, n),	      PART(mb_visits, n * A),
+		PART(mb_ret, n),	      PART(mb_mask, n * dense),
+		PART(mb_action, n),	      PART(mb_visits, n * dense),
+		PART(mb_loff, lists ? n + 1 : 0),
 		PART(mb_pw, n),		      PART(mb_mlogp, p->magnet ? n * A : 0),
 		PART(mb_state, n * H),	      PART(mb_start, H ? n : 0),
 		PART(mb_pad, H ? n : 0),
@@ -188,6 +198,7 @@ int ppo_ensure_bcap(ppo *p, size_t n)
 		LG_PART(struct ppo, tgt, mmd ? n * A : 0),
 		LG_PART(struct ppo, lpnew, mmd ? n * A : 0),
 		LG_PART(struct ppo, mlogp, p->magnet ? n * A : 0),
+		LG_PART(struct ppo, boff, nn_gathered(p->net) ? n + 1 : 0),
 	};
 	ws = lg_block_parts(p, parts, LG_ARRAY_LEN(parts));
 	if (!ws)
@@ -221,6 +232,14 @@ int ppo_new(ppo **out, nn *net, const struct nn_shape *shape,
 		rc = nn_shape_check(shape, err, errlen);
 		if (rc)
 			return rc;
+	}
+	if ((net ? nn_shape_of(net) : shape)->actions > NN_DENSE_ACTIONS &&
+	    (o->magnet_coef > 0 || o->mmd_eta > 0 || o->state_weight > 0)) {
+		lg_errf(err, errlen, "magnet_coef, mmd_eta and state_weight "
+			"need a net of at most %d actions (theirs read every "
+			"action of a row; this one gathers the legal ones)",
+			NN_DENSE_ACTIONS);
+		return LG_EINVAL;
 	}
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -290,9 +309,15 @@ void ppo_free(ppo *p)
 	if (!p)
 		return;
 	ppo_pool_stop(p);
-	for (int i = 0; i < PPO_MAX_SHARDS; i++)
+	for (int i = 0; i < PPO_MAX_SHARDS; i++) {
 		shard_free_ws(&p->sh[i]);
+		ppo_list_free(&p->sh[i]);
+	}
 	free_gather(p);
+	free(p->mb_legal);
+	free(p->tids);
+	free(p->ptids);
+	free(p->tmark);
 	free(p->params_ws);
 	free(p->batch_ws);
 	nn_ws_free(p->mws);
@@ -315,14 +340,39 @@ const float *ppo_grad(const ppo *p, size_t *count)
 
 /* ---- loss and gradient ------------------------------------------------ */
 
+/* A row's value loss (with value_clip vclip > 0: clipped around the
+ * behaviour's vo) into s->vl, and its derivative by the value v. */
+static float value_grad(float v, float R, float vo, float vclip,
+			struct sums *s)
+{
+	float dv = v - R;
+
+	if (vclip > 0) {
+		float d = v - vo;
+		float vc = vo + (d < -vclip ? -vclip : d > vclip ? vclip : d);
+		float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
+		if (l1 >= l2) {
+			s->vl += 0.5 * l1;
+		} else {
+			s->vl += 0.5 * l2;
+			dv = fabsf(d) < vclip ? vc - R : 0;
+		}
+	} else {
+		s->vl += 0.5 * (double)dv * dv;
+	}
+	return dv;
+}
+
 /* Per-row loss terms and d loss / d head into sh->dhead; invn is 1 over
- * the whole minibatch's rows. */
+ * the whole minibatch's rows. A gathered head's row is its legal list:
+ * A its length, every entry legal (mask NULL), the value at hw - 1. */
 static void head_grad(const ppo *p, struct shard *sh)
 {
 	const struct ppo_minibatch *mb = &sh->mb;
 	struct sums *s = &sh->s;
 	const nn *net = p->net;
-	size_t A = net->s.actions, H = A + 1, n = mb->n;
+	size_t A = net->s.actions, H = sh->hw, n = mb->n, V = A;
+	int lists = nn_gathered(net);
 	const struct ppo_opts *o = &p->o;
 	float invn = sh->invn;
 	float c = (float)o->clip, vclip = (float)o->value_clip;
@@ -333,17 +383,27 @@ static void head_grad(const ppo *p, struct shard *sh)
 
 	for (size_t i = 0; i < n; i++) {
 		const float *z = sh->head + i * H;
-		const uint8_t *mask = mb->mask + i * A;
+		const uint8_t *mask = lists ? NULL : mb->mask + i * A;
 		float *dz = sh->dhead + i * H;
-		int32_t a = mb->action[i];
+		size_t a = (size_t)mb->action[i];
 		float adv = mb->adv[i], ratio, rc, s1, s2, glogp, ent = 0;
-		float v, R, dv, lr, pn = mb->pw ? invn * mb->pw[i] : invn;
+		float lr, pn = mb->pw ? invn * mb->pw[i] : invn;
 
 		if (mb->pad && mb->pad[i]) {
 			memset(dz, 0, H * sizeof *dz);
 			continue;
 		}
-		nn_masked_softmax(z, mask, A, sh->lp, sh->pr);
+		if (lists) {
+			size_t at = mb->loff[i];
+			A = mb->loff[i + 1] - at;
+			V = H - 1;
+			/* checked: the action is on the list */
+			ppo_list_check(mb->legal + at, A, net->s.actions,
+				       mb->action[i], &a);
+			nn_list_softmax(z, A, sh->lp, sh->pr);
+		} else {
+			nn_masked_softmax(z, mask, A, sh->lp, sh->pr);
+		}
 		lr = sh->lp[a] - mb->logp[i];
 		ratio = expf(lr);
 		rc = ratio < 1 - c ? 1 - c : ratio > 1 + c ? 1 + c : ratio;
@@ -354,15 +414,15 @@ static void head_grad(const ppo *p, struct shard *sh)
 		s->kl += (ratio - 1) - lr;
 		s->clipped += fabsf(ratio - 1) > c;
 		for (size_t k = 0; k < A; k++)
-			if (mask[k])
+			if (!mask || mask[k])
 				ent -= sh->pr[k] * sh->lp[k];
 		s->ent += ent;
 		for (size_t k = 0; k < A; k++) {
-			if (!mask[k]) {
+			if (mask && !mask[k]) {
 				dz[k] = 0;
 				continue;
 			}
-			dz[k] = pn * (pc * glogp * ((k == (size_t)a) -
+			dz[k] = pn * (pc * glogp * ((k == a) -
 						   sh->pr[k]) +
 				      ec * sh->pr[k] * (sh->lp[k] + ent));
 		}
@@ -397,24 +457,8 @@ static void head_grad(const ppo *p, struct shard *sh)
 					dz[k] += pn * mc * sh->pr[k] *
 						 (sh->lp[k] - ml[k] - kl);
 		}
-		v = z[A];
-		R = mb->ret[i];
-		dv = v - R;
-		if (vclip > 0) {
-			float vo = mb->value[i], d = v - vo;
-			float vc = vo + (d < -vclip ? -vclip
-						   : d > vclip ? vclip : d);
-			float l1 = (v - R) * (v - R), l2 = (vc - R) * (vc - R);
-			if (l1 >= l2) {
-				s->vl += 0.5 * l1;
-			} else {
-				s->vl += 0.5 * l2;
-				dv = fabsf(d) < vclip ? vc - R : 0;
-			}
-		} else {
-			s->vl += 0.5 * (double)dv * dv;
-		}
-		dz[A] = invn * vf * dv;
+		dz[V] = invn * vf * value_grad(z[V], mb->ret[i], mb->value[i],
+					       vclip, s);
 	}
 }
 
@@ -422,11 +466,12 @@ static void head_grad(const ppo *p, struct shard *sh)
 void ppo_shard_forward(const nn *net, struct shard *sh)
 {
 	const struct ppo_minibatch *mb = &sh->mb;
-	int L = net->nlayers;
+	int L = net->nlayers, run = L - nn_gathered(net);
 	size_t n = mb->n, T = mb->seq_len ? mb->seq_len : 1;
 	const float *x = mb->obs, *prev = NULL;
 
-	for (int l = 0; l < L; l++) {
+	/* a gathered head's rows per row's list, after the loop */
+	for (int l = 0; l < run; l++) {
 		float *y = l == L - 1 ? sh->head : sh->acts[l];
 		if (l == net->gl)
 			gru_forward(net->dims[l], net->s.gru,
@@ -437,6 +482,8 @@ void ppo_shard_forward(const nn *net, struct shard *sh)
 		prev = x;
 		x = y;
 	}
+	if (run < L)
+		ppo_list_forward(sh->p, sh, x);
 }
 
 /* One shard: forward its rows, head gradient, backward into sh->g (zeroed
@@ -456,7 +503,10 @@ void ppo_shard_run(struct shard *sh)
 
 	ppo_shard_forward(net, sh);
 	head_grad(p, sh);
-	memset(sh->g, 0, net->nparams * sizeof *sh->g);
+	/* a gathered head's rows: ppo_list_backward writes the minibatch's
+	 * whole, and the others are 0 (ppo_list_touch) */
+	memset(sh->g, 0, (nn_gathered(net) ? net->t[2 * (L - 1)].offset
+					   : net->nparams) * sizeof *sh->g);
 	dy = sh->dhead;
 	dx = sh->d0;
 	for (int l = L - 1; l >= 0; l--) {
@@ -467,6 +517,12 @@ void ppo_shard_run(struct shard *sh)
 
 		if (net->skip[l])
 			memcpy(sh->dskip, dy, n * out * sizeof *dy);
+		if (l == L - 1 && nn_gathered(net)) {
+			ppo_list_backward(p, sh, xin, l ? dx : NULL);
+			if (l == 0)
+				break;
+			goto activation;
+		}
 		if (l == net->gl) {
 			gru_backward((uint32_t)in, net->s.gru, W, xin,
 				     mb->start, T, n / T, dy, gW,
@@ -537,7 +593,8 @@ static struct ppo_minibatch mb_slice(const ppo *p,
 {
 	size_t O = p->net->s.obs, A = p->net->s.actions, H = p->net->s.gru;
 	struct ppo_minibatch s = {
-		m,		  mb->obs + r0 * O, mb->mask + r0 * A,
+		m,		  mb->obs + r0 * O,
+		mb->mask ? mb->mask + r0 * A : NULL,
 		mb->action + r0,  mb->logp + r0,    mb->value + r0,
 		mb->adv + r0,	  mb->ret + r0,
 		mb->mlogp ? mb->mlogp + r0 * A : NULL,
@@ -545,6 +602,8 @@ static struct ppo_minibatch mb_slice(const ppo *p,
 		NULL,
 		mb->visits ? mb->visits + r0 * A : NULL,
 		mb->pw ? mb->pw + r0 : NULL,
+		mb->legal,
+		mb->loff ? mb->loff + r0 : NULL,
 	};
 
 	if (H) {
@@ -563,7 +622,10 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 	size_t n = mb->n, T = seq_rows(p), seqs = n / T;
 	size_t real = real_rows(mb);
 	int k = shards_for(p, n);
+	size_t lo, hi;
 
+	if (nn_gathered(p->net))
+		ppo_list_touch(p, mb);
 	for (int i = 0; i < k; i++) {
 		struct shard *sh = &p->sh[i];
 		size_t r0 = seqs * (size_t)i / (size_t)k * T;
@@ -579,8 +641,9 @@ static void loss_grad(ppo *p, const struct ppo_minibatch *mb, struct sums *s)
 		const struct sums *t = &p->sh[i].s;
 		if (i > 0) {
 			const float *gi = p->sh[i].g;
-			for (size_t j = 0; j < p->net->nparams; j++)
-				p->g[j] += gi[j];
+			for (size_t r = 0; ppo_list_range(p, r, &lo, &hi); r++)
+				for (size_t j = lo; j < hi; j++)
+					p->g[j] += gi[j];
 		}
 		sums_add(s, t);
 	}
@@ -611,8 +674,11 @@ int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 	struct sums s = { 0 };
 	int rc;
 
-	if (!p || !mb || !mb->n || !mb->obs || !mb->mask || !mb->action ||
-	    !mb->logp || !mb->value || !mb->adv || !mb->ret)
+	if (!p || !mb || !mb->n || !mb->obs || !mb->action ||
+	    !mb->logp || !mb->value || !mb->adv || !mb->ret ||
+	    (nn_gathered(p->net) ? !mb->legal || !mb->loff || mb->visits ||
+					   mb->mlogp || mb->pw
+				 : !mb->mask))
 		return LG_EINVAL;
 	if (p->net->gl >= 0 &&
 	    (!mb->state || mb->seq_len != p->o.seq_len ||
@@ -620,7 +686,15 @@ int ppo_loss_grad(ppo *p, const struct ppo_minibatch *mb,
 		return LG_EINVAL;
 	if (mb->n > p->o.batch_max)
 		return LG_ERANGE;
-	rc = ppo_check_rows(p->net, mb->n, mb->mask, mb->action);
+	if (nn_gathered(p->net)) {
+		rc = ppo_check_lists(p->net, mb->n, mb->legal, mb->loff,
+				     mb->action);
+		/* the longest list sets the shards' head width */
+		for (size_t i = 0; !rc && i < mb->n; i++)
+			p->lmax = LG_MAX(p->lmax, mb->loff[i + 1] - mb->loff[i]);
+	} else {
+		rc = ppo_check_rows(p->net, mb->n, mb->mask, mb->action);
+	}
 	if (rc)
 		return rc;
 	rc = ppo_ensure_gcap(p, mb->n);
@@ -680,14 +754,17 @@ void ppo_set_progress(ppo *p, double f)
  * p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps)). Returns the norm. */
 static double adam_step(ppo *p, double lr)
 {
-	size_t n = p->net->nparams;
 	float *w = p->net->p, *g = p->g, *m = p->m, *v = p->v;
 	double norm2 = 0, norm, bc1, bc2;
 	float b1 = (float)p->o.adam_beta1, b2 = (float)p->o.adam_beta2;
 	float scale = 1, step, isb2, eps = (float)p->o.adam_eps;
+	size_t lo, hi;
 
-	for (size_t i = 0; i < n; i++)
-		norm2 += (double)g[i] * g[i];
+	/* all parameters, or a gathered head's minibatch rows and what is
+	 * below the head (ppo_list.c: the others' gradient is 0) */
+	for (size_t r = 0; ppo_list_range(p, r, &lo, &hi); r++)
+		for (size_t i = lo; i < hi; i++)
+			norm2 += (double)g[i] * g[i];
 	norm = sqrt(norm2);
 	if (p->o.max_grad_norm > 0 && norm > p->o.max_grad_norm)
 		scale = (float)(p->o.max_grad_norm / (norm + 1e-6));
@@ -696,12 +773,13 @@ static double adam_step(ppo *p, double lr)
 	bc2 = 1 - pow(p->o.adam_beta2, (double)p->adam_t);
 	step = (float)(lr / bc1);
 	isb2 = (float)(1 / sqrt(bc2));
-	for (size_t i = 0; i < n; i++) {
-		float gi = g[i] * scale;
-		m[i] = b1 * m[i] + (1 - b1) * gi;
-		v[i] = b2 * v[i] + (1 - b2) * gi * gi;
-		w[i] -= step * m[i] / (sqrtf(v[i]) * isb2 + eps);
-	}
+	for (size_t r = 0; ppo_list_range(p, r, &lo, &hi); r++)
+		for (size_t i = lo; i < hi; i++) {
+			float gi = g[i] * scale;
+			m[i] = b1 * m[i] + (1 - b1) * gi;
+			v[i] = b2 * v[i] + (1 - b2) * gi * gi;
+			w[i] -= step * m[i] / (sqrtf(v[i]) * isb2 + eps);
+		}
 	return norm;
 }
 

@@ -27,6 +27,42 @@ int ppo_check_rows(const nn *net, size_t n, const uint8_t *mask,
 	return 0;
 }
 
+/* ppo_internal.h */
+int ppo_check_lists(const nn *net, size_t n, const uint16_t *legal,
+		    const size_t *loff, const int32_t *action)
+{
+	for (size_t i = 0; i < n; i++)
+		if (loff[i + 1] < loff[i] ||
+		    ppo_list_check(legal + loff[i], loff[i + 1] - loff[i],
+				   net->s.actions, action[i], NULL))
+			return LG_EINVAL;
+	return 0;
+}
+
+/* A batch of lists: their counts add up to legal_n, and each is a legal
+ * list holding its row's action; p->boff[0 .. n] their offsets and
+ * p->lmax the longest (p->boff must hold n + 1: ppo_ensure_bcap). */
+static int check_lists(ppo *p, const struct lg_rows *b)
+{
+	size_t o = 0;
+
+	if (!b->nlegal || !b->legal || b->has_visits)
+		return LG_EINVAL;
+	p->lmax = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		size_t L = b->nlegal[i];
+		if (L > b->legal_n - o ||
+		    ppo_list_check(b->legal + o, L, b->num_actions,
+				   b->action[i], NULL))
+			return LG_EINVAL;
+		p->boff[i] = o;
+		o += L;
+		p->lmax = LG_MAX(p->lmax, L);
+	}
+	p->boff[b->n] = o;
+	return o == b->legal_n ? 0 : LG_EINVAL;
+}
+
 static int all_finite(const float *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -65,15 +101,16 @@ static int check_batch(const ppo *p, const struct lg_rows *b)
 {
 	const nn *net = p->net;
 
-	if (!b || !b->n || !b->obs || !b->mask || !b->action || !b->logp ||
-	    !b->value || !b->reward || !b->done)
+	if (!b || !b->n || !b->obs || !b->action || !b->logp ||
+	    !b->value || !b->reward || !b->done ||
+	    (!nn_gathered(net) && !b->mask))
 		return LG_EINVAL;
 	if (b->n > p->o.batch_max)
 		return LG_ERANGE;
 	if (b->obs_len != net->s.obs || b->num_actions != net->s.actions ||
 	    b->state_len != net->s.gru || (b->state_len && !b->state))
 		return LG_EINVAL;
-	if (ppo_check_rows(net, b->n, b->mask, b->action))
+	if (!nn_gathered(net) && ppo_check_rows(net, b->n, b->mask, b->action))
 		return LG_EINVAL;
 	if (!all_finite(b->obs, b->n * net->s.obs) ||
 	    !all_finite(b->logp, b->n) || !all_finite(b->value, b->n) ||
@@ -96,7 +133,16 @@ static void copy_row(ppo *p, const struct lg_rows *b, size_t r, size_t i,
 	size_t O = p->net->s.obs, A = p->net->s.actions, H = b->state_len;
 
 	memcpy(p->mb_obs + i * O, b->obs + r * O, O * sizeof(float));
-	memcpy(p->mb_mask + i * A, b->mask + r * A, A);
+	if (nn_gathered(p->net)) {
+		/* rows are copied in order: row i's list follows row i-1's */
+		size_t at = i ? p->mb_loff[i] : 0, L = b->nlegal[r];
+		memcpy(p->mb_legal + at, b->legal + p->boff[r],
+		       L * sizeof *p->mb_legal);
+		p->mb_loff[0] = 0;
+		p->mb_loff[i + 1] = at + L;
+	} else {
+		memcpy(p->mb_mask + i * A, b->mask + r * A, A);
+	}
 	p->mb_action[i] = b->action[r];
 	p->mb_logp[i] = b->logp[r];
 	p->mb_value[i] = b->value[r];
@@ -134,6 +180,8 @@ static void point_mb(ppo *p, size_t m, struct ppo_minibatch *mb)
 							  : NULL,
 		.visits = p->visits || p->o.mmd_eta > 0 ? p->mb_visits : NULL,
 		.pw = p->o.state_weight > 0 ? p->mb_pw : NULL,
+		.legal = nn_gathered(p->net) ? p->mb_legal : NULL,
+		.loff = nn_gathered(p->net) ? p->mb_loff : NULL,
 	};
 }
 
@@ -271,6 +319,8 @@ int ppo_prepare(ppo *p, const struct lg_rows *b, struct ppo_stats *st)
 		return LG_EINVAL; /* two policy targets */
 	rc = ppo_ensure_bcap(p, n);
 	if (rc)
+		return rc;
+	if (nn_gathered(p->net) && (rc = check_lists(p, b)))
 		return rc;
 	rc = ppo_ensure_gcap(p, mb_rows(p, n));
 	if (rc)

@@ -33,7 +33,11 @@ struct sums {
 struct shard {
 	/* post-activation of each layer before the head */
 	float *acts[NN_MAX_NET_LAYERS];
-	float *head, *dhead;        /* cap x (actions + 1) */
+	/* cap x hw: the logits and the value (dense: hw = actions + 1, the
+	 * value last; a gathered head: hw = the batch's longest legal list
+	 * + 1, a row's list logits first, its value at hw - 1) */
+	float *head, *dhead;
+	size_t hw;
 	float *d0, *d1;             /* cap x wmax back-propagated deltas */
 	float *dskip;               /* cap x wmax: a residual block's */
 	float *cs;                  /* convolutions', cs_len floats */
@@ -41,6 +45,11 @@ struct shard {
 	float *lp, *pr;             /* one row: log-probs, probs */
 	float *gcache, *gwork;      /* the recurrent core's */
 	float *g;                   /* in the ppo's params_ws */
+	/* a gathered head (ppo_list.c): the shard's (row, list index)
+	 * entries grouped by action, action a's at ent[at[a] .. at[a] +
+	 * cnt[a]); ent_cap entries, at and cnt actions + 1 */
+	uint32_t *ent_row, *ent_k, *at, *cnt;
+	size_t ent_cap;
 	size_t cap;
 	void *ws;                   /* the block the arrays above live in
 				       (all but g) while cap > 0 */
@@ -80,6 +89,20 @@ struct ppo {
 	int visits;       /* the batch being trained has the visits column */
 	uint8_t *mb_mask, *mb_start, *mb_pad;
 	int32_t *mb_action;
+	/* a gathered head (nn_gathered): the minibatch's legal lists, row i's
+	 * at mb_legal[mb_loff[i] .. mb_loff[i + 1]) (gcap + 1 offsets, in
+	 * the gather block; mb_legal_cap ids, its own); lmax the batch's
+	 * longest list, boff[r] where row r's list starts in the batch */
+	size_t *mb_loff;
+	uint16_t *mb_legal;
+	size_t mb_legal_cap, lmax;
+	size_t *boff;
+	/* the head's rows the minibatch reads (its legal actions' and the
+	 * value's): tids[0 .. ntouch), tmark[a] == tgen for each; ptids the
+	 * previous minibatch's, the only head rows of the shards' gradients
+	 * that are not 0 */
+	uint32_t *tids, *ptids, *tmark, tgen;
+	size_t ntouch, nptouch;
 	/* batch workspace, `bcap` rows, in the batch_ws block: adv, ret,
 	 * idx, pw, keys, tgt, lpnew and mlogp below */
 	size_t bcap;
@@ -131,9 +154,12 @@ void ppo_shard_forward(const nn *net, struct shard *sh);
 int ppo_ensure_gcap(ppo *p, size_t n);
 
 /* ppo_batch.c: LG_EINVAL unless every row's action is in range and legal
- * by its mask. */
+ * by its mask, or for a gathered head by its list (mb-style offsets
+ * loff[0 .. n], ids legal; mask unread). */
 int ppo_check_rows(const nn *net, size_t n, const uint8_t *mask,
 		   const int32_t *action);
+int ppo_check_lists(const nn *net, size_t n, const uint16_t *legal,
+		    const size_t *loff, const int32_t *action);
 /* ppo_batch.c: check b (LG_EINVAL, LG_ERANGE past batch_max), make the
  * workspaces hold it, GAE into p->adv/p->ret normalised as configured,
  * the magnet's log-probabilities, the state weights and the MMD targets;
@@ -147,6 +173,35 @@ size_t ppo_units_of(const ppo *p, size_t n, size_t *per);
  * rows that count (not padding). */
 size_t ppo_gather_unit(ppo *p, const struct lg_rows *b, size_t at,
 		       size_t units, size_t per, struct ppo_minibatch *mb);
+
+/* ppo_list.c: a gathered head (nn_gathered). ppo_list_forward: the
+ * logits of each row's legal list and its value into sh->head (stride
+ * sh->hw), from the head's input (the last layer before it, or the
+ * observation), a head row read once for all the shard's rows that list
+ * its action. ppo_list_backward: the head's gradient from sh->dhead into
+ * the minibatch's rows of sh->g (p->tids: each written whole, 0 where
+ * none of the shard's rows lists it), and dx (n x in) = d loss / d
+ * input. ppo_list_touch: the minibatch's rows of the head (p->tids),
+ * after the previous minibatch's rows not among them are zeroed in every
+ * shard's gradient.
+ * ppo_list_range: range i of the parameters a minibatch's gradient
+ * reaches ([*lo, *hi)); 0 past the last. A dense net has one range, all
+ * of them. */
+void ppo_list_forward(const ppo *p, struct shard *sh, const float *x);
+void ppo_list_backward(const ppo *p, struct shard *sh, const float *x,
+		       float *dx);
+void ppo_list_touch(ppo *p, const struct ppo_minibatch *mb);
+int ppo_list_range(const ppo *p, size_t i, size_t *lo, size_t *hi);
+/* ppo_list.c: 0 if ids[0 .. L) is a legal list of A actions (at least
+ * one, strictly increasing, each < A) holding action (action < 0: not
+ * looked for); its index in the list into *at when at is not NULL. */
+int ppo_list_check(const uint16_t *ids, size_t L, size_t A, int32_t action,
+		   size_t *at);
+/* ppo_list.c: the gathered minibatch's list memory for rows x lmax ids,
+ * and p->tids etc. for the net. LG_ENOMEM. */
+int ppo_list_alloc(ppo *p, size_t rows);
+/* ppo_list.c: free shard sh's grouping arrays. */
+void ppo_list_free(struct shard *sh);
 
 /* ppo_pool.c: start nshards - 1 parked workers (on failure run with
  * those that started), stop and join them, and run shards 0..k-1 (0 on

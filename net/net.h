@@ -339,6 +339,10 @@ struct net_segment {
 	const uint8_t *obs, *mask, *action, *logp, *value, *reward, *done;
 	const uint8_t *state; /* NULL when state_len is 0 */
 	const uint8_t *visits; /* count x num_actions float32; NULL: none */
+	/* more than LG_ROWS_DENSE_MAX actions: no mask but legal lists,
+	 * count uint32 lengths and legal_len uint16 ids (util/rows.h) */
+	const uint8_t *nlegal, *legal;
+	size_t legal_len;
 };
 
 /* Append to out one frame (length included) of an Envelope (seq) whose
@@ -361,7 +365,10 @@ int net_envelope_body(const uint8_t *buf, size_t len, int *body_case,
  * point into buf). LG_EPROTO, err saying which: not protobuf, a field of
  * the wrong type, another layout than SEGMENT_LAYOUT, a zero count,
  * obs_len or num_actions, a column whose length is not count times its
- * width. The values are not checked here: net_segment_append does. */
+ * width (a segment of more than LG_ROWS_DENSE_MAX actions has legal lists
+ * and no mask, one of fewer the mask and no lists). The values are not
+ * checked here: net_segment_append does (each list's length against the
+ * ids left, ids < num_actions and increasing, the action on its list). */
 int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *seg,
 		      char *err, size_t errlen);
 

@@ -159,10 +159,10 @@ static int as_u32(const struct field *f, uint32_t *out, const char **why)
 	return 0;
 }
 
-#define SEG_COLUMNS 9
+#define SEG_COLUMNS 11
 static const char *const column_names[SEG_COLUMNS] = {
-	"obs",	  "mask", "action", "logp",   "value",
-	"reward", "done", "state",  "visits",
+	"obs",	  "mask", "action", "logp",   "value",  "reward",
+	"done",	  "state", "visits", "nlegal", "legal",
 };
 
 /* The bytes column i must have for s's shape; 0 on overflow. */
@@ -173,6 +173,7 @@ static uint64_t column_bytes(const struct net_segment *s, int i)
 	switch (i) {
 	case 0: width = (uint64_t)s->obs_len * sizeof(float); break;
 	case 1: width = s->num_actions; break;
+	case 9: width = sizeof(uint32_t); break;
 	case 6: width = 1; break;
 	case 7: width = (uint64_t)s->state_len * sizeof(float); break;
 	case 8: width = (uint64_t)s->num_actions * sizeof(float); break;
@@ -181,6 +182,65 @@ static uint64_t column_bytes(const struct net_segment *s, int i)
 	if (__builtin_mul_overflow(width, (uint64_t)s->count, &n))
 		return 0;
 	return n;
+}
+
+/* The columns a segment's action count allows: legal lists (nlegal,
+ * legal: whole uint16 ids) and no mask past LG_ROWS_DENSE_MAX actions
+ * (at most 65,536: ids are uint16), the mask and no lists up to it. 0,
+ * or -1 with err. */
+static int segment_lists_bad(const struct net_segment *s, const size_t *lens,
+			     char *err, size_t errlen)
+{
+	if (!lg_rows_lists_for(s->num_actions)) {
+		if (lens[9] || lens[10]) {
+			lg_errf(err, errlen, "segment of %u actions with legal "
+				"lists (only past %d actions; a mask here)",
+				s->num_actions, LG_ROWS_DENSE_MAX);
+			return -1;
+		}
+		return 0;
+	}
+	if (s->num_actions > 65536) {
+		lg_errf(err, errlen, "segment of %u actions, at most 65536",
+			s->num_actions);
+		return -1;
+	}
+	if (lens[1] || lens[8]) {
+		lg_errf(err, errlen, "segment of %u actions with a %s column "
+			"(past %d actions rows carry legal lists)",
+			s->num_actions, lens[1] ? "mask" : "visits",
+			LG_ROWS_DENSE_MAX);
+		return -1;
+	}
+	if (lens[10] % sizeof(uint16_t)) {
+		lg_errf(err, errlen, "segment column legal: %zu bytes, not "
+			"whole uint16 ids", lens[10]);
+		return -1;
+	}
+	return 0;
+}
+
+/* s's column pointers from the checked columns (net_segment_parse). */
+static void point_columns(struct net_segment *s, const uint8_t *const *cols,
+			  const size_t *lens)
+{
+	s->obs = cols[0];
+	s->mask = cols[1];
+	s->action = cols[2];
+	s->logp = cols[3];
+	s->value = cols[4];
+	s->reward = cols[5];
+	s->done = cols[6];
+	s->state = cols[7];
+	/* an empty field 26 is protobuf's default: no column (its pointer
+	 * would promise count x num_actions floats) */
+	s->visits = lens[8] ? cols[8] : NULL;
+	if (lg_rows_lists_for(s->num_actions)) {
+		s->mask = NULL;
+		s->nlegal = cols[9];
+		s->legal = cols[10];
+		s->legal_len = lens[10] / sizeof(uint16_t);
+	}
 }
 
 int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
@@ -217,14 +277,17 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			*(f.num == 3 ? &s->h.job_id : &s->h.segment_seq) = f.v;
 			break;
 		case 17: case 18: case 19: case 20: case 21: case 22: case 23:
-		case 25: case 26:
+		case 25: case 26: case 29: case 30:
 			if (f.wt != WT_LEN) {
 				why = "a column that is not bytes";
 				goto bad;
 			}
-			/* 17..23: columns 0..6; 25 state, 26 visits */
-			cols[f.num < 24 ? f.num - 17 : f.num - 18] = f.p;
-			lens[f.num < 24 ? f.num - 17 : f.num - 18] = f.len;
+			/* 17..23: columns 0..6; 25 state, 26 visits, 29
+			 * nlegal, 30 legal */
+			cols[f.num < 24 ? f.num - 17 : f.num < 29 ? f.num - 18
+								  : f.num - 20] = f.p;
+			lens[f.num < 24 ? f.num - 17 : f.num < 29 ? f.num - 18
+								  : f.num - 20] = f.len;
 			break;
 		default: /* unknown (or layout 1's): skipped */
 			break;
@@ -252,11 +315,15 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			s->state_len, NET_SEGMENT_STATE_MAX);
 		return LG_EPROTO;
 	}
+	if (segment_lists_bad(s, lens, err, errlen))
+		return LG_EPROTO;
 	for (int i = 0; i < SEG_COLUMNS; i++) {
 		uint64_t want = column_bytes(s, i);
 		if ((i == 7 && !s->state_len && !lens[i]) ||
-		    (i == 8 && !lens[i]))
-			continue; /* no state column, no visits column */
+		    (i == 8 && !lens[i]) || i == 10 ||
+		    (lg_rows_lists_for(s->num_actions) ? i == 1 : i == 9))
+			continue; /* no state column, no visits column;
+				     the lists', or the mask, apart */
 		if ((!want && s->count) || lens[i] != want) {
 			lg_errf(err, errlen, "segment column %s: %zu bytes, %u "
 				"rows of obs_len %u and num_actions %u need "
@@ -266,17 +333,7 @@ int net_segment_parse(const uint8_t *buf, size_t len, struct net_segment *s,
 			return LG_EPROTO;
 		}
 	}
-	s->obs = cols[0];
-	s->mask = cols[1];
-	s->action = cols[2];
-	s->logp = cols[3];
-	s->value = cols[4];
-	s->reward = cols[5];
-	s->done = cols[6];
-	s->state = cols[7];
-	/* an empty field 26 is protobuf's default: no column (its pointer
-	 * would promise count x num_actions floats) */
-	s->visits = lens[8] ? cols[8] : NULL;
+	point_columns(s, cols, lens);
 	return 0;
 bad:
 	lg_errf(err, errlen, "segment: %s", why);
@@ -317,11 +374,45 @@ static int visits_invalid(const struct lg_rows *r, size_t i, size_t j,
 	return 0;
 }
 
-/* Check rows [k, k + c) of r as a segment's: 0, or -1 with err. */
+/* Row i's legal list (row j of its segment) at r->legal + *at: ids
+ * strictly increasing, each < num_actions, the row's action among them;
+ * *at moved past it. 0, or -1 with err. */
+static int list_invalid(const struct lg_rows *r, size_t i, size_t j,
+			size_t *at, char *err, size_t errlen)
+{
+	const uint16_t *ids = r->legal + *at;
+	size_t L = r->nlegal[i];
+	int found = 0;
+
+	for (size_t k = 0; k < L; k++) {
+		if (ids[k] >= r->num_actions) {
+			lg_errf(err, errlen, "row %zu: legal id %u, the game "
+				"has %u actions", j, ids[k], r->num_actions);
+			return -1;
+		}
+		if (k && ids[k] <= ids[k - 1]) {
+			lg_errf(err, errlen, "row %zu: legal ids %u then %u "
+				"(a list is strictly increasing)", j,
+				ids[k - 1], ids[k]);
+			return -1;
+		}
+		found |= ids[k] == (uint32_t)r->action[i];
+	}
+	if (!found) {
+		lg_errf(err, errlen, "row %zu: action %d is not on its legal "
+			"list", j, r->action[i]);
+		return -1;
+	}
+	*at += L;
+	return 0;
+}
+
+/* Check rows [k, k + c) of r as a segment's (lists: theirs from
+ * r->legal_n): 0, or -1 with err. */
 static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
 			char *err, size_t errlen)
 {
-	size_t ol = r->obs_len, na = r->num_actions;
+	size_t ol = r->obs_len, na = r->num_actions, at = r->legal_n;
 
 	for (size_t i = k; i < k + c; i++) {
 		int32_t a = r->action[i];
@@ -335,9 +426,12 @@ static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
 				"%zu)", i - k, a, na);
 			return -1;
 		}
-		if (!r->mask[i * na + (size_t)a]) {
-			lg_errf(err, errlen, "row %zu: action %d is illegal",
-				i - k, a);
+		if (lg_rows_lists(r)
+			    ? list_invalid(r, i, i - k, &at, err, errlen)
+			    : !r->mask[i * na + (size_t)a]) {
+			if (!lg_rows_lists(r))
+				lg_errf(err, errlen, "row %zu: action %d is "
+					"illegal", i - k, a);
 			return -1;
 		}
 		if (!isfinite(r->logp[i]) || !isfinite(r->value[i]) ||
@@ -364,6 +458,38 @@ static int rows_invalid(const struct lg_rows *r, size_t k, size_t c,
 	if (r->done[k + c - 1] == LG_ROW_NEXT) {
 		lg_errf(err, errlen, "last row neither ends its episode nor "
 			"cuts the stream (done 0)");
+		return -1;
+	}
+	return 0;
+}
+
+/* A segment's list lengths against its ids (each in [1, num_actions],
+ * adding up to exactly legal_len: none longer than the ids declared), and
+ * room in dst for the ids. 0, or -1 with err. */
+static int lists_room(const struct net_segment *s, struct lg_rows *dst,
+		      char *err, size_t errlen)
+{
+	size_t left = s->legal_len;
+
+	for (size_t i = 0; i < s->count; i++) {
+		uint32_t L;
+		memcpy(&L, s->nlegal + i * sizeof L, sizeof L);
+		if (!L || L > s->num_actions || L > left) {
+			lg_errf(err, errlen, "row %zu: a legal list of %u ids "
+				"(%zu of the segment's %zu left, %u actions)",
+				i, L, left, s->legal_len, s->num_actions);
+			return -1;
+		}
+		left -= L;
+	}
+	if (left) {
+		lg_errf(err, errlen, "%zu legal ids past the rows' lists",
+			left);
+		return -1;
+	}
+	if (lg_rows_reserve_legal(dst, dst->legal_n + s->legal_len)) {
+		lg_errf(err, errlen, "no memory for %zu legal ids",
+			s->legal_len);
 		return -1;
 	}
 	return 0;
@@ -403,15 +529,20 @@ int net_segment_append(const struct net_segment *s, struct lg_rows *dst,
 			dst->cap - k);
 		return LG_EINVAL;
 	}
+	if (lg_rows_lists(dst) && lists_room(s, dst, err, errlen))
+		return LG_EINVAL;
 	/* Into the rows past n first, checked there (aligned), counted only
 	 * once every value passed. */
 	lg_rows_put(dst, k, c,
 		    &(struct lg_rows_cols){ s->obs, s->mask, s->action,
 					    s->logp, s->value, s->reward,
-					    s->done, s->state, s->visits });
+					    s->done, s->state, s->visits,
+					    s->nlegal, s->legal,
+					    s->legal_len });
 	if (rows_invalid(dst, k, c, err, errlen))
 		return LG_EINVAL;
 	dst->n = k + c;
+	dst->legal_n += s->legal_len;
 	return 0;
 }
 
@@ -428,7 +559,8 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	    r->state_len > NET_SEGMENT_STATE_MAX ||
 	    (r->state_len && c > SIZE_MAX / sizeof(float) / r->state_len) ||
 	    (r->has_visits &&
-	     c > SIZE_MAX / sizeof(float) / r->num_actions))
+	     c > SIZE_MAX / sizeof(float) / r->num_actions) ||
+	    (lg_rows_lists(r) && r->has_visits))
 		return LG_EINVAL;
 	sg.player = h->player;
 	sg.params_version = h->params_version;
@@ -444,8 +576,15 @@ int net_segment_encode(const struct net_segment_hdr *h,
 	/* protobuf-c reads these while packing; it never writes them. */
 	sg.obs.data = (uint8_t *)(uintptr_t)r->obs;
 	sg.obs.len = c * r->obs_len * sizeof(float);
-	sg.mask.data = (uint8_t *)(uintptr_t)r->mask;
-	sg.mask.len = c * r->num_actions;
+	if (lg_rows_lists(r)) {
+		sg.nlegal.data = (uint8_t *)(uintptr_t)r->nlegal;
+		sg.nlegal.len = c * sizeof(uint32_t);
+		sg.legal.data = (uint8_t *)(uintptr_t)r->legal;
+		sg.legal.len = r->legal_n * sizeof(uint16_t);
+	} else {
+		sg.mask.data = (uint8_t *)(uintptr_t)r->mask;
+		sg.mask.len = c * r->num_actions;
+	}
 	sg.action.data = (uint8_t *)(uintptr_t)r->action;
 	sg.action.len = c * sizeof(int32_t);
 	sg.logp.data = (uint8_t *)(uintptr_t)r->logp;

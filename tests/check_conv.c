@@ -179,7 +179,7 @@ START_TEST(residual_files_and_inference)
 		}
 		struct ppo_minibatch mb = { n, obs, mask, act, lp, va, adv, va,
 					    NULL, 0, NULL, NULL, NULL,
-					    NULL, NULL };
+					    NULL, NULL, NULL, NULL };
 		ck_assert_int_eq(ppo_loss_grad(pp, &mb, &st), 0);
 		ck_assert_msg(fabs(st.approx_kl) < 1e-6 && st.clip_frac == 0 &&
 				      st.value_loss < 1e-9,

@@ -197,7 +197,7 @@ static void rg_fix_init(struct rg_fix *f, lg_rng *r)
 	f->mb = (struct ppo_minibatch){
 		RG_N,	    f->obs,   f->mask,	f->action, f->logp, f->value,
 		f->adv,	    f->ret,   NULL,	RG_T,	   f->state, f->start,
-		f->pad,	    NULL,     NULL,
+		f->pad,	    NULL,     NULL, NULL, NULL,
 	};
 }
 

@@ -314,7 +314,8 @@ static double kuhn_selfplay(double magnet, double mmd_eta, int updates,
 			memcpy(done + n0, d2, k);
 		}
 		b = (struct lg_rows){ n, n, sh.obs, sh.actions, obs, mask, act,
-				      logp, val, rew, done, 0, NULL, 0, NULL };
+				      logp, val, rew, done, 0, NULL, 0, NULL,
+				      NULL, NULL, 0, 0 };
 		ck_assert_int_eq(ppo_update(p, &b, NULL), 0);
 		if (u > updates / 2 && u % 25 == 0) {
 			struct nn_policy_ctx ctx = { ppo_net(p), ws };

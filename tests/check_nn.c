@@ -163,7 +163,8 @@ START_TEST(gradcheck_linear_policy)
 	refbatch_make(&b, ppo_net(p), 6, 5);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, NULL,
-				     0, NULL, NULL, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL, NULL,
+				     NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, NULL);
 	pd = malloc(np * sizeof *pd);

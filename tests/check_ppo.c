@@ -49,7 +49,8 @@ START_TEST(shards_match_one_thread)
 	refbatch_make(&b, ppo_net(p1), 200, 9);
 	mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action, b.logp,
 				     b.value, b.adv, b.ret, b.mlogp,
-				     0, NULL, NULL, NULL, NULL, NULL };
+				     0, NULL, NULL, NULL, NULL, NULL,
+				     NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p1, &mb, &s1), 0);
 	ck_assert_int_eq(ppo_loss_grad(p3, &mb, &s3), 0);
 	ck_assert_double_eq_tol(s1.loss, s3.loss, 1e-6 * (1 + fabs(s1.loss)));
@@ -74,7 +75,8 @@ START_TEST(shards_match_one_thread)
 		}
 		pb = (struct lg_rows){ 200, 200, s.obs, s.actions, b.obs,
 				       b.mask, b.action, b.logp, b.value,
-				       fl.reward, fl.done, 0, NULL, 0, NULL };
+				       fl.reward, fl.done, 0, NULL, 0, NULL,
+				       NULL, NULL, 0, 0 };
 		ck_assert_int_eq(ppo_update(p3, &pb, NULL), 0);
 		ck_assert_int_eq(ppo_update(q3, &pb, NULL), 0);
 		ck_assert_int_eq(memcmp(nn_params(ppo_net(p3), NULL),
@@ -324,7 +326,7 @@ START_TEST(state_weights_scale_the_policy_terms)
 		mb = (struct ppo_minibatch){ b.n, b.obs, b.mask, b.action,
 					     b.logp, b.value, b.adv, b.ret,
 					     b.mlogp, 0, NULL, NULL, NULL,
-					     b.visits, pws[k] };
+					     b.visits, pws[k], NULL, NULL };
 		ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 		g[k] = malloc(np * sizeof *g[k]);
 		for (size_t i = 0; i < np; i++)
@@ -698,7 +700,8 @@ START_TEST(learns_best_response)
 	lg_rng_seed(&opp, 23);
 	for (k = 0; k < 60; k++) {
 		struct lg_rows b = { N, N, s.obs, s.actions, obs, mask, action,
-				     logp, value, reward, done, 0, NULL, 0, NULL };
+				     logp, value, reward, done, 0, NULL, 0, NULL,
+				     NULL, NULL, 0, 0 };
 		for (size_t i = 0; i < N; i++) {
 			env_reset(e, (uint64_t)k * N + i);
 			env_observe(e, 0, obs + 2 * i);

@@ -327,7 +327,8 @@ void grad_check_shape(const struct nn_shape *sp, uint64_t seed,
 				     b.value, b.adv, b.ret,
 				     magnet > 0 ? b.mlogp : NULL,
 				     0, NULL, NULL, NULL,
-				     search_force ? b.visits : NULL, NULL };
+				     search_force ? b.visits : NULL, NULL,
+				     NULL, NULL };
 	ck_assert_int_eq(ppo_loss_grad(p, &mb, &st), 0);
 	g = ppo_grad(p, &ng);
 	ck_assert_uint_eq(ng, np);
@@ -427,7 +428,8 @@ void fixed_make(struct fixed *f, const nn *net, size_t n,
 	nn_ws_free(ws);
 	f->b = (struct lg_rows){ n, n, s->obs, s->actions, f->obs, f->mask,
 				 f->action, f->logp, f->value, f->reward,
-				 f->done, 0, NULL, 0, NULL };
+				 f->done, 0, NULL, 0, NULL, NULL, NULL,
+				 0, 0 };
 }
 
 void fixed_free(struct fixed *f)

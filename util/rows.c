@@ -32,7 +32,7 @@ static int grow_col(void *col, size_t cap, size_t width)
 /* The columns, once for growing and freeing them: where each one's
  * pointer is in the block, and what one row of it holds. */
 enum col_row { ROW_OBS, ROW_MASK, ROW_I32, ROW_F32, ROW_BYTE, ROW_STATE,
-	       ROW_VISITS };
+	       ROW_VISITS, ROW_NLEGAL, ROW_LEGAL };
 static const struct {
 	size_t at;
 	enum col_row row;
@@ -46,6 +46,8 @@ static const struct {
 	{ offsetof(struct lg_rows, done), ROW_BYTE },
 	{ offsetof(struct lg_rows, state), ROW_STATE },
 	{ offsetof(struct lg_rows, visits), ROW_VISITS },
+	{ offsetof(struct lg_rows, nlegal), ROW_NLEGAL },
+	{ offsetof(struct lg_rows, legal), ROW_LEGAL }, /* grown apart */
 };
 
 /* Bytes a row of the column takes in r; 0 for a column r lacks (no
@@ -56,7 +58,11 @@ static size_t col_width(const struct lg_rows *r, enum col_row row)
 	case ROW_OBS:
 		return r->obs_len * sizeof(float);
 	case ROW_MASK:
-		return r->num_actions;
+		return lg_rows_lists(r) ? 0 : r->num_actions;
+	case ROW_NLEGAL:
+		return lg_rows_lists(r) ? sizeof(uint32_t) : 0;
+	case ROW_LEGAL:
+		return 0; /* lg_rows_reserve_legal */
 	case ROW_I32:
 		return sizeof(int32_t);
 	case ROW_F32:
@@ -93,6 +99,44 @@ int lg_rows_reserve(struct lg_rows *r, size_t cap)
 	return 0;
 }
 
+int lg_rows_reserve_legal(struct lg_rows *r, size_t ids)
+{
+	size_t cap = r->legal_cap;
+
+	if (ids <= cap)
+		return 0;
+	if (ids > SIZE_MAX / 2 / sizeof(uint16_t))
+		return LG_ERANGE;
+	cap = LG_MAX(ids, 2 * cap);
+	if (grow_col(&r->legal, cap, sizeof(uint16_t)))
+		return LG_ENOMEM;
+	r->legal_cap = cap;
+	return 0;
+}
+
+void lg_rows_clear(struct lg_rows *r)
+{
+	r->n = 0;
+	r->legal_n = 0;
+}
+
+int lg_rows_put_mask(struct lg_rows *r, size_t i, const uint8_t *mask)
+{
+	size_t A = r->num_actions, k = 0;
+	int rc;
+
+	/* at most A ids: room for them all once, so the loop never grows */
+	if ((rc = lg_rows_reserve_legal(r, r->legal_n + A)))
+		return rc;
+	for (size_t a = 0; a < A; a++)
+		if (mask[a])
+			r->legal[r->legal_n + k++] = (uint16_t)a;
+	if (!k)
+		return LG_EINVAL;
+	r->nlegal[i] = (uint32_t)k;
+	return 0;
+}
+
 int lg_rows_add_visits(struct lg_rows *r)
 {
 	size_t na = r->num_actions, cap = LG_MAX(r->cap, (size_t)1);
@@ -100,6 +144,8 @@ int lg_rows_add_visits(struct lg_rows *r)
 
 	if (r->has_visits)
 		return 0;
+	if (lg_rows_lists(r))
+		return LG_EINVAL;
 	if (na > SIZE_MAX / sizeof(float) / cap)
 		return LG_ERANGE;
 	if (!(q = calloc(cap * na, sizeof(float))))
@@ -120,7 +166,10 @@ int lg_rows_init(struct lg_rows *r, size_t obs_len, uint32_t num_actions,
 	r->obs_len = obs_len;
 	r->num_actions = num_actions;
 	r->state_len = state_len;
-	if ((rc = lg_rows_reserve(r, cap)))
+	if (num_actions > 65536)
+		return LG_ERANGE; /* ids are uint16 */
+	if ((rc = lg_rows_reserve(r, cap)) ||
+	    (lg_rows_lists(r) && (rc = lg_rows_reserve_legal(r, 8 * cap))))
 		lg_rows_free(r);
 	return rc;
 }
@@ -139,12 +188,19 @@ int lg_rows_append(struct lg_rows *r, const struct lg_rows *src)
 	if (n + m > r->cap &&
 	    (rc = lg_rows_reserve(r, LG_MAX(n + m, 2 * r->cap))))
 		return rc;
+	if (lg_rows_lists(r) &&
+	    (src->legal_n > SIZE_MAX / 2 - r->legal_n ||
+	     (rc = lg_rows_reserve_legal(r, r->legal_n + src->legal_n))))
+		return rc ? rc : LG_ERANGE;
 	lg_rows_put(r, n, m,
 		    &(struct lg_rows_cols){ src->obs, src->mask, src->action,
 					    src->logp, src->value,
 					    src->reward, src->done,
-					    src->state, src->visits });
+					    src->state, src->visits,
+					    src->nlegal, src->legal,
+					    src->legal_n });
 	r->n = n + m;
+	r->legal_n += src->legal_n;
 	return 0;
 }
 
@@ -154,7 +210,13 @@ void lg_rows_put(struct lg_rows *r, size_t at, size_t m,
 	size_t O = r->obs_len, A = r->num_actions, S = r->state_len;
 
 	memcpy(r->obs + at * O, c->obs, m * O * sizeof(float));
-	memcpy(r->mask + at * A, c->mask, m * A);
+	if (lg_rows_lists(r)) {
+		memcpy(r->nlegal + at, c->nlegal, m * sizeof(uint32_t));
+		memcpy(r->legal + r->legal_n, c->legal,
+		       c->nids * sizeof(uint16_t));
+	} else {
+		memcpy(r->mask + at * A, c->mask, m * A);
+	}
 	memcpy(r->action + at, c->action, m * sizeof(int32_t));
 	memcpy(r->logp + at, c->logp, m * sizeof(float));
 	memcpy(r->value + at, c->value, m * sizeof(float));
@@ -180,4 +242,5 @@ void lg_rows_free(struct lg_rows *r)
 	}
 	r->has_visits = 0;
 	r->n = r->cap = 0;
+	r->legal_n = r->legal_cap = 0;
 }

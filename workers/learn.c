@@ -50,7 +50,7 @@ static int train(struct learn *W)
 		lg_now_s() - t0, st.loss, st.pg_loss, st.value_loss,
 		st.entropy, st.policy_loss, st.approx_kl, st.clip_frac,
 		st.magnet_kl, st.mmd_step, st.mmd_miss);
-	W->batch.n = 0;
+	lg_rows_clear(&W->batch);
 	return 0;
 }
 

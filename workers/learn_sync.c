@@ -171,7 +171,7 @@ static int take_reset(struct learn *W)
 	W->synced = net_blob_id(net);
 	if ((rc = new_trainer(W, net)))
 		return rc;
-	W->batch.n = 0; /* data of the old parameters */
+	lg_rows_clear(&W->batch); /* data of the old parameters */
 	LG_INFO("learn: player %u reset by the league: version %u, "
 		"fresh optimizer", W->player, W->version);
 	return 0;
@@ -268,7 +268,7 @@ static int restore_trainer(struct learn *W, const void *state, size_t len)
 		rc = ppo_state_load(W->p, state, len, &updates, err,
 				    sizeof err);
 	if (rc) {
-		W->batch.n = 0;
+		lg_rows_clear(&W->batch);
 		LG_WARN("learn: player %u: version %u's trainer state not "
 			"used, fresh optimizer: %s", W->player, W->version,
 			err);
@@ -409,7 +409,7 @@ static int take_newest(struct learn *W, const League__RegisterReply *rr,
 	}
 	if (rc || (rc = new_trainer(W, net)))
 		return rc;
-	W->batch.n = 0;
+	lg_rows_clear(&W->batch);
 	*restored = !*fresh && rr->trainer.len &&
 		    !restore_trainer(W, rr->trainer.data, rr->trainer.len);
 	if (W->det && !*fresh && rr->trainer.len && !*restored) {

@@ -1384,6 +1384,59 @@ static void seeds_segment_visits(void)
 	lg_rows_free(&r);
 }
 
+/* A segment of 100 actions: legal lists, not masks (util/rows.h). As it
+ * is; with an id past the actions, ids out of order, the action off its
+ * list, a list longer than the ids sent, ids left over. */
+static void seeds_segment_lists(void)
+{
+	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0, 0 };
+	static const struct {
+		const char *name;
+		int at, id, count_at, count;
+	} bad[] = {
+		{ "lists", -1, 0, -1, 0 },
+		{ "lists_id_past_actions", 2, 100, -1, 0 },
+		{ "lists_out_of_order", 1, 0, -1, 0 },
+		{ "lists_action_off_list", 1, 52, -1, 0 },
+		{ "lists_longer_than_ids", -1, 0, 2, 4 },
+		{ "lists_ids_left_over", -1, 0, 2, 2 },
+	};
+	struct lg_rows r;
+	lg_buf f = { 0 };
+	uint8_t m[100];
+
+	for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+		if (lg_rows_init(&r, 2, 100, 0, 3))
+			exit(1);
+		for (size_t i = 0; i < 3; i++) {
+			memset(m, 0, sizeof m);
+			m[i] = m[50 + i] = m[99] = 1;
+			if (lg_rows_put_mask(&r, i, m))
+				exit(1);
+			r.legal_n += r.nlegal[i];
+			r.obs[2 * i] = (float)i;
+			r.obs[2 * i + 1] = 1;
+			r.action[i] = 50 + (int32_t)i;
+			r.logp[i] = -1.1f;
+			r.value[i] = 0;
+			r.reward[i] = i == 2;
+			r.done[i] = i == 2 ? LG_ROW_END : LG_ROW_NEXT;
+		}
+		r.n = 3;
+		if (bad[b].at >= 0)
+			r.legal[bad[b].at] = (uint16_t)bad[b].id;
+		if (bad[b].count_at >= 0)
+			r.nlegal[bad[b].count_at] = (uint32_t)bad[b].count;
+		f.len = 0;
+		if (net_segment_encode(&h, &r, 9, &f))
+			exit(1);
+		seed_mode("fuzz_segment", bad[b].name, 1,
+			  f.data + NET_FRAME_HDR, f.len - NET_FRAME_HDR);
+		lg_rows_free(&r);
+	}
+	lg_buf_free(&f);
+}
+
 static void seeds_segment(void)
 {
 	struct net_segment_hdr h = { 1, 2, 3, 4, 5, 0, 0 };
@@ -1419,6 +1472,7 @@ static void seeds_segment(void)
 	lg_buf_free(&f);
 	lg_rows_free(&r);
 	seeds_segment_visits();
+	seeds_segment_lists();
 }
 
 /* ---- fuzz_series ---------------------------------------------------------- */
