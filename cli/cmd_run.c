@@ -474,7 +474,10 @@ static int print_matrix(struct run *r)
 	return run_self(r, base);
 }
 
-/* The game has an exact evaluator (exploitability over time). */
+/* The game has an exact evaluator of a league's exploitability over
+ * time: an exact tree, and seats of one role (the evaluator plays one
+ * network in every seat; a league of populations per role is not
+ * evaluated there yet). */
 static int has_tree(const struct cfg *c)
 {
 	struct env_opts o;
@@ -484,7 +487,7 @@ static int has_tree(const struct cfg *c)
 	league_env_opts(c, &o);
 	if (env_new(&e, c->env.name, &o, NULL, 0))
 		return 0;
-	yes = (env_spec_of(e)->flags & ENV_F_TREE) != 0;
+	yes = (env_spec_of(e)->flags & ENV_F_TREE) && env_spec_of(e)->roles == 1;
 	env_free(e);
 	return yes;
 }

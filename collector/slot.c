@@ -250,9 +250,12 @@ struct worker *coll_worker_alloc(coll *c, struct slot *s)
 	w->c = c;
 	w->s = s;
 	w->gen = s->gen;
-	w->robs = malloc((size_t)c->spec.players * c->spec.obs_len *
+	/* zeroed: a seat of fewer observations or actions than the
+	 * largest (an asymmetric game) writes only its own, and the rest
+	 * must read as zero padding and illegal actions */
+	w->robs = calloc((size_t)c->spec.players * c->spec.obs_len,
 			 sizeof *w->robs);
-	w->rmask = malloc((size_t)c->spec.players *
+	w->rmask = calloc((size_t)c->spec.players,
 			  (size_t)c->spec.num_actions);
 	if (!w->robs || !w->rmask || coll_search_alloc(c, w)) {
 		coll_worker_free(w);
