@@ -68,23 +68,35 @@ static const char *const check_names[C_N] = {
 static void failf(struct run *r, int c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* env_internal.h */
+void env_conform_vfail(char *slot, size_t len, const char *fmt, va_list ap)
+{
+	if (!slot[0])
+		vsnprintf(slot, len, fmt, ap);
+}
+
+/* env_internal.h */
+uint64_t env_fnv_mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
 static void failf(struct run *r, int c, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->fail[c][0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(r->fail[c], sizeof r->fail[c], fmt, ap);
+	env_conform_vfail(r->fail[c], sizeof r->fail[c], fmt, ap);
 	va_end(ap);
 }
 
 static void mix(struct run *r, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		r->hash = (r->hash ^ b[i]) * 1099511628211ull;
+	r->hash = env_fnv_mix(r->hash, p, n);
 }
 
 static void observe_checked(struct run *r, const void *st, int p)

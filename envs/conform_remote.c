@@ -57,19 +57,14 @@ static void rfail(struct rrun *r, int c, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->fail[c][0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(r->fail[c], sizeof r->fail[c], fmt, ap);
+	env_conform_vfail(r->fail[c], sizeof r->fail[c], fmt, ap);
 	va_end(ap);
 }
 
 static void rmix(struct rrun *r, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		r->hash = (r->hash ^ b[i]) * 1099511628211ull;
+	r->hash = env_fnv_mix(r->hash, p, n);
 }
 
 /* Mover p's text at step `step` of the episode from seed (its legal

@@ -18,6 +18,8 @@
 
 #include "envs/league_game.h"
 
+#include <stdarg.h>
+
 struct league_game_v1_spec;
 
 #define ENV_CHANCE LEAGUE_GAME_CHANCE
@@ -236,6 +238,12 @@ int env_remote_decode_batch(const uint8_t *buf, size_t len,
 int env_conform_remote(const char *name, const struct env_opts *opts,
 		       uint64_t episodes, uint64_t seed, lg_buf *report,
 		       char *err, size_t errlen);
+/* A conformance check's failure: fmt into slot (len bytes) unless the
+ * slot holds one already (the first failure of a check is reported). */
+void env_conform_vfail(char *slot, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+/* FNV-1a of n bytes at p continued from h: the checks' episode hashes. */
+uint64_t env_fnv_mix(uint64_t h, const void *p, size_t n);
 /* The report's first lines: the game, its seats, payoff, teams and text
  * hooks; its state's bytes, or where it is served (remote, unless NULL
  * or ""). */
