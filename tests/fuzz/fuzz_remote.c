@@ -431,7 +431,7 @@ static int text_valid(struct rcur *c, const struct env_spec *sp, int q)
 	c->to++;
 	k = rp->names_n[c->tn++];
 	if (k > na || rp->n_named - c->ni < k || rp->n_names - c->ni < k ||
-	    !list_ok(rp->named + c->ni, k, na))
+	    (k && !list_ok(rp->named + c->ni, k, na))) /* named: NULL if none */
 		return 0;
 	for (size_t j = 0; j < k; j++)
 		if (!action_name_valid(rp->names[c->ni + j]))
