@@ -73,6 +73,18 @@ int cli_stored_params_txn(store_txn *t, const char *cmd, uint32_t player,
 int cli_params_mean(store_txn *t, uint32_t player, uint32_t version,
 		    uint32_t k, nn **out, char *err, size_t errlen);
 
+struct league_agent;
+/* 1 when path is a regular file that begins as an agent file does
+ * (LEAGUE_AGENT_MAGIC, eval/agent.h), else 0. */
+int cli_is_agent_file(const char *path);
+/* The agent file at path into a (league_agent_free it, also after an
+ * error), its game opened with the user's --plugin PATH or --remote
+ * ADDR (NULL: none; a plugin's SHA-256 must be the recorded one). CLI_OK,
+ * or CLI_USAGE with the reason on stderr ("league CMD: ...": the plugin
+ * or server to name, a plugin of other bytes, a file that is no agent). */
+int cli_agent_open(struct league_agent *a, const char *path,
+		   const char *plugin, const char *remote, const char *cmd);
+
 /* ---- worker front-ends (cli/worker.c; the workers are workers/) ---- */
 /* A worker command's flags (a cli_args table, --connect among them):
  * cli_args with no positional argument ("unexpected argument 'X'" names

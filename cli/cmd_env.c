@@ -92,28 +92,42 @@ int cli_env_param(void *dest, const char *val, char *err, size_t errlen)
 }
 
 /* GAME is a built-in name, or a plugin when it holds a '/' or ends in
- * ".so". --param KEY=VALUE (repeatable) fills env.params. */
+ * ".so"; with --remote ADDR the game served there (GAME, if given, the
+ * name it must serve). --param KEY=VALUE (repeatable) fills env.params. */
 static int env_check_cmd(int argc, char **argv)
 {
 	struct env_opts o;
 	unsigned long long episodes = 1000, seed = 1;
-	const char *game;
+	const char *game, *remote = NULL;
 	lg_buf rep = { 0 };
-	char err[512];
-	int rc;
+	char err[512], **pos;
+	int rc, npos;
 	const struct cli_arg flags[] = {
 		CLI_CALL("param", 0, &o.params, cli_env_param),
 		CLI_U64("episodes", 0, &episodes, 1, 10000000),
 		CLI_U64("seed", 0, &seed, 0, UINT64_MAX),
+		CLI_STRING("remote", 0, &remote),
 		CLI_END,
 	};
+	const struct cli_args args = { "env check", flags, 0, 1,
+		"expected one GAME (a name or a plugin's path)", 0 };
 
 	env_opts_default(&o);
-	if (cli_args_one("env check", flags, "expected one GAME (a name or a "
-			 "plugin's path)", argc, argv, &game))
+	if (cli_args(&args, argc, argv, &pos, &npos))
 		return CLI_USAGE;
-	if (strchr(game, '/') || (strlen(game) > 3 &&
-				  !strcmp(game + strlen(game) - 3, ".so"))) {
+	if (!npos && !remote)
+		return cli_usage_error("env check", "expected one GAME (a name "
+				       "or a plugin's path), or --remote ADDR");
+	game = npos ? pos[0] : NULL;
+	if (remote) {
+		if (strlen(remote) >= sizeof o.remote)
+			return cli_usage_error("env check", "--remote: an "
+					       "address longer than %zu bytes",
+					       sizeof o.remote - 1);
+		snprintf(o.remote, sizeof o.remote, "%s", remote);
+	} else if (strchr(game, '/') ||
+		   (strlen(game) > 3 &&
+		    !strcmp(game + strlen(game) - 3, ".so"))) {
 		if (strlen(game) >= sizeof o.plugin)
 			return cli_usage_error("env check", "plugin path "
 					       "longer than %zu bytes",
@@ -153,6 +167,8 @@ const struct cli_cmd cli_cmd_env = {
 	.help =
 	"usage: league env list [--json]\n"
 	"       league env check GAME|PLUGIN.so [--param KEY=VALUE]...\n"
+	"                        [--episodes N] [--seed S]\n"
+	"       league env check [GAME] --remote ADDR [--param KEY=VALUE]...\n"
 	"                        [--episodes N] [--seed S]\n\n"
 	"List every registered game with its number of players, observation\n"
 	"length (floats), number of actions, longest episode (steps) and\n"
@@ -168,7 +184,12 @@ const struct cli_cmd cli_cmd_env = {
 	"returns, observation and mask sizes, determinism by seed, that a\n"
 	"copied state plays on the same, serialize round trips and tree\n"
 	"building when the game has those hooks. One line per check; exit 0\n"
-	"when all pass, 1 when one fails, 2 when the game does not load.\n",
+	"when all pass, 1 when one fails, 2 when the game does not load.\n"
+	"--remote ADDR checks the game served at ADDR (HOST:PORT or\n"
+	"unix:PATH; GAME, if given, is the name it must serve) as far as\n"
+	"the protocol lets: random episodes with every reply checked,\n"
+	"determinism by seed, and the text (descriptions, action names) of\n"
+	"a server that has it; clone, serialize and infostate are skipped.\n",
 	.subs = subs,
 	.subs_name_unknown = 1,
 };

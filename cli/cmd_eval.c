@@ -5,8 +5,11 @@
  * The game's options come from --config FILE (its env section: name,
  * matrix, params) and/or --matrix '[[...],...]' (YAML/JSON rows, parsed
  * by the config parser so the same bounds apply) and --param KEY=VALUE
- * (env.params after the config's); --game overrides the name. Reports
- * give every seat's values, and a common-payoff game's optimum.
+ * (env.params after the config's); --game overrides the name; --plugin
+ * PATH plays a plugin's game. Reports give every seat's values, and a
+ * common-payoff game's optimum. A --policy that is an agent file (`league
+ * export`) is its network's policy on the game it recorded (a plugin
+ * game's with the --plugin its user names, of the recorded SHA-256).
  *
  * `league eval DIR` (the first argument a directory): the league's
  * exploitability over time, as the evaluator worker stored it
@@ -20,6 +23,7 @@
 #include "cli/cli.h"
 #include "envs/env.h"
 #include "conf/config.h"
+#include "eval/agent.h"
 #include "eval/report.h"
 
 #include <errno.h>
@@ -36,6 +40,7 @@
 struct eval_args {
 	const char *cmd;
 	const char *game, *policy, *matrix, *config, *out;
+	const char *plugin, *remote; /* --plugin PATH, --remote ADDR */
 	int json;
 	unsigned out_flags; /* LG_OUT_FOLLOW_SYMLINKS (--follow-symlinks) */
 	/* MMD's sampled steps: --sampled EPISODES, --estimator E, --clip C,
@@ -77,6 +82,8 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		CLI_STRING("matrix", 'm', &a->matrix),
 		CLI_STRING("config", 'c', &a->config),
 		CLI_STRING("out", 'o', &a->out),
+		CLI_STRING("plugin", 0, &a->plugin),
+		CLI_STRING("remote", 0, &a->remote),
 		CLI_CALL("param", 0, &a->params, cli_env_param),
 		CLI_BOOL("json", 0, &a->json),
 		CLI_BITS("follow-symlinks", 0, &a->out_flags,
@@ -102,6 +109,13 @@ static int parse_args(int argc, char **argv, struct eval_args *a)
 		return CLI_USAGE;
 	if (!a->policy)
 		a->policy = "uniform";
+	if (a->remote && !cli_is_agent_file(a->policy))
+		return cli_usage_error(a->cmd, "--remote goes with an agent "
+				       "file of a remote game as --policy "
+				       "(a remote game has no exact tree)");
+	if (a->plugin && a->config)
+		return cli_usage_error(a->cmd, "--plugin or --config, not "
+				       "both (a config names its plugin)");
 	if (a->sampling_opts && !a->sample)
 		return cli_usage_error(a->cmd, "--estimator, --clip, --reach and "
 				       "--seed go with --sampled EPISODES");
@@ -153,9 +167,17 @@ static int make_env(const struct eval_args *a, env **e)
 	}
 	if (!name)
 		name = a->config ? c.env.name : NULL;
-	if (!name)
-		return cli_usage_error(a->cmd, "which game? (--game NAME)");
-	if (!strcmp(name, "matrix") && !c.env.matrix.rows)
+	if (a->plugin) {
+		if (strlen(a->plugin) >= sizeof c.env.plugin)
+			return cli_usage_error(a->cmd, "--plugin: a path longer "
+					       "than %zu bytes",
+					       sizeof c.env.plugin - 1);
+		snprintf(c.env.plugin, sizeof c.env.plugin, "%s", a->plugin);
+	} else if (!name) {
+		return cli_usage_error(a->cmd, "which game? (--game NAME or "
+				       "--plugin PATH)");
+	}
+	if (name && !strcmp(name, "matrix") && !c.env.matrix.rows)
 		return cli_usage_error(a->cmd, "the matrix game needs its "
 				       "payoff: --matrix '[[3,-2],[-2,1]]' or "
 				       "--config FILE with env.matrix");
@@ -173,11 +195,45 @@ static int make_env(const struct eval_args *a, env **e)
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);
 	if (!(env_spec_of(*e)->flags & ENV_F_TREE)) {
+		name = env_spec_of(*e)->name;
 		env_free(*e);
 		*e = NULL;
 		return cli_usage_error(a->cmd, "%s has no exact evaluation "
 				       "(kuhn, leduc, rps, matrix do)", name);
 	}
+	return 0;
+}
+
+/* --policy FILE, an agent file: its game (as recorded, with the user's
+ * --plugin or --remote) into *e, which must have an exact tree, and the
+ * agent into ag. CLI status; the game's options are the file's, so
+ * --game, --config, --matrix and --param are refused. */
+static int agent_env(const struct eval_args *a, struct league_agent *ag,
+		     env **e)
+{
+	struct env_opts o;
+	char err[512];
+	int rc;
+
+	if (a->game || a->config || a->matrix || a->params.n)
+		return cli_usage_error(a->cmd, "--policy %s is an agent file: "
+				       "its game and options are the ones it "
+				       "recorded (drop --game, --config, "
+				       "--matrix and --param)", a->policy);
+	if ((rc = cli_agent_open(ag, a->policy, a->plugin, a->remote,
+				 a->cmd)))
+		return rc;
+	league_env_opts(&ag->cfg, &o);
+	if ((rc = env_new(e, ag->cfg.env.name, &o, err, sizeof err)))
+		return cli_usage_error(a->cmd, "%s", err);
+	if (!(env_spec_of(*e)->flags & ENV_F_TREE))
+		return cli_usage_error(a->cmd, "the agent %s plays %s, which "
+				       "has no exact evaluation (no "
+				       "infostate hook%s); league eval br "
+				       "trains a best response instead",
+				       a->policy, env_spec_of(*e)->name,
+				       ag->game.kind == LEAGUE_AGENT_REMOTE
+					       ? ": a remote game" : "");
 	return 0;
 }
 
@@ -439,14 +495,18 @@ static int eval_run(int argc, char **argv, int dump)
 	struct env_nashconv nc;
 	env *e = NULL;
 	env_tree *t = NULL;
+	struct league_agent ag;
+	struct nn_policy_ctx agent_pol = { 0 };
 	char err[512];
 	double t0;
-	int rc;
+	int rc, agent;
 
+	memset(&ag, 0, sizeof ag);
 	rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc;
-	rc = make_env(&a, &e);
+	agent = cli_is_agent_file(a.policy);
+	rc = agent ? agent_env(&a, &ag, &e) : make_env(&a, &e);
 	if (rc)
 		goto out;
 	if (env_tree_new(&t, e, err, sizeof err)) {
@@ -455,9 +515,17 @@ static int eval_run(int argc, char **argv, int dump)
 		goto out;
 	}
 	t0 = lg_now_s();
-	rc = make_policy(&a, e, t, &ps);
-	if (rc)
+	if (agent) { /* the network's probabilities */
+		agent_pol.net = ag.net;
+		if (nn_ws_new(&agent_pol.ws, ag.net, 1)) {
+			fprintf(stderr, "league: out of memory\n");
+			rc = CLI_FAIL;
+			goto out;
+		}
+		ps.pol = nn_env_policy(&agent_pol);
+	} else if ((rc = make_policy(&a, e, t, &ps))) {
 		goto out;
+	}
 	if (dump) {
 		lg_buf b = { 0 };
 		if (env_tree_dump_policy(t, &ps.pol, &b, err, sizeof err)) {
@@ -491,6 +559,8 @@ out:
 	env_tabular_free(ps.tab);
 	env_tree_free(t);
 	env_free(e);
+	nn_ws_free(agent_pol.ws);
+	league_agent_free(&ag);
 	return rc;
 }
 
@@ -607,7 +677,8 @@ const struct cli_cmd cli_cmd_eval = {
 	"                                 [--baseline NAME] [--last N]\n"
 	"       league eval nashconv --game GAME [--policy POLICY] [--json]\n"
 	"                            [--param KEY=VALUE]... [--matrix ROWS]\n"
-	"                            [--config FILE]\n"
+	"                            [--config FILE] [--plugin PATH]\n"
+	"       league eval nashconv --policy AGENT [--plugin PATH] [--json]\n"
 	"                            [--sampled EPISODES [--estimator E]\n"
 	"                             [--clip C] [--reach R] [--seed S]]\n"
 	"       league eval policy --game GAME [--policy POLICY] [--out FILE]\n"
@@ -619,6 +690,7 @@ const struct cli_cmd cli_cmd_eval = {
 	"                          [--sample | --sample-moves K] [--seed S]\n"
 	"                          [--average K] [--json]\n"
 	"       league eval br DIR (--player ID [--version V] | --mixture)\n"
+	"       league eval br AGENT [--plugin PATH | --remote ADDR]\n"
 	"                      [--budget SECONDS] [--steps N] [--points N]\n"
 	"                      [--episodes N] [--final-episodes N] [--sample]\n"
 	"                      [--seed S] [--envs N] [--lr X] [--ent-coef X]\n"
@@ -656,7 +728,12 @@ const struct cli_cmd cli_cmd_eval = {
 	"          fictitious play's average after ITERS iterations, each\n"
 	"          a logit best response of temperature TAU, 0 exact, to\n"
 	"          the average; fplin:TAU:ITERS weighs iteration t by t)\n"
-	"          or a tabular policy FILE\n"
+	"          or a tabular policy FILE, or an AGENT file (`league\n"
+	"          export`): its network's policy on the game it recorded,\n"
+	"          whose options it fixes; a plugin game's with --plugin\n"
+	"          PATH naming a plugin of the SHA-256 it recorded.\n"
+	"          --plugin PATH alone: that plugin's game (its params by\n"
+	"          --param)\n"
 	"          (format in docs/envs.md; errors name file:line, exit 2).\n"
 	"--sampled EPISODES  (an mmd:/mmdavg: POLICY) each iteration's values from\n"
 	"          EPISODES sampled self-play episodes instead of the tree:\n"
@@ -726,7 +803,10 @@ const struct cli_cmd cli_cmd_eval = {
 	"          summary object; csv: a row per point with the exact\n"
 	"          figure as a column (for `league plot`). Two-player\n"
 	"          zero-sum games only. DIR is read-only, closed before\n"
-	"          training.\n"
+	"          training. An AGENT file in its place is the opponent on\n"
+	"          the game it recorded (--plugin PATH of the recorded\n"
+	"          SHA-256, or --remote ADDR, as league play takes them),\n"
+	"          with its config's model and the default learner.\n"
 	"--matrix  payoff of the row player, e.g. '[[3,-2],[-2,1]]' (implies\n"
 	"          --game matrix); --config takes env.name and env.matrix\n"
 	"          from a league config.\n",

@@ -15,9 +15,14 @@
  * NashConv of the same opponent is printed beside, unless --no-exact.
  *
  * DIR is opened read-only and closed before training: it runs beside a
- * live daemon, on the parameters committed when it started.
+ * live daemon, on the parameters committed when it started. DIR may
+ * instead be an agent file (`league export`): its network is the
+ * opponent, on the game it recorded (a plugin game's with the --plugin
+ * its user names, of the recorded SHA-256; a remote game's at --remote),
+ * with its config's model and the default learner.
  */
 #include "cli/cli.h"
+#include "eval/agent.h"
 #include "eval/bestresp.h"
 #include "eval/brleague.h"
 #include "players/players.h"
@@ -32,7 +37,8 @@
 #define CMD "eval br"
 
 struct bargs {
-	const char *dir;
+	const char *dir, *plugin, *remote;
+	int agent; /* dir is an agent file */
 	unsigned long long player, version, steps, points, episodes,
 		final_episodes, seed, envs;
 	double budget, lr, ent_coef, magnet_coef;
@@ -85,6 +91,17 @@ static int format_arg(void *dest, const char *val, char *err, size_t errlen)
  * even episode counts. 0, or CLI_USAGE with the reason on stderr. */
 static int check_args(const struct bargs *a, int have_player)
 {
+	if (a->agent && (have_player || a->mixture ||
+			 a->version != ULLONG_MAX))
+		return cli_usage_error(CMD, "%s is an agent file: it is the "
+				       "opponent (drop --player, --version "
+				       "and --mixture)", a->dir);
+	if (!a->agent && (a->plugin || a->remote))
+		return cli_usage_error(CMD, "--plugin and --remote go with an "
+				       "agent file (a league directory's "
+				       "config names its game)");
+	if (a->agent)
+		return 0;
 	if (!have_player && !a->mixture)
 		return cli_usage_error(CMD, "whom to exploit? --player ID, or "
 				       "--mixture (--player nash) for the "
@@ -126,6 +143,8 @@ static int parse(int argc, char **argv, struct bargs *a)
 		CLI_DOUBLE("ent-coef", 0, &a->ent_coef, 0, 10),
 		CLI_DOUBLE("magnet-coef", 0, &a->magnet_coef, 0, 100),
 		CLI_BOOL("no-exact", 0, &a->no_exact),
+		CLI_STRING("plugin", 0, &a->plugin),
+		CLI_STRING("remote", 0, &a->remote),
 		CLI_SET("json", 0, &format, FORMAT_JSON),
 		CLI_CALL("format", 0, &format, format_arg),
 		CLI_END,
@@ -134,9 +153,10 @@ static int parse(int argc, char **argv, struct bargs *a)
 	a->player = a->version = ULLONG_MAX;
 	/* 0 and -1: unset, league_br_opts_of's defaults or the league's */
 	a->lr = a->ent_coef = a->magnet_coef = -1;
-	if (cli_args_one(CMD, flags, "expected one league DIR", argc, argv,
-			 &a->dir))
+	if (cli_args_one(CMD, flags, "expected one league DIR or agent FILE",
+			 argc, argv, &a->dir))
 		return CLI_USAGE;
+	a->agent = cli_is_agent_file(a->dir);
 	a->json = format == FORMAT_JSON;
 	a->csv = format == FORMAT_CSV;
 	return check_args(a, have_player);
@@ -185,15 +205,70 @@ static int load_nets(store *s, const struct env_spec *spec,
 	return CLI_OK;
 }
 
+/* The game of config c into *spec: CLI_OK, or CLI_USAGE (it does not
+ * open, or is not two-player zero-sum) with the reason on stderr. */
+static int game_spec(const struct cfg *c, struct env_spec *spec)
+{
+	struct env_opts eo;
+	char err[512] = "";
+	env *e = NULL;
+
+	league_env_opts(c, &eo);
+	if (env_new(&e, c->env.name, &eo, err, sizeof err)) {
+		fprintf(stderr, "league " CMD ": %s\n", err);
+		return CLI_USAGE;
+	}
+	*spec = *env_spec_of(e);
+	env_free(e);
+	if (spec->players != 2 || !(spec->flags & ENV_F_ZERO_SUM)) {
+		fprintf(stderr, "league " CMD ": %s is not a two-player "
+			"zero-sum game: its best response's value is no "
+			"NashConv\n", spec->name);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
+
+/* The agent file a->dir as the opponent (its network moved into op),
+ * its config into c. */
+static int load_agent(const struct bargs *a, struct cfg *c,
+		      struct env_spec *spec, struct eval_br_opponent *op)
+{
+	struct league_agent *ag = calloc(1, sizeof *ag);
+	char v[32];
+	int rc;
+
+	if (!ag) {
+		fprintf(stderr, "league " CMD ": out of memory\n");
+		return CLI_FAIL;
+	}
+	if (!(rc = cli_agent_open(ag, a->dir, a->plugin, a->remote, CMD)))
+		rc = game_spec(&ag->cfg, spec);
+	if (!rc) {
+		*c = ag->cfg;
+		op->k = 1;
+		op->w[0] = 1;
+		op->nets[0] = ag->net;
+		ag->net = NULL;
+		/* as its provenance says (league_agent_meta) */
+		if (!league_agent_meta(ag, "player", v, sizeof v))
+			op->id[0] = op->player[0] = (uint32_t)strtoul(v, NULL,
+								      10);
+		if (!league_agent_meta(ag, "version", v, sizeof v))
+			op->version[0] = (uint32_t)strtoul(v, NULL, 10);
+	}
+	league_agent_free(ag);
+	free(ag);
+	return rc;
+}
+
 /* The stored config and the opponent, with DIR closed again. */
 static int load(const struct bargs *a, struct cfg *c, struct env_spec *spec,
 		struct eval_br_opponent *op)
 {
 	struct store_opts so = { .flags = STORE_RDONLY };
-	struct env_opts eo;
 	store *s = NULL;
 	brain *b = NULL;
-	env *e = NULL;
 	char err[512] = "";
 	int rc, usage = 0;
 
@@ -202,22 +277,9 @@ static int load(const struct bargs *a, struct cfg *c, struct env_spec *spec,
 			err[0] ? err : "no league here");
 		return CLI_USAGE;
 	}
-	if ((rc = cli_stored_config(s, a->dir, CMD, c)))
+	if ((rc = cli_stored_config(s, a->dir, CMD, c)) ||
+	    (rc = game_spec(c, spec)))
 		goto out;
-	league_env_opts(c, &eo);
-	if (env_new(&e, c->env.name, &eo, err, sizeof err)) {
-		fprintf(stderr, "league " CMD ": %s\n", err);
-		rc = CLI_USAGE;
-		goto out;
-	}
-	*spec = *env_spec_of(e);
-	if (spec->players != 2 || !(spec->flags & ENV_F_ZERO_SUM)) {
-		fprintf(stderr, "league " CMD ": %s is not a two-player "
-			"zero-sum game: its best response's value is no "
-			"NashConv\n", c->env.name);
-		rc = CLI_USAGE;
-		goto out;
-	}
 	if (brain_open(&b, s, NULL, err, sizeof err)) {
 		fprintf(stderr, "league " CMD ": %s: %s\n", a->dir, err);
 		rc = CLI_FAIL;
@@ -234,7 +296,6 @@ static int load(const struct bargs *a, struct cfg *c, struct env_spec *spec,
 	}
 	rc = load_nets(s, spec, op);
 out:
-	env_free(e);
 	brain_close(b);
 	store_close(s);
 	return rc;
@@ -287,7 +348,8 @@ int cli_eval_br(int argc, char **argv)
 	pr.csv = a.csv;
 	if (!(op = calloc(1, sizeof *op)))
 		return cli_oom(CMD);
-	if ((rc = load(&a, &c, &spec, op)))
+	if ((rc = a.agent ? load_agent(&a, &c, &spec, op)
+			  : load(&a, &c, &spec, op)))
 		goto out;
 	settings(&a, &c, &spec, &o);
 	o.on_point = eval_br_on_point;

@@ -1,14 +1,46 @@
 /*
  * cli/stored.c: what commands that read a league directory share: the
  * effective config the daemon stored in it at its last start, and a
- * player's stored parameters.
+ * player's stored parameters; and what those that also take a player
+ * out of its league (an agent file) share: telling one and opening it.
  */
 #include "cli/cli.h"
+#include "eval/agent.h"
 #include "league/daemon.h"
 #include "storage/storage.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+
+int cli_is_agent_file(const char *path)
+{
+	char magic[4];
+	struct stat sb;
+	FILE *f;
+	int yes;
+
+	if (!path || stat(path, &sb) || !S_ISREG(sb.st_mode) ||
+	    !(f = fopen(path, "rb")))
+		return 0;
+	yes = fread(magic, 1, 4, f) == 4 &&
+	      !memcmp(magic, LEAGUE_AGENT_MAGIC, 4);
+	fclose(f);
+	return yes;
+}
+
+int cli_agent_open(struct league_agent *a, const char *path,
+		   const char *plugin, const char *remote, const char *cmd)
+{
+	const struct league_agent_with with = { plugin, remote };
+	char err[1024];
+
+	if (league_agent_load(a, path, &with, err, sizeof err)) {
+		fprintf(stderr, "league %s: %s\n", cmd, err);
+		return CLI_USAGE;
+	}
+	return CLI_OK;
+}
 
 int cli_stored_config(store *s, const char *dir, const char *cmd,
 		      struct cfg *c)

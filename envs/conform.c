@@ -27,7 +27,8 @@
  *                and distinct
  *
  * Every failure names the call, the seat and the step (and the seed of
- * the episode where it has one).
+ * the episode where it has one). A remote game (opts->remote) gets the
+ * checks its protocol allows (envs/conform_remote.c).
  */
 #include "envs/env_internal.h"
 
@@ -67,23 +68,35 @@ static const char *const check_names[C_N] = {
 static void failf(struct run *r, int c, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* env_internal.h */
+void env_conform_vfail(char *slot, size_t len, const char *fmt, va_list ap)
+{
+	if (!slot[0])
+		vsnprintf(slot, len, fmt, ap);
+}
+
+/* env_internal.h */
+uint64_t env_fnv_mix(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ull;
+	return h;
+}
+
 static void failf(struct run *r, int c, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (r->fail[c][0])
-		return;
 	va_start(ap, fmt);
-	vsnprintf(r->fail[c], sizeof r->fail[c], fmt, ap);
+	env_conform_vfail(r->fail[c], sizeof r->fail[c], fmt, ap);
 	va_end(ap);
 }
 
 static void mix(struct run *r, const void *p, size_t n)
 {
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		r->hash = (r->hash ^ b[i]) * 1099511628211ull;
+	r->hash = env_fnv_mix(r->hash, p, n);
 }
 
 static void observe_checked(struct run *r, const void *st, int p)
@@ -477,15 +490,19 @@ static void check_infostate(struct run *r, const env *e, uint64_t seed)
 	env_tree_free(t);
 }
 
-/* The report's first lines: the game, its seats, payoff and teams. */
-static void report_header(const struct env_game *gm, lg_buf *report)
+void env_conform_header(const struct env_spec *sp, size_t state_size,
+			const char *remote, lg_buf *report)
 {
-	const struct env_spec *sp = &gm->spec;
+	char where[ENV_REMOTE_MAX + 40];
 
+	if (remote && remote[0])
+		snprintf(where, sizeof where, "served at %s", remote);
+	else
+		snprintf(where, sizeof where, "%zu state bytes", state_size);
 	lg_buf_printf(report, "game %s: %d players, %zu observation floats, "
-		      "%d actions, %zu state bytes, max_steps %llu%s%s\n",
+		      "%d actions, %s, max_steps %llu%s%s\n",
 		      sp->name, sp->players, sp->seat[0].obs_len,
-		      sp->seat[0].num_actions, gm->state_size,
+		      sp->seat[0].num_actions, where,
 		      (unsigned long long)sp->max_steps,
 		      sp->flags & ENV_F_SIMULTANEOUS ? ", simultaneous" : "",
 		      sp->flags & ENV_F_CHANCE ? ", chance" : "");
@@ -518,6 +535,9 @@ int env_conform(const char *name, const struct env_opts *o,
 	int rc, failed = 0;
 	lg_rng pick_seed;
 
+	if (o && o->remote[0])
+		return env_conform_remote(name, o, episodes, seed, report, err,
+					  errlen);
 	memset(&r, 0, sizeof r);
 	if ((rc = env_new(&e, name, o, err, errlen)))
 		return rc;
@@ -565,7 +585,7 @@ int env_conform(const char *name, const struct env_opts *o,
 		failf(&r, C_SER, "serialize and deserialize come together");
 	if (r.g->infostate)
 		check_infostate(&r, e, seed);
-	report_header(&e->gm, report);
+	env_conform_header(&e->gm.spec, e->gm.state_size, NULL, report);
 	for (int c = 0; c < C_N; c++) {
 		char detail[160] = "";
 		int skip = (c == C_SER && !r.g->serialize) ||

@@ -522,7 +522,9 @@ int env_describe(const env *e, int player, char *buf, size_t len)
 {
 	if (player < 0 || player >= e->gm.spec.players || !len)
 		return LG_EINVAL;
-	if (e->rm || !e->gm.g->describe)
+	if (e->rm)
+		return env_remote_describe(e->rm, player, buf, len);
+	if (!e->gm.g->describe)
 		return LG_EUNSUPP;
 	buf[0] = 0;
 	call_begin(e, "describe", player);
@@ -538,6 +540,8 @@ int env_action_name(const env *e, int player, int action, char *buf,
 	if (player < 0 || player >= e->gm.spec.players || !len ||
 	    action < 0 || action >= e->gm.spec.seat[player].num_actions)
 		return LG_EINVAL;
+	if (e->rm && (e->gm.spec.flags & ENV_F_TEXT))
+		return env_remote_action_name(e->rm, player, action, buf, len);
 	if (e->rm || !e->gm.g->action_name) {
 		snprintf(buf, len, "%d", action);
 		return 0;

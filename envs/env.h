@@ -243,13 +243,17 @@ int env_observe(const env *e, int player, float *out);
 int env_legal(const env *e, int player, uint8_t *out);
 
 /* The state as `player` sees it, as text for a human (lines separated
- * by '\n', NUL-terminated, truncated to len): the game's describe().
- * LG_EUNSUPP when the game has none (spec flag ENV_F_TEXT unset), or is
- * remote; LG_EINVAL for a bad player. */
+ * by '\n', NUL-terminated, truncated to len): the game's describe(), or
+ * a remote game's (its server's TEXT op, net/game.proto).
+ * LG_EUNSUPP when the game has none (spec flag ENV_F_TEXT unset);
+ * LG_EINVAL for a bad player; a remote game's LG_EIO when its server
+ * failed the op (the episode is then over, as after a failed step). */
 int env_describe(const env *e, int player, char *buf, size_t len);
 /* The name of `player`'s action at the current state ("bet", "c3"):
- * the game's action_name(), or the action's number when it has none.
- * LG_EINVAL for a bad player or an action out of the seat's range. */
+ * the game's action_name(), or the action's number when it has none (a
+ * remote game: when its server named none, e.g. an action not legal
+ * now). LG_EINVAL for a bad player or an action out of the seat's
+ * range; a remote game's errors as env_describe. */
 int env_action_name(const env *e, int player, int action, char *buf,
 		    size_t len);
 /* The action of `player` whose name (env_action_name) or decimal number

@@ -18,6 +18,8 @@
 
 #include "envs/league_game.h"
 
+#include <stdarg.h>
+
 struct league_game_v1_spec;
 
 #define ENV_CHANCE LEAGUE_GAME_CHANCE
@@ -163,8 +165,10 @@ struct env_game {
  * Welcome names the one the server chose. */
 #define ENV_REMOTE_VERSION 2u
 
-/* The kinds of op a Batch carries (its kind column's values). */
-enum { ENV_REMOTE_RESET, ENV_REMOTE_STEP, ENV_REMOTE_CLOSE };
+/* The kinds of op a Batch carries (its kind column's values). TEXT asks
+ * for a seat's text at the env's state (only of a server whose spec has
+ * ENV_F_TEXT). */
+enum { ENV_REMOTE_RESET, ENV_REMOTE_STEP, ENV_REMOTE_CLOSE, ENV_REMOTE_TEXT };
 
 /* One env on a game server: its id there and the last State it sent
  * (what env_observe, env_legal and env_returns read). Seat p's rows
@@ -177,6 +181,14 @@ struct env_remote {
 	double ret[ENV_MAX_PLAYERS];
 	float *obs;      /* [players][obs_len]: the movers' rows are current */
 	uint8_t *mask;   /* [players][num_actions] */
+	/* The text of seat text_seat at the state of generation text_gen
+	 * (gen counts the resets and steps sent), when text_have: one
+	 * block, allocated at the first TEXT op. names[a] is "" for an
+	 * action the server did not name. */
+	uint64_t gen, text_gen;
+	int text_seat, text_have;
+	char *text;                          /* ENV_TEXT_MAX bytes */
+	char (*names)[ENV_ACTION_NAME_MAX];  /* [spec.num_actions] */
 };
 
 /* Connect (or join this process's connection to the same server and
@@ -194,36 +206,64 @@ void env_remote_close(struct env_remote *r);
  * step of a simultaneous game carries one per seat. */
 int env_remote_reset(struct env_remote *r, uint64_t seed);
 int env_remote_step(struct env_remote *r, const int *actions, int n);
+/* Seat's description of r's state (into buf, len bytes, truncated) and
+ * the name of its action (the number when the server named none): one
+ * TEXT op for each new state and seat, then from r's copy. LG_EUNSUPP
+ * when the server has no text (spec without ENV_F_TEXT), LG_EIO when
+ * the op failed (the env is then over, as for a failed step). */
+int env_remote_describe(struct env_remote *r, int seat, char *buf,
+			size_t len);
+int env_remote_action_name(struct env_remote *r, int seat, int action,
+			   char *buf, size_t len);
 /* n envs in one batch per server: op i resets from seeds[i] where resets[i], else
  * steps with actions[i * nact ...]. */
 int env_remote_advance_many(struct env_remote *const *rs, const int *resets,
 			    const int *actions, int nact,
 			    const uint64_t *seeds, size_t n, int *rcs);
 /* The decoders behind them (for the fuzz harness): a Welcome into spec
- * (every seat's) and the protocol version the server chose into
- * *version, and a BatchReply of that version for ops of kinds (0 reset,
- * 1 step, 2 close) with each op's rc (0, or LG_EINVAL: the game failed
- * it) into rcs. LG_EPROTO for what breaks the protocol (LG_ENOMEM when a
- * scratch mask cannot be had). */
+ * (every seat's; ENV_F_TEXT when a version 2 server has text) and the
+ * protocol version the server chose into *version, and a BatchReply of
+ * that version for ops of kinds (0 reset, 1 step, 2 close, 3 text for
+ * the seat seats[i]; seats may be NULL without text ops) with each op's
+ * rc (0, or LG_EINVAL: the game failed it) into rcs. LG_EPROTO for what
+ * breaks the protocol (LG_ENOMEM when a scratch mask cannot be had). */
 int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 			      const char *want, struct env_spec *spec,
 			      unsigned *version, char *err, size_t errlen);
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
 			    const struct env_spec *spec, unsigned version,
-			    const int *kinds, size_t n, int *rcs, char *err,
-			    size_t errlen);
+			    const int *kinds, const int *seats, size_t n,
+			    int *rcs, char *err, size_t errlen);
 /* Check a BatchReply (net/game.proto, of the version agreed) to ops of
- * `kinds` on a game with spec sp; with views, copy op i's state into
- * views[i]. rcs[i] is 0, or LG_EINVAL for an op the server says failed
+ * `kinds` (a text op's seat in seats[i]) on a game with spec sp; with
+ * views, copy op i's state, or its text, into views[i] (whose text
+ * block a text op needs). rcs[i] is 0, or LG_EINVAL for an op the server says failed
  * (logged with addr unless NULL). LG_EPROTO (err says why) for a reply
  * that breaks the protocol: then views may be half updated, and the
  * connection is done for. (envs/remote_codec.c, as the two decoders
  * above.) */
 int env_remote_decode_batch(const uint8_t *buf, size_t len,
 			    const struct env_spec *sp, unsigned version,
-			    const int *kinds, size_t n,
+			    const int *kinds, const int *seats, size_t n,
 			    struct env_remote *const *views, int *rcs,
 			    const char *addr, char *err, size_t errlen);
+
+/* `league env check` of a remote game (envs/conform_remote.c), as
+ * env_conform, which hands it opts with a server address. */
+int env_conform_remote(const char *name, const struct env_opts *opts,
+		       uint64_t episodes, uint64_t seed, lg_buf *report,
+		       char *err, size_t errlen);
+/* A conformance check's failure: fmt into slot (len bytes) unless the
+ * slot holds one already (the first failure of a check is reported). */
+void env_conform_vfail(char *slot, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+/* FNV-1a of n bytes at p continued from h: the checks' episode hashes. */
+uint64_t env_fnv_mix(uint64_t h, const void *p, size_t n);
+/* The report's first lines: the game, its seats, payoff, teams and text
+ * hooks; its state's bytes, or where it is served (remote, unless NULL
+ * or ""). */
+void env_conform_header(const struct env_spec *sp, size_t state_size,
+			const char *remote, lg_buf *report);
 
 /* A spec of seats alike (a version 1 game server's): each seat gets the
  * spec's obs_len, shape and num_actions, a team of its own and the role

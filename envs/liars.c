@@ -22,6 +22,10 @@
  * letter each ('a' + bid, 'L' for liar), e.g. "3:ad" (a 3, after bids 0
  * and 3). Observation: the player (one-hot, 2), its own face (one-hot,
  * faces) and, per bid, which player made it (2 x 2 * faces).
+ *
+ * Text: describe shows a seat its die, the bids so far and, once a
+ * player called, both dice and the result; action_name names bid (q, f)
+ * "QxF" (e.g. "2x5": at least two fives) and the call "liar".
  */
 #include "envs/env_internal.h"
 
@@ -175,6 +179,43 @@ static void liars_infostate(const void *inst, const void *st, int pl,
 	buf[k] = 0;
 }
 
+static void liars_action_name(const void *inst, const void *st, int seat,
+			      int a, char *buf, size_t len)
+{
+	int f = liars_faces(inst);
+
+	if (a == 2 * f)
+		snprintf(buf, len, "liar");
+	else
+		snprintf(buf, len, "%dx%d", a / f + 1, a % f + 1);
+}
+
+static void liars_describe(const void *inst, const void *st, int seat,
+			   char *buf, size_t len)
+{
+	const struct liars_st *s = st;
+	char name[16];
+	size_t k;
+
+	k = env_textf(buf, len, 0, "liar's dice, one die each (faces 1..%d): "
+		      "you are seat %d\nyour die: ", liars_faces(inst), seat);
+	k = s->die[seat] >= 0 ? env_textf(buf, len, k, "%d", s->die[seat] + 1)
+			      : env_textf(buf, len, k, "not rolled yet");
+	k = env_textf(buf, len, k, "\nbids:%s", s->n ? "" : " none yet");
+	for (int i = 0; i < s->n; i++) {
+		liars_action_name(inst, st, i % 2, s->h[i], name, sizeof name);
+		k = env_textf(buf, len, k, " seat%d %s%s", i % 2, name,
+			      i + 1 < s->n ? "," : "");
+	}
+	if (liars_over(inst, s)) {
+		double ret[2];
+		liars_returns(inst, st, ret);
+		k = env_textf(buf, len, k, "\ndice: seat0 %d, seat1 %d\nhand "
+			      "over: your return %+g", s->die[0] + 1,
+			      s->die[1] + 1, ret[seat]);
+	}
+}
+
 /* The instance is a malloc'd liars_inst. */
 static void liars_destroy(void *inst)
 {
@@ -186,4 +227,5 @@ const struct league_game env_game_liars_dice = {
 		      "Liar's Dice, one die each (2 players, no wild face)"),
 	ENV_GAME_FNS(liars),
 	ENV_GAME_TREE(liars),
+	ENV_GAME_TEXT(liars),
 };

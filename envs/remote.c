@@ -78,7 +78,7 @@ struct rconn {
 	int32_t *acts;
 	struct rop **taken;
 	struct env_remote **views;
-	int *kinds, *rcs;
+	int *kinds, *seats, *rcs; /* seats: a text op's */
 	size_t opcap;
 	uint8_t *buf;
 	size_t bufcap;
@@ -285,6 +285,7 @@ static void conn_free(struct rconn *c)
 	free(c->taken);
 	free(c->views);
 	free(c->kinds);
+	free(c->seats);
 	free(c->rcs);
 	free(c->buf);
 	free(c);
@@ -378,7 +379,7 @@ static int ensure_ops(struct rconn *c, size_t n)
 	int32_t *a;
 	struct rop **t;
 	struct env_remote **v;
-	int *ki, *r;
+	int *ki, *se, *r;
 
 	if (n <= c->opcap)
 		return 0;
@@ -397,6 +398,7 @@ static int ensure_ops(struct rconn *c, size_t n)
 	GROW(taken, t, n);
 	GROW(views, v, n);
 	GROW(kinds, ki, n);
+	GROW(seats, se, n);
 	GROW(rcs, r, n);
 #undef GROW
 	c->opcap = n;
@@ -421,13 +423,16 @@ static int exchange(struct rconn *c, struct rop *ops)
 	k = 0;
 	for (struct rop *q = ops; q; q = q->next, k++) {
 		c->envs[k] = q->r->id;
-		c->kindw[k] = q->kind == ENV_REMOTE_RESET  ? 0u
-			      : q->kind == ENV_REMOTE_STEP ? 1u
-						    : 2u;
+		c->kindw[k] = (uint32_t)q->kind; /* net/game.proto's numbers */
 		if (q->kind == ENV_REMOTE_RESET)
 			c->seeds[b.n_seed++] = q->seed;
-		for (int i = 0; q->kind == ENV_REMOTE_STEP && i < q->nact; i++)
+		/* a step's actions; a text op's seat */
+		for (int i = 0; (q->kind == ENV_REMOTE_STEP ||
+				 q->kind == ENV_REMOTE_TEXT) && i < q->nact; i++)
 			c->acts[b.n_actions++] = q->act[i];
+		/* a new state: the text the env holds is stale */
+		if (q->kind == ENV_REMOTE_RESET || q->kind == ENV_REMOTE_STEP)
+			q->r->gen++;
 		c->taken[k] = q;
 	}
 	b.n_env = b.n_kind = n;
@@ -448,12 +453,13 @@ static int exchange(struct rconn *c, struct rop *ops)
 	}
 	for (k = 0; k < n; k++) {
 		c->kinds[k] = c->taken[k]->kind;
+		c->seats[k] = c->taken[k]->act[0];
 		c->views[k] = c->taken[k]->r;
 	}
 	msg[0] = 0;
 	if (env_remote_decode_batch(c->buf, len, &c->spec, c->version,
-				    c->kinds, n, c->views, c->rcs, c->addr,
-				    msg, sizeof msg)) {
+				    c->kinds, c->seats, n, c->views, c->rcs,
+				    c->addr, msg, sizeof msg)) {
 		LG_WARN("remote game %s: closing: %s", c->addr, msg);
 		return LG_EIO;
 	}
@@ -639,8 +645,10 @@ void env_remote_close(struct env_remote *r)
 		conn_free(c);
 	}
 	pthread_mutex_unlock(&reg_mu);
-	if (r->obs) /* not the stand-in of a failed open */
+	if (r->obs) { /* not the stand-in of a failed open */
+		free(r->text);
 		free(r); /* one block with its rows */
+	}
 }
 
 int env_remote_reset(struct env_remote *r, uint64_t seed)
@@ -664,6 +672,66 @@ int env_remote_step(struct env_remote *r, const int *actions, int n)
 	if (rc)
 		r->player = -1;
 	return rc;
+}
+
+/* r's text for seat at its state: asked of the server (one TEXT op)
+ * unless r holds it. */
+static int remote_text(struct env_remote *r, int seat)
+{
+	const struct env_spec *sp = &r->c->spec;
+	struct rop op = { .r = r, .kind = ENV_REMOTE_TEXT, .nact = 1 };
+	int rc;
+
+	if (!(sp->flags & ENV_F_TEXT))
+		return LG_EUNSUPP;
+	if (seat < 0 || seat >= sp->players)
+		return LG_EINVAL;
+	if (r->text_have && r->text_gen == r->gen && r->text_seat == seat)
+		return 0;
+	if (!r->text) { /* text and names: one block, kept for the env */
+		r->text = malloc(ENV_TEXT_MAX + (size_t)sp->num_actions *
+						sizeof *r->names);
+		if (!r->text)
+			return LG_ENOMEM;
+		r->names = (char (*)[ENV_ACTION_NAME_MAX])(void *)(r->text +
+								 ENV_TEXT_MAX);
+	}
+	r->text_have = 0;
+	op.act[0] = seat;
+	if ((rc = conn_call(r->c, &op))) {
+		r->player = -1;
+		return rc;
+	}
+	r->text_have = 1;
+	r->text_gen = r->gen;
+	r->text_seat = seat;
+	return 0;
+}
+
+int env_remote_describe(struct env_remote *r, int seat, char *buf,
+			size_t len)
+{
+	int rc = remote_text(r, seat);
+
+	if (!rc)
+		snprintf(buf, len, "%s", r->text);
+	return rc;
+}
+
+int env_remote_action_name(struct env_remote *r, int seat, int action,
+			   char *buf, size_t len)
+{
+	int rc = remote_text(r, seat);
+
+	if (rc)
+		return rc;
+	if (action < 0 || action >= r->c->spec.seat[seat].num_actions)
+		return LG_EINVAL;
+	if (r->names[action][0])
+		snprintf(buf, len, "%s", r->names[action]);
+	else
+		snprintf(buf, len, "%d", action);
+	return 0;
 }
 
 /* n ops, run as batches per connection (see conn_call_many): op i is a

@@ -208,15 +208,17 @@ static int spec_seats_v1(const League__Game__Spec *s, struct env_spec *sp,
 }
 
 /* The spec's summary fields from its seats: the largest obs_len and
- * num_actions, seat 0's shape, the flags. */
-static void spec_summary(struct env_spec *sp, int simultaneous)
+ * num_actions, seat 0's shape, the flags (text: the server answers text
+ * ops). */
+static void spec_summary(struct env_spec *sp, int simultaneous, int text)
 {
 	const struct env_seat *s0 = &sp->seat[0];
 
 	sp->obs_rank = s0->obs_rank;
 	memcpy(sp->obs_shape, s0->obs_shape, sizeof sp->obs_shape);
 	sp->flags = (simultaneous ? ENV_F_SIMULTANEOUS : 0) |
-		    (sp->payoff == ENV_ZERO_SUM ? ENV_F_ZERO_SUM : 0);
+		    (sp->payoff == ENV_ZERO_SUM ? ENV_F_ZERO_SUM : 0) |
+		    (text ? ENV_F_TEXT : 0);
 	for (int p = 0; p < sp->players; p++) {
 		const struct env_seat *t = &sp->seat[p];
 		if (t->obs_len > sp->obs_len)
@@ -285,7 +287,7 @@ int env_remote_decode_welcome(const uint8_t *buf, size_t len,
 		rc = LG_EINVAL;
 		goto out;
 	}
-	spec_summary(&sp, s->simultaneous);
+	spec_summary(&sp, s->simultaneous, w->version >= 2 && s->text);
 	*spec = sp;
 	*version = w->version;
 	rc = 0;
@@ -357,13 +359,14 @@ static void tell_failure(const char *addr, uint64_t id, const char *text)
 }
 
 /* Where decoding a BatchReply of protocol `version` stands: how much of
- * its obs (floats), mask bytes, returns, legal_n and legal entries the
- * ops so far used; seen, a scratch mask for the listed legal actions of
- * an op without a view (NULL until one needs it). */
+ * its obs (floats), mask bytes, returns, legal_n and legal entries, and
+ * of text, names_n and named/names the ops so far used; seen, a scratch
+ * mask for the listed legal or named actions of an op (NULL until one
+ * needs it). */
 struct reply_cursor {
 	const League__Game__BatchReply *rp;
 	unsigned version;
-	size_t nobs, oo, mo, ro, no, lo;
+	size_t nobs, oo, mo, ro, no, lo, to, tn, ni;
 	uint8_t *seen;
 };
 
@@ -631,6 +634,111 @@ static int reply_mover(struct reply_cursor *cur, const struct env_spec *sp,
 	return 0;
 }
 
+/* 1 when s is an action's name as a server may send it: 1 ..
+ * ENV_ACTION_NAME_MAX - 1 bytes without blanks or control characters. */
+static int action_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n >= ENV_ACTION_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* The k actions of seat q (na of them) that text op i names, next at the
+ * cursor: distinct, each below na, each name action_name_ok. The
+ * cursor's scratch mask is left clear. */
+static int text_names_ok(struct reply_cursor *cur, size_t cap, size_t i,
+			 int q, size_t k, size_t na, char *err, size_t errlen)
+{
+	const League__Game__BatchReply *rp = cur->rp;
+	size_t j;
+	int rc = 0;
+
+	if (k > na || k > rp->n_named - cur->ni || k > rp->n_names - cur->ni) {
+		lg_errf(err, errlen, "op %zu: %zu names of seat %d's %zu "
+			"actions (named %zu, names %zu in all)", i, k, q, na,
+			rp->n_named, rp->n_names);
+		return LG_EPROTO;
+	}
+	if (!cur->seen && !(cur->seen = calloc(cap, 1))) {
+		lg_errf(err, errlen, "out of memory");
+		return LG_ENOMEM;
+	}
+	for (j = 0; j < k; j++) {
+		uint32_t a = rp->named[cur->ni + j];
+		if (a >= na || cur->seen[a] ||
+		    !action_name_ok(rp->names[cur->ni + j])) {
+			lg_errf(err, errlen, "op %zu: seat %d's named action "
+				"%u is not below %zu, is named twice, or its "
+				"name is not 1..%d bytes without blanks and "
+				"control characters", i, q, a, na,
+				ENV_ACTION_NAME_MAX - 1);
+			rc = LG_EPROTO;
+			break;
+		}
+		cur->seen[a] = 1;
+	}
+	for (size_t x = 0; x < j; x++)
+		cur->seen[rp->named[cur->ni + x]] = 0;
+	return rc;
+}
+
+/* Text op i for seat q (player -3, not failed): its text (under
+ * ENV_TEXT_MAX bytes) and the names its names_n entry counts, next at the
+ * cursor, into view's text block unless view is NULL (the text's control
+ * characters but '\n' made spaces, each action not named ""). */
+static int reply_text(struct reply_cursor *cur, const struct env_spec *sp,
+		      size_t i, int q, struct env_remote *view, char *err,
+		      size_t errlen)
+{
+	const League__Game__BatchReply *rp = cur->rp;
+	size_t na, k;
+	const char *t;
+	int rc;
+
+	if (q < 0 || q >= sp->players) {
+		lg_errf(err, errlen, "op %zu: a text op for seat %d (0..%d)",
+			i, q, sp->players - 1);
+		return LG_EPROTO;
+	}
+	na = (size_t)sp->seat[q].num_actions;
+	if (cur->to >= rp->n_text || cur->tn >= rp->n_names_n) {
+		lg_errf(err, errlen, "op %zu: no text or names_n for its text "
+			"op (%zu and %zu in all)", i, rp->n_text,
+			rp->n_names_n);
+		return LG_EPROTO;
+	}
+	t = rp->text[cur->to++];
+	if (strlen(t) >= ENV_TEXT_MAX) {
+		lg_errf(err, errlen, "op %zu: a text of %zu bytes (under %d)",
+			i, strlen(t), ENV_TEXT_MAX);
+		return LG_EPROTO;
+	}
+	k = rp->names_n[cur->tn++];
+	if ((rc = text_names_ok(cur, (size_t)sp->num_actions, i, q, k, na,
+				err, errlen)))
+		return rc;
+	if (view) {
+		snprintf(view->text, ENV_TEXT_MAX, "%s", t);
+		for (char *c = view->text; *c; c++)
+			if (((unsigned char)*c < 0x20 && *c != '\n') ||
+			    *c == 0x7f)
+				*c = ' ';
+		for (size_t a = 0; a < na; a++)
+			view->names[a][0] = 0;
+		for (size_t j = 0; j < k; j++)
+			snprintf(view->names[rp->named[cur->ni + j]],
+				 ENV_ACTION_NAME_MAX, "%s",
+				 rp->names[cur->ni + j]);
+	}
+	cur->ni += k;
+	return 0;
+}
+
 /* Op i of a reset or step, with player p: its state (returns when over,
  * else each mover's legal actions and obs) from the cursor into view
  * unless NULL. LG_EPROTO (err says why) for one that breaks the
@@ -655,7 +763,7 @@ static int reply_state(struct reply_cursor *cur, const struct env_spec *sp,
 
 int env_remote_decode_batch(const uint8_t *buf, size_t len,
 			    const struct env_spec *sp, unsigned version,
-			    const int *kinds, size_t n,
+			    const int *kinds, const int *seats, size_t n,
 			    struct env_remote *const *views, int *rcs,
 			    const char *addr, char *err, size_t errlen)
 {
@@ -681,7 +789,16 @@ int env_remote_decode_batch(const uint8_t *buf, size_t len,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		int p = rp->player[i];
-		if (kinds[i] == ENV_REMOTE_CLOSE || p == -3)
+		if (kinds[i] == ENV_REMOTE_TEXT && p != -3) {
+			lg_errf(err, errlen, "op %zu: player %d for a text op "
+				"(must be -3)", i, p);
+			rc = LG_EPROTO;
+		} else if (kinds[i] == ENV_REMOTE_TEXT)
+			rc = rcs[i] ? 0
+				    : reply_text(&cur, sp, i, seats ? seats[i] : -1,
+						 views ? views[i] : NULL, err,
+						 errlen);
+		else if (kinds[i] == ENV_REMOTE_CLOSE || p == -3)
 			rc = reply_stateless(i, kinds[i], p, rcs[i], err,
 					     errlen);
 		else
@@ -690,17 +807,25 @@ int env_remote_decode_batch(const uint8_t *buf, size_t len,
 		if (rc)
 			goto out;
 	}
-	/* version 1 does not know legal_n and legal: not read */
-	if (version == 1)
+	/* version 1 does not know legal_n, legal and the text: not read */
+	if (version == 1) {
 		cur.no = rp->n_legal_n, cur.lo = rp->n_legal;
+		cur.to = rp->n_text, cur.tn = rp->n_names_n;
+		cur.ni = rp->n_named;
+	}
 	if (cur.oo != cur.nobs || cur.mo != rp->mask.len ||
 	    cur.ro != rp->n_returns || cur.no != rp->n_legal_n ||
-	    cur.lo != rp->n_legal) {
+	    cur.lo != rp->n_legal || cur.to != rp->n_text ||
+	    cur.tn != rp->n_names_n || cur.ni != rp->n_named ||
+	    (version >= 2 && rp->n_named != rp->n_names)) {
 		lg_errf(err, errlen, "entries left over: %zu of %zu floats, "
 			"%zu of %zu mask bytes, %zu of %zu returns, %zu of %zu "
-			"legal_n, %zu of %zu legal used", cur.oo, cur.nobs,
-			cur.mo, rp->mask.len, cur.ro, rp->n_returns, cur.no,
-			rp->n_legal_n, cur.lo, rp->n_legal);
+			"legal_n, %zu of %zu legal, %zu of %zu text, %zu of %zu "
+			"names_n, %zu of %zu named and %zu names used", cur.oo,
+			cur.nobs, cur.mo, rp->mask.len, cur.ro, rp->n_returns,
+			cur.no, rp->n_legal_n, cur.lo, rp->n_legal, cur.to,
+			rp->n_text, cur.tn, rp->n_names_n, cur.ni,
+			rp->n_named, rp->n_names);
 		rc = LG_EPROTO;
 		goto out;
 	}
@@ -713,9 +838,9 @@ out:
 
 int env_remote_decode_reply(const uint8_t *buf, size_t len,
 			    const struct env_spec *spec, unsigned version,
-			    const int *kinds, size_t n, int *rcs, char *err,
-			    size_t errlen)
+			    const int *kinds, const int *seats, size_t n,
+			    int *rcs, char *err, size_t errlen)
 {
-	return env_remote_decode_batch(buf, len, spec, version, kinds, n,
-				       NULL, rcs, NULL, err, errlen);
+	return env_remote_decode_batch(buf, len, spec, version, kinds, seats,
+				       n, NULL, rcs, NULL, err, errlen);
 }

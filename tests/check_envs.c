@@ -531,6 +531,46 @@ START_TEST(poker_text_hooks)
 }
 END_TEST
 
+/* Liar's Dice's text: a seat's die and the bids, named QxF and liar;
+ * once a seat called, both dice and the result. */
+START_TEST(liars_dice_text_hooks)
+{
+	const struct league_game *g = &env_game_liars_dice;
+	struct league_game_spec spec;
+	_Alignas(16) unsigned char st[TEST_STATE_MAX];
+	char text[LEAGUE_GAME_TEXT_MAX], name[LEAGUE_GAME_NAME_MAX], err[128];
+	void *inst = NULL;
+
+	ck_assert_int_eq(g->create(NULL, &inst, &spec, err, sizeof err), 0);
+	g->root(inst, st, NULL);
+	g->describe(inst, st, 1, text, sizeof text);
+	ck_assert_str_eq(text, "liar's dice, one die each (faces 1..6): you "
+			 "are seat 1\nyour die: not rolled yet\nbids: none "
+			 "yet");
+	g->apply(inst, st, 2, NULL); /* seat 0 rolls a 3, seat 1 a 5 */
+	g->apply(inst, st, 4, NULL);
+	g->action_name(inst, st, 0, 2, name, sizeof name);
+	ck_assert_str_eq(name, "1x3");
+	g->action_name(inst, st, 0, 11, name, sizeof name);
+	ck_assert_str_eq(name, "2x6");
+	g->action_name(inst, st, 0, 12, name, sizeof name);
+	ck_assert_str_eq(name, "liar");
+	g->apply(inst, st, 2, NULL);  /* 1x3 */
+	g->apply(inst, st, 10, NULL); /* 2x5 */
+	g->describe(inst, st, 0, text, sizeof text);
+	ck_assert_str_eq(text, "liar's dice, one die each (faces 1..6): you "
+			 "are seat 0\nyour die: 3\nbids: seat0 1x3, seat1 "
+			 "2x5");
+	g->apply(inst, st, 12, NULL); /* seat 0 calls: one 5, not two */
+	g->describe(inst, st, 1, text, sizeof text);
+	ck_assert_str_eq(text, "liar's dice, one die each (faces 1..6): you "
+			 "are seat 1\nyour die: 5\nbids: seat0 1x3, seat1 "
+			 "2x5, seat0 liar\ndice: seat0 3, seat1 5\nhand over: "
+			 "your return -1");
+	g->destroy(inst);
+}
+END_TEST
+
 START_TEST(board_rules)
 {
 	const int row[] = { 0, 3, 1, 4, 2 };    /* X takes the top row */
@@ -724,6 +764,7 @@ Suite *suite_envs(void)
 		{ leduc_rules, 1 },
 		{ poker_three_players, 1 },
 		{ poker_text_hooks, 1 },
+		{ liars_dice_text_hooks, 1 },
 		{ board_rules, 1 },
 		{ matrix_joint_step_and_payoff, 1 },
 		{ max_steps_truncates_as_draw, 1 },

@@ -18,7 +18,9 @@
 #include "collector/collector.h"
 #include "envs/env.h"
 #include "conf/config.h"
+#include "conf/options.h"
 #include "eval/agent.h"
+#include "learner/learner.h"
 #include "tests/testutil.h"
 
 static void plugin_path(char *buf, size_t len, const char *name)
@@ -466,6 +468,146 @@ START_TEST(goofspiel_exact_nashconv_matches_the_hand_value)
 }
 END_TEST
 
+/* The exact NashConv of net's policy on the goofspiel plugin of `cards`
+ * cards, computed here on the plugin's tree. */
+static double net_nashconv(const nn *net, const char *cards)
+{
+	struct nn_policy_ctx ctx = { net, NULL };
+	struct env_nashconv nc;
+	struct env_policy pol;
+	struct env_opts o;
+	env_tree *t = NULL;
+	env *e = NULL;
+	char err[256];
+
+	plugin_opts(&o, "goofspiel");
+	add_param(&o, "cards", cards);
+	ck_assert_msg(env_new(&e, NULL, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert_int_eq(env_tree_new(&t, e, err, sizeof err), 0);
+	ck_assert_int_eq(nn_ws_new(&ctx.ws, net, 1), 0);
+	pol = nn_env_policy(&ctx);
+	ck_assert_int_eq(env_tree_nashconv(t, &pol, &nc, err, sizeof err), 0);
+	nn_ws_free(ctx.ws);
+	env_tree_free(t);
+	env_free(e);
+	return nc.nashconv;
+}
+
+/* An agent file (format 2) of the goofspiel plugin with 3 cards, whose
+ * network is a fresh one of its config's model: `league eval nashconv
+ * --policy FILE` and `league eval br FILE` open the game it recorded
+ * only with the --plugin its user names, of the recorded SHA-256, and
+ * then evaluate the network on that game (3 cards: the exact NashConv
+ * computed here on the plugin's tree, not the uniform policy's); with no
+ * plugin, another plugin, or options of their own they refuse, naming
+ * what to pass. */
+START_TEST(plugin_agent_file_is_evaluated)
+{
+	static char out[1 << 16], errb[1 << 16];
+	static struct cfg c;
+	char dir[128], so[256], other[256], file[300], hex[65], yaml[512];
+	char err[512], want[64];
+	struct env_opts eo;
+	struct nn_shape s;
+	lg_buf blob = { 0 }, f = { 0 };
+	double nc3;
+	env *e = NULL;
+	nn *net = NULL;
+
+	tu_mkdtemp(dir, sizeof dir);
+	plugin_path(so, sizeof so, "goofspiel");
+	plugin_path(other, sizeof other, "tictactoe");
+	snprintf(yaml, sizeof yaml, "env: {plugin: %s, params: {cards: 3}}\n"
+		 "model: {hidden: [8]}\n", so);
+	ck_assert_msg(cfg_load_string(&c, yaml, strlen(yaml), "agent.yaml", err,
+				      sizeof err) == 0, "%s", err);
+	league_env_opts(&c, &eo);
+	ck_assert_msg(env_new(&e, c.env.name, &eo, err, sizeof err) == 0, "%s",
+		      err);
+	league_nn_shape(&c, env_spec_of(e), &s);
+	env_free(e);
+	ck_assert_int_eq(nn_new(&net, &s, 38), 0);
+	ck_assert_int_eq(nn_save(net, &blob), 0);
+	ck_assert_msg(league_agent_encode(&c, "league=t\nplayer=2\nversion="
+					  "5\n", blob.data, blob.len, &f, err,
+					  sizeof err) == 0, "%s", err);
+	snprintf(file, sizeof file, "%s/goof3.agent", dir);
+	{
+		FILE *fp = fopen(file, "wb");
+		ck_assert_ptr_nonnull(fp);
+		ck_assert_uint_eq(fwrite(f.data, 1, f.len, fp), f.len);
+		ck_assert_int_eq(fclose(fp), 0);
+	}
+	nc3 = net_nashconv(net, "3");
+	ck_assert_msg(nc3 > 0.01, "%g", nc3); /* a fresh net is exploitable */
+	ck_assert_int_eq(league_agent_sha256(so, hex, err, sizeof err), 0);
+
+	/* no plugin named: refused, naming the plugin and its SHA-256 */
+	const char *n0[] = { "eval", "nashconv", "--policy", file, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, n0),
+			 2);
+	ck_assert_msg(strstr(errb, "loads no code by itself") &&
+			      strstr(errb, hex) && strstr(errb, "--plugin"),
+		      "%s", errb);
+	/* the plugin: the network's exact NashConv on the recorded game */
+	const char *n1[] = { "eval", "nashconv", "--policy", file, "--plugin",
+			     so, "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, errb, sizeof errb, n1) ==
+			      0, "%s", errb);
+	printf("games: eval nashconv of a plugin agent: %s", out);
+	snprintf(want, sizeof want, "\"nashconv\":%.17g,", nc3);
+	ck_assert_msg(strstr(out, "{\"game\":\"goofspiel\",\"players\":2,") &&
+			      strstr(out, want),
+		      "%s (want %s)", out, want);
+	/* not the uniform policy's (--plugin names the game without an
+	 * agent, too) */
+	const char *u[] = { "eval", "nashconv", "--plugin", so, "--param",
+			    "cards=3", "--json", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, errb, sizeof errb, u) ==
+			      0, "%s", errb);
+	ck_assert_msg(strstr(out, "\"policy\":\"uniform\"") &&
+			      !strstr(out, want), "%s", out);
+	/* another plugin's bytes: refused, both hashes named */
+	const char *n2[] = { "eval", "nashconv", "--policy", file, "--plugin",
+			     other, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, n2),
+			 2);
+	ck_assert_msg(strstr(errb, hex) && strstr(errb, other), "%s", errb);
+	/* the file fixes the game and its options */
+	const char *n3[] = { "eval", "nashconv", "--policy", file, "--plugin",
+			     so, "--param", "cards=4", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, n3),
+			 2);
+	ck_assert_msg(strstr(errb, "is an agent file: its game and options "
+			     "are the ones it recorded"), "%s", errb);
+	/* a trained best response against it, the exact value beside */
+	const char *b0[] = { "eval", "br", file, NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, b0),
+			 2);
+	ck_assert_msg(strstr(errb, "loads no code by itself"), "%s", errb);
+	const char *b1[] = { "eval", "br", file, "--plugin", so, "--budget",
+			     "0.3", "--points", "1", "--episodes", "8",
+			     "--final-episodes", "8", "--envs", "4", NULL };
+	ck_assert_msg(tu_run_league(out, sizeof out, errb, sizeof errb, b1) ==
+			      0, "%s", errb);
+	printf("games: eval br of a plugin agent:\n%s", out);
+	ck_assert_msg(strstr(out, "player 2 (parameters 2, version 5)") &&
+			      strstr(out, "goofspiel"), "%s", out);
+	snprintf(want, sizeof want, "%.4f", nc3);
+	ck_assert_msg(strstr(out, want), "%s (want the exact %s)", out, want);
+	const char *b2[] = { "eval", "br", file, "--plugin", so, "--player",
+			     "0", NULL };
+	ck_assert_int_eq(tu_run_league(out, sizeof out, errb, sizeof errb, b2),
+			 2);
+	ck_assert_msg(strstr(errb, "is an agent file: it is the opponent"),
+		      "%s", errb);
+	nn_free(net);
+	lg_buf_free(&blob);
+	lg_buf_free(&f);
+	tu_rmrf(dir);
+}
+END_TEST
+
 /* A config names the plugin by a path relative to its own directory; the
  * loaded config holds it absolute, and env.name becomes the game's. */
 START_TEST(config_names_a_plugin)
@@ -798,6 +940,7 @@ Suite *suite_games(void)
 		{ bad_plugins_and_params_are_refused, 1 },
 		{ goofspiel_exact_nashconv_matches_the_hand_value, 1 },
 		{ config_names_a_plugin, 1 },
+		{ plugin_agent_file_is_evaluated, 1 },
 	};
 	const struct tu_test run_tests[] = {
 		{ config_check_refuses_bad_games, 1 },

@@ -6,6 +6,10 @@
  *     is the built-in tictactoe move for move: observations, masks, who
  *     moves, returns.
  *   - Envs stepping at once share round trips (batches carry many ops).
+ *   - The Python Kuhn poker's text (TEXT ops of version 2) is the
+ *     built-in kuhn's for the same card and moves; `league env check
+ *     --remote` checks it, `league play human` shows it; a game without
+ *     text, or a version-1 server, is never asked.
  *   - A server killed mid-episode fails the op (LG_EIO), the env cannot be
  *     recreated while it is down ("cannot reach"), and plays again once it
  *     is back; a collector over it drops and counts the episodes and goes
@@ -429,7 +433,8 @@ START_TEST(python_kuhn_n_players_play_through_the_server)
 		ck_assert_uint_eq(sp->obs_len, (size_t)(6 * n - 1));
 		ck_assert_int_eq(sp->num_actions, 2);
 		ck_assert_uint_eq(sp->max_steps, (uint64_t)(2 * n - 1));
-		ck_assert_uint_eq(sp->flags, ENV_F_ZERO_SUM);
+		/* zero-sum, and text (describe, action names) */
+		ck_assert_uint_eq(sp->flags, ENV_F_ZERO_SUM | ENV_F_TEXT);
 		ck_assert_int_eq(sp->payoff, ENV_ZERO_SUM);
 		ck_assert_int_eq(sp->teams, n);
 		ck_assert_int_eq(sp->roles, 1);
@@ -482,6 +487,162 @@ START_TEST(python_kuhn_n_players_play_through_the_server)
 			 LG_EINVAL);
 	ck_assert_msg(strstr(err, "it refused: game 'kuhn_py' needs protocol "
 			     "version 2 (3 players), not 1"), "%s", err);
+	py_kill(&ps);
+	tu_rmrf(dir);
+}
+END_TEST
+
+/* Seat 0's text on the remote env e and the built-in env b at the same
+ * moves (seat 0 holds the same card in both): the same description, and
+ * the mover's actions named alike. */
+static void same_text(env *e, env *b)
+{
+	char rt[ENV_TEXT_MAX], bt[ENV_TEXT_MAX];
+	char rn[ENV_ACTION_NAME_MAX], bn[ENV_ACTION_NAME_MAX];
+	int p = env_current_player(e);
+
+	ck_assert_int_eq(env_describe(e, 0, rt, sizeof rt), 0);
+	ck_assert_int_eq(env_describe(b, 0, bt, sizeof bt), 0);
+	ck_assert_msg(!strcmp(rt, bt), "remote:\n%s\nbuilt-in:\n%s", rt, bt);
+	ck_assert_int_eq(env_current_player(b), p);
+	for (int a = 0; a < 2; a++) {
+		ck_assert_int_eq(env_action_name(e, p, a, rn, sizeof rn), 0);
+		ck_assert_int_eq(env_action_name(b, p, a, bn, sizeof bn), 0);
+		ck_assert_str_eq(rn, bn);
+	}
+}
+
+/* The Python Kuhn's text over the protocol (TEXT ops): what the built-in
+ * kuhn says of the same card and moves, the names check/bet then
+ * fold/call, one op per new state and seat, names that parse back;
+ * `league env check --remote` checks it and `league play human` shows
+ * it. A server whose game has no text, or that speaks version 1, is
+ * never asked, and actions go by number. */
+START_TEST(python_kuhn_text_over_the_protocol)
+{
+	char dir[128], err[300], script[512], text[ENV_TEXT_MAX];
+	char nm[ENV_ACTION_NAME_MAX];
+	static char out[8192], perr[4096];
+	struct pyserv ps;
+	struct env_opts o, bo;
+	env *e = NULL, *b = NULL;
+	uint64_t b0, o0, b1, o1;
+	int a, seed = 0;
+
+	tu_mkdtemp(dir, sizeof dir);
+	snprintf(script, sizeof script, "%s/python/examples/kuhn.py",
+		 tu_src_dir());
+	py_start_script(&ps, dir, script, "kuhn_py");
+	remote_opts(&o, &ps);
+	ck_assert_msg(env_new(&e, "kuhn_py", &o, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert(env_spec_of(e)->flags & ENV_F_TEXT);
+	ck_assert_int_eq(env_reset(e, 5), 0);
+	ck_assert_int_eq(env_describe(e, 0, text, sizeof text), 0);
+	ck_assert_msg(strstr(text, "kuhn poker, 3 players: you are seat 0\n"
+			     "your card: ") == text, "%s", text);
+	/* the built-in 3-player kuhn, from a seed that deals seat 0 that
+	 * card: the same text at every state of the same moves */
+	env_opts_default(&bo);
+	bo.params.n = 1;
+	snprintf(bo.params.key[0], ENV_PARAM_KEY_MAX, "players");
+	snprintf(bo.params.val[0], ENV_PARAM_VAL_MAX, "3");
+	ck_assert_msg(env_new(&b, "kuhn", &bo, err, sizeof err) == 0, "%s",
+		      err);
+	do {
+		char bt[ENV_TEXT_MAX];
+		ck_assert_msg(++seed < 100, "no built-in deal says:\n%s",
+			      text);
+		ck_assert_int_eq(env_reset(b, (uint64_t)seed), 0);
+		ck_assert_int_eq(env_describe(b, 0, bt, sizeof bt), 0);
+		if (!strcmp(bt, text))
+			break;
+	} while (1);
+	same_text(e, b);
+	ck_assert_int_eq(env_action_name(e, 0, 1, nm, sizeof nm), 0);
+	ck_assert_str_eq(nm, "bet");
+	ck_assert_int_eq(env_step(e, 1), 0); /* seat 0 bets */
+	ck_assert_int_eq(env_step(b, 1), 0);
+	/* seat 1 answers: fold/call, one TEXT op for all its asks */
+	env_remote_counters(&b0, &o0);
+	same_text(e, b);
+	ck_assert_int_eq(env_action_parse(e, 1, "call", &a), 0);
+	ck_assert_int_eq(a, 1);
+	ck_assert_int_eq(env_action_parse(e, 1, "bet", &a), LG_ENOTFOUND);
+	ck_assert_int_eq(env_action_parse(e, 1, "0", &a), 0);
+	ck_assert_int_eq(a, 0);
+	env_remote_counters(&b1, &o1);
+	ck_assert_uint_eq(o1 - o0, 2); /* seat 0's text, then seat 1's */
+	ck_assert_int_eq(env_action_name(e, 1, 0, nm, sizeof nm), 0);
+	ck_assert_str_eq(nm, "fold");
+	/* seat 2 does not move now: the server names none of its actions */
+	ck_assert_int_eq(env_action_name(e, 2, 1, nm, sizeof nm), 0);
+	ck_assert_str_eq(nm, "1");
+	ck_assert_int_eq(env_step(e, 0), 0);
+	ck_assert_int_eq(env_step(b, 0), 0);
+	same_text(e, b);
+	ck_assert_int_eq(env_describe(e, 0, text, sizeof text), 0);
+	ck_assert_msg(strstr(text, "\npot: 4 (you put in 2)\nmoves: seat0 "
+			     "bet, seat1 fold"), "%s", text);
+	env_free(b);
+	env_free(e);
+	{
+		const char *argv[] = { "env", "check", "--remote", ps.addr,
+				       "--episodes", "200", NULL };
+		ck_assert_msg(tu_run_league(out, sizeof out, perr, sizeof perr,
+					    argv) == 0, "%s%s", out, perr);
+		ck_assert_msg(strstr(out, "game kuhn_py: 3 players") &&
+			      strstr(out, "text hooks\n") &&
+			      strstr(out, "\nok    text          ") &&
+			      strstr(out, "\nskip  clone         (remote") &&
+			      strstr(out, "\nok: 0 checks failed"), "%s", out);
+	}
+	{
+		/* a human in seat 0 bets; the others answer */
+		char cmd[1200], path[300];
+		snprintf(path, sizeof path, "%s/play.txt", dir);
+		snprintf(cmd, sizeof cmd, "printf 'bet\\n' | '%s' play human "
+			 "random random --remote '%s' --games 1 >'%s' 2>&1",
+			 tu_league_bin(), ps.addr, path);
+		ck_assert_int_eq(system(cmd), 0);
+		tu_read_text(path, out, sizeof out);
+		ck_assert_msg(strstr(out, "You are seat 0 (player).\n  kuhn "
+				     "poker, 3 players: you are seat 0\n  "
+				     "your card: ") &&
+			      strstr(out, "\nlegal moves: check bet\n") &&
+			      strstr(out, "  moves: seat0 bet, seat1 ") &&
+			      strstr(out, "  hand over: your return "), "%s",
+			      out);
+	}
+	py_kill(&ps);
+	/* version 1 carries no text: the same game, numbers */
+	py_spawn(&ps, dir, script, "--protocol", "1");
+	remote_opts(&o, &ps);
+	o.params.n = 1;
+	snprintf(o.params.key[0], ENV_PARAM_KEY_MAX, "players");
+	snprintf(o.params.val[0], ENV_PARAM_VAL_MAX, "2");
+	ck_assert_int_eq(py_answer(&ps, "kuhn_py", err, sizeof err),
+			 LG_EINVAL); /* 3 players by default: refused */
+	ck_assert_msg(env_new(&e, "kuhn_py", &o, err, sizeof err) == 0, "%s",
+		      err);
+	ck_assert(!(env_spec_of(e)->flags & ENV_F_TEXT));
+	ck_assert_int_eq(env_describe(e, 0, text, sizeof text), LG_EUNSUPP);
+	ck_assert_int_eq(env_action_name(e, 0, 1, nm, sizeof nm), 0);
+	ck_assert_str_eq(nm, "1");
+	env_free(e);
+	py_kill(&ps);
+	/* a game without text (the tic-tac-toe): never asked */
+	py_start(&ps, dir);
+	remote_opts(&o, &ps);
+	ck_assert_msg(env_new(&e, NULL, &o, err, sizeof err) == 0, "%s", err);
+	ck_assert(!(env_spec_of(e)->flags & ENV_F_TEXT));
+	env_remote_counters(&b0, &o0);
+	ck_assert_int_eq(env_describe(e, 0, text, sizeof text), LG_EUNSUPP);
+	ck_assert_int_eq(env_action_name(e, 0, 4, nm, sizeof nm), 0);
+	ck_assert_str_eq(nm, "4");
+	env_remote_counters(&b1, &o1);
+	ck_assert_uint_eq(o1, o0);
+	env_free(e);
 	py_kill(&ps);
 	tu_rmrf(dir);
 }
@@ -1361,6 +1522,7 @@ Suite *suite_remote(void)
 		{ python_game_error_logged_with_traceback_once, 1 },
 		{ python_tictactoe_is_the_builtin, 2 },
 		{ python_kuhn_n_players_play_through_the_server, 1 },
+		{ python_kuhn_text_over_the_protocol, 1 },
 		{ python_asymmetric_seats_teams_and_lists, 1 },
 		{ envs_stepping_at_once_share_batches, 1 },
 		{ killed_server_fails_ops_then_serves_again, 1 },

@@ -20,6 +20,12 @@ card one-hot (N + 1), then the betting so far, one slot of [pass, bet]
 per action (at most 2N - 1 actions). With 2 players it is the built-in
 kuhn's encoding.
 
+Its text, as the built-in kuhn's: describe(seat) shows the seat its card
+(the ranks ending in K: J Q K for 2 players), the pot and the moves so
+far; action_name names pass and bet "check" and "bet" until someone bet,
+then "fold" and "call". `league play human random random --remote ADDR`
+shows them to a human, who types the names.
+
 Run by hand:  python3 python/examples/kuhn.py --listen 127.0.0.1:7401
 (env.params: {players: 4} for four seats).
 """
@@ -32,6 +38,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from league_game import Box, Game, serve  # noqa: E402
 
 PASS, BET = 0, 1
+RANKS = "23456789TJQK"
+
+
+def move_name(action, bet_before):
+    """A move's name: check/bet while nobody bet, then fold/call."""
+    if action == BET:
+        return "call" if bet_before else "bet"
+    return "fold" if bet_before else "check"
 
 
 class Kuhn(Game):
@@ -103,6 +117,24 @@ class Kuhn(Game):
         winner = max(live, key=lambda p: self.cards[p])
         pot = sum(self.put)
         return [(pot if p == winner else 0) - self.put[p] for p in range(n)]
+
+    def describe(self, agent):
+        n = self.players
+        card = RANKS[12 - (n + 1) + self.cards[agent]]
+        lines = ["kuhn poker, %d players: you are seat %d" % (n, agent),
+                 "your card: %s" % card,
+                 "pot: %d (you put in %d)" % (sum(self.put), self.put[agent])]
+        moves, bet = [], False
+        for i, a in enumerate(self.history):
+            moves.append("seat%d %s" % (i % n, move_name(a, bet)))
+            bet = bet or a == BET
+        lines.append("moves: " + (", ".join(moves) if moves else "none yet"))
+        if self.terminated:
+            lines.append("hand over: your return %+g" % self.returns()[agent])
+        return "\n".join(lines)
+
+    def action_name(self, agent, action):
+        return move_name(action, self.bettor >= 0)
 
 
 if __name__ == "__main__":

@@ -150,3 +150,20 @@ class Game:
         """At the end: one return per seat, a sequence in seat order or a
         dict {agent: return}, as payoff declares."""
         raise NotImplementedError
+
+    # -- optional text, for human play and checks -------------------------
+
+    def describe(self, agent):
+        """Optional: the state as agent sees it, for a human (its own
+        cards, the pot, the board; nothing it may not know): a str,
+        lines separated by "\n", at most 4,095 bytes of UTF-8. With it
+        (or action_name) `league play` shows it to a human in that seat
+        and `league env check` checks it. Any state, terminal too."""
+        raise NotImplementedError
+
+    def action_name(self, agent, action):
+        """Optional: the name of agent's legal action now ("bet", "c3"):
+        a str of 1 to 63 bytes of UTF-8 without blanks, distinct among
+        the agent's legal actions. A human types it in `league play`.
+        Without it actions are named by their numbers."""
+        raise NotImplementedError

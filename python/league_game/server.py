@@ -24,7 +24,7 @@ except ImportError as e:  # pragma: no cover - a message, not a fix
 
 VERSIONS = (1, 2)  # of net/game.proto this server speaks
 FRAME_MAX = 16 << 20
-_RESET, _STEP, _CLOSE = 0, 1, 2  # Batch.kind
+_RESET, _STEP, _CLOSE, _TEXT = 0, 1, 2, 3  # Batch.kind
 _BIG_ENDIAN = sys.byteorder == "big"  # obs go little-endian
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -51,15 +51,18 @@ ACTIONS_MAX = 65536
 OBS_MAX = 1 << 20
 RETURN_MAX = 1e9
 _ROLE_MAX = 15
+TEXT_MAX = 4095  # bytes of describe()'s UTF-8
+NAME_MAX = 63    # bytes of action_name()'s UTF-8
 
 
 class GameSpec:
     """A game's spec as the server sends it: per seat obs_shape, obs_len,
-    num_actions, team and role; payoff; and whether the class lists legal
-    actions (legal_actions) or masks them."""
+    num_actions, team and role; payoff; whether the class lists legal
+    actions (legal_actions) or masks them; and whether it has text
+    (describe, action_name)."""
 
     def __init__(self, name, players, seats, payoff, payoff_sum, teams,
-                 simultaneous, max_steps, lists):
+                 simultaneous, max_steps, lists, text=False):
         self.name = name
         self.players = players
         self.seats = seats  # [(obs_shape, obs_len, num_actions, team, role)]
@@ -69,6 +72,7 @@ class GameSpec:
         self.simultaneous = simultaneous
         self.max_steps = max_steps
         self.lists = lists
+        self.text = text
         self.obs_len = [s[1] for s in seats]
         self.num_actions = [s[2] for s in seats]
 
@@ -102,6 +106,7 @@ class GameSpec:
             spec.payoff = self.payoff
             spec.payoff_sum = self.payoff_sum
             spec.teams = self.teams
+            spec.text = self.text
         return spec
 
 
@@ -186,8 +191,56 @@ def check_spec(game):
     if not _int(ms) or ms < 1:
         raise ValueError("%s.max_steps must be a positive int" % where)
     lists = cls.legal_actions is not Game.legal_actions
+    text = (cls.describe is not Game.describe or
+            cls.action_name is not Game.action_name)
     return GameSpec(name, n, seats, PAYOFFS.index(g.payoff), psum, nteams,
-                    bool(g.simultaneous), ms, lists)
+                    bool(g.simultaneous), ms, lists, text)
+
+
+def _name_ok(name):
+    """An action's name: a str of 1..NAME_MAX bytes, no blank or control
+    character."""
+    return (isinstance(name, str) and
+            1 <= len(name.encode("utf-8")) <= NAME_MAX and
+            not any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7f
+                    for c in name))
+
+
+def game_text(g, spec, seat):
+    """The text of game instance g for seat (a TEXT op's answer): its
+    description ("" without describe()), and its legal actions now with
+    their names (none without action_name(), or when seat does not move
+    now), checked as the league checks them; ValueError says what is
+    wrong."""
+    cls = type(g)
+    if not _int(seat) or not 0 <= seat < spec.players:
+        raise ValueError("a TEXT op for seat %r (0 .. %d)"
+                         % (seat, spec.players - 1))
+    desc = ""
+    if cls.describe is not Game.describe:
+        desc = g.describe(seat)
+        if not isinstance(desc, str) or \
+                len(desc.encode("utf-8")) > TEXT_MAX:
+            raise ValueError("describe(%d): a str of at most %d bytes of "
+                             "UTF-8" % (seat, TEXT_MAX))
+    acts, names = [], []
+    if cls.action_name is not Game.action_name and not g.terminated and \
+            (spec.simultaneous or g.agent_selection == seat):
+        na = spec.num_actions[seat]
+        acts = [operator.index(a) for a in g.legal_actions(seat)]
+        if any(not 0 <= a < na for a in acts):
+            raise ValueError("legal_actions(%d): actions of 0 .. %d"
+                             % (seat, na - 1))
+        names = [g.action_name(seat, a) for a in acts]
+        for a, name in zip(acts, names):
+            if not _name_ok(name):
+                raise ValueError("action_name(%d, %d) = %r: a str of 1 to %d "
+                                 "bytes of UTF-8 without blanks"
+                                 % (seat, a, name, NAME_MAX))
+        if len(set(names)) != len(names):
+            raise ValueError("action_name(%d, ...): the names of its legal "
+                             "actions are not distinct: %r" % (seat, names))
+    return desc, acts, names
 
 
 def check_returns(spec, r, version):
@@ -272,6 +325,7 @@ class _Conn:
         obs = array.array("f")
         mask = bytearray()
         legal, legal_n = array.array("I"), []
+        text = ([], [], [], [])  # the columns text, names_n, named, names
         rets = []
         failures = []
         envs = self.envs
@@ -300,6 +354,25 @@ class _Conn:
             if kind == _CLOSE:
                 envs.pop(env, None)
                 append(-3)
+                continue
+            if kind == _TEXT:
+                seat = acts[ai] if ai < len(acts) else None
+                ai += 1
+                append(-3)
+                try:
+                    if not (v2 and spec.text):
+                        raise ValueError("a TEXT op: this game has no "
+                                         "describe() or action_name()")
+                    desc, named, names = game_text(envs[env], spec, seat)
+                except Exception as e:  # the env's failure
+                    envs.pop(env, None)
+                    failures.append(pb.Failure(op=len(players) - 1,
+                                               error=_failure_text(e)))
+                    continue
+                text[0].append(desc)
+                text[1].append(len(named))
+                text[2].extend(named)
+                text[3].extend(names)
                 continue
             n_obs, n_mask = len(obs), len(mask)
             n_legal, n_ln, n_ret = len(legal), len(legal_n), len(rets)
@@ -387,6 +460,10 @@ class _Conn:
         if v2:
             reply.legal_n.extend(legal_n)
             reply.legal.extend(legal)
+            reply.text.extend(text[0])
+            reply.names_n.extend(text[1])
+            reply.named.extend(text[2])
+            reply.names.extend(text[3])
         return reply
 
     def welcome(self, hello):

@@ -240,5 +240,83 @@ class KuhnTest(unittest.TestCase):
         self.assertEqual(len(floats(r.obs)), 17)
 
 
+class Named(TicTacToe):
+    """Tic-tac-toe naming its cells "c0" .. "c8", except that cell 4 is
+    named with a blank and, from seed 9 on, every cell "same"."""
+    name = "named"
+
+    def reset(self, seed):
+        super().reset(seed)
+        self.seed = seed
+
+    def action_name(self, agent, action):
+        if self.seed >= 9:
+            return "same"
+        return "c 4" if action == 4 and self.seed == 4 else "c%d" % action
+
+
+class TextTest(unittest.TestCase):
+    """The TEXT op (kind 3): describe() and the names of the seat's legal
+    actions, sent only to a version-2 league by a game that has them."""
+
+    def text(self, c, env, seat):
+        return c.answer(pb.Batch(env=[env], kind=[3], actions=[seat]))
+
+    def test_kuhn_describes_and_names_as_the_builtin(self):
+        c, w = connect(Kuhn, 1, 2, players="2")
+        self.assertTrue(w.spec.text)
+        c.answer(pb.Batch(env=[1], kind=[0], seed=[5]))
+        g = c.envs[1]
+        card = "JQK"[g.cards[0]]
+        r = self.text(c, 1, 0)
+        self.assertEqual((list(r.player), len(r.failures)), ([-3], 0))
+        self.assertEqual(list(r.text), [
+            "kuhn poker, 2 players: you are seat 0\nyour card: %s\n"
+            "pot: 2 (you put in 1)\nmoves: none yet" % card])
+        self.assertEqual((list(r.names_n), list(r.named), list(r.names)),
+                         ([2], [0, 1], ["check", "bet"]))
+        # seat 1 does not move: described, nothing named
+        r = self.text(c, 1, 1)
+        self.assertEqual((list(r.names_n), list(r.named)), ([0], []))
+        self.assertIn("you are seat 1", r.text[0])
+        # a TEXT op leaves the state: the step after it is seat 0's bet
+        r = c.answer(pb.Batch(env=[1, 1], kind=[1, 3], actions=[1, 1]))
+        self.assertEqual(list(r.player), [1, -3])
+        self.assertEqual(list(r.names), ["fold", "call"])
+        self.assertIn("pot: 3 (you put in 1)\nmoves: seat0 bet", r.text[0])
+        r = c.answer(pb.Batch(env=[1, 1], kind=[1, 3], actions=[0, 0]))
+        self.assertEqual(list(r.player), [-1, -3])
+        self.assertIn("moves: seat0 bet, seat1 fold\nhand over: your "
+                      "return +1", r.text[0])
+        self.assertEqual(list(r.names_n), [0])
+
+    def test_no_text_for_a_game_without_it_or_a_version_1_league(self):
+        c, w = connect(TicTacToe, 1, 2)
+        self.assertFalse(w.spec.text)
+        c.answer(pb.Batch(env=[1], kind=[0], seed=[1]))
+        r = self.text(c, 1, 0)
+        self.assertEqual(list(r.player), [-3])
+        self.assertIn("no describe() or action_name()", r.failures[0].error)
+        self.assertNotIn(1, c.envs)  # a failed op breaks its env
+        c, w = connect(Kuhn, 1, players="2")
+        self.assertEqual((w.version, w.spec.text), (1, False))
+
+    def test_bad_names_fail_the_op_only(self):
+        c, w = connect(Named, 2)
+        self.assertTrue(w.spec.text)
+        c.answer(pb.Batch(env=[1, 2, 3], kind=[0, 0, 0], seed=[1, 4, 9]))
+        r = c.answer(pb.Batch(env=[1, 2, 3, 1], kind=[3, 3, 3, 3],
+                              actions=[0, 0, 0, 5]))
+        self.assertEqual(list(r.player), [-3] * 4)
+        self.assertEqual([f.op for f in r.failures], [1, 2, 3])
+        self.assertIn("action_name(0, 4) = 'c 4'", r.failures[0].error)
+        self.assertIn("not distinct", r.failures[1].error)
+        self.assertIn("a TEXT op for seat 5", r.failures[2].error)
+        # op 0 stands: no describe(), so "", and the 9 cells named
+        self.assertEqual(list(r.text), [""])
+        self.assertEqual(list(r.names_n), [9])
+        self.assertEqual(list(r.names), ["c%d" % a for a in range(9)])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -16,7 +16,8 @@
  * general-sum; 2: four seats in turn, 4,672 actions, two teams,
  * constant-sum 1; 3: two simultaneous seats of one team, common payoff);
  * then a byte whose low 3 bits are the op count n (0..7), n bytes of op
- * kinds (each mod 3: reset, step, close), the message.
+ * kinds (version 1: each mod 3, reset, step, close; version 2: each mod
+ * 4, 3 a text op for the seat byte / 4 mod players), the message.
  *
  * Checked, Welcome: 0, LG_EPROTO or LG_EINVAL with a one-line message (no
  * control character); a refused one leaves spec and version as they
@@ -32,7 +33,7 @@
  * says, seat by seat (team, role name, spaces), with obs_len and
  * num_actions the largest seat's, seat 0's shape, teams = players when
  * 0, the version, and exactly the flags simultaneous, zero-sum (payoff
- * 0) and asymmetric (seats' spaces differ).
+ * 0), asymmetric (seats' spaces differ) and text (version 2's text).
  * BatchReply: 0 or LG_EPROTO with a one-line message; nothing written to
  * rcs past op n - 1, whatever the verdict; the verdict is the harness's
  * own reading of the rules (reply_valid, over the message unpacked again
@@ -48,8 +49,13 @@
  * payoff_sum, all equal) and equal within a team; obs, mask, returns
  * (and in version 2 legal_n and legal) used up exactly (obs whole
  * floats); a close with player -3 and no failure; a Failure per op at
- * most, in range, for a reset or step with player -3, and player -3 on a
- * reset or step only with one. When 0, rcs[i] is LG_EINVAL exactly for
+ * most, in range, for a reset, step or text op with player -3, and
+ * player -3 on a reset or step only with one; a text op with player -3
+ * and, unless failed, the next text (under 4,096 bytes) and names_n
+ * entry k, then k entries of named (distinct, below its seat's
+ * num_actions) and of names (1..63 bytes, none a blank, control or DEL),
+ * with text, names_n, named and names used up exactly and as many named
+ * as names. When 0, rcs[i] is LG_EINVAL exactly for
  * the ops a Failure names, else 0. */
 #include <math.h>
 #include <stdint.h>
@@ -241,7 +247,8 @@ static void welcome_matches(const League__Game__Welcome *w,
 			    const struct env_spec *spec, unsigned version)
 {
 	const League__Game__Spec *s = w->spec;
-	unsigned flags = s->simultaneous ? ENV_F_SIMULTANEOUS : 0;
+	unsigned flags = (s->simultaneous ? ENV_F_SIMULTANEOUS : 0) |
+			 (w->version == 2 && s->text ? ENV_F_TEXT : 0);
 	int payoff = w->version == 1 ? 0 : (int)s->payoff, roles = 0;
 	size_t ol = 0;
 	int na = 0;
@@ -395,8 +402,43 @@ static int returns_ok(const double *r, int n, const struct env_spec *sp,
 /* Where the harness's reading of a BatchReply stands. */
 struct rcur {
 	const League__Game__BatchReply *rp;
-	size_t oo, mo, ro, no, lo;
+	size_t oo, mo, ro, no, lo, to, tn, ni;
 };
+
+/* An action's name: 1..63 bytes, each above the blank and not DEL. */
+static int action_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 63)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* A text op's entries at the cursor for seat q: a text, names_n's k,
+ * and k named (distinct, below q's actions) with their names. */
+static int text_valid(struct rcur *c, const struct env_spec *sp, int q)
+{
+	const League__Game__BatchReply *rp = c->rp;
+	size_t na = (size_t)sp->seat[q].num_actions, k;
+
+	if (c->to >= rp->n_text || strlen(rp->text[c->to]) >= 4096 ||
+	    c->tn >= rp->n_names_n)
+		return 0;
+	c->to++;
+	k = rp->names_n[c->tn++];
+	if (k > na || rp->n_named - c->ni < k || rp->n_names - c->ni < k ||
+	    (k && !list_ok(rp->named + c->ni, k, na))) /* named: NULL if none */
+		return 0;
+	for (size_t j = 0; j < k; j++)
+		if (!action_name_valid(rp->names[c->ni + j]))
+			return 0;
+	c->ni += k;
+	return 1;
+}
 
 /* Seat q's obs and legal actions at the cursor, in version v. */
 static int mover_valid(struct rcur *c, const struct env_spec *sp,
@@ -434,7 +476,7 @@ static int mover_valid(struct rcur *c, const struct env_spec *sp,
  * column must be used up exactly, in op order. */
 static int reply_valid(const League__Game__BatchReply *rp,
 		       const struct env_spec *sp, unsigned v,
-		       const int *kinds, size_t n, int *want)
+		       const int *kinds, const int *seats, size_t n, int *want)
 {
 	struct rcur c = { .rp = rp };
 	int sim = !!(sp->flags & ENV_F_SIMULTANEOUS);
@@ -452,6 +494,11 @@ static int reply_valid(const League__Game__BatchReply *rp,
 	}
 	for (size_t i = 0; i < n; i++) {
 		int32_t p = rp->player[i];
+		if (kinds[i] == 3) { /* a text op: its text, unless failed */
+			if (p != -3 || (!want[i] && !text_valid(&c, sp, seats[i])))
+				return 0;
+			continue;
+		}
 		if (kinds[i] == 2) { /* a close has no state, never fails */
 			if (p != -3)
 				return 0;
@@ -478,12 +525,14 @@ static int reply_valid(const League__Game__BatchReply *rp,
 	}
 	return c.oo == rp->obs.len / 4 && c.mo == rp->mask.len &&
 	       c.ro == rp->n_returns &&
-	       (v == 1 || (c.no == rp->n_legal_n && c.lo == rp->n_legal));
+	       (v == 1 || (c.no == rp->n_legal_n && c.lo == rp->n_legal &&
+			   c.to == rp->n_text && c.tn == rp->n_names_n &&
+			   c.ni == rp->n_named && c.ni == rp->n_names));
 }
 
 static void reply(const uint8_t *data, size_t size,
 		  const struct env_spec *sp, unsigned v, const int *kinds,
-		  size_t n)
+		  const int *seats, size_t n)
 {
 	League__Game__BatchReply *rp;
 	int rcs[MAX_OPS + 1], want[MAX_OPS];
@@ -492,13 +541,13 @@ static void reply(const uint8_t *data, size_t size,
 
 	for (size_t i = 0; i <= MAX_OPS; i++)
 		rcs[i] = 1; /* never an rc */
-	rc = env_remote_decode_reply(data, size, sp, v, kinds, n, rcs, err,
-				     sizeof err);
+	rc = env_remote_decode_reply(data, size, sp, v, kinds, seats, n, rcs,
+				     err, sizeof err);
 	for (size_t i = n; i <= MAX_OPS; i++)
 		if (rcs[i] != 1)
 			abort(); /* written beyond the ops */
 	rp = league__game__batch_reply__unpack(NULL, size, data);
-	valid = rp && reply_valid(rp, sp, v, kinds, n, want);
+	valid = rp && reply_valid(rp, sp, v, kinds, seats, n, want);
 	if (rc) {
 		/* refused: a protocol error with a one-line message, and
 		 * only what the rules refuse */
@@ -519,7 +568,8 @@ static void reply(const uint8_t *data, size_t size,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int kinds[MAX_OPS];
+	int kinds[MAX_OPS], seats[MAX_OPS];
+	const struct env_spec *sp;
 	size_t n;
 	uint8_t sel;
 	unsigned v;
@@ -536,11 +586,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size - 1 < (size_t)(data[0] & 7))
 		return 0;
 	n = data[0] & 7;
-	for (size_t i = 0; i < n; i++)
-		kinds[i] = data[1 + i] % 3;
+	v = sel & 8 ? 2 : 1;
+	sp = &specs[v - 1][(sel >> 1) & 3];
+	for (size_t i = 0; i < n; i++) {
+		kinds[i] = data[1 + i] % (v == 1 ? 3 : 4);
+		seats[i] = data[1 + i] / 4 % sp->players;
+	}
 	data += 1 + n;
 	size -= 1 + n;
-	v = sel & 8 ? 2 : 1;
-	reply(data, size, &specs[v - 1][(sel >> 1) & 3], v, kinds, n);
+	reply(data, size, sp, v, kinds, seats, n);
 	return 0;
 }

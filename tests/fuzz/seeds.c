@@ -812,6 +812,10 @@ struct rbuild {
 	double ret[8 * (MAX_SEED_OPS + 1) + 2];
 	uint32_t legal_n[8 * (MAX_SEED_OPS + 1)];
 	uint32_t legal[64];
+	char *text[MAX_SEED_OPS + 1];     /* a text op's: text, names_n, */
+	uint32_t names_n[MAX_SEED_OPS + 1]; /* named and names */
+	uint32_t named[64];
+	char *names[64];
 	League__Game__Failure fail[MAX_SEED_OPS + 1];
 	League__Game__Failure *fp[MAX_SEED_OPS + 1];
 	League__Game__BatchReply rp;
@@ -834,6 +838,10 @@ static void rb_init(struct rbuild *r)
 	r->rp.failures = r->fp;
 	r->rp.legal_n = r->legal_n;
 	r->rp.legal = r->legal;
+	r->rp.text = r->text;
+	r->rp.names_n = r->names_n;
+	r->rp.named = r->named;
+	r->rp.names = r->names;
 }
 
 /* One mover's obs (0.5, 0.5, ...) and mask (all legal) of game g. */
@@ -1332,6 +1340,105 @@ static void seeds_reply_v2(void)
 	reply_seed_v2("reply_v2_common_payoff_differs", V2_COOP, "1", &r, 0);
 }
 
+/* A text op's answer: its text and the k actions of named[] with their
+ * names. */
+static void rb_text(struct rbuild *r, char *text, size_t k,
+		    const uint32_t *named, char *const *names)
+{
+	r->player[r->rp.n_player++] = -3;
+	r->text[r->rp.n_text++] = text;
+	r->names_n[r->rp.n_names_n++] = (uint32_t)k;
+	for (size_t j = 0; j < k; j++) {
+		r->named[r->rp.n_named++] = named[j];
+		r->names[r->rp.n_names++] = names[j];
+	}
+}
+
+/* Kuhn3: a reset (seat 0 to move), then text ops for seat 0 (check and
+ * bet named) and seat 1 (none named). The kind digits: 3 a text op for
+ * seat 0, 7 for seat 1 (the byte / 4). */
+static void rb_kuhn3_text(struct rbuild *r)
+{
+	static const uint32_t both[2] = { 0, 1 };
+	static char *const cb[2] = { "check", "bet" };
+
+	rb_init(r);
+	r->player[r->rp.n_player++] = 0;
+	rb_seat_v2(r, V2_KUHN3, 0, 0, NULL);
+	rb_text(r, "kuhn poker, 3 players: you are seat 0\nyour card: K\n"
+		"pot: 3 (you put in 1)\nmoves: none yet", 2, both, cb);
+	rb_text(r, "kuhn poker, 3 players: you are seat 1", 0, NULL, NULL);
+}
+
+/* Version 2's text ops (net/game.proto's TEXT): valid answers, then one
+ * thing wrong each. */
+static void seeds_reply_text(void)
+{
+	static struct rbuild r;
+	static char long_text[4097], long_name[65];
+	static const uint32_t far[2] = { 4671, 0 };
+	static char *const moves[2] = { "h8h7q", "a1a2" };
+	static char *const bad[5] = { "b et", "", "bet\t", long_name,
+				      "b\x7f" };
+	static char boom[] = "ValueError: describe failed";
+
+	rb_kuhn3_text(&r);
+	reply_seed_v2("reply_v2_text", V2_KUHN3, "037", &r, 0);
+	reply_seed_v2("reply_v2_text_truncated", V2_KUHN3, "037", &r, 5);
+	rb_init(&r);
+	rb_text(&r, "", 2, far, moves);
+	reply_seed_v2("reply_v2_text_big4_seat2", V2_BIG4, ";", &r, 0);
+	rb_init(&r);
+	r.player[r.rp.n_player++] = -3;
+	rb_fail(&r, 0, boom);
+	reply_seed_v2("reply_v2_text_failed", V2_KUHN3, "3", &r, 0);
+	/* one thing wrong each */
+	rb_kuhn3_text(&r);
+	r.player[1] = 0;
+	reply_seed_v2("reply_v2_text_with_player", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.named[1] = 0;
+	reply_seed_v2("reply_v2_text_named_twice", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.named[1] = 2;
+	reply_seed_v2("reply_v2_text_named_out_of_range", V2_KUHN3, "037", &r,
+		      0);
+	memset(long_name, 'n', 64);
+	for (int i = 0; i < 5; i++) {
+		char name[48];
+		rb_kuhn3_text(&r);
+		r.names[1] = bad[i];
+		snprintf(name, sizeof name, "reply_v2_text_bad_name%d", i);
+		reply_seed_v2(name, V2_KUHN3, "037", &r, 0);
+	}
+	rb_kuhn3_text(&r);
+	r.rp.n_names--;
+	reply_seed_v2("reply_v2_text_names_short", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.names_n[1] = 3;
+	reply_seed_v2("reply_v2_text_names_n_over", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.rp.n_names_n--;
+	reply_seed_v2("reply_v2_text_no_names_n", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.text[r.rp.n_text++] = "left over";
+	reply_seed_v2("reply_v2_text_leftover", V2_KUHN3, "037", &r, 0);
+	memset(long_text, 'x', 4096);
+	rb_kuhn3_text(&r);
+	r.text[0] = long_text;
+	reply_seed_v2("reply_v2_text_too_long", V2_KUHN3, "037", &r, 0);
+	long_text[4095] = 0;
+	reply_seed_v2("reply_v2_text_longest", V2_KUHN3, "037", &r, 0);
+	rb_kuhn3_text(&r);
+	r.rp.n_player = 1;
+	r.rp.n_text = r.rp.n_names_n = r.rp.n_named = r.rp.n_names = 0;
+	r.text[0] = NULL;
+	r.rp.n_text = 0;
+	r.names_n[0] = 0;
+	rb_text(&r, "a text for a step", 0, NULL, NULL);
+	reply_seed_v2("reply_v2_text_for_a_step", V2_KUHN3, "01", &r, 0);
+}
+
 /* ---- fuzz_segment: a segment with a state column ------------------------ */
 
 /* A searched segment: a visits column (shares over the legal actions), as
@@ -1575,6 +1682,7 @@ int main(int argc, char **argv)
 	seeds_reply();
 	seeds_welcome_v2();
 	seeds_reply_v2();
+	seeds_reply_text();
 	seeds_segment();
 	seeds_series();
 	return failed;
