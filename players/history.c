@@ -42,24 +42,37 @@ static int snapshot(struct rebuild *r, const struct brain_log_entry *e)
 	return 0;
 }
 
+/* Log entry e's stored result record into *v, *vl (0), or LG_ENOTFOUND
+ * and storage errors. */
+static int stored(struct rebuild *r, const struct brain_log_entry *e,
+		  const void **v, size_t *vl)
+{
+	uint8_t k[8];
+
+	store_key_u64(k, e->job);
+	return store_get(r->t, STORE_DB_RESULTS, k, 8, v, vl);
+}
+
+/* A result the log names is missing or does not fit: LG_ECORRUPT. */
+static int misfit(struct rebuild *r, const struct brain_log_entry *e)
+{
+	lg_errf(r->err, r->errlen, "seq %llu: the result of job %llu is "
+		"missing or does not fit", (unsigned long long)e->seq,
+		(unsigned long long)e->job);
+	return LG_ECORRUPT;
+}
+
 /* A result: its outcomes, as brain_record_result counted them. */
 static int result(struct rebuild *r, const struct brain_log_entry *e)
 {
 	struct brain_rec_result res;
 	const void *v;
 	size_t vl;
-	uint8_t k[8];
 	int rc;
 
-	store_key_u64(k, e->job);
-	if (store_get(r->t, STORE_DB_RESULTS, k, 8, &v, &vl) ||
-	    brain_rec_result_decode(v, vl, &res) || res.n != e->n ||
-	    res.learner >= r->n || res.opponent >= r->n) {
-		lg_errf(r->err, r->errlen, "seq %llu: the result of job %llu "
-			"is missing or does not fit", (unsigned long long)e->seq,
-			(unsigned long long)e->job);
-		return LG_ECORRUPT;
-	}
+	if (stored(r, e, &v, &vl) || brain_rec_result_decode(v, vl, &res) ||
+	    res.n != e->n || res.learner >= r->n || res.opponent >= r->n)
+		return misfit(r, e);
 	for (uint32_t i = 0; i < res.n; i++)
 		if ((rc = payoff_record(r->pf, res.learner, res.opponent,
 					res.outcomes[i])))
@@ -73,20 +86,14 @@ static int returns(struct rebuild *r, const struct brain_log_entry *e)
 	struct brain_rec_returns res;
 	const void *v;
 	size_t vl;
-	uint8_t k[8];
 	int rc;
 
-	store_key_u64(k, e->job);
-	if (store_get(r->t, STORE_DB_RESULTS, k, 8, &v, &vl) ||
-	    brain_rec_returns_decode(v, vl, &res) || res.h.n != e->n) {
-		lg_errf(r->err, r->errlen, "seq %llu: the returns of job "
-			"%llu are missing", (unsigned long long)e->seq,
-			(unsigned long long)e->job);
-		return LG_ECORRUPT;
-	}
+	if (stored(r, e, &v, &vl) || brain_rec_returns_decode(v, vl, &res) ||
+	    res.h.n != e->n)
+		return misfit(r, e);
 	for (uint32_t s = 0; s < res.nseats; s++)
 		if (res.agent[s] >= r->n)
-			return LG_ECORRUPT;
+			return misfit(r, e);
 	for (uint32_t i = 0; i < res.h.n; i++) {
 		double ret[BRAIN_MAX_SEATS];
 		for (uint32_t s = 0; s < res.nseats; s++)

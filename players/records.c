@@ -168,6 +168,22 @@ int brain_rec_snapshot_decode(const void *val, size_t len, struct agent *s)
 	return lg_record_get(val, len, &snapshot_rec, s);
 }
 
+/* The seats after a record's `fixed` bytes: their count and the
+ * learner's seat, then `per` bytes a seat to the record's end. -1 when
+ * they do not fit len. */
+static int seats_head(const uint8_t *r, size_t len, size_t fixed,
+		      size_t per, uint32_t *ns, uint32_t *ls)
+{
+	if (len < fixed + 4)
+		return -1;
+	*ns = r[fixed];
+	*ls = r[fixed + 1];
+	return !*ns || *ns > BRAIN_MAX_SEATS || *ls >= *ns ||
+			       len != fixed + 4 + per * *ns
+		       ? -1
+		       : 0;
+}
+
 void brain_job_two_seats(struct brain_job *j)
 {
 	uint32_t ls = (uint32_t)(j->id & 1);
@@ -203,6 +219,7 @@ size_t brain_rec_job_encode(const struct brain_job *j,
 int brain_rec_job_decode(const void *val, size_t len, struct brain_job *j)
 {
 	const uint8_t *r = val, *q = r + BRAIN_REC_JOB + 4;
+	uint32_t ns, ls;
 
 	memset(j, 0, sizeof *j);
 	if (len < BRAIN_REC_JOB)
@@ -214,12 +231,10 @@ int brain_rec_job_decode(const void *val, size_t len, struct brain_job *j)
 		brain_job_two_seats(j);
 		return 0;
 	}
-	j->nseats = r[BRAIN_REC_JOB];
-	j->learner_seat = r[BRAIN_REC_JOB + 1];
-	if (!j->nseats || j->nseats > BRAIN_MAX_SEATS ||
-	    j->learner_seat >= j->nseats ||
-	    len != BRAIN_REC_JOB + 4 + 12 * (size_t)j->nseats)
+	if (seats_head(r, len, BRAIN_REC_JOB, 12, &ns, &ls))
 		return LG_ECORRUPT;
+	j->nseats = (uint8_t)ns;
+	j->learner_seat = (uint8_t)ls;
 	for (uint32_t s = 0; s < j->nseats; s++, q += 12) {
 		j->seat_agent[s] = lg_get_le32(q);
 		j->seat_params[s] = lg_get_le32(q + 4);
@@ -346,11 +361,7 @@ static int decision_decode(const uint8_t *r, size_t vlen,
 		return LG_ECORRUPT;
 	if (vlen == LOG_DECISION)
 		return 0;
-	e->nseats = r[LOG_DECISION];
-	e->learner_seat = r[LOG_DECISION + 1];
-	if (!e->nseats || e->nseats > BRAIN_MAX_SEATS ||
-	    e->learner_seat >= e->nseats ||
-	    vlen != LOG_DECISION + 4 + 4 * (size_t)e->nseats)
+	if (seats_head(r, vlen, LOG_DECISION, 4, &e->nseats, &e->learner_seat))
 		return LG_ECORRUPT;
 	for (uint32_t s = 0; s < e->nseats; s++)
 		e->seat_agent[s] = lg_get_le32(r + LOG_DECISION + 4 + 4 * s);

@@ -539,7 +539,49 @@ static void seeds_brainlog(void)
 		sr[3] = 0x80 | (BRAIN_RETIRE_MAX + 1);
 		log_seed("steps_retired_too_many", 8, 10, sr, sizeof sr);
 	}
-	c[0] = BRAIN_LOG_GAMES + 1;
+	{
+		/* an N-seat job's decision (its seats after the fixed part),
+		 * a returns result's log entry, and the stored records of
+		 * such a job (jobs) and result (results), which the harness
+		 * decodes too */
+		uint8_t dn[72 + 4 + 4 * 3], rr[28], jb[48 + 4 + 12 * 3];
+		uint8_t rs[32 + 8 + 8 * 3 + 8 * 2 * 3];
+		lg_put_le32(d + 12, BRAIN_JOB_PFSP);
+		memcpy(dn, d, sizeof d);
+		dn[72] = 3;
+		dn[73] = 1;
+		dn[74] = dn[75] = 0;
+		for (int i = 0; i < 3; i++)
+			lg_put_le32(dn + 76 + 4 * i, (uint32_t)(i ? 3 + i : 0));
+		log_seed("decision_seats", 8, 11, dn, sizeof dn);
+		dn[73] = 3; /* the learner's seat past the seats */
+		log_seed("decision_seat_out", 8, 12, dn, sizeof dn);
+		memcpy(rr, r, sizeof r);
+		rr[0] = BRAIN_LOG_RETURNS;
+		log_seed("returns", 8, 13, rr, sizeof rr);
+		memset(jb, 0, sizeof jb);
+		lg_put_le64(jb, 17);
+		lg_put_le32(jb + 16, 3);
+		jb[48] = 3;
+		jb[49] = 2;
+		for (int i = 0; i < 3; i++)
+			lg_put_le32(jb + 52 + 12 * i, (uint32_t)i);
+		log_seed("job_record_seats", 8, 14, jb, sizeof jb);
+		memset(rs, 0, sizeof rs);
+		lg_put_le32(rs + 16, 2);     /* n */
+		lg_put_le32(rs + 32, 3);     /* nseats */
+		lg_put_le32(rs + 36, 0);     /* learner seat */
+		for (int i = 0; i < 3; i++) {
+			lg_put_le32(rs + 40 + 8 * i, (uint32_t)i);
+			lg_put_le32(rs + 44 + 8 * i, (uint32_t)i);
+		}
+		for (int i = 0; i < 6; i++)
+			lg_put_lef64(rs + 64 + 8 * i, i % 3 ? -1.0 : 2.0);
+		log_seed("returns_record", 8, 15, rs, sizeof rs);
+		lg_put_lef64(rs + 64, NAN);
+		log_seed("returns_record_nan", 8, 16, rs, sizeof rs);
+	}
+	c[0] = BRAIN_LOG_RETURNS + 1;
 	log_seed("unknown_type", 8, 8, c, sizeof c);
 }
 
