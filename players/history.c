@@ -62,49 +62,55 @@ static int misfit(struct rebuild *r, const struct brain_log_entry *e)
 	return LG_ECORRUPT;
 }
 
-/* A result: its outcomes, as brain_record_result counted them. */
-static int result(struct rebuild *r, const struct brain_log_entry *e)
+/* A result's outcomes, as brain_record_result counted them. */
+static int count_outcomes(struct rebuild *r, const struct brain_log_entry *e,
+			  const void *v, size_t vl)
 {
 	struct brain_rec_result res;
-	const void *v;
-	size_t vl;
-	int rc;
+	int rc = 0;
 
-	if (stored(r, e, &v, &vl) || brain_rec_result_decode(v, vl, &res) ||
-	    res.n != e->n || res.learner >= r->n || res.opponent >= r->n)
+	if (brain_rec_result_decode(v, vl, &res) || res.n != e->n ||
+	    res.learner >= r->n || res.opponent >= r->n)
 		return misfit(r, e);
-	for (uint32_t i = 0; i < res.n; i++)
-		if ((rc = payoff_record(r->pf, res.learner, res.opponent,
-					res.outcomes[i])))
-			return rc;
-	return 0;
+	for (uint32_t i = 0; i < res.n && !rc; i++)
+		rc = payoff_record(r->pf, res.learner, res.opponent,
+				   res.outcomes[i]);
+	return rc;
 }
 
-/* A returns result, counted as brain_record_returns counted it. */
-static int returns(struct rebuild *r, const struct brain_log_entry *e)
+/* A result's returns, as brain_record_returns counted them. */
+static int count_returns(struct rebuild *r, const struct brain_log_entry *e,
+			 const void *v, size_t vl)
 {
 	struct brain_rec_returns res;
-	const void *v;
-	size_t vl;
-	int rc;
+	double ret[BRAIN_MAX_SEATS];
+	int rc = 0;
 
-	if (stored(r, e, &v, &vl) || brain_rec_returns_decode(v, vl, &res) ||
-	    res.h.n != e->n)
+	if (brain_rec_returns_decode(v, vl, &res) || res.h.n != e->n)
 		return misfit(r, e);
 	for (uint32_t s = 0; s < res.nseats; s++)
 		if (res.agent[s] >= r->n)
 			return misfit(r, e);
-	for (uint32_t i = 0; i < res.h.n; i++) {
-		double ret[BRAIN_MAX_SEATS];
+	for (uint32_t i = 0; i < res.h.n && !rc; i++) {
 		for (uint32_t s = 0; s < res.nseats; s++)
 			ret[s] = brain_rec_return(&res, i, s);
-		if ((rc = brain_count_episode(r->pf, r->b->o.measure,
-					      r->b->o.return_scale,
-					      res.nseats, res.agent, res.team,
-					      ret, NULL)))
-			return rc;
+		rc = brain_count_episode(r->pf, r->b->o.measure,
+					 r->b->o.return_scale, res.nseats,
+					 res.agent, res.team, ret, NULL);
 	}
-	return 0;
+	return rc;
+}
+
+/* A result the log names (its type says which record holds it). */
+static int result(struct rebuild *r, const struct brain_log_entry *e)
+{
+	const void *v;
+	size_t vl;
+
+	if (stored(r, e, &v, &vl))
+		return misfit(r, e);
+	return e->type == BRAIN_LOG_RETURNS ? count_returns(r, e, v, vl)
+					    : count_outcomes(r, e, v, vl);
 }
 
 static int rebuild_one(const void *key, size_t klen, const void *val,
@@ -119,10 +125,8 @@ static int rebuild_one(const void *key, size_t klen, const void *val,
 	}
 	if (e.seq >= r->upto)
 		return 1; /* stop: the moment asked for is before it */
-	if (e.type == BRAIN_LOG_RESULT)
+	if (e.type == BRAIN_LOG_RESULT || e.type == BRAIN_LOG_RETURNS)
 		return result(r, &e);
-	if (e.type == BRAIN_LOG_RETURNS)
-		return returns(r, &e);
 	if (e.type == BRAIN_LOG_STEPS && e.snapshot)
 		return snapshot(r, &e);
 	return 0;

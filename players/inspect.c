@@ -20,17 +20,13 @@ int brain_player_info(const brain *b, uint32_t id, struct brain_player *out)
 	if (id >= b->n)
 		return LG_ENOTFOUND;
 	a = &b->ag[id];
-	out->id = id;
-	out->role = a->role;
-	out->pop = a->pop;
-	out->status = a->status;
-	out->parent = a->parent;
-	out->prev = a->prev;
-	out->steps = a->steps;
-	out->last_snapshot_steps = a->last_snap_steps;
-	out->version = a->version;
-	out->snapshots = a->snapshots;
-	out->resets = a->resets;
+	*out = (struct brain_player){
+		.id = id, .role = a->role, .pop = a->pop, .status = a->status,
+		.parent = a->parent, .prev = a->prev, .steps = a->steps,
+		.last_snapshot_steps = a->last_snap_steps,
+		.version = a->version, .snapshots = a->snapshots,
+		.resets = a->resets,
+	};
 	return 0;
 }
 
