@@ -10,7 +10,10 @@
  * jobs: the main player's PFSP branch and the league exploiter draw over
  * every snapshot, so a decision costs O(N). Reference: the smallest size
  * in the same run. `cost_exp` is log(cost_N / cost_ref) / log(N / N_ref):
- * at most 1 means the cost grows no faster than linearly.
+ * at most 1 means the cost grows no faster than linearly. --seats N: a
+ * game of N seats (each its own team), so a decision draws N - 1
+ * opponents and its result is every seat's returns (zero-sum draws)
+ * counted into every pair (brain_record_returns).
  */
 #include "bench/bench.h"
 #include "cli/cli.h"
@@ -49,8 +52,31 @@ void bench_growth_opts(struct brain_opts *o)
 	o->snapshot_max_mult = 1;
 }
 
-static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
-		   struct mm_result *res)
+/* Job j's result: its learner's outcomes (two seats), or every seat's
+ * returns, zero-sum draws in -1..1 (more). */
+static int record(brain *b, const struct brain_job *j, lg_rng *r)
+{
+	uint32_t n = LG_MIN(j->episodes, 64u), ns = j->nseats;
+	double ret[64 * BRAIN_MAX_SEATS];
+	int8_t out[64];
+
+	if (ns == 2) {
+		for (uint32_t e = 0; e < n; e++)
+			out[e] = (int8_t)((int)lg_rng_below(r, 3) - 1);
+		return brain_record_result(b, j->id, out, n);
+	}
+	for (uint32_t e = 0; e < n; e++) {
+		double sum = 0;
+		for (uint32_t q = 0; q + 1 < ns; q++)
+			sum += ret[e * ns + q] =
+				(double)lg_rng_below(r, 3) - 1;
+		ret[e * ns + ns - 1] = -sum;
+	}
+	return brain_record_returns(b, j->id, ret, n);
+}
+
+static int measure(uint32_t n, uint32_t seats, double secs, uint32_t batch,
+		   int nosync, struct mm_result *res)
 {
 	char tmpl[256], err[512];
 	const char *tmp = getenv("TMPDIR");
@@ -58,7 +84,6 @@ static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
 	struct brain_opts o;
 	store *s = NULL;
 	brain *b = NULL;
-	int8_t out[64];
 	uint64_t steps[3] = { 0, 0, 0 }, k = 0;
 	const uint32_t learners[3] = { 0, 2, 3 };
 	lg_rng r;
@@ -73,6 +98,9 @@ static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
 		return -1;
 	}
 	bench_growth_opts(&o);
+	o.seats = seats;
+	for (uint32_t q = 0; q < seats; q++)
+		o.team[q] = (uint8_t)q;
 	if ((rc = store_open(&s, tmpl, &so, err, sizeof err)) ||
 	    (rc = brain_open(&b, s, &o, err, sizeof err)))
 		goto fail;
@@ -99,12 +127,8 @@ static int measure(uint32_t n, double secs, uint32_t batch, int nosync,
 	do {
 		for (int rep = 0; rep < 256; rep++, k++) {
 			struct brain_job j;
-			if ((rc = brain_next_job(b, learners[k % 3], &j)))
-				goto fail;
-			for (uint32_t e = 0; e < j.episodes && e < 64; e++)
-				out[e] = (int8_t)((int)lg_rng_below(&r, 3) - 1);
-			if ((rc = brain_record_result(b, j.id, out,
-						      LG_MIN(j.episodes, 64u))))
+			if ((rc = brain_next_job(b, learners[k % 3], &j)) ||
+			    (rc = record(b, &j, &r)))
 				goto fail;
 		}
 		t = lg_now_s() - t0;
@@ -151,6 +175,7 @@ int bench_matchmaking(int argc, char **argv)
 		{ "players", required_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "seats", required_argument, NULL, 'S' },
 		{ "nosync", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -160,7 +185,7 @@ int bench_matchmaking(int argc, char **argv)
 	uint32_t sizes[MAX_SIZES] = { 10, 100, 1000, 10000 };
 	int nsizes = 4, json = 0, nosync = 0, ch;
 	double secs = 1.0, ref = 0;
-	unsigned long long batch = 1000;
+	unsigned long long batch = 1000, seats = 2;
 
 	while ((ch = cli_getopt(argc, argv, cmd, "p:s:b:j", opts)) != -1) {
 		if (ch == -2)
@@ -176,6 +201,9 @@ int bench_matchmaking(int argc, char **argv)
 		if (ch == 'b' && cli_opt_u64(cmd, "--batch", optarg, 1,
 					     1000000, &batch))
 			return CLI_USAGE;
+		if (ch == 'S' && cli_opt_u64(cmd, "--seats", optarg, 2,
+					     BRAIN_MAX_SEATS, &seats))
+			return CLI_USAGE;
 		if (ch == 'n')
 			nosync = 1;
 		if (ch == 'j')
@@ -183,8 +211,8 @@ int bench_matchmaking(int argc, char **argv)
 		if (ch == 'h') {
 			printf("usage: league bench matchmaking [--players "
 			       "N,N,...] [--seconds S] [--batch B]\n"
-			       "                               [--nosync] "
-			       "[--json]\n\n"
+			       "                               [--seats K] "
+			       "[--nosync] [--json]\n\n"
 			       "Matchmaking decisions per second of the real "
 			       "brain with N players and\nsnapshots (default "
 			       "10,100,1000,10000), each decision followed "
@@ -192,7 +220,10 @@ int bench_matchmaking(int argc, char **argv)
 			       "calls (default 1000; --nosync skips\nfsync). "
 			       "S seconds per size (default 1). The "
 			       "reference is the first size;\ncost_exp <= 1 "
-			       "means cost grows no faster than linearly.\n");
+			       "means cost grows no faster than linearly.\n"
+			       "--seats K: a game of K seats (default 2): "
+			       "K - 1 opponents a decision, every\nseat's "
+			       "returns into every pair.\n");
 			return CLI_OK;
 		}
 	}
@@ -206,7 +237,8 @@ int bench_matchmaking(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++) {
 		struct mm_result r;
 		double cexp = 0;
-		if (measure(sizes[i], secs, (uint32_t)batch, nosync, &r))
+		if (measure(sizes[i], (uint32_t)seats, secs, (uint32_t)batch,
+			    nosync, &r))
 			return CLI_FAIL;
 		if (i == 0)
 			ref = r.per_s;
@@ -217,11 +249,12 @@ int bench_matchmaking(int argc, char **argv)
 			printf("{\"players\":%u,\"decisions_per_s\":%.0f,"
 			       "\"us_per_decision\":%.3f,\"decisions\":%llu,"
 			       "\"ratio_to_first\":%.4f,\"cost_exp\":%.3f,"
-			       "\"load_s\":%.4f,\"batch\":%llu,\"sync\":%s}\n",
+			       "\"load_s\":%.4f,\"batch\":%llu,\"sync\":%s,"
+			       "\"seats\":%llu}\n",
 			       sizes[i], r.per_s, 1e6 / r.per_s,
 			       (unsigned long long)r.decisions, r.per_s / ref,
 			       cexp, r.load_s, batch,
-			       nosync ? "false" : "true");
+			       nosync ? "false" : "true", seats);
 		else
 			printf("%8u %14.0f %12.3f %10.4f %9.3f %9.4f\n",
 			       sizes[i], r.per_s, 1e6 / r.per_s, r.per_s / ref,

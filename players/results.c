@@ -172,7 +172,7 @@ int brain_record_returns(brain *b, uint64_t job_id, const double *ret,
 			 size_t n)
 {
 	struct brain_job *j;
-	uint32_t ns;
+	uint32_t ns, team[BRAIN_MAX_SEATS];
 	long i;
 	int rc;
 
@@ -187,16 +187,14 @@ int brain_record_returns(brain *b, uint64_t job_id, const double *ret,
 			return LG_EINVAL;
 	if (ns == 2 && b->o.measure == BRAIN_MEASURE_WIN)
 		return learner_outcomes(b, job_id, j->learner_seat, ns, ret, n);
-	for (size_t e = 0; e < n; e++) {
-		uint32_t team[BRAIN_MAX_SEATS];
-		for (uint32_t s = 0; s < ns; s++)
-			team[s] = b->o.team[s];
+	for (uint32_t s = 0; s < ns; s++)
+		team[s] = b->o.team[s];
+	for (size_t e = 0; e < n; e++)
 		if ((rc = brain_count_episode(b->pf, b->o.measure,
 					      b->o.return_scale, ns,
 					      j->seat_agent, team,
-					      ret + e * ns, b)))
+					      ret + e * ns, e ? NULL : b)))
 			return rc;
-	}
 	if ((rc = put_returns(b, j, ret, n)) ||
 	    (rc = brain_close_job(b, (size_t)i, 1)))
 		return rc;
