@@ -37,7 +37,7 @@ PLOT_FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 
 # Install what is missing before anything asks pkg-config (not for clean).
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && test -e $(PLOT_FONT) && command -v protoc-c >/dev/null && command -v protoc >/dev/null && command -v ctags-universal >/dev/null && /usr/bin/python3 -c 'import numpy, google.protobuf' 2>/dev/null && echo ok),ok)
+ifneq ($(shell pkg-config --exists $(PKGS) 2>/dev/null && test -e $(PLOT_FONT) && command -v protoc-c >/dev/null && command -v protoc >/dev/null && command -v ctags-universal >/dev/null && /usr/bin/python3 -c 'import numpy, scipy, google.protobuf' 2>/dev/null && echo ok),ok)
 DEPS_RC := $(shell sh util/deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error build dependencies missing (see the apt-get line above))

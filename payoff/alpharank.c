@@ -51,6 +51,7 @@
  * first (stationary_order); O(n^3 / 3) multiply-adds in all.
  */
 #include "payoff/payoff.h"
+#include "payoff/payoff_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -331,33 +332,26 @@ static int gth(double *P, size_t n, double *pi)
 	return 0;
 }
 
-int payoff_alpharank(const double *M, size_t n,
-		     const struct payoff_alpharank_opts *o, double *pi)
+double payoff_fixation_const(double d, double alpha, double tol, uint32_t m)
 {
-	double *P = NULL, *tmp = NULL, *x = NULL;
-	size_t *ord = NULL, *pos = NULL;
-	unsigned char *flags = NULL;
-	int rc = check_input(M, n, o);
+	if (isinf(alpha))
+		return fixation_limit(d, 0, tol, m);
+	if (d == 0)
+		return 1.0 / m; /* neutral: exactly, whatever alpha */
+	return fixation_geometric(alpha * d, m);
+}
 
-	if (rc)
-		return rc;
-	if (n == 1) {
-		pi[0] = 1;
-		return 0;
-	}
-	P = malloc(n * n * sizeof *P);
-	tmp = malloc(n * sizeof *tmp);
-	x = malloc(n * sizeof *x);
-	ord = malloc(n * sizeof *ord);
-	pos = malloc(n * sizeof *pos);
-	flags = malloc(2 * n);
-	if (!P || !tmp || !x || !ord || !pos || !flags) {
+int payoff_chain_stationary(double *P, size_t n, double *pi)
+{
+	double *tmp = malloc(n * sizeof *tmp), *x = malloc(n * sizeof *x);
+	size_t *ord = malloc(n * sizeof *ord), *pos = malloc(n * sizeof *pos);
+	unsigned char *flags = malloc(2 * n);
+	int rc = 0;
+
+	if (!tmp || !x || !ord || !pos || !flags) {
 		rc = LG_ENOMEM;
 		goto out;
 	}
-	payoff_alpharank_fixation(M, n, o, P);
-	for (size_t k = 0; k < n * n; k++)
-		P[k] /= (double)(n - 1); /* the mutant's strategy: uniform */
 	if ((rc = stationary_order(P, n, ord, flags, flags + n)))
 		goto out;
 	permute(P, n, ord, tmp, pos);
@@ -366,11 +360,32 @@ int payoff_alpharank(const double *M, size_t n,
 	for (size_t i = 0; i < n; i++)
 		pi[ord[i]] = x[i];
 out:
-	free(P);
 	free(tmp);
 	free(x);
 	free(ord);
 	free(pos);
 	free(flags);
+	return rc;
+}
+
+int payoff_alpharank(const double *M, size_t n,
+		     const struct payoff_alpharank_opts *o, double *pi)
+{
+	double *P = NULL;
+	int rc = check_input(M, n, o);
+
+	if (rc)
+		return rc;
+	if (n == 1) {
+		pi[0] = 1;
+		return 0;
+	}
+	if (!(P = malloc(n * n * sizeof *P)))
+		return LG_ENOMEM;
+	payoff_alpharank_fixation(M, n, o, P);
+	for (size_t k = 0; k < n * n; k++)
+		P[k] /= (double)(n - 1); /* the mutant's strategy: uniform */
+	rc = payoff_chain_stationary(P, n, pi);
+	free(P);
 	return rc;
 }

@@ -3,9 +3,11 @@
  * matrix game as a linear program by the simplex method (Bland's rule on
  * a perturbed right-hand side), and payoff_meta_nash applies it to the
  * win-rate matrix of a set of agents of the payoff table (through
- * payoff_matrix, nothing of the table's insides).
+ * payoff_matrix, nothing of the table's insides). Its pivot
+ * (payoff_pivot) is Lemke-Howson's too (bimatrix.c).
  */
 #include "payoff/payoff.h"
+#include "payoff/payoff_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -97,22 +99,19 @@ static size_t nash_leaving(const double *T, const size_t *basis, size_t m,
 	return l;
 }
 
-/* Pivot T on row l, column e: column e enters the basis at row l. */
-static void nash_pivot(double *T, size_t *basis, size_t m, size_t w,
-		       size_t l, size_t e)
+void payoff_pivot(double *T, size_t rows, size_t w, size_t l, size_t e)
 {
 	double piv = T[l * w + e];
 
 	for (size_t j = 0; j < w; j++)
 		T[l * w + j] /= piv;
-	for (size_t i = 0; i <= m; i++) {
+	for (size_t i = 0; i < rows; i++) {
 		double f = T[i * w + e];
 		if (i == l || f == 0)
 			continue;
 		for (size_t j = 0; j < w; j++)
 			T[i * w + j] -= f * T[l * w + j];
 	}
-	basis[l] = e;
 }
 
 /* Pivot until optimal: 0, or LG_ERANGE past the pivot cap or on an
@@ -130,7 +129,8 @@ static int nash_solve(double *T, size_t *basis, size_t m, size_t n)
 		l = nash_leaving(T, basis, m, w, e);
 		if (l == m) /* unbounded: impossible with A' > 0 */
 			return LG_ERANGE;
-		nash_pivot(T, basis, m, w, l, e);
+		payoff_pivot(T, m + 1, w, l, e); /* column e enters at row l */
+		basis[l] = e;
 	}
 }
 

@@ -3,7 +3,9 @@
  * (learning players and their frozen snapshots share one dense id space),
  * win rates with a prior, an online Elo beside a maximum-likelihood Elo fit
  * of the whole matrix, the meta-Nash mixture of a zero-sum matrix (an
- * exact LP), the α-Rank of a symmetric game (payoff/alpharank.c) and
+ * exact LP), the meta-Nash of a two-role general-sum bimatrix
+ * (payoff/bimatrix.c), the α-Rank of a symmetric game
+ * (payoff/alpharank.c) or of K roles (payoff/alpharank_multi.c) and
  * Plackett-Luce ratings of ranked games of N teams (payoff/plackett.c).
  *
  * Shape: the table lives in memory. Pairs are kept once, as (min, max) in a
@@ -174,6 +176,85 @@ int payoff_matrix(const payoff *p, const uint32_t *ids, size_t n,
 int payoff_nash(const double *A, size_t m, size_t n, double *x, double *y,
 		double *value, double *gap);
 
+/* ---- the meta-Nash of two roles (payoff/bimatrix.c) ----------------- */
+
+/* Largest side (strategies of one role) payoff_bimatrix_* accept. */
+#define PAYOFF_BIMATRIX_MAX 4096
+/* Largest |payoff| accepted (keeps sums and ranges finite). */
+#define PAYOFF_BIMATRIX_PAYOFF_MAX 1e150
+/* Lemke-Howson is used while m + n is at most this (its two tableaux
+ * hold (m + n) (m + n + 1) doubles, a pivot costs O(side (m + n))) ... */
+#define PAYOFF_BIMATRIX_LH_MAX 512
+/* ... and from every starting label while m + n is at most this (m + n
+ * paths); above it, the first of labels 0, 1, ... whose path is short. */
+#define PAYOFF_BIMATRIX_ALL_LABELS_MAX 64
+/* Rounds of fictitious play where Lemke-Howson is not used. */
+#define PAYOFF_BIMATRIX_FP_ITERS 100000
+
+/*
+ * A Nash equilibrium of the two-role general-sum game (A, B), both m x n
+ * row-major: when the row role plays i and the column role j, the row
+ * role gets A[i * n + j] and the column role B[i * n + j] (each
+ * maximises its own). x gets m, y gets n probabilities (each summing to
+ * 1); *eps (may be NULL) the most either role gains by deviating alone,
+ * max(max_i (A y)_i - x A y, max_j (x B)_j - x B y), measured on the
+ * returned mixtures: 0 up to rounding for an exact answer.
+ *
+ * How, and which equilibrium (a general-sum game may have several, with
+ * different payoffs):
+ *  - m + n <= PAYOFF_BIMATRIX_ALL_LABELS_MAX: Lemke-Howson's path from
+ *    every starting label 0..m+n-1 (lexicographic ratio test, so a
+ *    degenerate game cannot make it cycle); of the equilibria the paths
+ *    reach, the one with the highest sum of both roles' payoffs x A y +
+ *    x B y, ties (within 1e-9 of the payoffs' range) to the lowest
+ *    label. Why: where the roles share an interest (a common-payoff or
+ *    coordination game) that is the best coordinated equilibrium found,
+ *    not one a starting label happened to lead to; in a zero-sum game all
+ *    equilibria have the same value and are interchangeable, so the
+ *    choice costs nothing there. The paths reach only equilibria of
+ *    index +1 (never the mixed one of a 2 x 2 coordination game), so
+ *    this is the best of those, not of all equilibria.
+ *  - up to PAYOFF_BIMATRIX_LH_MAX: labels 0, 1, 2, ... (at most 25) in
+ *    turn, each path cut at 4 (m + n) pivots; the equilibrium of the
+ *    first that ends (path lengths are heavy-tailed: on one random
+ *    200 x 250 game, labels 0..11 took 10 to over 45,000 pivots).
+ *  - beyond, or when every path failed (hit its pivot cap, 100 (m + n)
+ *    on the small tables, or lost accuracy): PAYOFF_BIMATRIX_FP_ITERS
+ *    rounds of fictitious play (payoff_bimatrix_fp), approximate: *eps
+ *    says how far.
+ * A zero-sum game (B = -A) gets an equilibrium of payoff_nash's value.
+ * LG_EINVAL (m or n 0 or over PAYOFF_BIMATRIX_MAX, an entry non-finite or
+ * over PAYOFF_BIMATRIX_PAYOFF_MAX, a NULL table), LG_ENOMEM.
+ */
+int payoff_bimatrix_nash(const double *A, const double *B, size_t m,
+			 size_t n, double *x, double *y, double *eps);
+/*
+ * Lemke-Howson's path from one starting label (0..m-1 drops row strategy
+ * label, m..m+n-1 column strategy label - m), cut at max_pivots pivots
+ * (0: 100 (m + n)): the equilibrium it reaches, deterministic (the
+ * answer of payoff_bimatrix_nash is one of these, by the rule above).
+ * Same arguments and errors as payoff_bimatrix_nash, and LG_EINVAL for
+ * label >= m + n or m + n > PAYOFF_BIMATRIX_LH_MAX, LG_ERANGE when the
+ * path is cut or its answer misses an equilibrium by more than 1e-9 of
+ * the payoffs' range (rounding).
+ */
+int payoff_bimatrix_lh(const double *A, const double *B, size_t m, size_t n,
+		       size_t label, size_t max_pivots, double *x, double *y,
+		       double *eps);
+/*
+ * Fictitious play on (A, B) for iters >= 1 rounds: in each, both roles
+ * play a best response (the lowest index among ties; (0, 0) first) to
+ * the other's empirical mixture so far. The mixtures after 1, 2, 4, ...
+ * and iters rounds are measured and the one with the least *eps is
+ * returned. O(iters (m + n) + m n log2(iters)). It converges in zero-sum
+ * games (eps shrinks as the rounds grow), 2 x n games and potential
+ * games, not in general (Shapley's 3 x 3 game cycles): *eps is the
+ * answer's quality. Same arguments and errors as payoff_bimatrix_nash,
+ * and LG_EINVAL for iters 0.
+ */
+int payoff_bimatrix_fp(const double *A, const double *B, size_t m, size_t n,
+		       uint32_t iters, double *x, double *y, double *eps);
+
 /* ---- α-Rank (payoff/alpharank.c) ------------------------------------ */
 
 /* Largest matrix side payoff_alpharank() accepts (a dense n x n chain,
@@ -230,6 +311,48 @@ int payoff_alpharank(const double *M, size_t n,
 int payoff_alpharank_fixation(const double *M, size_t n,
 			      const struct payoff_alpharank_opts *o,
 			      double *rho);
+
+/* Most populations (roles) payoff_alpharank_multi accepts: a game's
+ * seats. */
+#define PAYOFF_ALPHARANK_POPS_MAX 8
+
+/*
+ * α-Rank of a game of K roles, multi-population model (Omidshafiei et al.
+ * 2019): role k has a population of o->population agents and n[k]
+ * strategies; a state is a pure profile s = (s_0, ..., s_{K-1}),
+ * numbered row-major (the last role fastest: index = ((s_0 n[1] + s_1)
+ * n[2] + s_2) ...); tab[k][index] is role k's payoff at profile index.
+ * From s one role k's population mutates to another of its strategies
+ * tau, chosen uniformly among all sum_k (n[k] - 1) such changes, and
+ * fixates with probability rho = (1 - e^{-alpha d}) / (1 - e^{-m alpha
+ * d}), d = tab[k](tau, s_-k) - tab[k](s) (a population meets only
+ * the others, so d does not depend on the number of mutants; 1/m when d
+ * is 0). pi_profiles (prod n[k] entries, may be NULL) gets the chain's
+ * stationary distribution, pi_marginal (sum n[k] entries, role 0's
+ * strategies first, may be NULL) each role's marginal mass per strategy
+ * (each role's entries sum to 1). Solved exactly by GTH as
+ * payoff_alpharank; alpha INFINITY takes the limit (rho 1, 0, or 1/m for
+ * payoffs within 1e-12 of their size). A move against selection whose
+ * probability is below the least double ((m-1) alpha |d| beyond about
+ * 745) counts as 0, so at such alpha a profile that only such moves
+ * reach gets mass 0, whatever its true (tiny or not) mass. In a potential game (payoff
+ * gains of every role the gains of one Phi) pi is proportional to
+ * e^{(m-1) alpha Phi}. On a symmetric two-player game (tab[1] the
+ * transpose of tab[0]) each role's marginal agrees with the
+ * single-population payoff_alpharank at alpha (m-1)/m when the payoffs
+ * are additive (M[i][j] = c/2 + f_i - f_j: every constant-sum 2 x 2
+ * game), not in general (the two-population chain also visits profiles
+ * where the roles differ). Cost O(N^3 / 3), N = prod n[k] profiles.
+ * LG_EINVAL (K 0 or over PAYOFF_ALPHARANK_POPS_MAX, an n[k] 0, more than
+ * PAYOFF_ALPHARANK_MAX profiles, an entry non-finite or over
+ * PAYOFF_ALPHARANK_PAYOFF_MAX, a NULL table, options out of range),
+ * LG_ENOMEM, LG_ERANGE as payoff_alpharank (no unique stationary
+ * distribution: at alpha INFINITY two strict pure equilibria of a
+ * coordination game each hold the chain).
+ */
+int payoff_alpharank_multi(const double *const *tab, const uint32_t *n,
+			   size_t K, const struct payoff_alpharank_opts *o,
+			   double *pi_profiles, double *pi_marginal);
 
 /*
  * The meta-Nash of agents ids[0..n): payoff_nash of the zero-sum game

@@ -7,7 +7,11 @@
  * alpha 100 and infinity; fixation probabilities against the paper's
  * formula summed naively; stationarity of the result on a random league;
  * errors. And `league ratings --alpha-rank` on a simulated league: the
- * table column, the JSON fields, the options and their errors. */
+ * table column, the JSON fields, the options and their errors. The
+ * multi-population model (payoff/alpharank_multi.c): two 2 x 2 games by
+ * hand, random potential games (a closed form), the relation to the
+ * single-population model on symmetric games, random 2- and 3-role games
+ * against tests/ref/meta_ref.py's numpy chain, errors. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -519,6 +523,384 @@ START_TEST(cli_ratings)
 }
 END_TEST
 
+/* ---- the multi-population model (payoff/alpharank_multi.c) ---------- */
+
+/* pi (N entries) against the Boltzmann weights e^{k phi_s} normalised,
+ * relative 1e-9 (masses that underflow below 1e-300: under 1e-290). */
+static void assert_boltzmann(const double *pi, const double *phi, size_t N,
+			     double k, const char *what)
+{
+	double top = -INFINITY, z = 0;
+
+	for (size_t s = 0; s < N; s++)
+		top = fmax(top, phi[s]);
+	for (size_t s = 0; s < N; s++)
+		z += exp(k * (phi[s] - top));
+	for (size_t s = 0; s < N; s++) {
+		double want = exp(k * (phi[s] - top)) / z;
+		if (want < 1e-300) {
+			ck_assert_msg(pi[s] < 1e-290, "%s: pi[%zu] = %g", what,
+				      s, pi[s]);
+			continue;
+		}
+		ck_assert_msg(fabs(pi[s] / want - 1) < 1e-9,
+			      "%s: pi[%zu] = %.17g, want %.17g", what, s,
+			      pi[s], want);
+	}
+}
+
+/* The marginals m_out (sum n entries) are the sums of pi over the
+ * profiles (row-major, last role fastest) where each role plays each
+ * strategy, decoded here apart from the solver. */
+static void assert_marginals(const double *pi, const uint32_t *n, size_t K,
+			     const double *marg)
+{
+	size_t N = 1, off = 0;
+	double want[64] = { 0 };
+
+	for (size_t k = 0; k < K; k++)
+		N *= n[k];
+	for (size_t s = 0; s < N; s++) {
+		size_t rest = s, o = 0;
+		size_t digit[PAYOFF_ALPHARANK_POPS_MAX];
+		for (size_t k = K; k-- > 0;) {
+			digit[k] = rest % n[k];
+			rest /= n[k];
+		}
+		for (size_t k = 0; k < K; k++) {
+			want[o + digit[k]] += pi[s];
+			o += n[k];
+		}
+	}
+	for (size_t k = 0; k < K; k++) {
+		double sum = 0;
+		for (size_t t = 0; t < n[k]; t++) {
+			ck_assert_double_eq_tol(marg[off + t], want[off + t],
+						1e-15);
+			sum += marg[off + t];
+		}
+		ck_assert_double_eq_tol(sum, 1, 1e-12);
+		off += n[k];
+	}
+}
+
+/*
+ * Two 2 x 2 games by hand. The prisoner's dilemma (C = 0, D = 1; the row
+ * gets 3, 0, 5, 1 at CC, CD, DC, DD, the column the transpose): each
+ * role's gain from switching C -> D is 2 against C and 1 against D,
+ * whoever the other is, so the chain's moves are those of the potential
+ * Phi = (0, 2, 2, 3) over (CC, CD, DC, DD). With rho(d) / rho(-d) =
+ * e^{(m-1) alpha d}, detailed balance holds with pi proportional to
+ * e^{(m-1) alpha Phi}: at m = 2, alpha = 1, pi = (1, e^2, e^2, e^3) / (1 +
+ * 2 e^2 + e^3); at alpha 0 uniform; as alpha -> infinity all on DD.
+ * Matching pennies (the row wins 1 on a match, the column on a mismatch):
+ * the four profiles form one cycle, each move forward gains 2 and each
+ * move back loses 2, so the chain looks the same from every profile:
+ * uniform at every alpha, the limit included.
+ */
+START_TEST(multi_hand_2x2)
+{
+	const double pd0[4] = { 3, 0, 5, 1 }, pd1[4] = { 3, 5, 0, 1 };
+	const double mp0[4] = { 1, -1, -1, 1 }, mp1[4] = { -1, 1, 1, -1 };
+	const double *pd[2] = { pd0, pd1 }, *mp[2] = { mp0, mp1 };
+	const double phi[4] = { 0, 2, 2, 3 };
+	const double e2 = exp(2), e3 = exp(3), z = 1 + 2 * e2 + e3;
+	const double want[4] = { 1 / z, e2 / z, e2 / z, e3 / z };
+	const double alphas[] = { 0.1, 1, 10, INFINITY };
+	const uint32_t n[2] = { 2, 2 };
+	struct payoff_alpharank_opts o = opts(1, 2);
+	double pi[4], marg[4];
+
+	ck_assert_int_eq(payoff_alpharank_multi(pd, n, 2, &o, pi, marg), 0);
+	for (int s = 0; s < 4; s++)
+		ck_assert_msg(fabs(pi[s] / want[s] - 1) < 1e-13,
+			      "pi[%d] = %.17g, want %.17g", s, pi[s], want[s]);
+	assert_marginals(pi, n, 2, marg);
+	ck_assert_double_eq_tol(marg[1], (e2 + e3) / z, 1e-15);
+	o = opts(0.3, 50);
+	ck_assert_int_eq(payoff_alpharank_multi(pd, n, 2, &o, pi, marg), 0);
+	assert_boltzmann(pi, phi, 4, 49 * 0.3, "pd alpha 0.3 m 50");
+	o = opts(0, 50);
+	ck_assert_int_eq(payoff_alpharank_multi(pd, n, 2, &o, pi, marg), 0);
+	for (int s = 0; s < 4; s++)
+		ck_assert_double_eq_tol(pi[s], 0.25, 1e-15);
+	o = opts(INFINITY, 50);
+	ck_assert_int_eq(payoff_alpharank_multi(pd, n, 2, &o, pi, marg), 0);
+	ck_assert_double_eq(pi[3], 1);
+	ck_assert_double_eq(pi[0] + pi[1] + pi[2], 0);
+	for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++) {
+		o = opts(alphas[a], 50);
+		ck_assert_int_eq(payoff_alpharank_multi(mp, n, 2, &o, pi, marg),
+				 0);
+		for (int s = 0; s < 4; s++)
+			ck_assert_msg(fabs(pi[s] - 0.25) < 1e-15,
+				      "alpha %g: pi[%d] = %.17g", alphas[a], s,
+				      pi[s]);
+		assert_marginals(pi, n, 2, marg);
+	}
+}
+END_TEST
+
+/*
+ * Random potential games: role k's payoff is Phi(s) plus anything that
+ * depends only on the other roles' strategies, so every move's gain is
+ * Phi's change and pi is proportional to e^{(m-1) alpha Phi}, in relative
+ * terms, masses from 1 down to e^-490 (Phi spans less than 1; alpha 10
+ * at m 50, alpha 100 at m 2). Not beyond: there a move against
+ * selection has a probability below the least double (e^-745), stored
+ * as 0, and a strict local maximum of Phi that only such moves reach
+ * gets mass 0 however large its true mass (the header says so). Three
+ * roles of 2, 3 and 4 strategies, and two of 1 and 5 (a role with one
+ * strategy never mutates).
+ */
+START_TEST(multi_potential)
+{
+	const uint32_t shapes[2][3] = { { 2, 3, 4 }, { 1, 5, 0 } };
+	const size_t Ks[2] = { 3, 2 };
+	const double alphas[] = { 0.1, 1, 10, 100 };
+	const uint32_t pops[] = { 2, 50, 50, 2 }; /* one per alpha */
+	lg_rng r;
+
+	lg_rng_seed(&r, 5);
+	for (int sh = 0; sh < 2; sh++) {
+		const uint32_t *n = shapes[sh];
+		size_t K = Ks[sh], N = 1;
+		double phi[24], t[3][24], pi[24], marg[12];
+		const double *tab[3] = { t[0], t[1], t[2] };
+		for (size_t k = 0; k < K; k++)
+			N *= n[k];
+		for (size_t s = 0; s < N; s++)
+			phi[s] = lg_rng_double(&r);
+		for (size_t k = 0; k < K; k++) {
+			/* h_k(s_-k): one draw per profile of the others */
+			size_t stride = 1;
+			double h[24];
+			for (size_t q = k + 1; q < K; q++)
+				stride *= n[q];
+			for (size_t s = 0; s < N; s++)
+				h[s] = lg_rng_double(&r) * 4 - 2;
+			for (size_t s = 0; s < N; s++) {
+				size_t own = s / stride % n[k];
+				t[k][s] = phi[s] + h[s - own * stride];
+			}
+		}
+		for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++) {
+			struct payoff_alpharank_opts o =
+				opts(alphas[a], pops[a]);
+			char what[64];
+			snprintf(what, sizeof what, "K %zu alpha %g m %u", K,
+				 alphas[a], pops[a]);
+			ck_assert_int_eq(payoff_alpharank_multi(tab, n, K, &o,
+								pi, marg), 0);
+			assert_boltzmann(pi, phi, N, (pops[a] - 1) * alphas[a],
+					 what);
+			assert_marginals(pi, n, K, marg);
+		}
+	}
+}
+END_TEST
+
+/* The two-population α-Rank of the symmetric game M (role 1 gets M
+ * transposed) at alpha and m into marg (2 n). */
+static void two_pop(const double *M, uint32_t n, double alpha, uint32_t m,
+		    double *marg)
+{
+	double T[25];
+	const double *tab[2] = { M, T };
+	const uint32_t ns[2] = { n, n };
+	struct payoff_alpharank_opts o = opts(alpha, m);
+
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = 0; j < n; j++)
+			T[i * n + j] = M[j * n + i];
+	ck_assert_int_eq(payoff_alpharank_multi(tab, ns, 2, &o, NULL, marg),
+			 0);
+}
+
+/*
+ * Single against two populations on symmetric games. With additive
+ * payoffs M[i][j] = 1/2 + f_i - f_j the two-population game is a
+ * potential game (Phi = f_i + f_j), so each role's marginal is
+ * proportional to e^{(m-1) alpha f_i}; the single-population chain is
+ * reversible too, with pi proportional to e^{m alpha f_i} (its mutant
+ * also meets its own kind, boltzmann_exact): the two agree when the
+ * single population's alpha is (m-1)/m of the two populations'. Every
+ * constant-sum 2 x 2 symmetric game is additive. Rock-paper-scissors:
+ * uniform in both. A symmetric constant-sum 3 x 3 game that is not
+ * additive: both roles' marginals are equal (the game is symmetric) but
+ * they are not the single-population answer at that alpha (the chain
+ * passes through profiles where the roles differ).
+ */
+START_TEST(multi_vs_single)
+{
+	const double f[5] = { 0.2, 0.15, 0.1, 0.05, 0 };
+	const double M2[4] = { 0.5, 0.8, 0.2, 0.5 };
+	const double R[9] = { 0.5, 0, 1, 1, 0.5, 0, 0, 1, 0.5 };
+	const double G[9] = { 0.5, 0.9, 0.3, 0.1, 0.5, 0.6, 0.7, 0.4, 0.5 };
+	const double alphas[] = { 0.1, 1, 10 };
+	const uint32_t m = 50;
+	double M[25], marg[10], pi[5], diff = 0;
+
+	for (int i = 0; i < 5; i++)
+		for (int j = 0; j < 5; j++)
+			M[i * 5 + j] = 0.5 + f[i] - f[j];
+	for (size_t a = 0; a < LG_ARRAY_LEN(alphas); a++) {
+		struct payoff_alpharank_opts o =
+			opts(alphas[a] * (m - 1) / m, m);
+		two_pop(M, 5, alphas[a], m, marg);
+		ck_assert_int_eq(payoff_alpharank(M, 5, &o, pi), 0);
+		assert_boltzmann(marg, f, 5, (m - 1) * alphas[a], "role 0");
+		assert_boltzmann(marg + 5, f, 5, (m - 1) * alphas[a], "role 1");
+		for (int i = 0; i < 5; i++)
+			ck_assert_msg(fabs(marg[i] / pi[i] - 1) < 1e-9,
+				      "alpha %g: %.17g vs single %.17g",
+				      alphas[a], marg[i], pi[i]);
+		two_pop(M2, 2, alphas[a], m, marg);
+		ck_assert_int_eq(payoff_alpharank(M2, 2, &o, pi), 0);
+		for (int i = 0; i < 2; i++)
+			ck_assert_double_eq_tol(marg[i], pi[i], 1e-12);
+		two_pop(R, 3, alphas[a], m, marg);
+		for (int i = 0; i < 6; i++)
+			ck_assert_double_eq_tol(marg[i], 1.0 / 3, 1e-15);
+	}
+	{
+		struct payoff_alpharank_opts o = opts(1.0 * (m - 1) / m, m);
+		two_pop(G, 3, 1, m, marg);
+		ck_assert_int_eq(payoff_alpharank(G, 3, &o, pi), 0);
+		for (int i = 0; i < 3; i++) {
+			ck_assert_double_eq_tol(marg[i], marg[3 + i], 1e-12);
+			diff = fmax(diff, fabs(marg[i] - pi[i]));
+		}
+		ck_assert_msg(diff > 1e-2, "differ by %g only", diff);
+	}
+}
+END_TEST
+
+/* Random 2- and 3-population games against tests/ref/meta_ref.py's
+ * chain (built entry by entry, solved by numpy.linalg.lstsq) at alpha
+ * 0.1 (m 50), 1 (m 10) and 10 (m 2): every profile's mass and every
+ * marginal to 1e-9. */
+START_TEST(multi_reference)
+{
+	char cmd[1024], *line = NULL;
+	size_t cap = 0, K = 0, cases = 0, N = 1, tot = 0;
+	uint32_t n[3], pop = 0;
+	double alpha = 0, t[3][27], want[27], wmarg[9], pi[27], marg[9];
+	const double *tab[3] = { t[0], t[1], t[2] };
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd,
+		 "/usr/bin/python3 %s/tests/ref/meta_ref.py alpharank 41",
+		 tu_src_dir());
+	ck_assert_msg((f = popen(cmd, "r")) != NULL, "%s", cmd);
+	while (getline(&line, &cap, f) > 0) {
+		unsigned k;
+		int at;
+		if (sscanf(line, "case %zu %lf %u", &K, &alpha, &pop) == 3) {
+			ck_assert(K >= 2 && K <= 3);
+		} else if (!strncmp(line, "n ", 2)) {
+			double v[3];
+			ck_assert_uint_eq(tu_parse_doubles(line + 2, v, 3), K);
+			N = 1;
+			tot = 0;
+			for (size_t q = 0; q < K; q++) {
+				n[q] = (uint32_t)v[q];
+				N *= n[q];
+				tot += n[q];
+			}
+			ck_assert(N <= 27 && tot <= 9);
+		} else if (sscanf(line, "tab %u %n", &k, &at) == 1) {
+			ck_assert(k < K);
+			ck_assert_uint_eq(tu_parse_doubles(line + at, t[k], 27),
+					  N);
+		} else if (!strncmp(line, "pi ", 3)) {
+			ck_assert_uint_eq(tu_parse_doubles(line + 3, want, 27),
+					  N);
+		} else if (!strncmp(line, "marg ", 5)) {
+			ck_assert_uint_eq(tu_parse_doubles(line + 5, wmarg, 9),
+					  tot);
+		} else if (!strncmp(line, "end", 3)) {
+			struct payoff_alpharank_opts o = opts(alpha, pop);
+			ck_assert_int_eq(payoff_alpharank_multi(tab, n, K, &o,
+								pi, marg), 0);
+			for (size_t s = 0; s < N; s++)
+				ck_assert_msg(fabs(pi[s] - want[s]) <= 1e-9,
+					      "K %zu alpha %g: pi[%zu] %.17g "
+					      "vs %.17g", K, alpha, s, pi[s],
+					      want[s]);
+			for (size_t s = 0; s < tot; s++)
+				ck_assert_double_eq_tol(marg[s], wmarg[s],
+							1e-9);
+			cases++;
+		}
+	}
+	free(line);
+	ck_assert_int_eq(pclose(f), 0);
+	ck_assert_uint_eq(cases, 18);
+}
+END_TEST
+
+START_TEST(multi_bad_input)
+{
+	double a[4] = { 1, 0, 0, 1 }, b[4] = { 1, 0, 0, 1 }, pi[4];
+	double marg[PAYOFF_ALPHARANK_POPS_MAX + 1];
+	const double *tab[2] = { a, b }, *half[2] = { a, NULL };
+	const double *many[PAYOFF_ALPHARANK_POPS_MAX + 1];
+	uint32_t n[2] = { 2, 2 }, big[2] = { 65, 64 }, zero[2] = { 2, 0 };
+	uint32_t ones[PAYOFF_ALPHARANK_POPS_MAX + 1];
+	struct payoff_alpharank_opts o = opts(1, 10);
+	const double bad[] = { NAN, INFINITY, 1e200 };
+
+	for (size_t k = 0; k <= PAYOFF_ALPHARANK_POPS_MAX; k++) {
+		many[k] = a;
+		ones[k] = 1;
+	}
+	for (size_t v = 0; v < LG_ARRAY_LEN(bad); v++) {
+		b[2] = bad[v];
+		ck_assert_int_eq(payoff_alpharank_multi(tab, n, 2, &o, pi,
+							marg), LG_EINVAL);
+	}
+	b[2] = 0;
+	ck_assert_int_eq(payoff_alpharank_multi(tab, n, 0, &o, pi, marg),
+			 LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank_multi(many, ones,
+						PAYOFF_ALPHARANK_POPS_MAX + 1,
+						&o, pi, marg), LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank_multi(tab, zero, 2, &o, pi, marg),
+			 LG_EINVAL);
+	/* 65 * 64 = 4160 profiles, over PAYOFF_ALPHARANK_MAX (checked
+	 * before any entry is read) */
+	ck_assert_int_eq(payoff_alpharank_multi(tab, big, 2, &o, pi, marg),
+			 LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank_multi(half, n, 2, &o, pi, marg),
+			 LG_EINVAL);
+	ck_assert_int_eq(payoff_alpharank_multi(NULL, n, 2, &o, pi, marg),
+			 LG_EINVAL);
+	o = opts(NAN, 10);
+	ck_assert_int_eq(payoff_alpharank_multi(tab, n, 2, &o, pi, marg),
+			 LG_EINVAL);
+	o = opts(1, 1);
+	ck_assert_int_eq(payoff_alpharank_multi(tab, n, 2, &o, pi, marg),
+			 LG_EINVAL);
+	/* the largest population count: one profile, all the mass */
+	o = opts(1, 10);
+	ck_assert_int_eq(payoff_alpharank_multi(many, ones,
+						PAYOFF_ALPHARANK_POPS_MAX, &o,
+						pi, marg), 0);
+	ck_assert_double_eq(pi[0], 1);
+	ck_assert_double_eq(marg[PAYOFF_ALPHARANK_POPS_MAX - 1], 1);
+	/* a coordination game: at a finite alpha its two pure equilibria
+	 * share the mass alike; in the limit each holds the chain, so no
+	 * unique answer */
+	ck_assert_int_eq(payoff_alpharank_multi(tab, n, 2, &o, pi, NULL), 0);
+	ck_assert_double_eq_tol(pi[0], pi[3], 1e-15);
+	ck_assert(pi[0] > pi[1]);
+	o = opts(INFINITY, 10);
+	ck_assert_int_eq(payoff_alpharank_multi(tab, n, 2, &o, pi, marg),
+			 LG_ERANGE);
+}
+END_TEST
+
 Suite *suite_alpharank(void)
 {
 	Suite *s = suite_create("alpharank");
@@ -530,6 +912,11 @@ Suite *suite_alpharank(void)
 		{ fixation_formula, 1 },
 		{ stationary_on_random_league, 1 },
 		{ bad_input, 1 },
+		{ multi_hand_2x2, 1 },
+		{ multi_potential, 1 },
+		{ multi_vs_single, 1 },
+		{ multi_reference, 1 },
+		{ multi_bad_input, 1 },
 	};
 	const struct tu_test cli_tests[] = {
 		{ cli_ratings, 1 },

@@ -65,6 +65,21 @@ const char *tu_league_bin(void)
 	return b && *b ? b : "bin/league";
 }
 
+size_t tu_parse_doubles(const char *s, double *out, size_t max)
+{
+	size_t k = 0;
+
+	while (k < max) {
+		char *end;
+		double v = strtod(s, &end);
+		if (end == s)
+			break;
+		out[k++] = v;
+		s = end;
+	}
+	return k;
+}
+
 const char *tu_src_dir(void)
 {
 	const char *s = getenv("LEAGUE_SRC");

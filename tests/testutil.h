@@ -34,6 +34,9 @@ TCase *tu_tcase(Suite *s, const char *name, double timeout_s,
 void tu_mkdtemp(char *buf, size_t len);
 /* rm -rf path; ignores errors. */
 void tu_rmrf(const char *path);
+/* The numbers of s (space-separated, as strtod reads them) into out, at
+ * most max; returns how many. For the output of tests/ref/ scripts. */
+size_t tu_parse_doubles(const char *s, double *out, size_t max);
 /* Write text to a file (created or truncated). */
 void tu_write_file(const char *path, const char *text);
 /* Path of the league binary under test ($LEAGUE_BIN, else bin/league). */

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install the Debian packages league builds against (and python3-numpy, for
-# the collector benchmark's Python peer, which a test runs; protoc and
+# the collector benchmark's Python peer, which a test runs; python3-scipy,
+# for the meta-solvers' reference in tests/ref/meta_ref.py; protoc and
 # python3-protobuf for the Python game package, python/;
 # python3-prometheus-client, whose parser reads /metrics in a test;
 # universal-ctags, which tests/sizes.py reads function extents with;
@@ -24,7 +25,7 @@ deploy) WHAT="the deployment checks' tools"
 	PKGS="systemd slurm-wlm munge python3-kubernetes python3-yaml"
 	command -v kubectl >/dev/null || PKGS="$PKGS kubernetes-client" ;;
 *) WHAT="build dependencies"
-	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-protobuf python3-prometheus-client universal-ctags libcairo2-dev libfontconfig-dev fonts-dejavu-core" ;;
+	PKGS="build-essential pkg-config libevent-dev libssl-dev openssl liblmdb-dev libyaml-dev libopenblas-dev check libprotobuf-c-dev protobuf-c-compiler protobuf-compiler python3-numpy python3-scipy python3-protobuf python3-prometheus-client universal-ctags libcairo2-dev libfontconfig-dev fonts-dejavu-core" ;;
 esac
 if [ "$(id -u)" != 0 ]; then
 	echo "league: missing $WHAT; install them with:" >&2
