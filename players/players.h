@@ -443,6 +443,9 @@ struct brain_rating {
 	double alpha_rank; /* α-Rank mass; NaN when not computed */
 	uint32_t pop;      /* its population (seat role) */
 };
+/* An N-seat or team league's ladder (players/ladder.c): ratings from a
+ * Plackett-Luce fit of its newest this many episodes. */
+#define BRAIN_LADDER_EPISODES 8192
 /* What brain_ratings_with computes besides the Elo fit. */
 struct brain_ratings_opts {
 	uint32_t max_nash;        /* meta-Nash and α-Rank up to this many */

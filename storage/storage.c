@@ -580,6 +580,37 @@ int store_iter(store_txn *t, enum store_db db, const void *from,
 	return mrc == MDB_NOTFOUND ? 0 : xlate(mrc, "cursor_get");
 }
 
+int store_iter_back(store_txn *t, enum store_db db, const void *before,
+		    size_t beforelen, store_iter_fn cb, void *arg)
+{
+	MDB_cursor *c;
+	MDB_val k = { beforelen, (void *)(uintptr_t)before }, v;
+	int mrc, rc = 0;
+
+	if (!valid_db(db))
+		return LG_EINVAL;
+	if (t->s->absent[db])
+		return 0;
+	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
+		return xlate(mrc, "cursor_open");
+	/* the first key >= before, then one back; none: the last key */
+	mrc = before ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : MDB_NOTFOUND;
+	if (mrc == 0)
+		mrc = mdb_cursor_get(c, &k, &v, MDB_PREV);
+	else if (mrc == MDB_NOTFOUND)
+		mrc = mdb_cursor_get(c, &k, &v, MDB_LAST);
+	while (mrc == 0) {
+		rc = cb(k.mv_data, k.mv_size, v.mv_data, v.mv_size, arg);
+		if (rc)
+			break;
+		mrc = mdb_cursor_get(c, &k, &v, MDB_PREV);
+	}
+	mdb_cursor_close(c);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	return mrc == MDB_NOTFOUND ? 0 : xlate(mrc, "cursor_get");
+}
+
 int store_last(store_txn *t, enum store_db db, const void **key,
 	       size_t *klen, const void **val, size_t *vlen)
 {
