@@ -289,6 +289,7 @@ struct jobs_out {
 	lg_buf *b;
 	int first;
 	uint64_t last;
+	const struct env_spec *spec; /* the game's seats (NULL: not open) */
 };
 
 static int job_json(const struct league_job *j, int leased, double left_s,
@@ -303,13 +304,21 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 			       leased ? "leased" : "queued", left_s,
 			       j->episodes);
 
-	for (int s = 0; !rc && s < league_job_seats(j); s++)
+	for (int s = 0; !rc && s < league_job_seats(j); s++) {
 		rc = lg_buf_printf(o->b, "%s{\"player\":%u,\"version\":%u,"
-				   "\"learning\":%s,\"baseline\":%u}",
+				   "\"learning\":%s,\"baseline\":%u",
 				   s ? "," : "", j->seat[s].player,
 				   j->seat[s].version,
 				   j->seat[s].learning ? "true" : "false",
 				   j->seat[s].baseline);
+		/* the seat's team and role (population), from the game */
+		if (!rc && o->spec && s < o->spec->players)
+			rc = lg_buf_printf(o->b, ",\"team\":%d,\"role\":%d",
+					   o->spec->seat[s].team,
+					   o->spec->seat[s].role);
+		if (!rc)
+			rc = lg_buf_printf(o->b, "}");
+	}
 	o->first = 0;
 	o->last = j->id;
 	return rc ? rc : lg_buf_printf(o->b, "]}");
@@ -321,7 +330,7 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
-	struct jobs_out o = { b, 1, 0 };
+	struct jobs_out o = { b, 1, 0, d->have_game ? &d->spec : NULL };
 	size_t more = 0;
 	int rc = lg_buf_printf(b, "{\"jobs\":[");
 

@@ -52,20 +52,6 @@ static int ladder_alpharank(double *W, uint32_t n,
 	return rc;
 }
 
-/* What the ladder computed besides each player's numbers. */
-struct ladder_info {
-	int pl;            /* ratings from Plackett-Luce (else the Elo fit) */
-	int meta;          /* enum ladder_meta */
-	uint64_t episodes; /* Plackett-Luce: the episodes counted */
-	double gap;        /* the meta-Nash's gap (or eps); -1: none */
-};
-
-enum ladder_meta {
-	META_NONE,     /* not computed (too many players, or K > 2 roles) */
-	META_ZEROSUM,  /* one population: payoff_meta_nash */
-	META_BIMATRIX, /* two roles: payoff_bimatrix_nash */
-};
-
 /* The two roles' bimatrix: A[i * n + j] row role agent r0[i]'s payoff
  * against column role agent r1[j], B the column's; under measure return
  * each one's mean return (payoff_returns over the pair's decayed games,
@@ -152,7 +138,7 @@ out:
  * the single-population α-Rank into ar. */
 static int one_pop_meta(brain *b, const struct brain_ratings_opts *o,
 			const uint32_t *ids, uint32_t n, int nash, int arank,
-			double *x, double *ar, struct ladder_info *in)
+			double *x, double *ar, struct brain_ladder_info *in)
 {
 	double *A = NULL;
 	int rc = 0;
@@ -161,7 +147,7 @@ static int one_pop_meta(brain *b, const struct brain_ratings_opts *o,
 		memset(x, 0, n * sizeof *x);
 		in->gap = -1;
 	} else if (nash) {
-		in->meta = META_ZEROSUM;
+		in->meta = BRAIN_META_ZEROSUM;
 	}
 	if (arank) {
 		if (!(A = malloc((size_t)n * n * sizeof *A)))
@@ -173,14 +159,8 @@ static int one_pop_meta(brain *b, const struct brain_ratings_opts *o,
 	return rc;
 }
 
-/*
- * The ladder (brain_ratings_with's contract) and what it computed: the
- * ratings from the Plackett-Luce fit of an N-seat or team league's
- * newest episodes (brain_ladder_pl), else the Elo fit of the table; the
- * meta-Nash and α-Rank of one population, or of two roles' bimatrix.
- */
-static int ladder_compute(brain *b, const struct brain_ratings_opts *o,
-			  struct brain_rating *out, struct ladder_info *in)
+int brain_ratings_info(brain *b, const struct brain_ratings_opts *o,
+			  struct brain_rating *out, struct brain_ladder_info *in)
 {
 	uint32_t n = brain_count(b);
 	uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
@@ -193,7 +173,7 @@ static int ladder_compute(brain *b, const struct brain_ratings_opts *o,
 	uint32_t pops = 1;
 	int rc = LG_ENOMEM;
 
-	*in = (struct ladder_info){ .gap = -1 };
+	*in = (struct brain_ladder_info){ .gap = -1 };
 	if (!ids || !pop || !fit || !se || !x || !ar)
 		goto out;
 	for (uint32_t i = 0; i < n; i++) {
@@ -222,7 +202,7 @@ static int ladder_compute(brain *b, const struct brain_ratings_opts *o,
 			rc = 0;
 		}
 		if (in->gap >= 0)
-			in->meta = META_BIMATRIX;
+			in->meta = BRAIN_META_BIMATRIX;
 	}
 	if (rc)
 		goto out;
@@ -248,8 +228,8 @@ out:
 int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
 		       struct brain_rating *out, double *gap)
 {
-	struct ladder_info in;
-	int rc = ladder_compute(b, o, out, &in);
+	struct brain_ladder_info in;
+	int rc = brain_ratings_info(b, o, out, &in);
 
 	*gap = in.gap;
 	return rc;
@@ -317,8 +297,8 @@ int brain_ratings_json_with(brain *b, const struct brain_ratings_opts *o,
 {
 	uint32_t n = brain_count(b);
 	struct brain_rating *r = malloc((n ? n : 1) * sizeof *r);
-	struct ladder_info in;
-	int rc = r ? ladder_compute(b, o, r, &in) : LG_ENOMEM;
+	struct brain_ladder_info in;
+	int rc = r ? brain_ratings_info(b, o, r, &in) : LG_ENOMEM;
 	int ar = 0; /* the players carry α-Rank scores */
 
 	for (uint32_t k = 0; !rc && k < n; k++)
