@@ -57,6 +57,8 @@ static void snapshots(brain *b, uint32_t k)
 /* Learner 0's jobs, each of eps episodes, seat s's return in episode e
  * by ret_of(agent, seat, e, job) (the returns of a team's seats must
  * agree), recorded into pl. */
+static uint32_t play_learner; /* whose jobs play() asks for */
+
 static void play(brain *b, uint32_t jobs, uint32_t eps,
 		 double (*ret_of)(uint32_t, uint32_t, uint32_t, uint32_t),
 		 struct played *pl)
@@ -66,7 +68,7 @@ static void play(brain *b, uint32_t jobs, uint32_t eps,
 	for (uint32_t i = 0; i < jobs; i++) {
 		uint32_t k = pl->njobs++;
 		ck_assert_uint_lt(k, MAXJOBS);
-		ck_assert_int_eq(brain_next_job(b, 0, &j), 0);
+		ck_assert_int_eq(brain_next_job(b, play_learner, &j), 0);
 		pl->nseats = j.nseats;
 		pl->eps[k] = eps;
 		pl->ret[k] = malloc(sizeof(double) * eps * j.nseats);
@@ -233,6 +235,55 @@ START_TEST(three_seats_rate_by_plackett_luce)
 	}
 	played_free(&pl);
 	tu_rmrf(f.dir);
+	lg_buf_free(&json);
+}
+END_TEST
+
+/* A reset learner's games before its reset count for the snapshot that
+ * froze it (as the payoff table's), after it for the learner. */
+START_TEST(a_reset_moves_games_to_the_snapshot)
+{
+	struct brain_opts o;
+	struct brain_player p;
+	struct brain_step_report rep;
+	struct fx f;
+	struct played pl = { 0 };
+	double got[64], gse[64], want[64], wse[64];
+	uint32_t E = BRAIN_NONE, before;
+	lg_buf json = { 0 };
+
+	seat_opts(&o, 3, NULL);
+	o.n_main_exploiter = 1;
+	o.main_exploiter.reset_prob = 1;
+	fx_open(&f, &o, 1);
+	snapshots(f.b, 2);
+	for (uint32_t a = 0; a < brain_count(f.b); a++) {
+		brain_player_info(f.b, a, &p);
+		if (p.role == BRAIN_ROLE_MAIN_EXPLOITER)
+			E = a;
+	}
+	ck_assert_uint_ne(E, BRAIN_NONE);
+	play_learner = E;
+	play(f.b, 12, EPS, hand_ret, &pl);
+	before = pl.njobs;
+	brain_player_info(f.b, E, &p);
+	ck_assert_int_eq(brain_report_steps(f.b, E, p.steps + 10, p.version + 1,
+					    &rep), 0);
+	ck_assert(rep.snapshot && rep.reset);
+	play(f.b, 12, EPS, hand_ret, &pl);
+	play_learner = 0;
+	play(f.b, 12, EPS, hand_ret, &pl);
+	for (uint32_t k = 0; k < before; k++)
+		for (uint32_t s = 0; s < pl.nseats; s++)
+			if (pl.agent[k][s] == E)
+				pl.agent[k][s] = rep.snapshot_id;
+	ladder(f.b, got, gse, &json);
+	expected(&pl, 0, NULL, brain_count(f.b), want, wse);
+	ck_assert(!isnan(want[rep.snapshot_id]) && !isnan(want[E]));
+	same(got, want, brain_count(f.b));
+	same(gse, wse, brain_count(f.b));
+	played_free(&pl);
+	fx_close(&f, 1);
 	lg_buf_free(&json);
 }
 END_TEST
@@ -481,6 +532,7 @@ Suite *suite_ladder(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, three_seats_rate_by_plackett_luce);
+	tcase_add_test(tc, a_reset_moves_games_to_the_snapshot);
 	tcase_add_test(tc, teams_rate_by_plackett_luce);
 	tcase_add_test(tc, the_window_keeps_the_newest_episodes);
 	tcase_add_test(tc, simulated_strengths_are_recovered);
