@@ -241,8 +241,10 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 }
 
 /* The page polls every 2 s: the ladder (an Elo fit and, up to 256
- * players, a dense meta-Nash LP and α-Rank, 4 ms) is rebuilt at most
- * once a second. */
+ * players, a dense meta-Nash LP and α-Rank, 4 ms; for two roles the
+ * bimatrix meta-Nash, up to 0.2 s at 128 x 128) is rebuilt at most once
+ * a second, and only when the brain's log moved (a result, a snapshot:
+ * anything the ladder reads). */
 #define DAEMON_RATINGS_NASH_MAX 256
 
 int daemon_ratings_json(void *ctx, lg_buf *b)
@@ -250,7 +252,8 @@ int daemon_ratings_json(void *ctx, lg_buf *b)
 	league_daemon *d = ctx;
 	double now = lg_now_s();
 
-	if (!d->ratings.len || now - d->ratings_at >= 1.0) {
+	if (!d->ratings.len || (now - d->ratings_at >= 1.0 &&
+				brain_log_seq(d->br) != d->ratings_seq)) {
 		d->ratings.len = 0;
 		int rc = brain_ratings_json(d->br, DAEMON_RATINGS_NASH_MAX,
 					    &d->ratings);
@@ -259,6 +262,7 @@ int daemon_ratings_json(void *ctx, lg_buf *b)
 			return rc;
 		}
 		d->ratings_at = now;
+		d->ratings_seq = brain_log_seq(d->br);
 	}
 	return lg_buf_append(b, d->ratings.data, d->ratings.len);
 }

@@ -203,10 +203,13 @@ START_TEST(three_seats_rate_by_plackett_luce)
 	double got[64], gse[64], want[64], wse[64];
 	lg_buf json = { 0 };
 
+	uint64_t at;
 	seat_opts(&o, 3, NULL);
 	fx_open(&f, &o, 1);
 	snapshots(f.b, 3);
-	play(f.b, 40, EPS, hand_ret, &pl);
+	play(f.b, 20, EPS, hand_ret, &pl);
+	at = brain_log_seq(f.b);
+	play(f.b, 20, EPS, hand_ret, &pl);
 	ladder(f.b, got, gse, &json);
 	expected(&pl, 0, NULL, brain_count(f.b), want, wse);
 	same(got, want, brain_count(f.b));
@@ -230,6 +233,20 @@ START_TEST(three_seats_rate_by_plackett_luce)
 		ck_assert_int_eq(brain_open(&b, s, NULL, NULL, 0), 0);
 		ladder(b, g2, s2, &json);
 		same(g2, want, brain_count(b));
+		brain_close(b);
+		/* and the league as it stood after 20 jobs (the page's
+		 * time slider): the fit of those jobs only */
+		char err[256] = "";
+		struct played early = pl;
+		early.njobs = 20;
+		ck_assert_msg(brain_open_at(&b, s, at, err, sizeof err) == 0,
+			      "%s", err);
+		ladder(b, g2, s2, &json);
+		expected(&early, 0, NULL, brain_count(b), want, wse);
+		same(g2, want, brain_count(b));
+		same(s2, wse, brain_count(b));
+		ck_assert_msg(strstr((char *)json.data, "\"episodes\":80"),
+			      "%s", (char *)json.data);
 		brain_close(b);
 		store_close(s);
 	}

@@ -274,7 +274,7 @@ INSPECT_PID=
 # the tooltip, or fails.
 hover_tip() { # URL SELECTOR RE
 	/usr/bin/python3 "$(dirname "$0")/cdp.py" "$1" --timeout 60 \
-		--wait "document.querySelector('$2') && document.querySelector('$2').width > 0" \
+		--wait "document.querySelector('$2') && +(document.querySelector('$2').dataset.cells || 0) > 0" \
 		--run "(() => { var cv = document.querySelector('$2'), b = cv.getBoundingClientRect(), tip = document.getElementById('htip'), re = new RegExp('$3');
 	for (var y = 1; y < b.height; y += 3) for (var x = 1; x < b.width; x += 3) {
 		cv.dispatchEvent(new MouseEvent('mousemove', {clientX: b.left + x, clientY: b.top + y, bubbles: true}));
@@ -301,7 +301,7 @@ model: {hidden: [8]}
 learner: {batch: 64, minibatch: 32, epochs: 1}
 players: {main: 1, main_exploiter: 1, league_exploiter: 0}
 snapshot: {steps: 300}
-matchmaking: {job_episodes: 4}
+matchmaking: {job_episodes: 64}
 eval: {nashconv: false}
 collectors: {count: 1, envs: 4, wait_num: 4}
 budget: {seconds: 180}
