@@ -47,14 +47,13 @@ struct ladder_cache {
 
 /* The games gathered while walking the log back. */
 struct walk {
-	brain *b;
 	store_txn *t;
 	uint32_t count;
 	uint32_t *remap;        /* agent -> whom its results count for */
 	uint32_t *slot;         /* agent -> compact index, or NONE */
 	uint32_t nslots;
 	int decided, pl;
-	uint64_t episodes, newest;
+	uint64_t episodes;
 	/* games: seats, compact agents, teams and ranks, flat */
 	uint32_t *seat_agent, *seat_team, *seat_rank;
 	size_t nseat, capseat;
@@ -183,8 +182,7 @@ static int on_result(struct walk *w, uint64_t job, int type)
 
 	if (type != BRAIN_LOG_RETURNS) {
 		/* a two-seat result: a two-player league */
-		if (!w->decided)
-			w->decided = 1;
+		w->decided = 1;
 		return !w->pl;
 	}
 	store_key_u64(k, job);
@@ -228,8 +226,6 @@ static int walk_cb(const void *key, size_t klen, const void *val,
 
 	if ((rc = brain_log_decode(key, klen, val, vlen, &e)))
 		return rc;
-	if (!w->newest)
-		w->newest = e.seq + 1;
 	switch (e.type) {
 	case BRAIN_LOG_STEPS:
 		if (e.reset && e.player < w->count &&
@@ -296,10 +292,10 @@ static void walk_free(struct walk *w)
 }
 
 /* Walk the log back from key `before` in t and fit into c. */
-static int build(brain *b, store_txn *t, const uint8_t before[8],
+static int build(store_txn *t, const uint8_t before[8],
 		 struct ladder_cache *c)
 {
-	struct walk w = { .b = b, .t = t, .count = c->count };
+	struct walk w = { .t = t, .count = c->count };
 	char err[256];
 	int rc = LG_ENOMEM;
 
@@ -360,7 +356,7 @@ int brain_ladder_pl(brain *b, double *rating, double *se, int *pl,
 			brain_ladder_free(b);
 			goto out;
 		}
-		if ((rc = build(b, t, before, c))) {
+		if ((rc = build(t, before, c))) {
 			brain_ladder_free(b);
 			goto out;
 		}
