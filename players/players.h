@@ -520,6 +520,8 @@ int brain_lineage_json(const brain *b, uint32_t after, int from_start,
 		       size_t limit, lg_buf *out, int *more, uint32_t *last);
 /* A page of the open jobs (issued, no result yet) as JSON items
  * {"id":..,"learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..}
+ * (a job of more than two seats then "seats":[{"player","version",
+ * "learning","role"},..], role the agent's population)
  * separated by commas, no brackets: those with an id above after (every
  * one with from_start), at most limit, oldest first. *more is 1 when
  * another follows, *last the id of the last one written. O(log jobs +

@@ -541,7 +541,7 @@ static void inspect_stopped_league(const char *dir)
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/lineage", 5, body,
 				      sizeof body), 0);
 	ck_assert_msg(strstr(body, "{\"players\":[{\"id\":0,\"role\":"
-				   "\"main\",\"status\":\"active\","
+				   "\"main\",\"pop\":0,\"status\":\"active\","
 				   "\"parent\":null"), "%s", body);
 	ck_assert_int_eq(net_http_get((uint16_t)hp, "/jobs", 5, body,
 				      sizeof body), 0);

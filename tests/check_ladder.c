@@ -30,33 +30,6 @@ struct played {
 	double *ret[MAXJOBS];
 };
 
-static void seat_opts(struct brain_opts *o, uint32_t n, const uint8_t *t)
-{
-	brain_opts_default(o);
-	o->seats = n;
-	for (uint32_t s = 0; s < n; s++)
-		o->team[s] = t ? t[s] : (uint8_t)s;
-	o->measure = BRAIN_MEASURE_RETURN;
-	o->snapshot_steps = 10;
-	o->snapshot_max_mult = 1;
-}
-
-static void snapshots(brain *b, uint32_t k)
-{
-	struct brain_player p;
-	struct brain_step_report r;
-
-	for (uint32_t i = 0; i < k; i++) {
-		brain_player_info(b, 0, &p);
-		ck_assert_int_eq(brain_report_steps(b, 0, p.steps + 10,
-						    p.version + 1, &r), 0);
-		ck_assert(r.snapshot);
-	}
-}
-
-/* Learner 0's jobs, each of eps episodes, seat s's return in episode e
- * by ret_of(agent, seat, e, job) (the returns of a team's seats must
- * agree), recorded into pl. */
 static uint32_t play_learner; /* whose jobs play() asks for */
 
 static void play(brain *b, uint32_t jobs, uint32_t eps,
@@ -204,9 +177,9 @@ START_TEST(three_seats_rate_by_plackett_luce)
 	lg_buf json = { 0 };
 
 	uint64_t at;
-	seat_opts(&o, 3, NULL);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 3);
+	fx_snapshots(f.b, 3);
 	play(f.b, 20, EPS, hand_ret, &pl);
 	at = brain_log_seq(f.b);
 	play(f.b, 20, EPS, hand_ret, &pl);
@@ -269,11 +242,11 @@ START_TEST(a_reset_moves_games_to_the_snapshot)
 	uint32_t E = BRAIN_NONE, before;
 	lg_buf json = { 0 };
 
-	seat_opts(&o, 3, NULL);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
 	o.n_main_exploiter = 1;
 	o.main_exploiter.reset_prob = 1;
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 2);
+	fx_snapshots(f.b, 2);
 	for (uint32_t a = 0; a < brain_count(f.b); a++) {
 		brain_player_info(f.b, a, &p);
 		if (p.role == BRAIN_ROLE_MAIN_EXPLOITER)
@@ -325,9 +298,9 @@ START_TEST(teams_rate_by_plackett_luce)
 	double got[64], gse[64], want[64], wse[64];
 	lg_buf json = { 0 };
 
-	seat_opts(&o, 4, team);
+	fx_seat_opts(&o, 4, team, BRAIN_MEASURE_RETURN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 2);
+	fx_snapshots(f.b, 2);
 	play(f.b, 30, EPS, team_ret, &pl);
 	ladder(f.b, got, gse, &json);
 	expected(&pl, 0, team, brain_count(f.b), want, wse);
@@ -359,9 +332,9 @@ START_TEST(the_window_keeps_the_newest_episodes)
 	uint32_t jobs = 40 + BRAIN_LADDER_EPISODES / 64 + 10;
 	lg_buf json = { 0 };
 
-	seat_opts(&o, 3, NULL);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 3);
+	fx_snapshots(f.b, 3);
 	play(f.b, jobs, 64, window_ret, &pl);
 	ladder(f.b, got, gse, &json);
 	expected(&pl, jobs - BRAIN_LADDER_EPISODES / 64, NULL,
@@ -430,9 +403,9 @@ START_TEST(simulated_strengths_are_recovered)
 	lg_buf json = { 0 };
 
 	lg_rng_seed(&sim_rng, 12345);
-	seat_opts(&o, 3, NULL);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 5);
+	fx_snapshots(f.b, 5);
 	n = brain_count(f.b);
 	for (uint32_t k = 0; k < 160; k++) {
 		double ret[50 * 3];
@@ -489,7 +462,7 @@ START_TEST(two_roles_solve_their_bimatrix)
 	lg_buf json = { 0 };
 	uint32_t n;
 
-	seat_opts(&o, 2, NULL);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
 	o.pops = 2;
 	o.seat_pop[1] = 1;
 	fx_open(&f, &o, 1);
