@@ -160,11 +160,14 @@ static double bimatrix_gain(const struct game *g, const double *x,
 	return fmax(0, fmax(best_row - va, best_col - vb));
 }
 
+/* Frees the tableaux; a second call is a no-op. */
 static void lh_free(struct lh *h)
 {
 	for (int t = 0; t < 2; t++) {
 		free(h->tab[t]);
 		free(h->basis[t]);
+		h->tab[t] = NULL;
+		h->basis[t] = NULL;
 	}
 }
 
