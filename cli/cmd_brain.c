@@ -339,8 +339,10 @@ static int run_players(int argc, char **argv)
 	store *s = NULL;
 	brain *b = NULL;
 	uint32_t n, *ids = NULL;
-	double *fit = NULL;
-	int rc;
+	double *fit = NULL, gap;
+	struct brain_rating *r = NULL;
+	struct brain_ratings_opts ro;
+	int rc = 0;
 
 	if ((rc = parse(argc, argv, &a)))
 		return rc;
@@ -349,29 +351,45 @@ static int run_players(int argc, char **argv)
 	n = brain_count(b);
 	ids = all_ids(b);
 	fit = malloc((n ? n : 1) * sizeof *fit);
-	if (!ids || !fit ||
-	    payoff_elo_fit(brain_payoff(b), ids, n, 1.0, fit)) {
-		rc = cli_oom(a.cmd);
+	r = malloc((n ? n : 1) * sizeof *r);
+	/* the ladder's rating (Elo fit, or Plackett-Luce for N seats or
+	 * teams), without its meta-game (max_nash 0) */
+	brain_ratings_opts_default(&ro, 0);
+	ro.alpha_rank = 0;
+	if (!ids || !fit || !r || (rc = brain_ratings_with(b, &ro, r, &gap))) {
+		fprintf(stderr, "league players: %s\n",
+			lg_strerror(rc ? rc : LG_ENOMEM));
+		rc = CLI_FAIL;
 		goto out;
 	}
+	for (uint32_t k = 0; k < n; k++)
+		fit[r[k].id] = r[k].rating;
 	if (a.fmt == FMT_TABLE)
-		printf("%6s %-17s %6s %6s %12s %8s %8s %8s %-8s\n", "id",
-		       "role", "parent", "prev", "steps", "version", "rating",
-		       "elo", "status");
+		printf("%6s %-17s %4s %6s %6s %12s %8s %8s %8s %-8s\n", "id",
+		       "role", "pop", "parent", "prev", "steps", "version",
+		       "rating", "elo", "status");
 	else
 		printf("[");
 	for (uint32_t i = 0; i < n; i++) {
 		struct brain_player p;
-		char parent[16] = "-", prev[16] = "-";
+		char parent[16] = "-", prev[16] = "-", rt[32];
 		brain_player_info(b, i, &p);
+		/* not rated (outside a Plackett-Luce ladder's window) */
+		if (isnan(fit[i]))
+			snprintf(rt, sizeof rt, "%s",
+				 a.fmt == FMT_TABLE ? "-" : "null");
+		else
+			snprintf(rt, sizeof rt, a.fmt == FMT_TABLE ? "%.1f" :
+				 "%.3f", fit[i]);
 		if (p.parent != BRAIN_NONE)
 			snprintf(parent, sizeof parent, "%u", p.parent);
 		if (p.prev != BRAIN_NONE)
 			snprintf(prev, sizeof prev, "%u", p.prev);
 		if (a.fmt == FMT_TABLE) {
-			printf("%6u %-17s %6s %6s %12llu %8u %8.1f %8.1f %-8s",
-			       i, brain_role_name(p.role), parent, prev,
-			       (unsigned long long)p.steps, p.version, fit[i],
+			printf("%6u %-17s %4u %6s %6s %12llu %8u %8s %8.1f "
+			       "%-8s", i, brain_role_name(p.role), p.pop,
+			       parent, prev,
+			       (unsigned long long)p.steps, p.version, rt,
 			       payoff_elo(brain_payoff(b), i), status_name(&p));
 			if (p.role != BRAIN_ROLE_HISTORICAL)
 				printf(" snapshots=%u resets=%u", p.snapshots,
@@ -379,14 +397,15 @@ static int run_players(int argc, char **argv)
 			printf("\n");
 			continue;
 		}
-		printf("%s{\"id\":%u,\"role\":\"%s\",\"parent\":%s,"
+		printf("%s{\"id\":%u,\"role\":\"%s\",\"pop\":%u,"
+		       "\"parent\":%s,"
 		       "\"prev\":%s,\"steps\":%llu,\"version\":%u,"
-		       "\"rating\":%.3f,\"elo\":%.3f,\"status\":\"%s\","
+		       "\"rating\":%s,\"elo\":%.3f,\"status\":\"%s\","
 		       "\"snapshots\":%u,\"resets\":%u}",
-		       i ? ",\n " : "", i, brain_role_name(p.role),
+		       i ? ",\n " : "", i, brain_role_name(p.role), p.pop,
 		       p.parent == BRAIN_NONE ? "null" : parent,
 		       p.prev == BRAIN_NONE ? "null" : prev,
-		       (unsigned long long)p.steps, p.version, fit[i],
+		       (unsigned long long)p.steps, p.version, rt,
 		       payoff_elo(brain_payoff(b), i), status_name(&p),
 		       p.snapshots, p.resets);
 	}
@@ -396,6 +415,7 @@ static int run_players(int argc, char **argv)
 out:
 	free(ids);
 	free(fit);
+	free(r);
 	brain_close(b);
 	store_close(s);
 	return rc;
@@ -420,6 +440,29 @@ static void alpharank_note(const struct args *a, int computed)
 	       a->ar.population);
 }
 
+/* What the table's rating and nash columns are. */
+static void ratings_note(const struct brain_ladder_info *in)
+{
+	if (in->pl)
+		printf("rating: Plackett-Luce fit of the newest %llu episodes "
+		       "as ranked games of their teams (1 virtual draw "
+		       "prior), mean 0 over the players in them; - not in "
+		       "them\n", (unsigned long long)in->episodes);
+	else
+		printf("rating: maximum-likelihood Elo over the decayed "
+		       "matrix (1 virtual draw prior), mean 0\n");
+	printf("pop: the player's population (seat role); elo: online Elo "
+	       "(K from the config)\n");
+	if (in->meta == BRAIN_META_BIMATRIX)
+		printf("nash: each role's weight in the meta-Nash of the two "
+		       "roles' bimatrix (eps %.3g)\n", in->gap);
+	else if (in->meta == BRAIN_META_ZEROSUM)
+		printf("nash: meta-Nash weight\n");
+	else
+		printf("nash: meta-Nash weight (not computed: over %u players, "
+		       "or more than two populations)\n", RATINGS_NASH_MAX);
+}
+
 static int run_ratings(int argc, char **argv)
 {
 	struct args a = { .cmd = "ratings", .on = ON_RATINGS };
@@ -429,7 +472,7 @@ static int run_ratings(int argc, char **argv)
 	struct brain_rating *r = NULL;
 	lg_buf out = { 0 };
 	uint32_t n;
-	double gap;
+	struct brain_ladder_info info;
 	int rc;
 
 	if ((rc = parse(argc, argv, &a)))
@@ -446,19 +489,20 @@ static int run_ratings(int argc, char **argv)
 			printf("%.*s\n", (int)out.len, (const char *)out.data);
 	} else if (!(r = malloc((n ? n : 1) * sizeof *r))) {
 		rc = LG_ENOMEM;
-	} else if (!(rc = brain_ratings_with(b, &ro, r, &gap))) {
-		printf("rating: maximum-likelihood Elo over the decayed matrix "
-		       "(1 virtual draw prior), mean 0\nelo: online Elo "
-		       "(K from the config); nash: meta-Nash weight%s\n",
-		       gap >= 0 ? "" : " (not computed: over 1024 players)");
+	} else if (!(rc = brain_ratings_info(b, &ro, r, &info))) {
+		ratings_note(&info);
 		if (a.alpha_rank)
-			alpharank_note(&a, !n || !isnan(r[0].alpha_rank));
-		printf("%6s %-17s %9s %9s %10s %8s", "id", "role", "rating",
-		       "elo", "games", "nash");
+			alpharank_note(&a, info.meta != BRAIN_META_NONE ||
+					   !n || !isnan(r[0].alpha_rank));
+		printf("%6s %-17s %4s %9s %9s %10s %8s", "id", "role", "pop",
+		       "rating", "elo", "games", "nash");
 		printf(a.alpha_rank ? " %11s\n" : "\n", "alpha-rank");
 		for (uint32_t k = 0; k < n; k++) {
-			printf("%6u %-17s %9.1f %9.1f %10.4g %8.4f", r[k].id,
-			       brain_role_name(r[k].role), r[k].rating,
+			char rt[32] = "-";
+			if (!isnan(r[k].rating))
+				snprintf(rt, sizeof rt, "%.1f", r[k].rating);
+			printf("%6u %-17s %4u %9s %9.1f %10.4g %8.4f", r[k].id,
+			       brain_role_name(r[k].role), r[k].pop, rt,
 			       r[k].elo, r[k].games, r[k].nash);
 			printf(a.alpha_rank ? " %11.4g\n" : "\n",
 			       r[k].alpha_rank);

@@ -207,6 +207,7 @@ struct league_daemon {
 	lg_buf config_yaml;          /* sent to every worker that registers */
 	lg_buf ratings;              /* /ratings, rebuilt at most once a second */
 	double ratings_at;
+	uint64_t ratings_seq; /* the brain's log position it was built at */
 
 	/* Fixed players a seat may name (league_seat.baseline - 1): the
 	 * evaluation ones, then the training ones (cfg_all_baselines). */

@@ -241,8 +241,10 @@ int daemon_metrics_text(void *ctx, lg_buf *b)
 }
 
 /* The page polls every 2 s: the ladder (an Elo fit and, up to 256
- * players, a dense meta-Nash LP and α-Rank, 4 ms) is rebuilt at most
- * once a second. */
+ * players, a dense meta-Nash LP and α-Rank, 4 ms; for two roles the
+ * bimatrix meta-Nash, up to 0.2 s at 128 x 128) is rebuilt at most once
+ * a second, and only when the brain's log moved (a result, a snapshot:
+ * anything the ladder reads). */
 #define DAEMON_RATINGS_NASH_MAX 256
 
 int daemon_ratings_json(void *ctx, lg_buf *b)
@@ -250,7 +252,8 @@ int daemon_ratings_json(void *ctx, lg_buf *b)
 	league_daemon *d = ctx;
 	double now = lg_now_s();
 
-	if (!d->ratings.len || now - d->ratings_at >= 1.0) {
+	if (!d->ratings.len || (now - d->ratings_at >= 1.0 &&
+				brain_log_seq(d->br) != d->ratings_seq)) {
 		d->ratings.len = 0;
 		int rc = brain_ratings_json(d->br, DAEMON_RATINGS_NASH_MAX,
 					    &d->ratings);
@@ -259,6 +262,7 @@ int daemon_ratings_json(void *ctx, lg_buf *b)
 			return rc;
 		}
 		d->ratings_at = now;
+		d->ratings_seq = brain_log_seq(d->br);
 	}
 	return lg_buf_append(b, d->ratings.data, d->ratings.len);
 }
@@ -289,6 +293,7 @@ struct jobs_out {
 	lg_buf *b;
 	int first;
 	uint64_t last;
+	const struct env_spec *spec; /* the game's seats (NULL: not open) */
 };
 
 static int job_json(const struct league_job *j, int leased, double left_s,
@@ -303,13 +308,21 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 			       leased ? "leased" : "queued", left_s,
 			       j->episodes);
 
-	for (int s = 0; !rc && s < league_job_seats(j); s++)
+	for (int s = 0; !rc && s < league_job_seats(j); s++) {
 		rc = lg_buf_printf(o->b, "%s{\"player\":%u,\"version\":%u,"
-				   "\"learning\":%s,\"baseline\":%u}",
+				   "\"learning\":%s,\"baseline\":%u",
 				   s ? "," : "", j->seat[s].player,
 				   j->seat[s].version,
 				   j->seat[s].learning ? "true" : "false",
 				   j->seat[s].baseline);
+		/* the seat's team and role (population), from the game */
+		if (!rc && o->spec && s < o->spec->players)
+			rc = lg_buf_printf(o->b, ",\"team\":%d,\"role\":%d",
+					   o->spec->seat[s].team,
+					   o->spec->seat[s].role);
+		if (!rc)
+			rc = lg_buf_printf(o->b, "}");
+	}
 	o->first = 0;
 	o->last = j->id;
 	return rc ? rc : lg_buf_printf(o->b, "]}");
@@ -321,7 +334,7 @@ static int job_json(const struct league_job *j, int leased, double left_s,
 int daemon_jobs_json(void *ctx, const struct league_page *pg, lg_buf *b)
 {
 	league_daemon *d = ctx;
-	struct jobs_out o = { b, 1, 0 };
+	struct jobs_out o = { b, 1, 0, d->have_game ? &d->spec : NULL };
 	size_t more = 0;
 	int rc = lg_buf_printf(b, "{\"jobs\":[");
 

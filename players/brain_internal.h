@@ -20,6 +20,8 @@
  *                  of a best responder's iteration
  *   ratings.c      the ratings ladder (Elo fit, meta-Nash, α-Rank) and
  *                  its JSON
+ *   ladder.c       an N-seat or team league's ladder: Plackett-Luce
+ *                  over its newest episodes from the log, cached
  *   replay.c       the decision log replayed into a fresh brain
  *   sim.c          the simulated league, on the public API only
  */
@@ -79,6 +81,9 @@ struct brain {
 	 * meta-strategy (psro.c; NULL until one is solved) */
 	uint64_t psro_games;
 	struct psro_cache *psro_cache;
+	/* the N-seat ladder's Plackett-Luce fit (ladder.c; NULL until
+	 * one is made) */
+	struct ladder_cache *ladder;
 	struct idlist dirty_agents, dirty_ratings;
 	uint64_t *dirty_pairs;
 	size_t ndirty_pairs, cap_dirty_pairs;
@@ -193,6 +198,20 @@ int brain_call_done(brain *b);
  * forgotten). */
 int brain_psro_step(brain *b, uint32_t L, int *freeze);
 int brain_psro_next(brain *b, uint32_t L);
+/* ladder.c: an N-seat or team league's ratings (BRAIN_LADDER_EPISODES
+ * newest episodes of its N-seat results, walked back from the log at
+ * the brain's position, as ranked games of their teams; a reset's older
+ * results count for its snapshot): *pl 1 and each agent's
+ * Plackett-Luce rating and standard error (payoff_pl_fit, prior 1, on
+ * the Elo scale) into rating and se (brain_count entries, NaN for an
+ * agent outside the window), *episodes how many counted. *pl 0 (rating
+ * and se untouched) for a league whose newest result is of two single
+ * seats or without a log. Cached until the log or the agents change.
+ * Storage errors, LG_ECORRUPT, LG_ENOMEM. brain_ladder_free at close. */
+#define BRAIN_LADDER_AGENTS 512
+int brain_ladder_pl(brain *b, double *rating, double *se, int *pl,
+		    uint64_t *episodes);
+void brain_ladder_free(brain *b);
 /* psro.c: free the PSRO state (brain_close). */
 void brain_psro_free(brain *b);
 

@@ -179,6 +179,10 @@ static int rebuild(brain *b, store_txn *t, uint64_t upto, char *err,
 		brain_idl_free(&b->ag[i].frozen);
 	}
 	b->n = r.n;
+	/* the log's position then: what reads the log at the brain's
+	 * position (the ladder's window) sees that moment too */
+	if (upto < b->seq)
+		b->seq = upto;
 	return 0;
 }
 

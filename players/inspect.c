@@ -180,6 +180,28 @@ int brain_lineage_json(const brain *b, uint32_t after, int from_start,
 	return rc;
 }
 
+/* ,"seats":[{"player":..,"version":..,"learning":..,"role":..}]} of an
+ * N-seat job (role: the seat's agent's population), or just } for two
+ * seats, whose learner and opponent say it all. */
+static int job_seats_json(const brain *b, const struct brain_job *j,
+			  lg_buf *out)
+{
+	int rc = 0;
+
+	if (j->nseats <= 2)
+		return lg_buf_printf(out, "}");
+	rc = lg_buf_printf(out, ",\"seats\":[");
+	for (uint32_t s = 0; !rc && s < j->nseats; s++) {
+		uint32_t a = j->seat_agent[s];
+		rc = lg_buf_printf(out, "%s{\"player\":%u,\"version\":%u,"
+				   "\"learning\":%s,\"role\":%u}",
+				   s ? "," : "", a, j->seat_version[s],
+				   s == j->learner_seat ? "true" : "false",
+				   a < b->n ? b->ag[a].pop : 0);
+	}
+	return rc ? rc : lg_buf_printf(out, "]}");
+}
+
 int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
 			 size_t limit, lg_buf *out, int *more, uint64_t *last)
 {
@@ -206,11 +228,13 @@ int brain_open_jobs_json(const brain *b, uint64_t after, int from_start,
 		rc = lg_buf_printf(out, "%s{\"id\":%llu,\"learner\":%u,"
 				   "\"learner_version\":%u,"
 				   "\"opponent\":%u,\"opponent_version\":%u,"
-				   "\"kind\":\"%s\",\"episodes\":%u}",
+				   "\"kind\":\"%s\",\"episodes\":%u",
 				   k ? "," : "", (unsigned long long)j->id,
 				   j->learner, j->learner_version, j->opponent,
 				   j->opponent_version, brain_kind_name(j->kind),
 				   j->episodes);
+		if (!rc)
+			rc = job_seats_json(b, j, out);
 		*last = j->id;
 		k++;
 	}

@@ -662,6 +662,7 @@ int brain_close(brain *b)
 	free(b->scratch);
 	free(b->cand);
 	brain_psro_free(b);
+	brain_ladder_free(b);
 	free(b);
 	return rc;
 }

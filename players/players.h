@@ -443,6 +443,9 @@ struct brain_rating {
 	double alpha_rank; /* α-Rank mass; NaN when not computed */
 	uint32_t pop;      /* its population (seat role) */
 };
+/* An N-seat or team league's ladder (players/ladder.c): ratings from a
+ * Plackett-Luce fit of its newest this many episodes. */
+#define BRAIN_LADDER_EPISODES 8192
 /* What brain_ratings_with computes besides the Elo fit. */
 struct brain_ratings_opts {
 	uint32_t max_nash;        /* meta-Nash and α-Rank up to this many */
@@ -455,6 +458,40 @@ void brain_ratings_opts_default(struct brain_ratings_opts *o,
 				uint32_t max_nash);
 int brain_ratings_with(brain *b, const struct brain_ratings_opts *o,
 		       struct brain_rating *out, double *gap);
+/* What the ladder computed besides each player's numbers. */
+enum brain_meta {
+	BRAIN_META_NONE,     /* not computed (over max_nash players, more
+				than two populations, or the solver failed) */
+	BRAIN_META_ZEROSUM,  /* one population: payoff_meta_nash */
+	BRAIN_META_BIMATRIX, /* two populations: payoff_bimatrix_nash */
+};
+struct brain_ladder_info {
+	int pl;            /* ratings from Plackett-Luce (else the Elo fit) */
+	int meta;          /* enum brain_meta */
+	uint64_t episodes; /* Plackett-Luce: the episodes counted */
+	double gap;        /* the meta-Nash's duality gap or, two roles,
+			      eps (payoff_bimatrix_nash); -1: none */
+};
+/*
+ * brain_ratings_with, and what it computed into *info. The ratings:
+ * for a league whose newest result is an episode of more than two seats
+ * or with a team of several (N-player and team games), the
+ * Plackett-Luce fit of its newest BRAIN_LADDER_EPISODES episodes as
+ * ranked games of their teams (payoff_pl_fit, prior 1, Elo points, mean
+ * 0 over the agents in them; rating and rating_se NaN for an agent not
+ * in them); else the Elo fit of the decayed table. The meta-game: one
+ * population, the zero-sum meta-Nash of win rate - 1/2 and the
+ * single-population α-Rank, as above; two populations (seat roles), the
+ * equilibrium payoff_bimatrix_nash returns for the role-0 x role-1
+ * bimatrix (under measure return each role's mean return, 0 where
+ * never met; under measure win win rate - 1/2 and its negative), each
+ * role's weights summing to 1, and payoff_alpharank_multi's marginals
+ * with one population per role (each role's summing to 1); more
+ * populations: neither (nash 0, alpha_rank NaN).
+ */
+int brain_ratings_info(brain *b, const struct brain_ratings_opts *o,
+		       struct brain_rating *out,
+		       struct brain_ladder_info *info);
 /* brain_ratings_with under brain_ratings_opts_default(max_nash). */
 int brain_ratings(brain *b, uint32_t max_nash, struct brain_rating *out,
 		  double *gap);
@@ -483,6 +520,8 @@ int brain_lineage_json(const brain *b, uint32_t after, int from_start,
 		       size_t limit, lg_buf *out, int *more, uint32_t *last);
 /* A page of the open jobs (issued, no result yet) as JSON items
  * {"id":..,"learner":..,"opponent":..,"kind":"pfsp",..,"episodes":..}
+ * (a job of more than two seats then "seats":[{"player","version",
+ * "learning","role"},..], role the agent's population)
  * separated by commas, no brackets: those with an id above after (every
  * one with from_start), at most limit, oldest first. *more is 1 when
  * another follows, *last the id of the last one written. O(log jobs +

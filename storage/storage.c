@@ -564,28 +564,50 @@ int store_count(store_txn *t, enum store_db db, uint64_t *out)
 	return 0;
 }
 
-int store_iter(store_txn *t, enum store_db db, const void *from,
-	       size_t fromlen, store_iter_fn cb, void *arg)
+/* Walk db from the cursor's first position (from NULL: the first key,
+ * or back: the last; else the first key >= from, or back: the last key
+ * < from) in key order or back, cb as store_iter's. */
+static int walk(store_txn *t, enum store_db db, const void *from,
+		size_t fromlen, int back, store_iter_fn cb, void *arg)
 {
 	MDB_cursor *c;
 	MDB_val k = { fromlen, (void *)(uintptr_t)from }, v;
-	int mrc, rc;
+	MDB_cursor_op step = back ? MDB_PREV : MDB_NEXT;
+	int mrc, rc = 0;
 
 	if ((rc = read_check(t, db)))
 		return rc < 0 ? rc : 0;
 	if ((mrc = mdb_cursor_open(t->txn, t->s->dbi[db], &c)))
 		return xlate(mrc, "cursor_open");
-	mrc = mdb_cursor_get(c, &k, &v, from ? MDB_SET_RANGE : MDB_FIRST);
+	mrc = from ? mdb_cursor_get(c, &k, &v, MDB_SET_RANGE) : MDB_NOTFOUND;
+	if (!from && !back)
+		mrc = mdb_cursor_get(c, &k, &v, MDB_FIRST);
+	else if (back && mrc == 0) /* one below the first key >= from */
+		mrc = mdb_cursor_get(c, &k, &v, MDB_PREV);
+	else if (back && mrc == MDB_NOTFOUND) /* every key is below */
+		mrc = mdb_cursor_get(c, &k, &v, MDB_LAST);
 	while (mrc == 0) {
 		rc = cb(k.mv_data, k.mv_size, v.mv_data, v.mv_size, arg);
 		if (rc)
 			break;
-		mrc = mdb_cursor_get(c, &k, &v, MDB_NEXT);
+		mrc = mdb_cursor_get(c, &k, &v, step);
 	}
 	mdb_cursor_close(c);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	return mrc == MDB_NOTFOUND ? 0 : xlate(mrc, "cursor_get");
+}
+
+int store_iter(store_txn *t, enum store_db db, const void *from,
+	       size_t fromlen, store_iter_fn cb, void *arg)
+{
+	return walk(t, db, from, fromlen, 0, cb, arg);
+}
+
+int store_iter_back(store_txn *t, enum store_db db, const void *before,
+		    size_t beforelen, store_iter_fn cb, void *arg)
+{
+	return walk(t, db, before, beforelen, 1, cb, arg);
 }
 
 int store_last(store_txn *t, enum store_db db, const void **key,

@@ -174,6 +174,10 @@ typedef int (*store_iter_fn)(const void *key, size_t klen, const void *val,
 			     size_t vlen, void *arg);
 int store_iter(store_txn *t, enum store_db db, const void *from,
 	       size_t fromlen, store_iter_fn cb, void *arg);
+/* The same walk backwards: from the last key < before (before NULL: the
+ * last key) down to the first, cb as for store_iter. */
+int store_iter_back(store_txn *t, enum store_db db, const void *before,
+		    size_t beforelen, store_iter_fn cb, void *arg);
 /* The last entry of db (largest key); LG_ENOTFOUND if db is empty. */
 int store_last(store_txn *t, enum store_db db, const void **key,
 	       size_t *klen, const void **val, size_t *vlen);

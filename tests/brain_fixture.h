@@ -1,6 +1,7 @@
 /* tests/brain_fixture.h: a brain on a store in a fresh temp directory,
  * for the suites that drive the brain directly (check_players,
- * check_prune, check_psro). */
+ * check_prune, check_psro, check_roles, check_ladder), and N-seat
+ * options and snapshots for the last two. */
 #ifndef LG_TESTS_BRAIN_FIXTURE_H
 #define LG_TESTS_BRAIN_FIXTURE_H
 
@@ -58,6 +59,34 @@ static inline int fx_replay(struct fx *c, const struct brain_opts *o,
 	rc = brain_replay(src, c->b, n, err, errlen);
 	store_close(src);
 	return rc;
+}
+
+/* seats: n, each its own team (t NULL) or teams t; measure m. */
+static inline void fx_seat_opts(struct brain_opts *o, uint32_t n,
+				const uint8_t *t, int m)
+{
+	brain_opts_default(o);
+	o->seats = n;
+	for (uint32_t s = 0; s < n && s < BRAIN_MAX_SEATS; s++)
+		o->team[s] = t ? t[s] : (uint8_t)s;
+	o->measure = m;
+	o->snapshot_steps = 10;
+	o->snapshot_max_mult = 1;
+}
+
+/* Learner 0 snapshots k times (agents 1.. are its snapshots). */
+static inline void fx_snapshots(brain *b, uint32_t k)
+{
+	struct brain_player p;
+	struct brain_step_report r;
+
+	for (uint32_t i = 0; i < k; i++) {
+		brain_player_info(b, 0, &p);
+		ck_assert_int_eq(brain_report_steps(b, 0, p.steps + 10,
+						    p.version + 1, &r),
+				 0);
+		ck_assert(r.snapshot);
+	}
 }
 
 #endif

@@ -1124,7 +1124,7 @@ START_TEST(cli_inspection)
 					       sizeof err, a), 0);
 		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"main\""));
 		ck_assert_ptr_nonnull(strstr(out, "\"role\":\"historical\","
-						  "\"parent\":0"));
+						  "\"pop\":0,\"parent\":0"));
 	}
 	{
 		const char *const a[] = { "players", lg, NULL };

@@ -18,42 +18,15 @@
 #include "tests/brain_fixture.h"
 #include "tests/testutil.h"
 
-/* seats: n, each its own team (t NULL) or teams t; measure m. */
-static void seat_opts(struct brain_opts *o, uint32_t n, const uint8_t *t,
-		      int m)
-{
-	brain_opts_default(o);
-	o->seats = n;
-	for (uint32_t s = 0; s < n && s < BRAIN_MAX_SEATS; s++)
-		o->team[s] = t ? t[s] : (uint8_t)s;
-	o->measure = m;
-	o->snapshot_steps = 10;
-	o->snapshot_max_mult = 1;
-}
-
-/* Learner 0 snapshots k times (agents 1.. are its snapshots). */
-static void snapshots(brain *b, uint32_t k)
-{
-	struct brain_player p;
-	struct brain_step_report r;
-
-	for (uint32_t i = 0; i < k; i++) {
-		brain_player_info(b, 0, &p);
-		ck_assert_int_eq(brain_report_steps(b, 0, p.steps + 10,
-						    p.version + 1, &r), 0);
-		ck_assert(r.snapshot);
-	}
-}
-
 START_TEST(every_seat_is_filled)
 {
 	struct brain_opts o;
 	struct brain_job j;
 	struct fx f;
 
-	seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 3);
+	fx_snapshots(f.b, 3);
 	for (int i = 0; i < 60; i++) {
 		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
 		ck_assert_uint_eq(j.nseats, 3);
@@ -89,9 +62,9 @@ START_TEST(teammates_follow_the_rule)
 	struct fx f;
 	int drawn = 0;
 
-	seat_opts(&o, 4, team, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 4, team, BRAIN_MEASURE_WIN);
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 4);
+	fx_snapshots(f.b, 4);
 	for (int i = 0; i < 40; i++) {
 		uint32_t ls, mate;
 		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
@@ -106,7 +79,7 @@ START_TEST(teammates_follow_the_rule)
 
 	o.teammates = BRAIN_TEAMMATES_LEAGUE;
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 4);
+	fx_snapshots(f.b, 4);
 	for (int i = 0; i < 40; i++) {
 		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
 		drawn += j.seat_agent[(j.learner_seat + 2) % 4] != 0;
@@ -130,10 +103,10 @@ static void one_episode(int measure, const double want[3][3])
 	struct fx f;
 	double ret[3];
 
-	seat_opts(&o, 3, NULL, measure);
+	fx_seat_opts(&o, 3, NULL, measure);
 	o.return_scale = 2;
 	fx_open(&f, &o, 1);
-	snapshots(f.b, 2);
+	fx_snapshots(f.b, 2);
 	/* draw until both snapshots sit in the two other seats */
 	for (;;) {
 		ck_assert_int_eq(brain_next_job(f.b, 0, &j), 0);
@@ -229,7 +202,7 @@ START_TEST(two_seats_count_as_outcomes)
 	struct brain_job j;
 	lg_rng g;
 
-	seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
 	fx_open(&a, &o, 1);
 	fx_open(&c, &o, 1);
 	lg_rng_seed(&g, 5);
@@ -273,7 +246,7 @@ static void survives(uint32_t n, const uint8_t *team, int measure)
 	size_t got;
 	char err[256] = "";
 
-	seat_opts(&o, n, team, measure);
+	fx_seat_opts(&o, n, team, measure);
 	fx_open(&a, &o, 1);
 	run_returns(a.b, 60, 11);
 	ck_assert_int_eq(brain_next_job(a.b, 0, &j), 0);
@@ -332,7 +305,7 @@ START_TEST(a_league_keeps_its_measure)
 	brain *b = NULL;
 	double R = 0;
 
-	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
 	o.return_scale = 13;
 	fx_open(&f, &o, 1);
 	fx_close(&f, 0);
@@ -370,14 +343,14 @@ START_TEST(bad_seats_are_refused)
 	char err[256] = "";
 	double ret[3] = { 1, NAN, 0 };
 
-	seat_opts(&o, 9, NULL, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 9, NULL, BRAIN_MEASURE_WIN);
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
 	ck_assert_msg(strstr(err, "seats 9"), "%s", err);
-	seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_WIN);
 	o.team[2] = 3;
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
 	ck_assert_msg(strstr(err, "seat 2's team 3"), "%s", err);
-	seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
+	fx_seat_opts(&o, 3, NULL, BRAIN_MEASURE_RETURN);
 	o.return_scale = 0;
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
 	o.return_scale = 1;
@@ -412,7 +385,7 @@ START_TEST(populations_play_their_own_seats)
 	char err[256] = "";
 	uint32_t other = BRAIN_NONE;
 
-	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
 	o.pops = 2;
 	o.seat_pop[1] = 1;
 	fx_open(&f, &o, 1);
@@ -447,7 +420,7 @@ START_TEST(populations_play_their_own_seats)
 	brain_player_info(b, other, &p);
 	ck_assert_uint_eq(p.pop, 1);
 	brain_close(b);
-	seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_RETURN);
 	ck_assert_int_eq(brain_open(&b, s, &o, err, sizeof err), LG_ECONFIG);
 	ck_assert_msg(strstr(err, "seat roles"), "%s", err);
 	store_close(s);
@@ -460,7 +433,7 @@ START_TEST(bad_populations_are_refused)
 	struct brain_opts o;
 	char err[256] = "";
 
-	seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
+	fx_seat_opts(&o, 2, NULL, BRAIN_MEASURE_WIN);
 	o.pops = 3;
 	ck_assert_int_eq(brain_opts_check(&o, err, sizeof err), LG_ECONFIG);
 	ck_assert_msg(strstr(err, "3 populations for 2 seats"), "%s", err);

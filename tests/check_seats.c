@@ -148,15 +148,18 @@ START_TEST(three_seat_job_packed_tallied_or_refused)
 	tp_attach(&L, &col, LEAGUE__ROLE__ROLE_COLLECTOR, "collector");
 	tp_register_collector(&col, 4, 4);
 	queue_job(L.d, &j, 3, seat, 2, 4);
-	/* /jobs lists its three seats */
+	/* /jobs lists its three seats, each with its team and role */
 	ck_assert_int_eq(daemon_jobs_json(L.d, &pg, &js), 0);
 	ck_assert_int_eq(lg_buf_append(&js, "", 1), 0);
 	ck_assert_msg(strstr((char *)js.data,
 			     "\"seats\":[{\"player\":0,\"version\":0,"
-			     "\"learning\":false,\"baseline\":0},"
+			     "\"learning\":false,\"baseline\":0,\"team\":0,"
+			     "\"role\":0},"
 			     "{\"player\":0,\"version\":0,\"learning\":false,"
-			     "\"baseline\":1},{\"player\":2,\"version\":0,"
-			     "\"learning\":true,\"baseline\":0}]"),
+			     "\"baseline\":1,\"team\":1,\"role\":0},"
+			     "{\"player\":2,\"version\":0,"
+			     "\"learning\":true,\"baseline\":0,\"team\":2,"
+			     "\"role\":0}]"),
 		      "%s", (char *)js.data);
 	lg_buf_free(&js);
 	/* the wire Job names every seat */

@@ -279,7 +279,7 @@ START_TEST(http_status_reports_sessions)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		char body[8192];
+		char body[1 << 15]; /* the page's files are each below it */
 		int st;
 		int fd = hello(league_server_port(f.srv), "", 1, &st, NULL);
 		if (net_http_get(league_server_http_port(f.srv), "/status", 5, body,

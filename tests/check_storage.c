@@ -139,6 +139,32 @@ START_TEST(iterate_in_key_order)
 	ck_assert_uint_eq(lg_get_be64(lk), 70000);
 	ck_assert_int_eq(store_last(t, STORE_DB_EVAL, &lk, &lkl, &lv, &lvl),
 			 LG_ENOTFOUND);
+	/* Backwards: all, from below a key (present or not), past the end,
+	 * below the first, and an empty db. */
+	uint64_t back[][6] = { { 0, 5, 70000, 300, 256, 2 },
+			       { 300, 3, 256, 2, 1 },
+			       { 257, 3, 256, 2, 1 },
+			       { 90000, 5, 70000, 300, 256, 2 },
+			       { 1, 0 } };
+	for (size_t q = 0; q < 5; q++) {
+		memset(&c, 0, sizeof c);
+		c.stop_after = 100;
+		store_key_u64(k, back[q][0]);
+		ck_assert_int_eq(store_iter_back(t, STORE_DB_JOBS,
+						 back[q][0] ? k : NULL, 8,
+						 collect_cb, &c), 0);
+		ck_assert_uint_eq(c.n, q == 0 || q == 3 ? 5 : back[q][1]);
+		for (uint32_t i = 0; i < back[q][1] && i < 4; i++)
+			ck_assert_uint_eq(c.keys[i], back[q][2 + i]);
+	}
+	memset(&c, 0, sizeof c);
+	c.stop_after = 1;
+	ck_assert_int_eq(store_iter_back(t, STORE_DB_JOBS, NULL, 0, collect_cb,
+					 &c), 0);
+	ck_assert_int_eq(c.n, 1);
+	ck_assert_int_eq(store_iter_back(t, STORE_DB_EVAL, NULL, 0, collect_cb,
+					 &c), 0);
+	ck_assert_int_eq(c.n, 1);
 	ck_assert_int_eq(store_txn_commit(t), 0);
 	store_close(s);
 }

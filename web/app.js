@@ -14,25 +14,64 @@ function meta(s){roles={};(s.learners||[]).forEach(function(l){roles[l.id]=SHORT
 var parts=["up "+(s.uptime_s||0).toFixed(0)+" s","sessions "+((s.connections||{}).ready||0)];
 ["jobs_in_flight","jobs_done","env_steps","players","snapshots","env_steps_per_s"].forEach(function(k){if(s[k]!==undefined)parts.push(k.replace(/_/g," ")+" "+s[k]);});
 if(s.draining)parts.push("draining");document.getElementById("meta").textContent=parts.join(" \u00b7 ");}
-/* The ladder: rank, player, rating (Elo fit), online Elo, games, meta-Nash
+/* The ladder: rank, player, rating (Elo fit, or Plackett-Luce for N
+ * seats or teams: "model"), its interval, online Elo, games, meta-Nash
  * weight and, when /ratings carries it, the alpha-Rank mass, from
- * /ratings (highest rating first). */
+ * /ratings (highest rating first); one table per population (seat
+ * role) when the league has several, each ranked on its own. */
 function mass(x){return x===0?"0":x>=0.001?x.toFixed(3):x.toExponential(1);}
-function ladder(r){var t=document.getElementById("ladder");t.textContent="";
-var ar=r.alpha_rank&&typeof r.alpha_rank==="object";
-var h=el("tr");["#","player","rating","95% CI","elo","games","nash"].concat(ar?["\u03b1-rank"]:[]).forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
-(r.ratings||[]).forEach(function(p,k){var tr=el("tr");tr.className="rung";
-/* the fit's 95% interval: 1.96 standard errors from the Fisher
- * information of the player's own games (payoff_elo_fit_se) */
+function num(x,d){return typeof x==="number"?x.toFixed(d):"-";}
+function pops(r){var p={};(r.ratings||[]).forEach(function(x){p[x.pop||0]=1;});return Object.keys(p).map(Number).sort(function(a,b){return a-b;});}
+function rungs(t,list,ar){var h=el("tr");["#","player","rating","95% CI","elo","games","nash"].concat(ar?["\u03b1-rank"]:[]).forEach(function(c){h.appendChild(el("th",c));});t.appendChild(h);
+list.forEach(function(p,k){var tr=el("tr");tr.className="rung";
+/* the fit's 95% interval: 1.96 standard errors (Elo: from the Fisher
+ * information of the player's own games; Plackett-Luce: the inverse
+ * Hessian's) */
 var ci=typeof p.rating_se==="number"?"\u00b1"+(1.96*p.rating_se).toFixed(1):"-";
-var cells=[String(k+1),label(p.id),p.rating.toFixed(1),ci,p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)];
+var cells=[String(k+1),label(p.id),num(p.rating,1),ci,p.elo.toFixed(1),String(Math.round(p.games)),p.nash.toFixed(3)];
 if(ar)cells.push(typeof p.alpha_rank==="number"?mass(p.alpha_rank):"-");
 cells.forEach(function(c){tr.appendChild(el("td",c));});
-if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});
-var note=r.nash_gap>=0?"meta-Nash duality gap "+r.nash_gap:"meta-Nash not computed (too many players)";
-if(ar)note+=" \u00b7 \u03b1-Rank: alpha "+r.alpha_rank.alpha+", population "+r.alpha_rank.population;
+if(p.nash>0)tr.className+=" nash";t.appendChild(tr);});}
+function ladder(r){var box=document.getElementById("ladder");box.textContent="";
+var ar=r.alpha_rank&&typeof r.alpha_rank==="object",ps=pops(r);
+ps.forEach(function(q){var list=(r.ratings||[]).filter(function(x){return (x.pop||0)===q;});
+if(ps.length>1){var c=el("div","population "+q+" ("+list.length+" players)");c.className="pophead";box.appendChild(c);}
+var t=el("table");t.className="ladder";t.setAttribute("data-pop",String(q));rungs(t,list,ar);box.appendChild(t);});
+var model=r.model==="plackett-luce"?"ratings: Plackett-Luce fit of the newest "+r.episodes+" episodes (ranked games of teams; - : not in them)":"ratings: Elo fit";
+var note=r.nash_gap>=0?(r.meta==="bimatrix"?"meta-Nash of the two roles' bimatrix, each role's weights summing to 1, eps "+r.nash_gap:"meta-Nash duality gap "+r.nash_gap):"meta-Nash not computed (too many players"+(ps.length>2?", or more than two roles)":")");
+if(ar)note+=" \u00b7 \u03b1-Rank"+(r.meta==="bimatrix"?" (one population per role)":"")+": alpha "+r.alpha_rank.alpha+", population "+r.alpha_rank.population;
 else if(r.alpha_rank===null)note+=" \u00b7 \u03b1-Rank not computed (too many players)";
-document.getElementById("gap").textContent=note;}
+document.getElementById("gap").textContent=note;document.getElementById("model").textContent=model;}
+/* One small heatmap per pair of populations (rows: population a, columns:
+ * b) when the league has several: the measure of each cell (mean return
+ * under measure return, else win rate), grey where never met; hover: both
+ * sides' mean returns and the games. Each canvas says what it drew in
+ * its data- attributes (rows, cols, cells). */
+function pairMaps(pay,r){var box=document.getElementById("pairs");box.textContent="";var ps=pops(r);if(ps.length<2||!pay)return;
+var pop={};(r.ratings||[]).forEach(function(x){pop[x.id]=x.pop||0;});
+var idx={};pay.players.forEach(function(id,i){idx[id]=i;});
+var ret=pay.measure==="return"&&pay.mean_return,R=pay.return_scale||1,tip=document.getElementById("htip");
+ps.forEach(function(a){ps.forEach(function(b){if(a>b)return;
+var rows=pay.players.filter(function(id){return pop[id]===a;}),cols=pay.players.filter(function(id){return pop[id]===b;});
+var met=0;rows.forEach(function(i){cols.forEach(function(j){if(pay.games[idx[i]][idx[j]]>0)met++;});});
+if(!met||!rows.length||!cols.length)return;
+var cs=Math.max(4,Math.min(24,Math.floor(320/Math.max(rows.length,cols.length))));
+var wrap=el("div");wrap.className="pair";wrap.appendChild(el("div","population "+a+" (rows) vs "+b+" (columns): "+(ret?"row's mean return":"row's win rate")));
+var cv=el("canvas");cv.width=cols.length*cs;cv.height=rows.length*cs;cv.className="pairmap";
+var g=cv.getContext("2d"),cells=0;
+rows.forEach(function(i,y){cols.forEach(function(j,x){var gm=pay.games[idx[i]][idx[j]],v;
+if(gm>0){v=ret?(pay.mean_return[idx[i]][idx[j]]/R+1)/2:pay.win_rate[idx[i]][idx[j]];v=Math.max(0,Math.min(1,v));
+g.fillStyle="rgb("+Math.round(255*(1-v))+","+Math.round(200-80*Math.abs(v-0.5))+","+Math.round(255*v)+")";cells++;}else g.fillStyle="#ccc";
+g.fillRect(x*cs,y*cs,cs-(cs>6?1:0),cs-(cs>6?1:0));});});
+cv.setAttribute("data-rows",String(rows.length));cv.setAttribute("data-cols",String(cols.length));cv.setAttribute("data-cells",String(cells));cv.setAttribute("data-pair",a+","+b);
+cv.onmousemove=function(e){var bb=cv.getBoundingClientRect(),x=Math.floor((e.clientX-bb.left)/cs),y=Math.floor((e.clientY-bb.top)/cs);
+if(x<0||y<0||y>=rows.length||x>=cols.length){tip.style.display="none";return;}
+var i=idx[rows[y]],j=idx[cols[x]],gm=pay.games[i][j],s=label(rows[y])+" vs "+label(cols[x])+": ";
+if(!(gm>0))s+="never met";else if(ret)s+="mean return "+pay.mean_return[i][j].toFixed(3)+" (the column's "+(pay.mean_return[j][i]===null?"-":pay.mean_return[j][i].toFixed(3))+") over "+gm.toFixed(1)+" games (decayed)";
+else s+="win rate "+pay.win_rate[i][j].toFixed(3)+" over "+gm.toFixed(1)+" games (decayed)";
+tip.textContent=s;tip.style.display="block";tip.style.left=(e.clientX+window.scrollX+14)+"px";tip.style.top=(e.clientY+window.scrollY+14)+"px";};
+cv.onmouseleave=function(){tip.style.display="none";};
+wrap.appendChild(cv);box.appendChild(wrap);});});}
 /* NashConv over time (/nashconv), log scale: one line and its points per
  * series; nothing where the game has no exact evaluator. */
 var SERIES=[["nashconv_main","#b2182b"],["nashconv_league","#2166ac"],["nashconv_avg","#1b7837"],["nashconv_oracle_mix","#999"]];
@@ -68,7 +107,7 @@ payoffEvery=Math.max(2000,10*(t-t0));payoffAt=t;return p;});}
 function ratingsNow(){if(past()&&ratingsKept)return Promise.resolve(ratingsKept);
 return json(atURL("/ratings")).then(function(r){ratingsKept=r;return r;});}
 function poll(){var asked=window.leagueAt;Promise.all([json("/status"),payoffDue(),ratingsNow(),json("/nashconv")])
-.then(function(a){shownAt=asked;meta(a[0]);if(a[1])Heatmap.update(a[1],a[2]);ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
+.then(function(a){shownAt=asked;meta(a[0]);if(a[1]){Heatmap.update(a[1],a[2]);pairMaps(a[1],a[2]);}ladder(a[2]);chart(a[3]);document.getElementById("err").textContent="";})
 .catch(function(e){document.getElementById("err").textContent=String(e);})
 .then(function(){setTimeout(poll,2000);});}
 poll();

@@ -392,7 +392,17 @@ var Heatmap = (function () {
 		var a = data.players[h.r], b = data.players[h.c];
 		var p = data.win_rate[h.r][h.c], g = data.games[h.r][h.c];
 		var s = label(a) + " vs " + label(b) + ": ";
-		if (g > 0) {
+		var mr = data.measure === "return" && data.mean_return;
+		if (g > 0 && mr) {
+			/* measure return: the pair's mean returns, the row's
+			 * and the column's (general-sum: not each other's
+			 * negative), the colour their score */
+			var back = data.mean_return[h.c][h.r];
+			s += "mean return " + data.mean_return[h.r][h.c].toFixed(3) +
+			     " (the column's " + (back === null ? "-" :
+			     back.toFixed(3)) + ") over " + g.toFixed(1) +
+			     " games (decayed); score " + p.toFixed(3);
+		} else if (g > 0) {
 			var w = wilson(p, g);
 			s += "win rate " + p.toFixed(3) + " over " +
 			     g.toFixed(1) + " games (decayed), " +
@@ -508,6 +518,15 @@ var Heatmap = (function () {
 			init();
 		data = payoff;
 		data.players = data.players || [];
+		/* the legend names the measure the cells show */
+		var lg = document.getElementById("legend");
+		if (lg && lg.firstChild && lg.firstChild.nodeType === 3)
+			lg.firstChild.textContent = data.measure === "return" ?
+				"cell: the row player's score against the column " +
+				"player, from their mean returns (measure return: " +
+				"1/2 even, 1 ahead by 2 x " + (data.return_scale || 1) +
+				"; hover: both mean returns) " :
+				"cell: win rate of the row player against the column player\n";
 		meta = {};
 		(ratings.ratings || []).forEach(function (r) {
 			meta[r.id] = r;

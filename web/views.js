@@ -78,11 +78,16 @@ if(l.truncated){var tr=tag("tr");tr.appendChild(tag("td",(l.total-l.players.leng
 function jobs(j){var t=document.getElementById("jobs"),note=document.getElementById("jobsnote");t.textContent="";
 var list=j.jobs||[],h=tag("tr");["job","kind","state","seats","episodes","lease left"].forEach(function(c){h.appendChild(tag("th",c));});t.appendChild(h);
 list.forEach(function(x){var tr=tag("tr");tr.className="job";
-var seats=(x.seats||[]).map(function(s){return s.baseline?"baseline "+s.baseline:s.player+"/v"+s.version+(s.learning?"*":"");}).join(" vs ");
+/* seats by team (members joined by +, teams by vs), each seat's role
+ * (population) after it when the game has several */
+var ss=x.seats||[],multiRole=ss.some(function(s){return s.role>0;}),teams=[],byTeam={};
+ss.forEach(function(s,i){var t=s.team===undefined?i:s.team,txt=(s.baseline?"baseline "+s.baseline:s.player+"/v"+s.version+(s.learning?"*":""))+(multiRole?" [r"+s.role+"]":"");
+if(!(t in byTeam)){byTeam[t]=[];teams.push(t);}byTeam[t].push(txt);});
+var seats=teams.map(function(t){return byTeam[t].join(" + ");}).join(" vs ");
 if(!x.seats)seats=x.learner+"/v"+x.learner_version+"* vs "+x.opponent+"/v"+x.opponent_version;
 [x.id,x.kind,x.state||"open",seats,x.episodes,x.lease_left_s===undefined?"":x.lease_left_s.toFixed(1)+" s"].forEach(function(c){tr.appendChild(tag("td",String(c)));});t.appendChild(tr);});
 var total=j.total===undefined?list.length:j.total;
-note.textContent=total+" job(s)"+(j.truncated?", the first "+list.length+" shown":"")+"; * marks a learning seat";}
+note.textContent=total+" job(s)"+(j.truncated?", the first "+list.length+" shown":"")+"; * marks a learning seat, + joins a team's seats, [rN] is a seat's role";}
 /* The time slider: a stop per throughput point (its decision-log
  * position, log_seq), the last one "now". Sets window.leagueAt, which
  * app.js's /payoff and /ratings follow; #at=N in the address starts

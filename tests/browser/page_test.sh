@@ -12,7 +12,14 @@
 # players (`league bench payoff --keep`, where a later player is
 # stronger), the heatmap sorted by Elo or by α-Rank must draw the players
 # in the order of /ratings, and filtered to the main player's family only
-# those, each a different picture from the one by id. The browser's console must hold no error
+# those, each a different picture from the one by id. Then two running
+# leagues beyond two symmetric players (check_roles_league): 3-player
+# Kuhn under payoff.measure return (the ladder a Plackett-Luce fit, jobs
+# of three seats listed, the heatmap's tooltip a mean return with its
+# games, never-met cells null in /payoff) and sheriff (one population
+# per role: a ladder per population, the two roles' meta-Nash, a
+# heatmap of the role pair whose tooltip gives both roles' returns, each
+# job's seat roles). The browser's console must hold no error
 # and no failed load. A screenshot of each goes to OUT
 # (docs/screenshots). No browser: the test fails, it never skips.
 #
@@ -239,7 +246,9 @@ n_now=$(attr n "$T/inspect.dom")
 n_at0=$(attr n "$T/at0.dom")
 [ "${stops:-0}" -ge 1 ] ||
 	{ echo "page_test: the time slider has ${stops:-no} stops" >&2; exit 1; }
-grep -q '<span id="slidertime">at log position 0</span>' "$T/at0.dom" ||
+# (a throughput point taken before the first decision has log_seq 0:
+# the label then names its time too)
+grep -qE '<span id="slidertime">at ([0-9]+ s \()?log position 0\)?</span>' "$T/at0.dom" ||
 	{ echo "page_test: #at=0 did not set the moment" >&2; exit 1; }
 [ -n "$n_at0" ] && [ "$n_at0" -ge 2 ] && [ "$n_at0" -lt "${n_now:-0}" ] ||
 	{ echo "page_test: at 0 the heatmap drew ${n_at0:-no} players, now ${n_now:-no}" >&2; exit 1; }
@@ -258,4 +267,140 @@ for _ in $(seq 200); do [ -s "$T/inspect.ports" ] && break; sleep 0.05; done
 IP=$(awk '/^http_port/{print $2}' "$T/inspect.ports")
 [ -n "$IP" ] || { echo "page_test: league inspect of the synthetic league did not start" >&2; exit 1; }
 check_heatmap_views "http://127.0.0.1:$IP/"
+kill "$INSPECT_PID"
+wait "$INSPECT_PID" || true
+INSPECT_PID=
+
+# Hover the first cell of canvas SELECTOR whose tooltip matches RE (a
+# mousemove every 3 px, as a pointer would) on the page at URL; prints
+# the tooltip, or fails.
+hover_tip() { # URL SELECTOR RE
+	/usr/bin/python3 "$(dirname "$0")/cdp.py" "$1" --timeout 60 \
+		--wait "document.querySelector('$2') && +(document.querySelector('$2').dataset.cells || 0) > 0" \
+		--run "(() => { var cv = document.querySelector('$2'), b = cv.getBoundingClientRect(), tip = document.getElementById('htip'), re = new RegExp('$3');
+	for (var y = 1; y < b.height; y += 3) for (var x = 1; x < b.width; x += 3) {
+		cv.dispatchEvent(new MouseEvent('mousemove', {clientX: b.left + x, clientY: b.top + y, bubbles: true}));
+		if (re.test(tip.textContent)) return tip.textContent; }
+	return 'no tooltip matched: ' + tip.textContent; })()" >"$T/tip.json"
+	/usr/bin/python3 - "$T/tip.json" "$3" <<'PY'
+import json, re, sys
+o = json.load(open(sys.argv[1]))
+tip = o["results"][0]
+if not re.search(sys.argv[2], tip) or o["console_errors"]:
+    sys.exit("page_test: tooltip %r, console errors %s" % (tip, o["console_errors"]))
+print(tip)
+PY
+}
+
+# A league of NAME on game ENV (a YAML flow mapping) with EXTRA config
+# lines, running until its ladder has snapshots and jobs are in flight;
+# its HTTP base in $base.
+start_league() { # NAME ENV EXTRA
+	cat >"$T/$1.yaml" <<YAML
+league: {name: browser-$1, seed: 3}
+env: $2
+model: {hidden: [8]}
+learner: {batch: 64, minibatch: 32, epochs: 1}
+players: {main: 1, main_exploiter: 1, league_exploiter: 0}
+snapshot: {steps: 300}
+matchmaking: {job_episodes: 64}
+eval: {nashconv: false}
+collectors: {count: 1, envs: 4, wait_num: 4}
+budget: {seconds: 180}
+$3
+YAML
+	"$BIN" run "$T/$1.yaml" --dir "$T/$1" --quiet >"$T/$1.out" 2>&1 &
+	LEAGUE_PID=$!
+	for _ in $(seq 200); do
+		[ -s "$T/$1/ports" ] && grep -q http_port "$T/$1/ports" && break
+		sleep 0.1
+	done
+	base="http://127.0.0.1:$(awk '/^http_port/{print $2}' "$T/$1/ports")/"
+	for _ in $(seq 900); do
+		curl -fsS "$base""status" 2>/dev/null | grep -q '"jobs_done": [1-9][0-9]' &&
+			[ "$(curl -fsS "$base""ratings" 2>/dev/null | grep -o '"historical"' | wc -l)" -ge 4 ] &&
+			curl -fsS "$base""jobs" 2>/dev/null | grep -q '"seats":\[{' && break
+		sleep 0.1
+	done
+}
+
+stop_league() {
+	kill -INT "$LEAGUE_PID"
+	wait "$LEAGUE_PID" || true
+	LEAGUE_PID=
+}
+
+# 3-player Kuhn: N seats, measure return.
+start_league kuhn3 '{name: kuhn, params: {players: "3"}}' \
+	'payoff: {measure: return, return_scale: 2}'
+name=kuhn3
+browse kuhn3 "$OUT/page-kuhn3.png" "$base" full
+dom="$T/kuhn3.dom"
+fail=0
+need '<h1 id="title">league browser-kuhn3 \(kuhn\)</h1>' "title not set from /status"
+count rungs '<tr class="rung' 4 "ladder rows"
+need 'ratings: Plackett-Luce fit of the newest [0-9]+ episodes' "the ladder is not the Plackett-Luce fit"
+need '<td>±[0-9]+\.[0-9]</td>' "no rating interval in the ladder"
+need 'meta-Nash duality gap' "no meta-Nash line"
+count jobs3 '<tr class="job">(<td>[^<]*</td>){3}<td>[^<]* vs [^<]* vs [^<]*</td>' 1 "jobs of three seats"
+need '<div id="err"></div>' "the page shows an error"
+need '<div id="verr"></div>' "the views show an error"
+[ "$(attr cells "$dom")" -ge 4 ] 2>/dev/null || { echo "page_test: kuhn3: $(attr cells "$dom") heatmap cells" >&2; fail=1; }
+console_clean kuhn3
+[ $fail = 0 ] || { echo "--- kuhn3 DOM:" >&2; cat "$dom" >&2; exit 1; }
+curl -fsS "$base""payoff" >"$T/kuhn3-payoff.json"
+/usr/bin/python3 - "$T/kuhn3-payoff.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["measure"] == "return", p["measure"]
+n = len(p["players"])
+met = never = 0
+for i in range(n):
+    for j in range(n):
+        g, m, w = p["games"][i][j], p["mean_return"][i][j], p["win_rate"][i][j]
+        if i == j:
+            continue
+        if g > 0:
+            assert m is not None and w is not None, (i, j)
+            met += 1
+        else:
+            assert m is None and w is None, (i, j, m, w)
+            never += 1
+assert met > 0, "no pair met"
+print("page_test: kuhn3 /payoff: %d players, %d cells met, %d never met (null)" % (n, met, never))
+PY
+tip=$(hover_tip "$base" '#heat' 'mean return -?[0-9.]+ .the column.s -?[0-9.]+. over [0-9.]+ games')
+echo "page_test: kuhn3: $rungs ladder rows (Plackett-Luce), $jobs3 three-seat jobs; tooltip: $tip"
+stop_league
+
+# Sheriff: two roles, one population each.
+start_league sheriff '{name: sheriff}' ''
+name=sheriff
+browse sheriff "$OUT/page-sheriff.png" "$base" full
+dom="$T/sheriff.dom"
+fail=0
+need '<h1 id="title">league browser-sheriff \(sheriff\)</h1>' "title not set from /status"
+count ladders '<table class="ladder" data-pop="[01]">' 2 "ladders (one per population)"
+need '<div class="pophead">population 1 \([0-9]+ players\)</div>' "no heading of population 1's ladder"
+need "meta-Nash of the two roles' bimatrix" "no two-role meta-Nash line"
+need '<canvas [^>]*class="pairmap"[^>]*data-pair="0,1"' "no heatmap of the role pair"
+count pairs '<canvas [^>]*class="pairmap"[^>]*data-cells="[1-9]' 1 "role-pair heatmaps with met cells"
+count roles1 '<td>[^<]*\[r0\][^<]* vs [^<]*\[r1\][^<]*</td>' 1 "jobs naming their seats' roles"
+need '<div id="err"></div>' "the page shows an error"
+need '<div id="verr"></div>' "the views show an error"
+console_clean sheriff
+[ $fail = 0 ] || { echo "--- sheriff DOM:" >&2; cat "$dom" >&2; exit 1; }
+curl -fsS "$base""ratings" >"$T/sheriff-ratings.json"
+/usr/bin/python3 - "$T/sheriff-ratings.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["meta"] == "bimatrix" and r["model"] == "elo", (r["meta"], r["model"])
+for q in (0, 1):
+    s = sum(x["nash"] for x in r["ratings"] if x["pop"] == q)
+    assert abs(s - 1) < 1e-6, (q, s)
+print("page_test: sheriff /ratings: a bimatrix meta-Nash, each role's weights summing to 1")
+PY
+tip=$(hover_tip "$base" 'canvas.pairmap' 'mean return -?[0-9.]+ .the column.s -?[0-9.]+. over [0-9.]+ games')
+echo "page_test: sheriff: $ladders ladders, $pairs role-pair heatmap, $roles1 jobs with seat roles; tooltip: $tip"
+stop_league
 echo "page_test: ok"
