@@ -595,16 +595,18 @@ results-kuhn3: bin/league
 	bin/league eval runs/results-kuhn3 --format csv > runs/results-kuhn3/kuhn3.csv
 	bin/league plot runs/results-kuhn3/kuhn3.csv --x seconds --y nashconv_main,nashconv_league,nashconv_avg --logy --title "3-player Kuhn: NashConv over time" -o runs/results-kuhn3/kuhn3.png
 
-# results-measure-GAME (kuhn, leduc): configs/GAME.yaml (payoff.measure
+# results-measure-GAME (kuhn, leduc, leduc-lx): configs/GAME.yaml (payoff.measure
 # auto: win) against configs/GAME-return.yaml (return), the same learner
 # and seed, both on a budget of MEASURE_S seconds (default: Kuhn's whole
 # 290, Leduc cut from 1800 to 300), then the league mixture's NashConv
 # over the last MEASURE_LAST_S seconds of each.
-MEASURE_GAMES := kuhn leduc
+MEASURE_GAMES := kuhn leduc leduc-lx
 results-measure-kuhn: MEASURE_S := 290
 results-measure-kuhn: MEASURE_LAST_S := 60
 results-measure-leduc: MEASURE_S := 300
 results-measure-leduc: MEASURE_LAST_S := 120
+results-measure-leduc-lx: MEASURE_S := 300
+results-measure-leduc-lx: MEASURE_LAST_S := 120
 $(addprefix results-measure-,$(MEASURE_GAMES)): results-measure-%: bin/league
 	@mkdir -p runs/results-measure-$*
 	@set -e; for m in win return; do \
