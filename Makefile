@@ -545,6 +545,8 @@ results-figures: bin/league
 	f=leduc-memory-steps; bin/league plot $(RESULTS)/$$f.csv --x env_steps \
 	  --y mlp_history,gru_short,mlp_short --logy \
 	  --title "leduc: nashconv_avg by env steps" -o $(RESULTS)/$$f.png
+	f=kuhn3; $(PLOT_CSV) --y nashconv_main,nashconv_league,nashconv_avg \
+	  --logy --title "3-player Kuhn: NashConv over time" -o $(RESULTS)/$$f.png
 
 # Approximate exploitability by a trained best response (issue 21;
 # docs/results.md "Best response"): a short league of each game (its
@@ -585,8 +587,75 @@ $(addprefix results-br-,$(BR_GAMES)): results-br-%: bin/league
 			-o runs/results-br/$*-$$p.png || exit 1; \
 	done
 
+# Issue 39's evidence (docs/results.md, "Leagues of N seats, teams and
+# roles"). results-kuhn3: the 3-player Kuhn league (10 min), its exact
+# NashConv over time (no oracle mixture for 3 seats).
+results-kuhn3: bin/league
+	bin/league run configs/kuhn3.yaml --dir runs/results-kuhn3 --overwrite --quiet
+	bin/league eval runs/results-kuhn3 --format csv > runs/results-kuhn3/kuhn3.csv
+	bin/league plot runs/results-kuhn3/kuhn3.csv --x seconds --y nashconv_main,nashconv_league,nashconv_avg --logy --title "3-player Kuhn: NashConv over time" -o runs/results-kuhn3/kuhn3.png
+
+# results-measure-GAME (kuhn, leduc, leduc-lx): configs/GAME.yaml (payoff.measure
+# auto: win) against configs/GAME-return.yaml (return), the same learner
+# and seed, both on a budget of MEASURE_S seconds (default: Kuhn's whole
+# 290, Leduc cut from 1800 to 300), then the league mixture's NashConv
+# over the last MEASURE_LAST_S seconds of each.
+MEASURE_GAMES := kuhn leduc leduc-lx
+results-measure-kuhn: MEASURE_S := 290
+results-measure-kuhn: MEASURE_LAST_S := 60
+results-measure-leduc: MEASURE_S := 300
+results-measure-leduc: MEASURE_LAST_S := 120
+results-measure-leduc-lx: MEASURE_S := 300
+results-measure-leduc-lx: MEASURE_LAST_S := 120
+$(addprefix results-measure-,$(MEASURE_GAMES)): results-measure-%: bin/league
+	@mkdir -p runs/results-measure-$*
+	@set -e; for m in win return; do \
+		c=configs/$*.yaml; [ $$m = win ] || c=configs/$*-return.yaml; \
+		sed 's/^  seconds: .*/  seconds: $(MEASURE_S)/' $$c \
+			> runs/results-measure-$*/$*-$$m.yaml; \
+		echo "bin/league run $$c (budget $(MEASURE_S) s)"; \
+		bin/league run runs/results-measure-$*/$*-$$m.yaml \
+			--dir runs/results-measure-$*/$$m --overwrite --quiet \
+			> /dev/null; \
+		bin/league eval runs/results-measure-$*/$$m --format csv \
+			> runs/results-measure-$*/$*-$$m.csv; \
+	done
+	@for m in win return; do \
+		python3 util/tail_mean.py runs/results-measure-$*/$*-$$m.csv \
+			--last $(MEASURE_LAST_S) nashconv_league nashconv_main \
+			nashconv_oracle_mix nashconv_avg || exit 1; \
+	done
+
+# results-tiny-hanabi: the self-play league of the common-payoff game,
+# its player exported and played greedily in both seats (the pair's mean
+# return against the optimum 10).
+results-tiny-hanabi: bin/league
+	bin/league run configs/tiny-hanabi.yaml --dir runs/results-tiny-hanabi --overwrite --quiet
+	bin/league eval runs/results-tiny-hanabi --format csv > runs/results-tiny-hanabi/tiny-hanabi.csv
+	bin/league export runs/results-tiny-hanabi --player 0 -o runs/results-tiny-hanabi/pair.agent
+	bin/league play runs/results-tiny-hanabi/pair.agent runs/results-tiny-hanabi/pair.agent --games 10000
+
+# results-tiny-whist: team self-play with a quarter of the training
+# against the random team; its wins against that team over time.
+results-tiny-whist: bin/league
+	bin/league run configs/tiny-whist.yaml --dir runs/results-tiny-whist --overwrite --quiet
+	bin/league eval baselines runs/results-tiny-whist --format csv > runs/results-tiny-whist/tiny-whist.csv
+	bin/league plot runs/results-tiny-whist/tiny-whist.csv --x seconds --y win_rate,loss_rate --title "tiny whist: the main team against the random team" -o runs/results-tiny-whist/tiny-whist.png
+	bin/league export runs/results-tiny-whist --player 0 -o runs/results-tiny-whist/main.agent
+	bin/league play runs/results-tiny-whist/main.agent random runs/results-tiny-whist/main.agent random --games 10000
+
+# results-sheriff: the asymmetric league, a population per role; its
+# players and payoff table by role.
+results-sheriff: bin/league
+	bin/league run configs/sheriff.yaml --dir runs/results-sheriff --overwrite --quiet
+	bin/league eval runs/results-sheriff --format csv > runs/results-sheriff/sheriff.csv
+	bin/league players runs/results-sheriff
+	bin/league payoff runs/results-sheriff
+
 .PHONY: results-quick results-figures results-leduc-memory results-connect4-az results-br \
 	$(addprefix results-,$(NASHCONV_GAMES) $(BASELINE_GAMES)) \
+	results-kuhn3 results-tiny-hanabi results-tiny-whist results-sheriff \
+	$(addprefix results-measure-,$(MEASURE_GAMES)) \
 	$(addprefix results-br-,$(BR_GAMES))
 
 clean:

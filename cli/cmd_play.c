@@ -465,11 +465,14 @@ static void print_score(const struct pargs *a, const struct score *sc,
 	}
 	printf("league play: %llu games of %s:", (unsigned long long)sc->games,
 	       game);
-	for (int i = 0; i < a->n; i++)
+	for (int i = 0; i < a->n; i++) {
+		/* h is set by mean_return before it is printed: not both in
+		 * one call's arguments, whose order C leaves open */
+		double m = mean_return(sc, i, &h);
 		printf("%s %c %s wins %llu (mean return %.4g +- %.2g)",
 		       i ? "," : "", 'A' + i, a->side[i],
-		       (unsigned long long)sc->wins[i], mean_return(sc, i, &h),
-		       h);
+		       (unsigned long long)sc->wins[i], m, h);
+	}
 	printf(", draws %llu\n", (unsigned long long)sc->draws);
 }
 

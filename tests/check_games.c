@@ -266,6 +266,41 @@ START_TEST(play_reports_mean_return)
 }
 END_TEST
 
+/* With more than two sides the text line shows each side's own interval:
+ * the same games (seeded alike) printed as text and as JSON agree side by
+ * side, to the text's two significant digits. 3-player Kuhn: its three
+ * sides' returns differ, so their intervals do. */
+START_TEST(play_text_intervals_are_each_sides)
+{
+	char out[4096], js[4096], err[4096], want[64];
+	const char *argv[] = { "play", "random", "random", "random", "--game",
+			       "kuhn", "--param", "players=3", "--games", "600",
+			       NULL, NULL };
+	double h[3];
+	const char *p;
+
+	ck_assert_int_eq(tu_run_league(out, sizeof out, err, sizeof err, argv),
+			 0);
+	argv[10] = "--json";
+	ck_assert_int_eq(tu_run_league(js, sizeof js, err, sizeof err, argv),
+			 0);
+	for (int i = 0; i < 3; i++) {
+		char key[32];
+		snprintf(key, sizeof key, "\"mean_return_ci95_%c\": ", 'a' + i);
+		ck_assert_ptr_nonnull(p = strstr(js, key));
+		ck_assert_int_eq(sscanf(p + strlen(key), "%lf", &h[i]), 1);
+		ck_assert_double_gt(h[i], 0);
+		snprintf(want, sizeof want, "%c random wins", 'A' + i);
+		ck_assert_msg((p = strstr(out, want)), "%s", out);
+		ck_assert_ptr_nonnull(p = strstr(p, "+- "));
+		snprintf(want, sizeof want, "+- %.2g)", h[i]);
+		ck_assert_msg(!strncmp(p, want, strlen(want)),
+			      "side %c: want '%s' in %s", 'A' + i, want, out);
+	}
+	ck_assert_msg(h[0] != h[1] || h[1] != h[2], "%s", js);
+}
+END_TEST
+
 /* A plugin that opens but breaks a rule must fail the suite. */
 /* The built-in tic-tac-toe built as a plugin (for bench env --plugin)
  * loads, and plays the same episodes as the compiled-in game. */
@@ -934,6 +969,7 @@ Suite *suite_games(void)
 		{ version_1_plugin_loads_unchanged, 1 },
 		{ goofspiel_plays_three_seats, 1 },
 		{ play_reports_mean_return, 1 },
+		{ play_text_intervals_are_each_sides, 1 },
 		{ tictactoe_plugin_is_the_builtin, 1 },
 		{ board_games_expose_planes, 1 },
 		{ conformance_suite_catches_a_broken_game, 1 },
