@@ -195,11 +195,13 @@ static int make_env(const struct eval_args *a, env **e)
 	if (rc)
 		return cli_usage_error(a->cmd, "%s", err);
 	if (!(env_spec_of(*e)->flags & ENV_F_TREE)) {
-		name = env_spec_of(*e)->name;
+		/* the name lives in the env: said before it is freed */
+		rc = cli_usage_error(a->cmd, "%s has no exact evaluation "
+				     "(kuhn, leduc, rps, matrix do)",
+				     env_spec_of(*e)->name);
 		env_free(*e);
 		*e = NULL;
-		return cli_usage_error(a->cmd, "%s has no exact evaluation "
-				       "(kuhn, leduc, rps, matrix do)", name);
+		return rc;
 	}
 	return 0;
 }
