@@ -518,15 +518,15 @@ END_TEST
 Suite *suite_ladder(void)
 {
 	Suite *s = suite_create("ladder");
-	TCase *tc = tcase_create("core");
+	const struct tu_test tests[] = {
+		{ three_seats_rate_by_plackett_luce, 1 },
+		{ a_reset_moves_games_to_the_snapshot, 1 },
+		{ teams_rate_by_plackett_luce, 1 },
+		{ the_window_keeps_the_newest_episodes, 1 },
+		{ simulated_strengths_are_recovered, 1 },
+		{ two_roles_solve_their_bimatrix, 1 },
+	};
 
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, three_seats_rate_by_plackett_luce);
-	tcase_add_test(tc, a_reset_moves_games_to_the_snapshot);
-	tcase_add_test(tc, teams_rate_by_plackett_luce);
-	tcase_add_test(tc, the_window_keeps_the_newest_episodes);
-	tcase_add_test(tc, simulated_strengths_are_recovered);
-	tcase_add_test(tc, two_roles_solve_their_bimatrix);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 120, tests);
 	return s;
 }

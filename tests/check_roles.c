@@ -452,18 +452,18 @@ END_TEST
 Suite *suite_roles(void)
 {
 	Suite *s = suite_create("roles");
-	TCase *tc = tcase_create("core");
+	const struct tu_test tests[] = {
+		{ every_seat_is_filled, 1 },
+		{ teammates_follow_the_rule, 1 },
+		{ an_episode_updates_every_pair, 1 },
+		{ two_seats_count_as_outcomes, 1 },
+		{ seats_survive_reopen_replay_and_history, 1 },
+		{ a_league_keeps_its_measure, 1 },
+		{ bad_seats_are_refused, 1 },
+		{ populations_play_their_own_seats, 1 },
+		{ bad_populations_are_refused, 1 },
+	};
 
-	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, every_seat_is_filled);
-	tcase_add_test(tc, teammates_follow_the_rule);
-	tcase_add_test(tc, an_episode_updates_every_pair);
-	tcase_add_test(tc, two_seats_count_as_outcomes);
-	tcase_add_test(tc, seats_survive_reopen_replay_and_history);
-	tcase_add_test(tc, a_league_keeps_its_measure);
-	tcase_add_test(tc, bad_seats_are_refused);
-	tcase_add_test(tc, populations_play_their_own_seats);
-	tcase_add_test(tc, bad_populations_are_refused);
-	suite_add_tcase(s, tc);
+	TU_TCASE(s, "core", 120, tests);
 	return s;
 }
