@@ -111,8 +111,14 @@ int brain_count_episode(payoff *pf, int measure, double return_scale,
 	return 0;
 }
 
-/* The learner seat's outcomes (the sign of its return), for a two-seat
- * job under measure win: brain_record_result's input. */
+/* An outcome from a seat's return: 1 won, 0 drawn, -1 lost. */
+static int8_t outcome_of(double r)
+{
+	return (int8_t)(r > 0 ? 1 : r < 0 ? -1 : 0);
+}
+
+/* The learner seat's outcomes, for a two-seat job under measure win:
+ * brain_record_result's input. */
 static int learner_outcomes(brain *b, uint64_t job_id, uint32_t ls,
 			    uint32_t ns, const double *ret, size_t n)
 {
@@ -121,10 +127,8 @@ static int learner_outcomes(brain *b, uint64_t job_id, uint32_t ls,
 
 	if (!o)
 		return LG_ENOMEM;
-	for (size_t e = 0; e < n; e++) {
-		double r = ret[e * ns + ls];
-		o[e] = (int8_t)(r > 0 ? 1 : r < 0 ? -1 : 0);
-	}
+	for (size_t e = 0; e < n; e++)
+		o[e] = outcome_of(ret[e * ns + ls]);
 	rc = brain_record_result(b, job_id, o, n);
 	free(o);
 	return rc;
@@ -147,10 +151,10 @@ static int put_returns(brain *b, const struct brain_job *j,
 	int rc;
 
 	for (size_t i = 0; i < n; i++) {
-		double x = ret[i * j->nseats + j->learner_seat];
-		res.h.wins += x > 0;
-		res.h.draws += x == 0;
-		res.h.losses += x < 0;
+		int8_t o = outcome_of(ret[i * j->nseats + j->learner_seat]);
+		res.h.wins += o > 0;
+		res.h.draws += o == 0;
+		res.h.losses += o < 0;
 	}
 	e.wins = res.h.wins;
 	e.draws = res.h.draws;
@@ -189,6 +193,7 @@ int brain_record_returns(brain *b, uint64_t job_id, const double *ret,
 		return learner_outcomes(b, job_id, j->learner_seat, ns, ret, n);
 	for (uint32_t s = 0; s < ns; s++)
 		team[s] = b->o.team[s];
+	/* every episode has the job's seats: its pairs are marked once */
 	for (size_t e = 0; e < n; e++)
 		if ((rc = brain_count_episode(b->pf, b->o.measure,
 					      b->o.return_scale, ns,
@@ -232,12 +237,12 @@ int brain_measure_load(brain *b, store_txn *t, int given, char *err,
 	if (rc && rc != LG_ENOTFOUND)
 		return rc;
 	if (!rc) {
-		if (vl != MEASURE_REC || lg_get_le64(v) > BRAIN_MEASURE_RETURN ||
-		    !(lg_get_lef64((const uint8_t *)v + 8) > 0) ||
-		    !isfinite(lg_get_lef64((const uint8_t *)v + 8)))
+		if (vl != MEASURE_REC || lg_get_le64(v) > BRAIN_MEASURE_RETURN)
 			return LG_ECORRUPT;
 		measure = (int)lg_get_le64(v);
 		R = lg_get_lef64((const uint8_t *)v + 8);
+		if (!(R > 0) || !isfinite(R))
+			return LG_ECORRUPT;
 	}
 	if (!given || b->o.measure == BRAIN_MEASURE_AUTO) {
 		b->o.measure = measure;
